@@ -1,0 +1,5 @@
+"""``python -m tsqlbroker`` is the ``tsqlbroker`` command."""
+
+from tsqlbroker.repl.cli import main
+
+raise SystemExit(main())

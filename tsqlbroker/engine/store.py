@@ -1,0 +1,202 @@
+"""The storage backend: one SQLAlchemy engine and connections with T-SQL-shaped transactions.
+
+Connections run in driver autocommit mode and issue ``BEGIN``/``COMMIT``/``SAVEPOINT``
+themselves. That lets a session *read* without holding a storage transaction (SQL Server's
+READ COMMITTED: each statement sees what is committed) and take the storage write lock only at
+its first write (``BEGIN IMMEDIATE`` on SQLite, so a reader never has to upgrade and fail).
+Broker operations that SQL Server applies at commit (delivery of SENDs, removal of RECEIVEd
+messages) are flushed by :class:`~tsqlbroker.engine.txn.Txn` at commit, so an idle ``WAITFOR``
+or a long RECEIVE loop holds no storage lock.
+
+URLs: ``None`` → the default SQLite file; ``sqlite://`` → a private database that lives in
+memory-backed temporary storage for this process (a file under ``/dev/shm`` where it exists, so
+that several sessions get real isolation, which a shared in-memory connection cannot give);
+any other SQLAlchemy URL as is (``sqlite:///path``, ``postgresql+psycopg://…``).
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, Engine, MetaData, create_engine, event
+from sqlalchemy.engine import CursorResult, make_url
+from sqlalchemy.pool import NullPool, QueuePool
+
+DEFAULT_DB_ENV = "TSQLBROKER_URL"
+
+
+def default_url() -> str:
+    """The storage used when no ``--url`` is given: ``$TSQLBROKER_URL`` or an SQLite file."""
+    env = os.environ.get(DEFAULT_DB_ENV)
+    if env:
+        return env
+    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    path = base / "tsqlbroker" / "tsqlbroker.db"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{path}"
+
+
+def _private_sqlite_url() -> tuple[str, str]:
+    root = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+    tmpdir = tempfile.mkdtemp(prefix="tsqlbroker-", dir=root)
+    atexit.register(shutil.rmtree, tmpdir, True)
+    return f"sqlite:///{os.path.join(tmpdir, 'memory.db')}", tmpdir
+
+
+class Store:
+    """One storage backend shared by every session of an instance (and its background tasks)."""
+
+    def __init__(self, url: str | None = None, *, busy_timeout_ms: int = 60_000) -> None:
+        self.requested_url = url
+        self._tmpdir: str | None = None
+        if url is None:
+            url = default_url()
+        parsed = make_url(url)
+        if parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:"):
+            url, self._tmpdir = _private_sqlite_url()
+            parsed = make_url(url)
+        self.url = url
+        self.dialect: str = parsed.get_backend_name()
+        self.metadata = MetaData()
+        self.engine: Engine = self._create_engine(parsed, busy_timeout_ms)
+        # Extension point for the engine modules: state shared per store (catalog caches,
+        # lock manager, queue signals, activation monitor …), keyed by module.
+        self.extensions: dict[str, Any] = {}
+        self._lock = threading.RLock()
+
+    def _create_engine(self, parsed: Any, busy_timeout_ms: int) -> Engine:
+        if self.dialect == "sqlite":
+            engine = create_engine(
+                parsed,
+                isolation_level="AUTOCOMMIT",
+                poolclass=QueuePool,
+                pool_size=8,
+                max_overflow=64,
+                connect_args={"check_same_thread": False, "timeout": busy_timeout_ms / 1000},
+            )
+
+            @event.listens_for(engine, "connect")
+            def _pragmas(dbapi_conn: Any, _record: Any) -> None:
+                cur = dbapi_conn.cursor()
+                cur.execute("PRAGMA journal_mode=WAL")
+                cur.execute("PRAGMA synchronous=NORMAL")
+                cur.execute(f"PRAGMA busy_timeout={busy_timeout_ms}")
+                cur.execute("PRAGMA foreign_keys=ON")
+                cur.close()
+                for hook in list(self.extensions.get("sqlite_connect_hooks", [])):
+                    hook(dbapi_conn)
+
+            return engine
+        if self.dialect == "postgresql":
+            return create_engine(parsed, isolation_level="AUTOCOMMIT", poolclass=NullPool
+                                 if os.environ.get("TSQLBROKER_NULLPOOL") else QueuePool,
+                                 pool_size=8, max_overflow=64)
+        return create_engine(parsed, isolation_level="AUTOCOMMIT")
+
+    def add_sqlite_connect_hook(self, hook: Any) -> None:
+        """Run ``hook(dbapi_connection)`` on every new SQLite connection (e.g. to register
+        Python functions with ``create_function``)."""
+        self.extensions.setdefault("sqlite_connect_hooks", []).append(hook)
+
+    def extension(self, key: str, factory: Any) -> Any:
+        """The per-store object registered under ``key``, created by ``factory(store)`` once."""
+        with self._lock:
+            if key not in self.extensions:
+                self.extensions[key] = factory(self)
+            return self.extensions[key]
+
+    def connect(self) -> StoreConnection:
+        """A new connection for one session (or one background task)."""
+        return StoreConnection(self, self.engine.connect())
+
+    def close(self) -> None:
+        """Release every pooled connection and, for ``sqlite://``, the private files."""
+        self.engine.dispose()
+        if self._tmpdir:
+            shutil.rmtree(self._tmpdir, ignore_errors=True)
+            self._tmpdir = None
+
+
+class StoreConnection:
+    """One session's connection, with explicit transaction control.
+
+    Reads may run with no storage transaction open. :meth:`write` opens one (taking SQLite's
+    write lock) before the first write; :meth:`commit` / :meth:`rollback` end it.
+    """
+
+    def __init__(self, store: Store, conn: Connection) -> None:
+        self.store = store
+        self.conn = conn
+        self.in_write_txn = False
+        self._savepoints: list[str] = []
+
+    @property
+    def dialect(self) -> str:
+        return self.store.dialect
+
+    def execute(self, statement: Any, params: Mapping[str, Any] | list[Any] | None = None
+                ) -> CursorResult[Any]:
+        """Run a SQLAlchemy Core statement or ``text()`` construct on this connection."""
+        if params is None:
+            return self.conn.execute(statement)
+        return self.conn.execute(statement, params)
+
+    def exec_driver_sql(self, sql: str, params: Any = None) -> CursorResult[Any]:
+        """Run backend SQL text with DBAPI-style parameters."""
+        if params is None:
+            return self.conn.exec_driver_sql(sql)
+        return self.conn.exec_driver_sql(sql, params)
+
+    def write(self) -> None:
+        """Make sure a storage transaction is open before writing."""
+        if not self.in_write_txn:
+            self.conn.exec_driver_sql(
+                "BEGIN IMMEDIATE" if self.dialect == "sqlite" else "BEGIN")
+            self.in_write_txn = True
+
+    def savepoint(self, name: str) -> None:
+        """Set a storage savepoint (only meaningful inside a write transaction)."""
+        self.write()
+        self.conn.exec_driver_sql(f'SAVEPOINT "{name}"')
+        self._savepoints.append(name)
+
+    def rollback_to(self, name: str) -> None:
+        """Undo writes back to savepoint ``name`` (which stays set)."""
+        if name in self._savepoints:
+            self.conn.exec_driver_sql(f'ROLLBACK TO SAVEPOINT "{name}"')
+            del self._savepoints[self._savepoints.index(name) + 1:]
+
+    def has_savepoint(self, name: str) -> bool:
+        return name in self._savepoints
+
+    def commit(self) -> None:
+        """Commit the storage transaction, if one is open."""
+        if self.in_write_txn:
+            try:
+                self.conn.exec_driver_sql("COMMIT")
+            finally:
+                self.in_write_txn = False
+                self._savepoints.clear()
+
+    def rollback(self) -> None:
+        """Roll the storage transaction back, if one is open."""
+        if self.in_write_txn:
+            try:
+                self.conn.exec_driver_sql("ROLLBACK")
+            finally:
+                self.in_write_txn = False
+                self._savepoints.clear()
+
+    def close(self) -> None:
+        """Roll back anything open and return the connection to the pool."""
+        try:
+            self.rollback()
+        finally:
+            self.conn.close()

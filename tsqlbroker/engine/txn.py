@@ -1,0 +1,222 @@
+"""The engine-level transaction of one session: deferred work, savepoints, locks and hooks.
+
+A T-SQL transaction (explicit ``BEGIN TRAN`` or the implicit one around a single statement)
+maps to one :class:`Txn`. It owns:
+
+* the session's :class:`~tsqlbroker.engine.store.StoreConnection` (storage transaction opened
+  lazily at the first write);
+* *deferred operations*: work SQL Server applies at commit (delivering SENDs, deleting RECEIVEd
+  messages). They are flushed, in order, inside the storage transaction just before COMMIT, so
+  user DML and broker effects commit atomically;
+* *undo callbacks* for in-memory state changed during the transaction (run on rollback, newest
+  first);
+* *after-commit* / *after-end* hooks (waking ``WAITFOR`` waiters, the activation monitor …);
+* the conversation-group locks it holds (released when it ends).
+
+Savepoints mark positions in all of these so that ``ROLLBACK TRAN name`` undoes exactly the
+work done after ``SAVE TRAN name`` and keeps the locks (as SQL Server does).
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from .store import StoreConnection
+
+_txn_ids = itertools.count(1)
+
+
+class DeferredOp(Protocol):
+    """Work applied at commit, inside the storage transaction."""
+
+    def flush(self, conn: StoreConnection) -> None: ...
+
+
+@dataclass
+class _Mark:
+    name: str
+    ops: int
+    undo: int
+    after_commit: int
+    storage_savepoint: str | None
+
+
+@dataclass
+class Txn:
+    """One engine transaction. Not thread-safe: a transaction belongs to one session."""
+
+    conn: StoreConnection
+    owner: Any = None
+    id: int = field(default_factory=lambda: next(_txn_ids))
+    ops: list[DeferredOp] = field(default_factory=list)
+    undo: list[Callable[[], None]] = field(default_factory=list)
+    after_commit_hooks: list[Callable[[], None]] = field(default_factory=list)
+    after_end_hooks: list[Callable[[bool], None]] = field(default_factory=list)
+    marks: list[_Mark] = field(default_factory=list)
+    active: bool = True
+    # Free-form per-transaction state for engine modules (e.g. received queues for the
+    # poison-message counter), keyed by module.
+    state: dict[str, Any] = field(default_factory=dict)
+
+    # -- registration -------------------------------------------------------------------------
+    def defer(self, op: DeferredOp) -> None:
+        """Apply ``op`` at commit (dropped on rollback or rollback to an earlier savepoint)."""
+        self.ops.append(op)
+
+    def on_undo(self, fn: Callable[[], None]) -> None:
+        """Call ``fn`` if the work done so far is rolled back."""
+        self.undo.append(fn)
+
+    def after_commit(self, fn: Callable[[], None]) -> None:
+        """Call ``fn`` once the transaction has committed."""
+        self.after_commit_hooks.append(fn)
+
+    def after_end(self, fn: Callable[[bool], None]) -> None:
+        """Call ``fn(committed)`` when the transaction ends either way (after locks are freed)."""
+        self.after_end_hooks.append(fn)
+
+    def write(self) -> None:
+        """Open the storage transaction before a write."""
+        self.conn.write()
+
+    # -- savepoints ---------------------------------------------------------------------------
+    def save(self, name: str) -> None:
+        """``SAVE TRANSACTION name``: mark the current position."""
+        sp = None
+        if self.conn.in_write_txn:
+            sp = f"tsqlb_sp_{self.id}_{len(self.marks)}"
+            self.conn.savepoint(sp)
+        self.marks.append(_Mark(name.lower(), len(self.ops), len(self.undo),
+                                len(self.after_commit_hooks), sp))
+
+    def has_savepoint(self, name: str) -> bool:
+        return any(m.name == name.lower() for m in self.marks)
+
+    def rollback_to(self, name: str) -> None:
+        """``ROLLBACK TRANSACTION name``: undo the work after the savepoint, keep locks."""
+        idx = max(i for i, m in enumerate(self.marks) if m.name == name.lower())
+        mark = self.marks[idx]
+        del self.marks[idx + 1:]
+        del self.ops[mark.ops:]
+        undo = self.undo[mark.undo:]
+        del self.undo[mark.undo:]
+        for fn in reversed(undo):
+            fn()
+        del self.after_commit_hooks[mark.after_commit:]
+        if mark.storage_savepoint is not None:
+            self.conn.rollback_to(mark.storage_savepoint)
+        elif self.conn.in_write_txn:
+            # The savepoint was set before anything was written: everything written since
+            # goes, and the storage transaction starts again at the next write.
+            self.conn.rollback()
+
+    # -- ending -------------------------------------------------------------------------------
+    def commit(self) -> None:
+        """Flush deferred work, commit storage, then run hooks and free locks."""
+        if not self.active:
+            return
+        try:
+            if self.ops:
+                self.conn.write()
+                for op in self.ops:
+                    op.flush(self.conn)
+            self.conn.commit()
+        except BaseException:
+            self.rollback()
+            raise
+        self.active = False
+        for fn in self.after_commit_hooks:
+            fn()
+        self._end(True)
+
+    def rollback(self) -> None:
+        """Undo everything: storage, deferred work and in-memory state; free locks."""
+        if not self.active:
+            return
+        self.active = False
+        try:
+            self.conn.rollback()
+        finally:
+            for fn in reversed(self.undo):
+                fn()
+            self._end(False)
+
+    def _end(self, committed: bool) -> None:
+        self.ops.clear()
+        self.undo.clear()
+        self.marks.clear()
+        hooks = list(self.after_end_hooks)
+        self.after_end_hooks.clear()
+        for fn in hooks:
+            fn(committed)
+
+
+class LockManager:
+    """Exclusive locks on named resources (conversation groups), owned by transactions.
+
+    Locks are not counted: taking a lock the transaction already holds is a no-op. They are
+    released together when the transaction ends. One manager per store (per process); the
+    PostgreSQL backend adds row locks for several processes.
+    """
+
+    def __init__(self) -> None:
+        self._owners: dict[Any, int] = {}
+        self._held: dict[int, set[Any]] = {}
+        self._cond = threading.Condition()
+
+    def try_acquire(self, resource: Any, txn: Txn) -> bool:
+        """Take ``resource`` for ``txn`` if it is free or already ``txn``'s; never waits."""
+        with self._cond:
+            owner = self._owners.get(resource)
+            if owner is not None and owner != txn.id:
+                return False
+            if owner is None:
+                self._owners[resource] = txn.id
+                if txn.id not in self._held:
+                    self._held[txn.id] = set()
+                    txn.after_end(lambda _c, t=txn.id: self.release_all(t))
+                self._held[txn.id].add(resource)
+            return True
+
+    def acquire(self, resource: Any, txn: Txn, timeout: float | None = None,
+                cancelled: Callable[[], bool] | None = None) -> bool:
+        """Take ``resource``, waiting (up to ``timeout`` seconds) while another holds it."""
+        import time
+
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while not self.try_acquire(resource, txn):
+                if cancelled is not None and cancelled():
+                    return False
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return False
+                self._cond.wait(0.25 if remaining is None else min(remaining, 0.25))
+            return True
+
+    def held_by_other(self, resource: Any, txn: Txn | None) -> bool:
+        """Whether a transaction other than ``txn`` holds ``resource``."""
+        with self._cond:
+            owner = self._owners.get(resource)
+            return owner is not None and (txn is None or owner != txn.id)
+
+    def holder(self, resource: Any) -> int | None:
+        with self._cond:
+            return self._owners.get(resource)
+
+    def locked_by_others(self, txn: Txn | None) -> set[Any]:
+        """Every resource held by some transaction other than ``txn``."""
+        with self._cond:
+            tid = None if txn is None else txn.id
+            return {r for r, o in self._owners.items() if o != tid}
+
+    def release_all(self, txn_id: int) -> None:
+        with self._cond:
+            for resource in self._held.pop(txn_id, set()):
+                if self._owners.get(resource) == txn_id:
+                    del self._owners[resource]
+            self._cond.notify_all()

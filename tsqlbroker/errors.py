@@ -1,0 +1,311 @@
+"""The one error hierarchy of tsqlbroker, shared by every layer.
+
+Every error a user can see is a :class:`TSqlError` carrying SQL Server's number, severity and
+state, rendered the way SQL Server renders it::
+
+    Msg 8429, Level 16, State 1, Line 3
+    The conversation endpoint is not in a valid state for SEND. The current endpoint state is 'DI'.
+
+``TRY ... CATCH`` catches only these; ``ERROR_NUMBER()`` and friends read them. Message texts
+live in :data:`MESSAGES` (SQL Server's ``sys.messages`` wording) so that every layer raises the
+same text for the same number through :func:`tsql_error`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Span:
+    """A region of source text: 1-based lines and columns, 0-based character offsets."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    start_pos: int = 0
+    end_pos: int = 0
+
+
+class TSqlError(Exception):
+    """An error as SQL Server reports it: number, severity (level), state and text."""
+
+    def __init__(
+        self,
+        number: int,
+        message: str,
+        severity: int = 16,
+        state: int = 1,
+        line: int | None = None,
+        procedure: str | None = None,
+        span: Span | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.number = number
+        self.message = message
+        self.severity = severity
+        self.state = state
+        self.line = line if line is not None else (span.line if span else None)
+        self.procedure = procedure
+        self.span = span
+
+    def header(self) -> str:
+        """The ``Msg n, Level n, State n, [Procedure p, ]Line n`` line."""
+        parts = [f"Msg {self.number}", f"Level {self.severity}", f"State {self.state}"]
+        if self.procedure:
+            parts.append(f"Procedure {self.procedure}")
+        parts.append(f"Line {self.line if self.line is not None else 1}")
+        return ", ".join(parts)
+
+    def render(self) -> str:
+        """The full text SQL Server tools print for this error."""
+        return f"{self.header()}\n{self.message}"
+
+    def as_record(self) -> dict[str, Any]:
+        """The JSON-lines record of the command-line contract."""
+        return {
+            "type": "error",
+            "number": self.number,
+            "severity": self.severity,
+            "state": self.state,
+            "line": self.line if self.line is not None else 1,
+            "message": self.message,
+            **({"procedure": self.procedure} if self.procedure else {}),
+        }
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+class ParseError(TSqlError):
+    """A syntax error (Msg 102 and relatives, severity 15) with the source line and a caret."""
+
+    def __init__(
+        self,
+        message: str,
+        line: int,
+        column: int,
+        source_line: str = "",
+        number: int = 102,
+        expected: list[str] | None = None,
+        state: int = 1,
+    ) -> None:
+        super().__init__(number, message, severity=15, state=state, line=line)
+        self.column = column
+        self.source_line = source_line
+        self.expected = expected or []
+
+    def render(self) -> str:
+        text = f"{self.header()}\n{self.message}"
+        if self.source_line:
+            src = self.source_line.rstrip("\r\n").expandtabs(1)
+            text += f"\n  {src}\n  {' ' * max(self.column - 1, 0)}^"
+        if self.expected:
+            shown = ", ".join(sorted(self.expected)[:12])
+            text += f"\nExpected one of: {shown}"
+        return text
+
+
+class BindError(TSqlError):
+    """Names that do not resolve: unknown objects, columns, variables (Msg 137, 208, 2812 …)."""
+
+
+class ExecutionError(TSqlError):
+    """Errors raised while a statement runs (conversion, arithmetic, constraints …)."""
+
+
+class BrokerError(ExecutionError):
+    """Service Broker errors (84xx, 96xx, 97xx …)."""
+
+
+# SQL Server's sys.messages texts for the numbers we raise. printf-style placeholders are kept
+# as SQL Server writes them; :func:`format_message` fills them in.
+MESSAGES: dict[int, tuple[int, str]] = {
+    # --- general / binding
+    102: (15, "Incorrect syntax near '%.*ls'."),
+    105: (15, "Unclosed quotation mark after the character string '%.*ls'."),
+    134: (15, "The variable name '%.*ls' has already been declared. Variable names must be "
+              "unique within a query batch or stored procedure."),
+    137: (15, 'Must declare the scalar variable "%.*ls".'),
+    156: (15, "Incorrect syntax near the keyword '%.*ls'."),
+    178: (15, "A RETURN statement with a return value cannot be used in this context."),
+    201: (16, "Procedure or function '%.*ls' expects parameter '%.*ls', which was not "
+              "supplied."),
+    207: (16, "Invalid column name '%.*ls'."),
+    208: (16, "Invalid object name '%.*ls'."),
+    217: (16, "Maximum stored procedure, function, trigger, or view nesting level exceeded "
+              "(limit 32)."),
+    245: (16, "Conversion failed when converting the %ls value '%.*ls' to data type %ls."),
+    266: (16, "Transaction count after EXECUTE indicates a mismatching number of BEGIN and "
+              "COMMIT statements. Previous count = %ld, current count = %ld."),
+    515: (16, "Cannot insert the value NULL into column '%.*ls', table '%.*ls'; column does "
+              "not allow nulls. %ls fails."),
+    547: (16, "The %ls statement conflicted with the %ls constraint \"%.*ls\". The conflict "
+              "occurred in database \"%.*ls\", table \"%.*ls\"%ls%.*ls%ls."),
+    911: (16, "Database '%.*ls' does not exist. Make sure that the name is entered correctly."),
+    1801: (16, "Database '%.*ls' already exists. Choose a different database name."),
+    2627: (14, "Violation of %ls constraint '%.*ls'. Cannot insert duplicate key in object "
+               "'%.*ls'. The duplicate key value is %ls."),
+    2714: (16, "There is already an object named '%.*ls' in the database."),
+    2812: (16, "Could not find stored procedure '%.*ls'."),
+    3701: (11, "Cannot drop the %S_MSG '%.*ls', because it does not exist or you do not have "
+               "permission."),
+    3902: (16, "The COMMIT TRANSACTION request has no corresponding BEGIN TRANSACTION."),
+    3903: (16, "The ROLLBACK TRANSACTION request has no corresponding BEGIN TRANSACTION."),
+    3930: (16, "The current transaction cannot be committed and cannot support operations that "
+               "write to the log file. Roll back the transaction."),
+    8114: (16, "Error converting data type %ls to %ls."),
+    8115: (16, "Arithmetic overflow error converting %ls to data type %ls."),
+    8134: (16, "Divide by zero error encountered."),
+    8152: (16, "String or binary data would be truncated."),
+    50000: (16, "%s"),
+    # --- Service Broker (reference §6)
+    8403: (16, "The message type '%.*ls' is specified more than once. Remove the duplicate "
+               "message type."),
+    8406: (16, "The dialog lifetime can not be NULL. Specify a valid dialog lifetime value from "
+               "%d to %d."),
+    8408: (16, "Target service '%.*ls' does not support contract '%.*ls'."),
+    8410: (16, "The conversation timer cannot be set beyond the conversation's lifetime."),
+    8411: (16, "The dialog lifetime value of %d is outside the allowable range of %d to %d. "
+               "Specify a valid dialog lifetime value."),
+    8415: (16, "The activated task was aborted because the invoked stored procedure '%ls' did "
+               "not issue COMMIT or ROLLBACK on one or more transactions that it begun."),
+    8418: (16, "The conversation handle is missing. Specify a conversation handle."),
+    8419: (16, "Both the error code and the description must be provided for END CONVERSATION "
+               "WITH ERROR. Neither value can be NULL."),
+    8420: (16, "The conversation group is missing. Specify a conversation group."),
+    8421: (16, "The service name is missing. Specify a service name."),
+    8422: (16, "The error description is missing. Specify a description of the error."),
+    8423: (16, 'The service "%.*ls" is not found.'),
+    8424: (16, "The error code and error description are missing. Specify both the error code "
+               "and description of the error."),
+    8425: (16, "The service contract '%.*ls' is not found."),
+    8426: (16, 'The conversation handle "%.*ls" is not found.'),
+    8427: (16, "The conversation endpoint is not in a valid state for END CONVERSATION. The "
+               "current endpoint state is '%ls'."),
+    8428: (16, 'The message type "%.*ls" is not found.'),
+    8429: (16, "The conversation endpoint is not in a valid state for SEND. The current endpoint "
+               "state is '%ls'."),
+    8430: (16, "The message body failed the configured validation."),
+    8431: (16, "The message type '%.*ls' is not part of the service contract."),
+    8432: (16, "The message cannot be sent because the message type '%.*ls' is marked SENT BY "
+               "TARGET in the contract, however this service is an Initiator."),
+    8433: (16, "The message body may not be NULL. A zero-length UNICODE or binary string is "
+               "allowed."),
+    8434: (16, "The message cannot be sent because the message type '%.*ls' is marked SENT BY "
+               "INTITIATOR in the contract, however this service is a Target."),
+    8436: (16, 'The conversation group "%.*ls" is not found.'),
+    8437: (16, "The message received was sent by a Target service, but the message type '%.*ls' "
+               "is marked SENT BY INITIATOR in the contract."),
+    8438: (16, "The conversation endpoint is not in a valid state for MOVE CONVERSATION. The "
+               "current endpoint state is '%ls'."),
+    8439: (16, "The destination conversation group '%.*ls' is invalid."),
+    8442: (16, "There is no Service Broker active in the database. Change to a database context "
+               "that contains a Service Broker."),
+    8447: (16, "A RECEIVE statement that assigns a value to a variable must not be combined "
+               "with data retrieval operations."),
+    8450: (16, "Assignments in the RECEIVE projection are not allowed in conjunction with the "
+               "INTO clause."),
+    8457: (16, "The message received was sent by the initiator of the conversation, but the "
+               "message type '%.*ls' is marked SENT BY TARGET in the contract."),
+    8458: (16, "The conversation endpoint is not in a valid state for BEGIN CONVERSATION TIMER. "
+               "The current endpoint state is '%ls'."),
+    8462: (16, "The remote conversation endpoint is either in a state where no more messages "
+               "can be exchanged, or it has been dropped."),
+    8469: (16, "Remote service has been altered."),
+    8470: (16, "Remote service has been dropped."),
+    8487: (16, "The remote service contract has been dropped."),
+    8489: (16, "The dialog has exceeded the specified LIFETIME."),
+    8490: (16, "Cannot find the remote service '%.*ls' because it does not exist."),
+    8492: (16, "The service contract '%.*ls' must have at least one message SENT BY INITIATOR "
+               "or ANY."),
+    8493: (16, "The alter of service '%.*ls' must change the queue or at least one contract."),
+    8494: (16, "You do not have permission to access the service '%.*ls'."),
+    8495: (16, "The conversation has already been acknowledged by another instance of this "
+               "service."),
+    8498: (16, "The remote service has sent a message of type '%.*ls' that is not part of the "
+               "local contract."),
+    9610: (16, "The service '%.*ls' in the FROM SERVICE clause must match the service '%.*ls' "
+               "referenced by %s = '%.*ls'."),
+    9615: (16, "A message of type '%.*ls' failed XML validation on the target service. %.*ls "
+               "This occurred in the message with Conversation ID '%.*ls', Initiator: %d, and "
+               "Message sequence number: %I64d."),
+    9616: (16, "A message of type '%.*ls' was received and failed XML validation. %.*ls This "
+               "occurred in the message with Conversation ID '%.*ls', Initiator: %d, and "
+               "Message sequence number: %I64d."),
+    9617: (16, 'The service queue "%.*ls" is currently disabled.'),
+    9618: (16, "The message cannot be sent because the service queue '%.*ls' associated with "
+               "the dialog is currently disabled and retention is on."),
+    9619: (16, "There is already a remote service binding for the service '%.*ls'."),
+    9620: (16, "The activation stored procedure '%.*ls' is invalid. Functions are not allowed."),
+    9648: (20, "The queue '%.*ls' has been enabled for activation, but the MAX_QUEUE_READERS is "
+               "zero. No procedures will be activated. Consider increasing the number of "
+               "MAX_QUEUE_READERS."),
+    9653: (16, "The signature of activation stored procedure '%.*ls' is invalid. Parameters are "
+               "not allowed."),
+    9666: (10, "The %S_MSG protocol transport is disabled or not configured."),
+    9719: (16, "The database for this conversation endpoint is attached or restored."),
+    9724: (10, "The activated proc '%ls' running on queue '%ls' output the following: '%.*ls'"),
+    9742: (16, "The activation stored procedure '%.*ls' is invalid. Temporary procedures may "
+               "not be configured for activation."),
+    9749: (10, "Target queue is busy; message(s) queued for delivery."),
+    9750: (10, "No route matches the destination service name for this conversation. Create a "
+               "route to the destination service name for messages in this conversation to be "
+               "delivered."),
+    9753: (10, "The target service broker is unreachable."),
+    9791: (10, "The broker is disabled in the sender's database."),
+    9793: (10, "The target service name could not be found. Ensure that the service name is "
+               "specified correctly and/or the routing information has been supplied."),
+    9796: (10, "The target service name matched a LOCAL route, but there is no service by that "
+               "name in the local SQL Server instance."),
+    28085: (16, "The activated task was ended because the associated queue was dropped."),
+    28086: (16, "The activated task was ended because either the queue or activation was "
+                "disabled."),
+    28087: (16, "The activated task was aborted because the invoked stored procedure '%ls' did "
+                "not execute RECEIVE."),
+    28088: (16, "The activated task was aborted due to an error (Error: %i, State %i). Check the "
+                "error log for more information."),
+}
+
+_PLACEHOLDER = re.compile(r"%(?:\.\*ls|ls|S_MSG|I64d|ld|d|i|s|u)")
+
+
+def format_message(template: str, *args: Any) -> str:
+    """Fill SQL Server printf-style placeholders (``%.*ls``, ``%ls``, ``%d`` …) in order."""
+    it = iter(args)
+
+    def sub(_m: re.Match[str]) -> str:
+        try:
+            value = next(it)
+        except StopIteration:
+            return ""
+        return "" if value is None else str(value)
+
+    return _PLACEHOLDER.sub(sub, template)
+
+
+def message_text(number: int, *args: Any) -> str:
+    """The formatted text of error ``number`` (raises KeyError for an unknown number)."""
+    return format_message(MESSAGES[number][1], *args)
+
+
+def tsql_error(
+    number: int,
+    *args: Any,
+    state: int = 1,
+    cls: type[TSqlError] = ExecutionError,
+    span: Span | None = None,
+) -> TSqlError:
+    """Build the error SQL Server raises as ``number``, its text filled with ``args``."""
+    severity, template = MESSAGES[number]
+    return cls(number, format_message(template, *args), severity=severity, state=state, span=span)
+
+
+def broker_error(number: int, *args: Any, state: int = 1) -> BrokerError:
+    """Build a Service Broker error (a :class:`BrokerError`) by number."""
+    err = tsql_error(number, *args, state=state, cls=BrokerError)
+    assert isinstance(err, BrokerError)
+    return err
