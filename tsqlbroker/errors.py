@@ -153,6 +153,9 @@ MESSAGES: dict[int, tuple[int, str]] = {
     2812: (16, "Could not find stored procedure '%.*ls'."),
     3701: (11, "Cannot drop the %S_MSG '%.*ls', because it does not exist or you do not have "
                "permission."),
+    3708: (16, "Cannot %ls the %ls '%.*ls' because it is a system %ls."),
+    2760: (16, "The specified schema name \"%.*ls\" either does not exist or you do not have "
+               "permission to use it."),
     3902: (16, "The COMMIT TRANSACTION request has no corresponding BEGIN TRANSACTION."),
     3903: (16, "The ROLLBACK TRANSACTION request has no corresponding BEGIN TRANSACTION."),
     3930: (16, "The current transaction cannot be committed and cannot support operations that "
@@ -162,6 +165,62 @@ MESSAGES: dict[int, tuple[int, str]] = {
     8134: (16, "Divide by zero error encountered."),
     8152: (16, "String or binary data would be truncated."),
     50000: (16, "%s"),
+    # --- values: types, conversions, operators, built-in functions, XML (interpreter/types.py & co)
+    131: (15, "The size (%d) given to the %S_MSG '%.*ls' exceeds the maximum allowed for any "
+              "data type (%d)."),
+    155: (15, "'%.*ls' is not a recognized %ls option."),
+    174: (15, "The %.*ls function requires %d argument(s)."),
+    189: (15, "The %ls function requires %d to %d arguments."),
+    192: (16, "The scale must be less than or equal to the precision."),
+    195: (15, "'%.*ls' is not a recognized %S_MSG."),
+    206: (16, "Operand type clash: %ls is incompatible with %ls"),
+    220: (16, "Arithmetic overflow error for data type %ls, value = %ld."),
+    235: (16, "Cannot convert a char value to money. The char value has incorrect syntax."),
+    241: (16, "Conversion failed when converting date and/or time from character string."),
+    242: (16, "The conversion of a %ls data type to a %ls data type resulted in an out-of-range "
+              "value."),
+    244: (16, "The conversion of the %ls value '%.*ls' overflowed an %ls column. Use a larger "
+              "integer column."),
+    248: (16, "The conversion of the %ls value '%.*ls' overflowed an int column."),
+    257: (16, "Implicit conversion from data type %ls to %ls is not allowed. Use the CONVERT "
+              "function to run this query."),
+    281: (16, "%d is not a valid style number when converting from %ls to a character string."),
+    289: (16, "Cannot construct data type %ls, some of the arguments have values which are not "
+              "valid."),
+    305: (16, "The XML data type cannot be compared or sorted, except when using the IS NULL "
+              "operator."),
+    402: (16, "The data types %ls and %ls are incompatible in the %ls operator."),
+    517: (16, "Adding a value to a '%ls' column caused an overflow."),
+    529: (16, "Explicit conversion from data type %ls to %ls is not allowed."),
+    535: (16, "The %ls function resulted in an overflow. The number of dateparts separating two "
+              "date/time instances is too large. Try to use %ls with a less precise datepart."),
+    536: (16, "Invalid length parameter passed to the %ls function."),
+    2209: (16, "XQuery [%ls]: Syntax error near '%ls'"),
+    2389: (16, "XQuery [%ls]: '%ls' requires a singleton (or empty sequence), found operand of "
+               "type '%ls'"),
+    2395: (16, "XQuery [%ls]: There is no function '%ls'"),
+    2715: (16, "Column, parameter, or variable #%d: Cannot find data type %.*ls."),
+    2750: (16, "Column or parameter #%d: Specified column precision %d is greater than the "
+               "maximum precision of %d."),
+    3623: (16, "An invalid floating point operation occurred."),
+    8116: (16, "Argument data type %ls is invalid for argument %d of %ls function."),
+    8117: (16, "Operand data type %ls is invalid for %ls operator."),
+    8169: (16, "Conversion failed when converting from a character string to uniqueidentifier."),
+    8170: (16, "Insufficient result space to convert uniqueidentifier value to char."),
+    9400: (16, "XML parsing: line %d, character %d, unexpected end of input"),
+    9402: (16, "XML parsing: line %d, character %d, unable to switch the encoding"),
+    9410: (16, "XML parsing: line %d, character %d, whitespace expected"),
+    9411: (16, "XML parsing: line %d, character %d, semicolon expected"),
+    9420: (16, "XML parsing: line %d, character %d, illegal xml character"),
+    9421: (16, "XML parsing: line %d, character %d, illegal name character"),
+    9436: (16, "XML parsing: line %d, character %d, end tag does not match start tag"),
+    9438: (16, "XML parsing: line %d, character %d, text/xmldecl not at the beginning of input"),
+    9455: (16, "XML parsing: line %d, character %d, illegal qualified name character"),
+    9809: (16, "The style %d is not supported for conversions from %ls to %ls."),
+    9810: (16, "The datepart %ls is not supported by date function %ls for data type %ls."),
+    9818: (16, "The culture parameter '%.*ls' provided in the function call is not supported."),
+    9828: (16, "The second and third arguments of the TRANSLATE built-in function must contain "
+               "an equal number of characters."),
     # --- Service Broker (reference §6)
     8403: (16, "The message type '%.*ls' is specified more than once. Remove the duplicate "
                "message type."),
