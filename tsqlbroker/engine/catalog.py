@@ -1,0 +1,437 @@
+"""The catalog: databases, schemas and schema-scoped objects of every T-SQL database.
+
+One backend store holds many T-SQL databases. The catalog keeps them in the system tables of
+``systables.py`` (created on first use, idempotently, also in an existing file) and answers the
+questions the interpreter, the DML layer and the Service Broker ask: does this database exist,
+what is its broker GUID, is there an object ``dbo.x`` of type ``U``, what is object 245575913.
+
+Every method takes the caller's :class:`~tsqlbroker.engine.store.StoreConnection` so that it
+joins the caller's storage transaction; writers call ``conn.write()`` first, so a
+``CREATE TABLE`` inside ``BEGIN TRAN`` is rolled back with it. Names compare
+case-insensitively (SQL Server's default collation) through lower-cased key columns.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import and_, delete, func, insert, select, text, update
+
+from ..errors import BindError, tsql_error
+from .naming import quote_ident
+from .store import Store, StoreConnection
+from .systables import SystemTables, system_tables
+
+MASTER, TEMPDB, MODEL, MSDB = 1, 2, 3, 4
+FIRST_USER_DATABASE_ID = 5
+
+# (id, name, is_broker_enabled) as a fresh SQL Server instance has them.
+_SYSTEM_DATABASES = ((MASTER, "master", False), (TEMPDB, "tempdb", True),
+                     (MODEL, "model", False), (MSDB, "msdb", True))
+# The schemas every database starts with, with SQL Server's schema ids.
+_BUILTIN_SCHEMAS = ((1, "dbo"), (2, "guest"), (3, "INFORMATION_SCHEMA"), (4, "sys"))
+FIRST_USER_SCHEMA_ID = 5
+
+TYPE_DESC: dict[str, str] = {
+    "U": "USER_TABLE", "V": "VIEW", "P": "SQL_STORED_PROCEDURE", "FN": "SQL_SCALAR_FUNCTION",
+    "IF": "SQL_INLINE_TABLE_VALUED_FUNCTION", "TF": "SQL_TABLE_VALUED_FUNCTION",
+    "TR": "SQL_TRIGGER", "SQ": "SERVICE_QUEUE", "IT": "INTERNAL_TABLE", "S": "SYSTEM_TABLE",
+    "PK": "PRIMARY_KEY_CONSTRAINT", "UQ": "UNIQUE_CONSTRAINT", "F": "FOREIGN_KEY_CONSTRAINT",
+    "C": "CHECK_CONSTRAINT", "D": "DEFAULT_CONSTRAINT", "TT": "TYPE_TABLE",
+}
+
+# Object ids: deterministic, shaped like SQL Server's (which step by 16000057 from a start
+# such as 245575913), unique in the whole store, always above 100.
+_OBJECT_ID_START = 245575913
+_OBJECT_ID_STEP = 16000057
+_OBJECT_ID_MOD = 2_147_483_647
+
+
+@dataclass(frozen=True)
+class DatabaseRow:
+    """One row of ``sys.databases`` (the columns the engine keeps)."""
+
+    database_id: int
+    name: str
+    service_broker_guid: uuid.UUID
+    is_broker_enabled: bool
+    is_honor_broker_priority_on: bool
+    is_trustworthy_on: bool
+    create_date: datetime
+
+
+@dataclass(frozen=True)
+class ObjectRow:
+    """One schema-scoped object, as ``sys.objects`` shows it (plus its module definition)."""
+
+    object_id: int
+    database_id: int
+    schema_name: str
+    name: str
+    type: str
+    type_desc: str
+    parent_object_id: int
+    create_date: datetime
+    modify_date: datetime
+    definition: str | None
+    schema_id: int = 1
+    physical_name: str | None = None
+    detail: str | None = None
+    session_id: int | None = None
+
+
+DropHook = Callable[[StoreConnection, int], None]
+
+
+class Catalog:
+    """The catalog of one store. Obtain it with :meth:`Catalog.get`; it holds no row cache,
+    so several processes sharing one backend see each other's changes."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.t: SystemTables = system_tables(store.metadata)
+        self._ready = False
+        self._drop_hooks: list[DropHook] = []
+
+    @classmethod
+    def get(cls, store: Store) -> Catalog:
+        """The one catalog of ``store``."""
+        catalog: Catalog = store.extension("catalog", cls)
+        return catalog
+
+    # -- setup --------------------------------------------------------------------------------
+    def ensure_schema(self, conn: StoreConnection) -> None:
+        """Create the system tables and the system databases (master, tempdb, model, msdb)
+        unless they exist. Cheap after the first call."""
+        if self._ready:
+            return
+        opened = not conn.in_write_txn
+        conn.write()
+        try:
+            self.store.metadata.create_all(conn.conn, checkfirst=True)
+            present = {r[0] for r in conn.execute(select(self.t.databases.c.database_id))}
+            for db_id, name, broker in _SYSTEM_DATABASES:
+                if db_id not in present:
+                    self._insert_database(conn, db_id, name, broker)
+        except BaseException:
+            if opened:
+                conn.rollback()
+            raise
+        if opened:
+            conn.commit()
+            # Only a committed setup is known to stay; a caller's transaction may roll back.
+            self._ready = True
+
+    def _insert_database(self, conn: StoreConnection, db_id: int, name: str,
+                         broker: bool) -> None:
+        conn.execute(insert(self.t.databases).values(
+            database_id=db_id, name=name, name_key=name.lower(),
+            service_broker_guid=str(uuid.uuid4()).upper(), is_broker_enabled=broker,
+            is_honor_broker_priority_on=False, is_trustworthy_on=db_id == MSDB,
+            create_date=datetime.now()))
+        for schema_id, schema in _BUILTIN_SCHEMAS:
+            conn.execute(insert(self.t.schemas).values(
+                database_id=db_id, schema_id=schema_id, name=schema, name_key=schema.lower()))
+
+    # -- databases ----------------------------------------------------------------------------
+    def create_database(self, conn: StoreConnection, name: str) -> int:
+        """``CREATE DATABASE name``: Msg 1801 if it exists. The new database gets a fresh
+        ``service_broker_guid`` and, as a documented choice of this implementation, an
+        enabled broker (SQL Server copies ``model``, whose broker is off)."""
+        self.ensure_schema(conn)
+        if self.database_id(conn, name) is not None:
+            raise tsql_error(1801, name)
+        conn.write()
+        top = conn.execute(select(func.max(self.t.databases.c.database_id))).scalar() or 0
+        db_id = max(top + 1, FIRST_USER_DATABASE_ID)
+        self._insert_database(conn, db_id, name, True)
+        return db_id
+
+    def drop_database(self, conn: StoreConnection, name: str) -> None:
+        """``DROP DATABASE name``: Msg 3701 if it does not exist; system databases cannot be
+        dropped (Msg 3708). Drops its tables and objects and runs the registered drop hooks
+        (the broker removes its rows) first."""
+        self.ensure_schema(conn)
+        row = self.database(conn, name)
+        if row is None:
+            raise tsql_error(3701, "database", name, cls=BindError)
+        if row.database_id < FIRST_USER_DATABASE_ID:
+            raise tsql_error(3708, "drop", "database", row.name, "database")
+        conn.write()
+        for hook in list(self._drop_hooks):
+            hook(conn, row.database_id)
+        o = self.t.objects
+        physical = conn.execute(select(o.c.physical_name).where(
+            o.c.database_id == row.database_id, o.c.physical_name.is_not(None))).scalars().all()
+        for table_name in physical:
+            conn.exec_driver_sql(f"DROP TABLE IF EXISTS {quote_ident(table_name)}")
+        ids = select(o.c.object_id).where(o.c.database_id == row.database_id)
+        conn.execute(delete(self.t.columns).where(self.t.columns.c.object_id.in_(ids)))
+        conn.execute(delete(o).where(o.c.database_id == row.database_id))
+        conn.execute(delete(self.t.schemas).where(
+            self.t.schemas.c.database_id == row.database_id))
+        conn.execute(delete(self.t.databases).where(
+            self.t.databases.c.database_id == row.database_id))
+
+    def on_drop_database(self, hook: DropHook) -> None:
+        """Call ``hook(conn, database_id)`` inside ``DROP DATABASE``, before its rows go."""
+        self._drop_hooks.append(hook)
+
+    def database_id(self, conn: StoreConnection, name: str) -> int | None:
+        """The id of database ``name`` (case-insensitive), or None."""
+        self.ensure_schema(conn)
+        d = self.t.databases
+        value = conn.execute(select(d.c.database_id).where(d.c.name_key == name.lower())
+                             ).scalar()
+        return None if value is None else int(value)
+
+    def database(self, conn: StoreConnection, db: int | str) -> DatabaseRow | None:
+        """The ``sys.databases`` row of a database given by id or name, or None."""
+        self.ensure_schema(conn)
+        d = self.t.databases
+        cond = d.c.database_id == db if isinstance(db, int) else d.c.name_key == db.lower()
+        row = conn.execute(select(d).where(cond)).mappings().first()
+        return None if row is None else _database_row(row)
+
+    def databases(self, conn: StoreConnection) -> list[DatabaseRow]:
+        """Every database, in id order."""
+        self.ensure_schema(conn)
+        d = self.t.databases
+        return [_database_row(r) for r in
+                conn.execute(select(d).order_by(d.c.database_id)).mappings()]
+
+    def set_database_option(self, conn: StoreConnection, db_id: int, **values: Any) -> None:
+        """``ALTER DATABASE … SET …``: ``is_broker_enabled``, ``service_broker_guid``,
+        ``is_honor_broker_priority_on``, ``is_trustworthy_on``."""
+        allowed = {"is_broker_enabled", "service_broker_guid", "is_honor_broker_priority_on",
+                   "is_trustworthy_on"}
+        unknown = set(values) - allowed
+        if unknown:
+            raise ValueError(f"unknown database option(s): {sorted(unknown)}")
+        if "service_broker_guid" in values:
+            values["service_broker_guid"] = str(values["service_broker_guid"]).upper()
+        for key in allowed - {"service_broker_guid"}:
+            if key in values:
+                values[key] = bool(values[key])
+        self.ensure_schema(conn)
+        conn.write()
+        d = self.t.databases
+        conn.execute(update(d).where(d.c.database_id == db_id).values(**values))
+
+    # -- schemas ------------------------------------------------------------------------------
+    def schema_id(self, conn: StoreConnection, db_id: int, schema: str) -> int | None:
+        """The id of ``schema`` in database ``db_id`` (case-insensitive), or None."""
+        s = self.t.schemas
+        value = conn.execute(select(s.c.schema_id).where(
+            s.c.database_id == db_id, s.c.name_key == schema.lower())).scalar()
+        return None if value is None else int(value)
+
+    def schemas(self, conn: StoreConnection, db_id: int) -> list[tuple[int, str]]:
+        """``(schema_id, name)`` of every schema of database ``db_id``."""
+        self.ensure_schema(conn)
+        s = self.t.schemas
+        return [(int(r[0]), str(r[1])) for r in conn.execute(
+            select(s.c.schema_id, s.c.name).where(s.c.database_id == db_id)
+            .order_by(s.c.schema_id))]
+
+    def create_schema(self, conn: StoreConnection, db_id: int, name: str) -> int:
+        """``CREATE SCHEMA name``: Msg 2714 if it exists."""
+        self.ensure_schema(conn)
+        if self.schema_id(conn, db_id, name) is not None:
+            raise tsql_error(2714, name)
+        conn.write()
+        s = self.t.schemas
+        top = conn.execute(select(func.max(s.c.schema_id)).where(s.c.database_id == db_id)
+                           ).scalar() or 0
+        schema_id = max(int(top) + 1, FIRST_USER_SCHEMA_ID)
+        conn.execute(insert(s).values(database_id=db_id, schema_id=schema_id, name=name,
+                                      name_key=name.lower()))
+        return schema_id
+
+    # -- objects ------------------------------------------------------------------------------
+    def create_object(self, conn: StoreConnection, db_id: int, schema: str | None, name: str,
+                      type: str, *, definition: str | None = None,
+                      parent_id: int | None = None, physical_name: str | None = None,
+                      detail: str | None = None, session_id: int | None = None,
+                      object_id: int | None = None) -> int:
+        """Add an object of ``type`` (as in ``sys.objects``: U, V, P, FN, SQ, IT, PK …) named
+        ``schema.name``; Msg 2714 if the schema already has an object of that name, Msg 2760
+        if the schema does not exist. Returns the new, store-unique object id."""
+        self.ensure_schema(conn)
+        schema = schema or "dbo"
+        schema_id = self.schema_id(conn, db_id, schema)
+        if schema_id is None:
+            raise tsql_error(2760, schema, cls=BindError)
+        o = self.t.objects
+        clash = conn.execute(select(o.c.object_id).where(
+            o.c.database_id == db_id, o.c.schema_id == schema_id,
+            o.c.name_key == name.lower())).first()
+        if clash is not None:
+            raise tsql_error(2714, name)
+        conn.write()
+        if object_id is None:
+            object_id = self.next_object_id(conn)
+        schema_name = conn.execute(select(self.t.schemas.c.name).where(
+            self.t.schemas.c.database_id == db_id,
+            self.t.schemas.c.schema_id == schema_id)).scalar_one()
+        now = datetime.now()
+        conn.execute(insert(o).values(
+            object_id=object_id, database_id=db_id, schema_id=schema_id,
+            schema_name=schema_name, name=name, name_key=name.lower(), type=type.upper(),
+            parent_object_id=parent_id or 0, create_date=now, modify_date=now,
+            definition=definition, detail=detail, physical_name=physical_name,
+            session_id=session_id))
+        return object_id
+
+    def next_object_id(self, conn: StoreConnection) -> int:
+        """Reserve the next deterministic object id (store-wide)."""
+        conn.write()
+        c = self.t.counters
+        n = conn.execute(select(c.c.value).where(c.c.name == "object_id")).scalar()
+        if n is None:
+            n = 0
+            conn.execute(insert(c).values(name="object_id", value=0))
+        o = self.t.objects
+        while True:
+            candidate = (_OBJECT_ID_START + int(n) * _OBJECT_ID_STEP) % _OBJECT_ID_MOD
+            n = int(n) + 1
+            if candidate <= 100:
+                continue
+            taken = conn.execute(select(o.c.object_id).where(o.c.object_id == candidate)
+                                 ).first()
+            if taken is None:
+                break
+        conn.execute(update(c).where(c.c.name == "object_id").values(value=n))
+        return candidate
+
+    def find_object(self, conn: StoreConnection, db_id: int, schema: str | None, name: str,
+                    types: set[str] | None = None) -> ObjectRow | None:
+        """The object ``schema.name`` (schema None → dbo) of database ``db_id``, optionally
+        only of the given ``types``; None if there is none."""
+        self.ensure_schema(conn)
+        o = self.t.objects
+        schema_id = self.schema_id(conn, db_id, schema or "dbo")
+        if schema_id is None:
+            return None
+        conds = [o.c.database_id == db_id, o.c.schema_id == schema_id,
+                 o.c.name_key == name.lower()]
+        if types:
+            conds.append(o.c.type.in_(sorted(t.upper() for t in types)))
+        row = conn.execute(select(o).where(and_(*conds))).mappings().first()
+        return None if row is None else _object_row(row)
+
+    def object_by_id(self, conn: StoreConnection, db_id: int | None, object_id: int
+                     ) -> ObjectRow | None:
+        """Object ``object_id`` (in database ``db_id`` unless that is None), or None."""
+        self.ensure_schema(conn)
+        o = self.t.objects
+        conds = [o.c.object_id == object_id]
+        if db_id is not None:
+            conds.append(o.c.database_id == db_id)
+        row = conn.execute(select(o).where(and_(*conds))).mappings().first()
+        return None if row is None else _object_row(row)
+
+    def objects(self, conn: StoreConnection, db_id: int, types: set[str] | None = None,
+                parent_id: int | None = None) -> list[ObjectRow]:
+        """Objects of database ``db_id`` (optionally by type / parent), in id order; temp
+        tables of sessions are included only for tempdb."""
+        self.ensure_schema(conn)
+        o = self.t.objects
+        conds = [o.c.database_id == db_id]
+        if types:
+            conds.append(o.c.type.in_(sorted(t.upper() for t in types)))
+        if parent_id is not None:
+            conds.append(o.c.parent_object_id == parent_id)
+        return [_object_row(r) for r in conn.execute(
+            select(o).where(and_(*conds)).order_by(o.c.object_id)).mappings()]
+
+    def update_object(self, conn: StoreConnection, object_id: int, *,
+                      definition: str | None = None, detail: str | None = None) -> None:
+        """``ALTER`` an object: new definition (and/or engine detail); ``modify_date`` always
+        moves forward, so caches keyed on it see every change."""
+        self.ensure_schema(conn)
+        o = self.t.objects
+        old = conn.execute(select(o.c.modify_date).where(o.c.object_id == object_id)).scalar()
+        if old is None:
+            return
+        now = datetime.now()
+        if now <= old:
+            now = old + timedelta(microseconds=1)
+        values: dict[str, Any] = {"modify_date": now}
+        if definition is not None:
+            values["definition"] = definition
+        if detail is not None:
+            values["detail"] = detail
+        conn.write()
+        conn.execute(update(o).where(o.c.object_id == object_id).values(**values))
+
+    def drop_object(self, conn: StoreConnection, db_id: int, object_id: int | None = None
+                    ) -> None:
+        """Remove an object, its child objects (constraints of a table …), its column rows
+        and its physical table, if it has one. ``drop_object(conn, object_id)`` also works
+        (ids are unique in the store)."""
+        self.ensure_schema(conn)
+        if object_id is None:
+            object_id = db_id
+        o = self.t.objects
+        conn.write()
+        children = conn.execute(select(o.c.object_id).where(o.c.parent_object_id == object_id)
+                                ).scalars().all()
+        for child in children:
+            if child != object_id:
+                self.drop_object(conn, int(child))
+        physical = conn.execute(select(o.c.physical_name).where(o.c.object_id == object_id)
+                                ).scalar()
+        if physical:
+            conn.exec_driver_sql(f"DROP TABLE IF EXISTS {quote_ident(physical)}")
+        conn.execute(delete(self.t.columns).where(self.t.columns.c.object_id == object_id))
+        conn.execute(delete(o).where(o.c.object_id == object_id))
+
+    def rename_object(self, conn: StoreConnection, object_id: int, new_name: str) -> None:
+        """``sp_rename``: Msg 2714 if the new name is taken in the schema."""
+        row = self.object_by_id(conn, None, object_id)
+        if row is None:
+            return
+        o = self.t.objects
+        clash = conn.execute(select(o.c.object_id).where(
+            o.c.database_id == row.database_id, o.c.schema_id == row.schema_id,
+            o.c.name_key == new_name.lower(), o.c.object_id != object_id)).first()
+        if clash is not None:
+            raise tsql_error(2714, new_name)
+        conn.write()
+        conn.execute(update(o).where(o.c.object_id == object_id).values(
+            name=new_name, name_key=new_name.lower()))
+        self.update_object(conn, object_id)
+
+    def table_exists_physically(self, conn: StoreConnection, physical_name: str) -> bool:
+        """Whether the backend has table ``physical_name`` (used by consistency checks)."""
+        if conn.dialect == "sqlite":
+            q = text("SELECT 1 FROM sqlite_master WHERE type='table' AND name=:n")
+        else:
+            q = text("SELECT 1 FROM information_schema.tables WHERE table_name=:n")
+        return conn.execute(q, {"n": physical_name}).first() is not None
+
+
+def _database_row(row: Any) -> DatabaseRow:
+    return DatabaseRow(
+        database_id=int(row["database_id"]), name=row["name"],
+        service_broker_guid=uuid.UUID(row["service_broker_guid"]),
+        is_broker_enabled=bool(row["is_broker_enabled"]),
+        is_honor_broker_priority_on=bool(row["is_honor_broker_priority_on"]),
+        is_trustworthy_on=bool(row["is_trustworthy_on"]), create_date=row["create_date"])
+
+
+def _object_row(row: Any) -> ObjectRow:
+    kind = row["type"]
+    return ObjectRow(
+        object_id=int(row["object_id"]), database_id=int(row["database_id"]),
+        schema_name=row["schema_name"], name=row["name"], type=kind,
+        type_desc=TYPE_DESC.get(kind, kind), parent_object_id=int(row["parent_object_id"] or 0),
+        create_date=row["create_date"], modify_date=row["modify_date"],
+        definition=row["definition"], schema_id=int(row["schema_id"]),
+        physical_name=row["physical_name"], detail=row["detail"],
+        session_id=row["session_id"])

@@ -1,0 +1,38 @@
+"""Physical names of user data in the backend.
+
+One backend database holds every T-SQL database, so each user table gets a derived physical
+name. It is built from the database id and the object id (unique and stable, so renames and
+odd characters never matter) plus a sanitized hint of the T-SQL name for people reading the
+backend, and is kept within PostgreSQL's 63-byte identifier limit.
+"""
+
+from __future__ import annotations
+
+import re
+
+_MAX_IDENT = 63
+_UNSAFE = re.compile(r"[^a-z0-9_]+")
+
+
+def _hint(name: str) -> str:
+    return _UNSAFE.sub("_", name.lower()).strip("_")
+
+
+def physical_table_name(db_id: int, object_id: int, name: str) -> str:
+    """The backend name of user table ``name`` (object ``object_id`` in database ``db_id``)."""
+    return f"u{db_id}_{object_id}_{_hint(name)}"[:_MAX_IDENT].rstrip("_")
+
+
+def physical_temp_name(session_id: int, object_id: int, name: str) -> str:
+    """The backend name of session ``session_id``'s temp table ``#name``."""
+    return f"tmp{session_id}_{object_id}_{_hint(name)}"[:_MAX_IDENT].rstrip("_")
+
+
+def physical_table_variable_name(object_id: int, name: str) -> str:
+    """The backend name of a table variable ``@name``."""
+    return f"tv{object_id}_{_hint(name)}"[:_MAX_IDENT].rstrip("_")
+
+
+def quote_ident(name: str) -> str:
+    """Quote a backend identifier (ANSI double quotes: SQLite and PostgreSQL agree)."""
+    return '"' + name.replace('"', '""') + '"'
