@@ -1,0 +1,166 @@
+"""The ``tsqlbroker`` command line.
+
+    tsqlbroker                       open the REPL
+    tsqlbroker run FILE…             run scripts (then wait for activation to go idle)
+    tsqlbroker -Q "TEXT"             run text
+    tsqlbroker -i FILE               run a file (sqlcmd spelling of ``run``)
+    tsqlbroker parse FILE… [--ast]   check syntax only
+    tsqlbroker serve                 run a long-lived broker (activation, timers, delivery)
+
+Imports stay light: ``-Q`` and ``parse`` load neither prompt-toolkit nor psycopg nor pyspark.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from tsqlbroker import __version__
+
+EPILOG = """\
+examples:
+  tsqlbroker run scripts/stock_trade.sql
+  tsqlbroker --url sqlite:// -Q "PRINT 'hello'"
+  tsqlbroker run --format json -v db=Trader1 setup.sql app.sql
+  tsqlbroker parse --ast listing.sql
+  tsqlbroker serve --url postgresql+psycopg://user@localhost/broker
+
+exit status: 0 success; 1 a batch raised an error (or a file did not parse);
+2 bad command-line usage.
+"""
+
+MODES = ("run", "parse", "serve")
+
+
+def _add_storage_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--url", help="SQLAlchemy storage URL (default: an SQLite file; "
+                                 "sqlite:// is a private in-memory store)")
+    p.add_argument("-d", "--database", default="master", help="database to start in")
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    _add_storage_options(p)
+    p.add_argument("--format", choices=("text", "json"), default="text",
+                   help="output format: text (sqlcmd-like) or json (one object per line)")
+    p.add_argument("-v", dest="variables", action="append", default=[], metavar="NAME=VALUE",
+                   help="sqlcmd scripting variable, used as $(NAME)")
+    p.add_argument("-b", dest="stop_on_error", action="store_true",
+                   help="stop at the first batch that raises an error (exit status 1)")
+    p.add_argument("-o", dest="output", metavar="FILE", help="write output to FILE")
+    p.add_argument("--wait-idle", type=float, default=30.0, metavar="SECONDS",
+                   help="after the last batch, wait up to SECONDS for activated procedures "
+                        "to go idle (default 30)")
+
+
+def build_parser(mode: str | None) -> argparse.ArgumentParser:
+    """The argument parser for one mode (None: the top-level form)."""
+    if mode == "parse":
+        p = argparse.ArgumentParser(prog="tsqlbroker parse",
+                                    description="Check the syntax of T-SQL scripts.")
+        p.add_argument("files", nargs="+", metavar="FILE")
+        p.add_argument("--ast", action="store_true", help="print the syntax tree")
+        return p
+    if mode == "run":
+        p = argparse.ArgumentParser(prog="tsqlbroker run", description="Run T-SQL scripts.",
+                                    epilog=EPILOG,
+                                    formatter_class=argparse.RawDescriptionHelpFormatter)
+        p.add_argument("files", nargs="+", metavar="FILE")
+        _add_run_options(p)
+        return p
+    if mode == "serve":
+        p = argparse.ArgumentParser(prog="tsqlbroker serve",
+                                    description="Run a long-lived broker: activation, "
+                                                "conversation timers, lifetimes, delivery.")
+        _add_storage_options(p)
+        p.add_argument("--log", metavar="FILE", help="write the broker log to FILE")
+        return p
+    p = argparse.ArgumentParser(
+        prog="tsqlbroker",
+        description="T-SQL and SQL Server Service Broker interpreter and REPL.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"tsqlbroker {__version__}")
+    p.add_argument("-Q", dest="query", metavar="TEXT", help="run TEXT and exit")
+    p.add_argument("-i", dest="inputs", action="append", default=[], metavar="FILE",
+                   help="run FILE and exit (may be repeated)")
+    _add_run_options(p)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``tsqlbroker`` console script."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    mode = args_list[0] if args_list and args_list[0] in MODES else None
+    parser = build_parser(mode)
+    args = parser.parse_args(args_list[1:] if mode else args_list)
+    try:
+        if mode == "parse":
+            from tsqlbroker.grammar.check import check_files
+
+            return check_files(args.files, args.ast, sys.stdout, sys.stderr)
+        if mode == "serve":
+            from tsqlbroker.repl.serve import serve
+
+            return serve(args.url, args.database, args.log)
+        if mode == "run":
+            return run_scripts(args, files=args.files, text=None)
+        if args.query is not None or args.inputs:
+            return run_scripts(args, files=args.inputs, text=args.query)
+        from tsqlbroker.repl.main import run_repl
+
+        return run_repl(url=args.url, database=args.database, output_format=args.format)
+    except KeyboardInterrupt:
+        return 130
+
+
+def _open_output(path: str | None) -> TextIO:
+    if path is None:
+        return sys.stdout
+    return open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed by run_scripts
+
+
+def run_scripts(args: argparse.Namespace, files: list[str], text: str | None) -> int:
+    """Run files and/or text as the command-line contract says; the process exit status."""
+    from tsqlbroker.repl.runner import ScriptRunner
+    from tsqlbroker.repl.sqlcmd import SqlcmdState, parse_assignment
+
+    state = SqlcmdState()
+    for assignment in args.variables:
+        try:
+            name, value = parse_assignment(assignment)
+        except ValueError as exc:
+            print(f"tsqlbroker: {exc}", file=sys.stderr)
+            return 2
+        state.setvar(name, value)
+    out = _open_output(args.output)
+    try:
+        runner = ScriptRunner(url=args.url, database=args.database, output_format=args.format,
+                              out=out, err=sys.stderr if args.output is None else out,
+                              sqlcmd=state, stop_on_error=args.stop_on_error)
+        try:
+            for f in files:
+                path = Path(f)
+                try:
+                    source = path.read_text(encoding="utf-8-sig")
+                except OSError as exc:
+                    runner.report_client_error(f"Cannot open file '{f}': {exc.strerror}.")
+                    if runner.stop_on_error:
+                        break
+                    continue
+                if not runner.run_text(source, base_dir=path.parent):
+                    break
+            if text is not None and not runner.stopped:
+                runner.run_text(text, base_dir=Path.cwd())
+            runner.wait_idle(args.wait_idle)
+        finally:
+            runner.close()
+        return 1 if runner.had_error else 0
+    finally:
+        if out is not sys.stdout:
+            out.close()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

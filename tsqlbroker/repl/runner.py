@@ -1,0 +1,100 @@
+"""Running scripts non-interactively (``run``, ``-Q``, ``-i``): the command-line contract.
+
+Text goes through the sqlcmd preprocessor, is split into GO batches (``GO n`` runs a batch n
+times), and each batch runs in one session. Errors are reported to the sink and make the exit
+status 1; with ``-b`` (or ``:on error exit``) the run stops at the first failing batch.
+After the last batch the runner waits until activated procedures are idle.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TextIO
+
+from tsqlbroker.errors import TSqlError
+from tsqlbroker.interpreter.sink import JsonLinesSink, Sink, TextSink
+from tsqlbroker.repl.sqlcmd import SqlcmdError, SqlcmdState, preprocess
+
+
+class _ErrorWatch:
+    """Wraps a sink and remembers whether an error reached the client."""
+
+    def __init__(self, inner: Sink) -> None:
+        self.inner = inner
+        self.count = 0
+
+    def message(self, text: str) -> None:
+        self.inner.message(text)
+
+    def resultset(self, rs: object) -> None:
+        self.inner.resultset(rs)  # type: ignore[arg-type]
+
+    def error(self, err: TSqlError) -> None:
+        self.count += 1
+        self.inner.error(err)
+
+    def rows_affected(self, n: int) -> None:
+        self.inner.rows_affected(n)
+
+
+class ScriptRunner:
+    """One instance and one session running scripts in order."""
+
+    def __init__(self, *, url: str | None, database: str, output_format: str, out: TextIO,
+                 err: TextIO, sqlcmd: SqlcmdState | None = None,
+                 stop_on_error: bool = False) -> None:
+        from tsqlbroker.interpreter.instance import Instance
+
+        base: Sink = JsonLinesSink(out) if output_format == "json" else TextSink(out, err)
+        self.sink = _ErrorWatch(base)
+        self.sqlcmd = sqlcmd or SqlcmdState()
+        self.stop_on_error = stop_on_error
+        self.stopped = False
+        self.instance = Instance(url)
+        self.session = self.instance.session(self.sink, database="master")
+        if database and database.lower() != "master":
+            self.run_text(f"USE [{database.replace(']', ']]')}]")
+
+    @property
+    def had_error(self) -> bool:
+        return self.sink.count > 0
+
+    def report_client_error(self, message: str) -> None:
+        """An error of the client itself (unreadable file …), reported like a batch error."""
+        self.sink.error(TSqlError(0, message, severity=16))
+
+    def run_text(self, text: str, base_dir: Path | None = None) -> bool:
+        """Run a script; False once the run must stop (``-b`` / ``:on error exit`` / ``:quit``)."""
+        from tsqlbroker.grammar import split_batches
+
+        if self.stopped:
+            return False
+        try:
+            plain = preprocess(text, self.sqlcmd, base_dir)
+        except SqlcmdError as exc:
+            self.sink.error(exc)
+            self.stopped = self.stop_on_error or self.sqlcmd.on_error_exit
+            return not self.stopped
+        for chunk in split_batches(plain):
+            for _ in range(max(chunk.repeat, 1)):
+                before = self.sink.count
+                self.session.execute(chunk.text, start_line=chunk.start_line)
+                if self.sink.count > before and (self.stop_on_error
+                                                 or self.sqlcmd.on_error_exit):
+                    self.stopped = True
+                    return False
+        if self.sqlcmd.quit_requested:
+            self.stopped = True
+            return False
+        return True
+
+    def wait_idle(self, seconds: float) -> bool:
+        """Wait (bounded) until activated procedures are idle and nothing activatable is left."""
+        wait = getattr(self.instance, "wait_idle", None)
+        return bool(wait(seconds)) if wait is not None else True
+
+    def close(self) -> None:
+        try:
+            self.session.close()
+        finally:
+            self.instance.close()
