@@ -146,6 +146,7 @@ MESSAGES: dict[int, tuple[int, str]] = {
     547: (16, "The %ls statement conflicted with the %ls constraint \"%.*ls\". The conflict "
               "occurred in database \"%.*ls\", table \"%.*ls\"%ls%.*ls%ls."),
     911: (16, "Database '%.*ls' does not exist. Make sure that the name is entered correctly."),
+    1222: (16, "Lock request time out period exceeded."),
     1801: (16, "Database '%.*ls' already exists. Choose a different database name."),
     2627: (14, "Violation of %ls constraint '%.*ls'. Cannot insert duplicate key in object "
                "'%.*ls'. The duplicate key value is %ls."),
@@ -156,6 +157,45 @@ MESSAGES: dict[int, tuple[int, str]] = {
     3708: (16, "Cannot %ls the %ls '%.*ls' because it is a system %ls."),
     2760: (16, "The specified schema name \"%.*ls\" either does not exist or you do not have "
                "permission to use it."),
+    209: (16, "Ambiguous column name '%.*ls'."),
+    213: (16, "Column name or number of supplied values does not match table definition."),
+    109: (15, "There are more columns in the INSERT statement than values specified in the "
+              "VALUES clause. The number of values in the VALUES clause must match the number "
+              "of columns specified in the INSERT statement."),
+    110: (15, "There are fewer columns in the INSERT statement than values specified in the "
+              "VALUES clause. The number of values in the VALUES clause must match the number "
+              "of columns specified in the INSERT statement."),
+    544: (16, "Cannot insert explicit value for identity column in table '%.*ls' when "
+              "IDENTITY_INSERT is set to OFF."),
+    1087: (15, 'Must declare the table variable "%.*ls".'),
+    3726: (16, "Could not drop object '%.*ls' because it is referenced by a FOREIGN KEY "
+               "constraint."),
+    4701: (16, "Cannot find the object \"%.*ls\" because it does not exist or you do not have "
+               "permissions."),
+    4712: (16, "Cannot truncate table '%.*ls' because it is being referenced by a FOREIGN KEY "
+               "constraint."),
+    1913: (16, "The operation failed because an index or statistics with name '%.*ls' already "
+               "exists on %S_MSG '%.*ls'."),
+    3703: (11, "Cannot drop the %S_MSG '%.*ls', because it does not exist or you do not have "
+               "permission."),
+    4901: (16, "ALTER TABLE only allows columns to be added that can contain nulls, or have a "
+               "DEFAULT definition specified, or the column being added is an identity or "
+               "timestamp column, or alternatively if none of the previous conditions are "
+               "satisfied the table must be empty to allow addition of this column. Column "
+               "'%.*ls' cannot be added to non-empty table '%.*ls' because it does not satisfy "
+               "these conditions."),
+    4924: (16, "ALTER TABLE ALTER COLUMN failed because column '%.*ls' does not exist in table "
+               "'%.*ls'."),
+    1750: (10, "Could not create constraint or index. See previous errors."),
+    1505: (16, "The CREATE UNIQUE INDEX statement terminated because a duplicate key was found "
+               "for the object name '%.*ls' and the index name '%.*ls'. The duplicate key value "
+               "is %ls."),
+    1767: (16, "Foreign key '%.*ls' references invalid table '%.*ls'."),
+    1776: (16, "There are no primary or candidate keys in the referenced table '%.*ls' that "
+               "match the referencing column list in the foreign key '%.*ls'."),
+    8101: (16, "An explicit value for the identity column in table '%.*ls' can only be "
+               "specified when a column list is used and IDENTITY_INSERT is ON."),
+    40000: (16, "%ls is not supported."),
     3902: (16, "The COMMIT TRANSACTION request has no corresponding BEGIN TRANSACTION."),
     3903: (16, "The ROLLBACK TRANSACTION request has no corresponding BEGIN TRANSACTION."),
     3930: (16, "The current transaction cannot be committed and cannot support operations that "
