@@ -1,0 +1,160 @@
+"""The REPL's Service Broker views: ``:queues``, ``:conversations``, ``:services``,
+``:activation``.
+
+Each view runs ordinary T-SQL against the catalog views and DMVs (through a ``query`` callable,
+the REPL's helper session) and joins the answers into one result set, so the views show
+exactly what ``sys.service_queues``, ``sys.conversation_endpoints``,
+``sys.dm_broker_activated_tasks`` and friends hold. A view whose optional parts are missing
+(a DMV an older store lacks) shows ``?`` there rather than failing.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Callable
+from typing import Any
+
+from tsqlbroker.engine.results import ResultSet
+from tsqlbroker.errors import TSqlError
+from tsqlbroker.repl.catalog import bracket
+
+Query = Callable[[str], list[ResultSet]]
+
+
+def _rows(query: Query, sql: str) -> list[dict[str, Any]]:
+    """Rows of the first result set of ``sql`` as dicts keyed by lower-case column name."""
+    sets = query(sql)
+    if not sets:
+        return []
+    names = [c.lower() for c in sets[0].columns]
+    return [dict(zip(names, row)) for row in sets[0].rows]
+
+
+def _optional(query: Query, sql: str) -> list[dict[str, Any]] | None:
+    try:
+        return _rows(query, sql)
+    except TSqlError:
+        return None
+
+
+def _on_off(value: Any) -> str:
+    return "?" if value is None else ("ON" if int(value) else "OFF")
+
+
+def queues_view(query: Query) -> ResultSet:
+    """Per queue: status, messages ready and in total, activation, readers, monitor state."""
+    queues = _rows(query, "SELECT object_id, schema_id, name, max_readers, "
+                          "activation_procedure, is_activation_enabled, is_receive_enabled, "
+                          "is_enqueue_enabled, is_retention_enabled FROM sys.service_queues")
+    schemas = {r["schema_id"]: r["name"] for r in
+               _optional(query, "SELECT schema_id, name FROM sys.schemas") or []}
+    tasks = _optional(query, "SELECT queue_id FROM sys.dm_broker_activated_tasks")
+    monitors = _optional(query, "SELECT queue_id, state FROM sys.dm_broker_queue_monitors")
+    rows: list[tuple[Any, ...]] = []
+    for q in sorted(queues, key=lambda r: str(r["name"]).lower()):
+        schema = schemas.get(q["schema_id"], "dbo")
+        ready = total = "?"
+        counts = _optional(query, "SELECT COUNT(*) AS total, "
+                                  "SUM(CASE WHEN status = 1 THEN 1 ELSE 0 END) AS ready "
+                                  f"FROM {bracket(schema)}.{bracket(q['name'])}")
+        if counts:
+            total, ready = counts[0]["total"], counts[0]["ready"] or 0
+        readers = "?" if tasks is None else sum(1 for t in tasks
+                                                if t["queue_id"] == q["object_id"])
+        monitor = "" if monitors is None else next(
+            (str(m["state"]) for m in monitors if m["queue_id"] == q["object_id"]), "")
+        activation = (f"{q['activation_procedure']}" if q["activation_procedure"] else "")
+        status = "ON" if q["is_receive_enabled"] and q["is_enqueue_enabled"] else "OFF"
+        rows.append((f"{schema}.{q['name']}", status, ready, total,
+                     _on_off(q["is_activation_enabled"]) if activation else "",
+                     activation or None, f"{readers}/{q['max_readers']}", monitor or None))
+    return ResultSet(["queue", "status", "ready", "messages", "activation", "procedure",
+                      "readers", "monitor"],
+                     ["sysname", None, "int", "int", None, "nvarchar(776)", None, None], rows)
+
+
+def _age(value: Any, now: _dt.datetime) -> str:
+    """A short ``1h02m`` / ``15s`` form of the time since (or until) ``value``."""
+    if not isinstance(value, _dt.datetime):
+        return ""
+    if value.tzinfo is not None:
+        value = value.astimezone().replace(tzinfo=None)
+    seconds = int(abs((now - value).total_seconds()))
+    if seconds >= 86400 * 365:
+        return "never"
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return f"{days}d{hours:02d}h"
+    if hours:
+        return f"{hours}h{minutes:02d}m"
+    return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+
+
+def conversations_view(query: Query, now: _dt.datetime | None = None) -> ResultSet:
+    """Open conversation endpoints (state not CD): handle, side, services, state, timing."""
+    now = now or _dt.datetime.now()
+    endpoints = _rows(query, "SELECT * FROM sys.conversation_endpoints")
+    services = {r["service_id"]: r["name"] for r in
+                _optional(query, "SELECT service_id, name FROM sys.services") or []}
+    rows: list[tuple[Any, ...]] = []
+    for e in endpoints:
+        if str(e.get("state", "")).strip().upper() == "CD":
+            continue
+        # sys.conversation_endpoints has no creation time; a store that records one shows
+        # the age, otherwise the remaining lifetime is the useful clock.
+        created = e.get("create_time") or e.get("created")
+        timer = e.get("dialog_timer")
+        timer_set = isinstance(timer, _dt.datetime) and timer.year > 1900
+        rows.append((
+            e.get("conversation_handle"),
+            "initiator" if e.get("is_initiator") else "target",
+            services.get(e.get("service_id"), e.get("service_id")),
+            e.get("far_service"),
+            e.get("state_desc") or e.get("state"),
+            _age(created, now) if created is not None else None,
+            _age(e.get("lifetime"), now) or None,
+            _age(timer, now) if timer_set else None,
+        ))
+    return ResultSet(["conversation_handle", "side", "service", "far_service", "state", "age",
+                      "expires_in", "timer_in"],
+                     ["uniqueidentifier", None, "sysname", "nvarchar(256)", None, None, None,
+                      None], rows)
+
+
+def services_view(query: Query) -> ResultSet:
+    """Services with their queue and contracts."""
+    services = _rows(query, "SELECT service_id, name, service_queue_id FROM sys.services")
+    queues = {r["object_id"]: r["name"] for r in
+              _optional(query, "SELECT object_id, name FROM sys.service_queues") or []}
+    contracts = {r["service_contract_id"]: r["name"] for r in
+                 _optional(query, "SELECT service_contract_id, name "
+                                  "FROM sys.service_contracts") or []}
+    usages = _optional(query, "SELECT service_id, service_contract_id "
+                              "FROM sys.service_contract_usages") or []
+    rows = []
+    for s in sorted(services, key=lambda r: str(r["name"])):
+        names = sorted(str(contracts.get(u["service_contract_id"], u["service_contract_id"]))
+                       for u in usages if u["service_id"] == s["service_id"])
+        rows.append((s["name"], queues.get(s["service_queue_id"], s["service_queue_id"]),
+                     ", ".join(names) or None))
+    return ResultSet(["service", "queue", "contracts"], ["sysname", "sysname", None], rows)
+
+
+def activation_view(query: Query) -> list[ResultSet]:
+    """Queue monitors (state, waiting readers, last activation) and running activated tasks."""
+    queues = {r["object_id"]: r["name"] for r in
+              _optional(query, "SELECT object_id, name FROM sys.service_queues") or []}
+    monitors = _rows(query, "SELECT * FROM sys.dm_broker_queue_monitors")
+    tasks = _rows(query, "SELECT * FROM sys.dm_broker_activated_tasks")
+    mon = ResultSet(
+        ["queue", "state", "tasks_waiting", "last_activated_time", "last_empty_rowset_time"],
+        ["sysname", None, "int", "datetime", "datetime"],
+        [(queues.get(m.get("queue_id"), m.get("queue_id")), m.get("state"),
+          m.get("tasks_waiting"), m.get("last_activated_time"), m.get("last_empty_rowset_time"))
+         for m in monitors])
+    task = ResultSet(["spid", "queue", "procedure_name"], ["int", "sysname", "nvarchar(650)"],
+                     [(t.get("spid"), queues.get(t.get("queue_id"), t.get("queue_id")),
+                       t.get("procedure_name")) for t in tasks])
+    return [mon, task]

@@ -1,0 +1,378 @@
+"""The interactive REPL: one prompt-toolkit ``PromptSession`` over one interpreter session.
+
+Batches run on a worker thread so that the main thread stays free to turn Ctrl-C into
+``session.cancel()`` (which also stops a ``WAITFOR``); a user error never ends the loop.
+Broker log lines (output of activated procedures …) arrive on background threads and are
+printed above the prompt through ``patch_stdout``. Only this module (and what it imports)
+loads prompt-toolkit, rich and Pygments; ``tsqlbroker.repl.cli`` imports it lazily.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TextIO
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.input import Input
+from prompt_toolkit.lexers import PygmentsLexer
+from prompt_toolkit.output import Output
+from prompt_toolkit.patch_stdout import patch_stdout
+from prompt_toolkit.styles import Style, merge_styles, style_from_pygments_cls
+from pygments.lexers.sql import TransactSqlLexer
+from pygments.styles import get_style_by_name
+from pygments.util import ClassNotFound
+from rich.console import Console
+from rich.text import Text
+
+from tsqlbroker import __version__
+from tsqlbroker.engine.results import ResultSet
+from tsqlbroker.errors import TSqlError
+from tsqlbroker.repl.catalog import CatalogCache, HelperSession, bracket, changes_catalog
+from tsqlbroker.repl.completer import TSqlCompleter
+from tsqlbroker.repl.config import Config, ConfigError, load_config, parse_config
+from tsqlbroker.repl.key_bindings import build_key_bindings, is_special
+from tsqlbroker.repl.render import RichSink, run_pager
+from tsqlbroker.repl.special import SpecialError, execute_special
+from tsqlbroker.repl.sqlcmd import SqlcmdError, SqlcmdState, preprocess
+
+InstanceFactory = Callable[[str | None], Any]
+
+_TOOLBAR_STYLE = Style.from_dict({
+    "bottom-toolbar": "noreverse bg:#222222 #aaaaaa",
+    "bottom-toolbar.key": "bold #ffffff",
+    "bottom-toolbar.warn": "bold #ff5f5f",
+})
+
+
+def _default_instance(url: str | None) -> Any:
+    from tsqlbroker.interpreter.instance import Instance
+
+    return Instance(url)
+
+
+def internal_error(exc: BaseException) -> TSqlError:
+    """A Python failure inside the interpreter, shown as an error instead of a traceback."""
+    return TSqlError(0, f"Internal error: {type(exc).__name__}: {exc}", severity=20)
+
+
+class Repl:
+    """The REPL's state: instance, user session, helper session, sink, sqlcmd variables."""
+
+    def __init__(self, config: Config, *, url: str | None = None, database: str = "master",
+                 console: Console | None = None, log_console: Console | None = None,
+                 input: Input | None = None, output: Output | None = None,
+                 instance_factory: InstanceFactory | None = None) -> None:
+        self.config = config
+        self.url = url if url is not None else config.url
+        # The user's console is bound to the real stdout; the log console follows sys.stdout,
+        # which patch_stdout redirects above the prompt while the user types.
+        self.console = console or Console(file=sys.stdout, highlight=False)
+        self.log_console = log_console or console or Console(
+            highlight=False, force_terminal=self.console.is_terminal,
+            color_system=self.console.color_system or None)  # type: ignore[arg-type]
+        pager_cmd = config.pager_command()
+        self.sink = RichSink(self.console, fmt=config.format, max_width=config.max_column_width,
+                             null_text=config.null_text, styles=config.colors,
+                             pager=run_pager(pager_cmd) if pager_cmd else None)
+        self.sqlcmd = SqlcmdState()
+        self.log_shown = config.log_show
+        self.exit_status: int | None = None
+        self._input, self._output = input, output
+        self._factory = instance_factory or _default_instance
+        self._out_file: TextIO | None = None
+        self.instance: Any = None
+        self._open(self._factory(self.url), database)
+
+    # -- instance and sessions ------------------------------------------------------------
+    def _open(self, instance: Any, database: str) -> None:
+        self.instance = instance
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tsql-batch")
+        self.session: Any = self._worker.submit(
+            lambda: instance.session(self.sink, database="master")).result()
+        self.helper = HelperSession(instance)
+        self.catalog = CatalogCache(self.helper)
+        log = getattr(instance, "broker_log", None)
+        if log is not None and hasattr(log, "add_listener"):
+            log.add_listener(self._on_log)
+        if database and database.lower() != "master":
+            self.run_text(f"USE {bracket(database)}")
+        self.catalog.refresh(self.current_database)
+
+    def _close_instance(self) -> None:
+        log = getattr(self.instance, "broker_log", None)
+        if log is not None and hasattr(log, "remove_listener"):
+            log.remove_listener(self._on_log)
+        self.helper.close()
+        close = getattr(self.session, "close", None)
+        if close is not None:
+            try:
+                self._worker.submit(close).result(timeout=10)
+            except Exception:  # noqa: BLE001 - leaving must not fail on a broken session
+                pass
+        self._worker.shutdown(wait=False, cancel_futures=True)
+        self.instance.close()
+
+    def close(self) -> None:
+        """Roll back what is open, close the sessions and the instance, restore output."""
+        self.set_output(None)
+        self._close_instance()
+
+    @property
+    def current_database(self) -> str:
+        return str(getattr(self.session, "current_database", "master"))
+
+    @property
+    def trancount(self) -> int:
+        return int(getattr(self.session, "trancount", 0) or 0)
+
+    # -- running text ---------------------------------------------------------------------
+    def handle(self, text: str) -> None:
+        """Run what the user entered: a ``:command`` or T-SQL batches. Never raises."""
+        if not text.strip():
+            return
+        try:
+            if is_special(text):
+                execute_special(self, text)
+            else:
+                self.run_text(text, Path.cwd())
+        except TSqlError as err:
+            self.sink.error(err)
+            self._stop_on_error()
+        except KeyboardInterrupt:
+            self.info("Cancelled.")
+        except Exception as exc:  # noqa: BLE001 - a user error never ends the REPL
+            self.sink.error(internal_error(exc))
+
+    def run_text(self, text: str, base_dir: Path | None = None) -> None:
+        """Preprocess (``$(var)``, ``:setvar``, ``:r``) and run the GO batches of ``text``."""
+        from tsqlbroker.grammar import split_batches
+
+        try:
+            plain = preprocess(text, self.sqlcmd, base_dir)
+        except SqlcmdError as err:
+            self.sink.error(err)
+            self._stop_on_error()
+            return
+        for chunk in split_batches(plain):
+            for _ in range(max(chunk.repeat, 1)):
+                before = self.sink.error_count
+                if not self._run_batch(chunk.text, chunk.start_line):
+                    return
+                if self.sink.error_count > before and self._stop_on_error():
+                    return
+        if self.sqlcmd.quit_requested:
+            self.request_exit(0)
+
+    def _stop_on_error(self) -> bool:
+        if self.sqlcmd.on_error_exit:
+            self.request_exit(1)
+            return True
+        return False
+
+    def _run_batch(self, text: str, start_line: int) -> bool:
+        """One batch on the worker thread; Ctrl-C cancels it. False when it was cancelled."""
+        database = self.current_database
+        started = time.monotonic()
+        future = self._worker.submit(self._execute, text, start_line)
+        cancelled = False
+        while True:
+            try:
+                future.result()
+                break
+            except KeyboardInterrupt:
+                # The session rolls back and returns; keep waiting for it so that the next
+                # batch never runs while this one is still unwinding.
+                if not cancelled:
+                    cancelled = True
+                    self.session.cancel()
+        elapsed = time.monotonic() - started
+        if cancelled:
+            self.info("Query was cancelled by user.", style=self.sink.styles["error"])
+        if self.config.timing:
+            self.info(f"Time: {elapsed:.3f}s", style=self.sink.styles["timing"])
+        if changes_catalog(text) or self.current_database != database:
+            self.catalog.refresh(self.current_database)
+        return not cancelled
+
+    def _execute(self, text: str, start_line: int) -> None:
+        try:
+            self.session.execute(text, start_line=start_line)
+        except TSqlError as err:
+            self.sink.error(err)
+        except Exception as exc:  # noqa: BLE001 - shown as an error, never a traceback
+            self.sink.error(internal_error(exc))
+
+    # -- the ReplContext of special commands ----------------------------------------------
+    def query(self, sql: str) -> list[ResultSet]:
+        """Result sets of ``sql`` in the current database, through the helper session."""
+        database = self.current_database
+        return self.helper.submit(lambda h: h.query(sql, database)).result()
+
+    def show(self, rs: ResultSet) -> None:
+        """Render a result set the way batch results are rendered."""
+        self.sink.resultset(rs)
+
+    def info(self, text: str, style: str = "") -> None:
+        """A line of client information (not T-SQL output)."""
+        self.sink.console.print(Text(text, style=style), soft_wrap=True)
+
+    def set_format(self, fmt: str) -> None:
+        """Switch the result format (table, vertical, csv, json)."""
+        self.config.format = fmt
+        self.sink.format = fmt
+
+    def set_output(self, path: str | None) -> None:
+        """``:out``: write output to ``path``, or back to the terminal when None."""
+        if path is None:
+            if self._out_file is not None:
+                self._out_file.close()
+                self._out_file = None
+            self.sink.console = self.console
+            return
+        try:
+            handle = open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed by :out stdout
+        except OSError as exc:
+            raise SpecialError(f"Cannot open file '{path}': {exc.strerror}.") from None
+        self.set_output(None)
+        self._out_file = handle
+        self.sink.console = Console(file=handle, width=self.console.width, no_color=True,
+                                    highlight=False)
+
+    def connect(self, url: str) -> None:
+        """``:connect``: open an instance on ``url``; the old one closes only if that works."""
+        try:
+            instance = self._factory(url)
+        except TSqlError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a bad URL is a user error
+            raise SpecialError(f"Cannot open storage '{url}': {exc}") from None
+        self._close_instance()
+        self.url = url
+        self._open(instance, "master")
+        self.info(f"Connected to {url}.")
+
+    def request_exit(self, status: int = 0) -> None:
+        """Leave the loop after the current input."""
+        self.exit_status = status
+
+    def log_tail(self, n: int) -> list[str]:
+        """The last ``n`` broker log lines."""
+        log = getattr(self.instance, "broker_log", None)
+        if log is None:
+            return []
+        entries = log.tail(n) if hasattr(log, "tail") else list(log)[-n:]
+        return [e.render() if hasattr(e, "render") else str(e) for e in entries]
+
+    def set_log_shown(self, shown: bool) -> None:
+        """Show broker log lines as they arrive, or keep them for ``:log`` only."""
+        self.log_shown = shown
+
+    def _on_log(self, entry: Any) -> None:
+        """Broker log listener (background threads)."""
+        if not self.log_shown:
+            return
+        line = entry.render() if hasattr(entry, "render") else str(entry)
+        with self.sink.lock:
+            self.log_console.print(Text(line, style=self.sink.styles["log"]), soft_wrap=True)
+
+    # -- the prompt -----------------------------------------------------------------------
+    def _history(self) -> History:
+        path = self.config.history_file
+        if path is None:
+            return InMemoryHistory()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.touch(exist_ok=True)
+        except OSError:
+            return InMemoryHistory()
+        return FileHistory(str(path))
+
+    def _style(self) -> Any:
+        try:
+            pygments_style = get_style_by_name(self.config.syntax_style)
+        except ClassNotFound:
+            pygments_style = get_style_by_name("default")
+        return merge_styles([style_from_pygments_cls(pygments_style), _TOOLBAR_STYLE])
+
+    def _toolbar(self) -> StyleAndTextTuples:
+        n = self.trancount
+        runs = "GO" if self.config.batch_terminator == "go" else "GO or ;"
+        return [
+            ("class:bottom-toolbar.key", f" {self.current_database} "),
+            ("class:bottom-toolbar.warn" if n else "class:bottom-toolbar",
+             f" @@TRANCOUNT {n} "),
+            ("class:bottom-toolbar", f"│ {self.sink.format} │ {runs} runs │ "
+                                     f"log {'on' if self.log_shown else 'off'} │ "
+                                     ":help │ Ctrl-D quits "),
+        ]
+
+    def _prompt(self) -> str:
+        return f"{self.current_database}> "
+
+    def prompt_session(self) -> PromptSession[str]:
+        """The configured prompt-toolkit session."""
+        return PromptSession(
+            multiline=True,
+            lexer=PygmentsLexer(TransactSqlLexer),
+            completer=TSqlCompleter(lambda: self.catalog.snapshot()),
+            complete_while_typing=True,
+            history=self._history(),
+            key_bindings=build_key_bindings(lambda: self.config.batch_terminator),
+            bottom_toolbar=self._toolbar,
+            prompt_continuation=lambda width, n, wrap: f"{n + 1}> ".rjust(width),
+            style=self._style(),
+            include_default_pygments_style=False,
+            input=self._input,
+            output=self._output,
+        )
+
+    def run(self) -> int:
+        """The read-run loop; the exit status (0, or 1 after ``:on error exit``)."""
+        session = self.prompt_session()
+        while self.exit_status is None:
+            try:
+                with patch_stdout(raw=True):
+                    text = session.prompt(self._prompt)
+            except EOFError:
+                break
+            except KeyboardInterrupt:
+                continue
+            self.handle(text)
+        return self.exit_status or 0
+
+
+def run_repl(url: str | None, database: str, output_format: str) -> int:
+    """``tsqlbroker`` with no mode: the REPL on ``url`` (or the configured storage)."""
+    try:
+        config, path, created = load_config()
+    except ConfigError as exc:
+        print(f"tsqlbroker: {exc}; using the defaults.", file=sys.stderr)
+        config, path, created = parse_config(""), None, False
+    if output_format == "json":
+        config.format = "json"
+    # The command line's default is master; then the config file's database applies.
+    start_db = database if database.lower() != "master" else config.database
+    try:
+        repl = Repl(config, url=url, database=start_db)
+    except TSqlError as err:
+        print(err.render(), file=sys.stderr)
+        return 1
+    except Exception as exc:  # noqa: BLE001 - e.g. a malformed storage URL
+        print(f"tsqlbroker: cannot open storage: {exc}", file=sys.stderr)
+        return 1
+    try:
+        if created and path is not None:
+            repl.info(f"Created the config file {path}.", style="dim")
+        storage = getattr(getattr(repl.instance, "store", None), "url", repl.url or "default")
+        repl.info(f"tsqlbroker {__version__} on {storage}. A line holding GO runs the batch; "
+                  ":help lists commands; Ctrl-D leaves.", style="dim")
+        return repl.run()
+    finally:
+        repl.close()
+

@@ -1,0 +1,216 @@
+"""The REPL's ``:commands`` (sqlcmd style), kept in a decorator registry.
+
+A command is a function ``handler(ctx, arg)`` registered with :func:`special_command`;
+``:help`` lists the registry. Commands that touch data run T-SQL through the session (or the
+helper session), so they show whatever the catalog views hold. ``$(var)`` references in the
+argument are substituted first, as sqlcmd does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from tsqlbroker.engine.results import ResultSet
+from tsqlbroker.repl import broker_views
+from tsqlbroker.repl.config import Config, FORMATS
+from tsqlbroker.repl.sqlcmd import SqlcmdError, SqlcmdState, preprocess, substitute
+
+
+class ReplContext(Protocol):
+    """What a special command may use of the REPL."""
+
+    config: Config
+    sqlcmd: SqlcmdState
+
+    def run_text(self, text: str, base_dir: Path | None = None) -> None:
+        """Run a script (GO batches) in the user's session."""
+
+    def query(self, sql: str) -> list[ResultSet]:
+        """Result sets of ``sql`` in the current database (helper session); raises errors."""
+
+    def show(self, rs: ResultSet) -> None:
+        """Render a result set in the current format."""
+
+    def info(self, text: str) -> None:
+        """Print a line of client information."""
+
+    def set_format(self, fmt: str) -> None:
+        """Switch the result format."""
+
+    def set_output(self, path: str | None) -> None:
+        """Send output to a file (None: back to the terminal)."""
+
+    def connect(self, url: str) -> None:
+        """Close the instance and open one on ``url``."""
+
+    def request_exit(self, status: int = 0) -> None:
+        """Leave the REPL after this command."""
+
+    def log_tail(self, n: int) -> list[str]:
+        """The last ``n`` broker log lines, rendered."""
+
+    def set_log_shown(self, shown: bool) -> None:
+        """Show broker log lines above the prompt as they arrive, or not."""
+
+
+Handler = Callable[[ReplContext, str], None]
+
+
+@dataclass(frozen=True)
+class SpecialCommand:
+    """One registered command."""
+
+    name: str
+    handler: Handler
+    usage: str
+    summary: str
+
+
+COMMANDS: dict[str, SpecialCommand] = {}
+
+
+def special_command(name: str, usage: str, summary: str,
+                    aliases: tuple[str, ...] = ()) -> Callable[[Handler], Handler]:
+    """Register ``handler`` as ``:name`` (and its aliases)."""
+
+    def register(handler: Handler) -> Handler:
+        for n in (name, *aliases):
+            COMMANDS[f":{n}"] = SpecialCommand(f":{n}", handler, usage, summary)
+        return handler
+
+    return register
+
+
+class SpecialError(SqlcmdError):
+    """A special command used wrongly (unknown name, bad argument)."""
+
+
+def execute_special(ctx: ReplContext, line: str) -> None:
+    """Run one ``:command`` line; raises :class:`SqlcmdError` (a TSqlError) when it is wrong."""
+    stripped = line.strip()
+    name, _, arg = stripped.partition(" ")
+    if name.lower() in ("exit", "quit"):
+        name = ":" + name
+    command = COMMANDS.get(name.lower())
+    if command is None:
+        raise SpecialError(f"Unknown command '{name}'. Type :help for the list.")
+    command.handler(ctx, substitute(arg.strip(), ctx.sqlcmd))
+
+
+def _on_off(arg: str, usage: str) -> bool:
+    word = arg.strip().lower()
+    if word not in ("on", "off"):
+        raise SpecialError(f"Usage: {usage}")
+    return word == "on"
+
+
+@special_command("help", ":help", "list the special commands", aliases=("?",))
+def _help(ctx: ReplContext, arg: str) -> None:
+    seen: set[str] = set()
+    rows = []
+    for cmd in sorted(COMMANDS.values(), key=lambda c: c.usage):
+        if cmd.usage in seen:
+            continue
+        seen.add(cmd.usage)
+        rows.append((cmd.usage, cmd.summary))
+    ctx.show(ResultSet(["command", "description"], [None, None], rows))
+    ctx.info("A batch runs on a line holding GO [n]; Alt-Enter runs the buffer as it is. "
+             "Ctrl-C cancels a running batch or clears the buffer; Ctrl-D leaves.")
+
+
+@special_command("quit", ":quit", "leave the REPL", aliases=("exit", "q"))
+def _quit(ctx: ReplContext, arg: str) -> None:
+    ctx.request_exit(0)
+
+
+@special_command("connect", ":connect URL", "open another storage (SQLAlchemy URL)")
+def _connect(ctx: ReplContext, arg: str) -> None:
+    if not arg:
+        raise SpecialError("Usage: :connect URL  (e.g. sqlite:///broker.db, sqlite://)")
+    ctx.connect(arg)
+
+
+@special_command("setvar", ":setvar NAME [VALUE]", "set a $(NAME) scripting variable")
+def _setvar(ctx: ReplContext, arg: str) -> None:
+    preprocess(f":setvar {arg}\n", ctx.sqlcmd)
+
+
+@special_command("listvar", ":listvar", "list the scripting variables")
+def _listvar(ctx: ReplContext, arg: str) -> None:
+    rows = sorted(ctx.sqlcmd.variables.items())
+    ctx.show(ResultSet(["name", "value"], ["sysname", None], rows))
+
+
+@special_command("r", ":r FILE", "run a script file (its GO batches, then the rest)")
+def _read(ctx: ReplContext, arg: str) -> None:
+    if not arg:
+        raise SpecialError("Usage: :r FILE")
+    ctx.run_text(f":r {arg}\n", Path.cwd())
+
+
+@special_command("out", ":out FILE|stdout", "send output to FILE, or back to the terminal")
+def _out(ctx: ReplContext, arg: str) -> None:
+    if not arg:
+        raise SpecialError("Usage: :out FILE|stdout")
+    target = arg.strip().strip('"')
+    ctx.set_output(None if target.lower() in ("stdout", "stderr") else target)
+
+
+@special_command("on", ":on error exit|ignore", "leave the REPL at the next error, or not")
+def _on_error(ctx: ReplContext, arg: str) -> None:
+    preprocess(f":on {arg}\n", ctx.sqlcmd)
+
+
+@special_command("format", ":format table|vertical|csv|json", "how result sets are shown")
+def _format(ctx: ReplContext, arg: str) -> None:
+    fmt = arg.strip().lower()
+    if fmt not in FORMATS:
+        raise SpecialError(f"Usage: :format {'|'.join(FORMATS)}")
+    ctx.set_format(fmt)
+    ctx.info(f"Output format: {fmt}")
+
+
+@special_command("timing", ":timing on|off", "print how long each batch took")
+def _timing(ctx: ReplContext, arg: str) -> None:
+    ctx.config.timing = _on_off(arg, ":timing on|off")
+    ctx.info(f"Timing is {'on' if ctx.config.timing else 'off'}.")
+
+
+@special_command("log", ":log [on|off|N]",
+                 "show the broker log above the prompt (on/off) or its last N lines")
+def _log(ctx: ReplContext, arg: str) -> None:
+    word = arg.strip().lower()
+    if word in ("on", "off"):
+        ctx.set_log_shown(word == "on")
+        ctx.info(f"Broker log is {'shown' if word == 'on' else 'hidden'}.")
+        return
+    if word and not word.isdigit():
+        raise SpecialError("Usage: :log [on|off|N]")
+    lines = ctx.log_tail(int(word) if word else 20)
+    for line in lines or ["(the broker log is empty)"]:
+        ctx.info(line)
+
+
+@special_command("queues", ":queues", "queues: status, messages, activation, readers")
+def _queues(ctx: ReplContext, arg: str) -> None:
+    ctx.show(broker_views.queues_view(ctx.query))
+
+
+@special_command("conversations", ":conversations",
+                 "open conversation endpoints: state, far service, age")
+def _conversations(ctx: ReplContext, arg: str) -> None:
+    ctx.show(broker_views.conversations_view(ctx.query))
+
+
+@special_command("services", ":services", "services with their queue and contracts")
+def _services(ctx: ReplContext, arg: str) -> None:
+    ctx.show(broker_views.services_view(ctx.query))
+
+
+@special_command("activation", ":activation", "queue monitors and activated tasks")
+def _activation(ctx: ReplContext, arg: str) -> None:
+    for rs in broker_views.activation_view(ctx.query):
+        ctx.show(rs)
