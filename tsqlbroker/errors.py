@@ -195,6 +195,17 @@ MESSAGES: dict[int, tuple[int, str]] = {
                "match the referencing column list in the foreign key '%.*ls'."),
     8101: (16, "An explicit value for the identity column in table '%.*ls' can only be "
                "specified when a column list is used and IDENTITY_INSERT is ON."),
+    120: (15, "The select list for the INSERT statement contains fewer items than the insert "
+              "list. The number of SELECT values must match the number of INSERT columns."),
+    121: (15, "The select list for the INSERT statement contains more items than the insert "
+              "list. The number of SELECT values must match the number of INSERT columns."),
+    1911: (16, "Column name '%.*ls' does not exist in the target table or view."),
+    2601: (14, "Cannot insert duplicate key row in object '%.*ls' with unique index '%.*ls'. "
+               "The duplicate key value is %ls."),
+    2705: (16, "Column names in each table must be unique. Column name '%.*ls' in table "
+               "'%.*ls' is specified more than once."),
+    8102: (16, "Cannot update identity column '%.*ls'."),
+    8110: (16, "Cannot add multiple PRIMARY KEY constraints to table '%.*ls'."),
     40000: (16, "%ls is not supported."),
     3902: (16, "The COMMIT TRANSACTION request has no corresponding BEGIN TRANSACTION."),
     3903: (16, "The ROLLBACK TRANSACTION request has no corresponding BEGIN TRANSACTION."),
