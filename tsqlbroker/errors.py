@@ -272,6 +272,29 @@ MESSAGES: dict[int, tuple[int, str]] = {
     9818: (16, "The culture parameter '%.*ls' provided in the function call is not supported."),
     9828: (16, "The second and third arguments of the TRANSLATE built-in function must contain "
                "an equal number of characters."),
+    # --- Service Broker engine (texts marked [U] are this implementation's wording: the
+    # reference gives the number but not the text)
+    259: (16, "Ad hoc updates to system catalogs are not allowed."),
+    2378: (16, "XML Schema syntax error: %ls"),                                      # [U]
+    3729: (16, "Cannot %ls '%.*ls' because it is being referenced by object '%.*ls'."),
+    7862: (16, "An endpoint of the requested type already exists. Only one endpoint of this "
+               "type is supported. Use ALTER ENDPOINT or DROP the existing endpoint and "
+               "execute the CREATE ENDPOINT command."),
+    8440: (16, "The failure code %d of END CONVERSATION WITH ERROR is not valid: it must be "
+               "greater than zero (negative codes are reserved for Service Broker)."),  # [U]
+    9659: (16, "The ADDRESS clause is required for route '%.*ls'."),                  # [U]
+    9661: (16, "The MIRROR_ADDRESS clause requires the SERVICE_NAME and BROKER_INSTANCE "
+               "clauses and cannot be used with ADDRESS 'LOCAL' or 'TRANSPORT'."),      # [U]
+    9662: (16, "The BROKER_INSTANCE clause requires the SERVICE_NAME clause."),       # [U]
+    9743: (16, "The BROKER_INSTANCE '%.*ls' is not a valid broker instance identifier."),  # [U]
+    9744: (16, "The address '%.*ls' is not valid. Specify 'LOCAL', 'TRANSPORT' or "
+               "'TCP://host:port'."),                                                  # [U]
+    9745: (16, "The SERVICE_NAME clause cannot be used with ADDRESS = 'TRANSPORT'."),  # [U]
+    9746: (16, "The route LIFETIME %d is outside the allowable range of 1 to 2147483647 "
+               "seconds."),                                                            # [U]
+    9747: (16, "The ADDRESS and MIRROR_ADDRESS of a route must be different."),       # [U]
+    15151: (16, "Cannot find the %S_MSG '%.*ls', because it does not exist or you do not "
+                "have permission."),
     # --- Service Broker (reference §6)
     8403: (16, "The message type '%.*ls' is specified more than once. Remove the duplicate "
                "message type."),
