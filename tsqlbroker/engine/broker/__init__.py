@@ -1,0 +1,113 @@
+"""SQL Server Service Broker for tsqlbroker: one :class:`Broker` per store.
+
+Modules: ``schema`` (tables), ``model`` (rows, constants), ``meta`` (metadata cache),
+``base`` (shared state, locks, signals, listeners), ``objects`` (message types, schema
+collections, contracts, queues, services), ``delivery`` (SEND, routing, validation,
+transmission queue), ``conversations`` (BEGIN DIALOG, END, timers, MOVE), ``network`` (routes,
+bindings, endpoint, priorities, ALTER DATABASE), ``receive`` (RECEIVE, GET CONVERSATION GROUP,
+WAITFOR), ``clock`` (tick), ``views`` (queues and catalog views for the DML layer).
+
+Every statement method takes the caller's :class:`~tsqlbroker.engine.txn.Txn` and joins its
+transaction; the engine never imports the grammar or the interpreter.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import update
+
+from ..store import Store
+from ..txn import Txn
+from .clock import ClockMixin
+from .model import ActivationSettings, QueueRow
+from .objects import ObjectsMixin
+from .receive import COLUMN_ALIASES, QUEUE_COLUMNS, ReceiveMixin
+from .views import ViewsMixin
+
+__all__ = ["Broker", "ActivationSettings", "QueueRow", "QUEUE_COLUMNS", "COLUMN_ALIASES"]
+
+
+class Broker(ViewsMixin, ReceiveMixin, ObjectsMixin, ClockMixin):
+    """The Service Broker of one store (all its databases)."""
+
+    def __init__(self, store: Store) -> None:
+        super().__init__(store)
+        self.register_views()
+
+    @classmethod
+    def get(cls, store: Store) -> Broker:
+        """The one broker of ``store``."""
+        broker: Broker = store.extension("broker", cls)
+        return broker
+
+    # -- the activation manager's view of the broker (engine/activation.BrokerQueues) ---------
+    def attach_activation(self, manager: Any) -> None:
+        """Connect an :class:`~tsqlbroker.engine.activation.ActivationManager`: queue events
+        go to ``manager.notify``, ends of receiving transactions to
+        ``manager.receive_outcome`` (the poison-message counter); the dm_broker_* views read
+        its monitors and tasks; new timers wake its clock (``manager.wake`` if it has one)."""
+        self.activation = manager
+
+        def forward(event: str, db_id: int, queue_id: int) -> None:
+            if event in ("rollback_receive", "commit_receive"):
+                manager.receive_outcome(db_id, queue_id, event == "commit_receive")
+            else:
+                manager.notify(event, db_id, queue_id)
+        self.add_queue_listener(forward)
+
+    def activation_queue_settings(self, db_id: int, queue_id: int) -> Any:
+        """QueueSettings of a queue (None if it is gone), for the activation manager."""
+        from ..activation import QueueSettings
+        conn = self.store.connect()
+        try:
+            meta = self._db(conn, db_id)
+            q = meta.queues_by_id.get(queue_id)
+            if q is None:
+                return None
+            return QueueSettings(
+                db_id=db_id, queue_id=queue_id,
+                name=f"[{meta.name}].[{q.schema_name}].[{q.name}]",
+                procedure=q.activation_procedure, max_readers=q.max_readers,
+                activation_enabled=q.is_activation_enabled,
+                receive_enabled=q.is_receive_enabled, execute_as=q.execute_as,
+                poison_message_handling=q.is_poison_message_handling_enabled)
+        finally:
+            conn.close()
+
+    def activation_queues(self) -> list[tuple[int, int]]:
+        """(db_id, queue_id) of every queue with activation enabled."""
+        conn = self.store.connect()
+        try:
+            return [(q.database_id, q.object_id) for q in self.queues(conn)
+                    if q.is_activation_enabled]
+        finally:
+            conn.close()
+
+    def queue_ready(self, db_id: int, queue_id: int) -> bool:
+        """Whether the queue has a message some session could RECEIVE now."""
+        conn = self.store.connect()
+        try:
+            return self.queue_has_ready_messages(conn, db_id, queue_id)
+        finally:
+            conn.close()
+
+    def disable_queue(self, db_id: int, queue_id: int) -> None:
+        """Poison-message handling: STATUS = OFF on the queue (committed at once)."""
+        conn = self.store.connect()
+        txn = Txn(conn, owner="poison-message")
+        try:
+            self._db(conn, db_id)
+            txn.write()
+            self.meta.changed(txn, db_id)
+            qt = self.t.queues
+            conn.execute(update(qt).where(qt.c.object_id == queue_id).values(
+                is_receive_enabled=False, is_enqueue_enabled=False))
+            txn.after_commit(lambda: (self.signals.bump((db_id, queue_id)),
+                                      self._notify("altered", db_id, queue_id)))
+            txn.commit()
+        except BaseException:
+            txn.rollback()
+            raise
+        finally:
+            conn.close()

@@ -1,0 +1,279 @@
+"""Shared state and helpers of the broker: tables, metadata cache, lazily created built-in
+objects of each database, conversation-group locks, queue signals and listeners.
+
+The public :class:`~tsqlbroker.engine.broker.Broker` combines this base with one mixin per
+statement family (objects, conversations, delivery, receive, clock, views).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import delete, insert, select
+
+from ...errors import broker_error
+from ..catalog import Catalog
+from ..store import Store, StoreConnection
+from ..txn import LockManager, Txn
+from .meta import DbMeta, MetaCache
+from .model import (
+    DEFAULT_CONTRACT_ID,
+    SB,
+    SYSTEM_MESSAGE_TYPES,
+    SYSTEM_TYPE_IDS,
+    Endpoint,
+    QueueRow,
+    uid,
+)
+from .schema import BrokerTables, broker_tables
+from .waits import QueueSignals
+
+log = logging.getLogger(__name__)
+
+Listener = Callable[[str, int, int], None]
+# How long a statement waits for a conversation-group lock before Msg 1222.
+LOCK_TIMEOUT_S = 60.0
+
+# System contracts: (id, name, [(type name, by initiator, by target)]).
+_SYSTEM_CONTRACTS: tuple[tuple[int, str, tuple[tuple[str, bool, bool], ...]], ...] = (
+    (2, SB + "BrokerConfigurationNotice",
+     ((SB + "BrokerConfigurationNotice/MissingRoute", True, False),
+      (SB + "BrokerConfigurationNotice/FailedRoute", True, False),
+      (SB + "BrokerConfigurationNotice/MissingRemoteServiceBinding", True, False),
+      (SB + "BrokerConfigurationNotice/FailedRemoteServiceBinding", True, False))),
+    (3, SB + "ServiceDiagnostic",
+     ((SB + "ServiceDiagnostic/Query", True, False),
+      (SB + "ServiceDiagnostic/Status", False, True),
+      (SB + "ServiceDiagnostic/Description", False, True))),
+    (4, SB + "ServiceEcho", ((SB + "ServiceEcho/Echo", True, True),)),
+    (DEFAULT_CONTRACT_ID, "DEFAULT", (("DEFAULT", True, True),)),
+)
+
+
+@dataclass
+class TxnBrokerState:
+    """What the broker remembers about one transaction."""
+
+    # queuing_order of rows RECEIVEd (not yet deleted): the same txn must not see them again.
+    received: set[int] = field(default_factory=set)
+    # Queues this transaction received from (for the poison-message counter of activation).
+    received_queues: set[tuple[int, int]] = field(default_factory=set)
+    # Queues whose groups this transaction locked: waiters are woken when the locks go.
+    locked_queues: set[tuple[int, int]] = field(default_factory=set)
+    # Deliveries deferred to commit, per sending handle (END … WITH ERROR cancels them).
+    pending_ops: dict[str, list[Any]] = field(default_factory=dict)
+
+
+class BrokerBase:
+    """State shared by the broker's mixins (one instance per store)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.t: BrokerTables = broker_tables(store.metadata)
+        self.catalog = Catalog.get(store)
+        self.meta = MetaCache(self.t, self.catalog)
+        self.locks: LockManager = store.extension("lock_manager", lambda _s: LockManager())
+        self.signals = QueueSignals()
+        self._listeners: list[Listener] = []
+        self._ready = False
+        self._init_lock = threading.RLock()
+        self._initialised_dbs: set[int] = set()
+        # Handles that may have messages held in a transmission queue (a superset).
+        self._held_handles: set[str] = set()
+        # The activation manager, when one runs (for the dm_broker_* views).
+        self.activation: Any = None
+        self.catalog.on_drop_database(self._on_drop_database)
+
+    # -- setup --------------------------------------------------------------------------------
+    def ensure_schema(self, conn: StoreConnection) -> None:
+        """Create the broker tables (and the catalog's) if they do not exist yet."""
+        if self._ready:
+            return
+        with self._init_lock:
+            if self._ready:
+                return
+            self.catalog.ensure_schema(conn)
+            opened = not conn.in_write_txn
+            conn.write()
+            try:
+                self.store.metadata.create_all(conn.conn, tables=self.t.all(), checkfirst=True)
+                tq = self.t.transmission
+                self._held_handles.update(conn.execute(
+                    select(tq.c.conversation_handle).distinct()).scalars())
+            except BaseException:
+                if opened:
+                    conn.rollback()
+                raise
+            if opened:
+                conn.commit()
+                self._ready = True
+
+    def _db(self, conn: StoreConnection, db_id: int) -> DbMeta:
+        """The broker metadata of ``db_id``, creating its built-in objects on first use."""
+        self.ensure_schema(conn)
+        if db_id not in self._initialised_dbs:
+            self._init_database(conn, db_id)
+        meta = self.meta.get(conn, db_id)
+        if meta is None:
+            raise broker_error(8442)
+        return meta
+
+    def _init_database(self, conn: StoreConnection, db_id: int) -> None:
+        with self._init_lock:
+            if db_id in self._initialised_dbs:
+                return
+            d = self.t.dbinit
+            if conn.execute(select(d.c.database_id).where(d.c.database_id == db_id)).first():
+                if not conn.in_write_txn:
+                    self._initialised_dbs.add(db_id)
+                return
+            if self.catalog.database(conn, db_id) is None:
+                raise broker_error(8442)
+            # Built-ins go in on a private connection, committed at once, when the database
+            # is committed; else (created in the caller's open transaction) on the caller's
+            # connection, so they roll back with the database.
+            if conn.in_write_txn:
+                # A private writer would wait for the caller's own storage lock.
+                self._write_builtins(conn, db_id)
+                self.meta.invalidate(db_id)
+                return
+            own = self.store.connect()
+            try:
+                if self.catalog.database(own, db_id) is not None:
+                    own.write()
+                    if not own.execute(select(d.c.database_id).where(
+                            d.c.database_id == db_id)).first():
+                        self._write_builtins(own, db_id)
+                    own.commit()
+                    self._initialised_dbs.add(db_id)
+                else:
+                    conn.write()
+                    self._write_builtins(conn, db_id)
+            finally:
+                own.close()
+            self.meta.invalidate(db_id)
+
+    def _write_builtins(self, conn: StoreConnection, db_id: int) -> None:
+        t = self.t
+        conn.execute(insert(t.dbinit).values(database_id=db_id))
+        conn.execute(insert(t.message_types), [
+            {"database_id": db_id, "message_type_id": mid, "name": name, "principal_id": None,
+             "validation": v, "xml_collection_id": None, "schema_namespace": None,
+             "is_system": True} for mid, name, v in SYSTEM_MESSAGE_TYPES])
+        for cid, name, usages in _SYSTEM_CONTRACTS:
+            conn.execute(insert(t.contracts).values(database_id=db_id, service_contract_id=cid,
+                                                    name=name, principal_id=1))
+            conn.execute(insert(t.contract_usages), [
+                {"database_id": db_id, "service_contract_id": cid,
+                 "message_type_id": SYSTEM_TYPE_IDS[tn], "is_sent_by_initiator": i,
+                 "is_sent_by_target": tg} for tn, i, tg in usages])
+        conn.execute(insert(t.routes).values(
+            database_id=db_id, route_id=65536, name="AutoCreatedLocal", principal_id=1,
+            remote_service_name=None, broker_instance=None, lifetime=None, address="LOCAL",
+            mirror_address=None))
+
+    def _on_drop_database(self, conn: StoreConnection, db_id: int) -> None:
+        """``DROP DATABASE``: remove every broker row of the database."""
+        t = self.t
+        for table in (t.message_types, t.contracts, t.contract_usages, t.queues, t.services,
+                      t.service_contracts, t.routes, t.bindings, t.priorities, t.xml_schemas,
+                      t.dbinit, t.conversations, t.groups, t.messages, t.transmission):
+            conn.execute(delete(table).where(table.c.database_id == db_id))
+        with self._init_lock:
+            self._initialised_dbs.discard(db_id)
+        self.meta.invalidate(db_id)
+
+    # -- per-transaction state ----------------------------------------------------------------
+    def _state(self, txn: Txn) -> TxnBrokerState:
+        st = txn.state.get("broker")
+        if st is None:
+            st = TxnBrokerState()
+            txn.state["broker"] = st
+            txn.after_end(lambda committed, s=st, d=txn.id: self._txn_ended(s, committed))
+        return st
+
+    def _txn_ended(self, st: TxnBrokerState, committed: bool) -> None:
+        # Runs after the locks are released (LockManager registered its hook earlier).
+        for key in st.locked_queues | st.received_queues:
+            self.signals.bump(key)
+        event = "commit_receive" if committed else "rollback_receive"
+        for db_id, queue_id in st.received_queues:
+            self._notify(event, db_id, queue_id)
+
+    # -- locks --------------------------------------------------------------------------------
+    def _lock_group(self, txn: Txn, db_id: int, group: str, queue_id: int,
+                    timeout: float | None = 0.0,
+                    cancelled: Callable[[], bool] | None = None) -> bool:
+        """Lock conversation group ``group`` for ``txn`` (waiting up to ``timeout`` seconds;
+        0 = do not wait). Registers the queue so its waiters wake when the lock goes."""
+        st = self._state(txn)
+        if timeout == 0.0:
+            ok = self.locks.try_acquire((db_id, group), txn)
+        else:
+            ok = self.locks.acquire((db_id, group), txn, timeout, cancelled)
+        if ok:
+            st.locked_queues.add((db_id, queue_id))
+        return ok
+
+    def _lock_group_or_fail(self, txn: Txn, db_id: int, group: str, queue_id: int) -> None:
+        """Lock a group a statement must have (BEGIN DIALOG, SEND, END …): waits as a lock
+        would (bounded by the store's busy timeout of 60 s)."""
+        if not self._lock_group(txn, db_id, group, queue_id, timeout=LOCK_TIMEOUT_S):
+            raise broker_error(1222)
+
+    # -- listeners ----------------------------------------------------------------------------
+    def add_queue_listener(self, fn: Listener) -> None:
+        """Call ``fn(event, db_id, queue_id)`` on queue events: 'enqueued', 'received',
+        'empty_receive', 'rollback_receive', 'altered', 'dropped'. Listeners must not raise
+        (exceptions are logged and ignored) and must not block."""
+        self._listeners.append(fn)
+
+    def _notify(self, event: str, db_id: int, queue_id: int) -> None:
+        for fn in list(self._listeners):
+            try:
+                fn(event, db_id, queue_id)
+            except Exception:  # a listener's bug must not break the session
+                log.exception("broker queue listener failed")
+
+    def _enqueued_after_commit(self, txn: Txn, db_id: int, queue_id: int) -> None:
+        """Wake waiters and tell listeners once ``txn`` commits (messages now visible)."""
+        def fire() -> None:
+            self.signals.bump((db_id, queue_id))
+            self._notify("enqueued", db_id, queue_id)
+        txn.after_commit(fire)
+
+    # -- lookups ------------------------------------------------------------------------------
+    def _queue(self, conn: StoreConnection, db_id: int, schema: str | None, name: str
+               ) -> QueueRow:
+        meta = self._db(conn, db_id)
+        q = meta.queues_by_name.get(((schema or "dbo").lower(), name.lower()))
+        if q is None:
+            from ...errors import BindError, tsql_error
+            raise tsql_error(208, name if schema is None else f"{schema}.{name}",
+                             cls=BindError)
+        return q
+
+    def _endpoint(self, conn: StoreConnection, db_id: int | None, handle: Any
+                  ) -> Endpoint | None:
+        c = self.t.conversations
+        try:
+            key = uid(handle)
+        except (ValueError, TypeError):
+            return None
+        cond = [c.c.conversation_handle == key]
+        if db_id is not None:
+            cond.append(c.c.database_id == db_id)
+        row = conn.execute(select(c).where(*cond)).mappings().first()
+        return None if row is None else Endpoint.from_row(row)
+
+    def _peer(self, conn: StoreConnection, ep: Endpoint) -> Endpoint | None:
+        c = self.t.conversations
+        row = conn.execute(select(c).where(
+            c.c.conversation_id == ep.conversation_id,
+            c.c.is_initiator == (0 if ep.is_initiator else 1))).mappings().first()
+        return None if row is None else Endpoint.from_row(row)
+

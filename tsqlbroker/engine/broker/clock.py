@@ -1,0 +1,76 @@
+"""The broker's clock: conversation timers, dialog lifetimes, closed-endpoint clean-up and
+transmission-queue retries (reference §5.8, §5.9, §7). :meth:`ClockMixin.tick` is called by
+whoever owns the background thread (the activation manager) and by tests with a given time.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import and_, func, select, update
+
+from ...errors import message_text
+from ..txn import Txn
+from .model import DIALOG_TIMER, Endpoint, utcnow
+from .network import NetworkMixin
+
+# Retry interval of held messages (SQL Server backs off from a few seconds to a minute).
+RETRY_SECONDS = 4.0
+_ACTIVE = ("SO", "SI", "CO", "DI")
+
+
+class ClockMixin(NetworkMixin):
+    """Time-driven broker work."""
+
+    def tick(self, now: datetime | None = None) -> float | None:
+        """Fire due conversation timers (a DialogTimer message on the local queue), expire
+        dialogs past their LIFETIME (Error -8489 on each side), purge closed endpoints past
+        their security timestamp and retry held messages. Runs in its own transaction.
+        Returns the seconds until the next due event (None: nothing scheduled)."""
+        now = now or utcnow()
+        conn = self.store.connect()
+        txn = Txn(conn, owner="broker-clock")
+        try:
+            self.ensure_schema(conn)
+            c = self.t.conversations
+            due_timers = conn.execute(select(c).where(c.c.dialog_timer <= now)).mappings().all()
+            expired = conn.execute(select(c).where(
+                c.c.lifetime <= now, c.c.state.in_(_ACTIVE))).mappings().all()
+            closed = conn.execute(select(c).where(
+                c.c.state == "CD", c.c.security_timestamp <= now)).mappings().all()
+            if due_timers or expired or closed or self._held_handles:
+                txn.write()
+            for r in due_timers:
+                ep = Endpoint.from_row(r)
+                conn.execute(update(c).where(c.c.conversation_handle == ep.conversation_handle)
+                             .values(dialog_timer=None))
+                meta = self.meta.get(conn, ep.database_id)
+                if meta is not None and ep.state not in ("DO", "CD"):
+                    self._enqueue(conn, txn, meta, ep, DIALOG_TIMER, None, 0, now)
+            for r in expired:
+                ep = Endpoint.from_row(r)
+                self._error_endpoint(conn, txn, ep, -8489, message_text(8489))
+            for r in closed:
+                self._delete_endpoint(conn, Endpoint.from_row(r))
+            if self._held_handles:
+                self._retry_held(conn, txn)
+            txn.commit()
+            return self._next_due(conn, now)
+        except BaseException:
+            txn.rollback()
+            raise
+        finally:
+            conn.close()
+
+    def _next_due(self, conn: object, now: datetime) -> float | None:
+        c = self.t.conversations
+        timer = conn.execute(select(func.min(c.c.dialog_timer))).scalar()  # type: ignore
+        life = conn.execute(select(func.min(c.c.lifetime)).where(  # type: ignore
+            c.c.state.in_(_ACTIVE))).scalar()
+        closed = conn.execute(select(func.min(c.c.security_timestamp)).where(  # type: ignore
+            and_(c.c.state == "CD"))).scalar()
+        times = [t for t in (timer, life, closed) if t is not None]
+        due = [max((t - now).total_seconds(), 0.0) for t in times if isinstance(t, datetime)]
+        if self._held_handles:
+            due.append(RETRY_SECONDS)
+        return min(due) if due else None

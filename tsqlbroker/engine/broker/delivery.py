@@ -1,0 +1,563 @@
+"""SEND and message delivery: at commit each sent message is routed to the target service
+(any database of the instance), checked against the *target* database's definitions and
+enqueued — or held in the sender database's transmission queue with a status text and
+delivered later (tick, ALTER QUEUE … STATUS = ON, ALTER DATABASE … ENABLE_BROKER, CREATE
+SERVICE). Reference §5.5, §5.6, §5.10, §7.
+
+Exactly-once-in-order: a conversation with held messages queues new ones behind them; held
+messages of a conversation are retried in sequence order and the retry stops at the first one
+that still cannot be delivered.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, insert, select, update
+
+from ...errors import broker_error, message_text
+from ..store import StoreConnection
+from ..txn import Txn
+from .base import BrokerBase
+from .meta import DbMeta
+from .model import (
+    ALWAYS_ALLOWED,
+    DIALOG_TIMER,
+    END_DIALOG,
+    ERROR,
+    SENDABLE_STATES,
+    Endpoint,
+    ServiceRow,
+    error_body,
+    new_uid,
+    uid,
+    utcnow,
+)
+from .validation import valid_error, well_formed_error
+
+
+@dataclass
+class Outgoing:
+    """One message on its way from a conversation endpoint to its peer."""
+
+    db_id: int
+    handle: str
+    conversation_id: str
+    is_initiator: int
+    from_service: str
+    to_service: str
+    target_broker: str | None
+    contract_name: str
+    seq: int
+    message_type: str
+    body: bytes | None
+    priority: int
+    lifetime: datetime
+    enqueue_time: datetime = field(default_factory=utcnow)
+
+    @property
+    def is_end(self) -> bool:
+        return self.message_type == END_DIALOG
+
+    @property
+    def is_error(self) -> bool:
+        return self.message_type == ERROR
+
+
+@dataclass
+class DeliverOp:
+    """Deferred delivery of one outgoing message (a :class:`~..txn.DeferredOp`)."""
+
+    broker: DeliveryMixin
+    txn: Txn
+    out: Outgoing
+    retain: tuple[int, str, int] | None = None    # (queue id, group id, service id) for copies
+    cancelled: bool = False
+
+    def flush(self, conn: StoreConnection) -> None:
+        if self.cancelled:
+            return
+        if self.retain is not None:
+            self.broker._retain_copy(conn, self.out, *self.retain)
+        self.broker._deliver(conn, self.txn, self.out)
+
+
+@dataclass
+class RetryOp:
+    """Deferred retry of held messages (after ALTER QUEUE ON, CREATE SERVICE …)."""
+
+    broker: DeliveryMixin
+    txn: Txn
+    filters: dict[str, Any]
+
+    def flush(self, conn: StoreConnection) -> None:
+        self.broker._retry_held(conn, self.txn, **self.filters)
+
+
+def _rank(message_type: str) -> int:
+    return 0 if message_type == DIALOG_TIMER else 1 if message_type == ERROR else 2
+
+
+class DeliveryMixin(BrokerBase):
+    """SEND, routing, receiver-side validation, the transmission queue."""
+
+    _held_handles: set[str]
+
+    # -- SEND ---------------------------------------------------------------------------------
+    def send(self, txn: Txn, db_id: int, handles: list[Any], message_type: str | None,
+             body: bytes | None, body_given: bool) -> None:
+        """``SEND ON CONVERSATION (h [, …]) [MESSAGE TYPE t] [(body)]``.
+
+        Every handle is checked before anything is sent (multicast is atomic): 8426 unknown
+        handle (also — a choice, SQL Server's number is undocumented — for a handle listed
+        twice), 8429 state, 8428 unknown type, 8431/8432/8434 contract, 8433 NULL body, 9618
+        own queue disabled with retention. Delivery happens at commit."""
+        conn = txn.conn
+        meta = self._db(conn, db_id)
+        if body_given and body is None:
+            raise broker_error(8433)
+        if not body:
+            body = None
+        type_name = "DEFAULT" if message_type is None else message_type
+        mt = meta.types_by_name.get(type_name)
+        endpoints: list[Endpoint] = []
+        seen: set[str] = set()
+        for handle in handles:
+            if handle is None:
+                raise broker_error(8418)
+            ep = self._endpoint(conn, db_id, handle)
+            if ep is None:
+                raise broker_error(8426, str(handle).upper())
+            if ep.conversation_handle in seen:
+                raise broker_error(8426, ep.conversation_handle)
+            seen.add(ep.conversation_handle)
+            if ep.state not in SENDABLE_STATES:
+                raise broker_error(8429, ep.state)
+            if mt is None:
+                raise broker_error(8428, type_name)
+            if type_name not in ALWAYS_ALLOWED:
+                contract = meta.contracts_by_id.get(ep.service_contract_id)
+                usage = contract.usages.get(mt.message_type_id) if contract else None
+                if usage is None:
+                    raise broker_error(8431, type_name)
+                if ep.is_initiator and not usage[0]:
+                    raise broker_error(8432, type_name)
+                if not ep.is_initiator and not usage[1]:
+                    raise broker_error(8434, type_name)
+            queue = meta.queues_by_id.get(ep.queue_id)
+            if queue is not None and queue.is_retention_enabled and not queue.is_enqueue_enabled:
+                raise broker_error(9618, queue.name)
+            endpoints.append(ep)
+        for ep in endpoints:
+            self._lock_group_or_fail(txn, db_id, ep.conversation_group_id, ep.queue_id)
+            self._queue_outgoing(txn, meta, ep, type_name, body)
+
+    def _queue_outgoing(self, txn: Txn, meta: DbMeta, ep: Endpoint, type_name: str,
+                        body: bytes | None) -> DeliverOp:
+        """Take the next sequence number of ``ep`` and defer the delivery of one message."""
+        conn = txn.conn
+        txn.write()
+        c = self.t.conversations
+        values: dict[str, Any] = {"send_sequence": ep.send_sequence + 1}
+        if ep.state == "SO":
+            values["state"] = "CO"
+        conn.execute(update(c).where(c.c.conversation_handle == ep.conversation_handle)
+                     .values(**values))
+        contract = meta.contracts_by_id.get(ep.service_contract_id)
+        svc = meta.services_by_id.get(ep.service_id)
+        out = Outgoing(
+            db_id=ep.database_id, handle=ep.conversation_handle,
+            conversation_id=ep.conversation_id, is_initiator=ep.is_initiator,
+            from_service=svc.name if svc else "", to_service=ep.far_service,
+            target_broker=ep.target_broker,
+            contract_name=contract.name if contract else "DEFAULT", seq=ep.send_sequence,
+            message_type=type_name, body=body, priority=ep.priority, lifetime=ep.lifetime)
+        queue = meta.queues_by_id.get(ep.queue_id)
+        retain = None
+        if queue is not None and queue.is_retention_enabled and type_name not in (
+                END_DIALOG, ERROR):
+            retain = (ep.queue_id, ep.conversation_group_id, ep.service_id)
+        op = DeliverOp(self, txn, out, retain)
+        txn.defer(op)
+        pending = self._state(txn).pending_ops.setdefault(ep.conversation_handle, [])
+        pending.append(op)
+        ep.send_sequence += 1
+        if ep.state == "SO":
+            ep.state = "CO"
+        return op
+
+    def _retain_copy(self, conn: StoreConnection, out: Outgoing, queue_id: int, group: str,
+                     service_id: int) -> None:
+        """RETENTION = ON: a status-3 copy of a sent message in the sender's own queue."""
+        meta = self.meta.get(conn, out.db_id)
+        if meta is None:
+            return
+        contract = meta.contracts_by_name.get(out.contract_name)
+        mt = meta.types_by_name.get(out.message_type)
+        conn.execute(insert(self.t.messages).values(
+            database_id=out.db_id, queue_id=queue_id, status=3, priority=out.priority,
+            conversation_group_id=group, conversation_handle=out.handle,
+            message_sequence_number=out.seq, service_name=out.from_service,
+            service_id=service_id,
+            service_contract_name=out.contract_name,
+            service_contract_id=contract.service_contract_id if contract else 0,
+            message_type_name=out.message_type,
+            message_type_id=mt.message_type_id if mt else 0,
+            validation=mt.validation if mt else "N", message_body=out.body,
+            message_enqueue_time=out.enqueue_time, message_id=new_uid(),
+            rank=_rank(out.message_type)))
+
+    # -- delivery -----------------------------------------------------------------------------
+    def _deliver(self, conn: StoreConnection, txn: Txn | None, out: Outgoing) -> None:
+        """Deliver ``out`` now (inside the storage transaction) or hold it."""
+        sender = self.meta.get(conn, out.db_id)
+        if sender is None:
+            return
+        if not sender.is_broker_enabled:
+            self._hold(conn, out, message_text(9791))
+            return
+        if out.handle in self._held_handles and self._has_held(conn, out.handle):
+            self._hold(conn, out, "")
+            self._retry_held(conn, txn, handle=out.handle)
+            return
+        status = self._try_deliver(conn, txn, out)
+        if status is not None:
+            self._hold(conn, out, status)
+
+    def _has_held(self, conn: StoreConnection, handle: str) -> bool:
+        tq = self.t.transmission
+        if conn.execute(select(tq.c.id).where(tq.c.conversation_handle == handle).limit(1)
+                        ).first() is not None:
+            return True
+        self._held_handles.discard(handle)
+        return False
+
+    def _hold(self, conn: StoreConnection, out: Outgoing, status: str) -> None:
+        conn.execute(insert(self.t.transmission).values(
+            database_id=out.db_id, conversation_handle=out.handle,
+            to_service_name=out.to_service, to_broker_instance=out.target_broker,
+            from_service_name=out.from_service, service_contract_name=out.contract_name,
+            enqueue_time=out.enqueue_time, message_sequence_number=out.seq,
+            message_type_name=out.message_type, is_conversation_error=out.is_error,
+            is_end_of_dialog=out.is_end, message_body=out.body, transmission_status=status,
+            priority=out.priority))
+        self._held_handles.add(out.handle)
+
+    def _route(self, conn: StoreConnection, out: Outgoing
+               ) -> tuple[DbMeta, ServiceRow] | str:
+        """The target database and service of a conversation's first message, or the
+        transmission status explaining why there is none (reference §7, LOCAL routes)."""
+        candidates: list[DbMeta] = []
+        sender = self.meta.get(conn, out.db_id)
+        tb = (out.target_broker or "").strip()
+        if tb.upper() == "CURRENT DATABASE":
+            candidates = [sender] if sender else []
+        elif tb:
+            candidates = [m for m in self.meta.all_loaded(conn) if m.broker_guid == tb.upper()]
+        else:
+            others = [m for m in self.meta.all_loaded(conn) if m.database_id != out.db_id]
+            candidates = ([sender] if sender else []) + others
+        for meta in candidates:
+            if meta.database_id not in self._initialised_dbs:
+                meta = self._db(conn, meta.database_id)
+            svc = meta.services_by_name.get(out.to_service)
+            if svc is not None and meta.is_broker_enabled:
+                return meta, svc
+        return message_text(9793)
+
+    def _try_deliver(self, conn: StoreConnection, txn: Txn | None, out: Outgoing
+                     ) -> str | None:
+        """Put ``out`` into its target queue; None when done (delivered, rejected with an
+        Error back to the sender, or discarded), else the transmission status."""
+        peer = self._peer_of(conn, out)
+        created = False
+        if peer is None:
+            if not out.is_initiator or out.is_end or out.is_error:
+                return None          # nobody to tell: the far endpoint never existed / is gone
+            routed = self._route(conn, out)
+            if isinstance(routed, str):
+                return routed
+            meta, svc = routed
+            queue = meta.queues_by_id.get(svc.service_queue_id)
+            if queue is None or not queue.is_enqueue_enabled:
+                return message_text(9617, queue.name if queue else svc.name)
+            contract = meta.contracts_by_name.get(out.contract_name)
+            if contract is None:
+                self._reject(conn, txn, out, -8425, message_text(8425, out.contract_name))
+                return None
+            if contract.service_contract_id not in svc.contract_ids:
+                self._reject(conn, txn, out, -8408,
+                             message_text(8408, svc.name, out.contract_name))
+                return None
+            peer = self._create_target(conn, out, meta, svc, contract.service_contract_id)
+            created = True
+        else:
+            meta = self.meta.get(conn, peer.database_id)
+            if meta is None:
+                return None
+            if not meta.is_broker_enabled:
+                return message_text(9793)
+            queue = meta.queues_by_id.get(peer.queue_id)
+            if queue is None or not queue.is_enqueue_enabled:
+                return message_text(9617, queue.name if queue else "")
+            if peer.state in ("DO", "CD"):
+                if out.is_end or out.is_error:
+                    self._close(conn, peer)
+                return None
+            if peer.state == "ER":
+                return None
+        problem = self._check_incoming(conn, meta, peer, out)
+        if problem is not None:
+            code, text = problem
+            if created:
+                self._delete_endpoint(conn, peer)
+            else:
+                self._close(conn, peer)
+            self._reject(conn, txn, out, code, text)
+            return None
+        self._enqueue(conn, txn, meta, peer, out.message_type, out.body, out.seq,
+                      out.enqueue_time)
+        c = self.t.conversations
+        values: dict[str, Any] = {"receive_sequence": out.seq + 1}
+        if out.is_end and peer.state in ("SO", "SI", "CO"):
+            values["state"] = "DI"
+        elif out.is_error and peer.state in ("SO", "SI", "CO", "DI"):
+            values["state"] = "ER"
+        conn.execute(update(c).where(c.c.conversation_handle == peer.conversation_handle)
+                     .values(**values))
+        return None
+
+    def _peer_of(self, conn: StoreConnection, out: Outgoing) -> Endpoint | None:
+        c = self.t.conversations
+        row = conn.execute(select(c).where(
+            c.c.conversation_id == out.conversation_id,
+            c.c.is_initiator == (0 if out.is_initiator else 1))).mappings().first()
+        return None if row is None else Endpoint.from_row(row)
+
+    def _create_target(self, conn: StoreConnection, out: Outgoing, meta: DbMeta,
+                       svc: ServiceRow, contract_id: int) -> Endpoint:
+        """The target endpoint and its new conversation group, made by the first message."""
+        sender = self.meta.get(conn, out.db_id)
+        now = utcnow()
+        group = new_uid()
+        priority = self._priority_for(conn, meta.database_id, contract_id, svc.service_id,
+                                      out.from_service)
+        values = dict(
+            conversation_handle=new_uid(), database_id=meta.database_id,
+            conversation_id=out.conversation_id, is_initiator=0,
+            service_contract_id=contract_id, conversation_group_id=group,
+            service_id=svc.service_id, queue_id=svc.service_queue_id, lifetime=out.lifetime,
+            state="CO", far_service=out.from_service,
+            far_broker_instance=sender.broker_guid if sender else None, target_broker=None,
+            security_timestamp=None, dialog_timer=None, send_sequence=0,
+            end_dialog_sequence=-1, receive_sequence=0, system_sequence=0, priority=priority,
+            encryption=False, create_date=now)
+        conn.execute(insert(self.t.conversations).values(**values))
+        conn.execute(insert(self.t.groups).values(
+            conversation_group_id=group, database_id=meta.database_id,
+            service_id=svc.service_id, queue_id=svc.service_queue_id))
+        c = self.t.conversations
+        conn.execute(update(c).where(c.c.conversation_handle == out.handle)
+                     .values(far_broker_instance=meta.broker_guid))
+        return Endpoint(**values)  # type: ignore[arg-type]
+
+    def _check_incoming(self, conn: StoreConnection, meta: DbMeta, peer: Endpoint,
+                        out: Outgoing) -> tuple[int, str] | None:
+        """Receiver-side validation with the target database's definitions (§5.6)."""
+        name = out.message_type
+        mt = meta.types_by_name.get(name)
+        if mt is None:
+            return -8428, message_text(8428, name)
+        if name not in ALWAYS_ALLOWED:
+            contract = meta.contracts_by_id.get(peer.service_contract_id)
+            usage = contract.usages.get(mt.message_type_id) if contract else None
+            if usage is None:
+                return -8498, message_text(8498, name)
+            if out.is_initiator and not usage[0]:
+                return -8457, message_text(8457, name)
+            if not out.is_initiator and not usage[1]:
+                return -8437, message_text(8437, name)
+        body = out.body
+        if mt.validation == "E" and body:
+            return -8430, message_text(8430)
+        if mt.validation == "X" and body:
+            if mt.xml_collection_id is not None or mt.schema_namespace:
+                texts = self._schema_texts(conn, meta.database_id, mt.xml_collection_id,
+                                           mt.schema_namespace)
+                why = valid_error(body, texts) if texts else well_formed_error(body)
+            else:
+                why = well_formed_error(body)
+            if why is not None:
+                return -9615, message_text(9615, name, why, out.conversation_id,
+                                           out.is_initiator, out.seq)
+        return None
+
+    def _reject(self, conn: StoreConnection, txn: Txn | None, out: Outgoing, code: int,
+                text: str) -> None:
+        """The target refused ``out``: the sender's endpoint errors (Error message)."""
+        sender = self._endpoint(conn, out.db_id, out.handle)
+        if sender is not None:
+            self._error_endpoint(conn, txn, sender, code, text)
+
+    # -- local enqueue and endpoint state changes -------------------------------------------
+    def _enqueue(self, conn: StoreConnection, txn: Txn | None, meta: DbMeta, ep: Endpoint,
+                 type_name: str, body: bytes | None, seq: int,
+                 when: datetime | None = None) -> None:
+        """Insert a ready message for endpoint ``ep`` into its queue."""
+        mt = meta.types_by_name.get(type_name)
+        svc = meta.services_by_id.get(ep.service_id)
+        contract = meta.contracts_by_id.get(ep.service_contract_id)
+        conn.execute(insert(self.t.messages).values(
+            database_id=ep.database_id, queue_id=ep.queue_id, status=1, priority=ep.priority,
+            conversation_group_id=ep.conversation_group_id,
+            conversation_handle=ep.conversation_handle, message_sequence_number=seq,
+            service_name=svc.name if svc else "", service_id=ep.service_id,
+            service_contract_name=contract.name if contract else "",
+            service_contract_id=ep.service_contract_id, message_type_name=type_name,
+            message_type_id=mt.message_type_id if mt else 0,
+            validation=mt.validation if mt else "N", message_body=body,
+            message_enqueue_time=when or utcnow(), message_id=new_uid(),
+            rank=_rank(type_name)))
+        if txn is not None:
+            self._enqueued_after_commit(txn, ep.database_id, ep.queue_id)
+
+    def _error_endpoint(self, conn: StoreConnection, txn: Txn | None, ep: Endpoint, code: int,
+                        text: str) -> None:
+        """A broker-generated Error for endpoint ``ep``: state ER and an Error message on its
+        queue — or, for an endpoint that already ended (DO), just closed (§5.7.5)."""
+        if ep.state in ("DO", "CD"):
+            self._close(conn, ep)
+            return
+        meta = self.meta.get(conn, ep.database_id)
+        if meta is None:
+            return
+        c = self.t.conversations
+        conn.execute(update(c).where(c.c.conversation_handle == ep.conversation_handle)
+                     .values(state="ER", dialog_timer=None))
+        self._enqueue(conn, txn, meta, ep, ERROR, error_body(code, text), 0)
+        ep.state = "ER"
+
+    def _close(self, conn: StoreConnection, ep: Endpoint) -> None:
+        """Endpoint ``ep`` reaches CLOSED: an initiator goes at once; a target is kept as CD
+        for replay protection until its security timestamp (+30 min), then purged by tick."""
+        if ep.is_initiator:
+            self._delete_endpoint(conn, ep)
+            return
+        from .model import CLOSED_KEEP
+        c = self.t.conversations
+        conn.execute(update(c).where(c.c.conversation_handle == ep.conversation_handle)
+                     .values(state="CD", dialog_timer=None,
+                             security_timestamp=utcnow() + CLOSED_KEEP))
+        m = self.t.messages
+        conn.execute(delete(m).where(m.c.conversation_handle == ep.conversation_handle))
+        ep.state = "CD"
+
+    def _delete_endpoint(self, conn: StoreConnection, ep: Endpoint) -> None:
+        """Remove an endpoint, its queued / held messages, and its group if now empty."""
+        c, m, tq, g = (self.t.conversations, self.t.messages, self.t.transmission,
+                       self.t.groups)
+        conn.execute(delete(m).where(m.c.conversation_handle == ep.conversation_handle))
+        conn.execute(delete(tq).where(tq.c.conversation_handle == ep.conversation_handle))
+        conn.execute(delete(c).where(c.c.conversation_handle == ep.conversation_handle))
+        left = conn.execute(select(c.c.conversation_handle).where(
+            c.c.conversation_group_id == ep.conversation_group_id).limit(1)).first()
+        if left is None:
+            conn.execute(delete(g).where(g.c.conversation_group_id == ep.conversation_group_id))
+        ep.state = "CD"
+
+    def _priority_for(self, conn: StoreConnection, db_id: int, contract_id: int,
+                      service_id: int, far_service: str) -> int:
+        """The conversation priority (1..10, default 5): best-matching broker priority,
+        contract before local service before remote service (§1.8)."""
+        p = self.t.priorities
+        best: tuple[int, int] | None = None
+        for r in conn.execute(select(p).where(p.c.database_id == db_id)).mappings():
+            if r["service_contract_id"] not in (None, contract_id):
+                continue
+            if r["local_service_id"] not in (None, service_id):
+                continue
+            if r["remote_service_name"] not in (None, far_service):
+                continue
+            score = ((r["service_contract_id"] is not None) * 4
+                     + (r["local_service_id"] is not None) * 2
+                     + (r["remote_service_name"] is not None))
+            if best is None or score > best[0]:
+                best = (score, int(r["priority"]))
+        return 5 if best is None else best[1]
+
+    # -- the transmission queue ---------------------------------------------------------------
+    def _defer_retry(self, txn: Txn, *, queue_key: tuple[int, int] | None = None,
+                     to_service: str | None = None, db_id: int | None = None) -> None:
+        """Retry held messages at commit (optionally only some)."""
+        filters: dict[str, Any] = {}
+        if to_service is not None:
+            filters["to_service"] = to_service
+        if db_id is not None:
+            filters["db_id"] = db_id
+        txn.defer(RetryOp(self, txn, filters))
+
+    def _retry_held(self, conn: StoreConnection, txn: Txn | None, *, handle: str | None = None,
+                    to_service: str | None = None, db_id: int | None = None) -> int:
+        """Try to deliver held messages, per conversation in sequence order; returns how many
+        were delivered."""
+        tq = self.t.transmission
+        stmt = select(tq).order_by(tq.c.conversation_handle, tq.c.message_sequence_number,
+                                   tq.c.id)
+        if handle is not None:
+            stmt = stmt.where(tq.c.conversation_handle == handle)
+        if db_id is not None:
+            stmt = stmt.where(tq.c.database_id == db_id)
+        rows = list(conn.execute(stmt).mappings())
+        if to_service is not None:
+            wanted = {r["conversation_handle"] for r in rows
+                      if r["to_service_name"] == to_service}
+            rows = [r for r in rows if r["conversation_handle"] in wanted]
+        delivered = 0
+        blocked: set[str] = set()
+        for r in rows:
+            h = r["conversation_handle"]
+            if h in blocked:
+                continue
+            ep = self._endpoint(conn, r["database_id"], h)
+            if ep is None:
+                conn.execute(delete(tq).where(tq.c.id == r["id"]))
+                continue
+            sender = self.meta.get(conn, r["database_id"])
+            if sender is None:
+                continue
+            if not sender.is_broker_enabled:
+                status: str | None = message_text(9791)
+            else:
+                out = Outgoing(
+                    db_id=r["database_id"], handle=h, conversation_id=ep.conversation_id,
+                    is_initiator=ep.is_initiator, from_service=r["from_service_name"],
+                    to_service=r["to_service_name"], target_broker=r["to_broker_instance"],
+                    contract_name=r["service_contract_name"],
+                    seq=r["message_sequence_number"], message_type=r["message_type_name"],
+                    body=r["message_body"], priority=r["priority"], lifetime=ep.lifetime,
+                    enqueue_time=r["enqueue_time"])
+                status = self._try_deliver(conn, txn, out)
+            if status is None:
+                conn.execute(delete(tq).where(tq.c.id == r["id"]))
+                delivered += 1
+            else:
+                conn.execute(update(tq).where(tq.c.id == r["id"])
+                             .values(transmission_status=status))
+                blocked.add(h)
+        return delivered
+
+    def get_transmission_status(self, conn: StoreConnection, db_id: int, handle: Any) -> str:
+        """``GET_TRANSMISSION_STATUS(h)``: the status text of the conversation's oldest held
+        message; '' if none is held, the last attempt worked, or the handle is unknown."""
+        self.ensure_schema(conn)
+        tq = self.t.transmission
+        try:
+            key = uid(handle)
+        except (ValueError, TypeError):
+            return ""
+        row = conn.execute(select(tq.c.transmission_status).where(
+            tq.c.database_id == db_id, tq.c.conversation_handle == key)
+            .order_by(tq.c.message_sequence_number, tq.c.id).limit(1)).first()
+        return "" if row is None else str(row[0] or "")

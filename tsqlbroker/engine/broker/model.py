@@ -1,0 +1,191 @@
+"""Plain data of the broker: rows of its metadata, constants and small pure helpers."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+
+SB = "http://schemas.microsoft.com/SQL/ServiceBroker/"
+END_DIALOG = SB + "EndDialog"
+ERROR = SB + "Error"
+DIALOG_TIMER = SB + "DialogTimer"
+ERROR_NS = SB + "Error"
+
+# Built-in message types of every database: (id, name, validation), ids as SQL Server shows
+# them (DEFAULT = 14). User objects get ids from USER_ID_BASE upwards.
+SYSTEM_MESSAGE_TYPES: tuple[tuple[int, str, str], ...] = (
+    (1, SB + "BrokerConfigurationNotice/MissingRoute", "X"),
+    (2, SB + "BrokerConfigurationNotice/FailedRoute", "X"),
+    (3, SB + "BrokerConfigurationNotice/MissingRemoteServiceBinding", "X"),
+    (4, SB + "BrokerConfigurationNotice/FailedRemoteServiceBinding", "X"),
+    (5, SB + "ServiceEcho/Echo", "N"),
+    (6, DIALOG_TIMER, "E"),
+    (7, END_DIALOG, "E"),
+    (8, ERROR, "X"),
+    (9, SB + "ServiceDiagnostic/Query", "X"),
+    (10, SB + "ServiceDiagnostic/Status", "X"),
+    (11, SB + "ServiceDiagnostic/Description", "N"),
+    (14, "DEFAULT", "N"),
+)
+SYSTEM_TYPE_IDS = {name: mid for mid, name, _v in SYSTEM_MESSAGE_TYPES}
+# The types every conversation may carry whatever its contract says.
+ALWAYS_ALLOWED = frozenset({END_DIALOG, ERROR, DIALOG_TIMER})
+DEFAULT_CONTRACT_ID = 6
+USER_ID_BASE = 65536
+
+VALIDATION_CODES = {"NONE": "N", "EMPTY": "E", "WELL_FORMED_XML": "X", "VALID_XML": "X"}
+VALIDATION_DESC = {"N": "BINARY", "E": "EMPTY", "X": "XML"}
+
+STATE_DESC = {
+    "SO": "STARTED_OUTBOUND", "SI": "STARTED_INBOUND", "CO": "CONVERSING",
+    "DI": "DISCONNECTED_INBOUND", "DO": "DISCONNECTED_OUTBOUND", "ER": "ERROR", "CD": "CLOSED",
+}
+SENDABLE_STATES = frozenset({"SO", "SI", "CO"})
+
+MAX_LIFETIME = 2_147_483_647
+UNSET_TIMESTAMP = datetime(1900, 1, 1)
+# How long a closed target endpoint is kept for replay protection (Remus: 30 minutes).
+CLOSED_KEEP = timedelta(minutes=30)
+
+
+def utcnow() -> datetime:
+    """Naive UTC now (the broker's catalog columns are UTC)."""
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+def lifetime_expiry(start: datetime, seconds: int) -> datetime:
+    """``start + seconds``, clamped to what ``datetime`` can hold."""
+    try:
+        return start + timedelta(seconds=seconds)
+    except OverflowError:
+        return datetime(9999, 12, 31, 23, 59, 59)
+
+
+def uid(value: object) -> str:
+    """A uniqueidentifier as stored: upper-case text. Accepts UUID, str or bytes."""
+    if isinstance(value, uuid.UUID):
+        return str(value).upper()
+    if isinstance(value, bytes) and len(value) == 16:
+        return str(uuid.UUID(bytes_le=value)).upper()
+    return str(uuid.UUID(str(value).strip("{}"))).upper()
+
+
+def new_uid() -> str:
+    """A fresh uniqueidentifier as stored."""
+    return str(uuid.uuid4()).upper()
+
+
+def error_body(code: int, description: str) -> bytes:
+    """The body of an ``…/ServiceBroker/Error`` message (reference §5.15), as UTF-16LE so that
+    both ``CAST(message_body AS XML)`` and ``CAST(message_body AS NVARCHAR(MAX))`` read it."""
+    desc = (description.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+    text = (f'<?xml version="1.0"?><Error xmlns="{ERROR_NS}"><Code>{code}</Code>'
+            f"<Description>{desc}</Description></Error>")
+    return text.encode("utf-16-le")
+
+
+@dataclass(frozen=True)
+class ActivationSettings:
+    """A queue's ``ACTIVATION (…)`` clause. ``None`` fields are "not given" (ALTER keeps the
+    current value; CREATE uses the default)."""
+
+    status: bool | None = None
+    procedure_name: str | None = None
+    max_queue_readers: int | None = None
+    execute_as: str | None = None      # 'SELF' | 'OWNER' | a user name
+
+
+@dataclass(frozen=True)
+class MessageTypeRow:
+    """A message type of one database."""
+
+    database_id: int
+    message_type_id: int
+    name: str
+    validation: str                    # N / E / X
+    xml_collection_id: int | None
+    schema_namespace: str | None
+    is_system: bool
+
+
+@dataclass(frozen=True)
+class ContractRow:
+    """A contract and its message usages: type id → (sent by initiator, sent by target)."""
+
+    database_id: int
+    service_contract_id: int
+    name: str
+    usages: dict[int, tuple[bool, bool]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class QueueRow:
+    """A service queue's settings (``sys.service_queues``)."""
+
+    database_id: int
+    object_id: int
+    schema_id: int
+    schema_name: str
+    name: str
+    is_receive_enabled: bool
+    is_enqueue_enabled: bool
+    is_retention_enabled: bool
+    is_activation_enabled: bool
+    activation_procedure: str | None
+    max_readers: int
+    execute_as: str | None
+    is_poison_message_handling_enabled: bool
+    create_date: datetime
+    modify_date: datetime
+
+    @property
+    def activation(self) -> ActivationSettings:
+        """The activation settings as given to CREATE/ALTER QUEUE."""
+        return ActivationSettings(self.is_activation_enabled, self.activation_procedure,
+                                  self.max_readers, self.execute_as)
+
+
+@dataclass(frozen=True)
+class ServiceRow:
+    """A service: its queue and the contracts it accepts as a target."""
+
+    database_id: int
+    service_id: int
+    name: str
+    service_queue_id: int
+    contract_ids: frozenset[int]
+
+
+@dataclass
+class Endpoint:
+    """One side of a conversation (a ``sys.conversation_endpoints`` row)."""
+
+    conversation_handle: str
+    database_id: int
+    conversation_id: str
+    is_initiator: int
+    service_contract_id: int
+    conversation_group_id: str
+    service_id: int
+    queue_id: int
+    lifetime: datetime
+    state: str
+    far_service: str
+    far_broker_instance: str | None
+    target_broker: str | None
+    security_timestamp: datetime | None
+    dialog_timer: datetime | None
+    send_sequence: int
+    end_dialog_sequence: int
+    receive_sequence: int
+    system_sequence: int
+    priority: int
+    encryption: bool
+    create_date: datetime
+
+    @classmethod
+    def from_row(cls, row: object) -> Endpoint:
+        """Build from a SQLAlchemy mapping row."""
+        m = dict(row)  # type: ignore[call-overload]
+        return cls(**{k: m[k] for k in cls.__dataclass_fields__})

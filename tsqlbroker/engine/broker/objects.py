@@ -1,0 +1,478 @@
+"""DDL of the broker's database objects: message types, XML schema collections, contracts,
+queues and services (reference §1.1–§1.4).
+
+Broker object names (message types, contracts, services) are compared byte for byte, as SQL
+Server does (they live in a binary collation); queues are ordinary schema-scoped objects whose
+names compare case-insensitively through the catalog.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from sqlalchemy import delete, func, insert, select, update
+
+from ...errors import BindError, broker_error, tsql_error
+from ..store import StoreConnection
+from ..txn import Txn
+from .base import BrokerBase
+from .meta import DbMeta
+from .model import (
+    USER_ID_BASE,
+    VALIDATION_CODES,
+    ActivationSettings,
+    QueueRow,
+    utcnow,
+)
+from .validation import SchemaError, target_namespaces
+
+
+def split_name(name: str) -> list[str]:
+    """Split a (possibly bracketed or quoted) multi-part name: ``[a].b."c"`` → [a, b, c]."""
+    parts = re.findall(r'\[((?:[^\]]|\]\])*)\]|"((?:[^"]|"")*)"|([^.\s]+)', name.strip())
+    out = []
+    for bracketed, quoted, bare in parts:
+        out.append(bracketed.replace("]]", "]") if bracketed else
+                   quoted.replace('""', '"') if quoted else bare)
+    return out
+
+
+class ObjectsMixin(BrokerBase):
+    """CREATE / ALTER / DROP of message types, schema collections, contracts, queues and
+    services."""
+
+    if TYPE_CHECKING:  # provided by the delivery / conversation mixins
+        def _drop_service_conversations(self, txn: Txn, db_id: int, service_id: int
+                                        ) -> None: ...
+
+        def _defer_retry(self, txn: Txn, *, queue_key: tuple[int, int] | None = None,
+                         to_service: str | None = None, db_id: int | None = None) -> None: ...
+
+    # -- helpers ------------------------------------------------------------------------------
+    def _ddl(self, txn: Txn, db_id: int) -> DbMeta:
+        """Start a DDL statement on ``db_id``: metadata as this transaction sees it."""
+        meta = self._db(txn.conn, db_id)
+        txn.write()
+        self.meta.changed(txn, db_id)
+        return self.meta.get(txn.conn, db_id) or meta
+
+    def _next_id(self, conn: StoreConnection, column: object, db_id: int) -> int:
+        table = column.table  # type: ignore[attr-defined]
+        top = conn.execute(select(func.max(column)).where(table.c.database_id == db_id)
+                           ).scalar()
+        return max(int(top or 0) + 1, USER_ID_BASE)
+
+    # -- message types ------------------------------------------------------------------------
+    def create_message_type(self, txn: Txn, db_id: int, name: str, validation: str = "NONE",
+                            schema_collection: str | None = None,
+                            schema_namespace: str | None = None,
+                            owner: str | None = None) -> int:
+        """``CREATE MESSAGE TYPE``; returns the new message_type_id. ``schema_namespace`` is
+        the pre-release ``ENCODING XML WITH 'ns'`` form (validated against the schema
+        registered for that targetNamespace)."""
+        meta = self._ddl(txn, db_id)
+        if name in meta.types_by_name:
+            raise tsql_error(2714, name)
+        code, coll_id = self._validation(txn.conn, db_id, validation, schema_collection)
+        if schema_namespace:
+            code = "X"
+        conn = txn.conn
+        mid = self._next_id(conn, self.t.message_types.c.message_type_id, db_id)
+        conn.execute(insert(self.t.message_types).values(
+            database_id=db_id, message_type_id=mid, name=name, principal_id=1,
+            validation=code, xml_collection_id=coll_id, schema_namespace=schema_namespace,
+            is_system=False))
+        return mid
+
+    def _validation(self, conn: StoreConnection, db_id: int, validation: str,
+                    schema_collection: str | None) -> tuple[str, int | None]:
+        key = validation.upper().replace(" ", "_")
+        if key not in VALIDATION_CODES:
+            raise tsql_error(102, validation, cls=BindError)
+        if key != "VALID_XML":
+            return VALIDATION_CODES[key], None
+        if not schema_collection:
+            raise tsql_error(102, "VALID_XML", cls=BindError)
+        return "X", self._collection_id(conn, db_id, schema_collection)
+
+    def alter_message_type(self, txn: Txn, db_id: int, name: str, validation: str | None = None,
+                           schema_collection: str | None = None,
+                           schema_namespace: str | None = None) -> None:
+        """``ALTER MESSAGE TYPE … VALIDATION = …`` (queued messages are not re-checked)."""
+        meta = self._ddl(txn, db_id)
+        row = meta.types_by_name.get(name)
+        if row is None or row.is_system:
+            raise tsql_error(15151, "message type", name, cls=BindError)
+        values: dict[str, object] = {}
+        if validation is not None:
+            code, coll = self._validation(txn.conn, db_id, validation, schema_collection)
+            values.update(validation=code, xml_collection_id=coll, schema_namespace=None)
+        if schema_namespace is not None:
+            values.update(validation="X", schema_namespace=schema_namespace)
+        if values:
+            mt = self.t.message_types
+            txn.conn.execute(update(mt).where(mt.c.database_id == db_id,
+                                              mt.c.message_type_id == row.message_type_id
+                                              ).values(**values))
+
+    def drop_message_type(self, txn: Txn, db_id: int, names: list[str] | str) -> None:
+        """``DROP MESSAGE TYPE a [, b …]``: refused (Msg 3729) while a contract uses one."""
+        meta = self._ddl(txn, db_id)
+        for name in [names] if isinstance(names, str) else names:
+            row = meta.types_by_name.get(name)
+            if row is None or row.is_system:
+                raise tsql_error(15151, "message type", name, cls=BindError)
+            for contract in meta.contracts_by_id.values():
+                if row.message_type_id in contract.usages:
+                    raise tsql_error(3729, "DROP MESSAGE TYPE", name, contract.name)
+            mt = self.t.message_types
+            txn.conn.execute(delete(mt).where(mt.c.database_id == db_id,
+                                              mt.c.message_type_id == row.message_type_id))
+
+    # -- XML schema collections ---------------------------------------------------------------
+    def _collection_id(self, conn: StoreConnection, db_id: int, qualified: str) -> int:
+        parts = split_name(qualified)
+        schema, name = (parts[-2] if len(parts) > 1 else "dbo"), parts[-1]
+        x = self.t.xml_schemas
+        cid = conn.execute(select(x.c.xml_collection_id).where(
+            x.c.database_id == db_id, func.lower(x.c.schema_name) == schema.lower(),
+            func.lower(x.c.name) == name.lower())).scalar()
+        if cid is None:
+            raise tsql_error(15151, "XML schema collection", qualified, cls=BindError)
+        return int(cid)
+
+    def create_xml_schema_collection(self, txn: Txn, db_id: int, schema: str | None,
+                                     name: str | None, xsd_text: str) -> int:
+        """``CREATE XML SCHEMA COLLECTION [schema.]name AS '…'`` — or, with ``name`` None,
+        the pre-release ``CREATE XMLSCHEMA '…'``, registered under its targetNamespace.
+        Returns the xml_collection_id. An XSD that does not compile raises Msg 2378."""
+        self._ddl(txn, db_id)
+        try:
+            namespaces = target_namespaces(xsd_text)
+        except SchemaError as exc:
+            raise tsql_error(2378, str(exc)) from None
+        if name is None:
+            name = (namespaces[0] or "")[:128] if namespaces else ""
+        schema = schema or "dbo"
+        conn = txn.conn
+        x = self.t.xml_schemas
+        clash = conn.execute(select(x.c.xml_collection_id).where(
+            x.c.database_id == db_id, func.lower(x.c.schema_name) == schema.lower(),
+            func.lower(x.c.name) == name.lower())).first()
+        if clash is not None:
+            raise tsql_error(2714, name)
+        cid = self._next_id(conn, x.c.xml_collection_id, db_id)
+        self._add_schema(conn, db_id, cid, schema, name, xsd_text, namespaces)
+        return cid
+
+    def _add_schema(self, conn: StoreConnection, db_id: int, cid: int, schema: str, name: str,
+                    xsd_text: str, namespaces: list[str | None]) -> None:
+        sid = self.catalog.schema_id(conn, db_id, schema)
+        if sid is None:
+            raise tsql_error(2760, schema, cls=BindError)
+        conn.execute(insert(self.t.xml_schemas).values(
+            database_id=db_id, xml_collection_id=cid, schema_id=sid, schema_name=schema,
+            name=name, target_namespace=namespaces[0] if namespaces else None, xsd=xsd_text,
+            create_date=utcnow()))
+
+    def alter_xml_schema_collection(self, txn: Txn, db_id: int, schema: str | None, name: str,
+                                    xsd_text: str) -> None:
+        """``ALTER XML SCHEMA COLLECTION … ADD '…'``."""
+        self._ddl(txn, db_id)
+        cid = self._collection_id(txn.conn, db_id, f"[{schema or 'dbo'}].[{name}]")
+        try:
+            namespaces = target_namespaces(xsd_text)
+        except SchemaError as exc:
+            raise tsql_error(2378, str(exc)) from None
+        self._add_schema(txn.conn, db_id, cid, schema or "dbo", name, xsd_text, namespaces)
+
+    def drop_xml_schema_collection(self, txn: Txn, db_id: int, schema: str | None, name: str
+                                   ) -> None:
+        """``DROP XML SCHEMA COLLECTION``: refused while a message type validates with it."""
+        meta = self._ddl(txn, db_id)
+        cid = self._collection_id(txn.conn, db_id, f"[{schema or 'dbo'}].[{name}]")
+        for mt in meta.types_by_id.values():
+            if mt.xml_collection_id == cid:
+                raise tsql_error(3729, "DROP XML SCHEMA COLLECTION", name, mt.name)
+        x = self.t.xml_schemas
+        txn.conn.execute(delete(x).where(x.c.database_id == db_id,
+                                         x.c.xml_collection_id == cid))
+
+    def _schema_texts(self, conn: StoreConnection, db_id: int, collection_id: int | None,
+                      namespace: str | None) -> list[str]:
+        x = self.t.xml_schemas
+        if collection_id is not None:
+            cond = x.c.xml_collection_id == collection_id
+        else:
+            cond = x.c.target_namespace == namespace
+        return list(conn.execute(select(x.c.xsd).where(x.c.database_id == db_id, cond)
+                                 .order_by(x.c.id)).scalars())
+
+    # -- contracts ----------------------------------------------------------------------------
+    def create_contract(self, txn: Txn, db_id: int, name: str,
+                        usages: Iterable[tuple[str, str]], owner: str | None = None) -> int:
+        """``CREATE CONTRACT name (type SENT BY INITIATOR|TARGET|ANY, …)``. Msg 2714 for a
+        taken name, 8403 for a repeated type, 15151 for an unknown type (SQL Server's number
+        for a missing object in DDL), 8492 if nothing is sent by the initiator."""
+        meta = self._ddl(txn, db_id)
+        if name in meta.contracts_by_name:
+            raise tsql_error(2714, name)
+        rows: dict[int, tuple[bool, bool]] = {}
+        for type_name, sent_by in usages:
+            mt = meta.types_by_name.get(type_name)
+            if mt is None:
+                raise tsql_error(15151, "message type", type_name, cls=BindError)
+            if mt.message_type_id in rows:
+                raise broker_error(8403, type_name)
+            who = sent_by.upper()
+            rows[mt.message_type_id] = (who in ("INITIATOR", "ANY"), who in ("TARGET", "ANY"))
+        if not any(by_init for by_init, _t in rows.values()):
+            raise broker_error(8492, name)
+        conn = txn.conn
+        cid = self._next_id(conn, self.t.contracts.c.service_contract_id, db_id)
+        conn.execute(insert(self.t.contracts).values(
+            database_id=db_id, service_contract_id=cid, name=name, principal_id=1))
+        conn.execute(insert(self.t.contract_usages), [
+            {"database_id": db_id, "service_contract_id": cid, "message_type_id": mid,
+             "is_sent_by_initiator": i, "is_sent_by_target": tg}
+            for mid, (i, tg) in rows.items()])
+        return cid
+
+    def drop_contract(self, txn: Txn, db_id: int, names: list[str] | str) -> None:
+        """``DROP CONTRACT a [, b …]``: refused (3729) while a service or priority uses it."""
+        meta = self._ddl(txn, db_id)
+        conn = txn.conn
+        for name in [names] if isinstance(names, str) else names:
+            row = meta.contracts_by_name.get(name)
+            if row is None or row.service_contract_id < USER_ID_BASE:
+                raise tsql_error(15151, "contract", name, cls=BindError)
+            for svc in meta.services_by_id.values():
+                if row.service_contract_id in svc.contract_ids:
+                    raise tsql_error(3729, "DROP CONTRACT", name, svc.name)
+            p = self.t.priorities
+            prio = conn.execute(select(p.c.name).where(
+                p.c.database_id == db_id,
+                p.c.service_contract_id == row.service_contract_id)).scalar()
+            if prio is not None:
+                raise tsql_error(3729, "DROP CONTRACT", name, prio)
+            for table in (self.t.contracts, self.t.contract_usages):
+                conn.execute(delete(table).where(
+                    table.c.database_id == db_id,
+                    table.c.service_contract_id == row.service_contract_id))
+
+    # -- queues -------------------------------------------------------------------------------
+    def _activation_proc(self, conn: StoreConnection, db_id: int, meta: DbMeta,
+                         proc: str | None) -> str | None:
+        if not proc:
+            return None
+        parts = split_name(proc)
+        if parts and parts[-1].startswith("#"):
+            raise broker_error(9742, proc)
+        name = parts[-1]
+        schema = parts[-2] if len(parts) > 1 and parts[-2] else "dbo"
+        db = parts[-3] if len(parts) > 2 else meta.name
+        return f"[{db}].[{schema}].[{name}]"
+
+    def create_queue(self, txn: Txn, db_id: int, schema: str | None, name: str, *,
+                     status: bool = True, retention: bool = False,
+                     activation: ActivationSettings | None = None,
+                     poison_message_handling: bool = True) -> int:
+        """``CREATE QUEUE``; returns the queue's object id (Msg 2714 if the name is taken)."""
+        meta = self._ddl(txn, db_id)
+        if name.startswith("#"):
+            raise tsql_error(2714, name)
+        conn = txn.conn
+        object_id = self.catalog.create_object(conn, db_id, schema or "dbo", name, "SQ")
+        obj = self.catalog.object_by_id(conn, db_id, object_id)
+        act = activation or ActivationSettings()
+        now = utcnow()
+        conn.execute(insert(self.t.queues).values(
+            object_id=object_id, database_id=db_id,
+            schema_id=obj.schema_id if obj else 1,
+            schema_name=obj.schema_name if obj else (schema or "dbo"), name=name,
+            is_receive_enabled=status, is_enqueue_enabled=status,
+            is_retention_enabled=retention,
+            is_activation_enabled=bool(activation is not None and act.status is not False
+                                       and act.procedure_name),
+            activation_procedure=self._activation_proc(conn, db_id, meta, act.procedure_name),
+            max_readers=act.max_queue_readers or 0,
+            execute_as=(act.execute_as or None),
+            is_poison_message_handling_enabled=poison_message_handling,
+            create_date=now, modify_date=now))
+        return object_id
+
+    def alter_queue(self, txn: Txn, db_id: int, schema: str | None, name: str, *,
+                    status: bool | None = None, retention: bool | None = None,
+                    activation: ActivationSettings | None = None, activation_drop: bool = False,
+                    poison_message_handling: bool | None = None) -> None:
+        """``ALTER QUEUE … WITH …``. Unspecified settings stay. STATUS = ON again delivers
+        the messages held for the queue's services in transmission queues (at commit).
+        Listeners get 'altered' after commit."""
+        meta = self._ddl(txn, db_id)
+        q = self._queue(txn.conn, db_id, schema, name)
+        values: dict[str, object] = {"modify_date": utcnow()}
+        if status is not None:
+            values.update(is_receive_enabled=status, is_enqueue_enabled=status)
+        if retention is not None:
+            values["is_retention_enabled"] = retention
+        if poison_message_handling is not None:
+            values["is_poison_message_handling_enabled"] = poison_message_handling
+        if activation_drop:
+            values.update(is_activation_enabled=False, activation_procedure=None,
+                          max_readers=0, execute_as=None)
+        elif activation is not None:
+            if activation.procedure_name is not None:
+                values["activation_procedure"] = self._activation_proc(
+                    txn.conn, db_id, meta, activation.procedure_name)
+            if activation.max_queue_readers is not None:
+                values["max_readers"] = activation.max_queue_readers
+            if activation.execute_as is not None:
+                values["execute_as"] = activation.execute_as
+            if activation.status is not None:
+                values["is_activation_enabled"] = activation.status
+            elif not q.activation_procedure and activation.procedure_name:
+                values["is_activation_enabled"] = True
+        qt = self.t.queues
+        txn.conn.execute(update(qt).where(qt.c.object_id == q.object_id).values(**values))
+        if status:
+            self._defer_retry(txn, queue_key=(db_id, q.object_id))
+
+        def altered(key: tuple[int, int] = (db_id, q.object_id)) -> None:
+            self.signals.bump(key)
+            self._notify("altered", *key)
+        txn.after_commit(altered)
+
+    def drop_queue(self, txn: Txn, db_id: int, schema: str | None, name: str) -> None:
+        """``DROP QUEUE``: refused (3729) while a service uses it; its messages go."""
+        meta = self._ddl(txn, db_id)
+        q = self._queue(txn.conn, db_id, schema, name)
+        for svc in meta.services_by_id.values():
+            if svc.service_queue_id == q.object_id:
+                raise tsql_error(3729, "DROP QUEUE", name, svc.name)
+        conn = txn.conn
+        m = self.t.messages
+        conn.execute(delete(m).where(m.c.queue_id == q.object_id))
+        conn.execute(delete(self.t.queues).where(self.t.queues.c.object_id == q.object_id))
+        self.catalog.drop_object(conn, db_id, q.object_id)
+
+        def dropped(key: tuple[int, int] = (db_id, q.object_id)) -> None:
+            self.signals.bump(key)
+            self._notify("dropped", *key)
+        txn.after_commit(dropped)
+
+    def queue_info(self, conn: StoreConnection, db_id: int, queue_id: int) -> QueueRow:
+        """The settings of queue ``queue_id`` (incl. activation); Msg 208 if it is gone."""
+        meta = self._db(conn, db_id)
+        q = meta.queues_by_id.get(queue_id)
+        if q is None:
+            raise tsql_error(208, str(queue_id), cls=BindError)
+        return q
+
+    def queues(self, conn: StoreConnection, db_id: int | None = None) -> list[QueueRow]:
+        """Every queue (of one database, or of all), e.g. for the activation monitor."""
+        self.ensure_schema(conn)
+        qt = self.t.queues
+        stmt = select(qt.c.database_id).distinct()
+        dbs = [db_id] if db_id is not None else list(conn.execute(stmt).scalars())
+        out: list[QueueRow] = []
+        for d in dbs:
+            out.extend(self._db(conn, d).queues_by_id.values())
+        return out
+
+    # -- services -----------------------------------------------------------------------------
+    def _contract_ids(self, meta: DbMeta, names: Iterable[str]) -> list[int]:
+        ids = []
+        for cname in names:
+            c = meta.contracts_by_name.get(cname)
+            if c is None:
+                raise tsql_error(15151, "contract", cname, cls=BindError)
+            ids.append(c.service_contract_id)
+        return ids
+
+    def create_service(self, txn: Txn, db_id: int, name: str, queue_schema: str | None,
+                       queue_name: str, contracts: Iterable[str] = (), owner: str | None = None,
+                       retention: bool | None = None) -> int:
+        """``CREATE SERVICE name ON QUEUE q (contracts)``; returns the service id. Messages
+        held for this service name in transmission queues are delivered at commit."""
+        meta = self._ddl(txn, db_id)
+        if name in meta.services_by_name:
+            raise tsql_error(2714, name)
+        q = self._queue(txn.conn, db_id, queue_schema, queue_name)
+        cids = self._contract_ids(meta, contracts)
+        conn = txn.conn
+        sid = self._next_id(conn, self.t.services.c.service_id, db_id)
+        conn.execute(insert(self.t.services).values(
+            database_id=db_id, service_id=sid, name=name, principal_id=1,
+            service_queue_id=q.object_id))
+        if cids:
+            conn.execute(insert(self.t.service_contracts), [
+                {"database_id": db_id, "service_id": sid, "service_contract_id": c}
+                for c in dict.fromkeys(cids)])
+        self._defer_retry(txn, to_service=name)
+        return sid
+
+    def alter_service(self, txn: Txn, db_id: int, name: str, queue_schema: str | None = None,
+                      queue_name: str | None = None, add: Iterable[str] = (),
+                      drop: Iterable[str] = ()) -> None:
+        """``ALTER SERVICE``: move to another queue (with its messages) and/or add / drop
+        contracts; Msg 8493 when nothing would change."""
+        meta = self._ddl(txn, db_id)
+        svc = meta.services_by_name.get(name)
+        if svc is None:
+            raise tsql_error(15151, "service", name, cls=BindError)
+        add_ids = self._contract_ids(meta, add)
+        drop_ids = self._contract_ids(meta, drop)
+        conn = txn.conn
+        if queue_name is None and not add_ids and not drop_ids:
+            raise broker_error(8493, name)
+        sc = self.t.service_contracts
+        for cid in drop_ids:
+            conn.execute(delete(sc).where(sc.c.database_id == db_id, sc.c.service_id ==
+                                          svc.service_id, sc.c.service_contract_id == cid))
+        for cid in dict.fromkeys(add_ids):
+            if cid not in svc.contract_ids:
+                conn.execute(insert(sc).values(database_id=db_id, service_id=svc.service_id,
+                                               service_contract_id=cid))
+        if queue_name is not None:
+            q = self._queue(conn, db_id, queue_schema, queue_name)
+            if q.object_id != svc.service_queue_id:
+                s, m, c, g = self.t.services, self.t.messages, self.t.conversations, self.t.groups
+                conn.execute(update(s).where(s.c.database_id == db_id,
+                                             s.c.service_id == svc.service_id)
+                             .values(service_queue_id=q.object_id))
+                conn.execute(update(m).where(m.c.database_id == db_id,
+                                             m.c.service_id == svc.service_id)
+                             .values(queue_id=q.object_id))
+                conn.execute(update(c).where(c.c.database_id == db_id,
+                                             c.c.service_id == svc.service_id)
+                             .values(queue_id=q.object_id))
+                conn.execute(update(g).where(g.c.database_id == db_id,
+                                             g.c.service_id == svc.service_id)
+                             .values(queue_id=q.object_id))
+                self._enqueued_after_commit(txn, db_id, q.object_id)
+                self._defer_retry(txn, to_service=name)
+
+    def drop_service(self, txn: Txn, db_id: int, name: str) -> None:
+        """``DROP SERVICE``: its messages leave its queue; the far side of each open
+        conversation gets an Error (-8470 "Remote service has been dropped.")."""
+        meta = self._ddl(txn, db_id)
+        svc = meta.services_by_name.get(name)
+        if svc is None:
+            raise tsql_error(15151, "service", name, cls=BindError)
+        conn = txn.conn
+        p = self.t.priorities
+        prio = conn.execute(select(p.c.name).where(
+            p.c.database_id == db_id, p.c.local_service_id == svc.service_id)).scalar()
+        if prio is not None:
+            raise tsql_error(3729, "DROP SERVICE", name, prio)
+        self._drop_service_conversations(txn, db_id, svc.service_id)
+        s, sc = self.t.services, self.t.service_contracts
+        conn.execute(delete(sc).where(sc.c.database_id == db_id,
+                                      sc.c.service_id == svc.service_id))
+        conn.execute(delete(s).where(s.c.database_id == db_id,
+                                     s.c.service_id == svc.service_id))
+
+
+__all__ = ["ObjectsMixin", "split_name"]

@@ -1,0 +1,271 @@
+"""RECEIVE, GET CONVERSATION GROUP and the wait of ``WAITFOR (RECEIVE …)`` (reference §5.2–
+§5.4, §5.10, §5.11).
+
+A RECEIVE picks one conversation group — the highest-priority, earliest ready message whose
+group is not locked by another transaction — locks it, and returns its ready messages:
+conversation by conversation (priority, then queuing order), DialogTimer then Error then the
+rest, by sequence. Received rows stay in the table until commit (deleted, or status 0 with
+RETENTION); until then this transaction's *overlay* hides them from its own later RECEIVEs, and
+a rollback (also to a savepoint) makes them receivable again.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import and_, delete, select, update
+
+from ...errors import broker_error
+from ..results import ResultSet
+from ..store import StoreConnection
+from ..txn import Txn
+from .base import LOCK_TIMEOUT_S, BrokerBase
+from .model import QueueRow, uid, utcnow
+
+QUEUE_COLUMNS: list[tuple[str, str]] = [
+    ("status", "tinyint"), ("priority", "tinyint"), ("queuing_order", "bigint"),
+    ("conversation_group_id", "uniqueidentifier"), ("conversation_handle", "uniqueidentifier"),
+    ("message_sequence_number", "bigint"), ("service_name", "nvarchar(512)"),
+    ("service_id", "int"), ("service_contract_name", "nvarchar(256)"),
+    ("service_contract_id", "int"), ("message_type_name", "nvarchar(256)"),
+    ("message_type_id", "int"), ("validation", "nchar(2)"),
+    ("message_body", "varbinary(max)"), ("message_enqueue_time", "datetime"),
+    ("message_id", "uniqueidentifier"),
+]
+# Pre-release name of conversation_group_id, accepted wherever a column name is.
+COLUMN_ALIASES = {"service_instance_id": "conversation_group_id"}
+
+
+def empty_result() -> ResultSet:
+    """A RECEIVE result with the queue's columns and no rows."""
+    return ResultSet([c for c, _t in QUEUE_COLUMNS], [t for _c, t in QUEUE_COLUMNS], [])
+
+
+@dataclass
+class ReceiveOp:
+    """Deferred removal (or retention) of RECEIVEd rows at commit."""
+
+    ids: list[int]
+    retention: bool
+    broker: ReceiveMixin
+
+    def flush(self, conn: StoreConnection) -> None:
+        m = self.broker.t.messages
+        for start in range(0, len(self.ids), 500):
+            chunk = self.ids[start:start + 500]
+            if self.retention:
+                conn.execute(update(m).where(m.c.queuing_order.in_(chunk)).values(status=0))
+            else:
+                conn.execute(delete(m).where(m.c.queuing_order.in_(chunk)))
+
+
+class ReceiveMixin(BrokerBase):
+    """RECEIVE, GET CONVERSATION GROUP, WAITFOR support."""
+
+    # -- RECEIVE ------------------------------------------------------------------------------
+    def receive(self, txn: Txn, db_id: int, queue_schema: str | None, queue_name: str,
+                top: int | None = None, where_column: str | None = None, where_value: Any = None,
+                *, lock_timeout: float | None = LOCK_TIMEOUT_S,
+                cancelled: Callable[[], bool] | None = None) -> ResultSet:
+        """``RECEIVE [TOP (n)] * FROM queue [WHERE conversation_handle|conversation_group_id
+        = v]``: every queue column (reference §2 order) of one group's messages, status shown
+        as 0. Empty result (with the columns) when nothing is available. Msg 9617 for a
+        disabled queue; 8426 / 8436 for an unknown handle / group in WHERE."""
+        conn = txn.conn
+        q = self._queue(conn, db_id, queue_schema, queue_name)
+        if not q.is_receive_enabled:
+            raise broker_error(9617, q.name)
+        if top is not None and top <= 0:
+            return empty_result()
+        group, handle = self._where(conn, db_id, q, where_column, where_value)
+        st = self._state(txn)
+        key = (db_id, q.object_id)
+        rows: list[Any] = []
+        if group is not None:
+            if self._lock_group(txn, db_id, group, q.object_id, lock_timeout or 0.0, cancelled):
+                rows = self._group_rows(conn, q, group, handle, st.received)
+        else:
+            tried: set[str] = set()
+            while True:
+                group = self._next_group(conn, txn, q, st.received, tried)
+                if group is None:
+                    break
+                tried.add(group)
+                if not self._lock_group(txn, db_id, group, q.object_id):
+                    continue
+                rows = self._group_rows(conn, q, group, None, st.received)
+                if rows:
+                    break
+        if not rows:
+            self.signals.last_empty_rowset_time[key] = utcnow()
+            self._notify("empty_receive", db_id, q.object_id)
+            return empty_result()
+        if top is not None:
+            rows = rows[:top]
+        ids = [r["queuing_order"] for r in rows]
+        st.received.update(ids)
+        txn.on_undo(lambda: st.received.difference_update(ids))
+        st.received_queues.add(key)
+        txn.defer(ReceiveOp(ids, q.is_retention_enabled, self))
+        self._notify("received", db_id, q.object_id)
+        return ResultSet([c for c, _t in QUEUE_COLUMNS], [t for _c, t in QUEUE_COLUMNS],
+                         [_result_row(r) for r in rows])
+
+    def _where(self, conn: StoreConnection, db_id: int, q: QueueRow, column: str | None,
+               value: Any) -> tuple[str | None, str | None]:
+        """(group, handle) named by a WHERE clause, checked against the queue."""
+        if column is None:
+            return None, None
+        col = COLUMN_ALIASES.get(column.lower(), column.lower())
+        if col == "conversation_handle":
+            ep = self._endpoint(conn, db_id, value) if value is not None else None
+            if ep is None or ep.queue_id != q.object_id:
+                raise broker_error(8426, "" if value is None else str(value).upper())
+            return ep.conversation_group_id, ep.conversation_handle
+        if col == "conversation_group_id":
+            try:
+                group = uid(value)
+            except (ValueError, TypeError):
+                raise broker_error(8436, "" if value is None else str(value)) from None
+            g = self.t.groups
+            row = conn.execute(select(g.c.queue_id).where(
+                g.c.conversation_group_id == group, g.c.database_id == db_id)).first()
+            if row is None or row[0] != q.object_id:
+                raise broker_error(8436, group)
+            return group, None
+        from ...errors import BindError, tsql_error
+        raise tsql_error(207, column, cls=BindError)
+
+    def _next_group(self, conn: StoreConnection, txn: Txn, q: QueueRow, overlay: set[int],
+                    tried: set[str]) -> str | None:
+        """The group of the best ready message not locked by another transaction."""
+        m = self.t.messages
+        locked = {g for (d, g) in self.locks.locked_by_others(txn)
+                  if d == q.database_id} if True else set()
+        excluded = locked | tried
+        conds = [m.c.queue_id == q.object_id, m.c.status == 1]
+        if excluded:
+            conds.append(m.c.conversation_group_id.not_in(sorted(excluded)))
+        if overlay:
+            conds.append(m.c.queuing_order.not_in(sorted(overlay)))
+        row = conn.execute(select(m.c.conversation_group_id).where(and_(*conds))
+                           .order_by(m.c.priority.desc(), m.c.queuing_order).limit(1)).first()
+        return None if row is None else str(row[0])
+
+    def _group_rows(self, conn: StoreConnection, q: QueueRow, group: str, handle: str | None,
+                    overlay: set[int]) -> list[Any]:
+        """The ready rows of ``group`` (or of one conversation) in RECEIVE order."""
+        m = self.t.messages
+        conds = [m.c.queue_id == q.object_id, m.c.status == 1,
+                 m.c.conversation_group_id == group]
+        if handle is not None:
+            conds.append(m.c.conversation_handle == handle)
+        rows = [r for r in conn.execute(select(m).where(and_(*conds))).mappings()
+                if r["queuing_order"] not in overlay]
+        first: dict[str, tuple[int, int]] = {}
+        for r in rows:
+            h = r["conversation_handle"]
+            prio, order = first.get(h, (r["priority"], r["queuing_order"]))
+            first[h] = (max(prio, r["priority"]), min(order, r["queuing_order"]))
+        rows.sort(key=lambda r: (-first[r["conversation_handle"]][0],
+                                 first[r["conversation_handle"]][1], r["rank"],
+                                 r["message_sequence_number"], r["queuing_order"]))
+        return rows
+
+    # -- GET CONVERSATION GROUP ---------------------------------------------------------------
+    def get_conversation_group(self, txn: Txn, db_id: int, queue_schema: str | None,
+                               queue_name: str) -> uuid.UUID | None:
+        """``GET CONVERSATION GROUP @g FROM queue``: lock and return the next available group
+        (same choice as RECEIVE), or None when there is none. Msg 9617 if disabled."""
+        conn = txn.conn
+        q = self._queue(conn, db_id, queue_schema, queue_name)
+        if not q.is_receive_enabled:
+            raise broker_error(9617, q.name)
+        st = self._state(txn)
+        tried: set[str] = set()
+        while True:
+            group = self._next_group(conn, txn, q, st.received, tried)
+            if group is None:
+                self.signals.last_empty_rowset_time[(db_id, q.object_id)] = utcnow()
+                self._notify("empty_receive", db_id, q.object_id)
+                return None
+            tried.add(group)
+            if self._lock_group(txn, db_id, group, q.object_id):
+                self._notify("received", db_id, q.object_id)
+                return uuid.UUID(group)
+
+    # -- waiting ------------------------------------------------------------------------------
+    def queue_has_ready_messages(self, conn: StoreConnection, db_id: int, queue_id: int,
+                                 txn: Txn | None = None) -> bool:
+        """Whether queue ``queue_id`` has a ready message (in a group not locked by another
+        transaction than ``txn``, and not already received by ``txn``)."""
+        self.ensure_schema(conn)
+        m = self.t.messages
+        conds = [m.c.queue_id == queue_id, m.c.status == 1]
+        locked = {g for (d, g) in self.locks.locked_by_others(txn) if d == db_id}
+        if locked:
+            conds.append(m.c.conversation_group_id.not_in(sorted(locked)))
+        if txn is not None:
+            st = txn.state.get("broker")
+            if st is not None and st.received:
+                conds.append(m.c.queuing_order.not_in(sorted(st.received)))
+        return conn.execute(select(m.c.queuing_order).where(and_(*conds)).limit(1)
+                            ).first() is not None
+
+    def wait_for_message(self, db_id: int, queue_schema: str | None, queue_name: str,
+                         timeout_s: float | None, cancelled: Callable[[], bool],
+                         txn: Txn | None = None, where: tuple[str, Any] | None = None,
+                         conn: StoreConnection | None = None) -> bool:
+        """Block, holding no storage lock, until a commit may have made a message receivable
+        by ``txn`` on the queue (True), or ``timeout_s`` passes / ``cancelled()`` (False).
+        ``where`` = (column, value) of a RECEIVE … WHERE. Raises 9617 if the queue is or
+        becomes disabled, 208 if it is dropped. The caller retries its RECEIVE on True."""
+        own = None
+        if conn is None:
+            conn = txn.conn if txn is not None else None
+        if conn is None:
+            own = conn = self.store.connect()
+        try:
+            q = self._queue(conn, db_id, queue_schema, queue_name)
+            key = (db_id, q.object_id)
+            deadline = None if timeout_s is None else time.monotonic() + timeout_s
+            self.signals.enter(key)
+            try:
+                while True:
+                    seen = self.signals.generation(key)
+                    q = self._queue(conn, db_id, queue_schema, queue_name)
+                    if not q.is_receive_enabled:
+                        raise broker_error(9617, q.name)
+                    if self._ready_for(conn, txn, q, where):
+                        return True
+                    if not self.signals.wait_change(key, seen, deadline, cancelled):
+                        return False
+            finally:
+                self.signals.leave(key)
+        finally:
+            if own is not None:
+                own.close()
+
+    def _ready_for(self, conn: StoreConnection, txn: Txn | None, q: QueueRow,
+                   where: tuple[str, Any] | None) -> bool:
+        if where is None:
+            return self.queue_has_ready_messages(conn, q.database_id, q.object_id, txn)
+        group, handle = self._where(conn, q.database_id, q, where[0], where[1])
+        if group is None or self.locks.held_by_other((q.database_id, group), txn):
+            return False
+        st = txn.state.get("broker") if txn is not None else None
+        return bool(self._group_rows(conn, q, group, handle, st.received if st else set()))
+
+
+def _result_row(r: Any) -> tuple[Any, ...]:
+    validation = (r["validation"] or "").ljust(2)
+    return (0, r["priority"], r["queuing_order"], uuid.UUID(r["conversation_group_id"]),
+            uuid.UUID(r["conversation_handle"]), r["message_sequence_number"],
+            r["service_name"], r["service_id"], r["service_contract_name"],
+            r["service_contract_id"], r["message_type_name"], r["message_type_id"], validation,
+            None if r["message_body"] is None else bytes(r["message_body"]),
+            r["message_enqueue_time"], uuid.UUID(r["message_id"]))
