@@ -1,0 +1,417 @@
+"""AST → Python closures, compiled once per batch or procedure body.
+
+Every statement compiles to ``fn(frame) -> None`` and every expression to a :class:`CExpr`
+(static type + ``fn(frame) -> value``). Handlers are registered per AST node type with
+:func:`handler` / :func:`expr_handler` (dispatch tables, one handler per node class); the
+statement families live in their own modules (``statements``, ``control``, ``dml``,
+``procedures``, ``cursors``, ``dynamic`` … and the lead's ``broker_stmts``), imported by
+:func:`load_handlers`.
+
+The compiler wraps each statement in one small closure that does the per-statement
+bookkeeping SQL Server does (``@@ERROR`` reset, committing the implicit transaction of a
+statement that touched storage, turning an error into "report and go on" or "propagate").
+Statements that never touch storage (SET, IF, WHILE, PRINT) never open a transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, fields, is_dataclass
+from typing import TYPE_CHECKING, Any
+
+from tsqlbroker.errors import BindError, ExecutionError, TSqlError, tsql_error
+from tsqlbroker.grammar import ast
+
+from . import types as T
+
+if TYPE_CHECKING:
+    from .frames import Frame
+
+StmtFn = Callable[["Frame"], None]
+EvalFn = Callable[["Frame"], Any]
+
+
+# --------------------------------------------------------------------------------------------
+# Control-flow signals: not errors, so TRY…CATCH never sees them.
+# --------------------------------------------------------------------------------------------
+class Signal(Exception):  # noqa: N818 - a signal, not an error
+    """Base of the non-error control transfers."""
+
+
+class BreakSignal(Signal):
+    """BREAK: leave the innermost WHILE."""
+
+
+class ContinueSignal(Signal):
+    """CONTINUE: next iteration of the innermost WHILE."""
+
+
+class ReturnSignal(Signal):
+    """RETURN [status]: leave the batch or procedure."""
+
+    def __init__(self, value: int | None = None) -> None:
+        super().__init__(value)
+        self.value = value
+
+
+class GotoSignal(Signal):
+    """GOTO label: caught by the statement list that holds the label."""
+
+    def __init__(self, label: str) -> None:
+        super().__init__(label)
+        self.label = label
+
+
+_BREAK = BreakSignal()
+_CONTINUE = ContinueSignal()
+
+
+# --------------------------------------------------------------------------------------------
+# Compiled expressions and scopes
+# --------------------------------------------------------------------------------------------
+@dataclass
+class CExpr:
+    """A compiled expression: its static T-SQL type and an evaluator over a frame.
+
+    ``const`` marks expressions whose value is known at compile time (``value``); callers
+    use it to specialise (``@i < 1000000`` compares against a Python int constant)."""
+
+    type: T.SqlType
+    fn: EvalFn
+    const: bool = False
+    value: Any = None
+    # A predicate yields True / False / None (UNKNOWN) rather than a T-SQL value.
+    predicate: bool = False
+
+
+def const_expr(t: T.SqlType, value: Any) -> CExpr:
+    """A compile-time constant."""
+    return CExpr(t, lambda _f, _v=value: _v, True, value)
+
+
+@dataclass
+class VarInfo:
+    """A declared variable or parameter: its frame slot and declared type."""
+
+    name: str
+    slot: int
+    type: T.SqlType
+    output: bool = False
+    readonly: bool = False
+
+
+@dataclass
+class TableVarInfo:
+    """A declared table variable (``DECLARE @t TABLE (…)``)."""
+
+    name: str
+    columns_sql: str
+
+
+@dataclass
+class Scope:
+    """Compile-time names of one batch / procedure body: variables by lower-case name."""
+
+    vars: dict[str, VarInfo] = field(default_factory=dict)
+    table_vars: dict[str, TableVarInfo] = field(default_factory=dict)
+    nslots: int = 0
+
+    def add(self, name: str, t: T.SqlType, **kw: Any) -> VarInfo:
+        info = VarInfo(name, self.nslots, t, **kw)
+        self.vars[name.lower()] = info
+        self.nslots += 1
+        return info
+
+
+# --------------------------------------------------------------------------------------------
+# Handler registry
+# --------------------------------------------------------------------------------------------
+StmtHandler = Callable[["Compiler", Any], StmtFn]
+ExprHandler = Callable[["Compiler", Any], CExpr]
+
+HANDLERS: dict[type, StmtHandler] = {}
+# Statements whose closures manage @@ERROR themselves (compound statements: IF, WHILE …).
+COMPOUND: set[type] = set()
+EXPR_HANDLERS: dict[type, ExprHandler] = {}
+
+
+def handler(node_type: type, *, compound: bool = False) -> Callable[[StmtHandler], StmtHandler]:
+    """Register ``compile_x(c: Compiler, node) -> fn(frame)`` for statements of ``node_type``.
+
+    ``compound`` statements (containing other statements) are not reset-wrapped: their inner
+    statements do their own bookkeeping."""
+
+    def deco(fn: StmtHandler) -> StmtHandler:
+        if node_type in HANDLERS and HANDLERS[node_type] is not fn:
+            raise RuntimeError(f"two handlers for {node_type.__name__}")
+        HANDLERS[node_type] = fn
+        if compound:
+            COMPOUND.add(node_type)
+        return fn
+
+    return deco
+
+
+def expr_handler(node_type: type) -> Callable[[ExprHandler], ExprHandler]:
+    """Register ``compile_x(c: Compiler, node) -> CExpr`` for expressions of ``node_type``."""
+
+    def deco(fn: ExprHandler) -> ExprHandler:
+        EXPR_HANDLERS[node_type] = fn
+        return fn
+
+    return deco
+
+
+_loaded = False
+
+
+def load_handlers() -> None:
+    """Import every module that registers handlers (once)."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    import importlib
+
+    for mod in ("expressions", "statements", "control", "transactions", "dml", "procedures",
+                "dynamic", "cursors", "sysfuncs", "ddl", "broker_stmts"):
+        try:
+            importlib.import_module(f"tsqlbroker.interpreter.{mod}")
+        except ModuleNotFoundError as exc:  # a family not written yet (broker_stmts)
+            if exc.name != f"tsqlbroker.interpreter.{mod}":
+                raise
+
+
+def missing_handlers() -> list[str]:
+    """Names of the ``ast.Stmt`` subclasses that no handler compiles."""
+    load_handlers()
+    out = []
+    for name in dir(ast):
+        obj = getattr(ast, name)
+        if isinstance(obj, type) and issubclass(obj, ast.Stmt) and obj is not ast.Stmt \
+                and obj not in HANDLERS:
+            out.append(name)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# The compiler
+# --------------------------------------------------------------------------------------------
+class Compiler:
+    """Compiles the statements of one batch or procedure body.
+
+    ``text`` is the source the node spans point into (``Batch.text``), used to slice the SQL
+    of subqueries; ``proc_name`` is set when compiling a procedure body."""
+
+    def __init__(self, text: str = "", *, proc_name: str | None = None,
+                 scope: Scope | None = None, kind: str = "batch") -> None:
+        load_handlers()
+        self.text = text
+        self.proc_name = proc_name
+        self.scope = scope or Scope()
+        self.kind = kind  # batch | procedure | function | dynamic
+        self.labels: set[str] = set()
+        # WITH XMLNAMESPACES in effect for the statement being compiled: prefix -> uri.
+        self.xmlns: dict[str, str] = {}
+        self.loop_depth = 0
+        # The return type of the scalar function being compiled (RETURN expr converts to it).
+        self.return_type: T.SqlType | None = None
+
+    # -- source positions -------------------------------------------------------------------
+    def line(self, node: ast.Node | None) -> int:
+        """The file line of ``node`` (1 if unknown)."""
+        span = getattr(node, "span", None)
+        return span.line if span is not None else 1
+
+    def source(self, node: ast.Node) -> str:
+        """The source text of ``node`` sliced from the batch text by its span offsets."""
+        span = node.span
+        if span is None or span.end_pos <= span.start_pos or not self.text:
+            raise ExecutionError(0, "internal: no source text for a subquery")
+        return self.text[span.start_pos:span.end_pos]
+
+    # -- variables ----------------------------------------------------------------------------
+    def declare(self, name: str, t: T.SqlType, node: ast.Node | None = None, **kw: Any
+                ) -> VarInfo:
+        """Declare ``name`` in this scope (Msg 134 if it exists)."""
+        key = name.lower()
+        if key in self.scope.vars or key in self.scope.table_vars:
+            raise self.bind_error(134, node, name)
+        return self.scope.add(name, t, **kw)
+
+    def var(self, name: str, node: ast.Node | None = None) -> VarInfo:
+        """The declared variable ``name`` (Msg 137 at compile time if undeclared)."""
+        info = self.scope.vars.get(name.lower())
+        if info is None:
+            raise self.bind_error(137, node, name)
+        return info
+
+    def bind_error(self, number: int, node: ast.Node | None, *args: Any) -> TSqlError:
+        """A compile-time error located at ``node``."""
+        err = tsql_error(number, *args, cls=BindError, span=getattr(node, "span", None))
+        err.procedure = self.proc_name
+        if err.line is None:
+            err.line = 1
+        return err
+
+    def assigner(self, info: VarInfo, src: T.SqlType) -> Callable[[Frame, Any], None]:
+        """``store(frame, value)`` converting a ``src``-typed value to the variable's type."""
+        from .expressions import implicit
+
+        slot = info.slot
+        conv = implicit(src, info.type)
+        if conv is None:
+            def store(f: Frame, value: Any) -> None:
+                f.v[slot] = value
+        else:
+            def store(f: Frame, value: Any) -> None:
+                f.v[slot] = None if value is None else conv(value)
+        return store
+
+    # -- statements ---------------------------------------------------------------------------
+    def stmt(self, node: ast.Stmt) -> StmtFn:
+        """Compile one statement, wrapped with SQL Server's per-statement bookkeeping."""
+        h = HANDLERS.get(type(node))
+        if h is None:
+            raise self.bind_error_text(node, f"The statement {type(node).__name__} is not "
+                                             "supported.")
+        fn = h(self, node)
+        return wrap_statement(fn, self.line(node), type(node) in COMPOUND)
+
+    def bind_error_text(self, node: ast.Node | None, text: str, number: int = 40000
+                        ) -> TSqlError:
+        err = BindError(number, text, severity=16, span=getattr(node, "span", None))
+        err.procedure = self.proc_name
+        return err
+
+    def block(self, nodes: tuple[ast.Stmt, ...] | list[ast.Stmt]) -> StmtFn:
+        """Compile a statement list; it resolves GOTOs to labels it holds itself."""
+        compiled: list[StmtFn] = []
+        labels: dict[str, int] = {}
+        for node in nodes:
+            if isinstance(node, ast.Label):
+                labels[node.name.lower()] = len(compiled)
+                continue
+            compiled.append(self.stmt(node))
+        return make_block(compiled, labels)
+
+    def expr(self, node: ast.Expr) -> CExpr:
+        """Compile an expression."""
+        h = EXPR_HANDLERS.get(type(node))
+        if h is None:
+            raise self.bind_error_text(node, f"The expression {type(node).__name__} is not "
+                                             "supported here.")
+        return h(self, node)
+
+    def predicate(self, node: ast.Expr) -> EvalFn:
+        """Compile a search condition to ``fn(frame) -> True | False | None``."""
+        from .expressions import as_predicate
+
+        return as_predicate(self, self.expr(node), node)
+
+
+def make_block(compiled: list[StmtFn], labels: dict[str, int]) -> StmtFn:
+    """The runner of a statement list (with GOTO targets ``labels``: name -> index)."""
+    n = len(compiled)
+    if not labels:
+        if n == 1:
+            return compiled[0]
+        stmts = tuple(compiled)
+
+        def run_block(f: Frame) -> None:
+            for st in stmts:
+                st(f)
+        return run_block
+
+    def run_labelled(f: Frame) -> None:
+        i = 0
+        while i < n:
+            try:
+                while i < n:
+                    compiled[i](f)
+                    i += 1
+            except GotoSignal as g:
+                target = labels.get(g.label)
+                if target is None:
+                    raise
+                f.session.check_cancel()
+                i = target
+    return run_labelled
+
+
+def wrap_statement(fn: StmtFn, line: int, compound: bool) -> StmtFn:
+    """Per-statement bookkeeping around a compiled statement.
+
+    On success a simple statement clears ``@@ERROR`` and commits the implicit transaction it
+    opened (if it touched storage); an error goes to :meth:`Session.statement_error`, which
+    reports it and lets the batch go on, or re-raises it (TRY, batch or scope abortion)."""
+    if compound:
+        def run_compound(f: Frame) -> None:
+            try:
+                fn(f)
+            except TSqlError as e:
+                f.session.statement_error(e, f, line)
+            except (Signal, KeyboardInterrupt):
+                raise
+            except Exception as e:  # a bug must not become a traceback for the user
+                f.session.statement_error(internal_error(e), f, line)
+        return run_compound
+
+    def run(f: Frame) -> None:
+        try:
+            fn(f)
+            s = f.session
+            if s.stmt_txn is not None:
+                s.end_statement()
+        except TSqlError as e:
+            f.session.statement_error(e, f, line)
+        except (Signal, KeyboardInterrupt):
+            s = f.session
+            if s.stmt_txn is not None:
+                s.end_statement()
+            raise
+        except Exception as e:  # a bug must not become a traceback for the user
+            f.session.statement_error(internal_error(e), f, line)
+        else:
+            s.error = 0
+    return run
+
+
+def internal_error(exc: BaseException) -> TSqlError:
+    """An unexpected Python exception, reported as an error instead of a traceback."""
+    return ExecutionError(3624, f"A system assertion check has failed: "
+                                f"{type(exc).__name__}: {exc}", severity=16)
+
+
+def walk(node: Any) -> Iterator[Any]:
+    """Every AST node under ``node`` (itself included), depth first."""
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, (list, tuple)):
+            stack.extend(reversed(cur))
+            continue
+        if not is_dataclass(cur):
+            continue
+        yield cur
+        for fl in fields(cur):
+            if fl.name == "span":
+                continue
+            val = getattr(cur, fl.name)
+            if isinstance(val, (list, tuple)) or is_dataclass(val):
+                stack.append(val)
+
+
+def variables_in(node: Any) -> list[str]:
+    """The ``@variable`` names referenced under ``node`` (first-seen order, unique)."""
+    seen: dict[str, str] = {}
+    for n in walk(node):
+        if isinstance(n, ast.Variable):
+            seen.setdefault(n.name.lower(), n.name)
+        elif isinstance(n, ast.TableVariableRef):
+            seen.setdefault(n.name.lower(), n.name)
+        elif isinstance(n, ast.SelectItem) and n.assign_to:
+            seen.setdefault(n.assign_to.lower(), n.assign_to)
+        elif isinstance(n, ast.Assignment) and n.also_variable:
+            seen.setdefault(n.also_variable.lower(), n.also_variable)
+    return list(seen.values())

@@ -1,0 +1,234 @@
+"""Cursors: DECLARE CURSOR / SET @c = CURSOR, OPEN (the rows are materialised), FETCH
+NEXT / PRIOR / FIRST / LAST / ABSOLUTE n / RELATIVE n [INTO …], CLOSE, DEALLOCATE.
+
+Cursors are GLOBAL (session-wide) unless declared LOCAL or held in a cursor variable; the
+last FETCH of any cursor sets ``@@FETCH_STATUS`` (0 a row, -1 past either end). Only SCROLL
+(or STATIC / KEYSET / DYNAMIC) cursors accept directions other than NEXT (Msg 16911).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from tsqlbroker.engine.results import ResultSet
+from tsqlbroker.errors import ExecutionError, tsql_error
+from tsqlbroker.grammar import ast
+
+from . import types as T
+from .compiler import Compiler, StmtFn, handler
+from .expressions import DYNAMIC, coerce, convert_fn
+
+if TYPE_CHECKING:
+    from .frames import Frame
+
+CURSOR = T.SqlType("cursor")
+_SCROLLING = frozenset({"scroll", "static", "keyset", "dynamic"})
+
+
+@dataclass
+class Cursor:
+    """One declared cursor: its query, whether it scrolls, and (while open) its rows."""
+
+    name: str
+    source: Callable[[Frame], ResultSet]
+    scroll: bool
+    rows: list[tuple[Any, ...]] | None = None
+    types: list[str | None] = field(default_factory=list)
+    columns: list[str] = field(default_factory=list)
+    pos: int = -1  # index of the current row; -1 before the first, len(rows) after the last
+
+
+def compile_rowsource(c: Compiler, query: ast.SelectStmt) -> Callable[[Frame], ResultSet]:
+    """``fn(frame) -> ResultSet`` for a cursor's SELECT (evaluated at OPEN)."""
+    from . import dml
+    from .statements import is_local_select
+
+    if is_local_select(query):
+        q = query.query
+        assert isinstance(q, ast.Select)
+        cols = [c.expr(it.expr) for it in q.items]
+        names = [it.alias or "" for it in q.items]
+        specs = [e.type.spec() for e in cols]
+        fns = [e.fn for e in cols]
+        return lambda f: ResultSet(list(names), list(specs), [tuple(fn(f) for fn in fns)])
+    sql = query.sql or c.source(query)
+    dml.check_table_variables(c, query)
+    params = dml.compile_params(c, query)
+
+    def run(f: Frame) -> ResultSet:
+        result = dml.run_sql(f, sql, params(f))
+        sets = list(getattr(result, "resultsets", []) or [])
+        return sets[0] if sets else ResultSet([])
+    return run
+
+
+def _lookup(c: Compiler, name: str, node: ast.Node) -> Callable[[Frame], Cursor]:
+    """``fn(frame) -> Cursor`` for a cursor name or cursor variable (Msg 16916 / 16950)."""
+    if name.startswith("@"):
+        slot = c.var(name, node).slot
+
+        def by_var(f: Frame) -> Cursor:
+            cur = f.v[slot]
+            if cur is None:
+                raise tsql_error(16950, name)
+            return cur  # type: ignore[no-any-return]
+        return by_var
+    key = name.lower()
+
+    def by_name(f: Frame) -> Cursor:
+        cur = f.cursors.get(key) or f.session.cursors.get(key)
+        if cur is None:
+            raise tsql_error(16916, name)
+        return cur  # type: ignore[no-any-return]
+    return by_name
+
+
+@handler(ast.DeclareCursor)
+def compile_declare_cursor(c: Compiler, node: ast.DeclareCursor) -> StmtFn:
+    source = compile_rowsource(c, node.query)
+    options = {o.lower() for o in node.options}
+    scroll = bool(options & _SCROLLING) and "forward_only" not in options
+    local = "local" in options
+    key = node.name.lower()
+    name = node.name
+
+    def run(f: Frame) -> None:
+        where = f.cursors if local else f.session.cursors
+        if key in where:
+            raise tsql_error(16915, name)
+        where[key] = Cursor(name, source, scroll)
+    return run
+
+
+@handler(ast.SetCursorVariable)
+def compile_set_cursor_variable(c: Compiler, node: ast.SetCursorVariable) -> StmtFn:
+    info = c.var(node.name, node)
+    if info.type.name != "cursor":
+        raise c.bind_error_text(node, f"The variable '{node.name}' is not a cursor "
+                                      "variable.", 16948)
+    source = compile_rowsource(c, node.query)
+    options = {o.lower() for o in node.options}
+    scroll = bool(options & _SCROLLING) and "forward_only" not in options
+    slot = info.slot
+
+    def run(f: Frame) -> None:
+        f.v[slot] = Cursor(node.name, source, scroll)
+    return run
+
+
+@handler(ast.OpenCursor)
+def compile_open(c: Compiler, node: ast.OpenCursor) -> StmtFn:
+    get = _lookup(c, node.name, node)
+
+    def run(f: Frame) -> None:
+        cur = get(f)
+        if cur.rows is not None:
+            raise tsql_error(16905)
+        rs = cur.source(f)
+        cur.rows = list(rs.rows)
+        cur.types = list(rs.types)
+        cur.columns = list(rs.columns)
+        cur.pos = -1
+        s = f.session
+        s.cursor_rows = len(cur.rows)
+        s.rowcount = 0
+    return run
+
+
+@handler(ast.FetchCursor)
+def compile_fetch(c: Compiler, node: ast.FetchCursor) -> StmtFn:
+    get = _lookup(c, node.name, node)
+    direction = node.direction.lower()
+    offset = coerce(c.expr(node.offset), T.INT) if node.offset is not None else None
+    targets = [c.var(n, node) for n in node.into]
+    conv_cache: dict[tuple[int, str | None], Callable[[Any], Any]] = {}
+
+    def converter(i: int, spec: str | None) -> Callable[[Any], Any]:
+        key = (i, spec)
+        fn = conv_cache.get(key)
+        if fn is None:
+            src = T.parse_type_spec(spec) if spec else DYNAMIC
+            try:
+                fn = convert_fn(src, targets[i].type)
+            except Exception:  # a declared type the value library does not parse
+                fn = convert_fn(DYNAMIC, targets[i].type)
+            conv_cache[key] = fn
+        return fn
+
+    def run(f: Frame) -> None:
+        s = f.session
+        cur = get(f)
+        rows = cur.rows
+        if rows is None:
+            raise tsql_error(16917)
+        if direction != "next" and not cur.scroll:
+            raise ExecutionError(16911, f"fetch: The fetch type {direction.upper()} cannot be "
+                                        "used with forward only cursors.", severity=16)
+        n = len(rows)
+        k = offset(f) if offset is not None else None
+        if direction == "next":
+            pos = cur.pos + 1
+        elif direction == "prior":
+            pos = cur.pos - 1
+        elif direction == "first":
+            pos = 0
+        elif direction == "last":
+            pos = n - 1
+        elif direction == "absolute":
+            k = k or 0
+            pos = k - 1 if k > 0 else (n + k if k < 0 else -1)
+        else:  # relative
+            pos = cur.pos + (k or 0)
+        pos = max(-1, min(pos, n))
+        cur.pos = pos
+        if 0 <= pos < n:
+            row = rows[pos]
+            if targets:
+                if len(targets) != len(row):
+                    raise tsql_error(16924)
+                for i, info in enumerate(targets):
+                    spec = cur.types[i] if i < len(cur.types) else None
+                    f.v[info.slot] = converter(i, spec)(row[i])
+            else:
+                s.sink.resultset(ResultSet(list(cur.columns), list(cur.types), [row]))
+            s.fetch_status = 0
+            s.rowcount = 1
+        else:
+            s.fetch_status = -1
+            s.rowcount = 0
+    return run
+
+
+@handler(ast.CloseCursor)
+def compile_close(c: Compiler, node: ast.CloseCursor) -> StmtFn:
+    get = _lookup(c, node.name, node)
+
+    def run(f: Frame) -> None:
+        cur = get(f)
+        if cur.rows is None:
+            raise tsql_error(16917)
+        cur.rows = None
+        cur.pos = -1
+        f.session.rowcount = 0
+    return run
+
+
+@handler(ast.DeallocateCursor)
+def compile_deallocate(c: Compiler, node: ast.DeallocateCursor) -> StmtFn:
+    get = _lookup(c, node.name, node)
+    key = node.name.lower()
+    is_var = node.name.startswith("@")
+    slot = c.var(node.name, node).slot if is_var else -1
+
+    def run(f: Frame) -> None:
+        get(f)  # Msg 16916 if it does not exist
+        if is_var:
+            f.v[slot] = None
+        elif key in f.cursors:
+            del f.cursors[key]
+        else:
+            f.session.cursors.pop(key, None)
+        f.session.rowcount = 0
+    return run

@@ -1,0 +1,410 @@
+"""The bridge to the storage engine: SELECT with a table source, INSERT / UPDATE / DELETE /
+MERGE / TRUNCATE, DDL, table variables, INSERT … EXEC and subqueries in expressions.
+
+Each statement hands its own source text (``node.sql``, or the text sliced from the batch by
+its span) to :func:`tsqlbroker.engine.dml.execute_sql` with the variables it references as
+typed parameters, inside the Txn of :meth:`Session.txn_for_statement`. XML values cross as
+their text. Result sets go to the sink, row counts to ``@@ROWCOUNT`` and (unless NOCOUNT)
+the sink, IDENTITY values to ``@@IDENTITY`` / ``SCOPE_IDENTITY()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from tsqlbroker.engine.results import ResultSet
+from tsqlbroker.errors import TSqlError, tsql_error
+from tsqlbroker.grammar import ast
+
+from . import types as T
+from .compiler import CExpr, Compiler, StmtFn, expr_handler, handler, variables_in
+from .expressions import DYNAMIC, comparison_fn, convert_fn
+from .statements import compile_local_select, is_local_select
+
+if TYPE_CHECKING:
+    from .frames import Frame
+    from .session import Session
+
+Params = Callable[["Frame"], dict[str, tuple[Any, str]]]
+
+
+def _engine() -> Any:
+    from tsqlbroker.engine import dml as engine_dml
+
+    return engine_dml
+
+
+def exec_context(f: Frame) -> Any:
+    """The engine ExecContext for the running statement of frame ``f``."""
+    from tsqlbroker.engine.context import ExecContext
+
+    s = f.session
+    return ExecContext(s.conn, s.txn_for_statement(), s.db_id, s.id, s.temp_tables,
+                       f.table_vars)
+
+
+def _xml_text(v: Any) -> Any:
+    return v.to_string() if v is not None and hasattr(v, "to_string") else v
+
+
+def compile_params(c: Compiler, node: Any) -> Params:
+    """``fn(frame) -> {'@v': (value, type_spec)}`` for the scalar variables ``node`` uses."""
+    entries: list[tuple[str, int, str, bool]] = []
+    for name in variables_in(node):
+        key = name.lower()
+        if key in c.scope.table_vars:
+            continue
+        info = c.scope.vars.get(key)
+        if info is None:
+            raise c.bind_error(137, node, name)
+        entries.append((info.name, info.slot, info.type.spec(), info.type.is_xml))
+    if not entries:
+        return lambda _f: {}
+
+    def params(f: Frame) -> dict[str, tuple[Any, str]]:
+        v = f.v
+        return {name: ((_xml_text(v[slot]) if xml else v[slot]), spec)
+                for name, slot, spec, xml in entries}
+    return params
+
+
+def check_table_variables(c: Compiler, node: Any) -> None:
+    """Msg 1087 for a table variable the scope never declared."""
+    names: list[str] = []
+    for n in _walk_targets(node):
+        names.append(n)
+    for name in names:
+        key = name.lower()
+        if key not in c.scope.table_vars:
+            if key in c.scope.vars:
+                continue
+            raise c.bind_error(1087, node, name)
+
+
+def _walk_targets(node: Any) -> list[str]:
+    from .compiler import walk
+
+    out = []
+    for n in walk(node):
+        if isinstance(n, ast.TableVariableRef):
+            out.append(n.name)
+        for attr in ("target", "into"):
+            val = getattr(n, attr, None)
+            if isinstance(val, str) and val.startswith("@"):
+                out.append(val)
+    return out
+
+
+def run_sql(f: Frame, sql: str, params: dict[str, tuple[Any, str]]) -> Any:
+    """Execute one statement through the engine in the statement's transaction."""
+    return _engine().execute_sql(exec_context(f), sql, params)
+
+
+def _note_identity(f: Frame, result: Any) -> None:
+    ident = getattr(result, "identity", None)
+    if ident is not None:
+        f.session.identity = ident
+        f.scope_identity = ident
+
+
+def _emit(f: Frame, result: Any, count_rows: bool) -> None:
+    s = f.session
+    sets = list(getattr(result, "resultsets", []) or [])
+    for rs in sets:
+        s.sink.resultset(rs)
+    n = getattr(result, "rowcount", -1)
+    if n is None or n < 0:
+        n = len(sets[-1].rows) if sets else 0
+    s.rowcount = n
+    if count_rows and not s.nocount:
+        s.sink.rows_affected(n)
+
+
+def compile_storage_statement(c: Compiler, node: Any, *, writes: bool, count_rows: bool
+                              ) -> StmtFn:
+    """A statement the engine runs as it is written."""
+    sql = getattr(node, "sql", "") or c.source(node)
+    check_table_variables(c, node)
+    params = compile_params(c, node)
+
+    def run(f: Frame) -> None:
+        s = f.session
+        if writes:
+            s.check_writable()
+        result = run_sql(f, sql, params(f))
+        _note_identity(f, result)
+        _emit(f, result, count_rows)
+    return run
+
+
+# --------------------------------------------------------------------------------------------
+# SELECT
+# --------------------------------------------------------------------------------------------
+@handler(ast.SelectStmt)
+def compile_select(c: Compiler, node: ast.SelectStmt) -> StmtFn:
+    if is_local_select(node):
+        return compile_local_select(c, node)
+    q = node.query
+    assigns = [it for it in q.items if it.assign_to] if isinstance(q, ast.Select) else []
+    if assigns:
+        return _compile_select_assign(c, node, q)  # type: ignore[arg-type]
+    into = isinstance(q, ast.Select) and q.into is not None
+    return compile_storage_statement(c, node, writes=into, count_rows=True)
+
+
+def _compile_select_assign(c: Compiler, node: ast.SelectStmt, q: ast.Select) -> StmtFn:
+    """``SELECT @v = col … FROM t``: the engine returns the rows, the last one assigns."""
+    if len([it for it in q.items if it.assign_to]) != len(q.items):
+        raise c.bind_error_text(node, "A SELECT statement that assigns a value to a variable "
+                                      "must not be combined with data-retrieval operations.",
+                                141)
+    sql = node.sql or c.source(node)
+    check_table_variables(c, node)
+    params = compile_params(c, node)
+    targets = []
+    for it in q.items:
+        info = c.var(it.assign_to or "", it)
+        if it.assign_op and it.assign_op != "=":
+            op = it.assign_op[:-1]
+            targets.append((info, op))
+        else:
+            targets.append((info, None))
+    convs = [convert_fn(DYNAMIC, info.type) for info, _op in targets]
+    compound = [(_compound_fn(op, info.type) if op else None) for info, op in targets]
+
+    def run(f: Frame) -> None:
+        result = run_sql(f, sql, params(f))
+        sets = list(getattr(result, "resultsets", []) or [])
+        rows = sets[0].rows if sets else []
+        v = f.v
+        for row in rows:
+            for i, (info, _op) in enumerate(targets):
+                value = row[i] if i < len(row) else None
+                fn = compound[i]
+                if fn is not None:
+                    value = fn(v[info.slot], value)
+                v[info.slot] = convs[i](value)
+        f.session.rowcount = len(rows)
+    return run
+
+
+def _compound_fn(op: str, t: T.SqlType) -> Callable[[Any, Any], Any]:
+    from .expressions import _dynamic_binary
+
+    return _dynamic_binary(op, t, DYNAMIC)
+
+
+# --------------------------------------------------------------------------------------------
+# DML and DDL
+# --------------------------------------------------------------------------------------------
+@handler(ast.Insert)
+def compile_insert(c: Compiler, node: ast.Insert) -> StmtFn:
+    if isinstance(node.source, (ast.ExecProc, ast.ExecDynamic)):
+        return _compile_insert_exec(c, node)
+    return compile_storage_statement(c, node, writes=True, count_rows=True)
+
+
+for _cls in (ast.Update, ast.Delete, ast.Merge):
+    handler(_cls)(lambda c, node: compile_storage_statement(c, node, writes=True,
+                                                            count_rows=True))
+
+for _cls in (ast.Truncate, ast.CreateTable, ast.AlterTable, ast.DropTable, ast.CreateIndex,
+             ast.DropIndex, ast.CreateView, ast.DropView):
+    handler(_cls)(lambda c, node: compile_storage_statement(c, node, writes=True,
+                                                            count_rows=False))
+
+
+class _CaptureSink:
+    """Collects the result sets of INSERT … EXEC; everything else goes to the real sink."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.rows: list[tuple[Any, ...]] = []
+
+    def message(self, text: str) -> None:
+        self.inner.message(text)
+
+    def resultset(self, rs: ResultSet) -> None:
+        self.rows.extend(rs.rows)
+
+    def error(self, err: TSqlError) -> None:
+        self.inner.error(err)
+
+    def rows_affected(self, n: int) -> None:
+        self.inner.rows_affected(n)
+
+
+def _compile_insert_exec(c: Compiler, node: ast.Insert) -> StmtFn:
+    inner = c.stmt(node.source)  # type: ignore[arg-type]
+    target = node.target
+    columns = list(node.columns)
+    if isinstance(target, str):
+        check_table_variables(c, node)
+
+    def run(f: Frame) -> None:
+        s = f.session
+        s.check_writable()
+        if s.insert_exec_depth > 0:
+            raise tsql_error(8164)
+        capture = _CaptureSink(s.sink)
+        saved = s.sink
+        s.sink = capture
+        s.insert_exec_depth += 1
+        nocount = s.nocount
+        try:
+            inner(f)
+        finally:
+            s.sink = saved
+            s.insert_exec_depth -= 1
+        name = target if isinstance(target, str) else target
+        result = _engine().insert_rows(exec_context(f), name, columns or None, capture.rows)
+        _note_identity(f, result)
+        n = len(capture.rows)
+        s.rowcount = n
+        if not nocount:
+            s.sink.rows_affected(n)
+    return run
+
+
+# --------------------------------------------------------------------------------------------
+# Table variables and session objects
+# --------------------------------------------------------------------------------------------
+def _columns_sql(c: Compiler, node: ast.DeclareTable) -> str:
+    text = c.source(node)
+    upper = text.upper()
+    at = upper.find("TABLE")
+    start = text.find("(", at if at >= 0 else 0)
+    end = text.rfind(")")
+    return text[start + 1:end] if start >= 0 and end > start else ""
+
+
+@handler(ast.DeclareTable)
+def compile_declare_table(c: Compiler, node: ast.DeclareTable) -> StmtFn:
+    key = node.name.lower()
+    if key in c.scope.vars or key in c.scope.table_vars:
+        raise c.bind_error(134, node, node.name)
+    from .compiler import TableVarInfo
+
+    columns_sql = _columns_sql(c, node)
+    c.scope.table_vars[key] = TableVarInfo(node.name, columns_sql)
+    name = node.name
+
+    def run(f: Frame) -> None:
+        if key in f.table_vars:
+            return
+        physical = _engine().declare_table_variable(exec_context(f), name, columns_sql)
+        f.table_vars[key] = physical
+    return run
+
+
+def drop_table_variables(s: Session, f: Frame) -> None:
+    """Drop the physical tables of a scope's table variables (the scope ended)."""
+    eng = _engine()
+    drop = getattr(eng, "drop_table_variable", None)
+    for key, physical in list(f.table_vars.items()):
+        try:
+            if drop is not None:
+                drop(exec_context(f), physical)
+            else:
+                s.conn.exec_driver_sql(f'DROP TABLE IF EXISTS "{physical}"')
+        except Exception:  # cleanup must not hide the batch's own outcome
+            pass
+    f.table_vars.clear()
+
+
+def drop_session_objects(s: Session) -> None:
+    """Drop the session's temp tables (the session ends)."""
+    if not s.temp_tables:
+        return
+    from .frames import Frame
+
+    f = Frame(s, 0)
+    for name in list(s.temp_tables):
+        try:
+            run_sql(f, f"DROP TABLE {name}", {})
+        except TSqlError:
+            pass
+    s.end_statement()
+
+
+# --------------------------------------------------------------------------------------------
+# Subqueries in expressions
+# --------------------------------------------------------------------------------------------
+def _query_text(c: Compiler, node: Any) -> str:
+    text = c.source(node).strip()
+    while text.startswith("(") and text.endswith(")"):
+        text = text[1:-1].strip()
+    return text
+
+
+def _first_column_type(q: Any) -> T.SqlType:
+    """A static type for a scalar subquery where the select list shows it."""
+    if isinstance(q, ast.Select) and len(q.items) == 1:
+        e = q.items[0].expr
+        if isinstance(e, ast.FunctionCall) and not e.name.schema:
+            n = e.name.name.lower()
+            if n == "count":
+                return T.INT
+            if n == "count_big":
+                return T.BIGINT
+    return DYNAMIC
+
+
+def _subquery_runner(c: Compiler, node: Any, query: Any) -> Callable[[Frame], ResultSet]:
+    sql = _query_text(c, query)
+    check_table_variables(c, query)
+    params = compile_params(c, query)
+
+    def run(f: Frame) -> ResultSet:
+        result = run_sql(f, sql, params(f))
+        sets = list(getattr(result, "resultsets", []) or [])
+        return sets[0] if sets else ResultSet([])
+    return run
+
+
+@expr_handler(ast.Subquery)
+def compile_subquery(c: Compiler, node: ast.Subquery) -> CExpr:
+    runner = _subquery_runner(c, node, node.query if node.query.span else node)
+    t = _first_column_type(node.query)
+    conv = convert_fn(DYNAMIC, t) if t != DYNAMIC else None
+
+    def scalar(f: Frame) -> Any:
+        rs = runner(f)
+        if not rs.rows:
+            return None
+        if len(rs.rows) > 1:
+            raise tsql_error(512)
+        v = rs.rows[0][0] if rs.rows[0] else None
+        return conv(v) if conv is not None and v is not None else v
+    return CExpr(t, scalar)
+
+
+@expr_handler(ast.Exists)
+def compile_exists(c: Compiler, node: ast.Exists) -> CExpr:
+    runner = _subquery_runner(c, node, node.query)
+    return CExpr(T.BIT, lambda f: bool(runner(f).rows), predicate=True)
+
+
+@expr_handler(ast.InSubquery)
+def compile_in_subquery(c: Compiler, node: ast.InSubquery) -> CExpr:
+    e = c.expr(node.expr)
+    runner = _subquery_runner(c, node, node.query)
+    eq = comparison_fn("=", e.type, DYNAMIC)
+    ef = e.fn
+    neg = node.negated
+
+    def in_query(f: Frame) -> bool | None:
+        v = ef(f)
+        unknown = False
+        for row in runner(f).rows:
+            r = eq(v, row[0])
+            if r:
+                return not neg
+            if r is None:
+                unknown = True
+        if unknown:
+            return None
+        return neg
+    return CExpr(T.BIT, in_query, predicate=True)
+

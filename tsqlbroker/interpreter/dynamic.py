@@ -1,0 +1,182 @@
+"""Dynamic SQL: ``EXEC (@sql)`` and ``sp_executesql`` with typed and OUTPUT parameters.
+
+The string runs as a batch of its own, one nesting level down: it sees none of the caller's
+variables, its syntax / undeclared-variable errors are errors of the EXEC statement (with the
+dynamic text's own line numbers), and a ``USE`` inside it lasts only until it ends — the
+caller's database is restored afterwards. Compiled strings are cached per text.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from tsqlbroker.errors import TSqlError, tsql_error
+from tsqlbroker.grammar import ast
+
+from . import types as T
+from .compiler import Compiler, ReturnSignal, StmtFn, handler
+from .control import collect_labels
+from .expressions import coerce
+from .frames import Frame
+from .procedures import (
+    MAX_NESTING,
+    Compiled,
+    ParamInfo,
+    _bind_plan,
+    _site_id,
+    compile_exec_args,
+)
+from .runtime_errors import aborts_scope
+
+if TYPE_CHECKING:
+    from .session import Session
+
+_CACHE_SIZE = 256
+
+
+def _cache(s: Session) -> OrderedDict[tuple[str, str], Compiled]:
+    cache: OrderedDict[tuple[str, str], Compiled] | None = s.instance.extensions.get(
+        "interp_dynamic_cache")
+    if cache is None:
+        cache = OrderedDict()
+        s.instance.extensions["interp_dynamic_cache"] = cache
+    return cache
+
+
+def compile_dynamic(s: Session, text: str, params: str = "") -> Compiled:
+    """Parse and compile a dynamic SQL string (with sp_executesql parameter definitions)."""
+    key = (text, params)
+    cache = _cache(s)
+    hit = cache.get(key)
+    if hit is not None:
+        cache.move_to_end(key)
+        return hit
+    from tsqlbroker.grammar.parser import parse_batch
+
+    try:
+        batch = parse_batch(text, 1)
+        c = Compiler(batch.text, kind="dynamic")
+        formal: list[ParamInfo] = []
+        if params.strip():
+            for p in _parse_params(params):
+                t = T.type_from_ast(p.type, "declare")
+                info = c.declare(p.name, t, p, output=p.output)
+                formal.append(ParamInfo(p.name, info.slot, t, p.output, False))
+        collect_labels(c, batch.statements)
+        run = c.block(batch.statements)
+    except TSqlError as e:
+        e.located = True  # type: ignore[attr-defined]  # lines of the dynamic text
+        raise
+    compiled = Compiled(run, c.scope.nslots, c.scope, None, formal)
+    cache[key] = compiled
+    if len(cache) > _CACHE_SIZE:
+        cache.popitem(last=False)
+    return compiled
+
+
+def _parse_params(text: str) -> tuple[ast.ParamDef, ...]:
+    """The parameter definitions of sp_executesql's ``@params`` string."""
+    from tsqlbroker.grammar.parser import parse_batch
+
+    batch = parse_batch(f"CREATE PROCEDURE sp_executesql_params {text} AS RETURN", 1)
+    node = batch.statements[0]
+    assert isinstance(node, ast.CreateProcedure)
+    return node.params
+
+
+def run_dynamic(f: Frame, compiled: Compiled, values: dict[int, Any]) -> Frame:
+    """Run compiled dynamic SQL one level down; restores the caller's database."""
+    s = f.session
+    if s.nestlevel >= MAX_NESTING:
+        raise tsql_error(217)
+    frame = Frame(s, compiled.nslots, proc=None, level=s.nestlevel + 1)
+    for slot, v in values.items():
+        frame.v[slot] = v
+    db = (s.db_id, s.current_database)
+    s.nestlevel += 1
+    try:
+        compiled.run(frame)
+    except ReturnSignal:
+        pass
+    except TSqlError as e:
+        if aborts_scope(e) and getattr(e, "scope_frame", None) is frame:
+            e.scope_done = True  # type: ignore[attr-defined]
+        raise
+    finally:
+        s.nestlevel -= 1
+        s.db_id, s.current_database = db
+        s.drop_scope_objects(frame)
+    return frame
+
+
+@handler(ast.ExecDynamic)
+def compile_exec_dynamic(c: Compiler, node: ast.ExecDynamic) -> StmtFn:
+    parts = [coerce(c.expr(p), T.NVARCHAR_MAX) for p in node.parts]
+
+    def run(f: Frame) -> None:
+        text = "".join(v for v in (p(f) for p in parts) if v is not None)
+        s = f.session
+        compiled = compile_dynamic(s, text)
+        run_dynamic(f, compiled, {})
+    return run
+
+
+# --------------------------------------------------------------------------------------------
+# System procedures implemented by the interpreter
+# --------------------------------------------------------------------------------------------
+def compile_sp_executesql(c: Compiler, node: ast.ExecProc) -> StmtFn:
+    args = list(node.args)
+    stmt_arg: ast.ExecArg | None = None
+    params_arg: ast.ExecArg | None = None
+    rest: list[ast.ExecArg] = []
+    for i, a in enumerate(args):
+        key = (a.name or "").lower()
+        if key in ("@stmt", "@statement") or (not a.name and i == 0):
+            stmt_arg = a
+        elif key == "@params" or (not a.name and i == 1):
+            params_arg = a
+        else:
+            rest.append(a)
+    if stmt_arg is None or stmt_arg.value is None:
+        raise c.bind_error(201, node, "sp_executesql", "@statement")
+    stmt = c.expr(stmt_arg.value)
+    if not (stmt.type.is_unicode or stmt.type.name == "null"):
+        raise c.bind_error(214, node, "@statement", "ntext/nchar/nvarchar")
+    stmtf = stmt.fn
+    paramsf: Callable[[Frame], Any] = lambda _f: ""
+    if params_arg is not None and params_arg.value is not None:
+        pe = c.expr(params_arg.value)
+        if not (pe.type.is_unicode or pe.type.name == "null"):
+            raise c.bind_error(214, node, "@params", "ntext/nchar/nvarchar")
+        paramsf = pe.fn
+    c_args, stores = compile_exec_args(c, tuple(rest))
+    ret_store = c.assigner(c.var(node.return_var, node), T.INT) if node.return_var else None
+    site = _site_id()
+
+    def run(f: Frame) -> None:
+        s = f.session
+        text = stmtf(f)
+        if text is None:
+            if ret_store is not None:
+                ret_store(f, 0)
+            return
+        compiled = compile_dynamic(s, text, paramsf(f) or "")
+        plan = compiled.plans.get(site)
+        if plan is None:
+            plan = compiled.plans[site] = _bind_plan(c_args, compiled, "sp_executesql",
+                                                     stores)
+        values = {slot: fn(f) for slot, fn in plan.binds}
+        frame = run_dynamic(f, compiled, values)
+        for slot, store in plan.outputs:
+            store(f, frame.v[slot])
+        if ret_store is not None:
+            ret_store(f, 0)
+    return run
+
+
+# name -> compile(c, ExecProc node) -> statement closure
+SYSTEM_PROCEDURES: dict[str, Callable[[Compiler, ast.ExecProc], StmtFn]] = {
+    "sp_executesql": compile_sp_executesql,
+}

@@ -1,0 +1,498 @@
+"""Expression compilation: AST expressions → ``CExpr`` (static type + evaluator closure).
+
+Types are resolved once, at compile time, through the value library (``types``, ``convert``,
+``operators``, ``functions``); the closures do no type dispatch. The hot shapes of
+procedural code — an integer variable compared with or added to an integer — get direct
+closures (no generic operator call). Expressions whose type is only known at run time (a
+scalar subquery's column) are typed ``sql_variant`` and resolve their operators per actual
+type, cached.
+"""
+
+from __future__ import annotations
+
+import operator as _op
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from tsqlbroker.errors import TSqlError, tsql_error
+from tsqlbroker.grammar import ast
+
+from . import convert as C
+from . import operators as O
+from . import types as T
+from .compiler import CExpr, Compiler, EvalFn, const_expr, expr_handler
+
+if TYPE_CHECKING:
+    from .frames import Frame
+
+# The static type of values whose type only shows at run time (subquery results).
+DYNAMIC = T.SQL_VARIANT
+
+
+def implicit(src: T.SqlType, dst: T.SqlType) -> Callable[[Any], Any] | None:
+    """The implicit conversion ``src`` → ``dst`` for assignment, or None when none is needed.
+
+    A run-time-typed source converts by its actual value (as an explicit CAST would: the
+    value came from a query whose column type the compiler could not know)."""
+    if src == dst and dst.name != "sql_variant":
+        return None
+    if src.name == "null":
+        return None
+    if src == DYNAMIC:
+        conv = C.converter(src, dst)
+    else:
+        conv = C.implicit_converter(src, dst)
+    return None if conv is C._identity else conv
+
+
+def convert_fn(src: T.SqlType, dst: T.SqlType) -> Callable[[Any], Any]:
+    """Like :func:`implicit` but always a callable."""
+    conv = implicit(src, dst)
+    return conv if conv is not None else (lambda v: v)
+
+
+def as_predicate(c: Compiler, e: CExpr, node: ast.Node) -> EvalFn:
+    """A condition's evaluator; Msg 4145 when ``node`` is not a boolean expression."""
+    if not e.predicate:
+        raise c.bind_error(4145, node, _near(c, node))
+    return e.fn
+
+
+def _near(c: Compiler, node: ast.Node) -> str:
+    try:
+        text = c.source(node).split()
+        return text[-1] if text else ""
+    except TSqlError:
+        return ""
+
+
+def _try_const(t: T.SqlType, fn: EvalFn, predicate: bool = False) -> CExpr:
+    """``CExpr`` for an expression whose operands are all constant: folded unless it raises
+    (the error then happens at run time, where SQL Server raises it)."""
+    try:
+        value = fn(None)  # type: ignore[arg-type]
+    except TSqlError:
+        return CExpr(t, fn, predicate=predicate)
+    return CExpr(t, lambda _f, _v=value: _v, True, value, predicate)
+
+
+# --------------------------------------------------------------------------------------------
+# Leaves
+# --------------------------------------------------------------------------------------------
+@expr_handler(ast.Literal)
+def compile_literal(c: Compiler, node: ast.Literal) -> CExpr:
+    t, value = T.literal_type(node)
+    return const_expr(t, value)
+
+
+@expr_handler(ast.Variable)
+def compile_variable(c: Compiler, node: ast.Variable) -> CExpr:
+    info = c.var(node.name, node)
+    slot = info.slot
+
+    def read(f: Frame) -> Any:
+        return f.v[slot]
+    return CExpr(info.type, read)
+
+
+@expr_handler(ast.Collate)
+def compile_collate(c: Compiler, node: ast.Collate) -> CExpr:
+    # Comparisons are case-insensitive by default (the value library's collation); an explicit
+    # COLLATE does not change the value.
+    return c.expr(node.expr)
+
+
+@expr_handler(ast.Column)
+def compile_column(c: Compiler, node: ast.Column) -> CExpr:
+    # Columns only exist in queries the storage engine runs; here there is no FROM clause.
+    raise c.bind_error(207, node, ".".join(node.parts))
+
+
+@expr_handler(ast.Star)
+def compile_star(c: Compiler, node: ast.Star) -> CExpr:
+    raise c.bind_error(263 if 263 in _messages() else 207, node, "*")
+
+
+def _messages() -> dict[int, Any]:
+    from tsqlbroker.errors import MESSAGES
+
+    return MESSAGES
+
+
+# --------------------------------------------------------------------------------------------
+# Operators
+# --------------------------------------------------------------------------------------------
+_CMP_OPS: dict[str, Callable[[Any, Any], bool]] = {
+    "=": _op.eq, "<>": _op.ne, "!=": _op.ne, "<": _op.lt, ">": _op.gt, "<=": _op.le,
+    ">=": _op.ge, "!<": _op.ge, "!>": _op.le,
+}
+_COMPARISONS = frozenset(_CMP_OPS)
+_INT_ARITH: dict[str, Callable[[Any, Any], Any]] = {"+": _op.add, "-": _op.sub, "*": _op.mul}
+
+
+def _overflow(t: T.SqlType) -> TSqlError:
+    return tsql_error(8115, "expression", t.name)
+
+
+@expr_handler(ast.Unary)
+def compile_unary(c: Compiler, node: ast.Unary) -> CExpr:
+    op = node.op.lower()
+    if op == "not":
+        inner = c.predicate(node.operand)
+
+        def not_(f: Frame) -> bool | None:
+            v = inner(f)
+            return None if v is None else not v
+        return CExpr(T.BIT, not_, predicate=True)
+    # A negative numeric literal is a literal (``-2147483648`` is an int).
+    if op == "-" and isinstance(node.operand, ast.Literal) and node.operand.kind in (
+            "int", "decimal", "float", "money"):
+        lit = node.operand
+        neg = ast.Literal(lit.kind, -lit.value if lit.value is not None else None,
+                          "-" + (lit.text or str(lit.value)))
+        return compile_literal(c, neg)
+    e = c.expr(node.operand)
+    t, fn = O.unary(op, e.type)
+    ef = e.fn
+
+    def run(f: Frame) -> Any:
+        return fn(ef(f))
+    return _try_const(t, run) if e.const else CExpr(t, run)
+
+
+@expr_handler(ast.Binary)
+def compile_binary(c: Compiler, node: ast.Binary) -> CExpr:
+    op = node.op.lower()
+    if op in ("and", "or"):
+        return _logical(c, op, node)
+    left = c.expr(node.left)
+    right = c.expr(node.right)
+    if op in _COMPARISONS:
+        return _comparison(op, left, right)
+    return _arith(op, left, right)
+
+
+def _logical(c: Compiler, op: str, node: ast.Binary) -> CExpr:
+    lf = c.predicate(node.left)
+    rf = c.predicate(node.right)
+    if op == "and":
+        def and_(f: Frame) -> bool | None:
+            a = lf(f)
+            if a is False:
+                return False
+            b = rf(f)
+            if b is False:
+                return False
+            return None if a is None or b is None else True
+        return CExpr(T.BIT, and_, predicate=True)
+
+    def or_(f: Frame) -> bool | None:
+        a = lf(f)
+        if a is True:
+            return True
+        b = rf(f)
+        if b is True:
+            return True
+        return None if a is None or b is None else False
+    return CExpr(T.BIT, or_, predicate=True)
+
+
+def _is_plain_int(t: T.SqlType) -> bool:
+    return t.name in ("int", "bigint", "smallint", "tinyint")
+
+
+def _comparison(op: str, left: CExpr, right: CExpr) -> CExpr:
+    lf, rf = left.fn, right.fn
+    if left.type == DYNAMIC or right.type == DYNAMIC:
+        cmp = _dynamic_comparison(op, left.type, right.type)
+
+        def dyn(f: Frame) -> bool | None:
+            return cmp(lf(f), rf(f))
+        return CExpr(T.BIT, dyn, predicate=True)
+    if _is_plain_int(left.type) and _is_plain_int(right.type):
+        pyop = _CMP_OPS[op]
+        if right.const:
+            k = right.value
+            if k is None:
+                return CExpr(T.BIT, lambda _f: None, True, None, True)
+
+            def cmp_const(f: Frame) -> bool | None:
+                a = lf(f)
+                return None if a is None else pyop(a, k)
+            return CExpr(T.BIT, cmp_const, predicate=True)
+
+        def cmp_int(f: Frame) -> bool | None:
+            a = lf(f)
+            if a is None:
+                return None
+            b = rf(f)
+            return None if b is None else pyop(a, b)
+        return CExpr(T.BIT, cmp_int, predicate=True)
+    cmp = O.comparison(op, left.type, right.type)
+    if right.const:
+        k = right.value
+
+        def cmp_k(f: Frame) -> bool | None:
+            return cmp(lf(f), k)
+        out = cmp_k
+    else:
+        def cmp_any(f: Frame) -> bool | None:
+            return cmp(lf(f), rf(f))
+        out = cmp_any
+    if left.const and right.const:
+        return _try_const(T.BIT, out, predicate=True)
+    return CExpr(T.BIT, out, predicate=True)
+
+
+def _arith(op: str, left: CExpr, right: CExpr) -> CExpr:
+    lf, rf = left.fn, right.fn
+    if left.type == DYNAMIC or right.type == DYNAMIC:
+        fn = _dynamic_binary(op, left.type, right.type)
+
+        def dyn(f: Frame) -> Any:
+            return fn(lf(f), rf(f))
+        return CExpr(DYNAMIC, dyn)
+    t, fn = O.binary(op, left.type, right.type)
+    if op in _INT_ARITH and _is_plain_int(left.type) and _is_plain_int(right.type) \
+            and _is_plain_int(t):
+        lo, hi = T.INT_RANGES[t.name]
+        pyop = _INT_ARITH[op]
+        if right.const and right.value is not None:
+            k = right.value
+
+            def int_k(f: Frame) -> Any:
+                a = lf(f)
+                if a is None:
+                    return None
+                r = pyop(a, k)
+                if lo <= r <= hi:
+                    return r
+                raise _overflow(t)
+            out = int_k
+        else:
+            def int_op(f: Frame) -> Any:
+                a = lf(f)
+                b = rf(f)
+                if a is None or b is None:
+                    return None
+                r = pyop(a, b)
+                if lo <= r <= hi:
+                    return r
+                raise _overflow(t)
+            out = int_op
+    elif right.const:
+        k = right.value
+
+        def bin_k(f: Frame) -> Any:
+            return fn(lf(f), k)
+        out = bin_k
+    else:
+        def bin_any(f: Frame) -> Any:
+            return fn(lf(f), rf(f))
+        out = bin_any
+    if left.const and right.const:
+        return _try_const(t, out)
+    return CExpr(t, out)
+
+
+def _dynamic_binary(op: str, lt: T.SqlType, rt: T.SqlType) -> Callable[[Any, Any], Any]:
+    """A binary operator resolved per actual value types (run-time-typed operands)."""
+    cache: dict[tuple[str, str], Callable[[Any, Any], Any]] = {}
+
+    def run(a: Any, b: Any) -> Any:
+        if a is None or b is None:
+            return None
+        at = C.variant_type(a) if lt == DYNAMIC else lt
+        bt = C.variant_type(b) if rt == DYNAMIC else rt
+        key = (at.spec(), bt.spec())
+        fn = cache.get(key)
+        if fn is None:
+            fn = cache[key] = O.binary(op, at, bt)[1]
+        return fn(a, b)
+    return run
+
+
+def _dynamic_comparison(op: str, lt: T.SqlType, rt: T.SqlType
+                        ) -> Callable[[Any, Any], bool | None]:
+    cache: dict[tuple[str, str], Callable[[Any, Any], bool | None]] = {}
+
+    def run(a: Any, b: Any) -> bool | None:
+        if a is None or b is None:
+            return None
+        at = C.variant_type(a) if lt == DYNAMIC else lt
+        bt = C.variant_type(b) if rt == DYNAMIC else rt
+        key = (at.spec(), bt.spec())
+        fn = cache.get(key)
+        if fn is None:
+            fn = cache[key] = O.comparison(op, at, bt)
+        return fn(a, b)
+    return run
+
+
+def comparison_fn(op: str, lt: T.SqlType, rt: T.SqlType) -> Callable[[Any, Any], bool | None]:
+    """``fn(a, b) -> True | False | None`` comparing values of the two static types."""
+    if lt == DYNAMIC or rt == DYNAMIC:
+        return _dynamic_comparison(op, lt, rt)
+    return O.comparison(op, lt, rt)
+
+
+# --------------------------------------------------------------------------------------------
+# Predicates
+# --------------------------------------------------------------------------------------------
+@expr_handler(ast.IsNull)
+def compile_is_null(c: Compiler, node: ast.IsNull) -> CExpr:
+    e = c.expr(node.expr)
+    ef = e.fn
+    if e.predicate:  # IS NULL of a condition is not T-SQL; treat the value
+        raise c.bind_error(4145, node, "IS")
+    if node.negated:
+        return CExpr(T.BIT, lambda f: ef(f) is not None, predicate=True)
+    return CExpr(T.BIT, lambda f: ef(f) is None, predicate=True)
+
+
+@expr_handler(ast.Between)
+def compile_between(c: Compiler, node: ast.Between) -> CExpr:
+    e, lo, hi = c.expr(node.expr), c.expr(node.low), c.expr(node.high)
+    ge = comparison_fn(">=", e.type, lo.type)
+    le = comparison_fn("<=", e.type, hi.type)
+    ef, lof, hif = e.fn, lo.fn, hi.fn
+    neg = node.negated
+
+    def between(f: Frame) -> bool | None:
+        v = ef(f)
+        a = ge(v, lof(f))
+        if a is False:
+            return neg
+        b = le(v, hif(f))
+        if b is False:
+            return neg
+        if a is None or b is None:
+            return None
+        return not neg
+    return CExpr(T.BIT, between, predicate=True)
+
+
+@expr_handler(ast.InList)
+def compile_in_list(c: Compiler, node: ast.InList) -> CExpr:
+    e = c.expr(node.expr)
+    items = [c.expr(i) for i in node.items]
+    pairs = [(comparison_fn("=", e.type, i.type), i.fn) for i in items]
+    ef = e.fn
+    neg = node.negated
+
+    def in_list(f: Frame) -> bool | None:
+        v = ef(f)
+        unknown = False
+        for eq, itf in pairs:
+            r = eq(v, itf(f))
+            if r:
+                return not neg
+            if r is None:
+                unknown = True
+        if unknown:
+            return None
+        return neg
+    return CExpr(T.BIT, in_list, predicate=True)
+
+
+@expr_handler(ast.Like)
+def compile_like(c: Compiler, node: ast.Like) -> CExpr:
+    e, p = c.expr(node.expr), c.expr(node.pattern)
+    esc = c.expr(node.escape) if node.escape is not None else None
+    to_s = convert_fn(e.type, T.NVARCHAR_MAX) if not e.type.is_string else (lambda v: v)
+    ef, pf = e.fn, p.fn
+    escf = esc.fn if esc is not None else (lambda _f: None)
+    neg = node.negated
+    like = O.like
+
+    def like_(f: Frame) -> bool | None:
+        v = ef(f)
+        pat = pf(f)
+        if v is None or pat is None:
+            return None
+        r = like(to_s(v), pat, escf(f))
+        if r is None:
+            return None
+        return (not r) if neg else bool(r)
+    return CExpr(T.BIT, like_, predicate=True)
+
+
+# --------------------------------------------------------------------------------------------
+# CASE, CAST, CONVERT
+# --------------------------------------------------------------------------------------------
+@expr_handler(ast.Case)
+def compile_case(c: Compiler, node: ast.Case) -> CExpr:
+    results = [c.expr(r) for _w, r in node.whens]
+    else_ = c.expr(node.else_) if node.else_ is not None else None
+    rtype = T.common_type([r.type for r in results] + ([else_.type] if else_ else []))
+    rfns = [_coerce(r, rtype) for r in results]
+    elsef = _coerce(else_, rtype) if else_ is not None else (lambda _f: None)
+    if node.operand is not None:
+        op = c.expr(node.operand)
+        opf = op.fn
+        tests = []
+        for (w, _r), rf in zip(node.whens, rfns):
+            we = c.expr(w)
+            tests.append((comparison_fn("=", op.type, we.type), we.fn, rf))
+
+        def simple_case(f: Frame) -> Any:
+            v = opf(f)
+            for eq, wf, rf in tests:
+                if eq(v, wf(f)):
+                    return rf(f)
+            return elsef(f)
+        return CExpr(rtype, simple_case)
+    conds = [(c.predicate(w), rf) for (w, _r), rf in zip(node.whens, rfns)]
+
+    def searched_case(f: Frame) -> Any:
+        for cond, rf in conds:
+            if cond(f):
+                return rf(f)
+        return elsef(f)
+    return CExpr(rtype, searched_case)
+
+
+def _coerce(e: CExpr, t: T.SqlType) -> EvalFn:
+    """``e``'s evaluator with its value converted to ``t``."""
+    conv = implicit(e.type, t)
+    ef = e.fn
+    if conv is None:
+        return ef
+    return lambda f: conv(ef(f))
+
+
+def coerce(e: CExpr, t: T.SqlType) -> EvalFn:
+    """Public form of :func:`_coerce` for statement handlers."""
+    return _coerce(e, t)
+
+
+@expr_handler(ast.Cast)
+def compile_cast(c: Compiler, node: ast.Cast) -> CExpr:
+    e = c.expr(node.expr)
+    t = T.type_from_ast(node.type, "cast")
+    return _conversion(e, t, None, node.try_)
+
+
+@expr_handler(ast.Convert)
+def compile_convert(c: Compiler, node: ast.Convert) -> CExpr:
+    e = c.expr(node.expr)
+    t = T.type_from_ast(node.type, "cast")
+    style = None
+    if node.style is not None:
+        s = c.expr(node.style)
+        if not s.const:
+            raise c.bind_error_text(node.style, "The style argument of CONVERT must be a "
+                                                "constant.", 8116)
+        style = None if s.value is None else int(s.value)
+    return _conversion(e, t, style, node.try_)
+
+
+def _conversion(e: CExpr, t: T.SqlType, style: int | None, try_: bool) -> CExpr:
+    conv = C.converter(e.type, t, style=style, try_=try_)
+    ef = e.fn
+
+    def cast(f: Frame) -> Any:
+        return conv(ef(f))
+    if e.const:
+        return _try_const(t, cast)
+    return CExpr(t, cast)

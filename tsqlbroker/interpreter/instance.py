@@ -1,0 +1,79 @@
+"""The instance: one storage URL per process, shared by its sessions.
+
+It owns the :class:`~tsqlbroker.engine.store.Store`, the catalog, the compiled-procedure
+cache and the T-SQL functions registered into the backend (so that queries the engine runs
+can call ``LEN``, ``DATEADD`` …).
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import weakref
+from typing import Any
+
+from tsqlbroker.engine.catalog import Catalog
+from tsqlbroker.engine.store import Store
+
+from .sink import Sink
+
+
+class Instance:
+    """What a SQL Server instance is: storage plus sessions (``@@SPID`` from 51)."""
+
+    def __init__(self, url: str | None = None) -> None:
+        self.store = Store(url)
+        self.catalog = Catalog.get(self.store)
+        conn = self.store.connect()
+        try:
+            self.catalog.ensure_schema(conn)
+        finally:
+            conn.close()
+        self._register_functions()
+        # Compiled procedures / functions: (db_id, object_id) -> (modify_date, compiled).
+        self.procedure_cache: dict[tuple[int, int], tuple[Any, Any]] = {}
+        # The broker wiring (and other families) hang per-instance state here.
+        self.extensions: dict[str, Any] = {}
+        self._spids = itertools.count(51)
+        self._lock = threading.Lock()
+        self.sessions: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+        self.closed = False
+
+    def _register_functions(self) -> None:
+        try:
+            from tsqlbroker.engine import dml
+            from tsqlbroker.interpreter.sqlite_functions import SQLITE_FUNCTIONS
+        except ImportError:  # the function library or the DML layer is not installed yet
+            return
+        dml.register_functions(self.store, SQLITE_FUNCTIONS)
+
+    def next_spid(self) -> int:
+        """The next session id (``@@SPID``)."""
+        with self._lock:
+            return next(self._spids)
+
+    def session(self, sink: Sink, database: str = "master") -> Any:
+        """A new session writing to ``sink``, starting in ``database``."""
+        from .session import Session
+
+        s = Session(self, sink, database)
+        self.sessions[s.id] = s
+        return s
+
+    def forget_session(self, session: Any) -> None:
+        """Called by :meth:`Session.close`."""
+        self.sessions.pop(session.id, None)
+
+    def close(self) -> None:
+        """Close every session and release the storage."""
+        if self.closed:
+            return
+        self.closed = True
+        for s in list(self.sessions.values()):
+            try:
+                s.close()
+            except Exception:  # closing must go on for the others
+                pass
+        for fn in list(self.extensions.get("on_close", [])):
+            fn()
+        self.store.close()

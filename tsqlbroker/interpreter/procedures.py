@@ -1,0 +1,489 @@
+"""Batches and stored procedures: compilation (cached per procedure until ALTER / DROP),
+CREATE / ALTER / DROP PROCEDURE and FUNCTION, EXEC with parameters, defaults, OUTPUT and the
+RETURN status, nesting (``@@NESTLEVEL``, Msg 217 beyond 32) and Msg 266.
+
+A procedure's definition is stored as the text of its CREATE batch (as
+``sys.sql_modules.definition`` holds it); it is parsed and compiled on first use and the
+compiled body is kept in :attr:`Instance.procedure_cache` keyed by the object's
+``modify_date``, which every ALTER moves forward.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from tsqlbroker.errors import BindError, ExecutionError, TSqlError, tsql_error
+from tsqlbroker.grammar import ast
+
+from . import types as T
+from .compiler import Compiler, ReturnSignal, Scope, StmtFn, VarInfo, handler
+from .control import collect_labels
+from .expressions import coerce, implicit
+from .frames import Frame
+from .runtime_errors import aborts_scope
+
+if TYPE_CHECKING:
+    from .session import Session
+
+MAX_NESTING = 32
+
+
+@dataclass
+class ParamInfo:
+    """A formal parameter of a compiled procedure / function."""
+
+    name: str
+    slot: int
+    type: T.SqlType
+    output: bool
+    has_default: bool
+    default: Any = None
+
+
+@dataclass
+class Compiled:
+    """A compiled batch or module body."""
+
+    run: StmtFn
+    nslots: int
+    scope: Scope
+    name: str | None = None
+    params: list[ParamInfo] = field(default_factory=list)
+    return_type: T.SqlType | None = None
+    object_id: int | None = None
+    # Per-call-site caches (argument binding plans) keyed by call site.
+    plans: dict[int, Any] = field(default_factory=dict)
+
+
+def compile_batch(batch: ast.Batch) -> Compiled:
+    """Compile a parsed batch (Msg 137, 134, 133 … are raised here, before anything runs)."""
+    c = Compiler(batch.text, kind="batch")
+    c.batch_statements = batch.statements  # type: ignore[attr-defined]
+    collect_labels(c, batch.statements)
+    run = c.block(batch.statements)
+    return Compiled(run, c.scope.nslots, c.scope)
+
+
+def compile_module(definition: str, name: str, *, kind: str = "procedure",
+                   scope: Scope | None = None) -> Compiled:
+    """Parse and compile a procedure / function definition (its CREATE text)."""
+    from tsqlbroker.grammar.parser import parse_batch
+
+    batch = parse_batch(definition, 1)
+    node = next((s for s in batch.statements
+                 if isinstance(s, (ast.CreateProcedure, ast.CreateFunction))), None)
+    if node is None:
+        raise ExecutionError(0, f"The definition of '{name}' is not a CREATE PROCEDURE.")
+    return compile_module_node(batch.text, node, name, kind=kind)
+
+
+def compile_module_node(text: str, node: ast.CreateProcedure | ast.CreateFunction, name: str,
+                        *, kind: str = "procedure") -> Compiled:
+    """Compile the body of a CREATE PROCEDURE / FUNCTION node."""
+    c = Compiler(text, proc_name=name, kind=kind)
+    params: list[ParamInfo] = []
+    for p in node.params:
+        t = T.type_from_ast(p.type, "declare")
+        default: Any = None
+        has_default = p.default is not None
+        if p.default is not None:
+            d = c.expr(p.default)
+            default = coerce(d, t)(None) if d.const else None  # type: ignore[arg-type]
+        info = c.declare(p.name, t, p, output=p.output, readonly=p.readonly)
+        params.append(ParamInfo(p.name, info.slot, t, p.output, has_default, default))
+    return_type = None
+    if isinstance(node, ast.CreateFunction):
+        return_type = T.type_from_ast(node.returns, "declare")
+        c.return_type = return_type
+    collect_labels(c, node.body)
+    run = c.block(node.body)
+    return Compiled(run, c.scope.nslots, c.scope, name, params, return_type)
+
+
+# --------------------------------------------------------------------------------------------
+# Lookup and cache
+# --------------------------------------------------------------------------------------------
+def resolve_module(s: Session, name: ast.ObjectName, types: set[str]) -> Compiled | None:
+    """The compiled procedure / function ``name`` (None if it does not exist)."""
+    catalog = s.instance.catalog
+    db_id = s.db_id
+    if name.database:
+        other = catalog.database_id(s.conn, name.database)
+        if other is None:
+            raise tsql_error(911, name.database)
+        db_id = other
+    row = catalog.find_object(s.conn, db_id, name.schema, name.name, types)
+    if row is None and name.name.lower().startswith("sp_") and not name.database \
+            and db_id != 1:
+        row = catalog.find_object(s.conn, 1, name.schema, name.name, types)
+    if row is None or not row.definition:
+        return None
+    key = (row.database_id, row.object_id)
+    cached = s.instance.procedure_cache.get(key)
+    if cached is not None and cached[0] == row.modify_date:
+        return cached[1]  # type: ignore[no-any-return]
+    kind = "function" if row.type == "FN" else "procedure"
+    compiled = compile_module(row.definition, row.name, kind=kind)
+    compiled.object_id = row.object_id
+    s.instance.procedure_cache[key] = (row.modify_date, compiled)
+    return compiled
+
+
+# --------------------------------------------------------------------------------------------
+# Invocation
+# --------------------------------------------------------------------------------------------
+def invoke(s: Session, compiled: Compiled, values: dict[int, Any]) -> tuple[int, Frame]:
+    """Run ``compiled`` in a new frame whose parameter slots hold ``values``.
+
+    Returns ``(status, frame)``; the frame's slots give OUTPUT values back. SET options the
+    procedure changes are restored when it returns, as in SQL Server."""
+    if s.nestlevel >= MAX_NESTING:
+        raise tsql_error(217)
+    s.check_cancel()
+    frame = Frame(s, compiled.nslots, proc=compiled.name, level=s.nestlevel + 1,
+                  proc_id=compiled.object_id)
+    v = frame.v
+    for p in compiled.params:
+        v[p.slot] = values.get(p.slot, p.default)
+    saved = (s.nocount, s.xact_abort, s.datefirst)
+    s.nestlevel += 1
+    status = 0
+    try:
+        compiled.run(frame)
+    except ReturnSignal as r:
+        status = 0 if r.value is None else r.value
+    except TSqlError as e:
+        if aborts_scope(e) and getattr(e, "scope_frame", None) is frame:
+            # Scope abortion ends this procedure; the caller goes on as after a statement
+            # error at its EXEC.
+            e.scope_done = True  # type: ignore[attr-defined]
+        raise
+    finally:
+        s.nestlevel -= 1
+        s.nocount, s.xact_abort, s.datefirst = saved
+        s.drop_scope_objects(frame)
+    return status, frame
+
+
+@dataclass
+class _Plan:
+    """How one EXEC call site binds its arguments to one procedure's parameters."""
+
+    binds: list[tuple[int, Callable[[Frame], Any]]]
+    outputs: list[tuple[int, Callable[[Frame, Any], None]]]
+
+
+def _bind_plan(c_args: list[tuple[ast.ExecArg, Any]], compiled: Compiled, proc_name: str,
+               stores: dict[int, Any]) -> _Plan:
+    """Match the call's arguments to the parameters (Msg 201, 8144, 8145, 8162, 119)."""
+    params = compiled.params
+    by_name = {p.name.lower(): p for p in params}
+    binds: list[tuple[int, Callable[[Frame], Any]]] = []
+    outputs: list[tuple[int, Callable[[Frame, Any], None]]] = []
+    given: set[str] = set()
+    named_seen = False
+    if c_args and not params:
+        raise tsql_error(8146, proc_name)
+    for i, (arg, ce) in enumerate(c_args):
+        if arg.name:
+            named_seen = True
+            p = by_name.get(arg.name.lower())
+            if p is None:
+                raise tsql_error(8145, arg.name, proc_name)
+        else:
+            if named_seen:
+                raise tsql_error(119, i + 1)
+            if i >= len(params):
+                raise tsql_error(8144, proc_name)
+            p = params[i]
+        key = p.name.lower()
+        if key in given:
+            raise tsql_error(8143, p.name)
+        given.add(key)
+        if arg.output and not p.output:
+            raise tsql_error(8162, p.name)
+        if ce is None:  # DEFAULT
+            if not p.has_default:
+                raise tsql_error(201, proc_name, p.name)
+            continue
+        conv = implicit(ce.type, p.type)
+        ef = ce.fn
+        if conv is None:
+            binds.append((p.slot, ef))
+        else:
+            binds.append((p.slot, lambda f, _e=ef, _c=conv: _c(_e(f))))
+        if arg.output and p.output and i in stores:
+            store_maker = stores[i]
+            outputs.append((p.slot, store_maker(p.type)))
+    for p in params:
+        if p.name.lower() not in given and not p.has_default:
+            raise tsql_error(201, proc_name, p.name)
+    return _Plan(binds, outputs)
+
+
+def compile_exec_args(c: Compiler, args: tuple[ast.ExecArg, ...]
+                      ) -> tuple[list[tuple[ast.ExecArg, Any]], dict[int, Any]]:
+    """Compile EXEC arguments; OUTPUT variables get a store factory by argument index."""
+    out: list[tuple[ast.ExecArg, Any]] = []
+    stores: dict[int, Any] = {}
+    for i, a in enumerate(args):
+        if a.value is None:
+            out.append((a, None))
+            continue
+        out.append((a, c.expr(a.value)))
+        if a.output and isinstance(a.value, ast.Variable):
+            info = c.var(a.value.name, a.value)
+            stores[i] = _store_factory(c, info)
+    return out, stores
+
+
+def _store_factory(c: Compiler, info: VarInfo) -> Callable[[T.SqlType], Callable[[Frame, Any],
+                                                                               None]]:
+    def make(src: T.SqlType) -> Callable[[Frame, Any], None]:
+        return c.assigner(info, src)
+    return make
+
+
+def run_exec(f: Frame, compiled: Compiled, proc_name: str, site: int,
+             c_args: list[tuple[ast.ExecArg, Any]], stores: dict[int, Any]) -> int:
+    """Bind, invoke, copy OUTPUT values back, check the transaction count (Msg 266)."""
+    s = f.session
+    plan = compiled.plans.get(site)
+    if plan is None:
+        plan = compiled.plans[site] = _bind_plan(c_args, compiled, proc_name, stores)
+    values = {slot: fn(f) for slot, fn in plan.binds}
+    before = s.trancount
+    status, frame = invoke(s, compiled, values)
+    for slot, store in plan.outputs:
+        store(f, frame.v[slot])
+    if s.trancount != before:
+        raise tsql_error(266, before, s.trancount)
+    return status
+
+
+def _site_id() -> int:
+    _site_counter[0] += 1
+    return _site_counter[0]
+
+
+_site_counter = [0]
+
+
+@handler(ast.ExecProc)
+def compile_exec_proc(c: Compiler, node: ast.ExecProc) -> StmtFn:
+    from .dynamic import SYSTEM_PROCEDURES
+
+    if isinstance(node.proc, ast.ObjectName):
+        system = SYSTEM_PROCEDURES.get(node.proc.name.lower())
+        if system is not None and node.proc.schema not in (None, "sys", "dbo"):
+            system = None
+        if system is not None:
+            return system(c, node)
+    c_args, stores = compile_exec_args(c, node.args)
+    ret_store = None
+    if node.return_var:
+        ret_store = c.assigner(c.var(node.return_var, node), T.INT)
+    site = _site_id()
+    if isinstance(node.proc, ast.Variable):
+        name_fn = c.expr(node.proc).fn
+
+        def target(f: Frame) -> ast.ObjectName:
+            v = name_fn(f)
+            return _parse_object_name("" if v is None else str(v))
+    else:
+        fixed = node.proc
+
+        def target(_f: Frame) -> ast.ObjectName:
+            return fixed
+
+    def run(f: Frame) -> None:
+        s = f.session
+        name = target(f)
+        system = SYSTEM_PROCEDURES.get(name.name.lower())
+        if system is not None and isinstance(node.proc, ast.Variable):
+            raise ExecutionError(2812, f"Could not find stored procedure '{name.name}'.")
+        compiled = resolve_module(s, name, {"P"})
+        if compiled is None:
+            raise tsql_error(2812, _display(name), cls=BindError)
+        status = run_exec(f, compiled, compiled.name or name.name, site, c_args, stores)
+        if ret_store is not None:
+            ret_store(f, status)
+    return run
+
+
+def _display(name: ast.ObjectName) -> str:
+    return ".".join(p for p in (name.database, name.schema, name.name) if p)
+
+
+def _parse_object_name(text: str) -> ast.ObjectName:
+    """``[db.][schema.]name`` from a string (``EXEC @name``), brackets removed."""
+    parts: list[str] = []
+    cur = ""
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "[":
+            j = text.find("]", i + 1)
+            while j != -1 and j + 1 < len(text) and text[j + 1] == "]":
+                j = text.find("]", j + 2)
+            j = len(text) if j == -1 else j
+            cur += text[i + 1:j].replace("]]", "]")
+            i = j + 1
+            continue
+        if ch == ".":
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+        i += 1
+    parts.append(cur.strip())
+    parts = [p.strip() for p in parts]
+    name = parts[-1]
+    schema = parts[-2] if len(parts) > 1 and parts[-2] else None
+    database = parts[-3] if len(parts) > 2 and parts[-3] else None
+    return ast.ObjectName(name, schema, database)
+
+
+def call_procedure_batch(s: Session, name: str, args: dict[str, Any]) -> int:
+    """:meth:`Session.call_procedure`: run a procedure as a batch of its own."""
+    try:
+        compiled = resolve_module(s, _parse_object_name(name), {"P"})
+        if compiled is None:
+            raise tsql_error(2812, name, cls=BindError)
+        given = {k.lower().lstrip("@"): v for k, v in args.items()}
+        values: dict[int, Any] = {}
+        for p in compiled.params:
+            key = p.name.lower().lstrip("@")
+            if key in given:
+                values[p.slot] = given.pop(key)
+            elif not p.has_default:
+                raise tsql_error(201, compiled.name, p.name)
+        if given:
+            raise tsql_error(8145, "@" + next(iter(given)), compiled.name)
+        status, _frame = invoke(s, compiled, values)
+        return status
+    except TSqlError as e:
+        s.rollback_statement()
+        s.report(e)
+        return -6
+    except Exception as e:  # never a traceback
+        from .compiler import internal_error
+
+        s.rollback_statement()
+        s.report(internal_error(e))
+        return -6
+
+
+# --------------------------------------------------------------------------------------------
+# CREATE / ALTER / DROP PROCEDURE and FUNCTION
+# --------------------------------------------------------------------------------------------
+def _definition(c: Compiler, node: ast.CreateProcedure | ast.CreateFunction) -> str:
+    source = node.source or c.source(node)
+    span = node.span
+    first = getattr(c, "batch_statements", None)
+    if span is not None and first and first[0] is node and c.text:
+        # Keep what precedes the CREATE in its batch (comments), as sys.sql_modules does,
+        # so that error line numbers inside the procedure count from the batch start.
+        return c.text[:span.start_pos] + source
+    return source
+
+
+def _module_handler(kind: str, type_code: str, label: str
+                    ) -> Callable[[Compiler, Any], StmtFn]:
+    def compile_create(c: Compiler, node: Any) -> StmtFn:
+        name: ast.ObjectName = node.name
+        definition = _definition(c, node)
+        # Validate the body now (Msg 137 … fail the CREATE, as in SQL Server).
+        compile_module_node(c.text, node, name.name, kind=kind)
+        alter, or_alter = node.alter, node.or_alter
+
+        def run(f: Frame) -> None:
+            s = f.session
+            s.check_writable()
+            catalog = s.instance.catalog
+            txn = s.txn_for_statement()
+            txn.write()
+            existing = catalog.find_object(s.conn, s.db_id, name.schema, name.name)
+            if existing is not None and existing.type != type_code:
+                if alter or or_alter:
+                    raise tsql_error(2714, name.name)
+            if alter and existing is None:
+                raise tsql_error(208, name.name, cls=BindError)
+            if existing is not None and existing.type == type_code and (alter or or_alter):
+                catalog.update_object(s.conn, existing.object_id, definition=definition)
+                return
+            catalog.create_object(s.conn, s.db_id, name.schema, name.name, type_code,
+                                  definition=definition)
+        return run
+
+    return compile_create
+
+
+handler(ast.CreateProcedure)(_module_handler("procedure", "P", "procedure"))
+handler(ast.CreateFunction)(_module_handler("function", "FN", "function"))
+
+
+def _drop_handler(type_codes: set[str], label: str) -> Callable[[Compiler, Any], StmtFn]:
+    def compile_drop(c: Compiler, node: Any) -> StmtFn:
+        names: tuple[ast.ObjectName, ...] = node.names
+        if_exists = node.if_exists
+
+        def run(f: Frame) -> None:
+            s = f.session
+            s.check_writable()
+            catalog = s.instance.catalog
+            for name in names:
+                row = catalog.find_object(s.conn, s.db_id, name.schema, name.name, type_codes)
+                if row is None:
+                    if if_exists:
+                        continue
+                    raise tsql_error(3701, label, _display(name), cls=BindError)
+                s.txn_for_statement().write()
+                catalog.drop_object(s.conn, row.object_id)
+                s.instance.procedure_cache.pop((row.database_id, row.object_id), None)
+        return run
+
+    return compile_drop
+
+
+handler(ast.DropProcedure)(_drop_handler({"P"}, "procedure"))
+handler(ast.DropFunction)(_drop_handler({"FN"}, "function"))
+
+
+# --------------------------------------------------------------------------------------------
+# Scalar user-defined functions (called from expressions)
+# --------------------------------------------------------------------------------------------
+def call_scalar_function(f: Frame, name: ast.ObjectName, args: list[Any],
+                         arg_types: list[T.SqlType]) -> Any:
+    """Run scalar UDF ``name`` with ``args``; its RETURN value converted to its type."""
+    s = f.session
+    compiled = resolve_module(s, name, {"FN"})
+    if compiled is None:
+        raise tsql_error(4121, name.schema or "dbo", _display(name), cls=BindError)
+    if len(args) > len(compiled.params):
+        raise tsql_error(8144, compiled.name)
+    values: dict[int, Any] = {}
+    for i, p in enumerate(compiled.params):
+        if i < len(args):
+            conv = implicit(arg_types[i], p.type)
+            values[p.slot] = args[i] if conv is None or args[i] is None else conv(args[i])
+        else:
+            raise ExecutionError(313, "An insufficient number of arguments were supplied for "
+                                      f"the procedure or function {compiled.name}.")
+    if s.nestlevel >= MAX_NESTING:
+        raise tsql_error(217)
+    frame = Frame(s, compiled.nslots, proc=compiled.name, level=s.nestlevel + 1)
+    for slot, v in values.items():
+        frame.v[slot] = v
+    s.nestlevel += 1
+    value: Any = None
+    try:
+        compiled.run(frame)
+    except ReturnSignal as r:
+        value = r.value
+    finally:
+        s.nestlevel -= 1
+    return value
+

@@ -1,0 +1,303 @@
+"""A session: one connection's state (database, transaction, @@ variables, options) and the
+entry points that run T-SQL text, parsed batches and procedures.
+
+Errors follow SQL Server's rules (see ``runtime_errors``): :meth:`Session.statement_error` is
+called by every compiled statement that fails and decides whether the batch goes on (the
+error is reported to the sink and ``@@ERROR`` set) or the error travels on (TRY…CATCH, batch
+or scope abortion). Transactions: :meth:`txn_for_statement` is *the* way a statement handler
+gets the engine :class:`~tsqlbroker.engine.txn.Txn` to work in.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any
+
+from tsqlbroker.engine.txn import Txn
+from tsqlbroker.errors import ExecutionError, TSqlError, tsql_error
+from tsqlbroker.grammar import ast
+
+from . import messages as _messages  # noqa: F401 - registers the interpreter's texts
+from . import transactions as tx
+from .compiler import GotoSignal, ReturnSignal, Signal, internal_error
+from .frames import Frame
+from .runtime_errors import NOT_XACT_ABORTING, aborts_batch, aborts_scope, is_raiserror
+from .sink import Sink
+
+if TYPE_CHECKING:
+    from .instance import Instance
+
+
+class CancelledError(ExecutionError):
+    """The running batch was cancelled (``Session.cancel``); TRY…CATCH does not catch it."""
+
+    def __init__(self) -> None:
+        super().__init__(3621, "Query was cancelled by user. The statement has been "
+                               "terminated.", severity=16)
+        self.batch_abort = True
+
+
+class Session:
+    """One T-SQL session of an :class:`Instance` (what a client connection is to SQL Server).
+
+    Not thread-safe except :meth:`cancel`: one batch runs at a time."""
+
+    def __init__(self, instance: Instance, sink: Sink, database: str = "master",
+                 *, spid: int | None = None) -> None:
+        self.instance = instance
+        self.sink = sink
+        self.id: int = spid if spid is not None else instance.next_spid()
+        self.conn = instance.store.connect()
+        db_id = instance.catalog.database_id(self.conn, database)
+        if db_id is None:
+            self.conn.close()
+            raise tsql_error(911, database)
+        row = instance.catalog.database(self.conn, db_id)
+        self.current_database: str = row.name if row is not None else database
+        self.db_id: int = db_id
+        # -- transactions
+        self.trancount = 0
+        self.txn: Txn | None = None          # the explicit transaction, if one is open
+        self.stmt_txn: Txn | None = None     # the implicit transaction of the running statement
+        self.tran_name: str | None = None
+        self.doomed = False
+        # -- @@ variables and SET options
+        self.rowcount = 0
+        self.error = 0
+        self.identity: Any = None            # @@IDENTITY
+        self.fetch_status = -1
+        self.cursor_rows = 0
+        self.nocount = False
+        self.xact_abort = False
+        self.datefirst = 7
+        self.options: dict[str, str] = {}
+        # -- error handling
+        self.try_depth = 0
+        self.caught: list[TSqlError] = []    # the errors of the CATCH blocks running
+        self.errors_reported = 0
+        # -- session objects
+        self.temp_tables: dict[str, Any] = {}
+        self.cursors: dict[str, Any] = {}    # GLOBAL cursors by lower-case name
+        self.nestlevel = 0
+        self.insert_exec_depth = 0
+        self.context_info: bytes | None = None
+        self._cancel = False
+        self._lock = threading.Lock()
+        self.closed = False
+        # Extension point for other statement families (the broker keeps per-session state).
+        self.extensions: dict[str, Any] = {}
+
+    # -- running text -------------------------------------------------------------------------
+    def execute(self, text: str, *, start_line: int = 1) -> bool:
+        """Split ``text`` into GO batches (``GO n`` repeats) and run each one.
+
+        Errors go to the sink; returns False if any batch reported an error."""
+        from tsqlbroker.grammar.parser import parse_batch, split_batches
+
+        ok = True
+        try:
+            chunks = split_batches(text)
+        except TSqlError as e:
+            self.report(e)
+            return False
+        for chunk in chunks:
+            line = start_line + chunk.start_line - 1
+            try:
+                batch = parse_batch(chunk.text, line)
+            except TSqlError as e:
+                self.report(e)
+                ok = False
+                continue
+            for _ in range(max(chunk.repeat, 1)):
+                ok = self.execute_batch(batch) and ok
+        return ok
+
+    def execute_batch(self, batch: ast.Batch) -> bool:
+        """Compile and run one parsed batch. Errors go to the sink; False if any occurred."""
+        from .procedures import compile_batch
+
+        before = self.errors_reported
+        self._cancel = False
+        try:
+            compiled = compile_batch(batch)
+        except TSqlError as e:
+            self.report(e)
+            return False
+        except Exception as e:  # a compiler bug must not become a traceback
+            self.report(internal_error(e))
+            return False
+        frame = Frame(self, compiled.nslots, level=0)
+        self.run_scope(compiled.run, frame)
+        self.end_batch()
+        return self.errors_reported == before
+
+    def run_scope(self, run: Any, frame: Frame) -> int | None:
+        """Run a batch-level body; report what escapes. Returns the RETURN value, if any."""
+        try:
+            run(frame)
+        except ReturnSignal as r:
+            return r.value
+        except GotoSignal as g:  # checked at compile time; defensive
+            self.report(ExecutionError(133, f"A GOTO statement references the label "
+                                            f"'{g.label}' but the label has not been "
+                                            "declared.", severity=15))
+        except CancelledError as e:
+            tx.rollback_all(self)
+            self.report(e)
+        except TSqlError as e:
+            self.rollback_statement()
+            self.report(e)
+        except Signal:
+            pass
+        except Exception as e:  # never a traceback for the user
+            self.rollback_statement()
+            self.report(internal_error(e))
+        finally:
+            self.drop_scope_objects(frame)
+        return None
+
+    def end_batch(self) -> None:
+        """Batch-end rules: a doomed transaction is rolled back with Msg 3998."""
+        self.rollback_statement()
+        if self.doomed and self.trancount > 0:
+            tx.rollback_all(self)
+            self.report(tsql_error(3998))
+        self.try_depth = 0
+        self.caught.clear()
+        self.nestlevel = 0
+
+    def call_procedure(self, name: str, args: dict[str, Any] | None = None) -> int:
+        """Run stored procedure ``name`` as its own batch (activation uses this).
+
+        ``args`` maps parameter names (with or without ``@``) to values. Errors go to the
+        sink; returns the procedure's RETURN status (non-zero after an error)."""
+        from .procedures import call_procedure_batch
+
+        before = self.errors_reported
+        self._cancel = False
+        status = call_procedure_batch(self, name, args or {})
+        self.end_batch()
+        if self.errors_reported != before and not status:
+            return -6
+        return status
+
+    # -- errors -------------------------------------------------------------------------------
+    def report(self, e: TSqlError) -> None:
+        """Send an error to the client and set ``@@ERROR``."""
+        self.errors_reported += 1
+        self.error = e.number
+        self.sink.error(e)
+
+    def statement_error(self, e: TSqlError, f: Frame, line: int) -> None:
+        """A statement of ``f`` raised ``e`` at ``line``: report it or let it travel on."""
+        if not getattr(e, "located", False):
+            e.located = True  # type: ignore[attr-defined]
+            if not getattr(e, "keep_location", False):
+                e.line = line
+                e.procedure = f.proc
+            e.scope_frame = f  # type: ignore[attr-defined]
+        self.rollback_statement()
+        self.error = e.number
+        if isinstance(e, CancelledError):
+            raise e
+        if self.xact_abort and e.severity > 10 and not is_raiserror(e) \
+                and e.number not in NOT_XACT_ABORTING:
+            if self.try_depth > 0:
+                if self.trancount > 0:
+                    self.doomed = True
+            else:
+                tx.rollback_all(self)
+                e.batch_abort = True  # type: ignore[attr-defined]
+        if self.try_depth > 0 or aborts_batch(e) or aborts_scope(e):
+            raise e
+        self.report(e)
+
+    # -- transactions -------------------------------------------------------------------------
+    def new_txn(self) -> Txn:
+        """A fresh engine transaction on this session's connection."""
+        return Txn(self.conn, owner=self)
+
+    def txn_for_statement(self) -> Txn:
+        """The Txn the running statement must work in: the explicit transaction when one is
+        open, else the statement's own (created on first use, committed by the statement
+        wrapper when the statement ends, rolled back if it fails)."""
+        if self.txn is not None:
+            return self.txn
+        if self.stmt_txn is None:
+            self.stmt_txn = Txn(self.conn, owner=self)
+        return self.stmt_txn
+
+    def check_writable(self) -> None:
+        """Msg 3930 when the open transaction is doomed (XACT_STATE() = -1)."""
+        if self.doomed and self.trancount > 0:
+            raise tsql_error(3930)
+
+    def end_statement(self) -> None:
+        """Commit the implicit transaction of the statement that just ended."""
+        txn = self.stmt_txn
+        self.stmt_txn = None
+        if txn is not None:
+            txn.commit()
+
+    def rollback_statement(self) -> None:
+        """Roll back the implicit transaction of a failed statement (if any)."""
+        txn = self.stmt_txn
+        self.stmt_txn = None
+        if txn is not None:
+            txn.rollback()
+
+    @property
+    def xact_state(self) -> int:
+        return tx.xact_state(self)
+
+    # -- cancellation -------------------------------------------------------------------------
+    def cancel(self) -> None:
+        """Ask the running batch to stop (thread-safe). It stops at the next statement
+        boundary or wait, rolls back the open transaction and reports the cancellation."""
+        self._cancel = True
+
+    def cancelled(self) -> bool:
+        """Whether a cancel is pending (waits poll this)."""
+        return self._cancel
+
+    def check_cancel(self) -> None:
+        """Raise the cancellation error if :meth:`cancel` was called."""
+        if self._cancel:
+            self._cancel = False
+            raise CancelledError()
+
+    # -- databases ----------------------------------------------------------------------------
+    def use(self, name: str) -> None:
+        """``USE name``: Msg 911 if it does not exist."""
+        row = self.instance.catalog.database(self.conn, name)
+        if row is None:
+            raise tsql_error(911, name)
+        self.current_database = row.name
+        self.db_id = row.database_id
+
+    # -- scope objects ------------------------------------------------------------------------
+    def drop_scope_objects(self, frame: Frame) -> None:
+        """Drop the table variables and LOCAL cursors of a scope that ended."""
+        frame.cursors.clear()
+        if frame.table_vars:
+            from .dml import drop_table_variables
+
+            drop_table_variables(self, frame)
+
+    def close(self) -> None:
+        """Roll back anything open, drop temp tables, release the connection."""
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            self.rollback_statement()
+            if self.trancount:
+                tx.rollback_all(self)
+            from .dml import drop_session_objects
+
+            drop_session_objects(self)
+        except TSqlError:
+            pass
+        finally:
+            self.conn.close()
+            self.instance.forget_session(self)

@@ -1,0 +1,402 @@
+"""Simple statements: DECLARE, SET, SELECT without FROM, PRINT, SET options, USE,
+CREATE / DROP DATABASE, WAITFOR DELAY / TIME, RAISERROR and THROW."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timedelta
+from datetime import time as dtime
+from typing import TYPE_CHECKING, Any
+
+from tsqlbroker.engine.results import ResultSet
+from tsqlbroker.errors import ExecutionError, TSqlError, tsql_error
+from tsqlbroker.grammar import ast
+
+from . import types as T
+from .compiler import CExpr, Compiler, StmtFn, handler
+from .expressions import coerce
+from .printf import format_raiserror
+
+if TYPE_CHECKING:
+    from .frames import Frame
+
+
+# --------------------------------------------------------------------------------------------
+# Variables
+# --------------------------------------------------------------------------------------------
+@handler(ast.Declare)
+def compile_declare(c: Compiler, node: ast.Declare) -> StmtFn:
+    inits: list[tuple[int, Any]] = []
+    for item in node.items:
+        if item.type.name.lower() == "cursor":  # a cursor variable (SET @c = CURSOR …)
+            c.declare(item.name, T.SqlType("cursor"), item)
+            continue
+        t = T.type_from_ast(item.type, "declare")
+        init = c.expr(item.default) if item.default is not None else None
+        info = c.declare(item.name, t, item)
+        if init is not None:
+            inits.append((info.slot, coerce(init, t)))
+    if not inits:
+        # DECLARE without initial values does nothing at run time (a variable declared in a
+        # loop keeps its value from one iteration to the next, as in SQL Server).
+        return lambda _f: None
+    if len(inits) == 1:
+        slot, fn = inits[0]
+
+        def run_one(f: Frame) -> None:
+            f.v[slot] = fn(f)
+        return run_one
+
+    def run(f: Frame) -> None:
+        for slot, fn in inits:
+            f.v[slot] = fn(f)
+    return run
+
+
+def compile_assignment_value(c: Compiler, name: str, op: str, expr: ast.Expr,
+                             node: ast.Node) -> tuple[int, Any]:
+    """``(slot, fn(frame) -> converted value)`` for ``@name op expr`` (``=``, ``+=`` …)."""
+    info = c.var(name, node)
+    if op != "=":
+        expr = ast.Binary(op[:-1], ast.Variable(name, span=node.span), expr, span=node.span)
+    e = c.expr(expr)
+    if e.predicate:
+        raise c.bind_error(4145, node, "=")
+    return info.slot, coerce(e, info.type)
+
+
+@handler(ast.SetVariable)
+def compile_set_variable(c: Compiler, node: ast.SetVariable) -> StmtFn:
+    slot, fn = compile_assignment_value(c, node.name, node.op, node.expr, node)
+
+    def run(f: Frame) -> None:
+        f.v[slot] = fn(f)
+        f.session.rowcount = 1
+    return run
+
+
+# --------------------------------------------------------------------------------------------
+# SELECT without FROM
+# --------------------------------------------------------------------------------------------
+def is_local_select(node: ast.SelectStmt) -> bool:
+    """Whether the interpreter evaluates this SELECT itself (no table source)."""
+    q = node.query
+    return (isinstance(q, ast.Select) and not q.from_ and q.into is None and not node.ctes
+            and not q.group_by and q.having is None)
+
+
+def compile_local_select(c: Compiler, node: ast.SelectStmt) -> StmtFn:
+    """``SELECT @a = 1, @b = @a + 1`` / ``SELECT @dh, @msg`` with exact T-SQL types."""
+    q = node.query
+    assert isinstance(q, ast.Select)
+    saved = c.xmlns
+    c.xmlns = {(ns.prefix or ""): ns.uri for ns in node.xmlnamespaces} or saved
+    try:
+        where = c.predicate(q.where) if q.where is not None else None
+        assigning = [it for it in q.items if it.assign_to]
+        if assigning and len(assigning) != len(q.items):
+            raise c.bind_error_text(node, "A SELECT statement that assigns a value to a "
+                                          "variable must not be combined with data-retrieval "
+                                          "operations.", 141)
+        if assigning:
+            steps = [compile_assignment_value(c, it.assign_to or "", it.assign_op or "=",
+                                              it.expr, it) for it in q.items]
+
+            def run_assign(f: Frame) -> None:
+                if where is not None and not where(f):
+                    f.session.rowcount = 0
+                    return
+                for slot, fn in steps:
+                    f.v[slot] = fn(f)
+                f.session.rowcount = 1
+            return run_assign
+        cols: list[CExpr] = []
+        for it in q.items:
+            if isinstance(it.expr, ast.Star):
+                raise c.bind_error_text(it, "Must specify table to select from.", 263)
+            e = c.expr(it.expr)
+            if e.predicate:
+                raise c.bind_error(4145, it, "SELECT")
+            cols.append(e)
+    finally:
+        c.xmlns = saved
+    names = [it.alias or "" for it in q.items]
+    specs = [e.type.spec() if e.type.name not in ("null", "sql_variant") else
+             ("int" if e.type.name == "null" else None) for e in cols]
+    fns = [e.fn for e in cols]
+    top = c.expr(q.top.expr) if q.top is not None else None
+
+    def run_select(f: Frame) -> None:
+        s = f.session
+        row = tuple(fn(f) for fn in fns)
+        rows = [row]
+        if where is not None and not where(f):
+            rows = []
+        if top is not None:
+            n = top.fn(f)
+            if n is not None and int(n) <= 0:
+                rows = []
+        s.sink.resultset(ResultSet(list(names), list(specs), rows))
+        s.rowcount = len(rows)
+        if not s.nocount:
+            s.sink.rows_affected(len(rows))
+    return run_select
+
+
+# --------------------------------------------------------------------------------------------
+# PRINT, SET options, USE, databases
+# --------------------------------------------------------------------------------------------
+_PRINT_TYPE = T.NVARCHAR_MAX
+
+
+@handler(ast.Print)
+def compile_print(c: Compiler, node: ast.Print) -> StmtFn:
+    e = c.expr(node.expr)
+    if e.predicate:
+        raise c.bind_error(4145, node, "PRINT")
+    if e.type.is_string:
+        ef = e.fn
+    else:
+        ef = coerce(e, _PRINT_TYPE)
+
+    def run(f: Frame) -> None:
+        v = ef(f)
+        s = f.session
+        s.sink.message("" if v is None else v[:8000])
+        s.rowcount = 0
+    return run
+
+
+_ON_OFF_OPTIONS = {"nocount": "nocount", "xact_abort": "xact_abort"}
+
+
+@handler(ast.SetOption)
+def compile_set_option(c: Compiler, node: ast.SetOption) -> StmtFn:
+    option = node.option.lower()
+    value = node.value
+    on = value.lower() == "on"
+    attr = _ON_OFF_OPTIONS.get(option)
+    if attr is not None:
+        def run_flag(f: Frame) -> None:
+            s = f.session
+            setattr(s, attr, on)
+            s.rowcount = 0
+        return run_flag
+    if option == "datefirst":
+        try:
+            n = int(value)
+        except ValueError:
+            n = 0
+        if not 1 <= n <= 7:
+            raise c.bind_error_text(node, f"The DATEFIRST value {value} is outside the range "
+                                          "of allowed values (1-7).", 1005)
+
+        def run_datefirst(f: Frame) -> None:
+            f.session.datefirst = n
+            f.session.rowcount = 0
+        return run_datefirst
+
+    def run_other(f: Frame) -> None:
+        f.session.options[option] = value
+        f.session.rowcount = 0
+    return run_other
+
+
+@handler(ast.Use)
+def compile_use(c: Compiler, node: ast.Use) -> StmtFn:
+    if c.kind in ("procedure", "function"):
+        raise c.bind_error_text(node, "a USE database statement is not allowed in a "
+                                      "procedure, function or trigger.", 154)
+    name = node.database
+
+    def run(f: Frame) -> None:
+        f.session.use(name)
+        f.session.rowcount = 0
+    return run
+
+
+@handler(ast.CreateDatabase)
+def compile_create_database(c: Compiler, node: ast.CreateDatabase) -> StmtFn:
+    name = node.name
+
+    def run(f: Frame) -> None:
+        s = f.session
+        if s.trancount > 0:
+            raise ExecutionError(226, "CREATE DATABASE statement not allowed within "
+                                      "multi-statement transaction.", severity=16)
+        txn = s.txn_for_statement()
+        txn.write()
+        s.instance.catalog.create_database(s.conn, name)
+    return run
+
+
+@handler(ast.DropDatabase)
+def compile_drop_database(c: Compiler, node: ast.DropDatabase) -> StmtFn:
+    names = node.names
+    if_exists = node.if_exists
+
+    def run(f: Frame) -> None:
+        s = f.session
+        if s.trancount > 0:
+            raise ExecutionError(226, "DROP DATABASE statement not allowed within "
+                                      "multi-statement transaction.", severity=16)
+        catalog = s.instance.catalog
+        for name in names:
+            row = catalog.database(s.conn, name)
+            if row is None:
+                if if_exists:
+                    continue
+                raise tsql_error(3701, "database", name)
+            users = [o for o in list(s.instance.sessions.values())
+                     if o.db_id == row.database_id and not o.closed]
+            if users:
+                raise tsql_error(3702, row.name)
+            txn = s.txn_for_statement()
+            txn.write()
+            catalog.drop_database(s.conn, row.name)
+    return run
+
+
+# --------------------------------------------------------------------------------------------
+# WAITFOR DELAY / TIME
+# --------------------------------------------------------------------------------------------
+def _as_time_of_day(v: Any) -> dtime:
+    if isinstance(v, datetime):
+        return v.time()
+    if isinstance(v, dtime):
+        return v
+    text = str(v).strip()
+    for fmt in ("%H:%M:%S.%f", "%H:%M:%S", "%H:%M"):
+        try:
+            return datetime.strptime(text, fmt).time()
+        except ValueError:
+            continue
+    raise ExecutionError(148, f"Incorrect time syntax in time string '{text}' used with "
+                              "WAITFOR.", severity=15)
+
+
+def sleep_cancellable(session: Any, seconds: float) -> None:
+    """Sleep ``seconds``, waking every 50 ms to honour :meth:`Session.cancel`."""
+    deadline = time.monotonic() + max(seconds, 0.0)
+    while True:
+        session.check_cancel()
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return
+        time.sleep(min(left, 0.05))
+
+
+@handler(ast.WaitforDelay)
+def compile_waitfor_delay(c: Compiler, node: ast.WaitforDelay) -> StmtFn:
+    e = c.expr(node.expr)
+    ef = e.fn
+    kind = node.kind.lower()
+
+    def run(f: Frame) -> None:
+        t = _as_time_of_day(ef(f))
+        if kind == "delay":
+            seconds = t.hour * 3600 + t.minute * 60 + t.second + t.microsecond / 1e6
+        else:
+            now = datetime.now()
+            target = datetime.combine(now.date(), t)
+            if target <= now:
+                target += timedelta(days=1)
+            seconds = (target - now).total_seconds()
+        sleep_cancellable(f.session, seconds)
+        f.session.rowcount = 0
+    return run
+
+
+# --------------------------------------------------------------------------------------------
+# RAISERROR and THROW
+# --------------------------------------------------------------------------------------------
+def _int_arg(c: Compiler, node: ast.Expr) -> Any:
+    e = c.expr(node)
+    return coerce(e, T.INT)
+
+
+@handler(ast.Raiserror, compound=True)  # sets @@ERROR itself (WITH SETERROR)
+def compile_raiserror(c: Compiler, node: ast.Raiserror) -> StmtFn:
+    msg = c.expr(node.message)
+    by_number = msg.type.is_integer or (msg.type.is_numeric and not msg.type.is_string)
+    msgf = coerce(msg, T.INT) if by_number else coerce(msg, T.NVARCHAR_MAX)
+    sevf = _int_arg(c, node.severity)
+    statef = _int_arg(c, node.state)
+    args = [c.expr(a) for a in node.args]
+    argfs = [(a.fn, a.type) for a in args]
+    options = {o.lower() for o in node.options}
+    seterror = "seterror" in options
+    log = "log" in options
+
+    def run(f: Frame) -> None:
+        s = f.session
+        severity = sevf(f)
+        state = statef(f)
+        severity = 0 if severity is None else max(min(int(severity), 25), 0)
+        state = 1 if state is None or state < 0 else min(int(state), 255)
+        if severity > 18 and not log:
+            raise tsql_error(2754)
+        values = [(fn(f), t) for fn, t in argfs]
+        m = msgf(f)
+        if by_number:
+            number = 50000 if m is None else int(m)
+            if number < 13000 or number == 50000:
+                raise tsql_error(2732, number, 13000, 2147483647)
+            from tsqlbroker.errors import MESSAGES, format_message
+
+            entry = MESSAGES.get(number) if number > 50000 else None
+            if entry is None:
+                raise tsql_error(18054, number, severity, state)
+            text = format_message(entry[1], *[v for v, _t in values])
+        else:
+            number = 50000
+            text = format_raiserror("" if m is None else m, values)
+        s.rowcount = 0
+        if severity <= 10:
+            s.sink.message(text)
+            s.error = number if seterror else 0
+            return
+        err = ExecutionError(number, text, severity=severity, state=state)
+        err.from_raiserror = True  # type: ignore[attr-defined]
+        raise err
+    return run
+
+
+@handler(ast.Throw)
+def compile_throw(c: Compiler, node: ast.Throw) -> StmtFn:
+    if node.number is None:
+        def rethrow(f: Frame) -> None:
+            s = f.session
+            if not s.caught:
+                raise tsql_error(10704)
+            orig = s.caught[-1]
+            err = type(orig)(orig.number, orig.message, severity=orig.severity,
+                             state=orig.state, line=orig.line, procedure=orig.procedure) \
+                if type(orig) in (TSqlError, ExecutionError) else \
+                ExecutionError(orig.number, orig.message, severity=orig.severity,
+                               state=orig.state, line=orig.line, procedure=orig.procedure)
+            err.located = True  # type: ignore[attr-defined]
+            err.batch_abort = True  # type: ignore[attr-defined]
+            err.from_raiserror = getattr(orig, "from_raiserror", False)  # type: ignore
+            raise err
+        return rethrow
+    numf = _int_arg(c, node.number)
+    msgf = coerce(c.expr(node.message), T.NVARCHAR_MAX) if node.message else (lambda _f: "")
+    statef = _int_arg(c, node.state) if node.state else (lambda _f: 1)
+
+    def throw(f: Frame) -> None:
+        number = numf(f)
+        state = statef(f)
+        if number is None or number < 50000:
+            err = tsql_error(35100, number)
+            err.batch_abort = True  # type: ignore[attr-defined]
+            raise err
+        if state is None or not 0 <= state <= 255:
+            raise ExecutionError(35101, f"The THROW statement state parameter {state} is "
+                                        "outside the valid range of 0 to 255.", severity=16)
+        m = msgf(f)
+        err = ExecutionError(int(number), "" if m is None else m, severity=16,
+                             state=int(state))
+        err.batch_abort = True  # type: ignore[attr-defined]
+        raise err
+    return throw

@@ -1,0 +1,463 @@
+"""Session-aware built-ins and the function-call dispatch.
+
+``@@`` variables, DB_ID / DB_NAME / OBJECT_ID / OBJECT_NAME / SCHEMA_NAME, the user and
+host functions, XACT_STATE, ERROR_NUMBER() and friends, SCOPE_IDENTITY, and the
+short-circuiting IIF / COALESCE / ISNULL live here; every other function comes from the value
+library (``functions.lookup``) or is a user-defined scalar function (schema-qualified name).
+XML methods on variables (``@x.value('(/a)[1]', 'int')``) are compiled here too, with
+``WITH XMLNAMESPACES`` in effect and ``sql:variable()`` read from the frame.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+from collections.abc import Callable
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from tsqlbroker.errors import BindError, TSqlError, tsql_error
+from tsqlbroker.grammar import ast
+
+from . import types as T
+from .compiler import CExpr, Compiler, EvalFn, const_expr, expr_handler
+from .expressions import DYNAMIC, coerce
+
+if TYPE_CHECKING:
+    from .frames import Frame
+
+VERSION = ("Microsoft SQL Server 2005 - 9.00.1399.06 (Intel X86) (tsqlbroker 0.1.0, a "
+           "Python interpreter of T-SQL and Service Broker)")
+SERVER_NAME = socket.gethostname().split(".")[0].upper() or "TSQLBROKER"
+LOGIN_NAME = "sa"
+USER_NAME = "dbo"
+APP_NAME = "tsqlbroker"
+
+
+def _g(t: T.SqlType, fn: EvalFn) -> tuple[T.SqlType, EvalFn]:
+    return t, fn
+
+
+def _identity(f: Frame) -> Any:
+    v = f.session.identity
+    return None if v is None else Decimal(int(v))
+
+
+GLOBALS: dict[str, tuple[T.SqlType, EvalFn]] = {
+    "@@rowcount": _g(T.INT, lambda f: f.session.rowcount),
+    "@@error": _g(T.INT, lambda f: f.session.error),
+    "@@trancount": _g(T.INT, lambda f: f.session.trancount),
+    "@@identity": _g(T.decimal_type(38, 0), _identity),
+    "@@fetch_status": _g(T.INT, lambda f: f.session.fetch_status),
+    "@@spid": _g(T.SMALLINT, lambda f: f.session.id),
+    "@@nestlevel": _g(T.INT, lambda f: f.session.nestlevel),
+    "@@version": _g(T.nvarchar(300), lambda _f: VERSION),
+    "@@servername": _g(T.nvarchar(128), lambda _f: SERVER_NAME),
+    "@@servicename": _g(T.nvarchar(128), lambda _f: "MSSQLSERVER"),
+    "@@datefirst": _g(T.TINYINT, lambda f: f.session.datefirst),
+    "@@procid": _g(T.INT, lambda f: f.proc_id or 0),
+    "@@language": _g(T.nvarchar(128), lambda _f: "us_english"),
+    "@@langid": _g(T.SMALLINT, lambda _f: 0),
+    "@@max_precision": _g(T.TINYINT, lambda _f: 38),
+    "@@lock_timeout": _g(T.INT, lambda _f: -1),
+    "@@textsize": _g(T.INT, lambda _f: 2147483647),
+    "@@cursor_rows": _g(T.INT, lambda f: f.session.cursor_rows),
+}
+
+
+@expr_handler(ast.GlobalVariable)
+def compile_global(c: Compiler, node: ast.GlobalVariable) -> CExpr:
+    entry = GLOBALS.get(node.name.lower())
+    if entry is None:
+        raise c.bind_error(137, node, node.name)
+    t, fn = entry
+    return CExpr(t, fn)
+
+
+# --------------------------------------------------------------------------------------------
+# Function calls
+# --------------------------------------------------------------------------------------------
+SpecialFn = Callable[[Compiler, ast.FunctionCall], CExpr]
+SPECIAL: dict[str, SpecialFn] = {}
+
+
+def special(*names: str) -> Callable[[SpecialFn], SpecialFn]:
+    """Register a session-aware or short-circuiting function compiler."""
+
+    def deco(fn: SpecialFn) -> SpecialFn:
+        for n in names:
+            SPECIAL[n] = fn
+        return fn
+    return deco
+
+
+@expr_handler(ast.FunctionCall)
+def compile_call(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    name = node.name
+    if name.schema is not None or name.database is not None:
+        return _udf_call(c, node)
+    key = name.name.lower()
+    sp = SPECIAL.get(key)
+    if sp is not None:
+        return sp(c, node)
+    from . import functions as FN
+
+    builtin = FN.lookup(key)
+    if builtin is None:
+        raise c.bind_error(195, node, name.name)
+    args: list[CExpr] = []
+    consts: list[Any] = []
+    for a in node.args:
+        if isinstance(a, ast.Column) and len(a.parts) == 1:
+            # bare identifiers (DATEADD's ``day``) are passed as constant text
+            args.append(const_expr(T.varchar(len(a.parts[0])), a.parts[0]))
+            consts.append(a.parts[0])
+            continue
+        e = c.expr(a)
+        if e.predicate:
+            raise c.bind_error(4145, a, name.name)
+        args.append(e)
+        consts.append(e.value if e.const else None)
+    if node.star:
+        args = []
+        consts = []
+    t, fn = builtin.bind([a.type for a in args], consts)
+    fns = [a.fn for a in args]
+    n = len(fns)
+    if n == 0:
+        def call0(_f: Frame) -> Any:
+            return fn()
+        out = call0
+    elif n == 1:
+        a0 = fns[0]
+
+        def call1(f: Frame) -> Any:
+            return fn(a0(f))
+        out = call1
+    elif n == 2:
+        a0, a1 = fns
+
+        def call2(f: Frame) -> Any:
+            return fn(a0(f), a1(f))
+        out = call2
+    else:
+        def calln(f: Frame) -> Any:
+            return fn(*[a(f) for a in fns])
+        out = calln
+    if args and all(a.const for a in args) and getattr(builtin, "deterministic", False):
+        try:
+            value = out(None)  # type: ignore[arg-type]
+        except TSqlError:
+            return CExpr(t, out)
+        return CExpr(t, lambda _f, _v=value: _v, True, value)
+    return CExpr(t, out)
+
+
+def _udf_call(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    from .procedures import call_scalar_function
+
+    args = [c.expr(a) for a in node.args]
+    fns = [a.fn for a in args]
+    types = [a.type for a in args]
+    name = node.name
+
+    def call(f: Frame) -> Any:
+        return call_scalar_function(f, name, [a(f) for a in fns], types)
+    return CExpr(DYNAMIC, call)
+
+
+def _arity(c: Compiler, node: ast.FunctionCall, lo: int, hi: int) -> list[CExpr]:
+    n = len(node.args)
+    if not lo <= n <= hi:
+        raise c.bind_error(174, node, node.name.name.upper(), lo) if n < lo else \
+            c.bind_error_text(node, f"The {node.name.name.upper()} function requires {hi} "
+                                    "argument(s).", 174)
+    return [c.expr(a) for a in node.args]
+
+
+def _str_arg(e: CExpr) -> EvalFn:
+    return coerce(e, T.NVARCHAR_MAX) if not e.type.is_string else e.fn
+
+
+def _int_arg(e: CExpr) -> EvalFn:
+    return coerce(e, T.INT) if e.type != T.INT else e.fn
+
+
+# -- short-circuit forms -----------------------------------------------------------------------
+@special("iif")
+def _iif(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    if len(node.args) != 3:
+        raise c.bind_error(174, node, "iif", 3)
+    cond = c.predicate(node.args[0])
+    a, b = c.expr(node.args[1]), c.expr(node.args[2])
+    t = T.common_type([a.type, b.type])
+    af, bf = coerce(a, t), coerce(b, t)
+    return CExpr(t, lambda f: af(f) if cond(f) else bf(f))
+
+
+@special("coalesce")
+def _coalesce(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    if len(node.args) < 2:
+        raise c.bind_error_text(node, "The coalesce function requires at least 2 arguments.",
+                                189)
+    args = [c.expr(a) for a in node.args]
+    t = T.common_type([a.type for a in args])
+    fns = [coerce(a, t) for a in args]
+
+    def coalesce(f: Frame) -> Any:
+        for fn in fns:
+            v = fn(f)
+            if v is not None:
+                return v
+        return None
+    return CExpr(t, coalesce)
+
+
+@special("isnull")
+def _isnull(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    if len(node.args) != 2:
+        raise c.bind_error(174, node, "isnull", 2)
+    a, b = c.expr(node.args[0]), c.expr(node.args[1])
+    t = a.type if a.type.name != "null" else (b.type if b.type.name != "null" else T.INT)
+    af, bf = coerce(a, t), coerce(b, t)
+
+    def isnull(f: Frame) -> Any:
+        v = af(f)
+        return bf(f) if v is None else v
+    return CExpr(t, isnull)
+
+
+# -- sessions, databases, objects ----------------------------------------------------------
+@special("db_id")
+def _db_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    args = _arity(c, node, 0, 1)
+    if not args:
+        return CExpr(T.SMALLINT, lambda f: f.session.db_id)
+    nf = _str_arg(args[0])
+
+    def db_id(f: Frame) -> Any:
+        name = nf(f)
+        if name is None:
+            return None
+        s = f.session
+        return s.instance.catalog.database_id(s.conn, name)
+    return CExpr(T.SMALLINT, db_id)
+
+
+@special("db_name")
+def _db_name(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    args = _arity(c, node, 0, 1)
+    if not args:
+        return CExpr(T.SYSNAME, lambda f: f.session.current_database)
+    idf = _int_arg(args[0])
+
+    def db_name(f: Frame) -> Any:
+        i = idf(f)
+        if i is None:
+            return None
+        s = f.session
+        row = s.instance.catalog.database(s.conn, int(i))
+        return None if row is None else row.name
+    return CExpr(T.SYSNAME, db_name)
+
+
+@special("object_id")
+def _object_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    args = _arity(c, node, 1, 2)
+    nf = _str_arg(args[0])
+    tf = _str_arg(args[1]) if len(args) > 1 else (lambda _f: None)
+
+    def object_id(f: Frame) -> Any:
+        from tsqlbroker.engine.transpile import object_id_of
+
+        name = nf(f)
+        if name is None:
+            return None
+        s = f.session
+        from .dml import exec_context
+
+        oid = object_id_of(exec_context(f), name)
+        want = tf(f)
+        if oid is not None and want:
+            row = s.instance.catalog.object_by_id(s.conn, None, oid)
+            if row is None or row.type.strip().upper() != want.strip().upper():
+                return None
+        return oid
+    return CExpr(T.INT, object_id)
+
+
+@special("object_name")
+def _object_name(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    args = _arity(c, node, 1, 2)
+    idf = _int_arg(args[0])
+    dbf = _int_arg(args[1]) if len(args) > 1 else None
+
+    def object_name(f: Frame) -> Any:
+        i = idf(f)
+        if i is None:
+            return None
+        s = f.session
+        db = dbf(f) if dbf is not None else s.db_id
+        row = s.instance.catalog.object_by_id(s.conn, db, int(i))
+        return None if row is None else row.name
+    return CExpr(T.SYSNAME, object_name)
+
+
+@special("schema_name")
+def _schema_name(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    args = _arity(c, node, 0, 1)
+    if not args:
+        return const_expr(T.SYSNAME, "dbo")
+    idf = _int_arg(args[0])
+
+    def schema_name(f: Frame) -> Any:
+        i = idf(f)
+        if i is None:
+            return None
+        s = f.session
+        for sid, name in s.instance.catalog.schemas(s.conn, s.db_id):
+            if sid == int(i):
+                return name
+        return None
+    return CExpr(T.SYSNAME, schema_name)
+
+
+@special("schema_id")
+def _schema_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    args = _arity(c, node, 0, 1)
+    if not args:
+        return const_expr(T.INT, 1)
+    nf = _str_arg(args[0])
+
+    def schema_id(f: Frame) -> Any:
+        name = nf(f)
+        if name is None:
+            return None
+        s = f.session
+        return s.instance.catalog.schema_id(s.conn, s.db_id, name)
+    return CExpr(T.INT, schema_id)
+
+
+def _const_name(value: str) -> SpecialFn:
+    def compile_name(c: Compiler, node: ast.FunctionCall) -> CExpr:
+        _arity(c, node, 0, 1)
+        return const_expr(T.SYSNAME, value)
+    return compile_name
+
+
+for _n, _v in (("suser_sname", LOGIN_NAME), ("suser_name", LOGIN_NAME),
+               ("system_user", LOGIN_NAME), ("original_login", LOGIN_NAME),
+               ("user_name", USER_NAME), ("current_user", USER_NAME),
+               ("session_user", USER_NAME), ("user", USER_NAME),
+               ("app_name", APP_NAME)):
+    SPECIAL[_n] = _const_name(_v)
+
+
+@special("host_name")
+def _host_name(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    _arity(c, node, 0, 0)
+    return const_expr(T.nvarchar(128), socket.gethostname())
+
+
+@special("xact_state")
+def _xact_state(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    _arity(c, node, 0, 0)
+    return CExpr(T.SMALLINT, lambda f: f.session.xact_state)
+
+
+@special("scope_identity")
+def _scope_identity(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    _arity(c, node, 0, 0)
+
+    def scope_identity(f: Frame) -> Any:
+        v = f.scope_identity
+        return None if v is None else Decimal(int(v))
+    return CExpr(T.decimal_type(38, 0), scope_identity)
+
+
+def _error_fn(t: T.SqlType, get: Callable[[TSqlError], Any]) -> SpecialFn:
+    def compile_error(c: Compiler, node: ast.FunctionCall) -> CExpr:
+        _arity(c, node, 0, 0)
+
+        def read(f: Frame) -> Any:
+            caught = f.session.caught
+            return get(caught[-1]) if caught else None
+        return CExpr(t, read)
+    return compile_error
+
+
+SPECIAL["error_number"] = _error_fn(T.INT, lambda e: e.number)
+SPECIAL["error_message"] = _error_fn(T.nvarchar(4000), lambda e: e.message)
+SPECIAL["error_severity"] = _error_fn(T.INT, lambda e: e.severity)
+SPECIAL["error_state"] = _error_fn(T.INT, lambda e: e.state)
+SPECIAL["error_line"] = _error_fn(T.INT, lambda e: e.line if e.line is not None else 1)
+SPECIAL["error_procedure"] = _error_fn(T.nvarchar(128), lambda e: e.procedure)
+
+
+# --------------------------------------------------------------------------------------------
+# XML methods
+# --------------------------------------------------------------------------------------------
+_SQL_VARIABLE = re.compile(r"""sql:variable\(\s*["'](@[^"']+)["']\s*\)""", re.IGNORECASE)
+
+
+def _xml_resolver(c: Compiler, query: str, node: ast.Node) -> Callable[[Frame], Any]:
+    """``fn(frame) -> resolver`` reading ``sql:variable("@x")`` from the frame."""
+    slots: dict[str, int] = {}
+    for name in _SQL_VARIABLE.findall(query):
+        slots[name.lower()] = c.var(name, node).slot
+    if not slots:
+        return lambda _f: None
+
+    def make(f: Frame) -> Callable[[str, str], Any]:
+        def resolve(kind: str, name: str) -> Any:
+            slot = slots.get(name.lower())
+            if kind != "variable" or slot is None:
+                raise tsql_error(137, name, cls=BindError)
+            return f.v[slot]
+        return resolve
+    return make
+
+
+@expr_handler(ast.MethodCall)
+def compile_method(c: Compiler, node: ast.MethodCall) -> CExpr:
+    target = c.expr(node.target)
+    method = node.method.lower()
+    if not target.type.is_xml and target.type != DYNAMIC:
+        raise c.bind_error_text(node, f"Cannot call methods on {target.type.name}.", 258)
+    consts = []
+    for a in node.args:
+        e = c.expr(a)
+        if not e.const:
+            raise c.bind_error_text(a, f"The argument 1 of the XML data type method "
+                                       f"\"{method}\" must be a string literal.", 8172)
+        consts.append(e.value)
+    tf = target.fn
+    ns = dict(c.xmlns)
+    if method == "value":
+        if len(consts) != 2:
+            raise c.bind_error(174, node, "value", 2)
+        query, spec = str(consts[0]), str(consts[1])
+        t = T.parse_type_spec(spec)
+        resolver = _xml_resolver(c, query, node)
+
+        def value(f: Frame) -> Any:
+            x = tf(f)
+            return None if x is None else x.value(query, t, ns, resolver(f))
+        return CExpr(t, value)
+    if method in ("query", "exist"):
+        if len(consts) != 1:
+            raise c.bind_error(174, node, method, 1)
+        query = str(consts[0])
+        resolver = _xml_resolver(c, query, node)
+        if method == "query":
+            def xquery(f: Frame) -> Any:
+                x = tf(f)
+                return None if x is None else x.query(query, ns, resolver(f))
+            return CExpr(T.XML, xquery)
+
+        def exist(f: Frame) -> Any:
+            x = tf(f)
+            return None if x is None else x.exist(query, ns, resolver(f))
+        return CExpr(T.BIT, exist)
+    raise c.bind_error_text(node, f"The XML data type method \"{method}\" is not supported "
+                                  "here.", 4121)

@@ -1,0 +1,152 @@
+"""T-SQL transactions mapped onto :class:`tsqlbroker.engine.txn.Txn`.
+
+``BEGIN TRAN`` nests a count (``@@TRANCOUNT``); only the outermost COMMIT commits; ROLLBACK
+without a savepoint name undoes everything and sets the count to 0; ``ROLLBACK TRAN name``
+naming a ``SAVE TRAN`` point undoes back to it and leaves the count alone. Outside an explicit
+transaction every statement that touches storage runs in its own Txn, committed when the
+statement ends (see :meth:`Session.txn_for_statement`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tsqlbroker.errors import TSqlError, tsql_error
+from tsqlbroker.grammar import ast
+
+from .compiler import Compiler, StmtFn, handler
+
+if TYPE_CHECKING:
+    from .frames import Frame
+    from .session import Session
+
+
+def begin(s: Session, name: str | None = None) -> None:
+    """``BEGIN TRAN [name]``."""
+    if s.trancount == 0:
+        if s.stmt_txn is not None:
+            # The implicit transaction of the statement running so far becomes the explicit
+            # one (BEGIN TRAN inside a statement does not happen; keep the work anyway).
+            s.txn, s.stmt_txn = s.stmt_txn, None
+        else:
+            s.txn = s.new_txn()
+        s.tran_name = name.lower() if name else None
+        s.doomed = False
+    s.trancount += 1
+
+
+def commit(s: Session) -> None:
+    """``COMMIT [TRAN]``: Msg 3902 without a transaction, 3930 when it is doomed."""
+    if s.trancount == 0:
+        raise tsql_error(3902)
+    if s.doomed:
+        raise tsql_error(3930)
+    if s.trancount == 1:
+        txn = s.txn
+        s.trancount = 0
+        s.txn = None
+        if txn is not None:
+            txn.commit()
+    else:
+        s.trancount -= 1
+
+
+def rollback(s: Session, name: str | None = None) -> None:
+    """``ROLLBACK [TRAN [name]]``: to a savepoint, or everything (Msg 3903 / 6401)."""
+    if s.trancount == 0:
+        raise tsql_error(3903)
+    txn = s.txn
+    if name and txn is not None and txn.has_savepoint(name) and \
+            name.lower() != (s.tran_name or ""):
+        if s.doomed:
+            raise tsql_error(3931)
+        txn.rollback_to(name)
+        return
+    if name and name.lower() != (s.tran_name or "") and not (
+            txn is not None and txn.has_savepoint(name)):
+        raise tsql_error(6401, name)
+    rollback_all(s)
+
+
+def rollback_all(s: Session) -> None:
+    """Undo the whole transaction (if any) and set ``@@TRANCOUNT`` to 0."""
+    txn = s.txn
+    s.trancount = 0
+    s.txn = None
+    s.doomed = False
+    s.tran_name = None
+    if txn is not None:
+        txn.rollback()
+
+
+def save(s: Session, name: str) -> None:
+    """``SAVE TRAN name``: Msg 628 outside a transaction, 3931 when doomed."""
+    if s.trancount == 0 or s.txn is None:
+        raise tsql_error(628)
+    if s.doomed:
+        raise tsql_error(3931)
+    s.txn.save(name)
+
+
+def xact_state(s: Session) -> int:
+    """``XACT_STATE()``: 1 committable, 0 none, -1 doomed."""
+    if s.trancount == 0:
+        return 0
+    return -1 if s.doomed else 1
+
+
+# --------------------------------------------------------------------------------------------
+# Statement handlers
+# --------------------------------------------------------------------------------------------
+def _name_fn(c: Compiler, name: str | ast.Variable | None) -> Any:
+    """``fn(frame) -> str | None`` for a transaction / savepoint name (maybe a variable)."""
+    if name is None:
+        return lambda _f: None
+    if isinstance(name, ast.Variable):
+        slot = c.var(name.name, name).slot
+        return lambda f: None if f.v[slot] is None else str(f.v[slot]).strip()
+    return lambda _f, _n=name: _n
+
+
+@handler(ast.BeginTran)
+def compile_begin_tran(c: Compiler, node: ast.BeginTran) -> StmtFn:
+    name = _name_fn(c, node.name)
+
+    def run(f: Frame) -> None:
+        s = f.session
+        begin(s, name(f))
+        s.rowcount = 0
+    return run
+
+
+@handler(ast.CommitTran)
+def compile_commit(c: Compiler, node: ast.CommitTran) -> StmtFn:
+    def run(f: Frame) -> None:
+        s = f.session
+        commit(s)
+        s.rowcount = 0
+    return run
+
+
+@handler(ast.RollbackTran)
+def compile_rollback(c: Compiler, node: ast.RollbackTran) -> StmtFn:
+    name = _name_fn(c, node.name)
+
+    def run(f: Frame) -> None:
+        s = f.session
+        rollback(s, name(f))
+        s.rowcount = 0
+    return run
+
+
+@handler(ast.SaveTran)
+def compile_save(c: Compiler, node: ast.SaveTran) -> StmtFn:
+    name = _name_fn(c, node.name)
+
+    def run(f: Frame) -> None:
+        n = name(f)
+        if not n:
+            raise TSqlError(628, "Cannot issue SAVE TRANSACTION when there is no active "
+                                 "transaction.")
+        save(f.session, n)
+    return run
