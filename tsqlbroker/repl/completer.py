@@ -61,7 +61,7 @@ QUEUE_COLUMNS: tuple[str, ...] = (
 
 _RESERVED = frozenset(k.lower() for k in KEYWORDS)
 _REGULAR = re.compile(r"^[A-Za-z_][A-Za-z0-9_@$#]*$")
-_DECLARED = re.compile(r"(@[A-Za-z_][\w@$#]*)")
+_DECLARED = re.compile(r"(?<![\w@$#])(@[A-Za-z_][\w@$#]*)")
 
 
 @dataclass(frozen=True)
@@ -118,13 +118,14 @@ def _current_word(before: str) -> _Word:
         m = re.search(r"N?'([^']*)$", before)
         if m:
             return _Word(m.group(1), len(m.group(1)), "string")
-    m = re.search(r"[\w@#$]*$", before)
+    # "/" belongs to the word so that "//www…" service names are matched and replaced whole.
+    m = re.search(r"[\w@#$/]*$", before)
     word = m.group(0) if m else ""
     return _Word(word, len(word), "plain")
 
 
 _CONTEXTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(p + r"\s+(?:N?'[^']*|\[[^\]]*|[\w@#$]*)$", re.IGNORECASE), kind)
+    (re.compile(p + r"\s+(?:N?'[^']*|\[[^\]]*|[\w@#$/]*)$", re.IGNORECASE), kind)
     for p, kind in (
         (r"\bmessage\s+type", "message_types"),
         (r"\b(?:on|alter|drop)\s+queue|\breceive\b[^;]*?\bfrom|\bqueue", "queues"),
@@ -156,7 +157,10 @@ class TSqlCompleter(Completer):
         catalog = self.get_catalog()
         context = self._context(before)
         if word.prefix.startswith("@"):
-            names = [*declared_variables(document.text), *GLOBAL_VARIABLES]
+            # The variable being typed is not a declaration of itself.
+            rest = document.text[: document.cursor_position - word.length] \
+                + document.text[document.cursor_position:]
+            names = [*declared_variables(rest), *GLOBAL_VARIABLES]
             yield from self._match(word, [(n, "variable") for n in names], raw=True)
             return
         candidates: list[tuple[str, str]] = []

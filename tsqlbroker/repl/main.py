@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FuturesTimeout
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -183,8 +184,11 @@ class Repl:
         cancelled = False
         while True:
             try:
-                future.result()
+                # Poll: a blocking wait is not always woken by SIGINT on every platform.
+                future.result(timeout=0.1)
                 break
+            except FuturesTimeout:
+                continue
             except KeyboardInterrupt:
                 # The session rolls back and returns; keep waiting for it so that the next
                 # batch never runs while this one is still unwinding.

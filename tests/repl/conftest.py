@@ -1,0 +1,38 @@
+"""Fixtures for the REPL tests: a temporary XDG home and a REPL on piped input."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from io import StringIO
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def xdg_home(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Config and data under a temporary directory, never the user's."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("TSQLBROKER_URL", raising=False)
+    return tmp_path
+
+
+@pytest.fixture
+def console() -> Any:
+    from rich.console import Console
+
+    return Console(file=StringIO(), width=100, color_system=None, highlight=False)
+
+
+def output_of(console: Any) -> str:
+    return console.file.getvalue()
+
+
+@pytest.fixture
+def pipe() -> Iterator[Any]:
+    from prompt_toolkit.input import create_pipe_input
+
+    with create_pipe_input() as inp:
+        yield inp

@@ -1,0 +1,102 @@
+"""Completion, driven directly with a prompt-toolkit Document."""
+
+from __future__ import annotations
+
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
+
+from tsqlbroker.repl.completer import CatalogSnapshot, TSqlCompleter, declared_variables, \
+    quote_name
+
+CATALOG = CatalogSnapshot(
+    database="broker",
+    databases=("broker", "master"),
+    tables=("Orders",),
+    columns={"Orders": ("OrderId", "Amount")},
+    procedures=("ProcessTrade",),
+    queues=("AuditQueue", "TradeQueue"),
+    services=("//www.develop.com/DMBrokerage/TradeEntry", "AuditService"),
+    contracts=("//www.develop.com/DMBrokerage/TradeContract",),
+    message_types=("//www.develop.com/DMBrokerage/Trade",),
+)
+
+
+def complete(text: str, requested: bool = True) -> list[str]:
+    completer = TSqlCompleter(lambda: CATALOG)
+    doc = Document(text, len(text))
+    return [c.text for c in completer.get_completions(
+        doc, CompleteEvent(completion_requested=requested))]
+
+
+def test_queue_name_after_receive_from() -> None:
+    assert complete("RECEIVE TOP(1) * FROM Tra") == ["TradeQueue"]
+
+
+def test_queue_names_after_on_queue() -> None:
+    assert complete("CREATE SERVICE s ON QUEUE ") == ["AuditQueue", "TradeQueue"]
+
+
+def test_service_name_is_bracketed_when_it_needs_brackets() -> None:
+    got = complete("BEGIN DIALOG @h FROM SERVICE //www")
+    assert got == ["[//www.develop.com/DMBrokerage/TradeEntry]"]
+
+
+def test_substring_match_finds_long_names() -> None:
+    assert "[//www.develop.com/DMBrokerage/TradeEntry]" in complete(
+        "ALTER SERVICE TradeEn")
+
+
+def test_open_bracket_is_completed_and_closed() -> None:
+    text = "BEGIN DIALOG @h FROM SERVICE [//www.develop.com/DM"
+    completer = TSqlCompleter(lambda: CATALOG)
+    (c,) = completer.get_completions(Document(text, len(text)), CompleteEvent(True))
+    assert c.text == "[//www.develop.com/DMBrokerage/TradeEntry]"
+    assert c.start_position == -len("[//www.develop.com/DM")
+
+
+def test_service_in_a_string_is_the_bare_name() -> None:
+    assert complete("TO SERVICE '//www.dev") == ["//www.develop.com/DMBrokerage/TradeEntry"]
+
+
+def test_contracts_and_message_types() -> None:
+    assert complete("ON CONTRACT [//") == ["[//www.develop.com/DMBrokerage/TradeContract]"]
+    assert complete("MESSAGE TYPE //") == ["[//www.develop.com/DMBrokerage/Trade]"]
+
+
+def test_procedures_after_exec_and_databases_after_use() -> None:
+    assert complete("EXEC Proc") == ["ProcessTrade"]
+    assert complete("USE ma") == ["master"]
+
+
+def test_tables_and_columns_and_keywords_elsewhere() -> None:
+    got = complete("SELECT Am")
+    assert "Amount" in got
+    assert complete("SELECT * FROM Ord") == ["Orders"]
+    assert "SELECT" in complete("SEL")
+    assert "GETDATE" in complete("GETD")
+
+
+def test_queue_columns_are_offered() -> None:
+    assert "message_type_name" in complete("SELECT message_type_n")
+
+
+def test_variables_declared_in_the_buffer() -> None:
+    text = "DECLARE @handle uniqueidentifier, @body xml;\nSEND ON CONVERSATION @h"
+    assert complete(text) == ["@handle"]
+    assert "@@TRANCOUNT" in complete("SELECT @@TRAN")
+
+
+def test_no_popup_on_an_empty_word_unless_asked() -> None:
+    assert complete("SELECT ", requested=False) == []
+    assert complete("SELECT ", requested=True)
+
+
+def test_special_commands_complete() -> None:
+    assert complete(":que") == [":queues"]
+
+
+def test_quote_name_and_declared_variables() -> None:
+    assert quote_name("Orders") == "Orders"
+    assert quote_name("order") == "[order]"
+    assert quote_name("a]b") == "[a]]b]"
+    assert declared_variables("DECLARE @a int; SET @A = @b + @@ROWCOUNT") == ["@a", "@b"]
