@@ -127,10 +127,13 @@ MESSAGES: dict[int, tuple[int, str]] = {
     # --- general / binding
     102: (15, "Incorrect syntax near '%.*ls'."),
     105: (15, "Unclosed quotation mark after the character string '%.*ls'."),
+    113: (15, "Missing end comment mark '*/'."),
     134: (15, "The variable name '%.*ls' has already been declared. Variable names must be "
               "unique within a query batch or stored procedure."),
     137: (15, 'Must declare the scalar variable "%.*ls".'),
     156: (15, "Incorrect syntax near the keyword '%.*ls'."),
+    191: (15, "Some part of your SQL statement is nested too deeply. Rewrite the query or "
+              "break it up into smaller queries."),
     178: (15, "A RETURN statement with a return value cannot be used in this context."),
     201: (16, "Procedure or function '%.*ls' expects parameter '%.*ls', which was not "
               "supplied."),
@@ -206,6 +209,18 @@ MESSAGES: dict[int, tuple[int, str]] = {
                "'%.*ls' is specified more than once."),
     8102: (16, "Cannot update identity column '%.*ls'."),
     8110: (16, "Cannot add multiple PRIMARY KEY constraints to table '%.*ls'."),
+    141: (15, "A SELECT statement that assigns a value to a variable must not be combined "
+              "with data-retrieval operations."),
+    166: (15, "'%ls' does not allow specifying the database name as a prefix to the object "
+              "name."),
+    1038: (15, "An object or column name is missing or empty. For SELECT INTO statements, "
+               "verify each column has a name. For other statements, look for empty alias "
+               "names. Aliases defined as \"\" or [] are not allowed. Change the alias to a "
+               "valid name."),
+    3728: (16, "'%.*ls' is not a constraint."),
+    4511: (16, "Create View or Function failed because no column name was specified for "
+               "column %d."),
+    5074: (16, "The %ls '%.*ls' is dependent on column '%.*ls'."),
     40000: (16, "%ls is not supported."),
     3902: (16, "The COMMIT TRANSACTION request has no corresponding BEGIN TRANSACTION."),
     3903: (16, "The ROLLBACK TRANSACTION request has no corresponding BEGIN TRANSACTION."),

@@ -1,0 +1,65 @@
+"""The execution context of one SQL statement and the virtual-table registry.
+
+:class:`ExecContext` carries what a statement needs besides its text: the session's
+connection and transaction, the current database, the session's temp tables and the table
+variables visible in the calling frame. :class:`VirtualTable` is what a resolver returns for
+names that are not user tables (catalog views, Service Broker queues and views).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import TSqlError
+from .store import Store, StoreConnection
+from .txn import Txn
+
+
+@dataclass
+class ExecContext:
+    """Everything a statement runs against (one per statement or per frame)."""
+
+    conn: StoreConnection
+    txn: Txn
+    db_id: int
+    session_id: int
+    # '#t' (lower-case) → physical name; per session.
+    temp_tables: dict[str, str] = field(default_factory=dict)
+    # '@t' (lower-case) → physical name; the table variables visible in the frame chain.
+    table_variables: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class VirtualTable:
+    """A named row source that is not a user table.
+
+    ``sql`` is backend-dialect SELECT text or a SQLAlchemy selectable; ``columns`` gives the
+    output columns with their type specs (values are converted back per spec). INSERT,
+    UPDATE and DELETE on a non-writable virtual table raise ``refuse_error``.
+    """
+
+    sql: Any
+    columns: list[tuple[str, str | None]]
+    writable: bool = False
+    refuse_error: TSqlError | None = None
+
+
+# resolver(ctx, database, schema, name) -> VirtualTable | None
+Resolver = Callable[[ExecContext, "str | None", "str | None", str], "VirtualTable | None"]
+
+
+def register_virtual_table(store: Store, resolver: Resolver) -> None:
+    """Add a resolver consulted for names that are not user tables or views (newest
+    registration wins ties, so the broker can shadow nothing of the catalog by accident:
+    catalog views are resolved by the engine's own resolver, registered first)."""
+    resolvers: list[Resolver] = store.extension("virtual_table_resolvers", lambda _s: [])
+    if resolver not in resolvers:
+        resolvers.append(resolver)
+
+
+def virtual_resolvers(store: Store) -> list[Resolver]:
+    """The registered resolvers, in registration order."""
+    resolvers: list[Resolver] = store.extension("virtual_table_resolvers", lambda _s: [])
+    return list(resolvers)

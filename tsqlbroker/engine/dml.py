@@ -1,0 +1,588 @@
+"""Running one T-SQL data statement against the store: the storage layer's entry point.
+
+:func:`execute_sql` takes the T-SQL text of ONE statement (SELECT, INSERT, UPDATE, DELETE,
+TRUNCATE, CREATE/ALTER/DROP TABLE / VIEW / INDEX) with the caller's variables as bound
+parameters and returns result sets, ``@@ROWCOUNT`` and the last IDENTITY value. Queries run
+in the backend as transpiled by ``transpile.py``; rows are written by ``tables.RowWriter`` so
+that SQL Server's constraint semantics and error texts apply. Every writing statement runs
+inside a storage savepoint: when it fails, its partial work is undone and the transaction
+goes on (SQL Server's statement-level atomicity).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.exc import DBAPIError
+from sqlglot import exp
+
+from ..errors import BindError, TSqlError, tsql_error
+from .catalog import Catalog
+from .context import ExecContext, VirtualTable, register_virtual_table
+from .ddl import alter_table, create_index, create_view, drop_index, drop_view
+from .results import ResultSet
+from .sqlfuncs import clear_pending_error, prepare_connection, register_functions, take_pending_error
+from .sqltypes import from_storage, spec_of_value
+from .tableinfo import TableInfo
+from .tables import (
+    RowWriter,
+    create_table,
+    declare_table_variable,
+    drop_table,
+    drop_table_variable,
+    drop_temp_tables,
+    physical_table_ref,
+    truncate_table,
+)
+from .transpile import (
+    Binder,
+    Compiled,
+    Parsed,
+    Source,
+    not_supported,
+    parse_statement,
+    projection_name,
+    table_key,
+    temp_table_object_id,
+)
+
+logging.getLogger("sqlglot").setLevel(logging.ERROR)
+
+__all__ = [
+    "ExecContext", "SqlResult", "VirtualTable", "declare_table_variable", "drop_table_variable",
+    "drop_temp_tables", "execute_sql", "insert_rows", "register_functions",
+    "register_virtual_table", "temp_table_object_id",
+]
+
+_savepoint_ids = itertools.count(1)
+
+
+@dataclass
+class SqlResult:
+    """What one statement produced."""
+
+    resultsets: list[ResultSet] = field(default_factory=list)
+    rowcount: int = 0
+    identity: int | None = None
+    # For ``SELECT @v = expr …``: (variable, operator) per select item; the result set's rows
+    # hold the values and the interpreter assigns the last row's.
+    assign_targets: list[tuple[str, str]] = field(default_factory=list)
+
+
+Params = dict[str, tuple[Any, "str | None"]]
+
+
+def execute_sql(ctx: ExecContext, sql: str, params: Params) -> SqlResult:
+    """Run one T-SQL statement; variables in ``params`` (``'@name'`` → (value, type spec))
+    are bound, never spliced into the text."""
+    prepare_connection(ctx.conn)
+    parsed = parse_statement(sql)
+    tree = parsed.tree
+    handler = _HANDLERS.get(type(tree))
+    if handler is None:
+        if isinstance(tree, exp.SetOperation):
+            handler = _select
+        else:
+            raise not_supported(_statement_name(tree))
+    writes = handler is not _select or tree.args.get("into") is not None
+    return _guarded(ctx, writes, lambda: handler(ctx, parsed, params))
+
+
+def insert_rows(ctx: ExecContext, table: str, columns: list[str] | None,
+                rows: list[tuple[Any, ...]]) -> int:
+    """Insert Python rows (``INSERT … EXEC``, ``RECEIVE … INTO``) into ``table`` ('@t', '#t',
+    't', 'db.schema.t'); returns the number of rows."""
+    prepare_connection(ctx.conn)
+
+    def run() -> SqlResult:
+        info = _target_table(ctx, _table_node(table), "INSERT")
+        writer = RowWriter(ctx, info, "INSERT")
+        writer.insert(columns, rows)
+        return SqlResult(rowcount=len(rows), identity=writer.last_identity)
+
+    return _guarded(ctx, True, run).rowcount
+
+
+def _table_node(name: str) -> exp.Table:
+    node = parse_statement(f"SELECT 1 FROM {name}").tree.find(exp.Table)
+    if node is None:
+        raise tsql_error(208, name, cls=BindError)
+    return node
+
+
+# -- error mapping and statement atomicity ------------------------------------------------------
+def _guarded(ctx: ExecContext, writes: bool, fn: Callable[[], SqlResult]) -> SqlResult:
+    clear_pending_error()
+    savepoint = None
+    undo_mark = len(ctx.txn.undo)
+    if writes:
+        ctx.txn.write()
+        savepoint = f"tsqlb_stmt_{next(_savepoint_ids)}"
+        ctx.conn.exec_driver_sql(f'SAVEPOINT "{savepoint}"')
+    try:
+        result = fn()
+    except BaseException as e:
+        if savepoint is not None and ctx.conn.in_write_txn:
+            ctx.conn.exec_driver_sql(f'ROLLBACK TO SAVEPOINT "{savepoint}"')
+            ctx.conn.exec_driver_sql(f'RELEASE SAVEPOINT "{savepoint}"')
+            extra = ctx.txn.undo[undo_mark:]
+            del ctx.txn.undo[undo_mark:]
+            for undo in reversed(extra):
+                undo()
+        if isinstance(e, (DBAPIError, sqlite3.Error)):
+            raise _backend_error(e) from None
+        raise
+    if savepoint is not None:
+        ctx.conn.exec_driver_sql(f'RELEASE SAVEPOINT "{savepoint}"')
+    return result
+
+
+def _backend_error(e: BaseException) -> TSqlError:
+    pending = take_pending_error()
+    if pending is not None:
+        return pending
+    text = str(getattr(e, "orig", e))
+    low = text.lower()
+    if low.startswith("no such column:"):
+        name = text.split(":", 1)[1].strip().split(".")[-1].strip('"')
+        return tsql_error(207, name, cls=BindError)
+    if low.startswith("ambiguous column name:"):
+        return tsql_error(209, text.split(":", 1)[1].strip(), cls=BindError)
+    if low.startswith("no such table:"):
+        return tsql_error(208, text.split(":", 1)[1].strip(), cls=BindError)
+    if "syntax error" in low:
+        near = text.split('"')[1] if '"' in text else ""
+        return tsql_error(102, near, cls=BindError)
+    if "no such function" in low:
+        name = text.split(":", 1)[1].strip()
+        return tsql_error(195, name, "built-in function name", cls=BindError)
+    if "database is locked" in low:
+        return tsql_error(1222)
+    return TSqlError(50000, f"The storage backend rejected the statement: {text}", 16)
+
+
+def _statement_name(tree: exp.Expression) -> str:
+    if isinstance(tree, exp.Merge):
+        return "MERGE"
+    if isinstance(tree, exp.Command):
+        return f"The statement '{tree.name.upper()} …'"
+    return f"The statement {type(tree).__name__.upper()}"
+
+
+# -- queries ----------------------------------------------------------------------------------
+def run_query(binder: Binder, compiled: Compiled, extra: dict[str, Any] | None = None
+              ) -> ResultSet:
+    """Execute compiled SQL, naming and converting the columns per their specs."""
+    binds = dict(binder.binds)
+    if extra:
+        binds.update(extra)
+    cursor = binder.conn.exec_driver_sql(compiled.sql, binds)
+    keys = list(cursor.keys())
+    raw = cursor.fetchall()
+    names = compiled.names if compiled.names is not None and len(compiled.names) == len(
+        keys) else keys
+    types = compiled.types if len(compiled.types) == len(keys) else [
+        _spec_by_name(binder, k) for k in keys]
+    rows = [tuple(from_storage(v, t) for v, t in zip(row, types, strict=True)) for row in raw]
+    return ResultSet(list(names), list(types), rows)
+
+
+def _spec_by_name(binder: Binder, name: str) -> str | None:
+    found = {s.spec_of(name) for s in binder.sources.values() if s.has_column(name)}
+    return found.pop() if len(found) == 1 else None
+
+
+def _assignments(select: exp.Expression) -> list[tuple[str, str]]:
+    """Rewrite ``SELECT @v = expr`` and ``SELECT alias = expr`` items; return the
+    assignment targets."""
+    if not isinstance(select, exp.Select):
+        return []
+    targets: list[tuple[str, str]] = []
+    items = []
+    for proj in select.expressions:
+        if isinstance(proj, exp.EQ) and isinstance(proj.this, exp.Parameter):
+            name = "@" + proj.this.name
+            targets.append((name, "="))
+            items.append(exp.alias_(proj.expression, name.lstrip("@"), quoted=True))
+        elif isinstance(proj, exp.EQ) and (
+                isinstance(proj.this, exp.Column) and not proj.this.table
+                or isinstance(proj.this, exp.Literal) and proj.this.is_string):
+            items.append(exp.alias_(proj.expression, proj.this.name, quoted=True))
+        else:
+            items.append(proj)
+    select.set("expressions", items)
+    if targets and len(targets) != len(items):
+        raise tsql_error(141)
+    return targets
+
+
+def _select(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
+    tree = parsed.tree
+    into = tree.args.get("into")
+    if into is not None:
+        tree.set("into", None)
+    targets = _assignments(tree)
+    binder = Binder(ctx, params)
+    compiled = binder.compile(tree, (parsed.text, "select"))
+    rs = run_query(binder, compiled)
+    if targets:
+        rs.columns = [name for name, _op in targets]
+        return SqlResult([rs], len(rs.rows), assign_targets=targets)
+    if into is not None:
+        return _select_into(ctx, into, rs)
+    return SqlResult([rs], len(rs.rows))
+
+
+def _select_into(ctx: ExecContext, into: exp.Expression, rs: ResultSet) -> SqlResult:
+    target = into.this if isinstance(into, exp.Into) else into
+    assert isinstance(target, exp.Table)
+    columns = []
+    for i, name in enumerate(rs.columns):
+        if not name:
+            raise tsql_error(1038)
+        spec = rs.types[i] or next((spec_of_value(r[i]) for r in rs.rows
+                                    if r[i] is not None), None) or "int"
+        columns.append(f"[{name.replace(']', ']]')}] {spec} NULL")
+    key = table_key(target)
+    name = key[2] if key[3] == "#" else target.sql("tsql")
+    create = parse_statement(f"CREATE TABLE {name} ({', '.join(columns)})").tree
+    assert isinstance(create, exp.Create)
+    info = create_table(ctx, create)
+    RowWriter(ctx, info, "INSERT").insert(list(rs.columns), rs.rows)
+    return SqlResult([], len(rs.rows))
+
+
+# -- INSERT -----------------------------------------------------------------------------------
+def _target_table(ctx: ExecContext, node: exp.Table, statement: str) -> TableInfo:
+    source = Binder(ctx, {}).resolve(table_key(node))
+    return _writable(source, statement)
+
+
+def _writable(source: Source, statement: str) -> TableInfo:
+    if source.table is not None:
+        return source.table
+    if source.virtual is not None and source.virtual.refuse_error is not None:
+        raise source.virtual.refuse_error
+    raise not_supported(f"{statement} on '{source.name}'")
+
+
+def _simple_value(node: exp.Expression, params: Params) -> tuple[bool, Any]:
+    """A VALUES item that needs no backend evaluation: literal, NULL or variable."""
+    if isinstance(node, exp.Null):
+        return True, None
+    if isinstance(node, exp.National):
+        return True, node.name
+    if isinstance(node, exp.Literal):
+        if node.is_string:
+            return True, node.name
+        text = node.name
+        if text.isdigit():
+            return True, int(text)
+        return False, None
+    if isinstance(node, exp.Parameter) and not isinstance(node.this, exp.Parameter):
+        entry = {k.lower(): v for k, v in params.items()}.get("@" + node.name.lower())
+        if entry is None:
+            raise tsql_error(137, "@" + node.name, cls=BindError)
+        return True, entry[0]
+    return False, None
+
+
+def _insert(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
+    tree = parsed.tree
+    assert isinstance(tree, exp.Insert)
+    target = tree.this
+    columns: list[str] | None = None
+    if isinstance(target, exp.Schema):
+        columns = [c.name for c in target.expressions]
+        target = target.this
+    assert isinstance(target, exp.Table)
+    info = _target_table(ctx, target, "INSERT")
+    source = tree.expression
+    rows: list[Sequence[Any]]
+    from_values = False
+    if tree.args.get("default"):
+        rows, columns = [()], []
+    elif isinstance(source, exp.Values):
+        from_values = True
+        rows = [_values_row(ctx, tup, params) for tup in source.expressions]
+    elif source is not None:
+        with_ = tree.args.get("with_") or tree.args.get("with")
+        if with_ is not None and isinstance(source, exp.Query):
+            source.set("with_", with_)
+        binder = Binder(ctx, params)
+        compiled = binder.compile(source, (parsed.text, "insert-source"))
+        rows = run_query(binder, compiled).rows
+    else:
+        raise not_supported("This INSERT form")
+    writer = RowWriter(ctx, info, "INSERT")
+    rowids = writer.insert(columns, rows, from_values=from_values)
+    result = SqlResult([], len(rowids), identity=writer.last_identity)
+    if parsed.output is not None:
+        out = _output(ctx, info, parsed, params, rowids, {})
+        _deliver_output(ctx, parsed, out, result)
+    return result
+
+
+def _values_row(ctx: ExecContext, tup: exp.Expression, params: Params) -> tuple[Any, ...]:
+    items = tup.expressions if isinstance(tup, exp.Tuple) else [tup]
+    simple = [_simple_value(i, params) for i in items]
+    if all(ok for ok, _v in simple):
+        return tuple(v for _ok, v in simple)
+    binder = Binder(ctx, params)
+    select = exp.select(*[i.copy() for i in items])
+    compiled = binder.compile(select, (tup.sql("tsql"), "values"))
+    row = binder.conn.exec_driver_sql(compiled.sql, binder.binds).fetchone()
+    assert row is not None
+    return tuple(row)
+
+
+# -- OUTPUT -----------------------------------------------------------------------------------
+def _output(ctx: ExecContext, info: TableInfo, parsed: Parsed, params: Params,
+            rowids: Sequence[Any], old: dict[Any, dict[str, Any]],
+            deleted_only: bool = False) -> ResultSet:
+    """Evaluate the OUTPUT list per affected row: ``inserted`` is the row as written now,
+    ``deleted`` the row as it was (bound as parameters)."""
+    assert parsed.output is not None
+    exprs = [e.copy() for e in parsed.output]
+    select = exp.select(*exprs)
+    names = [c.name for c in info.columns]
+    deleted = exp.select(*[exp.alias_(exp.Placeholder(this=f"__d{i}"), n, quoted=True)
+                           for i, n in enumerate(names)]).subquery("deleted")
+    if deleted_only:
+        select = select.from_(deleted)
+    else:
+        select = select.from_(physical_table_ref(info, "inserted"))
+        if old:
+            select = select.join(deleted, join_type="cross")
+        select = select.where(exp.EQ(this=exp.column("rowid", table="inserted"),
+                                     expression=exp.Placeholder(this="__rid")))
+    binder = Binder(ctx, params)
+    binder.sources["deleted"] = Source("table", "deleted", [(c.name, c.spec) for c in info.columns],
+                                       table=info)
+    binder.sources["inserted"] = binder.sources["deleted"]
+    compiled = binder.compile(select, (parsed.text, "output", deleted_only, bool(old),
+                                       info.object_id))
+    rows: list[tuple[Any, ...]] = []
+    names_out: list[str] = []
+    types: list[str | None] = []
+    for rid in rowids:
+        extra: dict[str, Any] = {"__rid": rid}
+        before = old.get(rid, {})
+        for i, n in enumerate(names):
+            extra[f"__d{i}"] = before.get(n.lower())
+        rs = run_query(binder, compiled, extra)
+        names_out, types = rs.columns, rs.types
+        rows.extend(rs.rows)
+    if not rowids:
+        names_out = compiled.names or []
+        types = compiled.types
+    return ResultSet(names_out, types, rows)
+
+
+def _deliver_output(ctx: ExecContext, parsed: Parsed, out: ResultSet, result: SqlResult) -> None:
+    if parsed.output_into is None:
+        result.resultsets.append(out)
+        return
+    target = parsed.output_into
+    columns = None
+    if isinstance(target, exp.Schema):
+        columns = [c.name for c in target.expressions]
+        target = target.this
+    assert isinstance(target, exp.Table)
+    info = _target_table(ctx, target, "INSERT")
+    RowWriter(ctx, info, "INSERT").insert(columns, out.rows)
+
+
+# -- UPDATE / DELETE ----------------------------------------------------------------------------
+def _target_select(ctx: ExecContext, tree: exp.Expression, target: exp.Table,
+                   from_node: exp.Expression | None, parsed: Parsed,
+                   values: list[exp.Expression]) -> tuple[exp.Select, str, TableInfo]:
+    """Build ``SELECT target.rowid, <values> FROM … WHERE …`` for UPDATE / DELETE."""
+    key = table_key(target)
+    items: list[exp.Expression] = []
+    joins: list[exp.Expression] = []
+    if from_node is not None:
+        first = from_node.this if isinstance(from_node, exp.From) else from_node
+        joins = list(first.args.get("joins") or [])
+        first.set("joins", None)
+        items = [first] + [j.this for j in joins]
+    alias = None
+    tinfo: TableInfo | None = None
+    binder = Binder(ctx, {})
+    for item in items:
+        if isinstance(item, exp.Table) and item.alias and not key[0] and not key[1] \
+                and item.alias.lower() == key[2].lower():
+            alias = item.alias
+            tinfo = _writable(binder.resolve(table_key(item)), _verb(tree))
+            break
+    if alias is None:
+        for item in items:
+            if isinstance(item, exp.Table) and table_key(item)[2].lower() == key[2].lower() \
+                    and table_key(item)[3] == key[3]:
+                alias = item.alias or item.name
+                tinfo = _writable(binder.resolve(table_key(item)), _verb(tree))
+                break
+    if alias is None:
+        tinfo = _writable(binder.resolve(key), _verb(tree))
+        alias = target.alias or target.name
+        extra = target.copy()
+        if not items:
+            items = [extra]
+        else:
+            joins.append(exp.Join(this=extra, kind="CROSS"))
+    assert tinfo is not None
+    select = exp.Select(expressions=[exp.column("rowid", table=alias, quoted=True)] + values)
+    select.set("from_", exp.From(this=items[0]))
+    if joins:
+        select.set("joins", joins)
+    where = tree.args.get("where")
+    if where is not None:
+        select.set("where", where)
+    if parsed.top is not None:
+        select.set("limit", exp.Limit(expression=parsed.top))
+    return select, alias, tinfo
+
+
+def _verb(tree: exp.Expression) -> str:
+    return "UPDATE" if isinstance(tree, exp.Update) else "DELETE"
+
+
+def _update(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
+    tree = parsed.tree
+    assert isinstance(tree, exp.Update)
+    target = tree.this
+    assert isinstance(target, exp.Table)
+    sets: list[tuple[str, exp.Expression]] = []
+    for item in tree.expressions:
+        if not isinstance(item, exp.EQ) or not isinstance(item.this, exp.Column):
+            raise not_supported(f"The SET item '{item.sql('tsql')}'")
+        sets.append((item.this.name, item.expression))
+    select, _alias, info = _target_select(ctx, tree, target, tree.args.get("from_"), parsed,
+                                          [v for _n, v in sets])
+    for name, _v in sets:
+        if info.column(name) is None:
+            raise tsql_error(207, name, cls=BindError)
+    binder = Binder(ctx, params)
+    compiled = binder.compile(select, (parsed.text, "update"))
+    raw = binder.conn.exec_driver_sql(compiled.sql, binder.binds).fetchall()
+    changes: dict[Any, dict[str, Any]] = {}
+    for row in raw:
+        if row[0] not in changes:
+            changes[row[0]] = {name: value for (name, _e), value in zip(sets, row[1:],
+                                                                        strict=True)}
+    writer = RowWriter(ctx, info, "UPDATE")
+    rowids = list(changes)
+    old = writer.fetch(rowids) if parsed.output is not None else {}
+    writer.update(list(changes.items()))
+    result = SqlResult([], len(changes))
+    if parsed.output is not None:
+        _deliver_output(ctx, parsed, _output(ctx, info, parsed, params, rowids, old), result)
+    return result
+
+
+def _delete(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
+    tree = parsed.tree
+    assert isinstance(tree, exp.Delete)
+    tables = tree.args.get("tables") or []
+    if tables:
+        target = tables[0]
+        from_node = tree.this
+    else:
+        target = tree.this
+        from_node = None
+    assert isinstance(target, exp.Table)
+    select, _alias, info = _target_select(ctx, tree, target, from_node, parsed, [])
+    binder = Binder(ctx, params)
+    compiled = binder.compile(select, (parsed.text, "delete"))
+    rowids = list(dict.fromkeys(r[0] for r in binder.conn.exec_driver_sql(
+        compiled.sql, binder.binds)))
+    writer = RowWriter(ctx, info, "DELETE")
+    old = writer.fetch(rowids) if parsed.output is not None else {}
+    writer.delete(rowids)
+    result = SqlResult([], len(rowids))
+    if parsed.output is not None:
+        out = _output(ctx, info, parsed, params, rowids, old, deleted_only=True)
+        _deliver_output(ctx, parsed, out, result)
+    return result
+
+
+# -- DDL ----------------------------------------------------------------------------------------
+def _create(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
+    tree = parsed.tree
+    assert isinstance(tree, exp.Create)
+    kind = (tree.args.get("kind") or "").upper()
+    if kind == "TABLE":
+        create_table(ctx, tree)
+    elif kind == "INDEX":
+        create_index(ctx, tree)
+    elif kind == "VIEW":
+        create_view(ctx, tree, parsed.text, replace=bool(tree.args.get("replace")))
+    else:
+        raise not_supported(f"CREATE {kind}")
+    return SqlResult()
+
+
+def _alter(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
+    tree = parsed.tree
+    assert isinstance(tree, exp.Alter)
+    kind = (tree.args.get("kind") or "").upper()
+    if kind == "TABLE":
+        alter_table(ctx, tree)
+    elif kind == "VIEW":
+        create_view(ctx, tree, parsed.text, replace=True, alter=True)
+    else:
+        raise not_supported(f"ALTER {kind}")
+    return SqlResult()
+
+
+def _drop(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
+    tree = parsed.tree
+    assert isinstance(tree, exp.Drop)
+    kind = (tree.args.get("kind") or "").upper()
+    exists = bool(tree.args.get("exists"))
+    for node in tree.args.get("tables") or [tree.this]:
+        if kind == "TABLE":
+            try:
+                info = _target_table(ctx, node, "DROP")
+            except TSqlError as e:
+                if e.number in (208, 1087):
+                    if exists:
+                        continue
+                    raise tsql_error(3701, "table", _display_name(node), cls=BindError) from None
+                raise
+            drop_table(ctx, info)
+        elif kind == "VIEW":
+            drop_view(ctx, node, exists)
+        elif kind == "INDEX":
+            drop_index(ctx, node, tree.args.get("cluster"), exists)
+        else:
+            raise not_supported(f"DROP {kind}")
+    return SqlResult()
+
+
+def _display_name(node: exp.Table) -> str:
+    key = table_key(node)
+    return key[2] if key[3] else node.sql("tsql")
+
+
+def _truncate(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
+    tree = parsed.tree
+    for node in tree.expressions:
+        truncate_table(ctx, _target_table(ctx, node, "TRUNCATE TABLE"))
+    return SqlResult()
+
+
+_HANDLERS: dict[type, Callable[[ExecContext, Parsed, Params], SqlResult]] = {
+    exp.Select: _select, exp.Insert: _insert, exp.Update: _update, exp.Delete: _delete,
+    exp.Create: _create, exp.Alter: _alter, exp.Drop: _drop, exp.TruncateTable: _truncate,
+}
+
+
+def catalog_of(ctx: ExecContext) -> Catalog:
+    """The catalog of the context's store."""
+    return Catalog.get(ctx.conn.store)

@@ -1,0 +1,172 @@
+"""Metadata of user tables (also temp tables and table variables) as the DML layer needs it.
+
+A table is a catalog object of type ``U`` with rows in ``tsqlb_columns`` and child objects
+for its constraints (PK, UQ, F, C, D) whose engine detail (columns, referenced table, check
+text) is JSON in ``tsqlb_objects.detail``. :func:`load_table` builds a :class:`TableInfo`
+and caches it per ``(object_id, modify_date)``: every DDL change bumps ``modify_date``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select
+
+from .catalog import TEMPDB, Catalog, ObjectRow
+from .store import StoreConnection
+
+
+@dataclass(frozen=True)
+class ColumnInfo:
+    """One column of a user table."""
+
+    column_id: int
+    name: str
+    spec: str
+    nullable: bool
+    identity: tuple[int, int] | None = None  # (seed, increment)
+    default_sql: str | None = None
+
+
+@dataclass(frozen=True)
+class ConstraintInfo:
+    """A PRIMARY KEY, UNIQUE, FOREIGN KEY, CHECK or DEFAULT constraint."""
+
+    object_id: int
+    name: str
+    kind: str  # PK, UQ, F, C, D
+    columns: tuple[str, ...] = ()
+    ref_object_id: int | None = None
+    ref_columns: tuple[str, ...] = ()
+    check_sql: str | None = None
+    on_delete: str | None = None  # 'CASCADE' / 'SET NULL' / None (NO ACTION)
+    unique: bool = False  # for indexes (kind 'IX')
+
+
+@dataclass
+class TableInfo:
+    """A user table with its columns and constraints."""
+
+    object_id: int
+    db_id: int
+    db_name: str
+    schema: str
+    name: str
+    physical: str
+    columns: list[ColumnInfo]
+    constraints: list[ConstraintInfo]
+    modify_date: Any
+    # The name the user wrote for temp tables ('#t') and table variables ('@t').
+    local_name: str | None = None
+    _by_name: dict[str, ColumnInfo] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._by_name = {c.name.lower(): c for c in self.columns}
+
+    def column(self, name: str) -> ColumnInfo | None:
+        """The column called ``name`` (case-insensitive), or None."""
+        return self._by_name.get(name.lower())
+
+    @property
+    def identity_column(self) -> ColumnInfo | None:
+        return next((c for c in self.columns if c.identity is not None), None)
+
+    @property
+    def two_part_name(self) -> str:
+        """``dbo.t`` as constraint messages show it (``dbo.#t___…`` for temp tables)."""
+        return f"{self.schema}.{self.name}"
+
+    @property
+    def three_part_name(self) -> str:
+        """``db.dbo.t`` as Msg 515 shows it."""
+        return f"{self.db_name}.{self.schema}.{self.name}"
+
+    @property
+    def display_name(self) -> str:
+        """The name as the user knows it (``t``, ``#t`` or ``@t``)."""
+        return self.local_name or self.name
+
+    @property
+    def is_temp(self) -> bool:
+        return self.db_id == TEMPDB
+
+
+_cache: dict[tuple[int, Any], TableInfo] = {}
+_cache_lock = threading.Lock()
+
+
+def constraint_from_row(row: ObjectRow) -> ConstraintInfo:
+    """Decode a constraint object's detail JSON."""
+    detail: dict[str, Any] = json.loads(row.detail or "{}")
+    return ConstraintInfo(
+        object_id=row.object_id, name=detail.get("name", row.name), kind=row.type,
+        columns=tuple(detail.get("columns", ())), ref_object_id=detail.get("ref_object_id"),
+        ref_columns=tuple(detail.get("ref_columns", ())), check_sql=detail.get("check"),
+        on_delete=detail.get("on_delete"), unique=bool(detail.get("unique")))
+
+
+def load_table(conn: StoreConnection, obj: ObjectRow) -> TableInfo:
+    """The :class:`TableInfo` of table object ``obj`` (cached per modification)."""
+    key = (obj.object_id, obj.modify_date)
+    with _cache_lock:
+        hit = _cache.get(key)
+    if hit is not None:
+        return hit
+    catalog = Catalog.get(conn.store)
+    c = catalog.t.columns
+    cols = [ColumnInfo(
+        column_id=int(r.column_id), name=r.name, spec=r.type_spec, nullable=bool(r.is_nullable),
+        identity=(int(r.seed_value), int(r.increment_value)) if r.is_identity else None,
+        default_sql=r.default_sql)
+        for r in conn.execute(select(c).where(c.c.object_id == obj.object_id)
+                              .order_by(c.c.column_id))]
+    constraints = [constraint_from_row(r) for r in
+                   catalog.objects(conn, obj.database_id, parent_id=obj.object_id)
+                   if r.type in ("PK", "UQ", "F", "C", "D", "IX")]
+    db = catalog.database(conn, obj.database_id)
+    detail: dict[str, Any] = json.loads(obj.detail or "{}")
+    info = TableInfo(
+        object_id=obj.object_id, db_id=obj.database_id, db_name=db.name if db else "?",
+        schema=obj.schema_name, name=obj.name, physical=obj.physical_name or "",
+        columns=cols, constraints=constraints, modify_date=obj.modify_date,
+        local_name=detail.get("local_name"))
+    with _cache_lock:
+        if len(_cache) > 2048:
+            _cache.clear()
+        _cache[key] = info
+    return info
+
+
+def table_by_physical(conn: StoreConnection, physical: str) -> TableInfo | None:
+    """The table stored as backend table ``physical`` (temp tables, table variables)."""
+    catalog = Catalog.get(conn.store)
+    o = catalog.t.objects
+    oid = conn.execute(select(o.c.object_id).where(o.c.physical_name == physical)).scalar()
+    if oid is None:
+        return None
+    row = catalog.object_by_id(conn, None, int(oid))
+    return None if row is None else load_table(conn, row)
+
+
+def referencing_constraints(conn: StoreConnection, table: TableInfo) -> list[
+        tuple[TableInfo, ConstraintInfo]]:
+    """Foreign keys of any table that reference ``table`` (for DELETE / UPDATE checks)."""
+    catalog = Catalog.get(conn.store)
+    o = catalog.t.objects
+    rows = conn.execute(select(o.c.object_id).where(
+        o.c.type == "F", o.c.detail.like(f'%"ref_object_id": {table.object_id}%'))).scalars()
+    out: list[tuple[TableInfo, ConstraintInfo]] = []
+    for oid in rows:
+        fk_row = catalog.object_by_id(conn, None, int(oid))
+        if fk_row is None:
+            continue
+        fk = constraint_from_row(fk_row)
+        if fk.ref_object_id != table.object_id:
+            continue
+        parent = catalog.object_by_id(conn, None, fk_row.parent_object_id)
+        if parent is not None:
+            out.append((load_table(conn, parent), fk))
+    return out

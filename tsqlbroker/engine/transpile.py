@@ -1,0 +1,865 @@
+"""T-SQL statement text → backend SQL, with sqlglot.
+
+Phases (parse once, then bind, then generate):
+
+1. :func:`parse_statement` tokenizes with sqlglot's T-SQL dialect, cuts out the clauses its
+   parser does not know (``OUTPUT … [INTO …]``, ``UPDATE/DELETE TOP (n)``, ``CLUSTERED``,
+   the first ``FROM`` of ``DELETE FROM t FROM …``) keeping them aside, and parses the rest.
+   Parsed statements are cached per text.
+2. :class:`Binder` resolves every table reference (user tables, ``#temp``, ``@table``
+   variables, views, catalog views and broker queues through the virtual-table resolvers,
+   three-part names across databases) and rewrites the tree for the backend: variables become
+   bound parameters (never spliced text), ``+`` on strings becomes ``||`` (decided from the
+   catalog's column types and the parameters' type specs), T-SQL functions SQLite lacks become
+   ``tsqlb_*`` calls, registered interpreter functions ``tsql_*`` calls.
+3. :meth:`Binder.compile` generates backend SQL, cached per (text, backend, resolution).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.dialects.tsql import TSQL
+from sqlglot.errors import ParseError as GlotParseError
+from sqlglot.errors import TokenError
+
+from ..errors import BindError, ParseError, TSqlError, tsql_error
+from .catalog import TEMPDB, Catalog
+from .context import ExecContext, VirtualTable, virtual_resolvers
+from .naming import quote_ident
+from .sqlfuncs import backend_value, functions_version, registered_functions
+from .sqltypes import STRING_TYPES, normalize_spec, parse_spec, to_storage
+from .tableinfo import TableInfo, load_table, table_by_physical
+
+_TSQL = TSQL()
+_BACKEND_DIALECT = {"sqlite": "sqlite", "postgresql": "postgres"}
+
+
+def not_supported(what: str) -> TSqlError:
+    """The error for T-SQL the storage layer does not implement."""
+    return tsql_error(40000, what)
+
+
+# -- phase 1: parsing -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class Parsed:
+    """A parsed statement and the clauses kept aside from sqlglot."""
+
+    tree: exp.Expression
+    top: exp.Expression | None = None
+    output: tuple[exp.Expression, ...] | None = None
+    output_into: exp.Expression | None = None
+    text: str = ""
+
+
+_END_OF_OUTPUT = {"FROM", "WHERE", "VALUES", "SELECT", "DEFAULT", "EXEC", "EXECUTE", "INTO",
+                  ";"}
+_parse_cache: OrderedDict[str, Parsed] = OrderedDict()
+_parse_lock = threading.Lock()
+_PARSE_CACHE_SIZE = 1024
+stats = {"parse_hits": 0, "parse_misses": 0, "compile_hits": 0, "compile_misses": 0}
+
+
+def syntax_error(err: Exception, sql: str) -> TSqlError:
+    """Turn a sqlglot error into SQL Server's Msg 102 / 105."""
+    if isinstance(err, TokenError):
+        m = re.search(r"'(.*)", sql)
+        return tsql_error(105, (m.group(1) if m else sql)[:40], cls=BindError)
+    near = ""
+    errors = getattr(err, "errors", None)
+    line = 1
+    if errors:
+        near = str(errors[0].get("highlight") or "")
+        line = int(errors[0].get("line") or 1)
+    return ParseError(f"Incorrect syntax near '{near or sql.strip()[:20]}'.", line, 1)
+
+
+def parse_statement(sql: str) -> Parsed:
+    """Parse one T-SQL statement (cached per text; callers get a private copy)."""
+    with _parse_lock:
+        hit = _parse_cache.get(sql)
+        if hit is not None:
+            _parse_cache.move_to_end(sql)
+            stats["parse_hits"] += 1
+    if hit is None:
+        stats["parse_misses"] += 1
+        hit = _parse_uncached(sql)
+        with _parse_lock:
+            _parse_cache[sql] = hit
+            while len(_parse_cache) > _PARSE_CACHE_SIZE:
+                _parse_cache.popitem(last=False)
+    return Parsed(
+        hit.tree.copy(), hit.top.copy() if hit.top is not None else None,
+        tuple(e.copy() for e in hit.output) if hit.output is not None else None,
+        hit.output_into.copy() if hit.output_into is not None else None, sql)
+
+
+def _parse_uncached(sql: str) -> Parsed:
+    try:
+        tokens = _TSQL.tokenize(sql)
+    except TokenError as e:
+        raise syntax_error(e, sql) from None
+    cut: list[tuple[int, int]] = []
+    words = [t.text.upper() for t in tokens]
+    for i, w in enumerate(words):
+        if w in ("CLUSTERED", "NONCLUSTERED"):
+            cut.append((tokens[i].start, tokens[i].end))
+    first = words[0] if words else ""
+    top_text = out_text = into_text = None
+    if first in ("UPDATE", "DELETE") and len(words) > 1 and words[1] == "TOP":
+        j = 2
+        if j < len(words) and words[j] == "(":
+            depth, k = 0, j
+            while k < len(words):
+                depth += words[k] == "("
+                depth -= words[k] == ")"
+                if depth == 0:
+                    break
+                k += 1
+            top_text = sql[tokens[j].end + 1:tokens[k].start]
+            cut.append((tokens[1].start, tokens[k].end))
+        else:
+            top_text = tokens[j].text
+            cut.append((tokens[1].start, tokens[j].end))
+    if first in ("INSERT", "UPDATE", "DELETE", "MERGE"):
+        depth = 0
+        for i, w in enumerate(words):
+            depth += w == "("
+            depth -= w == ")"
+            if w == "OUTPUT" and depth == 0:
+                k = i + 1
+                d = 0
+                while k < len(words) and not (d == 0 and words[k] in _END_OF_OUTPUT):
+                    d += words[k] == "("
+                    d -= words[k] == ")"
+                    k += 1
+                end = tokens[k - 1].end
+                out_text = sql[tokens[i].end + 1:end + 1]
+                if k < len(words) and words[k] == "INTO":
+                    m = k + 1
+                    d = 0
+                    while m < len(words) and not (d == 0 and words[m] in _END_OF_OUTPUT - {
+                            "INTO"}):
+                        d += words[m] == "("
+                        d -= words[m] == ")"
+                        m += 1
+                    into_text = sql[tokens[k].end + 1:tokens[m - 1].end + 1]
+                    end = tokens[m - 1].end
+                cut.append((tokens[i].start, end))
+                break
+    if first == "DELETE":
+        froms = [i for i, w in enumerate(words) if w == "FROM" and _depth_at(words, i) == 0]
+        if len(froms) >= 2 and froms[0] in (1, 2):
+            cut.append((tokens[froms[0]].start, tokens[froms[0]].end))
+    text = sql
+    for start, end in sorted(cut, reverse=True):
+        text = text[:start] + " " * (end - start + 1) + text[end + 1:]
+    try:
+        trees = _TSQL.parse(text)
+    except (GlotParseError, TokenError) as e:
+        raise syntax_error(e, sql) from None
+    trees = [t for t in trees if t is not None]
+    if len(trees) != 1:
+        raise syntax_error(GlotParseError("more than one statement"), sql)
+    top = output = into = None
+    try:
+        if top_text is not None:
+            top = sqlglot.parse_one(f"SELECT {top_text}", read="tsql").expressions[0]
+        if out_text is not None:
+            output = tuple(sqlglot.parse_one(f"SELECT {out_text}", read="tsql").expressions)
+        if into_text is not None:
+            ins = sqlglot.parse_one(f"INSERT INTO {into_text} SELECT 1", read="tsql")
+            into = ins.this
+    except (GlotParseError, TokenError) as e:
+        raise syntax_error(e, sql) from None
+    return Parsed(trees[0], top, output, into, sql)
+
+
+def _depth_at(words: list[str], index: int) -> int:
+    depth = 0
+    for w in words[:index]:
+        depth += w == "("
+        depth -= w == ")"
+    return depth
+
+
+# -- phase 2: binding -----------------------------------------------------------------------
+@dataclass
+class Source:
+    """A resolved row source (table, view, virtual table, temp table, table variable)."""
+
+    kind: str  # 'table', 'view', 'virtual'
+    name: str  # the name as written, for messages
+    columns: list[tuple[str, str | None]]
+    table: TableInfo | None = None
+    sql: str | None = None  # backend SELECT text for views / virtual tables
+    virtual: VirtualTable | None = None
+    signature: tuple[Any, ...] = ()
+
+    def spec_of(self, column: str) -> str | None:
+        low = column.lower()
+        return next((s for n, s in self.columns if n.lower() == low), None)
+
+    def has_column(self, column: str) -> bool:
+        low = column.lower()
+        return any(n.lower() == low for n, _s in self.columns)
+
+
+def table_key(node: exp.Table) -> tuple[str, str, str, str]:
+    """(catalog, db, name, kind) of a table reference; kind '#', '@' or ''."""
+    this = node.this
+    if isinstance(this, exp.Parameter):
+        return ("", "", "@" + _param_name(this)[1:], "@")
+    ident = node.args.get("this")
+    temporary = isinstance(ident, exp.Identifier) and bool(ident.args.get("temporary"))
+    name = node.name
+    if temporary:
+        return (node.catalog, node.db, "#" + name, "#")
+    return (node.catalog, node.db, name, "")
+
+
+def written_name(key: tuple[str, str, str, str]) -> str:
+    """The table name as the user wrote it, for Msg 208."""
+    catalog, db, name, _kind = key
+    if catalog:
+        return f"{catalog}.{db}.{name}"
+    if db:
+        return f"{db}.{name}"
+    return name
+
+
+def _param_name(node: exp.Expression) -> str:
+    """'@x' / '@@x' for a (possibly nested) Parameter node."""
+    inner = node.this
+    if isinstance(inner, exp.Parameter):
+        return "@@" + inner.name.lower()
+    return "@" + node.name.lower()
+
+
+_SYSTEM_SCHEMAS = {"sys", "information_schema"}
+# Prefix of a table name that names a backend table directly (engine-generated queries).
+PHYSICAL_MARK = "\x00phys:"
+
+
+class Binder:
+    """Resolves names of one statement against the catalog and rewrites it for the backend."""
+
+    def __init__(self, ctx: ExecContext, params: dict[str, tuple[Any, str | None]]) -> None:
+        self.ctx = ctx
+        self.conn = ctx.conn
+        self.catalog = Catalog.get(ctx.conn.store)
+        self.dialect = _BACKEND_DIALECT.get(ctx.conn.dialect, ctx.conn.dialect)
+        self.params = {k.lower(): v for k, v in params.items()}
+        self.sources: dict[str, Source] = {}  # alias (lower) → source
+        self.resolved: dict[tuple[str, str, str, str], Source] = {}
+        self.binds: dict[str, Any] = {}
+        self.ctes: set[str] = set()
+        self.functions = registered_functions(ctx.conn.store)
+        self._extra_sig: list[Any] = []
+
+    # -- tables ---------------------------------------------------------------------------
+    def resolve(self, key: tuple[str, str, str, str]) -> Source:
+        """Resolve a table reference (raises Msg 208 / 1087 when it does not exist)."""
+        hit = self.resolved.get(key)
+        if hit is not None:
+            return hit
+        source = self._resolve(key)
+        self.resolved[key] = source
+        return source
+
+    def _resolve(self, key: tuple[str, str, str, str]) -> Source:
+        catalog_name, schema, name, kind = key
+        conn = self.conn
+        if name.startswith(PHYSICAL_MARK):
+            info = table_by_physical(conn, name[len(PHYSICAL_MARK):])
+            if info is None:
+                raise tsql_error(208, name, cls=BindError)
+            return self._table_source(info, info.display_name)
+        if kind == "@":
+            physical = self.ctx.table_variables.get(name.lower())
+            info = table_by_physical(conn, physical) if physical else None
+            if info is None:
+                raise tsql_error(1087, name, cls=BindError)
+            return self._table_source(info, name)
+        if kind == "#":
+            if catalog_name and catalog_name.lower() != "tempdb":
+                raise tsql_error(208, written_name(key), cls=BindError)
+            physical = self.ctx.temp_tables.get(name.lower())
+            info = table_by_physical(conn, physical) if physical else None
+            if info is None:
+                raise tsql_error(208, written_name(key), cls=BindError)
+            return self._table_source(info, name)
+        if catalog_name:
+            db_id = self.catalog.database_id(conn, catalog_name)
+            if db_id is None:
+                raise tsql_error(208, written_name(key), cls=BindError)
+        else:
+            db_id = self.ctx.db_id
+        if not (schema and schema.lower() in _SYSTEM_SCHEMAS):
+            obj = self.catalog.find_object(conn, db_id, schema or None, name)
+            if obj is not None and obj.type == "U" and obj.physical_name:
+                return self._table_source(load_table(conn, obj), name)
+            if obj is not None and obj.type == "V":
+                return self._view_source(obj, db_id, name)
+        db_row = self.catalog.database(conn, db_id)
+        db_name = db_row.name if db_row else None
+        for resolver in virtual_resolvers(conn.store):
+            vt = resolver(self._ctx_for(db_id), db_name, schema or None, name)
+            if vt is not None:
+                sql = self._virtual_sql(vt)
+                return Source("virtual", name, list(vt.columns), sql=sql, virtual=vt,
+                              signature=("v", db_id, sql))
+        raise tsql_error(208, written_name(key), cls=BindError)
+
+    def _ctx_for(self, db_id: int) -> ExecContext:
+        if db_id == self.ctx.db_id:
+            return self.ctx
+        return ExecContext(self.ctx.conn, self.ctx.txn, db_id, self.ctx.session_id,
+                           self.ctx.temp_tables, self.ctx.table_variables)
+
+    def _table_source(self, info: TableInfo, name: str) -> Source:
+        return Source("table", name, [(c.name, c.spec) for c in info.columns], table=info,
+                      signature=("t", info.object_id, info.modify_date))
+
+    def _view_source(self, obj: Any, db_id: int, name: str) -> Source:
+        depth = getattr(self.ctx, "_view_depth", 0)
+        if depth > 32:
+            raise tsql_error(217)
+        inner_ctx = self._ctx_for(db_id)
+        definition = obj.definition or ""
+        select_text = _view_select_text(definition)
+        binder = Binder(inner_ctx, {})
+        setattr(inner_ctx, "_view_depth", depth + 1)
+        try:
+            compiled = binder.compile_text(select_text, tag="view")
+        finally:
+            setattr(inner_ctx, "_view_depth", depth)
+        columns = list(zip(compiled.names, compiled.types, strict=False))
+        return Source("view", name, columns, sql=compiled.sql,
+                      signature=("view", obj.object_id, obj.modify_date))
+
+    def _virtual_sql(self, vt: VirtualTable) -> str:
+        if isinstance(vt.sql, str):
+            return vt.sql
+        compiled = vt.sql.compile(dialect=self.conn.conn.dialect,
+                                  compile_kwargs={"literal_binds": True})
+        return str(compiled)
+
+    def collect(self, tree: exp.Expression) -> None:
+        """Resolve every table reference in ``tree`` (CTE names excepted)."""
+        for cte in tree.find_all(exp.CTE):
+            self.ctes.add(cte.alias_or_name.lower())
+        for node in tree.find_all(exp.Table):
+            if not node.name and not isinstance(node.this, exp.Parameter):
+                continue
+            key = table_key(node)
+            if key[3] == "" and not key[0] and not key[1] and key[2].lower() in self.ctes:
+                continue
+            source = self.resolve(key)
+            alias = node.alias_or_name.lower() if node.alias else _default_alias(key)
+            self.sources.setdefault(alias, source)
+
+    def signature(self) -> tuple[Any, ...]:
+        """What the generated SQL depends on besides the text."""
+        spec_sig = tuple(sorted((k, v[1]) for k, v in self.params.items()))
+        tables = tuple(sorted((repr(k), s.signature) for k, s in self.resolved.items()))
+        return (self.dialect, self.ctx.db_id, tables, spec_sig,
+                functions_version(self.conn.store), tuple(self._extra_sig))
+
+    # -- rewriting ------------------------------------------------------------------------
+    def rewrite(self, node: exp.Expression) -> exp.Expression:
+        """Rewrite ``node`` (already a private copy) for the backend, bottom-up."""
+        before = self._before(node)
+        if before is not None:
+            return before
+        for key, value in list(node.args.items()):
+            if isinstance(value, exp.Expression):
+                node.set(key, self.rewrite(value))
+            elif isinstance(value, list):
+                node.set(key, [self.rewrite(v) if isinstance(v, exp.Expression) else v
+                               for v in value])
+        return self._after(node)
+
+    def _before(self, node: exp.Expression) -> exp.Expression | None:
+        """Rewrites that must see the original children (type decisions, tables)."""
+        if isinstance(node, exp.Table):
+            return self._rewrite_table(node)
+        if isinstance(node, exp.Add) and (self.is_string(node.this)
+                                          or self.is_string(node.expression)):
+            left, right = self.rewrite(node.this), self.rewrite(node.expression)
+            return exp.DPipe(this=left, expression=right, safe=True)
+        if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Anonymous):
+            return self._xml_method(node)
+        if isinstance(node, exp.Column) and (node.args.get("db") or node.args.get("catalog")):
+            node.set("db", None)
+            node.set("catalog", None)
+        if isinstance(node, (exp.Cast, exp.TryCast, exp.Convert)):
+            return self._rewrite_cast(node)
+        return None
+
+    def _rewrite_table(self, node: exp.Table) -> exp.Expression:
+        if not node.name and not isinstance(node.this, exp.Parameter):
+            return node
+        key = table_key(node)
+        if key[3] == "" and not key[0] and not key[1] and key[2].lower() in self.ctes:
+            return node
+        source = self.resolve(key)
+        alias_node = node.args.get("alias")
+        alias = alias_node.name if alias_node is not None else _default_alias(key)
+        if source.kind == "table" and source.table is not None:
+            new = exp.Table(this=exp.Identifier(this=source.table.physical, quoted=True),
+                            alias=exp.TableAlias(this=exp.Identifier(this=alias,
+                                                                      quoted=True)))
+            return new
+        inner = sqlglot.parse_one(source.sql or "", read=self.dialect)
+        return exp.Subquery(this=inner, alias=exp.TableAlias(
+            this=exp.Identifier(this=alias, quoted=True)))
+
+    def _rewrite_cast(self, node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Convert):
+            target, value, style = node.this, node.expression, node.args.get("style")
+        else:
+            target, value, style = node.args.get("to"), node.this, None
+        spec = datatype_spec(target) if isinstance(target, exp.DataType) else None
+        if spec is None:
+            return self.rewrite_children(node)
+        fn = "tsqlb_try_cast" if isinstance(node, exp.TryCast) else "tsqlb_cast"
+        args: list[exp.Expression] = [self.rewrite(value), exp.Literal.string(spec)]
+        if style is not None and fn == "tsqlb_cast":
+            args.append(self.rewrite(style))
+        return exp.Anonymous(this=fn, expressions=args)
+
+    def rewrite_children(self, node: exp.Expression) -> exp.Expression:
+        for key, value in list(node.args.items()):
+            if isinstance(value, exp.Expression):
+                node.set(key, self.rewrite(value))
+            elif isinstance(value, list):
+                node.set(key, [self.rewrite(v) if isinstance(v, exp.Expression) else v
+                               for v in value])
+        return node
+
+    def _xml_method(self, node: exp.Dot) -> exp.Expression:
+        method = node.expression
+        assert isinstance(method, exp.Anonymous)
+        name = f"xml_{method.name.lower()}"
+        if name not in self.functions:
+            raise not_supported(f"The XML method '{method.name}' in a query")
+        target = node.this
+        column: exp.Expression
+        if isinstance(target, exp.Dot):
+            column = exp.Column(this=target.expression, table=target.this)
+        elif isinstance(target, exp.Identifier):
+            column = exp.Column(this=target)
+        else:
+            column = target
+        args = [self.rewrite(column)] + [self.rewrite(a) for a in method.expressions]
+        return exp.Anonymous(this=f"tsql_{name}", expressions=args)
+
+    def _after(self, node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Parameter):
+            return self._placeholder(_param_name(node))
+        if isinstance(node, exp.National):
+            return exp.Literal.string(node.name)
+        if isinstance(node, exp.SessionParameter):
+            return self._placeholder("@@" + node.name.lower())
+        return self._function(node)
+
+    def _placeholder(self, name: str) -> exp.Expression:
+        if name not in self.params:
+            if name.startswith("@@"):
+                raise not_supported(f"{name.upper()} inside a query")
+            raise tsql_error(137, name, cls=BindError)
+        value, spec = self.params[name]
+        key = "v_" + re.sub(r"\W", "_", name.lstrip("@")) + ("_s" if name.startswith(
+            "@@") else "")
+        self.binds[key] = backend_value(to_storage(value, spec, self.conn.dialect))
+        return exp.Placeholder(this=key)
+
+    # T-SQL function name of sqlglot's typed nodes, for interpreter-registered overrides.
+    _TYPED_NAMES: dict[type, str] = {
+        exp.Length: "len", exp.CurrentTimestamp: "getdate", exp.Uuid: "newid",
+        exp.StrPosition: "charindex", exp.Left: "left", exp.Right: "right",
+        exp.Upper: "upper", exp.Lower: "lower", exp.Substring: "substring",
+        exp.Replace: "replace", exp.Trim: "ltrim", exp.Abs: "abs", exp.Round: "round",
+        exp.ObjectId: "object_id", exp.DateAdd: "dateadd", exp.DateDiff: "datediff",
+    }
+
+    def _function(self, node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Anonymous):
+            low = node.name.lower()
+            if low in self.functions:
+                return exp.Anonymous(this=f"tsql_{low}", expressions=node.expressions)
+            return self._anonymous(node, low)
+        name = self._TYPED_NAMES.get(type(node))
+        if name is not None and name in self.functions and not isinstance(
+                node, (exp.DateAdd, exp.DateDiff)):
+            args = [a for a in (node.args.get("this"), node.args.get("expression"))
+                    if isinstance(a, exp.Expression)]
+            return exp.Anonymous(this=f"tsql_{name}", expressions=args)
+        if isinstance(node, exp.CurrentTimestamp):
+            return exp.Anonymous(this="tsqlb_getdate", expressions=[])
+        if isinstance(node, exp.Uuid):
+            return exp.Anonymous(this="tsqlb_newid", expressions=[])
+        if isinstance(node, exp.Length):
+            return exp.Anonymous(this="tsqlb_len", expressions=[_uncast(node.this)])
+        if isinstance(node, exp.Left):
+            return exp.Anonymous(this="tsqlb_left", expressions=[_uncast(node.this),
+                                                                node.expression])
+        if isinstance(node, exp.Right):
+            return exp.Anonymous(this="tsqlb_right", expressions=[_uncast(node.this),
+                                                                 node.expression])
+        if isinstance(node, exp.DateAdd):
+            unit = exp.Literal.string(node.unit.name if node.unit else "day")
+            return exp.Anonymous(this="tsqlb_dateadd", expressions=[
+                unit, node.expression, _uncast(node.this)])
+        if isinstance(node, exp.DateDiff):
+            unit = exp.Literal.string(node.unit.name if node.unit else "day")
+            return exp.Anonymous(this="tsqlb_datediff", expressions=[
+                unit, _uncast(node.expression), _uncast(node.this)])
+        if isinstance(node, exp.Extract):
+            return exp.Anonymous(this="tsqlb_datepart", expressions=[
+                exp.Literal.string(node.this.name), _uncast(node.expression)])
+        if isinstance(node, (exp.Year, exp.Month, exp.Day)):
+            part = type(node).__name__.lower()
+            return exp.Anonymous(this="tsqlb_datepart", expressions=[
+                exp.Literal.string(part), _uncast(node.this)])
+        if isinstance(node, exp.ObjectId):
+            return self._object_id(node.this)
+        return node
+
+    def _anonymous(self, node: exp.Anonymous, low: str) -> exp.Expression:
+        args = node.expressions
+        if low in ("getutcdate", "sysutcdatetime"):
+            return exp.Anonymous(this="tsqlb_getutcdate", expressions=[])
+        if low in ("sysdatetime", "sysdatetimeoffset"):
+            return exp.Anonymous(this="tsqlb_getdate", expressions=[])
+        if low == "datalength":
+            return exp.Anonymous(this="tsqlb_datalength", expressions=args)
+        if low == "db_id":
+            if not args:
+                return exp.Literal.number(self.ctx.db_id)
+            d = self.catalog.t.databases
+            return exp.Subquery(this=sqlglot.select(exp.column("database_id")).from_(
+                exp.Table(this=exp.Identifier(this=d.name, quoted=True))).where(
+                exp.EQ(this=exp.column("name_key"), expression=exp.Lower(this=args[0]))))
+        if low == "db_name":
+            if not args:
+                name = self.catalog.database(self.conn, self.ctx.db_id)
+                return exp.Literal.string(name.name if name else "")
+            d = self.catalog.t.databases
+            return exp.Subquery(this=sqlglot.select(exp.column("name")).from_(
+                exp.Table(this=exp.Identifier(this=d.name, quoted=True))).where(
+                exp.EQ(this=exp.column("database_id"), expression=args[0])))
+        if low in ("scope_identity", "ident_current"):
+            return self._placeholder_or_unsupported("scope_identity()", node)
+        if low in ("error_number", "error_message", "error_severity", "error_state",
+                   "error_line", "error_procedure", "newsequentialid"):
+            raise not_supported(f"{low.upper()}() inside a query")
+        return node
+
+    def _placeholder_or_unsupported(self, name: str, node: exp.Expression) -> exp.Expression:
+        if name in self.params:
+            return self._placeholder(name)
+        raise not_supported(f"{node.sql('tsql')} inside a query")
+
+    def _object_id(self, arg: exp.Expression) -> exp.Expression:
+        if not isinstance(arg, (exp.Literal, exp.National)) or not arg.is_string \
+                and not isinstance(arg, exp.National):
+            raise not_supported("OBJECT_ID with a non-constant argument inside a query")
+        oid = object_id_of(self.ctx, arg.name)
+        self._extra_sig.append(("object_id", arg.name, oid))
+        return exp.Null() if oid is None else exp.Literal.number(oid)
+
+    # -- typing ---------------------------------------------------------------------------
+    def spec_of(self, node: exp.Expression | None) -> str | None:
+        """The type spec of an expression when it is evident (column, cast, parameter …)."""
+        if node is None:
+            return None
+        if isinstance(node, exp.Paren):
+            return self.spec_of(node.this)
+        if isinstance(node, exp.Alias):
+            return self.spec_of(node.this)
+        if isinstance(node, exp.National):
+            return f"nvarchar({max(len(node.name), 1)})"
+        if isinstance(node, exp.Literal):
+            if node.is_string:
+                return f"varchar({max(len(node.name), 1)})"
+            return "int" if re.fullmatch(r"\d+", node.name) and int(node.name) < 2**31 \
+                else None
+        if isinstance(node, exp.Column):
+            return self.column_spec(node)
+        if isinstance(node, exp.Parameter):
+            entry = self.params.get(_param_name(node))
+            return entry[1] if entry else None
+        if isinstance(node, (exp.Cast, exp.TryCast)):
+            to = node.args.get("to")
+            return datatype_spec(to) if isinstance(to, exp.DataType) else None
+        if isinstance(node, exp.Convert):
+            return datatype_spec(node.this) if isinstance(node.this, exp.DataType) else None
+        if isinstance(node, exp.CurrentTimestamp):
+            return "datetime"
+        if isinstance(node, exp.Uuid):
+            return "uniqueidentifier"
+        if isinstance(node, exp.Count):
+            return "int"
+        if isinstance(node, (exp.Length, exp.StrPosition)):
+            return "int"
+        if isinstance(node, exp.Anonymous):
+            low = node.name.lower()
+            if low in ("getutcdate", "sysdatetime", "sysutcdatetime"):
+                return "datetime2" if low.startswith("sys") else "datetime"
+            if low in ("datalength", "db_id"):
+                return "int"
+            if low == "db_name":
+                return "nvarchar(128)"
+        if isinstance(node, (exp.Upper, exp.Lower, exp.Substring, exp.Left, exp.Right,
+                             exp.Replace, exp.Trim, exp.DPipe, exp.Concat)):
+            return "nvarchar(max)" if not isinstance(node, (exp.DPipe, exp.Concat)) else \
+                "nvarchar(max)"
+        if isinstance(node, exp.Coalesce):
+            return self.spec_of(node.this)
+        if isinstance(node, (exp.Max, exp.Min)):
+            return self.spec_of(node.this)
+        if isinstance(node, exp.Add) and self.is_string(node):
+            return "nvarchar(max)"
+        if isinstance(node, exp.Case):
+            ifs = node.args.get("ifs") or []
+            return self.spec_of(ifs[0].args.get("true")) if ifs else None
+        return None
+
+    def is_string(self, node: exp.Expression | None) -> bool:
+        """Whether an expression is evidently a character string (for ``+``)."""
+        if node is None:
+            return False
+        if isinstance(node, exp.Add):
+            return self.is_string(node.this) or self.is_string(node.expression)
+        spec = self.spec_of(node)
+        if spec is None:
+            return False
+        try:
+            return parse_spec(spec).name in STRING_TYPES or spec == "xml"
+        except TSqlError:
+            return False
+
+    def column_spec(self, node: exp.Column) -> str | None:
+        name = node.name
+        table = node.table.lower() if node.table else ""
+        if table:
+            source = self.sources.get(table)
+            return source.spec_of(name) if source else None
+        for source in self.sources.values():
+            if source.has_column(name):
+                return source.spec_of(name)
+        return None
+
+    # -- generation -----------------------------------------------------------------------
+    def compile_text(self, sql: str, tag: str = "") -> Compiled:
+        """Parse, bind and generate a SELECT given as T-SQL text."""
+        parsed = parse_statement(sql)
+        return self.compile(parsed.tree, (sql, tag))
+
+    def compile(self, tree: exp.Expression, cache_key: Any) -> Compiled:
+        """Bind and generate ``tree`` (a private copy), cached per key and resolution."""
+        self.collect(tree)
+        key = (cache_key, self.signature())
+        with _parse_lock:
+            hit = _compile_cache.get(key)
+        if hit is not None:
+            stats["compile_hits"] += 1
+            # Parameters still need binding for this execution.
+            self._bind_only(hit)
+            return hit
+        stats["compile_misses"] += 1
+        names, types = self.describe(tree)
+        out = self.rewrite(tree)
+        sql = out.sql(dialect=self.dialect)
+        compiled = Compiled(sql, names, types, tuple(sorted(self.binds_used(out))))
+        with _parse_lock:
+            _compile_cache[key] = compiled
+            while len(_compile_cache) > _PARSE_CACHE_SIZE:
+                _compile_cache.popitem(last=False)
+        return compiled
+
+    def _bind_only(self, compiled: Compiled) -> None:
+        for key, name in compiled.param_keys:
+            value, spec = self.params[name]
+            self.binds[key] = backend_value(to_storage(value, spec, self.conn.dialect))
+
+    def binds_used(self, tree: exp.Expression) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        reverse = {("v_" + re.sub(r"\W", "_", n.lstrip("@")) + ("_s" if n.startswith("@@")
+                                                                 else "")): n
+                   for n in self.params}
+        for ph in tree.find_all(exp.Placeholder):
+            if ph.name in reverse:
+                out.append((ph.name, reverse[ph.name]))
+        return list(dict.fromkeys(out))
+
+    def describe(self, tree: exp.Expression) -> tuple[list[str] | None, list[str | None]]:
+        """Output column names (None when the backend's names must be used) and specs of
+        a query, from the original tree."""
+        select = tree
+        while isinstance(select, (exp.Subquery, exp.Paren)):
+            select = select.this
+        if isinstance(select, exp.SetOperation):
+            select = select.left
+            while isinstance(select, exp.SetOperation):
+                select = select.left
+        if not isinstance(select, exp.Select):
+            return None, []
+        names: list[str] = []
+        types: list[str | None] = []
+        for proj in select.expressions:
+            if isinstance(proj, exp.Star) or (isinstance(proj, exp.Column)
+                                               and isinstance(proj.this, exp.Star)):
+                table = proj.table.lower() if isinstance(proj, exp.Column) else ""
+                expanded = self._expand_star(select, table)
+                if expanded is None:
+                    return None, []
+                for n, s in expanded:
+                    names.append(n)
+                    types.append(s)
+                continue
+            names.append(projection_name(proj))
+            types.append(self.spec_of(proj))
+        return names, types
+
+    def _expand_star(self, select: exp.Select, table: str) -> list[tuple[str, str | None]] | None:
+        order: list[str] = []
+        from_ = select.args.get("from_") or select.args.get("from")
+        if from_ is not None:
+            order.append(_source_alias(from_.this))
+        for join in select.args.get("joins") or []:
+            order.append(_source_alias(join.this))
+        out: list[tuple[str, str | None]] = []
+        for alias in order:
+            if table and alias != table:
+                continue
+            source = self.sources.get(alias)
+            if source is None:
+                return None
+            out.extend(source.columns)
+        return out or None
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """Generated backend SQL with output names/specs and the parameters it binds."""
+
+    sql: str
+    names: list[str] | None
+    types: list[str | None]
+    param_keys: tuple[tuple[str, str], ...] = field(default=())
+
+
+_compile_cache: OrderedDict[Any, Compiled] = OrderedDict()
+
+
+def _source_alias(node: exp.Expression) -> str:
+    if isinstance(node, exp.Table):
+        if node.alias:
+            return node.alias.lower()
+        return _default_alias(table_key(node))
+    return node.alias_or_name.lower()
+
+
+def _default_alias(key: tuple[str, str, str, str]) -> str:
+    name = key[2].removeprefix(PHYSICAL_MARK)
+    return name.lstrip("#@").lower() if key[3] == "#" else name.lower()
+
+
+def _uncast(node: exp.Expression | None) -> exp.Expression:
+    """Drop the casts sqlglot adds around T-SQL function arguments (LEN, DATEDIFF …)."""
+    while isinstance(node, exp.Cast) and not node.args.get("_explicit"):
+        inner = node.this
+        if isinstance(inner, exp.Anonymous) and inner.name.startswith("tsqlb_cast"):
+            return inner
+        node = inner
+    assert node is not None
+    return node
+
+
+def projection_name(proj: exp.Expression) -> str:
+    """The column name SQL Server gives a select-list item ('' when it has none)."""
+    if isinstance(proj, exp.Alias):
+        return proj.alias
+    if isinstance(proj, exp.Column):
+        return proj.name
+    if isinstance(proj, exp.Dot):
+        return proj.name
+    return ""
+
+
+_DTYPE_NAMES = {"integer": "int", "numeric": "decimal", "rowversion": "timestamp"}
+
+
+def datatype_spec(dt_node: exp.DataType) -> str | None:
+    """The T-SQL type spec of a sqlglot DataType (as the T-SQL generator writes it)."""
+    text = dt_node.sql("tsql").lower().replace(" ", "")
+    m = re.match(r"([a-z_0-9]+)(.*)", text)
+    if not m:
+        return None
+    base = _DTYPE_NAMES.get(m.group(1), m.group(1))
+    try:
+        return normalize_spec(base + m.group(2))
+    except TSqlError:
+        return None
+
+
+def _view_select_text(definition: str) -> str:
+    m = re.search(r"\bAS\b", definition, re.IGNORECASE)
+    parsed = parse_statement(definition)
+    tree = parsed.tree
+    if isinstance(tree, exp.Create) and tree.expression is not None:
+        return tree.expression.sql("tsql")
+    return definition[m.end():] if m else definition
+
+
+def object_id_of(ctx: ExecContext, name: str) -> int | None:
+    """``OBJECT_ID('name')``: one-, two- or three-part names, ``#temp`` and
+    ``tempdb..#temp`` in the session, or None."""
+    parts = [p.strip().strip("[]\"") for p in name.split(".")]
+    local = parts[-1]
+    catalog = Catalog.get(ctx.conn.store)
+    if local.startswith("#"):
+        if len(parts) == 3 and parts[0] and parts[0].lower() != "tempdb":
+            return None
+        return temp_table_object_id(ctx, local)
+    schema = parts[-2] if len(parts) >= 2 and parts[-2] else None
+    db_id = ctx.db_id
+    if len(parts) >= 3 and parts[-3]:
+        found = catalog.database_id(ctx.conn, parts[-3])
+        if found is None:
+            return None
+        db_id = found
+    obj = catalog.find_object(ctx.conn, db_id, schema, local)
+    return None if obj is None else obj.object_id
+
+
+def temp_table_object_id(ctx: ExecContext, name: str) -> int | None:
+    """The object id (in tempdb) of this session's temp table ``#name``, or None."""
+    physical = ctx.temp_tables.get(name.lower())
+    if physical is None:
+        return None
+    info = table_by_physical(ctx.conn, physical)
+    return None if info is None or info.db_id != TEMPDB else info.object_id
+
+
+def quoted(name: str) -> str:
+    """Quote a backend identifier."""
+    return quote_ident(name)
+
+
+def clear_caches() -> None:
+    """Forget parsed and generated statements (tests)."""
+    with _parse_lock:
+        _parse_cache.clear()
+        _compile_cache.clear()
+        for k in stats:
+            stats[k] = 0
