@@ -237,6 +237,21 @@ class Collate(Expr):
     collation: str
 
 
+@dataclass(frozen=True)
+class DefaultValue(Expr):
+    """``DEFAULT`` in a VALUES row (the column's default)."""
+
+
+@dataclass(frozen=True)
+class QuantifiedComparison(Expr):
+    """``expr op ALL|ANY|SOME (subquery)`` (``quantifier`` lower-cased)."""
+
+    op: str
+    left: Expr
+    quantifier: str
+    query: QueryExpr
+
+
 # --------------------------------------------------------------------------------------------
 # Queries
 # --------------------------------------------------------------------------------------------
@@ -634,6 +649,7 @@ class SetOption(Stmt):
 
     option: str
     value: str
+    target: ObjectName | None = None  # SET IDENTITY_INSERT table ON
 
 
 @dataclass(frozen=True)

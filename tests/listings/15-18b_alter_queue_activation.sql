@@ -1,0 +1,6 @@
+ALTER QUEUE tradeEntryQueue
+WITH STATUS = on,
+ACTIVATION (
+    PROCEDURE_NAME = tradeEntryProc,
+    MAX_QUEUE_READERS = 5,
+    EXECUTE AS SELF)

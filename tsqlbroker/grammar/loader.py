@@ -1,0 +1,71 @@
+"""Builds the one Lark parser of the T-SQL grammar from its ``.lark`` fragments.
+
+The fragments (one per statement family, in ``lark/``) are concatenated rather than joined
+with Lark's ``%import``, which would rename shared rules (``expr`` → ``expr__expr``) and break
+the transformer's method names.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from lark import Lark
+
+FRAGMENTS = ("terminals", "expr", "query", "dml", "ddl", "procedural", "broker")
+_DIR = Path(__file__).resolve().parent / "lark"
+
+# Words SQL Server reserves: where the contextual lexer would otherwise read one as a plain
+# name (because no rule wants that keyword here), it is turned back into its keyword so that
+# ``SELECT FROM t`` fails as SQL Server fails instead of selecting a column named FROM.
+# Reserved words that are also function names (LEFT, RIGHT, COALESCE, NULLIF, CURRENT_USER …)
+# are left out on purpose.
+RESERVED = frozenset(
+    """ADD ALL ALTER AND ANY AS ASC AUTHORIZATION BEGIN BETWEEN BREAK BY CASCADE CASE CHECK
+    CLOSE CLUSTERED COLLATE COLUMN COMMIT CONSTRAINT CONTINUE CONVERT CREATE CROSS CURSOR
+    DATABASE DEALLOCATE DECLARE DEFAULT DELETE DESC DISTINCT DISTRIBUTED DROP ELSE END ESCAPE
+    EXCEPT EXEC EXECUTE EXISTS FETCH FOR FOREIGN FROM FULL FUNCTION GOTO GROUP HAVING IF IN
+    INDEX INNER INSERT INTERSECT INTO IS JOIN KEY LIKE MERGE NONCLUSTERED NOT NULL OF ON OPEN
+    OPTION OR ORDER OUTER OVER PERCENT PRIMARY PRINT PROC PROCEDURE RAISERROR REFERENCES
+    RETURN ROLLBACK SAVE SELECT SET SOME TABLE THEN TO TOP TRAN TRANSACTION TRUNCATE
+    TRY_CONVERT UNION UNIQUE UPDATE USE VALUES VIEW WAITFOR WHEN WHERE WHILE WITH""".split()
+)
+
+_lock = threading.Lock()
+_parser: Lark | None = None
+
+
+def grammar_text() -> str:
+    """The whole grammar: every fragment, in dependency-free order."""
+    return "\n".join((_DIR / f"{name}.lark").read_text(encoding="utf-8") for name in FRAGMENTS)
+
+
+def _reserved_callback(token):  # type: ignore[no-untyped-def]
+    upper = token.value.upper()
+    if upper in RESERVED:
+        token.type = upper
+    return token
+
+
+def build(strict: bool = False, cache: bool = True) -> Lark:
+    """A new Lark LALR parser for the grammar (``strict`` turns conflicts into errors)."""
+    return Lark(
+        grammar_text(),
+        parser="lalr",
+        lexer="contextual",
+        propagate_positions=True,
+        maybe_placeholders=True,
+        cache=cache and not strict,
+        strict=strict,
+        lexer_callbacks={"NAME": _reserved_callback},
+    )
+
+
+def get_parser() -> Lark:
+    """The process-wide parser, built (or loaded from Lark's cache in the temp dir) once."""
+    global _parser
+    if _parser is None:
+        with _lock:
+            if _parser is None:
+                _parser = build()
+    return _parser

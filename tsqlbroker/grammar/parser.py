@@ -1,0 +1,184 @@
+"""Public parsing API: GO batch splitting, batch parsing and whole-script parsing.
+
+``split_batches`` cuts a script at ``GO [n]`` lines; ``parse_batch`` parses one batch into an
+:class:`ast.Batch` whose statement spans carry file line numbers; ``parse`` does both. Any
+input yields an AST or a :class:`~tsqlbroker.errors.ParseError` — never another exception.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from lark import Token
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
+
+from tsqlbroker.errors import ParseError, message_text
+from tsqlbroker.grammar import ast
+from tsqlbroker.grammar.loader import RESERVED, get_parser
+from tsqlbroker.grammar.scan import blank_comments, regions
+from tsqlbroker.grammar.transformer import AstBuilder
+
+
+@dataclass(frozen=True)
+class BatchText:
+    """One batch of a script: its text, the file line of its first line, and ``GO n``'s n."""
+
+    text: str
+    start_line: int
+    repeat: int = 1
+
+
+# GO alone on its line, optionally with a count, a semicolon and a trailing line comment.
+_GO_LINE = re.compile(r"^[ \t]*GO(?:[ \t]+(\d+))?[ \t]*;?[ \t]*(?:--[^\r\n]*)?\r?$",
+                      re.IGNORECASE | re.MULTILINE)
+_BLANK = re.compile(r"\s*")
+
+
+def split_batches(text: str) -> list[BatchText]:
+    """Split a script at ``GO [n]`` lines (never inside a string, quoted name or comment).
+
+    Batches holding only whitespace and comments are dropped."""
+    found = regions(text, strict=False)
+    starts = [s for s, _e, _c in found]
+    blanked = blank_comments(text, found)
+    batches: list[BatchText] = []
+    begin = 0
+    for m in _GO_LINE.finditer(text):
+        i = bisect.bisect_right(starts, m.start()) - 1
+        if i >= 0 and found[i][1] > m.start():
+            continue  # inside a string, quoted identifier or comment
+        repeat = int(m.group(1)) if m.group(1) else 1
+        _add_batch(batches, text, blanked, begin, m.start(), repeat)
+        begin = m.end() + 1 if m.end() < len(text) else m.end()
+    _add_batch(batches, text, blanked, begin, len(text), 1)
+    return batches
+
+
+def _add_batch(out: list[BatchText], text: str, blanked: str, begin: int, end: int,
+               repeat: int) -> None:
+    if _BLANK.fullmatch(blanked, begin, end) is None:
+        out.append(BatchText(text[begin:end], text.count("\n", 0, begin) + 1, repeat))
+
+
+def parse(text: str) -> ast.Script:
+    """Parse a whole script: split at GO, parse every batch (the first error is raised)."""
+    return ast.Script(tuple(parse_batch(b.text, b.start_line, b.repeat)
+                            for b in split_batches(text)))
+
+
+def parse_batch(text: str, start_line: int = 1, repeat: int = 1) -> ast.Batch:
+    """Parse one batch. Statement spans carry file lines (``start_line`` is the file line of
+    the batch's first line); ``start_pos``/``end_pos`` are offsets into ``text``."""
+    blanked = blank_comments(text, regions(text, start_line))
+    try:
+        tree = get_parser().parse(blanked)
+        stmts = AstBuilder(text, start_line - 1).transform(tree)
+    except ParseError:
+        raise
+    except UnexpectedCharacters as e:
+        raise _char_error(text, blanked, e, start_line) from None
+    except (UnexpectedToken, UnexpectedEOF) as e:
+        raise _token_error(text, blanked, e, start_line) from None
+    except RecursionError:
+        raise _nesting_error(text, start_line) from None
+    except LarkError as e:
+        # VisitError and friends: a transformer surprise must still surface as a syntax error.
+        raise ParseError(message_text(102, _last_word(blanked)), start_line, 1,
+                         _line_at(text, 0)) from e
+    return ast.Batch(stmts, text, start_line, repeat,
+                     span=_batch_span(text, start_line))
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------------------------
+def _line_at(text: str, pos: int) -> str:
+    start = text.rfind("\n", 0, pos) + 1
+    end = text.find("\n", pos)
+    return text[start:] if end < 0 else text[start:end]
+
+
+def _position(text: str, pos: int) -> tuple[int, int]:
+    """0-based line index and 1-based column of offset ``pos``."""
+    return text.count("\n", 0, pos), pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+def _is_keyword(tok: Token) -> bool:
+    return tok.type == str(tok).upper() and str(tok).upper() in _KEYWORDS
+
+
+def _keywords() -> frozenset[str]:
+    words = set(RESERVED)
+    for term in get_parser().terminals:
+        value = getattr(term.pattern, "value", "")
+        if term.pattern.type == "str" and value.replace("_", "").isalpha():
+            words.add(value.upper())
+    return frozenset(words)
+
+
+_KEYWORDS: frozenset[str] = frozenset()
+
+
+def _expected(e: UnexpectedToken | UnexpectedEOF) -> list[str]:
+    names = sorted(x for x in (e.expected or ()) if not x.startswith("_") and x != "$END")
+    return names[:12]
+
+
+def _token_error(text: str, blanked: str, e: UnexpectedToken | UnexpectedEOF,
+                 start_line: int) -> ParseError:
+    global _KEYWORDS
+    if not _KEYWORDS:
+        _KEYWORDS = _keywords()
+    tok = getattr(e, "token", None)
+    if tok is None or tok.type == "$END" or tok.start_pos is None:
+        # At the end of the input SQL Server names the last token.
+        pos = len(blanked.rstrip())
+        word = _last_word(blanked)
+        line, col = _position(text, max(pos - len(word), 0))
+        number = 156 if word.upper() in _KEYWORDS else 102
+        return ParseError(message_text(number, word), start_line + line, col,
+                          _line_at(text, max(pos - 1, 0)), number=number, expected=_expected(e))
+    pos = tok.start_pos
+    line, col = _position(text, pos)
+    value = str(tok)
+    if tok.type in ("WITH_CTE", "WITH_LPAR", "SET_LPAR", "OFFSET_FETCH"):
+        value = value.split()[0].rstrip("(")
+        number = 156
+    elif tok.type == "LABEL":
+        value, number = value[:-1], 102
+    else:
+        number = 156 if _is_keyword(tok) else 102
+    return ParseError(message_text(number, value), start_line + line, col, _line_at(text, pos),
+                      number=number, expected=_expected(e))
+
+
+def _char_error(text: str, blanked: str, e: UnexpectedCharacters, start_line: int) -> ParseError:
+    pos = e.pos_in_stream
+    line, col = _position(text, pos)
+    ch = blanked[pos:pos + 1]
+    quote = ch in ("'", "[", '"') or (ch in "nN" and blanked[pos + 1:pos + 2] == "'")
+    if quote:
+        body_start = pos + (2 if ch in "nN" else 1)
+        return ParseError(message_text(105, text[body_start:]), start_line + line, col,
+                          _line_at(text, pos), number=105)
+    return ParseError(message_text(102, ch), start_line + line, col, _line_at(text, pos),
+                      number=102, expected=sorted(e.allowed or ())[:12])
+
+
+def _nesting_error(text: str, start_line: int) -> ParseError:
+    return ParseError(message_text(191), start_line, 1, _line_at(text, 0), number=191)
+
+
+_LAST_WORD = re.compile(r"(?:N?'(?:[^']|'')*'|\[(?:[^\]]|\]\])*\]|[\w@#$.]+|\S)\s*\Z")
+
+
+def _last_word(blanked: str) -> str:
+    m = _LAST_WORD.search(blanked.rstrip()[-300:])
+    return m.group().strip() if m else ""
+
+
+def _batch_span(text: str, start_line: int) -> ast.Span:
+    lines = text.count("\n")
+    return ast.Span(start_line, 1, start_line + lines, len(text) - text.rfind("\n"), 0, len(text))
