@@ -62,6 +62,9 @@ class GotoSignal(Signal):
         self.label = label
 
 
+# The states SQL Server reports for some compile-time errors.
+_BIND_STATES = {137: 2, 134: 1, 133: 1}
+
 _BREAK = BreakSignal()
 _CONTINUE = ContinueSignal()
 
@@ -216,6 +219,8 @@ class Compiler:
         self.loop_depth = 0
         # The return type of the scalar function being compiled (RETURN expr converts to it).
         self.return_type: T.SqlType | None = None
+        # The line of the statement being compiled (compile errors of unspanned nodes).
+        self.current_line = 1
 
     # -- source positions -------------------------------------------------------------------
     def line(self, node: ast.Node | None) -> int:
@@ -248,10 +253,11 @@ class Compiler:
 
     def bind_error(self, number: int, node: ast.Node | None, *args: Any) -> TSqlError:
         """A compile-time error located at ``node``."""
-        err = tsql_error(number, *args, cls=BindError, span=getattr(node, "span", None))
+        err = tsql_error(number, *args, cls=BindError, span=getattr(node, "span", None),
+                         state=_BIND_STATES.get(number, 1))
         err.procedure = self.proc_name
         if err.line is None:
-            err.line = 1
+            err.line = self.current_line
         return err
 
     def assigner(self, info: VarInfo, src: T.SqlType) -> Callable[[Frame, Any], None]:
@@ -275,13 +281,21 @@ class Compiler:
         if h is None:
             raise self.bind_error_text(node, f"The statement {type(node).__name__} is not "
                                              "supported.")
-        fn = h(self, node)
-        return wrap_statement(fn, self.line(node), type(node) in COMPOUND)
+        line = self.line(node)
+        outer = self.current_line
+        self.current_line = line
+        try:
+            fn = h(self, node)
+        finally:
+            self.current_line = outer
+        return wrap_statement(fn, line, type(node) in COMPOUND)
 
     def bind_error_text(self, node: ast.Node | None, text: str, number: int = 40000
                         ) -> TSqlError:
         err = BindError(number, text, severity=16, span=getattr(node, "span", None))
         err.procedure = self.proc_name
+        if err.line is None:
+            err.line = self.current_line
         return err
 
     def block(self, nodes: tuple[ast.Stmt, ...] | list[ast.Stmt]) -> StmtFn:

@@ -167,6 +167,15 @@ def invoke(s: Session, compiled: Compiled, values: dict[int, Any]) -> tuple[int,
     return status, frame
 
 
+def _at_procedure(err: TSqlError, proc_name: str, state: int) -> TSqlError:
+    """Locate a call error as SQL Server does: in the called procedure, line 0."""
+    err.procedure = proc_name
+    err.line = 0
+    err.state = state
+    err.keep_location = True  # type: ignore[attr-defined]
+    return err
+
+
 @dataclass
 class _Plan:
     """How one EXEC call site binds its arguments to one procedure's parameters."""
@@ -178,6 +187,15 @@ class _Plan:
 def _bind_plan(c_args: list[tuple[ast.ExecArg, Any]], compiled: Compiled, proc_name: str,
                stores: dict[int, Any]) -> _Plan:
     """Match the call's arguments to the parameters (Msg 201, 8144, 8145, 8162, 119)."""
+    try:
+        return _bind(c_args, compiled, proc_name, stores)
+    except TSqlError as e:
+        state = {201: 4, 8144: 2, 8145: 1, 8146: 1}.get(e.number, e.state)
+        raise _at_procedure(e, proc_name, state) from None
+
+
+def _bind(c_args: list[tuple[ast.ExecArg, Any]], compiled: Compiled, proc_name: str,
+          stores: dict[int, Any]) -> _Plan:
     params = compiled.params
     by_name = {p.name.lower(): p for p in params}
     binds: list[tuple[int, Callable[[Frame], Any]]] = []
@@ -259,7 +277,7 @@ def run_exec(f: Frame, compiled: Compiled, proc_name: str, site: int,
     for slot, store in plan.outputs:
         store(f, frame.v[slot])
     if s.trancount != before:
-        raise tsql_error(266, before, s.trancount)
+        raise _at_procedure(tsql_error(266, before, s.trancount), proc_name, 2)
     return status
 
 
@@ -306,7 +324,7 @@ def compile_exec_proc(c: Compiler, node: ast.ExecProc) -> StmtFn:
             raise ExecutionError(2812, f"Could not find stored procedure '{name.name}'.")
         compiled = resolve_module(s, name, {"P"})
         if compiled is None:
-            raise tsql_error(2812, _display(name), cls=BindError)
+            raise tsql_error(2812, _display(name), cls=BindError, state=62)
         status = run_exec(f, compiled, compiled.name or name.name, site, c_args, stores)
         if ret_store is not None:
             ret_store(f, status)

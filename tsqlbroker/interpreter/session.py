@@ -128,7 +128,7 @@ class Session:
             return False
         frame = Frame(self, compiled.nslots, level=0)
         self.run_scope(compiled.run, frame)
-        self.end_batch()
+        self.end_batch(batch.start_line)
         return self.errors_reported == before
 
     def run_scope(self, run: Any, frame: Frame) -> int | None:
@@ -156,12 +156,15 @@ class Session:
             self.drop_scope_objects(frame)
         return None
 
-    def end_batch(self) -> None:
-        """Batch-end rules: a doomed transaction is rolled back with Msg 3998."""
+    def end_batch(self, line: int = 1) -> None:
+        """Batch-end rules: a doomed transaction is rolled back with Msg 3998 (reported at
+        the batch's first line, SQL Server's "Line 1")."""
         self.rollback_statement()
         if self.doomed and self.trancount > 0:
             tx.rollback_all(self)
-            self.report(tsql_error(3998))
+            err = tsql_error(3998)
+            err.line = line
+            self.report(err)
         self.try_depth = 0
         self.caught.clear()
         self.nestlevel = 0

@@ -388,7 +388,7 @@ def compile_throw(c: Compiler, node: ast.Throw) -> StmtFn:
         number = numf(f)
         state = statef(f)
         if number is None or number < 50000:
-            err = tsql_error(35100, number)
+            err = tsql_error(35100, number, state=10)
             err.batch_abort = True  # type: ignore[attr-defined]
             raise err
         if state is None or not 0 <= state <= 255:

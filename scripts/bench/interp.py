@@ -1,0 +1,165 @@
+"""Interpreter benchmark: T-SQL through the interpreter versus the same work in Python.
+
+Prints three ratios with their goals:
+
+(a) ``WHILE @i < 1000000 SET @i += 1`` against the same loop in plain Python (goal ≤ 20×);
+(b) a loop with string, decimal and IF work against its Python equivalent (goal ≤ 30×);
+(c) 10k single-row INSERTs through the interpreter against the same statements through raw
+    SQLAlchemy on the same kind of storage (goal ≤ 1.5×).
+
+Run: ``python scripts/bench/interp.py`` (``--quick`` divides the sizes by 10).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from sqlalchemy import create_engine, text  # noqa: E402
+
+from tsqlbroker.interpreter.instance import Instance  # noqa: E402
+from tsqlbroker.interpreter.sink import CollectingSink  # noqa: E402
+
+
+def _session() -> tuple[Instance, Any, CollectingSink]:
+    inst = Instance("sqlite://")
+    sink = CollectingSink()
+    return inst, inst.session(sink), sink
+
+
+def _timed_tsql(script: str) -> float:
+    inst, s, sink = _session()
+    try:
+        from tsqlbroker.grammar.parser import parse_batch
+
+        batch = parse_batch(script, 1)
+        t0 = time.perf_counter()
+        ok = s.execute_batch(batch)
+        elapsed = time.perf_counter() - t0
+        if not ok:
+            raise SystemExit(f"benchmark script failed: {sink.errors()[0].render()}")
+        return elapsed
+    finally:
+        s.close()
+        inst.close()
+
+
+def bench_loop(n: int) -> tuple[float, float]:
+    """(a) counting loop."""
+    script = f"DECLARE @i int = 0\nWHILE @i < {n} SET @i += 1"
+    t_sql = _timed_tsql(script)
+
+    def py() -> int:
+        i = 0
+        while i < n:
+            i += 1
+        return i
+    t0 = time.perf_counter()
+    py()
+    return t_sql, time.perf_counter() - t0
+
+
+def bench_mixed(n: int) -> tuple[float, float]:
+    """(b) strings, decimals and IF in a loop."""
+    script = f"""
+DECLARE @i int = 0, @s varchar(100) = '', @d decimal(18,2) = 0, @evens int = 0
+WHILE @i < {n}
+BEGIN
+    SET @i += 1
+    SET @d = @d + 1.25
+    IF @i % 2 = 0
+        SET @evens += 1
+    ELSE
+        SET @s = 'item' + 'x'
+END
+"""
+    t_sql = _timed_tsql(script)
+
+    def py() -> tuple[int, str, Decimal, int]:
+        i, s, d, evens = 0, "", Decimal("0.00"), 0
+        step = Decimal("1.25")
+        while i < n:
+            i += 1
+            d = d + step
+            if i % 2 == 0:
+                evens += 1
+            else:
+                s = "item" + "x"
+        return i, s, d, evens
+    t0 = time.perf_counter()
+    py()
+    return t_sql, time.perf_counter() - t0
+
+
+def bench_inserts(n: int) -> tuple[float, float]:
+    """(c) single-row INSERTs, each its own transaction, both ways."""
+    inst, s, sink = _session()
+    try:
+        s.execute("SET NOCOUNT ON; CREATE TABLE bench_t (id int NOT NULL, name varchar(20))")
+        from tsqlbroker.grammar.parser import parse_batch
+
+        body = "DECLARE @i int = 0\nWHILE @i < " + str(n) + \
+               " BEGIN SET @i += 1 INSERT INTO bench_t (id, name) VALUES (@i, 'x') END"
+        batch = parse_batch(body, 1)
+        t0 = time.perf_counter()
+        ok = s.execute_batch(batch)
+        t_sql = time.perf_counter() - t0
+        if not ok:
+            raise SystemExit(f"benchmark script failed: {sink.errors()[0].render()}")
+        url = str(inst.store.engine.url)
+    finally:
+        s.close()
+        inst.close()
+    path = url.replace("sqlite:///", "")
+    raw_url = "sqlite:///" + path + ".raw"
+    engine = create_engine(raw_url, isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        conn.exec_driver_sql("PRAGMA journal_mode=WAL")
+        conn.exec_driver_sql("PRAGMA synchronous=NORMAL")
+        conn.exec_driver_sql("CREATE TABLE bench_t (id INTEGER NOT NULL, name TEXT)")
+        stmt = text("INSERT INTO bench_t (id, name) VALUES (:i, 'x')")
+        t0 = time.perf_counter()
+        for i in range(1, n + 1):
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            conn.execute(stmt, {"i": i})
+            conn.exec_driver_sql("COMMIT")
+        t_raw = time.perf_counter() - t0
+    engine.dispose()
+    Path(path + ".raw").unlink(missing_ok=True)
+    return t_sql, t_raw
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the three measurements and print ratio, goal and whether it is met."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="sizes / 10")
+    ap.add_argument("--only", choices=["a", "b", "c"], action="append")
+    args = ap.parse_args(argv)
+    div = 10 if args.quick else 1
+    cases = [
+        ("a", "WHILE @i < N SET @i += 1 vs Python", lambda: bench_loop(1_000_000 // div), 20),
+        ("b", "string/decimal/IF loop vs Python", lambda: bench_mixed(200_000 // div), 30),
+        ("c", "single-row INSERTs vs raw SQLAlchemy", lambda: bench_inserts(10_000 // div),
+         1.5),
+    ]
+    all_met = True
+    for key, label, run, goal in cases:
+        if args.only and key not in args.only:
+            continue
+        t_interp, t_ref = run()
+        ratio = t_interp / t_ref if t_ref > 0 else float("inf")
+        met = ratio <= goal
+        all_met &= met
+        print(f"({key}) {label}: interpreter {t_interp:.3f}s, reference {t_ref:.3f}s, "
+              f"ratio {ratio:.1f}x (goal <= {goal}x) {'MET' if met else 'NOT MET'}")
+    return 0 if all_met else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
