@@ -1,13 +1,16 @@
-"""Fixtures for the storage-layer tests: a private store and connections on it."""
+"""Fixtures for the storage-layer tests: a private store, connections, execution contexts."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from tsqlbroker.engine.catalog import Catalog
+from tsqlbroker.engine.dml import ExecContext, SqlResult, execute_sql
 from tsqlbroker.engine.store import Store, StoreConnection
+from tsqlbroker.engine.txn import Txn
 
 
 @pytest.fixture
@@ -32,3 +35,29 @@ def conn(store: Store) -> Iterator[StoreConnection]:
 @pytest.fixture
 def catalog(store: Store) -> Catalog:
     return Catalog.get(store)
+
+
+@pytest.fixture
+def ctx(store: Store, conn: StoreConnection) -> ExecContext:
+    """A session (id 51) in a fresh database 'd', with one open transaction."""
+    db_id = Catalog.get(store).create_database(conn, "d")
+    conn.commit()
+    return ExecContext(conn, Txn(conn), db_id, 51)
+
+
+def run(ctx: ExecContext, sql: str, **params: tuple[Any, str | None]) -> SqlResult:
+    """Execute ``sql`` with ``name=(value, spec)`` keyword parameters as ``@name``."""
+    return execute_sql(ctx, sql, {f"@{k}": v for k, v in params.items()})
+
+
+def rows(ctx: ExecContext, sql: str, **params: tuple[Any, str | None]) -> list[tuple[Any, ...]]:
+    """The rows of the single result set of ``sql``."""
+    result = run(ctx, sql, **params)
+    assert len(result.resultsets) == 1
+    return result.resultsets[0].rows
+
+
+def new_session(store: Store, db_id: int, session_id: int) -> ExecContext:
+    """Another session on its own connection."""
+    c = store.connect()
+    return ExecContext(c, Txn(c), db_id, session_id)

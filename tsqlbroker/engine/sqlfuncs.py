@@ -94,12 +94,15 @@ def _len(value: Any) -> int | None:
     return len(text.rstrip(" "))
 
 
-def _datalength(value: Any) -> int | None:
+def _datalength(value: Any, spec: str = "") -> int | None:
     if value is None:
         return None
     if isinstance(value, bytes):
         return len(value)
     if isinstance(value, str):
+        if spec and not spec.startswith(("n", "sysname", "xml")):
+            # char / varchar: one byte per character (single-byte code page).
+            return len(value.encode("latin-1", errors="replace"))
         # nvarchar storage: two bytes per UTF-16 code unit.
         return len(value.encode("utf-16-le"))
     if isinstance(value, float):
@@ -164,8 +167,6 @@ def _dateadd(unit: Any, n: Any, value: Any) -> Any:
                    "hour": 3600, "minute": 60, "second": 1, "millisecond": 0.001,
                    "microsecond": 1e-6, "nanosecond": 1e-9}[u]
         d = d + dt.timedelta(seconds=k * seconds)
-    if isinstance(value, str) and len(value) == 10:
-        return d.date().isoformat()
     return d.strftime("%Y-%m-%d %H:%M:%S.%f")
 
 
@@ -252,7 +253,7 @@ def _try_cast(value: Any, spec: str) -> Any:
 
 BUILTINS: dict[str, tuple[int, Callable[..., Any]]] = {
     "tsqlb_getdate": (0, _getdate), "tsqlb_getutcdate": (0, _getutcdate),
-    "tsqlb_newid": (0, _newid), "tsqlb_len": (1, _len), "tsqlb_datalength": (1, _datalength),
+    "tsqlb_newid": (0, _newid), "tsqlb_len": (1, _len), "tsqlb_datalength": (-1, _datalength),
     "tsqlb_left": (2, _left), "tsqlb_right": (2, _right), "tsqlb_dateadd": (3, _dateadd),
     "tsqlb_datediff": (3, _datediff), "tsqlb_datepart": (2, _datepart),
     "tsqlb_cast": (-1, _cast), "tsqlb_try_cast": (2, _try_cast),

@@ -126,6 +126,9 @@ def _column_def(item: exp.ColumnDef, constraints: list[_PendingConstraint]) -> d
             col["identity"] = (int(start.name) if start is not None else 1,
                                int(inc.name) if inc is not None else 1)
             col["nullable"] = False
+        elif isinstance(k, exp.AutoIncrementColumnConstraint):
+            col["identity"] = (1, 1)
+            col["nullable"] = False
         elif isinstance(k, exp.DefaultColumnConstraint):
             col["default"] = k.this.sql("tsql")
             col["default_name"] = cname

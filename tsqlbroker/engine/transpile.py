@@ -30,6 +30,7 @@ from sqlglot.errors import ParseError as GlotParseError
 from sqlglot.errors import TokenError
 
 from ..errors import BindError, ParseError, TSqlError, tsql_error
+from . import sysviews
 from .catalog import TEMPDB, Catalog
 from .context import ExecContext, VirtualTable, virtual_resolvers
 from .naming import quote_ident
@@ -254,6 +255,7 @@ class Binder:
         self.ctx = ctx
         self.conn = ctx.conn
         self.catalog = Catalog.get(ctx.conn.store)
+        sysviews.install(ctx.conn.store)
         self.dialect = _BACKEND_DIALECT.get(ctx.conn.dialect, ctx.conn.dialect)
         self.params = {k.lower(): v for k, v in params.items()}
         self.sources: dict[str, Source] = {}  # alias (lower) → source
@@ -262,6 +264,7 @@ class Binder:
         self.ctes: set[str] = set()
         self.functions = registered_functions(ctx.conn.store)
         self._extra_sig: list[Any] = []
+        self._placeholder_specs: dict[str, str | None] = {}
 
     # -- tables ---------------------------------------------------------------------------
     def resolve(self, key: tuple[str, str, str, str]) -> Source:
@@ -479,6 +482,7 @@ class Binder:
         key = "v_" + re.sub(r"\W", "_", name.lstrip("@")) + ("_s" if name.startswith(
             "@@") else "")
         self.binds[key] = backend_value(to_storage(value, spec, self.conn.dialect))
+        self._placeholder_specs[key] = spec
         return exp.Placeholder(this=key)
 
     # T-SQL function name of sqlglot's typed nodes, for interpreter-registered overrides.
@@ -540,7 +544,9 @@ class Binder:
         if low in ("sysdatetime", "sysdatetimeoffset"):
             return exp.Anonymous(this="tsqlb_getdate", expressions=[])
         if low == "datalength":
-            return exp.Anonymous(this="tsqlb_datalength", expressions=args)
+            spec = self.spec_of(args[0]) if args else None
+            return exp.Anonymous(this="tsqlb_datalength", expressions=[
+                *args, exp.Literal.string(spec or "")])
         if low == "db_id":
             if not args:
                 return exp.Literal.number(self.ctx.db_id)
@@ -597,6 +603,8 @@ class Binder:
         if isinstance(node, exp.Parameter):
             entry = self.params.get(_param_name(node))
             return entry[1] if entry else None
+        if isinstance(node, exp.Placeholder):
+            return self._placeholder_specs.get(node.name)
         if isinstance(node, (exp.Cast, exp.TryCast)):
             to = node.args.get("to")
             return datatype_spec(to) if isinstance(to, exp.DataType) else None
@@ -606,8 +614,12 @@ class Binder:
             return "datetime"
         if isinstance(node, exp.Uuid):
             return "uniqueidentifier"
-        if isinstance(node, exp.Count):
+        if isinstance(node, (exp.Count, exp.DateDiff, exp.Extract, exp.Year, exp.Month,
+                             exp.Day, exp.ObjectId)):
             return "int"
+        if isinstance(node, exp.DateAdd):
+            spec = self.spec_of(node.this)
+            return spec if spec in ("date", "datetime2", "smalldatetime") else "datetime"
         if isinstance(node, (exp.Length, exp.StrPosition)):
             return "int"
         if isinstance(node, exp.Anonymous):

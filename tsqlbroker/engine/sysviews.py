@@ -1,0 +1,293 @@
+"""Catalog views: ``sys.databases``, ``sys.schemas``, ``sys.objects``, ``sys.tables``,
+``sys.views``, ``sys.procedures``, ``sys.columns``, ``sys.types``, ``sys.sql_modules``,
+``INFORMATION_SCHEMA.TABLES`` / ``COLUMNS``.
+
+They are virtual tables (see ``context.VirtualTable``): SQLAlchemy selects over the engine's
+system tables, filtered to the database named in the query (``db.sys.objects``) or the current
+one. Views whose columns SQL Server derives from type metadata (``sys.columns``, ``sys.types``,
+``INFORMATION_SCHEMA.COLUMNS``) are computed in Python and handed to the backend as literal
+rows. All are read-only: writing to them raises Msg 259.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from sqlalchemy import Select, and_, case, cast, false, literal, select, true
+from sqlalchemy import Integer as SaInteger
+
+from ..errors import tsql_error
+from .catalog import Catalog
+from .context import ExecContext, VirtualTable, register_virtual_table
+from .sqltypes import TypeSpec, parse_spec
+
+# name, system_type_id, max_length, precision, scale (as sys.types lists them)
+SYSTEM_TYPES: list[tuple[str, int, int, int, int]] = [
+    ("image", 34, 16, 0, 0), ("text", 35, 16, 0, 0), ("uniqueidentifier", 36, 16, 0, 0),
+    ("date", 40, 3, 10, 0), ("time", 41, 5, 16, 7), ("datetime2", 42, 8, 27, 7),
+    ("datetimeoffset", 43, 10, 34, 7), ("tinyint", 48, 1, 3, 0), ("smallint", 52, 2, 5, 0),
+    ("int", 56, 4, 10, 0), ("smalldatetime", 58, 4, 16, 0), ("real", 59, 4, 24, 0),
+    ("money", 60, 8, 19, 4), ("datetime", 61, 8, 23, 3), ("float", 62, 8, 53, 0),
+    ("sql_variant", 98, 8016, 0, 0), ("ntext", 99, 16, 0, 0), ("bit", 104, 1, 1, 0),
+    ("decimal", 106, 17, 38, 38), ("numeric", 108, 17, 38, 38), ("smallmoney", 122, 4, 10, 4),
+    ("bigint", 127, 8, 19, 0), ("varbinary", 165, 8000, 0, 0), ("varchar", 167, 8000, 0, 0),
+    ("binary", 173, 8000, 0, 0), ("char", 175, 8000, 0, 0), ("timestamp", 189, 8, 0, 0),
+    ("nvarchar", 231, 8000, 0, 0), ("nchar", 239, 8000, 0, 0), ("xml", 241, -1, 0, 0),
+    ("sysname", 231, 256, 0, 0),
+]
+_TYPE_BY_NAME = {t[0]: t for t in SYSTEM_TYPES}
+_COLLATION = "SQL_Latin1_General_CP1_CI_AS"
+_OBJECT_COLUMNS: list[tuple[str, str | None]] = [
+    ("name", "sysname"), ("object_id", "int"), ("principal_id", "int"), ("schema_id", "int"),
+    ("parent_object_id", "int"), ("type", "char(2)"), ("type_desc", "nvarchar(60)"),
+    ("create_date", "datetime"), ("modify_date", "datetime"), ("is_ms_shipped", "bit"),
+    ("is_published", "bit"), ("is_schema_published", "bit"),
+]
+
+
+def _db(ctx: ExecContext, database: str | None) -> int | None:
+    if database is None:
+        return ctx.db_id
+    return Catalog.get(ctx.conn.store).database_id(ctx.conn, database)
+
+
+def _objects_select(catalog: Catalog, db_id: int, types: Sequence[str] | None) -> Select[Any]:
+    o = catalog.t.objects
+    type_desc = case(*[(o.c.type == k, literal(v)) for k, v in _TYPE_DESCS.items()],
+                     else_=o.c.type)
+    conds = [o.c.database_id == db_id, o.c.type != "IX"]
+    if types:
+        conds.append(o.c.type.in_(list(types)))
+    return select(
+        o.c.name.label("name"), o.c.object_id.label("object_id"),
+        cast(literal(None), SaInteger).label("principal_id"), o.c.schema_id.label("schema_id"),
+        o.c.parent_object_id.label("parent_object_id"), o.c.type.label("type"),
+        type_desc.label("type_desc"), o.c.create_date.label("create_date"),
+        o.c.modify_date.label("modify_date"), false().label("is_ms_shipped"),
+        false().label("is_published"), false().label("is_schema_published"),
+    ).where(and_(*conds))
+
+
+def _type_descs() -> dict[str, str]:
+    from .catalog import TYPE_DESC
+    return dict(TYPE_DESC)
+
+
+_TYPE_DESCS = _type_descs()
+
+
+def _objects_view(types: Sequence[str] | None, extra: list[tuple[str, str | None]]
+                  ) -> Callable[[ExecContext, int], VirtualTable]:
+    def build(ctx: ExecContext, db_id: int) -> VirtualTable:
+        catalog = Catalog.get(ctx.conn.store)
+        query = _objects_select(catalog, db_id, types)
+        cols = list(_OBJECT_COLUMNS)
+        for name, spec in extra:
+            query = query.add_columns(literal(0).label(name))
+            cols.append((name, spec))
+        return VirtualTable(query, cols, refuse_error=_refuse())
+    return build
+
+
+def _refuse() -> Any:
+    return tsql_error(259)
+
+
+def _databases(ctx: ExecContext, _db_id: int) -> VirtualTable:
+    d = Catalog.get(ctx.conn.store).t.databases
+    query = select(
+        d.c.name.label("name"), d.c.database_id.label("database_id"),
+        d.c.create_date.label("create_date"), literal(150).label("compatibility_level"),
+        literal(_COLLATION).label("collation_name"), literal(0).label("state"),
+        literal("ONLINE").label("state_desc"), d.c.is_broker_enabled.label("is_broker_enabled"),
+        d.c.service_broker_guid.label("service_broker_guid"),
+        d.c.is_honor_broker_priority_on.label("is_honor_broker_priority_on"),
+        d.c.is_trustworthy_on.label("is_trustworthy_on"),
+        # The pre-release name of service_broker_guid (the chapter's "family_id").
+        d.c.service_broker_guid.label("family_id"))
+    cols: list[tuple[str, str | None]] = [
+        ("name", "sysname"), ("database_id", "int"), ("create_date", "datetime"),
+        ("compatibility_level", "tinyint"), ("collation_name", "sysname"), ("state", "tinyint"),
+        ("state_desc", "nvarchar(60)"), ("is_broker_enabled", "bit"),
+        ("service_broker_guid", "uniqueidentifier"), ("is_honor_broker_priority_on", "bit"),
+        ("is_trustworthy_on", "bit"), ("family_id", "uniqueidentifier")]
+    return VirtualTable(query, cols, refuse_error=_refuse())
+
+
+def _schemas(ctx: ExecContext, db_id: int) -> VirtualTable:
+    s = Catalog.get(ctx.conn.store).t.schemas
+    query = select(s.c.name.label("name"), s.c.schema_id.label("schema_id"),
+                   literal(1).label("principal_id")).where(s.c.database_id == db_id)
+    return VirtualTable(query, [("name", "sysname"), ("schema_id", "int"),
+                                ("principal_id", "int")], refuse_error=_refuse())
+
+
+def _sql_modules(ctx: ExecContext, db_id: int) -> VirtualTable:
+    o = Catalog.get(ctx.conn.store).t.objects
+    query = select(o.c.object_id.label("object_id"), o.c.definition.label("definition"),
+                   true().label("uses_ansi_nulls"), true().label("uses_quoted_identifier"),
+                   false().label("is_schema_bound")).where(
+        o.c.database_id == db_id, o.c.type.in_(["P", "V", "FN", "IF", "TF", "TR"]))
+    return VirtualTable(query, [("object_id", "int"), ("definition", "nvarchar(max)"),
+                                ("uses_ansi_nulls", "bit"), ("uses_quoted_identifier", "bit"),
+                                ("is_schema_bound", "bit")], refuse_error=_refuse())
+
+
+def _info_tables(ctx: ExecContext, db_id: int) -> VirtualTable:
+    catalog = Catalog.get(ctx.conn.store)
+    o = catalog.t.objects
+    db = catalog.database(ctx.conn, db_id)
+    query = select(
+        literal(db.name if db else "").label("TABLE_CATALOG"),
+        o.c.schema_name.label("TABLE_SCHEMA"), o.c.name.label("TABLE_NAME"),
+        case((o.c.type == "V", literal("VIEW")), else_=literal("BASE TABLE")).label(
+            "TABLE_TYPE")).where(o.c.database_id == db_id, o.c.type.in_(["U", "V"]))
+    return VirtualTable(query, [("TABLE_CATALOG", "nvarchar(128)"),
+                                ("TABLE_SCHEMA", "nvarchar(128)"),
+                                ("TABLE_NAME", "sysname"), ("TABLE_TYPE", "varchar(10)")],
+                        refuse_error=_refuse())
+
+
+# -- views computed in Python -----------------------------------------------------------------
+def _sql_literal(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, dt.datetime):
+        value = value.strftime("%Y-%m-%d %H:%M:%S.%f")
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def literal_rows(columns: Sequence[tuple[str, str | None]], rows: Sequence[Sequence[Any]]
+                 ) -> str:
+    """Backend SELECT text producing ``rows`` under ``columns`` (no rows: an empty result)."""
+    names = [f'"{n}"' for n, _s in columns]
+    if not rows:
+        return "SELECT " + ", ".join(f"NULL AS {n}" for n in names) + " WHERE 1 = 0"
+    parts = ["SELECT " + ", ".join(f"{_sql_literal(v)} AS {n}" for v, n in
+                                   zip(row, names, strict=True)) for row in rows]
+    return " UNION ALL ".join(parts)
+
+
+def _type_facts(spec: str) -> tuple[str, int, int, int, int, int | None]:
+    """(type name, system_type_id, max_length, precision, scale, char length) of a spec."""
+    t: TypeSpec = parse_spec(spec)
+    name = t.name
+    base = _TYPE_BY_NAME.get(name, _TYPE_BY_NAME["sql_variant"])
+    max_length, precision, scale = base[2], base[3], base[4]
+    chars: int | None = None
+    if name in ("char", "varchar", "binary", "varbinary", "nchar", "nvarchar"):
+        wide = name.startswith("n")
+        if t.is_max:
+            max_length, chars = -1, -1
+        else:
+            chars = t.length or 1
+            max_length = chars * (2 if wide else 1)
+    elif name in ("decimal", "numeric"):
+        precision, scale = t.precision or 18, t.scale or 0
+        max_length = 5 if precision <= 9 else 9 if precision <= 19 else 13 if precision <= 28 \
+            else 17
+    elif name in ("text", "ntext", "xml"):
+        chars = -1 if name == "xml" else 2147483647
+    return name, base[1], max_length, precision, scale, chars
+
+
+def _columns_rows(ctx: ExecContext, db_id: int) -> list[tuple[Any, ...]]:
+    catalog = Catalog.get(ctx.conn.store)
+    o, c = catalog.t.objects, catalog.t.columns
+    query = select(o.c.object_id, o.c.schema_name, o.c.name.label("table_name"), c.c.column_id,
+                   c.c.name, c.c.type_spec, c.c.is_nullable, c.c.is_identity,
+                   c.c.default_sql).join(c, c.c.object_id == o.c.object_id).where(
+        o.c.database_id == db_id).order_by(o.c.object_id, c.c.column_id)
+    return list(ctx.conn.execute(query))
+
+
+def _columns(ctx: ExecContext, db_id: int) -> VirtualTable:
+    cols: list[tuple[str, str | None]] = [
+        ("object_id", "int"), ("name", "sysname"), ("column_id", "int"),
+        ("system_type_id", "tinyint"), ("user_type_id", "int"), ("max_length", "smallint"),
+        ("precision", "tinyint"), ("scale", "tinyint"), ("collation_name", "sysname"),
+        ("is_nullable", "bit"), ("is_identity", "bit"), ("is_computed", "bit")]
+    rows = []
+    for r in _columns_rows(ctx, db_id):
+        name, type_id, max_length, precision, scale, _chars = _type_facts(r.type_spec)
+        is_text = name in ("char", "varchar", "nchar", "nvarchar", "text", "ntext", "sysname")
+        rows.append((r.object_id, r.name, r.column_id, type_id, type_id, max_length, precision,
+                     scale, _COLLATION if is_text else None, bool(r.is_nullable),
+                     bool(r.is_identity), False))
+    return VirtualTable(literal_rows(cols, rows), cols, refuse_error=_refuse())
+
+
+def _info_columns(ctx: ExecContext, db_id: int) -> VirtualTable:
+    catalog = Catalog.get(ctx.conn.store)
+    db = catalog.database(ctx.conn, db_id)
+    cols: list[tuple[str, str | None]] = [
+        ("TABLE_CATALOG", "nvarchar(128)"), ("TABLE_SCHEMA", "nvarchar(128)"),
+        ("TABLE_NAME", "sysname"), ("COLUMN_NAME", "sysname"), ("ORDINAL_POSITION", "int"),
+        ("COLUMN_DEFAULT", "nvarchar(4000)"), ("IS_NULLABLE", "varchar(3)"),
+        ("DATA_TYPE", "nvarchar(128)"), ("CHARACTER_MAXIMUM_LENGTH", "int"),
+        ("NUMERIC_PRECISION", "tinyint"), ("NUMERIC_SCALE", "int")]
+    rows = []
+    for r in _columns_rows(ctx, db_id):
+        name, _tid, _ml, precision, scale, chars = _type_facts(r.type_spec)
+        numeric = name in ("tinyint", "smallint", "int", "bigint", "decimal", "numeric",
+                           "money", "smallmoney", "float", "real")
+        rows.append((db.name if db else "", r.schema_name, r.table_name, r.name, r.column_id,
+                     f"({r.default_sql})" if r.default_sql else None,
+                     "YES" if r.is_nullable else "NO", name, chars,
+                     precision if numeric else None, scale if numeric else None))
+    return VirtualTable(literal_rows(cols, rows), cols, refuse_error=_refuse())
+
+
+def _types(_ctx: ExecContext, _db_id: int) -> VirtualTable:
+    cols: list[tuple[str, str | None]] = [
+        ("name", "sysname"), ("system_type_id", "tinyint"), ("user_type_id", "int"),
+        ("schema_id", "int"), ("max_length", "smallint"), ("precision", "tinyint"),
+        ("scale", "tinyint"), ("is_nullable", "bit"), ("is_user_defined", "bit")]
+    rows = [(n, tid, 256 if n == "sysname" else tid, 4, ml, p, s, n != "sysname", False)
+            for n, tid, ml, p, s in SYSTEM_TYPES]
+    return VirtualTable(literal_rows(cols, rows), cols, refuse_error=_refuse())
+
+
+_SYS_VIEWS: dict[str, Callable[[ExecContext, int], VirtualTable]] = {
+    "databases": _databases, "schemas": _schemas,
+    "objects": _objects_view(None, []),
+    "tables": _objects_view(["U"], [("lob_data_space_id", "int"), ("max_column_id_used", "int"),
+                                    ("temporal_type", "tinyint")]),
+    "views": _objects_view(["V"], []),
+    "procedures": _objects_view(["P"], []),
+    "columns": _columns, "types": _types, "sql_modules": _sql_modules,
+}
+_INFO_VIEWS: dict[str, Callable[[ExecContext, int], VirtualTable]] = {
+    "tables": _info_tables, "columns": _info_columns,
+}
+
+
+def resolve(ctx: ExecContext, database: str | None, schema: str | None, name: str
+            ) -> VirtualTable | None:
+    """The engine's virtual-table resolver for catalog views."""
+    if schema is None:
+        return None
+    views = {"sys": _SYS_VIEWS, "information_schema": _INFO_VIEWS}.get(schema.lower())
+    if views is None:
+        return None
+    build = views.get(name.lower())
+    if build is None:
+        return None
+    db_id = _db(ctx, database)
+    if db_id is None:
+        return None
+    return build(ctx, db_id)
+
+
+def install(store: Any) -> None:
+    """Register the catalog-view resolver once per store (before any other resolver)."""
+    def factory(s: Any) -> bool:
+        register_virtual_table(s, resolve)
+        return True
+    store.extension("sysviews_installed", factory)
