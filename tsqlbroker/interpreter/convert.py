@@ -485,7 +485,7 @@ def binary_text(v: bytes, unicode: bool) -> str:
     if unicode:
         if len(v) % 2:
             v = v[:-1]
-        return v.decode("utf-16-le", "replace")
+        return v.decode("utf-16-le", "surrogatepass")
     return v.decode("cp1252", "replace")
 
 
@@ -576,7 +576,7 @@ def _to_binary(src: SqlType, dst: SqlType, style: int | None) -> Conv | None:
         st = style or 0
         if st == 0:
             if src.is_unicode:
-                return lambda v: fit(v.encode("utf-16-le"))
+                return lambda v: fit(v.encode("utf-16-le", "surrogatepass"))
             return lambda v: fit(v.encode("cp1252", "replace"))
         if st in (1, 2):
             sname = _src_name(src)

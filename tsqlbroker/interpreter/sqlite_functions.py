@@ -1,0 +1,385 @@
+"""T-SQL scalar functions for transpiled SQL running inside SQLite.
+
+The storage layer registers each entry of :data:`SQLITE_FUNCTIONS` on every SQLite connection
+as ``tsql_<name>`` and rewrites calls in transpiled SQL to them. The callables receive SQLite
+storage values — int, float, str, bytes, None; uniqueidentifiers, decimals and date/times
+arrive as TEXT (dates as ``YYYY-MM-DD HH:MM:SS.ffffff``) — and return storage values in the
+same forms. They reuse the interpreter's implementations so both paths agree.
+
+:func:`TSQL_COLLATION` is the ``TSQL_CI`` collation: case-insensitive, trailing spaces ignored.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import date, datetime, time
+from decimal import Decimal
+from typing import Any, Callable
+
+from tsqlbroker.errors import TSqlError, tsql_error
+from tsqlbroker.interpreter import datetimes as dt
+from tsqlbroker.interpreter.formatting import format_value, str_function
+from tsqlbroker.interpreter.functions import isnumeric, newsequentialid
+from tsqlbroker.interpreter.operators import like, string_key
+from tsqlbroker.interpreter.strings import patindex, quotename
+
+
+def TSQL_COLLATION(a: str, b: str) -> int:  # noqa: N802 - the name the brief fixes
+    """Collation function: case-insensitive, trailing-space-insensitive comparison."""
+    ka, kb = string_key(a), string_key(b)
+    return (ka > kb) - (ka < kb)
+
+
+# ------------------------------------------------------------------------------ storage I/O
+def _text(v: Any) -> str:
+    """A storage value read as T-SQL text."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, bytes):
+        return v.decode("cp1252", "replace")
+    if isinstance(v, float):
+        from tsqlbroker.interpreter.convert import float_text
+
+        return float_text(v)
+    return str(v)
+
+
+def _int(v: Any) -> int:
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float):
+        return int(v)
+    try:
+        return int(Decimal(str(v).strip()))
+    except ArithmeticError:
+        raise tsql_error(245, "varchar", str(v), "int") from None
+
+
+def _when(v: Any) -> Any:
+    """A stored date/time (ISO text, or a number of days since 1900 as datetime does)."""
+    if isinstance(v, (int, float)):
+        from datetime import timedelta
+
+        return dt.EPOCH + timedelta(days=v)
+    text = _text(v).strip()
+    try:
+        parsed, tz, has_date = dt.parse_datetime(text)
+    except Exception:
+        raise tsql_error(241) from None
+    if tz is not None:
+        return parsed.replace(tzinfo=tz)
+    if not has_date:
+        return parsed.time()
+    return parsed
+
+
+def _stored(v: Any) -> Any:
+    """A Python value in the form the storage layer keeps it."""
+    if isinstance(v, bool):
+        return int(v)
+    if isinstance(v, datetime):
+        if v.tzinfo is not None:
+            return v.isoformat(sep=" ", timespec="microseconds")
+        return v.strftime("%Y-%m-%d %H:%M:%S.%f")
+    if isinstance(v, date):
+        return v.isoformat()
+    if isinstance(v, time):
+        return v.strftime("%H:%M:%S.%f")
+    if isinstance(v, uuid.UUID):
+        return str(v).upper()
+    if isinstance(v, Decimal):
+        return str(v)
+    return v
+
+
+def _nulls(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """NULL in any argument gives NULL, as nearly every T-SQL scalar function does."""
+    def call(*args: Any) -> Any:
+        if any(a is None for a in args):
+            return None
+        return _stored(fn(*args))
+    call.__name__ = fn.__name__
+    call.__doc__ = fn.__doc__
+    return call
+
+
+# -------------------------------------------------------------------------------- strings
+def _len(v: Any) -> int:
+    return len(v) if isinstance(v, bytes) else len(_text(v).rstrip(" "))
+
+
+def _datalength(v: Any) -> int:
+    if isinstance(v, bytes):
+        return len(v)
+    if isinstance(v, bool) or isinstance(v, int):
+        return 4 if -(2**31) <= v < 2**31 else 8
+    if isinstance(v, float):
+        return 8
+    return len(_text(v).encode("utf-16-le", "surrogatepass"))  # strings stored as nvarchar
+
+
+def _charindex(find: Any, text: Any, start: Any = 1) -> int:
+    f, s = _text(find).lower(), _text(text).lower()
+    if not f:
+        return 0
+    return s.find(f, max(_int(start), 1) - 1) + 1
+
+
+def _substring(v: Any, start: Any, length: Any) -> Any:
+    st, ln = _int(start), _int(length)
+    if ln < 0:
+        raise tsql_error(536, "substring")
+    seq = v if isinstance(v, bytes) else _text(v)
+    begin = max(st, 1)
+    end = st + ln
+    return seq[begin - 1:end - 1] if end > begin else seq[:0]
+
+
+def _left(v: Any, n: Any) -> Any:
+    k = _int(n)
+    if k < 0:
+        raise tsql_error(536, "left")
+    seq = v if isinstance(v, bytes) else _text(v)
+    return seq[:k]
+
+
+def _right(v: Any, n: Any) -> Any:
+    k = _int(n)
+    if k < 0:
+        raise tsql_error(536, "right")
+    seq = v if isinstance(v, bytes) else _text(v)
+    return seq[len(seq) - k:] if k else seq[:0]
+
+
+def _replace(v: Any, find: Any, repl: Any) -> str:
+    import re
+
+    s, f, r = _text(v), _text(find), _text(repl)
+    if not f:
+        return s
+    return re.sub(re.escape(f), lambda _m: r, s, flags=re.IGNORECASE)
+
+
+def _replicate(v: Any, n: Any) -> Any:
+    k = _int(n)
+    return None if k < 0 else _text(v) * k
+
+
+def _stuff(v: Any, start: Any, length: Any, new: Any = "") -> Any:
+    s, st, ln = _text(v), _int(start), _int(length)
+    if st < 1 or st > len(s) or ln < 0:
+        return None
+    return s[:st - 1] + (_text(new) if new is not None else "") + s[st - 1 + ln:]
+
+
+def _stuff_fn(v: Any, start: Any, length: Any, new: Any) -> Any:
+    if v is None or start is None or length is None:
+        return None
+    return _stuff(v, start, length, new)
+
+
+def _quotename(v: Any, q: Any = "[") -> Any:
+    return quotename(_text(v), (_text(q) or "[")[:1])
+
+
+def _concat(*args: Any) -> str:
+    return "".join(_text(a) for a in args if a is not None)
+
+
+def _concat_ws(sep: Any, *args: Any) -> str:
+    return ("" if sep is None else _text(sep)).join(_text(a) for a in args if a is not None)
+
+
+def _isnull(a: Any, b: Any) -> Any:
+    return b if a is None else a
+
+
+def _char(n: Any) -> Any:
+    k = _int(n)
+    return bytes([k]).decode("cp1252", "replace") if 0 <= k <= 255 else None
+
+
+def _nchar(n: Any) -> Any:
+    k = _int(n)
+    return chr(k) if 0 <= k <= 0xFFFF else None
+
+
+def _unicode(v: Any) -> Any:
+    s = _text(v)
+    return ord(s[0]) if s else None
+
+
+def _ascii(v: Any) -> Any:
+    s = _text(v)
+    return s[0].encode("cp1252", "replace")[0] if s else None
+
+
+def _space(n: Any) -> Any:
+    k = _int(n)
+    return None if k < 0 else " " * k
+
+
+def _like(v: Any, pattern: Any, escape: Any = None) -> Any:
+    r = like(_text(v), _text(pattern), None if escape is None else _text(escape))
+    return None if r is None else int(r)
+
+
+def _format(v: Any, fmt: Any, culture: Any = None) -> Any:
+    value: Any = v
+    if isinstance(v, str):
+        try:
+            value = Decimal(v)
+        except ArithmeticError:
+            value = _when(v)
+    return format_value(value, _text(fmt), None if culture is None else _text(culture))
+
+
+def _str(v: Any, length: Any = 10, decimals: Any = 0) -> Any:
+    return str_function(float(v), _int(length), _int(decimals))
+
+
+# ---------------------------------------------------------------------------------- dates
+def _dateadd(part: Any, n: Any, d: Any) -> Any:
+    p = dt.datepart_name(_text(part), "dateadd")
+    value = _when(d)
+    kind = "datetimeoffset" if isinstance(value, datetime) and value.tzinfo else \
+        "time" if isinstance(value, time) else "datetime2"
+    return dt.dateadd(p, _int(n), value, kind)
+
+
+def _datediff(part: Any, a: Any, b: Any) -> int:
+    return dt.datediff(dt.datepart_name(_text(part), "datediff"), _when(a), _when(b))
+
+
+def _datediff_big(part: Any, a: Any, b: Any) -> int:
+    return dt.datediff(dt.datepart_name(_text(part), "datediff_big"), _when(a), _when(b), True)
+
+
+def _datepart(part: Any, d: Any) -> int:
+    return dt.datepart(dt.datepart_name(_text(part), "datepart"), _when(d))
+
+
+def _datename(part: Any, d: Any) -> str:
+    return dt.datename(dt.datepart_name(_text(part), "datename"), _when(d))
+
+
+def _eomonth(d: Any, months: Any = 0) -> date:
+    return dt.eomonth(_when(d), _int(months))
+
+
+def _isdate(v: Any) -> int:
+    if v is None:
+        return 0
+    return int(dt.is_date_text(_text(v)))
+
+
+def _isnumeric(v: Any) -> int:
+    if v is None:
+        return 0
+    if isinstance(v, (int, float)):
+        return 1
+    return isnumeric(_text(v))
+
+
+# ------------------------------------------------------------------------------------ xml
+def _xml(v: Any) -> Any:
+    from tsqlbroker.interpreter.xmlvalue import XmlValue
+
+    return XmlValue.from_bytes(v) if isinstance(v, bytes) else XmlValue.parse(_text(v))
+
+
+def _namespaces(spec: Any) -> dict[str, str]:
+    """``'p=urn:a;=urn:default'`` → {'p': 'urn:a', '': 'urn:default'}."""
+    if spec is None:
+        return {}
+    out: dict[str, str] = {}
+    for part in _text(spec).split(";"):
+        if "=" in part:
+            k, _, v = part.partition("=")
+            out[k.strip()] = v.strip()
+    return out
+
+
+def _xml_value(x: Any, query: Any, spec: Any, ns: Any = None) -> Any:
+    return _xml(x).value(_text(query), _text(spec), _namespaces(ns))
+
+
+def _xml_exist(x: Any, query: Any, ns: Any = None) -> Any:
+    if x is None:
+        return None
+    return _xml(x).exist(_text(query), _namespaces(ns))
+
+
+def _xml_query(x: Any, query: Any, ns: Any = None) -> Any:
+    return _xml(x).query(_text(query), _namespaces(ns)).to_string()
+
+
+def _getdate() -> str:
+    return _stored(dt.round_datetime(datetime.now()))
+
+
+def _getutcdate() -> str:
+    from datetime import timezone
+
+    return _stored(dt.round_datetime(datetime.now(timezone.utc).replace(tzinfo=None)))
+
+
+def _sysdatetime() -> str:
+    return _stored(datetime.now())
+
+
+def _newid() -> str:
+    return str(uuid.uuid4()).upper()
+
+
+def _newsequentialid() -> str:
+    return str(newsequentialid()).upper()
+
+
+def _guarded(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn Python failures on odd storage values into T-SQL errors, never tracebacks."""
+    def call(*args: Any) -> Any:
+        try:
+            return fn(*args)
+        except TSqlError:
+            raise
+        except (ValueError, TypeError, OverflowError, ArithmeticError, IndexError,
+                UnicodeError) as e:
+            raise tsql_error(8116, type(args[0]).__name__ if args else "NULL", 1,
+                             name) from e
+    call.__name__ = f"tsql_{name}"
+    return call
+
+
+SQLITE_FUNCTIONS: dict[str, tuple[int, Callable[..., Any]]] = {
+    name: (nargs, _guarded(name, fn)) for name, (nargs, fn) in {
+        "len": (1, _nulls(_len)), "datalength": (1, _nulls(_datalength)),
+        "charindex": (-1, _nulls(_charindex)), "patindex": (2, _nulls(
+            lambda p, s: patindex(_text(p), _text(s)))),
+        "substring": (3, _nulls(_substring)), "left": (2, _nulls(_left)),
+        "right": (2, _nulls(_right)), "replace": (3, _nulls(_replace)),
+        "replicate": (2, _nulls(_replicate)), "stuff": (4, _stuff_fn),
+        "reverse": (1, _nulls(lambda v: _text(v)[::-1])),
+        "upper": (1, _nulls(lambda v: _text(v).upper())),
+        "lower": (1, _nulls(lambda v: _text(v).lower())),
+        "quotename": (-1, _nulls(_quotename)), "concat": (-1, _concat),
+        "concat_ws": (-1, _concat_ws), "isnull": (2, _isnull),
+        "char": (1, _nulls(_char)), "nchar": (1, _nulls(_nchar)),
+        "unicode": (1, _nulls(_unicode)), "ascii": (1, _nulls(_ascii)),
+        "space": (1, _nulls(_space)), "like": (-1, _like), "format": (-1, _nulls(_format)),
+        "str": (-1, _nulls(_str)),
+        "dateadd": (3, _nulls(_dateadd)), "datediff": (3, _nulls(_datediff)),
+        "datediff_big": (3, _nulls(_datediff_big)), "datepart": (2, _nulls(_datepart)),
+        "datename": (2, _nulls(_datename)),
+        "day": (1, _nulls(lambda d: dt.datepart("day", _when(d)))),
+        "month": (1, _nulls(lambda d: dt.datepart("month", _when(d)))),
+        "year": (1, _nulls(lambda d: dt.datepart("year", _when(d)))),
+        "eomonth": (-1, _nulls(_eomonth)), "isdate": (1, _isdate),
+        "isnumeric": (1, _isnumeric),
+        "getdate": (0, _getdate), "current_timestamp": (0, _getdate),
+        "getutcdate": (0, _getutcdate), "sysdatetime": (0, _sysdatetime),
+        "newid": (0, _newid), "newsequentialid": (0, _newsequentialid),
+        "xml_value": (-1, _nulls(_xml_value)), "xml_exist": (-1, _xml_exist),
+        "xml_query": (-1, _nulls(_xml_query)),
+    }.items()
+}
