@@ -23,6 +23,7 @@ from sqlalchemy import and_, delete, func, insert, select, text, update
 
 from ..errors import BindError, tsql_error
 from .naming import quote_ident
+from .sqlfuncs import install_connect_hook, prepare_connection
 from .store import Store, StoreConnection
 from .systables import SystemTables, system_tables
 
@@ -96,6 +97,8 @@ class Catalog:
         self.t: SystemTables = system_tables(store.metadata)
         self._ready = False
         self._drop_hooks: list[DropHook] = []
+        # User tables declare text columns COLLATE TSQL_CI: every connection needs it.
+        install_connect_hook(store)
 
     @classmethod
     def get(cls, store: Store) -> Catalog:
@@ -107,6 +110,7 @@ class Catalog:
     def ensure_schema(self, conn: StoreConnection) -> None:
         """Create the system tables and the system databases (master, tempdb, model, msdb)
         unless they exist. Cheap after the first call."""
+        prepare_connection(conn)
         if self._ready:
             return
         opened = not conn.in_write_txn

@@ -29,13 +29,11 @@ from .results import ResultSet
 from .sqlfuncs import clear_pending_error, prepare_connection, register_functions, take_pending_error
 from .sqltypes import from_storage, spec_of_value
 from .tableinfo import TableInfo
+from . import tables
 from .tables import (
     RowWriter,
     create_table,
-    declare_table_variable,
     drop_table,
-    drop_table_variable,
-    drop_temp_tables,
     physical_table_ref,
     truncate_table,
 )
@@ -106,6 +104,32 @@ def insert_rows(ctx: ExecContext, table: str, columns: list[str] | None,
         return SqlResult(rowcount=len(rows), identity=writer.last_identity)
 
     return _guarded(ctx, True, run).rowcount
+
+
+def declare_table_variable(ctx: ExecContext, name: str, columns_sql: str) -> str:
+    """``DECLARE @t TABLE (…)``: create the table variable, return its physical name (the
+    interpreter maps ``'@t'`` to it in the frame and drops it at frame end)."""
+    prepare_connection(ctx.conn)
+    physical: list[str] = []
+
+    def run() -> SqlResult:
+        physical.append(tables.declare_table_variable(ctx, name, columns_sql))
+        return SqlResult()
+
+    _guarded(ctx, True, run)
+    return physical[0]
+
+
+def drop_table_variable(ctx: ExecContext, physical: str) -> None:
+    """Drop a table variable (frame end)."""
+    prepare_connection(ctx.conn)
+    _guarded(ctx, True, lambda: (tables.drop_table_variable(ctx, physical), SqlResult())[1])
+
+
+def drop_temp_tables(ctx: ExecContext) -> None:
+    """Drop every temp table of the session (session end)."""
+    prepare_connection(ctx.conn)
+    _guarded(ctx, True, lambda: (tables.drop_temp_tables(ctx), SqlResult())[1])
 
 
 def _table_node(name: str) -> exp.Table:

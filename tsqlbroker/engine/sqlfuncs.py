@@ -289,6 +289,24 @@ def functions_version(store: Store) -> int:
     return version
 
 
+def install_connect_hook(store: Store) -> None:
+    """Give every new SQLite connection of ``store`` the collation and functions, so that
+    any module reading user tables (their text columns are declared ``COLLATE TSQL_CI``)
+    works on any pooled connection."""
+    def hook(dbapi: Any) -> None:
+        _register(store, dbapi)
+
+    store.extension("tsqlb_connect_hook", lambda s: s.add_sqlite_connect_hook(hook) or True)
+
+
+def _register(store: Store, dbapi: Any) -> None:
+    dbapi.create_collation(CI_COLLATION, _collate)
+    for name, (nargs, fn) in BUILTINS.items():
+        dbapi.create_function(name, nargs, _guard(fn))
+    for name, (nargs, fn) in _registry(store).items():
+        dbapi.create_function(f"tsql_{name}", nargs, _guard(fn))
+
+
 def prepare_connection(conn: StoreConnection) -> None:
     """Make sure this connection's backend session has the collation and functions (cheap
     when nothing changed since the last call)."""
@@ -299,9 +317,5 @@ def prepare_connection(conn: StoreConnection) -> None:
     version = functions_version(conn.store)
     if info.get("tsqlb_prepared") == version:
         return
-    dbapi.create_collation(CI_COLLATION, _collate)
-    for name, (nargs, fn) in BUILTINS.items():
-        dbapi.create_function(name, nargs, _guard(fn))
-    for name, (nargs, fn) in _registry(conn.store).items():
-        dbapi.create_function(f"tsql_{name}", nargs, _guard(fn))
+    _register(conn.store, dbapi)
     info["tsqlb_prepared"] = version

@@ -200,7 +200,7 @@ def create_table(ctx: ExecContext, create: exp.Create, *, variable: str | None =
             local_name = key[2]
             if local_name.lower() in ctx.temp_tables:
                 raise tsql_error(2714, local_name)
-            name = local_name + "_" * max(115 - len(local_name), 1) + f"{oid:012X}"
+            name = local_name + "_" * max(116 - len(local_name), 1) + f"{oid:012X}"
             physical = physical_temp_name(ctx.session_id, oid, local_name.lstrip("#"))
         session_id = ctx.session_id
     else:
