@@ -174,16 +174,16 @@ class ExprBuilder:
     def binop(self, a: ast.Expr, op: Token, b: ast.Expr) -> ast.Binary:
         return ast.Binary(str(op), a, b)
 
-    def neg(self, a: ast.Expr) -> ast.Expr:
+    def neg(self, _op: Token, a: ast.Expr) -> ast.Expr:
         # Fold a negative numeric literal so that "-1" is a constant, as SQL Server types it.
         if isinstance(a, ast.Literal) and a.kind in ("int", "decimal", "float", "money"):
             return ast.Literal(a.kind, -a.value, "-" + a.text)
         return ast.Unary("-", a)
 
-    def pos(self, a: ast.Expr) -> ast.Expr:
+    def pos(self, _op: Token, a: ast.Expr) -> ast.Expr:
         return ast.Unary("+", a)
 
-    def bitnot(self, a: ast.Expr) -> ast.Expr:
+    def bitnot(self, _op: Token, a: ast.Expr) -> ast.Expr:
         return ast.Unary("~", a)
 
     def collate(self, a: ast.Expr, name: Token) -> ast.Collate:
@@ -227,6 +227,12 @@ class ExprBuilder:
 
     def expr_list(self, *items: ast.Expr) -> tuple[ast.Expr, ...]:
         return items
+
+    def iif(self, cond: ast.Expr, a: ast.Expr, b: ast.Expr) -> ast.FunctionCall:
+        return ast.FunctionCall(ast.ObjectName("IIF"), (cond, a, b))
+
+    def action_column(self, tok: Token) -> ast.Column:
+        return ast.Column((str(tok).lower(),))
 
     def subquery(self, q: Any) -> ast.Subquery:
         return ast.Subquery(q)

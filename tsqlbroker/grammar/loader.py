@@ -1,6 +1,6 @@
 """Builds the one Lark parser of the T-SQL grammar from its ``.lark`` fragments.
 
-The fragments (one per statement family, in ``lark/``) are concatenated rather than joined
+The fragments (one per statement family, in ``rules/``) are concatenated rather than joined
 with Lark's ``%import``, which would rename shared rules (``expr`` → ``expr__expr``) and break
 the transformer's method names.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 from lark import Lark
 
 FRAGMENTS = ("terminals", "expr", "query", "dml", "ddl", "procedural", "broker")
-_DIR = Path(__file__).resolve().parent / "lark"
+_DIR = Path(__file__).resolve().parent / "rules"
 
 # Words SQL Server reserves: where the contextual lexer would otherwise read one as a plain
 # name (because no rule wants that keyword here), it is turned back into its keyword so that
