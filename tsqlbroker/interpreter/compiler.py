@@ -15,6 +15,7 @@ Statements that never touch storage (SET, IF, WHILE, PRINT) never open a transac
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import TYPE_CHECKING, Any
@@ -221,6 +222,10 @@ class Compiler:
         self.return_type: T.SqlType | None = None
         # The line of the statement being compiled (compile errors of unspanned nodes).
         self.current_line = 1
+        # The statement being compiled and how far its text has been scanned for subqueries
+        # (expression nodes may carry no span: see :meth:`subquery_text`).
+        self.current_stmt: ast.Stmt | None = None
+        self.scan_pos = 0
 
     # -- source positions -------------------------------------------------------------------
     def line(self, node: ast.Node | None) -> int:
@@ -234,6 +239,26 @@ class Compiler:
         if span is None or span.end_pos <= span.start_pos or not self.text:
             raise ExecutionError(0, "internal: no source text for a subquery")
         return self.text[span.start_pos:span.end_pos]
+
+    def subquery_text(self, node: ast.Node) -> str:
+        """The text of a subquery ``(SELECT …)`` without its outer parentheses.
+
+        Uses the node's span when the parser gave it one; otherwise the next parenthesised
+        ``SELECT`` in the current statement's text (subqueries are compiled in text order)."""
+        if node.span is not None and node.span.end_pos > node.span.start_pos and self.text:
+            text = self.text[node.span.start_pos:node.span.end_pos].strip()
+            while text.startswith("(") and text.endswith(")"):
+                text = text[1:-1].strip()
+            return text
+        stmt = self.current_stmt
+        end = stmt.span.end_pos if stmt is not None and stmt.span is not None else len(
+            self.text)
+        found = find_subquery(self.text, self.scan_pos, end)
+        if found is None:
+            raise ExecutionError(0, "internal: no source text for a subquery")
+        start, stop = found
+        self.scan_pos = stop
+        return self.text[start + 1:stop - 1].strip()
 
     # -- variables ----------------------------------------------------------------------------
     def declare(self, name: str, t: T.SqlType, node: ast.Node | None = None, **kw: Any
@@ -282,12 +307,14 @@ class Compiler:
             raise self.bind_error_text(node, f"The statement {type(node).__name__} is not "
                                              "supported.")
         line = self.line(node)
-        outer = self.current_line
+        outer = (self.current_line, self.current_stmt, self.scan_pos)
         self.current_line = line
+        self.current_stmt = node
+        self.scan_pos = node.span.start_pos if node.span is not None else 0
         try:
             fn = h(self, node)
         finally:
-            self.current_line = outer
+            self.current_line, self.current_stmt, self.scan_pos = outer
         return wrap_statement(fn, line, type(node) in COMPOUND)
 
     def bind_error_text(self, node: ast.Node | None, text: str, number: int = 40000
@@ -389,6 +416,59 @@ def wrap_statement(fn: StmtFn, line: int, compound: bool) -> StmtFn:
         else:
             s.error = 0
     return run
+
+
+_SUBQUERY_START = re.compile(r"\(\s*(?:SELECT|WITH)\b", re.IGNORECASE)
+
+
+def find_subquery(text: str, pos: int, end: int) -> tuple[int, int] | None:
+    """``(start, stop)`` of the next ``( SELECT … )`` in ``text[pos:end]`` (stop past the
+    closing parenthesis), skipping string literals, quoted names and comments."""
+    i = pos
+    while i < end:
+        ch = text[i]
+        if ch in "'\"[":
+            i = _skip_quoted(text, i)
+            continue
+        if text.startswith("--", i):
+            nl = text.find("\n", i)
+            i = end if nl == -1 else nl + 1
+            continue
+        if text.startswith("/*", i):
+            close = text.find("*/", i + 2)
+            i = end if close == -1 else close + 2
+            continue
+        if ch == "(" and _SUBQUERY_START.match(text, i):
+            depth = 0
+            j = i
+            while j < end:
+                cj = text[j]
+                if cj in "'\"[":
+                    j = _skip_quoted(text, j)
+                    continue
+                if cj == "(":
+                    depth += 1
+                elif cj == ")":
+                    depth -= 1
+                    if depth == 0:
+                        return i, j + 1
+                j += 1
+            return None
+        i += 1
+    return None
+
+
+def _skip_quoted(text: str, i: int) -> int:
+    close = {"'": "'", '"': '"', "[": "]"}[text[i]]
+    j = i + 1
+    while j < len(text):
+        if text[j] == close:
+            if j + 1 < len(text) and text[j + 1] == close:
+                j += 2
+                continue
+            return j + 1
+        j += 1
+    return j
 
 
 def internal_error(exc: BaseException) -> TSqlError:

@@ -132,7 +132,13 @@ def compile_storage_statement(c: Compiler, node: Any, *, writes: bool, count_row
         s = f.session
         if writes:
             s.check_writable()
-        result = run_sql(f, sql, params(f))
+        try:
+            result = run_sql(f, sql, params(f))
+        except TSqlError as e:
+            if writes and count_rows:
+                # SQL Server follows a failed DML statement with Msg 3621 (informational).
+                e.terminated_note = True  # type: ignore[attr-defined]
+            raise
         _note_identity(f, result)
         _emit(f, result, count_rows)
     return run
@@ -215,6 +221,12 @@ for _cls in (ast.Truncate, ast.CreateTable, ast.AlterTable, ast.DropTable, ast.C
                                                             count_rows=False))
 
 
+def _object_text(name: ast.ObjectName) -> str:
+    return ".".join(p for p in (name.database, name.schema if name.schema or name.database
+                                else None, name.name) if p is not None) if not (
+        name.database and not name.schema) else f"{name.database}..{name.name}"
+
+
 class _CaptureSink:
     """Collects the result sets of INSERT … EXEC; everything else goes to the real sink."""
 
@@ -257,10 +269,8 @@ def _compile_insert_exec(c: Compiler, node: ast.Insert) -> StmtFn:
         finally:
             s.sink = saved
             s.insert_exec_depth -= 1
-        name = target if isinstance(target, str) else target
-        result = _engine().insert_rows(exec_context(f), name, columns or None, capture.rows)
-        _note_identity(f, result)
-        n = len(capture.rows)
+        name = target if isinstance(target, str) else _object_text(target)
+        n = _engine().insert_rows(exec_context(f), name, columns or None, capture.rows)
         s.rowcount = n
         if not nocount:
             s.sink.rows_affected(n)
@@ -301,15 +311,17 @@ def compile_declare_table(c: Compiler, node: ast.DeclareTable) -> StmtFn:
 def drop_table_variables(s: Session, f: Frame) -> None:
     """Drop the physical tables of a scope's table variables (the scope ended)."""
     eng = _engine()
-    drop = getattr(eng, "drop_table_variable", None)
-    for key, physical in list(f.table_vars.items()):
-        try:
-            if drop is not None:
-                drop(exec_context(f), physical)
-            else:
-                s.conn.exec_driver_sql(f'DROP TABLE IF EXISTS "{physical}"')
-        except Exception:  # cleanup must not hide the batch's own outcome
-            pass
+    pending = s.stmt_txn
+    s.stmt_txn = None  # the drops get their own implicit transaction
+    try:
+        for physical in list(f.table_vars.values()):
+            try:
+                eng.drop_table_variable(exec_context(f), physical)
+            except TSqlError:  # cleanup must not hide the batch's own outcome
+                pass
+        s.end_statement()
+    finally:
+        s.stmt_txn = pending
     f.table_vars.clear()
 
 
@@ -320,22 +332,13 @@ def drop_session_objects(s: Session) -> None:
     from .frames import Frame
 
     f = Frame(s, 0)
-    for name in list(s.temp_tables):
-        try:
-            run_sql(f, f"DROP TABLE {name}", {})
-        except TSqlError:
-            pass
+    _engine().drop_temp_tables(exec_context(f))
     s.end_statement()
 
 
 # --------------------------------------------------------------------------------------------
 # Subqueries in expressions
 # --------------------------------------------------------------------------------------------
-def _query_text(c: Compiler, node: Any) -> str:
-    text = c.source(node).strip()
-    while text.startswith("(") and text.endswith(")"):
-        text = text[1:-1].strip()
-    return text
 
 
 def _first_column_type(q: Any) -> T.SqlType:
@@ -352,7 +355,7 @@ def _first_column_type(q: Any) -> T.SqlType:
 
 
 def _subquery_runner(c: Compiler, node: Any, query: Any) -> Callable[[Frame], ResultSet]:
-    sql = _query_text(c, query)
+    sql = c.subquery_text(query)
     check_table_variables(c, query)
     params = compile_params(c, query)
 
@@ -365,7 +368,7 @@ def _subquery_runner(c: Compiler, node: Any, query: Any) -> Callable[[Frame], Re
 
 @expr_handler(ast.Subquery)
 def compile_subquery(c: Compiler, node: ast.Subquery) -> CExpr:
-    runner = _subquery_runner(c, node, node.query if node.query.span else node)
+    runner = _subquery_runner(c, node, node.query)
     t = _first_column_type(node.query)
     conv = convert_fn(DYNAMIC, t) if t != DYNAMIC else None
 

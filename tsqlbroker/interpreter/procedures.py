@@ -457,7 +457,7 @@ def _drop_handler(type_codes: set[str], label: str) -> Callable[[Compiler, Any],
                 if row is None:
                     if if_exists:
                         continue
-                    raise tsql_error(3701, label, _display(name), cls=BindError)
+                    raise tsql_error(3701, label, _display(name), cls=BindError, state=5)
                 s.txn_for_statement().write()
                 catalog.drop_object(s.conn, row.object_id)
                 s.instance.procedure_cache.pop((row.database_id, row.object_id), None)

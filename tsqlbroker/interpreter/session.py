@@ -214,6 +214,8 @@ class Session:
         if self.try_depth > 0 or aborts_batch(e) or aborts_scope(e):
             raise e
         self.report(e)
+        if getattr(e, "terminated_note", False):
+            self.sink.message("The statement has been terminated.")
 
     # -- transactions -------------------------------------------------------------------------
     def new_txn(self) -> Txn:

@@ -117,7 +117,7 @@ def compile_call(c: Compiler, node: ast.FunctionCall) -> CExpr:
         if e.predicate:
             raise c.bind_error(4145, a, name.name)
         args.append(e)
-        consts.append(e.value if e.const else None)
+        consts.append(e.value if e.const else FN.NOTCONST)
     if node.star:
         args = []
         consts = []
