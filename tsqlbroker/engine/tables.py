@@ -123,8 +123,8 @@ def _column_def(item: exp.ColumnDef, constraints: list[_PendingConstraint]) -> d
         elif isinstance(k, exp.GeneratedAsIdentityColumnConstraint):
             start = k.args.get("start")
             inc = k.args.get("increment")
-            col["identity"] = (int(start.name) if start is not None else 1,
-                               int(inc.name) if inc is not None else 1)
+            col["identity"] = (int(start.sql("tsql")) if start is not None else 1,
+                               int(inc.sql("tsql")) if inc is not None else 1)
             col["nullable"] = False
         elif isinstance(k, exp.AutoIncrementColumnConstraint):
             col["identity"] = (1, 1)
