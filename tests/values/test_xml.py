@@ -223,3 +223,26 @@ def test_xquery_errors(query: str, number: int) -> None:
     with pytest.raises(TSqlError) as ei:
         DOC.query(query)
     assert ei.value.number == number
+
+
+@pytest.mark.parametrize(
+    ("src", "text", "ok"),
+    [
+        ("nvarchar(100)", '<?xml version="1.0" encoding="utf-8"?><a/>', False),
+        ("nvarchar(100)", '<?xml version="1.0" encoding="utf-16"?><a/>', True),
+        ("varchar(100)", '<?xml version="1.0" encoding="utf-16"?><a/>', False),
+        ("varchar(100)", '<?xml version="1.0" encoding="utf-8"?><a/>', True),
+        ("nvarchar(100)", '<?xml version="1.0"?><a/>', True),
+    ],
+)
+def test_declared_encoding_must_fit_the_string_type(src: str, text: str, ok: bool) -> None:
+    conv = converter(T(src), T("xml"))
+    if ok:
+        assert conv(text).to_string() == "<a />"
+        return
+    with pytest.raises(TSqlError) as ei:
+        conv(text)
+    assert ei.value.number == 9402
+    end = text.index("?>") + 2  # SQL Server points at the end of the declaration
+    assert ei.value.message == f"XML parsing: line 1, character {end}, unable to switch the " \
+        "encoding"

@@ -728,7 +728,8 @@ def _to_xml(src: SqlType, dst: SqlType, style: int | None) -> Conv | None:
     if fam == "xml":
         return None
     if fam in _STRINGY:
-        return XmlValue.parse
+        source = "nvarchar" if src.is_unicode else "varchar"
+        return lambda v: XmlValue.parse(v, source)
     if fam in _BINARYISH:
         return XmlValue.from_bytes
     raise _raise_not_allowed(src, dst, True)

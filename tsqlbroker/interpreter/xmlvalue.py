@@ -11,6 +11,7 @@ empty elements.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any, Callable
 
 from lxml import etree
@@ -89,9 +90,18 @@ class XmlValue:
 
     # ------------------------------------------------------------------------- building
     @classmethod
-    def parse(cls, text: str) -> XmlValue:
-        """Parse xml text (a document, a fragment, or text); Msg 94xx on malformed input."""
-        body = _DECL.sub("", text, count=1) if text.lstrip().startswith("<?") else text
+    def parse(cls, text: str, source: str | None = None) -> XmlValue:
+        """Parse xml text (a document, a fragment, or text); Msg 94xx on malformed input.
+
+        ``source`` is the string type converted from (``'nvarchar'`` / ``'varchar'``): as
+        in SQL Server, a declaration naming a byte encoding in unicode text, or UTF-16 in
+        single-byte text, fails with Msg 9402."""
+        body = text
+        if text.lstrip().startswith("<?"):
+            m = _DECL.match(text)
+            if m:
+                _check_encoding(m.group(0), source)
+                body = text[m.end():]
         if body.startswith("\ufeff"):
             body = body[1:]
         try:
@@ -207,8 +217,7 @@ class XmlValue:
               resolver: Resolver | None = None) -> Any:
         """``xml.value(query, 'type')``: one atomic value converted to ``sqltype`` (a SqlType
         or type spec); Msg 2389 unless the query is statically a singleton."""
-        from tsqlbroker.interpreter.convert import converter
-        from tsqlbroker.interpreter.types import NVARCHAR_MAX, SqlType, parse_type_spec
+        from tsqlbroker.interpreter.types import SqlType, parse_type_spec
 
         tr = translate(query, tuple(sorted((namespaces or {}).items())), "value()")
         if not tr.singleton:
@@ -219,8 +228,7 @@ class XmlValue:
             if not result:
                 return None
             result = result[0]
-        text = _atom_text(result)
-        return converter(NVARCHAR_MAX, target)(text)
+        return _value_converter(target)(_atom_text(result))
 
     def query(self, query: str, namespaces: dict[str, str] | None = None,
               resolver: Resolver | None = None) -> XmlValue:
@@ -249,6 +257,29 @@ class XmlValue:
 
 
 # ------------------------------------------------------------------------------- helpers
+@lru_cache(maxsize=256)
+def _value_converter(target: Any) -> Callable[[Any], Any]:
+    """value()'s conversion of the atomic text to the requested SQL type (built once)."""
+    from tsqlbroker.interpreter.convert import converter
+    from tsqlbroker.interpreter.types import NVARCHAR_MAX
+
+    return converter(NVARCHAR_MAX, target)
+
+
+_DECL_ENCODING = re.compile(r"""encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""", re.IGNORECASE)
+
+
+def _check_encoding(decl: str, source: str | None) -> None:
+    """Msg 9402 when the declared encoding cannot describe text of the source type."""
+    m = _DECL_ENCODING.search(decl)
+    if m is None or source is None:
+        return
+    enc = m.group(1).lower().replace("_", "-")
+    wide = enc in ("utf-16", "utf-16le", "utf-16be", "ucs-2", "unicode")
+    if (source == "nvarchar" and not wide) or (source == "varchar" and wide):
+        raise tsql_error(9402, 1, len(decl.lstrip()))
+
+
 def _copy(el: Any) -> Any:
     import copy
 
