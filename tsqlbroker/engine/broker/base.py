@@ -19,6 +19,7 @@ from ...errors import broker_error
 from ..catalog import Catalog
 from ..store import Store, StoreConnection
 from ..txn import LockManager, Txn
+from .fastsql import fetch_endpoint, fetch_peer
 from .meta import DbMeta, MetaCache
 from .model import (
     DEFAULT_CONTRACT_ID,
@@ -259,21 +260,16 @@ class BrokerBase:
 
     def _endpoint(self, conn: StoreConnection, db_id: int | None, handle: Any
                   ) -> Endpoint | None:
-        c = self.t.conversations
+        """Endpoint ``handle`` (of database ``db_id`` unless None), or None."""
         try:
             key = uid(handle)
         except (ValueError, TypeError):
             return None
-        cond = [c.c.conversation_handle == key]
-        if db_id is not None:
-            cond.append(c.c.database_id == db_id)
-        row = conn.execute(select(c).where(*cond)).mappings().first()
-        return None if row is None else Endpoint.from_row(row)
+        ep = fetch_endpoint(conn, key)
+        if ep is None or (db_id is not None and ep.database_id != db_id):
+            return None
+        return ep
 
     def _peer(self, conn: StoreConnection, ep: Endpoint) -> Endpoint | None:
-        c = self.t.conversations
-        row = conn.execute(select(c).where(
-            c.c.conversation_id == ep.conversation_id,
-            c.c.is_initiator == (0 if ep.is_initiator else 1))).mappings().first()
-        return None if row is None else Endpoint.from_row(row)
-
+        """The other endpoint of ``ep``'s conversation, if it exists."""
+        return fetch_peer(conn, ep.conversation_id, 0 if ep.is_initiator else 1)

@@ -21,6 +21,7 @@ from ...errors import broker_error, message_text
 from ..store import StoreConnection
 from ..txn import Txn
 from .base import BrokerBase
+from .fastsql import INSERT_MESSAGE, db_time, fetch_peer, run
 from .meta import DbMeta
 from .model import (
     ALWAYS_ALLOWED,
@@ -35,6 +36,7 @@ from .model import (
     uid,
     utcnow,
 )
+from .schema import PREFIX
 from .validation import valid_error, well_formed_error
 
 
@@ -94,6 +96,12 @@ class RetryOp:
 
     def flush(self, conn: StoreConnection) -> None:
         self.broker._retry_held(conn, self.txn, **self.filters)
+
+
+UPDATE_SEND_SEQUENCE = (f"UPDATE {PREFIX}conversation_endpoints SET send_sequence = ?, "
+                        "state = ? WHERE conversation_handle = ?")
+UPDATE_RECEIVE_SEQUENCE = (f"UPDATE {PREFIX}conversation_endpoints SET receive_sequence = ?, "
+                           "state = ? WHERE conversation_handle = ?")
 
 
 def _rank(message_type: str) -> int:
@@ -159,12 +167,8 @@ class DeliveryMixin(BrokerBase):
         """Take the next sequence number of ``ep`` and defer the delivery of one message."""
         conn = txn.conn
         txn.write()
-        c = self.t.conversations
-        values: dict[str, Any] = {"send_sequence": ep.send_sequence + 1}
-        if ep.state == "SO":
-            values["state"] = "CO"
-        conn.execute(update(c).where(c.c.conversation_handle == ep.conversation_handle)
-                     .values(**values))
+        run(conn, UPDATE_SEND_SEQUENCE, (ep.send_sequence + 1, "CO" if ep.state == "SO"
+                                         else ep.state, ep.conversation_handle))
         contract = meta.contracts_by_id.get(ep.service_contract_id)
         svc = meta.services_by_id.get(ep.service_id)
         out = Outgoing(
@@ -319,22 +323,16 @@ class DeliveryMixin(BrokerBase):
             return None
         self._enqueue(conn, txn, meta, peer, out.message_type, out.body, out.seq,
                       out.enqueue_time)
-        c = self.t.conversations
-        values: dict[str, Any] = {"receive_sequence": out.seq + 1}
-        if out.is_end and peer.state in ("SO", "SI", "CO"):
-            values["state"] = "DI"
-        elif out.is_error and peer.state in ("SO", "SI", "CO", "DI"):
-            values["state"] = "ER"
-        conn.execute(update(c).where(c.c.conversation_handle == peer.conversation_handle)
-                     .values(**values))
+        state = peer.state
+        if out.is_end and state in ("SO", "SI", "CO"):
+            state = "DI"
+        elif out.is_error and state in ("SO", "SI", "CO", "DI"):
+            state = "ER"
+        run(conn, UPDATE_RECEIVE_SEQUENCE, (out.seq + 1, state, peer.conversation_handle))
         return None
 
     def _peer_of(self, conn: StoreConnection, out: Outgoing) -> Endpoint | None:
-        c = self.t.conversations
-        row = conn.execute(select(c).where(
-            c.c.conversation_id == out.conversation_id,
-            c.c.is_initiator == (0 if out.is_initiator else 1))).mappings().first()
-        return None if row is None else Endpoint.from_row(row)
+        return fetch_peer(conn, out.conversation_id, 0 if out.is_initiator else 1)
 
     def _create_target(self, conn: StoreConnection, out: Outgoing, meta: DbMeta,
                        svc: ServiceRow, contract_id: int) -> Endpoint:
@@ -409,17 +407,12 @@ class DeliveryMixin(BrokerBase):
         mt = meta.types_by_name.get(type_name)
         svc = meta.services_by_id.get(ep.service_id)
         contract = meta.contracts_by_id.get(ep.service_contract_id)
-        conn.execute(insert(self.t.messages).values(
-            database_id=ep.database_id, queue_id=ep.queue_id, status=1, priority=ep.priority,
-            conversation_group_id=ep.conversation_group_id,
-            conversation_handle=ep.conversation_handle, message_sequence_number=seq,
-            service_name=svc.name if svc else "", service_id=ep.service_id,
-            service_contract_name=contract.name if contract else "",
-            service_contract_id=ep.service_contract_id, message_type_name=type_name,
-            message_type_id=mt.message_type_id if mt else 0,
-            validation=mt.validation if mt else "N", message_body=body,
-            message_enqueue_time=when or utcnow(), message_id=new_uid(),
-            rank=_rank(type_name)))
+        run(conn, INSERT_MESSAGE, (
+            ep.database_id, ep.queue_id, 1, ep.priority, ep.conversation_group_id,
+            ep.conversation_handle, seq, svc.name if svc else "", ep.service_id,
+            contract.name if contract else "", ep.service_contract_id, type_name,
+            mt.message_type_id if mt else 0, mt.validation if mt else "N", body,
+            db_time(conn, when or utcnow()), new_uid(), _rank(type_name)))
         if txn is not None:
             self._enqueued_after_commit(txn, ep.database_id, ep.queue_id)
 

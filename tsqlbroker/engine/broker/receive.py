@@ -17,14 +17,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, delete, select, update
+from sqlalchemy import and_, select
 
 from ...errors import broker_error
 from ..results import ResultSet
 from ..store import StoreConnection
 from ..txn import Txn
 from .base import LOCK_TIMEOUT_S, BrokerBase
+from .fastsql import MESSAGE_COLUMNS, SELECT_GROUP_ROWS, py_time, run
 from .model import QueueRow, uid, utcnow
+from .schema import PREFIX
 
 QUEUE_COLUMNS: list[tuple[str, str]] = [
     ("status", "tinyint"), ("priority", "tinyint"), ("queuing_order", "bigint"),
@@ -54,13 +56,15 @@ class ReceiveOp:
     broker: ReceiveMixin
 
     def flush(self, conn: StoreConnection) -> None:
-        m = self.broker.t.messages
         for start in range(0, len(self.ids), 500):
-            chunk = self.ids[start:start + 500]
+            chunk = tuple(self.ids[start:start + 500])
+            marks = ", ".join("?" * len(chunk))
             if self.retention:
-                conn.execute(update(m).where(m.c.queuing_order.in_(chunk)).values(status=0))
+                run(conn, f"UPDATE {PREFIX}messages SET status = 0 WHERE queuing_order IN "
+                          f"({marks})", chunk)
             else:
-                conn.execute(delete(m).where(m.c.queuing_order.in_(chunk)))
+                run(conn, f"DELETE FROM {PREFIX}messages WHERE queuing_order IN ({marks})",
+                    chunk)
 
 
 class ReceiveMixin(BrokerBase):
@@ -143,29 +147,28 @@ class ReceiveMixin(BrokerBase):
     def _next_group(self, conn: StoreConnection, txn: Txn, q: QueueRow, overlay: set[int],
                     tried: set[str]) -> str | None:
         """The group of the best ready message not locked by another transaction."""
-        m = self.t.messages
-        locked = {g for (d, g) in self.locks.locked_by_others(txn)
-                  if d == q.database_id} if True else set()
-        excluded = locked | tried
-        conds = [m.c.queue_id == q.object_id, m.c.status == 1]
+        excluded = {g for (d, g) in self.locks.locked_by_others(txn)
+                    if d == q.database_id} | tried
+        sql = f"SELECT conversation_group_id FROM {PREFIX}messages WHERE queue_id = ? " \
+              "AND status = 1"
+        params: list[Any] = [q.object_id]
         if excluded:
-            conds.append(m.c.conversation_group_id.not_in(sorted(excluded)))
+            sql += f" AND conversation_group_id NOT IN ({', '.join('?' * len(excluded))})"
+            params.extend(sorted(excluded))
         if overlay:
-            conds.append(m.c.queuing_order.not_in(sorted(overlay)))
-        row = conn.execute(select(m.c.conversation_group_id).where(and_(*conds))
-                           .order_by(m.c.priority.desc(), m.c.queuing_order).limit(1)).first()
+            sql += f" AND queuing_order NOT IN ({', '.join('?' * len(overlay))})"
+            params.extend(sorted(overlay))
+        sql += " ORDER BY priority DESC, queuing_order LIMIT 1"
+        row = run(conn, sql, tuple(params)).fetchone()
         return None if row is None else str(row[0])
 
     def _group_rows(self, conn: StoreConnection, q: QueueRow, group: str, handle: str | None,
-                    overlay: set[int]) -> list[Any]:
+                    overlay: set[int]) -> list[dict[str, Any]]:
         """The ready rows of ``group`` (or of one conversation) in RECEIVE order."""
-        m = self.t.messages
-        conds = [m.c.queue_id == q.object_id, m.c.status == 1,
-                 m.c.conversation_group_id == group]
-        if handle is not None:
-            conds.append(m.c.conversation_handle == handle)
-        rows = [r for r in conn.execute(select(m).where(and_(*conds))).mappings()
-                if r["queuing_order"] not in overlay]
+        rows = [dict(zip(MESSAGE_COLUMNS, r, strict=True))
+                for r in run(conn, SELECT_GROUP_ROWS, (q.object_id, group)).fetchall()]
+        rows = [r for r in rows if r["queuing_order"] not in overlay
+                and (handle is None or r["conversation_handle"] == handle)]
         first: dict[str, tuple[int, int]] = {}
         for r in rows:
             h = r["conversation_handle"]
@@ -268,4 +271,4 @@ def _result_row(r: Any) -> tuple[Any, ...]:
             r["service_name"], r["service_id"], r["service_contract_name"],
             r["service_contract_id"], r["message_type_name"], r["message_type_id"], validation,
             None if r["message_body"] is None else bytes(r["message_body"]),
-            r["message_enqueue_time"], uuid.UUID(r["message_id"]))
+            py_time(r["message_enqueue_time"]), uuid.UUID(r["message_id"]))

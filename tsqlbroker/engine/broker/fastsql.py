@@ -1,0 +1,97 @@
+"""Hand-written SQL for the hot path (SEND, delivery, RECEIVE).
+
+SQLAlchemy Core builds and cache-keys a statement, and sets up result metadata, on every
+execution, which costs several times what SQLite takes to run it. The few statements SEND and RECEIVE run for every message are kept
+here as backend SQL text with positional parameters (``?``, rewritten to ``%s`` for drivers
+with the *format* parameter style) and executed with ``exec_driver_sql``. Values follow the
+storage conventions of ``schema.py``: uniqueidentifiers as upper-case text, times as naive
+UTC — on SQLite as text in SQLAlchemy's own ``DateTime`` format, so both paths read alike.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from ..store import StoreConnection
+from .model import Endpoint
+from .schema import PREFIX
+
+ENDPOINT_COLUMNS = list(Endpoint.__dataclass_fields__)
+_DATETIME_FIELDS = ("lifetime", "security_timestamp", "dialog_timer", "create_date")
+_BOOL_FIELDS = ("encryption",)
+_converted: dict[tuple[str, str], str] = {}
+
+SELECT_ENDPOINT = (f"SELECT {', '.join(ENDPOINT_COLUMNS)} FROM {PREFIX}conversation_endpoints "
+                   "WHERE conversation_handle = ?")
+SELECT_PEER = (f"SELECT {', '.join(ENDPOINT_COLUMNS)} FROM {PREFIX}conversation_endpoints "
+               "WHERE conversation_id = ? AND is_initiator = ?")
+MESSAGE_INSERT_COLUMNS = (
+    "database_id", "queue_id", "status", "priority", "conversation_group_id",
+    "conversation_handle", "message_sequence_number", "service_name", "service_id",
+    "service_contract_name", "service_contract_id", "message_type_name", "message_type_id",
+    "validation", "message_body", "message_enqueue_time", "message_id", "rank")
+INSERT_MESSAGE = (f"INSERT INTO {PREFIX}messages ({', '.join(MESSAGE_INSERT_COLUMNS)}) "
+                  f"VALUES ({', '.join('?' for _ in MESSAGE_INSERT_COLUMNS)})")
+MESSAGE_COLUMNS = ("queuing_order",) + MESSAGE_INSERT_COLUMNS
+SELECT_GROUP_ROWS = (f"SELECT {', '.join(MESSAGE_COLUMNS)} FROM {PREFIX}messages "
+                     "WHERE queue_id = ? AND status = 1 AND conversation_group_id = ?")
+
+
+def sql_for(conn: StoreConnection, sql: str) -> str:
+    """``sql`` in the connection driver's parameter style."""
+    style = conn.conn.dialect.paramstyle
+    if style == "qmark":
+        return sql
+    key = (style, sql)
+    out = _converted.get(key)
+    if out is None:
+        out = sql.replace("%", "%%").replace("?", "%s")
+        _converted[key] = out
+    return out
+
+
+def run(conn: StoreConnection, sql: str, params: tuple[Any, ...] = ()) -> Any:
+    """Execute hot-path SQL with positional parameters on the connection's DBAPI cursor
+    (same DBAPI connection, hence same storage transaction, as every other statement of the
+    session); returns the cursor (``fetchone`` / ``fetchall`` / iteration)."""
+    cursor = conn.conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    cursor.execute(sql_for(conn, sql), params)
+    return cursor
+
+
+def db_time(conn: StoreConnection, value: datetime | None) -> Any:
+    """A naive UTC time as the backend stores it."""
+    if value is None or conn.dialect != "sqlite":
+        return value
+    return f"{value:%Y-%m-%d %H:%M:%S.%f}"
+
+
+def py_time(value: Any) -> datetime | None:
+    """A stored time back as ``datetime``."""
+    if value is None or isinstance(value, datetime):
+        return value
+    return datetime.fromisoformat(str(value))
+
+
+def endpoint_from(row: Any) -> Endpoint:
+    """An :class:`Endpoint` from a row of :data:`SELECT_ENDPOINT`."""
+    values = dict(zip(ENDPOINT_COLUMNS, row, strict=True))
+    for f in _DATETIME_FIELDS:
+        values[f] = py_time(values[f])
+    for f in _BOOL_FIELDS:
+        values[f] = bool(values[f])
+    return Endpoint(**values)
+
+
+def fetch_endpoint(conn: StoreConnection, handle: str) -> Endpoint | None:
+    """The endpoint with conversation handle ``handle`` (stored form), or None."""
+    row = run(conn, SELECT_ENDPOINT, (handle,)).fetchone()
+    return None if row is None else endpoint_from(row)
+
+
+def fetch_peer(conn: StoreConnection, conversation_id: str, is_initiator: int
+               ) -> Endpoint | None:
+    """The endpoint of ``conversation_id`` on the given side, or None."""
+    row = run(conn, SELECT_PEER, (conversation_id, is_initiator)).fetchone()
+    return None if row is None else endpoint_from(row)
