@@ -106,6 +106,8 @@ def _parse_uncached(sql: str) -> Parsed:
         tokens = _TSQL.tokenize(sql)
     except TokenError as e:
         raise syntax_error(e, sql) from None
+    if any(t.text.upper() == "XMLNAMESPACES" for t in tokens):
+        raise not_supported("WITH XMLNAMESPACES")
     cut: list[tuple[int, int]] = []
     words = [t.text.upper() for t in tokens]
     for i, w in enumerate(words):
@@ -393,10 +395,17 @@ class Binder:
         """Rewrites that must see the original children (type decisions, tables)."""
         if isinstance(node, exp.Table):
             return self._rewrite_table(node)
-        if isinstance(node, exp.Add) and (self.is_string(node.this)
-                                          or self.is_string(node.expression)):
+        if isinstance(node, exp.Add) and self._concatenates(node):
             left, right = self.rewrite(node.this), self.rewrite(node.expression)
             return exp.DPipe(this=left, expression=right, safe=True)
+        if isinstance(node, exp.Anonymous) and node.name.lower() == "datalength" \
+                and "datalength" not in self.functions and len(node.expressions) == 1:
+            # The byte count depends on the argument's type (varchar 1, nvarchar 2 per char).
+            spec = self.spec_of(node.expressions[0])
+            return exp.Anonymous(this="tsqlb_datalength", expressions=[
+                self.rewrite(node.expressions[0]), exp.Literal.string(spec or "")])
+        if isinstance(node, exp.Lateral):
+            raise not_supported("CROSS APPLY / OUTER APPLY")
         if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Anonymous):
             return self._xml_method(node)
         if isinstance(node, exp.Column) and (node.args.get("db") or node.args.get("catalog")):
@@ -543,10 +552,6 @@ class Binder:
             return exp.Anonymous(this="tsqlb_getutcdate", expressions=[])
         if low in ("sysdatetime", "sysdatetimeoffset"):
             return exp.Anonymous(this="tsqlb_getdate", expressions=[])
-        if low == "datalength":
-            spec = self.spec_of(args[0]) if args else None
-            return exp.Anonymous(this="tsqlb_datalength", expressions=[
-                *args, exp.Literal.string(spec or "")])
         if low == "db_id":
             if not args:
                 return exp.Literal.number(self.ctx.db_id)
@@ -645,19 +650,37 @@ class Binder:
             return self.spec_of(ifs[0].args.get("true")) if ifs else None
         return None
 
-    def is_string(self, node: exp.Expression | None) -> bool:
-        """Whether an expression is evidently a character string (for ``+``)."""
+    def _concatenates(self, node: exp.Add) -> bool:
+        """T-SQL ``+`` concatenates when both sides are strings, or one is a string and the
+        other is not evidently numeric (int + '1' is arithmetic, as data type precedence
+        converts the string)."""
+        left, right = self._kind(node.this), self._kind(node.expression)
+        if left == "string" and right == "string":
+            return True
+        return (left == "string" and right != "number") or (
+            right == "string" and left != "number")
+
+    def _kind(self, node: exp.Expression | None) -> str | None:
         if node is None:
-            return False
+            return None
+        if isinstance(node, exp.Paren):
+            return self._kind(node.this)
         if isinstance(node, exp.Add):
-            return self.is_string(node.this) or self.is_string(node.expression)
+            return "string" if self._concatenates(node) else self._kind(node.this)
         spec = self.spec_of(node)
         if spec is None:
-            return False
+            return None
         try:
-            return parse_spec(spec).name in STRING_TYPES or spec == "xml"
+            t = parse_spec(spec)
         except TSqlError:
-            return False
+            return None
+        if t.name in STRING_TYPES or t.name == "xml":
+            return "string"
+        return "number" if t.is_numeric else None
+
+    def is_string(self, node: exp.Expression | None) -> bool:
+        """Whether an expression is evidently a character string (for ``+``)."""
+        return self._kind(node) == "string"
 
     def column_spec(self, node: exp.Column) -> str | None:
         name = node.name

@@ -1,0 +1,102 @@
+"""The transpiler: bound parameters, caching, typing of +, functions, errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from tsqlbroker.engine import transpile
+from tsqlbroker.engine.dml import ExecContext, register_functions
+from tsqlbroker.engine.transpile import Binder
+from tsqlbroker.errors import TSqlError, tsql_error
+
+from .conftest import rows, run
+
+EVIL = "x'); DROP TABLE t; --"
+
+
+def test_parameters_are_bound_never_spliced(ctx: ExecContext) -> None:
+    run(ctx, "CREATE TABLE t (s nvarchar(100))")
+    run(ctx, "INSERT INTO t VALUES (@s)", s=(EVIL, "nvarchar(100)"))
+    run(ctx, "INSERT INTO t VALUES ('it''s')")
+    assert rows(ctx, "SELECT s FROM t WHERE s = @s", s=(EVIL, "nvarchar(100)")) == [(EVIL,)]
+    assert rows(ctx, "SELECT COUNT(*) FROM t WHERE s LIKE @p", p=("it's", "varchar(10)")) == [
+        (1,)]
+    binder = Binder(ctx, {"@s": (EVIL, "nvarchar(100)")})
+    compiled = binder.compile_text("SELECT s FROM t WHERE s = @s")
+    assert EVIL not in compiled.sql and "DROP" not in compiled.sql
+    assert ":v_s" in compiled.sql and binder.binds == {"v_s": EVIL}
+
+
+def test_undeclared_variable(ctx: ExecContext) -> None:
+    with pytest.raises(TSqlError) as ei:
+        run(ctx, "SELECT @nope")
+    assert (ei.value.number, ei.value.message) == (137, 'Must declare the scalar variable '
+                                                        '"@nope".')
+
+
+def test_parse_and_compile_are_cached(ctx: ExecContext) -> None:
+    run(ctx, "CREATE TABLE t (a int)")
+    transpile.clear_caches()
+    sql = "SELECT a FROM t WHERE a = @a"
+    for value in (1, 2, 3):
+        run(ctx, sql, a=(value, "int"))
+    assert transpile.stats["parse_misses"] == 1 and transpile.stats["parse_hits"] == 2
+    assert transpile.stats["compile_misses"] == 1 and transpile.stats["compile_hits"] == 2
+    # A change of the table's definition invalidates the generated SQL.
+    run(ctx, "ALTER TABLE t ADD b int NULL")
+    run(ctx, sql, a=(1, "int"))
+    assert transpile.stats["compile_misses"] == 2
+
+
+def test_plus_concatenates_strings_only(ctx: ExecContext) -> None:
+    run(ctx, "CREATE TABLE t (n int, s nvarchar(10))")
+    run(ctx, "INSERT INTO t VALUES (5, N'ab')")
+    got = rows(ctx, "SELECT s + N'!', s + @x, n + 1, n + '1', 'a' + 'b' + s, "
+                    "CAST(n AS varchar(5)) + 'x' FROM t", x=("?", "varchar(1)"))
+    assert got == [("ab!", "ab?", 6, 6, "abab", "5x")]
+    assert rows(ctx, "SELECT s + NULL FROM t") == [(None,)]
+
+
+def test_tsql_functions(ctx: ExecContext) -> None:
+    got = rows(ctx, "SELECT LEN('ab  '), DATALENGTH(N'ab'), LEFT('abcdef', 2), "
+                    "RIGHT('abcdef', 2), ISNULL(NULL, 'd'), CHARINDEX('c', 'abc'), "
+                    "DATEDIFF(month, '2024-01-31', '2024-03-01'), DATEPART(year, '2024-05-06'), "
+                    "UPPER('x'), SUBSTRING('abcdef', 2, 3), IIF(1 > 0, 'y', 'n')")
+    assert got == [(2, 4, "ab", "ef", "d", 3, 2, 2024, "X", "bcd", "y")]
+    now = rows(ctx, "SELECT GETDATE(), NEWID()")[0]
+    assert now[0].year >= 2024 and len(str(now[1])) == 36
+
+
+def test_registered_interpreter_functions(ctx: ExecContext) -> None:
+    def fail(_x: object) -> object:
+        raise tsql_error(8134)
+
+    register_functions(ctx.conn.store, {"twice": (1, lambda x: x * 2), "boom": (1, fail)})
+    assert rows(ctx, "SELECT twice(21), TWICE(@v)", v=(4, "int")) == [(42, 8)]
+    with pytest.raises(TSqlError) as ei:
+        run(ctx, "SELECT boom(1)")
+    assert ei.value.number == 8134
+
+
+def test_errors_are_tsql_errors(ctx: ExecContext) -> None:
+    run(ctx, "CREATE TABLE t (a int)")
+    cases = {
+        "SELEC a FROM t": 102, "SELECT a FROM": 102, "SELECT nope FROM t": 207,
+        "SELECT 'unclosed": 105, "SELECT * FROM nowhere": 208,
+        "MERGE t USING t AS s ON 1 = 0 WHEN MATCHED THEN DELETE;": 40000,
+        "SELECT * FROM t CROSS APPLY (SELECT 1 AS x) AS z": 40000,
+        "WITH XMLNAMESPACES ('urn:x' AS x) SELECT 1": 40000,
+        "SELECT nosuchfunction(1)": 195,
+    }
+    for sql, number in cases.items():
+        with pytest.raises(TSqlError) as ei:
+            run(ctx, sql)
+        assert ei.value.number == number, sql
+
+
+def test_ambiguous_column(ctx: ExecContext) -> None:
+    run(ctx, "CREATE TABLE a (x int)")
+    run(ctx, "CREATE TABLE b (x int)")
+    with pytest.raises(TSqlError) as ei:
+        run(ctx, "SELECT x FROM a, b")
+    assert (ei.value.number, ei.value.message) == (209, "Ambiguous column name 'x'.")
