@@ -179,6 +179,7 @@ class Repl:
     def _run_batch(self, text: str, start_line: int) -> bool:
         """One batch on the worker thread; Ctrl-C cancels it. False when it was cancelled."""
         database = self.current_database
+        errors_before = self.sink.error_count
         started = time.monotonic()
         future = self._worker.submit(self._execute, text, start_line)
         cancelled = False
@@ -196,7 +197,9 @@ class Repl:
                     cancelled = True
                     self.session.cancel()
         elapsed = time.monotonic() - started
-        if cancelled:
+        if cancelled and self.sink.error_count == errors_before:
+            # The interpreter reports Msg 3621 itself when the cancel stopped a statement;
+            # say so here only when it did not (the batch had ended on its own).
             self.info("Query was cancelled by user.", style=self.sink.styles["error"])
         if self.config.timing:
             self.info(f"Time: {elapsed:.3f}s", style=self.sink.styles["timing"])

@@ -1,0 +1,77 @@
+"""End to end: ``python -m tsqlbroker --url sqlite://`` in a real pseudo-terminal (pexpect)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pexpect = pytest.importorskip("pexpect")
+
+ROOT = Path(__file__).resolve().parents[2]
+TIMEOUT = 20
+
+
+@pytest.fixture
+def repl(xdg_home: Path) -> Iterator[Any]:
+    env = {**os.environ, "TERM": "xterm-256color", "NO_COLOR": "1",
+           "PROMPT_TOOLKIT_NO_CPR": "1", "PYTHONPATH": str(ROOT),
+           "XDG_CONFIG_HOME": str(xdg_home / "config"), "XDG_DATA_HOME": str(xdg_home / "data"),
+           "HOME": str(xdg_home), "PAGER": "cat"}
+    child = pexpect.spawn(sys.executable, ["-m", "tsqlbroker", "--url", "sqlite://"],
+                          env=env, cwd=str(xdg_home), encoding="utf-8", timeout=TIMEOUT,
+                          dimensions=(40, 120))
+    child.expect("master>")
+    yield child
+    if child.isalive():
+        child.terminate(force=True)
+
+
+def type_batch(child: Any, *lines: str) -> None:
+    for line in lines:
+        child.send(line + "\r")
+
+
+def test_batch_and_go_shows_the_result(repl: Any) -> None:
+    type_batch(repl, "PRINT 'abc' + 'def'", "GO")
+    repl.expect("abcdef")
+    repl.expect("master>")
+
+
+def test_failing_batch_keeps_the_repl(repl: Any) -> None:
+    type_batch(repl, "PRINT 'x'", "SELECT 1/0", "GO")
+    repl.expect(r"Msg 8134, Level 16, State 1, Line 2")
+    repl.expect("Divide by zero error encountered.")
+    type_batch(repl, "PRINT 'still' + 'alive'", "GO")
+    repl.expect("stillalive")
+
+
+def test_ctrl_c_cancels_a_waitfor_promptly(repl: Any) -> None:
+    type_batch(repl, "WAITFOR DELAY '00:00:30'", "GO")
+    time.sleep(1.0)
+    started = time.monotonic()
+    repl.sendintr()
+    repl.expect("cancelled by user")
+    repl.expect("master>")
+    assert time.monotonic() - started < 10
+    type_batch(repl, "PRINT 'after' + 'cancel'", "GO")
+    repl.expect("aftercancel")
+
+
+def test_ctrl_d_exits_with_status_0(repl: Any) -> None:
+    repl.sendcontrol("d")
+    repl.expect(pexpect.EOF)
+    repl.close()
+    assert repl.exitstatus == 0
+
+
+def test_special_command_and_config_created(repl: Any, xdg_home: Path) -> None:
+    assert (xdg_home / "config" / "tsqlbroker" / "config.toml").exists()
+    type_batch(repl, ":help")
+    repl.expect(":conversations")
+    repl.expect("master>")
