@@ -28,7 +28,8 @@ def _opts(items: Any) -> list[Any]:
 def _ident_value(e: Any) -> Any:
     """A bare identifier given as an option value (``CONTRACT_NAME = c``) becomes its name."""
     if isinstance(e, ast.Column) and len(e.parts) == 1:
-        return ast.Literal("string", e.parts[0], e.parts[0])
+        name = e.parts[0]
+        return ast.Literal("string", name, "'" + name.replace("'", "''") + "'")
     if isinstance(e, ast.DefaultValue):
         return None
     return e
