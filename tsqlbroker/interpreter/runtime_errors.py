@@ -37,7 +37,7 @@ BATCH_ABORTING: frozenset[int] = frozenset({
 SCOPE_ABORTING: frozenset[int] = frozenset({208, 207})
 
 # Errors that XACT_ABORT ON does not turn into batch abortion (RAISERROR never aborts).
-NOT_XACT_ABORTING: frozenset[int] = frozenset({266, 3902, 3903})
+NOT_XACT_ABORTING: frozenset[int] = frozenset({266, 3902, 3903, 3930})
 
 
 def aborts_batch(err: TSqlError) -> bool:
