@@ -494,57 +494,40 @@ class Binder:
         self._placeholder_specs[key] = spec
         return exp.Placeholder(this=key)
 
-    # T-SQL function name of sqlglot's typed nodes, for interpreter-registered overrides.
-    _TYPED_NAMES: dict[type, str] = {
-        exp.Length: "len", exp.CurrentTimestamp: "getdate", exp.Uuid: "newid",
-        exp.StrPosition: "charindex", exp.Left: "left", exp.Right: "right",
-        exp.Upper: "upper", exp.Lower: "lower", exp.Substring: "substring",
-        exp.Replace: "replace", exp.Trim: "ltrim", exp.Abs: "abs", exp.Round: "round",
-        exp.ObjectId: "object_id", exp.DateAdd: "dateadd", exp.DateDiff: "datediff",
-    }
-
     def _function(self, node: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.Anonymous):
             low = node.name.lower()
+            args = list(node.expressions)
+            if low in _DATEPART_FIRST and args and isinstance(args[0], exp.Column) \
+                    and not args[0].table:
+                args[0] = exp.Literal.string(args[0].name)
             if low in self.functions:
-                return exp.Anonymous(this=f"tsql_{low}", expressions=node.expressions)
+                return exp.Anonymous(this=f"tsql_{low}", expressions=args)
+            node.set("expressions", args)
             return self._anonymous(node, low)
-        name = self._TYPED_NAMES.get(type(node))
-        if name is not None and name in self.functions and not isinstance(
-                node, (exp.DateAdd, exp.DateDiff)):
-            args = [a for a in (node.args.get("this"), node.args.get("expression"))
-                    if isinstance(a, exp.Expression)]
-            return exp.Anonymous(this=f"tsql_{name}", expressions=args)
-        if isinstance(node, exp.CurrentTimestamp):
-            return exp.Anonymous(this="tsqlb_getdate", expressions=[])
-        if isinstance(node, exp.Uuid):
-            return exp.Anonymous(this="tsqlb_newid", expressions=[])
-        if isinstance(node, exp.Length):
-            return exp.Anonymous(this="tsqlb_len", expressions=[_uncast(node.this)])
-        if isinstance(node, exp.Left):
-            return exp.Anonymous(this="tsqlb_left", expressions=[_uncast(node.this),
-                                                                node.expression])
-        if isinstance(node, exp.Right):
-            return exp.Anonymous(this="tsqlb_right", expressions=[_uncast(node.this),
-                                                                 node.expression])
-        if isinstance(node, exp.DateAdd):
-            unit = exp.Literal.string(node.unit.name if node.unit else "day")
-            return exp.Anonymous(this="tsqlb_dateadd", expressions=[
-                unit, node.expression, _uncast(node.this)])
-        if isinstance(node, exp.DateDiff):
-            unit = exp.Literal.string(node.unit.name if node.unit else "day")
-            return exp.Anonymous(this="tsqlb_datediff", expressions=[
-                unit, _uncast(node.expression), _uncast(node.this)])
-        if isinstance(node, exp.Extract):
-            return exp.Anonymous(this="tsqlb_datepart", expressions=[
-                exp.Literal.string(node.this.name), _uncast(node.expression)])
-        if isinstance(node, (exp.Year, exp.Month, exp.Day)):
-            part = type(node).__name__.lower()
-            return exp.Anonymous(this="tsqlb_datepart", expressions=[
-                exp.Literal.string(part), _uncast(node.this)])
-        if isinstance(node, exp.ObjectId):
-            return self._object_id(node.this)
-        return node
+        if isinstance(node, exp.Escape) and isinstance(node.this, exp.Like) \
+                and "like" in self.functions:
+            like = node.this
+            call = exp.Anonymous(this="tsql_like", expressions=[
+                like.this, like.expression, node.expression])
+            return exp.Not(this=call) if like.args.get("negate") else call
+        mapped = _typed_call(node)
+        if mapped is None:
+            return node
+        name, args = mapped
+        if name in self.functions:
+            call = exp.Anonymous(this=f"tsql_{name}", expressions=args)
+            if isinstance(node, exp.Like) and node.args.get("negate"):
+                return exp.Not(this=call)
+            return call
+        builtin = _BUILTIN_FALLBACK.get(name)
+        if builtin is None:
+            if isinstance(node, exp.ObjectId):
+                return self._object_id(node.this)
+            return node
+        if name in ("year", "month", "day"):
+            args = [exp.Literal.string(name), *args]
+        return exp.Anonymous(this=builtin, expressions=args)
 
     def _anonymous(self, node: exp.Anonymous, low: str) -> exp.Expression:
         args = node.expressions
@@ -781,6 +764,81 @@ class Binder:
                 return None
             out.extend(source.columns)
         return out or None
+
+
+# Functions whose first argument is a datepart keyword (parsed as a column name).
+_DATEPART_FIRST = {"datename", "datediff_big", "datepart", "dateadd", "datediff",
+                   "datetrunc"}
+# Engine implementations used when the interpreter registered none.
+_BUILTIN_FALLBACK = {
+    "len": "tsqlb_len", "left": "tsqlb_left", "right": "tsqlb_right",
+    "dateadd": "tsqlb_dateadd", "datediff": "tsqlb_datediff", "datepart": "tsqlb_datepart",
+    "year": "tsqlb_datepart", "month": "tsqlb_datepart", "day": "tsqlb_datepart",
+    "getdate": "tsqlb_getdate", "newid": "tsqlb_newid", "object_id": None,
+}
+_DATENAME_FORMATS = {"'%B'": "month", "'%A'": "weekday"}
+
+
+def _unit_literal(node: exp.Expression) -> exp.Expression:
+    unit = node.args.get("unit")
+    return exp.Literal.string(unit.name if unit is not None else "day")
+
+
+def _typed_call(node: exp.Expression) -> tuple[str, list[exp.Expression]] | None:
+    """(T-SQL function name, arguments in T-SQL order) for sqlglot's typed function nodes
+    whose T-SQL semantics SQLite lacks (or the interpreter implements)."""
+    a = node.args
+    if isinstance(node, exp.Length):
+        return "len", [_uncast(node.this)]
+    if isinstance(node, exp.Left):
+        return "left", [_uncast(node.this), node.expression]
+    if isinstance(node, exp.Right):
+        return "right", [_uncast(node.this), node.expression]
+    if isinstance(node, exp.StrPosition):
+        return "charindex", [x for x in (a.get("substr"), node.this, a.get("position")) if x]
+    if isinstance(node, exp.Substring):
+        return "substring", [x for x in (node.this, a.get("start"), a.get("length")) if x]
+    if isinstance(node, exp.Replace):
+        return "replace", [node.this, node.expression, a.get("replacement")]
+    if isinstance(node, exp.Stuff):
+        return "stuff", [node.this, a.get("start"), a.get("length"), node.expression]
+    if isinstance(node, exp.Repeat):
+        return "replicate", [node.this, a.get("times")]
+    if isinstance(node, (exp.Upper, exp.Lower, exp.Reverse, exp.Space, exp.Ascii,
+                         exp.Unicode)):
+        return type(node).__name__.lower(), [node.this]
+    if isinstance(node, exp.Chr):
+        return "char", list(node.expressions)
+    if isinstance(node, exp.Concat):
+        return "concat", list(node.expressions)
+    if isinstance(node, exp.Like) and not a.get("escape"):
+        return "like", [node.this, node.expression]
+    if isinstance(node, exp.DateAdd):
+        return "dateadd", [_unit_literal(node), node.expression, _uncast(node.this)]
+    if isinstance(node, exp.DateDiff):
+        name = "datediff_big" if a.get("big_int") else "datediff"
+        return name, [_unit_literal(node), _uncast(node.expression), _uncast(node.this)]
+    if isinstance(node, exp.Extract):
+        return "datepart", [exp.Literal.string(node.this.name), _uncast(node.expression)]
+    if isinstance(node, exp.TimeToStr) and a.get("format") is not None:
+        part = _DATENAME_FORMATS.get(a["format"].sql())
+        if part is not None:
+            return "datename", [exp.Literal.string(part), _uncast(node.this)]
+        return None
+    if isinstance(node, (exp.Year, exp.Month, exp.Day)):
+        inner = node.this
+        if isinstance(inner, exp.TsOrDsToDate):
+            inner = inner.this
+        return type(node).__name__.lower(), [_uncast(inner)]
+    if isinstance(node, exp.LastDay):
+        return "eomonth", [_uncast(node.this)]
+    if isinstance(node, exp.CurrentTimestamp):
+        return "getdate", []
+    if isinstance(node, exp.Uuid):
+        return "newid", []
+    if isinstance(node, exp.ObjectId):
+        return "object_id", [node.this]
+    return None
 
 
 @dataclass(frozen=True)
