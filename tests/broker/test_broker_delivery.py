@@ -3,7 +3,6 @@ ALTER DATABASE broker options (reference §1.9, §5.5, §5.6, §7)."""
 
 from __future__ import annotations
 
-import pytest
 from broker_env import CONTRACT, INIT_SVC, REQ, RESP, TARGET_SVC, Env
 
 from tsqlbroker.engine.broker.model import ERROR

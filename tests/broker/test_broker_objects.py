@@ -4,11 +4,10 @@ routes, bindings, endpoint, priorities, built-in objects."""
 from __future__ import annotations
 
 import pytest
+from broker_env import CONTRACT, INIT_SVC, REQ, TARGET_SVC, Env
 
 from tsqlbroker.engine.broker import ActivationSettings
 from tsqlbroker.errors import BrokerError, TSqlError
-
-from broker_env import CONTRACT, INIT_SVC, REQ, TARGET_SVC, Env
 
 XSD = ('<xsd:schema xmlns:xsd="http://www.w3.org/2001/XMLSchema" targetNamespace="urn:t" '
        'xmlns="urn:t" elementFormDefault="qualified"><xsd:element name="trade">'

@@ -25,7 +25,7 @@ from .objects import ObjectsMixin
 from .receive import COLUMN_ALIASES, QUEUE_COLUMNS, ReceiveMixin
 from .views import ViewsMixin
 
-__all__ = ["Broker", "ActivationSettings", "QueueRow", "QUEUE_COLUMNS", "COLUMN_ALIASES"]
+__all__ = ["COLUMN_ALIASES", "QUEUE_COLUMNS", "ActivationSettings", "Broker", "QueueRow"]
 
 
 class Broker(ViewsMixin, ReceiveMixin, ObjectsMixin, ClockMixin):

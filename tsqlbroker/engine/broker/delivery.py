@@ -342,16 +342,17 @@ class DeliveryMixin(BrokerBase):
         group = new_uid()
         priority = self._priority_for(conn, meta.database_id, contract_id, svc.service_id,
                                       out.from_service)
-        values = dict(
-            conversation_handle=new_uid(), database_id=meta.database_id,
-            conversation_id=out.conversation_id, is_initiator=0,
-            service_contract_id=contract_id, conversation_group_id=group,
-            service_id=svc.service_id, queue_id=svc.service_queue_id, lifetime=out.lifetime,
-            state="CO", far_service=out.from_service,
-            far_broker_instance=sender.broker_guid if sender else None, target_broker=None,
-            security_timestamp=None, dialog_timer=None, send_sequence=0,
-            end_dialog_sequence=-1, receive_sequence=0, system_sequence=0, priority=priority,
-            encryption=False, create_date=now)
+        values = {
+            "conversation_handle": new_uid(), "database_id": meta.database_id,
+            "conversation_id": out.conversation_id, "is_initiator": 0,
+            "service_contract_id": contract_id, "conversation_group_id": group,
+            "service_id": svc.service_id, "queue_id": svc.service_queue_id,
+            "lifetime": out.lifetime, "state": "CO", "far_service": out.from_service,
+            "far_broker_instance": sender.broker_guid if sender else None,
+            "target_broker": None, "security_timestamp": None, "dialog_timer": None,
+            "send_sequence": 0, "end_dialog_sequence": -1, "receive_sequence": 0,
+            "system_sequence": 0, "priority": priority, "encryption": False,
+            "create_date": now}
         conn.execute(insert(self.t.conversations).values(**values))
         conn.execute(insert(self.t.groups).values(
             conversation_group_id=group, database_id=meta.database_id,

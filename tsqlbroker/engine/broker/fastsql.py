@@ -1,9 +1,10 @@
 """Hand-written SQL for the hot path (SEND, delivery, RECEIVE).
 
 SQLAlchemy Core builds and cache-keys a statement, and sets up result metadata, on every
-execution, which costs several times what SQLite takes to run it. The few statements SEND and RECEIVE run for every message are kept
-here as backend SQL text with positional parameters (``?``, rewritten to ``%s`` for drivers
-with the *format* parameter style) and executed with ``exec_driver_sql``. Values follow the
+execution, which costs several times what SQLite takes to run it. The few statements SEND
+and RECEIVE run for every message are kept here as backend SQL text with positional
+parameters (``?``, rewritten to ``%s`` for drivers with the *format* parameter style) and
+executed on the session's DBAPI cursor. Values follow the
 storage conventions of ``schema.py``: uniqueidentifiers as upper-case text, times as naive
 UTC — on SQLite as text in SQLAlchemy's own ``DateTime`` format, so both paths read alike.
 """

@@ -11,7 +11,6 @@ transaction ends (commit or rollback) the entry is dropped and the next lookup r
 from __future__ import annotations
 
 import threading
-import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -117,9 +116,7 @@ class MetaCache:
         if db is None:
             return None
         t = self.t
-        meta = DbMeta(db.database_id, db.name, str(db.service_broker_guid).upper()
-                      if isinstance(db.service_broker_guid, uuid.UUID)
-                      else str(db.service_broker_guid).upper(),
+        meta = DbMeta(db.database_id, db.name, str(db.service_broker_guid).upper(),
                       db.is_broker_enabled, db.is_honor_broker_priority_on)
         mt = t.message_types
         for r in conn.execute(select(mt).where(mt.c.database_id == db_id)).mappings():

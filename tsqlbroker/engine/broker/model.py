@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 SB = "http://schemas.microsoft.com/SQL/ServiceBroker/"
 END_DIALOG = SB + "EndDialog"
@@ -51,7 +51,7 @@ CLOSED_KEEP = timedelta(minutes=30)
 
 def utcnow() -> datetime:
     """Naive UTC now (the broker's catalog columns are UTC)."""
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    return datetime.now(UTC).replace(tzinfo=None)
 
 
 def lifetime_expiry(start: datetime, seconds: int) -> datetime:

@@ -18,7 +18,7 @@ from ..txn import Txn
 from .conversations import ConversationsMixin
 from .model import MAX_LIFETIME, lifetime_expiry, utcnow
 
-_TCP = re.compile(r"^TCP://[^:/\s]+:(\d{1,5})/?$", re.I)
+_TCP = re.compile(r"^TCP://[^:/\s]+:(\d{1,5})/?$", re.IGNORECASE)
 
 
 def _norm(options: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from lxml import etree
 
-_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.S)
+_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.DOTALL)
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True)
 _compiled: dict[tuple[str, ...], list[tuple[str | None, etree.XMLSchema]]] = {}
 _compiled_lock = threading.Lock()

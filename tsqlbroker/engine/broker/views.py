@@ -60,13 +60,13 @@ _VIEWS: dict[str, tuple[list[tuple[str, str]], str]] = {
         [("name", "sysname"), ("message_type_id", "int"), ("principal_id", "int"),
          ("validation", "char(2)"), ("validation_desc", "nvarchar(60)"),
          ("xml_collection_id", "int")],
-        "SELECT name, message_type_id, principal_id, validation, CASE validation WHEN 'N' "
+        ("SELECT name, message_type_id, principal_id, validation, CASE validation WHEN 'N' "
         "THEN 'BINARY' WHEN 'E' THEN 'EMPTY' ELSE 'XML' END AS validation_desc, "
-        "xml_collection_id FROM {p}message_types WHERE database_id = {db}"),
+        "xml_collection_id FROM {p}message_types WHERE database_id = {db}")),
     "service_contracts": (
         [("name", "sysname"), ("service_contract_id", "int"), ("principal_id", "int")],
-        "SELECT name, service_contract_id, principal_id FROM {p}contracts "
-        "WHERE database_id = {db}"),
+        ("SELECT name, service_contract_id, principal_id FROM {p}contracts "
+        "WHERE database_id = {db}")),
     "service_contract_message_usages": (
         [("service_contract_id", "int"), ("message_type_id", "int"),
          ("is_sent_by_initiator", "bit"), ("is_sent_by_target", "bit")],
@@ -77,12 +77,12 @@ _VIEWS: dict[str, tuple[list[tuple[str, str]], str]] = {
     "services": (
         [("name", "sysname"), ("service_id", "int"), ("principal_id", "int"),
          ("service_queue_id", "int")],
-        "SELECT name, service_id, principal_id, service_queue_id FROM {p}services "
-        "WHERE database_id = {db}"),
+        ("SELECT name, service_id, principal_id, service_queue_id FROM {p}services "
+        "WHERE database_id = {db}")),
     "service_contract_usages": (
         [("service_id", "int"), ("service_contract_id", "int")],
-        "SELECT service_id, service_contract_id FROM {p}service_contracts "
-        "WHERE database_id = {db}"),
+        ("SELECT service_id, service_contract_id FROM {p}service_contracts "
+        "WHERE database_id = {db}")),
     "service_queue_usages": (
         [("service_id", "int"), ("service_queue_id", "int")],
         "SELECT service_id, service_queue_id FROM {p}services WHERE database_id = {db}"),
@@ -122,7 +122,7 @@ _VIEWS: dict[str, tuple[list[tuple[str, str]], str]] = {
          ("receive_sequence_frag", "int"), ("system_sequence", "bigint"),
          ("first_out_of_order_sequence", "bigint"), ("last_out_of_order_sequence", "bigint"),
          ("last_out_of_order_frag", "int"), ("is_system", "bit"), ("priority", "tinyint")],
-        "SELECT conversation_handle, conversation_id, is_initiator, service_contract_id, "
+        ("SELECT conversation_handle, conversation_id, is_initiator, service_contract_id, "
         "conversation_group_id, service_id, lifetime, state, CASE state "
         "WHEN 'SO' THEN 'STARTED_OUTBOUND' WHEN 'SI' THEN 'STARTED_INBOUND' "
         "WHEN 'CO' THEN 'CONVERSING' WHEN 'DI' THEN 'DISCONNECTED_INBOUND' "
@@ -136,18 +136,18 @@ _VIEWS: dict[str, tuple[list[tuple[str, str]], str]] = {
         "NULL AS last_send_tran_id, end_dialog_sequence, receive_sequence, "
         "0 AS receive_sequence_frag, system_sequence, -1 AS first_out_of_order_sequence, "
         "-1 AS last_out_of_order_sequence, 0 AS last_out_of_order_frag, 0 AS is_system, "
-        "priority FROM {p}conversation_endpoints WHERE database_id = {db}"),
+        "priority FROM {p}conversation_endpoints WHERE database_id = {db}")),
     "conversation_groups": (
         [("conversation_group_id", "uniqueidentifier"), ("service_id", "int"),
          ("is_system", "bit")],
-        "SELECT conversation_group_id, service_id, 0 AS is_system "
-        "FROM {p}conversation_groups WHERE database_id = {db}"),
+        ("SELECT conversation_group_id, service_id, 0 AS is_system "
+        "FROM {p}conversation_groups WHERE database_id = {db}")),
     # The pre-release name of sys.conversation_groups (the seed chapter queries it).
     "service_instances": (
         [("service_instance_id", "uniqueidentifier"), ("service_id", "int"),
          ("is_system", "bit")],
-        "SELECT conversation_group_id AS service_instance_id, service_id, 0 AS is_system "
-        "FROM {p}conversation_groups WHERE database_id = {db}"),
+        ("SELECT conversation_group_id AS service_instance_id, service_id, 0 AS is_system "
+        "FROM {p}conversation_groups WHERE database_id = {db}")),
     "transmission_queue": (
         [("conversation_handle", "uniqueidentifier"), ("to_service_name", "nvarchar(256)"),
          ("to_broker_instance", "nvarchar(128)"), ("from_service_name", "nvarchar(256)"),
@@ -166,8 +166,8 @@ _VIEWS: dict[str, tuple[list[tuple[str, str]], str]] = {
          ("remote_service_name", "nvarchar(256)"), ("broker_instance", "nvarchar(128)"),
          ("lifetime", "datetime"), ("address", "nvarchar(256)"),
          ("mirror_address", "nvarchar(256)")],
-        "SELECT name, route_id, principal_id, remote_service_name, broker_instance, "
-        "lifetime, address, mirror_address FROM {p}routes WHERE database_id = {db}"),
+        ("SELECT name, route_id, principal_id, remote_service_name, broker_instance, "
+        "lifetime, address, mirror_address FROM {p}routes WHERE database_id = {db}")),
     "remote_service_bindings": (
         [("name", "sysname"), ("remote_service_binding_id", "int"), ("principal_id", "int"),
          ("remote_service_name", "nvarchar(256)"), ("service_contract_id", "int"),
@@ -179,14 +179,14 @@ _VIEWS: dict[str, tuple[list[tuple[str, str]], str]] = {
         [("priority_id", "int"), ("name", "sysname"), ("service_contract_id", "int"),
          ("local_service_id", "int"), ("remote_service_name", "nvarchar(256)"),
          ("priority", "tinyint")],
-        "SELECT priority_id, name, service_contract_id, local_service_id, "
-        "remote_service_name, priority FROM {p}priorities WHERE database_id = {db}"),
+        ("SELECT priority_id, name, service_contract_id, local_service_id, "
+        "remote_service_name, priority FROM {p}priorities WHERE database_id = {db}")),
     "xml_schema_collections": (
         [("xml_collection_id", "int"), ("schema_id", "int"), ("principal_id", "int"),
          ("name", "sysname"), ("create_date", "datetime"), ("modify_date", "datetime")],
-        "SELECT xml_collection_id, MIN(schema_id) AS schema_id, NULL AS principal_id, "
+        ("SELECT xml_collection_id, MIN(schema_id) AS schema_id, NULL AS principal_id, "
         "MIN(name) AS name, MIN(create_date) AS create_date, MAX(create_date) AS modify_date "
-        "FROM {p}xml_schemas WHERE database_id = {db} GROUP BY xml_collection_id"),
+        "FROM {p}xml_schemas WHERE database_id = {db} GROUP BY xml_collection_id")),
     "service_broker_endpoints": (
         [("name", "sysname"), ("endpoint_id", "int"), ("principal_id", "int"),
          ("protocol", "tinyint"), ("protocol_desc", "nvarchar(60)"), ("type", "tinyint"),
