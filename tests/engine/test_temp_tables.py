@@ -131,3 +131,21 @@ def test_insert_rows_into_named_tables(ctx: ExecContext) -> None:
     assert insert_rows(ctx, "#tmp", None, [("c",)]) == 1
     assert rows(ctx, "SELECT id, v FROM t ORDER BY id") == [(1, "a"), (2, "b")]
     assert rows(ctx, "SELECT v FROM #tmp") == [("c",)]
+
+
+def test_table_variable_survives_rollback(ctx: ExecContext) -> None:
+    ctx.table_variables["@t"] = declare_table_variable(ctx, "@t", "(a int)")
+    run(ctx, "INSERT INTO @t VALUES (1)")
+    ctx.txn.rollback()
+    ctx.txn = Txn(ctx.conn)
+    assert rows(ctx, "SELECT COUNT(*) FROM @t") == [(0,)]
+    run(ctx, "INSERT INTO @t VALUES (2)")
+    assert rows(ctx, "SELECT a FROM @t") == [(2,)]
+
+
+def test_compound_assignment_in_update(ctx: ExecContext) -> None:
+    run(ctx, "CREATE TABLE t (a int, b varchar(10))")
+    run(ctx, "INSERT INTO t VALUES (1, 'x')")
+    run(ctx, "UPDATE t SET a += 2 * 3, b += 'y' WHERE a = 1")
+    run(ctx, "UPDATE t SET t.a -= (1)")
+    assert rows(ctx, "SELECT a, b FROM t") == [(6, "xy")]

@@ -116,14 +116,30 @@ def declare_table_variable(ctx: ExecContext, name: str, columns_sql: str) -> str
         physical.append(tables.declare_table_variable(ctx, name, columns_sql))
         return SqlResult()
 
-    _guarded(ctx, True, run)
+    _outside_transaction(ctx, run)
     return physical[0]
 
 
 def drop_table_variable(ctx: ExecContext, physical: str) -> None:
     """Drop a table variable (frame end)."""
     prepare_connection(ctx.conn)
-    _guarded(ctx, True, lambda: (tables.drop_table_variable(ctx, physical), SqlResult())[1])
+    _outside_transaction(
+        ctx, lambda: (tables.drop_table_variable(ctx, physical), SqlResult())[1])
+
+
+def _outside_transaction(ctx: ExecContext, fn: Callable[[], SqlResult]) -> None:
+    """Run DDL for a table variable. SQL Server's ROLLBACK does not undo table variables, so
+    when no storage transaction is open the DDL commits on its own; inside one it joins it
+    (a rollback then takes the table variable's rows and, if declared inside, the table)."""
+    if ctx.conn.in_write_txn:
+        _guarded(ctx, True, fn)
+        return
+    try:
+        _guarded(ctx, True, fn)
+    except BaseException:
+        ctx.conn.rollback()
+        raise
+    ctx.conn.commit()
 
 
 def drop_temp_tables(ctx: ExecContext) -> None:

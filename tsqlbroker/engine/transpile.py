@@ -109,6 +109,7 @@ def _parse_uncached(sql: str) -> Parsed:
     if any(t.text.upper() == "XMLNAMESPACES" for t in tokens):
         raise not_supported("WITH XMLNAMESPACES")
     cut: list[tuple[int, int]] = []
+    edits: list[tuple[int, int, str]] = []
     words = [t.text.upper() for t in tokens]
     for i, w in enumerate(words):
         if w in ("CLUSTERED", "NONCLUSTERED"):
@@ -156,13 +157,16 @@ def _parse_uncached(sql: str) -> Parsed:
                     end = tokens[m - 1].end
                 cut.append((tokens[i].start, end))
                 break
+    if first == "UPDATE":
+        _compound_assignments(sql, tokens, words, edits)
     if first == "DELETE":
         froms = [i for i, w in enumerate(words) if w == "FROM" and _depth_at(words, i) == 0]
         if len(froms) >= 2 and froms[0] in (1, 2):
             cut.append((tokens[froms[0]].start, tokens[froms[0]].end))
+    edits.extend((start, end, " " * (end - start + 1)) for start, end in cut)
     text = sql
-    for start, end in sorted(cut, reverse=True):
-        text = text[:start] + " " * (end - start + 1) + text[end + 1:]
+    for start, end, replacement in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+        text = text[:start] + replacement + text[end + 1:]
     try:
         trees = _TSQL.parse(text)
     except (GlotParseError, TokenError) as e:
@@ -182,6 +186,42 @@ def _parse_uncached(sql: str) -> Parsed:
     except (GlotParseError, TokenError) as e:
         raise syntax_error(e, sql) from None
     return Parsed(trees[0], top, output, into, sql)
+
+
+_COMPOUND_OPS = {"+", "-", "*", "/", "%", "&", "|", "^"}
+_SET_END = {"FROM", "WHERE", "OUTPUT", "OPTION", ";"}
+
+
+def _compound_assignments(sql: str, tokens: list[Any], words: list[str],
+                          edits: list[tuple[int, int, str]]) -> None:
+    """``SET a += 1`` → ``SET a = a + (1)`` (sqlglot does not parse compound assignment)."""
+    try:
+        i = words.index("SET")
+    except ValueError:
+        return
+    item_start = i + 1
+    depth = 0
+    k = item_start
+    while k < len(words) and not (depth == 0 and words[k] in _SET_END):
+        w = words[k]
+        depth += w == "("
+        depth -= w == ")"
+        if depth == 0 and w in _COMPOUND_OPS and k + 1 < len(words) and words[k + 1] == "=" \
+                and tokens[k].end + 1 == tokens[k + 1].start and k > item_start:
+            target = sql[tokens[item_start].start:tokens[k - 1].end + 1]
+            end = k + 2
+            d = 0
+            while end < len(words) and not (d == 0 and (words[end] == ","
+                                                        or words[end] in _SET_END)):
+                d += words[end] == "("
+                d -= words[end] == ")"
+                end += 1
+            edits.append((tokens[k].start, tokens[k + 1].end, f"= {target} {tokens[k].text} ("))
+            last = tokens[end - 1]
+            edits.append((last.end + 1, last.end, ")"))
+        if depth == 0 and w == ",":
+            item_start = k + 1
+        k += 1
 
 
 def _depth_at(words: list[str], index: int) -> int:
@@ -404,6 +444,12 @@ class Binder:
             spec = self.spec_of(node.expressions[0])
             return exp.Anonymous(this="tsqlb_datalength", expressions=[
                 self.rewrite(node.expressions[0]), exp.Literal.string(spec or "")])
+        if isinstance(node, exp.Limit):
+            options = node.args.get("limit_options")
+            if options is not None and options.args.get("percent"):
+                raise not_supported("TOP … PERCENT")
+            if options is not None and options.args.get("with_ties"):
+                raise not_supported("TOP … WITH TIES")
         if isinstance(node, exp.Lateral):
             raise not_supported("CROSS APPLY / OUTER APPLY")
         if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Anonymous):
@@ -600,6 +646,8 @@ class Binder:
             return datatype_spec(node.this) if isinstance(node.this, exp.DataType) else None
         if isinstance(node, exp.CurrentTimestamp):
             return "datetime"
+        if isinstance(node, exp.LastDay):
+            return "date"
         if isinstance(node, exp.Uuid):
             return "uniqueidentifier"
         if isinstance(node, (exp.Count, exp.DateDiff, exp.Extract, exp.Year, exp.Month,
