@@ -78,3 +78,32 @@ def test_format(value: Any, fmt: str, culture: str | None, expected: str | None)
 )
 def test_str(args: tuple, expected: str | None) -> None:
     assert str_function(*args) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "spec", "expected"),
+    [
+        (0.10000000149011612, "real", "0.1"),
+        (4.0, "float", "4"),
+        (3.14159, "float", "3.14159"),
+        (1e20, "float", "1E+20"),
+        (Decimal("12.5000"), "money", "12.5000"),
+        (Decimal("1.50"), "decimal(5,2)", "1.50"),
+        (datetime(2024, 3, 5, 1, 2, 3, 500000), "datetime2", "2024-03-05 01:02:03.5000000"),
+        (datetime(2024, 3, 5, 1, 2, 3, 500000), "datetime2(2)", "2024-03-05 01:02:03.50"),
+        (datetime(2024, 3, 5, 1, 2, 3, 3000), "datetime", "2024-03-05 01:02:03.003"),
+        (datetime(2024, 3, 5, 1, 2), "smalldatetime", "2024-03-05 01:02:00.000"),
+        (datetime(2024, 3, 5, 1, 2, tzinfo=timezone.utc), "datetimeoffset",
+         "2024-03-05 01:02:00.0000000 +00:00"),
+        (time(1, 2, 3), "time", "01:02:03.0000000"),
+        (date(2024, 3, 5), "date", "2024-03-05"),
+        (datetime(2024, 3, 5, 1, 2, 3), None, "2024-03-05 01:02:03.000"),
+        (b"\x01\xab", "varbinary(2)", "0x01AB"),
+        (None, "int", "NULL"),
+        (True, "bit", "1"),
+    ],
+)
+def test_display_text(value: Any, spec: str | None, expected: str) -> None:
+    from tsqlbroker.interpreter.formatting import display_text
+
+    assert display_text(value, spec) == expected

@@ -389,4 +389,69 @@ def str_function(value: Any, length: int = 10, decimals: int = 0) -> str | None:
     return text.rjust(length)
 
 
-__all__ = ["format_value", "str_function", "culture", "CULTURES"]
+__all__ = ["format_value", "str_function", "culture", "CULTURES", "display_text", "real_text"]
+
+
+# ------------------------------------------------------------------------- result display
+def real_text(v: float) -> str:
+    """The shortest text that reads back as the same single-precision value (0.1, not
+    0.10000000149011612)."""
+    import struct
+
+    target = struct.pack("<f", v)
+    for digits in range(1, 10):
+        text = f"{v:.{digits}g}"
+        if struct.pack("<f", float(text)) == target:
+            return _plain_float(text)
+    return _plain_float(repr(v))
+
+
+def _plain_float(text: str) -> str:
+    if "e" in text or "E" in text:
+        mant, _, exp = text.lower().partition("e")
+        return f"{mant}E{int(exp):+d}"
+    return text[:-2] if text.endswith(".0") else text
+
+
+def display_text(value: Any, spec: Any = None) -> str:
+    """A result value as SQL Server's tools show it, given its type (a SqlType or spec string;
+    None when unknown): datetime2/time/datetimeoffset with their own fraction digits, money
+    with four decimals, float as the shortest exact text, real at single precision."""
+    from tsqlbroker.interpreter.convert import money_text
+    from tsqlbroker.interpreter.datetimes import default_text
+    from tsqlbroker.interpreter.types import SqlType, parse_type_spec
+
+    if value is None:
+        return "NULL"
+    t = spec if isinstance(spec, SqlType) or spec is None else parse_type_spec(str(spec))
+    name = t.name if t is not None else None
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, (bytes, bytearray)):
+        return "0x" + bytes(value).hex().upper()
+    if isinstance(value, float):
+        if name == "real":
+            return real_text(value)
+        return _plain_float(repr(value))
+    if isinstance(value, Decimal):
+        if name in ("money", "smallmoney"):
+            return money_text(value, 2)
+        return f"{value:f}"
+    if isinstance(value, (datetime, date, time)):
+        if name in ("date", "time", "datetime2", "datetimeoffset", "datetime",
+                    "smalldatetime"):
+            if name in ("datetime", "smalldatetime"):
+                return value.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+            return default_text(value, name, t.scale if t is not None else None)
+        if isinstance(value, datetime):
+            if value.tzinfo is not None:
+                return default_text(value, "datetimeoffset", 7)
+            return value.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+        if isinstance(value, date):
+            return value.isoformat()
+        return default_text(value, "time", 7)
+    if hasattr(value, "to_string"):
+        return str(value.to_string())
+    if type(value).__name__ == "UUID":
+        return str(value).upper()
+    return str(value)
