@@ -56,9 +56,9 @@ def test_duplicate_within_one_statement_rolls_back_the_statement(ctx: ExecContex
 def test_not_null(ctx: ExecContext) -> None:
     run(ctx, "CREATE TABLE t (id int, c varchar(5) NOT NULL)")
     err = _error(ctx, "INSERT INTO t (id) VALUES (1)")
-    assert (err.number, err.message) == (515, "Cannot insert the value NULL into column 'c', "
-                                               "table 'd.dbo.t'; column does not allow nulls. "
-                                               "INSERT fails.")
+    assert err.number == 515
+    assert err.message == ("Cannot insert the value NULL into column 'c', table 'd.dbo.t'; "
+                           "column does not allow nulls. INSERT fails.")
     run(ctx, "INSERT INTO t VALUES (1, 'a')")
     err = _error(ctx, "UPDATE t SET c = NULL")
     assert err.message.endswith("UPDATE fails.")
@@ -80,9 +80,10 @@ def test_foreign_key_and_reference(ctx: ExecContext) -> None:
     run(ctx, "INSERT INTO p VALUES (1)")
     run(ctx, "INSERT INTO c VALUES (1, 1), (2, NULL)")
     err = _error(ctx, "INSERT INTO c VALUES (3, 2)")
-    assert (err.number, err.message) == (
-        547, 'The INSERT statement conflicted with the FOREIGN KEY constraint "fk_c_p". The '
-             'conflict occurred in database "d", table "dbo.p", column \'id\'.')
+    assert err.number == 547
+    assert err.message == ('The INSERT statement conflicted with the FOREIGN KEY constraint '
+                           '"fk_c_p". The conflict occurred in database "d", table "dbo.p", '
+                           'column \'id\'.')
     err = _error(ctx, "DELETE FROM p")
     assert err.message == ('The DELETE statement conflicted with the REFERENCE constraint '
                            '"fk_c_p". The conflict occurred in database "d", table "dbo.c", '

@@ -75,7 +75,7 @@ def test_commit_spanning_two_databases_is_visible_elsewhere(
 
 
 def test_drop_database_drops_its_tables(store: Store, two: tuple[ExecContext, int]) -> None:
-    ctx, other = two
+    ctx, _other = two
     catalog = Catalog.get(store)
     catalog.drop_database(ctx.conn, "Other")
     ctx.conn.commit()

@@ -30,8 +30,8 @@ def test_parameters_are_bound_never_spliced(ctx: ExecContext) -> None:
 def test_undeclared_variable(ctx: ExecContext) -> None:
     with pytest.raises(TSqlError) as ei:
         run(ctx, "SELECT @nope")
-    assert (ei.value.number, ei.value.message) == (137, 'Must declare the scalar variable '
-                                                        '"@nope".')
+    assert ei.value.number == 137
+    assert ei.value.message == 'Must declare the scalar variable "@nope".'
 
 
 def test_parse_and_compile_are_cached(ctx: ExecContext) -> None:

@@ -16,7 +16,7 @@ from .conftest import rows, run
 
 CASES: list[tuple[str, Any]] = [
     ("int", 42), ("bigint", 2**40), ("smallint", -7), ("tinyint", 255), ("bit", 1),
-    ("decimal(10,2)", Decimal("12.34")), ("numeric(5,0)", Decimal("123")),
+    ("decimal(10,2)", Decimal("12.34")), ("numeric(5,0)", Decimal(123)),
     ("money", Decimal("1.2345")), ("float", 1.5), ("real", 0.25),
     ("char(3)", "ab "), ("varchar(10)", "hello"), ("nvarchar(max)", "ünïcødé ✓"),
     ("nchar(2)", "xy"), ("varbinary(max)", b"\x00\x01\xff"), ("binary(2)", b"\x01\x02"),

@@ -29,6 +29,8 @@ class ExecContext:
     temp_tables: dict[str, str] = field(default_factory=dict)
     # '@t' (lower-case) → physical name; the table variables visible in the frame chain.
     table_variables: dict[str, str] = field(default_factory=dict)
+    # Nesting of views being expanded (Msg 217 beyond 32, as for modules).
+    view_depth: int = 0
 
 
 @dataclass

@@ -22,14 +22,19 @@ from sqlalchemy.exc import DBAPIError
 from sqlglot import exp
 
 from ..errors import BindError, TSqlError, tsql_error
+from . import tables
 from .catalog import Catalog
 from .context import ExecContext, VirtualTable, register_virtual_table
 from .ddl import alter_table, create_index, create_view, drop_index, drop_view
 from .results import ResultSet
-from .sqlfuncs import clear_pending_error, prepare_connection, register_functions, take_pending_error
+from .sqlfuncs import (
+    clear_pending_error,
+    prepare_connection,
+    register_functions,
+    take_pending_error,
+)
 from .sqltypes import from_storage, spec_of_value
 from .tableinfo import TableInfo
-from . import tables
 from .tables import (
     RowWriter,
     create_table,
@@ -44,7 +49,6 @@ from .transpile import (
     Source,
     not_supported,
     parse_statement,
-    projection_name,
     table_key,
     temp_table_object_id,
 )

@@ -79,7 +79,7 @@ def _getdate() -> str:
 
 
 def _getutcdate() -> str:
-    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None).strftime(
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None).strftime(
         "%Y-%m-%d %H:%M:%S.%f")
 
 
@@ -241,7 +241,7 @@ def _cast(value: Any, spec: str, style: Any = None) -> Any:
 
 def _float_text(value: float) -> str:
     text = repr(value)
-    return text[:-2] if text.endswith(".0") else text
+    return text.removesuffix(".0")
 
 
 def _try_cast(value: Any, spec: str) -> Any:

@@ -257,10 +257,10 @@ def _date_to_storage(value: Any, name: str) -> str:
     if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
         value = dt.datetime(value.year, value.month, value.day)
     if not isinstance(value, dt.datetime):
-        raise ValueError
+        raise ValueError(f"not a date/time: {value!r}")  # noqa: TRY004 - mapped to Msg 245
     if name == "datetimeoffset":
         if value.tzinfo is None:
-            value = value.replace(tzinfo=dt.timezone.utc)
+            value = value.replace(tzinfo=dt.UTC)
         return value.isoformat(sep=" ", timespec="microseconds")
     if value.tzinfo is not None:
         value = value.replace(tzinfo=None)
@@ -370,7 +370,7 @@ def spec_of_value(value: Any) -> str | None:
     """A reasonable spec for a Python value of unknown declared type (SELECT … INTO)."""
     if value is None:
         return None
-    if isinstance(value, bool) or isinstance(value, int):
+    if isinstance(value, (bool, int)):
         return "int" if -2**31 <= int(value) < 2**31 else "bigint"
     if isinstance(value, float):
         return "float"

@@ -15,8 +15,8 @@ import datetime as dt
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import Select, and_, case, cast, false, literal, select, true
 from sqlalchemy import Integer as SaInteger
+from sqlalchemy import Select, and_, case, cast, false, literal, select, true
 
 from ..errors import tsql_error
 from .catalog import Catalog

@@ -16,12 +16,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import sqlglot
 from sqlalchemy import Column, MetaData, Table, select, update
 from sqlalchemy.schema import CreateTable
-import sqlglot
 from sqlglot import exp
 
-from ..errors import BindError, tsql_error
+from ..errors import BindError, TSqlError, tsql_error
 from .catalog import TEMPDB, Catalog
 from .context import ExecContext
 from .naming import (
@@ -304,7 +304,7 @@ def _resolve_ref(ctx: ExecContext, pc: _PendingConstraint, name: str) -> TableIn
     binder = Binder(ctx, {})
     try:
         source = binder.resolve(key)
-    except Exception:
+    except TSqlError:
         raise tsql_error(1767, name, written_name(key)) from None
     if source.table is None:
         raise tsql_error(1767, name, written_name(key))

@@ -366,25 +366,21 @@ class Binder:
         if db_id == self.ctx.db_id:
             return self.ctx
         return ExecContext(self.ctx.conn, self.ctx.txn, db_id, self.ctx.session_id,
-                           self.ctx.temp_tables, self.ctx.table_variables)
+                           self.ctx.temp_tables, self.ctx.table_variables,
+                           self.ctx.view_depth)
 
     def _table_source(self, info: TableInfo, name: str) -> Source:
         return Source("table", name, [(c.name, c.spec) for c in info.columns], table=info,
                       signature=("t", info.object_id, info.modify_date))
 
     def _view_source(self, obj: Any, db_id: int, name: str) -> Source:
-        depth = getattr(self.ctx, "_view_depth", 0)
-        if depth > 32:
+        if self.ctx.view_depth >= 32:
             raise tsql_error(217)
-        inner_ctx = self._ctx_for(db_id)
-        definition = obj.definition or ""
-        select_text = _view_select_text(definition)
-        binder = Binder(inner_ctx, {})
-        setattr(inner_ctx, "_view_depth", depth + 1)
-        try:
-            compiled = binder.compile_text(select_text, tag="view")
-        finally:
-            setattr(inner_ctx, "_view_depth", depth)
+        inner_ctx = ExecContext(self.ctx.conn, self.ctx.txn, db_id, self.ctx.session_id,
+                                self.ctx.temp_tables, self.ctx.table_variables,
+                                self.ctx.view_depth + 1)
+        select_text = _view_select_text(obj.definition or "")
+        compiled = Binder(inner_ctx, {}).compile_text(select_text, tag="view")
         columns = list(zip(compiled.names, compiled.types, strict=False))
         return Source("view", name, columns, sql=compiled.sql,
                       signature=("view", obj.object_id, obj.modify_date))
@@ -668,8 +664,7 @@ class Binder:
                 return "nvarchar(128)"
         if isinstance(node, (exp.Upper, exp.Lower, exp.Substring, exp.Left, exp.Right,
                              exp.Replace, exp.Trim, exp.DPipe, exp.Concat)):
-            return "nvarchar(max)" if not isinstance(node, (exp.DPipe, exp.Concat)) else \
-                "nvarchar(max)"
+            return "nvarchar(max)"
         if isinstance(node, exp.Coalesce):
             return self.spec_of(node.this)
         if isinstance(node, (exp.Max, exp.Min)):
