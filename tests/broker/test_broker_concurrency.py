@@ -261,3 +261,15 @@ def test_concurrent_receivers_get_each_message_once(env: Env, db: int, n_threads
     for t in threads:
         t.join(30)
     assert sorted(got, key=int) == [str(i).encode() for i in range(12)]
+
+
+def test_waitfor_returns_at_once_when_it_would_deadlock(env: Env, db: int) -> None:
+    b = env.broker
+    h = env.dialog(db)
+    txn = Txn(env.conn)
+    b.send(txn, db, [h], REQ, b"not yet delivered", True)    # holds the write lock now
+    t0 = time.monotonic()
+    assert not b.wait_for_message(db, None, "TargQ", 10.0, lambda: False, txn=txn)
+    assert time.monotonic() - t0 < 2
+    txn.commit()
+    assert b.wait_for_message(db, None, "TargQ", 10.0, lambda: False)

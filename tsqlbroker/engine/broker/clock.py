@@ -54,6 +54,7 @@ class ClockMixin(NetworkMixin):
                 self._delete_endpoint(conn, Endpoint.from_row(r))
             if self._held_handles:
                 self._retry_held(conn, txn)
+                self._prune_held(conn)
             txn.commit()
             return self._next_due(conn, now)
         except BaseException:
@@ -61,6 +62,18 @@ class ClockMixin(NetworkMixin):
             raise
         finally:
             conn.close()
+
+    def _prune_held(self, conn: object) -> None:
+        """Forget handles with nothing held any more. Exact only while this transaction holds
+        SQLite's single write lock (no other writer can be holding a message meanwhile)."""
+        if getattr(conn, "dialect", None) != "sqlite":
+            return
+        tq = self.t.transmission
+        present = set(conn.execute(  # type: ignore[attr-defined]
+            select(tq.c.conversation_handle).distinct()).scalars())
+        for handle in list(self._held_handles):
+            if handle not in present:
+                self._held_handles.discard(handle)
 
     def _next_due(self, conn: object, now: datetime) -> float | None:
         c = self.t.conversations

@@ -226,7 +226,9 @@ class ReceiveMixin(BrokerBase):
         """Block, holding no storage lock, until a commit may have made a message receivable
         by ``txn`` on the queue (True), or ``timeout_s`` passes / ``cancelled()`` (False).
         ``where`` = (column, value) of a RECEIVE … WHERE. Raises 9617 if the queue is or
-        becomes disabled, 208 if it is dropped. The caller retries its RECEIVE on True."""
+        becomes disabled, 208 if it is dropped. The caller retries its RECEIVE on True.
+        Returns False at once when ``txn`` holds the SQLite write lock (nothing could arrive:
+        SQL Server's "WAITFOR would deadlock" rule)."""
         own = None
         if conn is None:
             conn = txn.conn if txn is not None else None
@@ -245,6 +247,8 @@ class ReceiveMixin(BrokerBase):
                         raise broker_error(9617, q.name)
                     if self._ready_for(conn, txn, q, where):
                         return True
+                    if self._would_deadlock(txn):
+                        return False
                     if not self.signals.wait_change(key, seen, deadline, cancelled):
                         return False
             finally:
@@ -252,6 +256,14 @@ class ReceiveMixin(BrokerBase):
         finally:
             if own is not None:
                 own.close()
+
+    def _would_deadlock(self, txn: Txn | None) -> bool:
+        """SQLite has one writer: while ``txn`` holds the storage write lock no other session
+        can commit a message, so waiting could only end in a timeout while blocking everyone
+        else. SQL Server returns an empty result when a WAITFOR would deadlock against locks
+        its transaction holds; so do we."""
+        return (txn is not None and txn.conn.in_write_txn
+                and txn.conn.dialect == "sqlite")
 
     def _ready_for(self, conn: StoreConnection, txn: Txn | None, q: QueueRow,
                    where: tuple[str, Any] | None) -> bool:
