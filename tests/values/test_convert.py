@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from datetime import date, datetime, time, timezone
+from datetime import UTC, date, datetime, time, timezone
 from decimal import Decimal
 from typing import Any
 
@@ -114,8 +114,8 @@ def test_null_stays_null() -> None:
          "Arithmetic overflow error converting expression to data type int."),
         (300, "int", "tinyint", 220, "Arithmetic overflow error for data type tinyint, value = 300."),
         ("300", "varchar(3)", "tinyint", 244,
-         "The conversion of the varchar value '300' overflowed an INT1 column. Use a larger "
-         "integer column."),
+         ("The conversion of the varchar value '300' overflowed an INT1 column. Use a larger "
+         "integer column.")),
         ("3000000000", "varchar(10)", "int", 248,
          "The conversion of the varchar value '3000000000' overflowed an int column."),
         ("abc", "varchar(3)", "decimal(5,2)", 8114, "Error converting data type varchar to numeric."),
@@ -129,8 +129,8 @@ def test_null_stays_null() -> None:
         ("notadate", "varchar(8)", "datetime", 241,
          "Conversion failed when converting date and/or time from character string."),
         ("2024-02-30", "varchar(10)", "datetime", 242,
-         "The conversion of a varchar data type to a datetime data type resulted in an "
-         "out-of-range value."),
+         ("The conversion of a varchar data type to a datetime data type resulted in an "
+         "out-of-range value.")),
         ("2024-02-30", "varchar(10)", "date", 241,
          "Conversion failed when converting date and/or time from character string."),
         ("nope", "varchar(4)", "uniqueidentifier", 8169,
@@ -161,20 +161,20 @@ def test_conversion_errors(value: Any, src: str, dst: str, number: int, message:
         ("uniqueidentifier", "int", False, 206,
          "Operand type clash: uniqueidentifier is incompatible with int"),
         ("varchar(5)", "varbinary(max)", False, 257,
-         "Implicit conversion from data type varchar to varbinary is not allowed. Use the "
-         "CONVERT function to run this query."),
+         ("Implicit conversion from data type varchar to varbinary is not allowed. Use the "
+         "CONVERT function to run this query.")),
         ("xml", "nvarchar(max)", False, 257,
-         "Implicit conversion from data type xml to nvarchar is not allowed. Use the CONVERT "
-         "function to run this query."),
+         ("Implicit conversion from data type xml to nvarchar is not allowed. Use the CONVERT "
+         "function to run this query.")),
         ("datetime", "int", False, 257,
-         "Implicit conversion from data type datetime to int is not allowed. Use the CONVERT "
-         "function to run this query."),
+         ("Implicit conversion from data type datetime to int is not allowed. Use the CONVERT "
+         "function to run this query.")),
         ("date", "int", True, 529, "Explicit conversion from data type date to int is not allowed."),
         ("int", "xml", True, 529, "Explicit conversion from data type int to xml is not allowed."),
         ("date", "time", True, 529, "Explicit conversion from data type date to time is not allowed."),
         ("sql_variant", "nvarchar(10)", False, 257,
-         "Implicit conversion from data type sql_variant to nvarchar is not allowed. Use the "
-         "CONVERT function to run this query."),
+         ("Implicit conversion from data type sql_variant to nvarchar is not allowed. Use the "
+         "CONVERT function to run this query.")),
     ],
 )
 def test_refused_conversions(src: str, dst: str, explicit: bool, number: int,
@@ -259,7 +259,7 @@ def test_datetime_styles(style: int | None, expected: str) -> None:
         (datetime(2024, 3, 5, 1, 2, 3, 500000), "datetime2", "2024-03-05 01:02:03.5000000"),
         (datetime(2024, 3, 5, 1, 2, 3), "datetime2(0)", "2024-03-05 01:02:03"),
         (time(1, 2, 3), "time", "01:02:03.0000000"),
-        (datetime(2024, 3, 5, 1, 2, 3, tzinfo=timezone.utc), "datetimeoffset(0)",
+        (datetime(2024, 3, 5, 1, 2, 3, tzinfo=UTC), "datetimeoffset(0)",
          "2024-03-05 01:02:03 +00:00"),
     ],
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -37,7 +37,7 @@ from tsqlbroker.interpreter import datetimes as dt
         ("  2024-03-05  ", "date", None, date(2024, 3, 5)),
         ("", "datetime", None, datetime(1900, 1, 1)),
         ("2024-03-05T10:00:00Z", "datetimeoffset", None,
-         datetime(2024, 3, 5, 10, tzinfo=timezone.utc)),
+         datetime(2024, 3, 5, 10, tzinfo=UTC)),
         ("2024-03-05 10:00:00 -05:30", "datetimeoffset", None,
          datetime(2024, 3, 5, 10, tzinfo=timezone(-timedelta(hours=5, minutes=30)))),
         ("2024-03-05 10:00:29.998", "smalldatetime", None, datetime(2024, 3, 5, 10, 0)),
@@ -101,7 +101,7 @@ def test_is_date_text() -> None:
         ("second", time(10, 0, 0, 999999), time(10, 0, 1), 1),
         ("microsecond", datetime(2024, 1, 1), datetime(2024, 1, 1, 0, 0, 1), 1_000_000),
         ("day", datetime(2024, 1, 1, 23, tzinfo=timezone(timedelta(hours=-2))),
-         datetime(2024, 1, 2, 0, tzinfo=timezone.utc), 0),
+         datetime(2024, 1, 2, 0, tzinfo=UTC), 0),
     ],
 )
 def test_datediff_boundaries(part: str, a: Any, b: Any, expected: int) -> None:

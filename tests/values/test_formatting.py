@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta, timezone
 from decimal import Decimal
 from typing import Any
 
@@ -93,7 +93,7 @@ def test_str(args: tuple, expected: str | None) -> None:
         (datetime(2024, 3, 5, 1, 2, 3, 500000), "datetime2(2)", "2024-03-05 01:02:03.50"),
         (datetime(2024, 3, 5, 1, 2, 3, 3000), "datetime", "2024-03-05 01:02:03.003"),
         (datetime(2024, 3, 5, 1, 2), "smalldatetime", "2024-03-05 01:02:00.000"),
-        (datetime(2024, 3, 5, 1, 2, tzinfo=timezone.utc), "datetimeoffset",
+        (datetime(2024, 3, 5, 1, 2, tzinfo=UTC), "datetimeoffset",
          "2024-03-05 01:02:00.0000000 +00:00"),
         (time(1, 2, 3), "time", "01:02:03.0000000"),
         (date(2024, 3, 5), "date", "2024-03-05"),

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import uuid
-from datetime import date, datetime, time, timezone
+from datetime import UTC, date, datetime, time
 from decimal import Decimal
 from typing import Any
 
@@ -165,8 +166,8 @@ def test_dateadd_result_type_follows_argument() -> None:
         ("round", [("int", -155), ("int", -1)], -160),
         ("round", [("float", 2.5), ("int", 0)], 3.0),
         ("round", [("float", 1.005), ("int", 2)], 1.01),
-        ("ceiling", [("decimal(5,2)", Decimal("1.01"))], Decimal("2")),
-        ("floor", [("decimal(5,2)", Decimal("-1.01"))], Decimal("-2")),
+        ("ceiling", [("decimal(5,2)", Decimal("1.01"))], Decimal(2)),
+        ("floor", [("decimal(5,2)", Decimal("-1.01"))], Decimal(-2)),
         ("ceiling", [("float", 1.2)], 2.0),
         ("floor", [("int", 7)], 7),
         ("sign", [("int", -7)], -1),
@@ -250,7 +251,7 @@ D = datetime(2024, 3, 5, 13, 7, 9, 123000)
         ("datepart", [(V, "dayofyear"), ("date", date(2024, 12, 31))], 366),
         ("datepart", [(V, "quarter"), ("datetime", D)], 1),
         ("datepart", [(V, "ms"), ("datetime", D)], 123),
-        ("datepart", [(V, "tzoffset"), ("datetimeoffset", datetime(2024, 1, 1, tzinfo=timezone.utc))], 0),
+        ("datepart", [(V, "tzoffset"), ("datetimeoffset", datetime(2024, 1, 1, tzinfo=UTC))], 0),
         ("datename", [(V, "month"), ("datetime", D)], "March"),
         ("datename", [(V, "weekday"), ("datetime", D)], "Tuesday"),
         ("datename", [(V, "year"), ("datetime", D)], "2024"),
@@ -302,7 +303,7 @@ def test_now_functions_shapes() -> None:
     g = call("getdate")
     assert isinstance(g, datetime) and g.tzinfo is None and g.microsecond % 1000 == 0
     assert call("sysdatetimeoffset").tzinfo is not None
-    assert abs((call("getutcdate") - datetime.now(timezone.utc).replace(tzinfo=None))
+    assert abs((call("getutcdate") - datetime.now(UTC).replace(tzinfo=None))
                .total_seconds()) < 5
     assert lookup("getdate").deterministic is False  # type: ignore[union-attr]
     assert lookup("len").deterministic is True  # type: ignore[union-attr]
@@ -330,7 +331,7 @@ def test_newsequentialid_increases_in_sql_server_order() -> None:
 
     cmp = compare(T("uniqueidentifier"), T("uniqueidentifier"))
     ids = [call("newsequentialid") for _ in range(5)]
-    assert all(cmp(a, b) == -1 for a, b in zip(ids, ids[1:]))
+    assert all(cmp(a, b) == -1 for a, b in itertools.pairwise(ids))
 
 
 @pytest.mark.parametrize(

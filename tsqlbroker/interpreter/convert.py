@@ -13,9 +13,10 @@ import math
 import re
 import struct
 import uuid
-from datetime import date, datetime, time, timedelta, timezone
+from collections.abc import Callable
+from datetime import UTC, date, datetime, time, timedelta
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
-from typing import Any, Callable
+from typing import Any
 
 from tsqlbroker.errors import TSqlError, tsql_error
 from tsqlbroker.interpreter import datetimes as dt
@@ -708,7 +709,7 @@ def _between_dates(src: SqlType, dst: SqlType) -> Conv | None:
         def to_dto(v: Any) -> datetime:
             x = dt.as_datetime(v)
             if x.tzinfo is None:
-                x = x.replace(tzinfo=timezone.utc)
+                x = x.replace(tzinfo=UTC)
             return dt.round_fraction(x, scale)
         return to_dto
 
@@ -740,7 +741,7 @@ def variant_type(v: Any) -> SqlType:
     """The base type of a sql_variant value, as far as its Python type tells."""
     from tsqlbroker.interpreter.xmlvalue import XmlValue
 
-    if isinstance(v, bool) or isinstance(v, int):
+    if isinstance(v, (bool, int)):
         return SqlType("bigint") if not -(2**31) <= v < 2**31 else SqlType("int")
     if isinstance(v, Decimal):
         exp = v.as_tuple().exponent

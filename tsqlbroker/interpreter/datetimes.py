@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta, timezone
 from typing import Any
 
 from tsqlbroker.errors import TSqlError, tsql_error
@@ -113,11 +113,11 @@ _DMY_STYLES = frozenset({3, 103, 4, 104, 5, 105, 13, 113, 131})
 _YMD_STYLES = frozenset({2, 102, 11, 111, 12, 112})
 
 
-class _Bad(Exception):
+class NotADate(Exception):
     """The text is not a date/time: Msg 241."""
 
 
-class _Range(Exception):
+class DateOutOfRange(Exception):
     """The text names a date that does not exist or is out of range: Msg 242 for datetime."""
 
 
@@ -132,7 +132,7 @@ def _month_from_name(name: str) -> int:
     key = name.lower()
     m = _MONTH_FULL.get(key) or _MONTH_ABBR.get(key[:3] if len(key) >= 3 else "")
     if m is None or (len(key) > 3 and key not in _MONTH_FULL):
-        raise _Bad
+        raise NotADate
     return m
 
 
@@ -144,14 +144,14 @@ def _time_parts(g: tuple[Any, ...]) -> tuple[int, int, int, int]:
     if frac and len(frac) > 6 and int(frac[6]) >= 5:
         micro += 1
     if ampm:
-        if h > 12 or h == 0 and False:
-            raise _Bad
+        if h > 12:
+            raise NotADate
         if ampm.lower() == "pm" and h < 12:
             h += 12
         elif ampm.lower() == "am" and h == 12:
             h = 0
     if h > 23 or m > 59 or s > 59:
-        raise _Bad
+        raise NotADate
     return h, m, s, micro
 
 
@@ -159,28 +159,25 @@ def _tz(text: str | None) -> timezone | None:
     if not text:
         return None
     if text == "Z":
-        return timezone.utc
+        return UTC
     sign = -1 if text[0] == "-" else 1
     hh, mm = text[1:].split(":")
     if int(hh) > 14 or int(mm) > 59:
-        raise _Bad
+        raise NotADate
     return timezone(sign * timedelta(hours=int(hh), minutes=int(mm)))
 
 
 def parse_datetime(text: str, style: int | None = None) -> tuple[datetime, timezone | None, bool]:
     """Parse T-SQL date/time text into ``(naive datetime, offset or None, has_date)``.
 
-    Raises ``_Bad`` (not a date) or ``_Range`` (impossible date) for :func:`parse_to`.
+    Raises ``NotADate`` (not a date) or ``DateOutOfRange`` (impossible date) for :func:`parse_to`.
     """
     s = text.strip()
     y = mo = d = None
     tparts: tuple[Any, ...] | None = None
     tz = None
     has_date = True
-    if m := _ISO.match(s):
-        y, mo, d = int(m[1]), int(m[2]), int(m[3])
-        tparts, tz = m.groups()[3:8], m[9]
-    elif m := _COMPACT.match(s):
+    if (m := _ISO.match(s)) or (m := _COMPACT.match(s)):
         y, mo, d = int(m[1]), int(m[2]), int(m[3])
         tparts, tz = m.groups()[3:8], m[9]
     elif m := _NUMERIC.match(s):
@@ -212,14 +209,14 @@ def parse_datetime(text: str, style: int | None = None) -> tuple[datetime, timez
         has_date = False
         tparts = (m[1], "0", None, None, m[2])
     else:
-        raise _Bad
+        raise NotADate
     h = mi = sec = micro = 0
     if tparts and tparts[0] is not None:
         h, mi, sec, micro = _time_parts(tuple(tparts))
     if not (1 <= mo <= 12) or d < 1 or y < 1 or y > 9999:
-        raise _Range
+        raise DateOutOfRange
     if d > calendar.monthrange(y, mo)[1]:
-        raise _Range
+        raise DateOutOfRange
     value = datetime(y, mo, d, h, mi, sec) + timedelta(microseconds=micro)
     return value, _tz(tz), has_date
 
@@ -231,11 +228,11 @@ def parse_to(text: str, type_name: str, scale: int | None = None, style: int | N
         return EPOCH
     try:
         value, tz, _has_date = parse_datetime(text, style)
-    except _Range:
+    except DateOutOfRange:
         if type_name in ("datetime", "smalldatetime"):
             raise tsql_error(242, src_name, type_name) from None
         raise tsql_error(241) from None
-    except (_Bad, ValueError, OverflowError):
+    except (NotADate, ValueError, OverflowError):
         raise tsql_error(241) from None
     return from_datetime(value, tz, type_name, scale, src_name)
 
@@ -248,7 +245,7 @@ def from_datetime(value: datetime, tz: timezone | None, type_name: str, scale: i
     if type_name == "time":
         return round_fraction(value.time(), scale)
     if type_name == "datetimeoffset":
-        return round_fraction(value.replace(tzinfo=tz or timezone.utc), scale)
+        return round_fraction(value.replace(tzinfo=tz or UTC), scale)
     if tz is not None:  # an offset in text for a type without one: local time is kept
         pass
     if type_name == "datetime":
@@ -507,9 +504,9 @@ def datediff(part: str, a: Any, b: Any, big: bool = False) -> int:
     """DATEDIFF(part, a, b): boundaries crossed; Msg 535 when it overflows int."""
     da, db = as_datetime(a), as_datetime(b)
     if da.tzinfo is not None:
-        da = da.astimezone(timezone.utc).replace(tzinfo=None)
+        da = da.astimezone(UTC).replace(tzinfo=None)
     if db.tzinfo is not None:
-        db = db.astimezone(timezone.utc).replace(tzinfo=None)
+        db = db.astimezone(UTC).replace(tzinfo=None)
     r = _units(db, part) - _units(da, part)
     limit = 2**63 if big else 2**31
     if not -limit <= r < limit:

@@ -172,8 +172,7 @@ def _standard_number(value: Any, kind: str, prec_text: str, cul: Culture) -> str
         text = f"{value.normalize():f}" if prec is None else f"{value:.{prec}g}"
     else:
         text = repr(float(value)) if prec is None else f"{float(value):.{prec}g}"
-        if text.endswith(".0"):
-            text = text[:-2]
+        text = text.removesuffix(".0")
     return text.replace(".", cul.decimal)
 
 
@@ -389,7 +388,7 @@ def str_function(value: Any, length: int = 10, decimals: int = 0) -> str | None:
     return text.rjust(length)
 
 
-__all__ = ["format_value", "str_function", "culture", "CULTURES", "display_text", "real_text"]
+__all__ = ["CULTURES", "culture", "display_text", "format_value", "real_text", "str_function"]
 
 
 # ------------------------------------------------------------------------- result display
@@ -410,7 +409,7 @@ def _plain_float(text: str) -> str:
     if "e" in text or "E" in text:
         mant, _, exp = text.lower().partition("e")
         return f"{mant}E{int(exp):+d}"
-    return text[:-2] if text.endswith(".0") else text
+    return text.removesuffix(".0")
 
 
 def display_text(value: Any, spec: Any = None) -> str:

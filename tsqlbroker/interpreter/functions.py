@@ -18,10 +18,11 @@ import random
 import threading
 import time as _time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from decimal import ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, ROUND_HALF_UP, Decimal
-from typing import Any, Callable
+from typing import Any
 
 from tsqlbroker.errors import MESSAGES, BindError, format_message, tsql_error
 from tsqlbroker.interpreter import datetimes as dt
@@ -108,7 +109,7 @@ def bind_abs(types: Types, consts: Consts) -> Bound:
     rt = _numeric_result(t)
     a = _num_arg(t, rt)
     if rt.is_integer:
-        lo, hi = INT_RANGES[rt.name]
+        hi = INT_RANGES[rt.name][1]
 
         def abs_int(v: Any) -> Any:
             if v is None:
@@ -373,7 +374,7 @@ def _part_fn(part: str) -> Callable[[Types, Consts], Bound]:
 
 
 def bind_eomonth(types: Types, consts: Consts) -> Bound:
-    t, read = _date_arg(types[0])
+    read = _date_arg(types[0])[1]
     mi = as_int(types[1]) if len(types) > 1 else None
 
     def eomonth(d: Any, months: Any = 0) -> Any:
@@ -426,11 +427,11 @@ def _now_fn(kind: str) -> Callable[[Types, Consts], Bound]:
             return DATETIME, lambda: dt.round_datetime(datetime.now())
         if kind == "getutcdate":
             return DATETIME, lambda: dt.round_datetime(
-                datetime.now(timezone.utc).replace(tzinfo=None))
+                datetime.now(UTC).replace(tzinfo=None))
         if kind == "sysdatetime":
             return DATETIME2, datetime.now
         if kind == "sysutcdatetime":
-            return DATETIME2, lambda: datetime.now(timezone.utc).replace(tzinfo=None)
+            return DATETIME2, lambda: datetime.now(UTC).replace(tzinfo=None)
         return DATETIMEOFFSET, lambda: datetime.now().astimezone()
     return binder
 
@@ -630,4 +631,4 @@ def names() -> list[str]:
     return sorted(_REGISTRY)
 
 
-__all__ = ["Builtin", "NOTCONST", "lookup", "names"]
+__all__ = ["NOTCONST", "Builtin", "lookup", "names"]

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import operator
 import re
-from datetime import timedelta, timezone
+from collections.abc import Callable
+from datetime import UTC, timedelta
 from decimal import ROUND_HALF_UP, Context, Decimal
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any
 
 from tsqlbroker.errors import tsql_error
 from tsqlbroker.interpreter import datetimes as dt
@@ -438,7 +439,7 @@ def _key_fn(t: SqlType) -> Callable[[Any], Any] | None:
     if t.name == "uniqueidentifier":
         return _guid_key
     if t.name == "datetimeoffset":
-        return lambda v: v.astimezone(timezone.utc)
+        return lambda v: v.astimezone(UTC)
     return None
 
 
@@ -455,17 +456,17 @@ def _compare_plan(lt: SqlType, rt: SqlType) -> tuple[Callable[[Any], Any] | None
     if fl == fr and fl in ("string", "binary", "uniqueidentifier", "datetime"):
         return None, None, _key_fn(lt)
     w = lt if precedence(lt) >= precedence(rt) else rt
-    if fl == "newdate" or fr == "newdate" or fl == "datetime" or fr == "datetime":
-        if fl in ("newdate", "datetime") and fr in ("newdate", "datetime"):
-            if "datetimeoffset" in (lt.name, rt.name):
-                w = SqlType("datetimeoffset", scale=7)
-            elif "time" in (lt.name, rt.name):
-                w = lt if lt.name == "time" else rt
-            else:
-                w = SqlType("datetime2", scale=7)
-            lc = None if lt.name == w.name else converter(lt, w, explicit=False)
-            rc = None if rt.name == w.name else converter(rt, w, explicit=False)
-            return lc, rc, _key_fn(w)
+    if fl in ("newdate", "datetime") and fr in ("newdate", "datetime"):
+        # two date/time types meet in the widest form: offsets compare as UTC
+        if "datetimeoffset" in (lt.name, rt.name):
+            w = SqlType("datetimeoffset", scale=7)
+        elif "time" in (lt.name, rt.name):
+            w = lt if lt.name == "time" else rt
+        else:
+            w = SqlType("datetime2", scale=7)
+        lc = None if lt.name == w.name else converter(lt, w, explicit=False)
+        rc = None if rt.name == w.name else converter(rt, w, explicit=False)
+        return lc, rc, _key_fn(w)
     lc = None if lt == w else _conv(lt, w)
     rc = None if rt == w else _conv(rt, w)
     return lc, rc, _key_fn(w)
@@ -609,5 +610,17 @@ def not3(a: bool | None) -> bool | None:
     return None if a is None else not a
 
 
-__all__ = ["binary", "unary", "compare", "comparison", "like", "like_regex", "and3", "or3",
-           "not3", "concat_type", "decimal_result", "string_key"]
+__all__ = [
+    "and3",
+    "binary",
+    "compare",
+    "comparison",
+    "concat_type",
+    "decimal_result",
+    "like",
+    "like_regex",
+    "not3",
+    "or3",
+    "string_key",
+    "unary",
+]

@@ -12,9 +12,10 @@ same forms. They reuse the interpreter's implementations so both paths agree.
 from __future__ import annotations
 
 import uuid
-from datetime import date, datetime, time
+from collections.abc import Callable
+from datetime import UTC, date, datetime, time
 from decimal import Decimal
-from typing import Any, Callable
+from typing import Any
 
 from tsqlbroker.errors import TSqlError, tsql_error
 from tsqlbroker.interpreter import datetimes as dt
@@ -24,7 +25,7 @@ from tsqlbroker.interpreter.operators import like, string_key
 from tsqlbroker.interpreter.strings import patindex, quotename
 
 
-def TSQL_COLLATION(a: str, b: str) -> int:  # noqa: N802 - the name the brief fixes
+def TSQL_COLLATION(a: str, b: str) -> int:
     """Collation function: case-insensitive, trailing-space-insensitive comparison."""
     ka, kb = string_key(a), string_key(b)
     return (ka > kb) - (ka < kb)
@@ -64,7 +65,7 @@ def _when(v: Any) -> Any:
     text = _text(v).strip()
     try:
         parsed, tz, has_date = dt.parse_datetime(text)
-    except Exception:
+    except (ValueError, OverflowError, TSqlError, dt.NotADate, dt.DateOutOfRange):
         raise tsql_error(241) from None
     if tz is not None:
         return parsed.replace(tzinfo=tz)
@@ -111,7 +112,7 @@ def _len(v: Any) -> int:
 def _datalength(v: Any) -> int:
     if isinstance(v, bytes):
         return len(v)
-    if isinstance(v, bool) or isinstance(v, int):
+    if isinstance(v, (bool, int)):
         return 4 if -(2**31) <= v < 2**31 else 8
     if isinstance(v, float):
         return 8
@@ -319,9 +320,8 @@ def _getdate() -> str:
 
 
 def _getutcdate() -> str:
-    from datetime import timezone
 
-    return _stored(dt.round_datetime(datetime.now(timezone.utc).replace(tzinfo=None)))
+    return _stored(dt.round_datetime(datetime.now(UTC).replace(tzinfo=None)))
 
 
 def _sysdatetime() -> str:

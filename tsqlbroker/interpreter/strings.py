@@ -8,7 +8,8 @@ time. Searches and replacements compare as the default collation does: case-inse
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from tsqlbroker.errors import tsql_error
 from tsqlbroker.interpreter.convert import converter, to_varchar_text

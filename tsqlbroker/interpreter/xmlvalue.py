@@ -10,9 +10,11 @@ empty elements.
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any
 
 from lxml import etree
 
@@ -81,7 +83,7 @@ def _strip_blank(el: Any) -> None:
 class XmlValue:
     """A parsed xml document or fragment (or, from ``nodes()``, a context node in one)."""
 
-    __slots__ = ("_root", "_node", "_text")
+    __slots__ = ("_node", "_root", "_text")
 
     def __init__(self, root: Any, node: Any = None) -> None:
         self._root = root
@@ -102,8 +104,7 @@ class XmlValue:
             if m:
                 _check_encoding(m.group(0), source)
                 body = text[m.end():]
-        if body.startswith("\ufeff"):
-            body = body[1:]
+        body = body.removeprefix("\ufeff")
         try:
             root = etree.fromstring(_OPEN + body + _CLOSE, _PARSER)
         except etree.XMLSyntaxError as e:
@@ -301,7 +302,7 @@ def _atom_text(item: Any) -> str:
     if isinstance(item, bool):
         return "true" if item else "false"
     if isinstance(item, float):
-        if item != item:
+        if math.isnan(item):
             return "NaN"
         if item.is_integer() and abs(item) < 1e15:
             return str(int(item))

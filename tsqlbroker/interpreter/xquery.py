@@ -196,7 +196,7 @@ def _translate_tokens(toks: list[_Tok], ns: dict[str, str], method: str
             i += 1
             continue
         if nxt is not None and nxt.kind == "op" and nxt.text == "(":
-            fname = name[3:] if name.startswith("fn:") else name
+            fname = name.removeprefix("fn:")
             if fname in ("sql:variable", "sql:column"):
                 if i + 3 >= len(toks) or toks[i + 2].kind != "string" or toks[i + 3].text != ")":
                     raise tsql_error(2209, method, name)
@@ -244,7 +244,7 @@ def _translate_tokens(toks: list[_Tok], ns: dict[str, str], method: str
             out.append(name)
         after_attr = False
         prev = _Tok("name", name)
-        setattr(prev, "as_name", True)
+        prev.as_name = True
         i += 1
     return "".join(out).strip(), externals
 
@@ -283,7 +283,7 @@ def _is_singleton(toks: list[_Tok]) -> bool:
                              t.kind == "name" and t.text in _KEYWORD_OPS):
             return True
     first = toks[0]
-    fname = first.text[3:] if first.text.startswith("fn:") else first.text
+    fname = first.text.removeprefix("fn:")
     if first.kind == "name" and len(toks) > 1 and toks[1].text == "(" and _closes_at_end(toks, 1):
         if fname in _ATOMIC or fname in ("sql:variable", "sql:column"):
             return True
@@ -348,7 +348,7 @@ def translate(query: str, namespaces: tuple[tuple[str, str], ...] = (),
             and toks[1].text == "$":
         raise tsql_error(2209, method, toks[0].text)
     aggregate = None
-    first = toks[0].text[3:] if toks[0].text.startswith("fn:") else toks[0].text
+    first = toks[0].text.removeprefix("fn:")
     if first in ("avg", "max", "min", "distinct-values") and len(toks) > 2 \
             and toks[1].text == "(" and _closes_at_end(toks, 1):
         aggregate = first
