@@ -128,6 +128,7 @@ MESSAGES: dict[int, tuple[int, str]] = {
     102: (15, "Incorrect syntax near '%.*ls'."),
     105: (15, "Unclosed quotation mark after the character string '%.*ls'."),
     113: (15, "Missing end comment mark '*/'."),
+    111: (15, "'%ls' must be the first statement in a query batch."),
     134: (15, "The variable name '%.*ls' has already been declared. Variable names must be "
               "unique within a query batch or stored procedure."),
     137: (15, 'Must declare the scalar variable "%.*ls".'),
@@ -141,6 +142,7 @@ MESSAGES: dict[int, tuple[int, str]] = {
     208: (16, "Invalid object name '%.*ls'."),
     217: (16, "Maximum stored procedure, function, trigger, or view nesting level exceeded "
               "(limit 32)."),
+    226: (16, "%ls statement not allowed within multi-statement transaction."),
     245: (16, "Conversion failed when converting the %ls value '%.*ls' to data type %ls."),
     266: (16, "Transaction count after EXECUTE indicates a mismatching number of BEGIN and "
               "COMMIT statements. Previous count = %ld, current count = %ld."),

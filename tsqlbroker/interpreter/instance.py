@@ -69,11 +69,12 @@ class Instance:
         if self.closed:
             return
         self.closed = True
+        # Background work (activation, the broker clock) stops first: it uses sessions.
+        for fn in list(self.extensions.get("on_close", [])):
+            fn()
         for s in list(self.sessions.values()):
             try:
                 s.close()
             except Exception:  # closing must go on for the others
                 pass
-        for fn in list(self.extensions.get("on_close", [])):
-            fn()
         self.store.close()

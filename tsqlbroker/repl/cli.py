@@ -89,12 +89,38 @@ def build_parser(mode: str | None) -> argparse.ArgumentParser:
     return p
 
 
+# Options that take a value: the word after them is never the mode.
+_VALUED = {"--url", "-d", "--database", "--format", "-v", "-o", "--wait-idle", "-Q", "-i",
+           "--log"}
+
+
+def split_mode(args: list[str]) -> tuple[str | None, list[str]]:
+    """The mode word (run | parse | serve) wherever it stands among the options, and the
+    remaining arguments: ``tsqlbroker --url sqlite:// run a.sql`` is ``run``."""
+    skip = False
+    for i, word in enumerate(args):
+        if skip:
+            skip = False
+            continue
+        if word == "--":
+            break
+        if word in _VALUED:
+            skip = True
+            continue
+        if word.startswith("-"):
+            continue
+        if word in MODES:
+            return word, args[:i] + args[i + 1:]
+        break
+    return None, args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tsqlbroker`` console script."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    mode = args_list[0] if args_list and args_list[0] in MODES else None
+    mode, rest = split_mode(args_list)
     parser = build_parser(mode)
-    args = parser.parse_args(args_list[1:] if mode else args_list)
+    args = parser.parse_args(rest)
     try:
         if mode == "parse":
             from tsqlbroker.grammar.check import check_files

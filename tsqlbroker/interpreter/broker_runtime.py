@@ -1,0 +1,119 @@
+"""The broker's background life inside an :class:`Instance`: activation, timers, the log.
+
+One :class:`BrokerRuntime` per instance, created on first use (the first Service Broker
+statement, or explicitly by ``run``, the REPL and ``serve``). It attaches the engine's
+:class:`~tsqlbroker.engine.activation.ActivationManager` to the broker and is the
+:class:`~tsqlbroker.engine.activation.ActivationRunner` that manager calls: each activated
+procedure runs in a background session of its own, whose PRINT output and errors go to the
+broker log in SQL Server's Msg 9724 form, whose result sets are discarded and whose open
+transaction at exit is rolled back (Msg 8415).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any
+
+from tsqlbroker.engine.activation import ActivatedTask, ActivationManager
+from tsqlbroker.engine.broker import Broker
+from tsqlbroker.engine.brokerlog import BrokerLog
+from tsqlbroker.errors import TSqlError, message_text
+
+if TYPE_CHECKING:
+    from .instance import Instance
+
+_lock = threading.Lock()
+
+
+class _ActivationSink:
+    """Where an activated procedure's output goes: the broker log (Msg 9724)."""
+
+    def __init__(self, log: BrokerLog, task: ActivatedTask) -> None:
+        self.log = log
+        self.task = task
+
+    def _write(self, text: str) -> None:
+        self.log.write(f"spid{self.task.spid}s",
+                       message_text(9724, self.task.procedure, self.task.queue_name, text))
+
+    def message(self, text: str) -> None:
+        self._write(text)
+
+    def resultset(self, rs: Any) -> None:
+        """Result sets of activated procedures go nowhere, as in SQL Server."""
+
+    def error(self, err: TSqlError) -> None:
+        self._write(err.render().replace("\n", " "))
+
+    def rows_affected(self, n: int) -> None:
+        """Row counts are not logged."""
+
+
+class BrokerRuntime:
+    """Activation, the broker clock and the broker log of one instance."""
+
+    def __init__(self, instance: Instance, *, recheck_seconds: float = 5.0) -> None:
+        self.instance = instance
+        self.broker = Broker.get(instance.store)
+        conn = instance.store.connect()
+        try:
+            self.broker.ensure_schema(conn)
+        finally:
+            conn.close()
+        self.log = BrokerLog()
+        self.manager = ActivationManager(self.broker, self.log,
+                                         recheck_seconds=recheck_seconds)
+        self.broker.attach_activation(self.manager)
+        self.started = False
+
+    def start(self) -> None:
+        """Start activation and the clock (idempotent)."""
+        if not self.started:
+            self.started = True
+            self.manager.start(self)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop launching, cancel activated procedures, stop the clock."""
+        if self.started:
+            self.started = False
+            self.manager.stop(timeout)
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until activated procedures are idle and no activatable message is left."""
+        return self.manager.wait_idle(timeout) if self.started else True
+
+    # -- ActivationRunner ---------------------------------------------------------------------
+    def run_activated(self, task: ActivatedTask) -> None:
+        """Run the queue's activation procedure in a background session until it returns."""
+        conn = self.instance.store.connect()
+        try:
+            row = self.instance.catalog.database(conn, task.db_id)
+        finally:
+            conn.close()
+        if row is None:
+            return
+        session = self.instance.session(_ActivationSink(self.log, task), database=row.name)
+        task.spid = session.id
+        task.cancel = session.cancel
+        session.extensions["activation_task"] = task
+        try:
+            session.call_procedure(task.procedure)
+            if session.trancount > 0:
+                self.log.write(f"spid{task.spid}s", message_text(8415, task.procedure))
+        finally:
+            session.close()
+
+
+def runtime_for(instance: Instance, *, start: bool = True) -> BrokerRuntime:
+    """The instance's broker runtime, created (and started) on first use."""
+    rt = instance.extensions.get("broker_runtime")
+    if rt is None:
+        with _lock:
+            rt = instance.extensions.get("broker_runtime")
+            if rt is None:
+                rt = BrokerRuntime(instance)
+                instance.extensions["broker_runtime"] = rt
+                instance.extensions.setdefault("on_close", []).insert(0, rt.stop)
+    if start and not rt.started:
+        rt.start()
+    return rt
