@@ -223,6 +223,11 @@ MESSAGES: dict[int, tuple[int, str]] = {
     4511: (16, "Create View or Function failed because no column name was specified for "
                "column %d."),
     5074: (16, "The %ls '%.*ls' is dependent on column '%.*ls'."),
+    8672: (16, "The MERGE statement attempted to UPDATE or DELETE the same row more than once. "
+               "This happens when a target row matches more than one source row. A MERGE "
+               "statement cannot UPDATE/DELETE the same row of the target table multiple "
+               "times. Refine the ON clause to ensure a target row matches at most one source "
+               "row, or use the GROUP BY clause to group the source rows."),
     40000: (16, "%ls is not supported."),
     3902: (16, "The COMMIT TRANSACTION request has no corresponding BEGIN TRANSACTION."),
     3903: (16, "The ROLLBACK TRANSACTION request has no corresponding BEGIN TRANSACTION."),

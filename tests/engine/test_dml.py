@@ -189,3 +189,23 @@ def test_create_table_errors(ctx: ExecContext) -> None:
     with pytest.raises(TSqlError) as ei:
         run(ctx, "CREATE TABLE u (a int REFERENCES nowhere(id))")
     assert ei.value.number == 1767
+
+
+def test_merge_emulation(stock: ExecContext) -> None:
+    run(stock, "CREATE TABLE incoming (sku varchar(10), qty int)")
+    run(stock, "INSERT INTO incoming VALUES ('a', 100), ('b', 0), ('z', 7)")
+    result = run(stock, """
+        MERGE INTO items AS t
+        USING incoming AS s ON t.sku = s.sku
+        WHEN MATCHED AND s.qty = 0 THEN DELETE
+        WHEN MATCHED THEN UPDATE SET qty = t.qty + s.qty
+        WHEN NOT MATCHED BY TARGET THEN INSERT (sku, qty) VALUES (s.sku, s.qty)
+        WHEN NOT MATCHED BY SOURCE THEN UPDATE SET qty = -1;""")
+    assert result.rowcount == 4 and result.identity == 25
+    assert rows(stock, "SELECT sku, qty FROM items ORDER BY id") == [
+        ("a", 101), ("c", -1), ("z", 7)]
+    run(stock, "INSERT INTO incoming VALUES ('a', 1)")
+    with pytest.raises(TSqlError) as ei:
+        run(stock, "MERGE items AS t USING incoming AS s ON t.sku = s.sku "
+                   "WHEN MATCHED THEN UPDATE SET qty = s.qty;")
+    assert ei.value.number == 8672

@@ -26,6 +26,7 @@ from . import tables
 from .catalog import Catalog
 from .context import ExecContext, VirtualTable, register_virtual_table
 from .ddl import alter_table, create_index, create_view, drop_index, drop_view
+from .merge import merge
 from .results import ResultSet
 from .sqlfuncs import (
     clear_pending_error,
@@ -621,7 +622,13 @@ def _truncate(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
     return SqlResult()
 
 
+def _merge(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
+    count, identity = merge(ctx, parsed, params)
+    return SqlResult([], count, identity=identity)
+
+
 _HANDLERS: dict[type, Callable[[ExecContext, Parsed, Params], SqlResult]] = {
+    exp.Merge: _merge,
     exp.Select: _select, exp.Insert: _insert, exp.Update: _update, exp.Delete: _delete,
     exp.Create: _create, exp.Alter: _alter, exp.Drop: _drop, exp.TruncateTable: _truncate,
 }

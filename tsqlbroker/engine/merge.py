@@ -1,0 +1,155 @@
+"""``MERGE`` emulated on backends without it (SQLite).
+
+SQL Server evaluates every WHEN clause against one snapshot of target and source, then
+applies the actions. The emulation does the same: three backend queries (matched rows,
+source rows not matched by the target, target rows not matched by the source) pick, per row,
+the first WHEN clause whose condition holds and compute the new values; the row writer then
+applies updates, deletes and inserts with the usual constraint checks. A target row matched
+by more than one source row raises Msg 8672, as in SQL Server. ``OUTPUT`` on MERGE is not
+supported.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlglot import exp
+
+from ..errors import tsql_error
+from .context import ExecContext
+from .tableinfo import TableInfo
+from .tables import RowWriter
+from .transpile import Binder, Parsed, not_supported, table_key
+
+Params = dict[str, tuple[Any, "str | None"]]
+
+
+def _flag(condition: exp.Expression | None) -> exp.Expression:
+    """1 when the WHEN clause's extra condition holds (or it has none), else 0."""
+    if condition is None:
+        return exp.Literal.number(1)
+    return exp.Case(ifs=[exp.If(this=condition.copy(), true=exp.Literal.number(1))],
+                    default=exp.Literal.number(0))
+
+
+def _action_values(when: exp.When, info: TableInfo) -> tuple[list[str], list[exp.Expression]]:
+    """Target columns and value expressions of a WHEN clause's UPDATE or INSERT."""
+    then = when.args.get("then")
+    if isinstance(then, exp.Update):
+        names, values = [], []
+        for item in then.expressions:
+            if not isinstance(item, exp.EQ) or not isinstance(item.this, exp.Column):
+                raise not_supported(f"The SET item '{item.sql('tsql')}'")
+            names.append(item.this.name)
+            values.append(item.expression.copy())
+        return names, values
+    if isinstance(then, exp.Insert):
+        cols = then.this
+        vals = then.expression
+        names = [c.name for c in cols.expressions] if isinstance(cols, exp.Tuple) else [
+            c.name for c in info.columns if c.identity is None]
+        values = list(vals.expressions) if isinstance(vals, exp.Tuple) else []
+        if len(names) != len(values):
+            raise tsql_error(109 if len(values) < len(names) else 110)
+        return names, [v.copy() for v in values]
+    return [], []
+
+
+def _kind(when: exp.When) -> str:
+    then = when.args.get("then")
+    if isinstance(then, exp.Update):
+        return "UPDATE"
+    if isinstance(then, exp.Insert):
+        return "INSERT"
+    if isinstance(then, exp.Var) and then.name.upper() == "DELETE":
+        return "DELETE"
+    raise not_supported(f"The MERGE action '{then.sql('tsql') if then else ''}'")
+
+
+def merge(ctx: ExecContext, parsed: Parsed, params: Params) -> tuple[int, int | None]:
+    """Run a MERGE; returns (rows affected, last identity inserted)."""
+    tree = parsed.tree
+    assert isinstance(tree, exp.Merge)
+    if parsed.output is not None:
+        raise not_supported("MERGE … OUTPUT")
+    target = tree.this
+    using = tree.args.get("using")
+    on = tree.args.get("on")
+    whens_node = tree.args.get("whens")
+    if not isinstance(target, exp.Table) or using is None or on is None or whens_node is None:
+        raise not_supported("This MERGE form")
+    source = Binder(ctx, {}).resolve(table_key(target))
+    if source.table is None:
+        raise not_supported(f"MERGE into '{source.name}'")
+    info = source.table
+    talias = target.alias or target.name
+    whens: list[exp.When] = list(whens_node.expressions)
+    matched = [w for w in whens if w.args.get("matched")]
+    by_target = [w for w in whens if not w.args.get("matched") and not w.args.get("source")]
+    by_source = [w for w in whens if not w.args.get("matched") and w.args.get("source")]
+    rid = exp.column("rowid", table=talias, quoted=True)
+
+    def clause_columns(clauses: list[exp.When]) -> list[exp.Expression]:
+        out: list[exp.Expression] = []
+        for w in clauses:
+            out.append(_flag(w.args.get("condition")))
+            out.extend(_action_values(w, info)[1])
+        return out
+
+    def run(select: exp.Select, tag: str) -> list[tuple[Any, ...]]:
+        binder = Binder(ctx, params)
+        compiled = binder.compile(select, (parsed.text, tag))
+        return list(ctx.conn.exec_driver_sql(compiled.sql, binder.binds).fetchall())
+
+    def exists(inner_from: exp.Expression) -> exp.Expression:
+        probe = exp.select("1").from_(inner_from.copy()).where(on.copy())
+        return exp.Not(this=exp.Exists(this=probe))
+
+    plans: list[tuple[exp.When, str, Any, list[Any]]] = []
+    if matched:
+        select = exp.Select(expressions=[rid, *clause_columns(matched)])
+        select.set("from_", exp.From(this=target.copy()))
+        select.set("joins", [exp.Join(this=using.copy(), on=on.copy())])
+        seen: set[Any] = set()
+        for row in run(select, "merge-matched"):
+            if row[0] in seen:
+                raise tsql_error(8672)
+            seen.add(row[0])
+            plans.extend(_choose(matched, info, row[0], list(row[1:])))
+    if by_target:
+        select = exp.Select(expressions=clause_columns(by_target))
+        select.set("from_", exp.From(this=using.copy()))
+        select.set("where", exp.Where(this=exists(target)))
+        for row in run(select, "merge-not-matched"):
+            plans.extend(_choose(by_target, info, None, list(row)))
+    if by_source:
+        select = exp.Select(expressions=[rid, *clause_columns(by_source)])
+        select.set("from_", exp.From(this=target.copy()))
+        select.set("where", exp.Where(this=exists(using)))
+        for row in run(select, "merge-not-matched-by-source"):
+            plans.extend(_choose(by_source, info, row[0], list(row[1:])))
+    writer = RowWriter(ctx, info, "MERGE")
+    updates = [(r, dict(zip(_action_values(w, info)[0], v, strict=True)))
+               for w, kind, r, v in plans if kind == "UPDATE"]
+    deletes = [r for _w, kind, r, _v in plans if kind == "DELETE"]
+    writer.update(updates)
+    writer.delete(deletes)
+    inserted = 0
+    for w, kind, _r, values in plans:
+        if kind == "INSERT":
+            writer.insert(_action_values(w, info)[0], [tuple(values)])
+            inserted += 1
+    return len(updates) + len(deletes) + inserted, writer.last_identity
+
+
+def _choose(clauses: list[exp.When], info: TableInfo, rowid: Any, row: list[Any]
+            ) -> list[tuple[exp.When, str, Any, list[Any]]]:
+    """The first clause whose condition flag is 1, with its computed values."""
+    pos = 0
+    for w in clauses:
+        width = len(_action_values(w, info)[1])
+        flag, values = row[pos], row[pos + 1:pos + 1 + width]
+        pos += 1 + width
+        if flag == 1:
+            return [(w, _kind(w), rowid, values)]
+    return []
