@@ -136,14 +136,19 @@ ExprHandler = Callable[["Compiler", Any], CExpr]
 HANDLERS: dict[type, StmtHandler] = {}
 # Statements whose closures manage @@ERROR themselves (compound statements: IF, WHILE …).
 COMPOUND: set[type] = set()
+# Statements whose closures do all their bookkeeping themselves (hot paths: SET, IF, WHILE,
+# BEGIN…END); a handler may also return a closure marked with :func:`self_wrapped`.
+SELF_WRAPPED: set[type] = set()
 EXPR_HANDLERS: dict[type, ExprHandler] = {}
 
 
 def handler(node_type: type, *, compound: bool = False) -> Callable[[StmtHandler], StmtHandler]:
     """Register ``compile_x(c: Compiler, node) -> fn(frame)`` for statements of ``node_type``.
 
-    ``compound`` statements (containing other statements) are not reset-wrapped: their inner
-    statements do their own bookkeeping."""
+    The returned closure raises :class:`TSqlError` on failure and may call
+    ``frame.session.txn_for_statement()`` for storage work; the compiler wraps it with the
+    per-statement bookkeeping. ``compound`` statements (containing other statements) are
+    wrapped without the ``@@ERROR`` reset: their inner statements do their own."""
 
     def deco(fn: StmtHandler) -> StmtHandler:
         if node_type in HANDLERS and HANDLERS[node_type] is not fn:
@@ -154,6 +159,13 @@ def handler(node_type: type, *, compound: bool = False) -> Callable[[StmtHandler
         return fn
 
     return deco
+
+
+def self_wrapped(fn: StmtFn) -> StmtFn:
+    """Mark a statement closure that does its own error handling and bookkeeping (it calls
+    ``session.statement_error`` itself), so the compiler does not wrap it again."""
+    fn.self_wrapped = True  # type: ignore[attr-defined]
+    return fn
 
 
 def expr_handler(node_type: type) -> Callable[[ExprHandler], ExprHandler]:
@@ -315,6 +327,8 @@ class Compiler:
             fn = h(self, node)
         finally:
             self.current_line, self.current_stmt, self.scan_pos = outer
+        if getattr(fn, "self_wrapped", False):
+            return fn
         return wrap_statement(fn, line, type(node) in COMPOUND)
 
     def bind_error_text(self, node: ast.Node | None, text: str, number: int = 40000
@@ -475,6 +489,25 @@ def internal_error(exc: BaseException) -> TSqlError:
     """An unexpected Python exception, reported as an error instead of a traceback."""
     return ExecutionError(3624, f"A system assertion check has failed: "
                                 f"{type(exc).__name__}: {exc}", severity=16)
+
+
+def touches_storage(node: Any) -> bool:
+    """Whether an expression / statement may read storage (subqueries, user functions,
+    session functions that query the catalog): such statements keep the generic wrapper,
+    which ends the implicit transaction."""
+    for n in walk(node):
+        if isinstance(n, (ast.Subquery, ast.Exists, ast.InSubquery)):
+            return True
+        if isinstance(n, ast.FunctionCall):
+            if n.name.schema is not None or n.name.database is not None:
+                return True
+            if n.name.name.lower() in _STORAGE_FUNCTIONS:
+                return True
+    return False
+
+
+_STORAGE_FUNCTIONS = frozenset({"db_id", "db_name", "object_id", "object_name", "schema_name",
+                                "schema_id"})
 
 
 def walk(node: Any) -> Iterator[Any]:

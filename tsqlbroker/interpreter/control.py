@@ -16,6 +16,8 @@ from tsqlbroker.grammar import ast
 
 from .compiler import (
     _BREAK,
+    self_wrapped,
+    touches_storage,
     _CONTINUE,
     BreakSignal,
     Compiler,
@@ -33,14 +35,42 @@ if TYPE_CHECKING:
 
 @handler(ast.Block, compound=True)
 def compile_block(c: Compiler, node: ast.Block) -> StmtFn:
+    # BEGIN…END has no bookkeeping of its own: its statements are wrapped one by one.
     if not node.body:
-        return lambda _f: None
-    return c.block(node.body)
+        return self_wrapped(lambda _f: None)
+    return self_wrapped(c.block(node.body))
+
+
+
 
 
 @handler(ast.If, compound=True)
 def compile_if(c: Compiler, node: ast.If) -> StmtFn:
+    if touches_storage(node.cond):
+        return _compile_if(c, node, c.predicate(node.cond))
     cond = c.predicate(node.cond)
+    line = c.current_line
+    then = c.stmt(node.then)
+    else_ = c.stmt(node.else_) if node.else_ is not None else None
+
+    # Self-wrapped: the condition's errors are reported here (no extra wrapper call).
+    def run_if(f: Frame) -> None:
+        try:
+            r = cond(f)
+        except TSqlError as e:
+            f.session.statement_error(e, f, line)
+            r = None
+        s = f.session
+        s.rowcount = 0
+        s.error = 0
+        if r:
+            then(f)
+        elif else_ is not None:
+            else_(f)
+    return self_wrapped(run_if)
+
+
+def _compile_if(c: Compiler, node: ast.If, cond: Any) -> StmtFn:
     then = c.stmt(node.then)
     else_ = c.stmt(node.else_) if node.else_ is not None else None
     if else_ is None:
@@ -89,40 +119,61 @@ def _has_loop_signals(node: ast.Stmt) -> bool:
 @handler(ast.While, compound=True)
 def compile_while(c: Compiler, node: ast.While) -> StmtFn:
     cond = c.predicate(node.cond)
+    line = c.current_line
+    storage = touches_storage(node.cond)
     c.loop_depth += 1
     try:
         body = c.stmt(node.body)
     finally:
         c.loop_depth -= 1
-    if not _has_loop_signals(node.body):
-        def run_while(f: Frame) -> None:
-            s = f.session
-            while cond(f):
-                s.rowcount = 0
-                s.error = 0
-                if s._cancel:
-                    s.check_cancel()
-                body(f)
-            s.rowcount = 0
-            s.error = 0
-        return run_while
+    signals = _has_loop_signals(node.body)
 
-    def run_while_signals(f: Frame) -> None:
+    def test(f: Frame) -> bool | None:
+        # The condition is a statement of its own for error handling (and for the implicit
+        # transaction of a subquery in it).
         s = f.session
-        while cond(f):
-            s.rowcount = 0
-            s.error = 0
-            if s._cancel:
-                s.check_cancel()
-            try:
-                body(f)
-            except BreakSignal:
-                break
-            except ContinueSignal:
-                continue
+        try:
+            r = cond(f)
+            if storage and s.stmt_txn is not None:
+                s.end_statement()
+        except TSqlError as e:
+            s.statement_error(e, f, line)
+            return None
         s.rowcount = 0
         s.error = 0
-    return run_while_signals
+        return r
+
+    if storage or signals:
+        def run_general(f: Frame) -> None:
+            s = f.session
+            while test(f):
+                if s._cancel:
+                    s.check_cancel()
+                try:
+                    body(f)
+                except BreakSignal:
+                    break
+                except ContinueSignal:
+                    continue
+        return self_wrapped(run_general)
+
+    # The hot loop: condition, cancel check and body inline, no signal handling needed.
+    def run_while(f: Frame) -> None:
+        s = f.session
+        while True:
+            try:
+                r = cond(f)
+            except TSqlError as e:
+                s.statement_error(e, f, line)
+                r = None
+            s.rowcount = 0
+            s.error = 0
+            if not r:
+                return
+            if s._cancel:
+                s.check_cancel()
+            body(f)
+    return self_wrapped(run_while)
 
 
 @handler(ast.Break)

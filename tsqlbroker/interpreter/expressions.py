@@ -11,6 +11,7 @@ type, cached.
 from __future__ import annotations
 
 import operator as _op
+from decimal import Decimal
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -41,8 +42,28 @@ def implicit(src: T.SqlType, dst: T.SqlType) -> Callable[[Any], Any] | None:
     if src == DYNAMIC:
         conv = C.converter(src, dst)
     else:
+        fast = _same_scale_decimal(src, dst)
+        if fast is not None:
+            return fast
         conv = C.implicit_converter(src, dst)
     return None if conv is C._identity else conv
+
+
+def _same_scale_decimal(src: T.SqlType, dst: T.SqlType) -> Callable[[Any], Any] | None:
+    """decimal(p1,s) → decimal(p2,s): the value needs no rounding, only the precision check
+    (the common ``SET @d = @d + 1.25`` shape, on the hot path of procedural loops)."""
+    if not (src.is_decimal and dst.is_decimal) or src.scale != dst.scale:
+        return None
+    p, s = dst.precision or 18, dst.scale or 0
+    if (src.precision or 18) - (src.scale or 0) <= p - s:
+        return lambda v: v
+    limit = Decimal(10) ** (p - s)
+
+    def check(v: Any) -> Any:
+        if v is None or -limit < v < limit:
+            return v
+        raise tsql_error(8115, "numeric", "numeric")
+    return check
 
 
 def convert_fn(src: T.SqlType, dst: T.SqlType) -> Callable[[Any], Any]:
@@ -253,6 +274,16 @@ def _arith(op: str, left: CExpr, right: CExpr) -> CExpr:
             return fn(lf(f), rf(f))
         return CExpr(DYNAMIC, dyn)
     t, fn = O.binary(op, left.type, right.type)
+    if op == "%" and _is_plain_int(left.type) and _is_plain_int(t) and right.const \
+            and isinstance(right.value, int) and right.value != 0:
+        m = abs(right.value)
+
+        def mod_k(f: Frame) -> Any:
+            a = lf(f)
+            if a is None:
+                return None
+            return a % m if a >= 0 else -((-a) % m)  # the sign follows the dividend
+        return CExpr(t, mod_k)
     if op in _INT_ARITH and _is_plain_int(left.type) and _is_plain_int(right.type) \
             and _is_plain_int(t):
         lo, hi = T.INT_RANGES[t.name]
@@ -453,11 +484,18 @@ def compile_case(c: Compiler, node: ast.Case) -> CExpr:
 
 
 def _coerce(e: CExpr, t: T.SqlType) -> EvalFn:
-    """``e``'s evaluator with its value converted to ``t``."""
+    """``e``'s evaluator with its value converted to ``t`` (constants converted once)."""
     conv = implicit(e.type, t)
     ef = e.fn
     if conv is None:
         return ef
+    if e.const:
+        try:
+            value = conv(e.value)
+        except TSqlError:
+            pass  # the conversion error belongs to run time
+        else:
+            return lambda _f: value
     return lambda f: conv(ef(f))
 
 

@@ -13,7 +13,7 @@ from tsqlbroker.errors import ExecutionError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
 from . import types as T
-from .compiler import CExpr, Compiler, StmtFn, handler
+from .compiler import CExpr, Compiler, StmtFn, handler, self_wrapped, touches_storage
 from .expressions import coerce
 from .printf import format_raiserror
 
@@ -68,11 +68,24 @@ def compile_assignment_value(c: Compiler, name: str, op: str, expr: ast.Expr,
 @handler(ast.SetVariable)
 def compile_set_variable(c: Compiler, node: ast.SetVariable) -> StmtFn:
     slot, fn = compile_assignment_value(c, node.name, node.op, node.expr, node)
+    if touches_storage(node.expr):
+        def run(f: Frame) -> None:
+            f.v[slot] = fn(f)
+            f.session.rowcount = 1
+        return run
+    line = c.current_line
 
-    def run(f: Frame) -> None:
-        f.v[slot] = fn(f)
-        f.session.rowcount = 1
-    return run
+    # The hot path of procedural code: no transaction, bookkeeping inline.
+    def run_set(f: Frame) -> None:
+        try:
+            f.v[slot] = fn(f)
+        except TSqlError as e:
+            f.session.statement_error(e, f, line)
+            return
+        s = f.session
+        s.rowcount = 1
+        s.error = 0
+    return self_wrapped(run_set)
 
 
 # --------------------------------------------------------------------------------------------
