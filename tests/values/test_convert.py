@@ -301,3 +301,14 @@ def test_datetime_rounds_to_ticks() -> None:
     assert got == datetime(2024, 1, 1, 0, 0, 0, 0)
     got = cast("2024-01-01 00:00:00.002", "varchar(30)", "datetime")
     assert got == datetime(2024, 1, 1, 0, 0, 0, 3000)
+
+
+@pytest.mark.parametrize(
+    ("text", "as_varchar", "data"),
+    [("\u20ac", "\u20ac", b"\x80"), ("\x81", "\x81", b"\x81"), ("\u4e2d", "?", b"?"),
+     ("A\u00e9", "A\u00e9", b"A\xe9")],
+)
+def test_varchar_bytes_are_code_page_1252(text: str, as_varchar: str, data: bytes) -> None:
+    assert cast(text, "nvarchar(5)", "varchar(5)") == as_varchar
+    assert cast(as_varchar, "varchar(5)", "varbinary(5)") == data
+    assert cast(data, "varbinary(5)", "varchar(5)") == as_varchar

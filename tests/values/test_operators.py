@@ -329,3 +329,15 @@ def test_hot_loop_speed() -> None:
         j += 1
     plain = time.perf_counter() - t0
     assert i == n and sql < plain * 20
+
+
+def test_sql_variant_comparisons_use_the_values_types() -> None:
+    eq = comparison("=", T("sql_variant"), T("varchar(10)"))
+    assert eq(5, "5") is True
+    assert eq("abc", "ABC ") is True
+    lt = comparison("<", T("sql_variant"), T("sql_variant"))
+    assert lt(1, 2) is True and lt(None, 2) is None
+    assert compare(T("sql_variant"), T("int"))(Decimal("1.5"), 1) == 1
+    with pytest.raises(TSqlError) as ei:
+        binary("+", T("sql_variant"), T("int"))
+    assert ei.value.message == "Operand data type sql_variant is invalid for add operator."

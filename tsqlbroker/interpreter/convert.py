@@ -9,6 +9,7 @@ into NULL for ``TRY_CAST`` / ``TRY_CONVERT``.
 
 from __future__ import annotations
 
+import codecs
 import math
 import re
 import struct
@@ -441,11 +442,37 @@ def decimal_text(v: Decimal) -> str:
     return f"{v:f}"
 
 
+def _cp1252_errors(err: UnicodeError) -> tuple[str | bytes, int]:
+    """Windows-1252 as SQL Server uses it: the five undefined bytes map to the same code
+    points (and back); other characters a varchar cannot hold become '?'."""
+    if isinstance(err, UnicodeDecodeError):
+        return "".join(chr(b) for b in err.object[err.start:err.end]), err.end
+    if isinstance(err, UnicodeEncodeError):
+        out = bytearray()
+        for ch in err.object[err.start:err.end]:
+            out.append(ord(ch) if ord(ch) in (0x81, 0x8D, 0x8F, 0x90, 0x9D) else 0x3F)
+        return bytes(out), err.end
+    raise err
+
+
+codecs.register_error("tsql_cp1252", _cp1252_errors)
+
+
+def cp1252_encode(s: str) -> bytes:
+    """A varchar's bytes (code page 1252)."""
+    return s.encode("cp1252", "tsql_cp1252")
+
+
+def cp1252_decode(b: bytes) -> str:
+    """Bytes read as a varchar (code page 1252)."""
+    return b.decode("cp1252", "tsql_cp1252")
+
+
 def to_varchar_text(v: str) -> str:
     """What survives of a unicode string in a cp1252 varchar (others become '?')."""
     if v.isascii():
         return v
-    return v.encode("cp1252", "replace").decode("cp1252")
+    return cp1252_decode(cp1252_encode(v))
 
 
 def _fit(dst: SqlType) -> Callable[[str], str]:
@@ -487,7 +514,7 @@ def binary_text(v: bytes, unicode: bool) -> str:
         if len(v) % 2:
             v = v[:-1]
         return v.decode("utf-16-le", "surrogatepass")
-    return v.decode("cp1252", "replace")
+    return cp1252_decode(v)
 
 
 def _to_string(src: SqlType, dst: SqlType, style: int | None) -> Conv | None:
@@ -578,7 +605,7 @@ def _to_binary(src: SqlType, dst: SqlType, style: int | None) -> Conv | None:
         if st == 0:
             if src.is_unicode:
                 return lambda v: fit(v.encode("utf-16-le", "surrogatepass"))
-            return lambda v: fit(v.encode("cp1252", "replace"))
+            return lambda v: fit(cp1252_encode(v))
         if st in (1, 2):
             sname = _src_name(src)
 

@@ -257,6 +257,8 @@ def _concat(lt: SqlType, rt: SqlType) -> tuple[SqlType, Fn2]:
 
 
 def _operand_error(op: str, lt: SqlType, rt: SqlType) -> Exception:
+    if "sql_variant" in (lt.name, rt.name):
+        return tsql_error(8117, "sql_variant", _OPNAMES[op])
     if lt.name == rt.name or rt.name == "null":
         return tsql_error(8117, lt.name, _OPNAMES[op])
     return tsql_error(402, lt.name, rt.name, _OPNAMES[op])
@@ -472,10 +474,30 @@ def _compare_plan(lt: SqlType, rt: SqlType) -> tuple[Callable[[Any], Any] | None
     return lc, rc, _key_fn(w)
 
 
+def _variant_plan(build: Callable[[SqlType, SqlType], Fn2]) -> Fn2:
+    """sql_variant operands: the values' own types decide, resolved once per type pair."""
+    from tsqlbroker.interpreter.convert import variant_type
+
+    cache: dict[tuple[str, str], Fn2] = {}
+
+    def dynamic(a: Any, b: Any) -> Any:
+        if a is None or b is None:
+            return None
+        ta, tb = variant_type(a), variant_type(b)
+        key = (ta.spec(), tb.spec())
+        fn = cache.get(key)
+        if fn is None:
+            fn = cache[key] = build(ta, tb)
+        return fn(a, b)
+    return dynamic
+
+
 def compare(lt: SqlType, rt: SqlType) -> Callable[[Any, Any], int | None]:
     """-1 / 0 / 1 comparison of values of the two types; None if either is NULL."""
     if lt.is_null or rt.is_null:
         return _null2
+    if "sql_variant" in (lt.name, rt.name):
+        return _variant_plan(compare)
     lc, rc, key = _compare_plan(lt, rt)
     lcv = lc or (lambda v: v)
     rcv = rc or (lambda v: v)
@@ -501,6 +523,8 @@ def comparison(op: str, lt: SqlType, rt: SqlType) -> Callable[[Any, Any], bool |
     fn = _CMP_OPS[op]
     if lt.is_null or rt.is_null:
         return _null2
+    if "sql_variant" in (lt.name, rt.name):
+        return _variant_plan(lambda a, b: comparison(op, a, b))
     lc, rc, key = _compare_plan(lt, rt)
     if lc is None and rc is None and key is None:
         if op in ("<", "<="):

@@ -19,6 +19,7 @@ from typing import Any
 
 from tsqlbroker.errors import TSqlError, tsql_error
 from tsqlbroker.interpreter import datetimes as dt
+from tsqlbroker.interpreter.convert import cp1252_decode, cp1252_encode
 from tsqlbroker.interpreter.formatting import format_value, str_function
 from tsqlbroker.interpreter.functions import isnumeric, newsequentialid
 from tsqlbroker.interpreter.operators import like, string_key
@@ -37,7 +38,7 @@ def _text(v: Any) -> str:
     if isinstance(v, str):
         return v
     if isinstance(v, bytes):
-        return v.decode("cp1252", "replace")
+        return cp1252_decode(v)
     if isinstance(v, float):
         from tsqlbroker.interpreter.convert import float_text
 
@@ -197,7 +198,7 @@ def _isnull(a: Any, b: Any) -> Any:
 
 def _char(n: Any) -> Any:
     k = _int(n)
-    return bytes([k]).decode("cp1252", "replace") if 0 <= k <= 255 else None
+    return cp1252_decode(bytes([k])) if 0 <= k <= 255 else None
 
 
 def _nchar(n: Any) -> Any:
@@ -212,7 +213,7 @@ def _unicode(v: Any) -> Any:
 
 def _ascii(v: Any) -> Any:
     s = _text(v)
-    return s[0].encode("cp1252", "replace")[0] if s else None
+    return cp1252_encode(s[0])[0] if s else None
 
 
 def _space(n: Any) -> Any:

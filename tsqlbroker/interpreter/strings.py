@@ -12,7 +12,12 @@ from collections.abc import Callable
 from typing import Any
 
 from tsqlbroker.errors import tsql_error
-from tsqlbroker.interpreter.convert import converter, to_varchar_text
+from tsqlbroker.interpreter.convert import (
+    converter,
+    cp1252_decode,
+    cp1252_encode,
+    to_varchar_text,
+)
 from tsqlbroker.interpreter.operators import like_regex
 from tsqlbroker.interpreter.types import (
     BIGINT,
@@ -387,7 +392,7 @@ def bind_char(types: Types, consts: Consts) -> Bound:
         n = ni(v)
         if not 0 <= n <= 255:
             return None
-        return bytes([n]).decode("cp1252", "replace")
+        return cp1252_decode(bytes([n]))
     return SqlType("char", 1), char
 
 
@@ -405,7 +410,7 @@ def bind_ascii(types: Types, consts: Consts) -> Bound:
         text = s(v)
         if not text:
             return None
-        return text[0].encode("cp1252", "replace")[0]
+        return cp1252_encode(text[0])[0]
     return INT, ascii_
 
 
