@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
+from typing import Any
 
 from tsqlbroker.grammar import ast, parse_batch
 
@@ -21,3 +23,8 @@ def expr(sql: str) -> ast.Expr:
     stmt = one(f"SELECT {sql}")
     assert isinstance(stmt, ast.SelectStmt) and isinstance(stmt.query, ast.Select)
     return stmt.query.items[0].expr
+
+
+def no_sql(node: Any) -> Any:
+    """``node`` with its ``sql`` text cleared, to compare with a hand-built node."""
+    return dataclasses.replace(node, sql="")

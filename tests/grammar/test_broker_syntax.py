@@ -89,7 +89,7 @@ CASES: list[tuple[str, ast.Stmt]] = [
     ("CREATE QUEUE q WITH ACTIVATION (PROCEDURE_NAME = p, MAX_QUEUE_READERS = 1, "
      "EXECUTE AS 'someuser')",
      ast.CreateQueue(O("q"), activation=ast.QueueActivation(None, O("p"), 1, "someuser"))),
-    ("CREATE QUEUE q WITH STATUS = ON ACTIVATION (PROCEDURE_NAME = p MAX_QUEUE_READERS = 2)",
+    ("CREATE QUEUE q WITH STATUS = ON ACTIVATION (PROCEDURE_NAME = p, MAX_QUEUE_READERS = 2,)",
      ast.CreateQueue(O("q"), True, activation=ast.QueueActivation(None, O("p"), 2))),
     ("CREATE QUEUE q WITH POISON_MESSAGE_HANDLING (STATUS = OFF) ON fg1",
      ast.CreateQueue(O("q"), poison_message_handling=False, filegroup="fg1")),

@@ -77,9 +77,11 @@ class ExprBuilder:
     def off(self) -> bool:
         return False
 
-    def data_type(self, name: Token, args: tuple[Any, ...] | None) -> ast.DataType:
+    def data_type(self, first: Token, second: Token | None,
+                  args: tuple[Any, ...] | None) -> ast.DataType:
+        name = name_of(first) if second is None else f"{name_of(first)}.{name_of(second)}"
         if not args:
-            return ast.DataType(name_of(name).lower())
+            return ast.DataType(name.lower())
         plain: list[int | str] = []
         collection = None
         for a in args:
@@ -91,7 +93,7 @@ class ExprBuilder:
                 plain.append(a.name.lower())
             else:
                 collection = a
-        return ast.DataType(name_of(name).lower(), tuple(plain), collection)
+        return ast.DataType(name.lower(), tuple(plain), collection)
 
     def type_args(self, *items: Any) -> tuple[Any, ...]:
         return items

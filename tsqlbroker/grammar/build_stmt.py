@@ -49,7 +49,7 @@ class StmtBuilder:
     cursor_query = select_stmt
 
     def view_body(self, with_: Any, q: Any, _check: Any) -> ast.SelectStmt:
-        return self.select_stmt(with_, q, None)
+        return StmtBuilder.select_stmt(self, with_, q, None)
 
     def view_check(self) -> bool:
         return True

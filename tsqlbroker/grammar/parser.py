@@ -143,6 +143,10 @@ def _token_error(text: str, blanked: str, e: UnexpectedToken | UnexpectedEOF,
     pos = tok.start_pos
     line, col = _position(text, pos)
     value = str(tok)
+    first = _must_be_first(blanked, tok)
+    if first:
+        return ParseError(message_text(111, first), start_line + line, col, _line_at(text, pos),
+                          number=111)
     if tok.type in ("WITH_CTE", "WITH_LPAR", "SET_LPAR", "OFFSET_FETCH"):
         value = value.split()[0].rstrip("(")
         number = 156
@@ -152,6 +156,24 @@ def _token_error(text: str, blanked: str, e: UnexpectedToken | UnexpectedEOF,
         number = 156 if _is_keyword(tok) else 102
     return ParseError(message_text(number, value), start_line + line, col, _line_at(text, pos),
                       number=number, expected=_expected(e))
+
+
+_FIRST_IN_BATCH = {"PROCEDURE": "CREATE/ALTER PROCEDURE", "PROC": "CREATE/ALTER PROCEDURE",
+                   "FUNCTION": "CREATE FUNCTION", "VIEW": "CREATE VIEW"}
+_OR_ALTER = re.compile(r"\s+ALTER\s+(PROCEDURE|PROC|FUNCTION|VIEW)\b", re.IGNORECASE)
+_CREATE_BEFORE = re.compile(r"(?:CREATE|ALTER|CREATE\s+OR\s+ALTER)\s+\Z", re.IGNORECASE)
+
+
+def _must_be_first(blanked: str, tok: Token) -> str | None:
+    """SQL Server's Msg 111 for CREATE PROCEDURE / FUNCTION / VIEW after other statements."""
+    word = str(tok).upper()
+    if word == "OR":  # CREATE OR ALTER PROCEDURE …: the parse stops at OR
+        m = _OR_ALTER.match(blanked, tok.end_pos or 0)
+        word = m.group(1).upper() if m else word
+    name = _FIRST_IN_BATCH.get(word)
+    if name and _CREATE_BEFORE.search(blanked[max(0, tok.start_pos - 40):tok.start_pos]):
+        return name
+    return None
 
 
 def _char_error(text: str, blanked: str, e: UnexpectedCharacters, start_line: int) -> ParseError:
