@@ -38,17 +38,26 @@ def decode_body(body: bytes) -> str:
     return body.decode("utf-8")
 
 
-def parse_xml(text: str) -> etree._Element:
-    """Parse XML text (an encoding declaration is ignored: the text is already decoded)."""
-    return etree.fromstring(_DECL.sub("", text, count=1).encode("utf-8"), _PARSER)
+def parse_content(text: str) -> list[etree._Element]:
+    """The top-level elements of XML *content*: like SQL Server's untyped ``xml``, a body may
+    be a fragment with several top-level elements (``<id>1</id><ackid>1</ackid>``) or text."""
+    body = _DECL.sub("", text, count=1)
+    try:
+        return [etree.fromstring(body.encode("utf-8"), _PARSER)]
+    except etree.XMLSyntaxError as first:
+        try:
+            root = etree.fromstring(f"<r>{body}</r>".encode(), _PARSER)
+        except etree.XMLSyntaxError:
+            raise first from None
+    return [child for child in root if isinstance(child.tag, str)]
 
 
 def well_formed_error(body: bytes | None) -> str | None:
-    """None if ``body`` is a well-formed XML document (NULL counts as empty), else why not."""
+    """None if ``body`` is well-formed XML content (NULL counts as empty), else why not."""
     if not body:
         return None
     try:
-        parse_xml(decode_body(body))
+        parse_content(decode_body(body))
     except (etree.XMLSyntaxError, UnicodeDecodeError, ValueError) as exc:
         return str(exc) or "The XML is not well-formed."
     return None
@@ -98,20 +107,23 @@ def target_namespaces(xsd_text: str) -> list[str | None]:
 
 
 def valid_error(body: bytes | None, texts: Sequence[str]) -> str | None:
-    """None if ``body`` validates against the schema (of ``texts``) for its root namespace."""
+    """None if every top-level element of ``body`` validates against the schema (of
+    ``texts``) for its namespace, else the reason."""
     if not body:
         return None
     try:
-        root = parse_xml(decode_body(body))
+        elements = parse_content(decode_body(body))
     except (etree.XMLSyntaxError, UnicodeDecodeError, ValueError) as exc:
         return str(exc) or "The XML is not well-formed."
-    ns = etree.QName(root).namespace
     schemas = compile_schemas(texts)
-    for target, schema in schemas:
-        if (target or None) == (ns or None):
-            if schema.validate(root):
-                return None
-            err = schema.error_log.last_error
+    for element in elements:
+        ns = etree.QName(element).namespace
+        match = [schema for target, schema in schemas if (target or None) == (ns or None)]
+        if not match:
+            return (f"XML Validation: Declaration not found for element "
+                    f"'{etree.QName(element).localname}' in namespace '{ns or ''}'.")
+        doc = etree.ElementTree(element)
+        if not match[0].validate(doc):
+            err = match[0].error_log.last_error
             return f"XML Validation: {err.message if err is not None else 'invalid content'}"
-    return (f"XML Validation: Declaration not found for element '{etree.QName(root).localname}'"
-            f" in namespace '{ns or ''}'.")
+    return None
