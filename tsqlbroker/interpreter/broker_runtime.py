@@ -28,9 +28,10 @@ _lock = threading.Lock()
 class _ActivationSink:
     """Where an activated procedure's output goes: the broker log (Msg 9724)."""
 
-    def __init__(self, log: BrokerLog, task: ActivatedTask) -> None:
+    def __init__(self, log: BrokerLog, task: ActivatedTask, runtime: BrokerRuntime) -> None:
         self.log = log
         self.task = task
+        self.runtime = runtime
 
     def _write(self, text: str) -> None:
         self.log.write(f"spid{self.task.spid}s",
@@ -43,6 +44,8 @@ class _ActivationSink:
         """Result sets of activated procedures go nowhere, as in SQL Server."""
 
     def error(self, err: TSqlError) -> None:
+        if self.runtime.stopping and err.number == 3621:
+            return  # cancelled because the instance is shutting down: not the proc's fault
         self._write(err.render().replace("\n", " "))
 
     def rows_affected(self, n: int) -> None:
@@ -65,6 +68,7 @@ class BrokerRuntime:
                                          recheck_seconds=recheck_seconds)
         self.broker.attach_activation(self.manager)
         self.started = False
+        self.stopping = False
 
     def start(self) -> None:
         """Start activation and the clock (idempotent)."""
@@ -75,8 +79,12 @@ class BrokerRuntime:
     def stop(self, timeout: float = 5.0) -> None:
         """Stop launching, cancel activated procedures, stop the clock."""
         if self.started:
+            self.stopping = True
             self.started = False
-            self.manager.stop(timeout)
+            try:
+                self.manager.stop(timeout)
+            finally:
+                self.stopping = False
 
     def wait_idle(self, timeout: float) -> bool:
         """Wait until activated procedures are idle and no activatable message is left."""
@@ -92,13 +100,14 @@ class BrokerRuntime:
             conn.close()
         if row is None:
             return
-        session = self.instance.session(_ActivationSink(self.log, task), database=row.name)
+        session = self.instance.session(_ActivationSink(self.log, task, self),
+                                        database=row.name)
         task.spid = session.id
         task.cancel = session.cancel
         session.extensions["activation_task"] = task
         try:
             session.call_procedure(task.procedure)
-            if session.trancount > 0:
+            if session.trancount > 0 and not self.stopping:
                 self.log.write(f"spid{task.spid}s", message_text(8415, task.procedure))
         finally:
             session.close()

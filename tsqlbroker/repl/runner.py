@@ -16,6 +16,14 @@ from tsqlbroker.interpreter.sink import JsonLinesSink, Sink, TextSink
 from tsqlbroker.repl.sqlcmd import SqlcmdError, SqlcmdState, preprocess
 
 
+def _write_line(out: TextIO, text: str) -> None:
+    try:
+        out.write(text + "\n")
+        out.flush()
+    except ValueError:  # the stream was closed at exit while a background task still ran
+        pass
+
+
 class _ErrorWatch:
     """Wraps a sink and remembers whether an error reached the client."""
 
@@ -51,6 +59,13 @@ class ScriptRunner:
         self.stop_on_error = stop_on_error
         self.stopped = False
         self.instance = Instance(url)
+        # Activation runs in the background while scripts run; in text mode what activated
+        # procedures print (the broker log) is shown on stderr as it happens.
+        from tsqlbroker.interpreter.broker_runtime import runtime_for
+
+        self.runtime = runtime_for(self.instance)
+        if output_format != "json":
+            self.runtime.log.add_listener(lambda entry: _write_line(err, entry.render()))
         self.session = self.instance.session(self.sink, database="master")
         if database and database.lower() != "master":
             self.run_text(f"USE [{database.replace(']', ']]')}]")
@@ -90,8 +105,7 @@ class ScriptRunner:
 
     def wait_idle(self, seconds: float) -> bool:
         """Wait (bounded) until activated procedures are idle and nothing activatable is left."""
-        wait = getattr(self.instance, "wait_idle", None)
-        return bool(wait(seconds)) if wait is not None else True
+        return self.runtime.wait_idle(seconds)
 
     def close(self) -> None:
         try:
