@@ -52,6 +52,10 @@ def test_current_database_restricts_the_target(env: Env) -> None:
     assert env.receive(b_, "TargQ") == []
     status = env.broker.get_transmission_status(env.conn, a, h)
     assert status == message_text(9793)
+    guid_a = str(env.catalog.database(env.conn, a).service_broker_guid).upper()
+    assert env.sql("SELECT to_broker_instance FROM tsqlb_sb_transmission_queue") == [(guid_a,)]
+    env.broker.tick()
+    assert env.receive(b_, "TargQ") == []               # the retry keeps to this database
     # A broker guid names the target database explicitly.
     guid = str(env.catalog.database(env.conn, b_).service_broker_guid)
     h2 = env.dialog(a, to_broker=guid)

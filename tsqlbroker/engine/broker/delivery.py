@@ -239,9 +239,14 @@ class DeliveryMixin(BrokerBase):
         return False
 
     def _hold(self, conn: StoreConnection, out: Outgoing, status: str) -> None:
+        target = out.target_broker
+        if target is not None and target.strip().upper() == "CURRENT DATABASE":
+            # sys.transmission_queue shows the broker instance the dialog was pinned to.
+            sender = self.meta.get(conn, out.db_id)
+            target = sender.broker_guid if sender else None
         conn.execute(insert(self.t.transmission).values(
             database_id=out.db_id, conversation_handle=out.handle,
-            to_service_name=out.to_service, to_broker_instance=out.target_broker,
+            to_service_name=out.to_service, to_broker_instance=target,
             from_service_name=out.from_service, service_contract_name=out.contract_name,
             enqueue_time=out.enqueue_time, message_sequence_number=out.seq,
             message_type_name=out.message_type, is_conversation_error=out.is_error,
