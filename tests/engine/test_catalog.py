@@ -144,3 +144,25 @@ def test_create_schema(catalog: Catalog, conn: StoreConnection) -> None:
     with pytest.raises(TSqlError) as ei:
         catalog.create_schema(conn, db, "sales")
     assert ei.value.number == 2714
+
+
+def test_lookup_cache_follows_transactions(store: Store, catalog: Catalog,
+                                           conn: StoreConnection) -> None:
+    db = catalog.create_database(conn, "d")
+    conn.commit()
+    other = store.connect()
+    try:
+        assert catalog.find_object(other, db, None, "t") is None
+        oid = catalog.create_object(conn, db, "dbo", "t", "U")
+        assert catalog.find_object(conn, db, None, "t").object_id == oid
+        assert catalog.find_object(other, db, None, "t") is None  # not committed yet
+        conn.rollback()
+        assert catalog.find_object(conn, db, None, "t") is None
+        oid = catalog.create_object(conn, db, "dbo", "t", "U")
+        conn.commit()
+        assert catalog.find_object(other, db, None, "t").object_id == oid
+        catalog.drop_object(other, oid)
+        other.commit()
+        assert catalog.find_object(conn, db, None, "t") is None
+    finally:
+        other.close()

@@ -13,6 +13,8 @@ case-insensitively (SQL Server's default collation) through lower-cased key colu
 
 from __future__ import annotations
 
+import secrets
+import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -50,6 +52,7 @@ TYPE_DESC: dict[str, str] = {
 _OBJECT_ID_START = 245575913
 _OBJECT_ID_STEP = 16000057
 _OBJECT_ID_MOD = 2_147_483_647
+_TOKEN_SQL = "SELECT value FROM tsqlb_counters WHERE name = 'catalog_version'"
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,11 @@ class Catalog:
         self.t: SystemTables = system_tables(store.metadata)
         self._ready = False
         self._drop_hooks: list[DropHook] = []
+        # Lookups cached per catalog *version token*: every catalog write stores a fresh
+        # random token in the same transaction, so a reader sees the token of the state it
+        # reads (its own uncommitted one included) and a rolled-back token never returns.
+        self._cache: dict[tuple[Any, ...], Any] = {}
+        self._cache_lock = threading.Lock()
         # User tables declare text columns COLLATE TSQL_CI: every connection needs it.
         install_connect_hook(store)
 
@@ -141,6 +149,35 @@ class Catalog:
             conn.execute(insert(self.t.schemas).values(
                 database_id=db_id, schema_id=schema_id, name=schema, name_key=schema.lower()))
 
+    # -- lookup cache -------------------------------------------------------------------------
+    def _token(self, conn: StoreConnection) -> int | None:
+        row = conn.exec_driver_sql(_TOKEN_SQL).first()
+        return None if row is None else int(row[0])
+
+    def _changed(self, conn: StoreConnection) -> None:
+        """Record a catalog change (call inside the writing transaction)."""
+        token = secrets.randbits(62)
+        c = self.t.counters
+        done = conn.execute(update(c).where(c.c.name == "catalog_version").values(value=token))
+        if done.rowcount == 0:
+            conn.execute(insert(c).values(name="catalog_version", value=token))
+
+    def _cached(self, conn: StoreConnection, key: tuple[Any, ...], fn: Callable[[], Any]
+                ) -> Any:
+        token = self._token(conn)
+        if token is None:
+            return fn()
+        full = (token, *key)
+        with self._cache_lock:
+            if full in self._cache:
+                return self._cache[full]
+        value = fn()
+        with self._cache_lock:
+            if len(self._cache) > 20000:
+                self._cache.clear()
+            self._cache[full] = value
+        return value
+
     # -- databases ----------------------------------------------------------------------------
     def create_database(self, conn: StoreConnection, name: str) -> int:
         """``CREATE DATABASE name``: Msg 1801 if it exists. The new database gets a fresh
@@ -153,6 +190,7 @@ class Catalog:
         top = conn.execute(select(func.max(self.t.databases.c.database_id))).scalar() or 0
         db_id = max(top + 1, FIRST_USER_DATABASE_ID)
         self._insert_database(conn, db_id, name, True)
+        self._changed(conn)
         return db_id
 
     def drop_database(self, conn: StoreConnection, name: str) -> None:
@@ -180,6 +218,7 @@ class Catalog:
             self.t.schemas.c.database_id == row.database_id))
         conn.execute(delete(self.t.databases).where(
             self.t.databases.c.database_id == row.database_id))
+        self._changed(conn)
 
     def on_drop_database(self, hook: DropHook) -> None:
         """Call ``hook(conn, database_id)`` inside ``DROP DATABASE``, before its rows go."""
@@ -189,17 +228,26 @@ class Catalog:
         """The id of database ``name`` (case-insensitive), or None."""
         self.ensure_schema(conn)
         d = self.t.databases
-        value = conn.execute(select(d.c.database_id).where(d.c.name_key == name.lower())
-                             ).scalar()
-        return None if value is None else int(value)
+
+        def load() -> int | None:
+            value = conn.execute(select(d.c.database_id).where(d.c.name_key == name.lower())
+                                 ).scalar()
+            return None if value is None else int(value)
+        result: int | None = self._cached(conn, ("database_id", name.lower()), load)
+        return result
 
     def database(self, conn: StoreConnection, db: int | str) -> DatabaseRow | None:
         """The ``sys.databases`` row of a database given by id or name, or None."""
         self.ensure_schema(conn)
         d = self.t.databases
         cond = d.c.database_id == db if isinstance(db, int) else d.c.name_key == db.lower()
-        row = conn.execute(select(d).where(cond)).mappings().first()
-        return None if row is None else _database_row(row)
+
+        def load() -> DatabaseRow | None:
+            row = conn.execute(select(d).where(cond)).mappings().first()
+            return None if row is None else _database_row(row)
+        key = db if isinstance(db, int) else db.lower()
+        result: DatabaseRow | None = self._cached(conn, ("database", key), load)
+        return result
 
     def databases(self, conn: StoreConnection) -> list[DatabaseRow]:
         """Every database, in id order."""
@@ -225,14 +273,19 @@ class Catalog:
         conn.write()
         d = self.t.databases
         conn.execute(update(d).where(d.c.database_id == db_id).values(**values))
+        self._changed(conn)
 
     # -- schemas ------------------------------------------------------------------------------
     def schema_id(self, conn: StoreConnection, db_id: int, schema: str) -> int | None:
         """The id of ``schema`` in database ``db_id`` (case-insensitive), or None."""
         s = self.t.schemas
-        value = conn.execute(select(s.c.schema_id).where(
-            s.c.database_id == db_id, s.c.name_key == schema.lower())).scalar()
-        return None if value is None else int(value)
+
+        def load() -> int | None:
+            value = conn.execute(select(s.c.schema_id).where(
+                s.c.database_id == db_id, s.c.name_key == schema.lower())).scalar()
+            return None if value is None else int(value)
+        result: int | None = self._cached(conn, ("schema", db_id, schema.lower()), load)
+        return result
 
     def schemas(self, conn: StoreConnection, db_id: int) -> list[tuple[int, str]]:
         """``(schema_id, name)`` of every schema of database ``db_id``."""
@@ -254,6 +307,7 @@ class Catalog:
         schema_id = max(int(top) + 1, FIRST_USER_SCHEMA_ID)
         conn.execute(insert(s).values(database_id=db_id, schema_id=schema_id, name=name,
                                       name_key=name.lower()))
+        self._changed(conn)
         return schema_id
 
     # -- objects ------------------------------------------------------------------------------
@@ -289,6 +343,7 @@ class Catalog:
             parent_object_id=parent_id or 0, create_date=now, modify_date=now,
             definition=definition, detail=detail, physical_name=physical_name,
             session_id=session_id))
+        self._changed(conn)
         return object_id
 
     def next_object_id(self, conn: StoreConnection) -> int:
@@ -325,8 +380,13 @@ class Catalog:
                  o.c.name_key == name.lower()]
         if types:
             conds.append(o.c.type.in_(sorted(t.upper() for t in types)))
-        row = conn.execute(select(o).where(and_(*conds))).mappings().first()
-        return None if row is None else _object_row(row)
+
+        def load() -> ObjectRow | None:
+            row = conn.execute(select(o).where(and_(*conds))).mappings().first()
+            return None if row is None else _object_row(row)
+        key = ("object", db_id, schema_id, name.lower(), tuple(sorted(types or ())))
+        result: ObjectRow | None = self._cached(conn, key, load)
+        return result
 
     def object_by_id(self, conn: StoreConnection, db_id: int | None, object_id: int
                      ) -> ObjectRow | None:
@@ -336,8 +396,12 @@ class Catalog:
         conds = [o.c.object_id == object_id]
         if db_id is not None:
             conds.append(o.c.database_id == db_id)
-        row = conn.execute(select(o).where(and_(*conds))).mappings().first()
-        return None if row is None else _object_row(row)
+
+        def load() -> ObjectRow | None:
+            row = conn.execute(select(o).where(and_(*conds))).mappings().first()
+            return None if row is None else _object_row(row)
+        result: ObjectRow | None = self._cached(conn, ("object_id", db_id, object_id), load)
+        return result
 
     def objects(self, conn: StoreConnection, db_id: int, types: set[str] | None = None,
                 parent_id: int | None = None) -> list[ObjectRow]:
@@ -372,6 +436,7 @@ class Catalog:
             values["detail"] = detail
         conn.write()
         conn.execute(update(o).where(o.c.object_id == object_id).values(**values))
+        self._changed(conn)
 
     def drop_object(self, conn: StoreConnection, db_id: int, object_id: int | None = None
                     ) -> None:
@@ -394,6 +459,7 @@ class Catalog:
             conn.exec_driver_sql(f"DROP TABLE IF EXISTS {quote_ident(physical)}")
         conn.execute(delete(self.t.columns).where(self.t.columns.c.object_id == object_id))
         conn.execute(delete(o).where(o.c.object_id == object_id))
+        self._changed(conn)
 
     def rename_object(self, conn: StoreConnection, object_id: int, new_name: str) -> None:
         """``sp_rename``: Msg 2714 if the new name is taken in the schema."""
@@ -409,6 +475,7 @@ class Catalog:
         conn.write()
         conn.execute(update(o).where(o.c.object_id == object_id).values(
             name=new_name, name_key=new_name.lower()))
+        self._changed(conn)
         self.update_object(conn, object_id)
 
     def table_exists_physically(self, conn: StoreConnection, physical_name: str) -> bool:
