@@ -123,8 +123,17 @@ def compile_collate(c: Compiler, node: ast.Collate) -> CExpr:
     return c.expr(node.expr)
 
 
+# Niladic functions written without parentheses parse as column names.
+_NILADIC = {"current_user": "current_user", "session_user": "session_user",
+            "system_user": "system_user", "user": "user",
+            "current_timestamp": "current_timestamp"}
+
+
 @expr_handler(ast.Column)
 def compile_column(c: Compiler, node: ast.Column) -> CExpr:
+    if len(node.parts) == 1 and node.parts[0].lower() in _NILADIC:
+        name = _NILADIC[node.parts[0].lower()]
+        return c.expr(ast.FunctionCall(ast.ObjectName(name), span=node.span))
     # Columns only exist in queries the storage engine runs; here there is no FROM clause.
     raise c.bind_error(207, node, ".".join(node.parts))
 

@@ -170,7 +170,10 @@ def compile_print(c: Compiler, node: ast.Print) -> StmtFn:
     if e.type.is_string:
         ef = e.fn
     else:
-        ef = coerce(e, _PRINT_TYPE)
+        # Non-character values print as their varchar conversion (binary as characters);
+        # xml and sql_variant go through nvarchar.
+        ef = coerce(e, _PRINT_TYPE if e.type.name in ("xml", "sql_variant") else
+                    T.VARCHAR_MAX)
 
     def run(f: Frame) -> None:
         v = ef(f)

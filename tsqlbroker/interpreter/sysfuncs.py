@@ -353,6 +353,11 @@ for _n, _v in (("suser_sname", LOGIN_NAME), ("suser_name", LOGIN_NAME),
     SPECIAL[_n] = _const_name(_v)
 
 
+@special("current_timestamp")
+def _current_timestamp(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    return c.expr(ast.FunctionCall(ast.ObjectName("getdate"), span=node.span))
+
+
 @special("host_name")
 def _host_name(c: Compiler, node: ast.FunctionCall) -> CExpr:
     _arity(c, node, 0, 0)
