@@ -108,3 +108,22 @@ def test_poison_message_disables_the_queue(env: Env, db: int) -> None:
     settings = env.broker.activation_queue_settings(db, qid)
     assert settings is not None and settings.receive_enabled is False
     manager.stop()
+
+
+def test_dm_views_read_the_activation_manager(env: Env, db: int) -> None:
+    from tsqlbroker.engine.context import ExecContext
+
+    manager = ActivationManager(env.broker, BrokerLog(), recheck_seconds=0.2,
+                                clock_seconds=0.2)
+    env.broker.attach_activation(manager)
+    _activate(env, db)
+    qid = env.broker._queue(env.conn, db, None, "TargQ").object_id
+    manager.notify("startup", db, qid)
+    ctx = ExecContext(env.conn, Txn(env.conn), db, 1)
+    vt = env.broker.resolve_virtual(ctx, None, "sys", "dm_broker_queue_monitors")
+    assert vt is not None
+    got = env.conn.exec_driver_sql(vt.sql).fetchall()
+    assert [(r[0], r[1], r[2]) for r in got] == [(db, qid, "INACTIVE")]
+    tasks = env.broker.resolve_virtual(ctx, None, "sys", "dm_broker_activated_tasks")
+    assert tasks is not None and env.conn.exec_driver_sql(tasks.sql).fetchall() == []
+    manager.stop()

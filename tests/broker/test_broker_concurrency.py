@@ -273,3 +273,29 @@ def test_waitfor_returns_at_once_when_it_would_deadlock(env: Env, db: int) -> No
     assert time.monotonic() - t0 < 2
     txn.commit()
     assert b.wait_for_message(db, None, "TargQ", 10.0, lambda: False)
+
+
+def test_groups_locked_by_the_same_transaction_stay_eligible(env: Env, db: int) -> None:
+    b = env.broker
+    h = env.dialog(db)
+    env.send(db, h, REQ, b"mine")
+    txn = Txn(env.conn)
+    group = b.get_conversation_group(txn, db, None, "TargQ")
+    assert group is not None
+    # Locked by this transaction: GET returns it again and RECEIVE takes its messages.
+    assert b.get_conversation_group(txn, db, None, "TargQ") == group
+    assert bodies(b.receive(txn, db, None, "TargQ")) == [b"mine"]
+    txn.commit()
+
+
+def test_bad_identifiers_raise_broker_errors(env: Env, db: int) -> None:
+    b = env.broker
+    for fn, num in ((lambda t: b.begin_dialog(t, db, "//test/Initiator", "//x",
+                                              related_group="not-a-guid"), 8436),
+                    (lambda t: b.move_conversation(t, db, "nope", "nope"), 8426),
+                    (lambda t: b.send(t, db, ["nope"], REQ, b"x", True), 8426),
+                    (lambda t: b.end_conversation(t, db, "nope"), 8426)):
+        with pytest.raises(BrokerError) as e:
+            env.run(fn)
+        assert e.value.number == num
+    assert b.get_transmission_status(env.conn, db, "nope") == ""

@@ -67,7 +67,10 @@ class ConversationsMixin(DeliveryMixin):
                                    "RELATED_CONVERSATION", rel.conversation_handle)
             group, new_group = rel.conversation_group_id, False
         elif related_group is not None:
-            group = uid(related_group)
+            try:
+                group = uid(related_group)
+            except (ValueError, TypeError):
+                raise broker_error(8436, str(related_group)) from None
             g = self.t.groups
             row = conn.execute(select(g).where(g.c.conversation_group_id == group,
                                                g.c.database_id == db_id)).mappings().first()

@@ -50,8 +50,13 @@ class NetworkMixin(ConversationsMixin):
             if str(mirror).upper() == kind:
                 raise broker_error(9747)
         life = o.get("lifetime")
-        if life is not None and not 1 <= int(life) <= MAX_LIFETIME:
-            raise broker_error(9746, life)
+        if life is not None:
+            try:
+                ok = 1 <= int(life) <= MAX_LIFETIME
+            except (TypeError, ValueError):
+                ok = False
+            if not ok:
+                raise broker_error(9746, life)
         broker = o.get("broker_instance")
         if broker:
             try:
@@ -199,7 +204,7 @@ class NetworkMixin(ConversationsMixin):
             raise tsql_error(7862)
         o = _norm(options)
         port = o.get("port")
-        if port is not None and not 1024 <= int(port) <= 32767:
+        if port is not None and not (str(port).isdigit() and 1024 <= int(port) <= 32767):
             raise tsql_error(102, str(port), cls=BindError)
         txn.write()
         conn.execute(insert(e).values(
@@ -226,6 +231,8 @@ class NetworkMixin(ConversationsMixin):
                          ("authentication", "authentication"), ("encryption", "encryption"),
                          ("algorithm", "encryption_algorithm")):
             if o.get(key) is not None:
+                if col == "port" and not str(o[key]).isdigit():
+                    raise tsql_error(102, str(o[key]), cls=BindError)
                 values[col] = str(o[key]).upper() if col != "port" else int(o[key])
         if values:
             txn.write()
