@@ -21,10 +21,13 @@ def check_files(paths: list[str], show_ast: bool, out: TextIO, err: TextIO) -> i
     status = 0
     for path in paths:
         try:
-            with open(path, encoding="utf-8-sig") as f:
-                text = f.read()
-        except (OSError, UnicodeDecodeError) as e:
+            text = read_script(path)
+        except OSError as e:
             err.write(f"{path}: cannot read file: {e.strerror or e}\n")
+            status = 1
+            continue
+        except UnicodeDecodeError as e:
+            err.write(f"{path}: cannot read file: not UTF-8 or UTF-16 text ({e.reason})\n")
             status = 1
             continue
         try:
@@ -46,6 +49,16 @@ def check_files(paths: list[str], show_ast: bool, out: TextIO, err: TextIO) -> i
                 for stmt in batch.statements:
                     out.write(format_node(stmt) + "\n")
     return status
+
+
+def read_script(path: str) -> str:
+    """A script file's text: UTF-16 when it starts with a byte-order mark (as SSMS saves
+    scripts), else UTF-8 (with or without BOM)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16")
+    return data.decode("utf-8-sig")
 
 
 def format_node(node: Any, indent: int = 0) -> str:

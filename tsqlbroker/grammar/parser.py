@@ -50,7 +50,13 @@ def split_batches(text: str) -> list[BatchText]:
         if i >= 0 and found[i][1] > m.start():
             continue  # inside a string, quoted identifier or comment
         repeat = int(m.group(1)) if m.group(1) else 1
-        _add_batch(batches, text, blanked, begin, m.start(), repeat)
+        end = m.start()
+        # The line break before the GO line belongs to neither batch.
+        if text.endswith("\r\n", 0, end):
+            end -= 2
+        elif text.endswith("\n", 0, end):
+            end -= 1
+        _add_batch(batches, text, blanked, begin, max(end, begin), repeat)
         begin = m.end() + 1 if m.end() < len(text) else m.end()
     _add_batch(batches, text, blanked, begin, len(text), 1)
     return batches
@@ -180,6 +186,12 @@ def _char_error(text: str, blanked: str, e: UnexpectedCharacters, start_line: in
     pos = e.pos_in_stream
     line, col = _position(text, pos)
     ch = blanked[pos:pos + 1]
+    if ch == "'" and pos > 0 and blanked[pos - 1] in "nN" and (
+            pos == 1 or not (blanked[pos - 2].isalnum() or blanked[pos - 2] in "_@#$")):
+        # N'… lexed as the name N and an unclosed string: report it at the N, as one literal.
+        pos -= 1
+        line, col = _position(text, pos)
+        ch = blanked[pos]
     quote = ch in ("'", "[", '"') or (ch in "nN" and blanked[pos + 1:pos + 2] == "'")
     if quote:
         body_start = pos + (2 if ch in "nN" else 1)
