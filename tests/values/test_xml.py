@@ -246,3 +246,28 @@ def test_declared_encoding_must_fit_the_string_type(src: str, text: str, ok: boo
     end = text.index("?>") + 2  # SQL Server points at the end of the declaration
     assert ei.value.message == f"XML parsing: line 1, character {end}, unable to switch the " \
         "encoding"
+
+
+ERROR_BODY = ('<?xml version="1.0"?><Error xmlns="http://schemas.microsoft.com/SQL/ServiceBroker/'
+              'Error"><Code>-8494</Code><Description>You do not have permission to access the '
+              "service 'X'.</Description></Error>")
+SSB = "http://schemas.microsoft.com/SQL/ServiceBroker/Error"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [ERROR_BODY.encode("utf-16-le"), b"\xff\xfe" + ERROR_BODY.encode("utf-16-le"),
+     ERROR_BODY.encode("utf-8")],
+)
+def test_broker_error_message_body(body: bytes) -> None:
+    """The queries applications run on a broker Error message (reference §5.15)."""
+    x = converter(T("varbinary(max)"), T("xml"))(body)
+    assert x.value("(/Error/Code)[1]", "INT", namespaces={"": SSB}) == -8494
+    assert x.value("(/Error/Description)[1]", "NVARCHAR(4000)", namespaces={"": SSB}) == (
+        "You do not have permission to access the service 'X'.")
+    q = f'declare namespace ssb="{SSB}"; (/ssb:Error/ssb:Code)[1]'
+    assert x.value(q, "int") == -8494
+    assert x.value("(//*[local-name()='Code'])[1]", "int") == -8494
+    text = converter(T("varbinary(max)"), T("nvarchar(max)"))(body)
+    if body[:2] != b"\xff\xfe" and body[1:2] == b"\x00":
+        assert text == ERROR_BODY  # UTF-16 bytes read back as nvarchar unchanged

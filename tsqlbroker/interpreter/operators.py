@@ -606,8 +606,9 @@ def like(value: str | None, pattern: str | None, escape: str | None = None) -> b
     rx = like_regex(pattern, escape)
     if rx.fullmatch(value):
         return True
-    stripped = value.rstrip(" ")
-    return stripped != value and rx.fullmatch(stripped) is not None
+    # the value's trailing blanks may be dropped, some or all of them
+    keep = len(value.rstrip(" "))
+    return any(rx.fullmatch(value, 0, end) for end in range(len(value) - 1, keep - 1, -1))
 
 
 # ---------------------------------------------------------------------------- 3-valued logic
