@@ -71,28 +71,23 @@ def compile_if(c: Compiler, node: ast.If) -> StmtFn:
 
 
 def _compile_if(c: Compiler, node: ast.If, cond: Any) -> StmtFn:
+    """IF whose condition reads storage: the condition's implicit transaction ends before
+    the branch runs (the compound wrapper reports the condition's errors)."""
     then = c.stmt(node.then)
     else_ = c.stmt(node.else_) if node.else_ is not None else None
-    if else_ is None:
-        def run_if(f: Frame) -> None:
-            r = cond(f)
-            s = f.session
-            s.rowcount = 0
-            s.error = 0
-            if r:
-                then(f)
-        return run_if
 
-    def run_if_else(f: Frame) -> None:
+    def run_if_storage(f: Frame) -> None:
         r = cond(f)
         s = f.session
+        if s.stmt_txn is not None:
+            s.end_statement()
         s.rowcount = 0
         s.error = 0
         if r:
             then(f)
-        else:
+        elif else_ is not None:
             else_(f)
-    return run_if_else
+    return run_if_storage
 
 
 def _has_loop_signals(node: ast.Stmt) -> bool:

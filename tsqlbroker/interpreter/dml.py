@@ -325,6 +325,24 @@ def drop_table_variables(s: Session, f: Frame) -> None:
     f.table_vars.clear()
 
 
+def drop_temp_tables_since(s: Session, keep: set[str]) -> None:
+    """Drop the temp tables created since ``keep`` was taken (a procedure ended)."""
+    from .frames import Frame
+
+    f = Frame(s, 0)
+    pending = s.stmt_txn
+    s.stmt_txn = None
+    try:
+        for name in [n for n in s.temp_tables if n not in keep]:
+            try:
+                run_sql(f, f"DROP TABLE {name}", {})
+            except TSqlError:  # cleanup must not hide the procedure's own outcome
+                pass
+        s.end_statement()
+    finally:
+        s.stmt_txn = pending
+
+
 def drop_session_objects(s: Session) -> None:
     """Drop the session's temp tables (the session ends)."""
     if not s.temp_tables:

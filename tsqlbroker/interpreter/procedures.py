@@ -148,6 +148,7 @@ def invoke(s: Session, compiled: Compiled, values: dict[int, Any]) -> tuple[int,
     for p in compiled.params:
         v[p.slot] = values.get(p.slot, p.default)
     saved = (s.nocount, s.xact_abort, s.datefirst)
+    temp_before = set(s.temp_tables)
     s.nestlevel += 1
     status = 0
     try:
@@ -164,6 +165,11 @@ def invoke(s: Session, compiled: Compiled, values: dict[int, Any]) -> tuple[int,
         s.nestlevel -= 1
         s.nocount, s.xact_abort, s.datefirst = saved
         s.drop_scope_objects(frame)
+        if len(s.temp_tables) > len(temp_before) or set(s.temp_tables) - temp_before:
+            # Temp tables a procedure creates are dropped when it ends.
+            from .dml import drop_temp_tables_since
+
+            drop_temp_tables_since(s, temp_before)
     return status, frame
 
 
@@ -383,7 +389,13 @@ def call_procedure_batch(s: Session, name: str, args: dict[str, Any]) -> int:
         status, _frame = invoke(s, compiled, values)
         return status
     except TSqlError as e:
+        from .session import CancelledError
+
         s.rollback_statement()
+        if isinstance(e, CancelledError):
+            from . import transactions
+
+            transactions.rollback_all(s)
         s.report(e)
         return -6
     except Exception as e:  # never a traceback

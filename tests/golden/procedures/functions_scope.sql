@@ -24,3 +24,13 @@ END TRY
 BEGIN CATCH
     PRINT 'caught ' + CAST(ERROR_NUMBER() AS varchar(10)) + ' from ' + ERROR_PROCEDURE()
 END CATCH
+GO
+CREATE PROCEDURE makes_temp AS
+BEGIN
+    CREATE TABLE #inside (i int)
+    INSERT INTO #inside VALUES (1)
+    SELECT COUNT(*) AS inside_rows FROM #inside
+END
+GO
+EXEC makes_temp
+PRINT COALESCE(CAST(OBJECT_ID('tempdb..#inside') AS varchar(20)), 'dropped with the procedure')
