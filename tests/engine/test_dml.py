@@ -209,3 +209,12 @@ def test_merge_emulation(stock: ExecContext) -> None:
         run(stock, "MERGE items AS t USING incoming AS s ON t.sku = s.sku "
                    "WHEN MATCHED THEN UPDATE SET qty = s.qty;")
     assert ei.value.number == 8672
+
+
+def test_accumulating_assignment(stock: ExecContext) -> None:
+    result = run(stock, "SELECT @list = @list + sku + ',', @n = @n + qty FROM items ORDER BY id",
+                 list=("", "varchar(100)"), n=(0, "int"))
+    assert result.assign_targets == [("@list", "="), ("@n", "=")]
+    assert result.resultsets[0].rows[-1] == ("a,b,c,", 6)
+    nulls = run(stock, "SELECT @list = @list + sku FROM items", list=(None, "varchar(100)"))
+    assert nulls.resultsets[0].rows[-1] == (None,)

@@ -106,20 +106,21 @@ def _add_column(ctx: ExecContext, info: TableInfo, action: exp.ColumnDef) -> Non
     if has_rows and (col["default"] is not None and not col["nullable"] or ident):
         # Existing rows get the default (NOT NULL columns) or identity values, as SQL Server.
         writer = RowWriter(ctx, fresh, "ALTER TABLE")
+        rid = writer.rowid
         column = fresh.column(col["name"])
         assert column is not None
         rowids = [r[0] for r in ctx.conn.exec_driver_sql(
-            f"SELECT rowid FROM {quote_ident(info.physical)} ORDER BY rowid")]
+            f"SELECT {rid} FROM {quote_ident(info.physical)} ORDER BY {rid}")]
         changes: list[tuple[Any, dict[str, Any]]] = []
         next_id = ident[0] if ident else None
-        for rid in rowids:
+        for row_id in rowids:
             if ident and next_id is not None:
                 ctx.conn.exec_driver_sql(
                     f"UPDATE {quote_ident(info.physical)} SET {quote_ident(col['name'])} = :v "
-                    f"WHERE rowid = :r", {"v": next_id, "r": rid})
+                    f"WHERE {rid} = :r", {"v": next_id, "r": row_id})
                 next_id += ident[1]
             else:
-                changes.append((rid, {col["name"]: writer.default_value(column)}))
+                changes.append((row_id, {col["name"]: writer.default_value(column)}))
         writer.update(changes)
         if ident and next_id is not None:
             ctx.conn.execute(update(c).where(c.c.object_id == info.object_id,
@@ -214,12 +215,13 @@ def _alter_column(ctx: ExecContext, info: TableInfo, action: exp.AlterColumn) ->
     new_col = fresh.column(col.name)
     assert new_col is not None
     rows = ctx.conn.exec_driver_sql(
-        f"SELECT rowid, {quote_ident(col.name)} FROM {quote_ident(info.physical)}").fetchall()
-    for rid, value in rows:
+        f"SELECT {writer.rowid}, {quote_ident(col.name)} FROM {quote_ident(info.physical)}"
+    ).fetchall()
+    for row_id, value in rows:
         stored = writer.convert(new_col, value)
         ctx.conn.exec_driver_sql(
             f"UPDATE {quote_ident(info.physical)} SET {quote_ident(col.name)} = :v "
-            f"WHERE rowid = :r", {"v": stored, "r": rid})
+            f"WHERE {writer.rowid} = :r", {"v": stored, "r": row_id})
 
 
 # -- indexes ----------------------------------------------------------------------------------

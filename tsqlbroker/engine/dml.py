@@ -12,6 +12,7 @@ goes on (SQL Server's statement-level atomicity).
 from __future__ import annotations
 
 import itertools
+from decimal import Decimal
 import logging
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -41,6 +42,7 @@ from .tables import (
     create_table,
     drop_table,
     physical_table_ref,
+    rowid_column,
     truncate_table,
 )
 from .transpile import (
@@ -273,14 +275,81 @@ def _select(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
         tree.set("into", None)
     targets = _assignments(tree)
     binder = Binder(ctx, params)
-    compiled = binder.compile(tree, (parsed.text, "select"))
+    folds = _accumulations(binder, tree, targets) if targets else {}
+    compiled = binder.compile(tree, (parsed.text, "select", tuple(sorted(folds))))
     rs = run_query(binder, compiled)
     if targets:
         rs.columns = [name for name, _op in targets]
+        _fold(rs, folds, binder.params)
         return SqlResult([rs], len(rs.rows), assign_targets=targets)
     if into is not None:
         return _select_into(ctx, into, rs)
     return SqlResult([rs], len(rs.rows))
+
+
+def _add_operands(node: exp.Expression) -> list[exp.Expression]:
+    if isinstance(node, exp.Add):
+        return [*_add_operands(node.this), node.expression]
+    if isinstance(node, exp.Paren) and isinstance(node.this, exp.Add):
+        return _add_operands(node.this)
+    return [node]
+
+
+def _accumulations(binder: Binder, select: exp.Expression, targets: list[tuple[str, str]]
+                   ) -> dict[int, bool]:
+    """``SELECT @s = @s + expr FROM …`` assigns once per row, each row seeing the previous
+    assignment. Such items are rewritten to compute ``expr`` per row and folded afterwards;
+    returns ``{item index: concatenates}``."""
+    binder.collect(select)
+    folds: dict[int, bool] = {}
+    for i, ((name, _op), item) in enumerate(zip(targets, select.expressions, strict=True)):
+        value = item.this if isinstance(item, exp.Alias) else item
+        operands = _add_operands(value)
+        first = operands[0]
+        if len(operands) < 2 or not isinstance(first, exp.Parameter) \
+                or isinstance(first.this, exp.Parameter) \
+                or "@" + first.name.lower() != name.lower():
+            continue
+        concat = isinstance(value, exp.Add) and binder._concatenates(value)
+        rest = operands[1]
+        for operand in operands[2:]:
+            rest = exp.Add(this=rest, expression=operand)
+        if concat and len(operands) > 2 and not binder.is_string(rest):
+            rest = exp.DPipe(this=rest.this, expression=rest.expression)
+        if isinstance(item, exp.Alias):  # _assignments made every target item an alias
+            item.set("this", rest)
+            folds[i] = concat
+    return folds
+
+
+def _fold(rs: ResultSet, folds: dict[int, bool], params: dict[str, tuple[Any, str | None]]
+          ) -> None:
+    """Replace the per-row increments of accumulating assignments by running values."""
+    if not folds:
+        return
+    acc: dict[int, Any] = {}
+    for i in folds:
+        value, spec = params.get(rs.columns[i].lower(), (None, None))
+        acc[i] = value
+        rs.types[i] = spec
+    new_rows = []
+    for row in rs.rows:
+        values = list(row)
+        for i, concat in folds.items():
+            prev, step = acc[i], values[i]
+            if prev is None or step is None:
+                acc[i] = None
+            elif concat:
+                acc[i] = f"{prev}{step}"
+            elif isinstance(prev, Decimal):
+                acc[i] = prev + Decimal(str(step))
+            elif isinstance(prev, (int, float)) and not isinstance(prev, bool):
+                acc[i] = prev + type(prev)(step)
+            else:
+                acc[i] = prev + step
+            values[i] = acc[i]
+        new_rows.append(tuple(values))
+    rs.rows = new_rows
 
 
 def _select_into(ctx: ExecContext, into: exp.Expression, rs: ResultSet) -> SqlResult:
@@ -404,7 +473,7 @@ def _output(ctx: ExecContext, info: TableInfo, parsed: Parsed, params: Params,
         select = select.from_(physical_table_ref(info, "inserted"))
         if old:
             select = select.join(deleted, join_type="cross")
-        select = select.where(exp.EQ(this=exp.column("rowid", table="inserted"),
+        select = select.where(exp.EQ(this=exp.column(rowid_column(ctx.conn.dialect), table="inserted"),
                                      expression=exp.Placeholder(this="__rid")))
     binder = Binder(ctx, params)
     binder.sources["deleted"] = Source("table", "deleted", [(c.name, c.spec) for c in info.columns],
@@ -481,7 +550,7 @@ def _target_select(ctx: ExecContext, tree: exp.Expression, target: exp.Table,
         else:
             joins.append(exp.Join(this=extra, kind="CROSS"))
     assert tinfo is not None
-    select = exp.Select(expressions=[exp.column("rowid", table=alias, quoted=True)] + values)
+    select = exp.Select(expressions=[exp.column(rowid_column(ctx.conn.dialect), table=alias, quoted=True)] + values)
     select.set("from_", exp.From(this=items[0]))
     if joins:
         select.set("joins", joins)

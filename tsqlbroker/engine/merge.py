@@ -18,7 +18,7 @@ from sqlglot import exp
 from ..errors import tsql_error
 from .context import ExecContext
 from .tableinfo import TableInfo
-from .tables import RowWriter
+from .tables import RowWriter, rowid_column
 from .transpile import Binder, Parsed, not_supported, table_key
 
 Params = dict[str, tuple[Any, "str | None"]]
@@ -87,7 +87,7 @@ def merge(ctx: ExecContext, parsed: Parsed, params: Params) -> tuple[int, int | 
     matched = [w for w in whens if w.args.get("matched")]
     by_target = [w for w in whens if not w.args.get("matched") and not w.args.get("source")]
     by_source = [w for w in whens if not w.args.get("matched") and w.args.get("source")]
-    rid = exp.column("rowid", table=talias, quoted=True)
+    rid = exp.column(rowid_column(ctx.conn.dialect), table=talias, quoted=True)
 
     def clause_columns(clauses: list[exp.When]) -> list[exp.Expression]:
         out: list[exp.Expression] = []
