@@ -12,11 +12,11 @@ goes on (SQL Server's statement-level atomicity).
 from __future__ import annotations
 
 import itertools
-from decimal import Decimal
 import logging
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from sqlalchemy.exc import DBAPIError
