@@ -112,19 +112,29 @@ def _task(f: Frame) -> Any:
 # --------------------------------------------------------------------------------------------
 # message types, schema collections, contracts
 # --------------------------------------------------------------------------------------------
+def _validation(node: ast.CreateMessageType | ast.AlterMessageType) -> str | None:
+    # The pre-release ENCODING XML WITH 'ns' names a namespace, not a collection: the broker
+    # validates against the schema registered for that namespace (schema_namespace).
+    if node.schema_namespace and node.schema_collection is None:
+        return "WELL_FORMED_XML"
+    return node.validation
+
+
 @handler(ast.CreateMessageType)
 def compile_create_message_type(c: Compiler, node: ast.CreateMessageType) -> StmtFn:
     coll = _object_text(node.schema_collection) if node.schema_collection else None
+    validation = _validation(node) or "NONE"
     return _ddl(lambda f, b, txn: b.create_message_type(
-        txn, f.session.db_id, node.name, node.validation, coll, node.schema_namespace,
+        txn, f.session.db_id, node.name, validation, coll, node.schema_namespace,
         node.owner))
 
 
 @handler(ast.AlterMessageType)
 def compile_alter_message_type(c: Compiler, node: ast.AlterMessageType) -> StmtFn:
     coll = _object_text(node.schema_collection) if node.schema_collection else None
+    validation = _validation(node)
     return _ddl(lambda f, b, txn: b.alter_message_type(
-        txn, f.session.db_id, node.name, node.validation, coll, node.schema_namespace))
+        txn, f.session.db_id, node.name, validation, coll, node.schema_namespace))
 
 
 @handler(ast.DropMessageType)

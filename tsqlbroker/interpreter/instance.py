@@ -38,6 +38,12 @@ class Instance:
         self._lock = threading.Lock()
         self.sessions: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
         self.closed = False
+        # The broker's tables and catalog views exist from the start (a SELECT from
+        # sys.services works before any broker statement ran); its background threads start
+        # on the first broker statement, or when run / the REPL / serve start them.
+        from .broker_runtime import runtime_for
+
+        runtime_for(self, start=False)
 
     def _register_functions(self) -> None:
         try:
