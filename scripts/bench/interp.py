@@ -23,10 +23,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from sqlalchemy import create_engine, text  # noqa: E402
+from sqlalchemy import create_engine, text
 
-from tsqlbroker.interpreter.instance import Instance  # noqa: E402
-from tsqlbroker.interpreter.sink import CollectingSink  # noqa: E402
+from tsqlbroker.interpreter.instance import Instance
+from tsqlbroker.interpreter.sink import CollectingSink
 
 
 def _session() -> tuple[Instance, Any, CollectingSink]:

@@ -35,7 +35,7 @@ EvalFn = Callable[["Frame"], Any]
 # --------------------------------------------------------------------------------------------
 # Control-flow signals: not errors, so TRY…CATCH never sees them.
 # --------------------------------------------------------------------------------------------
-class Signal(Exception):  # noqa: N818 - a signal, not an error
+class Signal(Exception):
     """Base of the non-error control transfers."""
 
 
@@ -408,7 +408,7 @@ def wrap_statement(fn: StmtFn, line: int, compound: bool) -> StmtFn:
                 f.session.statement_error(e, f, line)
             except (Signal, KeyboardInterrupt):
                 raise
-            except Exception as e:  # a bug must not become a traceback for the user
+            except Exception as e:  # noqa: BLE001 - a bug must not become a traceback
                 f.session.statement_error(internal_error(e), f, line)
         return run_compound
 
@@ -425,7 +425,7 @@ def wrap_statement(fn: StmtFn, line: int, compound: bool) -> StmtFn:
             if s.stmt_txn is not None:
                 s.end_statement()
             raise
-        except Exception as e:  # a bug must not become a traceback for the user
+        except Exception as e:  # noqa: BLE001 - a bug must not become a traceback
             f.session.statement_error(internal_error(e), f, line)
         else:
             s.error = 0
@@ -533,9 +533,7 @@ def variables_in(node: Any) -> list[str]:
     """The ``@variable`` names referenced under ``node`` (first-seen order, unique)."""
     seen: dict[str, str] = {}
     for n in walk(node):
-        if isinstance(n, ast.Variable):
-            seen.setdefault(n.name.lower(), n.name)
-        elif isinstance(n, ast.TableVariableRef):
+        if isinstance(n, (ast.Variable, ast.TableVariableRef)):
             seen.setdefault(n.name.lower(), n.name)
         elif isinstance(n, ast.SelectItem) and n.assign_to:
             seen.setdefault(n.assign_to.lower(), n.assign_to)

@@ -16,8 +16,6 @@ from tsqlbroker.grammar import ast
 
 from .compiler import (
     _BREAK,
-    self_wrapped,
-    touches_storage,
     _CONTINUE,
     BreakSignal,
     Compiler,
@@ -25,6 +23,8 @@ from .compiler import (
     ReturnSignal,
     StmtFn,
     handler,
+    self_wrapped,
+    touches_storage,
     walk,
 )
 from .runtime_errors import aborts_scope

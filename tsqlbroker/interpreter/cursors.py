@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine.results import ResultSet
-from tsqlbroker.errors import ExecutionError, tsql_error
+from tsqlbroker.errors import ExecutionError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
 from . import types as T
@@ -152,7 +152,7 @@ def compile_fetch(c: Compiler, node: ast.FetchCursor) -> StmtFn:
             src = T.parse_type_spec(spec) if spec else DYNAMIC
             try:
                 fn = convert_fn(src, targets[i].type)
-            except Exception:  # a declared type the value library does not parse
+            except TSqlError:  # a declared type the value library does not parse
                 fn = convert_fn(DYNAMIC, targets[i].type)
             conv_cache[key] = fn
         return fn

@@ -71,10 +71,7 @@ def compile_params(c: Compiler, node: Any) -> Params:
 
 def check_table_variables(c: Compiler, node: Any) -> None:
     """Msg 1087 for a table variable the scope never declared."""
-    names: list[str] = []
-    for n in _walk_targets(node):
-        names.append(n)
-    for name in names:
+    for name in _walk_targets(node):
         key = name.lower()
         if key not in c.scope.table_vars:
             if key in c.scope.vars:
@@ -284,7 +281,7 @@ def _columns_sql(c: Compiler, node: ast.DeclareTable) -> str:
     text = c.source(node)
     upper = text.upper()
     at = upper.find("TABLE")
-    start = text.find("(", at if at >= 0 else 0)
+    start = text.find("(", max(at, 0))
     end = text.rfind(")")
     return text[start + 1:end] if start >= 0 and end > start else ""
 

@@ -11,8 +11,8 @@ type, cached.
 from __future__ import annotations
 
 import operator as _op
-from decimal import Decimal
 from collections.abc import Callable
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.errors import TSqlError, tsql_error

@@ -16,8 +16,16 @@ if TYPE_CHECKING:
 class Frame:
     """The variables and per-scope state of one running batch or procedure."""
 
-    __slots__ = ("v", "session", "proc", "level", "table_vars", "cursors",
-                 "proc_id", "scope_identity")
+    __slots__ = (
+        "cursors",
+        "level",
+        "proc",
+        "proc_id",
+        "scope_identity",
+        "session",
+        "table_vars",
+        "v",
+    )
 
     def __init__(self, session: Session, nslots: int, *, proc: str | None = None,
                  level: int = 0, proc_id: int | None = None) -> None:

@@ -7,6 +7,7 @@ can call ``LEN``, ``DATEADD`` …).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import threading
 import weakref
@@ -79,8 +80,6 @@ class Instance:
         for fn in list(self.extensions.get("on_close", [])):
             fn()
         for s in list(self.sessions.values()):
-            try:
+            with contextlib.suppress(Exception):  # closing must go on for the others
                 s.close()
-            except Exception:  # closing must go on for the others
-                pass
         self.store.close()

@@ -398,7 +398,7 @@ def call_procedure_batch(s: Session, name: str, args: dict[str, Any]) -> int:
             transactions.rollback_all(s)
         s.report(e)
         return -6
-    except Exception as e:  # never a traceback
+    except Exception as e:  # noqa: BLE001 - never a traceback
         from .compiler import internal_error
 
         s.rollback_statement()
@@ -436,9 +436,8 @@ def _module_handler(kind: str, type_code: str, label: str
             txn = s.txn_for_statement()
             txn.write()
             existing = catalog.find_object(s.conn, s.db_id, name.schema, name.name)
-            if existing is not None and existing.type != type_code:
-                if alter or or_alter:
-                    raise tsql_error(2714, name.name)
+            if existing is not None and existing.type != type_code and (alter or or_alter):
+                raise tsql_error(2714, name.name)
             if alter and existing is None:
                 raise tsql_error(208, name.name, cls=BindError)
             if existing is not None and existing.type == type_code and (alter or or_alter):

@@ -123,7 +123,7 @@ class Session:
         except TSqlError as e:
             self.report(e)
             return False
-        except Exception as e:  # a compiler bug must not become a traceback
+        except Exception as e:  # noqa: BLE001 - a compiler bug must not become a traceback
             self.report(internal_error(e))
             return False
         frame = Frame(self, compiled.nslots, level=0)
@@ -149,7 +149,7 @@ class Session:
             self.report(e)
         except Signal:
             pass
-        except Exception as e:  # never a traceback for the user
+        except Exception as e:  # noqa: BLE001 - never a traceback for the user
             self.rollback_statement()
             self.report(internal_error(e))
         finally:
