@@ -271,3 +271,34 @@ def test_broker_error_message_body(body: bytes) -> None:
     text = converter(T("varbinary(max)"), T("nvarchar(max)"))(body)
     if body[:2] != b"\xff\xfe" and body[1:2] == b"\x00":
         assert text == ERROR_BODY  # UTF-16 bytes read back as nvarchar unchanged
+
+
+def test_any_namespace_wildcards() -> None:
+    x = XmlValue.parse('<p:r xmlns:p="urn:p" xmlns:q="urn:q"><p:a q:id="1">x</p:a>'
+                       '<a id="2">y</a></p:r>')
+    assert x.value("count(/*:r/*:a)", "int") == 2
+    assert x.value("(/*:r/*:a/@*:id)[2]", "int") == 2
+    assert x.value("count(/*:r/*)", "int") == 2
+    assert [n.value("local-name(.)", "varchar(5)") for n in x.nodes("/*:r/*")] == ["a", "a"]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("(/r/a[position() = last()])[1]", "yz"),
+        ("(/r/a[contains(., 'z')])[1]", "yz"),
+        ("(/r/a[@id = '1' or @id = '2'])[2]", "yz"),
+        ("(/r/n[. > 5])[1]", "7"),
+        ("(/r/n[. ge 5 and . lt 7])[1]", "5"),
+        ("(/r/*[local-name() = 'n'])[2]", "7"),
+        ("(/r/a/c/..)[1]", "yz"),
+        ("(/r/a | /r/n)[3]", "5"),
+        ("(/r/a[not(c)])[1]", "x"),
+        ("string-length((/r/a)[2])", "2"),
+        ("(: a comment :) (/r/n)[2]", "7"),
+        ("sum(/r/n) div 2", "6"),
+        ("(/r/child::a/attribute::id)[2]", "2"),
+    ],
+)
+def test_xquery_subset(query: str, expected: str) -> None:
+    assert DOC.value(query, "varchar(10)") == expected

@@ -27,8 +27,9 @@ _TOKEN = re.compile(
         (?P<comment>\(:.*?:\))
       | (?P<string>"(?:[^"]|"")*"|'(?:[^']|'')*')
       | (?P<number>\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+)
+      | (?P<name_wild>\*:[A-Za-z_][\w.\-]*)
       | (?P<op>//|::|\.\.|!=|<=|>=|:=|[/\[\]()@,=<>|+\-*.$;{}])
-      | (?P<name>(?:[A-Za-z_][\w.\-]*:)?(?:[A-Za-z_][\w.\-]*|\*)|\*:[A-Za-z_][\w.\-]*)
+      | (?P<name>(?:[A-Za-z_][\w.\-]*:)?(?:[A-Za-z_][\w.\-]*|\*))
     )""",
     re.VERBOSE | re.DOTALL,
 )
@@ -83,6 +84,7 @@ class Translated:
 class _Tok:
     kind: str
     text: str
+    as_name: bool = False  # a name used as a name test (so 'and', 'div' … are names here)
 
 
 def _tokenize(query: str, method: str) -> list[_Tok]:
@@ -97,7 +99,8 @@ def _tokenize(query: str, method: str) -> list[_Tok]:
         kind = m.lastgroup or ""
         if kind == "comment":
             continue
-        toks.append(_Tok(kind, m.group(kind)))
+        text = m.group(kind)
+        toks.append(_Tok("name" if kind == "name_wild" else kind, text))
     return toks
 
 
@@ -135,7 +138,7 @@ def _ends_operand(prev: _Tok | None) -> bool:
     if prev.kind == "op":
         return prev.text in (")", "]", ".", "..")
     if prev.kind == "name":
-        return prev.text not in _KEYWORD_OPS or getattr(prev, "as_name", False)
+        return prev.text not in _KEYWORD_OPS or prev.as_name
     return False
 
 
@@ -238,13 +241,14 @@ def _translate_tokens(toks: list[_Tok], ns: dict[str, str], method: str
             i += 1
             continue
         # a name test
-        if ":" not in name and "" in ns and not after_attr:
+        if name.startswith("*:"):  # any namespace: XPath 1.0 spells it with local-name()
+            out.append(f"*[local-name()='{name[2:]}']")
+        elif ":" not in name and "" in ns and not after_attr:
             out.append(f"{DEFAULT_PREFIX}:{name}")
         else:
             out.append(name)
         after_attr = False
-        prev = _Tok("name", name)
-        prev.as_name = True
+        prev = _Tok("name", name, as_name=True)
         i += 1
     return "".join(out).strip(), externals
 
