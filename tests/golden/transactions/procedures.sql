@@ -1,0 +1,42 @@
+CREATE PROCEDURE rolls_back AS
+BEGIN
+    ROLLBACK TRAN
+    PRINT 'rolled back inside'
+END
+GO
+BEGIN TRAN
+EXEC rolls_back
+PRINT @@TRANCOUNT
+GO
+CREATE PROCEDURE strict_insert AS
+BEGIN
+    SET XACT_ABORT ON
+    BEGIN TRAN
+    DECLARE @v int = CAST('oops' AS int)
+    COMMIT
+END
+GO
+BEGIN TRY
+    EXEC strict_insert
+END TRY
+BEGIN CATCH
+    PRINT 'caught ' + CAST(ERROR_NUMBER() AS varchar(10)) + ' in ' + ERROR_PROCEDURE()
+    PRINT XACT_STATE()
+    IF XACT_STATE() <> 0 ROLLBACK
+END CATCH
+PRINT @@TRANCOUNT
+GO
+CREATE TABLE audit (msg varchar(20))
+GO
+SET NOCOUNT ON
+BEGIN TRAN
+INSERT INTO audit VALUES ('kept')
+SAVE TRAN before_undo
+INSERT INTO audit VALUES ('undone')
+ROLLBACK TRAN before_undo
+COMMIT
+SELECT msg FROM audit
+BEGIN TRAN
+INSERT INTO audit VALUES ('rolled back')
+ROLLBACK
+SELECT COUNT(*) AS n FROM audit
