@@ -312,3 +312,28 @@ def test_varchar_bytes_are_code_page_1252(text: str, as_varchar: str, data: byte
     assert cast(text, "nvarchar(5)", "varchar(5)") == as_varchar
     assert cast(as_varchar, "varchar(5)", "varbinary(5)") == data
     assert cast(data, "varbinary(5)", "varchar(5)") == as_varchar
+
+
+@pytest.mark.parametrize(
+    ("value", "src", "style", "expected"),
+    [
+        (date(2024, 3, 5), "date", 120, "2024-03-05"),
+        (date(2024, 3, 5), "date", 101, "03/05/2024"),
+        (date(2024, 3, 5), "date", 100, "Mar  5 2024"),
+        (time(13, 7, 9), "time(0)", 108, "13:07:09"),
+        (time(13, 7, 9, 500000), "time(3)", 114, "13:07:09:500"),
+        (datetime(2024, 3, 5, 13, 7, 9, 1200), "datetime2(4)", 121,
+         "2024-03-05 13:07:09.0012"),
+        (datetime(2024, 3, 5, 13, 7, 9, tzinfo=timezone.utc), "datetimeoffset(0)", 127,
+         "2024-03-05T13:07:09Z"),
+        (datetime(2024, 3, 5, 13, 7, 9), "datetime2(0)", 126, "2024-03-05T13:07:09"),
+    ],
+)
+def test_new_types_with_styles(value: Any, src: str, style: int, expected: str) -> None:
+    assert cast(value, src, "varchar(40)", style) == expected
+
+
+def test_time_with_a_date_style_is_refused() -> None:
+    with pytest.raises(TSqlError) as ei:
+        cast(time(1, 0), "time", "varchar(20)", 101)
+    assert ei.value.number == 9809

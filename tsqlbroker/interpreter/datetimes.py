@@ -409,9 +409,8 @@ def format_style(v: Any, type_name: str, style: int, scale: int | None = None) -
         return date_text or ""
     if not has_date or date_text is None:
         return time_text
-    if not has_time and base in (0, 100, 9, 109, 13, 113, 20, 120, 21, 25, 121, 22):
-        # a date value converted with a date-and-time style shows midnight
-        pass
+    if not has_time:
+        return date_text  # a date converted with a date-and-time style has no time part
     text = f"{date_text} {time_text}"
     if type_name == "datetimeoffset" and base in (20, 120, 21, 25, 121):
         text += " " + _offset_text(d)
