@@ -100,3 +100,24 @@ def test_ambiguous_column(ctx: ExecContext) -> None:
     with pytest.raises(TSqlError) as ei:
         run(ctx, "SELECT x FROM a, b")
     assert (ei.value.number, ei.value.message) == (209, "Ambiguous column name 'x'.")
+
+
+def test_unsupported_query_features_are_refused(ctx: ExecContext) -> None:
+    run(ctx, "CREATE TABLE t (a int, b int)")
+    for sql in ("SELECT * FROM t FOR XML PATH('r')",
+                "SELECT a FROM t PIVOT (MAX(b) FOR a IN ([1])) p",
+                "SELECT * FROM dbo.fn(1)", "SELECT TOP 10 PERCENT a FROM t",
+                "SELECT @@SPID"):
+        with pytest.raises(TSqlError) as ei:
+            run(ctx, sql)
+        assert ei.value.number == 40000, sql
+        assert ei.value.message.endswith("is not supported."), sql
+    for sql in ("SELECT", "UPDATE t SET", "SELECT a FROM t GROUP BY"):
+        with pytest.raises(TSqlError) as ei:
+            run(ctx, sql)
+        assert ei.value.number == 102, sql
+
+
+def test_session_values_are_parameters(ctx: ExecContext) -> None:
+    assert rows(ctx, "SELECT @@SPID, @@ROWCOUNT + 1", **{"@spid": (51, "smallint"),
+                                                         "@rowcount": (2, "int")}) == [(51, 3)]

@@ -57,6 +57,7 @@ from .transpile import (
 )
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
+_log = logging.getLogger(__name__)
 
 __all__ = [
     "ExecContext", "SqlResult", "VirtualTable", "declare_table_variable", "drop_table_variable",
@@ -183,6 +184,11 @@ def _guarded(ctx: ExecContext, writes: bool, fn: Callable[[], SqlResult]) -> Sql
                 undo()
         if isinstance(e, (DBAPIError, sqlite3.Error)):
             raise _backend_error(e) from None
+        if isinstance(e, Exception) and not isinstance(e, TSqlError):
+            # No user input may surface as a Python traceback; keep the cause for debugging.
+            _log.debug("storage layer failure", exc_info=True)
+            raise TSqlError(50000, f"The storage layer could not run the statement "
+                                   f"({type(e).__name__}: {e}).", 16) from e
         raise
     if savepoint is not None:
         ctx.conn.exec_driver_sql(f'RELEASE SAVEPOINT "{savepoint}"')
@@ -202,6 +208,8 @@ def _backend_error(e: BaseException) -> TSqlError:
         return tsql_error(209, text.split(":", 1)[1].strip(), cls=BindError)
     if low.startswith("no such table:"):
         return tsql_error(208, text.split(":", 1)[1].strip(), cls=BindError)
+    if "incomplete input" in low:
+        return tsql_error(102, "", cls=BindError)
     if "syntax error" in low:
         near = text.split('"')[1] if '"' in text else ""
         return tsql_error(102, near, cls=BindError)
@@ -572,6 +580,8 @@ def _update(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
     target = tree.this
     assert isinstance(target, exp.Table)
     sets: list[tuple[str, exp.Expression]] = []
+    if not tree.expressions:
+        raise tsql_error(102, "SET", cls=BindError)
     for item in tree.expressions:
         if not isinstance(item, exp.EQ) or not isinstance(item.this, exp.Column):
             raise not_supported(f"The SET item '{item.sql('tsql')}'")

@@ -396,7 +396,16 @@ class Binder:
         """Resolve every table reference in ``tree`` (CTE names excepted)."""
         for cte in tree.find_all(exp.CTE):
             self.ctes.add(cte.alias_or_name.lower())
+        for select in tree.find_all(exp.Select):
+            if select.args.get("for_") is not None:
+                raise not_supported("FOR XML / FOR JSON in a query")
         for node in tree.find_all(exp.Table):
+            if node.args.get("pivots"):
+                raise not_supported("PIVOT / UNPIVOT")
+            if node.args.get("sample") is not None:
+                raise not_supported("TABLESAMPLE")
+            if isinstance(node.this, exp.Anonymous):
+                raise not_supported(f"The table-valued function '{node.this.name}' in FROM")
             if not node.name and not isinstance(node.this, exp.Parameter):
                 continue
             key = table_key(node)
@@ -431,6 +440,8 @@ class Binder:
         """Rewrites that must see the original children (type decisions, tables)."""
         if isinstance(node, exp.Table):
             return self._rewrite_table(node)
+        if isinstance(node, exp.Parameter):
+            return self._placeholder(_param_name(node))
         if isinstance(node, exp.Add) and self._concatenates(node):
             left, right = self.rewrite(node.this), self.rewrite(node.expression)
             return exp.DPipe(this=left, expression=right, safe=True)
@@ -516,8 +527,6 @@ class Binder:
         return exp.Anonymous(this=f"tsql_{name}", expressions=args)
 
     def _after(self, node: exp.Expression) -> exp.Expression:
-        if isinstance(node, exp.Parameter):
-            return self._placeholder(_param_name(node))
         if isinstance(node, exp.National):
             return exp.Literal.string(node.name)
         if isinstance(node, exp.SessionParameter):
