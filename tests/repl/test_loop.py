@@ -154,3 +154,10 @@ def test_json_format_from_the_command_line_format(console: Any, pipe: Any) -> No
     repl = make_repl(console, pipe, format="json")
     run(repl, pipe, "SELECT 7 AS n\rGO\r")
     assert '"n": 7' in output_of(console)
+
+
+def test_history_file_keeps_typed_batches(console: Any, pipe: Any, tmp_path: Any) -> None:
+    history = tmp_path / "hist" / "history"
+    repl = make_repl(console, pipe, history_file=history)
+    run(repl, pipe, "PRINT 'remember me'\rGO\r")
+    assert "PRINT 'remember me'" in history.read_text()

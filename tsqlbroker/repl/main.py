@@ -25,7 +25,6 @@ from prompt_toolkit.lexers import PygmentsLexer
 from prompt_toolkit.output import Output
 from prompt_toolkit.patch_stdout import patch_stdout
 from prompt_toolkit.styles import Style, merge_styles, style_from_pygments_cls
-from pygments.lexers.sql import TransactSqlLexer
 from pygments.styles import get_style_by_name
 from pygments.util import ClassNotFound
 from rich.console import Console
@@ -38,6 +37,7 @@ from tsqlbroker.repl.catalog import CatalogCache, HelperSession, bracket, change
 from tsqlbroker.repl.completer import TSqlCompleter
 from tsqlbroker.repl.config import Config, ConfigError, load_config, parse_config
 from tsqlbroker.repl.key_bindings import build_key_bindings, is_special
+from tsqlbroker.repl.lexer import TSqlBrokerLexer
 from tsqlbroker.repl.render import RichSink, run_pager
 from tsqlbroker.repl.special import SpecialError, execute_special
 from tsqlbroker.repl.sqlcmd import SqlcmdError, SqlcmdState, preprocess
@@ -326,7 +326,7 @@ class Repl:
         """The configured prompt-toolkit session."""
         return PromptSession(
             multiline=True,
-            lexer=PygmentsLexer(TransactSqlLexer),
+            lexer=PygmentsLexer(TSqlBrokerLexer),
             completer=TSqlCompleter(lambda: self.catalog.snapshot()),
             complete_while_typing=True,
             history=self._history(),
