@@ -36,7 +36,7 @@ class FakeInstance:
         self.closed = True
 
 
-_CATALOG = re.compile(r"^\s*SELECT name FROM sys\.(service_queues|services|databases)\s*$", re.I)
+_CATALOG = re.compile(r"^\s*SELECT name FROM sys\.(service_queues|services|databases)\s*$", re.IGNORECASE)
 
 
 class FakeSession:
@@ -70,26 +70,26 @@ class FakeSession:
         return True
 
     def _statement(self, stmt: str) -> None:
-        if m := re.match(r"PRINT '(.*)'$", stmt, re.I):
+        if m := re.match(r"PRINT '(.*)'$", stmt, re.IGNORECASE):
             self.sink.message(m.group(1))
         elif m := _CATALOG.match(stmt):
             key = {"service_queues": "queues"}.get(m.group(1).lower(), m.group(1).lower())
             self.sink.resultset(ResultSet(["name"], ["sysname"],
                                           [(n,) for n in self.inst.objects[key]]))
-        elif m := re.match(r"SELECT (\d+)/0$", stmt, re.I):
+        elif m := re.match(r"SELECT (\d+)/0$", stmt, re.IGNORECASE):
             raise tsql_error(8134)
-        elif m := re.match(r"SELECT (\d+) AS (\w+)$", stmt, re.I):
+        elif m := re.match(r"SELECT (\d+) AS (\w+)$", stmt, re.IGNORECASE):
             self.sink.resultset(ResultSet([m.group(2)], ["int"], [(int(m.group(1)),)]))
             self.sink.rows_affected(1)
-        elif m := re.match(r"CREATE (QUEUE|SERVICE) (\S+)", stmt, re.I):
+        elif m := re.match(r"CREATE (QUEUE|SERVICE) (\S+)", stmt, re.IGNORECASE):
             name = m.group(2).strip("[]")
             self.inst.objects["queues" if m.group(1).upper() == "QUEUE" else "services"].append(
                 name)
-        elif m := re.match(r"USE \[?(\w+)\]?$", stmt, re.I):
+        elif m := re.match(r"USE \[?(\w+)\]?$", stmt, re.IGNORECASE):
             self.current_database = m.group(1)
-        elif re.match(r"BEGIN TRAN", stmt, re.I):
+        elif re.match(r"BEGIN TRAN", stmt, re.IGNORECASE):
             self.trancount += 1
-        elif m := re.match(r"WAITFOR DELAY '00:00:(\d+)'", stmt, re.I):
+        elif m := re.match(r"WAITFOR DELAY '00:00:(\d+)'", stmt, re.IGNORECASE):
             self._cancel.wait(int(m.group(1)))
         elif re.match(r"BOOM$", stmt):
             raise RuntimeError("the interpreter broke")

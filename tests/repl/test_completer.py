@@ -5,8 +5,12 @@ from __future__ import annotations
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-from tsqlbroker.repl.completer import CatalogSnapshot, TSqlCompleter, declared_variables, \
-    quote_name
+from tsqlbroker.repl.completer import (
+    CatalogSnapshot,
+    TSqlCompleter,
+    declared_variables,
+    quote_name,
+)
 
 CATALOG = CatalogSnapshot(
     database="broker",

@@ -70,7 +70,7 @@ class HelperSession:
 
         try:
             self._pool.submit(_close).result(timeout=5)
-        except Exception:  # noqa: BLE001 - closing must not fail the REPL's exit
+        except Exception:  # noqa: BLE001, S110 - closing must not fail the REPL's exit
             pass
         self._pool.shutdown(wait=False, cancel_futures=True)
 

@@ -69,9 +69,7 @@ def open_blocks(text: str) -> int:
     depth = 0
     for i, tok in enumerate(tokens):
         nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
-        if tok == "begin" and nxt not in _NOT_BLOCK:
-            depth += 1
-        elif tok == "case":
+        if (tok == "begin" and nxt not in _NOT_BLOCK) or tok == "case":
             depth += 1
         elif tok == "end" and depth:
             depth -= 1

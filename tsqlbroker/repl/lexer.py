@@ -7,6 +7,8 @@ nothing of ``$(name)`` scripting variables; here both get tokens of their own, a
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 from pygments.lexer import bygroups, inherit, words
 from pygments.lexers.sql import TransactSqlLexer
 from pygments.token import Comment, Keyword, Name, Number, Text
@@ -26,10 +28,10 @@ class TSqlBrokerLexer(TransactSqlLexer):
     """T-SQL with sqlcmd directives, ``$(var)`` references and ``GO`` lines."""
 
     name = "T-SQL (tsqlbroker)"
-    aliases = ["tsqlbroker"]
-    filenames: list[str] = []
+    aliases: ClassVar[list[str]] = ["tsqlbroker"]
+    filenames: ClassVar[list[str]] = []
 
-    tokens = {
+    tokens: ClassVar[dict[str, Any]] = {
         "root": [
             # A :command or sqlcmd directive alone on its line (at the start of the text or
             # after a newline: Pygments matches at the current position, so '^' needs MULTILINE).

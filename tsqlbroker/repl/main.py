@@ -114,7 +114,7 @@ class Repl:
         if close is not None:
             try:
                 self._worker.submit(close).result(timeout=10)
-            except Exception:  # noqa: BLE001 - leaving must not fail on a broken session
+            except Exception:  # noqa: BLE001, S110 - leaving must not fail on a broken session
                 pass
         self._worker.shutdown(wait=False, cancel_futures=True)
         self.instance.close()
@@ -314,9 +314,9 @@ class Repl:
             ("class:bottom-toolbar.key", f" {self.current_database} "),
             ("class:bottom-toolbar.warn" if n else "class:bottom-toolbar",
              f" @@TRANCOUNT {n} "),
-            ("class:bottom-toolbar", f"│ {self.sink.format} │ {runs} runs │ "
-                                     f"log {'on' if self.log_shown else 'off'} │ "
-                                     ":help │ Ctrl-D quits "),
+            ("class:bottom-toolbar", (f"│ {self.sink.format} │ {runs} runs │ "
+                                      f"log {'on' if self.log_shown else 'off'} │ "
+                                      ":help │ Ctrl-D quits ")),
         ]
 
     def _prompt(self) -> str:

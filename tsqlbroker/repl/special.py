@@ -15,7 +15,7 @@ from typing import Protocol
 
 from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.repl import broker_views
-from tsqlbroker.repl.config import Config, FORMATS
+from tsqlbroker.repl.config import FORMATS, Config
 from tsqlbroker.repl.sqlcmd import SqlcmdError, SqlcmdState, preprocess, substitute
 
 
