@@ -127,6 +127,7 @@ def test_batch_completeness_rules() -> None:
     assert is_complete("BEGIN TRAN; SEND ON CONVERSATION @h;", "semicolon")
     assert open_blocks("BEGIN TRY SELECT CASE WHEN 1=1 THEN 1 END; END TRY BEGIN CATCH") == 1
     assert is_complete(":queues") and is_complete("quit")
+    assert is_complete("   \n")  # Enter on a blank buffer gives a fresh prompt
 
 
 def test_importing_the_cli_loads_no_ui_libraries() -> None:

@@ -34,7 +34,7 @@ def test_help_lists_every_command(repl: Repl, console: Any) -> None:
     repl.handle(":help")
     out = output_of(console)
     for usage in (":connect URL", ":setvar NAME [VALUE]", ":listvar", ":r FILE", ":out",
-                  ":on error exit|ignore", ":format", ":timing on|off", ":quit", ":queues",
+                  ":on error exit|ignore", ":format", ":timing on|off", ":quit", ":queues [all]",
                   ":conversations", ":services", ":activation", ":log"):
         assert usage in out
 
@@ -171,16 +171,19 @@ def test_queues_view_counts_readers_and_messages() -> None:
         "sys.service_queues": ResultSet(
             ["object_id", "schema_id", "name", "max_readers", "activation_procedure",
              "is_activation_enabled", "is_receive_enabled", "is_enqueue_enabled",
-             "is_retention_enabled"],
-            rows=[(101, 1, "TradeQueue", 5, "[broker].[dbo].[ProcessTrade]", 1, 1, 1, 0),
-                  (102, 1, "AuditQueue", 0, None, 0, 0, 0, 0)]),
+             "is_retention_enabled", "is_ms_shipped"],
+            rows=[(101, 1, "TradeQueue", 5, "[broker].[dbo].[ProcessTrade]", 1, 1, 1, 0, 0),
+                  (102, 1, "AuditQueue", 0, None, 0, 0, 0, 0, 0),
+                  (90, 1, "ServiceBrokerQueue", 0, None, 0, 1, 1, 0, 1)]),
         "sys.schemas": ResultSet(["schema_id", "name"], rows=[(1, "dbo")]),
         "sys.dm_broker_activated_tasks": ResultSet(["queue_id"], rows=[(101,), (101,)]),
         "sys.dm_broker_queue_monitors": ResultSet(["queue_id", "state"],
                                                   rows=[(101, "RECEIVES_OCCURRING")]),
         "[dbo].[TradeQueue]": ResultSet(["total", "ready"], rows=[(3, 2)]),
     })
+    assert len(broker_views.queues_view(query, include_system=True).rows) == 3
     rs = broker_views.queues_view(query)
+    assert len(rs.rows) == 2
     assert rs.rows[0] == ("dbo.AuditQueue", "OFF", "?", "?", "", None, "0/0", None)
     assert rs.rows[1] == ("dbo.TradeQueue", "ON", 2, 3, "ON", "[broker].[dbo].[ProcessTrade]",
                           "2/5", "RECEIVES_OCCURRING")
@@ -205,7 +208,9 @@ def test_conversations_view_hides_closed_and_shows_clocks() -> None:
 def test_services_and_activation_views() -> None:
     query = scripted({
         "sys.services": ResultSet(["service_id", "name", "service_queue_id"],
-                                  rows=[(1, "//svc", 101)]),
+                                  rows=[(1, "//svc", 101),
+                                        (2, broker_views.SYSTEM_PREFIX + "Notifications/x",
+                                         90)]),
         "sys.service_queues": ResultSet(["object_id", "name"], rows=[(101, "Q")]),
         "sys.service_contracts": ResultSet(["service_contract_id", "name"], rows=[(7, "//c")]),
         "sys.service_contract_usages": ResultSet(["service_id", "service_contract_id"],
@@ -216,6 +221,12 @@ def test_services_and_activation_views() -> None:
                                                    rows=[(51, 101, "[db].[dbo].[p]")]),
     })
     assert broker_views.services_view(query).rows == [("//svc", "Q", "//c")]
+    assert len(broker_views.services_view(query, include_system=True).rows) == 2
     monitors, tasks = broker_views.activation_view(query)
     assert monitors.rows[0][:3] == ("Q", "NOTIFIED", 0)
     assert tasks.rows == [(51, "Q", "[db].[dbo].[p]")]
+
+
+def test_broker_view_arguments_are_checked(repl: Repl, console: Any) -> None:
+    repl.handle(":queues everything")
+    assert "Usage: :queues [all]" in output_of(console)

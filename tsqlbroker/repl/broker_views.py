@@ -41,11 +41,15 @@ def _on_off(value: Any) -> str:
     return "?" if value is None else ("ON" if int(value) else "OFF")
 
 
-def queues_view(query: Query) -> ResultSet:
-    """Per queue: status, messages ready and in total, activation, readers, monitor state."""
-    queues = _rows(query, "SELECT object_id, schema_id, name, max_readers, "
-                          "activation_procedure, is_activation_enabled, is_receive_enabled, "
-                          "is_enqueue_enabled, is_retention_enabled FROM sys.service_queues")
+SYSTEM_PREFIX = "http://schemas.microsoft.com/SQL/"
+
+
+def queues_view(query: Query, include_system: bool = False) -> ResultSet:
+    """Per queue: status, messages ready and in total, activation, readers, monitor state.
+
+    System queues (``is_ms_shipped``) are left out unless ``include_system``."""
+    queues = [q for q in _rows(query, "SELECT * FROM sys.service_queues")
+              if include_system or not q.get("is_ms_shipped")]
     schemas = {r["schema_id"]: r["name"] for r in
                _optional(query, "SELECT schema_id, name FROM sys.schemas") or []}
     tasks = _optional(query, "SELECT queue_id FROM sys.dm_broker_activated_tasks")
@@ -63,11 +67,12 @@ def queues_view(query: Query) -> ResultSet:
                                                 if t["queue_id"] == q["object_id"])
         monitor = "" if monitors is None else next(
             (str(m["state"]) for m in monitors if m["queue_id"] == q["object_id"]), "")
-        activation = (f"{q['activation_procedure']}" if q["activation_procedure"] else "")
-        status = "ON" if q["is_receive_enabled"] and q["is_enqueue_enabled"] else "OFF"
+        activation = str(q.get("activation_procedure") or "")
+        status = "ON" if q.get("is_receive_enabled") and q.get("is_enqueue_enabled") else "OFF"
         rows.append((f"{schema}.{q['name']}", status, ready, total,
-                     _on_off(q["is_activation_enabled"]) if activation else "",
-                     activation or None, f"{readers}/{q['max_readers']}", monitor or None))
+                     _on_off(q.get("is_activation_enabled")) if activation else "",
+                     activation or None, f"{readers}/{q.get('max_readers', '?')}",
+                     monitor or None))
     return ResultSet(["queue", "status", "ready", "messages", "activation", "procedure",
                       "readers", "monitor"],
                      ["sysname", None, "int", "int", None, "nvarchar(776)", None, None], rows)
@@ -123,9 +128,12 @@ def conversations_view(query: Query, now: _dt.datetime | None = None) -> ResultS
                       None], rows)
 
 
-def services_view(query: Query) -> ResultSet:
-    """Services with their queue and contracts."""
-    services = _rows(query, "SELECT service_id, name, service_queue_id FROM sys.services")
+def services_view(query: Query, include_system: bool = False) -> ResultSet:
+    """Services with their queue and contracts (system services only with
+    ``include_system``)."""
+    services = [s for s in _rows(query, "SELECT service_id, name, service_queue_id "
+                                        "FROM sys.services")
+                if include_system or not str(s["name"]).startswith(SYSTEM_PREFIX)]
     queues = {r["object_id"]: r["name"] for r in
               _optional(query, "SELECT object_id, name FROM sys.service_queues") or []}
     contracts = {r["service_contract_id"]: r["name"] for r in

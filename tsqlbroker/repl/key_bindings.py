@@ -91,7 +91,7 @@ def is_special(text: str) -> bool:
 def is_complete(text: str, terminator: str = "go") -> bool:
     """Should Enter run ``text`` rather than add a line? (See the module docstring.)"""
     if not text.strip() or is_special(text):
-        return bool(text.strip())
+        return True  # a blank buffer just gives a fresh prompt
     lines = text.rstrip().splitlines()
     last = lines[-1] if lines else ""
     if GO_LINE.match(last):

@@ -194,9 +194,17 @@ def _log(ctx: ReplContext, arg: str) -> None:
         ctx.info(line)
 
 
-@special_command("queues", ":queues", "queues: status, messages, activation, readers")
+def _all(arg: str, usage: str) -> bool:
+    word = arg.strip().lower()
+    if word not in ("", "all"):
+        raise SpecialError(f"Usage: {usage}")
+    return word == "all"
+
+
+@special_command("queues", ":queues [all]",
+                 "queues: status, messages, activation, readers (all: with system queues)")
 def _queues(ctx: ReplContext, arg: str) -> None:
-    ctx.show(broker_views.queues_view(ctx.query))
+    ctx.show(broker_views.queues_view(ctx.query, _all(arg, ":queues [all]")))
 
 
 @special_command("conversations", ":conversations",
@@ -205,9 +213,10 @@ def _conversations(ctx: ReplContext, arg: str) -> None:
     ctx.show(broker_views.conversations_view(ctx.query))
 
 
-@special_command("services", ":services", "services with their queue and contracts")
+@special_command("services", ":services [all]",
+                 "services with their queue and contracts (all: with system services)")
 def _services(ctx: ReplContext, arg: str) -> None:
-    ctx.show(broker_views.services_view(ctx.query))
+    ctx.show(broker_views.services_view(ctx.query, _all(arg, ":services [all]")))
 
 
 @special_command("activation", ":activation", "queue monitors and activated tasks")
