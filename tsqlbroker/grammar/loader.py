@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 from lark import Lark
 
@@ -33,6 +34,7 @@ RESERVED = frozenset(
 
 _lock = threading.Lock()
 _parser: Lark | None = None
+_driver: Any = None
 
 
 def grammar_text() -> str:
@@ -69,3 +71,17 @@ def get_parser() -> Lark:
             if _parser is None:
                 _parser = build()
     return _parser
+
+
+def get_driver() -> Any:
+    """The process-wide :class:`~tsqlbroker.grammar.driver.Driver` over :func:`get_parser`."""
+    global _driver
+    if _driver is None:
+        from tsqlbroker.grammar.driver import Driver
+        from tsqlbroker.grammar.transformer import SPAN_RULES, AstBuilder
+
+        parser = get_parser()
+        with _lock:
+            if _driver is None:
+                _driver = Driver(parser, AstBuilder, SPAN_RULES)
+    return _driver

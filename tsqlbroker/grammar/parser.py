@@ -12,13 +12,12 @@ import re
 from dataclasses import dataclass
 
 from lark import Token
-from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
 
 from tsqlbroker.errors import ParseError, message_text
 from tsqlbroker.grammar import ast
-from tsqlbroker.grammar.loader import RESERVED, get_parser
+from tsqlbroker.grammar.driver import SyntaxFailure
+from tsqlbroker.grammar.loader import RESERVED, get_driver, get_parser
 from tsqlbroker.grammar.scan import blank_comments, regions
-from tsqlbroker.grammar.transformer import AstBuilder
 
 
 @dataclass(frozen=True)
@@ -79,22 +78,17 @@ def parse_batch(text: str, start_line: int = 1, repeat: int = 1) -> ast.Batch:
     the batch's first line); ``start_pos``/``end_pos`` are offsets into ``text``."""
     blanked = blank_comments(text, regions(text, start_line))
     try:
-        tree = get_parser().parse(blanked)
-        stmts = AstBuilder(text, start_line - 1).transform(tree)
-    except ParseError:
-        raise
-    except UnexpectedCharacters as e:
-        raise _char_error(text, blanked, e, start_line) from None
-    except (UnexpectedToken, UnexpectedEOF) as e:
-        raise _token_error(text, blanked, e, start_line) from None
+        stmts = get_driver().parse(blanked, lambda b: b.reset(text, start_line - 1))
+    except SyntaxFailure as e:
+        if e.kind == "char":
+            raise _char_error(text, blanked, e.pos, e.expected, start_line) from None
+        if e.kind == "depth":
+            raise _nesting_error(text, start_line) from None
+        assert e.token is not None
+        raise _token_error(text, blanked, e.token, e.expected, start_line) from None
     except RecursionError:
         raise _nesting_error(text, start_line) from None
-    except LarkError as e:
-        # VisitError and friends: a transformer surprise must still surface as a syntax error.
-        raise ParseError(message_text(102, _last_word(blanked)), start_line, 1,
-                         _line_at(text, 0)) from e
-    return ast.Batch(stmts, text, start_line, repeat,
-                     span=_batch_span(text, start_line))
+    return ast.Batch(stmts, text, start_line, repeat, span=_batch_span(text, start_line))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -127,25 +121,24 @@ def _keywords() -> frozenset[str]:
 _KEYWORDS: frozenset[str] = frozenset()
 
 
-def _expected(e: UnexpectedToken | UnexpectedEOF) -> list[str]:
-    names = sorted(x for x in (e.expected or ()) if not x.startswith("_") and x != "$END")
-    return names[:12]
+def _expected(expected: frozenset[str]) -> list[str]:
+    return sorted(x for x in expected if not x.startswith("_") and x != "$END")[:12]
 
 
-def _token_error(text: str, blanked: str, e: UnexpectedToken | UnexpectedEOF,
+def _token_error(text: str, blanked: str, tok: Token, expected: frozenset[str],
                  start_line: int) -> ParseError:
     global _KEYWORDS
     if not _KEYWORDS:
         _KEYWORDS = _keywords()
-    tok = getattr(e, "token", None)
-    if tok is None or tok.type == "$END" or tok.start_pos is None:
+    if tok.type == "$END":
         # At the end of the input SQL Server names the last token.
         pos = len(blanked.rstrip())
         word = _last_word(blanked)
         line, col = _position(text, max(pos - len(word), 0))
         number = 156 if word.upper() in _KEYWORDS else 102
         return ParseError(message_text(number, word), start_line + line, col,
-                          _line_at(text, max(pos - 1, 0)), number=number, expected=_expected(e))
+                          _line_at(text, max(pos - 1, 0)), number=number,
+                          expected=_expected(expected))
     pos = tok.start_pos
     line, col = _position(text, pos)
     value = str(tok)
@@ -161,7 +154,7 @@ def _token_error(text: str, blanked: str, e: UnexpectedToken | UnexpectedEOF,
     else:
         number = 156 if _is_keyword(tok) else 102
     return ParseError(message_text(number, value), start_line + line, col, _line_at(text, pos),
-                      number=number, expected=_expected(e))
+                      number=number, expected=_expected(expected))
 
 
 _FIRST_IN_BATCH = {"PROCEDURE": "CREATE/ALTER PROCEDURE", "PROC": "CREATE/ALTER PROCEDURE",
@@ -182,8 +175,8 @@ def _must_be_first(blanked: str, tok: Token) -> str | None:
     return None
 
 
-def _char_error(text: str, blanked: str, e: UnexpectedCharacters, start_line: int) -> ParseError:
-    pos = e.pos_in_stream
+def _char_error(text: str, blanked: str, pos: int, allowed: frozenset[str],
+                start_line: int) -> ParseError:
     line, col = _position(text, pos)
     ch = blanked[pos:pos + 1]
     if ch == "'" and pos > 0 and blanked[pos - 1] in "nN" and (
@@ -198,7 +191,7 @@ def _char_error(text: str, blanked: str, e: UnexpectedCharacters, start_line: in
         return ParseError(message_text(105, text[body_start:]), start_line + line, col,
                           _line_at(text, pos), number=105)
     return ParseError(message_text(102, ch), start_line + line, col, _line_at(text, pos),
-                      number=102, expected=sorted(e.allowed or ())[:12])
+                      number=102, expected=_expected(allowed))
 
 
 def _nesting_error(text: str, start_line: int) -> ParseError:

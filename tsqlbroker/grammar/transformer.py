@@ -1,16 +1,18 @@
-"""The Lark Transformer that turns a batch's parse tree into :mod:`ast` nodes.
+"""The AST builder: one method per grammar rule, called by :mod:`driver` at each reduction.
 
-Run after parsing (a transformer passed to ``Lark(...)`` would get no positions). Statement
-methods are wrapped so that their node gets a ``span`` in file lines and, for statements
-handed to the storage layer, ``sql`` (or ``source``) — the statement's exact source text.
+Methods receive the rule's children inline (keyword tokens already dropped, ``[optional]``
+parts as ``None``). Statement methods are wrapped so that their node gets a ``span`` in file
+lines and, for statements handed to the storage layer, ``sql`` (or ``source``) — the
+statement's exact source text; the driver sets :attr:`AstBuilder.span` (start and end offsets)
+before calling them.
 """
 
 from __future__ import annotations
 
+import bisect
 from typing import Any, Callable
 
 from lark import Transformer, v_args
-from lark.tree import Meta
 
 from tsqlbroker.errors import Span
 from tsqlbroker.grammar import ast
@@ -19,7 +21,7 @@ from tsqlbroker.grammar.build_expr import ExprBuilder
 from tsqlbroker.grammar.build_stmt import StmtBuilder
 
 # Rules (and aliases) whose result is a statement node.
-STATEMENT_RULES = """
+STATEMENT_RULES = frozenset("""
 select_stmt insert_stmt update_stmt delete_stmt merge_stmt truncate_stmt create_table alter_table
 drop_table create_index drop_index_on drop_index_dotted view_def drop_view proc_def
 drop_procedure func_def drop_function use_stmt create_database drop_database alter_database
@@ -35,61 +37,85 @@ create_service alter_service drop_service create_route alter_route drop_route cr
 alter_rsb drop_rsb create_endpoint alter_endpoint drop_endpoint create_priority alter_priority
 drop_priority alter_authorization begin_dialog send_stmt receive_stmt get_group waitfor_stmt
 end_conversation begin_timer move_conversation
-""".split()
+""".split())
 
-# Rules that need their own source text (not statements).
-TEXT_RULES = ("option_clause", "frame", "view_body", "cursor_query")
+# Rules that slice their own source text.
+TEXT_RULES = frozenset({"option_clause", "frame", "view_body", "cursor_query"})
+
+SPAN_RULES = STATEMENT_RULES | TEXT_RULES
 
 
 def _with_span(fn: Callable[..., Any]) -> Callable[..., Any]:
-    def wrapper(self: "AstBuilder", meta: Meta, *children: Any) -> Any:
+    def wrapper(self: "AstBuilder", *children: Any) -> Any:
         node = fn(self, *children)
-        if not meta.empty:
-            start, end = meta.start_pos, meta.end_pos
-            off = self.line_offset
-            span = Span(meta.line + off, meta.column, meta.end_line + off, meta.end_column,
-                        start, end)
+        start, end = self.span
+        if start is not None:
             setattr_ = object.__setattr__
-            setattr_(node, "span", span)
-            cls = type(node)
-            if "sql" in cls.__dataclass_fields__:
+            setattr_(node, "span", self.make_span(start, end))
+            fields = type(node).__dataclass_fields__
+            if "sql" in fields:
                 setattr_(node, "sql", self.text[start:end])
-            elif "source" in cls.__dataclass_fields__:
+            elif "source" in fields:
                 setattr_(node, "source", self.text[start:end])
         return node
 
     wrapper.__name__ = fn.__name__
-    return v_args(meta=True, inline=True)(wrapper)
+    wrapper.__doc__ = fn.__doc__
+    return wrapper
 
 
 class AstBuilder(ExprBuilder, StmtBuilder, BrokerBuilder, Transformer):  # type: ignore[misc]
-    """Builds the AST of one batch. ``text`` is the batch source (comments intact) and
-    ``line_offset`` turns batch lines into file lines."""
+    """Builds the AST of one batch at a time. ``text`` is the batch source (comments intact),
+    ``line_offset`` turns batch lines into file lines, ``span`` is set by the driver."""
 
-    def __init__(self, text: str, line_offset: int = 0) -> None:
+    def __init__(self) -> None:
         super().__init__(visit_tokens=False)
+        self.text = ""
+        self.line_offset = 0
+        self.span: tuple[int | None, int | None] = (None, None)
+        self._line_starts: list[int] = [0]
+
+    def reset(self, text: str, line_offset: int) -> None:
+        """Prepare for parsing ``text`` whose first line is file line ``line_offset + 1``."""
         self.text = text
         self.line_offset = line_offset
+        self.span = (None, None)
+        starts = [0]
+        find = text.find
+        i = find("\n")
+        while i >= 0:
+            starts.append(i + 1)
+            i = find("\n", i + 1)
+        self._line_starts = starts
 
-    @v_args(meta=True, inline=True)
-    def option_clause(self, meta: Meta, *_items: Any) -> str:
-        inner = self.text[meta.start_pos:meta.end_pos]
+    def make_span(self, start: int, end: int) -> Span:
+        """The Span of text[start:end]: file lines, 1-based columns, batch offsets."""
+        starts = self._line_starts
+        line = bisect.bisect_right(starts, start) - 1
+        end_line = bisect.bisect_right(starts, end, line) - 1
+        off = self.line_offset
+        return Span(line + 1 + off, start - starts[line] + 1, end_line + 1 + off,
+                    end - starts[end_line] + 1, start, end)
+
+    def _slice(self) -> str:
+        start, end = self.span
+        return self.text[start:end] if start is not None else ""
+
+    def option_clause(self, *_items: Any) -> str:
+        inner = self._slice()
         return inner[inner.index("(") + 1:inner.rindex(")")].strip()
 
-    @v_args(meta=True, inline=True)
-    def frame(self, meta: Meta, *_items: Any) -> str:
-        return " ".join(self.text[meta.start_pos:meta.end_pos].split()).upper()
+    def frame(self, *_items: Any) -> str:
+        return " ".join(self._slice().split()).upper()
 
-    @v_args(meta=True, inline=True)
-    def view_body(self, meta: Meta, with_: Any, q: Any, check: Any) -> ast.SelectStmt:
+    def view_body(self, with_: Any, q: Any, check: Any) -> ast.SelectStmt:
         node = StmtBuilder.view_body(self, with_, q, check)
-        object.__setattr__(node, "sql", self.text[meta.start_pos:meta.end_pos])
+        object.__setattr__(node, "sql", self._slice())
         return node
 
-    @v_args(meta=True, inline=True)
-    def cursor_query(self, meta: Meta, with_: Any, q: Any) -> ast.SelectStmt:
+    def cursor_query(self, with_: Any, q: Any) -> ast.SelectStmt:
         node = StmtBuilder.select_stmt(self, with_, q, None)
-        object.__setattr__(node, "sql", self.text[meta.start_pos:meta.end_pos])
+        object.__setattr__(node, "sql", self._slice())
         return node
 
 
@@ -103,5 +129,5 @@ for _base in (ExprBuilder, StmtBuilder, BrokerBuilder):
 for _name in STATEMENT_RULES:
     setattr(AstBuilder, _name, _with_span(getattr(AstBuilder, _name)))
 
-# Every remaining public method takes its children inline.
+# Every rule method takes its children inline.
 v_args(inline=True)(AstBuilder)

@@ -1,0 +1,195 @@
+"""A lean LALR driver over the Lark grammar's own tables.
+
+Lark's ``Lark.parse`` builds a parse tree (propagating positions through every one of the
+many unit reductions of an expression grammar) that a Transformer then walks again. For
+T-SQL that is most of the parse time, so this module runs the same LALR(1) table and the
+same per-state (contextual) lexers itself and calls the AST builder at each reduction:
+
+* tokens are matched with the contextual lexer's compiled patterns for the parser state;
+* each reduction goes through Lark's own child filtering (keyword tokens dropped, ``?rule``
+  inlined, ``[x]`` placeholders) straight into the builder method of the rule;
+* positions are kept on a stack of offsets beside the value stack, and only the rules that
+  need them (statements and a few text-slicing rules) get their span.
+
+Errors come out as :class:`SyntaxFailure`, which :mod:`parser` turns into ParseError.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable
+
+from lark import Lark, Token, Tree
+from lark.parse_tree_builder import ParseTreeBuilder
+from lark.parsers.lalr_analysis import Shift
+
+# Nesting deeper than this many parser states is refused (Msg 191) rather than handing
+# consumers an AST deep enough to exhaust Python's recursion limit.
+MAX_DEPTH = 3000
+
+
+class SyntaxFailure(Exception):
+    """Where and why the driver stopped: an unexpected token, character or nesting."""
+
+    def __init__(self, kind: str, pos: int, token: Token | None = None,
+                 expected: frozenset[str] = frozenset()) -> None:
+        super().__init__(kind)
+        self.kind = kind  # token | char | depth
+        self.pos = pos
+        self.token = token
+        self.expected = expected
+
+
+class Driver:
+    """Parses text with the tables of ``lark`` into the values built by ``builder_factory()``
+    instances (one per thread: builders keep per-parse state)."""
+
+    def __init__(self, lark: Lark, builder_factory: Callable[[], Any],
+                 span_rules: frozenset[str]) -> None:
+        frontend = lark.parser
+        table = frontend.parser._parse_table
+        self.start_state = table.start_states["start"]
+        self.end_state = table.end_states["start"]
+        self._rules = lark.rules
+        self._factory = builder_factory
+        self._span_rules = span_rules
+        self._local = threading.local()
+
+        # Lexer tables per parser state, shared between states with the same terminals.
+        ctx = frontend.lexer
+        by_lexer: dict[int, tuple[Any, ...]] = {}
+        self.lexers: dict[int, tuple[Any, ...]] = {}
+        for state, basic in ctx.lexers.items():
+            entry = by_lexer.get(id(basic))
+            if entry is None:
+                scanner = basic.scanner  # builds the compiled alternations and callbacks
+                entry = (tuple(scanner._mres), frozenset(basic.ignore_types),
+                         dict(basic.callback))
+                by_lexer[id(basic)] = entry
+            self.lexers[state] = entry
+        root = ctx.root_lexer
+        self.root = (tuple(root.scanner._mres), frozenset(root.ignore_types), dict(root.callback))
+
+        # Action table: state -> symbol -> (True, next state) | (False, rule index); the
+        # gotos of nonterminals are the shifts on their names, as in Lark's table.
+        rule_index = {rule: i for i, rule in enumerate(self._rules)}
+        self.actions: dict[int, dict[str, tuple[bool, Any]]] = {
+            state: {sym: (True, arg) if action is Shift else (False, rule_index[arg])
+                    for sym, (action, arg) in row.items()}
+            for state, row in table.states.items()}
+
+    def _thread_tables(self) -> tuple[Any, list[tuple[int, str, Callable[..., Any], bool]]]:
+        """The builder and reduction table of the calling thread (built on first use)."""
+        local = self._local
+        tables = getattr(local, "tables", None)
+        if tables is None:
+            builder = self._factory()
+            callbacks = ParseTreeBuilder(self._rules, Tree, False, False, True) \
+                .create_callback(builder)
+            reductions = []
+            for rule in self._rules:
+                name = rule.alias or rule.options.template_source or rule.origin.name
+                reductions.append((len(rule.expansion), rule.origin.name, callbacks[rule],
+                                   name in self._span_rules))
+            tables = local.tables = (builder, reductions)
+        return tables
+
+    def parse(self, text: str, builder_setup: Callable[[Any], None]) -> Any:
+        """Parse ``text``; ``builder_setup(builder)`` primes the builder for this text."""
+        builder, reductions = self._thread_tables()
+        builder_setup(builder)
+        actions = self.actions
+        lexers = self.lexers
+        n = len(text)
+        pos = 0
+        state_stack = [self.start_state]
+        values: list[Any] = []
+        starts: list[Any] = []
+        ends: list[Any] = []
+        end_state = self.end_state
+        new_token = Token._future_new
+        while True:
+            # ---- lex one token in the lexer of the current state
+            state = state_stack[-1]
+            mres, ignore, callbacks = lexers[state]
+            while True:
+                if pos >= n:
+                    ttype, tok, tstart, tend = "$END", None, n, n
+                    break
+                for mre in mres:
+                    m = mre.match(text, pos)
+                    if m is not None:
+                        break
+                else:
+                    self._no_match(text, pos, state)
+                ttype = m.lastgroup
+                tend = m.end()
+                if ttype in ignore:
+                    pos = tend
+                    continue
+                tstart = pos
+                tok = new_token(ttype, m.group(), tstart)
+                if ttype in callbacks:
+                    tok = callbacks[ttype](tok)
+                    ttype = tok.type
+                break
+            # ---- feed it: reduce as long as the table says so, then shift
+            while True:
+                state = state_stack[-1]
+                act = actions[state].get(ttype)
+                if act is None:
+                    if tok is None:
+                        tok = new_token("$END", "", n)
+                    raise SyntaxFailure("token", tstart, tok,
+                                        frozenset(s for s in actions[state] if s.isupper()))
+                if act[0]:
+                    state_stack.append(act[1])
+                    values.append(tok)
+                    starts.append(tstart)
+                    ends.append(tend)
+                    if len(state_stack) > MAX_DEPTH:
+                        raise SyntaxFailure("depth", tstart)
+                    break
+                size, origin, callback, wants_span = reductions[act[1]]
+                if size:
+                    children = values[-size:]
+                    s0 = starts[-size]
+                    e0 = ends[-1]
+                    if s0 is None or e0 is None:
+                        s0, e0 = _outer(starts[-size:], ends[-size:])
+                    del values[-size:], starts[-size:], ends[-size:], state_stack[-size:]
+                else:
+                    children = []
+                    s0 = e0 = None
+                if wants_span:
+                    builder.span = (s0, e0)
+                value = callback(children)
+                goto = actions[state_stack[-1]][origin][1]
+                if goto == end_state and ttype == "$END":
+                    return value
+                state_stack.append(goto)
+                values.append(value)
+                starts.append(s0)
+                ends.append(e0)
+            pos = tend
+
+    def _no_match(self, text: str, pos: int, state: int) -> None:
+        """No terminal of this state matches: name the token the full lexer sees, if any."""
+        mres, _ignore, callbacks = self.root
+        for mre in mres:
+            m = mre.match(text, pos)
+            if m is not None:
+                tok = Token(m.lastgroup, m.group(), pos)
+                if tok.type in callbacks:
+                    tok = callbacks[tok.type](tok)
+                raise SyntaxFailure("token", pos, tok,
+                                    frozenset(s for s in self.actions[state] if s.isupper()))
+        raise SyntaxFailure("char", pos, None,
+                            frozenset(s for s in self.actions[state] if s.isupper()))
+
+
+def _outer(starts: list[Any], ends: list[Any]) -> tuple[Any, Any]:
+    """The first start and last end among children, skipping empty (None) ones."""
+    s0 = next((s for s in starts if s is not None), None)
+    e0 = next((e for e in reversed(ends) if e is not None), None)
+    return s0, e0
