@@ -324,7 +324,7 @@ def test_varchar_bytes_are_code_page_1252(text: str, as_varchar: str, data: byte
         (time(13, 7, 9, 500000), "time(3)", 114, "13:07:09:500"),
         (datetime(2024, 3, 5, 13, 7, 9, 1200), "datetime2(4)", 121,
          "2024-03-05 13:07:09.0012"),
-        (datetime(2024, 3, 5, 13, 7, 9, tzinfo=timezone.utc), "datetimeoffset(0)", 127,
+        (datetime(2024, 3, 5, 13, 7, 9, tzinfo=UTC), "datetimeoffset(0)", 127,
          "2024-03-05T13:07:09Z"),
         (datetime(2024, 3, 5, 13, 7, 9), "datetime2(0)", 126, "2024-03-05T13:07:09"),
     ],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import re
 import uuid
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta, timezone
 from decimal import Decimal
 from typing import Any
 
@@ -410,3 +410,39 @@ def test_lookup_is_case_insensitive_and_complete() -> None:
                      "nullif", "choose", "newid", "newsequentialid", "string_escape",
                      "translate", "formatmessage"):
         assert required in names(), required
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "expected"),
+    [
+        ("greatest", [("int", 1), ("int", 5), ("int", None), ("int", 3)], 5),
+        ("least", [("int", 1), ("decimal(5,2)", Decimal("0.50"))], Decimal("0.50")),
+        ("greatest", [(V, "apple"), (V, "Banana")], "Banana"),
+        ("least", [("int", None), ("int", None)], None),
+        ("todatetimeoffset", [("datetime2", datetime(2024, 3, 5, 10)), (V, "+02:00")],
+         datetime(2024, 3, 5, 10, tzinfo=timezone(timedelta(hours=2)))),
+        ("todatetimeoffset", [("datetime2", datetime(2024, 3, 5, 10)), ("int", -120)],
+         datetime(2024, 3, 5, 10, tzinfo=timezone(timedelta(hours=-2)))),
+        ("switchoffset", [("datetimeoffset", datetime(2024, 3, 5, 10, tzinfo=UTC)),
+                          (V, "+05:30")],
+         datetime(2024, 3, 5, 15, 30, tzinfo=timezone(timedelta(hours=5, minutes=30)))),
+        ("datetrunc", [(V, "month"), ("datetime", D)], datetime(2024, 3, 1)),
+        ("datetrunc", [(V, "quarter"), ("date", date(2024, 5, 17))], date(2024, 4, 1)),
+        ("datetrunc", [(V, "week"), ("date", date(2024, 3, 6))], date(2024, 3, 3)),
+        ("datetrunc", [(V, "hour"), ("datetime", D)], datetime(2024, 3, 5, 13)),
+        ("datetrunc", [(V, "ms"), ("datetime2", datetime(2024, 1, 1, 0, 0, 0, 123456))],
+         datetime(2024, 1, 1, 0, 0, 0, 123000)),
+        ("timefromparts", [("int", 13), ("int", 7), ("int", 9), ("int", 5), ("int", 1)],
+         time(13, 7, 9, 500000)),
+    ],
+)
+def test_more_functions(name: str, args: list[tuple[str, Any]], expected: Any) -> None:
+    assert call(name, *args) == expected
+
+
+def test_timefromparts_invalid() -> None:
+    with pytest.raises(TSqlError) as ei:
+        call("timefromparts", ("int", 25), ("int", 0), ("int", 0), ("int", 0), ("int", 0))
+    assert (ei.value.number, ei.value.message) == (
+        289, "Cannot construct data type time, some of the arguments have values which are "
+             "not valid.")

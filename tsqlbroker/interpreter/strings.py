@@ -66,7 +66,7 @@ def _len_type(t: SqlType) -> SqlType:
     return BIGINT if t.is_max else INT
 
 
-def bind_len(types: Types, consts: Consts) -> Bound:
+def _bind_len(types: Types, consts: Consts) -> Bound:
     t = types[0]
     if t.is_binary:
         return _len_type(t), lambda v: None if v is None else len(v)
@@ -88,7 +88,7 @@ def _decimal_size(p: int) -> int:
     return 5 if p <= 9 else 9 if p <= 19 else 13 if p <= 28 else 17
 
 
-def bind_datalength(types: Types, consts: Consts) -> Bound:
+def _bind_datalength(types: Types, consts: Consts) -> Bound:
     t = types[0]
     rtype = BIGINT if t.is_max else INT
     if t.is_string:
@@ -114,7 +114,7 @@ def bind_datalength(types: Types, consts: Consts) -> Bound:
     return rtype, lambda v: None if v is None else len(s(v))
 
 
-def bind_substring(types: Types, consts: Consts) -> Bound:
+def _bind_substring(types: Types, consts: Consts) -> Bound:
     t = types[0]
     rtype = string_type(t)
     s = (lambda v: v) if t.is_binary else as_string(t)
@@ -135,11 +135,11 @@ def bind_substring(types: Types, consts: Consts) -> Bound:
     return rtype, substring
 
 
-def bind_left(types: Types, consts: Consts) -> Bound:
+def _bind_left(types: Types, consts: Consts) -> Bound:
     return _left_right(types, "left")
 
 
-def bind_right(types: Types, consts: Consts) -> Bound:
+def _bind_right(types: Types, consts: Consts) -> Bound:
     return _left_right(types, "right")
 
 
@@ -162,7 +162,7 @@ def _left_right(types: Types, which: str) -> Bound:
     return rtype, cut
 
 
-def bind_charindex(types: Types, consts: Consts) -> Bound:
+def _bind_charindex(types: Types, consts: Consts) -> Bound:
     fs, ss = as_string(types[0]), as_string(types[1])
     st = as_int(types[2]) if len(types) > 2 else None
     rtype = BIGINT if types[1].is_max else INT
@@ -193,7 +193,7 @@ def patindex(pattern: str, text: str) -> int:
     return 1 if like_regex(pattern).fullmatch(text) else 0
 
 
-def bind_patindex(types: Types, consts: Consts) -> Bound:
+def _bind_patindex(types: Types, consts: Consts) -> Bound:
     ps, ts = as_string(types[0]), as_string(types[1])
     rtype = BIGINT if types[1].is_max else INT
     return rtype, lambda p, t: None if p is None or t is None else patindex(ps(p), ts(t))
@@ -212,7 +212,7 @@ def _cap(rtype: SqlType) -> Callable[[str], str]:
     return lambda s: s[:n]
 
 
-def bind_replace(types: Types, consts: Consts) -> Bound:
+def _bind_replace(types: Types, consts: Consts) -> Bound:
     unicode = any(t.is_unicode for t in types)
     rtype = _wide(SqlType("nvarchar" if unicode else "varchar",
                           MAX if types[0].is_max else 1))
@@ -230,7 +230,7 @@ def bind_replace(types: Types, consts: Consts) -> Bound:
     return rtype, replace
 
 
-def bind_replicate(types: Types, consts: Consts) -> Bound:
+def _bind_replicate(types: Types, consts: Consts) -> Bound:
     t = types[0]
     rtype = _wide(string_type(t)) if not t.is_binary else SqlType("varbinary", 8000)
     s, ni = as_string(t), as_int(types[1])
@@ -246,7 +246,7 @@ def bind_replicate(types: Types, consts: Consts) -> Bound:
     return rtype, replicate
 
 
-def bind_stuff(types: Types, consts: Consts) -> Bound:
+def _bind_stuff(types: Types, consts: Consts) -> Bound:
     t = types[0]
     rtype = _wide(string_type(t)) if not types[3].is_unicode or t.is_unicode else \
         SqlType("nvarchar", 4000)
@@ -269,15 +269,15 @@ def _same_string(types: Types, fn: Callable[[str], str]) -> Bound:
     return rtype, lambda v: None if v is None else fn(s(v))
 
 
-def bind_upper(types: Types, consts: Consts) -> Bound:
+def _bind_upper(types: Types, consts: Consts) -> Bound:
     return _same_string(types, str.upper)
 
 
-def bind_lower(types: Types, consts: Consts) -> Bound:
+def _bind_lower(types: Types, consts: Consts) -> Bound:
     return _same_string(types, str.lower)
 
 
-def bind_reverse(types: Types, consts: Consts) -> Bound:
+def _bind_reverse(types: Types, consts: Consts) -> Bound:
     return _same_string(types, lambda x: x[::-1])
 
 
@@ -300,15 +300,15 @@ def _trimmer(types: Types, kind: str) -> Bound:
     return rtype, trim
 
 
-def bind_ltrim(types: Types, consts: Consts) -> Bound:
+def _bind_ltrim(types: Types, consts: Consts) -> Bound:
     return _trimmer(types, "l")
 
 
-def bind_rtrim(types: Types, consts: Consts) -> Bound:
+def _bind_rtrim(types: Types, consts: Consts) -> Bound:
     return _trimmer(types, "r")
 
 
-def bind_trim(types: Types, consts: Consts) -> Bound:
+def _bind_trim(types: Types, consts: Consts) -> Bound:
     """TRIM(s) or TRIM(s, chars) — the parser maps ``TRIM(chars FROM s)`` to the latter."""
     return _trimmer(types, "b")
 
@@ -324,7 +324,7 @@ def _concat_type(types: Types) -> SqlType:
     return SqlType("nvarchar" if unicode else "varchar", max(total, 1))
 
 
-def bind_concat(types: Types, consts: Consts) -> Bound:
+def _bind_concat(types: Types, consts: Consts) -> Bound:
     rtype = _concat_type(types)
     convs = [as_string(t) for t in types]
     narrow = not rtype.is_unicode
@@ -335,7 +335,7 @@ def bind_concat(types: Types, consts: Consts) -> Bound:
     return rtype, concat
 
 
-def bind_concat_ws(types: Types, consts: Consts) -> Bound:
+def _bind_concat_ws(types: Types, consts: Consts) -> Bound:
     rtype = _concat_type(types[1:] + [types[0]] * max(len(types) - 2, 0))
     sep = as_string(types[0])
     convs = [as_string(t) for t in types[1:]]
@@ -359,7 +359,7 @@ def quotename(name: str, quote: str = "[") -> str | None:
     return o + name.replace(c, c + c) + c
 
 
-def bind_quotename(types: Types, consts: Consts) -> Bound:
+def _bind_quotename(types: Types, consts: Consts) -> Bound:
     s = as_string(types[0])
     q = as_string(types[1]) if len(types) > 1 else None
 
@@ -370,7 +370,7 @@ def bind_quotename(types: Types, consts: Consts) -> Bound:
     return SqlType("nvarchar", 258), quote
 
 
-def bind_nchar(types: Types, consts: Consts) -> Bound:
+def _bind_nchar(types: Types, consts: Consts) -> Bound:
     ni = as_int(types[0])
 
     def nchar(v: Any) -> Any:
@@ -383,7 +383,7 @@ def bind_nchar(types: Types, consts: Consts) -> Bound:
     return SqlType("nchar", 1), nchar
 
 
-def bind_char(types: Types, consts: Consts) -> Bound:
+def _bind_char(types: Types, consts: Consts) -> Bound:
     ni = as_int(types[0])
 
     def char(v: Any) -> Any:
@@ -396,12 +396,12 @@ def bind_char(types: Types, consts: Consts) -> Bound:
     return SqlType("char", 1), char
 
 
-def bind_unicode(types: Types, consts: Consts) -> Bound:
+def _bind_unicode(types: Types, consts: Consts) -> Bound:
     s = as_string(types[0])
     return INT, lambda v: None if v is None or s(v) == "" else ord(s(v)[0])
 
 
-def bind_ascii(types: Types, consts: Consts) -> Bound:
+def _bind_ascii(types: Types, consts: Consts) -> Bound:
     s = as_string(types[0])
 
     def ascii_(v: Any) -> Any:
@@ -414,7 +414,7 @@ def bind_ascii(types: Types, consts: Consts) -> Bound:
     return INT, ascii_
 
 
-def bind_space(types: Types, consts: Consts) -> Bound:
+def _bind_space(types: Types, consts: Consts) -> Bound:
     ni = as_int(types[0])
 
     def space(v: Any) -> Any:
@@ -425,7 +425,7 @@ def bind_space(types: Types, consts: Consts) -> Bound:
     return SqlType("varchar", 8000), space
 
 
-def bind_string_escape(types: Types, consts: Consts) -> Bound:
+def _bind_string_escape(types: Types, consts: Consts) -> Bound:
     s, k = as_string(types[0]), as_string(types[1])
     table = {'"': '\\"', "\\": "\\\\", "/": "\\/", "\b": "\\b", "\f": "\\f", "\n": "\\n",
              "\r": "\\r", "\t": "\\t"}
@@ -447,7 +447,7 @@ def bind_string_escape(types: Types, consts: Consts) -> Bound:
     return NVARCHAR_MAX, escape
 
 
-def bind_translate(types: Types, consts: Consts) -> Bound:
+def _bind_translate(types: Types, consts: Consts) -> Bound:
     a, b, c = (as_string(t) for t in types[:3])
     rtype = string_type(types[0])
 
@@ -465,15 +465,15 @@ def bind_translate(types: Types, consts: Consts) -> Bound:
 
 
 STRING_FUNCTIONS: dict[str, tuple[int, int, Callable[[Types, Consts], Bound]]] = {
-    "len": (1, 1, bind_len), "datalength": (1, 1, bind_datalength),
-    "substring": (3, 3, bind_substring), "left": (2, 2, bind_left),
-    "right": (2, 2, bind_right), "charindex": (2, 3, bind_charindex),
-    "patindex": (2, 2, bind_patindex), "replace": (3, 3, bind_replace),
-    "replicate": (2, 2, bind_replicate), "stuff": (4, 4, bind_stuff),
-    "upper": (1, 1, bind_upper), "lower": (1, 1, bind_lower), "ltrim": (1, 2, bind_ltrim),
-    "rtrim": (1, 2, bind_rtrim), "trim": (1, 2, bind_trim), "concat": (2, 254, bind_concat),
-    "concat_ws": (3, 254, bind_concat_ws), "quotename": (1, 2, bind_quotename),
-    "nchar": (1, 1, bind_nchar), "char": (1, 1, bind_char), "unicode": (1, 1, bind_unicode),
-    "ascii": (1, 1, bind_ascii), "space": (1, 1, bind_space), "reverse": (1, 1, bind_reverse),
-    "string_escape": (2, 2, bind_string_escape), "translate": (3, 3, bind_translate),
+    "len": (1, 1, _bind_len), "datalength": (1, 1, _bind_datalength),
+    "substring": (3, 3, _bind_substring), "left": (2, 2, _bind_left),
+    "right": (2, 2, _bind_right), "charindex": (2, 3, _bind_charindex),
+    "patindex": (2, 2, _bind_patindex), "replace": (3, 3, _bind_replace),
+    "replicate": (2, 2, _bind_replicate), "stuff": (4, 4, _bind_stuff),
+    "upper": (1, 1, _bind_upper), "lower": (1, 1, _bind_lower), "ltrim": (1, 2, _bind_ltrim),
+    "rtrim": (1, 2, _bind_rtrim), "trim": (1, 2, _bind_trim), "concat": (2, 254, _bind_concat),
+    "concat_ws": (3, 254, _bind_concat_ws), "quotename": (1, 2, _bind_quotename),
+    "nchar": (1, 1, _bind_nchar), "char": (1, 1, _bind_char), "unicode": (1, 1, _bind_unicode),
+    "ascii": (1, 1, _bind_ascii), "space": (1, 1, _bind_space), "reverse": (1, 1, _bind_reverse),
+    "string_escape": (2, 2, _bind_string_escape), "translate": (3, 3, _bind_translate),
 }
