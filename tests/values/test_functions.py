@@ -444,5 +444,5 @@ def test_timefromparts_invalid() -> None:
     with pytest.raises(TSqlError) as ei:
         call("timefromparts", ("int", 25), ("int", 0), ("int", 0), ("int", 0), ("int", 0))
     assert (ei.value.number, ei.value.message) == (
-        289, "Cannot construct data type time, some of the arguments have values which are "
-             "not valid.")
+        289, ("Cannot construct data type time, some of the arguments have values which are "
+             "not valid."))
