@@ -21,6 +21,7 @@ class LogEntry:
     time: _dt.datetime
     source: str
     text: str
+    level: str = "info"  # info (what the broker does) | output (of activated procs) | error
 
     def render(self) -> str:
         return f"{self.time:%Y-%m-%d %H:%M:%S.%f}"[:-3] + f" {self.source:<10} {self.text}"
@@ -34,9 +35,10 @@ class BrokerLog:
         self._listeners: list[Callable[[LogEntry], None]] = []
         self._lock = threading.Lock()
 
-    def write(self, source: str, text: str) -> LogEntry:
-        """Append a line (``source`` e.g. ``spid57s``, ``Broker``, ``Activation``)."""
-        entry = LogEntry(_dt.datetime.now(), source, text)
+    def write(self, source: str, text: str, level: str = "error") -> LogEntry:
+        """Append a line (``source`` e.g. ``spid57s``, ``Broker``, ``Activation``; ``level``
+        info, output or error)."""
+        entry = LogEntry(_dt.datetime.now(), source, text, level)
         with self._lock:
             self._entries.append(entry)
             listeners = list(self._listeners)

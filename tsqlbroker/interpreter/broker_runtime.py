@@ -35,7 +35,8 @@ class _ActivationSink:
 
     def _write(self, text: str) -> None:
         self.log.write(f"spid{self.task.spid}s",
-                       message_text(9724, self.task.procedure, self.task.queue_name, text))
+                       message_text(9724, self.task.procedure, self.task.queue_name, text),
+                       "output")
 
     def message(self, text: str) -> None:
         self._write(text)
@@ -105,12 +106,16 @@ class BrokerRuntime:
         task.spid = session.id
         task.cancel = session.cancel
         session.extensions["activation_task"] = task
+        self.log.write("Activation", f"started {task.procedure} on queue {task.queue_name} "
+                       f"(spid {task.spid})", "info")
         try:
             session.call_procedure(task.procedure)
             if session.trancount > 0 and not self.stopping:
                 self.log.write(f"spid{task.spid}s", message_text(8415, task.procedure))
         finally:
             session.close()
+            self.log.write("Activation", f"{task.procedure} on queue {task.queue_name} "
+                           f"(spid {task.spid}) ended", "info")
 
 
 def runtime_for(instance: Instance, *, start: bool = True) -> BrokerRuntime:

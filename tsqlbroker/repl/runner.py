@@ -65,7 +65,8 @@ class ScriptRunner:
 
         self.runtime = runtime_for(self.instance)
         if output_format != "json":
-            self.runtime.log.add_listener(lambda entry: _write_line(err, entry.render()))
+            self.runtime.log.add_listener(
+                lambda entry: entry.level != "info" and _write_line(err, entry.render()))
         self.session = self.instance.session(self.sink, database="master")
         if database and database.lower() != "master":
             self.run_text(f"USE [{database.replace(']', ']]')}]")

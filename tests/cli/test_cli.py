@@ -1,0 +1,146 @@
+"""The command-line contract: run, -Q, --format json, sqlcmd habits, parse, serve, exits."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tsqlbroker.repl.cli import main, split_mode
+
+MEM = ["--url", "sqlite://"]
+
+
+def records(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def test_mode_word_may_follow_global_options() -> None:
+    assert split_mode(["--url", "sqlite://", "run", "a.sql"]) == ("run", ["--url", "sqlite://",
+                                                                         "a.sql"])
+    assert split_mode(["run", "a.sql"]) == ("run", ["a.sql"])
+    assert split_mode(["-Q", "run"]) == (None, ["-Q", "run"])  # 'run' is -Q's text
+    assert split_mode(["-Q", "PRINT 1"]) == (None, ["-Q", "PRINT 1"])
+
+
+def test_query_text_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*MEM, "-Q", "PRINT 'hello'"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["hello"]
+
+
+def test_json_records_and_exit_status(capsys: pytest.CaptureFixture[str]) -> None:
+    text = "PRINT 'start'\nSELECT 1 AS a, N'x' AS b\nGO\nSELECT 1/0\nGO\nPRINT 'after'"
+    assert main([*MEM, "--format", "json", "-Q", text]) == 1
+    recs = records(capsys.readouterr().out)
+    assert recs[0] == {"type": "message", "text": "start"}
+    assert {"type": "resultset", "columns": ["a", "b"], "rows": [[1, "x"]]} in recs
+    err = next(r for r in recs if r["type"] == "error")
+    assert err == {"type": "error", "number": 8134, "severity": 16, "state": 1, "line": 4,
+                   "message": "Divide by zero error encountered."}
+    assert recs[-1] == {"type": "message", "text": "after"}  # the next batch still ran
+
+
+def test_stop_on_error_with_b(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = tmp_path / "s.sql"
+    script.write_text("PRINT 'one'\nGO\nRAISERROR('boom', 16, 1)\nGO\nPRINT 'three'\n")
+    assert main([*MEM, "run", "-b", str(script)]) == 1
+    captured = capsys.readouterr()
+    assert "one" in captured.out and "three" not in captured.out
+    assert "Msg 50000, Level 16, State 1, Line 3" in captured.err
+    assert main([*MEM, "run", str(script)]) == 1
+    assert "three" in capsys.readouterr().out
+
+
+def test_sqlcmd_variables_includes_and_go_n(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "inc.sql").write_text("PRINT 'included $(who)'\nGO\n")
+    main_sql = tmp_path / "main.sql"
+    main_sql.write_text(":setvar greeting hi\nPRINT '$(greeting) $(who)'\nGO\n"
+                        ":r inc.sql\nPRINT 'again'\nGO 3\n")
+    assert main([*MEM, "run", "-v", "who=world", str(main_sql)]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "hi world", "included world", "again", "again", "again"]
+
+
+def test_undefined_variable_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*MEM, "-Q", "PRINT '$(nope)'"]) == 1
+    assert "'nope' scripting variable not defined." in capsys.readouterr().err
+
+
+def test_database_option_and_missing_file(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*MEM, "-d", "tempdb", "-Q", "PRINT DB_NAME()"]) == 0
+    assert capsys.readouterr().out.strip() == "tempdb"
+    assert main([*MEM, "run", str(tmp_path / "missing.sql")]) == 1
+    assert "Cannot open file" in capsys.readouterr().err
+
+
+def test_state_persists_in_an_sqlite_file(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    assert main(["--url", url, "-Q", "CREATE DATABASE Keep; "
+                 "EXEC('USE Keep; CREATE TABLE t (a int); INSERT t VALUES (42)')"]) == 0
+    capsys.readouterr()
+    assert main(["--url", url, "--format", "json", "-Q", "SELECT a FROM Keep.dbo.t"]) == 0
+    assert {"type": "resultset", "columns": ["a"], "rows": [[42]]} in records(
+        capsys.readouterr().out)
+
+
+def test_parse_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = tmp_path / "good.sql"
+    good.write_text("RECEIVE TOP(1) * FROM q\nGO\nGET SERVICE INSTANCE @g FROM q\n")
+    bad = tmp_path / "bad.sql"
+    bad.write_text("PRINT 1\nGO\nSELECT FROM WHERE\n")
+    assert main(["parse", str(good)]) == 0
+    assert main(["parse", "--ast", str(good)]) == 0
+    assert "Receive" in capsys.readouterr().out
+    assert main(["parse", str(good), str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert "Line 3" in err and "^" in err
+
+
+def test_version_and_help(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.startswith("tsqlbroker ")
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    assert "examples:" in capsys.readouterr().out
+
+
+def test_console_script_end_to_end(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "tsqlbroker", *MEM, "--format", "json", "-Q",
+                           "SELECT CAST(0xFF AS varbinary(2)) AS b, NEWID() AS g"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    (rs,) = records(proc.stdout)[:1]
+    b, g = rs["rows"][0]
+    assert b == "0xFF" and g == g.upper() and len(g) == 36
+
+
+def test_serve_runs_until_sigterm(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'serve.db'}"
+    log = tmp_path / "broker.log"
+    proc = subprocess.Popen([sys.executable, "-m", "tsqlbroker", "serve", "--url", url,
+                             "--log", str(log)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not (log.exists() and "serving" in
+                                                   log.read_text()):
+            time.sleep(0.1)
+        assert "serving" in log.read_text()
+        assert "password" not in log.read_text()
+        os.kill(proc.pid, signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+        assert "stopped" in log.read_text()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
