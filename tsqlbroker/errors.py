@@ -294,6 +294,14 @@ MESSAGES: dict[int, tuple[int, str]] = {
     9818: (16, "The culture parameter '%.*ls' provided in the function call is not supported."),
     9828: (16, "The second and third arguments of the TRANSLATE built-in function must contain "
                "an equal number of characters."),
+    13607: (16, "JSON path is not properly formatted. Unexpected character '%.*ls' is found at "
+                "position %d."),
+    13608: (16, "Property cannot be found on the specified JSON path."),
+    13609: (16, "JSON text is not properly formatted. Unexpected character '%.*ls' is found at "
+                "position %d."),
+    13623: (16, "Scalar value cannot be found in the specified JSON path."),
+    13624: (16, "Object or array cannot be found in the specified JSON path."),
+    13625: (16, "String value in the specified JSON path would be truncated."),
     # --- Service Broker engine (texts marked [U] are this implementation's wording: the
     # reference gives the number but not the text)
     259: (16, "Ad hoc updates to system catalogs are not allowed."),
