@@ -15,7 +15,6 @@ from tsqlbroker.engine.broker import Broker
 from tsqlbroker.engine.catalog import Catalog
 from tsqlbroker.engine.store import Store
 
-
 # With TSQLBROKER_PG_URL set (a PostgreSQL server URL), every test also runs on PostgreSQL,
 # each in a database of its own.
 BACKENDS = ["sqlite"] + (["postgresql"] if os.environ.get("TSQLBROKER_PG_URL") else [])
