@@ -28,6 +28,8 @@ class FakeInstance:
         self.closed = False
 
     def session(self, sink: Any, database: str = "master") -> FakeSession:
+        if self.url == "sqlite://broken":
+            raise tsql_error(911, database)
         s = FakeSession(self, sink, database)
         self.sessions.append(s)
         return s

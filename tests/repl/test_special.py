@@ -125,8 +125,14 @@ def test_connect_opens_a_new_instance_and_bad_url_keeps_the_old(repl: Repl,
     old = repl.instance
     repl.handle(":connect nonsense://")
     assert repl.instance is old and "Cannot open storage 'nonsense://'" in output_of(console)
+    repl.handle(":connect sqlite://broken")
+    assert "Database 'master' does not exist." in output_of(console)
+    assert repl.instance is old and not old.closed
     repl.handle(":connect sqlite://")
     assert repl.instance is not old and old.closed
+    repl.handle("PRINT 'on the new one'\nGO")
+    assert repl.session.inst is repl.instance
+    assert any("on the new one" in b for b in repl.session.batches)
 
 
 def test_log_commands(repl: Repl, console: Any) -> None:

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FuturesTimeout
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -49,6 +50,20 @@ _TOOLBAR_STYLE = Style.from_dict({
     "bottom-toolbar.key": "bold #ffffff",
     "bottom-toolbar.warn": "bold #ff5f5f",
 })
+
+
+@dataclass
+class _Link:
+    """What the REPL holds open on one instance."""
+
+    instance: Any
+    worker: ThreadPoolExecutor      # runs every call of the user's session, in order
+    session: Any
+    helper: HelperSession
+    catalog: CatalogCache = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.catalog = CatalogCache(self.helper)
 
 
 def _default_instance(url: str | None) -> Any:
@@ -87,42 +102,62 @@ class Repl:
         self._input, self._output = input, output
         self._factory = instance_factory or _default_instance
         self._out_file: TextIO | None = None
-        self.instance: Any = None
-        self._open(self._factory(self.url), database)
+        self.link = self._open(self._factory(self.url))
+        if database and database.lower() != "master":
+            self.run_text(f"USE {bracket(database)}")
+            self.catalog.refresh(self.current_database)
 
     # -- instance and sessions ------------------------------------------------------------
-    def _open(self, instance: Any, database: str) -> None:
-        self.instance = instance
-        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tsql-batch")
-        self.session: Any = self._worker.submit(
-            lambda: instance.session(self.sink, database="master")).result()
-        self.helper = HelperSession(instance)
-        self.catalog = CatalogCache(self.helper)
+    def _open(self, instance: Any) -> _Link:
+        """Sessions on ``instance``: the user's (on the batch worker) and the helper."""
+        worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tsql-batch")
+        try:
+            session = worker.submit(lambda: instance.session(self.sink, database="master"))
+            link = _Link(instance, worker, session.result(), HelperSession(instance))
+        except BaseException:
+            worker.shutdown(wait=False)
+            instance.close()
+            raise
         log = getattr(instance, "broker_log", None)
         if log is not None and hasattr(log, "add_listener"):
             log.add_listener(self._on_log)
-        if database and database.lower() != "master":
-            self.run_text(f"USE {bracket(database)}")
-        self.catalog.refresh(self.current_database)
+        link.catalog.refresh(str(getattr(link.session, "current_database", "master")))
+        return link
 
-    def _close_instance(self) -> None:
-        log = getattr(self.instance, "broker_log", None)
+    def _close_link(self, link: _Link) -> None:
+        log = getattr(link.instance, "broker_log", None)
         if log is not None and hasattr(log, "remove_listener"):
             log.remove_listener(self._on_log)
-        self.helper.close()
-        close = getattr(self.session, "close", None)
+        link.helper.close()
+        close = getattr(link.session, "close", None)
         if close is not None:
             try:
-                self._worker.submit(close).result(timeout=10)
+                link.worker.submit(close).result(timeout=10)
             except Exception:  # noqa: BLE001, S110 - leaving must not fail on a broken session
                 pass
-        self._worker.shutdown(wait=False, cancel_futures=True)
-        self.instance.close()
+        link.worker.shutdown(wait=False, cancel_futures=True)
+        link.instance.close()
 
     def close(self) -> None:
         """Roll back what is open, close the sessions and the instance, restore output."""
         self.set_output(None)
-        self._close_instance()
+        self._close_link(self.link)
+
+    @property
+    def instance(self) -> Any:
+        return self.link.instance
+
+    @property
+    def session(self) -> Any:
+        return self.link.session
+
+    @property
+    def helper(self) -> HelperSession:
+        return self.link.helper
+
+    @property
+    def catalog(self) -> CatalogCache:
+        return self.link.catalog
 
     @property
     def current_database(self) -> str:
@@ -181,7 +216,7 @@ class Repl:
         database = self.current_database
         errors_before = self.sink.error_count
         started = time.monotonic()
-        future = self._worker.submit(self._execute, text, start_line)
+        future = self.link.worker.submit(self._execute, text, start_line)
         cancelled = False
         while True:
             try:
@@ -254,14 +289,13 @@ class Repl:
     def connect(self, url: str) -> None:
         """``:connect``: open an instance on ``url``; the old one closes only if that works."""
         try:
-            instance = self._factory(url)
+            link = self._open(self._factory(url))
         except TSqlError:
             raise
         except Exception as exc:  # noqa: BLE001 - a bad URL is a user error
             raise SpecialError(f"Cannot open storage '{url}': {exc}") from None
-        self._close_instance()
-        self.url = url
-        self._open(instance, "master")
+        old, self.link, self.url = self.link, link, url
+        self._close_link(old)
         self.info(f"Connected to {url}.")
 
     def request_exit(self, status: int = 0) -> None:
