@@ -17,6 +17,7 @@ from sqlglot import exp
 from ..errors import BindError, tsql_error
 from .catalog import Catalog
 from .context import ExecContext
+from .execsql import run_sql
 from .naming import quote_ident
 from .sqltypes import column_type
 from .tableinfo import TableInfo
@@ -77,7 +78,7 @@ def _add_column(ctx: ExecContext, info: TableInfo, action: exp.ColumnDef) -> Non
     col = _column_def(action, pending)
     if info.column(col["name"]) is not None:
         raise tsql_error(2705, col["name"], info.display_name)
-    has_rows = ctx.conn.exec_driver_sql(
+    has_rows = run_sql(ctx.conn, 
         f"SELECT 1 FROM {quote_ident(info.physical)} LIMIT 1").first() is not None
     if not col["nullable"] and col["default"] is None and col["identity"] is None and has_rows:
         raise tsql_error(4901, col["name"], info.display_name)
@@ -93,7 +94,7 @@ def _add_column(ctx: ExecContext, info: TableInfo, action: exp.ColumnDef) -> Non
         identity_next=None, default_sql=col["default"], is_computed=False))
     ddl_type = column_type(col["spec"], ctx.conn.dialect).compile(
         dialect=ctx.conn.conn.dialect)
-    ctx.conn.exec_driver_sql(f"ALTER TABLE {quote_ident(info.physical)} ADD COLUMN "
+    run_sql(ctx.conn, f"ALTER TABLE {quote_ident(info.physical)} ADD COLUMN "
                              f"{quote_ident(col['name'])} {ddl_type}")
     if col["default"] is not None:
         pending.append(_PendingConstraint("D", col["default_name"], [col["name"]],
@@ -109,13 +110,13 @@ def _add_column(ctx: ExecContext, info: TableInfo, action: exp.ColumnDef) -> Non
         rid = writer.rowid
         column = fresh.column(col["name"])
         assert column is not None
-        rowids = [r[0] for r in ctx.conn.exec_driver_sql(
+        rowids = [r[0] for r in run_sql(ctx.conn, 
             f"SELECT {rid} FROM {quote_ident(info.physical)} ORDER BY {rid}")]
         changes: list[tuple[Any, dict[str, Any]]] = []
         next_id = ident[0] if ident else None
         for row_id in rowids:
             if ident and next_id is not None:
-                ctx.conn.exec_driver_sql(
+                run_sql(ctx.conn, 
                     f"UPDATE {quote_ident(info.physical)} SET {quote_ident(col['name'])} = :v "
                     f"WHERE {rid} = :r", {"v": next_id, "r": row_id})
                 next_id += ident[1]
@@ -147,7 +148,7 @@ def _validate_existing(ctx: ExecContext, info: TableInfo, pc: _PendingConstraint
     phys = quote_ident(info.physical)
     if pc.kind in ("PK", "UQ") and pc.columns:
         cols = ", ".join(quote_ident(c) for c in pc.columns)
-        dup = ctx.conn.exec_driver_sql(
+        dup = run_sql(ctx.conn, 
             f"SELECT {cols} FROM {phys} GROUP BY {cols} HAVING COUNT(*) > 1 LIMIT 1").first()
         if dup is not None:
             name = pc.name or "PK"
@@ -189,7 +190,7 @@ def _drop_parts(ctx: ExecContext, info: TableInfo, action: exp.Drop) -> None:
             c = catalog.t.columns
             ctx.conn.execute(delete(c).where(c.c.object_id == info.object_id,
                                              c.c.column_id == col.column_id))
-            ctx.conn.exec_driver_sql(f"ALTER TABLE {quote_ident(info.physical)} DROP COLUMN "
+            run_sql(ctx.conn, f"ALTER TABLE {quote_ident(info.physical)} DROP COLUMN "
                                      f"{quote_ident(col.name)}")
         else:
             raise not_supported(f"ALTER TABLE DROP {kind}")
@@ -214,12 +215,12 @@ def _alter_column(ctx: ExecContext, info: TableInfo, action: exp.AlterColumn) ->
     writer = RowWriter(ctx, fresh, "UPDATE")
     new_col = fresh.column(col.name)
     assert new_col is not None
-    rows = ctx.conn.exec_driver_sql(
+    rows = run_sql(ctx.conn, 
         f"SELECT {writer.rowid}, {quote_ident(col.name)} FROM {quote_ident(info.physical)}"
     ).fetchall()
     for row_id, value in rows:
         stored = writer.convert(new_col, value)
-        ctx.conn.exec_driver_sql(
+        run_sql(ctx.conn, 
             f"UPDATE {quote_ident(info.physical)} SET {quote_ident(col.name)} = :v "
             f"WHERE {writer.rowid} = :r", {"v": stored, "r": row_id})
 
@@ -253,7 +254,7 @@ def create_index(ctx: ExecContext, tree: exp.Create) -> None:
                           "IX", parent_id=info.object_id, object_id=oid,
                           detail=json.dumps({"columns": cols, "unique": unique, "name": name}))
     col_sql = ", ".join(quote_ident(c) for c in cols)
-    ctx.conn.exec_driver_sql(
+    run_sql(ctx.conn, 
         f"CREATE INDEX {quote_ident(f'ix_{oid}')} ON {quote_ident(info.physical)} ({col_sql})")
     _touch(ctx, info)
 
@@ -278,7 +279,7 @@ def drop_index(ctx: ExecContext, node: exp.Table, on: exp.Expression | None,
         raise tsql_error(3703, "index", f"{info.display_name}.{name}", cls=BindError)
     ctx.txn.write()
     Catalog.get(ctx.conn.store).drop_object(ctx.conn, found.object_id)
-    ctx.conn.exec_driver_sql(f"DROP INDEX IF EXISTS {quote_ident(f'ix_{found.object_id}')}")
+    run_sql(ctx.conn, f"DROP INDEX IF EXISTS {quote_ident(f'ix_{found.object_id}')}")
     _touch(ctx, info)
 
 

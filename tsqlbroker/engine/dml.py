@@ -27,6 +27,7 @@ from . import tables
 from .catalog import Catalog
 from .context import ExecContext, VirtualTable, register_virtual_table
 from .ddl import alter_table, create_index, create_view, drop_index, drop_view
+from .execsql import run_sql
 from .merge import merge
 from .results import ResultSet
 from .sqlfuncs import (
@@ -165,23 +166,36 @@ def _table_node(name: str) -> exp.Table:
 
 # -- error mapping and statement atomicity ------------------------------------------------------
 def _guarded(ctx: ExecContext, writes: bool, fn: Callable[[], SqlResult]) -> SqlResult:
+    """Run one statement atomically and map every failure to a TSqlError.
+
+    Writers get a storage savepoint, so a failing statement undoes only itself. On
+    PostgreSQL a failing read inside a write transaction would abort the whole transaction,
+    so reads there get a savepoint too (SQLite needs none for reads)."""
     clear_pending_error()
     savepoint = None
     undo_mark = len(ctx.txn.undo)
-    if writes:
-        ctx.txn.write()
-        savepoint = f"tsqlb_stmt_{next(_savepoint_ids)}"
-        ctx.conn.exec_driver_sql(f'SAVEPOINT "{savepoint}"')
     try:
+        if writes:
+            ctx.txn.write()
+        if writes or (ctx.conn.in_write_txn and ctx.conn.dialect != "sqlite"):
+            savepoint = f"tsqlb_stmt_{next(_savepoint_ids)}"
+            run_sql(ctx.conn, f'SAVEPOINT "{savepoint}"')
         result = fn()
+        if savepoint is not None:
+            run_sql(ctx.conn, f'RELEASE SAVEPOINT "{savepoint}"')
     except BaseException as e:
         if savepoint is not None and ctx.conn.in_write_txn:
-            ctx.conn.exec_driver_sql(f'ROLLBACK TO SAVEPOINT "{savepoint}"')
-            ctx.conn.exec_driver_sql(f'RELEASE SAVEPOINT "{savepoint}"')
-            extra = ctx.txn.undo[undo_mark:]
-            del ctx.txn.undo[undo_mark:]
-            for undo in reversed(extra):
-                undo()
+            try:
+                run_sql(ctx.conn, f'ROLLBACK TO SAVEPOINT "{savepoint}"')
+                run_sql(ctx.conn, f'RELEASE SAVEPOINT "{savepoint}"')
+            except (DBAPIError, sqlite3.Error):
+                # The savepoint is gone (the backend ended the transaction): the caller's
+                # rollback cleans up; report the statement's own error.
+                _log.debug("statement savepoint lost", exc_info=True)
+        extra = ctx.txn.undo[undo_mark:]
+        del ctx.txn.undo[undo_mark:]
+        for undo in reversed(extra):
+            undo()
         if isinstance(e, (DBAPIError, sqlite3.Error)):
             raise _backend_error(e) from None
         if isinstance(e, Exception) and not isinstance(e, TSqlError):
@@ -190,8 +204,6 @@ def _guarded(ctx: ExecContext, writes: bool, fn: Callable[[], SqlResult]) -> Sql
             raise TSqlError(50000, f"The storage layer could not run the statement "
                                    f"({type(e).__name__}: {e}).", 16) from e
         raise
-    if savepoint is not None:
-        ctx.conn.exec_driver_sql(f'RELEASE SAVEPOINT "{savepoint}"')
     return result
 
 
@@ -236,7 +248,7 @@ def run_query(binder: Binder, compiled: Compiled, extra: dict[str, Any] | None =
     binds = dict(binder.binds)
     if extra:
         binds.update(extra)
-    cursor = binder.conn.exec_driver_sql(compiled.sql, binds)
+    cursor = run_sql(binder.conn, compiled.sql, binds)
     keys = list(cursor.keys())
     raw = cursor.fetchall()
     names = compiled.names if compiled.names is not None and len(compiled.names) == len(
@@ -458,7 +470,7 @@ def _values_row(ctx: ExecContext, tup: exp.Expression, params: Params) -> tuple[
     binder = Binder(ctx, params)
     select = exp.select(*[i.copy() for i in items])
     compiled = binder.compile(select, (tup.sql("tsql"), "values"))
-    row = binder.conn.exec_driver_sql(compiled.sql, binder.binds).fetchone()
+    row = run_sql(binder.conn, compiled.sql, binder.binds).fetchone()
     assert row is not None
     return tuple(row)
 
@@ -593,7 +605,7 @@ def _update(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
             raise tsql_error(207, name, cls=BindError)
     binder = Binder(ctx, params)
     compiled = binder.compile(select, (parsed.text, "update"))
-    raw = binder.conn.exec_driver_sql(compiled.sql, binder.binds).fetchall()
+    raw = run_sql(binder.conn, compiled.sql, binder.binds).fetchall()
     changes: dict[Any, dict[str, Any]] = {}
     for row in raw:
         if row[0] not in changes:
@@ -623,7 +635,7 @@ def _delete(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
     select, _alias, info = _target_select(ctx, tree, target, from_node, parsed, [])
     binder = Binder(ctx, params)
     compiled = binder.compile(select, (parsed.text, "delete"))
-    rowids = list(dict.fromkeys(r[0] for r in binder.conn.exec_driver_sql(
+    rowids = list(dict.fromkeys(r[0] for r in run_sql(binder.conn, 
         compiled.sql, binder.binds)))
     writer = RowWriter(ctx, info, "DELETE")
     old = writer.fetch(rowids) if parsed.output is not None else {}

@@ -17,6 +17,7 @@ from sqlglot import exp
 
 from ..errors import tsql_error
 from .context import ExecContext
+from .execsql import run_sql
 from .tableinfo import TableInfo
 from .tables import RowWriter, rowid_column
 from .transpile import Binder, Parsed, not_supported, table_key
@@ -99,7 +100,7 @@ def merge(ctx: ExecContext, parsed: Parsed, params: Params) -> tuple[int, int | 
     def run(select: exp.Select, tag: str) -> list[tuple[Any, ...]]:
         binder = Binder(ctx, params)
         compiled = binder.compile(select, (parsed.text, tag))
-        return list(ctx.conn.exec_driver_sql(compiled.sql, binder.binds).fetchall())
+        return list(run_sql(ctx.conn, compiled.sql, binder.binds).fetchall())
 
     def exists(inner_from: exp.Expression) -> exp.Expression:
         probe = exp.select("1").from_(inner_from.copy()).where(on.copy())

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     Column,
     DateTime,
@@ -93,17 +94,17 @@ def system_tables(metadata: MetaData) -> SystemTables:
         Column("type_spec", String(64), nullable=False),
         Column("is_nullable", Boolean, nullable=False),
         Column("is_identity", Boolean, nullable=False, default=False),
-        Column("seed_value", Integer),
-        Column("increment_value", Integer),
+        Column("seed_value", BigInteger),
+        Column("increment_value", BigInteger),
         # Next identity value to hand out (kept here, not in the backend, so IDENTITY
         # works on any column and on every backend the same way).
-        Column("identity_next", Integer),
+        Column("identity_next", BigInteger),
         Column("default_sql", Text),
         Column("is_computed", Boolean, nullable=False, default=False),
     )
     counters = Table(
         "tsqlb_counters", metadata,
         Column("name", String(64), primary_key=True),
-        Column("value", Integer, nullable=False),
+        Column("value", BigInteger, nullable=False),
     )
     return SystemTables(databases, schemas, objects, columns, counters)

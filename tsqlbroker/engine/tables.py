@@ -24,6 +24,7 @@ from sqlglot import exp
 from ..errors import BindError, TSqlError, tsql_error
 from .catalog import TEMPDB, Catalog
 from .context import ExecContext
+from .execsql import run_sql
 from .naming import (
     physical_table_name,
     physical_table_variable_name,
@@ -271,7 +272,7 @@ def _create_physical(ctx: ExecContext, physical: str, columns: list[dict[str, An
     table = Table(physical, md, *[Column(col["name"], column_type(col["spec"], ctx.conn.dialect))
                                   for col in columns])
     ddl = str(CreateTable(table).compile(dialect=ctx.conn.conn.dialect))
-    ctx.conn.exec_driver_sql(ddl)
+    run_sql(ctx.conn, ddl)
 
 
 def _add_constraint(ctx: ExecContext, db_id: int, schema: str, table_oid: int, display: str,
@@ -294,7 +295,7 @@ def _add_constraint(ctx: ExecContext, db_id: int, schema: str, table_oid: int, d
                           definition=f"({pc.check_sql})" if pc.check_sql else None)
     if pc.kind in ("PK", "UQ") and pc.columns:
         cols = ", ".join(quote_ident(c) for c in pc.columns)
-        ctx.conn.exec_driver_sql(
+        run_sql(ctx.conn, 
             f"CREATE INDEX {quote_ident(f'ix_{oid}')} ON {quote_ident(physical)} ({cols})")
 
 
@@ -354,7 +355,7 @@ def _drop_by_physical(ctx: ExecContext, physical: str) -> None:
     if oid is not None:
         catalog.drop_object(ctx.conn, int(oid))
     else:
-        ctx.conn.exec_driver_sql(f"DROP TABLE IF EXISTS {quote_ident(physical)}")
+        run_sql(ctx.conn, f"DROP TABLE IF EXISTS {quote_ident(physical)}")
 
 
 # -- DROP / TRUNCATE --------------------------------------------------------------------------
@@ -378,7 +379,7 @@ def truncate_table(ctx: ExecContext, info: TableInfo) -> None:
     if any(t.object_id != info.object_id for t, _fk in referencing_constraints(ctx.conn, info)):
         raise tsql_error(4712, info.two_part_name)
     ctx.txn.write()
-    ctx.conn.exec_driver_sql(f"DELETE FROM {quote_ident(info.physical)}")
+    run_sql(ctx.conn, f"DELETE FROM {quote_ident(info.physical)}")
     c = Catalog.get(ctx.conn.store).t.columns
     ctx.conn.execute(update(c).where(c.c.object_id == info.object_id).values(identity_next=None))
 
@@ -438,7 +439,7 @@ class RowWriter:
             binder = Binder(self.ctx, {})
             sql = binder.compile_text(f"SELECT {col.default_sql}", tag="default").sql
             self._defaults[col.name] = sql
-        return self.conn.exec_driver_sql(sql).scalar()
+        return run_sql(self.conn, sql).scalar()
 
     # -- INSERT ---------------------------------------------------------------------------
     def insert(self, columns: list[str] | None, rows: Sequence[Sequence[Any]],
@@ -538,7 +539,7 @@ class RowWriter:
             if rowid is not None:
                 sql += f" AND {self.rowid} <> :rid"
                 params["rid"] = rowid
-            if self.conn.exec_driver_sql(sql + " LIMIT 1", params).first() is not None:
+            if run_sql(self.conn, sql + " LIMIT 1", params).first() is not None:
                 shown = [self._display(c, v) for c, v in zip(k.columns, keyvals, strict=True)]
                 if k.kind == "IX":
                     raise tsql_error(2601, self.info.two_part_name, k.name, format_key(shown))
@@ -565,7 +566,7 @@ class RowWriter:
                                  for i, c in enumerate(k.ref_columns))
             sql = f"SELECT 1 FROM {quote_ident(parent.physical)} WHERE {conds} LIMIT 1"
             params = {f"k{i}": v for i, v in enumerate(keyvals)}
-            if self.conn.exec_driver_sql(sql, params).first() is None:
+            if run_sql(self.conn, sql, params).first() is None:
                 self._raise_547("FOREIGN KEY", k.name, parent, k.ref_columns)
 
     def _raise_547(self, kind: str, name: str, table: TableInfo,
@@ -593,7 +594,7 @@ class RowWriter:
                         this=exp.column(self.rowid), expression=exp.Placeholder(this="rid"))))
                 sql = Binder(self.ctx, {}).compile(query, ("check", k.object_id)).sql
                 self._checks[k.object_id] = sql
-            if self.conn.exec_driver_sql(sql, {"rid": rowid}).first() is not None:
+            if run_sql(self.conn, sql, {"rid": rowid}).first() is not None:
                 self._raise_547("CHECK", k.name, self.info, k.columns)
 
     # -- UPDATE -----------------------------------------------------------------------------
@@ -620,7 +621,7 @@ class RowWriter:
             sets = ", ".join(f"{quote_ident(n)} = :u{i}" for i, n in enumerate(converted))
             params = {f"u{i}": v for i, v in enumerate(converted.values())}
             params["rid"] = rid
-            self.conn.exec_driver_sql(
+            run_sql(self.conn, 
                 f"UPDATE {quote_ident(info.physical)} SET {sets} WHERE {self.rowid} = :rid",
                 params)
         current = self.fetch([rid for rid, _v in changes])
@@ -651,7 +652,7 @@ class RowWriter:
         for start in range(0, len(rowids), 500):
             chunk = list(rowids[start:start + 500])
             marks = ", ".join(f":r{i}" for i in range(len(chunk)))
-            rows = self.conn.exec_driver_sql(
+            rows = run_sql(self.conn, 
                 f"SELECT {cols} FROM {quote_ident(self.info.physical)} "
                 f"WHERE {self.rowid} IN ({marks})", {f"r{i}": r for i, r in enumerate(chunk)})
             for row in rows:
@@ -680,14 +681,14 @@ class RowWriter:
         for start in range(0, len(rowids), 500):
             chunk = list(rowids[start:start + 500])
             marks = ", ".join(f":r{i}" for i in range(len(chunk)))
-            self.conn.exec_driver_sql(
+            run_sql(self.conn, 
                 f"DELETE FROM {quote_ident(self.info.physical)} WHERE {self.rowid} IN ({marks})",
                 {f"r{i}": r for i, r in enumerate(chunk)})
 
     def _cascade(self, child: TableInfo, fk: ConstraintInfo, keyvals: list[Any]) -> None:
         conds = " AND ".join(f"{quote_ident(c)} = :k{i}" for i, c in enumerate(fk.columns))
         params = {f"k{i}": v for i, v in enumerate(keyvals)}
-        rids = [r[0] for r in self.conn.exec_driver_sql(
+        rids = [r[0] for r in run_sql(self.conn, 
             f"SELECT {self.rowid} FROM {quote_ident(child.physical)} WHERE {conds}", params)]
         RowWriter(self.ctx, child, self.statement).delete(rids)
 
@@ -697,7 +698,7 @@ class RowWriter:
             return
         conds = " AND ".join(f"{quote_ident(c)} = :k{i}" for i, c in enumerate(fk.columns))
         params = {f"k{i}": v for i, v in enumerate(keyvals)}
-        if self.conn.exec_driver_sql(
+        if run_sql(self.conn, 
                 f"SELECT 1 FROM {quote_ident(child.physical)} WHERE {conds} LIMIT 1",
                 params).first() is not None:
             self._raise_547("REFERENCE", fk.name, child, fk.columns)

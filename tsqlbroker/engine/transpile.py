@@ -33,6 +33,7 @@ from ..errors import BindError, ParseError, TSqlError, tsql_error
 from . import sysviews
 from .catalog import TEMPDB, Catalog
 from .context import ExecContext, VirtualTable, virtual_resolvers
+from .execsql import named_placeholders
 from .naming import quote_ident
 from .sqlfuncs import backend_value, functions_version, registered_functions
 from .sqltypes import STRING_TYPES, normalize_spec, parse_spec, to_storage
@@ -748,7 +749,7 @@ class Binder:
         stats["compile_misses"] += 1
         names, types = self.describe(tree)
         out = self.rewrite(tree)
-        sql = out.sql(dialect=self.dialect)
+        sql = named_placeholders(out.sql(dialect=self.dialect), self.conn.dialect)
         compiled = Compiled(sql, names, types, tuple(sorted(self.binds_used(out))))
         with _parse_lock:
             _compile_cache[key] = compiled
