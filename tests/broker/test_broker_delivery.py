@@ -246,3 +246,17 @@ def test_drop_database_removes_broker_rows(env: Env) -> None:
     for table in ("messages", "conversation_endpoints", "services", "message_types"):
         assert env.sql(f"SELECT COUNT(*) FROM tsqlb_sb_{table} WHERE database_id = {d}") == [
             (0,)]
+
+
+def test_drop_contract_errors_the_far_side(env: Env) -> None:
+    a, b_ = env.new_db("DropCA"), env.new_db("DropCB")
+    env.setup_pair(a, target_db=b_)
+    b = env.broker
+    h = env.dialog(a)
+    env.send(a, h, REQ, b"x")
+    # The initiator's database: no service lists the contract, so it can be dropped.
+    env.run(lambda t: b.drop_contract(t, a, [CONTRACT]))
+    assert env.endpoints(a) == {}
+    rows = env.receive(b_, "TargQ")
+    assert [r["message_type_name"] for r in rows] == [ERROR, REQ]
+    assert error_code(rows[0]["message_body"]) == "-8487"

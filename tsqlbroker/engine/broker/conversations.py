@@ -241,15 +241,24 @@ class ConversationsMixin(DeliveryMixin):
     def _drop_service_conversations(self, txn: Txn, db_id: int, service_id: int) -> None:
         """DROP SERVICE: the far side of each open conversation gets Error -8470; the
         service's endpoints and messages go."""
+        c = self.t.conversations
+        self._drop_conversations(txn, db_id, c.c.service_id == service_id, 8470)
+
+    def _drop_contract_conversations(self, txn: Txn, db_id: int, contract_id: int) -> None:
+        """DROP CONTRACT: conversations on it end; the far side gets Error -8487 ("The
+        remote service contract has been dropped.")."""
+        c = self.t.conversations
+        self._drop_conversations(txn, db_id, c.c.service_contract_id == contract_id, 8487)
+
+    def _drop_conversations(self, txn: Txn, db_id: int, cond: Any, number: int) -> None:
         conn = txn.conn
         c = self.t.conversations
-        rows = conn.execute(select(c).where(c.c.database_id == db_id,
-                                            c.c.service_id == service_id)).mappings().all()
+        rows = conn.execute(select(c).where(c.c.database_id == db_id, cond)).mappings().all()
         for r in rows:
             ep = Endpoint.from_row(r)
             peer = self._peer(conn, ep)
-            if peer is not None and peer.state not in ("CD",):
-                self._error_endpoint(conn, txn, peer, -8470, message_text(8470))
+            if peer is not None and peer.state != "CD":
+                self._error_endpoint(conn, txn, peer, -number, message_text(number))
             self._delete_endpoint(conn, ep)
 
     def _end_all(self, txn: Txn, db_id: int, code: int | None) -> None:

@@ -47,6 +47,9 @@ class ObjectsMixin(BrokerBase):
         def _drop_service_conversations(self, txn: Txn, db_id: int, service_id: int
                                         ) -> None: ...
 
+        def _drop_contract_conversations(self, txn: Txn, db_id: int, contract_id: int
+                                         ) -> None: ...
+
         def _defer_retry(self, txn: Txn, *, queue_key: tuple[int, int] | None = None,
                          to_service: str | None = None, db_id: int | None = None) -> None: ...
 
@@ -241,7 +244,8 @@ class ObjectsMixin(BrokerBase):
         return cid
 
     def drop_contract(self, txn: Txn, db_id: int, names: list[str] | str) -> None:
-        """``DROP CONTRACT a [, b …]``: refused (3729) while a service or priority uses it."""
+        """``DROP CONTRACT a [, b …]``: refused (3729) while a service or priority uses it;
+        conversations on it end, their far sides get Error -8487."""
         meta = self._ddl(txn, db_id)
         conn = txn.conn
         for name in [names] if isinstance(names, str) else names:
@@ -257,6 +261,7 @@ class ObjectsMixin(BrokerBase):
                 p.c.service_contract_id == row.service_contract_id)).scalar()
             if prio is not None:
                 raise tsql_error(3729, "DROP CONTRACT", name, prio)
+            self._drop_contract_conversations(txn, db_id, row.service_contract_id)
             for table in (self.t.contracts, self.t.contract_usages):
                 conn.execute(delete(table).where(
                     table.c.database_id == db_id,
