@@ -24,6 +24,7 @@ from tsqlbroker.errors import MESSAGES, BindError, format_message, tsql_error
 from tsqlbroker.interpreter.convert import converter
 from tsqlbroker.interpreter.datefunctions import DATE_FUNCTIONS
 from tsqlbroker.interpreter.formatting import format_value, str_function
+from tsqlbroker.interpreter.jsonvalue import JSON_FUNCTIONS
 from tsqlbroker.interpreter.mathfunctions import MATH_FUNCTIONS, num_arg
 from tsqlbroker.interpreter.operators import comparison
 from tsqlbroker.interpreter.strings import STRING_FUNCTIONS, as_int, as_string
@@ -220,7 +221,7 @@ def _b(name: str, lo: int, hi: int, binder: Callable[[Types, Consts], Bound],
 _REGISTRY: dict[str, Builtin] = {
     name: _b(name, lo, hi, binder) for name, (lo, hi, binder) in STRING_FUNCTIONS.items()
 }
-for _table in (MATH_FUNCTIONS, DATE_FUNCTIONS):
+for _table in (MATH_FUNCTIONS, DATE_FUNCTIONS, JSON_FUNCTIONS):
     for _name, (_lo, _hi, _binder, _det) in _table.items():
         _REGISTRY[_name] = _b(_name, _lo, _hi, _binder, _det)
 _REGISTRY.update({b.name: b for b in [

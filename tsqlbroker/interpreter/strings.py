@@ -464,6 +464,80 @@ def _bind_translate(types: Types, consts: Consts) -> Bound:
     return rtype, translate
 
 
+_HASHES = {"md2": None, "md4": "md4", "md5": "md5", "sha": "sha1", "sha1": "sha1",
+           "sha2_256": "sha256", "sha2_512": "sha512"}
+
+
+def hashbytes(algorithm: str, data: bytes) -> bytes | None:
+    """HASHBYTES: the digest, or NULL for an algorithm this platform lacks or none exists."""
+    import hashlib
+
+    name = _HASHES.get(algorithm.strip().lower())
+    if name is None:
+        return None
+    try:
+        return hashlib.new(name, data).digest()
+    except ValueError:  # md4 missing from this OpenSSL build
+        return None
+
+
+def _bind_hashbytes(types: Types, consts: Consts) -> Bound:
+    a = as_string(types[0])
+    t = types[1]
+    s = as_string(t)
+
+    def data(v: Any) -> bytes:  # the bytes SQL Server hashes: the value's own encoding
+        if t.is_binary:
+            return bytes(v)
+        if t.is_unicode:
+            return s(v).encode("utf-16-le", "surrogatepass")
+        return cp1252_encode(s(v))
+
+    def hb(alg: Any, v: Any) -> Any:
+        if alg is None or v is None:
+            return None
+        return hashbytes(a(alg), data(v))
+    return SqlType("varbinary", 8000), hb
+
+
+_SOUNDEX = {**dict.fromkeys("BFPV", "1"), **dict.fromkeys("CGJKQSXZ", "2"),
+            **dict.fromkeys("DT", "3"), "L": "4", **dict.fromkeys("MN", "5"), "R": "6"}
+
+
+def soundex(text: str) -> str:
+    """SOUNDEX: letter + three digits; H and W do not separate equal codes."""
+    letters = [c for c in text.upper() if "A" <= c <= "Z"]
+    if not letters:
+        return "0000"
+    first = letters[0]
+    out = [first]
+    last = _SOUNDEX.get(first, "")
+    for c in letters[1:]:
+        code = _SOUNDEX.get(c, "")
+        if code and code != last:
+            out.append(code)
+        if c not in "HW":
+            last = code
+        if len(out) == 4:
+            break
+    return "".join(out).ljust(4, "0")
+
+
+def _bind_soundex(types: Types, consts: Consts) -> Bound:
+    s = as_string(types[0])
+    return SqlType("varchar", 4), lambda v: None if v is None else soundex(s(v))
+
+
+def _bind_difference(types: Types, consts: Consts) -> Bound:
+    a, b = as_string(types[0]), as_string(types[1])
+
+    def difference(x: Any, y: Any) -> Any:
+        if x is None or y is None:
+            return None
+        return sum(1 for p, q in zip(soundex(a(x)), soundex(b(y)), strict=True) if p == q)
+    return INT, difference
+
+
 STRING_FUNCTIONS: dict[str, tuple[int, int, Callable[[Types, Consts], Bound]]] = {
     "len": (1, 1, _bind_len), "datalength": (1, 1, _bind_datalength),
     "substring": (3, 3, _bind_substring), "left": (2, 2, _bind_left),
@@ -476,4 +550,6 @@ STRING_FUNCTIONS: dict[str, tuple[int, int, Callable[[Types, Consts], Bound]]] =
     "nchar": (1, 1, _bind_nchar), "char": (1, 1, _bind_char), "unicode": (1, 1, _bind_unicode),
     "ascii": (1, 1, _bind_ascii), "space": (1, 1, _bind_space), "reverse": (1, 1, _bind_reverse),
     "string_escape": (2, 2, _bind_string_escape), "translate": (3, 3, _bind_translate),
+    "hashbytes": (2, 2, _bind_hashbytes), "soundex": (1, 1, _bind_soundex),
+    "difference": (2, 2, _bind_difference),
 }
