@@ -218,3 +218,9 @@ def test_accumulating_assignment(stock: ExecContext) -> None:
     assert result.resultsets[0].rows[-1] == ("a,b,c,", 6)
     nulls = run(stock, "SELECT @list = @list + sku FROM items", list=(None, "varchar(100)"))
     assert nulls.resultsets[0].rows[-1] == (None,)
+
+
+def test_compound_select_assignment_yields_the_operand(stock: ExecContext) -> None:
+    result = run(stock, "SELECT @n += qty FROM items ORDER BY id", n=(100, "int"))
+    assert result.assign_targets == [("@n", "+=")]
+    assert [r[0] for r in result.resultsets[0].rows] == [1, 2, 3]

@@ -293,7 +293,8 @@ def _select(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
     into = tree.args.get("into")
     if into is not None:
         tree.set("into", None)
-    targets = _assignments(tree)
+    ops = dict(parsed.assign_ops)
+    targets = [(name, ops.get(name.lower(), op)) for name, op in _assignments(tree)]
     binder = Binder(ctx, params)
     folds = _accumulations(binder, tree, targets) if targets else {}
     compiled = binder.compile(tree, (parsed.text, "select", tuple(sorted(folds))))
@@ -322,7 +323,9 @@ def _accumulations(binder: Binder, select: exp.Expression, targets: list[tuple[s
     returns ``{item index: concatenates}``."""
     binder.collect(select)
     folds: dict[int, bool] = {}
-    for i, ((name, _op), item) in enumerate(zip(targets, select.expressions, strict=True)):
+    for i, ((name, op), item) in enumerate(zip(targets, select.expressions, strict=True)):
+        if op != "=":
+            continue  # the caller applies compound operators itself
         value = item.this if isinstance(item, exp.Alias) else item
         operands = _add_operands(value)
         first = operands[0]

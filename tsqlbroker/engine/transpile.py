@@ -58,6 +58,8 @@ class Parsed:
     output: tuple[exp.Expression, ...] | None = None
     output_into: exp.Expression | None = None
     text: str = ""
+    # SELECT @v op= expr items: ('@v', 'op=') — the tree holds @v = expr.
+    assign_ops: tuple[tuple[str, str], ...] = ()
 
 
 _END_OF_OUTPUT = {"FROM", "WHERE", "VALUES", "SELECT", "DEFAULT", "EXEC", "EXECUTE", "INTO",
@@ -99,7 +101,7 @@ def parse_statement(sql: str) -> Parsed:
     return Parsed(
         hit.tree.copy(), hit.top.copy() if hit.top is not None else None,
         tuple(e.copy() for e in hit.output) if hit.output is not None else None,
-        hit.output_into.copy() if hit.output_into is not None else None, sql)
+        hit.output_into.copy() if hit.output_into is not None else None, sql, hit.assign_ops)
 
 
 def _parse_uncached(sql: str) -> Parsed:
@@ -111,6 +113,7 @@ def _parse_uncached(sql: str) -> Parsed:
         raise not_supported("WITH XMLNAMESPACES")
     cut: list[tuple[int, int]] = []
     edits: list[tuple[int, int, str]] = []
+    assign_ops: list[tuple[str, str]] = []
     words = [t.text.upper() for t in tokens]
     for i, w in enumerate(words):
         if w in ("CLUSTERED", "NONCLUSTERED"):
@@ -160,6 +163,14 @@ def _parse_uncached(sql: str) -> Parsed:
                 break
     if first == "UPDATE":
         _compound_assignments(sql, tokens, words, edits)
+    if first in ("SELECT", "WITH"):
+        # SELECT @v += expr: the caller applies the operator per row; the query yields expr.
+        for i in range(2, len(words) - 1):
+            if words[i] in _COMPOUND_OPS and words[i + 1] == "=" \
+                    and tokens[i].end + 1 == tokens[i + 1].start \
+                    and tokens[i - 2].text == "@" and _depth_at(words, i) == 0:
+                cut.append((tokens[i].start, tokens[i].end))
+                assign_ops.append(("@" + tokens[i - 1].text.lower(), tokens[i].text + "="))
     if first == "DELETE":
         froms = [i for i, w in enumerate(words) if w == "FROM" and _depth_at(words, i) == 0]
         if len(froms) >= 2 and froms[0] in (1, 2):
@@ -186,7 +197,7 @@ def _parse_uncached(sql: str) -> Parsed:
             into = ins.this
     except (GlotParseError, TokenError) as e:
         raise syntax_error(e, sql) from None
-    return Parsed(trees[0], top, output, into, sql)
+    return Parsed(trees[0], top, output, into, sql, tuple(assign_ops))
 
 
 _COMPOUND_OPS = {"+", "-", "*", "/", "%", "&", "|", "^"}
