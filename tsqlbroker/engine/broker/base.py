@@ -241,11 +241,20 @@ class BrokerBase:
                 log.exception("broker queue listener failed")
 
     def _enqueued_after_commit(self, txn: Txn, db_id: int, queue_id: int) -> None:
-        """Wake waiters and tell listeners once ``txn`` commits (messages now visible)."""
+        """Wake waiters and tell listeners once ``txn`` commits (messages now visible);
+        once per queue and transaction however many messages it enqueued."""
+        seen: set[tuple[int, int]] = txn.state.setdefault("broker_enqueued", set())
+        key = (db_id, queue_id)
+        if key in seen:
+            return
+        seen.add(key)
+
         def fire() -> None:
-            self.signals.bump((db_id, queue_id))
+            self.signals.bump(key)
             self._notify("enqueued", db_id, queue_id)
         txn.after_commit(fire)
+        # A savepoint rollback drops the hook: forget the queue so a later enqueue re-adds it.
+        txn.on_undo(lambda: seen.discard(key))
 
     # -- lookups ------------------------------------------------------------------------------
     def _queue(self, conn: StoreConnection, db_id: int, schema: str | None, name: str

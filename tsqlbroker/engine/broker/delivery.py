@@ -79,6 +79,7 @@ class DeliverOp:
     cancelled: bool = False
 
     def flush(self, conn: StoreConnection) -> None:
+        """Deliver (or hold) the message inside the committing storage transaction."""
         if self.cancelled:
             return
         if self.retain is not None:
@@ -95,6 +96,7 @@ class RetryOp:
     filters: dict[str, Any]
 
     def flush(self, conn: StoreConnection) -> None:
+        """Retry the held messages inside the committing storage transaction."""
         self.broker._retry_held(conn, self.txn, **self.filters)
 
 

@@ -56,6 +56,7 @@ class ReceiveOp:
     broker: ReceiveMixin
 
     def flush(self, conn: StoreConnection) -> None:
+        """Delete the received rows (or mark them status 0 under RETENTION)."""
         for start in range(0, len(self.ids), 500):
             chunk = tuple(self.ids[start:start + 500])
             marks = ", ".join("?" * len(chunk))
