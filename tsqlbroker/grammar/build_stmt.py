@@ -334,8 +334,8 @@ class StmtBuilder:
     def execute_as(self, who: Any) -> str:
         return who.value if isinstance(who, ast.Literal) else str(who).upper()
 
-    def body(self, *stmts: Any) -> tuple[ast.Stmt, ...]:
-        return tuple(s for s in stmts if s is not None)
+    def body(self, stmts: Any) -> tuple[ast.Stmt, ...]:
+        return tuple(stmts or ())
 
     func_body = body
 
@@ -376,8 +376,18 @@ class StmtBuilder:
         return "no_wait"
 
     # ---- procedural ---------------------------------------------------------------------
-    def start(self, *items: Any) -> tuple[ast.Stmt, ...]:
-        return tuple(i for i in items if i is not None)
+    def start(self, item: Any) -> tuple[ast.Stmt, ...]:
+        if item is None:
+            return ()
+        if isinstance(item, list):
+            return tuple(item)
+        return (item,)  # a CREATE PROCEDURE / FUNCTION / VIEW batch
+
+    def stmts(self, first: Any, second: Any = None) -> list[ast.Stmt]:
+        if second is None:
+            return [first]
+        first.append(second)  # the list is private to the parse: append in place
+        return first
 
     def if_stmt(self, cond: ast.Expr, then: ast.Stmt, else_: Any = None) -> ast.If:
         return ast.If(cond, then, else_)
@@ -385,16 +395,14 @@ class StmtBuilder:
     def while_stmt(self, cond: ast.Expr, body: ast.Stmt) -> ast.While:
         return ast.While(cond, body)
 
-    def block(self, *stmts: Any) -> ast.Block:
-        return ast.Block(tuple(s for s in stmts if s is not None))
+    def block(self, stmts: Any) -> ast.Block:
+        return ast.Block(tuple(stmts or ()))
 
     def catch_start(self) -> object:
         return CATCH
 
-    def try_catch(self, *items: Any) -> ast.TryCatch:
-        i = items.index(CATCH)
-        return ast.TryCatch(tuple(s for s in items[:i] if s is not None),
-                            tuple(s for s in items[i + 1:] if s is not None))
+    def try_catch(self, try_body: Any, _catch: object, catch_body: Any) -> ast.TryCatch:
+        return ast.TryCatch(tuple(try_body or ()), tuple(catch_body or ()))
 
     def break_stmt(self) -> ast.Break:
         return ast.Break()
