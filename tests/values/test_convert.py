@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from tsqlbroker.errors import TSqlError
-from tsqlbroker.interpreter.convert import converter, float_text, implicit_converter
+from tsqlbroker.interpreter.convert import converter, implicit_converter
+from tsqlbroker.interpreter.textforms import float_text
 from tsqlbroker.interpreter.types import SqlType, parse_type_spec
 
 T = parse_type_spec

@@ -416,8 +416,8 @@ def display_text(value: Any, spec: Any = None) -> str:
     """A result value as SQL Server's tools show it, given its type (a SqlType or spec string;
     None when unknown): datetime2/time/datetimeoffset with their own fraction digits, money
     with four decimals, float as the shortest exact text, real at single precision."""
-    from tsqlbroker.interpreter.convert import money_text
     from tsqlbroker.interpreter.datetimes import default_text
+    from tsqlbroker.interpreter.textforms import money_text
     from tsqlbroker.interpreter.types import SqlType, parse_type_spec
 
     if value is None:

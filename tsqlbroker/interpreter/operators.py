@@ -19,7 +19,8 @@ from typing import Any
 
 from tsqlbroker.errors import tsql_error
 from tsqlbroker.interpreter import datetimes as dt
-from tsqlbroker.interpreter.convert import converter, to_real, to_varchar_text
+from tsqlbroker.interpreter.convert import converter, to_real
+from tsqlbroker.interpreter.textforms import to_varchar_text
 from tsqlbroker.interpreter.types import (
     INT,
     INT_RANGES,

@@ -19,11 +19,11 @@ from typing import Any
 
 from tsqlbroker.errors import TSqlError, tsql_error
 from tsqlbroker.interpreter import datetimes as dt
-from tsqlbroker.interpreter.convert import cp1252_decode, cp1252_encode
 from tsqlbroker.interpreter.formatting import format_value, str_function
 from tsqlbroker.interpreter.functions import isnumeric, newsequentialid
 from tsqlbroker.interpreter.operators import like, string_key
 from tsqlbroker.interpreter.strings import patindex, quotename
+from tsqlbroker.interpreter.textforms import cp1252_decode, cp1252_encode
 
 
 def TSQL_COLLATION(a: str, b: str) -> int:
@@ -40,7 +40,7 @@ def _text(v: Any) -> str:
     if isinstance(v, bytes):
         return cp1252_decode(v)
     if isinstance(v, float):
-        from tsqlbroker.interpreter.convert import float_text
+        from tsqlbroker.interpreter.textforms import float_text
 
         return float_text(v)
     return str(v)

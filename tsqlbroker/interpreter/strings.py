@@ -12,13 +12,9 @@ from collections.abc import Callable
 from typing import Any
 
 from tsqlbroker.errors import tsql_error
-from tsqlbroker.interpreter.convert import (
-    converter,
-    cp1252_decode,
-    cp1252_encode,
-    to_varchar_text,
-)
+from tsqlbroker.interpreter.convert import converter
 from tsqlbroker.interpreter.operators import like_regex
+from tsqlbroker.interpreter.textforms import cp1252_decode, cp1252_encode, to_varchar_text
 from tsqlbroker.interpreter.types import (
     BIGINT,
     INT,
