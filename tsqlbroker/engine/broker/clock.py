@@ -5,6 +5,7 @@ whoever owns the background thread (the activation manager) and by tests with a 
 
 from __future__ import annotations
 
+import time
 from datetime import datetime
 
 from sqlalchemy import and_, func, select, update
@@ -22,6 +23,8 @@ _ACTIVE = ("SO", "SI", "CO", "DI")
 class ClockMixin(NetworkMixin):
     """Time-driven broker work."""
 
+    _next_retry: float = 0.0          # monotonic time of the clock's next held-message retry
+
     def tick(self, now: datetime | None = None) -> float | None:
         """Fire due conversation timers (a DialogTimer message on the local queue), expire
         dialogs past their LIFETIME (Error -8489 on each side), purge closed endpoints past
@@ -38,7 +41,8 @@ class ClockMixin(NetworkMixin):
                 c.c.lifetime <= now, c.c.state.in_(_ACTIVE))).mappings().all()
             closed = conn.execute(select(c).where(
                 c.c.state == "CD", c.c.security_timestamp <= now)).mappings().all()
-            if due_timers or expired or closed or self._held_handles:
+            retry = bool(self._held_handles) and time.monotonic() >= self._next_retry
+            if due_timers or expired or closed or retry:
                 txn.write()
             for r in due_timers:
                 ep = Endpoint.from_row(r)
@@ -52,7 +56,10 @@ class ClockMixin(NetworkMixin):
                 self._error_endpoint(conn, txn, ep, -8489, message_text(8489))
             for r in closed:
                 self._delete_endpoint(conn, Endpoint.from_row(r))
-            if self._held_handles:
+            if retry:
+                # Statement-driven retries (ALTER QUEUE, CREATE SERVICE …) happen at once;
+                # the clock's own retries are spaced, as SQL Server backs off.
+                self._next_retry = time.monotonic() + RETRY_SECONDS
                 self._retry_held(conn, txn)
                 self._prune_held(conn)
             txn.commit()
