@@ -85,6 +85,11 @@ def one(db: sqlite3.Connection, sql: str, *params: Any) -> Any:
         ("select tsql_xml_value('<p:a xmlns:p=\"urn:x\">7</p:a>', '(/q:a)[1]', 'int', 'q=urn:x')",
          7),
         ("select tsql_xml_value(x'FFFE3C00610020002F003E00', 'count(/a)', 'int')", 1),
+        ("select tsql_json_value('{\"a\": [1, 2]}', '$.a[1]')", "2"),
+        ("select tsql_json_query('{\"a\": [1, 2]}', '$.a')", "[1, 2]"),
+        ("select tsql_isjson('{}')", 1),
+        ("select tsql_isjson('x')", 0),
+        ("select hex(tsql_hashbytes('MD5', x'00'))", "93B885ADFE0DA089CDF634904FD59F71"),
     ],
 )
 def test_functions_in_sqlite(db: sqlite3.Connection, sql: str, expected: Any) -> None:

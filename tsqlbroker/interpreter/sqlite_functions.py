@@ -316,6 +316,31 @@ def _xml_query(x: Any, query: Any, ns: Any = None) -> Any:
     return _xml(x).query(_text(query), _namespaces(ns)).to_string()
 
 
+def _json_value(text: Any, path: Any) -> Any:
+    from tsqlbroker.interpreter.jsonvalue import json_value
+
+    return json_value(_text(text), _text(path))
+
+
+def _json_query(text: Any, path: Any = "$") -> Any:
+    from tsqlbroker.interpreter.jsonvalue import json_query
+
+    return json_query(_text(text), _text(path))
+
+
+def _isjson(text: Any) -> Any:
+    from tsqlbroker.interpreter.jsonvalue import is_json
+
+    return None if text is None else int(is_json(_text(text)))
+
+
+def _hashbytes(algorithm: Any, data: Any) -> Any:
+    from tsqlbroker.interpreter.strings import hashbytes
+
+    raw = data if isinstance(data, bytes) else _text(data).encode("utf-16-le", "surrogatepass")
+    return hashbytes(_text(algorithm), raw)  # text is stored nvarchar: hashed as UTF-16LE
+
+
 def _getdate() -> str:
     return _stored(dt.round_datetime(datetime.now()))
 
@@ -382,5 +407,7 @@ SQLITE_FUNCTIONS: dict[str, tuple[int, Callable[..., Any]]] = {
         "newid": (0, _newid), "newsequentialid": (0, _newsequentialid),
         "xml_value": (-1, _nulls(_xml_value)), "xml_exist": (-1, _xml_exist),
         "xml_query": (-1, _nulls(_xml_query)),
+        "json_value": (2, _nulls(_json_value)), "json_query": (-1, _nulls(_json_query)),
+        "isjson": (1, _isjson), "hashbytes": (2, _nulls(_hashbytes)),
     }.items()
 }
