@@ -341,3 +341,15 @@ def test_sql_variant_comparisons_use_the_values_types() -> None:
     with pytest.raises(TSqlError) as ei:
         binary("+", T("sql_variant"), T("int"))
     assert ei.value.message == "Operand data type sql_variant is invalid for add operator."
+
+
+def test_sort_key_orders_like_order_by() -> None:
+    from tsqlbroker.interpreter.operators import sort_key
+
+    words = ["b", None, "A", "a ", "C"]
+    assert sorted(words, key=sort_key(T("varchar(5)")))[:2] == [None, "A"]
+    assert sorted(words, key=sort_key(T("varchar(5)")), reverse=True)[-1] is None
+    nums = [3, None, 1]
+    assert sorted(nums, key=sort_key(T("int"))) == [None, 1, 3]
+    with pytest.raises(TSqlError):
+        sort_key(T("xml"))

@@ -493,6 +493,19 @@ def _variant_plan(build: Callable[[SqlType, SqlType], Fn2]) -> Fn2:
     return dynamic
 
 
+def sort_key(t: SqlType) -> Callable[[Any], Any]:
+    """A ``sorted()`` key ordering values of ``t`` as ORDER BY does: NULLs first (and last
+    with ``reverse=True``, as DESC puts them), strings by the collation, GUIDs by SQL
+    Server's byte order."""
+    if t.is_xml:
+        raise tsql_error(305)
+    key = _key_fn(t) or (lambda v: v)
+
+    def k(v: Any) -> tuple[int, Any]:
+        return (0, 0) if v is None else (1, key(v))
+    return k
+
+
 def compare(lt: SqlType, rt: SqlType) -> Callable[[Any, Any], int | None]:
     """-1 / 0 / 1 comparison of values of the two types; None if either is NULL."""
     if lt.is_null or rt.is_null:
@@ -647,6 +660,7 @@ __all__ = [
     "like_regex",
     "not3",
     "or3",
+    "sort_key",
     "string_key",
     "unary",
 ]
