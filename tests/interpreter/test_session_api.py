@@ -156,3 +156,27 @@ def test_no_traceback_for_internal_failures(session: Any, sink: CollectingSink,
     monkeypatch.setattr(statements.time, "sleep", boom)
     assert session.execute("WAITFOR DELAY '00:00:01'") is False
     assert sink.errors()[0].number == 3624
+
+
+def test_cancel_stops_the_remaining_batches(instance: Instance) -> None:
+    sink = CollectingSink()
+    s = instance.session(sink)
+    threading.Timer(0.2, s.cancel).start()
+    assert s.execute("WAITFOR DELAY '00:00:30'\nGO\nPRINT 'second batch'") is False
+    assert sink.messages() == []
+    assert s.execute("PRINT 'next call runs'")
+    assert sink.messages() == ["next call runs"]
+    s.close()
+
+
+def test_cancel_before_the_first_statement_is_kept(instance: Instance) -> None:
+    sink = CollectingSink()
+    s = instance.session(sink)
+    from tsqlbroker.grammar.parser import parse_batch
+
+    batch = parse_batch("PRINT 'one'\nPRINT 'two'", 1)
+    s.cancel()  # e.g. Ctrl-C while the batch was being parsed
+    assert s.execute_batch(batch) is False
+    assert sink.messages() == []
+    assert sink.errors()[0].number == 3621
+    s.close()

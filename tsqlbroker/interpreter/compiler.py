@@ -414,8 +414,10 @@ def wrap_statement(fn: StmtFn, line: int, compound: bool) -> StmtFn:
 
     def run(f: Frame) -> None:
         try:
-            fn(f)
             s = f.session
+            if s._cancel:
+                s.check_cancel()
+            fn(f)
             if s.stmt_txn is not None:
                 s.end_statement()
         except TSqlError as e:

@@ -82,6 +82,7 @@ class Session:
         self.insert_exec_depth = 0
         self.context_info: bytes | None = None
         self._cancel = False
+        self._cancelled_batch = False
         self._lock = threading.Lock()
         self.closed = False
         # Extension point for other statement families (the broker keeps per-session state).
@@ -95,6 +96,7 @@ class Session:
         from tsqlbroker.grammar.parser import parse_batch, split_batches
 
         ok = True
+        self._cancel = False  # a cancel from now on (even while parsing) stops this text
         try:
             chunks = split_batches(text)
         except TSqlError as e:
@@ -110,6 +112,8 @@ class Session:
                 continue
             for _ in range(max(chunk.repeat, 1)):
                 ok = self.execute_batch(batch) and ok
+                if self._cancelled_batch:
+                    return False  # a cancelled script runs no further batches
         return ok
 
     def execute_batch(self, batch: ast.Batch) -> bool:
@@ -117,7 +121,7 @@ class Session:
         from .procedures import compile_batch
 
         before = self.errors_reported
-        self._cancel = False
+        self._cancelled_batch = False
         try:
             compiled = compile_batch(batch)
         except TSqlError as e:
@@ -129,6 +133,7 @@ class Session:
         frame = Frame(self, compiled.nslots, level=0)
         self.run_scope(compiled.run, frame)
         self.end_batch(batch.start_line)
+        self._cancel = False  # a cancel that came too late to stop anything is forgotten
         return self.errors_reported == before
 
     def run_scope(self, run: Any, frame: Frame) -> int | None:
@@ -143,6 +148,7 @@ class Session:
                                             "declared.", severity=15))
         except CancelledError as e:
             tx.rollback_all(self)
+            self._cancelled_batch = True
             self.report(e)
         except TSqlError as e:
             self.rollback_statement()
@@ -177,9 +183,9 @@ class Session:
         from .procedures import call_procedure_batch
 
         before = self.errors_reported
-        self._cancel = False
         status = call_procedure_batch(self, name, args or {})
         self.end_batch()
+        self._cancel = False
         if self.errors_reported != before and not status:
             return -6
         return status
