@@ -151,6 +151,8 @@ MESSAGES: dict[int, tuple[int, str]] = {
     547: (16, "The %ls statement conflicted with the %ls constraint \"%.*ls\". The conflict "
               "occurred in database \"%.*ls\", table \"%.*ls\"%ls%.*ls%ls."),
     911: (16, "Database '%.*ls' does not exist. Make sure that the name is entered correctly."),
+    1205: (13, "Transaction (Process ID %d) was deadlocked on %.*ls resources with another "
+               "process and has been chosen as the deadlock victim. Rerun the transaction."),
     1222: (16, "Lock request time out period exceeded."),
     1801: (16, "Database '%.*ls' already exists. Choose a different database name."),
     2627: (14, "Violation of %ls constraint '%.*ls'. Cannot insert duplicate key in object "

@@ -302,3 +302,33 @@ def test_bad_identifiers_raise_broker_errors(env: Env, db: int) -> None:
             env.run(fn)
         assert e.value.number == num
     assert b.get_transmission_status(env.conn, db, "nope") == ""
+
+
+def test_group_lock_wait_while_holding_the_write_lock_ends_as_deadlock_victim(
+        env: Env, db: int) -> None:
+    b = env.broker
+    h = env.dialog(db)
+    env.send(db, h, REQ, b"x")
+    other = env.store.connect()
+    holder = Txn(other)
+    assert bodies(b.receive(holder, db, None, "TargQ")) == [b"x"]   # locks the target group
+    target = env.endpoints(db)[0][0]
+    txn = Txn(env.conn)
+    h2 = b.begin_dialog(txn, db, "//test/Initiator", "//test/Target",
+                        contract="//test/contract")                 # takes the write lock
+    assert h2 is not None
+    expected = 1205 if env.store.dialect == "sqlite" else 1222
+    with pytest.raises(BrokerError) as e:
+        if expected == 1222:
+            from tsqlbroker.engine.broker import base
+            base.LOCK_TIMEOUT_S, saved = 0.5, base.LOCK_TIMEOUT_S
+            try:
+                b.end_conversation(txn, db, target)
+            finally:
+                base.LOCK_TIMEOUT_S = saved
+        else:
+            b.end_conversation(txn, db, target)
+    assert e.value.number == expected
+    txn.rollback()
+    holder.commit()
+    other.close()

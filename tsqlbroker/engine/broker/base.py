@@ -38,6 +38,9 @@ log = logging.getLogger(__name__)
 Listener = Callable[[str, int, int], None]
 # How long a statement waits for a conversation-group lock before Msg 1222.
 LOCK_TIMEOUT_S = 60.0
+# How long a transaction holding SQLite's write lock waits for a group lock before it is
+# chosen as a deadlock victim.
+DEADLOCK_WAIT_S = 2.0
 
 # System contracts: (id, name, [(type name, by initiator, by target)]).
 _SYSTEM_CONTRACTS: tuple[tuple[int, str, tuple[tuple[str, bool, bool], ...]], ...] = (
@@ -222,8 +225,16 @@ class BrokerBase:
 
     def _lock_group_or_fail(self, txn: Txn, db_id: int, group: str, queue_id: int) -> None:
         """Lock a group a statement must have (BEGIN DIALOG, SEND, END …): waits as a lock
-        would (bounded by the store's busy timeout of 60 s)."""
-        if not self._lock_group(txn, db_id, group, queue_id, timeout=LOCK_TIMEOUT_S):
+        would, up to 60 s (Msg 1222). On SQLite a transaction that holds the storage write
+        lock and waits for a group lock is in a deadlock unless the holder rolls back (the
+        holder's commit needs the write lock): it waits briefly, then is the victim (1205)."""
+        if self._lock_group(txn, db_id, group, queue_id, timeout=0.0):
+            return
+        blocking = txn.conn.in_write_txn and txn.conn.dialect == "sqlite"
+        timeout = DEADLOCK_WAIT_S if blocking else LOCK_TIMEOUT_S
+        if not self._lock_group(txn, db_id, group, queue_id, timeout=timeout):
+            if blocking:
+                raise broker_error(1205, txn.id, "lock")
             raise broker_error(1222)
 
     # -- listeners ----------------------------------------------------------------------------
