@@ -23,7 +23,7 @@ from ...errors import broker_error
 from ..results import ResultSet
 from ..store import StoreConnection
 from ..txn import Txn
-from .base import LOCK_TIMEOUT_S, BrokerBase
+from .base import DEADLOCK_WAIT_S, LOCK_TIMEOUT_S, BrokerBase
 from .fastsql import MESSAGE_COLUMNS, SELECT_GROUP_ROWS, py_time, run
 from .model import QueueRow, uid, utcnow
 from .schema import PREFIX
@@ -91,7 +91,10 @@ class ReceiveMixin(BrokerBase):
         key = (db_id, q.object_id)
         rows: list[Any] = []
         if group is not None:
-            if self._lock_group(txn, db_id, group, q.object_id, lock_timeout or 0.0, cancelled):
+            wait = lock_timeout or 0.0
+            if self._would_deadlock(txn):
+                wait = min(wait, DEADLOCK_WAIT_S)      # see _lock_group_or_fail
+            if self._lock_group(txn, db_id, group, q.object_id, wait, cancelled):
                 rows = self._group_rows(conn, q, group, handle, st.received)
         else:
             tried: set[str] = set()
