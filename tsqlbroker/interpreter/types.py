@@ -244,11 +244,17 @@ def type_from_ast(dt: ast.DataType, context: str = "declare", *, position: int =
     return _make_type(dt.name, tuple(dt.args), context, position, coll)
 
 
+def _is_int(a: Any) -> bool:
+    return isinstance(a, int) or (isinstance(a, str) and a.strip().lstrip("-").isdigit())
+
+
 def _make_type(
     raw_name: str, args: tuple[Any, ...], context: str, position: int, coll: str | None = None
 ) -> SqlType:
     name = _canonical(raw_name)
     if name not in _KNOWN:
+        raise tsql_error(2715, position, raw_name, cls=BindError)
+    if name not in _MAX_LENGTH and any(not _is_int(a) for a in args):
         raise tsql_error(2715, position, raw_name, cls=BindError)
     if name == "sysname":
         return SYSNAME
@@ -264,6 +270,8 @@ def _make_type(
             if name in FIXED_LENGTH:
                 raise tsql_error(2715, position, f"{name}(max)", cls=BindError)
             return SqlType(name, MAX)
+        if not _is_int(a):
+            raise tsql_error(2715, position, raw_name, cls=BindError)
         n = int(a)
         if n < 1 or n > _MAX_LENGTH[name]:
             raise tsql_error(131, n, "type", name, _MAX_LENGTH[name], cls=BindError)
