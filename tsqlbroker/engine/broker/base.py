@@ -70,6 +70,8 @@ class TxnBrokerState:
     locked_queues: set[tuple[int, int]] = field(default_factory=set)
     # Deliveries deferred to commit, per sending handle (END … WITH ERROR cancels them).
     pending_ops: dict[str, list[Any]] = field(default_factory=dict)
+    # Whether the wake-up of waiters on locked_queues is registered (after the lock release).
+    wake_registered: bool = False
 
 
 class BrokerBase:
@@ -197,13 +199,10 @@ class BrokerBase:
         if st is None:
             st = TxnBrokerState()
             txn.state["broker"] = st
-            txn.after_end(lambda committed, s=st, d=txn.id: self._txn_ended(s, committed))
+            txn.after_end(lambda committed, s=st: self._txn_ended(s, committed))
         return st
 
     def _txn_ended(self, st: TxnBrokerState, committed: bool) -> None:
-        # Runs after the locks are released (LockManager registered its hook earlier).
-        for key in st.locked_queues | st.received_queues:
-            self.signals.bump(key)
         event = "commit_receive" if committed else "rollback_receive"
         for db_id, queue_id in st.received_queues:
             self._notify(event, db_id, queue_id)
@@ -221,7 +220,16 @@ class BrokerBase:
             ok = self.locks.acquire((db_id, group), txn, timeout, cancelled)
         if ok:
             st.locked_queues.add((db_id, queue_id))
+            if not st.wake_registered:
+                # Registered after the lock manager's release hook (added by the first
+                # acquire), so waiters wake when the groups are really free.
+                st.wake_registered = True
+                txn.after_end(lambda _c, s=st: self._wake_locked(s))
         return ok
+
+    def _wake_locked(self, st: TxnBrokerState) -> None:
+        for key in st.locked_queues:
+            self.signals.bump(key)
 
     def _lock_group_or_fail(self, txn: Txn, db_id: int, group: str, queue_id: int) -> None:
         """Lock a group a statement must have (BEGIN DIALOG, SEND, END …): waits as a lock
