@@ -332,3 +332,24 @@ def test_group_lock_wait_while_holding_the_write_lock_ends_as_deadlock_victim(
     txn.rollback()
     holder.commit()
     other.close()
+
+
+def test_waiters_are_woken_only_once_the_group_lock_is_free(env: Env, db: int) -> None:
+    b = env.broker
+    h = env.dialog(db)
+    env.send(db, h, REQ, b"x")
+    txn = Txn(env.conn)
+    group = b.get_conversation_group(txn, db, None, "TargQ")
+    key = (db, str(group).upper())
+    held_at_bump: list[bool] = []
+    original = b.signals.bump
+
+    def spy(queue_key: tuple[int, int]) -> None:
+        held_at_bump.append(b.locks.holder(key) is not None)
+        original(queue_key)
+    b.signals.bump = spy  # type: ignore[method-assign]
+    try:
+        txn.rollback()
+    finally:
+        b.signals.bump = original  # type: ignore[method-assign]
+    assert held_at_bump and not any(held_at_bump)
