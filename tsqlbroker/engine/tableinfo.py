@@ -94,7 +94,7 @@ class TableInfo:
         return self.db_id == TEMPDB
 
 
-_cache: dict[tuple[int, Any], TableInfo] = {}
+_cache: dict[tuple[str, int, Any], TableInfo] = {}
 _cache_lock = threading.Lock()
 
 
@@ -110,7 +110,7 @@ def constraint_from_row(row: ObjectRow) -> ConstraintInfo:
 
 def load_table(conn: StoreConnection, obj: ObjectRow) -> TableInfo:
     """The :class:`TableInfo` of table object ``obj`` (cached per modification)."""
-    key = (obj.object_id, obj.modify_date)
+    key = (conn.store.url, obj.object_id, obj.modify_date)
     with _cache_lock:
         hit = _cache.get(key)
     if hit is not None:

@@ -431,7 +431,7 @@ class Binder:
         """What the generated SQL depends on besides the text."""
         spec_sig = tuple(sorted((k, v[1]) for k, v in self.params.items()))
         tables = tuple(sorted((repr(k), s.signature) for k, s in self.resolved.items()))
-        return (self.dialect, self.ctx.db_id, tables, spec_sig,
+        return (self.conn.store.url, self.ctx.db_id, tables, spec_sig,
                 functions_version(self.conn.store), tuple(self._extra_sig))
 
     # -- rewriting ------------------------------------------------------------------------
