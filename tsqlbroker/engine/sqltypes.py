@@ -15,6 +15,7 @@ upper-case TEXT; date and time types as ISO-8601 TEXT (which sorts correctly).
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 import uuid
 from dataclasses import dataclass
@@ -96,8 +97,9 @@ _ALIASES = {"integer": "int", "dec": "decimal", "double precision": "float",
             "rowversion": "timestamp", "bool": "bit", "boolean": "bit"}
 
 
+@functools.lru_cache(maxsize=1024)
 def parse_spec(spec: str) -> TypeSpec:
-    """Parse a type spec; an unknown base name raises Msg 2715."""
+    """Parse a type spec; an unknown base name raises Msg 2715 (results are cached)."""
     m = _SPEC.match(spec.lower())
     if not m:
         raise tsql_error(2715, 1, spec)
