@@ -17,6 +17,7 @@ Errors come out as :class:`SyntaxFailure`, which :mod:`parser` turns into ParseE
 from __future__ import annotations
 
 import threading
+from types import SimpleNamespace
 from typing import Any, Callable
 
 from lark import Lark, Token, Tree
@@ -78,19 +79,28 @@ class Driver:
                     for sym, (action, arg) in row.items()}
             for state, row in table.states.items()}
 
-    def _thread_tables(self) -> tuple[Any, list[tuple[int, str, Callable[..., Any], bool]]]:
+    def _thread_tables(self) -> tuple[Any, list[tuple[int, str, Callable[..., Any], bool,
+                                                        bool]]]:
         """The builder and reduction table of the calling thread (built on first use)."""
         local = self._local
         tables = getattr(local, "tables", None)
         if tables is None:
             builder = self._factory()
+            # Lark's callbacks call ``handlers.<rule>(children)``; each handler spreads the
+            # children over the builder method of that rule.
+            handlers = SimpleNamespace()
+            for rule in self._rules:
+                name = rule.alias or rule.options.template_source or rule.origin.name
+                method = getattr(builder, name, None)
+                if method is not None and not name.startswith("_"):
+                    setattr(handlers, name, _spread(method))
             callbacks = ParseTreeBuilder(self._rules, Tree, False, False, True) \
-                .create_callback(builder)
+                .create_callback(handlers)
             reductions = []
             for rule in self._rules:
                 name = rule.alias or rule.options.template_source or rule.origin.name
                 reductions.append((len(rule.expansion), rule.origin.name, callbacks[rule],
-                                   name in self._span_rules))
+                                   name in self._span_rules, _passthrough(rule)))
             tables = local.tables = (builder, reductions)
         return tables
 
@@ -150,7 +160,14 @@ class Driver:
                     if len(state_stack) > MAX_DEPTH:
                         raise SyntaxFailure("depth", tstart)
                     break
-                size, origin, callback, wants_span = reductions[act[1]]
+                size, origin, callback, wants_span, passthrough = reductions[act[1]]
+                if passthrough:
+                    # ?rule: x — the value is the child itself: only the state changes.
+                    goto = actions[state_stack[-2]][origin][1]
+                    if goto == end_state and ttype == "$END":
+                        return values[-1]
+                    state_stack[-1] = goto
+                    continue
                 if size:
                     children = values[-size:]
                     s0 = starts[-size]
@@ -186,6 +203,27 @@ class Driver:
                                     frozenset(s for s in self.actions[state] if s.isupper()))
         raise SyntaxFailure("char", pos, None,
                             frozenset(s for s in self.actions[state] if s.isupper()))
+
+
+def _spread(method: Callable[..., Any]) -> Callable[[list[Any]], Any]:
+    def handler(children: list[Any]) -> Any:
+        return method(*children)
+
+    return handler
+
+
+def _passthrough(rule: Any) -> bool:
+    """Whether reducing ``rule`` leaves its single child as the value (a ``?rule`` unit
+    production whose child is kept): most reductions of an expression grammar."""
+    opts = rule.options
+    if not opts.expand1 or rule.alias or len(rule.expansion) != 1 or opts.keep_all_tokens:
+        return False
+    if any(opts.empty_indices or ()):
+        return False
+    sym = rule.expansion[0]
+    if sym.is_term:
+        return not sym.filter_out
+    return not sym.name.startswith("_")
 
 
 def _outer(starts: list[Any], ends: list[Any]) -> tuple[Any, Any]:

@@ -12,8 +12,6 @@ from __future__ import annotations
 import bisect
 from typing import Any, Callable
 
-from lark import Transformer, v_args
-
 from tsqlbroker.errors import Span
 from tsqlbroker.grammar import ast
 from tsqlbroker.grammar.build_broker import BrokerBuilder
@@ -51,7 +49,7 @@ def _with_span(fn: Callable[..., Any]) -> Callable[..., Any]:
         start, end = self.span
         if start is not None:
             setattr_ = object.__setattr__
-            setattr_(node, "span", self.make_span(start, end))
+            setattr_(node, "span", self._make_span(start, end))
             fields = type(node).__dataclass_fields__
             if "sql" in fields:
                 setattr_(node, "sql", self.text[start:end])
@@ -64,12 +62,11 @@ def _with_span(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-class AstBuilder(ExprBuilder, StmtBuilder, BrokerBuilder, Transformer):  # type: ignore[misc]
+class AstBuilder(ExprBuilder, StmtBuilder, BrokerBuilder):
     """Builds the AST of one batch at a time. ``text`` is the batch source (comments intact),
     ``line_offset`` turns batch lines into file lines, ``span`` is set by the driver."""
 
     def __init__(self) -> None:
-        super().__init__(visit_tokens=False)
         self.text = ""
         self.line_offset = 0
         self.span: tuple[int | None, int | None] = (None, None)
@@ -88,7 +85,7 @@ class AstBuilder(ExprBuilder, StmtBuilder, BrokerBuilder, Transformer):  # type:
             i = find("\n", i + 1)
         self._line_starts = starts
 
-    def make_span(self, start: int, end: int) -> Span:
+    def _make_span(self, start: int, end: int) -> Span:
         """The Span of text[start:end]: file lines, 1-based columns, batch offsets."""
         starts = self._line_starts
         line = bisect.bisect_right(starts, start) - 1
@@ -119,15 +116,5 @@ class AstBuilder(ExprBuilder, StmtBuilder, BrokerBuilder, Transformer):  # type:
         return node
 
 
-# Lark applies a class-level v_args only to methods defined on the class itself, so the
-# mixins' methods are copied in first.
-for _base in (ExprBuilder, StmtBuilder, BrokerBuilder):
-    for _name, _fn in vars(_base).items():
-        if not _name.startswith("_") and callable(_fn) and _name not in AstBuilder.__dict__:
-            setattr(AstBuilder, _name, _fn)
-
 for _name in STATEMENT_RULES:
     setattr(AstBuilder, _name, _with_span(getattr(AstBuilder, _name)))
-
-# Every rule method takes its children inline.
-v_args(inline=True)(AstBuilder)
