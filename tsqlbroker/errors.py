@@ -294,6 +294,7 @@ MESSAGES: dict[int, tuple[int, str]] = {
     9809: (16, "The style %d is not supported for conversions from %ls to %ls."),
     9810: (16, "The datepart %ls is not supported by date function %ls for data type %ls."),
     9818: (16, "The culture parameter '%.*ls' provided in the function call is not supported."),
+    9820: (16, "The timezone provided to builtin function %ls is invalid."),
     9828: (16, "The second and third arguments of the TRANSLATE built-in function must contain "
                "an equal number of characters."),
     13607: (16, "JSON path is not properly formatted. Unexpected character '%.*ls' is found at "
