@@ -180,3 +180,29 @@ def test_cancel_before_the_first_statement_is_kept(instance: Instance) -> None:
     assert sink.messages() == []
     assert sink.errors()[0].number == 3621
     s.close()
+
+
+def test_handlers_load_once_under_concurrency(repo_root: Any) -> None:
+    # Sessions compile on several threads (REPL worker, helper, activation); the first
+    # compilation in a fresh process must not let any thread see a half-filled table.
+    import subprocess
+    import sys
+
+    code = """
+import threading
+from tsqlbroker.grammar import ast
+from tsqlbroker.interpreter import compiler
+ok = []
+barrier = threading.Barrier(8)
+def work():
+    barrier.wait()
+    compiler.Compiler('')
+    ok.append(ast.WaitforDelay in compiler.HANDLERS and ast.TryCatch in compiler.HANDLERS)
+threads = [threading.Thread(target=work) for _ in range(8)]
+[t.start() for t in threads]
+[t.join() for t in threads]
+print(all(ok) and len(ok) == 8)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=repo_root, timeout=120, check=True)
+    assert out.stdout.strip() == "True"

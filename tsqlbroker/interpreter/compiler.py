@@ -16,6 +16,7 @@ Statements that never touch storage (SET, IF, WHILE, PRINT) never open a transac
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import TYPE_CHECKING, Any
@@ -179,23 +180,32 @@ def expr_handler(node_type: type) -> Callable[[ExprHandler], ExprHandler]:
 
 
 _loaded = False
+_load_lock = threading.RLock()
 
 
 def load_handlers() -> None:
-    """Import every module that registers handlers (once)."""
+    """Import every module that registers handlers (once, thread-safe: sessions of one
+    instance compile on several threads, and none may see a half-filled table)."""
     global _loaded
     if _loaded:
         return
-    _loaded = True
-    import importlib
+    with _load_lock:
+        if _loaded:
+            return
+        import importlib
 
-    for mod in ("expressions", "statements", "control", "transactions", "dml", "procedures",
-                "dynamic", "cursors", "sysfuncs", "ddl", "broker_stmts"):
-        try:
-            importlib.import_module(f"tsqlbroker.interpreter.{mod}")
-        except ModuleNotFoundError as exc:  # a family not written yet (broker_stmts)
-            if exc.name != f"tsqlbroker.interpreter.{mod}":
-                raise
+        for mod in HANDLER_MODULES:
+            try:
+                importlib.import_module(f"tsqlbroker.interpreter.{mod}")
+            except ModuleNotFoundError as exc:  # a family not written yet
+                if exc.name != f"tsqlbroker.interpreter.{mod}":
+                    raise
+        _loaded = True
+
+
+# The modules that register statement / expression handlers.
+HANDLER_MODULES = ("expressions", "statements", "control", "transactions", "dml", "procedures",
+                   "dynamic", "cursors", "sysfuncs", "broker_stmts")
 
 
 def missing_handlers() -> list[str]:

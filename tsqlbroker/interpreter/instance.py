@@ -31,6 +31,9 @@ class Instance:
         finally:
             conn.close()
         self._register_functions()
+        from .compiler import load_handlers
+
+        load_handlers()  # now, on the creating thread, before sessions compile anywhere
         # Compiled procedures / functions: (db_id, object_id) -> (modify_date, compiled).
         self.procedure_cache: dict[tuple[int, int], tuple[Any, Any]] = {}
         # The broker wiring (and other families) hang per-instance state here.
