@@ -373,3 +373,15 @@ def test_disabled_queue_refuses_receive(env: Env, db: int) -> None:
         with pytest.raises(BrokerError) as e:
             env.run(fn)
         assert number(e) == 9617
+
+
+def test_ended_endpoint_without_answer_goes_at_lifetime(env: Env, db: int) -> None:
+    b = env.broker
+    env.run(lambda t: b.alter_queue(t, db, None, "TargQ", status=False))
+    h = env.dialog(db, lifetime=30)
+    env.send(db, h, REQ, b"held")                      # never reaches the target
+    env.run(lambda t: b.end_conversation(t, db, h))     # fire and forget
+    assert env.endpoints(db) == {1: (str(h).upper(), "DO")}
+    b.tick(utcnow() + timedelta(seconds=31))
+    assert env.endpoints(db) == {}
+    assert env.sql("SELECT COUNT(*) FROM tsqlb_sb_transmission_queue") == [(0,)]

@@ -39,8 +39,11 @@ class ClockMixin(NetworkMixin):
             due_timers = conn.execute(select(c).where(c.c.dialog_timer <= now)).mappings().all()
             expired = conn.execute(select(c).where(
                 c.c.lifetime <= now, c.c.state.in_(_ACTIVE))).mappings().all()
+            # Closed targets past their replay window, and ended endpoints whose peer never
+            # answered before the dialog's lifetime ran out, are cleaned up.
             closed = conn.execute(select(c).where(
-                c.c.state == "CD", c.c.security_timestamp <= now)).mappings().all()
+                ((c.c.state == "CD") & (c.c.security_timestamp <= now))
+                | ((c.c.state == "DO") & (c.c.lifetime <= now)))).mappings().all()
             retry = bool(self._held_handles) and time.monotonic() >= self._next_retry
             if due_timers or expired or closed or retry:
                 txn.write()
@@ -86,7 +89,7 @@ class ClockMixin(NetworkMixin):
         c = self.t.conversations
         timer = conn.execute(select(func.min(c.c.dialog_timer))).scalar()  # type: ignore
         life = conn.execute(select(func.min(c.c.lifetime)).where(  # type: ignore
-            c.c.state.in_(_ACTIVE))).scalar()
+            c.c.state.in_((*_ACTIVE, "DO")))).scalar()
         closed = conn.execute(select(func.min(c.c.security_timestamp)).where(  # type: ignore
             and_(c.c.state == "CD"))).scalar()
         times = [t for t in (timer, life, closed) if t is not None]
