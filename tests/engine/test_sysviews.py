@@ -81,3 +81,21 @@ def test_registered_virtual_table(ctx: ExecContext) -> None:
         (1,), (2,)]
     with pytest.raises(TSqlError):
         run(ctx, "DELETE FROM numbers")
+
+
+def test_constraint_views(ctx: ExecContext) -> None:
+    run(ctx, "CREATE TABLE p (id int CONSTRAINT pk_p PRIMARY KEY, code char(2) UNIQUE)")
+    run(ctx, "CREATE TABLE c (id int, pid int CONSTRAINT fk_c FOREIGN KEY REFERENCES p(id) "
+             "ON DELETE CASCADE, n int CHECK (n > 0) DEFAULT 1)")
+    keys = rows(ctx, "SELECT name, type, is_system_named FROM sys.key_constraints "
+                     "ORDER BY type")
+    assert keys[0] == ("pk_p", "PK", 0) and keys[1][1:] == ("UQ", 1)
+    fk = rows(ctx, "SELECT f.name, OBJECT_NAME_OF_PARENT = f.parent_object_id, "
+                   "f.referenced_object_id, f.delete_referential_action_desc "
+                   "FROM sys.foreign_keys f")
+    assert fk == [("fk_c", rows(ctx, "SELECT OBJECT_ID('c')")[0][0],
+                   rows(ctx, "SELECT OBJECT_ID('p')")[0][0], "CASCADE")]
+    assert rows(ctx, "SELECT parent_column_id, definition FROM sys.check_constraints") == [
+        (3, "(n > 0)")]
+    assert rows(ctx, "SELECT parent_column_id, definition FROM sys.default_constraints") == [
+        (3, "(1)")]

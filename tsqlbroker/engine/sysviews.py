@@ -254,7 +254,61 @@ def _types(_ctx: ExecContext, _db_id: int) -> VirtualTable:
     return VirtualTable(literal_rows(cols, rows), cols, refuse_error=_refuse())
 
 
+def _constraint_rows(ctx: ExecContext, db_id: int, kinds: set[str]
+                     ) -> list[tuple[Any, dict[str, Any], dict[str, int]]]:
+    """(object row, detail, {lower column name: column_id of the parent}) per constraint."""
+    import json
+
+    catalog = Catalog.get(ctx.conn.store)
+    c = catalog.t.columns
+    out = []
+    for obj in catalog.objects(ctx.conn, db_id, kinds):
+        ids = {r.name.lower(): int(r.column_id) for r in ctx.conn.execute(
+            select(c.c.name, c.c.column_id).where(c.c.object_id == obj.parent_object_id))}
+        out.append((obj, json.loads(obj.detail or "{}"), ids))
+    return out
+
+
+def _constraint_base(obj: Any) -> tuple[Any, ...]:
+    return (obj.name, obj.object_id, None, obj.schema_id, obj.parent_object_id, obj.type,
+            obj.type_desc, obj.create_date, obj.modify_date, False, False, False)
+
+
+def _key_constraints(ctx: ExecContext, db_id: int) -> VirtualTable:
+    cols = [*_OBJECT_COLUMNS, ("unique_index_id", "int"), ("is_system_named", "bit")]
+    rows = [(*_constraint_base(o), 1 if o.type == "PK" else 2,
+             o.name.startswith(("PK__", "UQ__")))
+            for o, _d, _ids in _constraint_rows(ctx, db_id, {"PK", "UQ"})]
+    return VirtualTable(literal_rows(cols, rows), cols, refuse_error=_refuse())
+
+
+def _foreign_keys(ctx: ExecContext, db_id: int) -> VirtualTable:
+    cols = [*_OBJECT_COLUMNS, ("referenced_object_id", "int"), ("is_disabled", "bit"),
+            ("delete_referential_action_desc", "nvarchar(60)"), ("is_system_named", "bit")]
+    rows = [(*_constraint_base(o), d.get("ref_object_id"), False,
+             (d.get("on_delete") or "NO ACTION").replace(" ", "_"), o.name.startswith("FK__"))
+            for o, d, _ids in _constraint_rows(ctx, db_id, {"F"})]
+    return VirtualTable(literal_rows(cols, rows), cols, refuse_error=_refuse())
+
+
+def _definition_constraints(kind: str) -> Callable[[ExecContext, int], VirtualTable]:
+    def build(ctx: ExecContext, db_id: int) -> VirtualTable:
+        cols = [*_OBJECT_COLUMNS, ("parent_column_id", "int"), ("definition", "nvarchar(max)"),
+                ("is_system_named", "bit")]
+        rows = []
+        for o, d, ids in _constraint_rows(ctx, db_id, {kind}):
+            columns = d.get("columns") or []
+            parent_col = ids.get(columns[0].lower(), 0) if len(columns) == 1 else 0
+            rows.append((*_constraint_base(o), parent_col, o.definition,
+                         o.name.startswith(("CK__", "DF__"))))
+        return VirtualTable(literal_rows(cols, rows), cols, refuse_error=_refuse())
+    return build
+
+
 _SYS_VIEWS: dict[str, Callable[[ExecContext, int], VirtualTable]] = {
+    "key_constraints": _key_constraints, "foreign_keys": _foreign_keys,
+    "check_constraints": _definition_constraints("C"),
+    "default_constraints": _definition_constraints("D"),
     "databases": _databases, "schemas": _schemas,
     "objects": _objects_view(None, []),
     "tables": _objects_view(["U"], [("lob_data_space_id", "int"), ("max_column_id_used", "int"),
