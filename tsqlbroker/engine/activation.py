@@ -32,10 +32,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from tsqlbroker.engine.brokerlog import BrokerLog
+from tsqlbroker.engine.brokerlog import BrokerLog, LogEntry
+from tsqlbroker.errors import MESSAGES, message_text
 
 POISON_THRESHOLD = 5
 _task_ids = itertools.count(1)
+
+
+def log_error(log: BrokerLog, source: str, number: int, *args: Any) -> LogEntry:
+    """Write SQL Server error ``number`` to the broker log as ``Msg n, Level l, State 1, <text>``
+    (the form the tools print errors in, on one line)."""
+    severity = MESSAGES[number][0]
+    return log.write(source, f"Msg {number}, Level {severity}, State 1, "
+                             f"{message_text(number, *args)}")
 
 
 @dataclass(frozen=True)
@@ -67,6 +76,7 @@ class ActivatedTask:
     started: _dt.datetime = field(default_factory=_dt.datetime.now)
     waiting: bool = False  # blocked in WAITFOR (RECEIVE | GET CONVERSATION GROUP) on its queue
     received: bool = False  # executed RECEIVE / GET CONVERSATION GROUP at least once
+    aborted: bool = False  # the runner refused to start it (and logged why, e.g. Msg 9653)
     cancel: Callable[[], None] | None = None
     thread: threading.Thread | None = None
 
@@ -103,6 +113,7 @@ class QueueMonitor:
     last_activated_time: _dt.datetime | None = None
     last_launch_monotonic: float = 0.0
     last_empty_monotonic: float = 0.0
+    last_evaluated_monotonic: float = 0.0
     tasks: set[ActivatedTask] = field(default_factory=set)
     rollbacks: int = 0
     warned_zero_readers: bool = False
@@ -185,10 +196,12 @@ class ActivationManager:
             elif event == "altered":
                 mon.state = "INACTIVE" if not mon.tasks else mon.state
                 mon.warned_zero_readers = False
+                # ALTER QUEUE takes effect at once: a raised MAX_QUEUE_READERS may launch
+                # without waiting for the recheck period since the last launch.
+                mon.last_launch_monotonic = 0.0
             elif event == "dropped":
                 for task in list(mon.tasks):
-                    self.log.write("Activation", "The activated task was ended because the "
-                                   "associated queue was dropped.")
+                    log_error(self.log, f"spid{task.spid}s", 28085)
                     if task.cancel is not None:
                         task.cancel()
                 self._monitors.pop(key, None)
@@ -255,6 +268,8 @@ class ActivationManager:
         if busy_tasks:
             return False
         for mon in monitors:
+            if mon.state == "NOTIFIED" and not mon.tasks:
+                continue  # stranded: nothing starts until ALTER QUEUE cycles activation
             settings = self._settings(mon.db_id, mon.queue_id)
             if settings is None or not self._can_activate(settings):
                 continue
@@ -270,17 +285,18 @@ class ActivationManager:
                 if self._stopping:
                     return
                 if not self._pending:
-                    wait = max(0.0, min(next_tick - time.monotonic(), self.clock_seconds))
-                    self._cond.wait(wait)
+                    now = time.monotonic()
+                    wait = min(next_tick - now, self.clock_seconds,
+                               *(self._recheck_due(m) - now for m in self._monitors.values()))
+                    self._cond.wait(max(0.0, wait))
                 if self._stopping:
                     return
                 keys = set(self._pending)
                 self._pending.clear()
-                # Monitors in RECEIVES_OCCURRING re-evaluate every recheck period.
+                # Monitors with running tasks re-evaluate every recheck period (rule (b)).
                 now = time.monotonic()
                 for key, mon in self._monitors.items():
-                    if mon.state == "RECEIVES_OCCURRING" and mon.tasks and \
-                            now - mon.last_launch_monotonic >= self.recheck_seconds:
+                    if self._recheck_due(mon) <= now:
                         keys.add(key)
                 self._busy += 1
             try:
@@ -296,6 +312,15 @@ class ActivationManager:
                 with self._cond:
                     self._busy -= 1
                     self._cond.notify_all()
+
+    def _recheck_due(self, mon: QueueMonitor) -> float:
+        """When (monotonic) ``mon`` is next due for a periodic re-evaluation (inf: never)."""
+        if not mon.tasks or mon.state == "NOTIFIED":
+            return float("inf")
+        due = max(mon.last_launch_monotonic, mon.last_empty_monotonic) + self.recheck_seconds
+        if mon.last_evaluated_monotonic >= due:  # evaluated since: wait a whole period again
+            due = mon.last_evaluated_monotonic + self.recheck_seconds
+        return due
 
     def _tick(self) -> float | None:
         try:
@@ -319,15 +344,14 @@ class ActivationManager:
         settings = self._settings(db_id, queue_id)
         with self._cond:
             mon = self._monitors.get((db_id, queue_id))
+            if mon is not None:
+                mon.last_evaluated_monotonic = time.monotonic()
         if mon is None or settings is None:
             return
         if settings.activation_enabled and settings.procedure and settings.max_readers == 0:
             if not mon.warned_zero_readers:
                 mon.warned_zero_readers = True
-                self.log.write("Activation", f"The queue '{settings.name}' has been enabled for "
-                               "activation, but the MAX_QUEUE_READERS is zero. No procedures "
-                               "will be activated. Consider increasing the number of "
-                               "MAX_QUEUE_READERS.")
+                log_error(self.log, "Activation", 9648, settings.name)
             return
         if not self._can_activate(settings):
             with self._cond:
@@ -343,13 +367,17 @@ class ActivationManager:
                 return
             now = time.monotonic()
             launch = False
-            if running == 0:
-                # A NOTIFIED monitor with no task left means the last task never received:
-                # SQL Server leaves it stranded until activation is cycled (ALTER QUEUE).
-                launch = mon.state != "NOTIFIED"
-            elif mon.state == "INACTIVE":
-                launch = running < settings.max_readers
-            elif mon.state == "RECEIVES_OCCURRING":
+            if mon.state == "NOTIFIED":
+                # Nothing more until some session RECEIVEs. A NOTIFIED monitor with no task
+                # left means the last task never received: SQL Server leaves it stranded
+                # until activation is cycled (ALTER QUEUE).
+                launch = False
+            elif running == 0:
+                # (a) messages and no activated task: launch at once.
+                launch = True
+            else:
+                # (b) tasks run but messages stay unread: one more per recheck period, only
+                # while nobody waits in RECEIVE and no RECEIVE came back empty lately.
                 launch = (running < settings.max_readers and mon.tasks_waiting == 0
                           and now - mon.last_empty_monotonic >= self.recheck_seconds
                           and now - mon.last_launch_monotonic >= self.recheck_seconds)
@@ -377,12 +405,10 @@ class ActivationManager:
         finally:
             with self._cond:
                 mon.tasks.discard(task)
-                if not task.received and mon.state == "NOTIFIED":
+                if not task.received and not task.aborted and mon.state == "NOTIFIED":
                     # A procedure that never received leaves the monitor NOTIFIED (as SQL
                     # Server does); say so in the log so the user can see why.
-                    self.log.write("Activation", f"The activated task was aborted because the "
-                                   f"invoked stored procedure '{task.procedure}' did not "
-                                   "execute RECEIVE.")
+                    log_error(self.log, f"spid{task.spid}s", 28087, task.procedure)
                 self._pending.add((mon.db_id, mon.queue_id))
                 self._cond.notify_all()
 

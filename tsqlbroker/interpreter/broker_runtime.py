@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
-from tsqlbroker.engine.activation import ActivatedTask, ActivationManager
+from tsqlbroker.engine.activation import ActivatedTask, ActivationManager, log_error
 from tsqlbroker.engine.broker import Broker
 from tsqlbroker.engine.brokerlog import BrokerLog
 from tsqlbroker.errors import TSqlError, message_text
@@ -92,6 +92,25 @@ class BrokerRuntime:
         return self.manager.wait_idle(timeout) if self.started else True
 
     # -- ActivationRunner ---------------------------------------------------------------------
+    def _signature_ok(self, session: Any, task: ActivatedTask) -> bool:
+        """Msg 9653 (in the log, the task not run) if the procedure has parameters.
+
+        SQL Server checks this when it activates the procedure, not at CREATE/ALTER QUEUE:
+        the procedure may be created after the queue, or altered to take parameters later,
+        and neither statement looks at the queues that name it. A missing procedure is left
+        to ``call_procedure`` (Msg 2812 in the log, like any error of the procedure)."""
+        from .procedures import _parse_object_name, resolve_module
+
+        try:
+            compiled = resolve_module(session, _parse_object_name(task.procedure), {"P"})
+        except TSqlError:
+            return True  # reported by call_procedure in the 9724 form
+        if compiled is None or not compiled.params:
+            return True
+        task.aborted = True
+        log_error(self.log, f"spid{task.spid}s", 9653, task.procedure)
+        return False
+
     def run_activated(self, task: ActivatedTask) -> None:
         """Run the queue's activation procedure in a background session until it returns."""
         conn = self.instance.store.connect()
@@ -109,17 +128,24 @@ class BrokerRuntime:
         self.log.write("Activation", f"started {task.procedure} on queue {task.queue_name} "
                        f"(spid {task.spid})", "info")
         try:
+            if not self._signature_ok(session, task):
+                return
             session.call_procedure(task.procedure)
             if session.trancount > 0 and not self.stopping:
-                self.log.write(f"spid{task.spid}s", message_text(8415, task.procedure))
+                log_error(self.log, f"spid{task.spid}s", 8415, task.procedure)
         finally:
             session.close()
             self.log.write("Activation", f"{task.procedure} on queue {task.queue_name} "
                            f"(spid {task.spid}) ended", "info")
 
 
-def runtime_for(instance: Instance, *, start: bool = True) -> BrokerRuntime:
-    """The instance's broker runtime, created (and started) on first use."""
+def runtime_for(instance: Instance, *, start: bool = True,
+                recheck_seconds: float | None = None) -> BrokerRuntime:
+    """The instance's broker runtime, created (and started) on first use.
+
+    ``recheck_seconds`` sets how often a queue monitor with running tasks considers launching
+    one more (SQL Server's few-seconds timer, 5 s by default; tests use a fraction of a
+    second); it takes effect at once, also on a runtime that already runs."""
     rt = instance.extensions.get("broker_runtime")
     if rt is None:
         with _lock:
@@ -128,6 +154,8 @@ def runtime_for(instance: Instance, *, start: bool = True) -> BrokerRuntime:
                 rt = BrokerRuntime(instance)
                 instance.extensions["broker_runtime"] = rt
                 instance.extensions.setdefault("on_close", []).insert(0, rt.stop)
+    if recheck_seconds is not None:
+        rt.manager.recheck_seconds = recheck_seconds
     if start and not rt.started:
         rt.start()
     return rt
