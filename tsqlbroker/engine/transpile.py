@@ -2,17 +2,15 @@
 
 Phases (parse once, then bind, then generate):
 
-1. :func:`parse_statement` tokenizes with sqlglot's T-SQL dialect, cuts out the clauses its
-   parser does not know (``OUTPUT … [INTO …]``, ``UPDATE/DELETE TOP (n)``, ``CLUSTERED``,
-   the first ``FROM`` of ``DELETE FROM t FROM …``) keeping them aside, and parses the rest.
-   Parsed statements are cached per text.
+1. ``parsing.parse_statement`` parses one statement (cached per text).
 2. :class:`Binder` resolves every table reference (user tables, ``#temp``, ``@table``
    variables, views, catalog views and broker queues through the virtual-table resolvers,
    three-part names across databases) and rewrites the tree for the backend: variables become
    bound parameters (never spliced text), ``+`` on strings becomes ``||`` (decided from the
-   catalog's column types and the parameters' type specs), T-SQL functions SQLite lacks become
-   ``tsqlb_*`` calls, registered interpreter functions ``tsql_*`` calls.
-3. :meth:`Binder.compile` generates backend SQL, cached per (text, backend, resolution).
+   catalog's column types and the parameters' type specs), T-SQL functions become calls of
+   the interpreter's registered implementations (``tsql_*``) or the engine's (``tsqlb_*``,
+   mapping in ``funcmap.py``).
+3. :meth:`Binder.compile` generates backend SQL, cached per (text, store, resolution).
 """
 
 from __future__ import annotations
@@ -25,224 +23,32 @@ from typing import Any
 
 import sqlglot
 from sqlglot import exp
-from sqlglot.dialects.tsql import TSQL
-from sqlglot.errors import ParseError as GlotParseError
-from sqlglot.errors import TokenError
 
-from ..errors import BindError, ParseError, TSqlError, tsql_error
+from ..errors import BindError, TSqlError, tsql_error
 from . import sysviews
 from .catalog import TEMPDB, Catalog
 from .context import ExecContext, VirtualTable, virtual_resolvers
 from .execsql import named_placeholders
+from .funcmap import BUILTIN_FALLBACK, DATEPART_FIRST, typed_call
 from .naming import quote_ident
+from .parsing import (
+    Parsed,
+    clear_parse_cache,
+    not_supported,
+    parse_statement,
+    stats,
+    syntax_error,
+)
 from .sqlfuncs import backend_value, functions_version, registered_functions
 from .sqltypes import STRING_TYPES, normalize_spec, parse_spec, to_storage
 from .tableinfo import TableInfo, load_table, table_by_physical
 
-_TSQL = TSQL()
+__all__ = ["Binder", "Compiled", "Parsed", "Source", "not_supported", "object_id_of",
+           "parse_statement", "syntax_error", "table_key", "temp_table_object_id"]
+
 _BACKEND_DIALECT = {"sqlite": "sqlite", "postgresql": "postgres"}
-
-
-def not_supported(what: str) -> TSqlError:
-    """The error for T-SQL the storage layer does not implement."""
-    return tsql_error(40000, what)
-
-
-# -- phase 1: parsing -----------------------------------------------------------------------
-@dataclass(frozen=True)
-class Parsed:
-    """A parsed statement and the clauses kept aside from sqlglot."""
-
-    tree: exp.Expression
-    top: exp.Expression | None = None
-    output: tuple[exp.Expression, ...] | None = None
-    output_into: exp.Expression | None = None
-    text: str = ""
-    # SELECT @v op= expr items: ('@v', 'op=') — the tree holds @v = expr.
-    assign_ops: tuple[tuple[str, str], ...] = ()
-
-
-_END_OF_OUTPUT = {"FROM", "WHERE", "VALUES", "SELECT", "DEFAULT", "EXEC", "EXECUTE", "INTO",
-                  ";"}
-_parse_cache: OrderedDict[str, Parsed] = OrderedDict()
-_parse_lock = threading.Lock()
-_PARSE_CACHE_SIZE = 1024
-stats = {"parse_hits": 0, "parse_misses": 0, "compile_hits": 0, "compile_misses": 0}
-
-
-def syntax_error(err: Exception, sql: str) -> TSqlError:
-    """Turn a sqlglot error into SQL Server's Msg 102 / 105."""
-    if isinstance(err, TokenError):
-        m = re.search(r"'(.*)", sql)
-        return tsql_error(105, (m.group(1) if m else sql)[:40], cls=BindError)
-    near = ""
-    errors = getattr(err, "errors", None)
-    line = 1
-    if errors:
-        near = str(errors[0].get("highlight") or "")
-        line = int(errors[0].get("line") or 1)
-    return ParseError(f"Incorrect syntax near '{near or sql.strip()[:20]}'.", line, 1)
-
-
-def parse_statement(sql: str) -> Parsed:
-    """Parse one T-SQL statement (cached per text; callers get a private copy)."""
-    with _parse_lock:
-        hit = _parse_cache.get(sql)
-        if hit is not None:
-            _parse_cache.move_to_end(sql)
-            stats["parse_hits"] += 1
-    if hit is None:
-        stats["parse_misses"] += 1
-        hit = _parse_uncached(sql)
-        with _parse_lock:
-            _parse_cache[sql] = hit
-            while len(_parse_cache) > _PARSE_CACHE_SIZE:
-                _parse_cache.popitem(last=False)
-    return Parsed(
-        hit.tree.copy(), hit.top.copy() if hit.top is not None else None,
-        tuple(e.copy() for e in hit.output) if hit.output is not None else None,
-        hit.output_into.copy() if hit.output_into is not None else None, sql, hit.assign_ops)
-
-
-def _parse_uncached(sql: str) -> Parsed:
-    try:
-        tokens = _TSQL.tokenize(sql)
-    except TokenError as e:
-        raise syntax_error(e, sql) from None
-    if any(t.text.upper() == "XMLNAMESPACES" for t in tokens):
-        raise not_supported("WITH XMLNAMESPACES")
-    cut: list[tuple[int, int]] = []
-    edits: list[tuple[int, int, str]] = []
-    assign_ops: list[tuple[str, str]] = []
-    words = [t.text.upper() for t in tokens]
-    for i, w in enumerate(words):
-        if w in ("CLUSTERED", "NONCLUSTERED"):
-            cut.append((tokens[i].start, tokens[i].end))
-    first = words[0] if words else ""
-    top_text = out_text = into_text = None
-    if first in ("UPDATE", "DELETE") and len(words) > 1 and words[1] == "TOP":
-        j = 2
-        if j < len(words) and words[j] == "(":
-            depth, k = 0, j
-            while k < len(words):
-                depth += words[k] == "("
-                depth -= words[k] == ")"
-                if depth == 0:
-                    break
-                k += 1
-            top_text = sql[tokens[j].end + 1:tokens[k].start]
-            cut.append((tokens[1].start, tokens[k].end))
-        else:
-            top_text = tokens[j].text
-            cut.append((tokens[1].start, tokens[j].end))
-    if first in ("INSERT", "UPDATE", "DELETE", "MERGE"):
-        depth = 0
-        for i, w in enumerate(words):
-            depth += w == "("
-            depth -= w == ")"
-            if w == "OUTPUT" and depth == 0:
-                k = i + 1
-                d = 0
-                while k < len(words) and not (d == 0 and words[k] in _END_OF_OUTPUT):
-                    d += words[k] == "("
-                    d -= words[k] == ")"
-                    k += 1
-                end = tokens[k - 1].end
-                out_text = sql[tokens[i].end + 1:end + 1]
-                if k < len(words) and words[k] == "INTO":
-                    m = k + 1
-                    d = 0
-                    while m < len(words) and not (d == 0 and words[m] in _END_OF_OUTPUT - {
-                            "INTO"}):
-                        d += words[m] == "("
-                        d -= words[m] == ")"
-                        m += 1
-                    into_text = sql[tokens[k].end + 1:tokens[m - 1].end + 1]
-                    end = tokens[m - 1].end
-                cut.append((tokens[i].start, end))
-                break
-    if first == "UPDATE":
-        _compound_assignments(sql, tokens, words, edits)
-    if first in ("SELECT", "WITH"):
-        # SELECT @v += expr: the caller applies the operator per row; the query yields expr.
-        for i in range(2, len(words) - 1):
-            if words[i] in _COMPOUND_OPS and words[i + 1] == "=" \
-                    and tokens[i].end + 1 == tokens[i + 1].start \
-                    and tokens[i - 2].text == "@" and _depth_at(words, i) == 0:
-                cut.append((tokens[i].start, tokens[i].end))
-                assign_ops.append(("@" + tokens[i - 1].text.lower(), tokens[i].text + "="))
-    if first == "DELETE":
-        froms = [i for i, w in enumerate(words) if w == "FROM" and _depth_at(words, i) == 0]
-        if len(froms) >= 2 and froms[0] in (1, 2):
-            cut.append((tokens[froms[0]].start, tokens[froms[0]].end))
-    edits.extend((start, end, " " * (end - start + 1)) for start, end in cut)
-    text = sql
-    for start, end, replacement in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
-        text = text[:start] + replacement + text[end + 1:]
-    try:
-        trees = _TSQL.parse(text)
-    except (GlotParseError, TokenError) as e:
-        raise syntax_error(e, sql) from None
-    trees = [t for t in trees if t is not None]
-    if len(trees) != 1:
-        raise syntax_error(GlotParseError("more than one statement"), sql)
-    top = output = into = None
-    try:
-        if top_text is not None:
-            top = sqlglot.parse_one(f"SELECT {top_text}", read="tsql").expressions[0]
-        if out_text is not None:
-            output = tuple(sqlglot.parse_one(f"SELECT {out_text}", read="tsql").expressions)
-        if into_text is not None:
-            ins = sqlglot.parse_one(f"INSERT INTO {into_text} SELECT 1", read="tsql")
-            into = ins.this
-    except (GlotParseError, TokenError) as e:
-        raise syntax_error(e, sql) from None
-    return Parsed(trees[0], top, output, into, sql, tuple(assign_ops))
-
-
-_COMPOUND_OPS = {"+", "-", "*", "/", "%", "&", "|", "^"}
-_SET_END = {"FROM", "WHERE", "OUTPUT", "OPTION", ";"}
-
-
-def _compound_assignments(sql: str, tokens: list[Any], words: list[str],
-                          edits: list[tuple[int, int, str]]) -> None:
-    """``SET a += 1`` → ``SET a = a + (1)`` (sqlglot does not parse compound assignment)."""
-    try:
-        i = words.index("SET")
-    except ValueError:
-        return
-    item_start = i + 1
-    depth = 0
-    k = item_start
-    while k < len(words) and not (depth == 0 and words[k] in _SET_END):
-        w = words[k]
-        depth += w == "("
-        depth -= w == ")"
-        if depth == 0 and w in _COMPOUND_OPS and k + 1 < len(words) and words[k + 1] == "=" \
-                and tokens[k].end + 1 == tokens[k + 1].start and k > item_start:
-            target = sql[tokens[item_start].start:tokens[k - 1].end + 1]
-            end = k + 2
-            d = 0
-            while end < len(words) and not (d == 0 and (words[end] == ","
-                                                        or words[end] in _SET_END)):
-                d += words[end] == "("
-                d -= words[end] == ")"
-                end += 1
-            edits.append((tokens[k].start, tokens[k + 1].end, f"= {target} {tokens[k].text} ("))
-            last = tokens[end - 1]
-            edits.append((last.end + 1, last.end, ")"))
-        if depth == 0 and w == ",":
-            item_start = k + 1
-        k += 1
-
-
-def _depth_at(words: list[str], index: int) -> int:
-    depth = 0
-    for w in words[:index]:
-        depth += w == "("
-        depth -= w == ")"
-    return depth
-
+_COMPILE_CACHE_SIZE = 1024
+_compile_lock = threading.Lock()
 
 # -- phase 2: binding -----------------------------------------------------------------------
 @dataclass
@@ -561,7 +367,7 @@ class Binder:
         if isinstance(node, exp.Anonymous):
             low = node.name.lower()
             args = list(node.expressions)
-            if low in _DATEPART_FIRST and args and isinstance(args[0], exp.Column) \
+            if low in DATEPART_FIRST and args and isinstance(args[0], exp.Column) \
                     and not args[0].table:
                 args[0] = exp.Literal.string(args[0].name)
             if low in self.functions:
@@ -574,7 +380,7 @@ class Binder:
             call = exp.Anonymous(this="tsql_like", expressions=[
                 like.this, like.expression, node.expression])
             return exp.Not(this=call) if like.args.get("negate") else call
-        mapped = _typed_call(node)
+        mapped = typed_call(node)
         if mapped is None:
             return node
         name, args = mapped
@@ -583,7 +389,7 @@ class Binder:
             if isinstance(node, exp.Like) and node.args.get("negate"):
                 return exp.Not(this=call)
             return call
-        builtin = _BUILTIN_FALLBACK.get(name)
+        builtin = BUILTIN_FALLBACK.get(name)
         if builtin is None:
             if isinstance(node, exp.ObjectId):
                 return self._object_id(node.this)
@@ -750,7 +556,7 @@ class Binder:
         """Bind and generate ``tree`` (a private copy), cached per key and resolution."""
         self.collect(tree)
         key = (cache_key, self.signature())
-        with _parse_lock:
+        with _compile_lock:
             hit = _compile_cache.get(key)
         if hit is not None:
             stats["compile_hits"] += 1
@@ -762,9 +568,9 @@ class Binder:
         out = self.rewrite(tree)
         sql = named_placeholders(out.sql(dialect=self.dialect), self.conn.dialect)
         compiled = Compiled(sql, names, types, tuple(sorted(self.binds_used(out))))
-        with _parse_lock:
+        with _compile_lock:
             _compile_cache[key] = compiled
-            while len(_compile_cache) > _PARSE_CACHE_SIZE:
+            while len(_compile_cache) > _COMPILE_CACHE_SIZE:
                 _compile_cache.popitem(last=False)
         return compiled
 
@@ -830,81 +636,6 @@ class Binder:
         return out or None
 
 
-# Functions whose first argument is a datepart keyword (parsed as a column name).
-_DATEPART_FIRST = {"datename", "datediff_big", "datepart", "dateadd", "datediff",
-                   "datetrunc"}
-# Engine implementations used when the interpreter registered none.
-_BUILTIN_FALLBACK = {
-    "len": "tsqlb_len", "left": "tsqlb_left", "right": "tsqlb_right",
-    "dateadd": "tsqlb_dateadd", "datediff": "tsqlb_datediff", "datepart": "tsqlb_datepart",
-    "year": "tsqlb_datepart", "month": "tsqlb_datepart", "day": "tsqlb_datepart",
-    "getdate": "tsqlb_getdate", "newid": "tsqlb_newid", "object_id": None,
-}
-_DATENAME_FORMATS = {"'%B'": "month", "'%A'": "weekday"}
-
-
-def _unit_literal(node: exp.Expression) -> exp.Expression:
-    unit = node.args.get("unit")
-    return exp.Literal.string(unit.name if unit is not None else "day")
-
-
-def _typed_call(node: exp.Expression) -> tuple[str, list[exp.Expression]] | None:
-    """(T-SQL function name, arguments in T-SQL order) for sqlglot's typed function nodes
-    whose T-SQL semantics SQLite lacks (or the interpreter implements)."""
-    a = node.args
-    if isinstance(node, exp.Length):
-        return "len", [_uncast(node.this)]
-    if isinstance(node, exp.Left):
-        return "left", [_uncast(node.this), node.expression]
-    if isinstance(node, exp.Right):
-        return "right", [_uncast(node.this), node.expression]
-    if isinstance(node, exp.StrPosition):
-        return "charindex", [x for x in (a.get("substr"), node.this, a.get("position")) if x]
-    if isinstance(node, exp.Substring):
-        return "substring", [x for x in (node.this, a.get("start"), a.get("length")) if x]
-    if isinstance(node, exp.Replace):
-        return "replace", [node.this, node.expression, a.get("replacement")]
-    if isinstance(node, exp.Stuff):
-        return "stuff", [node.this, a.get("start"), a.get("length"), node.expression]
-    if isinstance(node, exp.Repeat):
-        return "replicate", [node.this, a.get("times")]
-    if isinstance(node, (exp.Upper, exp.Lower, exp.Reverse, exp.Space, exp.Ascii,
-                         exp.Unicode)):
-        return type(node).__name__.lower(), [node.this]
-    if isinstance(node, exp.Chr):
-        return "char", list(node.expressions)
-    if isinstance(node, exp.Concat):
-        return "concat", list(node.expressions)
-    if isinstance(node, exp.Like) and not a.get("escape"):
-        return "like", [node.this, node.expression]
-    if isinstance(node, exp.DateAdd):
-        return "dateadd", [_unit_literal(node), node.expression, _uncast(node.this)]
-    if isinstance(node, exp.DateDiff):
-        name = "datediff_big" if a.get("big_int") else "datediff"
-        return name, [_unit_literal(node), _uncast(node.expression), _uncast(node.this)]
-    if isinstance(node, exp.Extract):
-        return "datepart", [exp.Literal.string(node.this.name), _uncast(node.expression)]
-    if isinstance(node, exp.TimeToStr) and a.get("format") is not None:
-        part = _DATENAME_FORMATS.get(a["format"].sql())
-        if part is not None:
-            return "datename", [exp.Literal.string(part), _uncast(node.this)]
-        return None
-    if isinstance(node, (exp.Year, exp.Month, exp.Day)):
-        inner = node.this
-        if isinstance(inner, exp.TsOrDsToDate):
-            inner = inner.this
-        return type(node).__name__.lower(), [_uncast(inner)]
-    if isinstance(node, exp.LastDay):
-        return "eomonth", [_uncast(node.this)]
-    if isinstance(node, exp.CurrentTimestamp):
-        return "getdate", []
-    if isinstance(node, exp.Uuid):
-        return "newid", []
-    if isinstance(node, exp.ObjectId):
-        return "object_id", [node.this]
-    return None
-
-
 @dataclass(frozen=True)
 class Compiled:
     """Generated backend SQL with output names/specs and the parameters it binds."""
@@ -929,17 +660,6 @@ def _source_alias(node: exp.Expression) -> str:
 def _default_alias(key: tuple[str, str, str, str]) -> str:
     name = key[2].removeprefix(PHYSICAL_MARK)
     return name.lstrip("#@").lower() if key[3] == "#" else name.lower()
-
-
-def _uncast(node: exp.Expression | None) -> exp.Expression:
-    """Drop the casts sqlglot adds around T-SQL function arguments (LEN, DATEDIFF …)."""
-    while isinstance(node, exp.Cast) and not node.args.get("_explicit"):
-        inner = node.this
-        if isinstance(inner, exp.Anonymous) and inner.name.startswith("tsqlb_cast"):
-            return inner
-        node = inner
-    assert node is not None
-    return node
 
 
 def projection_name(proj: exp.Expression) -> str:
@@ -1015,8 +735,6 @@ def quoted(name: str) -> str:
 
 def clear_caches() -> None:
     """Forget parsed and generated statements (tests)."""
-    with _parse_lock:
-        _parse_cache.clear()
+    clear_parse_cache()
+    with _compile_lock:
         _compile_cache.clear()
-        for k in stats:
-            stats[k] = 0

@@ -1,0 +1,100 @@
+"""T-SQL functions in transpiled SQL: which backend call implements which T-SQL function.
+
+sqlglot parses many T-SQL functions into typed nodes (``LEN`` → ``Length``, ``DATEADD`` →
+``DateAdd`` …) with their own argument order. :func:`typed_call` gives back the T-SQL name
+and the arguments in T-SQL order, so that the binder can call the interpreter's registered
+implementation (``tsql_<name>``) or the engine's fallback (``tsqlb_<name>``, see
+``sqlfuncs.py``); anything else stays a native backend function.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+# Functions whose first argument is a datepart keyword (parsed as a column name).
+DATEPART_FIRST = {"datename", "datediff_big", "datepart", "dateadd", "datediff",
+                   "datetrunc"}
+# Engine implementations used when the interpreter registered none.
+BUILTIN_FALLBACK = {
+    "len": "tsqlb_len", "left": "tsqlb_left", "right": "tsqlb_right",
+    "dateadd": "tsqlb_dateadd", "datediff": "tsqlb_datediff", "datepart": "tsqlb_datepart",
+    "year": "tsqlb_datepart", "month": "tsqlb_datepart", "day": "tsqlb_datepart",
+    "getdate": "tsqlb_getdate", "newid": "tsqlb_newid", "object_id": None,
+}
+_DATENAME_FORMATS = {"'%B'": "month", "'%A'": "weekday"}
+
+
+def _unit_literal(node: exp.Expression) -> exp.Expression:
+    unit = node.args.get("unit")
+    return exp.Literal.string(unit.name if unit is not None else "day")
+
+
+def typed_call(node: exp.Expression) -> tuple[str, list[exp.Expression]] | None:
+    """(T-SQL function name, arguments in T-SQL order) for sqlglot's typed function nodes
+    whose T-SQL semantics SQLite lacks (or the interpreter implements)."""
+    a = node.args
+    if isinstance(node, exp.Length):
+        return "len", [uncast(node.this)]
+    if isinstance(node, exp.Left):
+        return "left", [uncast(node.this), node.expression]
+    if isinstance(node, exp.Right):
+        return "right", [uncast(node.this), node.expression]
+    if isinstance(node, exp.StrPosition):
+        return "charindex", [x for x in (a.get("substr"), node.this, a.get("position")) if x]
+    if isinstance(node, exp.Substring):
+        return "substring", [x for x in (node.this, a.get("start"), a.get("length")) if x]
+    if isinstance(node, exp.Replace):
+        return "replace", [node.this, node.expression, a.get("replacement")]
+    if isinstance(node, exp.Stuff):
+        return "stuff", [node.this, a.get("start"), a.get("length"), node.expression]
+    if isinstance(node, exp.Repeat):
+        return "replicate", [node.this, a.get("times")]
+    if isinstance(node, (exp.Upper, exp.Lower, exp.Reverse, exp.Space, exp.Ascii,
+                         exp.Unicode)):
+        return type(node).__name__.lower(), [node.this]
+    if isinstance(node, exp.Chr):
+        return "char", list(node.expressions)
+    if isinstance(node, exp.Concat):
+        return "concat", list(node.expressions)
+    if isinstance(node, exp.Like) and not a.get("escape"):
+        return "like", [node.this, node.expression]
+    if isinstance(node, exp.DateAdd):
+        return "dateadd", [_unit_literal(node), node.expression, uncast(node.this)]
+    if isinstance(node, exp.DateDiff):
+        name = "datediff_big" if a.get("big_int") else "datediff"
+        return name, [_unit_literal(node), uncast(node.expression), uncast(node.this)]
+    if isinstance(node, exp.Extract):
+        return "datepart", [exp.Literal.string(node.this.name), uncast(node.expression)]
+    if isinstance(node, exp.TimeToStr) and a.get("format") is not None:
+        part = _DATENAME_FORMATS.get(a["format"].sql())
+        if part is not None:
+            return "datename", [exp.Literal.string(part), uncast(node.this)]
+        return None
+    if isinstance(node, (exp.Year, exp.Month, exp.Day)):
+        inner = node.this
+        if isinstance(inner, exp.TsOrDsToDate):
+            inner = inner.this
+        return type(node).__name__.lower(), [uncast(inner)]
+    if isinstance(node, exp.LastDay):
+        return "eomonth", [uncast(node.this)]
+    if isinstance(node, exp.CurrentTimestamp):
+        return "getdate", []
+    if isinstance(node, exp.Uuid):
+        return "newid", []
+    if isinstance(node, exp.ObjectId):
+        return "object_id", [node.this]
+    return None
+
+
+
+def uncast(node: exp.Expression | None) -> exp.Expression:
+    """Drop the casts sqlglot adds around T-SQL function arguments (LEN, DATEDIFF …)."""
+    while isinstance(node, exp.Cast) and not node.args.get("_explicit"):
+        inner = node.this
+        if isinstance(inner, exp.Anonymous) and inner.name.startswith("tsqlb_cast"):
+            return inner
+        node = inner
+    assert node is not None
+    return node
+
+

@@ -1,0 +1,235 @@
+"""Parsing one T-SQL statement with sqlglot (phase 1 of the transpiler).
+
+:func:`parse_statement` tokenizes with sqlglot's T-SQL dialect, cuts out the clauses its
+parser does not know — ``OUTPUT … [INTO …]``, ``UPDATE/DELETE TOP (n)``, ``CLUSTERED``, the
+first ``FROM`` of ``DELETE FROM t FROM …`` — keeping them aside in :class:`Parsed`, rewrites
+compound assignments (``SET a += 1``, ``SELECT @v += x``), and parses the rest. Parsed
+statements are cached per text; callers get private copies to rewrite.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.dialects.tsql import TSQL
+from sqlglot.errors import ParseError as GlotParseError
+from sqlglot.errors import TokenError
+
+from ..errors import BindError, ParseError, TSqlError, tsql_error
+
+_TSQL = TSQL()
+_BACKEND_DIALECT = {"sqlite": "sqlite", "postgresql": "postgres"}
+
+
+def not_supported(what: str) -> TSqlError:
+    """The error for T-SQL the storage layer does not implement."""
+    return tsql_error(40000, what)
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A parsed statement and the clauses kept aside from sqlglot."""
+
+    tree: exp.Expression
+    top: exp.Expression | None = None
+    output: tuple[exp.Expression, ...] | None = None
+    output_into: exp.Expression | None = None
+    text: str = ""
+    # SELECT @v op= expr items: ('@v', 'op=') — the tree holds @v = expr.
+    assign_ops: tuple[tuple[str, str], ...] = ()
+
+
+_END_OF_OUTPUT = {"FROM", "WHERE", "VALUES", "SELECT", "DEFAULT", "EXEC", "EXECUTE", "INTO",
+                  ";"}
+_parse_cache: OrderedDict[str, Parsed] = OrderedDict()
+_parse_lock = threading.Lock()
+_PARSE_CACHE_SIZE = 1024
+stats = {"parse_hits": 0, "parse_misses": 0, "compile_hits": 0, "compile_misses": 0}
+
+
+def syntax_error(err: Exception, sql: str) -> TSqlError:
+    """Turn a sqlglot error into SQL Server's Msg 102 / 105."""
+    if isinstance(err, TokenError):
+        m = re.search(r"'(.*)", sql)
+        return tsql_error(105, (m.group(1) if m else sql)[:40], cls=BindError)
+    near = ""
+    errors = getattr(err, "errors", None)
+    line = 1
+    if errors:
+        near = str(errors[0].get("highlight") or "")
+        line = int(errors[0].get("line") or 1)
+    return ParseError(f"Incorrect syntax near '{near or sql.strip()[:20]}'.", line, 1)
+
+
+def parse_statement(sql: str) -> Parsed:
+    """Parse one T-SQL statement (cached per text; callers get a private copy)."""
+    with _parse_lock:
+        hit = _parse_cache.get(sql)
+        if hit is not None:
+            _parse_cache.move_to_end(sql)
+            stats["parse_hits"] += 1
+    if hit is None:
+        stats["parse_misses"] += 1
+        hit = _parse_uncached(sql)
+        with _parse_lock:
+            _parse_cache[sql] = hit
+            while len(_parse_cache) > _PARSE_CACHE_SIZE:
+                _parse_cache.popitem(last=False)
+    return Parsed(
+        hit.tree.copy(), hit.top.copy() if hit.top is not None else None,
+        tuple(e.copy() for e in hit.output) if hit.output is not None else None,
+        hit.output_into.copy() if hit.output_into is not None else None, sql, hit.assign_ops)
+
+
+def _parse_uncached(sql: str) -> Parsed:
+    try:
+        tokens = _TSQL.tokenize(sql)
+    except TokenError as e:
+        raise syntax_error(e, sql) from None
+    if any(t.text.upper() == "XMLNAMESPACES" for t in tokens):
+        raise not_supported("WITH XMLNAMESPACES")
+    cut: list[tuple[int, int]] = []
+    edits: list[tuple[int, int, str]] = []
+    assign_ops: list[tuple[str, str]] = []
+    words = [t.text.upper() for t in tokens]
+    for i, w in enumerate(words):
+        if w in ("CLUSTERED", "NONCLUSTERED"):
+            cut.append((tokens[i].start, tokens[i].end))
+    first = words[0] if words else ""
+    top_text = out_text = into_text = None
+    if first in ("UPDATE", "DELETE") and len(words) > 1 and words[1] == "TOP":
+        j = 2
+        if j < len(words) and words[j] == "(":
+            depth, k = 0, j
+            while k < len(words):
+                depth += words[k] == "("
+                depth -= words[k] == ")"
+                if depth == 0:
+                    break
+                k += 1
+            top_text = sql[tokens[j].end + 1:tokens[k].start]
+            cut.append((tokens[1].start, tokens[k].end))
+        else:
+            top_text = tokens[j].text
+            cut.append((tokens[1].start, tokens[j].end))
+    if first in ("INSERT", "UPDATE", "DELETE", "MERGE"):
+        depth = 0
+        for i, w in enumerate(words):
+            depth += w == "("
+            depth -= w == ")"
+            if w == "OUTPUT" and depth == 0:
+                k = i + 1
+                d = 0
+                while k < len(words) and not (d == 0 and words[k] in _END_OF_OUTPUT):
+                    d += words[k] == "("
+                    d -= words[k] == ")"
+                    k += 1
+                end = tokens[k - 1].end
+                out_text = sql[tokens[i].end + 1:end + 1]
+                if k < len(words) and words[k] == "INTO":
+                    m = k + 1
+                    d = 0
+                    while m < len(words) and not (d == 0 and words[m] in _END_OF_OUTPUT - {
+                            "INTO"}):
+                        d += words[m] == "("
+                        d -= words[m] == ")"
+                        m += 1
+                    into_text = sql[tokens[k].end + 1:tokens[m - 1].end + 1]
+                    end = tokens[m - 1].end
+                cut.append((tokens[i].start, end))
+                break
+    if first == "UPDATE":
+        _compound_assignments(sql, tokens, words, edits)
+    if first in ("SELECT", "WITH"):
+        # SELECT @v += expr: the caller applies the operator per row; the query yields expr.
+        for i in range(2, len(words) - 1):
+            if words[i] in _COMPOUND_OPS and words[i + 1] == "=" \
+                    and tokens[i].end + 1 == tokens[i + 1].start \
+                    and tokens[i - 2].text == "@" and _depth_at(words, i) == 0:
+                cut.append((tokens[i].start, tokens[i].end))
+                assign_ops.append(("@" + tokens[i - 1].text.lower(), tokens[i].text + "="))
+    if first == "DELETE":
+        froms = [i for i, w in enumerate(words) if w == "FROM" and _depth_at(words, i) == 0]
+        if len(froms) >= 2 and froms[0] in (1, 2):
+            cut.append((tokens[froms[0]].start, tokens[froms[0]].end))
+    edits.extend((start, end, " " * (end - start + 1)) for start, end in cut)
+    text = sql
+    for start, end, replacement in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+        text = text[:start] + replacement + text[end + 1:]
+    try:
+        trees = _TSQL.parse(text)
+    except (GlotParseError, TokenError) as e:
+        raise syntax_error(e, sql) from None
+    trees = [t for t in trees if t is not None]
+    if len(trees) != 1:
+        raise syntax_error(GlotParseError("more than one statement"), sql)
+    top = output = into = None
+    try:
+        if top_text is not None:
+            top = sqlglot.parse_one(f"SELECT {top_text}", read="tsql").expressions[0]
+        if out_text is not None:
+            output = tuple(sqlglot.parse_one(f"SELECT {out_text}", read="tsql").expressions)
+        if into_text is not None:
+            ins = sqlglot.parse_one(f"INSERT INTO {into_text} SELECT 1", read="tsql")
+            into = ins.this
+    except (GlotParseError, TokenError) as e:
+        raise syntax_error(e, sql) from None
+    return Parsed(trees[0], top, output, into, sql, tuple(assign_ops))
+
+
+_COMPOUND_OPS = {"+", "-", "*", "/", "%", "&", "|", "^"}
+_SET_END = {"FROM", "WHERE", "OUTPUT", "OPTION", ";"}
+
+
+def _compound_assignments(sql: str, tokens: list[Any], words: list[str],
+                          edits: list[tuple[int, int, str]]) -> None:
+    """``SET a += 1`` → ``SET a = a + (1)`` (sqlglot does not parse compound assignment)."""
+    try:
+        i = words.index("SET")
+    except ValueError:
+        return
+    item_start = i + 1
+    depth = 0
+    k = item_start
+    while k < len(words) and not (depth == 0 and words[k] in _SET_END):
+        w = words[k]
+        depth += w == "("
+        depth -= w == ")"
+        if depth == 0 and w in _COMPOUND_OPS and k + 1 < len(words) and words[k + 1] == "=" \
+                and tokens[k].end + 1 == tokens[k + 1].start and k > item_start:
+            target = sql[tokens[item_start].start:tokens[k - 1].end + 1]
+            end = k + 2
+            d = 0
+            while end < len(words) and not (d == 0 and (words[end] == ","
+                                                        or words[end] in _SET_END)):
+                d += words[end] == "("
+                d -= words[end] == ")"
+                end += 1
+            edits.append((tokens[k].start, tokens[k + 1].end, f"= {target} {tokens[k].text} ("))
+            last = tokens[end - 1]
+            edits.append((last.end + 1, last.end, ")"))
+        if depth == 0 and w == ",":
+            item_start = k + 1
+        k += 1
+
+
+def _depth_at(words: list[str], index: int) -> int:
+    depth = 0
+    for w in words[:index]:
+        depth += w == "("
+        depth -= w == ")"
+    return depth
+
+
+def clear_parse_cache() -> None:
+    """Forget parsed statements and reset the cache statistics (tests)."""
+    with _parse_lock:
+        _parse_cache.clear()
+        for k in stats:
+            stats[k] = 0
