@@ -385,3 +385,19 @@ def test_ended_endpoint_without_answer_goes_at_lifetime(env: Env, db: int) -> No
     b.tick(utcnow() + timedelta(seconds=31))
     assert env.endpoints(db) == {}
     assert env.sql("SELECT COUNT(*) FROM tsqlb_sb_transmission_queue") == [(0,)]
+
+
+def test_both_sides_ending_in_the_same_moment_close_each_other(env: Env, db: int) -> None:
+    b = env.broker
+    h = env.dialog(db)
+    env.send(db, h, REQ, b"x")
+    th = env.endpoints(db)[0][0]
+    # The target's EndDialog cannot reach the initiator (its queue is off): the two ENDs
+    # cross, as between two brokers.
+    env.run(lambda t: b.alter_queue(t, db, None, "InitQ", status=False))
+    env.run(lambda t: b.end_conversation(t, db, th))
+    env.run(lambda t: b.end_conversation(t, db, h))
+    assert env.endpoints(db) == {0: (th, "CD")}
+    env.run(lambda t: b.alter_queue(t, db, None, "InitQ", status=True))
+    assert env.sql("SELECT COUNT(*) FROM tsqlb_sb_transmission_queue") == [(0,)]
+    assert env.receive(db, "InitQ") == []

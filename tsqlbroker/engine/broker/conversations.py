@@ -127,6 +127,7 @@ class ConversationsMixin(DeliveryMixin):
             raise broker_error(8419)
         if erroring and int(error_code) <= 0:  # type: ignore[arg-type]
             raise broker_error(8440, error_code)
+        txn.write()          # read the state under the write lock (see send)
         ep = self._endpoint(conn, db_id, handle)
         if ep is None or (ep.state == "CD" and not cleanup):
             raise broker_error(8426, str(handle).upper())

@@ -128,6 +128,9 @@ class DeliveryMixin(BrokerBase):
         meta = self._db(conn, db_id)
         if body_given and body is None:
             raise broker_error(8433)
+        # Endpoint states are read under the storage write lock SEND needs anyway, so a
+        # delivery committed meanwhile (an EndDialog making it DI …) is seen.
+        txn.write()
         if not body:
             body = None
         type_name = "DEFAULT" if message_type is None else message_type
@@ -315,7 +318,11 @@ class DeliveryMixin(BrokerBase):
                 return message_text(9617, queue.name if queue else "")
             if peer.state in ("DO", "CD"):
                 if out.is_end or out.is_error:
+                    # Both sides ended at the same time: each end answers the other.
                     self._close(conn, peer)
+                    sender = self._endpoint(conn, out.db_id, out.handle)
+                    if sender is not None and sender.state == "DO":
+                        self._close(conn, sender)
                 return None
             if peer.state == "ER":
                 return None
