@@ -111,7 +111,8 @@ def run_dynamic(f: Frame, compiled: Compiled, values: dict[int, Any]) -> Frame:
     return frame
 
 
-@handler(ast.ExecDynamic)
+# compound: after EXEC (…), @@ERROR is that of the last statement of the string.
+@handler(ast.ExecDynamic, compound=True)
 def compile_exec_dynamic(c: Compiler, node: ast.ExecDynamic) -> StmtFn:
     parts = [coerce(c.expr(p), T.NVARCHAR_MAX) for p in node.parts]
 

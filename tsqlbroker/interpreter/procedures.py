@@ -295,7 +295,8 @@ def _site_id() -> int:
 _site_counter = [0]
 
 
-@handler(ast.ExecProc)
+# compound: after EXEC, @@ERROR is that of the last statement the procedure ran.
+@handler(ast.ExecProc, compound=True)
 def compile_exec_proc(c: Compiler, node: ast.ExecProc) -> StmtFn:
     from .dynamic import SYSTEM_PROCEDURES
 

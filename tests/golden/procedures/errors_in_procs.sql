@@ -25,3 +25,10 @@ BEGIN CATCH
 END CATCH
 GO
 EXEC outer_catch
+GO
+CREATE PROCEDURE last_fails AS DECLARE @z int = 1 / 0
+GO
+EXEC last_fails
+PRINT @@ERROR
+EXEC ('PRINT ''dynamic ok''')
+PRINT @@ERROR
