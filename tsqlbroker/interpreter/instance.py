@@ -50,11 +50,10 @@ class Instance:
         runtime_for(self, start=False)
 
     def _register_functions(self) -> None:
-        try:
-            from tsqlbroker.engine import dml
-            from tsqlbroker.interpreter.sqlite_functions import SQLITE_FUNCTIONS
-        except ImportError:  # the function library or the DML layer is not installed yet
-            return
+        """Make the T-SQL built-ins callable from SQL the engine runs (``LEN(name)`` …)."""
+        from tsqlbroker.engine import dml
+        from tsqlbroker.interpreter.sqlite_functions import SQLITE_FUNCTIONS
+
         dml.register_functions(self.store, SQLITE_FUNCTIONS)
 
     def next_spid(self) -> int:

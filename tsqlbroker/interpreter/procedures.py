@@ -10,6 +10,7 @@ compiled body is kept in :attr:`Instance.procedure_cache` keyed by the object's
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -288,11 +289,12 @@ def run_exec(f: Frame, compiled: Compiled, proc_name: str, site: int,
 
 
 def _site_id() -> int:
-    _site_counter[0] += 1
-    return _site_counter[0]
+    """A process-unique id for an EXEC call site (keys its binding plans)."""
+    return next(_site_ids)
 
 
-_site_counter = [0]
+# itertools.count is atomic under the GIL: sessions compile on several threads.
+_site_ids = itertools.count(1)
 
 
 # compound: after EXEC, @@ERROR is that of the last statement the procedure ran.
