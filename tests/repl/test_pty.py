@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 import time
@@ -26,10 +27,13 @@ def repl(xdg_home: Path) -> Iterator[Any]:
     child = pexpect.spawn(sys.executable, ["-m", "tsqlbroker", "--url", "sqlite://"],
                           env=env, cwd=str(xdg_home), encoding="utf-8", timeout=TIMEOUT,
                           dimensions=(40, 120))
+    # Everything the REPL wrote, shown by pytest when a test fails.
+    child.logfile_read = io.StringIO()
     child.expect("master>")
     yield child
     if child.isalive():
         child.terminate(force=True)
+    print(child.logfile_read.getvalue())
 
 
 def type_batch(child: Any, *lines: str) -> None:

@@ -217,20 +217,25 @@ class Repl:
         errors_before = self.sink.error_count
         started = time.monotonic()
         future = self.link.worker.submit(self._execute, text, start_line)
-        cancelled = False
+        cancelled_at: float | None = None
         while True:
             try:
                 # Poll: a blocking wait is not always woken by SIGINT on every platform.
                 future.result(timeout=0.1)
                 break
             except FuturesTimeout:
-                continue
+                # A cancel that lands while the batch is still being parsed is forgotten when
+                # it starts running; repeat it until the batch has stopped.
+                if cancelled_at is not None and time.monotonic() - cancelled_at > 0.5:
+                    cancelled_at = time.monotonic()
+                    self.session.cancel()
             except KeyboardInterrupt:
                 # The session rolls back and returns; keep waiting for it so that the next
                 # batch never runs while this one is still unwinding.
-                if not cancelled:
-                    cancelled = True
+                if cancelled_at is None:
+                    cancelled_at = time.monotonic()
                     self.session.cancel()
+        cancelled = cancelled_at is not None
         elapsed = time.monotonic() - started
         if cancelled and self.sink.error_count == errors_before:
             # The interpreter reports Msg 3621 itself when the cancel stopped a statement;
