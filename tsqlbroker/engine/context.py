@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import TSqlError
+from .results import ResultSet
 from .store import Store, StoreConnection
 from .txn import Txn
 
@@ -46,6 +47,22 @@ class VirtualTable:
     columns: list[tuple[str, str | None]]
     writable: bool = False
     refuse_error: TSqlError | None = None
+
+
+@dataclass
+class SqlResult:
+    """What one statement produced."""
+
+    resultsets: list[ResultSet] = field(default_factory=list)
+    rowcount: int = 0
+    identity: int | None = None
+    # For ``SELECT @v = expr …``: (variable, operator) per select item; the result set's rows
+    # hold the values and the interpreter assigns the last row's.
+    assign_targets: list[tuple[str, str]] = field(default_factory=list)
+
+
+# '@name' (any case) → (Python value, type spec): a statement's variables.
+Params = dict[str, tuple[Any, "str | None"]]
 
 
 # resolver(ctx, database, schema, name) -> VirtualTable | None

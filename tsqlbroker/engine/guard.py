@@ -1,0 +1,92 @@
+"""Statement atomicity and error mapping for everything the storage layer runs.
+
+Every writing statement runs inside a storage savepoint: when it fails, its partial work and
+the in-memory changes it registered are undone and the transaction goes on (SQL Server's
+statement-level atomicity). Backend exceptions become TSqlErrors with SQL Server's numbers;
+nothing the user types surfaces as a Python traceback.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import sqlite3
+from collections.abc import Callable
+
+from sqlalchemy.exc import DBAPIError
+
+from ..errors import BindError, TSqlError, tsql_error
+from .context import ExecContext, SqlResult
+from .execsql import run_sql
+from .sqlfuncs import clear_pending_error, take_pending_error
+
+_log = logging.getLogger(__name__)
+_savepoint_ids = itertools.count(1)
+
+
+def guarded(ctx: ExecContext, writes: bool, fn: Callable[[], SqlResult]) -> SqlResult:
+    """Run one statement atomically and map every failure to a TSqlError.
+
+    Writers get a storage savepoint, so a failing statement undoes only itself. On
+    PostgreSQL a failing read inside a write transaction would abort the whole transaction,
+    so reads there get a savepoint too (SQLite needs none for reads)."""
+    clear_pending_error()
+    savepoint = None
+    undo_mark = len(ctx.txn.undo)
+    try:
+        if writes:
+            ctx.txn.write()
+        if writes or (ctx.conn.in_write_txn and ctx.conn.dialect != "sqlite"):
+            savepoint = f"tsqlb_stmt_{next(_savepoint_ids)}"
+            run_sql(ctx.conn, f'SAVEPOINT "{savepoint}"')
+        result = fn()
+        if savepoint is not None:
+            run_sql(ctx.conn, f'RELEASE SAVEPOINT "{savepoint}"')
+    except BaseException as e:
+        if savepoint is not None and ctx.conn.in_write_txn:
+            try:
+                run_sql(ctx.conn, f'ROLLBACK TO SAVEPOINT "{savepoint}"')
+                run_sql(ctx.conn, f'RELEASE SAVEPOINT "{savepoint}"')
+            except (DBAPIError, sqlite3.Error):
+                # The savepoint is gone (the backend ended the transaction): the caller's
+                # rollback cleans up; report the statement's own error.
+                _log.debug("statement savepoint lost", exc_info=True)
+        extra = ctx.txn.undo[undo_mark:]
+        del ctx.txn.undo[undo_mark:]
+        for undo in reversed(extra):
+            undo()
+        if isinstance(e, (DBAPIError, sqlite3.Error)):
+            raise backend_error(e) from None
+        if isinstance(e, Exception) and not isinstance(e, TSqlError):
+            # No user input may surface as a Python traceback; keep the cause for debugging.
+            _log.debug("storage layer failure", exc_info=True)
+            raise TSqlError(50000, f"The storage layer could not run the statement "
+                                   f"({type(e).__name__}: {e}).", 16) from e
+        raise
+    return result
+
+
+def backend_error(e: BaseException) -> TSqlError:
+    pending = take_pending_error()
+    if pending is not None:
+        return pending
+    text = str(getattr(e, "orig", e))
+    low = text.lower()
+    if low.startswith("no such column:"):
+        name = text.split(":", 1)[1].strip().split(".")[-1].strip('"')
+        return tsql_error(207, name, cls=BindError)
+    if low.startswith("ambiguous column name:"):
+        return tsql_error(209, text.split(":", 1)[1].strip(), cls=BindError)
+    if low.startswith("no such table:"):
+        return tsql_error(208, text.split(":", 1)[1].strip(), cls=BindError)
+    if "incomplete input" in low:
+        return tsql_error(102, "", cls=BindError)
+    if "syntax error" in low:
+        near = text.split('"')[1] if '"' in text else ""
+        return tsql_error(102, near, cls=BindError)
+    if "no such function" in low:
+        name = text.split(":", 1)[1].strip()
+        return tsql_error(195, name, "built-in function name", cls=BindError)
+    if "database is locked" in low:
+        return tsql_error(1222)
+    return TSqlError(50000, f"The storage backend rejected the statement: {text}", 16)

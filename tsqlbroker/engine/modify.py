@@ -1,0 +1,278 @@
+"""INSERT, UPDATE and DELETE (with OUTPUT [INTO], TOP, FROM/joins) through the row writer.
+
+Values and target rows are computed by backend queries (the transpiled VALUES / SELECT, or
+``SELECT target.rowid, <new values> FROM … WHERE …`` for UPDATE and DELETE); the row writer
+then applies them with SQL Server's constraint checks. OUTPUT is evaluated per affected row
+with ``inserted`` as the row now and ``deleted`` as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlglot import exp
+
+from ..errors import BindError, tsql_error
+from .context import ExecContext, Params, SqlResult
+from .execsql import run_sql
+from .query import run_query
+from .results import ResultSet
+from .tableinfo import TableInfo
+from .tables import RowWriter, physical_table_ref, rowid_column
+from .transpile import Binder, Parsed, Source, not_supported, table_key
+
+
+def target_table(ctx: ExecContext, node: exp.Table, statement: str) -> TableInfo:
+    source = Binder(ctx, {}).resolve(table_key(node))
+    return writable(source, statement)
+
+
+def writable(source: Source, statement: str) -> TableInfo:
+    if source.table is not None:
+        return source.table
+    if source.virtual is not None and source.virtual.refuse_error is not None:
+        raise source.virtual.refuse_error
+    raise not_supported(f"{statement} on '{source.name}'")
+
+
+def _simple_value(node: exp.Expression, params: Params) -> tuple[bool, Any]:
+    """A VALUES item that needs no backend evaluation: literal, NULL or variable."""
+    if isinstance(node, exp.Null):
+        return True, None
+    if isinstance(node, exp.National):
+        return True, node.name
+    if isinstance(node, exp.Literal):
+        if node.is_string:
+            return True, node.name
+        text = node.name
+        if text.isdigit():
+            return True, int(text)
+        return False, None
+    if isinstance(node, exp.Parameter) and not isinstance(node.this, exp.Parameter):
+        entry = {k.lower(): v for k, v in params.items()}.get("@" + node.name.lower())
+        if entry is None:
+            raise tsql_error(137, "@" + node.name, cls=BindError)
+        return True, entry[0]
+    return False, None
+
+
+def insert_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
+    tree = parsed.tree
+    assert isinstance(tree, exp.Insert)
+    target = tree.this
+    columns: list[str] | None = None
+    if isinstance(target, exp.Schema):
+        columns = [c.name for c in target.expressions]
+        target = target.this
+    assert isinstance(target, exp.Table)
+    info = target_table(ctx, target, "INSERT")
+    source = tree.expression
+    rows: list[Sequence[Any]]
+    from_values = False
+    if tree.args.get("default"):
+        rows, columns = [()], []
+    elif isinstance(source, exp.Values):
+        from_values = True
+        rows = [_values_row(ctx, tup, params) for tup in source.expressions]
+    elif source is not None:
+        with_ = tree.args.get("with_") or tree.args.get("with")
+        if with_ is not None and isinstance(source, exp.Query):
+            source.set("with_", with_)
+        binder = Binder(ctx, params)
+        compiled = binder.compile(source, (parsed.text, "insert-source"))
+        rows = run_query(binder, compiled).rows
+    else:
+        raise not_supported("This INSERT form")
+    writer = RowWriter(ctx, info, "INSERT")
+    rowids = writer.insert(columns, rows, from_values=from_values)
+    result = SqlResult([], len(rowids), identity=writer.last_identity)
+    if parsed.output is not None:
+        out = _output(ctx, info, parsed, params, rowids, {})
+        _deliver_output(ctx, parsed, out, result)
+    return result
+
+
+def _values_row(ctx: ExecContext, tup: exp.Expression, params: Params) -> tuple[Any, ...]:
+    items = tup.expressions if isinstance(tup, exp.Tuple) else [tup]
+    simple = [_simple_value(i, params) for i in items]
+    if all(ok for ok, _v in simple):
+        return tuple(v for _ok, v in simple)
+    binder = Binder(ctx, params)
+    select = exp.select(*[i.copy() for i in items])
+    compiled = binder.compile(select, (tup.sql("tsql"), "values"))
+    row = run_sql(binder.conn, compiled.sql, binder.binds).fetchone()
+    assert row is not None
+    return tuple(row)
+
+
+# -- OUTPUT -----------------------------------------------------------------------------------
+def _output(ctx: ExecContext, info: TableInfo, parsed: Parsed, params: Params,
+            rowids: Sequence[Any], old: dict[Any, dict[str, Any]],
+            deleted_only: bool = False) -> ResultSet:
+    """Evaluate the OUTPUT list per affected row: ``inserted`` is the row as written now,
+    ``deleted`` the row as it was (bound as parameters)."""
+    assert parsed.output is not None
+    exprs = [e.copy() for e in parsed.output]
+    select = exp.select(*exprs)
+    names = [c.name for c in info.columns]
+    deleted = exp.select(*[exp.alias_(exp.Placeholder(this=f"__d{i}"), n, quoted=True)
+                           for i, n in enumerate(names)]).subquery("deleted")
+    if deleted_only:
+        select = select.from_(deleted)
+    else:
+        select = select.from_(physical_table_ref(info, "inserted"))
+        if old:
+            select = select.join(deleted, join_type="cross")
+        select = select.where(exp.EQ(this=exp.column(rowid_column(ctx.conn.dialect), table="inserted"),
+                                     expression=exp.Placeholder(this="__rid")))
+    binder = Binder(ctx, params)
+    binder.sources["deleted"] = Source("table", "deleted", [(c.name, c.spec) for c in info.columns],
+                                       table=info)
+    binder.sources["inserted"] = binder.sources["deleted"]
+    compiled = binder.compile(select, (parsed.text, "output", deleted_only, bool(old),
+                                       info.object_id))
+    rows: list[tuple[Any, ...]] = []
+    names_out: list[str] = []
+    types: list[str | None] = []
+    for rid in rowids:
+        extra: dict[str, Any] = {"__rid": rid}
+        before = old.get(rid, {})
+        for i, n in enumerate(names):
+            extra[f"__d{i}"] = before.get(n.lower())
+        rs = run_query(binder, compiled, extra)
+        names_out, types = rs.columns, rs.types
+        rows.extend(rs.rows)
+    if not rowids:
+        names_out = compiled.names or []
+        types = compiled.types
+    return ResultSet(names_out, types, rows)
+
+
+def _deliver_output(ctx: ExecContext, parsed: Parsed, out: ResultSet, result: SqlResult) -> None:
+    if parsed.output_into is None:
+        result.resultsets.append(out)
+        return
+    target = parsed.output_into
+    columns = None
+    if isinstance(target, exp.Schema):
+        columns = [c.name for c in target.expressions]
+        target = target.this
+    assert isinstance(target, exp.Table)
+    info = target_table(ctx, target, "INSERT")
+    RowWriter(ctx, info, "INSERT").insert(columns, out.rows)
+
+
+# -- UPDATE / DELETE ----------------------------------------------------------------------------
+def _target_select(ctx: ExecContext, tree: exp.Expression, target: exp.Table,
+                   from_node: exp.Expression | None, parsed: Parsed,
+                   values: list[exp.Expression]) -> tuple[exp.Select, str, TableInfo]:
+    """Build ``SELECT target.rowid, <values> FROM … WHERE …`` for UPDATE / DELETE."""
+    key = table_key(target)
+    items: list[exp.Expression] = []
+    joins: list[exp.Expression] = []
+    if from_node is not None:
+        first = from_node.this if isinstance(from_node, exp.From) else from_node
+        joins = list(first.args.get("joins") or [])
+        first.set("joins", None)
+        items = [first] + [j.this for j in joins]
+    alias = None
+    tinfo: TableInfo | None = None
+    binder = Binder(ctx, {})
+    for item in items:
+        if isinstance(item, exp.Table) and item.alias and not key[0] and not key[1] \
+                and item.alias.lower() == key[2].lower():
+            alias = item.alias
+            tinfo = writable(binder.resolve(table_key(item)), _verb(tree))
+            break
+    if alias is None:
+        for item in items:
+            if isinstance(item, exp.Table) and table_key(item)[2].lower() == key[2].lower() \
+                    and table_key(item)[3] == key[3]:
+                alias = item.alias or item.name
+                tinfo = writable(binder.resolve(table_key(item)), _verb(tree))
+                break
+    if alias is None:
+        tinfo = writable(binder.resolve(key), _verb(tree))
+        alias = target.alias or target.name
+        extra = target.copy()
+        if not items:
+            items = [extra]
+        else:
+            joins.append(exp.Join(this=extra, kind="CROSS"))
+    assert tinfo is not None
+    select = exp.Select(expressions=[exp.column(rowid_column(ctx.conn.dialect), table=alias, quoted=True)] + values)
+    select.set("from_", exp.From(this=items[0]))
+    if joins:
+        select.set("joins", joins)
+    where = tree.args.get("where")
+    if where is not None:
+        select.set("where", where)
+    if parsed.top is not None:
+        select.set("limit", exp.Limit(expression=parsed.top))
+    return select, alias, tinfo
+
+
+def _verb(tree: exp.Expression) -> str:
+    return "UPDATE" if isinstance(tree, exp.Update) else "DELETE"
+
+
+def update_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
+    tree = parsed.tree
+    assert isinstance(tree, exp.Update)
+    target = tree.this
+    assert isinstance(target, exp.Table)
+    sets: list[tuple[str, exp.Expression]] = []
+    if not tree.expressions:
+        raise tsql_error(102, "SET", cls=BindError)
+    for item in tree.expressions:
+        if not isinstance(item, exp.EQ) or not isinstance(item.this, exp.Column):
+            raise not_supported(f"The SET item '{item.sql('tsql')}'")
+        sets.append((item.this.name, item.expression))
+    select, _alias, info = _target_select(ctx, tree, target, tree.args.get("from_"), parsed,
+                                          [v for _n, v in sets])
+    for name, _v in sets:
+        if info.column(name) is None:
+            raise tsql_error(207, name, cls=BindError)
+    binder = Binder(ctx, params)
+    compiled = binder.compile(select, (parsed.text, "update"))
+    raw = run_sql(binder.conn, compiled.sql, binder.binds).fetchall()
+    changes: dict[Any, dict[str, Any]] = {}
+    for row in raw:
+        if row[0] not in changes:
+            changes[row[0]] = {name: value for (name, _e), value in zip(sets, row[1:],
+                                                                        strict=True)}
+    writer = RowWriter(ctx, info, "UPDATE")
+    rowids = list(changes)
+    old = writer.fetch(rowids) if parsed.output is not None else {}
+    writer.update(list(changes.items()))
+    result = SqlResult([], len(changes))
+    if parsed.output is not None:
+        _deliver_output(ctx, parsed, _output(ctx, info, parsed, params, rowids, old), result)
+    return result
+
+
+def delete_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
+    tree = parsed.tree
+    assert isinstance(tree, exp.Delete)
+    tables = tree.args.get("tables") or []
+    if tables:
+        target = tables[0]
+        from_node = tree.this
+    else:
+        target = tree.this
+        from_node = None
+    assert isinstance(target, exp.Table)
+    select, _alias, info = _target_select(ctx, tree, target, from_node, parsed, [])
+    binder = Binder(ctx, params)
+    compiled = binder.compile(select, (parsed.text, "delete"))
+    rowids = list(dict.fromkeys(r[0] for r in run_sql(binder.conn, 
+        compiled.sql, binder.binds)))
+    writer = RowWriter(ctx, info, "DELETE")
+    old = writer.fetch(rowids) if parsed.output is not None else {}
+    writer.delete(rowids)
+    result = SqlResult([], len(rowids))
+    if parsed.output is not None:
+        out = _output(ctx, info, parsed, params, rowids, old, deleted_only=True)
+        _deliver_output(ctx, parsed, out, result)
+    return result

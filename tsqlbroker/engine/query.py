@@ -1,0 +1,168 @@
+"""SELECT: running a query, typing its columns, variable assignment and SELECT … INTO."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from sqlglot import exp
+
+from ..errors import tsql_error
+from .context import ExecContext, Params, SqlResult
+from .execsql import run_sql
+from .results import ResultSet
+from .sqltypes import from_storage, spec_of_value
+from .tables import RowWriter, create_table
+from .transpile import Binder, Compiled, Parsed, parse_statement, table_key
+
+
+def run_query(binder: Binder, compiled: Compiled, extra: dict[str, Any] | None = None
+              ) -> ResultSet:
+    """Execute compiled SQL, naming and converting the columns per their specs."""
+    binds = dict(binder.binds)
+    if extra:
+        binds.update(extra)
+    cursor = run_sql(binder.conn, compiled.sql, binds)
+    keys = list(cursor.keys())
+    raw = cursor.fetchall()
+    names = compiled.names if compiled.names is not None and len(compiled.names) == len(
+        keys) else keys
+    types = compiled.types if len(compiled.types) == len(keys) else [
+        _spec_by_name(binder, k) for k in keys]
+    rows = [tuple(from_storage(v, t) for v, t in zip(row, types, strict=True)) for row in raw]
+    return ResultSet(list(names), list(types), rows)
+
+
+def _spec_by_name(binder: Binder, name: str) -> str | None:
+    found = {s.spec_of(name) for s in binder.sources.values() if s.has_column(name)}
+    return found.pop() if len(found) == 1 else None
+
+
+def _assignments(select: exp.Expression) -> list[tuple[str, str]]:
+    """Rewrite ``SELECT @v = expr`` and ``SELECT alias = expr`` items; return the
+    assignment targets."""
+    if not isinstance(select, exp.Select):
+        return []
+    targets: list[tuple[str, str]] = []
+    items = []
+    for proj in select.expressions:
+        if isinstance(proj, exp.EQ) and isinstance(proj.this, exp.Parameter):
+            name = "@" + proj.this.name
+            targets.append((name, "="))
+            items.append(exp.alias_(proj.expression, name.lstrip("@"), quoted=True))
+        elif isinstance(proj, exp.EQ) and (
+                isinstance(proj.this, exp.Column) and not proj.this.table
+                or isinstance(proj.this, exp.Literal) and proj.this.is_string):
+            items.append(exp.alias_(proj.expression, proj.this.name, quoted=True))
+        else:
+            items.append(proj)
+    select.set("expressions", items)
+    if targets and len(targets) != len(items):
+        raise tsql_error(141)
+    return targets
+
+
+def select_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
+    tree = parsed.tree
+    into = tree.args.get("into")
+    if into is not None:
+        tree.set("into", None)
+    ops = dict(parsed.assign_ops)
+    targets = [(name, ops.get(name.lower(), op)) for name, op in _assignments(tree)]
+    binder = Binder(ctx, params)
+    folds = _accumulations(binder, tree, targets) if targets else {}
+    compiled = binder.compile(tree, (parsed.text, "select", tuple(sorted(folds))))
+    rs = run_query(binder, compiled)
+    if targets:
+        rs.columns = [name for name, _op in targets]
+        _fold(rs, folds, binder.params)
+        return SqlResult([rs], len(rs.rows), assign_targets=targets)
+    if into is not None:
+        return _select_into(ctx, into, rs)
+    return SqlResult([rs], len(rs.rows))
+
+
+def _add_operands(node: exp.Expression) -> list[exp.Expression]:
+    if isinstance(node, exp.Add):
+        return [*_add_operands(node.this), node.expression]
+    if isinstance(node, exp.Paren) and isinstance(node.this, exp.Add):
+        return _add_operands(node.this)
+    return [node]
+
+
+def _accumulations(binder: Binder, select: exp.Expression, targets: list[tuple[str, str]]
+                   ) -> dict[int, bool]:
+    """``SELECT @s = @s + expr FROM …`` assigns once per row, each row seeing the previous
+    assignment. Such items are rewritten to compute ``expr`` per row and folded afterwards;
+    returns ``{item index: concatenates}``."""
+    binder.collect(select)
+    folds: dict[int, bool] = {}
+    for i, ((name, op), item) in enumerate(zip(targets, select.expressions, strict=True)):
+        if op != "=":
+            continue  # the caller applies compound operators itself
+        value = item.this if isinstance(item, exp.Alias) else item
+        operands = _add_operands(value)
+        first = operands[0]
+        if len(operands) < 2 or not isinstance(first, exp.Parameter) \
+                or isinstance(first.this, exp.Parameter) \
+                or "@" + first.name.lower() != name.lower():
+            continue
+        concat = isinstance(value, exp.Add) and binder._concatenates(value)
+        rest = operands[1]
+        for operand in operands[2:]:
+            rest = exp.Add(this=rest, expression=operand)
+        if concat and len(operands) > 2 and not binder.is_string(rest):
+            rest = exp.DPipe(this=rest.this, expression=rest.expression)
+        if isinstance(item, exp.Alias):  # _assignments made every target item an alias
+            item.set("this", rest)
+            folds[i] = concat
+    return folds
+
+
+def _fold(rs: ResultSet, folds: dict[int, bool], params: dict[str, tuple[Any, str | None]]
+          ) -> None:
+    """Replace the per-row increments of accumulating assignments by running values."""
+    if not folds:
+        return
+    acc: dict[int, Any] = {}
+    for i in folds:
+        value, spec = params.get(rs.columns[i].lower(), (None, None))
+        acc[i] = value
+        rs.types[i] = spec
+    new_rows = []
+    for row in rs.rows:
+        values = list(row)
+        for i, concat in folds.items():
+            prev, step = acc[i], values[i]
+            if prev is None or step is None:
+                acc[i] = None
+            elif concat:
+                acc[i] = f"{prev}{step}"
+            elif isinstance(prev, Decimal):
+                acc[i] = prev + Decimal(str(step))
+            elif isinstance(prev, (int, float)) and not isinstance(prev, bool):
+                acc[i] = prev + type(prev)(step)
+            else:
+                acc[i] = prev + step
+            values[i] = acc[i]
+        new_rows.append(tuple(values))
+    rs.rows = new_rows
+
+
+def _select_into(ctx: ExecContext, into: exp.Expression, rs: ResultSet) -> SqlResult:
+    target = into.this if isinstance(into, exp.Into) else into
+    assert isinstance(target, exp.Table)
+    columns = []
+    for i, name in enumerate(rs.columns):
+        if not name:
+            raise tsql_error(1038)
+        spec = rs.types[i] or next((spec_of_value(r[i]) for r in rs.rows
+                                    if r[i] is not None), None) or "int"
+        columns.append(f"[{name.replace(']', ']]')}] {spec} NULL")
+    key = table_key(target)
+    name = key[2] if key[3] == "#" else target.sql("tsql")
+    create = parse_statement(f"CREATE TABLE {name} ({', '.join(columns)})").tree
+    assert isinstance(create, exp.Create)
+    info = create_table(ctx, create)
+    RowWriter(ctx, info, "INSERT").insert(list(rs.columns), rs.rows)
+    return SqlResult([], len(rs.rows))
