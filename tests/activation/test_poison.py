@@ -1,0 +1,223 @@
+"""Poison-message handling (reference §5.12) in T-SQL.
+
+Five consecutive rollbacks of transactions that received from a queue disable it
+(``is_receive_enabled = 0``, RECEIVE → Msg 9617) and log a Broker:Queue Disabled event; a
+committed RECEIVE resets the count; rolling back to a savepoint is not a rollback;
+POISON_MESSAGE_HANDLING (STATUS = OFF) turns it off. The disabling happens as the fifth
+transaction ends, so the plain-session tests check at once; the activated one polls.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from tsqlbroker.engine.activation import POISON_THRESHOLD
+from tsqlbroker.interpreter.broker_runtime import BrokerRuntime, runtime_for
+from tsqlbroker.interpreter.instance import Instance
+from tsqlbroker.interpreter.sink import CollectingSink
+
+WAIT = 10.0
+
+
+class Client:
+    """One session with a sink."""
+
+    def __init__(self, instance: Instance) -> None:
+        self.sink = CollectingSink()
+        self.session = instance.session(self.sink, "master")
+
+    def run(self, text: str, *, expect_errors: bool = False) -> CollectingSink:
+        self.sink.events.clear()
+        self.session.execute(text)
+        if not expect_errors:
+            errors = [e.render() for e in self.sink.errors()]
+            assert not errors, "\n".join(errors)
+        return self.sink
+
+    def scalar(self, text: str) -> Any:
+        sets = self.run(text).resultsets()
+        assert sets, f"no result set from {text!r}"
+        return sets[-1].rows[0][0]
+
+
+def wait_for(what: str, predicate: Callable[[], bool], timeout: float = WAIT) -> None:
+    """Poll ``predicate`` until it holds; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.02)
+
+
+@pytest.fixture
+def instance() -> Iterator[Instance]:
+    inst = Instance("sqlite://")
+    try:
+        yield inst
+    finally:
+        inst.close()
+
+
+@pytest.fixture
+def rt(instance: Instance) -> BrokerRuntime:
+    return runtime_for(instance, recheck_seconds=0.1)
+
+
+def setup_queue(c: Client, options: str = "") -> None:
+    """Database ``app``: queue ``q`` (``WITH options``) behind service ``target``."""
+    c.run("CREATE DATABASE app")
+    c.run("USE app")
+    c.run(f"CREATE QUEUE q{' WITH ' + options if options else ''};\n"
+          "CREATE QUEUE sender_q; CREATE SERVICE sender_svc ON QUEUE sender_q;\n"
+          "CREATE SERVICE target ON QUEUE q ([DEFAULT]);")
+
+
+def send(c: Client, n: int = 1) -> None:
+    c.run(f"""DECLARE @h uniqueidentifier, @i int = 0;
+BEGIN DIALOG @h FROM SERVICE sender_svc TO SERVICE 'target' WITH ENCRYPTION = OFF;
+WHILE @i < {n} BEGIN SEND ON CONVERSATION @h (N'poison'); SET @i += 1; END""")
+
+
+ROLLED_BACK_RECEIVE = """BEGIN TRANSACTION;
+RECEIVE TOP (1) * FROM q;
+ROLLBACK TRANSACTION;"""
+
+COMMITTED_RECEIVE = """BEGIN TRANSACTION;
+RECEIVE TOP (1) * FROM q;
+COMMIT TRANSACTION;"""
+
+
+def receive_enabled(c: Client) -> int:
+    return int(c.scalar("SELECT is_receive_enabled FROM sys.service_queues WHERE name = 'q'"))
+
+
+def disabled_events(rt: BrokerRuntime) -> list[str]:
+    return [e.text for e in rt.log.entries() if "Broker:Queue Disabled" in e.text]
+
+
+def test_five_consecutive_rollbacks_disable_the_queue(instance: Instance,
+                                                      rt: BrokerRuntime) -> None:
+    c = Client(instance)
+    setup_queue(c)
+    send(c)
+    for _ in range(POISON_THRESHOLD - 1):
+        c.run(ROLLED_BACK_RECEIVE)
+        assert receive_enabled(c) == 1
+    assert disabled_events(rt) == []
+    c.run(ROLLED_BACK_RECEIVE)
+    assert receive_enabled(c) == 0
+    assert c.scalar("SELECT is_enqueue_enabled FROM sys.service_queues "
+                    "WHERE name = 'q'") == 0
+    (event,) = disabled_events(rt)
+    assert "[app].[dbo].[q]" in event
+    errors = c.run("RECEIVE TOP (1) * FROM q", expect_errors=True).errors()
+    assert [(e.number, e.message) for e in errors] == [
+        (9617, 'The service queue "q" is currently disabled.')]
+    # The poison message is still there; STATUS = ON brings the queue back.
+    assert c.scalar("SELECT COUNT(*) FROM q") == 1
+    c.run("ALTER QUEUE q WITH STATUS = ON")
+    assert receive_enabled(c) == 1
+    c.run(COMMITTED_RECEIVE)
+    assert c.scalar("SELECT COUNT(*) FROM q") == 0
+
+
+def test_a_committed_receive_resets_the_count(instance: Instance, rt: BrokerRuntime) -> None:
+    c = Client(instance)
+    setup_queue(c)
+    send(c, 2)
+    for _ in range(POISON_THRESHOLD - 1):
+        c.run(ROLLED_BACK_RECEIVE)
+    c.run(COMMITTED_RECEIVE)
+    for _ in range(POISON_THRESHOLD - 1):
+        c.run(ROLLED_BACK_RECEIVE)
+    assert receive_enabled(c) == 1 and disabled_events(rt) == []
+    c.run(ROLLED_BACK_RECEIVE)
+    assert receive_enabled(c) == 0 and len(disabled_events(rt)) == 1
+
+
+def test_rollback_to_a_savepoint_is_not_a_rollback(instance: Instance,
+                                                   rt: BrokerRuntime) -> None:
+    # The handling-poison-messages sample: undo the RECEIVE to a savepoint, then commit.
+    c = Client(instance)
+    setup_queue(c)
+    send(c)
+    for _ in range(POISON_THRESHOLD + 2):
+        c.run("""BEGIN TRANSACTION;
+SAVE TRANSACTION UndoReceive;
+RECEIVE TOP (1) * FROM q;
+ROLLBACK TRANSACTION UndoReceive;
+COMMIT TRANSACTION;""")
+    assert receive_enabled(c) == 1 and disabled_events(rt) == []
+    assert c.scalar("SELECT COUNT(*) FROM q") == 1
+
+
+def test_a_transaction_that_received_nothing_does_not_count(instance: Instance,
+                                                            rt: BrokerRuntime) -> None:
+    c = Client(instance)
+    setup_queue(c)
+    for _ in range(POISON_THRESHOLD + 1):
+        c.run(ROLLED_BACK_RECEIVE)  # the queue is empty: nothing received, nothing counted
+    assert receive_enabled(c) == 1 and disabled_events(rt) == []
+
+
+def test_poison_message_handling_off_keeps_the_queue_enabled(instance: Instance,
+                                                             rt: BrokerRuntime) -> None:
+    c = Client(instance)
+    setup_queue(c, "POISON_MESSAGE_HANDLING (STATUS = OFF)")
+    assert c.scalar("SELECT is_poison_message_handling_enabled FROM sys.service_queues "
+                    "WHERE name = 'q'") == 0
+    send(c)
+    for _ in range(2 * POISON_THRESHOLD):
+        c.run(ROLLED_BACK_RECEIVE)
+    assert receive_enabled(c) == 1 and disabled_events(rt) == []
+    # ALTER QUEUE turns it on again: the next five rollbacks disable the queue.
+    c.run("ALTER QUEUE q WITH POISON_MESSAGE_HANDLING (STATUS = ON)")
+    for _ in range(POISON_THRESHOLD):
+        c.run(ROLLED_BACK_RECEIVE)
+    assert receive_enabled(c) == 0 and len(disabled_events(rt)) == 1
+
+
+def test_activated_procedure_that_rolls_back_ends_disabled(instance: Instance,
+                                                          rt: BrokerRuntime) -> None:
+    """The classic poison loop: the procedure fails on the message and rolls back, broker
+    activates it again, … until the fifth rollback disables the queue; then nothing more is
+    launched and the message stays for a person to look at."""
+    c = Client(instance)
+    c.run("CREATE DATABASE app")
+    c.run("USE app")
+    c.run("""CREATE PROCEDURE choke AS
+BEGIN
+  DECLARE @body varbinary(max);
+  PRINT 'attempt';
+  BEGIN TRANSACTION;
+  WAITFOR (RECEIVE TOP (1) @body = message_body FROM q), TIMEOUT 1000;
+  ROLLBACK TRANSACTION;
+END""")
+    setup_queue_activated = ("CREATE QUEUE q WITH ACTIVATION (STATUS = ON, "
+                             "PROCEDURE_NAME = choke, MAX_QUEUE_READERS = 1, "
+                             "EXECUTE AS OWNER);\n"
+                             "CREATE QUEUE sender_q; CREATE SERVICE sender_svc ON QUEUE "
+                             "sender_q;\nCREATE SERVICE target ON QUEUE q ([DEFAULT]);")
+    c.run(setup_queue_activated)
+    send(c)
+    wait_for("the queue to be disabled", lambda: receive_enabled(c) == 0)
+    assert rt.wait_idle(WAIT)
+    wait_for("the activated task to end", lambda: c.scalar(
+        "SELECT COUNT(*) FROM sys.dm_broker_activated_tasks") == 0)
+    attempts = [e for e in rt.log.entries() if e.text.endswith("output the following: "
+                                                               "'attempt'")]
+    assert len(attempts) == POISON_THRESHOLD
+    assert len(disabled_events(rt)) == 1
+    assert c.scalar("SELECT COUNT(*) FROM q") == 1
+    # Not relaunched: the monitor does nothing for a disabled queue, even on a new message
+    # (which cannot be enqueued: the sender's copy waits in its transmission queue).
+    send(c)
+    assert rt.wait_idle(WAIT)
+    assert c.scalar("SELECT COUNT(*) FROM sys.dm_broker_activated_tasks") == 0
+    assert c.scalar("SELECT COUNT(*) FROM q") == 1
+    assert c.scalar("SELECT COUNT(*) FROM sys.transmission_queue") == 1
+    assert len([e for e in rt.log.entries() if e.text.endswith("'attempt'")]) \
+        == POISON_THRESHOLD
