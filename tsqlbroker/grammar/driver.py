@@ -22,6 +22,7 @@ from types import SimpleNamespace
 from typing import Any, Callable
 
 from lark import Lark, Token, Tree
+from lark.lexer import CallChain, _create_unless
 from lark.parse_tree_builder import ParseTreeBuilder
 from lark.parsers.lalr_analysis import Shift
 
@@ -57,31 +58,29 @@ class Driver:
         self._span_rules = span_rules
         self._local = threading.local()
 
-        # Lexer tables per parser state, shared between states with the same terminals.
-        ctx = frontend.lexer
-        by_lexer: dict[int, tuple[Any, ...]] = {}
-        self.lexers: dict[int, tuple[Any, ...]] = {}
-        for state, basic in ctx.lexers.items():
-            entry = by_lexer.get(id(basic))
-            if entry is None:
-                scanner = basic.scanner  # builds the compiled alternations and callbacks
-                # Leading whitespace is skipped by the token's own match ("\s*(?:…)"): one
-                # regex call per token instead of one more per run of blanks.
-                mres = tuple(re.compile(r"\s*(?:" + m.pattern + ")", m.flags)
-                             for m in scanner._mres)
-                entry = (mres, frozenset(basic.ignore_types), dict(basic.callback))
-                by_lexer[id(basic)] = entry
-            self.lexers[state] = entry
-        root = ctx.root_lexer
-        self.root = (tuple(root.scanner._mres), frozenset(root.ignore_types), dict(root.callback))
+        # Lexer and action tables are converted per parser state on first use: a script
+        # visits a fraction of the states, and startup matters for a command-line tool.
+        self.lexers = _Lazy(self._lexer_entry)
+        self._basic = frontend.lexer.lexers
+        self._root = frontend.lexer.root_lexer
+        self._by_lexer: dict[int, tuple[Any, ...]] = {}
+        self._states = table.states
+        self._rule_index = {rule: i for i, rule in enumerate(self._rules)}
+        self.actions = _Lazy(self._action_row)
 
-        # Action table: state -> symbol -> (True, next state) | (False, rule index); the
-        # gotos of nonterminals are the shifts on their names, as in Lark's table.
-        rule_index = {rule: i for i, rule in enumerate(self._rules)}
-        self.actions: dict[int, dict[str, tuple[bool, Any]]] = {
-            state: {sym: (True, arg) if action is Shift else (False, rule_index[arg])
-                    for sym, (action, arg) in row.items()}
-            for state, row in table.states.items()}
+    def _lexer_entry(self, state: Any) -> tuple[Any, ...]:
+        basic = self._basic[state] if state is not None else self._root
+        entry = self._by_lexer.get(id(basic))
+        if entry is None:
+            entry = self._by_lexer[id(basic)] = _compile_lexer(basic)
+        return entry
+
+    def _action_row(self, state: int) -> dict[str, tuple[bool, Any]]:
+        """state -> symbol -> (True, next state) | (False, rule index); the gotos of
+        nonterminals are the shifts on their names, as in Lark's table."""
+        index = self._rule_index
+        return {sym: (True, arg) if action is Shift else (False, index[arg])
+                for sym, (action, arg) in self._states[state].items()}
 
     def _thread_tables(self) -> tuple[Any, list[tuple[int, str, Callable[..., Any], bool,
                                                         bool]]]:
@@ -199,17 +198,49 @@ class Driver:
 
     def _no_match(self, text: str, pos: int, state: int) -> None:
         """No terminal of this state matches: name the token the full lexer sees, if any."""
-        mres, _ignore, callbacks = self.root
+        mres, _ignore, callbacks = self.lexers[None]
         for mre in mres:
             m = mre.match(text, pos)
             if m is not None:
-                tok = Token(m.lastgroup, m.group(), pos)
+                start = m.start(m.lastindex)
+                tok = Token(m.lastgroup, text[start:m.end()], start)
                 if tok.type in callbacks:
                     tok = callbacks[tok.type](tok)
                 raise SyntaxFailure("token", pos, tok,
                                     frozenset(s for s in self.actions[state] if s.isupper()))
         raise SyntaxFailure("char", pos, None,
                             frozenset(s for s in self.actions[state] if s.isupper()))
+
+
+class _Lazy(dict):  # type: ignore[type-arg]
+    """A dict that computes a missing entry with ``factory(key)`` and keeps it."""
+
+    def __init__(self, factory: Callable[[Any], Any]) -> None:
+        super().__init__()
+        self._factory = factory
+
+    def __missing__(self, key: Any) -> Any:
+        value = self[key] = self._factory(key)
+        return value
+
+
+def _compile_lexer(basic: Any) -> tuple[Any, ...]:
+    """(patterns, ignored types, callbacks) of one of Lark's per-state lexers.
+
+    Built as Lark builds its scanner (keywords matched by NAME become keywords through the
+    "unless" callbacks, user callbacks chained after them), as one alternation that also
+    skips the blanks before the token: one regex call per token."""
+    terminals, callbacks = _create_unless(basic.terminals, basic.g_regex_flags, basic.re,
+                                          basic.use_bytes)
+    for type_, fn in basic.user_callbacks.items():
+        if type_ in callbacks:
+            callbacks[type_] = CallChain(callbacks[type_], fn,
+                                         lambda t, type_=type_: t.type == type_)
+        else:
+            callbacks[type_] = fn
+    alternation = "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terminals)
+    mre = re.compile(r"\s*(?:" + alternation + ")", basic.g_regex_flags)
+    return (mre,), frozenset(basic.ignore_types), callbacks
 
 
 def _skip_blanks(text: str, pos: int) -> int:
