@@ -317,8 +317,8 @@ BEGIN
 END""")
     make_queue(c, "STATUS = ON, PROCEDURE_NAME = stepper, MAX_QUEUE_READERS = 1, "
                   "EXECUTE AS OWNER")
-    rt.wait_idle(WAIT)
-    assert monitor(c) in (None, ("INACTIVE", 0))
+    # A queue with activation has its monitor from the start.
+    assert monitor(c) == ("INACTIVE", 0)
     send(c, 2)
     wait_for("NOTIFIED", lambda: monitor(c) == ("NOTIFIED", 0))
     c.run("INSERT INTO gate VALUES (1)")

@@ -255,9 +255,10 @@ class ViewsMixin(BrokerBase):
         return None
 
     def _monitor_rows(self, ctx: ExecContext) -> list[tuple[Any, ...]]:
-        """One row per queue monitor: the activation manager's when it runs, else one
-        INACTIVE monitor per queue with activation enabled."""
+        """One row per queue monitor: the activation manager's, plus one INACTIVE monitor
+        per queue with activation enabled that the manager has not seen (or no manager)."""
         rows: list[tuple[Any, ...]] = []
+        seen: set[tuple[int, int]] = set()
         manager = self.activation
         if manager is not None and hasattr(manager, "monitors"):
             for mon in manager.monitors():
@@ -265,9 +266,11 @@ class ViewsMixin(BrokerBase):
                               self.signals.tasks_waiting((mon.db_id, mon.queue_id)))
                 rows.append((mon.db_id, mon.queue_id, mon.state, mon.last_empty_rowset_time,
                              mon.last_activated_time, waiting))
-            return rows
+                seen.add((mon.db_id, mon.queue_id))
+        # A queue with activation has a monitor from the start (INACTIVE until its first
+        # event), also while the manager has not seen the queue yet.
         for q in self.queues(ctx.conn):
-            if q.is_activation_enabled:
+            if q.is_activation_enabled and (q.database_id, q.object_id) not in seen:
                 key = (q.database_id, q.object_id)
                 rows.append((q.database_id, q.object_id, "INACTIVE",
                              self.signals.last_empty_rowset_time.get(key), None,
