@@ -21,15 +21,9 @@ from .execsql import run_sql
 from .naming import quote_ident
 from .sqltypes import column_type
 from .tableinfo import TableInfo
-from .tables import (
-    RowWriter,
-    _add_constraint,
-    _column_def,
-    _PendingConstraint,
-    _table_constraint,
-    format_key,
-)
+from .tables import PendingConstraint, add_constraint, column_def, table_constraint
 from .transpile import Binder, datatype_spec, not_supported, table_key, written_name
+from .writer import RowWriter, format_key
 
 
 def _table(ctx: ExecContext, node: exp.Table) -> TableInfo:
@@ -58,10 +52,10 @@ def alter_table(ctx: ExecContext, tree: exp.Alter) -> None:
             for c in action.expressions:
                 inner = c.expressions if isinstance(c, exp.Constraint) else [c]
                 for item in inner:
-                    pc = _table_constraint(item, c.name if isinstance(c, exp.Constraint)
+                    pc = table_constraint(item, c.name if isinstance(c, exp.Constraint)
                                            else None)
                     _validate_existing(ctx, info, pc)
-                    _add_constraint(ctx, info.db_id, info.schema, info.object_id,
+                    add_constraint(ctx, info.db_id, info.schema, info.object_id,
                                     info.display_name, pc, info.physical)
         elif isinstance(action, exp.Drop):
             _drop_parts(ctx, info, action)
@@ -74,8 +68,8 @@ def alter_table(ctx: ExecContext, tree: exp.Alter) -> None:
 
 
 def _add_column(ctx: ExecContext, info: TableInfo, action: exp.ColumnDef) -> None:
-    pending: list[_PendingConstraint] = []
-    col = _column_def(action, pending)
+    pending: list[PendingConstraint] = []
+    col = column_def(action, pending)
     if info.column(col["name"]) is not None:
         raise tsql_error(2705, col["name"], info.display_name)
     has_rows = run_sql(ctx.conn, 
@@ -97,7 +91,7 @@ def _add_column(ctx: ExecContext, info: TableInfo, action: exp.ColumnDef) -> Non
     run_sql(ctx.conn, f"ALTER TABLE {quote_ident(info.physical)} ADD COLUMN "
                              f"{quote_ident(col['name'])} {ddl_type}")
     if col["default"] is not None:
-        pending.append(_PendingConstraint("D", col["default_name"], [col["name"]],
+        pending.append(PendingConstraint("D", col["default_name"], [col["name"]],
                                           check_sql=col["default"]))
         if has_rows and not col["nullable"] or has_rows and col["default"] is not None \
                 and not col["nullable"]:
@@ -129,7 +123,7 @@ def _add_column(ctx: ExecContext, info: TableInfo, action: exp.ColumnDef) -> Non
                 identity_next=next_id))
     for pc in pending:
         _validate_existing(ctx, fresh, pc)
-        _add_constraint(ctx, info.db_id, info.schema, info.object_id, info.display_name, pc,
+        add_constraint(ctx, info.db_id, info.schema, info.object_id, info.display_name, pc,
                         info.physical)
 
 
@@ -140,7 +134,7 @@ def _reload(ctx: ExecContext, info: TableInfo) -> TableInfo:
     return load_table(ctx.conn, obj)
 
 
-def _validate_existing(ctx: ExecContext, info: TableInfo, pc: _PendingConstraint) -> None:
+def _validate_existing(ctx: ExecContext, info: TableInfo, pc: PendingConstraint) -> None:
     """Existing rows must satisfy a constraint being added (1505 / 547)."""
     for name in pc.columns:
         if info.column(name) is None:
@@ -246,7 +240,7 @@ def create_index(ctx: ExecContext, tree: exp.Create) -> None:
     unique = bool(tree.args.get("unique"))
     ctx.txn.write()
     if unique:
-        pc = _PendingConstraint("UQ", name, cols)
+        pc = PendingConstraint("UQ", name, cols)
         _validate_existing(ctx, info, pc)
     catalog = Catalog.get(ctx.conn.store)
     oid = catalog.next_object_id(ctx.conn)

@@ -27,8 +27,9 @@ from .merge import merge
 from .modify import delete_statement, insert_statement, target_table, update_statement
 from .query import select_statement
 from .sqlfuncs import prepare_connection, register_functions
-from .tables import RowWriter, create_table, drop_table, truncate_table
+from .tables import create_table, drop_table, truncate_table
 from .transpile import Parsed, not_supported, parse_statement, table_key, temp_table_object_id
+from .writer import RowWriter
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
 

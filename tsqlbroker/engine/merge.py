@@ -19,8 +19,8 @@ from ..errors import tsql_error
 from .context import ExecContext
 from .execsql import run_sql
 from .tableinfo import TableInfo
-from .tables import RowWriter, rowid_column
 from .transpile import Binder, Parsed, not_supported, table_key
+from .writer import RowWriter, rowid_column
 
 Params = dict[str, tuple[Any, "str | None"]]
 

@@ -19,8 +19,8 @@ from .execsql import run_sql
 from .query import run_query
 from .results import ResultSet
 from .tableinfo import TableInfo
-from .tables import RowWriter, physical_table_ref, rowid_column
 from .transpile import Binder, Parsed, Source, not_supported, table_key
+from .writer import RowWriter, physical_table_ref, rowid_column
 
 
 def target_table(ctx: ExecContext, node: exp.Table, statement: str) -> TableInfo:

@@ -12,8 +12,9 @@ from .context import ExecContext, Params, SqlResult
 from .execsql import run_sql
 from .results import ResultSet
 from .sqltypes import from_storage, spec_of_value
-from .tables import RowWriter, create_table
+from .tables import create_table
 from .transpile import Binder, Compiled, Parsed, parse_statement, table_key
+from .writer import RowWriter
 
 
 def run_query(binder: Binder, compiled: Compiled, extra: dict[str, Any] | None = None

@@ -1,0 +1,358 @@
+"""The row writer: every row a statement inserts, updates or deletes goes through it.
+
+Rows are written by Python rather than by backend ``INSERT … SELECT`` so that the engine
+decides what SQL Server decides: IDENTITY values (any column, any backend), defaults, type
+conversion and truncation (8152), NOT NULL (515), PRIMARY KEY / UNIQUE (2627 / 2601, NULLs
+compare equal as in SQL Server), FOREIGN KEY and CHECK (547, with ON DELETE CASCADE) — with
+SQL Server's texts. Rows are addressed by the backend's row id (SQLite ``rowid``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import sqlglot
+from sqlalchemy import select, update
+from sqlglot import exp
+
+from ..errors import BindError, tsql_error
+from .catalog import Catalog
+from .context import ExecContext
+from .execsql import run_sql
+from .naming import quote_ident
+from .sqlfuncs import backend_value
+from .sqltypes import check_length, from_storage, pad_fixed, to_storage
+from .tableinfo import ColumnInfo, ConstraintInfo, TableInfo, load_table, referencing_constraints
+from .transpile import PHYSICAL_MARK, Binder
+
+KIND_TEXT = {"PK": "PRIMARY KEY", "UQ": "UNIQUE KEY"}
+
+
+def rowid_column(dialect: str) -> str:
+    """The backend's row identity used to address rows (SQLite rowid, PostgreSQL ctid)."""
+    return "rowid" if dialect == "sqlite" else "ctid"
+
+
+def _table_text(info: TableInfo) -> str:
+    """The table as Msg 515 names it."""
+    if info.local_name and info.local_name.startswith("@"):
+        return info.local_name
+    return info.three_part_name
+
+
+def format_key(values: Sequence[Any]) -> str:
+    """``(1, abc)`` as SQL Server shows duplicate key values."""
+    parts = []
+    for v in values:
+        if v is None:
+            parts.append("<NULL>")
+        elif isinstance(v, float) and v.is_integer():
+            parts.append(str(int(v)))
+        else:
+            parts.append(str(v))
+    return "(" + ", ".join(parts) + ")"
+
+
+class RowWriter:
+    """Writes rows of one statement into one table, enforcing its constraints."""
+
+    def __init__(self, ctx: ExecContext, info: TableInfo, statement: str) -> None:
+        self.ctx = ctx
+        self.info = info
+        self.statement = statement  # 'INSERT' / 'UPDATE' / 'DELETE'
+        self.conn = ctx.conn
+        self.dialect = ctx.conn.dialect
+        self.rowid = rowid_column(self.dialect)
+        self.last_identity: int | None = None
+        self._defaults: dict[str, str] = {}
+        self._checks: dict[int, str] = {}
+
+    # -- values ---------------------------------------------------------------------------
+    def convert(self, col: ColumnInfo, value: Any) -> Any:
+        """Convert to the column's type; 8152 on truncation, 515 on NULL into NOT NULL."""
+        stored = to_storage(value, col.spec, self.dialect)
+        if stored is None:
+            if not col.nullable:
+                raise tsql_error(515, col.name, _table_text(self.info), self.statement)
+            return None
+        if not check_length(stored, col.spec):
+            raise tsql_error(8152)
+        return backend_value(pad_fixed(stored, col.spec))
+
+    def default_value(self, col: ColumnInfo) -> Any:
+        if col.default_sql is None:
+            return None
+        sql = self._defaults.get(col.name)
+        if sql is None:
+            binder = Binder(self.ctx, {})
+            sql = binder.compile_text(f"SELECT {col.default_sql}", tag="default").sql
+            self._defaults[col.name] = sql
+        return run_sql(self.conn, sql).scalar()
+
+    # -- INSERT ---------------------------------------------------------------------------
+    def insert(self, columns: list[str] | None, rows: Sequence[Sequence[Any]],
+               *, from_values: bool = False) -> list[Any]:
+        """Insert ``rows`` (Python or backend values) for ``columns`` (None: every
+        non-identity column in order). Returns the backend row ids."""
+        info = self.info
+        ident = info.identity_column
+        if columns is None:
+            targets = [c for c in info.columns if c.identity is None]
+        else:
+            targets = []
+            for name in columns:
+                col = info.column(name)
+                if col is None:
+                    raise tsql_error(207, name, cls=BindError)
+                if col.identity is not None:
+                    raise tsql_error(544, info.display_name)
+                targets.append(col)
+        for row in rows:
+            if len(row) != len(targets):
+                if columns is None:
+                    raise tsql_error(213)
+                if from_values:
+                    raise tsql_error(109 if len(row) < len(targets) else 110)
+                raise tsql_error(120 if len(row) < len(targets) else 121)
+        self.ctx.txn.write()
+        next_id = self._identity_start(ident) if ident is not None else None
+        rowids: list[Any] = []
+        given = {c.name.lower() for c in targets}
+        names = [c.name for c in info.columns]
+        sql = (f"INSERT INTO {quote_ident(info.physical)} ("
+               + ", ".join(quote_ident(n) for n in names) + ") VALUES ("
+               + ", ".join(f":c{i}" for i in range(len(names))) + ")")
+        for row in rows:
+            values: dict[str, Any] = {}
+            by_name = {c.name.lower(): v for c, v in zip(targets, row, strict=True)}
+            for col in info.columns:
+                low = col.name.lower()
+                if col.identity is not None:
+                    assert next_id is not None
+                    values[low] = next_id
+                    self.last_identity = next_id
+                    next_id += col.identity[1]
+                elif low in given:
+                    values[low] = self.convert(col, by_name[low])
+                else:
+                    values[low] = self.convert(col, self.default_value(col))
+            self._check_unique(values, None)
+            self._check_foreign_keys(values)
+            params = {f"c{i}": values[n.lower()] for i, n in enumerate(names)}
+            rid = self._execute_insert(sql, params)
+            self._check_checks(rid)
+            rowids.append(rid)
+        if ident is not None and next_id is not None:
+            self._identity_save(ident, next_id)
+        return rowids
+
+    def _execute_insert(self, sql: str, params: dict[str, Any]) -> Any:
+        if self.dialect == "sqlite":
+            cur = self.conn.conn.connection.dbapi_connection.cursor()
+            try:
+                cur.execute(sql, params)
+                return cur.lastrowid
+            finally:
+                cur.close()
+        from sqlalchemy import text
+        return self.conn.execute(text(sql + " RETURNING ctid"), params).scalar()
+
+    def _identity_start(self, col: ColumnInfo) -> int:
+        c = Catalog.get(self.conn.store).t.columns
+        value = self.conn.execute(select(c.c.identity_next).where(
+            c.c.object_id == self.info.object_id, c.c.column_id == col.column_id)).scalar()
+        assert col.identity is not None
+        return int(value) if value is not None else col.identity[0]
+
+    def _identity_save(self, col: ColumnInfo, next_id: int) -> None:
+        c = Catalog.get(self.conn.store).t.columns
+        self.conn.execute(update(c).where(
+            c.c.object_id == self.info.object_id, c.c.column_id == col.column_id).values(
+            identity_next=next_id))
+
+    # -- constraint checks ------------------------------------------------------------------
+    def _null_safe_eq(self, column: str, param: str) -> str:
+        op = "IS" if self.dialect == "sqlite" else "IS NOT DISTINCT FROM"
+        return f"{quote_ident(column)} {op} :{param}"
+
+    def _check_unique(self, values: dict[str, Any], rowid: Any) -> None:
+        """2627 / 2601 when another row has the same key (NULLs equal, as SQL Server)."""
+        for k in self.info.constraints:
+            if k.kind not in ("PK", "UQ") and not (k.kind == "IX" and k.unique):
+                continue
+            keyvals = [values[c.lower()] for c in k.columns]
+            conds = [self._null_safe_eq(c, f"k{i}") for i, c in enumerate(k.columns)]
+            params: dict[str, Any] = {f"k{i}": v for i, v in enumerate(keyvals)}
+            sql = f"SELECT 1 FROM {quote_ident(self.info.physical)} WHERE " + " AND ".join(conds)
+            if rowid is not None:
+                sql += f" AND {self.rowid} <> :rid"
+                params["rid"] = rowid
+            if run_sql(self.conn, sql + " LIMIT 1", params).first() is not None:
+                shown = [self._display(c, v) for c, v in zip(k.columns, keyvals, strict=True)]
+                if k.kind == "IX":
+                    raise tsql_error(2601, self.info.two_part_name, k.name, format_key(shown))
+                raise tsql_error(2627, KIND_TEXT[k.kind], k.name, self.info.two_part_name,
+                                 format_key(shown))
+
+    def _display(self, column: str, value: Any) -> Any:
+        col = self.info.column(column)
+        return from_storage(value, col.spec) if col else value
+
+    def _check_foreign_keys(self, values: dict[str, Any]) -> None:
+        """547 when a referenced parent row is missing."""
+        for k in self.info.constraints:
+            if k.kind != "F":
+                continue
+            keyvals = [values[c.lower()] for c in k.columns]
+            if any(v is None for v in keyvals):
+                continue
+            parent = self._table(k.ref_object_id)
+            if parent is None:
+                continue
+            conds = " AND ".join(f"{quote_ident(c)} = :k{i}"
+                                 for i, c in enumerate(k.ref_columns))
+            sql = f"SELECT 1 FROM {quote_ident(parent.physical)} WHERE {conds} LIMIT 1"
+            params = {f"k{i}": v for i, v in enumerate(keyvals)}
+            if run_sql(self.conn, sql, params).first() is None:
+                self._raise_547("FOREIGN KEY", k.name, parent, k.ref_columns)
+
+    def _raise_547(self, kind: str, name: str, table: TableInfo,
+                   columns: Sequence[str]) -> None:
+        col_part = (", column '", columns[0], "'") if len(columns) == 1 else ("", "", "")
+        raise tsql_error(547, self.statement, kind, name, table.db_name, table.two_part_name,
+                         *col_part)
+
+    def _table(self, object_id: int | None) -> TableInfo | None:
+        if object_id is None:
+            return None
+        obj = Catalog.get(self.conn.store).object_by_id(self.conn, None, object_id)
+        return None if obj is None else load_table(self.conn, obj)
+
+    def _check_checks(self, rowid: Any) -> None:
+        """547 when a CHECK constraint is FALSE for the written row (NULL passes)."""
+        for k in self.info.constraints:
+            if k.kind != "C" or not k.check_sql:
+                continue
+            sql = self._checks.get(k.object_id)
+            if sql is None:
+                condition = sqlglot.parse_one(k.check_sql, read="tsql")
+                query = exp.select("1").from_(physical_table_ref(self.info)).where(
+                    exp.and_(exp.not_(exp.paren(condition)), exp.EQ(
+                        this=exp.column(self.rowid), expression=exp.Placeholder(this="rid"))))
+                sql = Binder(self.ctx, {}).compile(query, ("check", k.object_id)).sql
+                self._checks[k.object_id] = sql
+            if run_sql(self.conn, sql, {"rid": rowid}).first() is not None:
+                self._raise_547("CHECK", k.name, self.info, k.columns)
+
+    # -- UPDATE -----------------------------------------------------------------------------
+    def update(self, changes: list[tuple[Any, dict[str, Any]]]) -> None:
+        """Apply ``(rowid, {column: new value})`` changes, then check constraints."""
+        if not changes:
+            return
+        self.ctx.txn.write()
+        info = self.info
+        touched = {name.lower() for _rid, vals in changes for name in vals}
+        refs = referencing_constraints(self.conn, info) if any(
+            k.kind in ("PK", "UQ") and touched & {c.lower() for c in k.columns}
+            for k in info.constraints) else []
+        old_rows = self.fetch([rid for rid, _v in changes]) if refs else {}
+        for rid, vals in changes:
+            converted: dict[str, Any] = {}
+            for name, value in vals.items():
+                col = info.column(name)
+                if col is None:
+                    raise tsql_error(207, name, cls=BindError)
+                if col.identity is not None:
+                    raise tsql_error(8102, col.name)
+                converted[col.name] = self.convert(col, value)
+            sets = ", ".join(f"{quote_ident(n)} = :u{i}" for i, n in enumerate(converted))
+            params = {f"u{i}": v for i, v in enumerate(converted.values())}
+            params["rid"] = rid
+            run_sql(self.conn, 
+                f"UPDATE {quote_ident(info.physical)} SET {sets} WHERE {self.rowid} = :rid",
+                params)
+        current = self.fetch([rid for rid, _v in changes])
+        for rid, _vals in changes:
+            values = current.get(rid)
+            if values is None:
+                continue
+            self._check_unique(values, rid)
+            if any(k.kind == "F" and touched & {c.lower() for c in k.columns}
+                   for k in info.constraints):
+                self._check_foreign_keys(values)
+            self._check_checks(rid)
+        for child, fk in refs:
+            for rid, _vals in changes:
+                old = old_rows.get(rid)
+                new = current.get(rid)
+                if old is None or new is None:
+                    continue
+                if all(old[c.lower()] == new[c.lower()] for c in fk.ref_columns):
+                    continue
+                self._check_not_referenced(child, fk, [old[c.lower()] for c in fk.ref_columns])
+
+    def fetch(self, rowids: Sequence[Any]) -> dict[Any, dict[str, Any]]:
+        """Current backend values of rows by row id (column names lower-cased)."""
+        out: dict[Any, dict[str, Any]] = {}
+        names = [c.name for c in self.info.columns]
+        cols = ", ".join([self.rowid] + [quote_ident(n) for n in names])
+        for start in range(0, len(rowids), 500):
+            chunk = list(rowids[start:start + 500])
+            marks = ", ".join(f":r{i}" for i in range(len(chunk)))
+            rows = run_sql(self.conn, 
+                f"SELECT {cols} FROM {quote_ident(self.info.physical)} "
+                f"WHERE {self.rowid} IN ({marks})", {f"r{i}": r for i, r in enumerate(chunk)})
+            for row in rows:
+                out[row[0]] = {n.lower(): v for n, v in zip(names, row[1:], strict=True)}
+        return out
+
+    # -- DELETE -----------------------------------------------------------------------------
+    def delete(self, rowids: Sequence[Any]) -> None:
+        """Delete rows by row id; 547 (REFERENCE) while child rows reference them."""
+        if not rowids:
+            return
+        self.ctx.txn.write()
+        refs = referencing_constraints(self.conn, self.info)
+        if refs:
+            old_rows = self.fetch(rowids)
+            for child, fk in refs:
+                for rid in rowids:
+                    old = old_rows.get(rid)
+                    if old is None:
+                        continue
+                    keyvals = [old[c.lower()] for c in fk.ref_columns]
+                    if fk.on_delete == "CASCADE" and child.object_id != self.info.object_id:
+                        self._cascade(child, fk, keyvals)
+                    elif child.object_id != self.info.object_id:
+                        self._check_not_referenced(child, fk, keyvals)
+        for start in range(0, len(rowids), 500):
+            chunk = list(rowids[start:start + 500])
+            marks = ", ".join(f":r{i}" for i in range(len(chunk)))
+            run_sql(self.conn, 
+                f"DELETE FROM {quote_ident(self.info.physical)} WHERE {self.rowid} IN ({marks})",
+                {f"r{i}": r for i, r in enumerate(chunk)})
+
+    def _cascade(self, child: TableInfo, fk: ConstraintInfo, keyvals: list[Any]) -> None:
+        conds = " AND ".join(f"{quote_ident(c)} = :k{i}" for i, c in enumerate(fk.columns))
+        params = {f"k{i}": v for i, v in enumerate(keyvals)}
+        rids = [r[0] for r in run_sql(self.conn, 
+            f"SELECT {self.rowid} FROM {quote_ident(child.physical)} WHERE {conds}", params)]
+        RowWriter(self.ctx, child, self.statement).delete(rids)
+
+    def _check_not_referenced(self, child: TableInfo, fk: ConstraintInfo,
+                              keyvals: list[Any]) -> None:
+        if any(v is None for v in keyvals):
+            return
+        conds = " AND ".join(f"{quote_ident(c)} = :k{i}" for i, c in enumerate(fk.columns))
+        params = {f"k{i}": v for i, v in enumerate(keyvals)}
+        if run_sql(self.conn, 
+                f"SELECT 1 FROM {quote_ident(child.physical)} WHERE {conds} LIMIT 1",
+                params).first() is not None:
+            self._raise_547("REFERENCE", fk.name, child, fk.columns)
+
+
+def physical_table_ref(info: TableInfo, alias: str | None = None) -> exp.Table:
+    """A table node the binder resolves straight to ``info`` (any kind of table)."""
+    return exp.Table(this=exp.Identifier(this=PHYSICAL_MARK + info.physical, quoted=True),
+                     alias=exp.TableAlias(this=exp.to_identifier(alias)) if alias else None)
