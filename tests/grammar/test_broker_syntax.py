@@ -283,3 +283,11 @@ def test_broker_statements_carry_spans() -> None:
     stmt = one("\n\n  END CONVERSATION @h WITH CLEANUP")
     assert stmt.span is not None
     assert (stmt.span.line, stmt.span.column, stmt.span.start_pos) == (3, 3, 4)
+
+
+def test_receive_expressions_and_aliases() -> None:
+    stmt = one("RECEIVE TOP (@n) conversation_handle AS h, CAST(message_body AS xml) body, "
+               "message_type_name mt FROM q")
+    assert isinstance(stmt, ast.Receive) and stmt.top == V("@n")
+    assert [i.alias for i in stmt.items] == ["h", "body", "mt"]
+    assert stmt.items[1].expr == ast.Cast(ast.Column(("message_body",)), ast.DataType("xml"))

@@ -335,3 +335,13 @@ def test_statement_spans_use_file_lines() -> None:
     assert first.span is not None and second.span is not None
     assert (first.span.line, second.span.line, second.span.column) == (10, 12, 3)
     assert batch.text[second.span.start_pos:second.span.end_pos] == "PRINT 'x'"
+
+
+def test_xml_modify_in_set_and_update() -> None:
+    dml = ast.Literal("string", "delete /a", "'delete /a'")
+    assert one("SET @x.modify('delete /a')") == ast.SetVariable(
+        "@x", ast.MethodCall(V("@x"), "modify", (dml,)), "modify")
+    up = one("UPDATE t SET doc.modify('delete /a') WHERE id = 1")
+    assert isinstance(up, ast.Update)
+    assert up.assignments == (ast.Assignment(C(("doc",)), ast.MethodCall(C(("doc",)), "modify",
+                                                                          (dml,)), "modify"),)

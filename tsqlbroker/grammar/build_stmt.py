@@ -96,6 +96,12 @@ class StmtBuilder:
     def assign_var_column(self, var: Token, path: tuple[str, ...], e: ast.Expr) -> ast.Assignment:
         return ast.Assignment(ast.Column(path), e, "=", also_variable=str(var))
 
+    def assign_method(self, path: tuple[str, ...], args: Any) -> ast.Assignment:
+        """``SET col.modify('…')`` in UPDATE: op ``modify``, expr the MethodCall."""
+        target = ast.Column(path[:-1])
+        call = ast.MethodCall(target, path[-1].lower(), args or ())
+        return ast.Assignment(target, call, path[-1].lower())
+
     def delete_stmt(self, with_: Any, top: Any, target: Any, output: Any, from_: Any,
                     where: Any, _option: Any) -> ast.Delete:
         ctes = with_[0] if with_ else ()
@@ -442,6 +448,12 @@ class StmtBuilder:
 
     def set_var(self, var: Token, op: Token, e: ast.Expr) -> ast.SetVariable:
         return ast.SetVariable(str(var), e, str(op))
+
+    def set_method(self, var: Token, method: Token, args: Any) -> ast.SetVariable:
+        """``SET @x.modify('…')``: op ``modify``, expr the MethodCall on the variable."""
+        name = name_of(method).lower()
+        return ast.SetVariable(str(var), ast.MethodCall(ast.Variable(str(var)), name, args or ()),
+                               name)
 
     def set_cursor(self, var: Token, *rest: Any) -> ast.SetCursorVariable:
         return ast.SetCursorVariable(str(var), rest[-1], tuple(rest[:-1]))
