@@ -35,8 +35,10 @@ MESSAGE_INSERT_COLUMNS = (
 INSERT_MESSAGE = (f"INSERT INTO {PREFIX}messages ({', '.join(MESSAGE_INSERT_COLUMNS)}) "
                   f"VALUES ({', '.join('?' for _ in MESSAGE_INSERT_COLUMNS)})")
 MESSAGE_COLUMNS = ("queuing_order",) + MESSAGE_INSERT_COLUMNS
+# ``+queue_id`` keeps SQLite's planner on the group index: without statistics it may
+# otherwise pick the ready index (queue_id, status) and scan every ready row of the queue.
 SELECT_GROUP_ROWS = (f"SELECT {', '.join(MESSAGE_COLUMNS)} FROM {PREFIX}messages "
-                     "WHERE queue_id = ? AND status = 1 AND conversation_group_id = ?")
+                     "WHERE +queue_id = ? AND status = 1 AND conversation_group_id = ?")
 
 
 def sql_for(conn: StoreConnection, sql: str) -> str:

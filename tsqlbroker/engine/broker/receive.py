@@ -153,18 +153,26 @@ class ReceiveMixin(BrokerBase):
         """The group of the best ready message not locked by another transaction."""
         excluded = {g for (d, g) in self.locks.locked_by_others(txn)
                     if d == q.database_id} | tried
-        sql = f"SELECT conversation_group_id FROM {PREFIX}messages WHERE queue_id = ? " \
-              "AND status = 1"
+        where = f"FROM {PREFIX}messages WHERE queue_id = ? AND status = 1"
         params: list[Any] = [q.object_id]
         if excluded:
-            sql += f" AND conversation_group_id NOT IN ({', '.join('?' * len(excluded))})"
+            where += f" AND conversation_group_id NOT IN ({', '.join('?' * len(excluded))})"
             params.extend(sorted(excluded))
         if overlay:
-            sql += f" AND queuing_order NOT IN ({', '.join('?' * len(overlay))})"
+            where += f" AND queuing_order NOT IN ({', '.join('?' * len(overlay))})"
             params.extend(sorted(overlay))
-        sql += " ORDER BY priority DESC, queuing_order LIMIT 1"
-        row = run(conn, sql, tuple(params)).fetchone()
-        return None if row is None else str(row[0])
+        # Two index walks instead of ORDER BY priority DESC, queuing_order: the ready index
+        # is (queue_id, status, priority, queuing_order) ascending, so that mixed-direction
+        # ORDER BY sorted every ready row of the queue on each RECEIVE.
+        while True:
+            row = run(conn, f"SELECT priority {where} ORDER BY priority DESC LIMIT 1",
+                      tuple(params)).fetchone()
+            if row is None:
+                return None
+            row = run(conn, f"SELECT conversation_group_id {where} AND priority = ? "
+                            "ORDER BY queuing_order LIMIT 1", (*params, row[0])).fetchone()
+            if row is not None:   # else a commit in between took that priority's last rows
+                return str(row[0])
 
     def _group_rows(self, conn: StoreConnection, q: QueueRow, group: str, handle: str | None,
                     overlay: set[int]) -> list[dict[str, Any]]:
