@@ -16,15 +16,16 @@ import dataclasses
 import random
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import sqlglot  # noqa: E402
+import sqlglot
 
-from tsqlbroker.grammar import ast, parse, parse_batch  # noqa: E402
-from tsqlbroker.grammar.loader import get_driver  # noqa: E402
+from tsqlbroker.grammar import ast, parse, parse_batch
+from tsqlbroker.grammar.loader import get_driver
 
 REPEATS = 3
 GOAL = 1.0
@@ -59,8 +60,8 @@ def dml_statement(r: random.Random) -> str:
         cols = ", ".join(f"a.{_col(r)}" for _ in range(r.randint(2, 5)))
         extra = r.choice([
             "",
-            f", CAST(a.price AS decimal(10, 2)) AS price2",
-            f", CASE WHEN a.qty > 10 THEN 'big' ELSE 'small' END AS size",
+            ", CAST(a.price AS decimal(10, 2)) AS price2",
+            ", CASE WHEN a.qty > 10 THEN 'big' ELSE 'small' END AS size",
             f", COALESCE(b.{_col(r)}, 0) AS fallback",
             f", (SELECT MAX(x.id) FROM {u} x WHERE x.id = a.id) AS max_id",
         ])

@@ -5,8 +5,8 @@ every syntax block of the reference (§1), in both dialects, to the same AST nod
 from __future__ import annotations
 
 import pytest
-
 from grammar_helpers import one
+
 from tsqlbroker.grammar import ast
 
 O = ast.ObjectName
@@ -57,8 +57,8 @@ CASES: list[tuple[str, ast.Stmt]] = [
     ("ALTER XML SCHEMA COLLECTION coll ADD @x", ast.AlterXmlSchemaCollection(O("coll"), V("@x"))),
     ("DROP XML SCHEMA COLLECTION dbo.coll", ast.DropXmlSchemaCollection(O("coll", "dbo"))),
     # --- Listing 15-5 / §1.2 contracts ---------------------------------------------------------
-    ("CREATE CONTRACT [//a/c] ([//a/m] SENT BY INITIATOR, [//a/n] SENT BY TARGET, "
-     "[//a/o] SENT BY ANY)",
+    (("CREATE CONTRACT [//a/c] ([//a/m] SENT BY INITIATOR, [//a/n] SENT BY TARGET, "
+     "[//a/o] SENT BY ANY)"),
      ast.CreateContract("//a/c", (ast.ContractUsage("//a/m", "INITIATOR"),
                                   ast.ContractUsage("//a/n", "TARGET"),
                                   ast.ContractUsage("//a/o", "ANY")))),
@@ -71,23 +71,23 @@ CASES: list[tuple[str, ast.Stmt]] = [
     # --- Listing 15-7 / §1.3 queues --------------------------------------------------------------
     ("CREATE QUEUE q", ast.CreateQueue(O("q"))),
     ("CREATE QUEUE dbo.q WITH STATUS = OFF", ast.CreateQueue(O("q", "dbo"), status=False)),
-    ("CREATE QUEUE q WITH STATUS = ON, ACTIVATION (STATUS = OFF, PROCEDURE_NAME = p, "
-     "MAX_QUEUE_READERS = 5, EXECUTE AS SELF)",
+    (("CREATE QUEUE q WITH STATUS = ON, ACTIVATION (STATUS = OFF, PROCEDURE_NAME = p, "
+     "MAX_QUEUE_READERS = 5, EXECUTE AS SELF)"),
      ast.CreateQueue(O("q"), status=True, activation=ast.QueueActivation(
          False, O("p"), 5, "SELF"))),
-    ("CREATE QUEUE q WITH ACTIVATION (PROCEDURE_NAME = p, MAX_QUEUE_READERS = 1, "
-     "EXECUTE AS USER = 'bob')",
+    (("CREATE QUEUE q WITH ACTIVATION (PROCEDURE_NAME = p, MAX_QUEUE_READERS = 1, "
+     "EXECUTE AS USER = 'bob')"),
      ast.CreateQueue(O("q"), activation=ast.QueueActivation(None, O("p"), 1, "bob"))),
-    ("CREATE QUEUE db.dbo.q WITH STATUS = ON, RETENTION = OFF, ACTIVATION (STATUS = ON, "
+    (("CREATE QUEUE db.dbo.q WITH STATUS = ON, RETENTION = OFF, ACTIVATION (STATUS = ON, "
      "PROCEDURE_NAME = dbo.p, MAX_QUEUE_READERS = 5, EXECUTE AS OWNER), "
-     "POISON_MESSAGE_HANDLING (STATUS = ON) ON [DEFAULT]",
+     "POISON_MESSAGE_HANDLING (STATUS = ON) ON [DEFAULT]"),
      ast.CreateQueue(O("q", "dbo", "db"), True, False,
                      ast.QueueActivation(True, O("p", "dbo"), 5, "OWNER"), True, "DEFAULT")),
-    ("CREATE QUEUE q WITH activation (status = on, max_queue_readers = 1, "
-     "procedure_name = [p], execute as owner)",
+    (("CREATE QUEUE q WITH activation (status = on, max_queue_readers = 1, "
+     "procedure_name = [p], execute as owner)"),
      ast.CreateQueue(O("q"), activation=ast.QueueActivation(True, O("p"), 1, "OWNER"))),
-    ("CREATE QUEUE q WITH ACTIVATION (PROCEDURE_NAME = p, MAX_QUEUE_READERS = 1, "
-     "EXECUTE AS 'someuser')",
+    (("CREATE QUEUE q WITH ACTIVATION (PROCEDURE_NAME = p, MAX_QUEUE_READERS = 1, "
+     "EXECUTE AS 'someuser')"),
      ast.CreateQueue(O("q"), activation=ast.QueueActivation(None, O("p"), 1, "someuser"))),
     ("CREATE QUEUE q WITH STATUS = ON ACTIVATION (PROCEDURE_NAME = p, MAX_QUEUE_READERS = 2,)",
      ast.CreateQueue(O("q"), True, activation=ast.QueueActivation(None, O("p"), 2))),
@@ -123,8 +123,8 @@ CASES: list[tuple[str, ast.Stmt]] = [
      ast.AlterService("s", O("q2", "dbo"), ("//a/c",))),
     ("DROP SERVICE [//a/s]", ast.DropService("//a/s")),
     # --- §1.5 routes, §1.6 bindings, §1.7 endpoints, §1.8 priorities --------------------------
-    ("CREATE ROUTE r WITH SERVICE_NAME = '//a/s', BROKER_INSTANCE = 'B1', LIFETIME = 10, "
-     "ADDRESS = 'TCP://host:4022', MIRROR_ADDRESS = 'TCP://m:4022'",
+    (("CREATE ROUTE r WITH SERVICE_NAME = '//a/s', BROKER_INSTANCE = 'B1', LIFETIME = 10, "
+     "ADDRESS = 'TCP://host:4022', MIRROR_ADDRESS = 'TCP://m:4022'"),
      ast.CreateRoute("r", (("service_name", s("//a/s")), ("broker_instance", s("B1")),
                            ("lifetime", n(10)), ("address", s("TCP://host:4022")),
                            ("mirror_address", s("TCP://m:4022"))))),
@@ -135,39 +135,39 @@ CASES: list[tuple[str, ast.Stmt]] = [
     ("DROP ROUTE r", ast.DropRoute("r")),
     ("CREATE REMOTE SERVICE BINDING b TO SERVICE '//a/s' WITH USER = u1",
      ast.CreateRemoteServiceBinding("b", "//a/s", "u1")),
-    ("CREATE REMOTE SERVICE BINDING b AUTHORIZATION dbo TO SERVICE '//a/s' "
-     "WITH USER = u1, ANONYMOUS = ON",
+    (("CREATE REMOTE SERVICE BINDING b AUTHORIZATION dbo TO SERVICE '//a/s' "
+     "WITH USER = u1, ANONYMOUS = ON"),
      ast.CreateRemoteServiceBinding("b", "//a/s", "u1", True, "dbo")),
     ("ALTER REMOTE SERVICE BINDING b WITH USER = u2", ast.AlterRemoteServiceBinding("b", "u2")),
     ("ALTER REMOTE SERVICE BINDING b WITH ANONYMOUS = OFF",
      ast.AlterRemoteServiceBinding("b", anonymous=False)),
     ("DROP REMOTE SERVICE BINDING b", ast.DropRemoteServiceBinding("b")),
-    ("CREATE ENDPOINT BrokerEndpoint STATE = STARTED AS TCP (LISTENER_PORT = 4022) "
+    (("CREATE ENDPOINT BrokerEndpoint STATE = STARTED AS TCP (LISTENER_PORT = 4022) "
      "FOR SERVICE_BROKER (AUTHENTICATION = WINDOWS NEGOTIATE, "
-     "ENCRYPTION = REQUIRED ALGORITHM AES)",
+     "ENCRYPTION = REQUIRED ALGORITHM AES)"),
      ast.CreateEndpoint("BrokerEndpoint", "STARTED", (("listener_port", "4022"),),
                         (("authentication", "WINDOWS NEGOTIATE"),
                          ("encryption", "REQUIRED ALGORITHM AES")))),
-    ("CREATE ENDPOINT e AUTHORIZATION sa AS TCP (LISTENER_PORT = 4022, LISTENER_IP = ALL) "
+    (("CREATE ENDPOINT e AUTHORIZATION sa AS TCP (LISTENER_PORT = 4022, LISTENER_IP = ALL) "
      "FOR SERVICE_BROKER (AUTHENTICATION = CERTIFICATE c1 MESSAGE_FORWARDING = ENABLED "
-     "MESSAGE_FORWARD_SIZE = 10)",
+     "MESSAGE_FORWARD_SIZE = 10)"),
      ast.CreateEndpoint("e", None, (("listener_port", "4022"), ("listener_ip", "ALL")),
                         (("authentication", "CERTIFICATE c1"), ("message_forwarding", "ENABLED"),
                          ("message_forward_size", "10")), "sa")),
-    ("CREATE ENDPOINT e AS TCP (LISTENER_PORT = 4022 LISTENER_IP = (127.0.0.1)) "
-     "FOR SERVICE_BROKER ()",
+    (("CREATE ENDPOINT e AS TCP (LISTENER_PORT = 4022 LISTENER_IP = (127.0.0.1)) "
+     "FOR SERVICE_BROKER ()"),
      ast.CreateEndpoint("e", None, (("listener_port", "4022"),
                                     ("listener_ip", "(127.0.0.1)")))),
     ("ALTER ENDPOINT e STATE = STOPPED", ast.CreateEndpoint("e", "STOPPED", alter=True)),
     ("DROP ENDPOINT e", ast.DropEndpoint("e")),
-    ("CREATE BROKER PRIORITY p FOR CONVERSATION SET (CONTRACT_NAME = c, "
-     "LOCAL_SERVICE_NAME = [//a/s], REMOTE_SERVICE_NAME = '//a/t', PRIORITY_LEVEL = 3)",
+    (("CREATE BROKER PRIORITY p FOR CONVERSATION SET (CONTRACT_NAME = c, "
+     "LOCAL_SERVICE_NAME = [//a/s], REMOTE_SERVICE_NAME = '//a/t', PRIORITY_LEVEL = 3)"),
      ast.CreateBrokerPriority("p", (("contract_name", s("c")),
                                     ("local_service_name", s("//a/s")),
                                     ("remote_service_name", s("//a/t")),
                                     ("priority_level", n(3))))),
-    ("CREATE BROKER PRIORITY p FOR CONVERSATION SET (CONTRACT_NAME = ANY "
-     "PRIORITY_LEVEL = DEFAULT)",
+    (("CREATE BROKER PRIORITY p FOR CONVERSATION SET (CONTRACT_NAME = ANY "
+     "PRIORITY_LEVEL = DEFAULT)"),
      ast.CreateBrokerPriority("p", (("contract_name", None), ("priority_level", None)))),
     ("CREATE BROKER PRIORITY p FOR CONVERSATION", ast.CreateBrokerPriority("p")),
     ("ALTER BROKER PRIORITY p FOR CONVERSATION SET (PRIORITY_LEVEL = 7)",
@@ -193,19 +193,19 @@ CASES: list[tuple[str, ast.Stmt]] = [
      ast.AlterDatabase("d", "trustworthy", "on", "no_wait")),
     # --- Listing 15-11 / §1.10 BEGIN DIALOG ------------------------------------------------------
     ("BEGIN DIALOG @h FROM SERVICE s TO SERVICE 't'", ast.BeginDialog("@h", "s", s("t"))),
-    ("BEGIN DIALOG CONVERSATION @h FROM SERVICE [//a/s] TO SERVICE '//a/t', 'CURRENT DATABASE' "
-     "ON CONTRACT [//a/c] WITH RELATED_CONVERSATION = @r, LIFETIME = 600, ENCRYPTION = OFF;",
+    (("BEGIN DIALOG CONVERSATION @h FROM SERVICE [//a/s] TO SERVICE '//a/t', 'CURRENT DATABASE' "
+     "ON CONTRACT [//a/c] WITH RELATED_CONVERSATION = @r, LIFETIME = 600, ENCRYPTION = OFF;"),
      ast.BeginDialog("@h", "//a/s", s("//a/t"), s("CURRENT DATABASE"), "//a/c", V("@r"),
                      lifetime=n(600), encryption=False)),
-    ("BEGIN DIALOG @h FROM SERVICE s TO SERVICE 't', @guid ON CONTRACT c "
-     "WITH RELATED_CONVERSATION_GROUP = @g LIFETIME = 600 ENCRYPTION = ON",
+    (("BEGIN DIALOG @h FROM SERVICE s TO SERVICE 't', @guid ON CONTRACT c "
+     "WITH RELATED_CONVERSATION_GROUP = @g LIFETIME = 600 ENCRYPTION = ON"),
      ast.BeginDialog("@h", "s", s("t"), V("@guid"), "c", related_group=V("@g"),
                      lifetime=n(600), encryption=True)),
-    ("BEGIN DIALOG @h FROM SERVICE s TO SERVICE 't', 'B1' ON CONTRACT c "
-     "WITH RELATED_SERVICE_INSTANCE = @si",
+    (("BEGIN DIALOG @h FROM SERVICE s TO SERVICE 't', 'B1' ON CONTRACT c "
+     "WITH RELATED_SERVICE_INSTANCE = @si"),
      ast.BeginDialog("@h", "s", s("t"), s("B1"), "c", related_group=V("@si"))),
-    ("BEGIN DIALOG @h FROM SERVICE s TO SERVICE @target ON CONTRACT c "
-     "WITH ENCRYPTION = OFF, LIFETIME = @l",
+    (("BEGIN DIALOG @h FROM SERVICE s TO SERVICE @target ON CONTRACT c "
+     "WITH ENCRYPTION = OFF, LIFETIME = @l"),
      ast.BeginDialog("@h", "s", V("@target"), None, "c", lifetime=V("@l"), encryption=False)),
     # --- Listing 15-13 SEND ----------------------------------------------------------------------
     ("SEND ON CONVERSATION @h", ast.Send((V("@h"),))),

@@ -6,6 +6,7 @@ import io
 from pathlib import Path
 
 from grammar_helpers import LISTINGS
+
 from tsqlbroker.grammar.check import check_files
 
 
@@ -23,7 +24,7 @@ def test_all_good_files_exit_zero() -> None:
 def test_every_error_of_every_batch_is_reported(tmp_path: Path) -> None:
     f = tmp_path / "bad.sql"
     f.write_text("SELECT 1\nGO\nSELECT FROM t\nGO\nSELECT 2\nGO\nPRINT\n", encoding="utf-8")
-    code, out, err = run([str(f)])
+    code, _out, err = run([str(f)])
     assert code == 1
     lines = [ln for ln in err.splitlines() if ln.startswith(str(f))]
     assert lines == [f"{f}:3: Msg 156, Level 15, State 1, Line 3",

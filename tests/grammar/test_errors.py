@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from grammar_helpers import LISTINGS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grammar_helpers import LISTINGS
 from tsqlbroker.errors import ParseError
 from tsqlbroker.grammar import parse, parse_batch, split_batches
 

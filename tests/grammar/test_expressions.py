@@ -6,8 +6,8 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-
 from grammar_helpers import expr, one
+
 from tsqlbroker.grammar import ast
 
 C = ast.Column

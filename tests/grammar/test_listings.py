@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from grammar_helpers import LISTINGS
 
 from tsqlbroker.errors import ParseError
 from tsqlbroker.grammar import ast, parse
-
-from grammar_helpers import LISTINGS
 
 EXPECTED = {
     "15-02_message_types.sql": ["CreateMessageType", "CreateMessageType"],

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from grammar_helpers import no_sql, one
+
 from tsqlbroker.grammar import ast, parse_batch
 
 C = ast.Column

@@ -348,7 +348,7 @@ class StmtBuilder:
     def func_def(self, head: str, name: ast.ObjectName, *rest: Any) -> ast.CreateFunction:
         body, options, returns = rest[-1], rest[-2], rest[-3]
         params = tuple(p for p in rest[:-3] if p is not None)
-        execute_as, opts = _proc_options(options)
+        _execute_as, opts = _proc_options(options)
         return ast.CreateFunction(name, params, returns, body, head == "or_alter",
                                   head == "alter", opts)
 

@@ -46,8 +46,7 @@ def check_files(paths: list[str], show_ast: bool, out: TextIO, err: TextIO) -> i
             if show_ast:
                 out.write(f"-- {path}: batch {number} (line {b.start_line}"
                           f"{', GO ' + str(b.repeat) if b.repeat != 1 else ''})\n")
-                for stmt in batch.statements:
-                    out.write(format_node(stmt) + "\n")
+                out.writelines(format_node(stmt) + "\n" for stmt in batch.statements)
     return status
 
 

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable
 from types import SimpleNamespace
-from typing import Any, Callable
+from typing import Any
 
 from lark import Lark, Token, Tree
 from lark.lexer import CallChain, _create_unless

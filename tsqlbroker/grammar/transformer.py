@@ -10,7 +10,8 @@ before calling them.
 from __future__ import annotations
 
 import bisect
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from tsqlbroker.errors import Span
 from tsqlbroker.grammar import ast
@@ -35,7 +36,7 @@ create_service alter_service drop_service create_route alter_route drop_route cr
 alter_rsb drop_rsb create_endpoint alter_endpoint drop_endpoint create_priority alter_priority
 drop_priority alter_authorization begin_dialog send_stmt receive_stmt get_group waitfor_stmt
 end_conversation begin_timer move_conversation
-""".split())
+""".split())  # noqa: SIM905 — one name per word reads best
 
 # Rules that slice their own source text.
 TEXT_RULES = frozenset({"option_clause", "frame", "view_body", "cursor_query"})
@@ -44,7 +45,7 @@ SPAN_RULES = STATEMENT_RULES | TEXT_RULES
 
 
 def _with_span(fn: Callable[..., Any]) -> Callable[..., Any]:
-    def wrapper(self: "AstBuilder", *children: Any) -> Any:
+    def wrapper(self: AstBuilder, *children: Any) -> Any:
         node = fn(self, *children)
         start, end = self.span
         if start is not None:
