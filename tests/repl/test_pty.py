@@ -18,6 +18,15 @@ ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 20
 
 
+@pytest.fixture(scope="module", autouse=True)
+def warm_parser_cache() -> None:
+    """Build the grammar once here so that Lark's on-disk cache is warm for the children:
+    the time limits below are about the REPL, not about building LALR tables."""
+    from tsqlbroker.grammar import parse
+
+    parse("PRINT 1")
+
+
 @pytest.fixture
 def repl(xdg_home: Path) -> Iterator[Any]:
     env = {**os.environ, "TERM": "xterm-256color", "NO_COLOR": "1",
