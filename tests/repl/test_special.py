@@ -207,8 +207,20 @@ def test_conversations_view_hides_closed_and_shows_clocks() -> None:
         "sys.services": ResultSet(["service_id", "name"], rows=[(65536, "//init")]),
     })
     rs = broker_views.conversations_view(query, now=now)
-    assert rs.rows == [("H1", "initiator", "//init", "//target", "CONVERSING", None,
-                        "5m00s", "30s")]
+    assert "age" not in rs.columns
+    assert rs.rows == [("H1", "initiator", "//init", "//target", "CONVERSING", "5m00s", "30s")]
+
+
+def test_conversations_view_shows_age_when_the_store_has_a_creation_time() -> None:
+    now = dt.datetime(2026, 1, 1, 12, 0, 0)
+    query = scripted({"sys.conversation_endpoints": ResultSet(
+        ["conversation_handle", "is_initiator", "service_id", "far_service", "state",
+         "state_desc", "lifetime", "create_date"],
+        rows=[("H1", 0, 1, "//i", "CO", "CONVERSING", now + dt.timedelta(days=400),
+               now - dt.timedelta(hours=1, minutes=2))])})
+    rs = broker_views.conversations_view(query, now=now)
+    assert rs.columns[5] == "age"
+    assert rs.rows == [("H1", "target", 1, "//i", "CONVERSING", "1h02m", "never", None)]
 
 
 def test_services_and_activation_views() -> None:

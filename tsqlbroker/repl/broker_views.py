@@ -98,34 +98,40 @@ def _age(value: Any, now: _dt.datetime) -> str:
 
 
 def conversations_view(query: Query, now: _dt.datetime | None = None) -> ResultSet:
-    """Open conversation endpoints (state not CD): handle, side, services, state, timing."""
+    """Open conversation endpoints (state not CD): handle, side, services, state, clocks.
+
+    ``sys.conversation_endpoints`` has no creation time, so the ``age`` column appears only
+    when the store exposes one (``create_date``); the remaining lifetime is always shown."""
     now = now or _dt.datetime.now()
-    endpoints = _rows(query, "SELECT * FROM sys.conversation_endpoints")
+    endpoints = [e for e in _rows(query, "SELECT * FROM sys.conversation_endpoints")
+                 if str(e.get("state", "")).strip().upper() != "CD"]
     services = {r["service_id"]: r["name"] for r in
                 _optional(query, "SELECT service_id, name FROM sys.services") or []}
+    has_age = any(e.get("create_date") is not None for e in endpoints)
     rows: list[tuple[Any, ...]] = []
     for e in endpoints:
-        if str(e.get("state", "")).strip().upper() == "CD":
-            continue
-        # sys.conversation_endpoints has no creation time; a store that records one shows
-        # the age, otherwise the remaining lifetime is the useful clock.
-        created = e.get("create_time") or e.get("created")
         timer = e.get("dialog_timer")
         timer_set = isinstance(timer, _dt.datetime) and timer.year > 1900
-        rows.append((
+        row = [
             e.get("conversation_handle"),
             "initiator" if e.get("is_initiator") else "target",
             services.get(e.get("service_id"), e.get("service_id")),
             e.get("far_service"),
             e.get("state_desc") or e.get("state"),
-            _age(created, now) if created is not None else None,
             _age(e.get("lifetime"), now) or None,
             _age(timer, now) if timer_set else None,
-        ))
-    return ResultSet(["conversation_handle", "side", "service", "far_service", "state", "age",
-                      "expires_in", "timer_in"],
-                     ["uniqueidentifier", None, "sysname", "nvarchar(256)", None, None, None,
-                      None], rows)
+        ]
+        if has_age:
+            row.insert(5, _age(e.get("create_date"), now) or None)
+        rows.append(tuple(row))
+    columns = ["conversation_handle", "side", "service", "far_service", "state", "expires_in",
+               "timer_in"]
+    types: list[str | None] = ["uniqueidentifier", None, "sysname", "nvarchar(256)", None,
+                               None, None]
+    if has_age:
+        columns.insert(5, "age")
+        types.insert(5, None)
+    return ResultSet(columns, types, rows)
 
 
 def services_view(query: Query, include_system: bool = False) -> ResultSet:

@@ -130,8 +130,11 @@ class RichSink:
     def _render_table(self, rs: ResultSet) -> RenderableType:
         table = Table(header_style=self.styles["header"], show_lines=False, expand=False)
         for name, spec in zip(self._names(rs), rs.types or [None] * len(rs.columns)):
-            numeric = spec is not None and spec.split("(")[0] in _NUMERIC_TYPES
-            table.add_column(name, justify="right" if numeric else "left", overflow="fold")
+            base = spec.split("(")[0] if spec else ""
+            # A GUID is read (and copied) whole: never wrap it.
+            table.add_column(name, justify="right" if base in _NUMERIC_TYPES else "left",
+                             overflow="fold", no_wrap=base == "uniqueidentifier",
+                             min_width=36 if base == "uniqueidentifier" else None)
         for row in rs.rows:
             table.add_row(*(self._cell(v) for v in row))
         return table
