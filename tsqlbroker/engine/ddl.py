@@ -20,7 +20,7 @@ from .context import ExecContext
 from .execsql import run_sql
 from .naming import quote_ident
 from .sqltypes import column_type
-from .tableinfo import TableInfo
+from .tableinfo import TableInfo, load_table
 from .tables import PendingConstraint, add_constraint, column_def, table_constraint
 from .transpile import Binder, datatype_spec, not_supported, table_key, written_name
 from .writer import RowWriter, format_key
@@ -72,8 +72,8 @@ def _add_column(ctx: ExecContext, info: TableInfo, action: exp.ColumnDef) -> Non
     col = column_def(action, pending)
     if info.column(col["name"]) is not None:
         raise tsql_error(2705, col["name"], info.display_name)
-    has_rows = run_sql(ctx.conn, 
-        f"SELECT 1 FROM {quote_ident(info.physical)} LIMIT 1").first() is not None
+    has_rows = run_sql(
+        ctx.conn, f"SELECT 1 FROM {quote_ident(info.physical)} LIMIT 1").first() is not None
     if not col["nullable"] and col["default"] is None and col["identity"] is None and has_rows:
         raise tsql_error(4901, col["name"], info.display_name)
     catalog = Catalog.get(ctx.conn.store)
@@ -92,10 +92,7 @@ def _add_column(ctx: ExecContext, info: TableInfo, action: exp.ColumnDef) -> Non
                              f"{quote_ident(col['name'])} {ddl_type}")
     if col["default"] is not None:
         pending.append(PendingConstraint("D", col["default_name"], [col["name"]],
-                                          check_sql=col["default"]))
-        if has_rows and not col["nullable"] or has_rows and col["default"] is not None \
-                and not col["nullable"]:
-            pass
+                                         check_sql=col["default"]))
     _touch(ctx, info)
     fresh = _reload(ctx, info)
     if has_rows and (col["default"] is not None and not col["nullable"] or ident):
@@ -104,13 +101,14 @@ def _add_column(ctx: ExecContext, info: TableInfo, action: exp.ColumnDef) -> Non
         rid = writer.rowid
         column = fresh.column(col["name"])
         assert column is not None
-        rowids = [r[0] for r in run_sql(ctx.conn, 
-            f"SELECT {rid} FROM {quote_ident(info.physical)} ORDER BY {rid}")]
+        rowids = [r[0] for r in run_sql(
+            ctx.conn, f"SELECT {rid} FROM {quote_ident(info.physical)} ORDER BY {rid}")]
         changes: list[tuple[Any, dict[str, Any]]] = []
         next_id = ident[0] if ident else None
         for row_id in rowids:
             if ident and next_id is not None:
-                run_sql(ctx.conn, 
+                run_sql(
+                    ctx.conn,
                     f"UPDATE {quote_ident(info.physical)} SET {quote_ident(col['name'])} = :v "
                     f"WHERE {rid} = :r", {"v": next_id, "r": row_id})
                 next_id += ident[1]
@@ -128,7 +126,6 @@ def _add_column(ctx: ExecContext, info: TableInfo, action: exp.ColumnDef) -> Non
 
 
 def _reload(ctx: ExecContext, info: TableInfo) -> TableInfo:
-    from .tableinfo import load_table
     obj = Catalog.get(ctx.conn.store).object_by_id(ctx.conn, None, info.object_id)
     assert obj is not None
     return load_table(ctx.conn, obj)
@@ -142,7 +139,8 @@ def _validate_existing(ctx: ExecContext, info: TableInfo, pc: PendingConstraint)
     phys = quote_ident(info.physical)
     if pc.kind in ("PK", "UQ") and pc.columns:
         cols = ", ".join(quote_ident(c) for c in pc.columns)
-        dup = run_sql(ctx.conn, 
+        dup = run_sql(
+            ctx.conn,
             f"SELECT {cols} FROM {phys} GROUP BY {cols} HAVING COUNT(*) > 1 LIMIT 1").first()
         if dup is not None:
             name = pc.name or "PK"
@@ -209,13 +207,14 @@ def _alter_column(ctx: ExecContext, info: TableInfo, action: exp.AlterColumn) ->
     writer = RowWriter(ctx, fresh, "UPDATE")
     new_col = fresh.column(col.name)
     assert new_col is not None
-    rows = run_sql(ctx.conn, 
+    rows = run_sql(
+        ctx.conn,
         f"SELECT {writer.rowid}, {quote_ident(col.name)} FROM {quote_ident(info.physical)}"
     ).fetchall()
     for row_id, value in rows:
         stored = writer.convert(new_col, value)
-        run_sql(ctx.conn, 
-            f"UPDATE {quote_ident(info.physical)} SET {quote_ident(col.name)} = :v "
+        run_sql(
+            ctx.conn, f"UPDATE {quote_ident(info.physical)} SET {quote_ident(col.name)} = :v "
             f"WHERE {writer.rowid} = :r", {"v": stored, "r": row_id})
 
 
@@ -248,7 +247,8 @@ def create_index(ctx: ExecContext, tree: exp.Create) -> None:
                           "IX", parent_id=info.object_id, object_id=oid,
                           detail=json.dumps({"columns": cols, "unique": unique, "name": name}))
     col_sql = ", ".join(quote_ident(c) for c in cols)
-    run_sql(ctx.conn, 
+    run_sql(
+        ctx.conn,
         f"CREATE INDEX {quote_ident(f'ix_{oid}')} ON {quote_ident(info.physical)} ({col_sql})")
     _touch(ctx, info)
 

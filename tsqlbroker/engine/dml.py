@@ -200,9 +200,9 @@ def _merge(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
 
 
 _HANDLERS: dict[type, Callable[[ExecContext, Parsed, Params], SqlResult]] = {
-    exp.Merge: _merge,
-    exp.Select: select_statement, exp.Insert: insert_statement, exp.Update: update_statement, exp.Delete: delete_statement,
-    exp.Create: _create, exp.Alter: _alter, exp.Drop: _drop, exp.TruncateTable: _truncate,
+    exp.Select: select_statement, exp.Insert: insert_statement, exp.Update: update_statement,
+    exp.Delete: delete_statement, exp.Merge: _merge, exp.Create: _create, exp.Alter: _alter,
+    exp.Drop: _drop, exp.TruncateTable: _truncate,
 }
 
 

@@ -124,8 +124,8 @@ def _output(ctx: ExecContext, info: TableInfo, parsed: Parsed, params: Params,
         select = select.from_(physical_table_ref(info, "inserted"))
         if old:
             select = select.join(deleted, join_type="cross")
-        select = select.where(exp.EQ(this=exp.column(rowid_column(ctx.conn.dialect), table="inserted"),
-                                     expression=exp.Placeholder(this="__rid")))
+        rid = exp.column(rowid_column(ctx.conn.dialect), table="inserted")
+        select = select.where(exp.EQ(this=rid, expression=exp.Placeholder(this="__rid")))
     binder = Binder(ctx, params)
     binder.sources["deleted"] = Source("table", "deleted", [(c.name, c.spec) for c in info.columns],
                                        table=info)
@@ -201,7 +201,8 @@ def _target_select(ctx: ExecContext, tree: exp.Expression, target: exp.Table,
         else:
             joins.append(exp.Join(this=extra, kind="CROSS"))
     assert tinfo is not None
-    select = exp.Select(expressions=[exp.column(rowid_column(ctx.conn.dialect), table=alias, quoted=True)] + values)
+    rid = exp.column(rowid_column(ctx.conn.dialect), table=alias, quoted=True)
+    select = exp.Select(expressions=[rid, *values])
     select.set("from_", exp.From(this=items[0]))
     if joins:
         select.set("joins", joins)
@@ -266,8 +267,8 @@ def delete_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
     select, _alias, info = _target_select(ctx, tree, target, from_node, parsed, [])
     binder = Binder(ctx, params)
     compiled = binder.compile(select, (parsed.text, "delete"))
-    rowids = list(dict.fromkeys(r[0] for r in run_sql(binder.conn, 
-        compiled.sql, binder.binds)))
+    rowids = list(dict.fromkeys(r[0] for r in run_sql(
+        binder.conn, compiled.sql, binder.binds)))
     writer = RowWriter(ctx, info, "DELETE")
     old = writer.fetch(rowids) if parsed.output is not None else {}
     writer.delete(rowids)

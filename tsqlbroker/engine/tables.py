@@ -282,7 +282,8 @@ def add_constraint(ctx: ExecContext, db_id: int, schema: str, table_oid: int, di
                           definition=f"({pc.check_sql})" if pc.check_sql else None)
     if pc.kind in ("PK", "UQ") and pc.columns:
         cols = ", ".join(quote_ident(c) for c in pc.columns)
-        run_sql(ctx.conn, 
+        run_sql(
+            ctx.conn,
             f"CREATE INDEX {quote_ident(f'ix_{oid}')} ON {quote_ident(physical)} ({cols})")
 
 

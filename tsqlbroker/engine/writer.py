@@ -269,7 +269,8 @@ class RowWriter:
             sets = ", ".join(f"{quote_ident(n)} = :u{i}" for i, n in enumerate(converted))
             params = {f"u{i}": v for i, v in enumerate(converted.values())}
             params["rid"] = rid
-            run_sql(self.conn, 
+            run_sql(
+                self.conn,
                 f"UPDATE {quote_ident(info.physical)} SET {sets} WHERE {self.rowid} = :rid",
                 params)
         current = self.fetch([rid for rid, _v in changes])
@@ -300,8 +301,8 @@ class RowWriter:
         for start in range(0, len(rowids), 500):
             chunk = list(rowids[start:start + 500])
             marks = ", ".join(f":r{i}" for i in range(len(chunk)))
-            rows = run_sql(self.conn, 
-                f"SELECT {cols} FROM {quote_ident(self.info.physical)} "
+            rows = run_sql(
+                self.conn, f"SELECT {cols} FROM {quote_ident(self.info.physical)} "
                 f"WHERE {self.rowid} IN ({marks})", {f"r{i}": r for i, r in enumerate(chunk)})
             for row in rows:
                 out[row[0]] = {n.lower(): v for n, v in zip(names, row[1:], strict=True)}
@@ -329,14 +330,16 @@ class RowWriter:
         for start in range(0, len(rowids), 500):
             chunk = list(rowids[start:start + 500])
             marks = ", ".join(f":r{i}" for i in range(len(chunk)))
-            run_sql(self.conn, 
+            run_sql(
+                self.conn,
                 f"DELETE FROM {quote_ident(self.info.physical)} WHERE {self.rowid} IN ({marks})",
                 {f"r{i}": r for i, r in enumerate(chunk)})
 
     def _cascade(self, child: TableInfo, fk: ConstraintInfo, keyvals: list[Any]) -> None:
         conds = " AND ".join(f"{quote_ident(c)} = :k{i}" for i, c in enumerate(fk.columns))
         params = {f"k{i}": v for i, v in enumerate(keyvals)}
-        rids = [r[0] for r in run_sql(self.conn, 
+        rids = [r[0] for r in run_sql(
+            self.conn,
             f"SELECT {self.rowid} FROM {quote_ident(child.physical)} WHERE {conds}", params)]
         RowWriter(self.ctx, child, self.statement).delete(rids)
 
@@ -346,8 +349,8 @@ class RowWriter:
             return
         conds = " AND ".join(f"{quote_ident(c)} = :k{i}" for i, c in enumerate(fk.columns))
         params = {f"k{i}": v for i, v in enumerate(keyvals)}
-        if run_sql(self.conn, 
-                f"SELECT 1 FROM {quote_ident(child.physical)} WHERE {conds} LIMIT 1",
+        if run_sql(
+                self.conn, f"SELECT 1 FROM {quote_ident(child.physical)} WHERE {conds} LIMIT 1",
                 params).first() is not None:
             self._raise_547("REFERENCE", fk.name, child, fk.columns)
 
