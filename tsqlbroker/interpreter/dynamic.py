@@ -166,8 +166,15 @@ def compile_sp_executesql(c: Compiler, node: ast.ExecProc) -> StmtFn:
         compiled = compile_dynamic(s, text, paramsf(f) or "")
         plan = compiled.plans.get(site)
         if plan is None:
-            plan = compiled.plans[site] = _bind_plan(c_args, compiled, "sp_executesql",
-                                                     stores)
+            params_text = paramsf(f) or ""
+            try:
+                plan = compiled.plans[site] = _bind_plan(c_args, compiled, "sp_executesql",
+                                                         stores)
+            except TSqlError as e:
+                if e.number != 201:
+                    raise
+                missing = e.message.split("'")[3] if e.message.count("'") >= 4 else ""
+                raise tsql_error(8178, f"({params_text}){text}", missing) from None
         values = {slot: fn(f) for slot, fn in plan.binds}
         frame = run_dynamic(f, compiled, values)
         for slot, store in plan.outputs:

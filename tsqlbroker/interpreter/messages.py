@@ -49,6 +49,8 @@ INTERPRETER_MESSAGES: dict[int, tuple[int, str]] = {
     8162: (16, ('The formal parameter "%.*ls" was not declared as an OUTPUT parameter, but the '
                 'actual parameter passed in requested output.')),
     8164: (16, "An INSERT EXEC statement cannot be nested."),
+    8178: (16, ("The parameterized query '%.*ls' expects the parameter '%.*ls', which was not "
+                "supplied.")),
     10704: (15, "To rethrow an error, a THROW statement must be used inside a CATCH block."),
     16905: (16, "The cursor is already open."),
     16915: (16, "A cursor with the name '%.*ls' already exists."),

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from datetime import time as dtime
 from typing import TYPE_CHECKING, Any
 
+from tsqlbroker.engine.catalog import FIRST_USER_DATABASE_ID
 from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.errors import ExecutionError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
@@ -265,7 +266,7 @@ def compile_drop_database(c: Compiler, node: ast.DropDatabase) -> StmtFn:
                 raise tsql_error(3701, "database", name)
             users = [o for o in list(s.instance.sessions.values())
                      if o.db_id == row.database_id and not o.closed]
-            if users:
+            if users and row.database_id >= FIRST_USER_DATABASE_ID:
                 raise tsql_error(3702, row.name)
             txn = s.txn_for_statement()
             txn.write()

@@ -104,7 +104,7 @@ def compile_call(c: Compiler, node: ast.FunctionCall) -> CExpr:
 
     builtin = FN.lookup(key)
     if builtin is None:
-        raise c.bind_error(195, node, name.name)
+        raise c.bind_error(195, node, name.name, "built-in function name")
     args: list[CExpr] = []
     consts: list[Any] = []
     for a in node.args:

@@ -18,3 +18,8 @@ EXEC ('PRINT @outer')
 GO
 DROP DATABASE dyn_db
 PRINT DB_ID('dyn_db')
+GO
+EXEC sp_executesql N'PRINT @a', N'@a int'
+SELECT no_such_builtin(1)
+GO
+EXEC sp_executesql N'PRINT @a', N'@a int'
