@@ -694,8 +694,11 @@ def _receive_runner(c: Compiler, node: ast.Receive, waitfor: bool,
         waiter = _Waiter(f, timeout(f) if timeout is not None else None) if waitfor else None
         task = _task(f)
         while True:
+            # A WAITFOR … WHERE waits for the group lock no longer than its TIMEOUT.
+            lock_timeout = waiter.remaining() if waiter is not None else None
+            kwargs = {} if lock_timeout is None else {"lock_timeout": max(lock_timeout, 0.0)}
             rs = broker.receive(txn, db_id, schema, name, n, where_col, wv,
-                                cancelled=s.cancelled)
+                                cancelled=s.cancelled, **kwargs)
             if task is not None:
                 task.received = True
             if rs.rows or waiter is None:
