@@ -230,6 +230,13 @@ MESSAGES: dict[int, tuple[int, str]] = {
                "statement cannot UPDATE/DELETE the same row of the target table multiple "
                "times. Refine the ON clause to ensure a target row matches at most one source "
                "row, or use the GROUP BY clause to group the source rows."),
+    545: (16, "Explicit value must be specified for identity column in table '%.*ls' either "
+              "when IDENTITY_INSERT is set to ON or when a replication user is inserting into a "
+              "NOT FOR REPLICATION identity column."),
+    8106: (16, "Table '%.*ls' does not have the identity property. Cannot perform SET "
+               "operation."),
+    8107: (16, "IDENTITY_INSERT is already ON for table '%.*ls'. Cannot perform SET operation "
+               "for table '%.*ls'."),
     40000: (16, "%ls is not supported."),
     3902: (16, "The COMMIT TRANSACTION request has no corresponding BEGIN TRANSACTION."),
     3903: (16, "The ROLLBACK TRANSACTION request has no corresponding BEGIN TRANSACTION."),

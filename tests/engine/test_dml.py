@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from tsqlbroker.engine.dml import ExecContext, declare_table_variable
+from tsqlbroker.engine.dml import ExecContext, declare_table_variable, set_identity_insert
 from tsqlbroker.errors import TSqlError
 
 from .conftest import rows, run
@@ -224,3 +224,26 @@ def test_compound_select_assignment_yields_the_operand(stock: ExecContext) -> No
     result = run(stock, "SELECT @n += qty FROM items ORDER BY id", n=(100, "int"))
     assert result.assign_targets == [("@n", "+=")]
     assert [r[0] for r in result.resultsets[0].rows] == [1, 2, 3]
+
+
+def test_identity_insert(stock: ExecContext) -> None:
+    run(stock, "CREATE TABLE plain (a int)")
+    with pytest.raises(TSqlError) as ei:
+        set_identity_insert(stock, "plain", True)
+    assert ei.value.number == 8106
+    set_identity_insert(stock, "dbo.items", True)
+    result = run(stock, "INSERT INTO items (id, sku) VALUES (100, 'big')")
+    assert result.identity == 100
+    with pytest.raises(TSqlError) as ei:
+        run(stock, "INSERT INTO items (sku) VALUES ('x')")
+    assert ei.value.number == 545
+    with pytest.raises(TSqlError) as ei:
+        run(stock, "INSERT INTO items VALUES (101, 'y', 1)")
+    assert ei.value.number == 8101
+    run(stock, "CREATE TABLE other (id int IDENTITY, v int)")
+    with pytest.raises(TSqlError) as ei:
+        set_identity_insert(stock, "other", True)
+    assert ei.value.message == ("IDENTITY_INSERT is already ON for table 'dbo.items'. Cannot "
+                                "perform SET operation for table 'other'.")
+    set_identity_insert(stock, "items", False)
+    assert run(stock, "INSERT INTO items (sku) VALUES ('next')").identity == 105

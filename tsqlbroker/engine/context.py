@@ -32,6 +32,8 @@ class ExecContext:
     table_variables: dict[str, str] = field(default_factory=dict)
     # Nesting of views being expanded (Msg 217 beyond 32, as for modules).
     view_depth: int = 0
+    # Object ids of the tables with SET IDENTITY_INSERT ON in the session (at most one).
+    identity_insert: set[int] = field(default_factory=set)
 
 
 @dataclass

@@ -36,7 +36,7 @@ logging.getLogger("sqlglot").setLevel(logging.ERROR)
 __all__ = [
     "ExecContext", "SqlResult", "VirtualTable", "declare_table_variable", "drop_table_variable",
     "drop_temp_tables", "execute_sql", "insert_rows", "register_functions",
-    "register_virtual_table", "temp_table_object_id",
+    "register_virtual_table", "set_identity_insert", "temp_table_object_id",
 ]
 
 
@@ -111,6 +111,30 @@ def drop_temp_tables(ctx: ExecContext) -> None:
     """Drop every temp table of the session (session end)."""
     prepare_connection(ctx.conn)
     guarded(ctx, True, lambda: (tables.drop_temp_tables(ctx), SqlResult())[1])
+
+
+def set_identity_insert(ctx: ExecContext, table: str, on: bool) -> None:
+    """``SET IDENTITY_INSERT table ON|OFF`` for the session whose set of tables is
+    ``ctx.identity_insert`` (Msg 8106 without an identity column, 8107 when another table
+    of the session already has it ON)."""
+    prepare_connection(ctx.conn)
+
+    def run() -> SqlResult:
+        info = target_table(ctx, _table_node(table), "SET IDENTITY_INSERT")
+        if info.identity_column is None:
+            raise tsql_error(8106, table)
+        if on:
+            others = ctx.identity_insert - {info.object_id}
+            if others:
+                other = Catalog.get(ctx.conn.store).object_by_id(ctx.conn, None, min(others))
+                name = f"{other.schema_name}.{other.name}" if other else "?"
+                raise tsql_error(8107, name, table)
+            ctx.identity_insert.add(info.object_id)
+        else:
+            ctx.identity_insert.discard(info.object_id)
+        return SqlResult()
+
+    guarded(ctx, False, run)
 
 
 def _table_node(name: str) -> exp.Table:

@@ -97,7 +97,10 @@ class RowWriter:
         non-identity column in order). Returns the backend row ids."""
         info = self.info
         ident = info.identity_column
+        explicit = ident is not None and info.object_id in self.ctx.identity_insert
         if columns is None:
+            if explicit:
+                raise tsql_error(8101, info.display_name)
             targets = [c for c in info.columns if c.identity is None]
         else:
             targets = []
@@ -105,9 +108,11 @@ class RowWriter:
                 col = info.column(name)
                 if col is None:
                     raise tsql_error(207, name, cls=BindError)
-                if col.identity is not None:
+                if col.identity is not None and not explicit:
                     raise tsql_error(544, info.display_name)
                 targets.append(col)
+            if explicit and ident not in targets:
+                raise tsql_error(545, info.display_name)
         for row in rows:
             if len(row) != len(targets):
                 if columns is None:
@@ -128,7 +133,16 @@ class RowWriter:
             by_name = {c.name.lower(): v for c, v in zip(targets, row, strict=True)}
             for col in info.columns:
                 low = col.name.lower()
-                if col.identity is not None:
+                if col.identity is not None and explicit:
+                    # SET IDENTITY_INSERT ON: the given value, and the seed moves past it.
+                    value = self.convert(col, by_name[low])
+                    values[low] = value
+                    self.last_identity = value
+                    assert next_id is not None and value is not None
+                    step = col.identity[1]
+                    if (value + step - next_id) * step > 0:
+                        next_id = value + step
+                elif col.identity is not None:
                     assert next_id is not None
                     values[low] = next_id
                     self.last_identity = next_id
