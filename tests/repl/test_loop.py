@@ -132,6 +132,12 @@ def test_broker_log_lines_are_shown_or_kept(console: Any, pipe: Any) -> None:
     out = output_of(console)
     assert "output: 'hi'" in out and "hidden line" not in out
     assert any("hidden line" in line for line in repl.log_tail(5))
+    repl.set_log_shown(True)
+    log.write("Activation", "started [dbo].[p] on queue q", "info")
+    assert "started [dbo].[p]" not in output_of(console)
+    repl.config.log_info = True
+    log.write("Activation", "ended [dbo].[p] on queue q", "info")
+    assert "ended [dbo].[p]" in output_of(console)
     repl.close()
 
 

@@ -57,7 +57,7 @@ class Config:
     max_column_width: int = 60
     null_text: str = "NULL"
     log_show: bool = True
-    log_keep: int = 500
+    log_info: bool = False
     syntax_style: str = "default"
     colors: dict[str, str] = field(default_factory=dict)
 
@@ -114,7 +114,7 @@ def parse_config(text: str) -> Config:
         max_column_width=_get(data, "output", "max_column_width", int),
         null_text=_get(data, "output", "null_text", str),
         log_show=_get(data, "log", "show", bool),
-        log_keep=_get(data, "log", "keep", int),
+        log_info=_get(data, "log", "info", bool),
         syntax_style=str(colors.get("syntax_style", "default")),
         colors={k: str(v) for k, v in colors.items() if k != "syntax_style"},
     )

@@ -67,9 +67,22 @@ class _Link:
 
 
 def _default_instance(url: str | None) -> Any:
+    from tsqlbroker.interpreter.broker_runtime import runtime_for
     from tsqlbroker.interpreter.instance import Instance
 
-    return Instance(url)
+    instance = Instance(url)
+    # Activation, conversation timers and lifetimes run while the REPL waits for input.
+    runtime_for(instance)
+    return instance
+
+
+def broker_log_of(instance: Any) -> Any | None:
+    """The instance's broker log (``instance.broker_log`` or its broker runtime's log)."""
+    log = getattr(instance, "broker_log", None)
+    if log is None:
+        runtime = getattr(instance, "extensions", {}).get("broker_runtime")
+        log = getattr(runtime, "log", None)
+    return log
 
 
 def internal_error(exc: BaseException) -> TSqlError:
@@ -118,14 +131,14 @@ class Repl:
             worker.shutdown(wait=False)
             instance.close()
             raise
-        log = getattr(instance, "broker_log", None)
+        log = broker_log_of(instance)
         if log is not None and hasattr(log, "add_listener"):
             log.add_listener(self._on_log)
         link.catalog.refresh(str(getattr(link.session, "current_database", "master")))
         return link
 
     def _close_link(self, link: _Link) -> None:
-        log = getattr(link.instance, "broker_log", None)
+        log = broker_log_of(link.instance)
         if log is not None and hasattr(log, "remove_listener"):
             log.remove_listener(self._on_log)
         link.helper.close()
@@ -309,7 +322,7 @@ class Repl:
 
     def log_tail(self, n: int) -> list[str]:
         """The last ``n`` broker log lines."""
-        log = getattr(self.instance, "broker_log", None)
+        log = broker_log_of(self.instance)
         if log is None:
             return []
         entries = log.tail(n) if hasattr(log, "tail") else list(log)[-n:]
@@ -320,12 +333,16 @@ class Repl:
         self.log_shown = shown
 
     def _on_log(self, entry: Any) -> None:
-        """Broker log listener (background threads)."""
-        if not self.log_shown:
+        """Broker log listener (background threads): output of activated procedures and
+        broker errors as they happen; what the broker merely does (level info) only when
+        the config asks for it — ``:log`` shows everything."""
+        level = getattr(entry, "level", "output")
+        if not self.log_shown or (level == "info" and not self.config.log_info):
             return
         line = entry.render() if hasattr(entry, "render") else str(entry)
+        style = {"error": "error", "info": "rows_affected"}.get(level, "log")
         with self.sink.lock:
-            self.log_console.print(Text(line, style=self.sink.styles["log"]), soft_wrap=True)
+            self.log_console.print(Text(line, style=self.sink.styles[style]), soft_wrap=True)
 
     # -- the prompt -----------------------------------------------------------------------
     def _history(self) -> History:
