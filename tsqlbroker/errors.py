@@ -237,6 +237,7 @@ MESSAGES: dict[int, tuple[int, str]] = {
                "operation."),
     8107: (16, "IDENTITY_INSERT is already ON for table '%.*ls'. Cannot perform SET operation "
                "for table '%.*ls'."),
+    1763: (16, "Cross-database foreign key references are not supported. Foreign key '%.*ls'."),
     40000: (16, "%ls is not supported."),
     3902: (16, "The COMMIT TRANSACTION request has no corresponding BEGIN TRANSACTION."),
     3903: (16, "The ROLLBACK TRANSACTION request has no corresponding BEGIN TRANSACTION."),

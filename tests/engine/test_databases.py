@@ -93,3 +93,11 @@ def test_same_table_name_in_two_databases(two: tuple[ExecContext, int]) -> None:
     run(ctx_other, "INSERT INTO orders VALUES ('o')")
     assert rows(ctx_other, "SELECT x FROM orders") == [("o",)]
     assert rows(ctx, "SELECT COUNT(*) FROM orders") == [(2,)]
+
+
+def test_cross_database_foreign_key_is_refused(two: tuple[ExecContext, int]) -> None:
+    ctx, _other = two
+    with pytest.raises(TSqlError) as ei:
+        run(ctx, "CREATE TABLE Other.dbo.lines (o int CONSTRAINT fk_x REFERENCES orders(id))")
+    assert (ei.value.number, ei.value.message) == (
+        1763, "Cross-database foreign key references are not supported. Foreign key 'fk_x'.")

@@ -270,7 +270,7 @@ def add_constraint(ctx: ExecContext, db_id: int, schema: str, table_oid: int, di
                                       oid)
     detail: dict[str, Any] = {"columns": pc.columns}
     if pc.kind == "F":
-        ref_info = _resolve_ref(ctx, pc, name)
+        ref_info = _resolve_ref(ctx, pc, name, db_id)
         detail["ref_object_id"] = ref_info.object_id
         detail["ref_columns"] = pc.ref_columns
         if pc.on_delete:
@@ -287,7 +287,7 @@ def add_constraint(ctx: ExecContext, db_id: int, schema: str, table_oid: int, di
             f"CREATE INDEX {quote_ident(f'ix_{oid}')} ON {quote_ident(physical)} ({cols})")
 
 
-def _resolve_ref(ctx: ExecContext, pc: PendingConstraint, name: str) -> TableInfo:
+def _resolve_ref(ctx: ExecContext, pc: PendingConstraint, name: str, db_id: int) -> TableInfo:
     assert isinstance(pc.ref, exp.Table)
     key = table_key(pc.ref)
     binder = Binder(ctx, {})
@@ -298,6 +298,8 @@ def _resolve_ref(ctx: ExecContext, pc: PendingConstraint, name: str) -> TableInf
     if source.table is None:
         raise tsql_error(1767, name, written_name(key))
     ref = source.table
+    if ref.db_id != db_id:
+        raise tsql_error(1763, name)
     wanted = [c.lower() for c in pc.ref_columns] if pc.ref_columns else None
     for k in ref.constraints:
         if k.kind in ("PK", "UQ") and (wanted is None and k.kind == "PK"
