@@ -159,9 +159,7 @@ def compile_select(c: Compiler, node: ast.SelectStmt) -> StmtFn:
 def _compile_select_assign(c: Compiler, node: ast.SelectStmt, q: ast.Select) -> StmtFn:
     """``SELECT @v = col … FROM t``: the engine returns the rows, the last one assigns."""
     if len([it for it in q.items if it.assign_to]) != len(q.items):
-        raise c.bind_error_text(node, "A SELECT statement that assigns a value to a variable "
-                                      "must not be combined with data-retrieval operations.",
-                                141)
+        raise c.bind_error(141, node)
     sql = node.sql or c.source(node)
     check_table_variables(c, node)
     params = compile_params(c, node)

@@ -13,6 +13,8 @@ INTERPRETER_MESSAGES: dict[int, tuple[int, str]] = {
     119: (15, ("Must pass parameter number %d and subsequent parameters as '@name = value'. "
                "After the form '@name = value' has been used, all subsequent parameters must "
                "be passed in the form '@name = value'.")),
+    141: (15, ("A SELECT statement that assigns a value to a variable must not be combined "
+               "with data-retrieval operations.")),
     132: (15, ("The label '%.*ls' has already been declared. Label names must be unique within "
                "a query batch or stored procedure.")),
     133: (15, ("A GOTO statement references the label '%.*ls' but the label has not been "

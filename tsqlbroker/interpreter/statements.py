@@ -109,9 +109,7 @@ def compile_local_select(c: Compiler, node: ast.SelectStmt) -> StmtFn:
         where = c.predicate(q.where) if q.where is not None else None
         assigning = [it for it in q.items if it.assign_to]
         if assigning and len(assigning) != len(q.items):
-            raise c.bind_error_text(node, "A SELECT statement that assigns a value to a "
-                                          "variable must not be combined with data-retrieval "
-                                          "operations.", 141)
+            raise c.bind_error(141, node)
         if assigning:
             steps = [compile_assignment_value(c, it.assign_to or "", it.assign_op or "=",
                                               it.expr, it) for it in q.items]
