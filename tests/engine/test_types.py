@@ -87,3 +87,17 @@ def test_comparisons_on_typed_columns(ctx: ExecContext) -> None:
     assert rows(ctx, "SELECT d FROM t WHERE g = @g", g=(g, "uniqueidentifier")) == [
         (Decimal("10.50"),)]
     assert rows(ctx, "SELECT SUM(d) FROM t")[0][0] == pytest.approx(20.25)
+
+
+def test_string_literals_compare_as_the_column_type(ctx: ExecContext) -> None:
+    run(ctx, "CREATE TABLE t (ts datetime, d date, g uniqueidentifier)")
+    run(ctx, "INSERT INTO t VALUES ('2024-01-01', '2024-01-01', "
+             "'6F9619FF-8B86-D011-B42D-00C04FC964FF')")
+    assert rows(ctx, "SELECT COUNT(*) FROM t WHERE ts = '2024-01-01'") == [(1,)]
+    assert rows(ctx, "SELECT COUNT(*) FROM t WHERE '20240101' = ts") == [(1,)]
+    assert rows(ctx, "SELECT COUNT(*) FROM t WHERE d BETWEEN '2023-12-31' AND '2024-01-01'"
+                ) == [(1,)]
+    assert rows(ctx, "SELECT COUNT(*) FROM t WHERE g = '6f9619ff-8b86-d011-b42d-00c04fc964ff'"
+                ) == [(1,)]
+    assert rows(ctx, "SELECT COUNT(*) FROM t WHERE g IN (@s)",
+                s=("6f9619ff-8b86-d011-b42d-00c04fc964ff", "varchar(36)")) == [(1,)]

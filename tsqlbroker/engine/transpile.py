@@ -284,7 +284,40 @@ class Binder:
             node.set("catalog", None)
         if isinstance(node, (exp.Cast, exp.TryCast, exp.Convert)):
             return self._rewrite_cast(node)
+        if isinstance(node, _COMPARISONS):
+            return self._rewrite_comparison(node)
         return None
+
+    def _rewrite_comparison(self, node: exp.Expression) -> exp.Expression | None:
+        """Comparing a date/time or uniqueidentifier column with a string: SQL Server
+        converts the string to the column's type (data type precedence), so '2024-01-01'
+        equals midnight and GUID case does not matter. Convert the string side the same
+        way, so that the stored canonical text compares correctly."""
+        if isinstance(node, (exp.In, exp.Between)):
+            column, others = node.this, (
+                list(node.expressions) if isinstance(node, exp.In)
+                else [node.args.get("low"), node.args.get("high")])
+        else:
+            column, others = node.this, [node.expression]
+            if not isinstance(column, exp.Column) and isinstance(node.expression, exp.Column):
+                column, others = node.expression, [node.this]
+        spec = self.column_spec(column) if isinstance(column, exp.Column) else None
+        if spec is None or parse_spec(spec).name not in _CANONICAL_TEXT_TYPES:
+            return None
+        if not any(o is not None and self.is_string(o) for o in others):
+            return None
+        replaced: dict[int, exp.Expression] = {}
+        for other in others:
+            if other is not None and self.is_string(other):
+                replaced[id(other)] = exp.Anonymous(this="tsqlb_cast", expressions=[
+                    self.rewrite(other), exp.Literal.string(spec)])
+        for key, value in list(node.args.items()):
+            if isinstance(value, exp.Expression):
+                node.set(key, replaced.get(id(value)) or self.rewrite(value))
+            elif isinstance(value, list):
+                node.set(key, [replaced.get(id(v)) or self.rewrite(v)
+                               if isinstance(v, exp.Expression) else v for v in value])
+        return node
 
     def _rewrite_table(self, node: exp.Table) -> exp.Expression:
         if not node.name and not isinstance(node.this, exp.Parameter):
@@ -647,6 +680,12 @@ class Compiled:
 
 
 _compile_cache: OrderedDict[Any, Compiled] = OrderedDict()
+
+
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between)
+# Types stored as canonical text whose comparisons with strings need a conversion first.
+_CANONICAL_TEXT_TYPES = {"date", "time", "datetime", "datetime2", "smalldatetime",
+                         "datetimeoffset", "uniqueidentifier"}
 
 
 def _source_alias(node: exp.Expression) -> str:
