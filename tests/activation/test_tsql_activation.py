@@ -523,3 +523,21 @@ def test_run_returns_after_activation_processed_everything(
                  "SELECT COUNT(*) AS n FROM app.dbo.seen"]) == 0
     sets = [r for r in _json_records(capsys.readouterr().out) if r["type"] == "resultset"]
     assert [s["rows"] for s in sets] == [[[50]]]
+
+
+def test_drop_queue_ends_its_activated_task(c: Client, rt: BrokerRuntime) -> None:
+    c.run(DRAIN.replace("TIMEOUT 100", "TIMEOUT 60000"))
+    make_queue(c, "STATUS = ON, PROCEDURE_NAME = drain, MAX_QUEUE_READERS = 1, "
+                  "EXECUTE AS OWNER")
+    send(c, 1)
+    wait_for("the task waiting in RECEIVE", lambda: monitor(c) == ("INACTIVE", 1))
+    (spid,) = [row[0] for row in tasks(c)]
+    c.run("DROP SERVICE target; DROP QUEUE q;")
+    wait_for("the task to end", lambda: tasks(c) == [])
+    assert rt.wait_idle(WAIT)
+    dropped = [e for e in rt.log.entries() if "Msg 28085" in e.text]
+    assert [(e.source, e.text) for e in dropped] == [
+        (f"spid{spid}s", ("Msg 28085, Level 16, State 1, The activated task was ended because "
+                         "the associated queue was dropped."))]
+    # What failed in the procedure after that (its queue is gone) is not logged as its error.
+    assert not any("output the following" in e.text for e in rt.log.entries())

@@ -77,6 +77,8 @@ class ActivatedTask:
     waiting: bool = False  # blocked in WAITFOR (RECEIVE | GET CONVERSATION GROUP) on its queue
     received: bool = False  # executed RECEIVE / GET CONVERSATION GROUP at least once
     aborted: bool = False  # the runner refused to start it (and logged why, e.g. Msg 9653)
+    # The broker ended it (queue dropped, shutdown): errors that follow are consequences.
+    ended_by_broker: bool = False
     cancel: Callable[[], None] | None = None
     thread: threading.Thread | None = None
 
@@ -165,6 +167,7 @@ class ActivationManager:
             thread, self._thread = self._thread, None
             tasks = [t for m in self._monitors.values() for t in m.tasks]
         for task in tasks:
+            task.ended_by_broker = True
             if task.cancel is not None:
                 task.cancel()
         deadline = time.monotonic() + timeout
@@ -202,6 +205,7 @@ class ActivationManager:
             elif event == "dropped":
                 for task in list(mon.tasks):
                     log_error(self.log, f"spid{task.spid}s", 28085)
+                    task.ended_by_broker = True
                     if task.cancel is not None:
                         task.cancel()
                 self._monitors.pop(key, None)

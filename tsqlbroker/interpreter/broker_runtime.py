@@ -45,8 +45,10 @@ class _ActivationSink:
         """Result sets of activated procedures go nowhere, as in SQL Server."""
 
     def error(self, err: TSqlError) -> None:
-        if self.runtime.stopping and err.number == 3621:
-            return  # cancelled because the instance is shutting down: not the proc's fault
+        if self.task.ended_by_broker or (self.runtime.stopping and err.number == 3621):
+            # Ended by the broker (queue dropped: Msg 28085 is logged; shutdown): what fails
+            # after that is a consequence, not the procedure's fault.
+            return
         self._write(err.render().replace("\n", " "))
 
     def rows_affected(self, n: int) -> None:
@@ -131,7 +133,7 @@ class BrokerRuntime:
             if not self._signature_ok(session, task):
                 return
             session.call_procedure(task.procedure)
-            if session.trancount > 0 and not self.stopping:
+            if session.trancount > 0 and not (self.stopping or task.ended_by_broker):
                 log_error(self.log, f"spid{task.spid}s", 8415, task.procedure)
         finally:
             session.close()
