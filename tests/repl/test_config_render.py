@@ -71,6 +71,12 @@ def test_table_shows_null_binary_guid_and_cuts_long_values() -> None:
     assert "x" * 39 + "…" in out and "x" * 41 not in out
 
 
+def test_control_characters_are_shown_not_sent_to_the_terminal() -> None:
+    s, buf = sink()
+    s.resultset(ResultSet(["x"], ["nvarchar(10)"], [("<\x00a\x1b",)]))
+    assert "<␀a␛" in buf.getvalue() and "\x00" not in buf.getvalue()
+
+
 def test_null_is_styled_apart_from_the_text_null() -> None:
     s, _ = sink()
     assert s._cell(None).style == "dim italic"

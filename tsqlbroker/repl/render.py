@@ -54,6 +54,16 @@ def run_pager(command: str) -> Pager:
     return page
 
 
+# C0 control characters (but tab and newline) as their visible "control pictures" (␀ …): a
+# raw NUL or ESC would break the table layout or drive the terminal.
+_CONTROL_PICTURES = {i: 0x2400 + i for i in range(32) if chr(i) not in "\t\n"} | {127: 0x2421}
+
+
+def visible(text: str) -> str:
+    """``text`` with control characters shown as Unicode control pictures."""
+    return text.translate(_CONTROL_PICTURES)
+
+
 def cut(text: str, width: int) -> str:
     """``text`` shortened to ``width`` characters with an ellipsis (0: never cut)."""
     if width <= 0 or len(text) <= width:
@@ -121,7 +131,7 @@ class RichSink:
     def _cell(self, value: Any) -> Text:
         if value is None:
             return Text(self.null_text, style=self.styles["null"])
-        return Text(cut(format_value(value), self.max_width))
+        return Text(cut(visible(format_value(value)), self.max_width))
 
     def _names(self, rs: ResultSet) -> list[str]:
         # SQL Server shows "(No column name)" for an unnamed expression.
