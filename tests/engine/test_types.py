@@ -101,3 +101,11 @@ def test_string_literals_compare_as_the_column_type(ctx: ExecContext) -> None:
                 ) == [(1,)]
     assert rows(ctx, "SELECT COUNT(*) FROM t WHERE g IN (@s)",
                 s=("6f9619ff-8b86-d011-b42d-00c04fc964ff", "varchar(36)")) == [(1,)]
+
+
+def test_datetime_plus_number_adds_days(ctx: ExecContext) -> None:
+    run(ctx, "CREATE TABLE t (ts datetime)")
+    run(ctx, "INSERT INTO t VALUES ('2024-02-28 10:00')")
+    assert rows(ctx, "SELECT ts + 1, ts - 28 FROM t") == [
+        (dt.datetime(2024, 2, 29, 10), dt.datetime(2024, 1, 31, 10))]
+    assert rows(ctx, "SELECT COUNT(*) FROM t WHERE ts > GETDATE() - 100000") == [(1,)]

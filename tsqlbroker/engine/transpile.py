@@ -260,6 +260,10 @@ class Binder:
             return self._rewrite_table(node)
         if isinstance(node, exp.Parameter):
             return self._placeholder(_param_name(node))
+        if isinstance(node, (exp.Add, exp.Sub)):
+            shifted = self._date_arithmetic(node)
+            if shifted is not None:
+                return shifted
         if isinstance(node, exp.Add) and self._concatenates(node):
             left, right = self.rewrite(node.this), self.rewrite(node.expression)
             return exp.DPipe(this=left, expression=right, safe=True)
@@ -287,6 +291,20 @@ class Binder:
         if isinstance(node, _COMPARISONS):
             return self._rewrite_comparison(node)
         return None
+
+    def _date_arithmetic(self, node: exp.Expression) -> exp.Expression | None:
+        """``datetime ± number`` adds days in T-SQL (``GETDATE() - 1`` is yesterday)."""
+        left, right = self.spec_of(node.this), self._kind(node.expression)
+        if left is None or right != "number":
+            return None
+        if parse_spec(left).name not in ("datetime", "smalldatetime"):
+            return None
+        days = self.rewrite(node.expression)
+        if isinstance(node, exp.Sub):
+            days = exp.Neg(this=exp.Paren(this=days))
+        fn = "tsql_dateadd" if "dateadd" in self.functions else "tsqlb_dateadd"
+        return exp.Anonymous(this=fn, expressions=[exp.Literal.string("day"), days,
+                                                   self.rewrite(node.this)])
 
     def _rewrite_comparison(self, node: exp.Expression) -> exp.Expression | None:
         """Comparing a date/time or uniqueidentifier column with a string: SQL Server
@@ -529,6 +547,10 @@ class Binder:
             return self.spec_of(node.this)
         if isinstance(node, (exp.Max, exp.Min)):
             return self.spec_of(node.this)
+        if isinstance(node, (exp.Add, exp.Sub)):
+            left = self.spec_of(node.this)
+            if left in ("datetime", "smalldatetime") and self._kind(node.expression) == "number":
+                return left
         if isinstance(node, exp.Add) and self.is_string(node):
             return "nvarchar(max)"
         if isinstance(node, exp.Case):
