@@ -135,3 +135,12 @@ def test_insert_column_count_errors(ctx: ExecContext) -> None:
     assert _error(ctx, "INSERT INTO t (a, b) VALUES (1)").number == 109
     assert _error(ctx, "INSERT INTO t (a) VALUES (1, 2)").number == 110
     assert _error(ctx, "INSERT INTO t (a, nope) VALUES (1, 2)").number == 207
+
+
+def test_set_null_on_delete(ctx: ExecContext) -> None:
+    run(ctx, "CREATE TABLE p (id int PRIMARY KEY)")
+    run(ctx, "CREATE TABLE c (id int, pid int NULL REFERENCES p (id) ON DELETE SET NULL)")
+    run(ctx, "INSERT INTO p VALUES (1), (2)")
+    run(ctx, "INSERT INTO c VALUES (10, 1), (11, 2)")
+    run(ctx, "DELETE FROM p WHERE id = 1")
+    assert rows(ctx, "SELECT id, pid FROM c ORDER BY id") == [(10, None), (11, 2)]

@@ -337,7 +337,8 @@ class RowWriter:
                     if old is None:
                         continue
                     keyvals = [old[c.lower()] for c in fk.ref_columns]
-                    if fk.on_delete == "CASCADE" and child.object_id != self.info.object_id:
+                    if fk.on_delete in ("CASCADE", "SET NULL") \
+                            and child.object_id != self.info.object_id:
                         self._cascade(child, fk, keyvals)
                     elif child.object_id != self.info.object_id:
                         self._check_not_referenced(child, fk, keyvals)
@@ -350,12 +351,18 @@ class RowWriter:
                 {f"r{i}": r for i, r in enumerate(chunk)})
 
     def _cascade(self, child: TableInfo, fk: ConstraintInfo, keyvals: list[Any]) -> None:
+        """ON DELETE CASCADE deletes the referencing rows, ON DELETE SET NULL clears their
+        foreign key columns (each through the child's own writer and checks)."""
         conds = " AND ".join(f"{quote_ident(c)} = :k{i}" for i, c in enumerate(fk.columns))
         params = {f"k{i}": v for i, v in enumerate(keyvals)}
         rids = [r[0] for r in run_sql(
             self.conn,
             f"SELECT {self.rowid} FROM {quote_ident(child.physical)} WHERE {conds}", params)]
-        RowWriter(self.ctx, child, self.statement).delete(rids)
+        writer = RowWriter(self.ctx, child, self.statement)
+        if fk.on_delete == "SET NULL":
+            writer.update([(rid, dict.fromkeys(fk.columns)) for rid in rids])
+        else:
+            writer.delete(rids)
 
     def _check_not_referenced(self, child: TableInfo, fk: ConstraintInfo,
                               keyvals: list[Any]) -> None:
