@@ -135,9 +135,10 @@ def test_keywords_are_identifiers_where_no_keyword_fits(word: str) -> None:
 
 
 def test_implicit_alias_named_like_a_keyword() -> None:
-    stmt = one("SELECT a status, b AS type FROM t")
+    stmt = one("SELECT a status, b AS type, c state, d description, e name FROM t")
     assert isinstance(stmt, ast.SelectStmt) and isinstance(stmt.query, ast.Select)
-    assert [i.alias for i in stmt.query.items] == ["status", "type"]
+    assert [i.alias for i in stmt.query.items] == ["status", "type", "state", "description",
+                                                   "name"]
 
 
 def test_variables_and_globals() -> None:

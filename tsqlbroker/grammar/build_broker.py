@@ -225,13 +225,22 @@ class BrokerBuilder:
     def drop_rsb(self, name: Token) -> ast.DropRemoteServiceBinding:
         return ast.DropRemoteServiceBinding(name_of(name))
 
-    def create_endpoint(self, name: Token, owner: Any, state: Any, tcp: Any,
+    def create_endpoint(self, name: str, owner: Any, state: Any, tcp: Any,
                         broker: Any) -> ast.CreateEndpoint:
-        return ast.CreateEndpoint(name_of(name), state, tcp or (), broker or (),
+        return ast.CreateEndpoint(name, state, tcp or (), broker or (),
                                   owner[1] if owner else None)
 
-    def alter_endpoint(self, name: Token, state: Any, tcp: Any, broker: Any) -> ast.CreateEndpoint:
-        return ast.CreateEndpoint(name_of(name), state, tcp or (), broker or (), alter=True)
+    def alter_endpoint(self, name: str, state: Any, tcp: Any, broker: Any) -> ast.CreateEndpoint:
+        return ast.CreateEndpoint(name, state, tcp or (), broker or (), alter=True)
+
+    def endpoint_name(self, tok: Token) -> str:
+        return name_of(tok)
+
+    def endpoint_owner(self, name: str) -> tuple[str, str]:
+        return ("owner", name)
+
+    def neg_int(self, _minus: Token, tok: Token) -> ast.Literal:
+        return ast.Literal("int", -int(tok), "-" + str(tok))
 
     def endpoint_state(self, tok: Token) -> str:
         return name_of(tok).upper()
