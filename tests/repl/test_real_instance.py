@@ -1,0 +1,133 @@
+"""The REPL on the real interpreter (``Instance('sqlite://')``), driven through piped input."""
+
+from __future__ import annotations
+
+import _thread
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
+from prompt_toolkit.output import DummyOutput
+
+from tests.repl.conftest import output_of
+from tsqlbroker.repl.completer import TSqlCompleter
+from tsqlbroker.repl.config import parse_config
+from tsqlbroker.repl.main import Repl
+
+# A new database has its broker enabled (master's is not, as in SQL Server).
+SETUP = """\
+CREATE DATABASE Trading;
+GO
+USE Trading;
+GO
+CREATE MESSAGE TYPE [//www.develop.com/DMBrokerage/Trade] VALIDATION = WELL_FORMED_XML;
+CREATE CONTRACT [//www.develop.com/DMBrokerage/TradeContract]
+    ([//www.develop.com/DMBrokerage/Trade] SENT BY INITIATOR);
+CREATE QUEUE TradeQueue;
+CREATE SERVICE [//www.develop.com/DMBrokerage/TradeEntry] ON QUEUE TradeQueue
+    ([//www.develop.com/DMBrokerage/TradeContract]);
+GO
+"""
+
+SEND = """\
+DECLARE @h uniqueidentifier;
+BEGIN DIALOG @h FROM SERVICE [//www.develop.com/DMBrokerage/TradeEntry]
+    TO SERVICE '//www.develop.com/DMBrokerage/TradeEntry'
+    ON CONTRACT [//www.develop.com/DMBrokerage/TradeContract] WITH ENCRYPTION = OFF;
+SEND ON CONVERSATION @h MESSAGE TYPE [//www.develop.com/DMBrokerage/Trade] (N'<trade/>');
+GO
+"""
+
+
+@pytest.fixture
+def repl(console: Any, pipe: Any) -> Iterator[Repl]:
+    config = parse_config("")
+    config.history_file = None
+    config.pager = ""
+    r = Repl(config, url="sqlite://", console=console, input=pipe, output=DummyOutput())
+    yield r
+    r.close()
+
+
+def complete(repl: Repl, text: str) -> list[str]:
+    repl.catalog.refresh(repl.current_database).result(timeout=20)
+    completer = TSqlCompleter(repl.catalog.snapshot)
+    return [c.text for c in completer.get_completions(Document(text, len(text)),
+                                                       CompleteEvent(completion_requested=True))]
+
+
+def test_typed_batch_shows_a_table(repl: Repl, pipe: Any, console: Any) -> None:
+    pipe.send_text("SELECT 1 AS one,\rNULL AS nothing\rGO\r\x04")
+    assert repl.run() == 0
+    out = output_of(console)
+    assert "one" in out and "nothing" in out and "NULL" in out
+    assert "(1 row affected)" in out
+
+
+def test_failing_batch_then_more(repl: Repl, pipe: Any, console: Any) -> None:
+    pipe.send_text("SELECT 1/0\rGO\rPRINT 'next'\rGO\r\x04")
+    assert repl.run() == 0
+    out = output_of(console)
+    assert "Msg 8134, Level 16, State 1, Line 1" in out and "next" in out
+
+
+def test_queue_and_service_names_complete_from_the_catalog(repl: Repl, console: Any) -> None:
+    repl.handle(SETUP)
+    assert "Msg" not in output_of(console)
+    assert complete(repl, "RECEIVE TOP(1) * FROM Tra") == ["TradeQueue"]
+    assert complete(repl, "BEGIN DIALOG @h FROM SERVICE //www.develop.com/DMBrokerage/T") == [
+        "[//www.develop.com/DMBrokerage/TradeEntry]"]
+    assert "[//www.develop.com/DMBrokerage/TradeContract]" in complete(repl, "ON CONTRACT [//")
+
+
+def test_queues_view_counts_a_sent_message(repl: Repl, console: Any) -> None:
+    repl.handle(SETUP)
+    repl.handle(SEND)
+    repl.handle(":queues")
+    row = next(line for line in output_of(console).splitlines() if "dbo.TradeQueue" in line)
+    cells = [c.strip() for c in row.strip("│ ").split("│")]
+    assert cells[:4] == ["dbo.TradeQueue", "ON", "1", "1"]
+    console.width = 160  # room for every column of :conversations unwrapped
+    repl.handle(":conversations")
+    assert output_of(console).count("CONVERSING") == 2
+
+
+def test_activated_procedure_output_reaches_the_log(repl: Repl, console: Any) -> None:
+    repl.handle(SETUP)
+    repl.handle("""\
+CREATE PROCEDURE TradeHandler AS
+BEGIN
+    DECLARE @body xml;
+    RECEIVE TOP(1) @body = CAST(message_body AS xml) FROM TradeQueue;
+    PRINT 'handled ' + CAST(@body AS nvarchar(100));
+END
+GO
+ALTER QUEUE TradeQueue WITH ACTIVATION (STATUS = ON, PROCEDURE_NAME = TradeHandler,
+    MAX_QUEUE_READERS = 1, EXECUTE AS SELF);
+GO
+""")
+    repl.handle(SEND)
+    deadline = time.monotonic() + 15
+    while "handled <trade />" not in output_of(console) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert "output the following: 'handled <trade />'" in output_of(console)
+    assert any("handled" in line for line in repl.log_tail(10))
+
+
+def test_cancel_stops_a_waitfor(repl: Repl, console: Any) -> None:
+    repl.handle("PRINT 'warm'\nGO")  # the parser is built before the clock starts
+    timer = threading.Timer(1.0, _thread.interrupt_main)
+    timer.start()
+    started = time.monotonic()
+    try:
+        repl.handle("WAITFOR DELAY '00:00:30'\nGO")
+    finally:
+        timer.cancel()
+    assert time.monotonic() - started < 10
+    assert "cancelled by user" in output_of(console)
+    repl.handle("PRINT 'after'\nGO")
+    assert output_of(console).rstrip().endswith("after")
