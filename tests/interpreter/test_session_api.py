@@ -206,3 +206,21 @@ print(all(ok) and len(ok) == 8)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=repo_root, timeout=120, check=True)
     assert out.stdout.strip() == "True"
+
+
+def test_waitfor_time_waits_until_the_time_of_day(session: Any, sink: CollectingSink) -> None:
+    import datetime as dt
+
+    now = dt.datetime.now()
+    target = now + dt.timedelta(seconds=2)
+    if target.date() != now.date():  # just before midnight: wait for a time of day that
+        target = now  # has passed, which SQL Server takes as tomorrow; cancel that wait
+        threading.Timer(0.5, session.cancel).start()
+    t0 = time.monotonic()
+    session.execute(f"WAITFOR TIME '{target.strftime('%H:%M:%S.%f')[:-3]}'\nPRINT 'time'")
+    elapsed = time.monotonic() - t0
+    if target is now:
+        assert sink.errors()[-1].number == 3621
+    else:
+        assert sink.messages() == ["time"]
+        assert 1.0 <= elapsed < 10
