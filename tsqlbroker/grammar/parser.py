@@ -121,8 +121,22 @@ def _keywords() -> frozenset[str]:
 _KEYWORDS: frozenset[str] = frozenset()
 
 
+_DISPLAY: dict[str, str] = {}
+
+
 def _expected(expected: frozenset[str]) -> list[str]:
-    return sorted(x for x in expected if not x.startswith("_") and x != "$END")[:12]
+    """Expected terminals as a user reads them: keywords and punctuation as written
+    (``SELECT``, ``(``), other tokens by kind (``NAME``, ``VARIABLE``, ``STRING``)."""
+    if not _DISPLAY:
+        for term in get_parser().terminals:
+            pattern = term.pattern
+            _DISPLAY[term.name] = pattern.value.upper() if pattern.type == "str" else term.name
+        _DISPLAY.update(WITH_CTE="WITH", WITH_LPAR="WITH (", SET_LPAR="SET (",
+                        OFFSET_FETCH="FETCH", NSTRING="STRING", BRACKETED="NAME", QUOTED="NAME",
+                        ACTION="$ACTION")
+    shown = {_DISPLAY.get(x, x) for x in expected
+             if x != "$END" and not x.startswith("__") and x not in ("_SEMI", "LABEL")}
+    return sorted(shown)[:12]
 
 
 def _token_error(text: str, blanked: str, tok: Token, expected: frozenset[str],
