@@ -88,3 +88,42 @@ def test_special_command_and_config_created(repl: Any, xdg_home: Path) -> None:
     type_batch(repl, ":help")
     repl.expect(":conversations")
     repl.expect("master>")
+
+
+ACTIVATION_SETUP = """\
+CREATE DATABASE Trading;
+GO
+USE Trading;
+GO
+CREATE QUEUE TradeQueue;
+CREATE SERVICE [//dm/TradeEntry] ON QUEUE TradeQueue ([DEFAULT]);
+GO
+CREATE PROCEDURE TradeHandler AS
+BEGIN
+    DECLARE @body nvarchar(100);
+    RECEIVE TOP(1) @body = CAST(message_body AS nvarchar(100)) FROM TradeQueue;
+    -- Print only after the REPL is back at its prompt, waiting for input.
+    WAITFOR DELAY '00:00:02';
+    PRINT 'handled ' + @body;
+END
+GO
+ALTER QUEUE TradeQueue WITH ACTIVATION (STATUS = ON, PROCEDURE_NAME = TradeHandler,
+    MAX_QUEUE_READERS = 1, EXECUTE AS SELF);
+GO
+"""
+
+
+def test_activation_output_appears_while_the_prompt_waits(repl: Any, xdg_home: Path) -> None:
+    (xdg_home / "setup.sql").write_text(ACTIVATION_SETUP)
+    type_batch(repl, ":r setup.sql")
+    repl.expect("Trading>")
+    type_batch(repl, "DECLARE @h uniqueidentifier;",
+               "BEGIN DIALOG @h FROM SERVICE [//dm/TradeEntry] TO SERVICE '//dm/TradeEntry'"
+               " WITH ENCRYPTION = OFF;",
+               "SEND ON CONVERSATION @h (N'trade' + N'42');", "GO")
+    repl.expect("Trading>")
+    repl.expect(r"output the following: 'handled trade42'")
+    # The prompt is drawn again below the log line and still takes input.
+    repl.expect("Trading>")
+    type_batch(repl, "PRINT 'still' + 'typing'", "GO")
+    repl.expect("stilltyping")

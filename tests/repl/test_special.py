@@ -248,3 +248,11 @@ def test_services_and_activation_views() -> None:
 def test_broker_view_arguments_are_checked(repl: Repl, console: Any) -> None:
     repl.handle(":queues everything")
     assert "Usage: :queues [all]" in output_of(console)
+
+
+def test_banner_names_the_storage_without_password(repl: Repl) -> None:
+    from tsqlbroker.repl.main import describe_storage
+
+    assert describe_storage(repl) == "a private in-memory store (sqlite://)"
+    repl.url = "postgresql+psycopg://me:secret@db/broker"
+    assert describe_storage(repl) == "postgresql+psycopg://me:***@db/broker"

@@ -410,6 +410,19 @@ class Repl:
         return self.exit_status or 0
 
 
+def describe_storage(repl: Repl) -> str:
+    """The storage for the banner: the URL as given (password hidden), or the default file."""
+    if repl.url in ("sqlite://", "sqlite:///:memory:"):
+        return "a private in-memory store (sqlite://)"
+    url = repl.url or getattr(getattr(repl.instance, "store", None), "url", "")
+    try:
+        from sqlalchemy.engine import make_url
+
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001 - a banner must not fail on an odd URL
+        return str(url)
+
+
 def run_repl(url: str | None, database: str, output_format: str) -> int:
     """``tsqlbroker`` with no mode: the REPL on ``url`` (or the configured storage)."""
     try:
@@ -432,9 +445,8 @@ def run_repl(url: str | None, database: str, output_format: str) -> int:
     try:
         if created and path is not None:
             repl.info(f"Created the config file {path}.", style="dim")
-        storage = getattr(getattr(repl.instance, "store", None), "url", repl.url or "default")
-        repl.info(f"tsqlbroker {__version__} on {storage}. A line holding GO runs the batch; "
-                  ":help lists commands; Ctrl-D leaves.", style="dim")
+        repl.info(f"tsqlbroker {__version__} on {describe_storage(repl)}. A line holding GO "
+                  "runs the batch; :help lists commands; Ctrl-D leaves.", style="dim")
         return repl.run()
     finally:
         repl.close()
