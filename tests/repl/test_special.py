@@ -190,7 +190,7 @@ def test_queues_view_counts_readers_and_messages() -> None:
     assert len(broker_views.queues_view(query, include_system=True).rows) == 3
     rs = broker_views.queues_view(query)
     assert len(rs.rows) == 2
-    assert rs.rows[0] == ("dbo.AuditQueue", "OFF", "?", "?", "", None, "0/0", None)
+    assert rs.rows[0] == ("dbo.AuditQueue", "OFF", "?", "?", "OFF", None, "0/0", None)
     assert rs.rows[1] == ("dbo.TradeQueue", "ON", 2, 3, "ON", "[broker].[dbo].[ProcessTrade]",
                           "2/5", "RECEIVES_OCCURRING")
 

@@ -70,7 +70,7 @@ def queues_view(query: Query, include_system: bool = False) -> ResultSet:
         activation = str(q.get("activation_procedure") or "")
         status = "ON" if q.get("is_receive_enabled") and q.get("is_enqueue_enabled") else "OFF"
         rows.append((f"{schema}.{q['name']}", status, ready, total,
-                     _on_off(q.get("is_activation_enabled")) if activation else "",
+                     _on_off(q.get("is_activation_enabled")) if activation else "OFF",
                      activation or None, f"{readers}/{q.get('max_readers', '?')}",
                      monitor or None))
     return ResultSet(["queue", "status", "ready", "messages", "activation", "procedure",
