@@ -85,7 +85,6 @@ def test_errors_are_tsql_errors(ctx: ExecContext) -> None:
         "SELECT 'unclosed": 105, "SELECT * FROM nowhere": 208,
         "MERGE t USING t AS s ON 1 = 0 WHEN MATCHED THEN DELETE OUTPUT $action;": 40000,
         "SELECT * FROM t CROSS APPLY (SELECT 1 AS x) AS z": 40000,
-        "WITH XMLNAMESPACES ('urn:x' AS x) SELECT 1": 40000,
         "SELECT nosuchfunction(1)": 195,
     }
     for sql, number in cases.items():
@@ -121,3 +120,20 @@ def test_unsupported_query_features_are_refused(ctx: ExecContext) -> None:
 def test_session_values_are_parameters(ctx: ExecContext) -> None:
     assert rows(ctx, "SELECT @@SPID, @@ROWCOUNT + 1", **{"@spid": (51, "smallint"),
                                                          "@rowcount": (2, "int")}) == [(51, 3)]
+
+
+def test_xml_methods_and_namespaces(ctx: ExecContext) -> None:
+    def value(xml: str, path: str, spec: str, ns: str | None = None) -> str:
+        return f"{xml}|{path}|{spec}|{ns}"
+
+    run(ctx, "CREATE TABLE t (x xml)")
+    run(ctx, "INSERT INTO t VALUES ('<a/>')")
+    with pytest.raises(TSqlError) as ei:
+        run(ctx, "SELECT x.value('(/a)[1]', 'int') FROM t")
+    assert ei.value.number == 40000
+    register_functions(ctx.conn.store, {"xml_value": (-1, value)})
+    assert rows(ctx, "SELECT t.x.value('(/a)[1]', 'int') FROM t") == [
+        ("<a/>|(/a)[1]|int|None",)]
+    got = rows(ctx, "WITH XMLNAMESPACES ('urn:p' AS p, DEFAULT 'urn:d') "
+                    "SELECT x.value('(/p:a)[1]', 'int') FROM t")
+    assert got == [("<a/>|(/p:a)[1]|int|p=urn:p;=urn:d",)]

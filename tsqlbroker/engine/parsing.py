@@ -92,10 +92,9 @@ def _parse_uncached(sql: str) -> Parsed:
         tokens = _TSQL.tokenize(sql)
     except TokenError as e:
         raise syntax_error(e, sql) from None
-    if any(t.text.upper() == "XMLNAMESPACES" for t in tokens):
-        raise not_supported("WITH XMLNAMESPACES")
     cut: list[tuple[int, int]] = []
     edits: list[tuple[int, int, str]] = []
+    namespaces = _xml_namespaces(tokens, edits)
     assign_ops: list[tuple[str, str]] = []
     words = [t.text.upper() for t in tokens]
     for i, w in enumerate(words):
@@ -180,7 +179,53 @@ def _parse_uncached(sql: str) -> Parsed:
             into = ins.this
     except (GlotParseError, TokenError) as e:
         raise syntax_error(e, sql) from None
+    if namespaces is not None:
+        for tree in (trees[0], *(output or ())):
+            _pass_namespaces(tree, namespaces)
     return Parsed(trees[0], top, output, into, sql, tuple(assign_ops))
+
+
+def _xml_namespaces(tokens: list[Any], edits: list[tuple[int, int, str]]) -> str | None:
+    """Cut ``WITH XMLNAMESPACES ('uri' AS p, DEFAULT 'uri')`` from the statement and return
+    the declarations as ``'p=uri;=default-uri'`` (the form the XML methods take)."""
+    words = [t.text.upper() for t in tokens]
+    if "XMLNAMESPACES" not in words:
+        return None
+    i = words.index("XMLNAMESPACES")
+    if i == 0 or words[i - 1] != "WITH" or i + 1 >= len(words) or words[i + 1] != "(":
+        raise not_supported("XMLNAMESPACES outside a leading WITH clause")
+    k, decls, pending_uri, default = i + 2, [], None, False
+    while k < len(words) and words[k] != ")":
+        tok = tokens[k]
+        if words[k] == "DEFAULT":
+            default = True
+        elif tok.token_type.name in ("STRING", "NATIONAL_STRING"):
+            pending_uri = tok.text
+            if default:
+                decls.append(f"={pending_uri}")
+                default, pending_uri = False, None
+        elif words[k] == "AS" and pending_uri is not None and k + 1 < len(words):
+            decls.append(f"{tokens[k + 1].text}={pending_uri}")
+            pending_uri = None
+            k += 1
+        k += 1
+    if k >= len(words):
+        raise not_supported("This WITH XMLNAMESPACES form")
+    if k + 1 < len(words) and words[k + 1] == ",":
+        # WITH XMLNAMESPACES (…), cte AS (…) SELECT …: keep WITH for the CTEs.
+        edits.append((tokens[i].start, tokens[k + 1].end, " "))
+    else:
+        edits.append((tokens[i - 1].start, tokens[k].end, " "))
+    return ";".join(decls)
+
+
+def _pass_namespaces(tree: exp.Expression, namespaces: str) -> None:
+    """Give every XML method call (``col.value(…)``) the declared namespaces."""
+    for dot in list(tree.find_all(exp.Dot)):
+        method = dot.expression
+        if isinstance(method, exp.Anonymous) and method.name.lower() in (
+                "value", "query", "exist", "nodes"):
+            method.set("expressions", [*method.expressions, exp.Literal.string(namespaces)])
 
 
 _COMPOUND_OPS = {"+", "-", "*", "/", "%", "&", "|", "^"}
