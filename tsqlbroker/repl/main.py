@@ -158,26 +158,32 @@ class Repl:
 
     @property
     def instance(self) -> Any:
+        """The open interpreter instance."""
         return self.link.instance
 
     @property
     def session(self) -> Any:
+        """The user's session (runs on the batch worker thread)."""
         return self.link.session
 
     @property
     def helper(self) -> HelperSession:
+        """The helper session for catalog questions."""
         return self.link.helper
 
     @property
     def catalog(self) -> CatalogCache:
+        """The completion catalog of the current database."""
         return self.link.catalog
 
     @property
     def current_database(self) -> str:
+        """The user's current database (shown in the prompt)."""
         return str(getattr(self.session, "current_database", "master"))
 
     @property
     def trancount(self) -> int:
+        """The user's ``@@TRANCOUNT`` (shown in the toolbar)."""
         return int(getattr(self.session, "trancount", 0) or 0)
 
     # -- running text ---------------------------------------------------------------------
