@@ -123,3 +123,10 @@ def test_mutated_listings_never_raise_anything_but_parse_error(text: str) -> Non
                  st.binary(max_size=100).map(lambda b: b.decode("latin-1"))))
 def test_random_text_never_raises_anything_but_parse_error(text: str) -> None:
     _no_traceback(text)
+
+
+def test_expected_tokens_are_shown_as_written() -> None:
+    assert error("SEND ON CONVERSATION @h MESSAGE").expected == ["TYPE"]
+    expected = error("CREATE QUEUE q WITH").expected
+    assert expected == ["ACTIVATION", "POISON_MESSAGE_HANDLING", "RETENTION", "STATUS"]
+    assert "(" in error("SELECT a FROM t WHERE a = = 1").expected
