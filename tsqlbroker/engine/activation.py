@@ -7,12 +7,18 @@ Follows the reference §5.13 (understanding-when-activation-occurs, Remus Rusanu
   activated task launches one and the monitor becomes NOTIFIED;
 * a NOTIFIED monitor launches nothing more until some session RECEIVEs from the queue
   (RECEIVES_OCCURRING);
-* while RECEIVES_OCCURRING, every ``recheck_seconds`` it launches one more task if messages are
-  still unread, nobody is waiting in RECEIVE / GET CONVERSATION GROUP without WHERE, and no
-  RECEIVE came back empty within that time — never more than MAX_QUEUE_READERS;
-* the monitor goes INACTIVE when the queue is drained; ALTER QUEUE takes effect at once
-  (raising MAX_QUEUE_READERS may start tasks, lowering never stops them; STATUS OFF stops new
-  launches).
+* while tasks run and the monitor is not NOTIFIED, every ``recheck_seconds`` it launches one
+  more task if messages are still unread (in a conversation group nobody has locked), no
+  activated task is waiting in RECEIVE / GET CONVERSATION GROUP, and no RECEIVE came back
+  empty within that time — never more than MAX_QUEUE_READERS;
+* the monitor goes INACTIVE when nothing is left to receive; ALTER QUEUE takes effect at once
+  (raising MAX_QUEUE_READERS may start a task without waiting for the period, lowering never
+  stops them; STATUS OFF stops new launches, ON again launches at once if messages wait);
+* a task that ends without having received leaves the monitor NOTIFIED ("stranded", Msg 28087
+  in the log) until ALTER QUEUE; :meth:`ActivationManager.wait_idle` counts it as idle.
+
+Failures go to the broker log as ``Msg n, Level l, State 1, text`` (:func:`log_error`): 9648
+(MAX_QUEUE_READERS = 0), 28085 (queue dropped), 28087; the runner adds 8415 and 9653.
 
 Poison messages (§5.12): five consecutive rollbacks of transactions that received from a queue
 disable it (unless POISON_MESSAGE_HANDLING is OFF), logged as a Broker:Queue Disabled event.
