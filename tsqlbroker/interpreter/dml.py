@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from tsqlbroker.engine import dml as engine_dml
+from tsqlbroker.engine.context import ExecContext
 from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.errors import TSqlError, tsql_error
 from tsqlbroker.grammar import ast
@@ -29,16 +31,8 @@ if TYPE_CHECKING:
 Params = Callable[["Frame"], dict[str, tuple[Any, str]]]
 
 
-def _engine() -> Any:
-    from tsqlbroker.engine import dml as engine_dml
-
-    return engine_dml
-
-
-def exec_context(f: Frame) -> Any:
+def exec_context(f: Frame) -> ExecContext:
     """The engine ExecContext for the running statement of frame ``f``."""
-    from tsqlbroker.engine.context import ExecContext
-
     s = f.session
     return ExecContext(s.conn, s.txn_for_statement(), s.db_id, s.id, s.temp_tables,
                        f.table_vars)
@@ -95,7 +89,12 @@ def _walk_targets(node: Any) -> list[str]:
 
 def run_sql(f: Frame, sql: str, params: dict[str, tuple[Any, str]]) -> Any:
     """Execute one statement through the engine in the statement's transaction."""
-    return _engine().execute_sql(exec_context(f), sql, params)
+    s = f.session
+    txn = s.txn
+    if txn is None:
+        txn = s.stmt_txn or s.txn_for_statement()
+    return engine_dml.execute_sql(
+        ExecContext(s.conn, txn, s.db_id, s.id, s.temp_tables, f.table_vars), sql, params)
 
 
 def _note_identity(f: Frame, result: Any) -> None:
@@ -265,7 +264,7 @@ def _compile_insert_exec(c: Compiler, node: ast.Insert) -> StmtFn:
             s.sink = saved
             s.insert_exec_depth -= 1
         name = target if isinstance(target, str) else _object_text(target)
-        n = _engine().insert_rows(exec_context(f), name, columns or None, capture.rows)
+        n = engine_dml.insert_rows(exec_context(f), name, columns or None, capture.rows)
         s.rowcount = n
         if not nocount:
             s.sink.rows_affected(n)
@@ -298,14 +297,14 @@ def compile_declare_table(c: Compiler, node: ast.DeclareTable) -> StmtFn:
     def run(f: Frame) -> None:
         if key in f.table_vars:
             return
-        physical = _engine().declare_table_variable(exec_context(f), name, columns_sql)
+        physical = engine_dml.declare_table_variable(exec_context(f), name, columns_sql)
         f.table_vars[key] = physical
     return run
 
 
 def drop_table_variables(s: Session, f: Frame) -> None:
     """Drop the physical tables of a scope's table variables (the scope ended)."""
-    eng = _engine()
+    eng = engine_dml
     pending = s.stmt_txn
     s.stmt_txn = None  # the drops get their own implicit transaction
     try:
@@ -345,7 +344,7 @@ def drop_session_objects(s: Session) -> None:
     from .frames import Frame
 
     f = Frame(s, 0)
-    _engine().drop_temp_tables(exec_context(f))
+    engine_dml.drop_temp_tables(exec_context(f))
     s.end_statement()
 
 
