@@ -137,3 +137,15 @@ def test_xml_methods_and_namespaces(ctx: ExecContext) -> None:
     got = rows(ctx, "WITH XMLNAMESPACES ('urn:p' AS p, DEFAULT 'urn:d') "
                     "SELECT x.value('(/p:a)[1]', 'int') FROM t")
     assert got == [("<a/>|(/p:a)[1]|int|p=urn:p;=urn:d",)]
+
+
+def test_string_agg_within_group_and_choose(ctx: ExecContext) -> None:
+    run(ctx, "CREATE TABLE t (g int, a int, b varchar(5))")
+    run(ctx, "INSERT INTO t VALUES (1, 2, 'y'), (1, 1, 'x'), (1, 3, 'z'), (2, 1, NULL)")
+    got = rows(ctx, "SELECT g, STRING_AGG(b, '-') WITHIN GROUP (ORDER BY a DESC) FROM t "
+                    "GROUP BY g ORDER BY g")
+    assert got == [(1, "z-y-x"), (2, None)]
+    assert rows(ctx, "SELECT STRING_AGG(b, ',') WITHIN GROUP (ORDER BY b) FROM t") == [
+        ("x,y,z",)]
+    assert rows(ctx, "SELECT CHOOSE(a, 'one', 'two') FROM t WHERE g = 1 ORDER BY a") == [
+        ("one",), ("two",), (None,)]

@@ -77,6 +77,8 @@ def typed_call(node: exp.Expression) -> tuple[str, list[exp.Expression]] | None:
         return type(node).__name__.lower(), [uncast(inner)]
     if isinstance(node, exp.LastDay):
         return "eomonth", [uncast(node.this)]
+    if isinstance(node, exp.NumberToStr):
+        return "format", [x for x in (node.this, a.get("format"), a.get("culture")) if x]
     if isinstance(node, exp.CurrentTimestamp):
         return "getdate", []
     if isinstance(node, exp.Uuid):

@@ -251,6 +251,42 @@ def _try_cast(value: Any, spec: str) -> Any:
         return None
 
 
+class _StringAggOrdered:
+    """``STRING_AGG(value, sep) WITHIN GROUP (ORDER BY k1 [DESC], …)`` as an aggregate
+    called ``tsqlb_string_agg(value, sep, k1, desc1, k2, desc2, …)`` (SQLite before 3.44
+    has no ORDER BY inside aggregates)."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[list[Any], str]] = []
+        self.sep = ""
+
+    def step(self, value: Any, sep: Any, *keys: Any) -> None:
+        if sep is not None:
+            self.sep = str(sep)
+        if value is not None:
+            self.items.append((list(keys), str(value)))
+
+    def finalize(self) -> Any:
+        if not self.items:
+            return None
+        n = len(self.items[0][0]) // 2
+        items = list(self.items)
+        # Stable sorts from the last key to the first; NULLs sort first ascending.
+        for k in reversed(range(n)):
+            desc = bool(items[0][0][2 * k + 1])
+            items.sort(key=lambda it, k=k: (it[0][2 * k] is not None, _sort_key(it[0][2 * k])),
+                       reverse=desc)
+        return self.sep.join(v for _keys, v in items)
+
+
+def _sort_key(value: Any) -> Any:
+    if value is None:
+        return 0
+    if isinstance(value, str):
+        return value.rstrip(" ").casefold()
+    return value
+
+
 BUILTINS: dict[str, tuple[int, Callable[..., Any]]] = {
     "tsqlb_getdate": (0, _getdate), "tsqlb_getutcdate": (0, _getutcdate),
     "tsqlb_newid": (0, _newid), "tsqlb_len": (1, _len), "tsqlb_datalength": (-1, _datalength),
@@ -301,6 +337,7 @@ def install_connect_hook(store: Store) -> None:
 
 def _register(store: Store, dbapi: Any) -> None:
     dbapi.create_collation(CI_COLLATION, _collate)
+    dbapi.create_aggregate("tsqlb_string_agg", -1, _StringAggOrdered)
     for name, (nargs, fn) in BUILTINS.items():
         dbapi.create_function(name, nargs, _guard(fn))
     for name, (nargs, fn) in _registry(store).items():

@@ -290,6 +290,14 @@ class Binder:
             return self._rewrite_cast(node)
         if isinstance(node, _COMPARISONS):
             return self._rewrite_comparison(node)
+        if isinstance(node, exp.GroupConcat) and isinstance(node.this, exp.Order):
+            order = node.this
+            args = [self.rewrite(order.this), self.rewrite(node.args.get("separator")
+                                                           or exp.Literal.string(","))]
+            for item in order.expressions:
+                args += [self.rewrite(item.this),
+                         exp.Literal.number(1 if item.args.get("desc") else 0)]
+            return exp.Anonymous(this="tsqlb_string_agg", expressions=args)
         return None
 
     def _date_arithmetic(self, node: exp.Expression) -> exp.Expression | None:
@@ -470,6 +478,9 @@ class Binder:
             return exp.Subquery(this=sqlglot.select(exp.column("name")).from_(
                 exp.Table(this=exp.Identifier(this=d.name, quoted=True))).where(
                 exp.EQ(this=exp.column("database_id"), expression=args[0])))
+        if low == "choose" and len(args) >= 2:
+            return exp.Case(this=args[0], ifs=[
+                exp.If(this=exp.Literal.number(i), true=a) for i, a in enumerate(args[1:], 1)])
         if low in ("scope_identity", "ident_current"):
             return self._placeholder_or_unsupported("scope_identity()", node)
         if low in ("error_number", "error_message", "error_severity", "error_state",
