@@ -127,3 +127,17 @@ def test_activation_output_appears_while_the_prompt_waits(repl: Any, xdg_home: P
     repl.expect("Trading>")
     type_batch(repl, "PRINT 'still' + 'typing'", "GO")
     repl.expect("stilltyping")
+
+
+def test_piped_input_runs_as_a_script(xdg_home: Path) -> None:
+    import subprocess
+
+    env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(ROOT), "HOME": str(xdg_home),
+           "XDG_CONFIG_HOME": str(xdg_home / "config"), "XDG_DATA_HOME": str(xdg_home / "data")}
+    done = subprocess.run([sys.executable, "-m", "tsqlbroker", "--url", "sqlite://"],
+                          input="PRINT 'piped'\nGO\nSELECT 1/0\nGO\n", capture_output=True,
+                          text=True, env=env, timeout=TIMEOUT, check=False)
+    # Lines count from the start of the script, as in `tsqlbroker run`.
+    assert done.stdout.splitlines()[:3] == ["piped", "Msg 8134, Level 16, State 1, Line 3",
+                                            "Divide by zero error encountered."]
+    assert "master>" not in done.stdout and done.returncode == 1

@@ -401,6 +401,19 @@ class Repl:
             output=self._output,
         )
 
+    def run_script(self, text: str, idle_seconds: float = 30.0) -> int:
+        """Run ``text`` as a script (stdin not a terminal); 1 if any error was shown.
+
+        Like ``tsqlbroker run``, it then waits (bounded) for activated procedures to finish
+        so that their output is not lost."""
+        self.handle(text)
+        runtime = getattr(self.instance, "extensions", {}).get("broker_runtime")
+        if runtime is not None and hasattr(runtime, "wait_idle"):
+            runtime.wait_idle(idle_seconds)
+        if self.exit_status is not None:
+            return self.exit_status
+        return 1 if self.sink.error_count else 0
+
     def run(self) -> int:
         """The read-run loop; the exit status (0, or 1 after ``:on error exit``)."""
         session = self.prompt_session()
@@ -449,6 +462,9 @@ def run_repl(url: str | None, database: str, output_format: str) -> int:
         print(f"tsqlbroker: cannot open storage: {exc}", file=sys.stderr)
         return 1
     try:
+        if not sys.stdin.isatty():
+            # Piped input is a script, as sqlcmd reads it: no prompt, no banner.
+            return repl.run_script(sys.stdin.read())
         if created and path is not None:
             repl.info(f"Created the config file {path}.", style="dim")
         repl.info(f"tsqlbroker {__version__} on {describe_storage(repl)}. A line holding GO "
