@@ -149,3 +149,19 @@ def test_string_agg_within_group_and_choose(ctx: ExecContext) -> None:
         ("x,y,z",)]
     assert rows(ctx, "SELECT CHOOSE(a, 'one', 'two') FROM t WHERE g = 1 ORDER BY a") == [
         ("one",), ("two",), (None,)]
+
+
+def test_conversions_use_the_registered_convert(ctx: ExecContext) -> None:
+    calls: list[tuple[object, ...]] = []
+
+    def convert(value: object, target: str, style: object, source: object) -> object:
+        calls.append((value, target, style, source))
+        return f"<{value}>"
+
+    run(ctx, "CREATE TABLE t (ts datetime)")
+    run(ctx, "INSERT INTO t VALUES ('2024-05-06')")
+    register_functions(ctx.conn.store, {"convert": (4, convert)})
+    assert rows(ctx, "SELECT CONVERT(varchar(30), ts, 101), CAST(5 AS varchar(3)) FROM t") == [
+        ("<2024-05-06 00:00:00.000000>", "<5>")]
+    assert calls == [("2024-05-06 00:00:00.000000", "varchar(30)", 101, "datetime"),
+                     (5, "varchar(3)", None, "int")]

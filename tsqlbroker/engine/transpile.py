@@ -371,6 +371,14 @@ class Binder:
         spec = datatype_spec(target) if isinstance(target, exp.DataType) else None
         if spec is None:
             return self.rewrite_children(node)
+        if "convert" in self.functions and not isinstance(node, exp.TryCast):
+            # The interpreter's conversion rules (styles, string forms of dates and
+            # numbers): convert(value, target spec, style, source spec or NULL).
+            source = self.spec_of(value)
+            return exp.Anonymous(this="tsql_convert", expressions=[
+                self.rewrite(value), exp.Literal.string(spec),
+                self.rewrite(style) if style is not None else exp.Null(),
+                exp.Literal.string(source) if source else exp.Null()])
         fn = "tsqlb_try_cast" if isinstance(node, exp.TryCast) else "tsqlb_cast"
         args: list[exp.Expression] = [self.rewrite(value), exp.Literal.string(spec)]
         if style is not None and fn == "tsqlb_cast":
