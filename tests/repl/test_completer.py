@@ -10,6 +10,7 @@ from tsqlbroker.repl.completer import (
     TSqlCompleter,
     declared_variables,
     quote_name,
+    table_aliases,
 )
 
 CATALOG = CatalogSnapshot(
@@ -104,3 +105,26 @@ def test_quote_name_and_declared_variables() -> None:
     assert quote_name("order") == "[order]"
     assert quote_name("a]b") == "[a]]b]"
     assert declared_variables("DECLARE @a int; SET @A = @b + @@ROWCOUNT") == ["@a", "@b"]
+
+
+def test_columns_after_a_table_or_alias_and_queue_columns_after_a_queue() -> None:
+    assert complete("SELECT Orders.Am") == ["Amount"]
+    assert complete("SELECT Orders.", requested=False) == ["OrderId", "Amount"]
+    text = "SELECT o.Ord"
+    completer = TSqlCompleter(lambda: CATALOG)
+    full = text + " FROM dbo.Orders AS o WHERE 1 = 1"
+    got = [c.text for c in completer.get_completions(Document(full, len(text)),
+                                                      CompleteEvent(True))]
+    assert got == ["OrderId"]
+    assert "message_body" in complete("SELECT TradeQueue.message_b")
+
+
+def test_catalog_views_after_sys_and_objects_after_a_schema() -> None:
+    assert complete("SELECT * FROM sys.service_q") == ["service_queue_usages", "service_queues"]
+    assert complete("SELECT * FROM dbo.Tra") == ["TradeQueue", "ProcessTrade"]
+
+
+def test_table_aliases() -> None:
+    assert table_aliases("SELECT * FROM dbo.[Orders] o JOIN Items AS i ON 1=1 WHERE x") == {
+        "o": "orders", "i": "items"}
+    assert table_aliases("SELECT * FROM Orders WHERE x = 1") == {}

@@ -5,7 +5,8 @@ The catalog part reads a :class:`CatalogSnapshot` that a background refresher re
 before the cursor decides what is offered: after ``FROM``/``JOIN``/``INTO`` tables and queues,
 after ``ON QUEUE``/``RECEIVE … FROM`` queues, after ``SERVICE`` services, after ``CONTRACT``
 contracts, after ``MESSAGE TYPE`` message types, after ``EXEC`` procedures, after ``USE``
-databases; elsewhere everything, keywords first. Names that need it are offered bracketed
+databases; after ``t.`` the columns of table (or alias, or queue) ``t``, after ``sys.`` the
+catalog views; elsewhere everything, keywords first. Names that need it are offered bracketed
 (``[//www.develop.com/DMBrokerage/TradeEntry]``); inside a string (``TO SERVICE '…``) they are
 offered as the bare text. Matching is by prefix, then by substring, ignoring case.
 """
@@ -65,7 +66,37 @@ QUEUE_COLUMNS: tuple[str, ...] = (
     "message_body", "message_enqueue_time",
 )
 
+# Catalog views and DMVs offered after "sys.".
+SYS_VIEWS: tuple[str, ...] = (
+    "columns", "conversation_endpoints", "conversation_groups", "databases",
+    "dm_broker_activated_tasks", "dm_broker_queue_monitors", "objects", "procedures",
+    "remote_service_bindings", "routes", "schemas", "service_contract_message_usages",
+    "service_contract_usages", "service_contracts", "service_message_types",
+    "service_queue_usages", "service_queues", "services", "tables", "transmission_queue",
+)
+
 _RESERVED = frozenset(k.lower() for k in KEYWORDS)
+_NAME = r"(?:\[(?:[^\]]|\]\])+\]|[A-Za-z_#][\w@$#]*)"
+_QUALIFIED = re.compile(r"(" + _NAME + r")\.$")
+_FROM_ALIAS = re.compile(
+    r"\b(?:from|join|update|into)\s+(?:" + _NAME + r"\s*\.\s*)*(" + _NAME + r")"
+    r"(?:\s+(?:as\s+)?([A-Za-z_][\w@$#]*))?", re.IGNORECASE)
+
+
+def _unbracket(name: str) -> str:
+    if name.startswith("[") and name.endswith("]"):
+        return name[1:-1].replace("]]", "]")
+    return name
+
+
+def table_aliases(text: str) -> dict[str, str]:
+    """Aliases in ``FROM t AS a`` / ``JOIN t a`` clauses: lower-case alias → table name."""
+    aliases: dict[str, str] = {}
+    for m in _FROM_ALIAS.finditer(text):
+        alias = m.group(2)
+        if alias and alias.lower() not in _RESERVED:
+            aliases[alias.lower()] = _unbracket(m.group(1)).lower()
+    return aliases
 _REGULAR = re.compile(r"^[A-Za-z_][A-Za-z0-9_@$#]*$")
 _DECLARED = re.compile(r"(?<![\w@$#])(@[A-Za-z_][\w@$#]*)")
 
@@ -158,9 +189,15 @@ class TSqlCompleter(Completer):
             yield from self._special(before)
             return
         word = _current_word(before)
+        catalog = self.get_catalog()
+        if word.mode == "plain":
+            qualifier = _QUALIFIED.search(before[: len(before) - word.length])
+            if qualifier:
+                yield from self._match(word, self._qualified(
+                    catalog, qualifier.group(1), document.text))
+                return
         if word.mode == "plain" and not word.prefix and not complete_event.completion_requested:
             return
-        catalog = self.get_catalog()
         context = self._context(before)
         if word.prefix.startswith("@"):
             # The variable being typed is not a declaration of itself.
@@ -186,6 +223,24 @@ class TSqlCompleter(Completer):
             candidates += [(c, "column") for c in catalog.all_columns()]
             candidates += [(d, "database") for d in catalog.databases]
         yield from self._match(word, candidates)
+
+    @staticmethod
+    def _qualified(catalog: CatalogSnapshot, qualifier: str,
+                   text: str) -> list[tuple[str, str]]:
+        """What may follow ``qualifier.``: a table's (or alias's) columns, a queue's
+        columns, the catalog views after ``sys.``, or a schema's objects."""
+        name = _unbracket(qualifier).lower()
+        name = table_aliases(text).get(name, name)
+        by_lower = {t.lower(): t for t in catalog.tables}
+        if name in by_lower:
+            return [(c, "column") for c in catalog.columns.get(by_lower[name], ())]
+        if name in {q.lower() for q in catalog.queues}:
+            return [(c, "queue column") for c in QUEUE_COLUMNS]
+        if name == "sys":
+            return [(v, "catalog view") for v in SYS_VIEWS]
+        return [(n, kind.rstrip("s").replace("_", " "))
+                for kind in ("tables", "queues", "procedures")
+                for n in getattr(catalog, kind)]
 
     @staticmethod
     def _context(before: str) -> str | None:
