@@ -5,7 +5,8 @@ Prints three ratios with their goals:
 (a) ``WHILE @i < 1000000 SET @i += 1`` against the same loop in plain Python (goal ≤ 20×);
 (b) a loop with string, decimal and IF work against its Python equivalent (goal ≤ 30×);
 (c) 10k single-row INSERTs through the interpreter against the same statements through raw
-    SQLAlchemy on the same kind of storage (goal ≤ 1.5×).
+    SQLAlchemy on the same kind of storage (goal ≤ 1.5×); (c*) shows how much of that is the
+    interpreter's own work, by running (c) with the storage engine replaced by a direct insert.
 
 Run: ``python scripts/bench/interp.py`` (``--quick`` divides the sizes by 10).
 """
@@ -153,11 +154,61 @@ def bench_inserts(n: int) -> tuple[float, float]:
     return t_sql, t_raw
 
 
+def bench_interpreter_share(n: int) -> tuple[float, float]:
+    """(c*) as (c), with the engine's ``execute_sql`` replaced by the direct insert: what the
+    interpreter itself adds (statement wrapper, parameters, implicit transaction)."""
+    from tsqlbroker.engine import dml as engine_dml
+    from tsqlbroker.engine.context import SqlResult
+    from tsqlbroker.grammar.parser import parse_batch
+
+    inst, s, _sink = _session()
+    original = engine_dml.execute_sql
+    stmt = text("INSERT INTO bench_raw (id, name) VALUES (:i, 'x')")
+
+    def direct(ctx: Any, sql: str, params: dict[str, Any]) -> Any:
+        ctx.txn.write()
+        ctx.conn.execute(stmt, {"i": params["@i"][0]})
+        return SqlResult(rowcount=1)
+
+    def interpreted() -> float:
+        engine_dml.execute_sql = direct
+        try:
+            t0 = time.perf_counter()
+            s.execute_batch(batch)
+            return time.perf_counter() - t0
+        finally:
+            engine_dml.execute_sql = original
+
+    def raw() -> float:
+        conn = s.conn
+        t0 = time.perf_counter()
+        for i in range(1, n + 1):
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            conn.execute(stmt, {"i": i})
+            conn.exec_driver_sql("COMMIT")
+        return time.perf_counter() - t0
+
+    try:
+        s.execute("SET NOCOUNT ON")
+        s.conn.exec_driver_sql("CREATE TABLE bench_raw (id INTEGER NOT NULL, name TEXT)")
+        batch = parse_batch("DECLARE @i int = 0\nWHILE @i < " + str(n) + " BEGIN SET @i += 1 "
+                            "INSERT INTO bench_raw (id, name) VALUES (@i, 'x') END", 1)
+        # Alternate the two (the table grows; the machine may be shared); keep the best.
+        times = [(interpreted(), raw()) for _ in range(REPEATS)]
+        t_sql = min(t for t, _r in times)
+        t_raw = min(r for _t, r in times)
+    finally:
+        engine_dml.execute_sql = original
+        s.close()
+        inst.close()
+    return t_sql, t_raw
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the three measurements and print ratio, goal and whether it is met."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="sizes / 10")
-    ap.add_argument("--only", choices=["a", "b", "c"], action="append")
+    ap.add_argument("--only", choices=["a", "b", "c", "c*"], action="append")
     args = ap.parse_args(argv)
     div = 10 if args.quick else 1
     cases = [
@@ -165,6 +216,8 @@ def main(argv: list[str] | None = None) -> int:
         ("b", "string/decimal/IF loop vs Python", lambda: bench_mixed(200_000 // div), 30),
         ("c", "single-row INSERTs vs raw SQLAlchemy", lambda: bench_inserts(10_000 // div),
          1.5),
+        ("c*", "(c) with a direct-insert engine: the interpreter's own share",
+         lambda: bench_interpreter_share(10_000 // div), None),
     ]
     all_met = True
     for key, label, run, goal in cases:
@@ -172,10 +225,14 @@ def main(argv: list[str] | None = None) -> int:
             continue
         t_interp, t_ref = run()
         ratio = t_interp / t_ref if t_ref > 0 else float("inf")
+        line = (f"({key}) {label}: interpreter {t_interp:.3f}s, reference {t_ref:.3f}s, "
+                f"ratio {ratio:.1f}x")
+        if goal is None:
+            print(line + " (informational)")
+            continue
         met = ratio <= goal
         all_met &= met
-        print(f"({key}) {label}: interpreter {t_interp:.3f}s, reference {t_ref:.3f}s, "
-              f"ratio {ratio:.1f}x (goal <= {goal}x) {'MET' if met else 'NOT MET'}")
+        print(f"{line} (goal <= {goal}x) {'MET' if met else 'NOT MET'}")
     return 0 if all_met else 1
 
 
