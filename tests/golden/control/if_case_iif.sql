@@ -17,3 +17,8 @@ IF @v BETWEEN 10 AND 20 PRINT 'between ten and twenty'
 IF 'abcdef' LIKE 'abc%' PRINT 'like'
 IF 'abc' = 'ABC' PRINT 'case-insensitive'
 IF 'abc' = 'abc   ' PRINT 'trailing spaces ignored'
+PRINT CASE WHEN 1 = 1 THEN 1 ELSE 1 / 0 END
+PRINT IIF(@v > 0, 10, 1 / 0)
+PRINT COALESCE(@v, 1 / 0)
+IF @v > 0 OR 1 / 0 = 1 PRINT 'OR short-circuits'
+IF @v < 0 AND 1 / 0 = 1 PRINT 'never' ELSE PRINT 'AND short-circuits'
