@@ -34,3 +34,13 @@ END
 GO
 EXEC makes_temp
 PRINT COALESCE(CAST(OBJECT_ID('tempdb..#inside') AS varchar(20)), 'dropped with the procedure')
+GO
+BEGIN TRY
+    SELECT * FROM no_such_table
+END TRY
+BEGIN CATCH
+    PRINT 'not caught at the same level'
+END CATCH
+PRINT 'not reached: the batch ends'
+GO
+PRINT 'next batch'
