@@ -274,6 +274,7 @@ MESSAGES: dict[int, tuple[int, str]] = {
               "operator."),
     402: (16, "The data types %ls and %ls are incompatible in the %ls operator."),
     517: (16, "Adding a value to a '%ls' column caused an overflow."),
+    701: (17, "There is insufficient system memory in resource pool '%ls' to run this query."),
     529: (16, "Explicit conversion from data type %ls to %ls is not allowed."),
     535: (16, "The %ls function resulted in an overflow. The number of dateparts separating two "
               "date/time instances is too large. Try to use %ls with a less precise datepart."),
