@@ -224,3 +224,9 @@ def test_waitfor_time_waits_until_the_time_of_day(session: Any, sink: Collecting
     else:
         assert sink.messages() == ["time"]
         assert 1.0 <= elapsed < 10
+
+
+def test_print_truncates_like_sql_server(session: Any, sink: CollectingSink) -> None:
+    session.execute("PRINT REPLICATE(CAST('y' AS varchar(max)), 9000)\n"
+                    "PRINT REPLICATE(CAST(N'z' AS nvarchar(max)), 9000)")
+    assert [len(m) for m in sink.messages()] == [8000, 4000]

@@ -174,10 +174,13 @@ def compile_print(c: Compiler, node: ast.Print) -> StmtFn:
         ef = coerce(e, _PRINT_TYPE if e.type.name in ("xml", "sql_variant") else
                     T.VARCHAR_MAX)
 
+    # PRINT shows at most 8,000 characters of a varchar message, 4,000 of an nvarchar one.
+    limit = 4000 if e.type.is_unicode or e.type.name in ("xml", "sql_variant") else 8000
+
     def run(f: Frame) -> None:
         v = ef(f)
         s = f.session
-        s.sink.message("" if v is None else v[:8000])
+        s.sink.message("" if v is None else v[:limit])
         s.rowcount = 0
     return run
 

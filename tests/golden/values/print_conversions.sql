@@ -11,3 +11,6 @@ PRINT 0x41
 PRINT N'unicode'
 DECLARE @x xml = '<a>1</a>'
 PRINT CAST(@x AS nvarchar(100))
+PRINT LEN(REPLICATE(CAST('x' AS varchar(max)), 9000))
+DECLARE @long varchar(max) = REPLICATE(CAST('y' AS varchar(max)), 9000)
+PRINT RIGHT(@long, 3)
