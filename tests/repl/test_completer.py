@@ -128,3 +128,11 @@ def test_table_aliases() -> None:
     assert table_aliases("SELECT * FROM dbo.[Orders] o JOIN Items AS i ON 1=1 WHERE x") == {
         "o": "orders", "i": "items"}
     assert table_aliases("SELECT * FROM Orders WHERE x = 1") == {}
+
+
+def test_unbracketed_url_names_with_dots_are_one_word() -> None:
+    text = "BEGIN DIALOG @h FROM SERVICE //www.develop.com/DMBrokerage/T"
+    completer = TSqlCompleter(lambda: CATALOG)
+    (c,) = completer.get_completions(Document(text, len(text)), CompleteEvent(True))
+    assert c.text == "[//www.develop.com/DMBrokerage/TradeEntry]"
+    assert c.start_position == -len("//www.develop.com/DMBrokerage/T")

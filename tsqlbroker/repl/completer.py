@@ -138,13 +138,16 @@ def declared_variables(text: str) -> list[str]:
     return list(seen.values())
 
 
+_URL_WORD = re.compile(r"(?:[A-Za-z]+:)?//[^\s\[\]'(),;]*$|[\w@#$]*/[^\s\[\]'(),;]*$")
+
+
 @dataclass(frozen=True)
 class _Word:
     """What is being completed: the text to replace and how names must be written."""
 
     prefix: str        # what the user typed of the name (without an opening [ or ')
     length: int        # characters before the cursor the completion replaces
-    mode: str          # "plain" | "bracket" | "string"
+    mode: str          # "plain" | "url" (unbracketed, with "/") | "bracket" | "string"
 
 
 def _current_word(before: str) -> _Word:
@@ -155,14 +158,15 @@ def _current_word(before: str) -> _Word:
         m = re.search(r"N?'([^']*)$", before)
         if m:
             return _Word(m.group(1), len(m.group(1)), "string")
-    # "/" belongs to the word so that "//www…" service names are matched and replaced whole.
-    m = re.search(r"[\w@#$/]*$", before)
+    # An unbracketed URL-like name ("//www.develop.com/…", "http://schemas…") is one word,
+    # dots and all, so that it is matched and replaced whole.
+    m = _URL_WORD.search(before) or re.search(r"[\w@#$]*$", before)
     word = m.group(0) if m else ""
-    return _Word(word, len(word), "plain")
+    return _Word(word, len(word), "url" if "/" in word else "plain")
 
 
 _CONTEXTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(p + r"\s+(?:N?'[^']*|\[[^\]]*|[\w@#$/]*)$", re.IGNORECASE), kind)
+    (re.compile(p + r"\s+(?:N?'[^']*|\[[^\]]*|[\w@#$/.:]*)$", re.IGNORECASE), kind)
     for p, kind in (
         (r"\bmessage\s+type", "message_types"),
         (r"\b(?:on|alter|drop)\s+queue|\breceive\b[^;]*?\bfrom|\bqueue", "queues"),
