@@ -117,8 +117,10 @@ def _help(ctx: ReplContext, arg: str) -> None:
         seen.add(cmd.usage)
         rows.append((cmd.usage, cmd.summary))
     ctx.show(ResultSet(["command", "description"], [None, None], rows))
-    ctx.info("A batch runs on a line holding GO [n]; Alt-Enter runs the buffer as it is. "
-             "Ctrl-C cancels a running batch or clears the buffer; Ctrl-D leaves.")
+    runs = "a line holding GO [n]" + (" or a line ending with ;"
+                                       if ctx.config.batch_terminator == "semicolon" else "")
+    ctx.info(f"A batch runs on {runs}; Alt-Enter runs the buffer as it is. Ctrl-C cancels "
+             "a running batch or clears the buffer; Ctrl-D leaves.")
 
 
 @special_command("quit", ":quit", "leave the REPL", aliases=("exit", "q"))
