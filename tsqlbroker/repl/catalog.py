@@ -40,8 +40,12 @@ class HelperSession:
     def __init__(self, instance: Any) -> None:
         self._sink = CollectingSink()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tsql-helper")
-        self._session: Any = self._pool.submit(
-            lambda: instance.session(self._sink, database="master")).result()
+        try:
+            self._session: Any = self._pool.submit(
+                lambda: instance.session(self._sink, database="master")).result()
+        except BaseException:
+            self._pool.shutdown(wait=False)
+            raise
 
     def submit(self, fn: Callable[[HelperSession], Any]) -> Future[Any]:
         """Run ``fn(self)`` on the helper thread."""
