@@ -39,6 +39,18 @@ MESSAGE_COLUMNS = ("queuing_order",) + MESSAGE_INSERT_COLUMNS
 # otherwise pick the ready index (queue_id, status) and scan every ready row of the queue.
 SELECT_GROUP_ROWS = (f"SELECT {', '.join(MESSAGE_COLUMNS)} FROM {PREFIX}messages "
                      "WHERE +queue_id = ? AND status = 1 AND conversation_group_id = ?")
+# RECEIVE TOP (n): the group's conversations, each one's (priority, first queuing_order) among
+# its ready rows, and its ready rows in RECEIVE order — an index walk on ix_…_msg_receive
+# (the ``+`` keeps the planner off the group and ready indexes).
+SELECT_GROUP_HANDLES = (f"SELECT conversation_handle FROM {PREFIX}conversation_endpoints "
+                        "WHERE conversation_group_id = ?")
+SELECT_CONVERSATION_KEY = (f"SELECT MAX(priority), MIN(queuing_order) FROM {PREFIX}messages "
+                           "WHERE conversation_handle = ? AND status = 1 AND +queue_id = ? "
+                           "AND +conversation_group_id = ?")
+SELECT_CONVERSATION_ROWS = (f"SELECT {', '.join(MESSAGE_COLUMNS)} FROM {PREFIX}messages "
+                            "WHERE conversation_handle = ? AND status = 1 AND +queue_id = ? "
+                            "AND +conversation_group_id = ? "
+                            "ORDER BY rank, message_sequence_number, queuing_order LIMIT ?")
 
 
 def sql_for(conn: StoreConnection, sql: str) -> str:

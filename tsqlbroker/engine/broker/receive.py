@@ -24,7 +24,15 @@ from ..results import ResultSet
 from ..store import StoreConnection
 from ..txn import Txn
 from .base import DEADLOCK_WAIT_S, LOCK_TIMEOUT_S, BrokerBase
-from .fastsql import MESSAGE_COLUMNS, SELECT_GROUP_ROWS, py_time, run
+from .fastsql import (
+    MESSAGE_COLUMNS,
+    SELECT_CONVERSATION_KEY,
+    SELECT_CONVERSATION_ROWS,
+    SELECT_GROUP_HANDLES,
+    SELECT_GROUP_ROWS,
+    py_time,
+    run,
+)
 from .model import QueueRow, uid, utcnow
 from .schema import PREFIX
 
@@ -95,7 +103,7 @@ class ReceiveMixin(BrokerBase):
             if self._would_deadlock(txn):
                 wait = min(wait, DEADLOCK_WAIT_S)      # see _lock_group_or_fail
             if self._lock_group(txn, db_id, group, q.object_id, wait, cancelled):
-                rows = self._group_rows(conn, q, group, handle, st.received)
+                rows = self._group_rows(conn, q, group, handle, st.received, top)
         else:
             tried: set[str] = set()
             while True:
@@ -105,7 +113,7 @@ class ReceiveMixin(BrokerBase):
                 tried.add(group)
                 if not self._lock_group(txn, db_id, group, q.object_id):
                     continue
-                rows = self._group_rows(conn, q, group, None, st.received)
+                rows = self._group_rows(conn, q, group, None, st.received, top)
                 if rows:
                     break
         if not rows:
@@ -175,8 +183,11 @@ class ReceiveMixin(BrokerBase):
                 return str(row[0])
 
     def _group_rows(self, conn: StoreConnection, q: QueueRow, group: str, handle: str | None,
-                    overlay: set[int]) -> list[dict[str, Any]]:
-        """The ready rows of ``group`` (or of one conversation) in RECEIVE order."""
+                    overlay: set[int], limit: int | None = None) -> list[dict[str, Any]]:
+        """The ready rows of ``group`` (or of one conversation) in RECEIVE order; only the
+        first ``limit`` of them when a limit is given."""
+        if limit is not None and not overlay:
+            return self._first_group_rows(conn, q, group, handle, limit)
         rows = [dict(zip(MESSAGE_COLUMNS, r, strict=True))
                 for r in run(conn, SELECT_GROUP_ROWS, (q.object_id, group)).fetchall()]
         rows = [r for r in rows if r["queuing_order"] not in overlay
@@ -189,6 +200,32 @@ class ReceiveMixin(BrokerBase):
         rows.sort(key=lambda r: (-first[r["conversation_handle"]][0],
                                  first[r["conversation_handle"]][1], r["rank"],
                                  r["message_sequence_number"], r["queuing_order"]))
+        return rows if limit is None else rows[:limit]
+
+    def _first_group_rows(self, conn: StoreConnection, q: QueueRow, group: str,
+                          handle: str | None, limit: int) -> list[dict[str, Any]]:
+        """:meth:`_group_rows` for ``RECEIVE TOP (n)`` with nothing received yet in the
+        transaction: conversation by conversation, reading only the rows returned (an
+        index walk), so that TOP (n) on a deep queue costs O(n), not O(queue)."""
+        if handle is not None:
+            handles = [handle]
+        else:
+            handles = [str(r[0]) for r in run(conn, SELECT_GROUP_HANDLES, (group,))]
+        if len(handles) > 1:
+            # Same conversation order as _group_rows: highest priority, then first queued.
+            keys: dict[str, tuple[int, int]] = {}
+            for h in handles:
+                prio, first = run(conn, SELECT_CONVERSATION_KEY,
+                                  (h, q.object_id, group)).fetchone()
+                if first is not None:
+                    keys[h] = (-prio, first)
+            handles = sorted(keys, key=keys.__getitem__)
+        rows: list[dict[str, Any]] = []
+        for h in handles:
+            if len(rows) >= limit:
+                break
+            rows.extend(dict(zip(MESSAGE_COLUMNS, r, strict=True)) for r in run(
+                conn, SELECT_CONVERSATION_ROWS, (h, q.object_id, group, limit - len(rows))))
         return rows
 
     # -- GET CONVERSATION GROUP ---------------------------------------------------------------
@@ -285,7 +322,8 @@ class ReceiveMixin(BrokerBase):
         if group is None or self.locks.held_by_other((q.database_id, group), txn):
             return False
         st = txn.state.get("broker") if txn is not None else None
-        return bool(self._group_rows(conn, q, group, handle, st.received if st else set()))
+        return bool(self._group_rows(conn, q, group, handle, st.received if st else set(),
+                                     limit=1))
 
 
 def _result_row(r: Any) -> tuple[Any, ...]:

@@ -250,6 +250,10 @@ def broker_tables(metadata: MetaData) -> BrokerTables:
     Index("ix_tsqlb_sb_msg_conv", messages.c.conversation_handle,
           messages.c.message_sequence_number)
     Index("ix_tsqlb_sb_msg_group", messages.c.conversation_group_id, messages.c.status)
+    # A conversation's ready rows in RECEIVE order (rank, sequence; the rowid is the
+    # queuing_order): RECEIVE TOP (n) reads n index entries, not the whole conversation.
+    Index("ix_tsqlb_sb_msg_receive", messages.c.conversation_handle, messages.c.status,
+          messages.c.rank, messages.c.message_sequence_number)
     transmission = Table(
         PREFIX + "transmission_queue", metadata,
         Column("id", Integer, primary_key=True, autoincrement=True),
