@@ -110,14 +110,15 @@ class Session:
                 self.report(e)
                 ok = False
                 continue
-            for _ in range(max(chunk.repeat, 1)):
-                ok = self.execute_batch(batch) and ok
-                if self._cancelled_batch:
-                    return False  # a cancelled script runs no further batches
+            ok = self.execute_batch(batch, repeat=max(chunk.repeat, 1)) and ok
+            if self._cancelled_batch:
+                return False  # a cancelled script runs no further batches
         return ok
 
-    def execute_batch(self, batch: ast.Batch) -> bool:
-        """Compile and run one parsed batch. Errors go to the sink; False if any occurred."""
+    def execute_batch(self, batch: ast.Batch, *, repeat: int = 1) -> bool:
+        """Compile one parsed batch and run it (``repeat`` times, for ``GO n``: compiled once).
+
+        Errors go to the sink; returns False if any occurred."""
         from .procedures import compile_batch
 
         before = self.errors_reported
@@ -130,9 +131,12 @@ class Session:
         except Exception as e:  # noqa: BLE001 - a compiler bug must not become a traceback
             self.report(internal_error(e))
             return False
-        frame = Frame(self, compiled.nslots, level=0)
-        self.run_scope(compiled.run, frame)
-        self.end_batch(batch.start_line)
+        for _ in range(repeat):
+            frame = Frame(self, compiled.nslots, level=0)
+            self.run_scope(compiled.run, frame)
+            self.end_batch(batch.start_line)
+            if self._cancelled_batch:
+                break
         self._cancel = False  # a cancel that came too late to stop anything is forgotten
         return self.errors_reported == before
 
