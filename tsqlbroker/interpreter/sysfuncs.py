@@ -100,8 +100,16 @@ def compile_call(c: Compiler, node: ast.FunctionCall) -> CExpr:
     sp = SPECIAL.get(key)
     if sp is not None:
         return sp(c, node)
+    return compile_builtin(c, node)
+
+
+def compile_builtin(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    """A call of a value-library built-in (``functions.lookup``), bound to its argument types
+    once; constant calls of deterministic functions are folded."""
     from . import functions as FN
 
+    name = node.name
+    key = name.name.lower()
     builtin = FN.lookup(key)
     if builtin is None:
         raise c.bind_error(195, node, name.name, "built-in function name")
@@ -356,6 +364,37 @@ for _n, _v in (("suser_sname", LOGIN_NAME), ("suser_name", LOGIN_NAME),
 @special("current_timestamp")
 def _current_timestamp(c: Compiler, node: ast.FunctionCall) -> CExpr:
     return c.expr(ast.FunctionCall(ast.ObjectName("getdate"), span=node.span))
+
+
+_WEEKDAY_PARTS = frozenset({"weekday", "dw", "w"})
+_WEEK_PARTS = frozenset({"week", "wk", "ww"})
+
+
+@special("datepart")
+def _datepart(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    """DATEPART with the session's ``SET DATEFIRST`` for weekday and week (the value library
+    assumes DATEFIRST 7)."""
+    part = node.args[0] if node.args else None
+    if not (len(node.args) == 2 and isinstance(part, ast.Column) and len(part.parts) == 1
+            and part.parts[0].lower() in _WEEKDAY_PARTS | _WEEK_PARTS):
+        return compile_builtin(c, node)
+    base = compile_builtin(c, node)  # type checks and Msg 9810 … as the built-in does
+    value = c.expr(node.args[1])
+    to_date = coerce(value, T.DATE) if value.type.name != "date" else value.fn
+    weekday = part.parts[0].lower() in _WEEKDAY_PARTS
+
+    def datepart(f: Frame) -> Any:
+        d = to_date(f)
+        if d is None:
+            return None
+        first = f.session.datefirst
+        position = (d.isoweekday() - first) % 7 + 1  # 1 = the session's first day
+        if weekday:
+            return position
+        jan1 = d.replace(month=1, day=1)
+        offset = (jan1.isoweekday() - first) % 7
+        return (d.timetuple().tm_yday - 1 + offset) // 7 + 1
+    return CExpr(base.type, datepart)
 
 
 @special("host_name")
