@@ -143,3 +143,9 @@ def test_importing_the_cli_loads_no_ui_libraries() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False,
                             timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_history_file_setting(xdg_home: Path) -> None:
+    assert parse_config("").history_file == xdg_home / "data" / "tsqlbroker" / "history"
+    assert parse_config('[main]\nhistory_file = ""\n').history_file is None
+    assert parse_config('[main]\nhistory_file = "~/h"\n').history_file == xdg_home / "h"

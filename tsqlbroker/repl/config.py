@@ -95,6 +95,15 @@ def _choice(data: dict[str, Any], section: str, key: str, choices: tuple[str, ..
     return value
 
 
+def _history_path(setting: str) -> Path | None:
+    if not setting:
+        return None
+    if setting == "auto":
+        base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+        return Path(base) / "tsqlbroker" / "history"
+    return Path(os.path.expandvars(os.path.expanduser(setting)))
+
+
 def parse_config(text: str) -> Config:
     """A :class:`Config` from the user's TOML text laid over the packaged defaults."""
     try:
@@ -107,7 +116,7 @@ def parse_config(text: str) -> Config:
         url=_get(data, "main", "url", str) or None,
         database=_get(data, "main", "database", str) or "master",
         batch_terminator=_choice(data, "main", "batch_terminator", TERMINATORS),
-        history_file=Path(os.path.expanduser(history)) if history else None,
+        history_file=_history_path(history),
         timing=_get(data, "main", "timing", bool),
         format=_choice(data, "output", "format", FORMATS),
         pager=_get(data, "output", "pager", str),
