@@ -19,12 +19,10 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable
-from types import SimpleNamespace
 from typing import Any
 
 from lark import Lark, Token, Tree
 from lark.lexer import CallChain, _create_unless
-from lark.parse_tree_builder import ParseTreeBuilder
 from lark.parsers.lalr_analysis import Shift
 
 # Nesting deeper than this many parser states is refused (Msg 191) rather than handing
@@ -68,6 +66,11 @@ class Driver:
         self._states = table.states
         self._rule_index = {rule: i for i, rule in enumerate(self._rules)}
         self.actions = _Lazy(self._action_row)
+        # Terminals some rule keeps as a child (names, numbers, strings, operators, "!rule"
+        # keywords …); every other token (keywords, punctuation) is pushed as a plain string.
+        self.kept_types = frozenset(
+            sym.name for rule in self._rules for sym in rule.expansion
+            if sym.is_term and (rule.options.keep_all_tokens or not sym.filter_out))
 
     def _lexer_entry(self, state: Any) -> tuple[Any, ...]:
         basic = self._basic[state] if state is not None else self._root
@@ -90,20 +93,12 @@ class Driver:
         tables = getattr(local, "tables", None)
         if tables is None:
             builder = self._factory()
-            # Lark's callbacks call ``handlers.<rule>(children)``; each handler spreads the
-            # children over the builder method of that rule.
-            handlers = SimpleNamespace()
-            for rule in self._rules:
-                name = rule.alias or rule.options.template_source or rule.origin.name
-                method = getattr(builder, name, None)
-                if method is not None and not name.startswith("_"):
-                    setattr(handlers, name, _spread(method))
-            callbacks = ParseTreeBuilder(self._rules, Tree, False, False, True) \
-                .create_callback(handlers)
             reductions = []
             for rule in self._rules:
                 name = rule.alias or rule.options.template_source or rule.origin.name
-                reductions.append((len(rule.expansion), rule.origin.name, callbacks[rule],
+                method = None if name.startswith("_") else getattr(builder, name, None)
+                reductions.append((len(rule.expansion), rule.origin.name,
+                                   _reduction_callback(rule, name, method),
                                    name in self._span_rules, _passthrough(rule)))
             tables = local.tables = (builder, reductions)
         return tables
@@ -121,6 +116,7 @@ class Driver:
         starts: list[Any] = []
         ends: list[Any] = []
         end_state = self.end_state
+        kept = self.kept_types
         new_token = Token._future_new
         while True:
             # ---- lex one token in the lexer of the current state
@@ -145,18 +141,21 @@ class Driver:
                     pos = tend
                     continue
                 tstart = m.start(m.lastindex)
-                tok = new_token(ttype, text[tstart:tend], tstart)
                 if ttype in callbacks:
-                    tok = callbacks[ttype](tok)
+                    tok = callbacks[ttype](new_token(ttype, text[tstart:tend], tstart))
                     ttype = tok.type
+                elif ttype in kept:
+                    tok = new_token(ttype, text[tstart:tend], tstart)
+                else:
+                    tok = text[tstart:tend]
                 break
             # ---- feed it: reduce as long as the table says so, then shift
             while True:
                 state = state_stack[-1]
                 act = actions[state].get(ttype)
                 if act is None:
-                    if tok is None:
-                        tok = new_token("$END", "", n)
+                    if not isinstance(tok, Token):
+                        tok = new_token(ttype, tok or "", tstart)
                     raise SyntaxFailure("token", tstart, tok,
                                         frozenset(s for s in actions[state] if s.isupper()))
                 if act[0]:
@@ -250,11 +249,61 @@ def _skip_blanks(text: str, pos: int) -> int:
     return pos
 
 
-def _spread(method: Callable[..., Any]) -> Callable[[list[Any]], Any]:
-    def handler(children: list[Any]) -> Any:
-        return method(*children)
+def _reduction_callback(rule: Any, name: str, method: Callable[..., Any] | None
+                        ) -> Callable[[list[Any]], Any]:
+    """The function run when ``rule`` is reduced, generated for the rule.
 
-    return handler
+    It does what Lark's ChildFilter + ExpandSingleChild + transformer call do for LALR with
+    placeholders: drop filtered tokens, splice the children of inlined ``_rules``, insert
+    ``None`` for missing ``[optional]`` parts, return a lone child of a ``?rule``, and call
+    the builder method (or build a Tree for rules without one) — in one Python call."""
+    opts = rule.options
+    expansion = rule.expansion
+    if opts.empty_indices:
+        flags = "".join(str(int(b)) for b in opts.empty_indices)
+        nones_at = [len(ones) for ones in flags.split("0")]
+    else:
+        nones_at = [0] * (len(expansion) + 1)
+    parts: list[tuple[str, int]] = []  # ("none", k) | ("child", i) | ("splice", i)
+    for i, sym in enumerate(expansion):
+        if nones_at[i]:
+            parts.append(("none", nones_at[i]))
+        if opts.keep_all_tokens or not (sym.is_term and sym.filter_out):
+            splice = not sym.is_term and sym.name.startswith("_")
+            parts.append(("splice" if splice else "child", i))
+    if nones_at[len(expansion)]:
+        parts.append(("none", nones_at[len(expansion)]))
+    expand1 = opts.expand1 and not rule.alias
+    env: dict[str, Any] = {"m": method, "T": Tree, "name": name}
+    lines = ["def cb(c):"]
+    if not any(kind == "splice" for kind, _ in parts):
+        args = []
+        for kind, v in parts:
+            args.extend(["None"] * v if kind == "none" else [f"c[{v}]"])
+        if expand1 and len(args) == 1:
+            lines.append(f"    return {args[0]}")
+        elif method is not None:
+            lines.append(f"    return m({', '.join(args)})")
+        else:
+            lines.append(f"    return T(name, [{', '.join(args)}])")
+    else:
+        first = True
+        for kind, v in parts:
+            if kind == "none":
+                lines.append(("    f = " if first else "    f += ") + f"[None] * {v}")
+            elif kind == "splice":
+                # Reusing the first spliced list keeps left-recursive repetitions linear.
+                lines.append(f"    f = c[{v}].children" if first else f"    f += c[{v}].children")
+            else:
+                lines.append(f"    f = [c[{v}]]" if first else f"    f.append(c[{v}])")
+            first = False
+        if first:
+            lines.append("    f = []")
+        if expand1:
+            lines.append("    if len(f) == 1:\n        return f[0]")
+        lines.append("    return m(*f)" if method is not None else "    return T(name, f)")
+    exec("\n".join(lines), env)  # noqa: S102 — generated from the grammar, not from input
+    return env["cb"]  # type: ignore[no-any-return]
 
 
 def _passthrough(rule: Any) -> bool:
