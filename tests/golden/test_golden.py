@@ -1,4 +1,4 @@
-"""Golden tests: each ``tests/golden/<area>/*.sql`` runs in a fresh ``Instance('sqlite://')``
+"""Golden tests: each ``tests/golden/<area>/*.sql`` runs in a fresh instance on each backend
 and its rendered output must equal the ``.out`` file beside it (SQL Server's output)."""
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ HERE = Path(__file__).resolve().parent
 SCRIPTS = sorted(HERE.glob("*/*.sql"))
 
 
-def run_script(path: Path) -> str:
+def run_script(path: Path, url: str = "sqlite://") -> str:
     """Run one golden script and render what the client would see."""
-    inst = Instance("sqlite://")
+    inst = Instance(url)
     sink = CollectingSink()
     session = inst.session(sink)
     try:
@@ -30,6 +30,6 @@ def run_script(path: Path) -> str:
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=[f"{p.parent.name}/{p.stem}" for p in SCRIPTS])
-def test_golden(script: Path) -> None:
+def test_golden(script: Path, backend_url: str) -> None:
     expected = script.with_suffix(".out").read_text(encoding="utf-8")
-    assert run_script(script) == expected
+    assert run_script(script, backend_url) == expected

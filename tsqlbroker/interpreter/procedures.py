@@ -54,6 +54,9 @@ class Compiled:
     params: list[ParamInfo] = field(default_factory=list)
     return_type: T.SqlType | None = None
     object_id: int | None = None
+    # The database the module belongs to: it runs in that database's context.
+    db_id: int | None = None
+    db_name: str | None = None
     # Per-call-site caches (argument binding plans) keyed by call site.
     plans: dict[int, Any] = field(default_factory=dict)
 
@@ -128,6 +131,9 @@ def resolve_module(s: Session, name: ast.ObjectName, types: set[str]) -> Compile
     kind = "function" if row.type == "FN" else "procedure"
     compiled = compile_module(row.definition, row.name, kind=kind)
     compiled.object_id = row.object_id
+    compiled.db_id = row.database_id
+    db_row = catalog.database(s.conn, row.database_id)
+    compiled.db_name = db_row.name if db_row is not None else None
     s.instance.procedure_cache[key] = (row.modify_date, compiled)
     return compiled
 
@@ -150,6 +156,10 @@ def invoke(s: Session, compiled: Compiled, values: dict[int, Any]) -> tuple[int,
         v[p.slot] = values.get(p.slot, p.default)
     saved = (s.nocount, s.xact_abort, s.datefirst)
     temp_before = set(s.temp_tables)
+    database = (s.db_id, s.current_database)
+    if compiled.db_id is not None and compiled.db_id != s.db_id and compiled.db_name:
+        # A procedure runs in the context of its own database (EXEC other_db.dbo.p).
+        s.db_id, s.current_database = compiled.db_id, compiled.db_name
     s.nestlevel += 1
     status = 0
     try:
@@ -165,6 +175,7 @@ def invoke(s: Session, compiled: Compiled, values: dict[int, Any]) -> tuple[int,
     finally:
         s.nestlevel -= 1
         s.nocount, s.xact_abort, s.datefirst = saved
+        s.db_id, s.current_database = database
         s.drop_scope_objects(frame)
         if len(s.temp_tables) > len(temp_before) or set(s.temp_tables) - temp_before:
             # Temp tables a procedure creates are dropped when it ends.
@@ -509,6 +520,9 @@ def call_scalar_function(f: Frame, name: ast.ObjectName, args: list[Any],
     frame = Frame(s, compiled.nslots, proc=compiled.name, level=s.nestlevel + 1)
     for slot, v in values.items():
         frame.v[slot] = v
+    database = (s.db_id, s.current_database)
+    if compiled.db_id is not None and compiled.db_name:
+        s.db_id, s.current_database = compiled.db_id, compiled.db_name
     s.nestlevel += 1
     value: Any = None
     try:
@@ -517,5 +531,6 @@ def call_scalar_function(f: Frame, name: ast.ObjectName, args: list[Any],
         value = r.value
     finally:
         s.nestlevel -= 1
+        s.db_id, s.current_database = database
     return value
 
