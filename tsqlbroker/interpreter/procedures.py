@@ -157,8 +157,10 @@ def invoke(s: Session, compiled: Compiled, values: dict[int, Any]) -> tuple[int,
     saved = (s.nocount, s.xact_abort, s.datefirst)
     temp_before = set(s.temp_tables)
     database = (s.db_id, s.current_database)
-    if compiled.db_id is not None and compiled.db_id != s.db_id and compiled.db_name:
-        # A procedure runs in the context of its own database (EXEC other_db.dbo.p).
+    if compiled.db_id is not None and compiled.db_id != s.db_id and compiled.db_name \
+            and not (compiled.db_id == 1 and (compiled.name or "").lower().startswith("sp_")):
+        # A procedure runs in the context of its own database (EXEC other_db.dbo.p); an sp_
+        # procedure of master runs in the caller's, as SQL Server's system procedures do.
         s.db_id, s.current_database = compiled.db_id, compiled.db_name
     s.nestlevel += 1
     status = 0

@@ -14,3 +14,8 @@ USE master
 SET NOCOUNT ON
 EXEC OtherDb.dbo.where_am_i
 PRINT DB_NAME()
+GO
+CREATE PROCEDURE sp_show_db AS PRINT DB_NAME()
+GO
+USE OtherDb
+EXEC sp_show_db
