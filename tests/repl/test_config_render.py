@@ -125,6 +125,8 @@ def test_tall_results_go_through_the_pager_on_a_terminal() -> None:
 def test_batch_completeness_rules() -> None:
     assert is_complete("SELECT 1\nGO")
     assert is_complete("SELECT 1\n  go 5  ")
+    assert is_complete("SELECT 1\nGO; -- run it")
+    assert not is_complete("SELECT 1\nGOTO x")
     assert not is_complete("SELECT 'x\nGO")
     assert not is_complete("/* comment\nGO")
     assert not is_complete("SELECT 1;")

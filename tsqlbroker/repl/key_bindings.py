@@ -16,7 +16,8 @@ from prompt_toolkit.application import get_app
 from prompt_toolkit.filters import Condition, has_completions
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-GO_LINE = re.compile(r"^\s*go(?:\s+(\d+))?\s*(?:--.*)?$", re.IGNORECASE)
+# The same GO line the batch splitter (tsqlbroker.grammar.split_batches) recognises.
+GO_LINE = re.compile(r"^[ \t]*go(?:[ \t]+(\d+))?[ \t]*;?[ \t]*(?:--.*)?$", re.IGNORECASE)
 _TOKEN = re.compile(
     r"--[^\n]*|/\*|'(?:[^']|'')*'?|\"(?:[^\"]|\"\")*\"?|\[(?:[^\]]|\]\])*\]?|[A-Za-z_]\w*|.",
     re.DOTALL)
