@@ -15,7 +15,7 @@ import struct
 import uuid
 from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
+from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation, localcontext
 from typing import Any
 
 from tsqlbroker.errors import TSqlError, tsql_error
@@ -40,6 +40,8 @@ Conv = Callable[[Any], Any]
 
 MONEY_RANGE = {"money": Decimal("922337203685477.5807"), "smallmoney": Decimal("214748.3647")}
 _FOUR = Decimal("0.0001")
+# Rounding of in-range values: 38 digits plus 38 places fit easily in 100.
+_EXACT = Context(prec=100, rounding=ROUND_HALF_UP)
 _INT_TEXT = re.compile(r"^[ \t\r\n]*([+-]?)[ \t]*(\d+)[ \t\r\n]*$")
 _DEC_TEXT = re.compile(r"^\s*[+-]?(\d+\.?\d*|\.\d+)\s*$")
 _FLOAT_TEXT = re.compile(r"^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$")
@@ -291,9 +293,9 @@ def _quantizer(p: int, s: int, errname: Callable[[], TSqlError]) -> Callable[[De
     limit = Decimal(10) ** (p - s)
 
     def q(d: Decimal) -> Decimal:
-        with localcontext() as ctx:
-            ctx.prec = 80
-            r = d.quantize(exp, rounding=ROUND_HALF_UP)
+        if abs(d) >= limit:  # checked first: quantizing a huge value needs huge precision
+            raise errname()
+        r = d.quantize(exp, context=_EXACT)
         if abs(r) >= limit:
             raise errname()
         return r
@@ -360,10 +362,8 @@ def _to_money(src: SqlType, dst: SqlType, style: int | None) -> Conv | None:
     srcname = _src_name(src) if src.is_string else src.name
 
     def money(v: Any) -> Decimal:
-        with localcontext() as ctx:
-            ctx.prec = 80
-            d = read(v).quantize(_FOUR, rounding=ROUND_HALF_UP)
-        if abs(d) > limit:
+        d = read(v)
+        if abs(d) > limit or abs(d := d.quantize(_FOUR, context=_EXACT)) > limit:
             raise tsql_error(8115, "expression" if srcname != "varchar" else srcname, name)
         return d
     return money
@@ -618,6 +618,12 @@ def _to_datetime(src: SqlType, dst: SqlType, style: int | None) -> Conv | None:
         return from_days
     if fam in _BINARYISH and name in ("datetime", "smalldatetime"):
         def from_bytes(v: bytes) -> datetime:
+            try:
+                return read_bytes(v)
+            except (OverflowError, ValueError):
+                raise tsql_error(8115, "expression", name) from None
+
+        def read_bytes(v: bytes) -> datetime:
             if name == "smalldatetime":
                 b = v[-4:].rjust(4, b"\0")
                 return dt.EPOCH + timedelta(days=int.from_bytes(b[:2], "big"),

@@ -145,8 +145,10 @@ def _from_parts(kind: str, n: int) -> Callable[[Types, Consts], Bound]:
                 if kind == "smalldatetime":
                     return datetime(p[0], p[1], p[2], p[3], p[4])
                 micro = p[6] * 1000 if kind == "datetime" else 0
+                if kind == "datetime" and not 0 <= p[6] <= 999:
+                    raise ValueError
                 if kind == "datetime2" and len(p) > 7:
-                    micro = p[6] * 10 ** (6 - p[7]) if p[7] <= 6 else p[6] // 10 ** (p[7] - 6)
+                    micro = _fraction_micro(p[6], p[7])
                 value = datetime(p[0], p[1], p[2], p[3], p[4], p[5], micro)
                 return dt.round_datetime(value) if kind == "datetime" else value
             except (ValueError, OverflowError, IndexError):
@@ -178,9 +180,11 @@ def _now_fn(kind: str) -> Callable[[Types, Consts], Bound]:
     return binder
 
 
-def _offset_minutes(v: Any) -> int:
-    """An offset argument: minutes, or text '+hh:mm' / '-hh:mm'."""
+def _offset_minutes(v: Any, function: str) -> int:
+    """An offset argument: minutes, or text '+hh:mm' / '-hh:mm' (Msg 9820 otherwise)."""
     if isinstance(v, int):
+        if abs(v) > 14 * 60:
+            raise tsql_error(9820, function)
         return v
     text = str(v).strip()
     sign = -1 if text.startswith("-") else 1
@@ -188,9 +192,9 @@ def _offset_minutes(v: Any) -> int:
         hh, mm = text.lstrip("+-").split(":")
         minutes = int(hh) * 60 + int(mm)
     except ValueError:
-        raise tsql_error(241) from None
-    if minutes > 14 * 60:
-        raise tsql_error(241)
+        raise tsql_error(9820, function) from None
+    if minutes > 14 * 60 or int(mm) > 59 or text[:1] not in "+-":
+        raise tsql_error(9820, function)
     return sign * minutes
 
 
@@ -203,7 +207,8 @@ def _bind_todatetimeoffset(types: Types, consts: Consts) -> Bound:
         if d is None or o is None:
             return None
         x = dt.as_datetime(read(d)).replace(tzinfo=None)
-        return x.replace(tzinfo=timezone(timedelta(minutes=_offset_minutes(off(o)))))
+        minutes = _offset_minutes(off(o), "todatetimeoffset")
+        return x.replace(tzinfo=timezone(timedelta(minutes=minutes)))
     return SqlType("datetimeoffset", scale=scale), todto
 
 
@@ -218,7 +223,11 @@ def _bind_switchoffset(types: Types, consts: Consts) -> Bound:
         x = dt.as_datetime(read(d))
         if x.tzinfo is None:
             x = x.replace(tzinfo=UTC)
-        return x.astimezone(timezone(timedelta(minutes=_offset_minutes(off(o)))))
+        try:
+            return x.astimezone(timezone(timedelta(minutes=_offset_minutes(off(o),
+                                                                           "switchoffset"))))
+        except OverflowError:
+            raise tsql_error(517, "datetimeoffset") from None
     return SqlType("datetimeoffset", scale=scale), switch
 
 
@@ -235,7 +244,12 @@ def _bind_datetrunc(types: Types, consts: Consts) -> Bound:
     def trunc(_p: Any, d: Any) -> Any:
         if d is None:
             return None
-        x = dt.as_datetime(read(d))
+        try:
+            return _truncate(dt.as_datetime(read(d)))
+        except (OverflowError, ValueError):
+            raise tsql_error(517, rt.name) from None
+
+    def _truncate(x: datetime) -> Any:
         if part == "year":
             r = x.replace(month=1, day=1, hour=0, minute=0, second=0, microsecond=0)
         elif part == "quarter":
@@ -267,6 +281,15 @@ def _bind_datetrunc(types: Types, consts: Consts) -> Bound:
     return rt, trunc
 
 
+def _fraction_micro(fraction: int, precision: int) -> int:
+    """Microseconds of a *FROMPARTS fraction given in ``precision`` digits (0..7)."""
+    if not 0 <= precision <= 7 or not 0 <= fraction < 10 ** precision:
+        raise ValueError
+    if precision <= 6:
+        return fraction * 10 ** (6 - precision)
+    return fraction // 10  # the 7th digit is below Python's resolution
+
+
 def _time_from_parts(types: Types, consts: Consts) -> Bound:
     ints = [as_int(t) for t in types]
     scale = consts[4] if len(consts) > 4 and isinstance(consts[4], int) else 7
@@ -276,10 +299,7 @@ def _time_from_parts(types: Types, consts: Consts) -> Bound:
             return None
         h, m, s, frac, prec = (c(v) for c, v in zip(ints, vals, strict=False))
         try:
-            micro = frac * 10 ** (6 - prec) if prec <= 6 else frac // 10 ** (prec - 6)
-            if frac >= 10 ** max(prec, 1) and prec > 0:
-                raise ValueError
-            return time(h, m, s, micro)
+            return time(h, m, s, _fraction_micro(frac, prec))
         except (ValueError, OverflowError):
             raise tsql_error(289, "time") from None
     return SqlType("time", scale=scale if 0 <= scale <= 7 else 7), make

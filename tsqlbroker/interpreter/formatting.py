@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 from typing import Any
 
 from tsqlbroker.errors import tsql_error
@@ -87,14 +87,20 @@ def format_value(value: Any, fmt: str, culture_name: str | None = None) -> str |
         return None
     key, cul = culture(culture_name)
     try:
-        if isinstance(value, (datetime, date, time)):
-            return _format_date(value, fmt, key, cul)
-        if isinstance(value, (int, float, Decimal)) and not isinstance(value, bool):
-            return _format_number(value, fmt, cul)
-        if isinstance(value, bool):
-            return _format_number(int(value), fmt, cul)
-    except _Invalid:
+        with localcontext() as ctx:
+            ctx.prec = 400  # exact digits for any float or decimal(38)
+            return _format_any(value, fmt, key, cul)
+    except (_Invalid, ArithmeticError, ValueError, OverflowError):
         return None
+
+
+def _format_any(value: Any, fmt: str, key: str, cul: Culture) -> str | None:
+    if isinstance(value, (datetime, date, time)):
+        return _format_date(value, fmt, key, cul)
+    if isinstance(value, bool):
+        return _format_number(int(value), fmt, cul)
+    if isinstance(value, (int, float, Decimal)):
+        return _format_number(value, fmt, cul)
     return None
 
 

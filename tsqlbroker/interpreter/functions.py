@@ -32,6 +32,7 @@ from tsqlbroker.interpreter.types import (
     FLOAT,
     INT,
     UNIQUEIDENTIFIER,
+    ArgumentTypeError,
     SqlType,
     common_type,
     nvarchar,
@@ -71,7 +72,10 @@ class Builtin:
                 raise tsql_error(174, self.name, self.min_args, cls=BindError)
             raise tsql_error(189, self.name, self.min_args, self.max_args, cls=BindError)
         consts = list(const_args) + [NOTCONST] * (n - len(const_args))
-        return self.binder(list(arg_types), consts)
+        try:
+            return self.binder(list(arg_types), consts)
+        except ArgumentTypeError as e:
+            raise tsql_error(8116, e.type_name, e.position, self.name, cls=BindError) from None
 
 
 # -------------------------------------------------------------------------------- misc

@@ -286,9 +286,9 @@ def _bind_isjson(types: Types, consts: Consts) -> Bound:
     k = as_string(types[1]) if len(types) > 1 else None
 
     def isjson(v: Any, kind: Any = "OBJECT_OR_ARRAY") -> Any:
-        if v is None:
+        if v is None or kind is None:
             return None
-        return int(is_json(s(v), (k(kind) if k and kind is not None else kind).upper()))
+        return int(is_json(s(v), (k(kind) if k else kind).upper()))
     return INT, isjson
 
 

@@ -12,20 +12,30 @@ import math
 import random
 import threading
 from collections.abc import Callable
-from decimal import ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, ROUND_HALF_UP, Decimal
+from decimal import ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, ROUND_HALF_UP, Decimal, localcontext
 from typing import Any
 
 from tsqlbroker.errors import tsql_error
 from tsqlbroker.interpreter.convert import converter
 from tsqlbroker.interpreter.strings import as_int
-from tsqlbroker.interpreter.types import FLOAT, INT, INT_RANGES, SqlType, decimal_type
+from tsqlbroker.interpreter.types import (
+    FLOAT,
+    INT,
+    INT_RANGES,
+    ArgumentTypeError,
+    SqlType,
+    decimal_type,
+)
 
 Bound = tuple[SqlType, Callable[..., Any]]
 Types = list[SqlType]
 Consts = list[Any]
 
 
-def _numeric_result(t: SqlType) -> SqlType:
+def _numeric_result(t: SqlType, position: int = 1) -> SqlType:
+    """The type a numeric function returns for an argument of type ``t``."""
+    if not (t.is_numeric or t.is_string or t.is_null):
+        raise ArgumentTypeError(t.name, position)
     if t.is_string or t.is_null:
         return FLOAT
     if t.is_integer and t.name != "bit":
@@ -60,9 +70,12 @@ def _bind_abs(types: Types, consts: Consts) -> Bound:
 
 
 def _round_decimal(v: Decimal, n: int, truncate: bool) -> Decimal:
+    """Round (or truncate) to ``n`` places; any ``n`` beyond a float's range acts as ±400."""
+    n = max(min(n, 400), -400)
     exp = Decimal(1).scaleb(-n)
-    r = v.quantize(exp, rounding=ROUND_DOWN if truncate else ROUND_HALF_UP)
-    return r
+    with localcontext() as ctx:
+        ctx.prec = 1000
+        return v.quantize(exp, rounding=ROUND_DOWN if truncate else ROUND_HALF_UP)
 
 
 def _bind_round(types: Types, consts: Consts) -> Bound:

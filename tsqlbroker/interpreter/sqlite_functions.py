@@ -163,8 +163,9 @@ def _replace(v: Any, find: Any, repl: Any) -> str:
 
 
 def _replicate(v: Any, n: Any) -> Any:
-    k = _int(n)
-    return None if k < 0 else _text(v) * k
+    from tsqlbroker.interpreter.strings import replicate_text
+
+    return replicate_text(_text(v), _int(n))
 
 
 def _stuff(v: Any, start: Any, length: Any, new: Any = "") -> Any:

@@ -232,14 +232,29 @@ def _bind_replicate(types: Types, consts: Consts) -> Bound:
     s, ni = as_string(t), as_int(types[1])
     cap = _cap(rtype)
 
+    limit = MAX_VALUE_CHARS if rtype.length == MAX else (rtype.length or 8000)
+
     def replicate(v: Any, n: Any) -> Any:
         if v is None or n is None:
             return None
-        n = ni(n)
-        if n < 0:
-            return None
-        return cap(s(v) * n)
+        return cap(replicate_text(s(v), ni(n), limit))
     return rtype, replicate
+
+
+MAX_VALUE_CHARS = 100_000_000  # what one value may grow to here before Msg 701
+
+
+def replicate_text(text: str, n: int, limit: int = MAX_VALUE_CHARS) -> str | None:
+    """REPLICATE: ``text`` n times, never built beyond ``limit`` characters (a non-max
+    result is cut there anyway); NULL for a negative count, Msg 701 past the memory cap."""
+    if n < 0:
+        return None
+    if not text or n == 0:
+        return text[:0]
+    needed = -(-limit // len(text))  # copies that reach the limit
+    if n > needed and limit >= MAX_VALUE_CHARS:
+        raise tsql_error(701, "default")
+    return (text * min(n, needed))[:limit]
 
 
 def _bind_stuff(types: Types, consts: Consts) -> Bound:

@@ -23,6 +23,16 @@ if TYPE_CHECKING:  # the AST is only needed for annotations
 
 MAX = -1  # length of the (max) types
 
+
+class ArgumentTypeError(Exception):
+    """A built-in function was bound to an argument type it does not take; the function
+    registry turns this into Msg 8116 naming the function."""
+
+    def __init__(self, type_name: str, position: int) -> None:
+        super().__init__(type_name, position)
+        self.type_name = type_name
+        self.position = position
+
 STRING_TYPES = frozenset({"char", "varchar", "nchar", "nvarchar", "text", "ntext"})
 UNICODE_TYPES = frozenset({"nchar", "nvarchar", "ntext"})
 BINARY_TYPES = frozenset({"binary", "varbinary", "image"})
