@@ -4,7 +4,7 @@ raises TSqlError — never a Python exception."""
 from __future__ import annotations
 
 import uuid
-from datetime import date, datetime, time, timezone
+from datetime import UTC, date, datetime, time
 from decimal import Decimal
 from typing import Any
 
@@ -30,7 +30,7 @@ VALUES: dict[str, st.SearchStrategy[Any]] = {
     "datetime": st.datetimes(min_value=datetime(1753, 1, 1), max_value=datetime(9999, 12, 31)),
     "date": st.dates(min_value=date(1, 1, 1)),
     "time": st.times(),
-    "datetimeoffset": st.datetimes(timezones=st.just(timezone.utc)),
+    "datetimeoffset": st.datetimes(timezones=st.just(UTC)),
     "uniqueidentifier": st.uuids(),
 }
 TYPES = list(VALUES)
