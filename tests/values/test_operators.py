@@ -286,6 +286,8 @@ def test_mixed_comparison_conversion_error() -> None:
         ("abc ", "abc", None, True),
         ("abc", "abc ", None, False),
         ("50%", "50[%]", None, True),
+        ("b", "[z-a]", None, False),
+        ("b", "[^z-a]", None, True),
         ("a\nb", "a%b", None, True),
         (None, "a", None, None),
         ("a", None, None, None),

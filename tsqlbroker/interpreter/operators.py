@@ -598,7 +598,8 @@ def like_regex(pattern: str, escape: str | None = None) -> re.Pattern[str]:
                 k = 0
                 while k < len(body):
                     if k + 2 < len(body) and body[k + 1] == "-":
-                        parts.append(f"{re.escape(body[k])}-{re.escape(body[k + 2])}")
+                        if body[k] <= body[k + 2]:  # a reversed range matches nothing
+                            parts.append(f"{re.escape(body[k])}-{re.escape(body[k + 2])}")
                         k += 3
                     else:
                         parts.append(re.escape(body[k]))

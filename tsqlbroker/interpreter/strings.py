@@ -237,7 +237,8 @@ def _bind_replicate(types: Types, consts: Consts) -> Bound:
     def replicate(v: Any, n: Any) -> Any:
         if v is None or n is None:
             return None
-        return cap(replicate_text(s(v), ni(n), limit))
+        out = replicate_text(s(v), ni(n), limit)
+        return None if out is None else cap(out)
     return rtype, replicate
 
 
