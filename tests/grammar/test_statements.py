@@ -345,3 +345,17 @@ def test_xml_modify_in_set_and_update() -> None:
     assert isinstance(up, ast.Update)
     assert up.assignments == (ast.Assignment(C(("doc",)), ast.MethodCall(C(("doc",)), "modify",
                                                                           (dml,)), "modify"),)
+
+
+def test_for_xml_and_json() -> None:
+    stmt = one("SELECT @x = (SELECT @p AS [name] FOR XML PATH('procedure'), TYPE)")
+    assert isinstance(stmt, ast.SelectStmt) and isinstance(stmt.query, ast.Select)
+    sub = stmt.query.items[0].expr
+    assert isinstance(sub, ast.Subquery) and isinstance(sub.query, ast.Select)
+    assert sub.query.for_clause == "XML PATH('procedure'), TYPE"
+    js = one("SELECT a FROM t ORDER BY a FOR JSON PATH, ROOT('rows'), INCLUDE_NULL_VALUES")
+    assert isinstance(js, ast.SelectStmt) and isinstance(js.query, ast.Select)
+    assert js.query.for_clause == "JSON PATH, ROOT('rows'), INCLUDE_NULL_VALUES"
+    assert js.query.order_by == (ast.OrderItem(C(("a",))),)
+    cur = one("DECLARE c CURSOR FOR SELECT a FROM t FOR UPDATE")
+    assert isinstance(cur, ast.DeclareCursor) and cur.for_update == ()

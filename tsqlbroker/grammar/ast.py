@@ -348,6 +348,7 @@ class Select(Node):
     offset: Expr | None = None
     fetch: Expr | None = None
     option: str | None = None
+    for_clause: str | None = None  # "XML PATH('x'), TYPE" / "JSON PATH" (after FOR)
 
 
 @dataclass(frozen=True)
@@ -360,6 +361,7 @@ class SetOperation(Node):
     order_by: tuple[OrderItem, ...] = ()
     offset: Expr | None = None
     fetch: Expr | None = None
+    for_clause: str | None = None  # FOR XML / FOR JSON of the whole query, as for Select
 
 
 QueryExpr = Union[Select, SetOperation]

@@ -280,14 +280,14 @@ class ExprBuilder:
     def xmlns(self, uri: ast.Literal, prefix: Token) -> ast.XmlNamespace:
         return ast.XmlNamespace(uri.value, name_of(prefix))
 
-    def query(self, q: Any, order: Any, offset: Any) -> Any:
-        if order is None and offset is None:
+    def query(self, q: Any, order: Any, offset: Any, for_: Any) -> Any:
+        if order is None and offset is None and for_ is None:
             return q
         off, fetch = offset if offset else (None, None)
         if isinstance(q, ast.Select):
             return ast.Select(q.items, q.distinct, q.top, q.into, q.from_, q.where, q.group_by,
-                              q.having, order or (), off, fetch, q.option)
-        return ast.SetOperation(q.op, q.left, q.right, order or (), off, fetch)
+                              q.having, order or (), off, fetch, q.option, for_)
+        return ast.SetOperation(q.op, q.left, q.right, order or (), off, fetch, for_)
 
     def union(self, a: Any, b: Any) -> ast.SetOperation:
         return ast.SetOperation("union", a, b)

@@ -42,7 +42,7 @@ class StmtBuilder:
     def select_stmt(self, with_: Any, q: Any, option: Any) -> ast.SelectStmt:
         if option is not None and isinstance(q, ast.Select):
             q = ast.Select(q.items, q.distinct, q.top, q.into, q.from_, q.where, q.group_by,
-                           q.having, q.order_by, q.offset, q.fetch, option)
+                           q.having, q.order_by, q.offset, q.fetch, option, q.for_clause)
         ctes, ns = with_ or ((), ())
         return ast.SelectStmt(q, ctes, ns)
 

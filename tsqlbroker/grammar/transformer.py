@@ -39,7 +39,7 @@ end_conversation begin_timer move_conversation
 """.split())  # noqa: SIM905 — one name per word reads best
 
 # Rules that slice their own source text.
-TEXT_RULES = frozenset({"option_clause", "frame", "view_body", "cursor_query"})
+TEXT_RULES = frozenset({"option_clause", "frame", "view_body", "cursor_query", "for_clause"})
 
 SPAN_RULES = STATEMENT_RULES | TEXT_RULES
 
@@ -102,6 +102,11 @@ class AstBuilder(ExprBuilder, StmtBuilder, BrokerBuilder):
     def option_clause(self, *_items: Any) -> str:
         inner = self._slice()
         return inner[inner.index("(") + 1:inner.rindex(")")].strip()
+
+    def for_clause(self, *_items: Any) -> str:
+        """The clause after FOR, blanks normalised: "XML PATH('x'), TYPE"."""
+        text = self._slice()
+        return " ".join(text[text.upper().index("FOR") + 3:].split())
 
     def frame(self, *_items: Any) -> str:
         return " ".join(self._slice().split()).upper()
