@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from grammar_helpers import LISTINGS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lark.exceptions import LarkError
 
-from grammar_helpers import LISTINGS
 from tsqlbroker.errors import ParseError
 from tsqlbroker.grammar import parse_batch, split_batches
 from tsqlbroker.grammar.loader import get_parser
