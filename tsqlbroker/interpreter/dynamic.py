@@ -8,6 +8,7 @@ caller's database is restored afterwards. Compiled strings are cached per text.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -36,13 +37,38 @@ if TYPE_CHECKING:
 _CACHE_SIZE = 256
 
 
-def _cache(s: Session) -> OrderedDict[tuple[str, str], Compiled]:
-    cache: OrderedDict[tuple[str, str], Compiled] | None = s.instance.extensions.get(
-        "interp_dynamic_cache")
+class _DynamicCache:
+    """Compiled dynamic SQL by (text, parameter definitions), least recently used out.
+    Shared by the sessions of an instance, which run on several threads."""
+
+    def __init__(self) -> None:
+        self.items: OrderedDict[tuple[str, str], Compiled] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: tuple[str, str]) -> Compiled | None:
+        with self.lock:
+            hit = self.items.get(key)
+            if hit is not None:
+                self.items.move_to_end(key)
+            return hit
+
+    def put(self, key: tuple[str, str], compiled: Compiled) -> None:
+        with self.lock:
+            self.items[key] = compiled
+            while len(self.items) > _CACHE_SIZE:
+                self.items.popitem(last=False)
+
+
+_cache_guard = threading.Lock()
+
+
+def _cache(s: Session) -> _DynamicCache:
+    ext = s.instance.extensions
+    cache = ext.get("interp_dynamic_cache")
     if cache is None:
-        cache = OrderedDict()
-        s.instance.extensions["interp_dynamic_cache"] = cache
-    return cache
+        with _cache_guard:
+            cache = ext.setdefault("interp_dynamic_cache", _DynamicCache())
+    return cache  # type: ignore[no-any-return]
 
 
 def compile_dynamic(s: Session, text: str, params: str = "") -> Compiled:
@@ -51,7 +77,6 @@ def compile_dynamic(s: Session, text: str, params: str = "") -> Compiled:
     cache = _cache(s)
     hit = cache.get(key)
     if hit is not None:
-        cache.move_to_end(key)
         return hit
     from tsqlbroker.grammar.parser import parse_batch
 
@@ -70,9 +95,7 @@ def compile_dynamic(s: Session, text: str, params: str = "") -> Compiled:
         e.located = True  # type: ignore[attr-defined]  # lines of the dynamic text
         raise
     compiled = Compiled(run, c.scope.nslots, c.scope, None, formal)
-    cache[key] = compiled
-    if len(cache) > _CACHE_SIZE:
-        cache.popitem(last=False)
+    cache.put(key, compiled)
     return compiled
 
 
