@@ -28,7 +28,7 @@ def test_every_error_of_every_batch_is_reported(tmp_path: Path) -> None:
     assert code == 1
     lines = [ln for ln in err.splitlines() if ln.startswith(str(f))]
     assert lines == [f"{f}:3: Msg 156, Level 15, State 1, Line 3",
-                     f"{f}:7: Msg 156, Level 15, State 1, Line 7"]
+                     f"{f}:7: Msg 102, Level 15, State 1, Line 7"]
     assert "Incorrect syntax near the keyword 'FROM'." in err
 
 

@@ -21,7 +21,10 @@ def error(sql: str) -> ParseError:
 
 @pytest.mark.parametrize("sql,number,message,line,column", [
     ("SELECT FROM t", 156, "Incorrect syntax near the keyword 'FROM'.", 1, 8),
-    ("SELECT * FROM t\nWHERE", 156, "Incorrect syntax near the keyword 'WHERE'.", 2, 1),
+    ("SELECT * FROM t\nWHERE", 102, "Incorrect syntax near 'WHERE'.", 2, 1),
+    ("BEGIN\n  PRINT 1\nEND\nIF 1 = 1 BEGIN\n  PRINT 2", 102, "Incorrect syntax near '2'.",
+     5, 9),
+    ("SELECT * FROM t WHERE a = 1 AND", 102, "Incorrect syntax near 'AND'.", 1, 29),
     ("SELECT * FROM t where a = = 1", 102, "Incorrect syntax near '='.", 1, 27),
     ("select 1 +", 102, "Incorrect syntax near '+'.", 1, 10),
     ("SELECT 'abc", 105, "Unclosed quotation mark after the character string 'abc'.", 1, 8),
@@ -30,7 +33,8 @@ def error(sql: str) -> ParseError:
     ("SELECT [abc", 105, "Unclosed quotation mark after the character string 'abc'.", 1, 8),
     ("IF 1 = 1", 102, "Incorrect syntax near '1'.", 1, 8),
     ("SELECT 1 ELSE", 156, "Incorrect syntax near the keyword 'ELSE'.", 1, 10),
-    ("SEND ON CONVERSATION", 156, "Incorrect syntax near the keyword 'CONVERSATION'.", 1, 9),
+    ("SEND ON CONVERSATION", 102, "Incorrect syntax near 'CONVERSATION'.", 1, 9),
+    ("SELECT a FROM WHERE x = 1", 156, "Incorrect syntax near the keyword 'WHERE'.", 1, 15),
     ("PRINT 1 CREATE PROCEDURE p AS SELECT 1", 111,
      "'CREATE/ALTER PROCEDURE' must be the first statement in a query batch.", 1, 16),
     ("PRINT 1\nCREATE VIEW v AS SELECT 1", 111,

@@ -145,13 +145,13 @@ def _token_error(text: str, blanked: str, tok: Token, expected: frozenset[str],
     if not _KEYWORDS:
         _KEYWORDS = _keywords()
     if tok.type == "$END":
-        # At the end of the input SQL Server names the last token.
+        # At the end of the input SQL Server names the last token, keyword or not, with
+        # Msg 102 ("Incorrect syntax near 'END'." for an unfinished block).
         pos = len(blanked.rstrip())
         word = _last_word(blanked)
         line, col = _position(text, max(pos - len(word), 0))
-        number = 156 if word.upper() in _KEYWORDS else 102
-        return ParseError(message_text(number, word), start_line + line, col,
-                          _line_at(text, max(pos - 1, 0)), number=number,
+        return ParseError(message_text(102, word), start_line + line, col,
+                          _line_at(text, max(pos - 1, 0)), number=102,
                           expected=_expected(expected))
     pos = tok.start_pos
     line, col = _position(text, pos)
