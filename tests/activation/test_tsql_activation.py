@@ -325,9 +325,9 @@ END""")
     wait_for("RECEIVES_OCCURRING", lambda: monitor(c) == ("RECEIVES_OCCURRING", 0))
     assert queued(c) == 1
     c.run("INSERT INTO gate VALUES (2)")
-    wait_for("a task waiting in RECEIVE", lambda: (monitor(c) or ("", 0))[1] == 1)
+    # Drained, the task waits in RECEIVE: INACTIVE with one task waiting.
+    wait_for("a task waiting in RECEIVE", lambda: monitor(c) == ("INACTIVE", 1))
     assert queued(c) == 0
-    assert monitor(c) == ("INACTIVE", 1)
     row = c.rows("SELECT last_activated_time, last_empty_rowset_time "
                  "FROM sys.dm_broker_queue_monitors")[0]
     assert row[0] is not None and row[1] is not None
@@ -541,3 +541,26 @@ def test_drop_queue_ends_its_activated_task(c: Client, rt: BrokerRuntime) -> Non
                          "the associated queue was dropped."))]
     # What failed in the procedure after that (its queue is gone) is not logged as its error.
     assert not any("output the following" in e.text for e in rt.log.entries())
+
+
+def test_monitor_stays_receives_occurring_while_a_reader_holds_the_group(
+        c: Client, rt: BrokerRuntime) -> None:
+    # One conversation: the reader's RECEIVE locks its group, so the other messages cannot be
+    # received by anyone else, yet they are not gone — the monitor is not INACTIVE.
+    c.run(SLOW_READER)
+    make_queue(c, "STATUS = ON, PROCEDURE_NAME = reader, MAX_QUEUE_READERS = 2, "
+                  "EXECUTE AS OWNER")
+    send(c, 4, dialogs=False)
+    wait_for("RECEIVES_OCCURRING", lambda: monitor(c) == ("RECEIVES_OCCURRING", 0))
+    deadline = time.monotonic() + 5 * RECHECK
+    while time.monotonic() < deadline:  # several rechecks: no second reader for one group
+        assert monitor(c) == ("RECEIVES_OCCURRING", 0) and len(tasks(c)) == 1
+        time.sleep(0.02)
+    c.run("INSERT INTO gate VALUES (1)")
+    wait_for("the queue to drain", lambda: queued(c) == 0)
+    assert rt.wait_idle(WAIT)
+    wait_for("INACTIVE", lambda: monitor(c) == ("INACTIVE", 0) and tasks(c) == [])
+    # (Between the reader's commits the group is free: a second reader may then start, and
+    # one that finds the group locked gets nothing and ends.)
+    assert c.scalar("SELECT COUNT(*) FROM seen") == 4
+    assert c.scalar("SELECT MAX(readers) FROM seen") <= 2

@@ -122,6 +122,7 @@ class QueueMonitor:
     last_launch_monotonic: float = 0.0
     last_empty_monotonic: float = 0.0
     last_evaluated_monotonic: float = 0.0
+    last_received_monotonic: float = 0.0
     tasks: set[ActivatedTask] = field(default_factory=set)
     rollbacks: int = 0
     warned_zero_readers: bool = False
@@ -195,7 +196,9 @@ class ActivationManager:
                 mon = self._monitors[key] = QueueMonitor(db_id, queue_id)
             now = time.monotonic()
             if event == "received":
-                if mon.state == "NOTIFIED":
+                mon.last_received_monotonic = now
+                # Also from INACTIVE while tasks run: readers are at work (again).
+                if mon.state == "NOTIFIED" or (mon.state == "INACTIVE" and mon.tasks):
                     mon.state = "RECEIVES_OCCURRING"
             elif event == "empty_receive":
                 mon.last_empty_rowset_time = _dt.datetime.now()
@@ -372,7 +375,12 @@ class ActivationManager:
         with self._cond:
             running = len(mon.tasks)
             if not ready:
-                if mon.state == "RECEIVES_OCCURRING" or not mon.tasks:
+                # Drained: no task left, or every task waits in RECEIVE, or the last RECEIVE
+                # came back empty. (Not while a reader works on what it received: the rest
+                # of its conversation group is locked by it, not gone.)
+                drained = (not mon.tasks or mon.tasks_waiting == len(mon.tasks)
+                           or mon.last_empty_monotonic >= mon.last_received_monotonic)
+                if (mon.state == "RECEIVES_OCCURRING" and drained) or not mon.tasks:
                     mon.state = "INACTIVE"
                 return
             now = time.monotonic()
