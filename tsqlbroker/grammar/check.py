@@ -105,5 +105,5 @@ def _short(v: Any) -> str:
         args = f"({', '.join(str(a) for a in v.args)})" if v.args else ""
         return v.name + args
     if isinstance(v, tuple):
-        return "(" + ", ".join(_short(x) for x in v) + ")"
+        return "(" + ", ".join(_short(x) for x in v) + ("," if len(v) == 1 else "") + ")"
     return repr(v)
