@@ -359,3 +359,12 @@ def test_for_xml_and_json() -> None:
     assert js.query.order_by == (ast.OrderItem(C(("a",))),)
     cur = one("DECLARE c CURSOR FOR SELECT a FROM t FOR UPDATE")
     assert isinstance(cur, ast.DeclareCursor) and cur.for_update == ()
+
+
+def test_batch_may_start_with_a_call_without_exec() -> None:
+    batch = parse_batch("dbo.myproc 1, @a = 2 OUTPUT\nSELECT 1")
+    assert batch.statements[0] == ast.ExecProc(
+        O("myproc", "dbo"), (ast.ExecArg(n(1)), ast.ExecArg(n(2), "@a", True)))
+    assert batch.statements[0].span is not None and batch.statements[0].span.line == 1
+    assert isinstance(batch.statements[1], ast.SelectStmt)
+    assert parse_batch("sp_who").statements == (ast.ExecProc(O("sp_who")),)

@@ -382,12 +382,16 @@ class StmtBuilder:
         return "no_wait"
 
     # ---- procedural ---------------------------------------------------------------------
-    def start(self, item: Any) -> tuple[ast.Stmt, ...]:
+    def start(self, item: Any, rest: Any = None) -> tuple[ast.Stmt, ...]:
         if item is None:
             return ()
         if isinstance(item, list):
             return tuple(item)
-        return (item,)  # a CREATE PROCEDURE / FUNCTION / VIEW batch
+        # a CREATE PROCEDURE / FUNCTION / VIEW batch, or a leading EXEC-less call
+        return (item, *(rest or ()))
+
+    def bare_exec(self, proc: ast.ObjectName, *args: Any) -> ast.ExecProc:
+        return ast.ExecProc(proc, tuple(a for a in args if a is not None))
 
     def stmts(self, first: Any, second: Any = None) -> list[ast.Stmt]:
         if second is None:
