@@ -368,3 +368,11 @@ def test_batch_may_start_with_a_call_without_exec() -> None:
     assert batch.statements[0].span is not None and batch.statements[0].span.line == 1
     assert isinstance(batch.statements[1], ast.SelectStmt)
     assert parse_batch("sp_who").statements == (ast.ExecProc(O("sp_who")),)
+
+
+def test_cursor_variables() -> None:
+    stmts = parse_batch("DECLARE @c CURSOR SET @c = CURSOR FOR SELECT 1 OPEN @c "
+                        "FETCH NEXT FROM @c INTO @x CLOSE @c DEALLOCATE @c").statements
+    assert stmts[0] == ast.Declare((ast.VarDecl("@c", ast.DataType("cursor")),))
+    assert stmts[2:] == (ast.OpenCursor("@c"), ast.FetchCursor("@c", "next", None, ("@x",)),
+                         ast.CloseCursor("@c"), ast.DeallocateCursor("@c"))

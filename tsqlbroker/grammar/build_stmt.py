@@ -435,6 +435,9 @@ class StmtBuilder:
     def var_decl(self, var: Token, dtype: ast.DataType, default: Any) -> ast.VarDecl:
         return ast.VarDecl(str(var), dtype, default)
 
+    def var_decl_cursor(self, var: Token) -> ast.VarDecl:
+        return ast.VarDecl(str(var), ast.DataType("cursor"))
+
     def declare_table(self, var: Token, *elements: Any) -> ast.DeclareTable:
         cols = tuple(e for e in elements if isinstance(e, ast.ColumnDef))
         cons = tuple(e for e in elements if isinstance(e, ast.TableConstraint))
