@@ -134,3 +134,9 @@ def test_expected_tokens_are_shown_as_written() -> None:
     expected = error("CREATE QUEUE q WITH").expected
     assert expected == ["ACTIVATION", "POISON_MESSAGE_HANDLING", "RETENTION", "STATUS"]
     assert "(" in error("SELECT a FROM t WHERE a = = 1").expected
+
+
+def test_only_reserved_words_are_the_keyword() -> None:
+    assert error("SELECT 1 ELSE").number == 156
+    unreserved = error("CREATE QUEUE q WITH STATUS = ON STATUS")
+    assert (unreserved.number, unreserved.message) == (102, "Incorrect syntax near 'STATUS'.")

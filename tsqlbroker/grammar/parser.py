@@ -16,7 +16,7 @@ from lark import Token
 from tsqlbroker.errors import ParseError, message_text
 from tsqlbroker.grammar import ast
 from tsqlbroker.grammar.driver import SyntaxFailure
-from tsqlbroker.grammar.loader import RESERVED, get_driver, get_parser
+from tsqlbroker.grammar.loader import SQL_SERVER_RESERVED, get_driver, get_parser
 from tsqlbroker.grammar.scan import blank_comments, regions
 
 
@@ -106,19 +106,9 @@ def _position(text: str, pos: int) -> tuple[int, int]:
 
 
 def _is_keyword(tok: Token) -> bool:
-    return tok.type == str(tok).upper() and str(tok).upper() in _KEYWORDS
-
-
-def _keywords() -> frozenset[str]:
-    words = set(RESERVED)
-    for term in get_parser().terminals:
-        value = getattr(term.pattern, "value", "")
-        if term.pattern.type == "str" and value.replace("_", "").isalpha():
-            words.add(value.upper())
-    return frozenset(words)
-
-
-_KEYWORDS: frozenset[str] = frozenset()
+    """A reserved keyword read as a keyword (Msg 156); other words are Msg 102."""
+    word = str(tok).upper()
+    return tok.type == word and word in SQL_SERVER_RESERVED
 
 
 _DISPLAY: dict[str, str] = {}
@@ -141,9 +131,6 @@ def _expected(expected: frozenset[str]) -> list[str]:
 
 def _token_error(text: str, blanked: str, tok: Token, expected: frozenset[str],
                  start_line: int) -> ParseError:
-    global _KEYWORDS
-    if not _KEYWORDS:
-        _KEYWORDS = _keywords()
     if tok.type == "$END":
         # At the end of the input SQL Server names the last token, keyword or not, with
         # Msg 102 ("Incorrect syntax near 'END'." for an unfinished block).
