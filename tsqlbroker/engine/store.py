@@ -70,6 +70,7 @@ class Store:
         # lock manager, queue signals, activation monitor …), keyed by module.
         self.extensions: dict[str, Any] = {}
         self._lock = threading.RLock()
+        self._close_hooks: list[Any] = []
 
     def _create_engine(self, parsed: Any, busy_timeout_ms: int) -> Engine:
         if self.dialect == "sqlite":
@@ -112,12 +113,20 @@ class Store:
                 self.extensions[key] = factory(self)
             return self.extensions[key]
 
+    def on_close(self, fn: Any) -> None:
+        """Call ``fn()`` when the store closes, before its connections go (background
+        threads of engine modules stop there)."""
+        self._close_hooks.append(fn)
+
     def connect(self) -> StoreConnection:
         """A new connection for one session (or one background task)."""
         return StoreConnection(self, self.engine.connect())
 
     def close(self) -> None:
         """Release every pooled connection and, for ``sqlite://``, the private files."""
+        hooks, self._close_hooks = self._close_hooks, []
+        for fn in hooks:
+            fn()
         self.engine.dispose()
         if self._tmpdir:
             shutil.rmtree(self._tmpdir, ignore_errors=True)

@@ -214,6 +214,15 @@ class LockManager:
             tid = None if txn is None else txn.id
             return {r for r, o in self._owners.items() if o != tid}
 
+    def release(self, resource: Any, txn: Txn) -> None:
+        """Give back one resource ``txn`` took in this transaction (a lock it could not
+        complete, e.g. a group whose row another process holds)."""
+        with self._cond:
+            if self._owners.get(resource) == txn.id:
+                del self._owners[resource]
+                self._held.get(txn.id, set()).discard(resource)
+                self._cond.notify_all()
+
     def release_all(self, txn_id: int) -> None:
         with self._cond:
             for resource in self._held.pop(txn_id, set()):

@@ -12,10 +12,12 @@ transaction at exit is rolled back (Msg 8415).
 from __future__ import annotations
 
 import threading
+import time
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine.activation import ActivatedTask, ActivationManager, log_error
 from tsqlbroker.engine.broker import Broker
+from tsqlbroker.engine.broker.pgsync import ReaderSlot
 from tsqlbroker.engine.brokerlog import BrokerLog
 from tsqlbroker.errors import TSqlError, message_text
 
@@ -23,6 +25,14 @@ if TYPE_CHECKING:
     from .instance import Instance
 
 _lock = threading.Lock()
+_SLOT_RETRY_S = 0.2
+
+
+class _NoSlot:
+    """The reader slot of a single-process store: the queue monitor's count is the cap."""
+
+    def release(self) -> None:
+        """Nothing to give back."""
 
 
 class _ActivationSink:
@@ -113,8 +123,47 @@ class BrokerRuntime:
         log_error(self.log, f"spid{task.spid}s", 9653, task.procedure)
         return False
 
+    def _reader_slot(self, task: ActivatedTask) -> Any:
+        """On PostgreSQL (processes may share the store): wait for one of the queue's
+        MAX_QUEUE_READERS slots, store-wide; None if the task should not run after all
+        (stopping, queue gone or no longer activating). Elsewhere a no-op slot."""
+        if self.instance.store.dialect != "postgresql":
+            return _NoSlot()
+        slot = ReaderSlot(self.instance.store, task.db_id, task.queue_id)
+        waiting = False
+        try:
+            while not (self.stopping or task.ended_by_broker):
+                settings = self.broker.activation_queue_settings(task.db_id, task.queue_id)
+                if settings is None or not settings.activation_enabled \
+                        or settings.max_readers <= 0:
+                    break
+                if slot.acquire(settings.max_readers):
+                    return slot
+                if not waiting:
+                    # Every slot is taken by readers of other processes: this task waits
+                    # (counted as waiting, so the monitor launches no more meanwhile).
+                    waiting = True
+                    self.manager.set_waiting(task, True)
+                time.sleep(_SLOT_RETRY_S)
+        finally:
+            if waiting:
+                self.manager.set_waiting(task, False)
+        slot.release()
+        task.aborted = True
+        return None
+
     def run_activated(self, task: ActivatedTask) -> None:
-        """Run the queue's activation procedure in a background session until it returns."""
+        """Run the queue's activation procedure in a background session until it returns
+        (holding one of the queue's reader slots meanwhile)."""
+        slot = self._reader_slot(task)
+        if slot is None:
+            return
+        try:
+            self._run_activated(task)
+        finally:
+            slot.release()
+
+    def _run_activated(self, task: ActivatedTask) -> None:
         conn = self.instance.store.connect()
         try:
             row = self.instance.catalog.database(conn, task.db_id)

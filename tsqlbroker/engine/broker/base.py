@@ -19,6 +19,7 @@ from ...errors import broker_error
 from ..catalog import Catalog
 from ..store import Store, StoreConnection
 from ..txn import LockManager, Txn
+from . import pgsync
 from .fastsql import fetch_endpoint, fetch_peer
 from .meta import DbMeta, MetaCache
 from .model import (
@@ -93,6 +94,12 @@ class BrokerBase:
         # The activation manager, when one runs (for the dm_broker_* views).
         self.activation: Any = None
         self.catalog.on_drop_database(self._on_drop_database)
+        # Other processes on a PostgreSQL store tell this one of what they did (NOTIFY).
+        self.listener: pgsync.Listener | None = None
+        if store.dialect == "postgresql":
+            self.listener = pgsync.Listener(store, self._remote_event)
+            self.listener.start()
+            store.on_close(self.listener.stop)
 
     # -- setup --------------------------------------------------------------------------------
     def ensure_schema(self, conn: StoreConnection) -> None:
@@ -212,9 +219,14 @@ class BrokerBase:
                     timeout: float | None = 0.0,
                     cancelled: Callable[[], bool] | None = None) -> bool:
         """Lock conversation group ``group`` for ``txn`` (waiting up to ``timeout`` seconds;
-        0 = do not wait). Registers the queue so its waiters wake when the lock goes."""
+        0 = do not wait). Registers the queue so its waiters wake when the lock goes.
+        On PostgreSQL the group's row is locked too, so other processes respect the lock."""
         st = self._state(txn)
-        if timeout == 0.0:
+        if self.locks.holder((db_id, group)) == txn.id:
+            ok = True
+        elif txn.conn.dialect == "postgresql":
+            ok = self._lock_group_pg(txn, db_id, group, timeout, cancelled)
+        elif timeout == 0.0:
             ok = self.locks.try_acquire((db_id, group), txn)
         else:
             ok = self.locks.acquire((db_id, group), txn, timeout, cancelled)
@@ -224,12 +236,45 @@ class BrokerBase:
                 # Registered after the lock manager's release hook (added by the first
                 # acquire), so waiters wake when the groups are really free.
                 st.wake_registered = True
-                txn.after_end(lambda _c, s=st: self._wake_locked(s))
+                txn.after_end(lambda _c, s=st, t=txn: self._wake_locked(s, t))
         return ok
 
-    def _wake_locked(self, st: TxnBrokerState) -> None:
+    def _lock_group_pg(self, txn: Txn, db_id: int, group: str, timeout: float | None,
+                       cancelled: Callable[[], bool] | None) -> bool:
+        """Row lock (other processes) and in-process lock (other sessions here), tried
+        together until both are had or ``timeout`` passes."""
+        import time
+
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            # The in-process lock first: a session of this process holding the group would
+            # make the row lock wait for nothing (its row lock is held too).
+            if self.locks.try_acquire((db_id, group), txn):
+                remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+                if remaining == 0.0 and pgsync.try_row_lock(txn.conn, group):
+                    return True
+                if remaining != 0.0 and pgsync.row_lock(txn.conn, group, remaining, cancelled):
+                    return True
+                # Held in another process: local rivals may have it once that one is done.
+                self.locks.release((db_id, group), txn)
+                return False
+            if cancelled is not None and cancelled():
+                return False
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+
+    def _wake_locked(self, st: TxnBrokerState, txn: Txn) -> None:
         for key in st.locked_queues:
             self.signals.bump(key)
+        if txn.conn.dialect == "postgresql" and st.locked_queues:
+            # Waiters of other processes may have skipped these groups.
+            try:
+                for db_id, queue_id in st.locked_queues:
+                    pgsync.notify(txn.conn, "l", db_id, queue_id)
+            except Exception:
+                log.warning("could not notify other processes of released locks",
+                            exc_info=True)
 
     def _lock_group_or_fail(self, txn: Txn, db_id: int, group: str, queue_id: int) -> None:
         """Lock a group a statement must have (BEGIN DIALOG, SEND, END …): waits as a lock
@@ -272,8 +317,32 @@ class BrokerBase:
             self.signals.bump(key)
             self._notify("enqueued", db_id, queue_id)
         txn.after_commit(fire)
+        if txn.conn.dialect == "postgresql":
+            # Delivered to the other processes exactly when the messages become visible.
+            txn.defer(pgsync.NotifyOp("e", db_id, queue_id))
         # A savepoint rollback drops the hook: forget the queue so a later enqueue re-adds it.
         txn.on_undo(lambda: seen.discard(key))
+
+    def _remote_event(self, kind: str, db_id: int, queue_id: int) -> None:
+        """An event NOTIFYed by another process sharing the PostgreSQL store."""
+        if kind == "e":
+            self.signals.bump((db_id, queue_id))
+            self._notify("enqueued", db_id, queue_id)
+        elif kind == "l":
+            self.signals.bump((db_id, queue_id))
+        elif kind == "m":
+            # Broker metadata of the database changed (ALTER QUEUE …): reload it, and let
+            # waiters and queue monitors look again.
+            self.meta.invalidate(db_id)
+            conn = self.store.connect()
+            try:
+                meta = self.meta.get(conn, db_id)
+                queue_ids = list(meta.queues_by_id) if meta is not None else []
+            finally:
+                conn.close()
+            for qid in queue_ids:
+                self.signals.bump((db_id, qid))
+                self._notify("altered", db_id, qid)
 
     # -- lookups ------------------------------------------------------------------------------
     def _queue(self, conn: StoreConnection, db_id: int, schema: str | None, name: str

@@ -12,6 +12,7 @@ from sqlalchemy import and_, func, select, update
 
 from ...errors import message_text
 from ..txn import Txn
+from . import pgsync
 from .model import DIALOG_TIMER, Endpoint, utcnow
 from .network import NetworkMixin
 
@@ -35,6 +36,9 @@ class ClockMixin(NetworkMixin):
         txn = Txn(conn, owner="broker-clock")
         try:
             self.ensure_schema(conn)
+            if conn.dialect == "postgresql":
+                # One process's clock at a time; the next one sees what it did.
+                pgsync.clock_lock(conn)
             c = self.t.conversations
             due_timers = conn.execute(select(c).where(c.c.dialog_timer <= now)).mappings().all()
             expired = conn.execute(select(c).where(

@@ -11,6 +11,7 @@ UTC — on SQLite as text in SQLAlchemy's own ``DateTime`` format, so both paths
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any
 
@@ -22,6 +23,7 @@ ENDPOINT_COLUMNS = list(Endpoint.__dataclass_fields__)
 _DATETIME_FIELDS = ("lifetime", "security_timestamp", "dialog_timer", "create_date")
 _BOOL_FIELDS = ("encryption",)
 _converted: dict[tuple[str, str], str] = {}
+_UNARY_PLUS = re.compile(r"(?<=\s)\+(?=[a-z_])")
 
 SELECT_ENDPOINT = (f"SELECT {', '.join(ENDPOINT_COLUMNS)} FROM {PREFIX}conversation_endpoints "
                    "WHERE conversation_handle = ?")
@@ -41,15 +43,14 @@ SELECT_GROUP_ROWS = (f"SELECT {', '.join(MESSAGE_COLUMNS)} FROM {PREFIX}messages
                      "WHERE +queue_id = ? AND status = 1 AND conversation_group_id = ?")
 # RECEIVE TOP (n): the group's conversations, each one's (priority, first queuing_order) among
 # its ready rows, and its ready rows in RECEIVE order — an index walk on ix_…_msg_receive
-# (the ``+`` keeps the planner off the group and ready indexes).
+# (the ``+`` keeps the planner off the ready index). A conversation's messages are all in its
+# endpoint's group: the caller holds that group's lock, so no MOVE CONVERSATION can intervene.
 SELECT_GROUP_HANDLES = (f"SELECT conversation_handle FROM {PREFIX}conversation_endpoints "
                         "WHERE conversation_group_id = ?")
 SELECT_CONVERSATION_KEY = (f"SELECT MAX(priority), MIN(queuing_order) FROM {PREFIX}messages "
-                           "WHERE conversation_handle = ? AND status = 1 AND +queue_id = ? "
-                           "AND +conversation_group_id = ?")
+                           "WHERE conversation_handle = ? AND status = 1 AND +queue_id = ?")
 SELECT_CONVERSATION_ROWS = (f"SELECT {', '.join(MESSAGE_COLUMNS)} FROM {PREFIX}messages "
                             "WHERE conversation_handle = ? AND status = 1 AND +queue_id = ? "
-                            "AND +conversation_group_id = ? "
                             "ORDER BY rank, message_sequence_number, queuing_order LIMIT ?")
 
 
@@ -61,7 +62,8 @@ def sql_for(conn: StoreConnection, sql: str) -> str:
     key = (style, sql)
     out = _converted.get(key)
     if out is None:
-        out = sql.replace("%", "%%").replace("?", "%s")
+        # ``+column`` (SQLite's way to keep an index out of the plan) is SQLite-only.
+        out = _UNARY_PLUS.sub("", sql).replace("%", "%%").replace("?", "%s")
         _converted[key] = out
     return out
 

@@ -90,6 +90,10 @@ class MetaCache:
             holders.add(txn.id)
         if first:
             txn.after_end(lambda _committed, t=txn.id: self._ended(db_id, t))
+            if txn.conn.dialect == "postgresql":
+                # Other processes on the store drop their copy when this commits.
+                from .pgsync import NotifyOp
+                txn.defer(NotifyOp("m", db_id))
 
     def invalidate(self, db_id: int | None = None) -> None:
         """Forget cached metadata (one database, or all)."""

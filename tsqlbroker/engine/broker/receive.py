@@ -23,6 +23,7 @@ from ...errors import broker_error
 from ..results import ResultSet
 from ..store import StoreConnection
 from ..txn import Txn
+from . import pgsync
 from .base import DEADLOCK_WAIT_S, LOCK_TIMEOUT_S, BrokerBase
 from .fastsql import (
     MESSAGE_COLUMNS,
@@ -215,8 +216,7 @@ class ReceiveMixin(BrokerBase):
             # Same conversation order as _group_rows: highest priority, then first queued.
             keys: dict[str, tuple[int, int]] = {}
             for h in handles:
-                prio, first = run(conn, SELECT_CONVERSATION_KEY,
-                                  (h, q.object_id, group)).fetchone()
+                prio, first = run(conn, SELECT_CONVERSATION_KEY, (h, q.object_id)).fetchone()
                 if first is not None:
                     keys[h] = (-prio, first)
             handles = sorted(keys, key=keys.__getitem__)
@@ -225,7 +225,7 @@ class ReceiveMixin(BrokerBase):
             if len(rows) >= limit:
                 break
             rows.extend(dict(zip(MESSAGE_COLUMNS, r, strict=True)) for r in run(
-                conn, SELECT_CONVERSATION_ROWS, (h, q.object_id, group, limit - len(rows))))
+                conn, SELECT_CONVERSATION_ROWS, (h, q.object_id, limit - len(rows))))
         return rows
 
     # -- GET CONVERSATION GROUP ---------------------------------------------------------------
@@ -256,6 +256,10 @@ class ReceiveMixin(BrokerBase):
         """Whether queue ``queue_id`` has a ready message (in a group not locked by another
         transaction than ``txn``, and not already received by ``txn``)."""
         self.ensure_schema(conn)
+        if conn.dialect == "postgresql":
+            # Groups other processes hold count as locked too (the row locks say which).
+            st = txn.state.get("broker") if txn is not None else None
+            return pgsync.ready_group_unlocked(conn, queue_id, st.received if st else set())
         m = self.t.messages
         conds = [m.c.queue_id == queue_id, m.c.status == 1]
         locked = {g for (d, g) in self.locks.locked_by_others(txn) if d == db_id}
@@ -320,6 +324,8 @@ class ReceiveMixin(BrokerBase):
             return self.queue_has_ready_messages(conn, q.database_id, q.object_id, txn)
         group, handle = self._where(conn, q.database_id, q, where[0], where[1])
         if group is None or self.locks.held_by_other((q.database_id, group), txn):
+            return False
+        if conn.dialect == "postgresql" and not pgsync.group_unlocked(conn, group):
             return False
         st = txn.state.get("broker") if txn is not None else None
         return bool(self._group_rows(conn, q, group, handle, st.received if st else set(),

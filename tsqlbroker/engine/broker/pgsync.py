@@ -1,0 +1,247 @@
+"""What several processes sharing one PostgreSQL store need from each other.
+
+In one process the broker coordinates through memory (the lock manager, queue signals,
+the metadata cache). Processes sharing a PostgreSQL store (several ``tsqlbroker serve`` and
+clients) also coordinate through the server:
+
+* **conversation-group locks** are row locks on the group's ``conversation_groups`` row, held
+  to the end of the storage transaction: ``FOR UPDATE SKIP LOCKED`` for the readers that skip
+  locked groups, the same tried repeatedly (bounded by the statement's lock timeout, and
+  cancellable) for those that wait — see :func:`try_row_lock`;
+* **wake-ups** go through ``LISTEN``/``NOTIFY``: a transaction that enqueued messages sends
+  ``NOTIFY`` inside its commit (so it is delivered exactly when the messages are visible); one
+  that released group locks, or changed broker metadata, sends one as well; a
+  :class:`Listener` thread per process feeds them to the in-memory signals (``WAITFOR`` wakes
+  at once, activation monitors hear of messages other processes enqueued);
+* **activation readers** across processes are capped by MAX_QUEUE_READERS with session-level
+  advisory locks, one per reader slot (:class:`ReaderSlot`): a slot dies with its connection,
+  so a killed process frees its slots at once;
+* **the broker clock** runs in one process at a time (a transaction-level advisory lock), so
+  a timer or a lifetime fires once.
+
+The channel is per backend schema (tests and tenants can share a server), and every payload
+carries this process's id so a process ignores its own echoes.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..store import Store, StoreConnection
+from .fastsql import run
+from .schema import PREFIX
+
+log = logging.getLogger(__name__)
+
+PROCESS_TAG = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+Handler = Callable[[str, int, int], None]
+_LOCK_RETRY_S = 0.02
+
+
+def is_postgres(conn: StoreConnection) -> bool:
+    """Whether ``conn`` is a PostgreSQL connection (processes may share the store)."""
+    return conn.dialect == "postgresql"
+
+
+def channel(conn: StoreConnection) -> str:
+    """The NOTIFY channel of the store ``conn`` belongs to (one per backend schema)."""
+    cached: str | None = conn.store.extensions.get("pg_channel")
+    if cached is None:
+        schema = run(conn, "SELECT current_schema()").fetchone()[0] or "public"
+        cached = f"tsqlb_{schema}"[:63]
+        conn.store.extensions["pg_channel"] = cached
+    return cached
+
+
+def notify(conn: StoreConnection, kind: str, db_id: int, queue_id: int = 0) -> None:
+    """Send ``kind`` ('e' enqueued, 'l' locks released, 'm' metadata changed) for a queue
+    (or a database); inside a transaction it is delivered at commit, outside at once."""
+    run(conn, "SELECT pg_notify(?, ?)",
+        (channel(conn), f"{PROCESS_TAG}|{kind}|{db_id}|{queue_id}"))
+
+
+@dataclass
+class NotifyOp:
+    """A deferred :func:`notify`: flushed inside the committing transaction."""
+
+    kind: str
+    db_id: int
+    queue_id: int = 0
+
+    def flush(self, conn: StoreConnection) -> None:
+        notify(conn, self.kind, self.db_id, self.queue_id)
+
+
+def try_row_lock(conn: StoreConnection, group: str) -> bool:
+    """Lock the row of conversation group ``group`` for the storage transaction of ``conn``
+    (opened if needed) unless another transaction holds it. A group without a row (new in
+    this transaction, or gone) has nothing to contend for: True."""
+    conn.write()
+    row = run(conn, f"SELECT 1 FROM {PREFIX}conversation_groups WHERE conversation_group_id "
+                    "= ? FOR UPDATE SKIP LOCKED", (group,)).fetchone()
+    if row is not None:
+        return True
+    exists = run(conn, f"SELECT 1 FROM {PREFIX}conversation_groups WHERE "
+                       "conversation_group_id = ?", (group,)).fetchone()
+    return exists is None
+
+
+def row_lock(conn: StoreConnection, group: str, timeout: float | None,
+             cancelled: Callable[[], bool] | None) -> bool:
+    """:func:`try_row_lock` retried until it succeeds (True) or ``timeout`` seconds pass /
+    ``cancelled()`` (False). Polling keeps the wait cancellable and bounded per statement."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while not try_row_lock(conn, group):
+        if cancelled is not None and cancelled():
+            return False
+        if deadline is not None and time.monotonic() >= deadline:
+            return False
+        time.sleep(_LOCK_RETRY_S)
+    return True
+
+
+def _probe(conn: StoreConnection, sql: str, params: tuple[Any, ...]) -> bool:
+    """Whether locking ``sql``'s rows (``FOR UPDATE SKIP LOCKED``) finds one, holding none
+    afterwards: outside a transaction the statement's locks end with it; inside one it runs
+    in a savepoint that is rolled back (row locks taken there go with it)."""
+    if not conn.in_write_txn:
+        return run(conn, sql, params).fetchone() is not None
+    run(conn, "SAVEPOINT tsqlb_probe")
+    try:
+        return run(conn, sql, params).fetchone() is not None
+    finally:
+        run(conn, "ROLLBACK TO SAVEPOINT tsqlb_probe")
+        run(conn, "RELEASE SAVEPOINT tsqlb_probe")
+
+
+def ready_group_unlocked(conn: StoreConnection, queue_id: int, received: set[int]) -> bool:
+    """Whether queue ``queue_id`` has a ready message (not among ``received``) in a group no
+    other transaction — of any process — has locked."""
+    where = "queue_id = ? AND status = 1"
+    params: list[Any] = [queue_id]
+    if received:
+        where += f" AND queuing_order NOT IN ({', '.join('?' * len(received))})"
+        params.extend(sorted(received))
+    return _probe(conn, f"SELECT 1 FROM {PREFIX}conversation_groups WHERE "
+                        f"conversation_group_id IN (SELECT conversation_group_id FROM "
+                        f"{PREFIX}messages WHERE {where}) LIMIT 1 FOR UPDATE SKIP LOCKED",
+                  tuple(params))
+
+
+def group_unlocked(conn: StoreConnection, group: str) -> bool:
+    """Whether no other transaction of any process holds conversation group ``group``."""
+    if _probe(conn, f"SELECT 1 FROM {PREFIX}conversation_groups WHERE conversation_group_id"
+                    " = ? FOR UPDATE SKIP LOCKED", (group,)):
+        return True
+    return run(conn, f"SELECT 1 FROM {PREFIX}conversation_groups WHERE conversation_group_id"
+                     " = ?", (group,)).fetchone() is None
+
+
+def clock_lock(conn: StoreConnection) -> None:
+    """Serialise the broker clock of every process on this store, until the transaction of
+    ``conn`` ends (the second process then sees what the first did, and fires nothing twice).
+    """
+    conn.write()
+    run(conn, "SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':tsqlb_clock'))")
+
+
+class ReaderSlot:
+    """One of a queue's MAX_QUEUE_READERS activation slots, held (on a connection of its own)
+    by the process running that activated task."""
+
+    def __init__(self, store: Store, db_id: int, queue_id: int) -> None:
+        self.store = store
+        self.key = f"{db_id}:{queue_id}"
+        self.slot: int | None = None
+        self._conn: StoreConnection | None = None
+
+    def acquire(self, max_readers: int) -> bool:
+        """Take a free slot below ``max_readers`` (True), or none is free (False)."""
+        if self._conn is None:
+            self._conn = self.store.connect()
+        for slot in range(max_readers):
+            got = run(self._conn, "SELECT pg_try_advisory_lock(hashtext(current_schema() || "
+                                  "':tsqlb_reader:' || ?), ?::int)", (self.key, slot)).fetchone()[0]
+            if got:
+                self.slot = slot
+                return True
+        return False
+
+    def release(self) -> None:
+        """Give the slot back and close the slot's connection."""
+        conn, self._conn = self._conn, None
+        if conn is None:
+            return
+        try:
+            if self.slot is not None:
+                run(conn, "SELECT pg_advisory_unlock(hashtext(current_schema() || "
+                          "':tsqlb_reader:' || ?), ?::int)", (self.key, self.slot))
+        except Exception:
+            log.debug("advisory unlock failed", exc_info=True)
+        finally:
+            self.slot = None
+            conn.close()
+
+
+class Listener:
+    """A thread that LISTENs on the store's channel and hands other processes' events to
+    ``handler(kind, db_id, queue_id)``."""
+
+    def __init__(self, store: Store, handler: Handler) -> None:
+        self.store = store
+        self.handler = handler
+        self._stop = threading.Event()
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="tsqlbroker-pg-listener",
+                                        daemon=True)
+
+    def start(self) -> None:
+        """Start listening; returns once LISTEN is in effect (or after 10 s)."""
+        self._thread.start()
+        self._ready.wait(10.0)
+
+    def stop(self) -> None:
+        """Stop the thread (it notices within a second) and close its connection."""
+        self._stop.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(5.0)
+
+    def _connect(self) -> Any:
+        import psycopg
+
+        engine = self.store.engine
+        args, kwargs = engine.dialect.create_connect_args(engine.url)
+        return psycopg.connect(*args, autocommit=True, **kwargs)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                with self._connect() as pg:
+                    name = pg.execute("SELECT current_schema()").fetchone()[0] or "public"
+                    chan = f"tsqlb_{name}"[:63]
+                    pg.execute(f'LISTEN "{chan}"')
+                    self._ready.set()
+                    while not self._stop.is_set():
+                        for note in pg.notifies(timeout=0.5):
+                            self._dispatch(note.payload)
+            except Exception:
+                log.warning("broker listener lost its connection; reconnecting",
+                            exc_info=True)
+                self._ready.set()
+                self._stop.wait(1.0)
+
+    def _dispatch(self, payload: str) -> None:
+        try:
+            tag, kind, db, queue = payload.split("|")
+            if tag == PROCESS_TAG:
+                return
+            self.handler(kind, int(db), int(queue))
+        except Exception:
+            log.exception("broker listener: cannot handle %r", payload)
