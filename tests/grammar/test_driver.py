@@ -63,3 +63,16 @@ def _mutant(draw: st.DrawFn) -> str:
 def test_mutations_agree(text: str) -> None:
     for b in split_batches(text):
         assert _driver_accepts(b.text) == _lark_accepts(b.text)
+
+
+def test_parsing_from_several_threads_at_once() -> None:
+    # Activation runs procedures on background threads: each thread has its own builder.
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = [b.text for t in _TEXTS for b in split_batches(t) if _driver_accepts(b.text)] * 3
+    expected = [parse_batch(t) for t in texts]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(parse_batch, texts))
+    assert results == expected
+    assert [[s.span for s in b.statements] for b in results] == \
+        [[s.span for s in b.statements] for b in expected]
