@@ -376,7 +376,7 @@ class Figure:
 
 def measure(storage: Storage, quick: bool) -> Iterator[Figure]:
     """Every figure for one storage, as it is measured."""
-    n_a, n_b, n_c = (100, 1000, 5) if quick else (2000, 20000, 40)
+    n_a, n_b, n_c = (50, 500, 3) if quick else (2000, 20000, 40)
     rounds = 1 if quick else 3
     tsql, raw = send_receive_rates(storage, n_a, rounds)
     yield Figure(storage.label, "(a) SEND+RECEIVE, 1 msg/txn, T-SQL vs table queue",
