@@ -96,7 +96,8 @@ def is_local_select(node: ast.SelectStmt) -> bool:
     """Whether the interpreter evaluates this SELECT itself (no table source)."""
     q = node.query
     return (isinstance(q, ast.Select) and not q.from_ and q.into is None and not node.ctes
-            and not q.group_by and q.having is None)
+            and not q.group_by and q.having is None
+            and getattr(q, "for_clause", None) is None)  # FOR XML / JSON: the engine's
 
 
 def compile_local_select(c: Compiler, node: ast.SelectStmt) -> StmtFn:
