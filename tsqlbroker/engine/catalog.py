@@ -125,6 +125,10 @@ class Catalog:
         conn.write()
         try:
             self.store.metadata.create_all(conn.conn, checkfirst=True)
+            if conn.dialect == "postgresql":
+                from . import pgfuncs  # the engine's SQL functions (Python ones on SQLite)
+
+                pgfuncs.install(conn)
             present = {r[0] for r in conn.execute(select(self.t.databases.c.database_id))}
             for db_id, name, broker in _SYSTEM_DATABASES:
                 if db_id not in present:

@@ -44,7 +44,12 @@ def execute_sql(ctx: ExecContext, sql: str, params: Params) -> SqlResult:
     """Run one T-SQL statement; variables in ``params`` (``'@name'`` → (value, type spec))
     are bound, never spliced into the text."""
     prepare_connection(ctx.conn)
-    parsed = parse_statement(sql)
+    try:
+        parsed = parse_statement(sql)
+    except TSqlError:
+        raise
+    except Exception as e:  # sqlglot internals on odd input: still a syntax error to the user
+        raise tsql_error(102, sql.strip()[:40], cls=BindError) from e
     tree = parsed.tree
     handler = _HANDLERS.get(type(tree))
     if handler is None:

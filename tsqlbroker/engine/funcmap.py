@@ -100,3 +100,45 @@ def uncast(node: exp.Expression | None) -> exp.Expression:
     return node
 
 
+_PG_TIMESTAMP = "YYYY-MM-DD HH24:MI:SS.US"
+
+
+def pg_cast(value: exp.Expression, spec: str) -> exp.Expression:
+    """``CAST(value AS spec)`` for PostgreSQL, producing the engine's storage form (dates
+    and uniqueidentifiers as canonical text, strings cut to their length)."""
+    name, _, args = spec.partition("(")
+    text = exp.Cast(this=value, to=exp.DataType.build("text"))
+
+    def call(fn: str, *items: exp.Expression) -> exp.Expression:
+        return exp.Anonymous(this=fn, expressions=list(items))
+
+    if name in ("int", "bigint", "smallint", "tinyint"):
+        return exp.Cast(this=exp.Cast(this=text, to=exp.DataType.build("numeric")),
+                        to=exp.DataType.build("bigint"))
+    if name == "bit":
+        return exp.Case(ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()),
+                                    true=exp.Null()),
+                             exp.If(this=exp.NEQ(this=exp.Cast(this=text.copy(),
+                                                               to=exp.DataType.build("numeric")),
+                                                 expression=exp.Literal.number(0)),
+                                    true=exp.Literal.number(1))],
+                        default=exp.Literal.number(0))
+    if name in ("decimal", "numeric", "money", "smallmoney"):
+        target = f"numeric({args.rstrip(')')})" if args else "numeric(19,4)"
+        return exp.Cast(this=text, to=exp.DataType.build(target, dialect="postgres"))
+    if name in ("float", "real"):
+        return exp.Cast(this=text, to=exp.DataType.build("double precision",
+                                                          dialect="postgres"))
+    if name in ("date", "datetime", "datetime2", "smalldatetime", "time"):
+        ts = exp.Cast(this=text, to=exp.DataType.build("time" if name == "time"
+                                                        else "timestamp"))
+        fmt = {"date": "YYYY-MM-DD", "time": "HH24:MI:SS.US"}.get(name, _PG_TIMESTAMP)
+        return call("to_char", ts, exp.Literal.string(fmt))
+    if name == "uniqueidentifier":
+        return call("upper", exp.Cast(this=exp.Cast(this=text, to=exp.DataType.build("uuid")),
+                                      to=exp.DataType.build("text")))
+    if name in ("char", "varchar", "nchar", "nvarchar") and args and args != "max)":
+        return call("left", text, exp.Literal.number(int(args.rstrip(")"))))
+    if name in ("binary", "varbinary", "image"):
+        return call("convert_to", text, exp.Literal.string("UTF8"))
+    return text

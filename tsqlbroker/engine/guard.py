@@ -72,6 +72,9 @@ def backend_error(e: BaseException) -> TSqlError:
         return pending
     text = str(getattr(e, "orig", e))
     low = text.lower()
+    mapped = _postgres_error(getattr(e, "orig", e), text)
+    if mapped is not None:
+        return mapped
     if low.startswith("no such column:"):
         name = text.split(":", 1)[1].strip().split(".")[-1].strip('"')
         return tsql_error(207, name, cls=BindError)
@@ -90,3 +93,30 @@ def backend_error(e: BaseException) -> TSqlError:
     if "database is locked" in low:
         return tsql_error(1222)
     return TSqlError(50000, f"The storage backend rejected the statement: {text}", 16)
+
+
+_PG_STATES = {"42703": 207, "42P01": 208, "42702": 209, "42601": 102, "42883": 195,
+              "22P02": 245, "22007": 241, "22008": 241, "22003": 8115, "22012": 8134,
+              "55P03": 1222, "40P01": 1205}
+
+
+def _postgres_error(orig: BaseException, text: str) -> TSqlError | None:
+    """PostgreSQL errors by SQLSTATE (psycopg exposes ``sqlstate``)."""
+    state = getattr(orig, "sqlstate", None)
+    number = _PG_STATES.get(state or "")
+    if number is None:
+        return None
+    quoted = text.split('"')[1] if text.count('"') >= 2 else ""
+    first_line = text.splitlines()[0] if text else ""
+    if number in (207, 208, 209):
+        return tsql_error(number, quoted, cls=BindError)
+    if number == 102:
+        return tsql_error(102, quoted, cls=BindError)
+    if number == 195:
+        name = first_line.split("function ", 1)[-1].split("(")[0].strip()
+        return tsql_error(195, name, "built-in function name", cls=BindError)
+    if number in (241, 8134, 1222):
+        return tsql_error(number)
+    if number == 1205:
+        return tsql_error(1205, getattr(orig, "pid", 0) or 0, "lock")
+    return TSqlError(number, first_line, 16)

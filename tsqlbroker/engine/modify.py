@@ -244,9 +244,11 @@ def update_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
             changes[row[0]] = {name: value for (name, _e), value in zip(sets, row[1:],
                                                                         strict=True)}
     writer = RowWriter(ctx, info, "UPDATE")
-    rowids = list(changes)
-    old = writer.fetch(rowids) if parsed.output is not None else {}
-    writer.update(list(changes.items()))
+    before = writer.fetch(list(changes)) if parsed.output is not None else {}
+    rowids = writer.update(list(changes.items()))
+    # OUTPUT's deleted.* by the rows' ids after the update (they move on PostgreSQL).
+    old = {new: before[orig] for orig, new in zip(changes, rowids, strict=True)
+           if orig in before}
     result = SqlResult([], len(changes))
     if parsed.output is not None:
         _deliver_output(ctx, parsed, _output(ctx, info, parsed, params, rowids, old), result)

@@ -29,7 +29,7 @@ from . import sysviews
 from .catalog import TEMPDB, Catalog
 from .context import ExecContext, VirtualTable, virtual_resolvers
 from .execsql import named_placeholders
-from .funcmap import BUILTIN_FALLBACK, DATEPART_FIRST, typed_call
+from .funcmap import BUILTIN_FALLBACK, DATEPART_FIRST, pg_cast, typed_call
 from .naming import quote_ident
 from .parsing import (
     Parsed,
@@ -122,7 +122,9 @@ class Binder:
         self.resolved: dict[tuple[str, str, str, str], Source] = {}
         self.binds: dict[str, Any] = {}
         self.ctes: set[str] = set()
-        self.functions = registered_functions(ctx.conn.store)
+        # The interpreter's functions are Python: callable from SQLite only.
+        self.functions = registered_functions(ctx.conn.store) if ctx.conn.dialect == "sqlite" \
+            else {}
         self._extra_sig: list[Any] = []
         self._placeholder_specs: dict[str, str | None] = {}
 
@@ -290,7 +292,8 @@ class Binder:
             return self._rewrite_cast(node)
         if isinstance(node, _COMPARISONS):
             return self._rewrite_comparison(node)
-        if isinstance(node, exp.GroupConcat) and isinstance(node.this, exp.Order):
+        if isinstance(node, exp.GroupConcat) and isinstance(node.this, exp.Order) \
+                and self.conn.dialect == "sqlite":
             order = node.this
             args = [self.rewrite(order.this), self.rewrite(node.args.get("separator")
                                                            or exp.Literal.string(","))]
@@ -379,6 +382,8 @@ class Binder:
                 self.rewrite(value), exp.Literal.string(spec),
                 self.rewrite(style) if style is not None else exp.Null(),
                 exp.Literal.string(source) if source else exp.Null()])
+        if self.conn.dialect != "sqlite":
+            return pg_cast(self.rewrite(value), spec)
         fn = "tsqlb_try_cast" if isinstance(node, exp.TryCast) else "tsqlb_cast"
         args: list[exp.Expression] = [self.rewrite(value), exp.Literal.string(spec)]
         if style is not None and fn == "tsqlb_cast":

@@ -260,10 +260,11 @@ class RowWriter:
                 self._raise_547("CHECK", k.name, self.info, k.columns)
 
     # -- UPDATE -----------------------------------------------------------------------------
-    def update(self, changes: list[tuple[Any, dict[str, Any]]]) -> None:
-        """Apply ``(rowid, {column: new value})`` changes, then check constraints."""
+    def update(self, changes: list[tuple[Any, dict[str, Any]]]) -> list[Any]:
+        """Apply ``(rowid, {column: new value})`` changes, then check constraints. Returns
+        the rows' ids after the update (PostgreSQL's ctid moves when a row is updated)."""
         if not changes:
-            return
+            return []
         self.ctx.txn.write()
         info = self.info
         touched = {name.lower() for _rid, vals in changes for name in vals}
@@ -271,6 +272,8 @@ class RowWriter:
             k.kind in ("PK", "UQ") and touched & {c.lower() for c in k.columns}
             for k in info.constraints) else []
         old_rows = self.fetch([rid for rid, _v in changes]) if refs else {}
+        moved: dict[Any, Any] = {}
+        returning = "" if self.dialect == "sqlite" else f" RETURNING {self.rowid}"
         for rid, vals in changes:
             converted: dict[str, Any] = {}
             for name, value in vals.items():
@@ -283,29 +286,30 @@ class RowWriter:
             sets = ", ".join(f"{quote_ident(n)} = :u{i}" for i, n in enumerate(converted))
             params = {f"u{i}": v for i, v in enumerate(converted.values())}
             params["rid"] = rid
-            run_sql(
-                self.conn,
-                f"UPDATE {quote_ident(info.physical)} SET {sets} WHERE {self.rowid} = :rid",
-                params)
-        current = self.fetch([rid for rid, _v in changes])
+            result = run_sql(
+                self.conn, f"UPDATE {quote_ident(info.physical)} SET {sets} "
+                           f"WHERE {self.rowid} = :rid{returning}", params)
+            moved[rid] = result.scalar() if returning else rid
+        current = self.fetch(list(moved.values()))
         for rid, _vals in changes:
-            values = current.get(rid)
+            values = current.get(moved[rid])
             if values is None:
                 continue
-            self._check_unique(values, rid)
+            self._check_unique(values, moved[rid])
             if any(k.kind == "F" and touched & {c.lower() for c in k.columns}
                    for k in info.constraints):
                 self._check_foreign_keys(values)
-            self._check_checks(rid)
+            self._check_checks(moved[rid])
         for child, fk in refs:
             for rid, _vals in changes:
                 old = old_rows.get(rid)
-                new = current.get(rid)
+                new = current.get(moved[rid])
                 if old is None or new is None:
                     continue
                 if all(old[c.lower()] == new[c.lower()] for c in fk.ref_columns):
                     continue
                 self._check_not_referenced(child, fk, [old[c.lower()] for c in fk.ref_columns])
+        return [moved[rid] for rid, _vals in changes]
 
     def fetch(self, rowids: Sequence[Any]) -> dict[Any, dict[str, Any]]:
         """Current backend values of rows by row id (column names lower-cased)."""

@@ -1,0 +1,114 @@
+"""The engine's ``tsqlb_*`` functions for PostgreSQL, as SQL / PL/pgSQL.
+
+On SQLite they are Python functions (``sqlfuncs.py``); PostgreSQL cannot call Python, so the
+same contracts are written in SQL here and created (``CREATE OR REPLACE``) when the catalog
+sets up a PostgreSQL store. Date/time values are the engine's canonical text
+(``YYYY-MM-DD HH24:MI:SS.US``). Functions the interpreter registers in Python are not
+available on PostgreSQL; the transpiler then uses these and native functions.
+"""
+
+from __future__ import annotations
+
+from .store import StoreConnection
+
+_TS = "'YYYY-MM-DD HH24:MI:SS.US'"
+
+_UNIT_CASE = """
+    CASE lower(unit)
+      WHEN 'year' THEN 'year' WHEN 'yy' THEN 'year' WHEN 'yyyy' THEN 'year'
+      WHEN 'quarter' THEN 'quarter' WHEN 'qq' THEN 'quarter' WHEN 'q' THEN 'quarter'
+      WHEN 'month' THEN 'month' WHEN 'mm' THEN 'month' WHEN 'm' THEN 'month'
+      WHEN 'dayofyear' THEN 'doy' WHEN 'dy' THEN 'doy' WHEN 'y' THEN 'doy'
+      WHEN 'day' THEN 'day' WHEN 'dd' THEN 'day' WHEN 'd' THEN 'day'
+      WHEN 'week' THEN 'week' WHEN 'wk' THEN 'week' WHEN 'ww' THEN 'week'
+      WHEN 'weekday' THEN 'dow' WHEN 'dw' THEN 'dow'
+      WHEN 'hour' THEN 'hour' WHEN 'hh' THEN 'hour'
+      WHEN 'minute' THEN 'minute' WHEN 'mi' THEN 'minute' WHEN 'n' THEN 'minute'
+      WHEN 'second' THEN 'second' WHEN 'ss' THEN 'second' WHEN 's' THEN 'second'
+      WHEN 'millisecond' THEN 'milliseconds' WHEN 'ms' THEN 'milliseconds'
+      WHEN 'microsecond' THEN 'microseconds' WHEN 'mcs' THEN 'microseconds'
+      ELSE NULL END"""
+
+FUNCTIONS: list[str] = [
+    f"""CREATE OR REPLACE FUNCTION tsqlb_getdate() RETURNS text LANGUAGE sql VOLATILE
+        AS $$ SELECT to_char(clock_timestamp()::timestamp, {_TS}) $$""",
+    f"""CREATE OR REPLACE FUNCTION tsqlb_getutcdate() RETURNS text LANGUAGE sql VOLATILE
+        AS $$ SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', {_TS}) $$""",
+    """CREATE OR REPLACE FUNCTION tsqlb_newid() RETURNS text LANGUAGE sql VOLATILE
+        AS $$ SELECT upper(gen_random_uuid()::text) $$""",
+    """CREATE OR REPLACE FUNCTION tsqlb_len(v text) RETURNS integer LANGUAGE sql IMMUTABLE
+        AS $$ SELECT length(rtrim(v, ' ')) $$""",
+    """CREATE OR REPLACE FUNCTION tsqlb_len(v numeric) RETURNS integer LANGUAGE sql IMMUTABLE
+        AS $$ SELECT length(v::text) $$""",
+    """CREATE OR REPLACE FUNCTION tsqlb_datalength(v text, spec text) RETURNS integer
+        LANGUAGE sql IMMUTABLE AS $$
+        SELECT CASE WHEN spec <> '' AND spec NOT LIKE 'n%' AND spec NOT LIKE 'sysname%'
+                         AND spec NOT LIKE 'xml%' THEN octet_length(convert_to(v, 'LATIN1'))
+                    ELSE 2 * length(v) END $$""",
+    """CREATE OR REPLACE FUNCTION tsqlb_datalength(v bytea, spec text) RETURNS integer
+        LANGUAGE sql IMMUTABLE AS $$ SELECT octet_length(v) $$""",
+    """CREATE OR REPLACE FUNCTION tsqlb_datalength(v numeric, spec text) RETURNS integer
+        LANGUAGE sql IMMUTABLE AS $$
+        SELECT CASE WHEN v BETWEEN -2147483648 AND 2147483647 THEN 4 ELSE 8 END $$""",
+    """CREATE OR REPLACE FUNCTION tsqlb_left(v text, n integer) RETURNS text
+        LANGUAGE sql IMMUTABLE AS $$ SELECT left(v, greatest(n, 0)) $$""",
+    """CREATE OR REPLACE FUNCTION tsqlb_right(v text, n integer) RETURNS text
+        LANGUAGE sql IMMUTABLE AS $$ SELECT right(v, greatest(n, 0)) $$""",
+    f"""CREATE OR REPLACE FUNCTION tsqlb_dateadd(unit text, n bigint, v text) RETURNS text
+        LANGUAGE plpgsql IMMUTABLE AS $$
+        DECLARE u text := {_UNIT_CASE}; t timestamp := v::timestamp;
+        BEGIN
+          IF u IS NULL THEN RAISE EXCEPTION 'not a recognized datepart: %', unit; END IF;
+          IF u = 'quarter' THEN t := t + make_interval(months => (3 * n)::int);
+          ELSIF u = 'doy' OR u = 'dow' THEN t := t + make_interval(days => n::int);
+          ELSIF u = 'milliseconds' THEN t := t + n * interval '1 millisecond';
+          ELSIF u = 'microseconds' THEN t := t + n * interval '1 microsecond';
+          ELSE t := t + n * ('1 ' || u)::interval;
+          END IF;
+          RETURN to_char(t, {_TS});
+        END $$""",
+    f"""CREATE OR REPLACE FUNCTION tsqlb_datediff(unit text, a text, b text) RETURNS bigint
+        LANGUAGE plpgsql IMMUTABLE AS $$
+        DECLARE u text := {_UNIT_CASE}; x timestamp := a::timestamp; y timestamp := b::timestamp;
+        BEGIN
+          IF u IS NULL THEN RAISE EXCEPTION 'not a recognized datepart: %', unit; END IF;
+          IF u = 'year' THEN RETURN extract(year FROM y) - extract(year FROM x); END IF;
+          IF u = 'quarter' THEN RETURN (extract(year FROM y) - extract(year FROM x)) * 4
+              + extract(quarter FROM y) - extract(quarter FROM x); END IF;
+          IF u = 'month' THEN RETURN (extract(year FROM y) - extract(year FROM x)) * 12
+              + extract(month FROM y) - extract(month FROM x); END IF;
+          IF u IN ('day', 'doy', 'dow') THEN RETURN y::date - x::date; END IF;
+          IF u = 'week' THEN RETURN ((y::date - extract(dow FROM y)::int)
+              - (x::date - extract(dow FROM x)::int)) / 7; END IF;
+          IF u IN ('hour', 'minute', 'second') THEN
+            RETURN (extract(epoch FROM date_trunc(u, y)) - extract(epoch FROM date_trunc(u, x)))
+                   / CASE u WHEN 'hour' THEN 3600 WHEN 'minute' THEN 60 ELSE 1 END;
+          END IF;
+          RETURN floor(extract(epoch FROM y - x) * CASE u WHEN 'milliseconds' THEN 1000
+                                                     ELSE 1000000 END);
+        END $$""",
+    f"""CREATE OR REPLACE FUNCTION tsqlb_datepart(unit text, v text) RETURNS integer
+        LANGUAGE plpgsql IMMUTABLE AS $$
+        DECLARE u text := {_UNIT_CASE}; t timestamp := v::timestamp;
+        BEGIN
+          IF u IS NULL THEN RAISE EXCEPTION 'not a recognized datepart: %', unit; END IF;
+          IF u = 'dow' THEN RETURN extract(dow FROM t)::int + 1; END IF;
+          IF u = 'milliseconds' THEN RETURN (extract(microseconds FROM t)::int / 1000) % 1000;
+          END IF;
+          IF u = 'microseconds' THEN RETURN extract(microseconds FROM t)::int % 1000000; END IF;
+          IF u = 'week' THEN RETURN ((t::date - date_trunc('year', t)::date)
+              + extract(dow FROM date_trunc('year', t))::int) / 7 + 1; END IF;
+          RETURN date_part(u, t)::int;
+        END $$""",
+]
+
+
+def install(conn: StoreConnection) -> None:
+    """Create (or replace) the functions in the store's PostgreSQL schema."""
+    # Straight to the DBAPI cursor: with no parameters psycopg leaves '%' alone.
+    cursor = conn.conn.connection.dbapi_connection.cursor()
+    try:
+        for ddl in FUNCTIONS:
+            cursor.execute(ddl)
+    finally:
+        cursor.close()
