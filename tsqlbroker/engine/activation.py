@@ -126,6 +126,10 @@ class QueueMonitor:
     tasks: set[ActivatedTask] = field(default_factory=set)
     rollbacks: int = 0
     warned_zero_readers: bool = False
+    # The queue's settings rule activation out (no procedure, STATUS OFF, …): queue events
+    # need no evaluation until the queue is altered. Saves the monitor thread a catalog
+    # read per SEND and RECEIVE on queues without activation.
+    inert: bool = False
 
     @property
     def tasks_waiting(self) -> int:
@@ -206,6 +210,7 @@ class ActivationManager:
                 if mon.state == "NOTIFIED":
                     mon.state = "RECEIVES_OCCURRING"
             elif event == "altered":
+                mon.inert = False
                 mon.state = "INACTIVE" if not mon.tasks else mon.state
                 mon.warned_zero_readers = False
                 # ALTER QUEUE takes effect at once: a raised MAX_QUEUE_READERS may launch
@@ -218,6 +223,10 @@ class ActivationManager:
                     if task.cancel is not None:
                         task.cancel()
                 self._monitors.pop(key, None)
+                return
+            if event == "startup":
+                mon.inert = False
+            elif mon.inert and not mon.tasks:
                 return
             self._pending.add(key)
             self._cond.notify_all()
@@ -234,8 +243,9 @@ class ActivationManager:
                 if mon.rollbacks >= POISON_THRESHOLD:
                     mon.rollbacks = 0
                     disable = True
-            self._pending.add((db_id, queue_id))
-            self._cond.notify_all()
+            if not mon.inert or mon.tasks:
+                self._pending.add((db_id, queue_id))
+                self._cond.notify_all()
         if disable:
             settings = self._settings(db_id, queue_id)
             if settings is not None and settings.poison_message_handling:
@@ -362,17 +372,21 @@ class ActivationManager:
         if mon is None or settings is None:
             return
         if settings.activation_enabled and settings.procedure and settings.max_readers == 0:
+            with self._cond:
+                mon.inert = True
             if not mon.warned_zero_readers:
                 mon.warned_zero_readers = True
                 log_error(self.log, "Activation", 9648, settings.name)
             return
         if not self._can_activate(settings):
             with self._cond:
+                mon.inert = True
                 if not mon.tasks:
                     mon.state = "INACTIVE"
             return
         ready = self.broker.queue_ready(db_id, queue_id)
         with self._cond:
+            mon.inert = False    # (an evaluation of older settings may have set it)
             running = len(mon.tasks)
             if not ready:
                 # Drained: no task left, or every task waits in RECEIVE, or the last RECEIVE
