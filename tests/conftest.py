@@ -69,21 +69,12 @@ def _start_server() -> None:
     _started["dir"] = workdir
 
 
-@pytest.fixture(scope="session")
-def postgres_server() -> Iterator[str]:
-    """The PostgreSQL server URL, starting a private server at first use (so runs that test
-    nothing on PostgreSQL never pay for it); stopped at the end of the run."""
-    if postgres_skipped():
-        pytest.skip(f"{SKIP_PG_ENV}=1: PostgreSQL not tested")
-    _start_server()
-    try:
-        yield os.environ[PG_URL_ENV]
-    finally:
-        workdir = _started.pop("dir", None)
-        if workdir is not None:
-            subprocess.run([str(_PG_SCRIPT), "stop", workdir], capture_output=True,
-                           check=False)
-            os.environ.pop(PG_URL_ENV, None)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Stop the server :func:`_start_server` started, if it did."""
+    workdir = _started.pop("dir", None)
+    if workdir is not None:
+        subprocess.run([str(_PG_SCRIPT), "stop", workdir], capture_output=True, check=False)
+        os.environ.pop(PG_URL_ENV, None)
 
 
 def _admin_engine():  # type: ignore[no-untyped-def]
@@ -111,9 +102,13 @@ class FreshPostgres:
         self.schemas: list[str] = []
 
     def url(self) -> str:
-        """A URL whose connections all live in a new, empty schema."""
+        """A URL whose connections all live in a new, empty schema (the server is started
+        at the first call of the run; skipped only with TSQLBROKER_SKIP_POSTGRES=1)."""
         from sqlalchemy import text
 
+        if postgres_skipped():
+            pytest.skip(f"{SKIP_PG_ENV}=1: PostgreSQL not tested")
+        _start_server()
         name = f"t_{uuid.uuid4().hex[:16]}"
         engine = _admin_engine()
         with engine.connect() as c:
@@ -140,16 +135,102 @@ class FreshPostgres:
         self.schemas.clear()
 
 
-_PG_PARAM = pytest.param(
-    "postgresql", marks=pytest.mark.skipif(postgres_skipped(),
-                                           reason=f"{SKIP_PG_ENV}=1: PostgreSQL not tested"))
+# Tests not yet converted to PostgreSQL (they run on SQLite only), with why. Everything else
+# that uses ``backend`` / ``backend_url`` / ``persistent_url`` runs on both backends.
+_TRANSPILE = "engine: the DML transpiler's PostgreSQL output (pending storage work)"
+NOT_ON_POSTGRES_YET: dict[str, str] = {
+    "tests/engine/test_constraints.py::test_named_composite_unique": _TRANSPILE,
+    "tests/engine/test_constraints.py::test_foreign_key_and_reference": _TRANSPILE,
+    "tests/engine/test_constraints.py::test_check_constraint": _TRANSPILE,
+    "tests/engine/test_constraints.py::test_defaults": _TRANSPILE,
+    "tests/engine/test_databases.py::test_drop_database_drops_its_tables":
+        "test reads sqlite_master",
+    "tests/engine/test_dml.py::test_update_from_join": _TRANSPILE,
+    "tests/engine/test_dml.py::test_update_with_variables_and_output": _TRANSPILE,
+    "tests/engine/test_dml.py::test_delete_with_join_and_output_into_table_variable":
+        _TRANSPILE,
+    "tests/engine/test_dml.py::test_insert_select_and_output": _TRANSPILE,
+    "tests/engine/test_dml.py::test_collation_is_case_insensitive_and_ignores_trailing_spaces":
+        "TSQL_CI collation on PostgreSQL",
+    "tests/engine/test_dml.py::test_views": _TRANSPILE,
+    "tests/engine/test_dml.py::test_alter_table": _TRANSPILE,
+    "tests/engine/test_dml.py::test_indexes": _TRANSPILE,
+    "tests/engine/test_properties.py::test_any_text_round_trips": "NUL characters in text",
+    "tests/engine/test_sysviews.py::test_sys_objects_tables_columns": _TRANSPILE,
+    "tests/engine/test_transpile.py::test_plus_concatenates_strings_only": _TRANSPILE,
+    "tests/engine/test_transpile.py::test_tsql_functions": "T-SQL functions on PostgreSQL",
+    "tests/engine/test_transpile.py::test_registered_interpreter_functions":
+        "T-SQL functions on PostgreSQL",
+    "tests/engine/test_transpile.py::test_errors_are_tsql_errors": _TRANSPILE,
+    "tests/engine/test_transpile.py::test_ambiguous_column": _TRANSPILE,
+    "tests/engine/test_transpile.py::test_unsupported_query_features_are_refused": _TRANSPILE,
+    "tests/engine/test_transpile.py::test_xml_methods_and_namespaces":
+        "T-SQL functions on PostgreSQL",
+    "tests/engine/test_transpile.py::test_string_agg_within_group_and_choose": _TRANSPILE,
+    "tests/engine/test_transpile.py::test_conversions_use_the_registered_convert":
+        "T-SQL functions on PostgreSQL",
+    "tests/engine/test_types.py::test_char_is_padded": _TRANSPILE,
+    "tests/engine/test_types.py::test_comparisons_on_typed_columns":
+        "TSQL_CI collation on PostgreSQL",
+    "tests/engine/test_types.py::test_string_literals_compare_as_the_column_type":
+        "TSQL_CI collation on PostgreSQL",
+    "tests/engine/test_types.py::test_datetime_plus_number_adds_days": _TRANSPILE,
+    "tests/chapter/test_chapter_replay.py::test_listing_15_03_validated_message_types":
+        "T-SQL functions on PostgreSQL (LIKE)",
+    "tests/concurrency/test_group_locks.py::"
+    "test_receive_skips_a_held_group_and_where_waits_for_it": "T-SQL functions (CAST)",
+    "tests/concurrency/test_receive_threads.py::"
+    "test_readers_get_every_message_once_in_order_with_exclusive_groups":
+        "T-SQL functions (CAST)",
+    "tests/concurrency/test_receive_top.py::test_top_n_is_the_head_of_the_full_receive_order":
+        "T-SQL functions (CAST)",
+    "tests/golden/test_golden.py::test_golden[cursors/cursor_variable]": _TRANSPILE,
+    "tests/golden/test_golden.py::test_golden[cursors/fetch_directions]": _TRANSPILE,
+    "tests/golden/test_golden.py::test_golden[storage/dml_bridge]": _TRANSPILE,
+    "tests/golden/test_golden.py::test_golden[storage/insert_exec_tablevar]": _TRANSPILE,
+    "tests/golden/test_golden.py::test_golden[storage/select_assign]": _TRANSPILE,
+}
+
+
+def _test_key(metafunc: pytest.Metafunc) -> str:
+    path = Path(str(metafunc.definition.path)).relative_to(ROOT).as_posix()
+    return f"{path}::{metafunc.definition.originalname}"
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Parametrise ``backend`` with both backends (SQLite only for the tests listed in
+    :data:`NOT_ON_POSTGRES_YET`, or cases of them, e.g. one golden script)."""
+    if "backend" not in metafunc.fixturenames:
+        return
+    skip = pytest.mark.skipif(postgres_skipped(),
+                              reason=f"{SKIP_PG_ENV}=1: PostgreSQL not tested")
+    key = _test_key(metafunc)
+    if key in NOT_ON_POSTGRES_YET:
+        metafunc.parametrize("backend", ["sqlite"])
+        return
+    metafunc.parametrize("backend", ["sqlite", pytest.param("postgresql", marks=skip)])
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Drop the PostgreSQL case of single parametrised cases listed as not converted."""
+    kept, dropped = [], []
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and "postgresql" in callspec.params.values():
+            base = item.nodeid.replace("postgresql-", "").replace("-postgresql", "")
+            base = base.replace("[postgresql]", "")
+            if base in NOT_ON_POSTGRES_YET:
+                dropped.append(item)
+                continue
+        kept.append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)  # counted in the summary line
+        items[:] = kept
 
 
 @pytest.fixture
-def fresh_postgres(backend: str, request: pytest.FixtureRequest) -> Iterator[FreshPostgres]:
+def fresh_postgres() -> Iterator[FreshPostgres]:
     """Hands out fresh PostgreSQL schemas for the test (several if it needs several)."""
-    if backend == "postgresql":
-        request.getfixturevalue("postgres_server")
     fresh = FreshPostgres()
     try:
         yield fresh
@@ -157,7 +238,7 @@ def fresh_postgres(backend: str, request: pytest.FixtureRequest) -> Iterator[Fre
         fresh.close()
 
 
-@pytest.fixture(params=["sqlite", _PG_PARAM])
+@pytest.fixture
 def backend(request: pytest.FixtureRequest) -> str:
     """The backend a parametrised test runs on: ``sqlite`` or ``postgresql``."""
     return str(request.param)

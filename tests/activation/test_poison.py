@@ -53,8 +53,8 @@ def wait_for(what: str, predicate: Callable[[], bool], timeout: float = WAIT) ->
 
 
 @pytest.fixture
-def instance() -> Iterator[Instance]:
-    inst = Instance("sqlite://")
+def instance(backend_url: str) -> Iterator[Instance]:
+    inst = Instance(backend_url)
     try:
         yield inst
     finally:

@@ -55,8 +55,8 @@ class Client:
 
 
 @pytest.fixture
-def instance() -> Iterator[Instance]:
-    inst = Instance("sqlite://")
+def instance(backend_url: str) -> Iterator[Instance]:
+    inst = Instance(backend_url)
     try:
         yield inst
     finally:

@@ -14,8 +14,8 @@ from tsqlbroker.engine.txn import Txn
 
 
 @pytest.fixture
-def store() -> Iterator[Store]:
-    s = Store("sqlite://")
+def store(backend_url: str) -> Iterator[Store]:
+    s = Store(backend_url)
     try:
         yield s
     finally:

@@ -12,8 +12,8 @@ from tsqlbroker.interpreter.sink import CollectingSink
 
 
 @pytest.fixture
-def instance() -> Iterator[Instance]:
-    inst = Instance("sqlite://")
+def instance(backend_url: str) -> Iterator[Instance]:
+    inst = Instance(backend_url)
     yield inst
     inst.close()
 
