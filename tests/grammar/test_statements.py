@@ -263,6 +263,9 @@ def test_set_options() -> None:
                      ast.SetOption("transaction isolation level", "read committed"),
                      ast.SetOption("implicit_transactions", "off"),
                      ast.SetOption("identity_insert", "on", O("t", "dbo")))
+    assert one("SET STATISTICS IO ON") == ast.SetOption("statistics io", "on")
+    assert one("SET DEADLOCK_PRIORITY LOW") == ast.SetOption("deadlock_priority", "low")
+    assert one("SET LOCK_TIMEOUT -1") == ast.SetOption("lock_timeout", "-1")
     both = one("SET ANSI_NULLS, QUOTED_IDENTIFIER ON")
     assert both == ast.Block((ast.SetOption("ansi_nulls", "on"),
                               ast.SetOption("quoted_identifier", "on")))

@@ -479,6 +479,10 @@ class StmtBuilder:
         # SET ANSI_NULLS, QUOTED_IDENTIFIER ON: one statement setting several options.
         return ast.Block(tuple(ast.SetOption(n.lower(), text) for n in names))
 
+    def set_statistics(self, what: Token, on: bool) -> ast.SetOption:
+        """``SET STATISTICS IO ON``: option ``statistics io``."""
+        return ast.SetOption(f"statistics {name_of(what).lower()}", _onoff(on))
+
     def set_value_var(self, tok: Token) -> Token:
         return tok
 
