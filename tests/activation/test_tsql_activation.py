@@ -61,8 +61,8 @@ def log_texts(rt: BrokerRuntime) -> list[str]:
 
 
 @pytest.fixture
-def instance() -> Iterator[Instance]:
-    inst = Instance("sqlite://")
+def instance(backend_url: str) -> Iterator[Instance]:
+    inst = Instance(backend_url)
     try:
         yield inst
     finally:
@@ -130,11 +130,12 @@ CREATE TABLE gate (go int);
 GO
 CREATE PROCEDURE handler AS
 BEGIN
-  DECLARE @body varbinary(max), @spid int = @@SPID;
+  DECLARE @text nvarchar(100), @body varbinary(max), @spid int = @@SPID;
   PRINT 'handler says hello';
   SELECT 'a result set nobody sees' AS discarded;
   WAITFOR (RECEIVE TOP (1) @body = message_body FROM q), TIMEOUT 2000;
-  INSERT INTO seen VALUES (@spid, CAST(@body AS nvarchar(100)));
+  SET @text = CAST(@body AS nvarchar(100));
+  INSERT INTO seen VALUES (@spid, @text);
   WHILE NOT EXISTS (SELECT * FROM gate) WAITFOR DELAY '00:00:00.020';
   RAISERROR ('handler failed on purpose', 16, 1);
 END""")
@@ -174,7 +175,7 @@ CREATE TABLE gate (go int);
 GO
 CREATE PROCEDURE reader AS
 BEGIN
-  DECLARE @body varbinary(max), @spid int = @@SPID, @readers int;
+  DECLARE @text nvarchar(100), @body varbinary(max), @spid int = @@SPID, @readers int;
   WHILE 1 = 1
   BEGIN
     BEGIN TRANSACTION;
@@ -184,7 +185,8 @@ BEGIN
     WHILE NOT EXISTS (SELECT * FROM gate) WAITFOR DELAY '00:00:00.020';
     SELECT @readers = COUNT(*) FROM sys.dm_broker_activated_tasks
       WHERE queue_id = OBJECT_ID('q');
-    INSERT INTO seen VALUES (@spid, @readers, CAST(@body AS nvarchar(100)));
+    SET @text = CAST(@body AS nvarchar(100));
+    INSERT INTO seen VALUES (@spid, @readers, @text);
     COMMIT;
   END
 END"""
@@ -253,12 +255,13 @@ DRAIN = """CREATE TABLE seen (body nvarchar(100));
 GO
 CREATE PROCEDURE drain AS
 BEGIN
-  DECLARE @body varbinary(max);
+  DECLARE @text nvarchar(100), @body varbinary(max);
   WHILE 1 = 1
   BEGIN
     WAITFOR (RECEIVE TOP (1) @body = message_body FROM q), TIMEOUT 100;
     IF @@ROWCOUNT = 0 RETURN;
-    INSERT INTO seen VALUES (CAST(@body AS nvarchar(100)));
+    SET @text = CAST(@body AS nvarchar(100));
+    INSERT INTO seen VALUES (@text);
   END
 END"""
 
@@ -304,7 +307,7 @@ def test_queue_monitor_states(c: Client, rt: BrokerRuntime) -> None:
 GO
 CREATE PROCEDURE stepper AS
 BEGIN
-  DECLARE @body varbinary(max);
+  DECLARE @text nvarchar(100), @body varbinary(max);
   -- NOTIFIED: launched, no RECEIVE yet.
   WHILE NOT EXISTS (SELECT * FROM gate WHERE step = 1) WAITFOR DELAY '00:00:00.020';
   RECEIVE TOP (1) @body = message_body FROM q;
@@ -345,7 +348,7 @@ def test_open_transaction_at_exit_is_msg_8415(c: Client, rt: BrokerRuntime) -> N
 GO
 CREATE PROCEDURE leaves_open AS
 BEGIN
-  DECLARE @body varbinary(max);
+  DECLARE @text nvarchar(100), @body varbinary(max);
   RECEIVE TOP (1) @body = message_body FROM q;
   BEGIN TRANSACTION;
   INSERT INTO t VALUES (1);
@@ -409,8 +412,8 @@ END""")
 # --------------------------------------------------------------------------------------------
 # start-up scan on a persisted store
 # --------------------------------------------------------------------------------------------
-def test_messages_waiting_at_startup_are_processed(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'persisted.db'}"
+def test_messages_waiting_at_startup_are_processed(persistent_url: str) -> None:
+    url = persistent_url
     first = Instance(url)
     try:
         c = Client(first)
@@ -423,13 +426,14 @@ CREATE TABLE seen (body nvarchar(100));
 GO
 CREATE PROCEDURE drain AS
 BEGIN
-  DECLARE @body varbinary(max);
+  DECLARE @text nvarchar(100), @body varbinary(max);
   IF NOT EXISTS (SELECT * FROM ready) RETURN;
   WHILE 1 = 1
   BEGIN
     WAITFOR (RECEIVE TOP (1) @body = message_body FROM q), TIMEOUT 100;
     IF @@ROWCOUNT = 0 RETURN;
-    INSERT INTO seen VALUES (CAST(@body AS nvarchar(100)));
+    SET @text = CAST(@body AS nvarchar(100));
+    INSERT INTO seen VALUES (@text);
   END
 END""")
         make_queue(c, "STATUS = ON, PROCEDURE_NAME = drain, MAX_QUEUE_READERS = 1, "
@@ -464,12 +468,13 @@ CREATE TABLE seen (n int);
 GO
 CREATE PROCEDURE worker AS
 BEGIN
-  DECLARE @body varbinary(max);
+  DECLARE @text nvarchar(100), @body varbinary(max);
   WHILE 1 = 1
   BEGIN
     WAITFOR (RECEIVE TOP (1) @body = message_body FROM q), TIMEOUT {timeout};
     IF @@ROWCOUNT = 0 RETURN;
-    INSERT INTO seen VALUES (CAST(CAST(@body AS nvarchar(20)) AS int));
+    SET @text = CAST(@body AS nvarchar(20));
+    INSERT INTO seen VALUES (CAST(@text AS int));
   END
 END
 GO
@@ -497,8 +502,9 @@ def _json_records(text: str) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("timeout", [200, 60000], ids=["proc-exits", "proc-idle-in-waitfor"])
 def test_run_returns_after_activation_processed_everything(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], timeout: int) -> None:
-    url = f"sqlite:///{tmp_path / 'run.db'}"
+        tmp_path: Path, persistent_url: str, capsys: pytest.CaptureFixture[str],
+        timeout: int) -> None:
+    url = persistent_url
     script = tmp_path / "send.sql"
     script.write_text(RUN_SCRIPT.format(timeout=timeout), encoding="utf-8")
     started = time.monotonic()
