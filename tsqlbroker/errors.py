@@ -280,6 +280,8 @@ MESSAGES: dict[int, tuple[int, str]] = {
               "date/time instances is too large. Try to use %ls with a less precise datepart."),
     536: (16, "Invalid length parameter passed to the %ls function."),
     2209: (16, "XQuery [%ls]: Syntax error near '%ls'"),
+    2226: (16, "XQuery [%ls]: The target of '%ls' must be a single node, found '%ls'"),
+    2337: (16, "XQuery [%ls]: The target of 'replace' must be at most one node, found '%ls'"),
     2389: (16, "XQuery [%ls]: '%ls' requires a singleton (or empty sequence), found operand of "
                "type '%ls'"),
     2395: (16, "XQuery [%ls]: There is no function '%ls'"),
