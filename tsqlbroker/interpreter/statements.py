@@ -141,14 +141,12 @@ def compile_local_select(c: Compiler, node: ast.SelectStmt) -> StmtFn:
 
     def run_select(f: Frame) -> None:
         s = f.session
-        row = tuple(fn(f) for fn in fns)
-        rows = [row]
-        if where is not None and not where(f):
-            rows = []
-        if top is not None:
+        # WHERE and TOP first: a row that is filtered out is never computed.
+        keep = where is None or where(f)
+        if keep and top is not None:
             n = top.fn(f)
-            if n is not None and int(n) <= 0:
-                rows = []
+            keep = n is None or int(n) > 0
+        rows = [tuple(fn(f) for fn in fns)] if keep else []
         s.sink.resultset(ResultSet(list(names), list(specs), rows))
         s.rowcount = len(rows)
         if not s.nocount:
