@@ -43,6 +43,14 @@ def _identity(f: Frame) -> Any:
     return None if v is None else Decimal(int(v))
 
 
+def _lock_timeout(options: dict[str, str]) -> int:
+    """``@@LOCK_TIMEOUT``: the last ``SET LOCK_TIMEOUT n`` (-1, wait forever, by default)."""
+    try:
+        return int(options.get("lock_timeout", "-1"))
+    except ValueError:
+        return -1
+
+
 GLOBALS: dict[str, tuple[T.SqlType, EvalFn]] = {
     "@@rowcount": _g(T.INT, lambda f: f.session.rowcount),
     "@@error": _g(T.INT, lambda f: f.session.error),
@@ -59,7 +67,7 @@ GLOBALS: dict[str, tuple[T.SqlType, EvalFn]] = {
     "@@language": _g(T.nvarchar(128), lambda _f: "us_english"),
     "@@langid": _g(T.SMALLINT, lambda _f: 0),
     "@@max_precision": _g(T.TINYINT, lambda _f: 38),
-    "@@lock_timeout": _g(T.INT, lambda _f: -1),
+    "@@lock_timeout": _g(T.INT, lambda f: _lock_timeout(f.session.options)),
     "@@textsize": _g(T.INT, lambda _f: 2147483647),
     "@@cursor_rows": _g(T.INT, lambda f: f.session.cursor_rows),
 }
