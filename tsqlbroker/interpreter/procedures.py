@@ -154,7 +154,7 @@ def invoke(s: Session, compiled: Compiled, values: dict[int, Any]) -> tuple[int,
     v = frame.v
     for p in compiled.params:
         v[p.slot] = values.get(p.slot, p.default)
-    saved = (s.nocount, s.xact_abort, s.datefirst)
+    saved = (s.nocount, s.xact_abort, s.datefirst, dict(s.options))
     temp_before = set(s.temp_tables)
     database = (s.db_id, s.current_database)
     if compiled.db_id is not None and compiled.db_id != s.db_id and compiled.db_name \
@@ -176,7 +176,7 @@ def invoke(s: Session, compiled: Compiled, values: dict[int, Any]) -> tuple[int,
         raise
     finally:
         s.nestlevel -= 1
-        s.nocount, s.xact_abort, s.datefirst = saved
+        s.nocount, s.xact_abort, s.datefirst, s.options = saved
         s.db_id, s.current_database = database
         s.drop_scope_objects(frame)
         if len(s.temp_tables) > len(temp_before) or set(s.temp_tables) - temp_before:
