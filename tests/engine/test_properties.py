@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from itertools import count
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from tsqlbroker.engine.dml import ExecContext
@@ -20,6 +20,8 @@ _SETTINGS = settings(max_examples=60, deadline=None,
 @_SETTINGS
 @given(text=st.text(max_size=200))
 def test_any_text_round_trips(ctx: ExecContext, text: str) -> None:
+    # PostgreSQL text cannot hold NUL characters (SQL Server's nvarchar can).
+    assume(ctx.conn.dialect == "sqlite" or "\x00" not in text)
     key = next(_ids)
     if "#txt" not in ctx.temp_tables:
         run(ctx, "CREATE TABLE #txt (id int PRIMARY KEY, s nvarchar(max))")

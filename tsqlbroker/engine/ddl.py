@@ -243,7 +243,7 @@ def create_index(ctx: ExecContext, tree: exp.Create) -> None:
         _validate_existing(ctx, info, pc)
     catalog = Catalog.get(ctx.conn.store)
     oid = catalog.next_object_id(ctx.conn)
-    catalog.create_object(ctx.conn, info.db_id, info.schema, f"{name}\x00{info.object_id}",
+    catalog.create_object(ctx.conn, info.db_id, info.schema, f"{name}$ix${info.object_id}",
                           "IX", parent_id=info.object_id, object_id=oid,
                           detail=json.dumps({"columns": cols, "unique": unique, "name": name}))
     col_sql = ", ".join(quote_ident(c) for c in cols)

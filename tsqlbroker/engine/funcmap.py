@@ -89,9 +89,13 @@ def typed_call(node: exp.Expression) -> tuple[str, list[exp.Expression]] | None:
 
 
 
+# Conversions sqlglot wraps around T-SQL date arguments ('2024-01-01' in DATEDIFF …).
+_IMPLICIT_WRAPPERS = (exp.TimeStrToTime, exp.TsOrDsToDate, exp.TsOrDsToTimestamp)
+
+
 def uncast(node: exp.Expression | None) -> exp.Expression:
     """Drop the casts sqlglot adds around T-SQL function arguments (LEN, DATEDIFF …)."""
-    while isinstance(node, exp.Cast) and not node.args.get("_explicit"):
+    while isinstance(node, (exp.Cast, *_IMPLICIT_WRAPPERS)) and not node.args.get("_explicit"):
         inner = node.this
         if isinstance(inner, exp.Anonymous) and inner.name.startswith("tsqlb_cast"):
             return inner
@@ -106,6 +110,12 @@ _PG_TIMESTAMP = "YYYY-MM-DD HH24:MI:SS.US"
 def pg_cast(value: exp.Expression, spec: str) -> exp.Expression:
     """``CAST(value AS spec)`` for PostgreSQL, producing the engine's storage form (dates
     and uniqueidentifiers as canonical text, strings cut to their length)."""
+    out = _pg_cast(value, spec)
+    out.set("_explicit", True)  # a user's conversion: uncast() must keep it
+    return out
+
+
+def _pg_cast(value: exp.Expression, spec: str) -> exp.Expression:
     name, _, args = spec.partition("(")
     text = exp.Cast(this=value, to=exp.DataType.build("text"))
 

@@ -168,6 +168,8 @@ def _parse_uncached(sql: str) -> Parsed:
     trees = [t for t in trees if t is not None]
     if len(trees) != 1:
         raise syntax_error(GlotParseError("more than one statement"), sql)
+    if isinstance(trees[0], exp.Select) and not trees[0].expressions:
+        raise tsql_error(102, sql.strip()[-20:], cls=BindError)  # a bare SELECT
     top = output = into = None
     try:
         if top_text is not None:

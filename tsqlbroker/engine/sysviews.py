@@ -140,10 +140,10 @@ def _info_tables(ctx: ExecContext, db_id: int) -> VirtualTable:
     o = catalog.t.objects
     db = catalog.database(ctx.conn, db_id)
     query = select(
-        literal(db.name if db else "").label("TABLE_CATALOG"),
-        o.c.schema_name.label("TABLE_SCHEMA"), o.c.name.label("TABLE_NAME"),
+        literal(db.name if db else "").label("table_catalog"),
+        o.c.schema_name.label("table_schema"), o.c.name.label("table_name"),
         case((o.c.type == "V", literal("VIEW")), else_=literal("BASE TABLE")).label(
-            "TABLE_TYPE")).where(o.c.database_id == db_id, o.c.type.in_(["U", "V"]))
+            "table_type")).where(o.c.database_id == db_id, o.c.type.in_(["U", "V"]))
     return VirtualTable(query, [("TABLE_CATALOG", "nvarchar(128)"),
                                 ("TABLE_SCHEMA", "nvarchar(128)"),
                                 ("TABLE_NAME", "sysname"), ("TABLE_TYPE", "varchar(10)")],
@@ -166,7 +166,9 @@ def _sql_literal(value: Any) -> str:
 def literal_rows(columns: Sequence[tuple[str, str | None]], rows: Sequence[Sequence[Any]]
                  ) -> str:
     """Backend SELECT text producing ``rows`` under ``columns`` (no rows: an empty result)."""
-    names = [f'"{n}"' for n, _s in columns]
+    # Lower-case aliases: T-SQL names are case-insensitive, and PostgreSQL folds unquoted
+    # names in the generated query to lower case.
+    names = [f'"{n.lower()}"' for n, _s in columns]
     if not rows:
         return "SELECT " + ", ".join(f"NULL AS {n}" for n in names) + " WHERE 1 = 0"
     parts = ["SELECT " + ", ".join(f"{_sql_literal(v)} AS {n}" for v, n in

@@ -331,15 +331,18 @@ class Binder:
             if not isinstance(column, exp.Column) and isinstance(node.expression, exp.Column):
                 column, others = node.expression, [node.this]
         spec = self.column_spec(column) if isinstance(column, exp.Column) else None
-        if spec is None or parse_spec(spec).name not in _CANONICAL_TEXT_TYPES:
-            return None
-        if not any(o is not None and self.is_string(o) for o in others):
-            return None
         replaced: dict[int, exp.Expression] = {}
-        for other in others:
-            if other is not None and self.is_string(other):
-                replaced[id(other)] = exp.Anonymous(this="tsqlb_cast", expressions=[
-                    self.rewrite(other), exp.Literal.string(spec)])
+        if self.conn.dialect != "sqlite" and (spec is not None and self.is_string(column)):
+            # No case-insensitive collation on PostgreSQL: compare folded text instead.
+            for operand in (column, *others):
+                if operand is not None:
+                    replaced[id(operand)] = _folded(self.rewrite(operand))
+        elif spec is None or parse_spec(spec).name not in _CANONICAL_TEXT_TYPES or not any(o is not None and self.is_string(o) for o in others):
+            return None
+        else:
+            for other in others:
+                if other is not None and self.is_string(other):
+                    replaced[id(other)] = self._cast_to(self.rewrite(other), spec)
         for key, value in list(node.args.items()):
             if isinstance(value, exp.Expression):
                 node.set(key, replaced.get(id(value)) or self.rewrite(value))
@@ -347,6 +350,12 @@ class Binder:
                 node.set(key, [replaced.get(id(v)) or self.rewrite(v)
                                if isinstance(v, exp.Expression) else v for v in value])
         return node
+
+    def _cast_to(self, value: exp.Expression, spec: str) -> exp.Expression:
+        """``value`` (already rewritten) converted to ``spec``'s storage form."""
+        if self.conn.dialect != "sqlite":
+            return pg_cast(value, spec)
+        return exp.Anonymous(this="tsqlb_cast", expressions=[value, exp.Literal.string(spec)])
 
     def _rewrite_table(self, node: exp.Table) -> exp.Expression:
         if not node.name and not isinstance(node.this, exp.Parameter):
@@ -452,6 +461,8 @@ class Binder:
             call = exp.Anonymous(this="tsql_like", expressions=[
                 like.this, like.expression, node.expression])
             return exp.Not(this=call) if like.args.get("negate") else call
+        if isinstance(node, exp.Like) and self.conn.dialect != "sqlite":
+            return exp.ILike(this=node.this, expression=node.expression)
         mapped = typed_call(node)
         if mapped is None:
             return node
@@ -732,6 +743,13 @@ _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.B
 # Types stored as canonical text whose comparisons with strings need a conversion first.
 _CANONICAL_TEXT_TYPES = {"date", "time", "datetime", "datetime2", "smalldatetime",
                          "datetimeoffset", "uniqueidentifier"}
+
+
+def _folded(node: exp.Expression) -> exp.Expression:
+    """``lower(rtrim(x))``: SQL Server's default comparison (case and trailing spaces
+    ignored) where the backend has no such collation."""
+    return exp.Lower(this=exp.Anonymous(this="rtrim", expressions=[
+        exp.Cast(this=node, to=exp.DataType.build("text"))]))
 
 
 def _source_alias(node: exp.Expression) -> str:

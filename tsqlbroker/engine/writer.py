@@ -22,7 +22,7 @@ from .context import ExecContext
 from .execsql import run_sql
 from .naming import quote_ident
 from .sqlfuncs import backend_value
-from .sqltypes import check_length, from_storage, pad_fixed, to_storage
+from .sqltypes import check_length, from_storage, pad_fixed, parse_spec, to_storage
 from .tableinfo import ColumnInfo, ConstraintInfo, TableInfo, load_table, referencing_constraints
 from .transpile import PHYSICAL_MARK, Binder
 
@@ -187,8 +187,14 @@ class RowWriter:
 
     # -- constraint checks ------------------------------------------------------------------
     def _null_safe_eq(self, column: str, param: str) -> str:
-        op = "IS" if self.dialect == "sqlite" else "IS NOT DISTINCT FROM"
-        return f"{quote_ident(column)} {op} :{param}"
+        if self.dialect == "sqlite":
+            return f"{quote_ident(column)} IS :{param}"  # the column's TSQL_CI collation
+        col = self.info.column(column)
+        if col is not None and parse_spec(col.spec).is_string:
+            # No case-insensitive collation on PostgreSQL: compare folded text.
+            return (f"lower(rtrim({quote_ident(column)})) IS NOT DISTINCT FROM "
+                    f"lower(rtrim(CAST(:{param} AS text)))")
+        return f"{quote_ident(column)} IS NOT DISTINCT FROM :{param}"
 
     def _check_unique(self, values: dict[str, Any], rowid: Any) -> None:
         """2627 / 2601 when another row has the same key (NULLs equal, as SQL Server)."""
