@@ -248,6 +248,14 @@ class XmlValue:
             return 1 if result else 0
         return 1
 
+    def modify(self, dml: str, namespaces: dict[str, str] | None = None,
+               resolver: Resolver | None = None) -> XmlValue:
+        """``xml.modify(dml)``: a new value with the XML DML (insert / delete / replace
+        value of) applied; assign it back to the variable or column."""
+        from tsqlbroker.interpreter.xmldml import modify
+
+        return modify(self, dml, namespaces, resolver)
+
     def nodes(self, query: str, namespaces: dict[str, str] | None = None,
               resolver: Resolver | None = None) -> list[XmlValue]:
         """``xml.nodes(query)``: one context-node value per resulting node."""
@@ -402,10 +410,18 @@ def _serialize(el: Any, parent_ns: dict[str | None, str], out: list[str]) -> Non
     else:
         name = _qname(el, el.tag)
         parts = [name]
+        scope = dict(parent_ns)
+        unqualified = not el.tag.startswith("{")
         for prefix, uri in el.nsmap.items():
-            if parent_ns.get(prefix) != uri:
+            if prefix is None and unqualified:
+                continue  # lxml reports the inherited default; this element is not in it
+            if scope.get(prefix) != uri:
                 parts.append(f'xmlns:{prefix}="{_escape_attr(uri)}"' if prefix else
                              f'xmlns="{_escape_attr(uri)}"')
+                scope[prefix] = uri
+        if unqualified and scope.get(None):
+            parts.append('xmlns=""')  # undeclare the default namespace, as SQL Server writes
+            scope[None] = ""
         for k, v in el.attrib.items():
             parts.append(f'{_qname(el, k)}="{_escape_attr(v)}"')
         head = " ".join(parts)
@@ -416,7 +432,7 @@ def _serialize(el: Any, parent_ns: dict[str | None, str], out: list[str]) -> Non
             if el.text:
                 out.append(_escape_text(el.text))
             for child in el:
-                _serialize(child, dict(el.nsmap), out)
+                _serialize(child, scope, out)
             out.append(f"</{name}>")
     if el.tail:
         out.append(_escape_text(el.tail))
