@@ -221,3 +221,29 @@ END""")
     assert c.scalar("SELECT COUNT(*) FROM sys.transmission_queue") == 1
     assert len([e for e in rt.log.entries() if e.text.endswith("'attempt'")]) \
         == POISON_THRESHOLD
+
+
+def test_rollback_by_shutdown_is_not_counted(instance: Instance, rt: BrokerRuntime) -> None:
+    """An activated task cancelled by shutdown in the middle of its transaction rolls back;
+    that is not a poison message's fault and must not disable the queue."""
+    c = Client(instance)
+    setup_queue(c)
+    c.run("""CREATE PROCEDURE holder AS
+BEGIN
+  DECLARE @body varbinary(max);
+  BEGIN TRANSACTION;
+  RECEIVE TOP (1) @body = message_body FROM q;
+  PRINT 'holding';
+  WHILE 1 = 1 WAITFOR DELAY '00:00:00.020';
+END""")
+    send(c)
+    for _ in range(POISON_THRESHOLD - 1):
+        c.run(ROLLED_BACK_RECEIVE)
+    c.run("ALTER QUEUE q WITH ACTIVATION (STATUS = ON, PROCEDURE_NAME = holder, "
+          "MAX_QUEUE_READERS = 1, EXECUTE AS OWNER)")
+    wait_for("the task to hold the message", lambda: any(
+        e.text.endswith("'holding'") for e in rt.log.entries()))
+    rt.stop()
+    assert c.scalar("SELECT COUNT(*) FROM sys.dm_broker_activated_tasks") == 0
+    assert receive_enabled(c) == 1 and disabled_events(rt) == []
+    assert c.scalar("SELECT COUNT(*) FROM q") == 1

@@ -235,6 +235,9 @@ class ActivationManager:
         """A transaction that received from the queue ended: count consecutive rollbacks."""
         disable = False
         with self._cond:
+            if self._stopping and not committed:
+                # Rolled back because shutdown cancelled the session: not the message's fault.
+                return
             mon = self._monitors.setdefault((db_id, queue_id), QueueMonitor(db_id, queue_id))
             if committed:
                 mon.rollbacks = 0
