@@ -170,18 +170,13 @@ class ReceiveMixin(BrokerBase):
         if overlay:
             where += f" AND queuing_order NOT IN ({', '.join('?' * len(overlay))})"
             params.extend(sorted(overlay))
-        # Two index walks instead of ORDER BY priority DESC, queuing_order: the ready index
-        # is (queue_id, status, priority, queuing_order) ascending, so that mixed-direction
-        # ORDER BY sorted every ready row of the queue on each RECEIVE.
-        while True:
-            row = run(conn, f"SELECT priority {where} ORDER BY priority DESC LIMIT 1",
-                      tuple(params)).fetchone()
-            if row is None:
-                return None
-            row = run(conn, f"SELECT conversation_group_id {where} AND priority = ? "
-                            "ORDER BY queuing_order LIMIT 1", (*params, row[0])).fetchone()
-            if row is not None:   # else a commit in between took that priority's last rows
-                return str(row[0])
+        # Two index walks in one statement instead of ORDER BY priority DESC, queuing_order:
+        # the ready index is (queue_id, status, priority, queuing_order) ascending, so that
+        # mixed-direction ORDER BY sorted every ready row of the queue on each RECEIVE.
+        row = run(conn, f"SELECT conversation_group_id {where} AND priority = (SELECT "
+                        f"priority {where} ORDER BY priority DESC LIMIT 1) "
+                        "ORDER BY queuing_order LIMIT 1", (*params, *params)).fetchone()
+        return None if row is None else str(row[0])
 
     def _group_rows(self, conn: StoreConnection, q: QueueRow, group: str, handle: str | None,
                     overlay: set[int], limit: int | None = None) -> list[dict[str, Any]]:
