@@ -92,19 +92,25 @@ def _content(doc: XmlValue, what: str, namespaces: dict[str, str] | None,
     return elements, texts or None, None
 
 
+def namespace_decls(prolog: str, namespaces: dict[str, str] | None, method: str) -> str:
+    """``xmlns`` attributes declaring the namespaces in scope for a constructor: those of
+    WITH XMLNAMESPACES and of the query prolog."""
+    from tsqlbroker.interpreter.xquery import DEFAULT_PREFIX, translate
+
+    declared = translate(prolog + ".", tuple(sorted((namespaces or {}).items())), method)
+    return "".join(
+        f' xmlns="{uri}"' if prefix == DEFAULT_PREFIX else f' xmlns:{prefix}="{uri}"'
+        for prefix, uri in declared.namespaces)
+
+
 def _construct(what: str, prolog: str, namespaces: dict[str, str] | None
                ) -> tuple[list[Any], str | None, None]:
     """Parse a written-out constructor with the query's namespaces in scope (so ``<b/>``
     under ``declare default element namespace`` is in that namespace)."""
     from tsqlbroker.interpreter.xmlvalue import _strip_blank
-    from tsqlbroker.interpreter.xquery import DEFAULT_PREFIX, translate
 
-    declared = translate(prolog + ".", tuple(sorted((namespaces or {}).items())), METHOD)
-    decls = "".join(
-        f' xmlns="{uri}"' if prefix == DEFAULT_PREFIX else f' xmlns:{prefix}="{uri}"'
-        for prefix, uri in declared.namespaces)
     try:
-        wrapper = etree.fromstring(f"<w{decls}>{what}</w>")
+        wrapper = etree.fromstring(f"<w{namespace_decls(prolog, namespaces, METHOD)}>{what}</w>")
     except etree.XMLSyntaxError as e:
         raise tsql_error(2209, METHOD, (e.msg or what)[:40]) from None
     _strip_blank(wrapper)

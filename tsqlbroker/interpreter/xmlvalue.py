@@ -190,9 +190,9 @@ class XmlValue:
 
     # ------------------------------------------------------------------------- methods
     def _eval(self, query: str, namespaces: dict[str, str] | None, resolver: Resolver | None,
-              method: str) -> tuple[Any, Translated]:
+              method: str, bound: dict[str, Any] | None = None) -> tuple[Any, Translated]:
         tr = translate(query, tuple(sorted((namespaces or {}).items())), method)
-        variables: dict[str, Any] = {ROOT_VAR: [self._root]}
+        variables: dict[str, Any] = {ROOT_VAR: [self._root], **(bound or {})}
         for i, (kind, name) in enumerate(tr.externals):
             if resolver is None:
                 raise tsql_error(2209, method, f"sql:{kind}")
@@ -233,7 +233,12 @@ class XmlValue:
 
     def query(self, query: str, namespaces: dict[str, str] | None = None,
               resolver: Resolver | None = None) -> XmlValue:
-        """``xml.query(query)``: the resulting sequence as a new xml value."""
+        """``xml.query(query)``: the resulting sequence as a new xml value (paths, and also
+        element constructors with ``{…}`` and ``for … where … order by … return``)."""
+        from tsqlbroker.interpreter.xqeval import evaluate, is_extended
+
+        if is_extended(query):
+            return XmlValue.of_nodes(evaluate(self, query, namespaces, resolver))
         result, _ = self._eval(query, namespaces, resolver, "query()")
         items = result if isinstance(result, list) else [result]
         return XmlValue.of_nodes(items)
