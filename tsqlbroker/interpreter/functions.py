@@ -8,6 +8,12 @@ the values known at compile time (None, or :data:`NOTCONST`, when not known): DA
 Session functions (DB_ID, OBJECT_ID, ERROR_NUMBER, @@SPID …) and the short-circuit forms
 IIF, COALESCE and ISNULL are compiled by the compiler itself (sysfuncs.py); the ISNULL and
 COALESCE here are the plain, all-arguments-evaluated versions for callers without their own.
+
+The families live in their own modules — :mod:`strings`, :mod:`mathfunctions`,
+:mod:`datefunctions`, :mod:`jsonvalue` — each with a table of ``name → (min args, max args,
+binder, deterministic)``; this module holds the registry, the miscellany (NULLIF, CHOOSE,
+NEWID, FORMAT, STR, FORMATMESSAGE, ISNUMERIC) and the error handling common to all: wrong
+argument counts (Msg 174/189) and argument types a function does not take (Msg 8116).
 """
 
 from __future__ import annotations
