@@ -68,6 +68,8 @@ def compile_assignment_value(c: Compiler, name: str, op: str, expr: ast.Expr,
 
 @handler(ast.SetVariable)
 def compile_set_variable(c: Compiler, node: ast.SetVariable) -> StmtFn:
+    if node.op == "modify":
+        return _compile_xml_modify(c, node)
     slot, fn = compile_assignment_value(c, node.name, node.op, node.expr, node)
     if touches_storage(node.expr):
         def run(f: Frame) -> None:
@@ -87,6 +89,35 @@ def compile_set_variable(c: Compiler, node: ast.SetVariable) -> StmtFn:
         s.rowcount = 1
         s.error = 0
     return self_wrapped(run_set)
+
+
+def _compile_xml_modify(c: Compiler, node: ast.SetVariable) -> StmtFn:
+    """``SET @x.modify('insert … | delete … | replace value of …')`` on an xml variable."""
+    from .sysfuncs import xml_resolver
+    from .xmldml import modify
+
+    info = c.var(node.name, node)
+    call = node.expr
+    if not info.type.is_xml or not isinstance(call, ast.MethodCall) or len(call.args) != 1:
+        raise c.bind_error_text(node, f"Cannot call methods on {info.type.name}.", 258)
+    arg = c.expr(call.args[0])
+    if not arg.const or not isinstance(arg.value, str):
+        raise c.bind_error_text(node, 'The argument 1 of the XML data type method "modify" '
+                                      "must be a string literal.", 8172)
+    dml = arg.value
+    namespaces = dict(c.xmlns)
+    resolver = xml_resolver(c, dml, node)
+    slot = info.slot
+    name = node.name
+
+    def run(f: Frame) -> None:
+        x = f.v[slot]
+        if x is None:
+            raise ExecutionError(5302, f"Mutator 'modify()' on '{name}' cannot be called on a "
+                                       "null value.", severity=16)
+        f.v[slot] = modify(x, dml, namespaces, resolver(f))
+        f.session.rowcount = 1
+    return run
 
 
 # --------------------------------------------------------------------------------------------

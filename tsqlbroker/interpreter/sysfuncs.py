@@ -452,7 +452,7 @@ SPECIAL["error_procedure"] = _error_fn(T.nvarchar(128), lambda e: e.procedure)
 _SQL_VARIABLE = re.compile(r"""sql:variable\(\s*["'](@[^"']+)["']\s*\)""", re.IGNORECASE)
 
 
-def _xml_resolver(c: Compiler, query: str, node: ast.Node) -> Callable[[Frame], Any]:
+def xml_resolver(c: Compiler, query: str, node: ast.Node) -> Callable[[Frame], Any]:
     """``fn(frame) -> resolver`` reading ``sql:variable("@x")`` from the frame."""
     slots: dict[str, int] = {}
     for name in _SQL_VARIABLE.findall(query):
@@ -490,7 +490,7 @@ def compile_method(c: Compiler, node: ast.MethodCall) -> CExpr:
             raise c.bind_error(174, node, "value", 2)
         query, spec = str(consts[0]), str(consts[1])
         t = T.parse_type_spec(spec)
-        resolver = _xml_resolver(c, query, node)
+        resolver = xml_resolver(c, query, node)
 
         def value(f: Frame) -> Any:
             x = tf(f)
@@ -500,7 +500,7 @@ def compile_method(c: Compiler, node: ast.MethodCall) -> CExpr:
         if len(consts) != 1:
             raise c.bind_error(174, node, method, 1)
         query = str(consts[0])
-        resolver = _xml_resolver(c, query, node)
+        resolver = xml_resolver(c, query, node)
         if method == "query":
             def xquery(f: Frame) -> Any:
                 x = tf(f)

@@ -9,3 +9,12 @@ SELECT @x.query('/order/item[1]') AS first_item
 DECLARE @n xml = '<m:msg xmlns:m="urn:test"><m:body>hi</m:body></m:msg>'
 ;WITH XMLNAMESPACES ('urn:test' AS m)
 SELECT @n.value('(/m:msg/m:body)[1]', 'nvarchar(10)') AS body
+DECLARE @doc xml = '<list><item>a</item></list>'
+SET @doc.modify('insert <item>b</item> as last into (/list)[1]')
+SELECT @doc AS after_insert
+DECLARE @new varchar(5) = 'z'
+SET @doc.modify('replace value of (/list/item/text())[1] with sql:variable("@new")')
+SET @doc.modify('delete /list/item[2]')
+SELECT @doc AS after_replace_delete
+DECLARE @none xml
+SET @none.modify('delete /a')
