@@ -20,3 +20,19 @@ OPEN g
 FETCH NEXT FROM g INTO @name, @name
 CLOSE g
 CLOSE g
+GO
+SET NOCOUNT ON
+DECLARE @t TABLE (name varchar(10))
+INSERT INTO @t VALUES ('x'), ('y')
+DECLARE @c CURSOR, @name varchar(10)
+SET @c = CURSOR LOCAL FAST_FORWARD FOR SELECT name FROM @t ORDER BY name DESC
+OPEN @c
+FETCH NEXT FROM @c INTO @name
+WHILE @@FETCH_STATUS = 0
+BEGIN
+    PRINT 'variable cursor: ' + @name
+    FETCH NEXT FROM @c INTO @name
+END
+CLOSE @c
+DEALLOCATE @c
+FETCH NEXT FROM @c INTO @name
