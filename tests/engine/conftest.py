@@ -45,6 +45,21 @@ def ctx(store: Store, conn: StoreConnection) -> ExecContext:
     return ExecContext(conn, Txn(conn), db_id, 51)
 
 
+@pytest.fixture
+def sqlite_ctx() -> Iterator[ExecContext]:
+    """Like ``ctx`` but always on SQLite: for what only SQLite can do (calling the
+    interpreter's Python functions from SQL)."""
+    s = Store("sqlite://")
+    c = s.connect()
+    try:
+        db_id = Catalog.get(s).create_database(c, "d")
+        c.commit()
+        yield ExecContext(c, Txn(c), db_id, 51)
+    finally:
+        c.close()
+        s.close()
+
+
 def run(ctx: ExecContext, sql: str, **params: tuple[Any, str | None]) -> SqlResult:
     """Execute ``sql`` with ``name=(value, spec)`` keyword parameters as ``@name``."""
     return execute_sql(ctx, sql, {f"@{k}": v for k, v in params.items()})

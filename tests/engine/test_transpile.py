@@ -67,14 +67,14 @@ def test_tsql_functions(ctx: ExecContext) -> None:
     assert now[0].year >= 2024 and len(str(now[1])) == 36
 
 
-def test_registered_interpreter_functions(ctx: ExecContext) -> None:
+def test_registered_interpreter_functions(sqlite_ctx: ExecContext) -> None:
     def fail(_x: object) -> object:
         raise tsql_error(8134)
 
-    register_functions(ctx.conn.store, {"twice": (1, lambda x: x * 2), "boom": (1, fail)})
-    assert rows(ctx, "SELECT twice(21), TWICE(@v)", v=(4, "int")) == [(42, 8)]
+    register_functions(sqlite_ctx.conn.store, {"twice": (1, lambda x: x * 2), "boom": (1, fail)})
+    assert rows(sqlite_ctx, "SELECT twice(21), TWICE(@v)", v=(4, "int")) == [(42, 8)]
     with pytest.raises(TSqlError) as ei:
-        run(ctx, "SELECT boom(1)")
+        run(sqlite_ctx, "SELECT boom(1)")
     assert ei.value.number == 8134
 
 
@@ -122,19 +122,19 @@ def test_session_values_are_parameters(ctx: ExecContext) -> None:
                                                          "@rowcount": (2, "int")}) == [(51, 3)]
 
 
-def test_xml_methods_and_namespaces(ctx: ExecContext) -> None:
+def test_xml_methods_and_namespaces(sqlite_ctx: ExecContext) -> None:
     def value(xml: str, path: str, spec: str, ns: str | None = None) -> str:
         return f"{xml}|{path}|{spec}|{ns}"
 
-    run(ctx, "CREATE TABLE t (x xml)")
-    run(ctx, "INSERT INTO t VALUES ('<a/>')")
+    run(sqlite_ctx, "CREATE TABLE t (x xml)")
+    run(sqlite_ctx, "INSERT INTO t VALUES ('<a/>')")
     with pytest.raises(TSqlError) as ei:
-        run(ctx, "SELECT x.value('(/a)[1]', 'int') FROM t")
+        run(sqlite_ctx, "SELECT x.value('(/a)[1]', 'int') FROM t")
     assert ei.value.number == 40000
-    register_functions(ctx.conn.store, {"xml_value": (-1, value)})
-    assert rows(ctx, "SELECT t.x.value('(/a)[1]', 'int') FROM t") == [
+    register_functions(sqlite_ctx.conn.store, {"xml_value": (-1, value)})
+    assert rows(sqlite_ctx, "SELECT t.x.value('(/a)[1]', 'int') FROM t") == [
         ("<a/>|(/a)[1]|int|None",)]
-    got = rows(ctx, "WITH XMLNAMESPACES ('urn:p' AS p, DEFAULT 'urn:d') "
+    got = rows(sqlite_ctx, "WITH XMLNAMESPACES ('urn:p' AS p, DEFAULT 'urn:d') "
                     "SELECT x.value('(/p:a)[1]', 'int') FROM t")
     assert got == [("<a/>|(/p:a)[1]|int|p=urn:p;=urn:d",)]
 
@@ -151,17 +151,17 @@ def test_string_agg_within_group_and_choose(ctx: ExecContext) -> None:
         ("one",), ("two",), (None,)]
 
 
-def test_conversions_use_the_registered_convert(ctx: ExecContext) -> None:
+def test_conversions_use_the_registered_convert(sqlite_ctx: ExecContext) -> None:
     calls: list[tuple[object, ...]] = []
 
     def convert(value: object, target: str, style: object, source: object) -> object:
         calls.append((value, target, style, source))
         return f"<{value}>"
 
-    run(ctx, "CREATE TABLE t (ts datetime)")
-    run(ctx, "INSERT INTO t VALUES ('2024-05-06')")
-    register_functions(ctx.conn.store, {"convert": (4, convert)})
-    assert rows(ctx, "SELECT CONVERT(varchar(30), ts, 101), CAST(5 AS varchar(3)) FROM t") == [
+    run(sqlite_ctx, "CREATE TABLE t (ts datetime)")
+    run(sqlite_ctx, "INSERT INTO t VALUES ('2024-05-06')")
+    register_functions(sqlite_ctx.conn.store, {"convert": (4, convert)})
+    assert rows(sqlite_ctx, "SELECT CONVERT(varchar(30), ts, 101), CAST(5 AS varchar(3)) FROM t") == [
         ("<2024-05-06 00:00:00.000000>", "<5>")]
     assert calls == [("2024-05-06 00:00:00.000000", "varchar(30)", 101, "datetime"),
                      (5, "varchar(3)", None, "int")]
