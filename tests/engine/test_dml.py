@@ -247,3 +247,17 @@ def test_identity_insert(stock: ExecContext) -> None:
                                 "perform SET operation for table 'other'.")
     set_identity_insert(stock, "items", False)
     assert run(stock, "INSERT INTO items (sku) VALUES ('next')").identity == 105
+
+
+def test_names_are_case_insensitive(ctx: ExecContext) -> None:
+    run(ctx, "CREATE TABLE dbo.Orders ([OrderID] int IDENTITY PRIMARY KEY, "
+             "CustomerName nvarchar(20) NOT NULL, [Total Due] decimal(8,2) CHECK ([TOTAL DUE] >= 0))")
+    run(ctx, "INSERT INTO ORDERS (customername, [total due]) VALUES (N'Ann', 5)")
+    run(ctx, "UPDATE orders SET [Total Due] = [total due] * 2 WHERE CUSTOMERNAME = N'ann'")
+    rs = run(ctx, "SELECT orderid, [CustomerName], o.[TOTAL DUE] FROM Orders AS O").resultsets[0]
+    assert rs.columns == ["orderid", "CustomerName", "TOTAL DUE"]
+    assert rs.rows == [(1, "Ann", Decimal("10.00"))]
+    assert rows(ctx, "SELECT * FROM orders")[0][0] == 1
+    with pytest.raises(TSqlError) as ei:
+        run(ctx, "UPDATE orders SET [total due] = -1")
+    assert ei.value.number == 547

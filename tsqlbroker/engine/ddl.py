@@ -18,7 +18,7 @@ from ..errors import BindError, tsql_error
 from .catalog import Catalog
 from .context import ExecContext
 from .execsql import run_sql
-from .naming import quote_ident
+from .naming import quote_column, quote_ident
 from .sqltypes import column_type
 from .tableinfo import TableInfo, load_table
 from .tables import PendingConstraint, add_constraint, column_def, table_constraint
@@ -89,7 +89,7 @@ def _add_column(ctx: ExecContext, info: TableInfo, action: exp.ColumnDef) -> Non
     ddl_type = column_type(col["spec"], ctx.conn.dialect).compile(
         dialect=ctx.conn.conn.dialect)
     run_sql(ctx.conn, f"ALTER TABLE {quote_ident(info.physical)} ADD COLUMN "
-                             f"{quote_ident(col['name'])} {ddl_type}")
+                             f"{quote_column(col['name'], ctx.conn.dialect)} {ddl_type}")
     if col["default"] is not None:
         pending.append(PendingConstraint("D", col["default_name"], [col["name"]],
                                          check_sql=col["default"]))
@@ -109,7 +109,7 @@ def _add_column(ctx: ExecContext, info: TableInfo, action: exp.ColumnDef) -> Non
             if ident and next_id is not None:
                 run_sql(
                     ctx.conn,
-                    f"UPDATE {quote_ident(info.physical)} SET {quote_ident(col['name'])} = :v "
+                    f"UPDATE {quote_ident(info.physical)} SET {quote_column(col['name'], ctx.conn.dialect)} = :v "
                     f"WHERE {rid} = :r", {"v": next_id, "r": row_id})
                 next_id += ident[1]
             else:
@@ -138,7 +138,7 @@ def _validate_existing(ctx: ExecContext, info: TableInfo, pc: PendingConstraint)
             raise tsql_error(1911, name, cls=BindError)
     phys = quote_ident(info.physical)
     if pc.kind in ("PK", "UQ") and pc.columns:
-        cols = ", ".join(quote_ident(c) for c in pc.columns)
+        cols = ", ".join(quote_column(c, ctx.conn.dialect) for c in pc.columns)
         dup = run_sql(
             ctx.conn,
             f"SELECT {cols} FROM {phys} GROUP BY {cols} HAVING COUNT(*) > 1 LIMIT 1").first()
@@ -183,7 +183,7 @@ def _drop_parts(ctx: ExecContext, info: TableInfo, action: exp.Drop) -> None:
             ctx.conn.execute(delete(c).where(c.c.object_id == info.object_id,
                                              c.c.column_id == col.column_id))
             run_sql(ctx.conn, f"ALTER TABLE {quote_ident(info.physical)} DROP COLUMN "
-                                     f"{quote_ident(col.name)}")
+                                     f"{quote_column(col.name, ctx.conn.dialect)}")
         else:
             raise not_supported(f"ALTER TABLE DROP {kind}")
 
@@ -209,12 +209,12 @@ def _alter_column(ctx: ExecContext, info: TableInfo, action: exp.AlterColumn) ->
     assert new_col is not None
     rows = run_sql(
         ctx.conn,
-        f"SELECT {writer.rowid}, {quote_ident(col.name)} FROM {quote_ident(info.physical)}"
+        f"SELECT {writer.rowid}, {quote_column(col.name, ctx.conn.dialect)} FROM {quote_ident(info.physical)}"
     ).fetchall()
     for row_id, value in rows:
         stored = writer.convert(new_col, value)
         run_sql(
-            ctx.conn, f"UPDATE {quote_ident(info.physical)} SET {quote_ident(col.name)} = :v "
+            ctx.conn, f"UPDATE {quote_ident(info.physical)} SET {quote_column(col.name, ctx.conn.dialect)} = :v "
             f"WHERE {writer.rowid} = :r", {"v": stored, "r": row_id})
 
 
@@ -246,7 +246,7 @@ def create_index(ctx: ExecContext, tree: exp.Create) -> None:
     catalog.create_object(ctx.conn, info.db_id, info.schema, f"{name}$ix${info.object_id}",
                           "IX", parent_id=info.object_id, object_id=oid,
                           detail=json.dumps({"columns": cols, "unique": unique, "name": name}))
-    col_sql = ", ".join(quote_ident(c) for c in cols)
+    col_sql = ", ".join(quote_column(c, ctx.conn.dialect) for c in cols)
     run_sql(
         ctx.conn,
         f"CREATE INDEX {quote_ident(f'ix_{oid}')} ON {quote_ident(info.physical)} ({col_sql})")

@@ -36,3 +36,15 @@ def physical_table_variable_name(object_id: int, name: str) -> str:
 def quote_ident(name: str) -> str:
     """Quote a backend identifier (ANSI double quotes: SQLite and PostgreSQL agree)."""
     return '"' + name.replace('"', '""') + '"'
+
+
+def column_name(name: str, dialect: str) -> str:
+    """The backend name of a user column. T-SQL names are case-insensitive; SQLite agrees,
+    PostgreSQL folds unquoted names to lower case, so there columns are stored lower-case
+    and every generated identifier is lower-cased to match."""
+    return name if dialect == "sqlite" else name.lower()
+
+
+def quote_column(name: str, dialect: str) -> str:
+    """A user column's quoted backend name."""
+    return quote_ident(column_name(name, dialect))

@@ -22,9 +22,11 @@ from .catalog import TEMPDB, Catalog
 from .context import ExecContext
 from .execsql import run_sql
 from .naming import (
+    column_name,
     physical_table_name,
     physical_table_variable_name,
     physical_temp_name,
+    quote_column,
     quote_ident,
 )
 from .sqltypes import column_type
@@ -256,8 +258,9 @@ def _validate_columns(columns: list[dict[str, Any]], constraints: list[PendingCo
 
 def _create_physical(ctx: ExecContext, physical: str, columns: list[dict[str, Any]]) -> None:
     md = MetaData()
-    table = Table(physical, md, *[Column(col["name"], column_type(col["spec"], ctx.conn.dialect))
-                                  for col in columns])
+    dialect = ctx.conn.dialect
+    table = Table(physical, md, *[Column(column_name(col["name"], dialect),
+                                         column_type(col["spec"], dialect)) for col in columns])
     ddl = str(CreateTable(table).compile(dialect=ctx.conn.conn.dialect))
     run_sql(ctx.conn, ddl)
 
@@ -281,7 +284,7 @@ def add_constraint(ctx: ExecContext, db_id: int, schema: str, table_oid: int, di
                           detail=json.dumps(detail), object_id=oid,
                           definition=f"({pc.check_sql})" if pc.check_sql else None)
     if pc.kind in ("PK", "UQ") and pc.columns:
-        cols = ", ".join(quote_ident(c) for c in pc.columns)
+        cols = ", ".join(quote_column(c, ctx.conn.dialect) for c in pc.columns)
         run_sql(
             ctx.conn,
             f"CREATE INDEX {quote_ident(f'ix_{oid}')} ON {quote_ident(physical)} ({cols})")

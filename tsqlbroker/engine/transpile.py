@@ -656,6 +656,11 @@ class Binder:
         stats["compile_misses"] += 1
         names, types = self.describe(tree)
         out = self.rewrite(tree)
+        if self.conn.dialect != "sqlite":
+            # Backend names are lower-case there (naming.column_name): fold every name.
+            for ident in out.find_all(exp.Identifier):
+                ident.set("this", ident.name.lower())
+                ident.set("quoted", True)
         sql = named_placeholders(out.sql(dialect=self.dialect), self.conn.dialect)
         compiled = Compiled(sql, names, types, tuple(sorted(self.binds_used(out))))
         with _compile_lock:

@@ -20,7 +20,7 @@ from ..errors import BindError, tsql_error
 from .catalog import Catalog
 from .context import ExecContext
 from .execsql import run_sql
-from .naming import quote_ident
+from .naming import quote_column, quote_ident
 from .sqlfuncs import backend_value
 from .sqltypes import check_length, from_storage, pad_fixed, parse_spec, to_storage
 from .tableinfo import ColumnInfo, ConstraintInfo, TableInfo, load_table, referencing_constraints
@@ -126,7 +126,7 @@ class RowWriter:
         given = {c.name.lower() for c in targets}
         names = [c.name for c in info.columns]
         sql = (f"INSERT INTO {quote_ident(info.physical)} ("
-               + ", ".join(quote_ident(n) for n in names) + ") VALUES ("
+               + ", ".join(quote_column(n, self.dialect) for n in names) + ") VALUES ("
                + ", ".join(f":c{i}" for i in range(len(names))) + ")")
         for row in rows:
             values: dict[str, Any] = {}
@@ -188,13 +188,13 @@ class RowWriter:
     # -- constraint checks ------------------------------------------------------------------
     def _null_safe_eq(self, column: str, param: str) -> str:
         if self.dialect == "sqlite":
-            return f"{quote_ident(column)} IS :{param}"  # the column's TSQL_CI collation
+            return f"{quote_column(column, self.dialect)} IS :{param}"  # the column's TSQL_CI collation
         col = self.info.column(column)
         if col is not None and parse_spec(col.spec).is_string:
             # No case-insensitive collation on PostgreSQL: compare folded text.
-            return (f"lower(rtrim({quote_ident(column)})) IS NOT DISTINCT FROM "
+            return (f"lower(rtrim({quote_column(column, self.dialect)})) IS NOT DISTINCT FROM "
                     f"lower(rtrim(CAST(:{param} AS text)))")
-        return f"{quote_ident(column)} IS NOT DISTINCT FROM :{param}"
+        return f"{quote_column(column, self.dialect)} IS NOT DISTINCT FROM :{param}"
 
     def _check_unique(self, values: dict[str, Any], rowid: Any) -> None:
         """2627 / 2601 when another row has the same key (NULLs equal, as SQL Server)."""
@@ -230,7 +230,7 @@ class RowWriter:
             parent = self._table(k.ref_object_id)
             if parent is None:
                 continue
-            conds = " AND ".join(f"{quote_ident(c)} = :k{i}"
+            conds = " AND ".join(f"{quote_column(c, self.dialect)} = :k{i}"
                                  for i, c in enumerate(k.ref_columns))
             sql = f"SELECT 1 FROM {quote_ident(parent.physical)} WHERE {conds} LIMIT 1"
             params = {f"k{i}": v for i, v in enumerate(keyvals)}
@@ -289,7 +289,8 @@ class RowWriter:
                 if col.identity is not None:
                     raise tsql_error(8102, col.name)
                 converted[col.name] = self.convert(col, value)
-            sets = ", ".join(f"{quote_ident(n)} = :u{i}" for i, n in enumerate(converted))
+            sets = ", ".join(f"{quote_column(n, self.dialect)} = :u{i}"
+                             for i, n in enumerate(converted))
             params = {f"u{i}": v for i, v in enumerate(converted.values())}
             params["rid"] = rid
             result = run_sql(
@@ -321,7 +322,7 @@ class RowWriter:
         """Current backend values of rows by row id (column names lower-cased)."""
         out: dict[Any, dict[str, Any]] = {}
         names = [c.name for c in self.info.columns]
-        cols = ", ".join([self.rowid] + [quote_ident(n) for n in names])
+        cols = ", ".join([self.rowid] + [quote_column(n, self.dialect) for n in names])
         for start in range(0, len(rowids), 500):
             chunk = list(rowids[start:start + 500])
             marks = ", ".join(f":r{i}" for i in range(len(chunk)))
@@ -363,7 +364,7 @@ class RowWriter:
     def _cascade(self, child: TableInfo, fk: ConstraintInfo, keyvals: list[Any]) -> None:
         """ON DELETE CASCADE deletes the referencing rows, ON DELETE SET NULL clears their
         foreign key columns (each through the child's own writer and checks)."""
-        conds = " AND ".join(f"{quote_ident(c)} = :k{i}" for i, c in enumerate(fk.columns))
+        conds = " AND ".join(f"{quote_column(c, self.dialect)} = :k{i}" for i, c in enumerate(fk.columns))
         params = {f"k{i}": v for i, v in enumerate(keyvals)}
         rids = [r[0] for r in run_sql(
             self.conn,
@@ -378,7 +379,7 @@ class RowWriter:
                               keyvals: list[Any]) -> None:
         if any(v is None for v in keyvals):
             return
-        conds = " AND ".join(f"{quote_ident(c)} = :k{i}" for i, c in enumerate(fk.columns))
+        conds = " AND ".join(f"{quote_column(c, self.dialect)} = :k{i}" for i, c in enumerate(fk.columns))
         params = {f"k{i}": v for i, v in enumerate(keyvals)}
         if run_sql(
                 self.conn, f"SELECT 1 FROM {quote_ident(child.physical)} WHERE {conds} LIMIT 1",
