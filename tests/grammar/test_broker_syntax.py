@@ -295,16 +295,3 @@ def test_receive_expressions_and_aliases() -> None:
     assert isinstance(stmt, ast.Receive) and stmt.top == V("@n")
     assert [i.alias for i in stmt.items] == ["h", "body", "mt"]
     assert stmt.items[1].expr == ast.Cast(ast.Column(("message_body",)), ast.DataType("xml"))
-
-
-def test_permissions() -> None:
-    assert one("GRANT SEND ON SERVICE::[//a/s] TO [public]") == ast.Permission(
-        "grant", ("SEND",), "SERVICE", "//a/s", ("public",))
-    assert one("grant receive on dbo.q to u1, u2 with grant option") == ast.Permission(
-        "grant", ("RECEIVE",), None, "dbo.q", ("u1", "u2"))
-    assert one("REVOKE SELECT, VIEW DEFINITION ON OBJECT::dbo.t FROM u") == ast.Permission(
-        "revoke", ("SELECT", "VIEW DEFINITION"), "OBJECT", "dbo.t", ("u",))
-    assert one("DENY CONNECT TO guest") == ast.Permission("deny", ("CONNECT",),
-                                                          principals=("guest",))
-    assert one("GRANT EXECUTE ON SCHEMA::dbo TO r AS dbo") == ast.Permission(
-        "grant", ("EXECUTE",), "SCHEMA", "dbo", ("r",))

@@ -31,7 +31,7 @@ def test_ms_tutorial_single_database() -> None:
     kinds = {type(n).__name__ for n in nodes}
     assert {"AlterDatabase", "CreateMessageType", "CreateContract", "CreateQueue",
             "CreateService", "BeginDialog", "Send", "Waitfor", "EndConversation",
-            "CreateProcedure", "SaveTran", "AlterQueue", "Permission"} <= kinds
+            "CreateProcedure", "SaveTran", "AlterQueue"} <= kinds
     dialog = next(n for n in nodes if isinstance(n, ast.BeginDialog))
     assert dialog.encryption is False
     assert dialog.to_service == ast.Literal("nstring", "//AWDB/1DBSample/TargetService",

@@ -1112,19 +1112,6 @@ class AlterAuthorization(Stmt):
     owner: str
 
 
-@dataclass(frozen=True)
-class Permission(Stmt):
-    """``GRANT | REVOKE | DENY permission, … [ON [class::]securable] TO | FROM principal, …``
-    (``action`` lower-case, ``permissions`` upper-case words such as ``SEND``, ``VIEW
-    DEFINITION``; ``object_class`` as ALTER AUTHORIZATION's, e.g. ``SERVICE``)."""
-
-    action: str
-    permissions: tuple[str, ...]
-    object_class: str | None = None
-    object_name: str | None = None
-    principals: tuple[str, ...] = ()
-
-
 # --------------------------------------------------------------------------------------------
 # Service Broker conversations
 # --------------------------------------------------------------------------------------------

@@ -27,10 +27,6 @@ def _keyword_or_string(children: list[Any]) -> str:
     return str(children[0]).upper()
 
 
-class _Perm(str):
-    """One permission's words (kept apart from the other children of permission_stmt)."""
-
-
 class BrokerBuilder:
     """Mixin: Service Broker statements."""
 
@@ -291,31 +287,6 @@ class BrokerBuilder:
     def alter_authorization(self, cls: Any, name: ast.ObjectName, owner: str) -> ast.AlterAuthorization:
         text = ".".join(p for p in name.parts() if p is not None)
         return ast.AlterAuthorization(cls, text, owner)
-
-    def permission_stmt(self, action: str, *rest: Any) -> ast.Permission:
-        perms = tuple(r for r in rest if isinstance(r, _Perm))
-        tail = rest[len(perms):]
-        cls, name, principals = tail[0], tail[1], tail[2]
-        target = ".".join(p for p in name.parts() if p is not None) if name is not None else None
-        return ast.Permission(action, tuple(str(p) for p in perms), cls, target, principals)
-
-    def grant(self) -> str:
-        return "grant"
-
-    def revoke(self) -> str:
-        return "revoke"
-
-    def deny(self) -> str:
-        return "deny"
-
-    def permission(self, *words: str) -> _Perm:
-        return _Perm(" ".join(words))
-
-    def perm_word(self, tok: Token) -> str:
-        return str(tok).upper()
-
-    def perm_with(self) -> bool:
-        return True
 
     def auth_class(self, *words: Token) -> str:
         return " ".join(name_of(w).upper() for w in words)

@@ -35,7 +35,7 @@ create_queue alter_queue alter_queue_rebuild alter_queue_reorganize alter_queue_
 create_service alter_service drop_service create_route alter_route drop_route create_rsb
 alter_rsb drop_rsb create_endpoint alter_endpoint drop_endpoint create_priority alter_priority
 drop_priority alter_authorization begin_dialog send_stmt receive_stmt get_group waitfor_stmt
-end_conversation begin_timer move_conversation permission_stmt
+end_conversation begin_timer move_conversation
 """.split())  # noqa: SIM905 — one name per word reads best
 
 # Rules that slice their own source text.

@@ -104,5 +104,3 @@ ALTER QUEUE TargetQueueIntAct
       EXECUTE AS SELF
     );
 GO
-GRANT SEND ON SERVICE::[//AWDB/1DBSample/TargetService] TO [public];
-GO
