@@ -216,9 +216,16 @@ for _cls in (ast.Truncate, ast.CreateTable, ast.AlterTable, ast.DropTable, ast.C
 
 
 def _object_text(name: ast.ObjectName) -> str:
-    return ".".join(p for p in (name.database, name.schema if name.schema or name.database
-                                else None, name.name) if p is not None) if not (
-        name.database and not name.schema) else f"{name.database}..{name.name}"
+    """``name`` as T-SQL text for the engine: ``t``, ``s.t``, ``db.s.t`` or ``db..t``
+    (each part bracket-quoted, so odd names survive)."""
+    def q(part: str) -> str:
+        return "[" + part.replace("]", "]]") + "]"
+
+    if name.database:
+        return f"{q(name.database)}.{q(name.schema) if name.schema else ''}.{q(name.name)}"
+    if name.schema:
+        return f"{q(name.schema)}.{q(name.name)}"
+    return q(name.name)
 
 
 class _CaptureSink:

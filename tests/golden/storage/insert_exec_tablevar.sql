@@ -14,3 +14,7 @@ PRINT CASE WHEN OBJECT_ID('tempdb..#copy') IS NOT NULL THEN 'temp table found' E
 PRINT CASE WHEN OBJECT_ID('src', 'U') IS NOT NULL THEN 'src is a table' END
 PRINT COALESCE(CAST(OBJECT_ID('src', 'P') AS varchar(20)), 'src is not a procedure')
 PRINT OBJECT_NAME(OBJECT_ID('get_src'))
+CREATE TABLE dbo.[odd name] (id int, label varchar(10))
+INSERT INTO master.dbo.[odd name] EXEC get_src 3
+INSERT INTO master..[odd name] (id, label) EXEC get_src 1
+SELECT COUNT(*) AS odd_rows FROM [odd name]
