@@ -379,3 +379,10 @@ def test_cursor_variables() -> None:
     assert stmts[0] == ast.Declare((ast.VarDecl("@c", ast.DataType("cursor")),))
     assert stmts[2:] == (ast.OpenCursor("@c"), ast.FetchCursor("@c", "next", None, ("@x",)),
                          ast.CloseCursor("@c"), ast.DeallocateCursor("@c"))
+
+
+def test_table_hints() -> None:
+    stmt = one("SELECT * FROM [Order] o WITH (NOLOCK, INDEX(ix_a), INDEX = 2, READPAST)")
+    assert isinstance(stmt, ast.SelectStmt) and isinstance(stmt.query, ast.Select)
+    assert stmt.query.from_ == (ast.TableName(O("Order"), "o",
+                                              ("NOLOCK", "INDEX(ix_a)", "INDEX(2)", "READPAST")),)

@@ -439,6 +439,10 @@ class ExprBuilder:
             return name_of(name).upper()
         return f"{name_of(name).upper()}({', '.join(_expr_text(a) for a in args)})"
 
+    def index_hint(self, args: Any) -> str:
+        items = args if isinstance(args, tuple) else (args,)
+        return f"INDEX({', '.join(_expr_text(a) for a in items)})"
+
     def value_rows(self, *rows: Any) -> tuple[Any, ...]:
         return rows
 
