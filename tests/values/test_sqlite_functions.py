@@ -7,6 +7,8 @@ import sqlite3
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tsqlbroker.errors import TSqlError
 from tsqlbroker.interpreter.sqlite_functions import SQLITE_FUNCTIONS, TSQL_COLLATION
@@ -137,3 +139,23 @@ def test_errors_are_tsql_errors() -> None:
 def test_every_entry_is_well_formed() -> None:
     for name, (nargs, fn) in SQLITE_FUNCTIONS.items():
         assert name == name.lower() and callable(fn) and nargs >= -1
+
+
+STORAGE = st.one_of(st.none(), st.integers(-(2**63), 2**63 - 1),
+                    st.floats(allow_nan=False, allow_infinity=False),
+                    st.text(max_size=12), st.binary(max_size=6),
+                    st.sampled_from(["2024-03-05 10:00:00.000000", "day", "month", "$.a",
+                                     '{"a": 1}', "<a>1</a>", "(/a)[1]", "int", "N2"]))
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(SQLITE_FUNCTIONS)), st.lists(STORAGE, min_size=0, max_size=4))
+def test_storage_values_never_raise_python_errors(name: str, args: list[Any]) -> None:
+    nargs, fn = SQLITE_FUNCTIONS[name]
+    if nargs >= 0:
+        args = (args + [None] * nargs)[:nargs]
+    try:
+        result = fn(*args)
+    except TSqlError:
+        return
+    assert result is None or isinstance(result, (int, float, str, bytes))
