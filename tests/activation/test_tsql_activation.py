@@ -280,7 +280,8 @@ def test_activation_status_off_on_and_drop(c: Client, rt: BrokerRuntime) -> None
     send(c, 3, "while off")
     assert rt.wait_idle(WAIT)
     assert queued(c) == 3 and tasks(c) == []
-    assert monitor(c) == ("INACTIVE", 0)
+    # A queue monitor exists only while activation is on (reference §5.13).
+    assert monitor(c) is None
     assert c.scalar("SELECT is_activation_enabled FROM sys.service_queues "
                     "WHERE name = 'q'") == 0
     # ON again: messages waiting activate at once (no new message needed).
@@ -296,6 +297,8 @@ def test_activation_status_off_on_and_drop(c: Client, rt: BrokerRuntime) -> None
     send(c, 1, "after drop")
     assert rt.wait_idle(WAIT)
     assert queued(c) == 1 and tasks(c) == []
+    # Only queues with activation have a monitor (not sender_q, not q any more).
+    assert c.scalar("SELECT COUNT(*) FROM sys.dm_broker_queue_monitors") == 0
     assert c.scalar("SELECT COUNT(*) FROM seen WHERE body = 'after drop'") == 0
 
 
@@ -541,6 +544,7 @@ def test_drop_queue_ends_its_activated_task(c: Client, rt: BrokerRuntime) -> Non
     c.run("DROP SERVICE target; DROP QUEUE q;")
     wait_for("the task to end", lambda: tasks(c) == [])
     assert rt.wait_idle(WAIT)
+    assert c.scalar("SELECT COUNT(*) FROM sys.dm_broker_queue_monitors") == 0
     dropped = [e for e in rt.log.entries() if "Msg 28085" in e.text]
     assert [(e.source, e.text) for e in dropped] == [
         (f"spid{spid}s", ("Msg 28085, Level 16, State 1, The activated task was ended because "

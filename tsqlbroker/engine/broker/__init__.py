@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import update
+from sqlalchemy import and_, select, update
 
 from ..store import Store
 from ..txn import Txn
@@ -85,10 +85,25 @@ class Broker(ViewsMixin, ReceiveMixin, ObjectsMixin, ClockMixin):
             conn.close()
 
     def queue_ready(self, db_id: int, queue_id: int) -> bool:
-        """Whether the queue has a message some session could RECEIVE now."""
+        """Whether the queue has a message some session could RECEIVE now.
+
+        On PostgreSQL a plain read, not the row-lock probe WAITFOR uses: FOR UPDATE SKIP
+        LOCKED locks the rows for the probe's moment, and a WAITFOR (RECEIVE) checking just
+        then skips them and sleeps through the message (nothing wakes it when a probe ends);
+        the monitor probes often (``wait_idle`` polls it). Groups other processes hold are
+        not seen here: a reader launched for them finds nothing and ends."""
         conn = self.store.connect()
         try:
-            return self.queue_has_ready_messages(conn, db_id, queue_id)
+            if conn.dialect != "postgresql":
+                return self.queue_has_ready_messages(conn, db_id, queue_id)
+            self.ensure_schema(conn)
+            m = self.t.messages
+            conds = [m.c.queue_id == queue_id, m.c.status == 1]
+            locked = {g for (d, g) in self.locks.locked_by_others(None) if d == db_id}
+            if locked:
+                conds.append(m.c.conversation_group_id.not_in(sorted(locked)))
+            return conn.execute(select(m.c.queuing_order).where(and_(*conds)).limit(1)
+                                ).first() is not None
         finally:
             conn.close()
 

@@ -255,26 +255,29 @@ class ViewsMixin(BrokerBase):
         return None
 
     def _monitor_rows(self, ctx: ExecContext) -> list[tuple[Any, ...]]:
-        """One row per queue monitor: the activation manager's, plus one INACTIVE monitor
-        per queue with activation enabled that the manager has not seen (or no manager)."""
+        """One row per queue with activation enabled (SQL Server keeps a monitor for those
+        only): the activation manager's monitor, or INACTIVE if it has not seen the queue
+        yet. A monitor whose activated tasks still run after ACTIVATION (STATUS = OFF) or
+        (DROP) is shown until they end."""
         rows: list[tuple[Any, ...]] = []
+        enabled = {(q.database_id, q.object_id) for q in self.queues(ctx.conn)
+                   if q.is_activation_enabled}
         seen: set[tuple[int, int]] = set()
         manager = self.activation
         if manager is not None and hasattr(manager, "monitors"):
             for mon in manager.monitors():
+                key = (mon.db_id, mon.queue_id)
+                if key not in enabled and not getattr(mon, "tasks", None):
+                    continue  # a queue without activation (or dropped): no monitor
                 waiting = max(int(getattr(mon, "tasks_waiting", 0) or 0),
-                              self.signals.tasks_waiting((mon.db_id, mon.queue_id)))
+                              self.signals.tasks_waiting(key))
                 rows.append((mon.db_id, mon.queue_id, mon.state, mon.last_empty_rowset_time,
                              mon.last_activated_time, waiting))
-                seen.add((mon.db_id, mon.queue_id))
-        # A queue with activation has a monitor from the start (INACTIVE until its first
-        # event), also while the manager has not seen the queue yet.
-        for q in self.queues(ctx.conn):
-            if q.is_activation_enabled and (q.database_id, q.object_id) not in seen:
-                key = (q.database_id, q.object_id)
-                rows.append((q.database_id, q.object_id, "INACTIVE",
-                             self.signals.last_empty_rowset_time.get(key), None,
-                             self.signals.tasks_waiting(key)))
+                seen.add(key)
+        for key in sorted(enabled - seen):
+            rows.append((key[0], key[1], "INACTIVE",
+                         self.signals.last_empty_rowset_time.get(key), None,
+                         self.signals.tasks_waiting(key)))
         return rows
 
     def _task_rows(self) -> list[tuple[Any, ...]]:
