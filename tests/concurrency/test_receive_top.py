@@ -19,9 +19,8 @@ def test_top_n_is_the_head_of_the_full_receive_order(instance: Instance) -> None
     send_block(admin, 0, 1, 4, 9)             # 3 conversations × 9 messages, interleaved
     # A conversation timer puts a DialogTimer, which RECEIVE returns first in its
     # conversation, behind the other messages of the queue.
-    (handle,), *_ = admin.rows("SELECT conversation_handle FROM sys.conversation_endpoints "
-                               "WHERE is_initiator = 1")
-    admin.run(f"DECLARE @h uniqueidentifier = '{handle}'; "
+    admin.run("DECLARE @h uniqueidentifier = (SELECT TOP (1) conversation_handle "
+              "FROM sys.conversation_endpoints WHERE is_initiator = 1); "
               "BEGIN CONVERSATION TIMER (@h) TIMEOUT = 1;")
     deadline = time.monotonic() + 15
     while admin.rows("SELECT COUNT(*) FROM InitQ") != [(28,)]:

@@ -585,6 +585,8 @@ def _to_binary(src: SqlType, dst: SqlType, style: int | None) -> Conv | None:
 # ---- to uniqueidentifier
 def _to_guid(src: SqlType, dst: SqlType, style: int | None) -> Conv | None:
     fam = _family(src)
+    if fam == "uniqueidentifier":   # e.g. a sql_variant holding one (untyped view columns)
+        return None
     if fam in _STRINGY:
         return parse_guid
     if fam in _BINARYISH:
