@@ -218,3 +218,21 @@ def test_the_application_with_activation(instance: Instance) -> None:
         t.procedure for t in runtime.manager.activated_tasks()}
     started = [m for m in runtime.manager.monitors() if m.last_activated_time is not None]
     assert len(started) == 2, procs  # both queues' procedures were activated
+
+
+def test_select_converts_the_queued_body() -> None:
+    """"In a SELECT statement you can convert the column to another data type": the UTF-16
+    body with its byte-order mark reads back as xml. (SQLite only for now: on PostgreSQL the
+    interpreter's conversions cannot run inside queries yet.)"""
+    inst = Instance("sqlite://")
+    try:
+        c = Client(inst)
+        build_application(c, activation=False)
+        c.run("USE Trader1")
+        c.run(listing("15-14"))
+        c.run("USE DMBrokerage")
+        assert c.rows("SELECT CAST(message_body AS xml), "
+                      "CAST(message_body AS nvarchar(max)) FROM tradeEntryQueue") == [
+            ("<id>Order1</id>", "\ufeff<id>Order1</id>")]
+    finally:
+        inst.close()

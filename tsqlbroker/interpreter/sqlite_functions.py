@@ -378,8 +378,40 @@ def _guarded(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
+# ------------------------------------------------------------------------------- convert
+def _convert(value: Any, target: Any, style: Any = None, source: Any = None) -> Any:
+    """CAST / CONVERT inside a query with the interpreter's conversion rules.
+
+    The storage layer calls ``convert(value, target spec, style, source spec or NULL)``: the
+    stored value is read back as a value of its source type (typeless values by their
+    storage class), converted exactly as the interpreter converts, and written back in the
+    storage representation — so ``CAST(message_body AS xml)`` reads UTF-16 with or without
+    a byte-order mark as SQL Server's XML parser does."""
+    if value is None:
+        return None
+    from tsqlbroker.engine.sqltypes import from_storage, spec_of_value, to_storage
+
+    from .convert import converter
+    from .types import parse_type_spec
+    from .xmlvalue import XmlValue
+
+    source_spec = _text(source) if source is not None else None
+    if source_spec is None:
+        source_spec = "nvarchar(max)" if isinstance(value, str) else spec_of_value(value)
+    src = parse_type_spec(source_spec or "nvarchar(max)")
+    dst = parse_type_spec(_text(target))
+    py = from_storage(value, source_spec)
+    if src.is_xml and isinstance(py, str):
+        py = XmlValue.parse(py)
+    out = converter(src, dst, style=None if style is None else int(style))(py)
+    if isinstance(out, XmlValue):
+        return out.to_string()
+    return to_storage(out, dst.spec())
+
+
 SQLITE_FUNCTIONS: dict[str, tuple[int, Callable[..., Any]]] = {
     name: (nargs, _guarded(name, fn)) for name, (nargs, fn) in {
+        "convert": (-1, _convert),
         "len": (1, _nulls(_len)), "datalength": (1, _nulls(_datalength)),
         "charindex": (-1, _nulls(_charindex)), "patindex": (2, _nulls(
             lambda p, s: patindex(_text(p), _text(s)))),
