@@ -19,11 +19,14 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lark import Lark, Token, Tree
-from lark.lexer import CallChain, _create_unless
-from lark.parsers.lalr_analysis import Shift
+from lark import Token, Tree
+
+from .tables import LexerSpec, Tables
+
+if TYPE_CHECKING:
+    from lark import Lark
 
 # Nesting deeper than this many parser states is refused (Msg 191) rather than handing
 # consumers an AST deep enough to exhaust Python's recursion limit.
@@ -46,45 +49,59 @@ class Driver:
     """Parses text with the tables of ``lark`` into the values built by ``builder_factory()``
     instances (one per thread: builders keep per-parse state)."""
 
-    def __init__(self, lark: Lark, builder_factory: Callable[[], Any],
-                 span_rules: frozenset[str]) -> None:
-        frontend = lark.parser
-        table = frontend.parser._parse_table
-        self.start_state = table.start_states["start"]
-        self.end_state = table.end_states["start"]
-        self._rules = lark.rules
+    def __init__(self, tables: Tables, builder_factory: Callable[[], Any],
+                 span_rules: frozenset[str],
+                 user_callbacks: dict[str, Callable[[Token], Token]] | None = None) -> None:
+        self.start_state = tables.start_state
+        self.end_state = tables.end_state
+        self.tables = tables
         self._factory = builder_factory
         self._span_rules = span_rules
+        self._user_callbacks = user_callbacks or {}
         self._local = threading.local()
-
-        # Lexer and action tables are converted per parser state on first use: a script
-        # visits a fraction of the states, and startup matters for a command-line tool.
+        # Lexers are compiled per parser state on first use: a script visits a fraction of
+        # the states, and startup matters for a command-line tool.
         self.lexers = _Lazy(self._lexer_entry)
-        self._basic = frontend.lexer.lexers
-        self._root = frontend.lexer.root_lexer
-        self._by_lexer: dict[int, tuple[Any, ...]] = {}
-        self._states = table.states
-        self._rule_index = {rule: i for i, rule in enumerate(self._rules)}
-        self.actions = _Lazy(self._action_row)
+        self._compiled: dict[int, tuple[Any, ...]] = {}
+        self._keyword_res: dict[tuple[str, int], Any] = {}
+        self.actions = tables.actions
         # Terminals some rule keeps as a child (names, numbers, strings, operators, "!rule"
         # keywords …); every other token (keywords, punctuation) is pushed as a plain string.
-        self.kept_types = frozenset(
-            sym.name for rule in self._rules for sym in rule.expansion
-            if sym.is_term and (rule.options.keep_all_tokens or not sym.filter_out))
+        self.kept_types = tables.kept_types
+
+    @classmethod
+    def from_lark(cls, lark: Lark, builder_factory: Callable[[], Any],
+                  span_rules: frozenset[str]) -> Driver:
+        """A driver over the tables of a Lark parser built in this process."""
+        from .tables import from_lark
+
+        callbacks = dict(lark.parser.lexer.root_lexer.user_callbacks)
+        return cls(from_lark(lark, builder_factory), builder_factory, span_rules, callbacks)
 
     def _lexer_entry(self, state: Any) -> tuple[Any, ...]:
-        basic = self._basic[state] if state is not None else self._root
-        entry = self._by_lexer.get(id(basic))
+        tables = self.tables
+        index = tables.root_lexer if state is None else tables.state_lexer[state]
+        entry = self._compiled.get(index)
         if entry is None:
-            entry = self._by_lexer[id(basic)] = _compile_lexer(basic)
+            entry = self._compiled[index] = self._compile(tables.lexers[index])
         return entry
 
-    def _action_row(self, state: int) -> dict[str, tuple[bool, Any]]:
-        """state -> symbol -> (True, next state) | (False, rule index); the gotos of
-        nonterminals are the shifts on their names, as in Lark's table."""
-        index = self._rule_index
-        return {sym: (True, arg) if action is Shift else (False, index[arg])
-                for sym, (action, arg) in self._states[state].items()}
+    def _compile(self, spec: LexerSpec) -> tuple[Any, ...]:
+        """(patterns, ignored types, callbacks) of one lexer from its spec."""
+        pattern, flags, ignore, callback_specs = spec
+        callbacks: dict[str, Callable[[Token], Token]] = {}
+        for type_, keywords, kw_flags, has_user in callback_specs:
+            user = self._user_callbacks.get(type_) if has_user else None
+            if keywords is None:
+                if user is not None:
+                    callbacks[type_] = user
+                continue
+            key = (keywords, kw_flags)
+            kw_re = self._keyword_res.get(key)
+            if kw_re is None:
+                kw_re = self._keyword_res[key] = re.compile(keywords, kw_flags)
+            callbacks[type_] = _unless(kw_re, type_, user)
+        return (re.compile(pattern, flags),), frozenset(ignore), callbacks
 
     def _thread_tables(self) -> tuple[Any, list[tuple[int, str, Callable[..., Any], bool,
                                                         bool]]]:
@@ -93,13 +110,14 @@ class Driver:
         tables = getattr(local, "tables", None)
         if tables is None:
             builder = self._factory()
+            factories = _shape_factories(self.tables.shapes)
             reductions = []
-            for rule in self._rules:
-                name = rule.alias or rule.options.template_source or rule.origin.name
+            for size, origin, name, passthrough, has_method, shape in self.tables.rules:
                 method = None if name.startswith("_") else getattr(builder, name, None)
-                reductions.append((len(rule.expansion), rule.origin.name,
-                                   _reduction_callback(rule, name, method),
-                                   name in self._span_rules, _passthrough(rule)))
+                if (method is not None) != has_method:
+                    raise RuntimeError(f"grammar tables out of date for rule {name}")
+                reductions.append((size, origin, factories[shape](method, Tree, name),
+                                   name in self._span_rules, passthrough))
             tables = local.tables = (builder, reductions)
         return tables
 
@@ -224,23 +242,53 @@ class _Lazy(dict):  # type: ignore[type-arg]
         return value
 
 
-def _compile_lexer(basic: Any) -> tuple[Any, ...]:
-    """(patterns, ignored types, callbacks) of one of Lark's per-state lexers.
+def lexer_spec(basic: Any) -> LexerSpec:
+    """The spec of one of Lark's per-state lexers: its scanner as one alternation that also
+    skips the blanks before the token (one regex call per token), and its callbacks.
 
-    Built as Lark builds its scanner (keywords matched by NAME become keywords through the
-    "unless" callbacks, user callbacks chained after them), as one alternation that also
-    skips the blanks before the token: one regex call per token."""
-    terminals, callbacks = _create_unless(basic.terminals, basic.g_regex_flags, basic.re,
-                                          basic.use_bytes)
-    for type_, fn in basic.user_callbacks.items():
-        if type_ in callbacks:
-            callbacks[type_] = CallChain(callbacks[type_], fn,
-                                         lambda t, type_=type_: t.type == type_)
-        else:
-            callbacks[type_] = fn
+    Built as Lark builds its scanner: string terminals that the NAME-like regex terminals
+    also match become "unless" callbacks (a NAME spelled as a keyword becomes the keyword),
+    and a user callback runs after one that left the type alone."""
+    from lark.lexer import _create_unless
+
+    terminals, unless = _create_unless(basic.terminals, basic.g_regex_flags, basic.re,
+                                       basic.use_bytes)
     alternation = "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terminals)
-    mre = re.compile(r"\s*(?:" + alternation + ")", basic.g_regex_flags)
-    return (mre,), frozenset(basic.ignore_types), callbacks
+    callbacks = []
+    for type_ in sorted(set(unless) | set(basic.user_callbacks)):
+        has_user = type_ in basic.user_callbacks
+        if type_ in unless:
+            scanner = unless[type_].scanner
+            keywords = "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})"
+                                for t in scanner.terminals)
+            callbacks.append((type_, keywords, int(scanner.g_regex_flags), has_user))
+        else:
+            callbacks.append((type_, None, 0, has_user))
+    return (r"\s*(?:" + alternation + ")", int(basic.g_regex_flags),
+            tuple(sorted(basic.ignore_types)), tuple(callbacks))
+
+
+def _unless(keywords: Any, type_: str, user: Callable[[Token], Token] | None
+            ) -> Callable[[Token], Token]:
+    """Lark's UnlessCallback (+ CallChain with the user callback) over a compiled keyword
+    alternation: a token that fully matches a keyword takes the keyword's type."""
+    fullmatch = keywords.fullmatch
+
+    def callback(t: Token) -> Token:
+        m = fullmatch(t.value)
+        if m is not None:
+            t.type = m.lastgroup  # type: ignore[assignment]
+        if user is not None and t.type == type_:
+            return user(t)
+        return t
+
+    return callback
+
+
+def _shape_factories(code: Any) -> list[Callable[..., Any]]:
+    env: dict[str, Any] = {}
+    exec(code, env)  # noqa: S102 — generated from the grammar, not from input
+    return env["F"]  # type: ignore[no-any-return]
 
 
 def _skip_blanks(text: str, pos: int) -> int:
@@ -249,9 +297,14 @@ def _skip_blanks(text: str, pos: int) -> int:
     return pos
 
 
-def _reduction_callback(rule: Any, name: str, method: Callable[..., Any] | None
-                        ) -> Callable[[list[Any]], Any]:
-    """The function run when ``rule`` is reduced, generated for the rule.
+def builder_name(rule: Any) -> str:
+    """The name of the builder method that ``rule`` reduces through."""
+    return rule.alias or rule.options.template_source or rule.origin.name  # type: ignore
+
+
+def reduction_source(rule: Any, has_method: bool) -> str:
+    """The source of ``cb(c)``, the function run when ``rule`` is reduced (it calls ``m``,
+    the builder method, or builds ``T(name, …)`` for rules without one).
 
     It does what Lark's ChildFilter + ExpandSingleChild + transformer call do for LALR with
     placeholders: drop filtered tokens, splice the children of inlined ``_rules``, insert
@@ -274,7 +327,6 @@ def _reduction_callback(rule: Any, name: str, method: Callable[..., Any] | None
     if nones_at[len(expansion)]:
         parts.append(("none", nones_at[len(expansion)]))
     expand1 = opts.expand1 and not rule.alias
-    env: dict[str, Any] = {"m": method, "T": Tree, "name": name}
     lines = ["def cb(c):"]
     if not any(kind == "splice" for kind, _ in parts):
         args = []
@@ -282,7 +334,7 @@ def _reduction_callback(rule: Any, name: str, method: Callable[..., Any] | None
             args.extend(["None"] * v if kind == "none" else [f"c[{v}]"])
         if expand1 and len(args) == 1:
             lines.append(f"    return {args[0]}")
-        elif method is not None:
+        elif has_method:
             lines.append(f"    return m({', '.join(args)})")
         else:
             lines.append(f"    return T(name, [{', '.join(args)}])")
@@ -301,12 +353,11 @@ def _reduction_callback(rule: Any, name: str, method: Callable[..., Any] | None
             lines.append("    f = []")
         if expand1:
             lines.append("    if len(f) == 1:\n        return f[0]")
-        lines.append("    return m(*f)" if method is not None else "    return T(name, f)")
-    exec("\n".join(lines), env)  # noqa: S102 — generated from the grammar, not from input
-    return env["cb"]  # type: ignore[no-any-return]
+        lines.append("    return m(*f)" if has_method else "    return T(name, f)")
+    return "\n".join(lines)
 
 
-def _passthrough(rule: Any) -> bool:
+def is_passthrough(rule: Any) -> bool:
     """Whether reducing ``rule`` leaves its single child as the value (a ``?rule`` unit
     production whose child is kept): most reductions of an expression grammar."""
     opts = rule.options

@@ -86,14 +86,39 @@ def get_parser() -> Lark:
 
 
 def get_driver() -> Any:
-    """The process-wide :class:`~tsqlbroker.grammar.driver.Driver` over :func:`get_parser`."""
+    """The process-wide :class:`~tsqlbroker.grammar.driver.Driver`.
+
+    Its tables come from the on-disk cache of :mod:`tables` when it matches this grammar
+    and code (no Lark object is built then); otherwise from :func:`get_parser`, and the
+    cache is written for the next process."""
     global _driver
     if _driver is None:
-        from tsqlbroker.grammar.driver import Driver
-        from tsqlbroker.grammar.transformer import SPAN_RULES, AstBuilder
-
-        parser = get_parser()
         with _lock:
             if _driver is None:
-                _driver = Driver(parser, AstBuilder, SPAN_RULES)
+                _driver = _load_driver()
     return _driver
+
+
+def _load_driver() -> Any:
+    import lark
+
+    from tsqlbroker.grammar import tables as cache
+    from tsqlbroker.grammar.driver import Driver
+    from tsqlbroker.grammar.transformer import SPAN_RULES, AstBuilder
+
+    key = cache.cache_key(grammar_text(), lark.__version__)
+    tables = cache.load(key)
+    if tables is None:
+        global _parser
+        if _parser is None:
+            _parser = build()
+        tables = cache.from_lark(_parser, AstBuilder)
+        cache.save(key, tables)
+    return Driver(tables, AstBuilder, SPAN_RULES, {"NAME": _reserved_callback})
+
+
+def terminal_patterns() -> dict[str, tuple[str, str]]:
+    """Every terminal's pattern as (``"str"`` or ``"re"``, value), from the driver's tables
+    (for error messages: no Lark object needed)."""
+    tables: dict[str, tuple[str, str]] = get_driver().tables.terminals
+    return tables

@@ -16,7 +16,7 @@ from lark import Token
 from tsqlbroker.errors import ParseError, message_text
 from tsqlbroker.grammar import ast
 from tsqlbroker.grammar.driver import SyntaxFailure
-from tsqlbroker.grammar.loader import SQL_SERVER_RESERVED, get_driver, get_parser
+from tsqlbroker.grammar.loader import SQL_SERVER_RESERVED, get_driver, terminal_patterns
 from tsqlbroker.grammar.scan import blank_comments, regions
 
 
@@ -118,9 +118,8 @@ def _expected(expected: frozenset[str]) -> list[str]:
     """Expected terminals as a user reads them: keywords and punctuation as written
     (``SELECT``, ``(``), other tokens by kind (``NAME``, ``VARIABLE``, ``STRING``)."""
     if not _DISPLAY:
-        for term in get_parser().terminals:
-            pattern = term.pattern
-            _DISPLAY[term.name] = pattern.value.upper() if pattern.type == "str" else term.name
+        for name, (kind, value) in terminal_patterns().items():
+            _DISPLAY[name] = value.upper() if kind == "str" else name
         _DISPLAY.update(WITH_CTE="WITH", WITH_LPAR="WITH (", SET_LPAR="SET (",
                         OFFSET_FETCH="FETCH", NSTRING="STRING", BRACKETED="NAME", QUOTED="NAME",
                         ACTION="$ACTION")

@@ -1,0 +1,155 @@
+"""The driver's parse tables as plain data, cached on disk so that start-up skips Lark.
+
+Loading the grammar through Lark (even from Lark's own cache) rebuilds Lark's parse table,
+its 500-odd contextual lexers and a tree builder the driver never uses: about half a second
+of a ``tsqlbroker -Q "PRINT 1"`` run. :class:`Tables` keeps only what the driver reads — the
+LALR action rows, per rule the reduction shape (as marshalled bytecode), the contextual
+lexers as regex *source* (compiled lazily, per lexer, on first use) and the terminals'
+display forms for error messages — in one ``marshal`` file keyed by a hash of the grammar
+fragments, of the modules that derive the tables and of the Lark and Python versions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+FORMAT = 1
+CACHE_ENV = "TSQLBROKER_CACHE_DIR"
+
+# One lexer: (alternation regex source, regex flags, ignored types, callbacks) where each
+# callback is (token type, keyword-alternation source or None, its flags, has user callback).
+LexerSpec = tuple[str, int, tuple[str, ...], tuple[tuple[str, str | None, int, bool], ...]]
+# One rule: (expansion length, origin name, builder name, passthrough, had a builder method,
+# index of its reduction shape).
+RuleSpec = tuple[int, str, str, bool, bool, int]
+
+
+@dataclass
+class Tables:
+    """Everything :class:`~tsqlbroker.grammar.driver.Driver` needs, as plain values."""
+
+    start_state: int
+    end_state: int
+    actions: list[dict[str, tuple[bool, int]]]
+    rules: list[RuleSpec]
+    shapes: Any  # code object of a module defining ``F``: one factory per reduction shape
+    kept_types: frozenset[str]
+    state_lexer: dict[int, int]  # parser state -> index into lexers
+    root_lexer: int
+    lexers: list[LexerSpec]
+    terminals: dict[str, tuple[str, str]]  # name -> (pattern type "str"/"re", value)
+
+    def to_bytes(self) -> bytes:
+        return marshal.dumps((FORMAT, self.start_state, self.end_state, self.actions,
+                              self.rules, self.shapes, self.kept_types, self.state_lexer,
+                              self.root_lexer, self.lexers, self.terminals))
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Tables:
+        fields = marshal.loads(data)  # our own cache file, not user input
+        if fields[0] != FORMAT:
+            raise ValueError("grammar cache format")
+        return cls(*fields[1:])
+
+
+def cache_key(grammar: str, lark_version: str) -> str:
+    """The hash naming the cache file: grammar text, the grammar package's code, Lark and
+    Python (marshal data is Python-version specific)."""
+    h = hashlib.sha256()
+    for part in (grammar, lark_version, sys.version, str(FORMAT)):
+        h.update(part.encode("utf-8"))
+        h.update(b"\0")
+    # The grammar package's code too: the builder's methods decide each reduction's shape.
+    for path in sorted(Path(__file__).resolve().parent.glob("*.py")):
+        h.update(path.read_bytes())
+    return h.hexdigest()[:32]
+
+
+def cache_dir() -> Path:
+    """``$TSQLBROKER_CACHE_DIR``, else ``$XDG_CACHE_HOME/tsqlbroker`` (``~/.cache``)."""
+    env = os.environ.get(CACHE_ENV)
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "tsqlbroker"
+
+
+def load(key: str) -> Tables | None:
+    """The cached tables for ``key``, or None (missing, unreadable or stale format)."""
+    path = cache_dir() / f"grammar-{key}.bin"
+    try:
+        return Tables.from_bytes(path.read_bytes())
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+
+
+def save(key: str, tables: Tables) -> None:
+    """Write the cache atomically; a read-only or missing cache directory is no error."""
+    directory = cache_dir()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".grammar-")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(tables.to_bytes())
+            os.replace(tmp, directory / f"grammar-{key}.bin")
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError:
+        pass
+
+
+def from_lark(lark: Any, builder_factory: Any) -> Tables:
+    """Derive the tables from a built Lark LALR parser with a contextual lexer."""
+    from lark.parsers.lalr_analysis import Shift
+
+    from .driver import builder_name, is_passthrough, lexer_spec, reduction_source
+
+    frontend = lark.parser
+    table = frontend.parser._parse_table
+    rules = lark.rules
+    rule_index = {rule: i for i, rule in enumerate(rules)}
+    actions = [{} for _ in range(max(table.states) + 1)]
+    for state, row in table.states.items():
+        actions[state] = {sym: (True, arg) if action is Shift else (False, rule_index[arg])
+                          for sym, (action, arg) in row.items()}
+    builder = builder_factory()
+    bodies: dict[str, int] = {}
+    specs: list[RuleSpec] = []
+    for rule in rules:
+        name = builder_name(rule)
+        has_method = not name.startswith("_") and getattr(builder, name, None) is not None
+        body = reduction_source(rule, has_method)
+        shape = bodies.setdefault(body, len(bodies))
+        specs.append((len(rule.expansion), rule.origin.name, name, is_passthrough(rule),
+                      has_method, shape))
+    source = ["F = []"]
+    for body in bodies:  # insertion order = shape index
+        source.append("def _f(m, T, name):\n" + body.replace("\n", "\n    ").join(
+            ["    ", "\n    return cb"]))
+        source.append("F.append(_f)")
+    shapes = compile("\n".join(source), "<tsqlbroker reduction shapes>", "exec")
+    kept = frozenset(sym.name for rule in rules for sym in rule.expansion
+                     if sym.is_term and (rule.options.keep_all_tokens or not sym.filter_out))
+    lexers: list[LexerSpec] = []
+    by_id: dict[int, int] = {}
+
+    def index_of(basic: Any) -> int:
+        if id(basic) not in by_id:
+            by_id[id(basic)] = len(lexers)
+            lexers.append(lexer_spec(basic))
+        return by_id[id(basic)]
+
+    state_lexer = {state: index_of(basic) for state, basic in frontend.lexer.lexers.items()}
+    root = index_of(frontend.lexer.root_lexer)
+    terminals = {t.name: (t.pattern.type, t.pattern.value) for t in lark.terminals}
+    return Tables(table.start_states["start"], table.end_states["start"], actions, specs,
+                  shapes, kept, state_lexer, root, lexers, terminals)
