@@ -155,8 +155,24 @@ class Catalog:
 
     # -- lookup cache -------------------------------------------------------------------------
     def _token(self, conn: StoreConnection) -> int | None:
-        row = conn.exec_driver_sql(_TOKEN_SQL).first()
+        if conn.dialect == "sqlite":
+            # Read on every lookup: straight on the DBAPI cursor (SQLAlchemy's result set-up
+            # costs several times the query itself).
+            cursor = conn.conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+            try:
+                row = cursor.execute(_TOKEN_SQL).fetchone()
+            finally:
+                cursor.close()
+        else:
+            row = conn.exec_driver_sql(_TOKEN_SQL).first()
         return None if row is None else int(row[0])
+
+    def version(self, conn: StoreConnection) -> int | None:
+        """The catalog's version token as ``conn`` sees it (its own uncommitted changes
+        included): it changes with every catalog write (CREATE / ALTER / DROP, in any
+        session or process sharing the store), so caches keyed on it stay correct. None
+        before the first change."""
+        return self._token(conn)
 
     def _changed(self, conn: StoreConnection) -> None:
         """Record a catalog change (call inside the writing transaction)."""

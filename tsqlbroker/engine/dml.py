@@ -12,9 +12,11 @@ goes on (SQL Server's statement-level atomicity).
 from __future__ import annotations
 
 import logging
+import sqlite3
 from collections.abc import Callable
 from typing import Any
 
+from sqlalchemy.exc import DBAPIError
 from sqlglot import exp
 
 from ..errors import BindError, TSqlError, tsql_error
@@ -22,9 +24,10 @@ from . import tables
 from .catalog import Catalog
 from .context import ExecContext, Params, SqlResult, VirtualTable, register_virtual_table
 from .ddl import alter_table, create_index, create_view, drop_index, drop_view
-from .guard import guarded
+from .guard import backend_error, guarded
 from .merge import merge
 from .modify import delete_statement, insert_statement, target_table, update_statement
+from .plans import InsertPlan, InsertShape, PlanCache, new_plan
 from .query import select_statement
 from .sqlfuncs import prepare_connection, register_functions
 from .tables import create_table, drop_table, truncate_table
@@ -44,6 +47,10 @@ def execute_sql(ctx: ExecContext, sql: str, params: Params) -> SqlResult:
     """Run one T-SQL statement; variables in ``params`` (``'@name'`` → (value, type spec))
     are bound, never spliced into the text."""
     prepare_connection(ctx.conn)
+    cache = PlanCache.get(ctx.conn.store)
+    shape = cache.shape_known(sql)
+    if isinstance(shape, InsertShape):
+        return _planned_insert(ctx, cache, sql, shape, params)
     try:
         parsed = parse_statement(sql)
     except TSqlError:
@@ -51,6 +58,10 @@ def execute_sql(ctx: ExecContext, sql: str, params: Params) -> SqlResult:
     except Exception as e:  # sqlglot internals on odd input: still a syntax error to the user
         raise tsql_error(102, sql.strip()[:40], cls=BindError) from e
     tree = parsed.tree
+    if shape is False:
+        shape = cache.record_shape(sql, parsed)
+        if shape is not None:
+            return _planned_insert(ctx, cache, sql, shape, params)
     handler = _HANDLERS.get(type(tree))
     if handler is None:
         if isinstance(tree, exp.SetOperation):
@@ -59,6 +70,31 @@ def execute_sql(ctx: ExecContext, sql: str, params: Params) -> SqlResult:
             raise not_supported(_statement_name(tree))
     writes = handler is not select_statement or tree.args.get("into") is not None
     return guarded(ctx, writes, lambda: handler(ctx, parsed, params))
+
+
+def _planned_insert(ctx: ExecContext, cache: PlanCache, sql: str, shape: InsertShape,
+                    params: Params) -> SqlResult:
+    """INSERT … VALUES through its compiled plan (resolved on the first run per key)."""
+    try:
+        key = cache.key(ctx, sql, shape)
+    except (DBAPIError, sqlite3.Error) as e:
+        raise backend_error(e) from None
+    plan = cache.lookup(key)
+    if plan is not None:
+        return guarded(ctx, True, lambda: _run_plan(ctx, plan, params),
+                       savepoint_needed=not plan.single_write)
+
+    def build_and_run() -> SqlResult:
+        new = new_plan(ctx, shape, target_table(ctx, shape.target, "INSERT"))
+        cache.store_plan(key, new)
+        return _run_plan(ctx, new, params)
+    return guarded(ctx, True, build_and_run)
+
+
+def _run_plan(ctx: ExecContext, plan: InsertPlan, params: Params) -> SqlResult:
+    writer = RowWriter(ctx, plan.info, "INSERT", defaults=plan.defaults, checks=plan.checks)
+    rowids = writer.insert(plan.shape.columns, plan.shape.values(params), from_values=True)
+    return SqlResult([], len(rowids), identity=writer.last_identity)
 
 
 def insert_rows(ctx: ExecContext, table: str, columns: list[str] | None,

@@ -24,19 +24,23 @@ _log = logging.getLogger(__name__)
 _savepoint_ids = itertools.count(1)
 
 
-def guarded(ctx: ExecContext, writes: bool, fn: Callable[[], SqlResult]) -> SqlResult:
+def guarded(ctx: ExecContext, writes: bool, fn: Callable[[], SqlResult], *,
+            savepoint_needed: bool = True) -> SqlResult:
     """Run one statement atomically and map every failure to a TSqlError.
 
     Writers get a storage savepoint, so a failing statement undoes only itself. On
     PostgreSQL a failing read inside a write transaction would abort the whole transaction,
-    so reads there get a savepoint too (SQLite needs none for reads)."""
+    so reads there get a savepoint too (SQLite needs none for reads). A caller whose
+    statement makes at most one backend write on SQLite (which applies it whole or not at
+    all) passes ``savepoint_needed=False``: there is nothing partial to undo."""
     clear_pending_error()
     savepoint = None
     undo_mark = len(ctx.txn.undo)
     try:
         if writes:
             ctx.txn.write()
-        if writes or (ctx.conn.in_write_txn and ctx.conn.dialect != "sqlite"):
+        if savepoint_needed and (
+                writes or (ctx.conn.in_write_txn and ctx.conn.dialect != "sqlite")):
             savepoint = f"tsqlb_stmt_{next(_savepoint_ids)}"
             run_sql(ctx.conn, f'SAVEPOINT "{savepoint}"')
         result = fn()

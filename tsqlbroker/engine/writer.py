@@ -57,7 +57,11 @@ def format_key(values: Sequence[Any]) -> str:
 class RowWriter:
     """Writes rows of one statement into one table, enforcing its constraints."""
 
-    def __init__(self, ctx: ExecContext, info: TableInfo, statement: str) -> None:
+    def __init__(self, ctx: ExecContext, info: TableInfo, statement: str, *,
+                 defaults: dict[str, str] | None = None,
+                 checks: dict[int, str] | None = None) -> None:
+        """``defaults`` / ``checks``: compiled DEFAULT and CHECK queries to reuse and fill
+        (a compiled plan shares them between executions of one statement)."""
         self.ctx = ctx
         self.info = info
         self.statement = statement  # 'INSERT' / 'UPDATE' / 'DELETE'
@@ -65,8 +69,8 @@ class RowWriter:
         self.dialect = ctx.conn.dialect
         self.rowid = rowid_column(self.dialect)
         self.last_identity: int | None = None
-        self._defaults: dict[str, str] = {}
-        self._checks: dict[int, str] = {}
+        self._defaults: dict[str, str] = {} if defaults is None else defaults
+        self._checks: dict[int, str] = {} if checks is None else checks
 
     # -- values ---------------------------------------------------------------------------
     def convert(self, col: ColumnInfo, value: Any) -> Any:
