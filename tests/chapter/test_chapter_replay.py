@@ -101,6 +101,14 @@ def test_listing_15_14_delivers_into_the_brokerage_queue(instance: Instance) -> 
     assert status == 1
     # cast(NCHAR(0xFEFF) + cast(@msgXml as NVARCHAR) AS VARBINARY(MAX)): UTF-16LE with a BOM.
     assert body == UTF16_BOM + "<id>Order1</id>".encode("utf-16-le")
+    # "To obtain the identifier … you do a SELECT against the service_instance_id column in
+    # the message queue": the pre-release name of conversation_group_id, not shown by *.
+    (group,) = c.rows("SELECT conversation_group_id FROM tradeEntryQueue")[0]
+    sets = c.run("SELECT service_instance_id FROM tradeEntryQueue "
+                 "WHERE service_instance_id = conversation_group_id").resultsets()
+    assert sets[-1].columns == ["service_instance_id"] and sets[-1].rows == [(group,)]
+    star = c.run("SELECT * FROM tradeEntryQueue").resultsets()[-1].columns
+    assert "service_instance_id" not in star and "conversation_group_id" in star
     # SELECT does not dequeue.
     assert c.scalar("SELECT COUNT(*) FROM tradeEntryQueue") == 1
 

@@ -49,6 +49,9 @@ class VirtualTable:
     columns: list[tuple[str, str | None]]
     writable: bool = False
     refuse_error: TSqlError | None = None
+    # Other names accepted for some columns (not shown by SELECT *): a queue's pre-release
+    # service_instance_id is its conversation_group_id.
+    column_aliases: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

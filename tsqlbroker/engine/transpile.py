@@ -285,6 +285,10 @@ class Binder:
             raise not_supported("CROSS APPLY / OUTER APPLY")
         if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Anonymous):
             return self._xml_method(node)
+        if isinstance(node, exp.Column) and not isinstance(node.this, exp.Star):
+            aliased = self._aliased_column(node)
+            if aliased is not None:
+                return aliased
         if isinstance(node, exp.Column) and (node.args.get("db") or node.args.get("catalog")):
             node.set("db", None)
             node.set("catalog", None)
@@ -625,15 +629,33 @@ class Binder:
         """Whether an expression is evidently a character string (for ``+``)."""
         return self._kind(node) == "string"
 
+    def _aliased_column(self, node: exp.Column) -> exp.Expression | None:
+        """A virtual table's other name for a column (a queue's ``service_instance_id``):
+        the real column, keeping the written name as the output name in a select list."""
+        name = node.name.lower()
+        table = node.table.lower() if node.table else ""
+        sources = [self.sources.get(table)] if table else list(self.sources.values())
+        for source in sources:
+            vt = source.virtual if source is not None else None
+            if vt is None or name not in vt.column_aliases or source.has_column(name):
+                continue
+            column = exp.Column(this=exp.to_identifier(vt.column_aliases[name]),
+                                table=node.args.get("table"))
+            if isinstance(node.parent, exp.Select) and node.arg_key == "expressions":
+                return exp.alias_(column, node.name, quoted=True)
+            return column
+        return None
+
     def column_spec(self, node: exp.Column) -> str | None:
         name = node.name
         table = node.table.lower() if node.table else ""
         if table:
             source = self.sources.get(table)
-            return source.spec_of(name) if source else None
+            return _source_spec(source, name) if source else None
         for source in self.sources.values():
-            if source.has_column(name):
-                return source.spec_of(name)
+            spec = _source_spec(source, name)
+            if spec is not None:
+                return spec
         return None
 
     # -- generation -----------------------------------------------------------------------
@@ -748,6 +770,16 @@ _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.B
 # Types stored as canonical text whose comparisons with strings need a conversion first.
 _CANONICAL_TEXT_TYPES = {"date", "time", "datetime", "datetime2", "smalldatetime",
                          "datetimeoffset", "uniqueidentifier"}
+
+
+def _source_spec(source: Source, name: str) -> str | None:
+    """The type spec of column ``name`` of ``source``, also under a virtual table's alias."""
+    if source.has_column(name):
+        return source.spec_of(name)
+    vt = source.virtual
+    if vt is not None and name.lower() in vt.column_aliases:
+        return source.spec_of(vt.column_aliases[name.lower()])
+    return None
 
 
 def _folded(node: exp.Expression) -> exp.Expression:

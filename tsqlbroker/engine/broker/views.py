@@ -16,7 +16,7 @@ from typing import Any
 from ...errors import BrokerError
 from ..context import ExecContext, VirtualTable, register_virtual_table
 from .base import BrokerBase
-from .receive import QUEUE_COLUMNS
+from .receive import COLUMN_ALIASES, QUEUE_COLUMNS
 from .schema import PREFIX
 
 _UUID0 = "00000000-0000-0000-0000-000000000000"
@@ -238,7 +238,7 @@ class ViewsMixin(BrokerBase):
         cols = ", ".join(c for c, _t in QUEUE_COLUMNS)
         return VirtualTable(
             f"SELECT {cols} FROM {PREFIX}messages WHERE queue_id = {int(q.object_id)}",
-            list(QUEUE_COLUMNS), False, _refuse(q.name))
+            list(QUEUE_COLUMNS), False, _refuse(q.name), column_aliases=dict(COLUMN_ALIASES))
 
     def _view(self, ctx: ExecContext, db_id: int, key: str) -> VirtualTable | None:
         if key in _VIEWS:
