@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import _thread
 import threading
 import time
@@ -91,9 +93,13 @@ def test_queues_view_counts_a_sent_message(repl: Repl, console: Any) -> None:
     row = next(line for line in output_of(console).splitlines() if "dbo.TradeQueue" in line)
     cells = [c.strip() for c in row.strip("│ ").split("│")]
     assert cells[:4] == ["dbo.TradeQueue", "ON", "1", "1"]
-    console.width = 160  # room for every column of :conversations unwrapped
+    console.width = 200  # room for every column of :conversations unwrapped
     repl.handle(":conversations")
-    assert output_of(console).count("CONVERSING") == 2
+    out = output_of(console)
+    assert out.count("CONVERSING") == 2
+    assert " age " in out  # the broker knows when each endpoint was created
+    ages = [line for line in out.splitlines() if "CONVERSING" in line]
+    assert all(re.search(r"│\s*\d+s\s*│", line) for line in ages)
 
 
 def test_activated_procedure_output_reaches_the_log(repl: Repl, console: Any) -> None:

@@ -97,14 +97,24 @@ def _age(value: Any, now: _dt.datetime) -> str:
     return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 
 
-def conversations_view(query: Query, now: _dt.datetime | None = None) -> ResultSet:
+def conversations_view(query: Query, now: _dt.datetime | None = None,
+                       created: Callable[[], dict[Any, _dt.datetime]] | None = None
+                       ) -> ResultSet:
     """Open conversation endpoints (state not CD): handle, side, services, state, clocks.
 
-    ``sys.conversation_endpoints`` has no creation time, so the ``age`` column appears only
-    when the store exposes one (``create_date``); the remaining lifetime is always shown."""
+    ``sys.conversation_endpoints`` has no creation time: ``created()`` gives the endpoints'
+    creation times (UTC) by handle from the broker; without it (or a ``create_date`` column)
+    the ``age`` column is left out. The remaining lifetime is always shown."""
     now = now or _dt.datetime.now()
     endpoints = [e for e in _rows(query, "SELECT * FROM sys.conversation_endpoints")
                  if str(e.get("state", "")).strip().upper() != "CD"]
+    if created is not None:
+        times = created()
+        utc_offset = now - _dt.datetime.utcnow()
+        for e in endpoints:
+            when = times.get(e.get("conversation_handle"))
+            if when is not None and e.get("create_date") is None:
+                e["create_date"] = when + utc_offset
     services = {r["service_id"]: r["name"] for r in
                 _optional(query, "SELECT service_id, name FROM sys.services") or []}
     has_age = any(e.get("create_date") is not None for e in endpoints)

@@ -280,6 +280,17 @@ class Repl:
         database = self.current_database
         return self.helper.submit(lambda h: h.query(sql, database)).result()
 
+    def conversation_created(self) -> dict[Any, Any]:
+        """Creation times (UTC) of the current database's conversation endpoints."""
+        from tsqlbroker.engine.broker import Broker
+
+        store = self.instance.store
+        conn = store.connect()
+        try:
+            return Broker.get(store).endpoint_create_dates(conn, self.session.db_id)
+        finally:
+            conn.close()
+
     def show(self, rs: ResultSet) -> None:
         """Render a result set the way batch results are rendered."""
         self.sink.resultset(rs)

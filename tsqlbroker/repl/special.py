@@ -212,7 +212,8 @@ def _queues(ctx: ReplContext, arg: str) -> None:
 @special_command("conversations", ":conversations",
                  "open conversation endpoints: state, far service, age")
 def _conversations(ctx: ReplContext, arg: str) -> None:
-    ctx.show(broker_views.conversations_view(ctx.query))
+    created = getattr(ctx, "conversation_created", None)
+    ctx.show(broker_views.conversations_view(ctx.query, created=created))
 
 
 @special_command("services", ":services [all]",

@@ -108,6 +108,15 @@ class ConversationsMixin(DeliveryMixin):
         self._clock_changed()
         return uuid.UUID(handle)
 
+    def endpoint_create_dates(self, conn: Any, db_id: int) -> dict[uuid.UUID, Any]:
+        """When each endpoint of a database was created (UTC), by conversation handle.
+
+        sys.conversation_endpoints has no such column; the REPL shows conversations' ages."""
+        c = self.t.conversations
+        rows = conn.execute(select(c.c.conversation_handle, c.c.create_date)
+                            .where(c.c.database_id == db_id))
+        return {uuid.UUID(str(h)): created for h, created in rows}
+
     def end_conversation(self, txn: Txn, db_id: int, handle: Any,
                          error_code: int | None = None, description: str | None = None,
                          cleanup: bool = False, *, with_error: bool = False) -> None:
