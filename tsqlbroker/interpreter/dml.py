@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from tsqlbroker.engine import dml as engine_dml
 from tsqlbroker.engine.context import ExecContext
 from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.errors import TSqlError, tsql_error
@@ -25,8 +24,15 @@ from .expressions import DYNAMIC, comparison_fn, convert_fn
 from .statements import compile_local_select, is_local_select
 
 if TYPE_CHECKING:
+    from tsqlbroker.engine import dml as engine_dml
+
     from .frames import Frame
     from .session import Session
+else:
+    # The DML engine (and sqlglot) load on the first DML statement run, not at start-up.
+    from tsqlbroker.lazy import LazyModule
+
+    engine_dml = LazyModule("tsqlbroker.engine.dml", globals(), "engine_dml")
 
 Params = Callable[["Frame"], dict[str, tuple[Any, str]]]
 

@@ -51,10 +51,12 @@ class Instance:
 
     def _register_functions(self) -> None:
         """Make the T-SQL built-ins callable from SQL the engine runs (``LEN(name)`` …)."""
-        from tsqlbroker.engine import dml
+        # From sqlfuncs, not its re-export in engine.dml: that would import the DML engine
+        # (and sqlglot) before any statement needs it.
+        from tsqlbroker.engine.sqlfuncs import register_functions
         from tsqlbroker.interpreter.sqlite_functions import SQLITE_FUNCTIONS
 
-        dml.register_functions(self.store, SQLITE_FUNCTIONS)
+        register_functions(self.store, SQLITE_FUNCTIONS)
 
     def next_spid(self) -> int:
         """The next session id (``@@SPID``)."""
