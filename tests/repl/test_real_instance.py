@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import re
-
 import _thread
+import re
 import threading
 import time
 from collections.abc import Iterator

@@ -8,10 +8,13 @@ shows it above the prompt; ``serve`` writes it to a file or stderr).
 from __future__ import annotations
 
 import datetime as _dt
+import logging
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -46,7 +49,7 @@ class BrokerLog:
             try:
                 fn(entry)
             except Exception:  # noqa: BLE001 - a broken listener must not break the broker
-                pass
+                _log.exception("broker log listener failed")
         return entry
 
     def add_listener(self, fn: Callable[[LogEntry], None]) -> None:

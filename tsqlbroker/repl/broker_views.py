@@ -110,7 +110,7 @@ def conversations_view(query: Query, now: _dt.datetime | None = None,
                  if str(e.get("state", "")).strip().upper() != "CD"]
     if created is not None:
         times = created()
-        utc_offset = now - _dt.datetime.utcnow()
+        utc_offset = now - _dt.datetime.now(_dt.UTC).replace(tzinfo=None)
         for e in endpoints:
             when = times.get(e.get("conversation_handle"))
             if when is not None and e.get("create_date") is None:

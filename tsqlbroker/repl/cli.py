@@ -144,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _open_output(path: str | None) -> TextIO:
     if path is None:
         return sys.stdout
-    return open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed by run_scripts
+    return open(path, "w", encoding="utf-8")  # closed by run_scripts
 
 
 def run_scripts(args: argparse.Namespace, files: list[str], text: str | None) -> int:

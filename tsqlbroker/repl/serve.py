@@ -9,6 +9,7 @@ What it does goes to the broker log (``--log FILE`` or stderr).
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import sys
 import threading
@@ -30,11 +31,17 @@ def _redact(url: str) -> str:
 def serve(url: str | None, database: str = "master", log_path: str | None = None,
           *, stop: threading.Event | None = None) -> int:
     """Run the broker until a signal (or ``stop``) arrives; returns the exit status."""
+    with contextlib.ExitStack() as stack:
+        out: TextIO = (stack.enter_context(open(log_path, "a", encoding="utf-8"))
+                       if log_path else sys.stderr)
+        return _serve(url, out, stop)
+
+
+def _serve(url: str | None, out: TextIO, stop: threading.Event | None) -> int:
     from tsqlbroker.errors import TSqlError
     from tsqlbroker.interpreter.broker_runtime import runtime_for
     from tsqlbroker.interpreter.instance import Instance
 
-    out: TextIO = open(log_path, "a", encoding="utf-8") if log_path else sys.stderr
     lock = threading.Lock()
 
     def write(line: str) -> None:
@@ -71,5 +78,3 @@ def serve(url: str | None, database: str = "master", log_path: str | None = None
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-        if out is not sys.stderr:
-            out.close()
