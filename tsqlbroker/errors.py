@@ -129,128 +129,128 @@ MESSAGES: dict[int, tuple[int, str]] = {
     105: (15, "Unclosed quotation mark after the character string '%.*ls'."),
     113: (15, "Missing end comment mark '*/'."),
     111: (15, "'%ls' must be the first statement in a query batch."),
-    134: (15, "The variable name '%.*ls' has already been declared. Variable names must be "
-              "unique within a query batch or stored procedure."),
+    134: (15, ("The variable name '%.*ls' has already been declared. Variable names must be "
+               "unique within a query batch or stored procedure.")),
     137: (15, 'Must declare the scalar variable "%.*ls".'),
     156: (15, "Incorrect syntax near the keyword '%.*ls'."),
-    191: (15, "Some part of your SQL statement is nested too deeply. Rewrite the query or "
-              "break it up into smaller queries."),
+    191: (15, ("Some part of your SQL statement is nested too deeply. Rewrite the query or "
+               "break it up into smaller queries.")),
     178: (15, "A RETURN statement with a return value cannot be used in this context."),
-    201: (16, "Procedure or function '%.*ls' expects parameter '%.*ls', which was not "
-              "supplied."),
+    201: (16, ("Procedure or function '%.*ls' expects parameter '%.*ls', which was not "
+               "supplied.")),
     207: (16, "Invalid column name '%.*ls'."),
     208: (16, "Invalid object name '%.*ls'."),
-    217: (16, "Maximum stored procedure, function, trigger, or view nesting level exceeded "
-              "(limit 32)."),
+    217: (16, ("Maximum stored procedure, function, trigger, or view nesting level exceeded "
+               "(limit 32).")),
     226: (16, "%ls statement not allowed within multi-statement transaction."),
     245: (16, "Conversion failed when converting the %ls value '%.*ls' to data type %ls."),
-    266: (16, "Transaction count after EXECUTE indicates a mismatching number of BEGIN and "
-              "COMMIT statements. Previous count = %ld, current count = %ld."),
-    515: (16, "Cannot insert the value NULL into column '%.*ls', table '%.*ls'; column does "
-              "not allow nulls. %ls fails."),
-    547: (16, "The %ls statement conflicted with the %ls constraint \"%.*ls\". The conflict "
-              "occurred in database \"%.*ls\", table \"%.*ls\"%ls%.*ls%ls."),
+    266: (16, ("Transaction count after EXECUTE indicates a mismatching number of BEGIN and "
+               "COMMIT statements. Previous count = %ld, current count = %ld.")),
+    515: (16, ("Cannot insert the value NULL into column '%.*ls', table '%.*ls'; column does "
+               "not allow nulls. %ls fails.")),
+    547: (16, ("The %ls statement conflicted with the %ls constraint \"%.*ls\". The conflict "
+               "occurred in database \"%.*ls\", table \"%.*ls\"%ls%.*ls%ls.")),
     911: (16, "Database '%.*ls' does not exist. Make sure that the name is entered correctly."),
-    1205: (13, "Transaction (Process ID %d) was deadlocked on %.*ls resources with another "
-               "process and has been chosen as the deadlock victim. Rerun the transaction."),
+    1205: (13, ("Transaction (Process ID %d) was deadlocked on %.*ls resources with another "
+                "process and has been chosen as the deadlock victim. Rerun the transaction.")),
     1222: (16, "Lock request time out period exceeded."),
     1801: (16, "Database '%.*ls' already exists. Choose a different database name."),
-    2627: (14, "Violation of %ls constraint '%.*ls'. Cannot insert duplicate key in object "
-               "'%.*ls'. The duplicate key value is %ls."),
+    2627: (14, ("Violation of %ls constraint '%.*ls'. Cannot insert duplicate key in object "
+                "'%.*ls'. The duplicate key value is %ls.")),
     2714: (16, "There is already an object named '%.*ls' in the database."),
     2812: (16, "Could not find stored procedure '%.*ls'."),
-    3701: (11, "Cannot drop the %S_MSG '%.*ls', because it does not exist or you do not have "
-               "permission."),
+    3701: (11, ("Cannot drop the %S_MSG '%.*ls', because it does not exist or you do not have "
+                "permission.")),
     3708: (16, "Cannot %ls the %ls '%.*ls' because it is a system %ls."),
-    2760: (16, "The specified schema name \"%.*ls\" either does not exist or you do not have "
-               "permission to use it."),
+    2760: (16, ("The specified schema name \"%.*ls\" either does not exist or you do not have "
+                "permission to use it.")),
     209: (16, "Ambiguous column name '%.*ls'."),
     213: (16, "Column name or number of supplied values does not match table definition."),
-    109: (15, "There are more columns in the INSERT statement than values specified in the "
-              "VALUES clause. The number of values in the VALUES clause must match the number "
-              "of columns specified in the INSERT statement."),
-    110: (15, "There are fewer columns in the INSERT statement than values specified in the "
-              "VALUES clause. The number of values in the VALUES clause must match the number "
-              "of columns specified in the INSERT statement."),
-    544: (16, "Cannot insert explicit value for identity column in table '%.*ls' when "
-              "IDENTITY_INSERT is set to OFF."),
+    109: (15, ("There are more columns in the INSERT statement than values specified in the "
+               "VALUES clause. The number of values in the VALUES clause must match the number "
+               "of columns specified in the INSERT statement.")),
+    110: (15, ("There are fewer columns in the INSERT statement than values specified in the "
+               "VALUES clause. The number of values in the VALUES clause must match the number "
+               "of columns specified in the INSERT statement.")),
+    544: (16, ("Cannot insert explicit value for identity column in table '%.*ls' when "
+               "IDENTITY_INSERT is set to OFF.")),
     1087: (15, 'Must declare the table variable "%.*ls".'),
-    3726: (16, "Could not drop object '%.*ls' because it is referenced by a FOREIGN KEY "
-               "constraint."),
-    4701: (16, "Cannot find the object \"%.*ls\" because it does not exist or you do not have "
-               "permissions."),
-    4712: (16, "Cannot truncate table '%.*ls' because it is being referenced by a FOREIGN KEY "
-               "constraint."),
-    1913: (16, "The operation failed because an index or statistics with name '%.*ls' already "
-               "exists on %S_MSG '%.*ls'."),
-    3703: (11, "Cannot drop the %S_MSG '%.*ls', because it does not exist or you do not have "
-               "permission."),
-    4901: (16, "ALTER TABLE only allows columns to be added that can contain nulls, or have a "
-               "DEFAULT definition specified, or the column being added is an identity or "
-               "timestamp column, or alternatively if none of the previous conditions are "
-               "satisfied the table must be empty to allow addition of this column. Column "
-               "'%.*ls' cannot be added to non-empty table '%.*ls' because it does not satisfy "
-               "these conditions."),
-    4924: (16, "ALTER TABLE ALTER COLUMN failed because column '%.*ls' does not exist in table "
-               "'%.*ls'."),
+    3726: (16, ("Could not drop object '%.*ls' because it is referenced by a FOREIGN KEY "
+                "constraint.")),
+    4701: (16, ("Cannot find the object \"%.*ls\" because it does not exist or you do not have "
+                "permissions.")),
+    4712: (16, ("Cannot truncate table '%.*ls' because it is being referenced by a FOREIGN KEY "
+                "constraint.")),
+    1913: (16, ("The operation failed because an index or statistics with name '%.*ls' already "
+                "exists on %S_MSG '%.*ls'.")),
+    3703: (11, ("Cannot drop the %S_MSG '%.*ls', because it does not exist or you do not have "
+                "permission.")),
+    4901: (16, ("ALTER TABLE only allows columns to be added that can contain nulls, or have a "
+                "DEFAULT definition specified, or the column being added is an identity or "
+                "timestamp column, or alternatively if none of the previous conditions are "
+                "satisfied the table must be empty to allow addition of this column. Column "
+                "'%.*ls' cannot be added to non-empty table '%.*ls' because it does not satisfy "
+                "these conditions.")),
+    4924: (16, ("ALTER TABLE ALTER COLUMN failed because column '%.*ls' does not exist in table "
+                "'%.*ls'.")),
     1750: (10, "Could not create constraint or index. See previous errors."),
-    1505: (16, "The CREATE UNIQUE INDEX statement terminated because a duplicate key was found "
-               "for the object name '%.*ls' and the index name '%.*ls'. The duplicate key value "
-               "is %ls."),
+    1505: (16, ("The CREATE UNIQUE INDEX statement terminated because a duplicate key was found "
+                "for the object name '%.*ls' and the index name '%.*ls'. The duplicate key value "
+                "is %ls.")),
     1767: (16, "Foreign key '%.*ls' references invalid table '%.*ls'."),
-    1776: (16, "There are no primary or candidate keys in the referenced table '%.*ls' that "
-               "match the referencing column list in the foreign key '%.*ls'."),
-    8101: (16, "An explicit value for the identity column in table '%.*ls' can only be "
-               "specified when a column list is used and IDENTITY_INSERT is ON."),
-    120: (15, "The select list for the INSERT statement contains fewer items than the insert "
-              "list. The number of SELECT values must match the number of INSERT columns."),
-    121: (15, "The select list for the INSERT statement contains more items than the insert "
-              "list. The number of SELECT values must match the number of INSERT columns."),
+    1776: (16, ("There are no primary or candidate keys in the referenced table '%.*ls' that "
+                "match the referencing column list in the foreign key '%.*ls'.")),
+    8101: (16, ("An explicit value for the identity column in table '%.*ls' can only be "
+                "specified when a column list is used and IDENTITY_INSERT is ON.")),
+    120: (15, ("The select list for the INSERT statement contains fewer items than the insert "
+               "list. The number of SELECT values must match the number of INSERT columns.")),
+    121: (15, ("The select list for the INSERT statement contains more items than the insert "
+               "list. The number of SELECT values must match the number of INSERT columns.")),
     1911: (16, "Column name '%.*ls' does not exist in the target table or view."),
-    2601: (14, "Cannot insert duplicate key row in object '%.*ls' with unique index '%.*ls'. "
-               "The duplicate key value is %ls."),
-    2705: (16, "Column names in each table must be unique. Column name '%.*ls' in table "
-               "'%.*ls' is specified more than once."),
+    2601: (14, ("Cannot insert duplicate key row in object '%.*ls' with unique index '%.*ls'. "
+                "The duplicate key value is %ls.")),
+    2705: (16, ("Column names in each table must be unique. Column name '%.*ls' in table "
+                "'%.*ls' is specified more than once.")),
     8102: (16, "Cannot update identity column '%.*ls'."),
     8110: (16, "Cannot add multiple PRIMARY KEY constraints to table '%.*ls'."),
-    141: (15, "A SELECT statement that assigns a value to a variable must not be combined "
-              "with data-retrieval operations."),
-    166: (15, "'%ls' does not allow specifying the database name as a prefix to the object "
-              "name."),
-    1038: (15, "An object or column name is missing or empty. For SELECT INTO statements, "
-               "verify each column has a name. For other statements, look for empty alias "
-               "names. Aliases defined as \"\" or [] are not allowed. Change the alias to a "
-               "valid name."),
+    141: (15, ("A SELECT statement that assigns a value to a variable must not be combined "
+               "with data-retrieval operations.")),
+    166: (15, ("'%ls' does not allow specifying the database name as a prefix to the object "
+               "name.")),
+    1038: (15, ("An object or column name is missing or empty. For SELECT INTO statements, "
+                "verify each column has a name. For other statements, look for empty alias "
+                "names. Aliases defined as \"\" or [] are not allowed. Change the alias to a "
+                "valid name.")),
     3728: (16, "'%.*ls' is not a constraint."),
-    4511: (16, "Create View or Function failed because no column name was specified for "
-               "column %d."),
+    4511: (16, ("Create View or Function failed because no column name was specified for "
+                "column %d.")),
     5074: (16, "The %ls '%.*ls' is dependent on column '%.*ls'."),
-    8672: (16, "The MERGE statement attempted to UPDATE or DELETE the same row more than once. "
-               "This happens when a target row matches more than one source row. A MERGE "
-               "statement cannot UPDATE/DELETE the same row of the target table multiple "
-               "times. Refine the ON clause to ensure a target row matches at most one source "
-               "row, or use the GROUP BY clause to group the source rows."),
-    545: (16, "Explicit value must be specified for identity column in table '%.*ls' either "
-              "when IDENTITY_INSERT is set to ON or when a replication user is inserting into a "
-              "NOT FOR REPLICATION identity column."),
-    8106: (16, "Table '%.*ls' does not have the identity property. Cannot perform SET "
-               "operation."),
-    8107: (16, "IDENTITY_INSERT is already ON for table '%.*ls'. Cannot perform SET operation "
-               "for table '%.*ls'."),
+    8672: (16, ("The MERGE statement attempted to UPDATE or DELETE the same row more than once. "
+                "This happens when a target row matches more than one source row. A MERGE "
+                "statement cannot UPDATE/DELETE the same row of the target table multiple "
+                "times. Refine the ON clause to ensure a target row matches at most one source "
+                "row, or use the GROUP BY clause to group the source rows.")),
+    545: (16, ("Explicit value must be specified for identity column in table '%.*ls' either "
+               "when IDENTITY_INSERT is set to ON or when a replication user is inserting into a "
+               "NOT FOR REPLICATION identity column.")),
+    8106: (16, ("Table '%.*ls' does not have the identity property. Cannot perform SET "
+                "operation.")),
+    8107: (16, ("IDENTITY_INSERT is already ON for table '%.*ls'. Cannot perform SET operation "
+                "for table '%.*ls'.")),
     1763: (16, "Cross-database foreign key references are not supported. Foreign key '%.*ls'."),
     40000: (16, "%ls is not supported."),
     3902: (16, "The COMMIT TRANSACTION request has no corresponding BEGIN TRANSACTION."),
     3903: (16, "The ROLLBACK TRANSACTION request has no corresponding BEGIN TRANSACTION."),
-    3930: (16, "The current transaction cannot be committed and cannot support operations that "
-               "write to the log file. Roll back the transaction."),
+    3930: (16, ("The current transaction cannot be committed and cannot support operations that "
+                "write to the log file. Roll back the transaction.")),
     8114: (16, "Error converting data type %ls to %ls."),
     8115: (16, "Arithmetic overflow error converting %ls to data type %ls."),
     8134: (16, "Divide by zero error encountered."),
     8152: (16, "String or binary data would be truncated."),
     50000: (16, "%s"),
     # --- values: types, conversions, operators, built-in functions, XML (interpreter/types.py & co)
-    131: (15, "The size (%d) given to the %S_MSG '%.*ls' exceeds the maximum allowed for any "
-              "data type (%d)."),
+    131: (15, ("The size (%d) given to the %S_MSG '%.*ls' exceeds the maximum allowed for any "
+               "data type (%d).")),
     155: (15, "'%.*ls' is not a recognized %ls option."),
     174: (15, "The %.*ls function requires %d argument(s)."),
     189: (15, "The %ls function requires %d to %d arguments."),
@@ -260,34 +260,34 @@ MESSAGES: dict[int, tuple[int, str]] = {
     220: (16, "Arithmetic overflow error for data type %ls, value = %ld."),
     235: (16, "Cannot convert a char value to money. The char value has incorrect syntax."),
     241: (16, "Conversion failed when converting date and/or time from character string."),
-    242: (16, "The conversion of a %ls data type to a %ls data type resulted in an out-of-range "
-              "value."),
-    244: (16, "The conversion of the %ls value '%.*ls' overflowed an %ls column. Use a larger "
-              "integer column."),
+    242: (16, ("The conversion of a %ls data type to a %ls data type resulted in an out-of-range "
+               "value.")),
+    244: (16, ("The conversion of the %ls value '%.*ls' overflowed an %ls column. Use a larger "
+               "integer column.")),
     248: (16, "The conversion of the %ls value '%.*ls' overflowed an int column."),
-    257: (16, "Implicit conversion from data type %ls to %ls is not allowed. Use the CONVERT "
-              "function to run this query."),
+    257: (16, ("Implicit conversion from data type %ls to %ls is not allowed. Use the CONVERT "
+               "function to run this query.")),
     281: (16, "%d is not a valid style number when converting from %ls to a character string."),
-    289: (16, "Cannot construct data type %ls, some of the arguments have values which are not "
-              "valid."),
-    305: (16, "The XML data type cannot be compared or sorted, except when using the IS NULL "
-              "operator."),
+    289: (16, ("Cannot construct data type %ls, some of the arguments have values which are not "
+               "valid.")),
+    305: (16, ("The XML data type cannot be compared or sorted, except when using the IS NULL "
+               "operator.")),
     402: (16, "The data types %ls and %ls are incompatible in the %ls operator."),
     517: (16, "Adding a value to a '%ls' column caused an overflow."),
     701: (17, "There is insufficient system memory in resource pool '%ls' to run this query."),
     529: (16, "Explicit conversion from data type %ls to %ls is not allowed."),
-    535: (16, "The %ls function resulted in an overflow. The number of dateparts separating two "
-              "date/time instances is too large. Try to use %ls with a less precise datepart."),
+    535: (16, ("The %ls function resulted in an overflow. The number of dateparts separating two "
+               "date/time instances is too large. Try to use %ls with a less precise datepart.")),
     536: (16, "Invalid length parameter passed to the %ls function."),
     2209: (16, "XQuery [%ls]: Syntax error near '%ls'"),
     2226: (16, "XQuery [%ls]: The target of '%ls' must be a single node, found '%ls'"),
     2337: (16, "XQuery [%ls]: The target of 'replace' must be at most one node, found '%ls'"),
-    2389: (16, "XQuery [%ls]: '%ls' requires a singleton (or empty sequence), found operand of "
-               "type '%ls'"),
+    2389: (16, ("XQuery [%ls]: '%ls' requires a singleton (or empty sequence), found operand of "
+                "type '%ls'")),
     2395: (16, "XQuery [%ls]: There is no function '%ls'"),
     2715: (16, "Column, parameter, or variable #%d: Cannot find data type %.*ls."),
-    2750: (16, "Column or parameter #%d: Specified column precision %d is greater than the "
-               "maximum precision of %d."),
+    2750: (16, ("Column or parameter #%d: Specified column precision %d is greater than the "
+                "maximum precision of %d.")),
     3623: (16, "An invalid floating point operation occurred."),
     8116: (16, "Argument data type %ls is invalid for argument %d of %ls function."),
     8117: (16, "Operand data type %ls is invalid for %ls operator."),
@@ -306,13 +306,13 @@ MESSAGES: dict[int, tuple[int, str]] = {
     9810: (16, "The datepart %ls is not supported by date function %ls for data type %ls."),
     9818: (16, "The culture parameter '%.*ls' provided in the function call is not supported."),
     9820: (16, "The timezone provided to builtin function %ls is invalid."),
-    9828: (16, "The second and third arguments of the TRANSLATE built-in function must contain "
-               "an equal number of characters."),
-    13607: (16, "JSON path is not properly formatted. Unexpected character '%.*ls' is found at "
-                "position %d."),
+    9828: (16, ("The second and third arguments of the TRANSLATE built-in function must contain "
+                "an equal number of characters.")),
+    13607: (16, ("JSON path is not properly formatted. Unexpected character '%.*ls' is found at "
+                 "position %d.")),
     13608: (16, "Property cannot be found on the specified JSON path."),
-    13609: (16, "JSON text is not properly formatted. Unexpected character '%.*ls' is found at "
-                "position %d."),
+    13609: (16, ("JSON text is not properly formatted. Unexpected character '%.*ls' is found at "
+                 "position %d.")),
     13623: (16, "Scalar value cannot be found in the specified JSON path."),
     13624: (16, "Object or array cannot be found in the specified JSON path."),
     13625: (16, "String value in the specified JSON path would be truncated."),
@@ -321,130 +321,130 @@ MESSAGES: dict[int, tuple[int, str]] = {
     259: (16, "Ad hoc updates to system catalogs are not allowed."),
     2378: (16, "XML Schema syntax error: %ls"),                                      # [U]
     3729: (16, "Cannot %ls '%.*ls' because it is being referenced by object '%.*ls'."),
-    7862: (16, "An endpoint of the requested type already exists. Only one endpoint of this "
-               "type is supported. Use ALTER ENDPOINT or DROP the existing endpoint and "
-               "execute the CREATE ENDPOINT command."),
-    8440: (16, "The failure code %d of END CONVERSATION WITH ERROR is not valid: it must be "
-               "greater than zero (negative codes are reserved for Service Broker)."),  # [U]
-    9659: (16, "The ADDRESS clause is required for route '%.*ls'."),                  # [U]
-    9661: (16, "The MIRROR_ADDRESS clause requires the SERVICE_NAME and BROKER_INSTANCE "
-               "clauses and cannot be used with ADDRESS 'LOCAL' or 'TRANSPORT'."),      # [U]
-    9662: (16, "The BROKER_INSTANCE clause requires the SERVICE_NAME clause."),       # [U]
-    9743: (16, "The BROKER_INSTANCE '%.*ls' is not a valid broker instance identifier."),  # [U]
-    9744: (16, "The address '%.*ls' is not valid. Specify 'LOCAL', 'TRANSPORT' or "
-               "'TCP://host:port'."),                                                  # [U]
-    9745: (16, "The SERVICE_NAME clause cannot be used with ADDRESS = 'TRANSPORT'."),  # [U]
-    9746: (16, "The route LIFETIME %d is outside the allowable range of 1 to 2147483647 "
-               "seconds."),                                                            # [U]
-    9747: (16, "The ADDRESS and MIRROR_ADDRESS of a route must be different."),       # [U]
-    15151: (16, "Cannot find the %S_MSG '%.*ls', because it does not exist or you do not "
-                "have permission."),
+    7862: (16, ("An endpoint of the requested type already exists. Only one endpoint of this "
+                "type is supported. Use ALTER ENDPOINT or DROP the existing endpoint and "
+                "execute the CREATE ENDPOINT command.")),
+    8440: (16, ("The failure code %d of END CONVERSATION WITH ERROR is not valid: it must be "
+                "greater than zero (negative codes are reserved for Service Broker).")),  # [U]
+                9659: (16, "The ADDRESS clause is required for route '%.*ls'."),                  # [U]
+    9661: (16, ("The MIRROR_ADDRESS clause requires the SERVICE_NAME and BROKER_INSTANCE "
+                "clauses and cannot be used with ADDRESS 'LOCAL' or 'TRANSPORT'.")),      # [U]
+                9662: (16, "The BROKER_INSTANCE clause requires the SERVICE_NAME clause."),       # [U]
+                9743: (16, "The BROKER_INSTANCE '%.*ls' is not a valid broker instance identifier."),  # [U]
+    9744: (16, ("The address '%.*ls' is not valid. Specify 'LOCAL', 'TRANSPORT' or "
+                "'TCP://host:port'.")),                                                  # [U]
+                9745: (16, "The SERVICE_NAME clause cannot be used with ADDRESS = 'TRANSPORT'."),  # [U]
+    9746: (16, ("The route LIFETIME %d is outside the allowable range of 1 to 2147483647 "
+                "seconds.")),                                                            # [U]
+                9747: (16, "The ADDRESS and MIRROR_ADDRESS of a route must be different."),       # [U]
+    15151: (16, ("Cannot find the %S_MSG '%.*ls', because it does not exist or you do not "
+                 "have permission.")),
     # --- Service Broker (reference §6)
-    8403: (16, "The message type '%.*ls' is specified more than once. Remove the duplicate "
-               "message type."),
-    8406: (16, "The dialog lifetime can not be NULL. Specify a valid dialog lifetime value from "
-               "%d to %d."),
+    8403: (16, ("The message type '%.*ls' is specified more than once. Remove the duplicate "
+                "message type.")),
+    8406: (16, ("The dialog lifetime can not be NULL. Specify a valid dialog lifetime value from "
+                "%d to %d.")),
     8408: (16, "Target service '%.*ls' does not support contract '%.*ls'."),
     8410: (16, "The conversation timer cannot be set beyond the conversation's lifetime."),
-    8411: (16, "The dialog lifetime value of %d is outside the allowable range of %d to %d. "
-               "Specify a valid dialog lifetime value."),
-    8415: (16, "The activated task was aborted because the invoked stored procedure '%ls' did "
-               "not issue COMMIT or ROLLBACK on one or more transactions that it begun."),
+    8411: (16, ("The dialog lifetime value of %d is outside the allowable range of %d to %d. "
+                "Specify a valid dialog lifetime value.")),
+    8415: (16, ("The activated task was aborted because the invoked stored procedure '%ls' did "
+                "not issue COMMIT or ROLLBACK on one or more transactions that it begun.")),
     8418: (16, "The conversation handle is missing. Specify a conversation handle."),
-    8419: (16, "Both the error code and the description must be provided for END CONVERSATION "
-               "WITH ERROR. Neither value can be NULL."),
+    8419: (16, ("Both the error code and the description must be provided for END CONVERSATION "
+                "WITH ERROR. Neither value can be NULL.")),
     8420: (16, "The conversation group is missing. Specify a conversation group."),
     8421: (16, "The service name is missing. Specify a service name."),
     8422: (16, "The error description is missing. Specify a description of the error."),
     8423: (16, 'The service "%.*ls" is not found.'),
-    8424: (16, "The error code and error description are missing. Specify both the error code "
-               "and description of the error."),
+    8424: (16, ("The error code and error description are missing. Specify both the error code "
+                "and description of the error.")),
     8425: (16, "The service contract '%.*ls' is not found."),
     8426: (16, 'The conversation handle "%.*ls" is not found.'),
-    8427: (16, "The conversation endpoint is not in a valid state for END CONVERSATION. The "
-               "current endpoint state is '%ls'."),
+    8427: (16, ("The conversation endpoint is not in a valid state for END CONVERSATION. The "
+                "current endpoint state is '%ls'.")),
     8428: (16, 'The message type "%.*ls" is not found.'),
-    8429: (16, "The conversation endpoint is not in a valid state for SEND. The current endpoint "
-               "state is '%ls'."),
+    8429: (16, ("The conversation endpoint is not in a valid state for SEND. The current endpoint "
+                "state is '%ls'.")),
     8430: (16, "The message body failed the configured validation."),
     8431: (16, "The message type '%.*ls' is not part of the service contract."),
-    8432: (16, "The message cannot be sent because the message type '%.*ls' is marked SENT BY "
-               "TARGET in the contract, however this service is an Initiator."),
-    8433: (16, "The message body may not be NULL. A zero-length UNICODE or binary string is "
-               "allowed."),
-    8434: (16, "The message cannot be sent because the message type '%.*ls' is marked SENT BY "
-               "INTITIATOR in the contract, however this service is a Target."),
+    8432: (16, ("The message cannot be sent because the message type '%.*ls' is marked SENT BY "
+                "TARGET in the contract, however this service is an Initiator.")),
+    8433: (16, ("The message body may not be NULL. A zero-length UNICODE or binary string is "
+                "allowed.")),
+    8434: (16, ("The message cannot be sent because the message type '%.*ls' is marked SENT BY "
+                "INTITIATOR in the contract, however this service is a Target.")),
     8436: (16, 'The conversation group "%.*ls" is not found.'),
-    8437: (16, "The message received was sent by a Target service, but the message type '%.*ls' "
-               "is marked SENT BY INITIATOR in the contract."),
-    8438: (16, "The conversation endpoint is not in a valid state for MOVE CONVERSATION. The "
-               "current endpoint state is '%ls'."),
+    8437: (16, ("The message received was sent by a Target service, but the message type '%.*ls' "
+                "is marked SENT BY INITIATOR in the contract.")),
+    8438: (16, ("The conversation endpoint is not in a valid state for MOVE CONVERSATION. The "
+                "current endpoint state is '%ls'.")),
     8439: (16, "The destination conversation group '%.*ls' is invalid."),
-    8442: (16, "There is no Service Broker active in the database. Change to a database context "
-               "that contains a Service Broker."),
-    8447: (16, "A RECEIVE statement that assigns a value to a variable must not be combined "
-               "with data retrieval operations."),
-    8450: (16, "Assignments in the RECEIVE projection are not allowed in conjunction with the "
-               "INTO clause."),
-    8457: (16, "The message received was sent by the initiator of the conversation, but the "
-               "message type '%.*ls' is marked SENT BY TARGET in the contract."),
-    8458: (16, "The conversation endpoint is not in a valid state for BEGIN CONVERSATION TIMER. "
-               "The current endpoint state is '%ls'."),
-    8462: (16, "The remote conversation endpoint is either in a state where no more messages "
-               "can be exchanged, or it has been dropped."),
+    8442: (16, ("There is no Service Broker active in the database. Change to a database context "
+                "that contains a Service Broker.")),
+    8447: (16, ("A RECEIVE statement that assigns a value to a variable must not be combined "
+                "with data retrieval operations.")),
+    8450: (16, ("Assignments in the RECEIVE projection are not allowed in conjunction with the "
+                "INTO clause.")),
+    8457: (16, ("The message received was sent by the initiator of the conversation, but the "
+                "message type '%.*ls' is marked SENT BY TARGET in the contract.")),
+    8458: (16, ("The conversation endpoint is not in a valid state for BEGIN CONVERSATION TIMER. "
+                "The current endpoint state is '%ls'.")),
+    8462: (16, ("The remote conversation endpoint is either in a state where no more messages "
+                "can be exchanged, or it has been dropped.")),
     8469: (16, "Remote service has been altered."),
     8470: (16, "Remote service has been dropped."),
     8487: (16, "The remote service contract has been dropped."),
     8489: (16, "The dialog has exceeded the specified LIFETIME."),
     8490: (16, "Cannot find the remote service '%.*ls' because it does not exist."),
-    8492: (16, "The service contract '%.*ls' must have at least one message SENT BY INITIATOR "
-               "or ANY."),
+    8492: (16, ("The service contract '%.*ls' must have at least one message SENT BY INITIATOR "
+                "or ANY.")),
     8493: (16, "The alter of service '%.*ls' must change the queue or at least one contract."),
     8494: (16, "You do not have permission to access the service '%.*ls'."),
-    8495: (16, "The conversation has already been acknowledged by another instance of this "
-               "service."),
-    8498: (16, "The remote service has sent a message of type '%.*ls' that is not part of the "
-               "local contract."),
-    9610: (16, "The service '%.*ls' in the FROM SERVICE clause must match the service '%.*ls' "
-               "referenced by %s = '%.*ls'."),
-    9615: (16, "A message of type '%.*ls' failed XML validation on the target service. %.*ls "
-               "This occurred in the message with Conversation ID '%.*ls', Initiator: %d, and "
-               "Message sequence number: %I64d."),
-    9616: (16, "A message of type '%.*ls' was received and failed XML validation. %.*ls This "
-               "occurred in the message with Conversation ID '%.*ls', Initiator: %d, and "
-               "Message sequence number: %I64d."),
+    8495: (16, ("The conversation has already been acknowledged by another instance of this "
+                "service.")),
+    8498: (16, ("The remote service has sent a message of type '%.*ls' that is not part of the "
+                "local contract.")),
+    9610: (16, ("The service '%.*ls' in the FROM SERVICE clause must match the service '%.*ls' "
+                "referenced by %s = '%.*ls'.")),
+    9615: (16, ("A message of type '%.*ls' failed XML validation on the target service. %.*ls "
+                "This occurred in the message with Conversation ID '%.*ls', Initiator: %d, and "
+                "Message sequence number: %I64d.")),
+    9616: (16, ("A message of type '%.*ls' was received and failed XML validation. %.*ls This "
+                "occurred in the message with Conversation ID '%.*ls', Initiator: %d, and "
+                "Message sequence number: %I64d.")),
     9617: (16, 'The service queue "%.*ls" is currently disabled.'),
-    9618: (16, "The message cannot be sent because the service queue '%.*ls' associated with "
-               "the dialog is currently disabled and retention is on."),
+    9618: (16, ("The message cannot be sent because the service queue '%.*ls' associated with "
+                "the dialog is currently disabled and retention is on.")),
     9619: (16, "There is already a remote service binding for the service '%.*ls'."),
     9620: (16, "The activation stored procedure '%.*ls' is invalid. Functions are not allowed."),
-    9648: (20, "The queue '%.*ls' has been enabled for activation, but the MAX_QUEUE_READERS is "
-               "zero. No procedures will be activated. Consider increasing the number of "
-               "MAX_QUEUE_READERS."),
-    9653: (16, "The signature of activation stored procedure '%.*ls' is invalid. Parameters are "
-               "not allowed."),
+    9648: (20, ("The queue '%.*ls' has been enabled for activation, but the MAX_QUEUE_READERS is "
+                "zero. No procedures will be activated. Consider increasing the number of "
+                "MAX_QUEUE_READERS.")),
+    9653: (16, ("The signature of activation stored procedure '%.*ls' is invalid. Parameters are "
+                "not allowed.")),
     9666: (10, "The %S_MSG protocol transport is disabled or not configured."),
     9719: (16, "The database for this conversation endpoint is attached or restored."),
     9724: (10, "The activated proc '%ls' running on queue '%ls' output the following: '%.*ls'"),
-    9742: (16, "The activation stored procedure '%.*ls' is invalid. Temporary procedures may "
-               "not be configured for activation."),
+    9742: (16, ("The activation stored procedure '%.*ls' is invalid. Temporary procedures may "
+                "not be configured for activation.")),
     9749: (10, "Target queue is busy; message(s) queued for delivery."),
-    9750: (10, "No route matches the destination service name for this conversation. Create a "
-               "route to the destination service name for messages in this conversation to be "
-               "delivered."),
+    9750: (10, ("No route matches the destination service name for this conversation. Create a "
+                "route to the destination service name for messages in this conversation to be "
+                "delivered.")),
     9753: (10, "The target service broker is unreachable."),
     9791: (10, "The broker is disabled in the sender's database."),
-    9793: (10, "The target service name could not be found. Ensure that the service name is "
-               "specified correctly and/or the routing information has been supplied."),
-    9796: (10, "The target service name matched a LOCAL route, but there is no service by that "
-               "name in the local SQL Server instance."),
+    9793: (10, ("The target service name could not be found. Ensure that the service name is "
+                "specified correctly and/or the routing information has been supplied.")),
+    9796: (10, ("The target service name matched a LOCAL route, but there is no service by that "
+                "name in the local SQL Server instance.")),
     28085: (16, "The activated task was ended because the associated queue was dropped."),
-    28086: (16, "The activated task was ended because either the queue or activation was "
-                "disabled."),
-    28087: (16, "The activated task was aborted because the invoked stored procedure '%ls' did "
-                "not execute RECEIVE."),
-    28088: (16, "The activated task was aborted due to an error (Error: %i, State %i). Check the "
-                "error log for more information."),
+    28086: (16, ("The activated task was ended because either the queue or activation was "
+                 "disabled.")),
+    28087: (16, ("The activated task was aborted because the invoked stored procedure '%ls' did "
+                 "not execute RECEIVE.")),
+    28088: (16, ("The activated task was aborted due to an error (Error: %i, State %i). Check the "
+                 "error log for more information.")),
 }
 
 _PLACEHOLDER = re.compile(r"%(?:\.\*ls|ls|S_MSG|I64d|ld|d|i|s|u)")

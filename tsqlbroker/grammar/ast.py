@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Union
+from typing import Any
 
 from tsqlbroker.errors import Span
 
@@ -331,7 +331,7 @@ class Join(Node):
     on: Expr | None = None
 
 
-TableRef = Union[TableName, TableVariableRef, DerivedTable, FunctionTable, ValuesTable, Join]
+TableRef = TableName | TableVariableRef | DerivedTable | FunctionTable | ValuesTable | Join
 
 
 @dataclass(frozen=True)
@@ -364,7 +364,7 @@ class SetOperation(Node):
     for_clause: str | None = None  # FOR XML / FOR JSON of the whole query, as for Select
 
 
-QueryExpr = Union[Select, SetOperation]
+QueryExpr = Select | SetOperation
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import threading
 import uuid
 from decimal import Decimal
@@ -118,7 +119,7 @@ def json_value(value: Any) -> Any:
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):
-        return value if value == value and value not in (float("inf"), float("-inf")) else str(value)
+        return value if math.isfinite(value) else str(value)
     if isinstance(value, Decimal):
         return float(value) if value == Decimal(repr(float(value))) else str(value)
     return format_value(value)
