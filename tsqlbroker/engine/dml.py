@@ -28,7 +28,7 @@ from .guard import backend_error, guarded
 from .merge import merge
 from .modify import delete_statement, insert_statement, target_table, update_statement
 from .plans import InsertPlan, InsertShape, PlanCache, new_plan
-from .query import select_statement
+from .query import run_query_plan, select_statement
 from .sqlfuncs import prepare_connection, register_functions
 from .tables import create_table, drop_table, truncate_table
 from .transpile import Parsed, not_supported, parse_statement, table_key, temp_table_object_id
@@ -51,6 +51,10 @@ def execute_sql(ctx: ExecContext, sql: str, params: Params) -> SqlResult:
     shape = cache.shape_known(sql)
     if isinstance(shape, InsertShape):
         return _planned_insert(ctx, cache, sql, shape, params)
+    if shape is None:
+        planned = _planned_query(ctx, cache, sql, params)
+        if planned is not None:
+            return planned
     try:
         parsed = parse_statement(sql)
     except TSqlError:
@@ -89,6 +93,21 @@ def _planned_insert(ctx: ExecContext, cache: PlanCache, sql: str, shape: InsertS
         cache.store_plan(key, new)
         return _run_plan(ctx, new, params)
     return guarded(ctx, True, build_and_run)
+
+
+def _planned_query(ctx: ExecContext, cache: PlanCache, sql: str, params: Params
+                   ) -> SqlResult | None:
+    """A query through its compiled plan, or None when it has none for this key."""
+    try:
+        key = cache.query_key(ctx, sql, params)
+    except (DBAPIError, sqlite3.Error) as e:
+        raise backend_error(e) from None
+    if key is None:
+        return None
+    plan = cache.lookup(key)
+    if plan is None:
+        return None
+    return guarded(ctx, False, lambda: run_query_plan(ctx, plan, params))
 
 
 def _run_plan(ctx: ExecContext, plan: InsertPlan, params: Params) -> SqlResult:

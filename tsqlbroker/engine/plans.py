@@ -10,6 +10,13 @@ queries. A hit costs one read of the catalog version and no sqlglot work, catalo
 tree copy; rows still go through :class:`~tsqlbroker.engine.writer.RowWriter`, so conversion,
 constraints (515, 2627, 547 …), IDENTITY and SET IDENTITY_INSERT behave exactly as before.
 
+Queries (SELECT, also ``SELECT @v = …``) get a plan too once they have run: the generated
+backend SQL, which variables it binds, the result columns' names and type specs (the readers
+that convert stored values back) and the assignment targets — for texts whose tables are user
+tables or views (catalog views and broker queues are resolved anew each time) and that use no
+``OBJECT_ID('…')`` constant. Their key adds the variables' type specs and the registered
+functions' version, on which the generated SQL depends.
+
 Invalidation reuses the catalog's version token (``Catalog.version``): every catalog write
 (CREATE / ALTER / DROP of tables, temp tables, table variables …) stores a fresh random token
 in its own transaction, so another session or process that changes the catalog changes the
@@ -27,9 +34,11 @@ from sqlglot import exp
 from ..errors import BindError, tsql_error
 from .catalog import Catalog
 from .context import ExecContext, Params
+from .sqlfuncs import backend_value, functions_version
+from .sqltypes import to_storage
 from .store import Store
 from .tableinfo import TableInfo
-from .transpile import Parsed, table_key
+from .transpile import Parsed, Source, table_key
 
 _MAX_SHAPES = 2048
 _MAX_PLANS = 4096
@@ -93,13 +102,27 @@ class InsertPlan:
     checks: dict[int, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class QueryPlan:
+    """A compiled query: backend SQL, its binders and the readers of its result."""
+
+    sql: str
+    param_keys: tuple[tuple[str, str], ...]  # (placeholder, '@variable')
+    names: list[str]
+    types: list[str | None]
+    targets: list[tuple[str, str]]  # SELECT @v = …: (variable, operator)
+    folds: dict[int, bool]
+
+
 class PlanCache:
     """The plans of one store (thread-safe; bounded)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
         self._shapes: dict[str, InsertShape | None] = {}
-        self._plans: dict[tuple[Any, ...], InsertPlan] = {}
+        self._plans: dict[tuple[Any, ...], Any] = {}
+        # Query text → the #temp / @table names it references (part of the key).
+        self._query_deps: dict[str, tuple[tuple[str, str], ...]] = {}
         self._lock = threading.Lock()
         self.stats = {"hits": 0, "misses": 0}
 
@@ -128,14 +151,45 @@ class PlanCache:
         version = Catalog.get(ctx.conn.store).version(ctx.conn)
         return (sql, ctx.db_id, shape.binding(ctx), version)
 
-    def lookup(self, key: tuple[Any, ...]) -> InsertPlan | None:
+    def query_key(self, ctx: ExecContext, sql: str, params: Params) -> tuple[Any, ...] | None:
+        """The key of a query text that has a plan recorded (None: it has none)."""
+        deps = self._query_deps.get(sql)
+        if deps is None:
+            return None
+        return self._query_key(ctx, sql, deps, params)
+
+    def _query_key(self, ctx: ExecContext, sql: str, deps: tuple[tuple[str, str], ...],
+                   params: Params) -> tuple[Any, ...]:
+        bindings = tuple((ctx.temp_tables if kind == "#" else ctx.table_variables).get(name)
+                         for kind, name in deps)
+        specs = tuple(sorted((k.lower(), v[1]) for k, v in params.items()))
+        store = ctx.conn.store
+        return ("query", sql, ctx.db_id, bindings, specs, functions_version(store),
+                Catalog.get(store).version(ctx.conn))
+
+    def record_query(self, ctx: ExecContext, sql: str, params: Params,
+                     resolved: dict[tuple[str, str, str, str], Source], signature: Any,
+                     plan: QueryPlan) -> None:
+        """Remember the plan of a query that just ran, when it may be reused: only user
+        tables and views resolved, no constant baked in from the catalog (OBJECT_ID)."""
+        if signature or any(src.kind == "virtual" for src in resolved.values()):
+            return
+        deps = tuple(sorted({(key[3], key[2].lower()) for key in resolved if key[3]}))
+        key = self._query_key(ctx, sql, deps, params)
+        with self._lock:
+            if len(self._query_deps) >= _MAX_SHAPES:
+                self._query_deps.clear()
+            self._query_deps[sql] = deps
+        self.store_plan(key, plan)
+
+    def lookup(self, key: tuple[Any, ...]) -> Any:
         """The plan stored under ``key``, counting hits and misses."""
         plan = self._plans.get(key)
         with self._lock:
             self.stats["hits" if plan is not None else "misses"] += 1
         return plan
 
-    def store_plan(self, key: tuple[Any, ...], plan: InsertPlan) -> None:
+    def store_plan(self, key: tuple[Any, ...], plan: Any) -> None:
         """Remember ``plan`` (a version of None means no token yet: not cached)."""
         if key[-1] is None:
             return
@@ -149,7 +203,18 @@ class PlanCache:
         with self._lock:
             self._shapes.clear()
             self._plans.clear()
+            self._query_deps.clear()
             self.stats = {"hits": 0, "misses": 0}
+
+
+def query_binds(plan: QueryPlan, params: Params, dialect: str) -> dict[str, Any]:
+    """The backend values of the variables a query plan binds."""
+    lowered = {k.lower(): v for k, v in params.items()}
+    binds = {}
+    for key, name in plan.param_keys:
+        value, spec = lowered[name]
+        binds[key] = backend_value(to_storage(value, spec, dialect))
+    return binds
 
 
 def new_plan(ctx: ExecContext, shape: InsertShape, info: TableInfo) -> InsertPlan:

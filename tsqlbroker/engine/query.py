@@ -10,6 +10,7 @@ from sqlglot import exp
 from ..errors import tsql_error
 from .context import ExecContext, Params, SqlResult
 from .execsql import run_sql
+from .plans import PlanCache, QueryPlan, query_binds
 from .results import ResultSet
 from .sqltypes import from_storage, spec_of_value
 from .tables import create_table
@@ -74,9 +75,31 @@ def select_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
     folds = _accumulations(binder, tree, targets) if targets else {}
     compiled = binder.compile(tree, (parsed.text, "select", tuple(sorted(folds))))
     rs = run_query(binder, compiled)
+    if into is None:
+        PlanCache.get(ctx.conn.store).record_query(
+            ctx, parsed.text, params, binder.resolved, binder.signature()[-1],
+            QueryPlan(compiled.sql, compiled.param_keys, list(rs.columns), list(rs.types),
+                      targets, folds))
+    return _query_result(rs, targets, folds, binder.params, into, ctx)
+
+
+def run_query_plan(ctx: ExecContext, plan: QueryPlan, params: Params) -> SqlResult:
+    """Run a query through its compiled plan (no parsing, binding or catalog lookup)."""
+    cursor = run_sql(ctx.conn, plan.sql, query_binds(plan, params, ctx.conn.dialect))
+    types = plan.types
+    rows = [tuple(from_storage(v, t) for v, t in zip(row, types, strict=True))
+            for row in cursor.fetchall()]
+    rs = ResultSet(list(plan.names), list(types), rows)
+    lowered = {k.lower(): v for k, v in params.items()} if plan.folds else {}
+    return _query_result(rs, plan.targets, plan.folds, lowered, None, ctx)
+
+
+def _query_result(rs: ResultSet, targets: list[tuple[str, str]], folds: dict[int, bool],
+                  params: dict[str, tuple[Any, str | None]], into: exp.Expression | None,
+                  ctx: ExecContext) -> SqlResult:
     if targets:
         rs.columns = [name for name, _op in targets]
-        _fold(rs, folds, binder.params)
+        _fold(rs, folds, params)
         return SqlResult([rs], len(rs.rows), assign_targets=targets)
     if into is not None:
         return _select_into(ctx, into, rs)
