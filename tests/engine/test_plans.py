@@ -153,3 +153,60 @@ def test_only_constant_and_variable_values_are_planned() -> None:
                  "INSERT INTO t DEFAULT VALUES", "INSERT INTO t OUTPUT inserted.a VALUES (1)",
                  "INSERT INTO t VALUES (@@SPID)", "UPDATE t SET a = 1"):
         assert insert_shape(parsing.parse_statement(text)) is None, text
+
+
+# -- queries ------------------------------------------------------------------------------------
+def test_query_plan_is_reused_and_follows_the_catalog(ctx: ExecContext) -> None:
+    run(ctx, "CREATE TABLE t (a int NOT NULL, s varchar(5) NULL)")
+    run(ctx, "INSERT INTO t (a, s) VALUES (1, 'x')")
+    text = "SELECT s + @p FROM t WHERE a = @v"
+    assert rows(ctx, text, v=(1, "int"), p=("!", "varchar(1)")) == [("x!",)]
+    hits = _stats(ctx)["hits"]
+    parsed_before = dict(parsing.stats)
+    assert rows(ctx, text, v=(1, "int"), p=("?", "varchar(1)")) == [("x?",)]
+    assert rows(ctx, text, v=(2, "int"), p=("?", "varchar(1)")) == []
+    assert _stats(ctx)["hits"] == hits + 2
+    assert parsing.stats == parsed_before
+    # Another spec for a variable: + means addition now, so a new plan.
+    assert rows(ctx, "SELECT a + @p FROM t WHERE a = @v", v=(1, "int"), p=(2, "int")) == [(3,)]
+    run(ctx, "DROP TABLE t")
+    run(ctx, "CREATE TABLE t (a int NOT NULL, s int NULL)")
+    run(ctx, "INSERT INTO t (a, s) VALUES (1, 40)")
+    assert rows(ctx, text, v=(1, "int"), p=(2, "int")) == [(42,)]
+
+
+def test_query_plans_of_two_sessions_temp_tables(store: Store, ctx: ExecContext) -> None:
+    other = new_session(store, ctx.db_id, 52)
+    try:
+        run(ctx, "CREATE TABLE #q (a int NOT NULL)")
+        run(ctx, "INSERT INTO #q VALUES (1)")
+        ctx.txn.commit()
+        ctx.txn = Txn(ctx.conn)
+        run(other, "CREATE TABLE #q (a int NOT NULL)")
+        run(other, "INSERT INTO #q VALUES (2)")
+        other.txn.commit()
+        other.txn = Txn(other.conn)
+        for _ in range(2):
+            assert rows(ctx, "SELECT a FROM #q") == [(1,)]
+            assert rows(other, "SELECT a FROM #q") == [(2,)]
+    finally:
+        other.conn.close()
+
+
+def test_assignments_and_accumulation_through_the_plan(ctx: ExecContext) -> None:
+    run(ctx, "CREATE TABLE t (a int NOT NULL)")
+    for i in (1, 2, 3):
+        run(ctx, "INSERT INTO t (a) VALUES (@v)", v=(i, "int"))
+    text = "SELECT @s = @s + a FROM t ORDER BY a"
+    for _ in range(3):
+        result = run(ctx, text, s=(10, "int"))
+        assert result.assign_targets == [("@s", "=")]
+        assert result.resultsets[0].rows[-1] == (16,)
+
+
+def test_catalog_views_are_resolved_every_time(ctx: ExecContext) -> None:
+    text = "SELECT name FROM sys.objects WHERE name = 'late'"
+    assert rows(ctx, text) == []
+    assert PlanCache.get(ctx.conn.store).query_key(ctx, text, {}) is None
+    run(ctx, "CREATE TABLE late (a int)")
+    assert rows(ctx, text) == [("late",)]
