@@ -10,6 +10,12 @@
 * :mod:`ast` — the node classes (the contract with the interpreter).
 """
 
+from tsqlbroker.codecache import cached_dataclass_code
+
+# The ~140 AST node classes: their generated methods come from a code cache at start-up.
+with cached_dataclass_code("grammar-ast"):
+    from tsqlbroker.grammar import ast  # noqa: F401
+
 from tsqlbroker.grammar.parser import BatchText, parse, parse_batch, split_batches
 
 __all__ = ["BatchText", "parse", "parse_batch", "split_batches"]

@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import hashlib
 import marshal
-import os
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tsqlbroker.codecache import CACHE_ENV, cache_dir, write_atomically
+
 FORMAT = 1
-CACHE_ENV = "TSQLBROKER_CACHE_DIR"
+__all__ = ["CACHE_ENV", "Tables", "cache_dir", "cache_key", "from_lark", "load", "save"]
 
 # One lexer: (alternation regex source, regex flags, ignored types, callbacks) where each
 # callback is (token type, keyword-alternation source or None, its flags, has user callback).
@@ -72,15 +72,6 @@ def cache_key(grammar: str, lark_version: str) -> str:
     return h.hexdigest()[:32]
 
 
-def cache_dir() -> Path:
-    """``$TSQLBROKER_CACHE_DIR``, else ``$XDG_CACHE_HOME/tsqlbroker`` (``~/.cache``)."""
-    env = os.environ.get(CACHE_ENV)
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "tsqlbroker"
-
-
 def load(key: str) -> Tables | None:
     """The cached tables for ``key``, or None (missing, unreadable or stale format)."""
     path = cache_dir() / f"grammar-{key}.bin"
@@ -93,18 +84,11 @@ def load(key: str) -> Tables | None:
 def save(key: str, tables: Tables) -> None:
     """Write the cache atomically; a read-only or missing cache directory is no error."""
     directory = cache_dir()
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".grammar-")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(tables.to_bytes())
-            os.replace(tmp, directory / f"grammar-{key}.bin")
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    except OSError:
-        pass
+    write_atomically(directory / f"grammar-{key}.bin", tables.to_bytes())
+    # Tables of an older grammar or code are never read again: do not let them pile up.
+    for old in directory.glob("grammar-*.bin"):
+        if old.name != f"grammar-{key}.bin":
+            old.unlink(missing_ok=True)
 
 
 def from_lark(lark: Any, builder_factory: Any) -> Tables:

@@ -1,0 +1,85 @@
+"""The dataclass code cache: classes built through it behave as plain dataclasses, a warm
+cache compiles nothing, and a missing or corrupt cache file only costs the compile."""
+
+from __future__ import annotations
+
+import builtins
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from tsqlbroker import codecache
+
+
+def _make() -> type:
+    @dataclass(frozen=True)
+    class Node:
+        name: str
+        kids: tuple[int, ...] = ()
+        tags: list[str] = field(default_factory=list, compare=False)
+
+    return Node
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv(codecache.CACHE_ENV, str(tmp_path))
+    return tmp_path
+
+
+def _compiles(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    seen: list[str] = []
+
+    def counting(source: str, *args: object, **kwargs: object) -> object:
+        seen.append(source)
+        return builtins.compile(source, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(codecache, "compile", counting, raising=False)
+    return seen
+
+
+def test_warm_cache_compiles_nothing_and_classes_behave(cache_dir: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = _compiles(monkeypatch)
+    with codecache.cached_dataclass_code("t"):
+        cold = _make()
+    assert len(seen) >= 5  # __init__, __repr__, __eq__, __hash__, __setattr__, __delattr__
+    assert list(cache_dir.glob("dataclasses-t-*.bin"))
+    seen.clear()
+    with codecache.cached_dataclass_code("t"):
+        warm = _make()
+    assert seen == []
+    a, b = warm("x", (1, 2), ["p"]), warm("x", (1, 2), ["q"])
+    assert a == b and hash(a) == hash(b)  # tags excluded from comparison
+    assert repr(a) == repr(cold("x", (1, 2), ["p"]))
+    assert warm("y").kids == () and warm("y").tags == []
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.name = "z"  # type: ignore[misc]
+    assert "exec" not in vars(dataclasses)  # the builtin is back
+
+
+def test_corrupt_or_unwritable_cache_only_costs_compiling(cache_dir: Path,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    with codecache.cached_dataclass_code("t"):
+        _make()
+    (path,) = cache_dir.glob("dataclasses-t-*.bin")
+    path.write_bytes(b"\x00garbage")
+    with codecache.cached_dataclass_code("t"):
+        node = _make()
+    assert node("a") == node("a")
+    blocker = cache_dir / "file"
+    blocker.write_text("x")
+    monkeypatch.setenv(codecache.CACHE_ENV, str(blocker / "sub"))
+    with codecache.cached_dataclass_code("t"):
+        node = _make()
+    assert node("b").name == "b"
+
+
+def test_ast_nodes_are_dataclasses() -> None:
+    from tsqlbroker.grammar import ast
+
+    assert dataclasses.is_dataclass(ast.Batch)
+    assert "exec" not in vars(dataclasses)
