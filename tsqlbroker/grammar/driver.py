@@ -16,6 +16,7 @@ Errors come out as :class:`SyntaxFailure`, which :mod:`parser` turns into ParseE
 
 from __future__ import annotations
 
+import marshal
 import re
 import threading
 from collections.abc import Callable
@@ -64,7 +65,9 @@ class Driver:
         self.lexers = _Lazy(self._lexer_entry)
         self._compiled: dict[int, tuple[Any, ...]] = {}
         self._keyword_res: dict[tuple[str, int], Any] = {}
-        self.actions = tables.actions
+        # state -> symbol -> (True, next state) | (False, rule index); the gotos of
+        # nonterminals are the shifts on their names, as in Lark's table.
+        self.actions = _Lazy(lambda state: marshal.loads(tables.actions[state]))
         # Terminals some rule keeps as a child (names, numbers, strings, operators, "!rule"
         # keywords …); every other token (keywords, punctuation) is pushed as a plain string.
         self.kept_types = tables.kept_types
@@ -83,7 +86,8 @@ class Driver:
         index = tables.root_lexer if state is None else tables.state_lexer[state]
         entry = self._compiled.get(index)
         if entry is None:
-            entry = self._compiled[index] = self._compile(tables.lexers[index])
+            spec = marshal.loads(tables.lexers[index])
+            entry = self._compiled[index] = self._compile(spec)
         return entry
 
     def _compile(self, spec: LexerSpec) -> tuple[Any, ...]:

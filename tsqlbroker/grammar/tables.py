@@ -20,7 +20,7 @@ from typing import Any
 
 from tsqlbroker.codecache import CACHE_ENV, cache_dir, write_atomically
 
-FORMAT = 1
+FORMAT = 2
 __all__ = ["CACHE_ENV", "Tables", "cache_dir", "cache_key", "from_lark", "load", "save"]
 
 # One lexer: (alternation regex source, regex flags, ignored types, callbacks) where each
@@ -37,13 +37,15 @@ class Tables:
 
     start_state: int
     end_state: int
-    actions: list[dict[str, tuple[bool, int]]]
+    # Per parser state, its row symbol -> (True, next state) | (False, rule index), as
+    # marshal bytes decoded on first use (a run visits a fraction of the ~2800 states).
+    actions: list[bytes]
     rules: list[RuleSpec]
     shapes: Any  # code object of a module defining ``F``: one factory per reduction shape
     kept_types: frozenset[str]
     state_lexer: dict[int, int]  # parser state -> index into lexers
     root_lexer: int
-    lexers: list[LexerSpec]
+    lexers: list[bytes]  # marshal bytes of a LexerSpec, decoded on first use
     terminals: dict[str, tuple[str, str]]  # name -> (pattern type "str"/"re", value)
 
     def to_bytes(self) -> bytes:
@@ -101,10 +103,11 @@ def from_lark(lark: Any, builder_factory: Any) -> Tables:
     table = frontend.parser._parse_table
     rules = lark.rules
     rule_index = {rule: i for i, rule in enumerate(rules)}
-    actions = [{} for _ in range(max(table.states) + 1)]
+    actions = [marshal.dumps({}) for _ in range(max(table.states) + 1)]
     for state, row in table.states.items():
-        actions[state] = {sym: (True, arg) if action is Shift else (False, rule_index[arg])
-                          for sym, (action, arg) in row.items()}
+        actions[state] = marshal.dumps({sym: (True, arg) if action is Shift
+                                        else (False, rule_index[arg])
+                                        for sym, (action, arg) in row.items()})
     builder = builder_factory()
     bodies: dict[str, int] = {}
     specs: list[RuleSpec] = []
@@ -123,13 +126,13 @@ def from_lark(lark: Any, builder_factory: Any) -> Tables:
     shapes = compile("\n".join(source), "<tsqlbroker reduction shapes>", "exec")
     kept = frozenset(sym.name for rule in rules for sym in rule.expansion
                      if sym.is_term and (rule.options.keep_all_tokens or not sym.filter_out))
-    lexers: list[LexerSpec] = []
+    lexers: list[bytes] = []
     by_id: dict[int, int] = {}
 
     def index_of(basic: Any) -> int:
         if id(basic) not in by_id:
             by_id[id(basic)] = len(lexers)
-            lexers.append(lexer_spec(basic))
+            lexers.append(marshal.dumps(lexer_spec(basic)))
         return by_id[id(basic)]
 
     state_lexer = {state: index_of(basic) for state, basic in frontend.lexer.lexers.items()}
