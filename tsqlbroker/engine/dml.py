@@ -26,8 +26,14 @@ from .context import ExecContext, Params, SqlResult, VirtualTable, register_virt
 from .ddl import alter_table, create_index, create_view, drop_index, drop_view
 from .guard import backend_error, guarded
 from .merge import merge
-from .modify import delete_statement, insert_statement, target_table, update_statement
-from .plans import InsertPlan, InsertShape, PlanCache, new_plan
+from .modify import (
+    delete_statement,
+    insert_statement,
+    run_modify_plan,
+    target_table,
+    update_statement,
+)
+from .plans import InsertPlan, InsertShape, ModifyPlan, PlanCache, new_plan
 from .query import run_query_plan, select_statement
 from .sqlfuncs import prepare_connection, register_functions
 from .tables import create_table, drop_table, truncate_table
@@ -97,7 +103,8 @@ def _planned_insert(ctx: ExecContext, cache: PlanCache, sql: str, shape: InsertS
 
 def _planned_query(ctx: ExecContext, cache: PlanCache, sql: str, params: Params
                    ) -> SqlResult | None:
-    """A query through its compiled plan, or None when it has none for this key."""
+    """A query, UPDATE or DELETE through its compiled plan, or None when it has none for
+    this key."""
     try:
         key = cache.query_key(ctx, sql, params)
     except (DBAPIError, sqlite3.Error) as e:
@@ -107,6 +114,8 @@ def _planned_query(ctx: ExecContext, cache: PlanCache, sql: str, params: Params
     plan = cache.lookup(key)
     if plan is None:
         return None
+    if isinstance(plan, ModifyPlan):
+        return guarded(ctx, True, lambda: run_modify_plan(ctx, plan, params))
     return guarded(ctx, False, lambda: run_query_plan(ctx, plan, params))
 
 

@@ -16,6 +16,7 @@ from sqlglot import exp
 from ..errors import BindError, tsql_error
 from .context import ExecContext, Params, SqlResult
 from .execsql import run_sql
+from .plans import ModifyPlan, PlanCache, query_binds
 from .query import run_query
 from .results import ResultSet
 from .tableinfo import TableInfo
@@ -238,11 +239,12 @@ def update_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
     binder = Binder(ctx, params)
     compiled = binder.compile(select, (parsed.text, "update"))
     raw = run_sql(binder.conn, compiled.sql, binder.binds).fetchall()
-    changes: dict[Any, dict[str, Any]] = {}
-    for row in raw:
-        if row[0] not in changes:
-            changes[row[0]] = {name: value for (name, _e), value in zip(sets, row[1:],
-                                                                        strict=True)}
+    names = tuple(name for name, _e in sets)
+    changes = _changes(names, raw)
+    if parsed.output is None:
+        PlanCache.get(ctx.conn.store).record_query(
+            ctx, parsed.text, params, binder.resolved, binder.signature()[-1],
+            ModifyPlan("UPDATE", compiled.sql, compiled.param_keys, info, names))
     writer = RowWriter(ctx, info, "UPDATE")
     before = writer.fetch(list(changes)) if parsed.output is not None else {}
     rowids = writer.update(list(changes.items()))
@@ -253,6 +255,30 @@ def update_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
     if parsed.output is not None:
         _deliver_output(ctx, parsed, _output(ctx, info, parsed, params, rowids, old), result)
     return result
+
+
+def _changes(names: tuple[str, ...], raw: Sequence[Sequence[Any]]
+             ) -> dict[Any, dict[str, Any]]:
+    """``{rowid: {column: new value}}`` from ``SELECT rowid, <new values>`` rows (the first
+    row of a target row wins, as SQL Server takes one when a join repeats it)."""
+    changes: dict[Any, dict[str, Any]] = {}
+    for row in raw:
+        if row[0] not in changes:
+            changes[row[0]] = dict(zip(names, row[1:], strict=True))
+    return changes
+
+
+def run_modify_plan(ctx: ExecContext, plan: ModifyPlan, params: Params) -> SqlResult:
+    """UPDATE / DELETE through its compiled plan: one backend query for the target rows,
+    then the row writer (constraints, cascades) as on the first run."""
+    cursor = run_sql(ctx.conn, plan.sql, query_binds(plan, params, ctx.conn.dialect))
+    if plan.kind == "UPDATE":
+        changes = _changes(plan.set_names, cursor.fetchall())
+        RowWriter(ctx, plan.info, "UPDATE").update(list(changes.items()))
+        return SqlResult([], len(changes))
+    rowids = list(dict.fromkeys(r[0] for r in cursor))
+    RowWriter(ctx, plan.info, "DELETE").delete(rowids)
+    return SqlResult([], len(rowids))
 
 
 def delete_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
@@ -271,6 +297,10 @@ def delete_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
     compiled = binder.compile(select, (parsed.text, "delete"))
     rowids = list(dict.fromkeys(r[0] for r in run_sql(
         binder.conn, compiled.sql, binder.binds)))
+    if parsed.output is None:
+        PlanCache.get(ctx.conn.store).record_query(
+            ctx, parsed.text, params, binder.resolved, binder.signature()[-1],
+            ModifyPlan("DELETE", compiled.sql, compiled.param_keys, info))
     writer = RowWriter(ctx, info, "DELETE")
     old = writer.fetch(rowids) if parsed.output is not None else {}
     writer.delete(rowids)

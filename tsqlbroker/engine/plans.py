@@ -10,7 +10,8 @@ queries. A hit costs one read of the catalog version and no sqlglot work, catalo
 tree copy; rows still go through :class:`~tsqlbroker.engine.writer.RowWriter`, so conversion,
 constraints (515, 2627, 547 …), IDENTITY and SET IDENTITY_INSERT behave exactly as before.
 
-Queries (SELECT, also ``SELECT @v = …``) get a plan too once they have run: the generated
+Queries (SELECT, also ``SELECT @v = …``) and UPDATE / DELETE without OUTPUT get a plan too
+once they have run: the generated
 backend SQL, which variables it binds, the result columns' names and type specs (the readers
 that convert stored values back) and the assignment targets — for texts whose tables are user
 tables or views (catalog views and broker queues are resolved anew each time) and that use no
@@ -114,6 +115,19 @@ class QueryPlan:
     folds: dict[int, bool]
 
 
+@dataclass(frozen=True)
+class ModifyPlan:
+    """A compiled UPDATE / DELETE (without OUTPUT): the backend query that yields the
+    target rows' ids (and the new values), its binders and the target table; the row writer
+    still applies the changes with every constraint."""
+
+    kind: str  # 'UPDATE' / 'DELETE'
+    sql: str
+    param_keys: tuple[tuple[str, str], ...]
+    info: TableInfo
+    set_names: tuple[str, ...] = ()
+
+
 class PlanCache:
     """The plans of one store (thread-safe; bounded)."""
 
@@ -169,7 +183,7 @@ class PlanCache:
 
     def record_query(self, ctx: ExecContext, sql: str, params: Params,
                      resolved: dict[tuple[str, str, str, str], Source], signature: Any,
-                     plan: QueryPlan) -> None:
+                     plan: QueryPlan | ModifyPlan) -> None:
         """Remember the plan of a query that just ran, when it may be reused: only user
         tables and views resolved, no constant baked in from the catalog (OBJECT_ID)."""
         if signature or any(src.kind == "virtual" for src in resolved.values()):
@@ -207,7 +221,7 @@ class PlanCache:
             self.stats = {"hits": 0, "misses": 0}
 
 
-def query_binds(plan: QueryPlan, params: Params, dialect: str) -> dict[str, Any]:
+def query_binds(plan: QueryPlan | ModifyPlan, params: Params, dialect: str) -> dict[str, Any]:
     """The backend values of the variables a query plan binds."""
     lowered = {k.lower(): v for k, v in params.items()}
     binds = {}
