@@ -210,3 +210,44 @@ def test_catalog_views_are_resolved_every_time(ctx: ExecContext) -> None:
     assert PlanCache.get(ctx.conn.store).query_key(ctx, text, {}) is None
     run(ctx, "CREATE TABLE late (a int)")
     assert rows(ctx, text) == [("late",)]
+
+
+# -- UPDATE / DELETE ----------------------------------------------------------------------------
+def test_update_and_delete_plans_keep_constraints(ctx: ExecContext) -> None:
+    run(ctx, "CREATE TABLE p (id int NOT NULL PRIMARY KEY, v varchar(3) NULL)")
+    run(ctx, "CREATE TABLE c (id int NOT NULL, pid int NULL "
+             "CONSTRAINT fk_c_p REFERENCES p (id))")
+    for i in (1, 2, 3):
+        run(ctx, "INSERT INTO p (id, v) VALUES (@i, 'a')", i=(i, "int"))
+    run(ctx, "INSERT INTO c (id, pid) VALUES (1, 3)")
+    update = "UPDATE p SET v = @v WHERE id = @i"
+    for i in (1, 2, 1):
+        assert run(ctx, update, v=(f"b{i}", "varchar(3)"), i=(i, "int")).rowcount == 1
+    hits = _stats(ctx)["hits"]
+    with pytest.raises(TSqlError) as ei:
+        run(ctx, update, v=("long", "varchar(4)"), i=(2, "int"))
+    assert ei.value.number == 8152
+    with pytest.raises(TSqlError) as ei:
+        run(ctx, "UPDATE p SET id = @n WHERE id = @i", n=(2, "int"), i=(1, "int"))
+    assert ei.value.number == 2627
+    delete = "DELETE FROM p WHERE id = @i"
+    assert run(ctx, delete, i=(1, "int")).rowcount == 1
+    assert run(ctx, delete, i=(1, "int")).rowcount == 0
+    with pytest.raises(TSqlError) as ei:
+        run(ctx, delete, i=(3, "int"))
+    assert ei.value.number == 547
+    assert _stats(ctx)["hits"] == hits + 2  # the second and third DELETE
+    assert rows(ctx, "SELECT id, v FROM p ORDER BY id") == [(2, "b2"), (3, "a")]
+
+
+def test_update_plan_follows_alter_table(ctx: ExecContext) -> None:
+    run(ctx, "CREATE TABLE t (a int NOT NULL)")
+    run(ctx, "INSERT INTO t (a) VALUES (1)")
+    update = "UPDATE t SET a = a + @d"
+    run(ctx, update, d=(1, "int"))
+    run(ctx, update, d=(1, "int"))
+    run(ctx, "ALTER TABLE t ADD CONSTRAINT ck_small CHECK (a < 5)")
+    with pytest.raises(TSqlError) as ei:
+        run(ctx, update, d=(10, "int"))
+    assert ei.value.number == 547
+    assert rows(ctx, "SELECT a FROM t") == [(3,)]
