@@ -251,3 +251,38 @@ def test_update_plan_follows_alter_table(ctx: ExecContext) -> None:
         run(ctx, update, d=(10, "int"))
     assert ei.value.number == 547
     assert rows(ctx, "SELECT a FROM t") == [(3,)]
+
+
+def test_another_store_instance_changing_the_catalog_invalidates(persistent_url: str) -> None:
+    """Two Store objects on one backend stand for two processes: each has its own plan
+    cache, and DDL through one must reach the plans of the other."""
+    first, second = Store(persistent_url), Store(persistent_url)
+    c1, c2 = first.connect(), second.connect()
+    try:
+        Catalog.get(first).ensure_schema(c1)
+        db_id = Catalog.get(first).create_database(c1, "d")
+        c1.commit()
+        one = ExecContext(c1, Txn(c1), db_id, 51)
+        two = ExecContext(c2, Txn(c2), db_id, 52)
+        run(one, "CREATE TABLE t (a int NOT NULL)")
+        one.txn.commit()
+        for i in (1, 2):
+            one.txn = Txn(c1)
+            run(one, INSERT, v=(i, "int"))
+            assert rows(one, "SELECT COUNT(*) FROM t") == [(i,)]
+            one.txn.commit()
+        run(two, "DROP TABLE t")
+        run(two, "CREATE TABLE t (a int NOT NULL CONSTRAINT ck_neg CHECK (a < 0))")
+        two.txn.commit()
+        one.txn = Txn(c1)
+        with pytest.raises(TSqlError) as ei:
+            run(one, INSERT, v=(3, "int"))
+        assert ei.value.number == 547
+        run(one, INSERT, v=(-3, "int"))
+        assert rows(one, "SELECT COUNT(*) FROM t") == [(1,)]
+        one.txn.commit()
+    finally:
+        c1.close()
+        c2.close()
+        first.close()
+        second.close()
