@@ -217,13 +217,17 @@ class BrokerBase:
     # -- locks --------------------------------------------------------------------------------
     def _lock_group(self, txn: Txn, db_id: int, group: str, queue_id: int,
                     timeout: float | None = 0.0,
-                    cancelled: Callable[[], bool] | None = None) -> bool:
+                    cancelled: Callable[[], bool] | None = None, *,
+                    row_locked: bool = False) -> bool:
         """Lock conversation group ``group`` for ``txn`` (waiting up to ``timeout`` seconds;
         0 = do not wait). Registers the queue so its waiters wake when the lock goes.
-        On PostgreSQL the group's row is locked too, so other processes respect the lock."""
+        On PostgreSQL the group's row is locked too, so other processes respect the lock
+        (``row_locked``: the caller already holds it)."""
         st = self._state(txn)
         if self.locks.holder((db_id, group)) == txn.id:
             ok = True
+        elif row_locked:
+            ok = self.locks.try_acquire((db_id, group), txn)
         elif txn.conn.dialect == "postgresql":
             ok = self._lock_group_pg(txn, db_id, group, timeout, cancelled)
         elif timeout == 0.0:

@@ -107,6 +107,36 @@ def row_lock(conn: StoreConnection, group: str, timeout: float | None,
     return True
 
 
+def next_group(conn: StoreConnection, queue_id: int, received: set[int], tried: set[str]
+               ) -> str | None:
+    """Pick the group of the best ready message (highest priority, then queuing order)
+    whose group no other transaction holds, and row-lock it — one statement: the locking
+    clause with SKIP LOCKED makes the scan pass over held groups. ``received`` (rows this
+    transaction already took) and ``tried`` (groups to pass over) are left out."""
+    conn.write()
+    where = "m.queue_id = ? AND m.status = 1"
+    params: list[Any] = [queue_id]
+    if tried:
+        where += f" AND m.conversation_group_id NOT IN ({', '.join('?' * len(tried))})"
+        params.extend(sorted(tried))
+    if received:
+        where += f" AND m.queuing_order NOT IN ({', '.join('?' * len(received))})"
+        params.extend(sorted(received))
+    base = (f"SELECT m.conversation_group_id FROM {PREFIX}messages m JOIN "
+            f"{PREFIX}conversation_groups g ON g.conversation_group_id = "
+            f"m.conversation_group_id WHERE {where}")
+    # The top priority first: the ready index (queue_id, status, priority, queuing_order)
+    # then serves the scan in order, without sorting every ready row.
+    row = run(conn, f"{base} AND m.priority = (SELECT m.priority FROM {PREFIX}messages m "
+                    f"WHERE {where} ORDER BY m.priority DESC LIMIT 1) ORDER BY m.queuing_order "
+                    "LIMIT 1 FOR UPDATE OF g SKIP LOCKED", (*params, *params)).fetchone()
+    if row is None:
+        # Every group of that priority is held (or nothing is ready): any priority.
+        row = run(conn, f"{base} ORDER BY m.priority DESC, m.queuing_order LIMIT 1 "
+                        "FOR UPDATE OF g SKIP LOCKED", tuple(params)).fetchone()
+    return None if row is None else str(row[0])
+
+
 def _probe(conn: StoreConnection, sql: str, params: tuple[Any, ...]) -> bool:
     """Whether locking ``sql``'s rows (``FOR UPDATE SKIP LOCKED``) finds one, holding none
     afterwards: outside a transaction the statement's locks end with it; inside one it runs

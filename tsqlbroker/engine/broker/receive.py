@@ -107,12 +107,16 @@ class ReceiveMixin(BrokerBase):
                 rows = self._group_rows(conn, q, group, handle, st.received, top)
         else:
             tried: set[str] = set()
+            pg = conn.dialect == "postgresql"
             while True:
-                group = self._next_group(conn, txn, q, st.received, tried)
+                if pg:   # picks and row-locks in one statement
+                    group = pgsync.next_group(conn, q.object_id, st.received, tried)
+                else:
+                    group = self._next_group(conn, txn, q, st.received, tried)
                 if group is None:
                     break
                 tried.add(group)
-                if not self._lock_group(txn, db_id, group, q.object_id):
+                if not self._lock_group(txn, db_id, group, q.object_id, row_locked=pg):
                     continue
                 rows = self._group_rows(conn, q, group, None, st.received, top)
                 if rows:
