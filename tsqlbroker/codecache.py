@@ -59,10 +59,41 @@ def _cache_path(name: str) -> Path:
     return cache_dir() / f"dataclasses-{name}-{tag}.bin"
 
 
+class _Cache:
+    """One cache file's code objects: those read (``known``) and those used this time."""
+
+    def __init__(self, known: dict[str, Any]) -> None:
+        self.known = known
+        self.used: dict[str, Any] = {}
+
+
+# The caches in use, innermost last. No lock is held while a context is active (imports run
+# inside it, and holding a lock across an import could deadlock against the import locks).
+_active: list[_Cache] = []
+
+
+def _cached_exec(source: Any, globals: Any = None, locals: Any = None) -> None:
+    """``exec`` for :mod:`dataclasses`: the code of a known source text comes from a cache."""
+    if isinstance(source, str):
+        active = list(_active)
+        code = None
+        for cache in reversed(active):
+            code = cache.known.get(source)
+            if code is not None:
+                break
+        if code is None:
+            code = compile(source, "<string>", "exec")
+        if active:
+            active[-1].used[source] = code
+        source = code
+    exec(source, globals, locals)  # noqa: S102 — dataclasses' own generated code
+
+
 @contextmanager
 def cached_dataclass_code(name: str) -> Iterator[None]:
     """While active, the methods :mod:`dataclasses` generates are compiled through the
-    cache file ``name`` (use it around the import of a module of dataclasses)."""
+    cache file ``name`` (use it around the import of a module of dataclasses). Contexts
+    may nest, also across threads; the innermost records what it sees."""
     path = _cache_path(name)
     try:
         known = marshal.loads(path.read_bytes())  # our own cache file, not user input
@@ -70,23 +101,17 @@ def cached_dataclass_code(name: str) -> Iterator[None]:
             known = {}
     except (OSError, ValueError, EOFError, TypeError):
         known = {}
-    used: dict[str, Any] = {}
-
-    def cached_exec(source: Any, globals: Any = None, locals: Any = None) -> None:
-        if isinstance(source, str):
-            code = known.get(source)
-            if code is None:
-                code = compile(source, "<string>", "exec")
-            used[source] = code
-            source = code
-        exec(source, globals, locals)  # noqa: S102 — dataclasses' own generated code
-
+    cache = _Cache(known)
     with _lock:
+        _active.append(cache)
         # dataclasses calls the builtin exec through its module globals: shadow it there.
-        dataclasses.exec = cached_exec  # type: ignore[attr-defined]
-        try:
-            yield
-        finally:
-            del dataclasses.exec  # type: ignore[attr-defined]
-    if used.keys() != known.keys():
-        write_atomically(path, marshal.dumps(used))
+        dataclasses.exec = _cached_exec  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        with _lock:
+            _active.remove(cache)
+            if not _active:
+                del dataclasses.exec  # type: ignore[attr-defined]
+    if cache.used.keys() != known.keys():
+        write_atomically(path, marshal.dumps(cache.used))

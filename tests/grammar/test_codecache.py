@@ -83,3 +83,15 @@ def test_ast_nodes_are_dataclasses() -> None:
 
     assert dataclasses.is_dataclass(ast.Batch)
     assert "exec" not in vars(dataclasses)
+
+
+def test_contexts_nest(cache_dir: Path) -> None:
+    with codecache.cached_dataclass_code("outer"):
+        with codecache.cached_dataclass_code("inner"):
+            inner = _make()
+        outer = _make()
+        assert vars(dataclasses)["exec"] is not None  # still patched for the outer one
+    assert "exec" not in vars(dataclasses)
+    assert inner("a") == inner("a") and outer("b").name == "b"
+    assert list(cache_dir.glob("dataclasses-inner-*.bin"))
+    assert list(cache_dir.glob("dataclasses-outer-*.bin"))
