@@ -162,9 +162,14 @@ def run_scripts(args: argparse.Namespace, files: list[str], text: str | None) ->
         state.setvar(name, value)
     out = _open_output(args.output)
     try:
-        runner = ScriptRunner(url=args.url, database=args.database, output_format=args.format,
-                              out=out, err=sys.stderr if args.output is None else out,
-                              sqlcmd=state, stop_on_error=args.stop_on_error)
+        from tsqlbroker.codecache import cached_dataclass_code
+
+        # Start-up time: the engine's dataclasses get their generated methods from a cache.
+        with cached_dataclass_code("startup"):
+            runner = ScriptRunner(url=args.url, database=args.database,
+                                  output_format=args.format, out=out,
+                                  err=sys.stderr if args.output is None else out,
+                                  sqlcmd=state, stop_on_error=args.stop_on_error)
         try:
             for f in files:
                 path = Path(f)
