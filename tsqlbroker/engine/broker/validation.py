@@ -10,11 +10,26 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from lxml import etree
+if TYPE_CHECKING:
+    from lxml import etree
+else:
+    # lxml loads when a body is first validated, not at start-up.
+    from tsqlbroker.lazy import LazyModule
+
+    etree = LazyModule("lxml.etree", globals(), "etree")
 
 _DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.DOTALL)
-_PARSER = etree.XMLParser(resolve_entities=False, no_network=True)
+_parser_instance: Any = None
+
+
+def _parser() -> Any:
+    """The one XML parser (no entity expansion, no network), made on first use."""
+    global _parser_instance
+    if _parser_instance is None:
+        _parser_instance = etree.XMLParser(resolve_entities=False, no_network=True)
+    return _parser_instance
 _compiled: dict[tuple[str, ...], list[tuple[str | None, etree.XMLSchema]]] = {}
 _compiled_lock = threading.Lock()
 
@@ -43,10 +58,10 @@ def parse_content(text: str) -> list[etree._Element]:
     be a fragment with several top-level elements (``<id>1</id><ackid>1</ackid>``) or text."""
     body = _DECL.sub("", text, count=1)
     try:
-        return [etree.fromstring(body.encode("utf-8"), _PARSER)]
+        return [etree.fromstring(body.encode("utf-8"), _parser())]
     except etree.XMLSyntaxError as first:
         try:
-            root = etree.fromstring(f"<r>{body}</r>".encode(), _PARSER)
+            root = etree.fromstring(f"<r>{body}</r>".encode(), _parser())
         except etree.XMLSyntaxError:
             raise first from None
     return [child for child in root if isinstance(child.tag, str)]
@@ -67,10 +82,10 @@ def split_schemas(xsd_text: str) -> list[etree._Element]:
     """The ``xsd:schema`` elements of a collection's text (one or several documents)."""
     body = _DECL.sub("", xsd_text.strip(), count=1)
     try:
-        return [etree.fromstring(body.encode("utf-8"), _PARSER)]
+        return [etree.fromstring(body.encode("utf-8"), _parser())]
     except etree.XMLSyntaxError:
         try:
-            root = etree.fromstring(f"<r>{body}</r>".encode(), _PARSER)
+            root = etree.fromstring(f"<r>{body}</r>".encode(), _parser())
         except etree.XMLSyntaxError as exc:
             raise SchemaError(str(exc)) from exc
         return [child for child in root if isinstance(child.tag, str)]
