@@ -218,8 +218,9 @@ def _ascii(v: Any) -> Any:
 
 
 def _space(n: Any) -> Any:
+    # SPACE returns varchar(8000): "to return more than 8000 spaces, use REPLICATE".
     k = _int(n)
-    return None if k < 0 else " " * k
+    return None if k < 0 else " " * min(k, 8000)
 
 
 def _like(v: Any, pattern: Any, escape: Any = None) -> Any:
