@@ -17,13 +17,13 @@ Errors come out as :class:`SyntaxFailure`, which :mod:`parser` turns into ParseE
 from __future__ import annotations
 
 import marshal
-import re
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from lark import Token, Tree
 
+from .sre_image import compile_image
 from .tables import LexerSpec, Tables
 
 if TYPE_CHECKING:
@@ -90,11 +90,15 @@ class Driver:
             entry = self._compiled[index] = self._compile(spec)
         return entry
 
-    def _compile(self, spec: LexerSpec) -> tuple[Any, ...]:
-        """(patterns, ignored types, callbacks) of one lexer from its spec."""
-        pattern, flags, ignore, callback_specs = spec
+    def _compile(self, spec: tuple[Any, ...]) -> tuple[Any, ...]:
+        """(patterns, ignored types, callbacks) of one lexer from its spec (a LexerSpec,
+        optionally followed by the compiled images of its regexes)."""
+        pattern, flags, ignore, callback_specs = spec[:4]
+        main_image, kw_images = spec[4:] if len(spec) > 4 else (None, (None,) * len(
+            callback_specs))
         callbacks: dict[str, Callable[[Token], Token]] = {}
-        for type_, keywords, kw_flags, has_user in callback_specs:
+        for (type_, keywords, kw_flags, has_user), kw_image in zip(callback_specs, kw_images,
+                                                                   strict=True):
             user = self._user_callbacks.get(type_) if has_user else None
             if keywords is None:
                 if user is not None:
@@ -103,9 +107,9 @@ class Driver:
             key = (keywords, kw_flags)
             kw_re = self._keyword_res.get(key)
             if kw_re is None:
-                kw_re = self._keyword_res[key] = re.compile(keywords, kw_flags)
+                kw_re = self._keyword_res[key] = compile_image(keywords, kw_flags, kw_image)
             callbacks[type_] = _unless(kw_re, type_, user)
-        return (re.compile(pattern, flags),), frozenset(ignore), callbacks
+        return (compile_image(pattern, flags, main_image),), frozenset(ignore), callbacks
 
     def _thread_tables(self) -> tuple[Any, list[tuple[int, str, Callable[..., Any], bool,
                                                         bool]]]:

@@ -20,7 +20,7 @@ from typing import Any
 
 from tsqlbroker.codecache import CACHE_ENV, cache_dir, write_atomically
 
-FORMAT = 2
+FORMAT = 3
 __all__ = ["CACHE_ENV", "Tables", "cache_dir", "cache_key", "from_lark", "load", "save"]
 
 # One lexer: (alternation regex source, regex flags, ignored types, callbacks) where each
@@ -45,7 +45,8 @@ class Tables:
     kept_types: frozenset[str]
     state_lexer: dict[int, int]  # parser state -> index into lexers
     root_lexer: int
-    lexers: list[bytes]  # marshal bytes of a LexerSpec, decoded on first use
+    # marshal bytes of a LexerSpec + the sre images of its regexes, decoded on first use
+    lexers: list[bytes]
     terminals: dict[str, tuple[str, str]]  # name -> (pattern type "str"/"re", value)
 
     def to_bytes(self) -> bytes:
@@ -93,6 +94,16 @@ def save(key: str, tables: Tables) -> None:
             old.unlink(missing_ok=True)
 
 
+def _with_images(spec: LexerSpec) -> tuple[Any, ...]:
+    """A lexer spec plus the compiled images of its regexes (main, then per callback)."""
+    from .sre_image import image
+
+    pattern, flags, _ignore, callbacks = spec
+    return (*spec, image(pattern, flags),
+            tuple(None if kw is None else image(kw, kw_flags)
+                  for _type, kw, kw_flags, _user in callbacks))
+
+
 def from_lark(lark: Any, builder_factory: Any) -> Tables:
     """Derive the tables from a built Lark LALR parser with a contextual lexer."""
     from lark.parsers.lalr_analysis import Shift
@@ -132,7 +143,7 @@ def from_lark(lark: Any, builder_factory: Any) -> Tables:
     def index_of(basic: Any) -> int:
         if id(basic) not in by_id:
             by_id[id(basic)] = len(lexers)
-            lexers.append(marshal.dumps(lexer_spec(basic)))
+            lexers.append(marshal.dumps(_with_images(lexer_spec(basic))))
         return by_id[id(basic)]
 
     state_lexer = {state: index_of(basic) for state, basic in frontend.lexer.lexers.items()}
