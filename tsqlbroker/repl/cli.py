@@ -130,10 +130,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tsqlbroker.repl.serve import serve
 
             return serve(args.url, args.database, args.log)
+        # argv None: this is the process's own command line, which ends when main returns;
+        # then what start-up froze stays frozen (thawing would make the interpreter's exit
+        # traverse it all).
+        thaw_after = argv is not None
         if mode == "run":
-            return run_scripts(args, files=args.files, text=None)
+            return run_scripts(args, files=args.files, text=None, thaw_after=thaw_after)
         if args.query is not None or args.inputs:
-            return run_scripts(args, files=args.inputs, text=args.query)
+            return run_scripts(args, files=args.inputs, text=args.query,
+                               thaw_after=thaw_after)
         from tsqlbroker.repl.main import run_repl
 
         return run_repl(url=args.url, database=args.database, output_format=args.format)
@@ -147,8 +152,10 @@ def _open_output(path: str | None) -> TextIO:
     return open(path, "w", encoding="utf-8")  # closed by run_scripts
 
 
-def run_scripts(args: argparse.Namespace, files: list[str], text: str | None) -> int:
-    """Run files and/or text as the command-line contract says; the process exit status."""
+def run_scripts(args: argparse.Namespace, files: list[str], text: str | None,
+                thaw_after: bool = True) -> int:
+    """Run files and/or text as the command-line contract says; the process exit status.
+    ``thaw_after=False`` when the process exits next (see :mod:`tsqlbroker.startup`)."""
     from tsqlbroker.repl.runner import ScriptRunner
     from tsqlbroker.repl.sqlcmd import SqlcmdState, parse_assignment
 
@@ -160,16 +167,18 @@ def run_scripts(args: argparse.Namespace, files: list[str], text: str | None) ->
             print(f"tsqlbroker: {exc}", file=sys.stderr)
             return 2
         state.setvar(name, value)
+    from tsqlbroker.grammar.loader import get_driver
+    from tsqlbroker.startup import startup_phase, thaw
+
     out = _open_output(args.output)
     try:
-        from tsqlbroker.codecache import cached_dataclass_code
-
-        # Start-up time: the engine's dataclasses get their generated methods from a cache.
-        with cached_dataclass_code("startup"):
+        # Start-up time: no garbage collection while the engine loads (see startup.py).
+        with startup_phase():
             runner = ScriptRunner(url=args.url, database=args.database,
                                   output_format=args.format, out=out,
                                   err=sys.stderr if args.output is None else out,
                                   sqlcmd=state, stop_on_error=args.stop_on_error)
+            get_driver()  # the grammar tables, loaded inside the phase too
         try:
             for f in files:
                 path = Path(f)
@@ -189,6 +198,8 @@ def run_scripts(args: argparse.Namespace, files: list[str], text: str | None) ->
             runner.close()
         return 1 if runner.had_error else 0
     finally:
+        if thaw_after:
+            thaw()
         if out is not sys.stdout:
             out.close()
 
