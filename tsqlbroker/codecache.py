@@ -113,5 +113,9 @@ def cached_dataclass_code(name: str) -> Iterator[None]:
             _active.remove(cache)
             if not _active:
                 del dataclasses.exec  # type: ignore[attr-defined]
-    if cache.used.keys() != known.keys():
-        write_atomically(path, marshal.dumps(cache.used))
+    if not cache.used.keys() <= known.keys():
+        # Merge: a run that imports less (a second instance in one process) must not shrink
+        # the cache for the next cold process; texts of edited classes are dropped once the
+        # file has grown well past what one run uses.
+        merged = known | cache.used if len(known) < 4 * len(cache.used) + 1000 else cache.used
+        write_atomically(path, marshal.dumps(merged))

@@ -95,3 +95,23 @@ def test_contexts_nest(cache_dir: Path) -> None:
     assert inner("a") == inner("a") and outer("b").name == "b"
     assert list(cache_dir.glob("dataclasses-inner-*.bin"))
     assert list(cache_dir.glob("dataclasses-outer-*.bin"))
+
+
+def test_a_smaller_run_does_not_shrink_the_cache(cache_dir: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    with codecache.cached_dataclass_code("m"):
+        _make()
+
+    @dataclass
+    class Other:
+        x: int
+
+    with codecache.cached_dataclass_code("m"):
+        @dataclass
+        class Other2:
+            y: int
+    seen = _compiles(monkeypatch)
+    with codecache.cached_dataclass_code("m"):
+        _make()
+    assert seen == []  # the first run's texts survived the second run's write
+    assert Other(1).x == 1 and Other2(2).y == 2
