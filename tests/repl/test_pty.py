@@ -15,7 +15,8 @@ import pytest
 pexpect = pytest.importorskip("pexpect")
 
 ROOT = Path(__file__).resolve().parents[2]
-TIMEOUT = 20
+# Generous: CI machines are small and the suite runs beside a PostgreSQL server.
+TIMEOUT = 60
 
 
 @pytest.fixture(scope="module", autouse=True)
