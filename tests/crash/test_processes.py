@@ -172,13 +172,15 @@ def test_two_serving_processes_share_max_queue_readers(pg_url: str, instance: In
     admin = Client(instance)
     admin.run(PROC)
     logs = [tmp_path / f"serve{i}.log" for i in range(2)]
+    errs = [open(tmp_path / f"serve{i}.err", "w") for i in range(2)]  # noqa: SIM115
     procs = [subprocess.Popen([sys.executable, "-m", "tsqlbroker", "serve", "--url", pg_url,
-                               "--log", str(log)]) for log in logs]
+                               "--log", str(log)], stderr=err) for log, err in zip(logs, errs)]
     try:
-        for log in logs:
+        for i, log in enumerate(logs):
             deadline = time.monotonic() + 60
             while not (log.exists() and "serving" in log.read_text()):
-                assert time.monotonic() < deadline, "serve did not start"
+                assert procs[i].poll() is None and time.monotonic() < deadline, (
+                    "serve did not start: " + (tmp_path / f"serve{i}.err").read_text())
                 time.sleep(0.1)
         admin.run(SEND.format(dialogs=40))
         peak = 0
@@ -190,12 +192,14 @@ def test_two_serving_processes_share_max_queue_readers(pg_url: str, instance: In
                 break
             time.sleep(0.05)
         assert done == 40
-        # Readers ran, and never more than two at once in all processes together.
+        # Never more than two readers at once in all processes together: the two serving
+        # processes and this test's own instance (its SEND started its broker runtime, so
+        # it activates too — which of the three runs the readers is up to timing).
         assert 1 <= peak <= 2
-        started = [log.read_text().count("started [mp].[dbo].[Slow]") for log in logs]
-        assert sum(started) >= 1, started
     finally:
         for p in procs:
             p.terminate()
         for p in procs:
             assert p.wait(timeout=60) == 0
+        for err in errs:
+            err.close()

@@ -144,6 +144,9 @@ class BrokerRuntime:
                     # (counted as waiting, so the monitor launches no more meanwhile).
                     waiting = True
                     self.manager.set_waiting(task, True)
+                    self.log.write("Activation", f"{task.procedure} on queue "
+                                   f"{task.queue_name}: all {settings.max_readers} readers "
+                                   "run in other processes; waiting for one to end", "info")
                 time.sleep(_SLOT_RETRY_S)
         finally:
             if waiting:

@@ -251,6 +251,7 @@ class Listener:
         return psycopg.connect(*args, autocommit=True, **kwargs)
 
     def _run(self) -> None:
+        failures = 0
         while not self._stop.is_set():
             try:
                 with self._connect() as pg:
@@ -258,12 +259,16 @@ class Listener:
                     chan = f"tsqlb_{name}"[:63]
                     pg.execute(f'LISTEN "{chan}"')
                     self._ready.set()
+                    failures = 0
                     while not self._stop.is_set():
                         for note in pg.notifies(timeout=0.5):
                             self._dispatch(note.payload)
-            except Exception:
-                log.warning("broker listener lost its connection; reconnecting",
-                            exc_info=True)
+            except Exception as exc:  # noqa: BLE001 - the server went away: reconnect
+                # Said once per outage; retried every second (quietly) until it is back.
+                failures += 1
+                level = logging.WARNING if failures == 1 else logging.DEBUG
+                log.log(level, "broker listener lost its connection (%s); reconnecting",
+                        str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
                 self._ready.set()
                 self._stop.wait(1.0)
 
