@@ -126,8 +126,8 @@ def test_console_script_end_to_end(tmp_path: Path) -> None:
     assert b == "0xFF" and g == g.upper() and len(g) == 36
 
 
-def test_serve_runs_until_sigterm(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'serve.db'}"
+def test_serve_runs_until_sigterm(tmp_path: Path, persistent_url: str) -> None:
+    url = persistent_url
     log = tmp_path / "broker.log"
     proc = subprocess.Popen([sys.executable, "-m", "tsqlbroker", "serve", "--url", url,
                              "--log", str(log)], stdout=subprocess.PIPE,

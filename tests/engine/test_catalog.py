@@ -17,8 +17,8 @@ def test_system_databases(catalog: Catalog, conn: StoreConnection) -> None:
     assert catalog.database_id(conn, "TEMPDB") == 2
 
 
-def test_ensure_schema_idempotent_on_existing_file(tmp_path) -> None:
-    url = f"sqlite:///{tmp_path / 'x.db'}"
+def test_ensure_schema_idempotent_on_existing_file(persistent_url: str) -> None:
+    url = persistent_url
     s1 = Store(url)
     c1 = s1.connect()
     Catalog.get(s1).ensure_schema(c1)
