@@ -178,8 +178,13 @@ class RowWriter:
 
     def _identity_start(self, col: ColumnInfo) -> int:
         c = Catalog.get(self.conn.store).t.columns
-        value = self.conn.execute(select(c.c.identity_next).where(
-            c.c.object_id == self.info.object_id, c.c.column_id == col.column_id)).scalar()
+        query = select(c.c.identity_next).where(
+            c.c.object_id == self.info.object_id, c.c.column_id == col.column_id)
+        if self.conn.dialect == "postgresql":
+            # Concurrent inserters (other sessions, other processes) take turns on the
+            # counter; SQLite's single writer serialises them already.
+            query = query.with_for_update()
+        value = self.conn.execute(query).scalar()
         assert col.identity is not None
         return int(value) if value is not None else col.identity[0]
 
