@@ -203,3 +203,13 @@ def test_two_serving_processes_share_max_queue_readers(pg_url: str, instance: In
             assert p.wait(timeout=60) == 0
         for err in errs:
             err.close()
+
+
+def test_processes_starting_together_on_a_new_store(pg_url: str) -> None:
+    """Four processes create the store's tables and functions at once: they take turns."""
+    procs = [subprocess.Popen([sys.executable, "-m", "tsqlbroker", "--url", pg_url, "-Q",
+                               "PRINT 'up'"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for _ in range(4)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0, 0], [err for _out, err in outs]
+    assert [out.strip() for out, _err in outs] == ["up"] * 4

@@ -124,6 +124,11 @@ class Catalog:
         opened = not conn.in_write_txn
         conn.write()
         try:
+            if conn.dialect == "postgresql":
+                # Processes starting together on one store take turns (else the loser of a
+                # CREATE race fails: duplicate table, "tuple concurrently updated").
+                conn.exec_driver_sql("SELECT pg_advisory_xact_lock(hashtext(current_schema() "
+                                     "|| ':tsqlb_schema'))")
             self.store.metadata.create_all(conn.conn, checkfirst=True)
             if conn.dialect == "postgresql":
                 from . import pgfuncs  # the engine's SQL functions (Python ones on SQLite)

@@ -113,6 +113,10 @@ class BrokerBase:
             opened = not conn.in_write_txn
             conn.write()
             try:
+                if conn.dialect == "postgresql":
+                    # Processes starting together on one store take turns creating tables.
+                    conn.exec_driver_sql("SELECT pg_advisory_xact_lock(hashtext("
+                                         "current_schema() || ':tsqlb_schema'))")
                 self.store.metadata.create_all(conn.conn, tables=self.t.all(), checkfirst=True)
                 tq = self.t.transmission
                 self._held_handles.update(conn.execute(
