@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing as mp
 import os
+import queue
 import shutil
 import subprocess
 import sys
@@ -175,7 +176,16 @@ def _run_processes(target: Any, url: str, processes: int, n: int) -> float:
     procs = [ctx.Process(target=target, args=(url, n, barrier, out)) for _ in range(processes)]
     for p in procs:
         p.start()
-    results = [out.get(timeout=900) for _ in procs]
+    results: list[tuple[str, Any]] = []
+    while len(results) < len(procs):
+        try:
+            results.append(out.get(timeout=1.0))
+        except queue.Empty:
+            # A worker that died (its traceback is on stderr) never reports: stop waiting.
+            if any(p.exitcode not in (None, 0) for p in procs):
+                for p in procs:
+                    p.terminate()
+                raise SystemExit("a worker process died; see its traceback above") from None
     for p in procs:
         p.join(60)
     failed = [r[1] for r in results if r[0] != "ok"]
