@@ -11,37 +11,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
 
 import pytest
+from tsql_client import Client
 
 from tsqlbroker.engine.activation import POISON_THRESHOLD
 from tsqlbroker.interpreter.broker_runtime import BrokerRuntime, runtime_for
 from tsqlbroker.interpreter.instance import Instance
-from tsqlbroker.interpreter.sink import CollectingSink
 
 WAIT = 10.0
 
 
-class Client:
-    """One session with a sink."""
-
-    def __init__(self, instance: Instance) -> None:
-        self.sink = CollectingSink()
-        self.session = instance.session(self.sink, "master")
-
-    def run(self, text: str, *, expect_errors: bool = False) -> CollectingSink:
-        self.sink.events.clear()
-        self.session.execute(text)
-        if not expect_errors:
-            errors = [e.render() for e in self.sink.errors()]
-            assert not errors, "\n".join(errors)
-        return self.sink
-
-    def scalar(self, text: str) -> Any:
-        sets = self.run(text).resultsets()
-        assert sets, f"no result set from {text!r}"
-        return sets[-1].rows[0][0]
 
 
 def wait_for(what: str, predicate: Callable[[], bool], timeout: float = WAIT) -> None:

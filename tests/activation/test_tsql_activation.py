@@ -14,38 +14,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tsql_client import Client
 
 from tsqlbroker.interpreter.broker_runtime import BrokerRuntime, runtime_for
 from tsqlbroker.interpreter.instance import Instance
-from tsqlbroker.interpreter.sink import CollectingSink
 from tsqlbroker.repl.cli import main
 
 RECHECK = 0.1
 WAIT = 10.0  # upper bound of any single wait; tests normally finish far sooner
 
 
-class Client:
-    """One session with a sink, like an SSMS query window."""
-
-    def __init__(self, instance: Instance, database: str = "master") -> None:
-        self.sink = CollectingSink()
-        self.session = instance.session(self.sink, database)
-
-    def run(self, text: str, *, expect_errors: bool = False) -> CollectingSink:
-        self.sink.events.clear()
-        self.session.execute(text)
-        if not expect_errors:
-            errors = [e.render() for e in self.sink.errors()]
-            assert not errors, "\n".join(errors)
-        return self.sink
-
-    def rows(self, text: str) -> list[tuple[Any, ...]]:
-        sets = self.run(text).resultsets()
-        assert sets, f"no result set from {text!r}"
-        return sets[-1].rows
-
-    def scalar(self, text: str) -> Any:
-        return self.rows(text)[0][0]
 
 
 def wait_for(what: str, predicate: Callable[[], bool], timeout: float = WAIT) -> None:

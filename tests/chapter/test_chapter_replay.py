@@ -13,9 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tsql_client import Client
 
 from tsqlbroker.interpreter.instance import Instance
-from tsqlbroker.interpreter.sink import CollectingSink
 
 LISTINGS = Path(__file__).resolve().parent.parent / "listings"
 
@@ -30,28 +30,6 @@ def without_activation(text: str) -> str:
     return re.sub(r",\s*ACTIVATION\s*\([^)]*\)", "", text, flags=re.IGNORECASE)
 
 
-class Client:
-    """One session with a sink, like an SSMS query window."""
-
-    def __init__(self, instance: Instance, database: str = "master") -> None:
-        self.sink = CollectingSink()
-        self.session = instance.session(self.sink, database)
-
-    def run(self, text: str, *, expect_errors: bool = False) -> CollectingSink:
-        self.sink.events.clear()
-        self.session.execute(text)
-        if not expect_errors:
-            errors = [e.render() for e in self.sink.errors()]
-            assert not errors, "\n".join(errors)
-        return self.sink
-
-    def rows(self, text: str) -> list[tuple]:
-        sets = self.run(text).resultsets()
-        assert sets, f"no result set from {text!r}"
-        return sets[-1].rows
-
-    def scalar(self, text: str):
-        return self.rows(text)[0][0]
 
 
 @pytest.fixture

@@ -1,0 +1,32 @@
+"""A T-SQL client for tests: one session with a collecting sink, like an SSMS query window."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tsqlbroker.interpreter.instance import Instance
+from tsqlbroker.interpreter.sink import CollectingSink
+
+
+class Client:
+    """One session with a sink; ``run`` fails the test on an unexpected error."""
+
+    def __init__(self, instance: Instance, database: str = "master") -> None:
+        self.sink = CollectingSink()
+        self.session = instance.session(self.sink, database)
+
+    def run(self, text: str, *, expect_errors: bool = False) -> CollectingSink:
+        self.sink.events.clear()
+        self.session.execute(text)
+        if not expect_errors:
+            errors = [e.render() for e in self.sink.errors()]
+            assert not errors, "\n".join(errors)
+        return self.sink
+
+    def rows(self, text: str) -> list[tuple[Any, ...]]:
+        sets = self.run(text).resultsets()
+        assert sets, f"no result set from {text!r}"
+        return sets[-1].rows
+
+    def scalar(self, text: str) -> Any:
+        return self.rows(text)[0][0]
