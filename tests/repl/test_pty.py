@@ -10,9 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pexpect  # a dev dependency: a missing one must fail, not skip
 import pytest
-
-pexpect = pytest.importorskip("pexpect")
 
 ROOT = Path(__file__).resolve().parents[2]
 # Generous: CI machines are small and the suite runs beside a PostgreSQL server.
