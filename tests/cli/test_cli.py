@@ -1,4 +1,9 @@
-"""The command-line contract: run, -Q, --format json, sqlcmd habits, parse, serve, exits."""
+"""The command-line contract: run, -Q, --format json, sqlcmd habits, parse, serve, exits.
+
+Every test that opens a store runs on SQLite and on a fresh PostgreSQL schema (``backend_url``
+/ ``persistent_url``, tests/conftest.py). Argument splitting, ``parse``, ``--version`` and
+``--help`` open no store: they are backend-free.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +19,11 @@ import pytest
 
 from tsqlbroker.repl.cli import main, split_mode
 
-MEM = ["--url", "sqlite://"]
+
+@pytest.fixture
+def url_args(backend_url: str) -> list[str]:
+    """``--url`` of a fresh private store on the backend under test."""
+    return ["--url", backend_url]
 
 
 def records(text: str) -> list[dict]:
@@ -29,14 +38,15 @@ def test_mode_word_may_follow_global_options() -> None:
     assert split_mode(["-Q", "PRINT 1"]) == (None, ["-Q", "PRINT 1"])
 
 
-def test_query_text_prints(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main([*MEM, "-Q", "PRINT 'hello'"]) == 0
+def test_query_text_prints(url_args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*url_args, "-Q", "PRINT 'hello'"]) == 0
     assert capsys.readouterr().out.splitlines() == ["hello"]
 
 
-def test_json_records_and_exit_status(capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_records_and_exit_status(url_args: list[str],
+                                      capsys: pytest.CaptureFixture[str]) -> None:
     text = "PRINT 'start'\nSELECT 1 AS a, N'x' AS b\nGO\nSELECT 1/0\nGO\nPRINT 'after'"
-    assert main([*MEM, "--format", "json", "-Q", text]) == 1
+    assert main([*url_args, "--format", "json", "-Q", text]) == 1
     recs = records(capsys.readouterr().out)
     assert recs[0] == {"type": "message", "text": "start"}
     assert {"type": "resultset", "columns": ["a", "b"], "rows": [[1, "x"]]} in recs
@@ -46,49 +56,63 @@ def test_json_records_and_exit_status(capsys: pytest.CaptureFixture[str]) -> Non
     assert recs[-1] == {"type": "message", "text": "after"}  # the next batch still ran
 
 
-def test_stop_on_error_with_b(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_stop_on_error_with_b(url_args: list[str], tmp_path: Path,
+                              capsys: pytest.CaptureFixture[str]) -> None:
     script = tmp_path / "s.sql"
     script.write_text("PRINT 'one'\nGO\nRAISERROR('boom', 16, 1)\nGO\nPRINT 'three'\n")
-    assert main([*MEM, "run", "-b", str(script)]) == 1
+    assert main([*url_args, "run", "-b", str(script)]) == 1
     captured = capsys.readouterr()
     assert "one" in captured.out and "three" not in captured.out
     assert "Msg 50000, Level 16, State 1, Line 3" in captured.err
-    assert main([*MEM, "run", str(script)]) == 1
+    assert main([*url_args, "run", str(script)]) == 1
     assert "three" in capsys.readouterr().out
 
 
-def test_sqlcmd_variables_includes_and_go_n(tmp_path: Path,
+def test_sqlcmd_variables_includes_and_go_n(url_args: list[str], tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "inc.sql").write_text("PRINT 'included $(who)'\nGO\n")
     main_sql = tmp_path / "main.sql"
     main_sql.write_text(":setvar greeting hi\nPRINT '$(greeting) $(who)'\nGO\n"
                         ":r inc.sql\nPRINT 'again'\nGO 3\n")
-    assert main([*MEM, "run", "-v", "who=world", str(main_sql)]) == 0
+    assert main([*url_args, "run", "-v", "who=world", str(main_sql)]) == 0
     assert capsys.readouterr().out.splitlines() == [
         "hi world", "included world", "again", "again", "again"]
 
 
-def test_undefined_variable_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main([*MEM, "-Q", "PRINT '$(nope)'"]) == 1
+def test_undefined_variable_is_an_error(url_args: list[str],
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*url_args, "-Q", "PRINT '$(nope)'"]) == 1
     assert "'nope' scripting variable not defined." in capsys.readouterr().err
 
 
-def test_database_option_and_missing_file(tmp_path: Path,
+def test_database_option_and_missing_file(url_args: list[str], tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
-    assert main([*MEM, "-d", "tempdb", "-Q", "PRINT DB_NAME()"]) == 0
+    assert main([*url_args, "-d", "tempdb", "-Q", "PRINT DB_NAME()"]) == 0
     assert capsys.readouterr().out.strip() == "tempdb"
-    assert main([*MEM, "run", str(tmp_path / "missing.sql")]) == 1
+    assert main([*url_args, "run", str(tmp_path / "missing.sql")]) == 1
     assert "Cannot open file" in capsys.readouterr().err
 
 
-def test_state_persists_in_an_sqlite_file(tmp_path: Path,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
-    url = f"sqlite:///{tmp_path / 'store.db'}"
+def test_state_persists_in_the_store(persistent_url: str, backend: str, tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
     setup = ("CREATE DATABASE Keep; "
              "EXEC('USE Keep; CREATE TABLE t (a int); INSERT t VALUES (42)')")
-    assert main(["--url", url, "-Q", setup]) == 0
+    assert main(["--url", persistent_url, "-Q", setup]) == 0
     capsys.readouterr()
-    assert main(["--url", url, "--format", "json", "-Q", "SELECT a FROM Keep.dbo.t"]) == 0
+    # Where the state lives: the SQLite file, or tables in the test's PostgreSQL schema.
+    if backend == "sqlite":
+        assert (tmp_path / "store.db").stat().st_size > 0
+    else:
+        from sqlalchemy import create_engine, inspect
+        from sqlalchemy.pool import NullPool
+
+        engine = create_engine(persistent_url, poolclass=NullPool)
+        try:
+            assert inspect(engine).get_table_names()
+        finally:
+            engine.dispose()
+    assert main(["--url", persistent_url, "--format", "json", "-Q",
+                 "SELECT a FROM Keep.dbo.t"]) == 0
     assert {"type": "resultset", "columns": ["a"], "rows": [[42]]} in records(
         capsys.readouterr().out)
 
@@ -116,8 +140,41 @@ def test_version_and_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert "examples:" in capsys.readouterr().out
 
 
-def test_console_script_end_to_end(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "tsqlbroker", *MEM, "--format", "json", "-Q",
+# A script whose values take every JSON shape: binary and GUIDs as text, decimals and dates.
+JSON_SCRIPT = """\
+CREATE TABLE t (id int PRIMARY KEY, name nvarchar(20), amount decimal(9, 2),
+                at datetime, b varbinary(4), g uniqueidentifier);
+INSERT t VALUES (1, N'Ann', 12.50, '2026-01-02T03:04:05', 0x00FF, NULL),
+                (2, NULL, NULL, NULL, NULL, '6F9619FF-8B86-D011-B42D-00C04FC964FF');
+GO
+SELECT id, name, amount, at, b, g FROM t ORDER BY id;
+SELECT NEWID() AS fresh;
+GO
+"""
+
+
+def test_run_json_end_to_end(backend_url: str, tmp_path: Path) -> None:
+    """``tsqlbroker run --url … --format json`` as a process: records on stdout, status 0."""
+    script = tmp_path / "s.sql"
+    script.write_text(JSON_SCRIPT)
+    proc = subprocess.run([sys.executable, "-m", "tsqlbroker", "run", "--url", backend_url,
+                           "--format", "json", str(script)],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    recs = records(proc.stdout)
+    sets = [r for r in recs if r["type"] == "resultset"]
+    assert sets[0] == {"type": "resultset", "columns": ["id", "name", "amount", "at", "b", "g"],
+                       "rows": [[1, "Ann", 12.5, "2026-01-02 03:04:05.000", "0x00FF", None],
+                                [2, None, None, None, None,
+                                 "6F9619FF-8B86-D011-B42D-00C04FC964FF"]]}
+    (g,) = sets[1]["rows"][0]
+    assert g == g.upper() and len(g) == 36
+    assert {"type": "message", "text": "(2 rows affected)"} in recs
+
+
+def test_console_script_query_end_to_end(backend_url: str) -> None:
+    proc = subprocess.run([sys.executable, "-m", "tsqlbroker", "--url", backend_url,
+                           "--format", "json", "-Q",
                            "SELECT CAST(0xFF AS varbinary(2)) AS b, NEWID() AS g"],
                           capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 0, proc.stderr

@@ -432,6 +432,10 @@ class Binder:
     def _after(self, node: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.National):
             return exp.Literal.string(node.name)
+        if isinstance(node, exp.HexString) and self.conn.dialect == "postgresql":
+            # PostgreSQL reads X'00FF' as a bit string; T-SQL's 0x00FF is binary (bytea).
+            return exp.Cast(this=exp.Literal.string("\\x" + str(node.this)),
+                            to=exp.DataType.build("bytea", dialect="postgres"))
         if isinstance(node, exp.SessionParameter):
             return self._placeholder("@@" + node.name.lower())
         return self._function(node)
