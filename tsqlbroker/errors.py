@@ -433,6 +433,9 @@ MESSAGES: dict[int, tuple[int, str]] = {
                 "route to the destination service name for messages in this conversation to be "
                 "delivered.")),
     9753: (10, "The target service broker is unreachable."),
+    9784: (10, ("Service Broker received an error message on this conversation. Service "
+                "Broker will not transmit the message; it will be held until the application "
+                "ends the conversation.")),
     9791: (10, "The broker is disabled in the sender's database."),
     9793: (10, ("The target service name could not be found. Ensure that the service name is "
                 "specified correctly and/or the routing information has been supplied.")),

@@ -88,6 +88,10 @@ class BrokerRuntime:
         if not self.started:
             self.started = True
             self.manager.start(self)
+            # Broker-to-broker delivery over TCP (listens once an endpoint is STARTED).
+            from tsqlbroker.engine.broker.transport import Transport
+            self.transport = Transport(self.broker, self.log)
+            self.transport.start()
 
     def stop(self, timeout: float = 5.0) -> None:
         """Stop launching, cancel activated procedures, stop the clock."""
@@ -95,6 +99,7 @@ class BrokerRuntime:
             self.stopping = True
             self.started = False
             try:
+                self.transport.stop(timeout)
                 self.manager.stop(timeout)
             finally:
                 self.stopping = False

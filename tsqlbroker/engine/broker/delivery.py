@@ -37,6 +37,7 @@ from .model import (
     utcnow,
 )
 from .schema import PREFIX
+from .transport_route import held_for_network
 from .validation import valid_error, well_formed_error
 
 
@@ -288,6 +289,9 @@ class DeliveryMixin(BrokerBase):
         peer = self._peer_of(conn, out)
         created = False
         if peer is None:
+            remote = held_for_network(self, conn, out)   # another broker's (transport.py)
+            if remote is not None:
+                return remote
             if not out.is_initiator or out.is_end or out.is_error:
                 return None          # nobody to tell: the far endpoint never existed / is gone
             routed = self._route(conn, out)

@@ -1,8 +1,11 @@
 """Routing and instance objects: routes, remote service bindings, the broker endpoint, broker
 priorities, and the broker options of ALTER DATABASE (reference §1.5–§1.9).
 
-Routes, bindings and endpoints are stored and shown in the catalog views; delivery is always
-local (every database of the instance is reachable, as the AutoCreatedLocal route says).
+Routes, bindings and endpoints are stored and shown in the catalog views. A message whose
+route names another broker (``TCP://host:port``, ``TRANSPORT``) waits in the transmission queue
+and is carried by the broker-to-broker transport (``transport*.py``, docs/transport.md); every
+other message is delivered locally (every database of the instance is reachable, as the
+AutoCreatedLocal route says).
 """
 
 from __future__ import annotations
@@ -23,6 +26,22 @@ _TCP = re.compile(r"^TCP://[^:/\s]+:(\d{1,5})/?$", re.IGNORECASE)
 
 def _norm(options: dict[str, Any]) -> dict[str, Any]:
     return {k.lower(): v for k, v in options.items()}
+
+
+def _endpoint_options(options: dict[str, Any]) -> dict[str, Any]:
+    """Endpoint options with the AS TCP clause's names (``listener_port``, ``listener_ip``,
+    as the grammar keys them) mapped to the stored columns' (``port``, ``ip``); the IP loses
+    the parentheses and quotes of ``LISTENER_IP = (127.0.0.1)``."""
+    o = _norm(options)
+    if o.get("listener_port") is not None:
+        o["port"] = o.pop("listener_port")
+    if o.get("listener_ip") is not None:
+        o["ip"] = o.pop("listener_ip")
+    if o.get("ip") is not None:
+        o["ip"] = str(o["ip"]).strip().strip("()").strip().strip("'\"").upper()
+    if o.get("port") is not None:
+        o["port"] = str(o["port"]).strip()
+    return o
 
 
 class NetworkMixin(ConversationsMixin):
@@ -202,14 +221,15 @@ class NetworkMixin(ConversationsMixin):
         conn = txn.conn
         if conn.execute(select(e.c.endpoint_id)).first() is not None:
             raise tsql_error(7862)
-        o = _norm(options)
+        o = _endpoint_options(options)
         port = o.get("port")
         if port is not None and not (str(port).isdigit() and 1024 <= int(port) <= 32767):
             raise tsql_error(102, str(port), cls=BindError)
         txn.write()
         conn.execute(insert(e).values(
             endpoint_id=65536, name=name, principal_id=1,
-            state=str(o.get("state") or "STOPPED").upper(), port=port, ip=o.get("ip"),
+            state=str(o.get("state") or "STOPPED").upper(),
+            port=None if port is None else int(port), ip=o.get("ip"),
             authentication=str(o.get("authentication") or "NEGOTIATE").upper(),
             encryption=str(o.get("encryption") or "REQUIRED").upper(),
             encryption_algorithm=str(o.get("algorithm") or "RC4").upper(),
@@ -225,7 +245,7 @@ class NetworkMixin(ConversationsMixin):
         row = txn.conn.execute(select(e).where(func.lower(e.c.name) == name.lower())).first()
         if row is None:
             raise tsql_error(15151, "endpoint", name, cls=BindError)
-        o = _norm(options)
+        o = _endpoint_options(options)
         values: dict[str, Any] = {}
         for key, col in (("state", "state"), ("port", "port"), ("ip", "ip"),
                          ("authentication", "authentication"), ("encryption", "encryption"),

@@ -1,0 +1,465 @@
+"""Broker-to-broker delivery over TCP (docs/transport.md).
+
+One :class:`Transport` per running broker runtime. While the instance has a STARTED Service
+Broker endpoint with a LISTENER_PORT, the process that holds that port:
+
+* listens on it and applies the frames other brokers send (``transport_recv.Receiver``);
+* sends the messages of remote conversations waiting in the transmission queues
+  (``transport_route.next_hop`` says which and where), one conversation at a time in
+  sequence order, each message deleted from the transmission queue only when the far broker
+  acknowledged that it committed it; an unreachable broker is retried with exponential
+  back-off (``retry_min`` doubling to ``retry_max`` seconds: 4 → 64 by default, as SQL
+  Server), its messages waiting with a ``transmission_status`` that says why;
+* tells far brokers when a remote dialog's endpoint here has closed (close notices).
+
+A process that cannot bind the port (another process of the same store has it) neither
+listens nor sends: one process per store speaks for the instance, as one SQL Server instance
+owns its endpoint.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import delete, select, update
+
+from ...errors import message_text
+from ..txn import Txn
+from .fastsql import fetch_peer
+from .model import Endpoint
+from .transport_recv import (
+    Receiver,
+    ensure_remote_dialogs,
+    pin,
+    remember_dialog,
+    remote_dialogs,
+)
+from .transport_route import choose, endpoint_started, next_hop, security_status
+from .transport_wire import (
+    WireError,
+    body_out,
+    check_hello,
+    hello,
+    recv_frame,
+    send_frame,
+    time_out,
+)
+
+if TYPE_CHECKING:
+    from ..brokerlog import BrokerLog
+    from . import Broker
+
+CONNECT_TIMEOUT_S = 5.0
+REPLY_TIMEOUT_S = 90.0          # the far side may wait for its store's write lock
+ENDPOINT_CHECK_S = 1.0
+NOTICE_CHECK_S = 1.0
+
+
+def _retry_from_env() -> tuple[float, float]:
+    """``TSQLBROKER_SB_RETRY="min,max"`` (seconds) overrides SQL Server's 4 → 64 s."""
+    text = os.environ.get("TSQLBROKER_SB_RETRY", "")
+    try:
+        lo, hi = (float(x) for x in text.split(","))
+        if 0 < lo <= hi:
+            return lo, hi
+    except ValueError:
+        pass
+    return 4.0, 64.0
+
+
+def _os_text(exc: OSError) -> str:
+    """``errno(strerror)`` as SQL Server shows socket errors."""
+    return f"{exc.errno or 0}({exc.strerror or exc.__class__.__name__})"
+
+
+class Unreachable(Exception):
+    """The far broker could not be reached; the text is the transmission_status."""
+
+
+def _receive_failed(exc: Exception) -> str:
+    text = _os_text(exc) if isinstance(exc, OSError) else str(exc)
+    return f"An error occurred while receiving data: '{text}'."
+
+
+class _Backoff:
+    """When each far broker (or conversation) may be tried again."""
+
+    def __init__(self, lo: float, hi: float) -> None:
+        self.lo, self.hi = lo, hi
+        self._fails: dict[Any, int] = {}
+        self._next: dict[Any, float] = {}
+
+    def due(self, key: Any) -> bool:
+        return time.monotonic() >= self._next.get(key, 0.0)
+
+    def failed(self, key: Any) -> None:
+        n = self._fails.get(key, 0) + 1
+        self._fails[key] = n
+        self._next[key] = time.monotonic() + min(self.hi, self.lo * 2 ** (n - 1))
+
+    def ok(self, key: Any) -> None:
+        self._fails.pop(key, None)
+        self._next.pop(key, None)
+
+
+class Transport:
+    """The listener and the sender of one broker (see the module docstring)."""
+
+    def __init__(self, broker: Broker, log: BrokerLog, *, retry_min: float | None = None,
+                 retry_max: float | None = None, poll_s: float = 0.25) -> None:
+        lo, hi = _retry_from_env()
+        self.broker = broker
+        self.log = log
+        self.poll_s = poll_s
+        self.backoff = _Backoff(retry_min or lo, max(retry_max or hi, retry_min or lo))
+        self.receiver = Receiver(broker)
+        self.listening: tuple[str, int] | None = None
+        self._server: socket.socket | None = None
+        self._conns: dict[tuple[str, int], socket.socket] = {}
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._bind_failed: tuple[str, int] | None = None
+        self._next_endpoint = 0.0
+        self._next_notice = 0.0
+
+    # -- life cycle ---------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the transport's thread (it listens once the endpoint is STARTED)."""
+        if self._threads:
+            return
+        self._stop.clear()
+        t = threading.Thread(target=self._run, name="broker-transport", daemon=True)
+        self._threads.append(t)
+        t.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop listening and sending; close every connection."""
+        self._stop.set()
+        self._wake.set()
+        self._close_server()
+        for t in self._threads:
+            t.join(timeout)
+        self._threads.clear()
+        for sock in self._conns.values():
+            sock.close()
+        self._conns.clear()
+
+    def wake(self) -> None:
+        """Look at the transmission queues now rather than at the next poll."""
+        self._wake.set()
+
+    def _run(self) -> None:
+        try:
+            ensure_remote_dialogs(self.broker)
+        except Exception as exc:  # noqa: BLE001 - a store that cannot be used is logged
+            self.log.write("Transport", f"cannot prepare the store: {exc}", "error")
+            return
+        while not self._stop.is_set():
+            try:
+                now = time.monotonic()
+                if now >= self._next_endpoint:
+                    self._next_endpoint = now + ENDPOINT_CHECK_S
+                    self._check_endpoint()
+                if self.listening is not None:
+                    self._send_pass()
+                    if now >= self._next_notice:
+                        self._next_notice = now + NOTICE_CHECK_S
+                        self._notice_pass()
+            except Exception as exc:  # noqa: BLE001 - the transport outlives one bad pass
+                self.log.write("Transport", f"{exc.__class__.__name__}: {exc}", "error")
+            self._wake.wait(self.poll_s)
+            self._wake.clear()
+
+    # -- the listener -------------------------------------------------------------------------
+    def _check_endpoint(self) -> None:
+        conn = self.broker.store.connect()
+        try:
+            self.broker.ensure_schema(conn)
+            ep = endpoint_started(self.broker, conn)
+        finally:
+            conn.close()
+        want: tuple[str, int] | None = None
+        if ep is not None:
+            ip = str(ep["ip"] or "ALL").upper()
+            want = ("" if ip == "ALL" else ip, int(ep["port"]))
+        if want == self.listening:
+            return
+        if self.listening is not None:
+            self._close_server()
+            self.log.write("Transport", f"stopped listening on port {self.listening[1]}",
+                           "info")
+            self.listening = None
+        if want is None:
+            return
+        server = socket.socket(socket.AF_INET6 if ":" in want[0] else socket.AF_INET,
+                               socket.SOCK_STREAM)
+        try:
+            server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            server.bind(want)
+            server.listen(16)
+            server.settimeout(0.5)
+        except OSError as exc:
+            server.close()
+            if self._bind_failed != want:
+                self._bind_failed = want
+                self.log.write("Transport", f"cannot listen on {want[0] or 'ALL'}:{want[1]} "
+                               f"({_os_text(exc)}); this process does not transmit", "info")
+            return
+        self._bind_failed = None
+        self._server = server
+        self.listening = want
+        t = threading.Thread(target=self._accept, args=(server,), name="broker-listener",
+                             daemon=True)
+        self._threads.append(t)
+        t.start()
+        self.log.write("Transport", f"listening on {want[0] or 'ALL'}:{want[1]}", "info")
+
+    def _close_server(self) -> None:
+        server, self._server = self._server, None
+        if server is not None:
+            server.close()
+
+    def _accept(self, server: socket.socket) -> None:
+        while not self._stop.is_set() and self._server is server:
+            try:
+                sock, _addr = server.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            t = threading.Thread(target=self._serve_conn, args=(sock,),
+                                 name="broker-connection", daemon=True)
+            t.start()
+
+    def _local_guids(self) -> list[str]:
+        conn = self.broker.store.connect()
+        try:
+            return [m.broker_guid for m in self.broker.meta.all_loaded(conn)]
+        finally:
+            conn.close()
+
+    def _serve_conn(self, sock: socket.socket) -> None:
+        """One inbound connection: greet, then answer frame after frame."""
+        peer = "?"
+        try:
+            peer = "{}:{}".format(*sock.getpeername()[:2])
+            sock.settimeout(None)
+            send_frame(sock, hello(self._local_guids()))
+            check_hello(recv_frame(sock))
+            while not self._stop.is_set():
+                frame = recv_frame(sock)
+                if frame is None:
+                    return
+                try:
+                    reply = self.receiver.handle(frame)
+                except WireError:
+                    raise
+                except Exception as exc:  # noqa: BLE001 - the sender retries; we log
+                    self.log.write("Transport", f"message from {peer} not taken: {exc}",
+                                   "error")
+                    reply = {"op": "nack", "status": f"The far broker could not store the "
+                             f"message: {exc.__class__.__name__}."}
+                reply["id"] = frame.get("id")
+                send_frame(sock, reply)
+        except WireError as exc:
+            self.log.write("Transport", f"connection from {peer} closed: {exc}", "error")
+        except OSError:
+            pass
+        finally:
+            sock.close()
+
+    # -- the sender ---------------------------------------------------------------------------
+    def _connection(self, key: tuple[str, int]) -> socket.socket:
+        sock = self._conns.get(key)
+        if sock is not None:
+            return sock
+        try:
+            sock = socket.create_connection(key, timeout=CONNECT_TIMEOUT_S)
+        except OSError as exc:
+            raise Unreachable(
+                f"Connection attempt failed with error: '{_os_text(exc)}'.") from None
+        try:
+            sock.settimeout(REPLY_TIMEOUT_S)
+            send_frame(sock, hello(self._local_guids()))
+            check_hello(recv_frame(sock))
+        except (OSError, WireError) as exc:
+            sock.close()
+            raise Unreachable(_receive_failed(exc)) from None
+        self._conns[key] = sock
+        return sock
+
+    def _call(self, key: tuple[str, int], frame: dict[str, Any]) -> dict[str, Any]:
+        """Send ``frame`` to the broker at ``key`` and wait for its answer; raises
+        :class:`Unreachable` (with the transmission_status text) when that fails."""
+        sock = self._connection(key)
+        try:
+            send_frame(sock, frame)
+            reply = recv_frame(sock)
+            if reply is None:
+                raise ConnectionResetError(104, "Connection reset by peer")
+            return reply
+        except (OSError, WireError) as exc:
+            self._drop(key)
+            raise Unreachable(_receive_failed(exc)) from None
+
+    def _drop(self, key: tuple[str, int]) -> None:
+        sock = self._conns.pop(key, None)
+        if sock is not None:
+            sock.close()
+
+    def _send_pass(self) -> None:
+        """Send what the transmission queues hold for other brokers."""
+        b = self.broker
+        tq = b.t.transmission
+        conn = b.store.connect()
+        try:
+            rows = [dict(r) for r in conn.execute(select(tq).order_by(
+                tq.c.conversation_handle, tq.c.message_sequence_number, tq.c.id)).mappings()]
+            groups: dict[str, list[dict[str, Any]]] = {}
+            for r in rows:
+                groups.setdefault(r["conversation_handle"], []).append(r)
+            work: list[tuple[Endpoint, Any, list[dict[str, Any]]]] = []
+            for handle, held in groups.items():
+                ep = b._endpoint(conn, None, handle)
+                if ep is None:
+                    continue
+                hop = next_hop(b, conn, ep)
+                if hop is None:
+                    continue
+                status = hop.status or security_status(b, conn, ep)
+                if ep.state == "ER":
+                    status = message_text(9784)
+                if status or ep.state == "CD":
+                    self._hold(held[0], status, drop=ep.state == "CD")
+                    continue
+                work.append((ep, hop, held))
+        finally:
+            conn.close()
+        for ep, hop, held in work:
+            key = (hop.host, hop.port)
+            if self._stop.is_set():
+                return
+            if not (self.backoff.due(key) and self.backoff.due(ep.conversation_handle)):
+                continue
+            for r in held:
+                try:
+                    reply = self._call(key, self._frame(r, ep))
+                except Unreachable as exc:
+                    self.backoff.failed(key)
+                    self._hold(r, str(exc))
+                    break
+                self.backoff.ok(key)
+                if not self._apply(r, ep, reply):
+                    break
+
+    def _frame(self, r: dict[str, Any], ep: Endpoint) -> dict[str, Any]:
+        guids = {m.database_id: m.broker_guid for m in self._metas()}
+        return {
+            "op": "msg", "id": r["id"], "cid": ep.conversation_id, "init": ep.is_initiator,
+            "seq": r["message_sequence_number"], "type": r["message_type_name"],
+            "body": body_out(r["message_body"]), "from_service": r["from_service_name"],
+            "from_broker": guids.get(ep.database_id), "to_service": r["to_service_name"],
+            "to_broker": ep.far_broker_instance or r["to_broker_instance"],
+            "contract": r["service_contract_name"], "priority": r["priority"],
+            "lifetime": time_out(ep.lifetime), "enqueue_time": time_out(r["enqueue_time"])}
+
+    def _metas(self) -> list[Any]:
+        conn = self.broker.store.connect()
+        try:
+            return self.broker.meta.all_loaded(conn)
+        finally:
+            conn.close()
+
+    def _in_txn(self, fn: Any) -> Any:
+        conn = self.broker.store.connect()
+        txn = Txn(conn, owner="broker-transport")
+        try:
+            txn.write()
+            result = fn(txn)
+            txn.commit()
+            return result
+        except BaseException:
+            txn.rollback()
+            raise
+        finally:
+            conn.close()
+
+    def _hold(self, r: dict[str, Any], status: str, *, drop: bool = False) -> None:
+        """Record why row ``r`` waits (or drop the rows of a closed endpoint)."""
+        tq = self.broker.t.transmission
+        if drop:
+            self._in_txn(lambda txn: txn.conn.execute(delete(tq).where(
+                tq.c.conversation_handle == r["conversation_handle"])))
+        elif r["transmission_status"] != status:
+            self._in_txn(lambda txn: txn.conn.execute(update(tq).where(
+                tq.c.id == r["id"]).values(transmission_status=status)))
+
+    def _apply(self, r: dict[str, Any], ep: Endpoint, reply: dict[str, Any]) -> bool:
+        """Act on the far broker's answer to row ``r``; True to go on with the next row."""
+        b = self.broker
+        tq = b.t.transmission
+        op = reply.get("op")
+        if op == "nack":
+            self.backoff.failed(ep.conversation_handle)
+            self._hold(r, str(reply.get("status") or ""))
+            return False
+        if op not in ("ack", "error"):
+            self._hold(r, f"Unexpected answer from the far broker: {op!r}.")
+            return False
+        self.backoff.ok(ep.conversation_handle)
+
+        def commit(txn: Txn) -> bool:
+            txn.conn.execute(delete(tq).where(tq.c.id == r["id"]))
+            now = b._endpoint(txn.conn, None, ep.conversation_handle)
+            if now is None:
+                return False
+            far = reply.get("broker")
+            if op == "error":
+                b._error_endpoint(txn.conn, txn, now, int(reply.get("code") or 0),
+                                  str(reply.get("text") or ""))
+                return False
+            if now.is_initiator and far:
+                pin(b, txn, now, str(far))
+                remember_dialog(b, txn, now, r["from_service_name"], str(far).upper())
+            return True
+        return bool(self._in_txn(commit))
+
+    # -- close notices ------------------------------------------------------------------------
+    def _notice_pass(self) -> None:
+        """Tell far brokers about remote dialogs whose endpoint here has closed."""
+        b = self.broker
+        rd = remote_dialogs(b)
+        conn = b.store.connect()
+        todo: list[tuple[dict[str, Any], tuple[str, int]]] = []
+        try:
+            for r in [dict(x) for x in conn.execute(select(rd)).mappings()]:
+                ep = fetch_peer(conn, r["conversation_id"], r["is_initiator"])
+                if ep is not None and ep.state != "CD":
+                    continue
+                routes = [dict(x) for x in conn.execute(select(b.t.routes).where(
+                    b.t.routes.c.database_id == r["database_id"])).mappings()]
+                hop = choose(b, conn, routes, r["far_service"], r["far_broker"],
+                             remote_side=True)
+                if hop is not None and hop.host is not None and hop.port is not None:
+                    todo.append((r, (hop.host, hop.port)))
+        finally:
+            conn.close()
+        for r, key in todo:
+            if self._stop.is_set() or not self.backoff.due(key):
+                continue
+            try:
+                reply = self._call(key, {"op": "close", "cid": r["conversation_id"],
+                                         "init": r["is_initiator"]})
+            except Unreachable:
+                self.backoff.failed(key)
+                continue
+            if reply.get("op") == "ack":
+                self._in_txn(lambda txn, r=r: txn.conn.execute(delete(rd).where(
+                    rd.c.conversation_id == r["conversation_id"],
+                    rd.c.is_initiator == r["is_initiator"])))
+
