@@ -131,6 +131,11 @@ class FreshPostgres:
                     "WHERE pid <> pg_backend_pid() AND application_name = :a"),
                     {"a": f"tsqlb_{name}"})
                 c.execute(text(f'DROP SCHEMA IF EXISTS "{name}" CASCADE'))
+                # The store's T-SQL databases have backend schemas '<name>$<db>' of their own.
+                for (extra,) in c.execute(text(
+                        "SELECT nspname FROM pg_namespace WHERE left(nspname, length(:p)) = :p"),
+                        {"p": f"{name}$"}).all():
+                    c.execute(text(f'DROP SCHEMA IF EXISTS "{extra}" CASCADE'))
         engine.dispose()
         self.schemas.clear()
 

@@ -9,6 +9,12 @@ Every method takes the caller's :class:`~tsqlbroker.engine.store.StoreConnection
 joins the caller's storage transaction; writers call ``conn.write()`` first, so a
 ``CREATE TABLE`` inside ``BEGIN TRAN`` is rolled back with it. Names compare
 case-insensitively (SQL Server's default collation) through lower-cased key columns.
+
+On PostgreSQL the system tables live in the store's *home* schema (the first schema of the
+connection's ``search_path``) and each T-SQL database has a backend schema of its own for its
+user tables (``naming.database_schema_name``), created and dropped with the database in the
+caller's transaction. A store made before that layout (user tables in the home schema, no
+layout mark) keeps working the old way: :meth:`Catalog.database_schema` is then None.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from typing import Any
 from sqlalchemy import and_, delete, func, insert, select, text, update
 
 from ..errors import BindError, tsql_error
-from .naming import quote_ident
+from .naming import database_schema_name, qualified_name, quote_ident
 from .sqlfuncs import install_connect_hook, prepare_connection
 from .store import Store, StoreConnection
 from .systables import SystemTables, system_tables
@@ -53,6 +59,9 @@ _OBJECT_ID_START = 245575913
 _OBJECT_ID_STEP = 16000057
 _OBJECT_ID_MOD = 2_147_483_647
 _TOKEN_SQL = "SELECT value FROM tsqlb_counters WHERE name = 'catalog_version'"
+# Counter row marking a PostgreSQL store whose T-SQL databases have backend schemas of their
+# own. Stores made before it keep their user tables in the home schema and are not moved.
+_LAYOUT_MARK = "pg_database_schemas"
 
 
 @dataclass(frozen=True)
@@ -105,6 +114,9 @@ class Catalog:
         # reads (its own uncommitted one included) and a rolled-back token never returns.
         self._cache: dict[tuple[Any, ...], Any] = {}
         self._cache_lock = threading.Lock()
+        # PostgreSQL: the store's home schema and whether each database has its own schema.
+        self.home_schema: str | None = None
+        self.database_schemas = False
         # User tables declare text columns COLLATE TSQL_CI: every connection needs it.
         install_connect_hook(store)
 
@@ -138,6 +150,8 @@ class Catalog:
             for db_id, name, broker in _SYSTEM_DATABASES:
                 if db_id not in present:
                     self._insert_database(conn, db_id, name, broker)
+            if conn.dialect == "postgresql":
+                self._init_layout(conn)
         except BaseException:
             if opened:
                 conn.rollback()
@@ -146,6 +160,46 @@ class Catalog:
             conn.commit()
             # Only a committed setup is known to stay; a caller's transaction may roll back.
             self._ready = True
+
+    def _init_layout(self, conn: StoreConnection) -> None:
+        """Find the home schema and decide the layout: a store already marked, or one with
+        no user table yet (new, or made before and still empty), gets a schema per database
+        (created here for the databases that exist); an unmarked store with user tables was
+        made by an older version and keeps them in the home schema."""
+        home = conn.exec_driver_sql("SELECT current_schema()").scalar()
+        self.home_schema = str(home or "public")
+        c, o = self.t.counters, self.t.objects
+        if conn.execute(select(c.c.value).where(c.c.name == _LAYOUT_MARK)).first() is None:
+            legacy = conn.execute(select(o.c.object_id).where(
+                o.c.physical_name.is_not(None), o.c.session_id.is_(None)).limit(1)).first()
+            if legacy is not None:
+                self.database_schemas = False
+                return
+            conn.execute(insert(c).values(name=_LAYOUT_MARK, value=1))
+            d = self.t.databases
+            for db_id, name in conn.execute(select(d.c.database_id, d.c.name)).all():
+                schema = database_schema_name(self.home_schema, int(db_id), name)
+                conn.exec_driver_sql(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(schema)}")
+        self.database_schemas = True
+
+    def database_schema(self, conn: StoreConnection, db_id: int) -> str | None:
+        """The backend schema holding database ``db_id``'s user tables, or None when they
+        live in the home schema (SQLite; PostgreSQL stores made before schemas per
+        database)."""
+        self.ensure_schema(conn)
+        if not self.database_schemas or self.home_schema is None:
+            return None
+        row = self.database(conn, db_id)
+        if row is None:
+            return None
+        return database_schema_name(self.home_schema, db_id, row.name)
+
+    def table_schema(self, conn: StoreConnection, obj: ObjectRow) -> str | None:
+        """The backend schema of table object ``obj``: temp tables and table variables
+        (session-owned) stay in the home schema (None), others are in their database's."""
+        if obj.session_id is not None:
+            return None
+        return self.database_schema(conn, obj.database_id)
 
     def _insert_database(self, conn: StoreConnection, db_id: int, name: str,
                          broker: bool) -> None:
@@ -215,6 +269,9 @@ class Catalog:
         top = conn.execute(select(func.max(self.t.databases.c.database_id))).scalar() or 0
         db_id = max(top + 1, FIRST_USER_DATABASE_ID)
         self._insert_database(conn, db_id, name, True)
+        if self.database_schemas and self.home_schema is not None:
+            schema = database_schema_name(self.home_schema, db_id, name)
+            conn.exec_driver_sql(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(schema)}")
         self._changed(conn)
         return db_id
 
@@ -232,10 +289,16 @@ class Catalog:
         for hook in list(self._drop_hooks):
             hook(conn, row.database_id)
         o = self.t.objects
-        physical = conn.execute(select(o.c.physical_name).where(
-            o.c.database_id == row.database_id, o.c.physical_name.is_not(None))).scalars().all()
-        for table_name in physical:
-            conn.exec_driver_sql(f"DROP TABLE IF EXISTS {quote_ident(table_name)}")
+        schema = self.database_schema(conn, row.database_id)
+        if schema is not None:
+            # Its tables (and their indexes) go with the schema.
+            conn.exec_driver_sql(f"DROP SCHEMA IF EXISTS {quote_ident(schema)} CASCADE")
+        else:
+            physical = conn.execute(select(o.c.physical_name).where(
+                o.c.database_id == row.database_id, o.c.physical_name.is_not(None))
+            ).scalars().all()
+            for table_name in physical:
+                conn.exec_driver_sql(f"DROP TABLE IF EXISTS {quote_ident(table_name)}")
         ids = select(o.c.object_id).where(o.c.database_id == row.database_id)
         conn.execute(delete(self.t.columns).where(self.t.columns.c.object_id.in_(ids)))
         conn.execute(delete(o).where(o.c.database_id == row.database_id))
@@ -478,10 +541,13 @@ class Catalog:
         for child in children:
             if child != object_id:
                 self.drop_object(conn, int(child))
-        physical = conn.execute(select(o.c.physical_name).where(o.c.object_id == object_id)
-                                ).scalar()
-        if physical:
-            conn.exec_driver_sql(f"DROP TABLE IF EXISTS {quote_ident(physical)}")
+        found = conn.execute(select(o.c.physical_name, o.c.database_id, o.c.session_id)
+                             .where(o.c.object_id == object_id)).first()
+        if found is not None and found.physical_name:
+            schema = None if found.session_id is not None else \
+                self.database_schema(conn, int(found.database_id))
+            conn.exec_driver_sql(
+                f"DROP TABLE IF EXISTS {qualified_name(schema, found.physical_name)}")
         conn.execute(delete(self.t.columns).where(self.t.columns.c.object_id == object_id))
         conn.execute(delete(o).where(o.c.object_id == object_id))
         self._changed(conn)
@@ -503,13 +569,16 @@ class Catalog:
         self._changed(conn)
         self.update_object(conn, object_id)
 
-    def table_exists_physically(self, conn: StoreConnection, physical_name: str) -> bool:
-        """Whether the backend has table ``physical_name`` (used by consistency checks)."""
+    def table_exists_physically(self, conn: StoreConnection, physical_name: str,
+                                schema: str | None = None) -> bool:
+        """Whether the backend has table ``physical_name`` in backend schema ``schema``
+        (None: the home schema) — for consistency checks."""
         if conn.dialect == "sqlite":
             q = text("SELECT 1 FROM sqlite_master WHERE type='table' AND name=:n")
-        else:
-            q = text("SELECT 1 FROM information_schema.tables WHERE table_name=:n")
-        return conn.execute(q, {"n": physical_name}).first() is not None
+            return conn.execute(q, {"n": physical_name}).first() is not None
+        q = text("SELECT 1 FROM information_schema.tables WHERE table_name = :n "
+                 "AND table_schema = coalesce(:s, current_schema())")
+        return conn.execute(q, {"n": physical_name, "s": schema}).first() is not None
 
 
 def _database_row(row: Any) -> DatabaseRow:

@@ -56,7 +56,8 @@ def alter_table(ctx: ExecContext, tree: exp.Alter) -> None:
                                            else None)
                     _validate_existing(ctx, info, pc)
                     add_constraint(ctx, info.db_id, info.schema, info.object_id,
-                                    info.display_name, pc, info.physical)
+                                   info.display_name, pc, info.backend_schema,
+                                   info.physical)
         elif isinstance(action, exp.Drop):
             _drop_parts(ctx, info, action)
         elif isinstance(action, exp.AlterColumn):
@@ -73,7 +74,7 @@ def _add_column(ctx: ExecContext, info: TableInfo, action: exp.ColumnDef) -> Non
     if info.column(col["name"]) is not None:
         raise tsql_error(2705, col["name"], info.display_name)
     has_rows = run_sql(
-        ctx.conn, f"SELECT 1 FROM {quote_ident(info.physical)} LIMIT 1").first() is not None
+        ctx.conn, f"SELECT 1 FROM {info.sql_name} LIMIT 1").first() is not None
     if not col["nullable"] and col["default"] is None and col["identity"] is None and has_rows:
         raise tsql_error(4901, col["name"], info.display_name)
     catalog = Catalog.get(ctx.conn.store)
@@ -88,7 +89,7 @@ def _add_column(ctx: ExecContext, info: TableInfo, action: exp.ColumnDef) -> Non
         identity_next=None, default_sql=col["default"], is_computed=False))
     ddl_type = column_type(col["spec"], ctx.conn.dialect).compile(
         dialect=ctx.conn.conn.dialect)
-    run_sql(ctx.conn, f"ALTER TABLE {quote_ident(info.physical)} ADD COLUMN "
+    run_sql(ctx.conn, f"ALTER TABLE {info.sql_name} ADD COLUMN "
                              f"{quote_column(col['name'], ctx.conn.dialect)} {ddl_type}")
     if col["default"] is not None:
         pending.append(PendingConstraint("D", col["default_name"], [col["name"]],
@@ -102,14 +103,14 @@ def _add_column(ctx: ExecContext, info: TableInfo, action: exp.ColumnDef) -> Non
         column = fresh.column(col["name"])
         assert column is not None
         rowids = [r[0] for r in run_sql(
-            ctx.conn, f"SELECT {rid} FROM {quote_ident(info.physical)} ORDER BY {rid}")]
+            ctx.conn, f"SELECT {rid} FROM {info.sql_name} ORDER BY {rid}")]
         changes: list[tuple[Any, dict[str, Any]]] = []
         next_id = ident[0] if ident else None
         for row_id in rowids:
             if ident and next_id is not None:
                 run_sql(
                     ctx.conn,
-                    f"UPDATE {quote_ident(info.physical)} SET {quote_column(col['name'], ctx.conn.dialect)} = :v "
+                    f"UPDATE {info.sql_name} SET {quote_column(col['name'], ctx.conn.dialect)} = :v "
                     f"WHERE {rid} = :r", {"v": next_id, "r": row_id})
                 next_id += ident[1]
             else:
@@ -122,7 +123,7 @@ def _add_column(ctx: ExecContext, info: TableInfo, action: exp.ColumnDef) -> Non
     for pc in pending:
         _validate_existing(ctx, fresh, pc)
         add_constraint(ctx, info.db_id, info.schema, info.object_id, info.display_name, pc,
-                        info.physical)
+                       info.backend_schema, info.physical)
 
 
 def _reload(ctx: ExecContext, info: TableInfo) -> TableInfo:
@@ -136,7 +137,7 @@ def _validate_existing(ctx: ExecContext, info: TableInfo, pc: PendingConstraint)
     for name in pc.columns:
         if info.column(name) is None:
             raise tsql_error(1911, name, cls=BindError)
-    phys = quote_ident(info.physical)
+    phys = info.sql_name
     if pc.kind in ("PK", "UQ") and pc.columns:
         cols = ", ".join(quote_column(c, ctx.conn.dialect) for c in pc.columns)
         dup = run_sql(
@@ -182,7 +183,7 @@ def _drop_parts(ctx: ExecContext, info: TableInfo, action: exp.Drop) -> None:
             c = catalog.t.columns
             ctx.conn.execute(delete(c).where(c.c.object_id == info.object_id,
                                              c.c.column_id == col.column_id))
-            run_sql(ctx.conn, f"ALTER TABLE {quote_ident(info.physical)} DROP COLUMN "
+            run_sql(ctx.conn, f"ALTER TABLE {info.sql_name} DROP COLUMN "
                                      f"{quote_column(col.name, ctx.conn.dialect)}")
         else:
             raise not_supported(f"ALTER TABLE DROP {kind}")
@@ -209,12 +210,12 @@ def _alter_column(ctx: ExecContext, info: TableInfo, action: exp.AlterColumn) ->
     assert new_col is not None
     rows = run_sql(
         ctx.conn,
-        f"SELECT {writer.rowid}, {quote_column(col.name, ctx.conn.dialect)} FROM {quote_ident(info.physical)}"
+        f"SELECT {writer.rowid}, {quote_column(col.name, ctx.conn.dialect)} FROM {info.sql_name}"
     ).fetchall()
     for row_id, value in rows:
         stored = writer.convert(new_col, value)
         run_sql(
-            ctx.conn, f"UPDATE {quote_ident(info.physical)} SET {quote_column(col.name, ctx.conn.dialect)} = :v "
+            ctx.conn, f"UPDATE {info.sql_name} SET {quote_column(col.name, ctx.conn.dialect)} = :v "
             f"WHERE {writer.rowid} = :r", {"v": stored, "r": row_id})
 
 
@@ -249,7 +250,7 @@ def create_index(ctx: ExecContext, tree: exp.Create) -> None:
     col_sql = ", ".join(quote_column(c, ctx.conn.dialect) for c in cols)
     run_sql(
         ctx.conn,
-        f"CREATE INDEX {quote_ident(f'ix_{oid}')} ON {quote_ident(info.physical)} ({col_sql})")
+        f"CREATE INDEX {quote_ident(f'ix_{oid}')} ON {info.sql_name} ({col_sql})")
     _touch(ctx, info)
 
 
@@ -273,7 +274,7 @@ def drop_index(ctx: ExecContext, node: exp.Table, on: exp.Expression | None,
         raise tsql_error(3703, "index", f"{info.display_name}.{name}", cls=BindError)
     ctx.txn.write()
     Catalog.get(ctx.conn.store).drop_object(ctx.conn, found.object_id)
-    run_sql(ctx.conn, f"DROP INDEX IF EXISTS {quote_ident(f'ix_{found.object_id}')}")
+    run_sql(ctx.conn, f"DROP INDEX IF EXISTS {info.index_sql_name(f'ix_{found.object_id}')}")
     _touch(ctx, info)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import select
 
 from .catalog import TEMPDB, Catalog, ObjectRow
+from .naming import qualified_name
 from .store import StoreConnection
 
 
@@ -61,6 +62,9 @@ class TableInfo:
     modify_date: Any
     # The name the user wrote for temp tables ('#t') and table variables ('@t').
     local_name: str | None = None
+    # The backend schema the table lives in (PostgreSQL: its database's); None for the
+    # home schema (SQLite, temp tables, table variables).
+    backend_schema: str | None = None
     _by_name: dict[str, ColumnInfo] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -69,6 +73,15 @@ class TableInfo:
     def column(self, name: str) -> ColumnInfo | None:
         """The column called ``name`` (case-insensitive), or None."""
         return self._by_name.get(name.lower())
+
+    @property
+    def sql_name(self) -> str:
+        """The table's quoted, schema-qualified backend name for generated SQL."""
+        return qualified_name(self.backend_schema, self.physical)
+
+    def index_sql_name(self, index: str) -> str:
+        """The quoted backend name of the table's index ``index`` (in the table's schema)."""
+        return qualified_name(self.backend_schema, index)
 
     @property
     def identity_column(self) -> ColumnInfo | None:
@@ -94,7 +107,7 @@ class TableInfo:
         return self.db_id == TEMPDB
 
 
-_cache: dict[tuple[str, int, Any], TableInfo] = {}
+_cache: dict[tuple[str, int, Any, bool], TableInfo] = {}
 _cache_lock = threading.Lock()
 
 
@@ -110,12 +123,14 @@ def constraint_from_row(row: ObjectRow) -> ConstraintInfo:
 
 def load_table(conn: StoreConnection, obj: ObjectRow) -> TableInfo:
     """The :class:`TableInfo` of table object ``obj`` (cached per modification)."""
-    key = (conn.store.url, obj.object_id, obj.modify_date)
+    catalog = Catalog.get(conn.store)
+    # The layout is part of the key: a store reopened in another layout (older version's)
+    # under the same URL must not get the other layout's backend names.
+    key = (conn.store.url, obj.object_id, obj.modify_date, catalog.database_schemas)
     with _cache_lock:
         hit = _cache.get(key)
     if hit is not None:
         return hit
-    catalog = Catalog.get(conn.store)
     c = catalog.t.columns
     cols = [ColumnInfo(
         column_id=int(r.column_id), name=r.name, spec=r.type_spec, nullable=bool(r.is_nullable),
@@ -132,7 +147,7 @@ def load_table(conn: StoreConnection, obj: ObjectRow) -> TableInfo:
         object_id=obj.object_id, db_id=obj.database_id, db_name=db.name if db else "?",
         schema=obj.schema_name, name=obj.name, physical=obj.physical_name or "",
         columns=cols, constraints=constraints, modify_date=obj.modify_date,
-        local_name=detail.get("local_name"))
+        local_name=detail.get("local_name"), backend_schema=catalog.table_schema(conn, obj))
     with _cache_lock:
         if len(_cache) > 2048:
             _cache.clear()

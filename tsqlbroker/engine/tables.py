@@ -2,7 +2,8 @@
 
 A table is a catalog object of type ``U`` with its columns in ``tsqlb_columns`` and its
 constraints (PK, UQ, F, C, D) as child objects; the backend table only stores values under a
-derived physical name (``naming.py``). Constraint names are generated the way SQL Server
+derived physical name (``naming.py``) — on PostgreSQL in its database's backend schema
+(``Catalog.database_schema``), temp tables and table variables in the home schema. Constraint names are generated the way SQL Server
 shapes them (``PK__orders__3213E83F1A2B3C4D``). Rows are written by ``writer.RowWriter``.
 """
 
@@ -26,6 +27,7 @@ from .naming import (
     physical_table_name,
     physical_table_variable_name,
     physical_temp_name,
+    qualified_name,
     quote_column,
     quote_ident,
 )
@@ -218,14 +220,15 @@ def create_table(ctx: ExecContext, create: exp.Create, *, variable: str | None =
             is_nullable=col["nullable"], is_identity=ident is not None,
             seed_value=ident[0] if ident else None, increment_value=ident[1] if ident else None,
             identity_next=None, default_sql=col["default"], is_computed=False))
-    _create_physical(ctx, physical, columns)
+    backend_schema = None if session_id is not None else catalog.database_schema(ctx.conn, db_id)
+    _create_physical(ctx, backend_schema, physical, columns)
     display = local_name or name
     for col in columns:
         if col["default"] is not None:
             constraints.append(PendingConstraint("D", col["default_name"], [col["name"]],
                                                   check_sql=col["default"]))
     for pc in constraints:
-        add_constraint(ctx, db_id, schema, oid, display, pc, physical)
+        add_constraint(ctx, db_id, schema, oid, display, pc, backend_schema, physical)
     obj = catalog.object_by_id(ctx.conn, db_id, oid)
     assert obj is not None
     info = load_table(ctx.conn, obj)
@@ -256,17 +259,21 @@ def _validate_columns(columns: list[dict[str, Any]], constraints: list[PendingCo
                     col["nullable"] = False
 
 
-def _create_physical(ctx: ExecContext, physical: str, columns: list[dict[str, Any]]) -> None:
+def _create_physical(ctx: ExecContext, backend_schema: str | None, physical: str,
+                     columns: list[dict[str, Any]]) -> None:
     md = MetaData()
     dialect = ctx.conn.dialect
     table = Table(physical, md, *[Column(column_name(col["name"], dialect),
-                                         column_type(col["spec"], dialect)) for col in columns])
+                                         column_type(col["spec"], dialect)) for col in columns],
+                  schema=backend_schema)
     ddl = str(CreateTable(table).compile(dialect=ctx.conn.conn.dialect))
     run_sql(ctx.conn, ddl)
 
 
 def add_constraint(ctx: ExecContext, db_id: int, schema: str, table_oid: int, display: str,
-                    pc: PendingConstraint, physical: str) -> None:
+                   pc: PendingConstraint, backend_schema: str | None, physical: str) -> None:
+    """Record constraint ``pc`` of table ``table_oid`` (backend table ``physical`` in backend
+    schema ``backend_schema``) and give a PRIMARY KEY / UNIQUE one a backend index."""
     catalog = Catalog.get(ctx.conn.store)
     oid = catalog.next_object_id(ctx.conn)
     name = pc.name or constraint_name(pc.kind, display, pc.columns[0] if pc.columns else None,
@@ -287,7 +294,8 @@ def add_constraint(ctx: ExecContext, db_id: int, schema: str, table_oid: int, di
         cols = ", ".join(quote_column(c, ctx.conn.dialect) for c in pc.columns)
         run_sql(
             ctx.conn,
-            f"CREATE INDEX {quote_ident(f'ix_{oid}')} ON {quote_ident(physical)} ({cols})")
+            f"CREATE INDEX {quote_ident(f'ix_{oid}')} ON "
+            f"{qualified_name(backend_schema, physical)} ({cols})")
 
 
 def _resolve_ref(ctx: ExecContext, pc: PendingConstraint, name: str, db_id: int) -> TableInfo:
@@ -372,6 +380,6 @@ def truncate_table(ctx: ExecContext, info: TableInfo) -> None:
     if any(t.object_id != info.object_id for t, _fk in referencing_constraints(ctx.conn, info)):
         raise tsql_error(4712, info.two_part_name)
     ctx.txn.write()
-    run_sql(ctx.conn, f"DELETE FROM {quote_ident(info.physical)}")
+    run_sql(ctx.conn, f"DELETE FROM {info.sql_name}")
     c = Catalog.get(ctx.conn.store).t.columns
     ctx.conn.execute(update(c).where(c.c.object_id == info.object_id).values(identity_next=None))

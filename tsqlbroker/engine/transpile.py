@@ -191,7 +191,7 @@ class Binder:
 
     def _table_source(self, info: TableInfo, name: str) -> Source:
         return Source("table", name, [(c.name, c.spec) for c in info.columns], table=info,
-                      signature=("t", info.object_id, info.modify_date))
+                      signature=("t", info.object_id, info.modify_date, info.backend_schema))
 
     def _view_source(self, obj: Any, db_id: int, name: str) -> Source:
         if self.ctx.view_depth >= 32:
@@ -371,7 +371,9 @@ class Binder:
         alias_node = node.args.get("alias")
         alias = alias_node.name if alias_node is not None else _default_alias(key)
         if source.kind == "table" and source.table is not None:
+            schema = source.table.backend_schema
             new = exp.Table(this=exp.Identifier(this=source.table.physical, quoted=True),
+                            db=exp.Identifier(this=schema, quoted=True) if schema else None,
                             alias=exp.TableAlias(this=exp.Identifier(this=alias,
                                                                       quoted=True)))
             return new

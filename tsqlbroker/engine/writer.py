@@ -20,7 +20,7 @@ from ..errors import BindError, tsql_error
 from .catalog import Catalog
 from .context import ExecContext
 from .execsql import run_sql
-from .naming import quote_column, quote_ident
+from .naming import quote_column
 from .sqlfuncs import backend_value
 from .sqltypes import check_length, from_storage, pad_fixed, parse_spec, to_storage
 from .tableinfo import ColumnInfo, ConstraintInfo, TableInfo, load_table, referencing_constraints
@@ -129,7 +129,7 @@ class RowWriter:
         rowids: list[Any] = []
         given = {c.name.lower() for c in targets}
         names = [c.name for c in info.columns]
-        sql = (f"INSERT INTO {quote_ident(info.physical)} ("
+        sql = (f"INSERT INTO {info.sql_name} ("
                + ", ".join(quote_column(n, self.dialect) for n in names) + ") VALUES ("
                + ", ".join(f":c{i}" for i in range(len(names))) + ")")
         for row in rows:
@@ -213,7 +213,7 @@ class RowWriter:
             keyvals = [values[c.lower()] for c in k.columns]
             conds = [self._null_safe_eq(c, f"k{i}") for i, c in enumerate(k.columns)]
             params: dict[str, Any] = {f"k{i}": v for i, v in enumerate(keyvals)}
-            sql = f"SELECT 1 FROM {quote_ident(self.info.physical)} WHERE " + " AND ".join(conds)
+            sql = f"SELECT 1 FROM {self.info.sql_name} WHERE " + " AND ".join(conds)
             if rowid is not None:
                 sql += f" AND {self.rowid} <> :rid"
                 params["rid"] = rowid
@@ -241,7 +241,7 @@ class RowWriter:
                 continue
             conds = " AND ".join(f"{quote_column(c, self.dialect)} = :k{i}"
                                  for i, c in enumerate(k.ref_columns))
-            sql = f"SELECT 1 FROM {quote_ident(parent.physical)} WHERE {conds} LIMIT 1"
+            sql = f"SELECT 1 FROM {parent.sql_name} WHERE {conds} LIMIT 1"
             params = {f"k{i}": v for i, v in enumerate(keyvals)}
             if run_sql(self.conn, sql, params).first() is None:
                 self._raise_547("FOREIGN KEY", k.name, parent, k.ref_columns)
@@ -303,7 +303,7 @@ class RowWriter:
             params = {f"u{i}": v for i, v in enumerate(converted.values())}
             params["rid"] = rid
             result = run_sql(
-                self.conn, f"UPDATE {quote_ident(info.physical)} SET {sets} "
+                self.conn, f"UPDATE {info.sql_name} SET {sets} "
                            f"WHERE {self.rowid} = :rid{returning}", params)
             moved[rid] = result.scalar() if returning else rid
         current = self.fetch(list(moved.values()))
@@ -336,7 +336,7 @@ class RowWriter:
             chunk = list(rowids[start:start + 500])
             marks = ", ".join(f":r{i}" for i in range(len(chunk)))
             rows = run_sql(
-                self.conn, f"SELECT {cols} FROM {quote_ident(self.info.physical)} "
+                self.conn, f"SELECT {cols} FROM {self.info.sql_name} "
                 f"WHERE {self.rowid} IN ({marks})", {f"r{i}": r for i, r in enumerate(chunk)})
             for row in rows:
                 out[row[0]] = {n.lower(): v for n, v in zip(names, row[1:], strict=True)}
@@ -367,7 +367,7 @@ class RowWriter:
             marks = ", ".join(f":r{i}" for i in range(len(chunk)))
             run_sql(
                 self.conn,
-                f"DELETE FROM {quote_ident(self.info.physical)} WHERE {self.rowid} IN ({marks})",
+                f"DELETE FROM {self.info.sql_name} WHERE {self.rowid} IN ({marks})",
                 {f"r{i}": r for i, r in enumerate(chunk)})
 
     def _cascade(self, child: TableInfo, fk: ConstraintInfo, keyvals: list[Any]) -> None:
@@ -377,7 +377,7 @@ class RowWriter:
         params = {f"k{i}": v for i, v in enumerate(keyvals)}
         rids = [r[0] for r in run_sql(
             self.conn,
-            f"SELECT {self.rowid} FROM {quote_ident(child.physical)} WHERE {conds}", params)]
+            f"SELECT {self.rowid} FROM {child.sql_name} WHERE {conds}", params)]
         writer = RowWriter(self.ctx, child, self.statement)
         if fk.on_delete == "SET NULL":
             writer.update([(rid, dict.fromkeys(fk.columns)) for rid in rids])
@@ -391,7 +391,7 @@ class RowWriter:
         conds = " AND ".join(f"{quote_column(c, self.dialect)} = :k{i}" for i, c in enumerate(fk.columns))
         params = {f"k{i}": v for i, v in enumerate(keyvals)}
         if run_sql(
-                self.conn, f"SELECT 1 FROM {quote_ident(child.physical)} WHERE {conds} LIMIT 1",
+                self.conn, f"SELECT 1 FROM {child.sql_name} WHERE {conds} LIMIT 1",
                 params).first() is not None:
             self._raise_547("REFERENCE", fk.name, child, fk.columns)
 
