@@ -31,7 +31,12 @@ BATCH_ABORTING: frozenset[int] = frozenset({
     35100,  # THROW with a bad error number
     6522,   # CLR / .NET errors (never raised here, kept for completeness)
     9420, 9436, 9400,  # XML parsing errors in conversions
+    1205,   # chosen as a deadlock victim
 })
+
+# Errors after which the session's transaction is gone: the deadlock victim is rolled back
+# at once (its locks must go for the other transaction to go on), TRY…CATCH or not.
+TRANSACTION_ENDING: frozenset[int] = frozenset({1205})
 
 # Errors that end the current scope (procedure or batch) and escape a TRY in the same scope.
 SCOPE_ABORTING: frozenset[int] = frozenset({208, 207})

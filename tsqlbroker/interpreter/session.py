@@ -21,7 +21,13 @@ from . import messages as _messages  # noqa: F401 - registers the interpreter's 
 from . import transactions as tx
 from .compiler import GotoSignal, ReturnSignal, Signal, internal_error
 from .frames import Frame
-from .runtime_errors import NOT_XACT_ABORTING, aborts_batch, aborts_scope, is_raiserror
+from .runtime_errors import (
+    NOT_XACT_ABORTING,
+    TRANSACTION_ENDING,
+    aborts_batch,
+    aborts_scope,
+    is_raiserror,
+)
 from .sink import Sink
 
 if TYPE_CHECKING:
@@ -213,6 +219,8 @@ class Session:
         self.error = e.number
         if isinstance(e, CancelledError):
             raise e
+        if e.number in TRANSACTION_ENDING and self.trancount > 0:
+            tx.rollback_all(self)
         if self.xact_abort and e.severity > 10 and not is_raiserror(e) \
                 and e.number not in NOT_XACT_ABORTING:
             if self.try_depth > 0:

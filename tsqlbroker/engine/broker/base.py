@@ -19,7 +19,7 @@ from ...errors import broker_error
 from ..catalog import Catalog
 from ..store import Store, StoreConnection
 from ..txn import LockManager, Txn
-from . import pgsync
+from . import filewake, pgsync
 from .fastsql import fetch_endpoint, fetch_peer
 from .meta import DbMeta, MetaCache
 from .model import (
@@ -100,6 +100,12 @@ class BrokerBase:
             self.listener = pgsync.Listener(store, self._remote_event)
             self.listener.start()
             store.on_close(self.listener.stop)
+        # Processes sharing an SQLite file wake each other through sockets beside it.
+        self.filewake = filewake.attach(store, self._remote_event,
+                                        lambda: list(self.signals.waiting))
+        if self.filewake is not None:
+            self.add_queue_listener(self.filewake.queue_event)
+
 
     # -- setup --------------------------------------------------------------------------------
     def ensure_schema(self, conn: StoreConnection) -> None:

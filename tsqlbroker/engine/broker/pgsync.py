@@ -6,8 +6,9 @@ clients) also coordinate through the server:
 
 * **conversation-group locks** are row locks on the group's ``conversation_groups`` row, held
   to the end of the storage transaction: ``FOR UPDATE SKIP LOCKED`` for the readers that skip
-  locked groups, the same tried repeatedly (bounded by the statement's lock timeout, and
-  cancellable) for those that wait — see :func:`try_row_lock`;
+  locked groups, a blocking ``FOR UPDATE`` for those that wait, so that PostgreSQL's deadlock
+  detector sees the wait and a cycle across processes ends in Msg 1205 (bounded by the
+  statement's lock timeout, and cancellable) — see :func:`try_row_lock`, :func:`row_lock`;
 * **wake-ups** go through ``LISTEN``/``NOTIFY``: a transaction that enqueued messages sends
   ``NOTIFY`` inside its commit (so it is delivered exactly when the messages are visible); one
   that released group locks, or changed broker metadata, sends one as well; a
@@ -34,6 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ...errors import broker_error
 from ..store import Store, StoreConnection
 from .fastsql import run
 from .schema import PREFIX
@@ -42,7 +44,13 @@ log = logging.getLogger(__name__)
 
 PROCESS_TAG = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
 Handler = Callable[[str, int, int], None]
-_LOCK_RETRY_S = 0.02
+# A blocking group-lock wait is cut into slices of this length (at least deadlock_timeout
+# plus the margin), between which cancellation and the statement's timeout are checked.
+_LOCK_SLICE_S = 2.0
+_LOCK_SLICE_MARGIN_S = 0.5
+_SLICE_SAVEPOINT = "tsqlb_row_lock"
+_LOCK_NOT_AVAILABLE = "55P03"      # lock_timeout expired
+_DEADLOCK_DETECTED = "40P01"
 
 
 def is_postgres(conn: StoreConnection) -> bool:
@@ -95,16 +103,86 @@ def try_row_lock(conn: StoreConnection, group: str) -> bool:
 
 def row_lock(conn: StoreConnection, group: str, timeout: float | None,
              cancelled: Callable[[], bool] | None) -> bool:
-    """:func:`try_row_lock` retried until it succeeds (True) or ``timeout`` seconds pass /
-    ``cancelled()`` (False). Polling keeps the wait cancellable and bounded per statement."""
+    """Lock group ``group``'s row like :func:`try_row_lock`, waiting while another
+    transaction holds it: True once had, False when ``timeout`` seconds pass or
+    ``cancelled()`` turns true. Msg 1205 when PostgreSQL picks this transaction as the victim
+    of a deadlock (the caller rolls the transaction back, as SQL Server does).
+
+    The wait is a real row-lock wait (``SELECT … FOR UPDATE``), so PostgreSQL's deadlock
+    detector sees it — also in cycles that mix group locks with user-table row locks, across
+    processes. It is cut into slices (``lock_timeout``) so cancellation and the statement's
+    own timeout are honoured between slices; each slice runs in a savepoint, so the
+    ``lock_timeout`` error of a slice leaves the transaction usable."""
+    if try_row_lock(conn, group):
+        return True
     deadline = None if timeout is None else time.monotonic() + timeout
-    while not try_row_lock(conn, group):
+    floor = _deadlock_timeout(conn) + _LOCK_SLICE_MARGIN_S
+    previous = run(conn, "SELECT current_setting('lock_timeout')").fetchone()[0]
+    while True:
         if cancelled is not None and cancelled():
             return False
-        if deadline is not None and time.monotonic() >= deadline:
+        remaining = None if deadline is None else deadline - time.monotonic()
+        if remaining is not None and remaining <= 0:
             return False
-        time.sleep(_LOCK_RETRY_S)
-    return True
+        # A slice shorter than deadlock_timeout would end before PostgreSQL looks for a
+        # cycle (the check runs once a wait has lasted that long), except the last one.
+        step = max(_LOCK_SLICE_S, floor)
+        if remaining is not None:
+            step = min(step, remaining)
+        outcome = _row_lock_slice(conn, group, previous, step)
+        if outcome is not None:
+            return outcome
+
+
+def _row_lock_slice(conn: StoreConnection, group: str, previous: str, seconds: float
+                    ) -> bool | None:
+    """One blocking attempt at group ``group``'s row, for at most ``seconds``: True (locked,
+    or the row is gone: nothing to contend for), None (still held when the slice ended)."""
+    run(conn, f"SAVEPOINT {_SLICE_SAVEPOINT}")
+    try:
+        slice_ms = max(1, int(seconds * 1000))     # 0 would mean "wait forever"
+        run(conn, "SELECT set_config('lock_timeout', ?, true)", (f"{slice_ms}ms",))
+        row = run(conn, f"SELECT 1 FROM {PREFIX}conversation_groups WHERE "
+                        "conversation_group_id = ? FOR UPDATE", (group,)).fetchone()
+        # SET LOCAL outlives RELEASE SAVEPOINT: put the caller's value back first.
+        run(conn, "SELECT set_config('lock_timeout', ?, true)", (previous,))
+    except Exception as exc:
+        state = getattr(exc, "sqlstate", None)
+        # The savepoint takes the slice's lock_timeout setting with it.
+        run(conn, f"ROLLBACK TO SAVEPOINT {_SLICE_SAVEPOINT}")
+        run(conn, f"RELEASE SAVEPOINT {_SLICE_SAVEPOINT}")
+        if state == _LOCK_NOT_AVAILABLE:
+            return None
+        if state == _DEADLOCK_DETECTED:
+            raise broker_error(1205, _backend_pid(conn), "lock") from None
+        raise
+    run(conn, f"RELEASE SAVEPOINT {_SLICE_SAVEPOINT}")
+    # No row: the group is new in this transaction or was deleted by the holder (whose
+    # commit ended the wait); there is nothing left to lock either way.
+    return True if row is not None or _group_gone(conn, group) else None
+
+
+def _group_gone(conn: StoreConnection, group: str) -> bool:
+    return run(conn, f"SELECT 1 FROM {PREFIX}conversation_groups WHERE "
+                     "conversation_group_id = ?", (group,)).fetchone() is None
+
+
+def _deadlock_timeout(conn: StoreConnection) -> float:
+    """The server's ``deadlock_timeout`` in seconds (read once per store)."""
+    cached: float | None = conn.store.extensions.get("pg_deadlock_timeout")
+    if cached is None:
+        value = run(conn, "SELECT EXTRACT(EPOCH FROM current_setting('deadlock_timeout')"
+                          "::interval)").fetchone()[0]
+        cached = float(value)
+        conn.store.extensions["pg_deadlock_timeout"] = cached
+    return cached
+
+
+def _backend_pid(conn: StoreConnection) -> int:
+    """The server process of ``conn`` (SQL Server's message names the victim's process)."""
+    dbapi = conn.conn.connection.dbapi_connection
+    info = getattr(dbapi, "info", None)
+    return int(getattr(info, "backend_pid", 0) or 0)
 
 
 def next_group(conn: StoreConnection, queue_id: int, received: set[int], tried: set[str]

@@ -1,0 +1,166 @@
+"""Deadlocks between processes sharing one PostgreSQL store end as in SQL Server: one
+transaction is chosen as the victim (Msg 1205, its transaction rolled back, the batch
+aborted) and the other goes on.
+
+Each side is an :class:`Instance` of its own — its own store, lock manager and connections —
+so the only thing the two share is the PostgreSQL server, exactly as two ``tsqlbroker serve``
+processes do. The cycle is formed by ``RECEIVE … WHERE conversation_group_id = …`` (which must
+wait for a held group) and, in the mixed case, by a user-table row lock the other way.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import pytest
+from tsql_client import Client
+
+from tsqlbroker.interpreter.instance import Instance
+
+if TYPE_CHECKING:
+    from conftest import FreshPostgres
+
+DB = "dl"
+SETUP = """
+CREATE QUEUE InitQ;
+CREATE QUEUE TargQ;
+CREATE SERVICE [//dl/Init] ON QUEUE InitQ;
+CREATE SERVICE [//dl/Targ] ON QUEUE TargQ ([DEFAULT]);
+CREATE TABLE Acct (id int PRIMARY KEY, v int NOT NULL);
+INSERT INTO Acct VALUES (1, 0);
+DECLARE @h uniqueidentifier, @i int = 0;
+WHILE @i < 2
+BEGIN
+    BEGIN DIALOG @h FROM SERVICE [//dl/Init] TO SERVICE '//dl/Targ' WITH ENCRYPTION = OFF;
+    SEND ON CONVERSATION @h (CAST(@i AS varbinary(4)));
+    SEND ON CONVERSATION @h (CAST(@i + 10 AS varbinary(4)));
+    SET @i += 1;
+END;
+"""
+RECEIVE = "RECEIVE conversation_group_id, message_body FROM TargQ WHERE conversation_group_id = '{}'"
+# SQL Server's own bound on how long a cycle may stand before a victim is chosen is a few
+# seconds; PostgreSQL looks after deadlock_timeout (1 s by default).
+BOUND_S = 10.0
+
+
+@pytest.fixture
+def pg_url(fresh_postgres: FreshPostgres) -> str:
+    """A fresh PostgreSQL schema holding two conversations (one group each, two messages
+    each) on TargQ and a one-row user table."""
+    url = fresh_postgres.url()
+    setup = Instance(url)
+    try:
+        Client(setup).run(f"CREATE DATABASE {DB}")
+        Client(setup, DB).run(SETUP)
+    finally:
+        setup.close()
+    return url
+
+
+@pytest.fixture
+def pair(pg_url: str) -> Iterator[tuple[Client, Client, list[str]]]:
+    """Two clients of two separate instances on the store, and the queue's two groups."""
+    first, second = Instance(pg_url), Instance(pg_url)
+    try:
+        a, b = Client(first, DB), Client(second, DB)
+        groups = sorted({str(r[0]) for r in a.rows(
+            "SELECT conversation_group_id FROM TargQ")})
+        assert len(groups) == 2
+        yield a, b, groups
+    finally:
+        first.close()
+        second.close()
+
+
+def _run_second_steps(steps: dict[str, tuple[Client, str]]) -> dict[str, dict[str, object]]:
+    """Run each client's batch on a thread of its own; the outcome of each (errors, result
+    rows, time taken), within the bound (a thread still blocked after it fails the test)."""
+    out: dict[str, dict[str, object]] = {name: {} for name in steps}
+
+    def go(name: str, client: Client, text: str) -> None:
+        started = time.monotonic()
+        sink = client.run(text, expect_errors=True)
+        out[name].update(errors=[e.number for e in sink.errors()],
+                         sets=[rs.rows for rs in sink.resultsets()],
+                         seconds=time.monotonic() - started)
+
+    threads = [threading.Thread(target=go, args=(name, c, t)) for name, (c, t) in steps.items()]
+    for t in threads:
+        t.start()
+        time.sleep(0.3)        # the first is waiting when the second closes the cycle
+    for t in threads:
+        t.join(BOUND_S + 5)
+        assert not t.is_alive(), "a lock wait outlived the deadlock bound"
+    return out
+
+
+def test_a_group_lock_cycle_across_processes_ends_in_1205(
+        pair: tuple[Client, Client, list[str]]) -> None:
+    a, b, (g1, g2) = pair
+    (first_a,) = a.run("SET NOCOUNT ON; BEGIN TRAN; " + RECEIVE.format(g1)).resultsets()
+    (first_b,) = b.run("SET NOCOUNT ON; BEGIN TRAN; " + RECEIVE.format(g2)).resultsets()
+    assert len(first_a.rows) == 2 and len(first_b.rows) == 2
+
+    # Each now wants the group the other holds.
+    tail = "; SELECT @@TRANCOUNT; COMMIT"
+    out = _run_second_steps({"a": (a, RECEIVE.format(g2) + tail),
+                             "b": (b, RECEIVE.format(g1) + tail)})
+    victims = [n for n, o in out.items() if o["errors"] == [1205]]
+    assert len(victims) == 1, out
+    (victim,) = victims
+    winner = "b" if victim == "a" else "a"
+    assert out[victim]["seconds"] <= BOUND_S
+    # The victim's batch stopped at the error (no SELECT, no COMMIT) and its transaction
+    # is gone.
+    assert out[victim]["sets"] == []
+    victim_client = a if victim == "a" else b
+    assert victim_client.rows("SELECT @@TRANCOUNT") == [(0,)]
+    # The winner went on: the victim's rollback put the messages it had received back on the
+    # queue, and the winner's RECEIVE got them.
+    assert out[winner]["errors"] == []
+    got, trancount = out[winner]["sets"]  # type: ignore[misc]
+    victim_first = first_a if victim == "a" else first_b
+    assert sorted(r[1] for r in got) == sorted(r[1] for r in victim_first.rows)
+    assert trancount == [(1,)]
+    # The winner committed both groups: nothing is left.
+    assert a.rows("SELECT COUNT(*) FROM TargQ") == [(0,)]
+
+
+def test_a_cycle_of_a_table_row_lock_and_a_group_lock_ends_in_1205(
+        pair: tuple[Client, Client, list[str]]) -> None:
+    a, b, (g1, _g2) = pair
+    a.run("SET NOCOUNT ON; BEGIN TRAN; UPDATE Acct SET v = 1 WHERE id = 1")
+    (held,) = b.run("SET NOCOUNT ON; BEGIN TRAN; " + RECEIVE.format(g1)).resultsets()
+    assert len(held.rows) == 2
+
+    # a waits for b's group, b for a's row.
+    out = _run_second_steps({"a": (a, RECEIVE.format(g1) + "; COMMIT"),
+                             "b": (b, "UPDATE Acct SET v = 2 WHERE id = 1; COMMIT")})
+    victims = [n for n, o in out.items() if o["errors"] == [1205]]
+    assert len(victims) == 1, out
+    (victim,) = victims
+    winner = "b" if victim == "a" else "a"
+    assert out[victim]["seconds"] <= BOUND_S
+    assert out[winner]["errors"] == []
+    for client in (a, b):
+        assert client.rows("SELECT @@TRANCOUNT") == [(0,)]
+    # Only the winner's work is there: its update, and the group's messages gone with its
+    # RECEIVE (b) or received by it after b's rollback (a).
+    assert a.rows("SELECT v FROM Acct") == [(1 if winner == "a" else 2,)]
+    assert a.rows(f"SELECT COUNT(*) FROM TargQ WHERE conversation_group_id = '{g1}'") == [(0,)]
+
+
+def test_a_victim_in_try_catch_reaches_catch_with_its_transaction_gone(
+        pair: tuple[Client, Client, list[str]]) -> None:
+    a, b, (g1, g2) = pair
+    a.run("SET NOCOUNT ON; BEGIN TRAN; " + RECEIVE.format(g1))
+    b.run("SET NOCOUNT ON; BEGIN TRAN; " + RECEIVE.format(g2))
+    catch = ("BEGIN TRY {} ; COMMIT; SELECT 'done' END TRY "
+             "BEGIN CATCH SELECT ERROR_NUMBER(), @@TRANCOUNT, XACT_STATE() END CATCH")
+    out = _run_second_steps({"a": (a, catch.format(RECEIVE.format(g2))),
+                             "b": (b, catch.format(RECEIVE.format(g1)))})
+    last_rows = [o["sets"][-1][0] for o in out.values()]  # type: ignore[index]
+    assert ("done",) in last_rows and (1205, 0, 0) in last_rows, out
