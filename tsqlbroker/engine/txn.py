@@ -10,6 +10,8 @@ maps to one :class:`Txn`. It owns:
   user DML and broker effects commit atomically;
 * *undo callbacks* for in-memory state changed during the transaction (run on rollback, newest
   first);
+* *before-commit* hooks, run once after the deferred operations, still inside the storage
+  transaction (e.g. one coalesced PostgreSQL ``NOTIFY`` for everything the commit publishes);
 * *after-commit* / *after-end* hooks (waking ``WAITFOR`` waiters, the activation monitor …);
 * the conversation-group locks it holds (released when it ends).
 
@@ -54,6 +56,7 @@ class Txn:
     id: int = field(default_factory=lambda: next(_txn_ids))
     ops: list[DeferredOp] = field(default_factory=list)
     undo: list[Callable[[], None]] = field(default_factory=list)
+    before_commit_hooks: list[Callable[[], None]] = field(default_factory=list)
     after_commit_hooks: list[Callable[[], None]] = field(default_factory=list)
     after_end_hooks: list[Callable[[bool], None]] = field(default_factory=list)
     marks: list[_Mark] = field(default_factory=list)
@@ -70,6 +73,12 @@ class Txn:
     def on_undo(self, fn: Callable[[], None]) -> None:
         """Call ``fn`` if the work done so far is rolled back."""
         self.undo.append(fn)
+
+    def before_commit(self, fn: Callable[[], None]) -> None:
+        """Call ``fn`` at commit after every deferred operation has been flushed, inside the
+        storage transaction. Unlike deferred operations these are kept by a rollback to a
+        savepoint: they look at the transaction's state when it commits."""
+        self.before_commit_hooks.append(fn)
 
     def after_commit(self, fn: Callable[[], None]) -> None:
         """Call ``fn`` once the transaction has committed."""
@@ -124,6 +133,8 @@ class Txn:
                 self.conn.write()
                 for op in self.ops:
                     op.flush(self.conn)
+            for hook in self.before_commit_hooks:
+                hook()
             self.conn.commit()
         except BaseException:
             self.rollback()
@@ -148,6 +159,7 @@ class Txn:
     def _end(self, committed: bool) -> None:
         self.ops.clear()
         self.undo.clear()
+        self.before_commit_hooks.clear()
         self.marks.clear()
         hooks = list(self.after_end_hooks)
         self.after_end_hooks.clear()

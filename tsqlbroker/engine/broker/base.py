@@ -106,7 +106,6 @@ class BrokerBase:
         if self.filewake is not None:
             self.add_queue_listener(self.filewake.queue_event)
 
-
     # -- setup --------------------------------------------------------------------------------
     def ensure_schema(self, conn: StoreConnection) -> None:
         """Create the broker tables (and the catalog's) if they do not exist yet."""
@@ -246,11 +245,14 @@ class BrokerBase:
             ok = self.locks.acquire((db_id, group), txn, timeout, cancelled)
         if ok:
             st.locked_queues.add((db_id, queue_id))
+            if txn.conn.dialect == "postgresql":
+                # Other processes' waiters hear of the release with the commit's NOTIFY.
+                pgsync.commit_notices(txn).locked.add((db_id, queue_id))
             if not st.wake_registered:
                 # Registered after the lock manager's release hook (added by the first
                 # acquire), so waiters wake when the groups are really free.
                 st.wake_registered = True
-                txn.after_end(lambda _c, s=st, t=txn: self._wake_locked(s, t))
+                txn.after_end(lambda c, s=st, t=txn: self._wake_locked(s, t, c))
         return ok
 
     def _lock_group_pg(self, txn: Txn, db_id: int, group: str, timeout: float | None,
@@ -278,14 +280,18 @@ class BrokerBase:
                 return False
             time.sleep(0.02)
 
-    def _wake_locked(self, st: TxnBrokerState, txn: Txn) -> None:
+    def _wake_locked(self, st: TxnBrokerState, txn: Txn, committed: bool) -> None:
         for key in st.locked_queues:
             self.signals.bump(key)
         if txn.conn.dialect == "postgresql" and st.locked_queues:
-            # Waiters of other processes may have skipped these groups.
+            # Waiters of other processes may have skipped these groups. A commit told them
+            # already (its NOTIFY); a rollback or a failed commit did not.
+            notices = txn.state.get("pg_notices")
+            if committed and notices is not None and notices.sent:
+                return
             try:
-                for db_id, queue_id in st.locked_queues:
-                    pgsync.notify(txn.conn, "l", db_id, queue_id)
+                pgsync.send_notices(txn.conn, [("l", db_id, queue_id)
+                                               for db_id, queue_id in sorted(st.locked_queues)])
             except Exception:
                 log.warning("could not notify other processes of released locks",
                             exc_info=True)
@@ -333,7 +339,7 @@ class BrokerBase:
         txn.after_commit(fire)
         if txn.conn.dialect == "postgresql":
             # Delivered to the other processes exactly when the messages become visible.
-            txn.defer(pgsync.NotifyOp("e", db_id, queue_id))
+            txn.defer(pgsync.NotifyOp("e", db_id, queue_id, pgsync.commit_notices(txn)))
         # A savepoint rollback drops the hook: forget the queue so a later enqueue re-adds it.
         txn.on_undo(lambda: seen.discard(key))
 

@@ -9,9 +9,11 @@ clients) also coordinate through the server:
   locked groups, a blocking ``FOR UPDATE`` for those that wait, so that PostgreSQL's deadlock
   detector sees the wait and a cycle across processes ends in Msg 1205 (bounded by the
   statement's lock timeout, and cancellable) — see :func:`try_row_lock`, :func:`row_lock`;
-* **wake-ups** go through ``LISTEN``/``NOTIFY``: a transaction that enqueued messages sends
-  ``NOTIFY`` inside its commit (so it is delivered exactly when the messages are visible); one
-  that released group locks, or changed broker metadata, sends one as well; a
+* **wake-ups** go through ``LISTEN``/``NOTIFY``: a transaction that enqueued messages or
+  held group locks sends one ``NOTIFY`` inside its commit, naming every queue concerned (so
+  it is delivered exactly when the messages are visible and the locks gone; a rolled-back
+  one tells of its released locks afterwards); one that changed broker metadata sends one
+  as well; a
   :class:`Listener` thread per process feeds them to the in-memory signals (``WAITFOR`` wakes
   at once, activation monitors hear of messages other processes enqueued);
 * **activation readers** across processes are capped by MAX_QUEUE_READERS with session-level
@@ -37,6 +39,7 @@ from typing import Any
 
 from ...errors import broker_error
 from ..store import Store, StoreConnection
+from ..txn import Txn
 from .fastsql import run
 from .schema import PREFIX
 
@@ -44,6 +47,8 @@ log = logging.getLogger(__name__)
 
 PROCESS_TAG = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
 Handler = Callable[[str, int, int], None]
+# NOTIFY payloads must stay under 8000 bytes.
+_PAYLOAD_MAX = 7000
 # A blocking group-lock wait is cut into slices of this length (at least deadlock_timeout
 # plus the margin), between which cancellation and the statement's timeout are checked.
 _LOCK_SLICE_S = 2.0
@@ -71,20 +76,70 @@ def channel(conn: StoreConnection) -> str:
 def notify(conn: StoreConnection, kind: str, db_id: int, queue_id: int = 0) -> None:
     """Send ``kind`` ('e' enqueued, 'l' locks released, 'm' metadata changed) for a queue
     (or a database); inside a transaction it is delivered at commit, outside at once."""
-    run(conn, "SELECT pg_notify(?, ?)",
-        (channel(conn), f"{PROCESS_TAG}|{kind}|{db_id}|{queue_id}"))
+    send_notices(conn, [(kind, db_id, queue_id)])
+
+
+def send_notices(conn: StoreConnection, events: list[tuple[str, int, int]]) -> None:
+    """Send several events in as few ``pg_notify`` calls as the payload limit allows (one,
+    in practice): ``tag|kind|db|queue;kind|db|queue…``. Each call costs a round trip, and
+    at commit every notifying transaction queues behind PostgreSQL's notify lock."""
+    items = [f"{kind}|{db}|{queue}" for kind, db, queue in dict.fromkeys(events)]
+    while items:
+        size, count = len(PROCESS_TAG), 0
+        while count < len(items) and (count == 0 or size + len(items[count]) < _PAYLOAD_MAX):
+            size += len(items[count]) + 1
+            count += 1
+        run(conn, "SELECT pg_notify(?, ?)",
+            (channel(conn), PROCESS_TAG + "|" + ";".join(items[:count])))
+        del items[:count]
+
+
+class CommitNotices:
+    """The events one transaction publishes at its commit, sent as one NOTIFY just before
+    the storage COMMIT (a :meth:`~..txn.Txn.before_commit` hook): the enqueues of its
+    flushed deferred operations, and 'l' for every queue whose groups it locked (the row
+    locks go with the commit, which is exactly when the NOTIFY is delivered)."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, int, int]] = []
+        self.locked: set[tuple[int, int]] = set()
+        self.sent = False
+
+    def send(self, conn: StoreConnection) -> None:
+        """Send everything collected (nothing when there is nothing to say)."""
+        events = self.events + [("l", db, queue) for db, queue in sorted(self.locked)]
+        self.events = []
+        if events:
+            send_notices(conn, events)
+        self.sent = True
+
+
+def commit_notices(txn: Txn) -> CommitNotices:
+    """The :class:`CommitNotices` of ``txn``, registered for its commit on first use."""
+    notices: CommitNotices | None = txn.state.get("pg_notices")
+    if notices is None:
+        notices = CommitNotices()
+        txn.state["pg_notices"] = notices
+        txn.before_commit(lambda: notices.send(txn.conn))
+    return notices
 
 
 @dataclass
 class NotifyOp:
-    """A deferred :func:`notify`: flushed inside the committing transaction."""
+    """A deferred :func:`notify`: flushed inside the committing transaction — into the
+    transaction's :class:`CommitNotices` when given (one NOTIFY for the whole commit), else
+    as a NOTIFY of its own. A rollback to a savepoint drops it like any deferred work."""
 
     kind: str
     db_id: int
     queue_id: int = 0
+    notices: CommitNotices | None = None
 
     def flush(self, conn: StoreConnection) -> None:
-        notify(conn, self.kind, self.db_id, self.queue_id)
+        if self.notices is not None:
+            self.notices.events.append((self.kind, self.db_id, self.queue_id))
+        else:
+            notify(conn, self.kind, self.db_id, self.queue_id)
 
 
 def try_row_lock(conn: StoreConnection, group: str) -> bool:
@@ -352,9 +407,11 @@ class Listener:
 
     def _dispatch(self, payload: str) -> None:
         try:
-            tag, kind, db, queue = payload.split("|")
+            tag, events = payload.split("|", 1)
             if tag == PROCESS_TAG:
                 return
-            self.handler(kind, int(db), int(queue))
+            for event in events.split(";"):
+                kind, db, queue = event.split("|")
+                self.handler(kind, int(db), int(queue))
         except Exception:
             log.exception("broker listener: cannot handle %r", payload)
