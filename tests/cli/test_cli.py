@@ -202,3 +202,73 @@ def test_serve_runs_until_sigterm(tmp_path: Path, persistent_url: str) -> None:
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+
+# The message that activates the procedure is a conversation timer's, due after the setting
+# instance has closed: only the serving process can deliver it and activate the procedure.
+SERVED = """\
+CREATE DATABASE Served;
+GO
+USE Served;
+CREATE TABLE Handled (kind nvarchar(256));
+CREATE QUEUE Q;
+CREATE SERVICE [//served/Svc] ON QUEUE Q ([DEFAULT]);
+GO
+CREATE PROCEDURE Handler AS
+BEGIN
+    DECLARE @t nvarchar(256);
+    RECEIVE TOP(1) @t = message_type_name FROM Q;
+    INSERT Handled VALUES (@t);
+    PRINT 'handled ' + @t;
+END
+GO
+ALTER QUEUE Q WITH ACTIVATION (STATUS = ON, PROCEDURE_NAME = Handler, MAX_QUEUE_READERS = 1,
+    EXECUTE AS SELF);
+DECLARE @h uniqueidentifier;
+BEGIN DIALOG @h FROM SERVICE [//served/Svc] TO SERVICE '//served/Svc' WITH ENCRYPTION = OFF;
+BEGIN CONVERSATION TIMER (@h) TIMEOUT = 2;
+"""
+TIMER = "http://schemas.microsoft.com/SQL/ServiceBroker/DialogTimer"
+
+
+def _run_tsql(url: str, batches: list[str]) -> list[tuple]:
+    """Run ``batches`` on a private instance that is closed afterwards; the last rows."""
+    from tsqlbroker.interpreter.instance import Instance
+    from tsqlbroker.interpreter.sink import CollectingSink
+
+    inst = Instance(url)
+    sink = CollectingSink()
+    try:
+        session = inst.session(sink, "master")
+        for batch in batches:
+            session.execute(batch)
+        session.close()
+    finally:
+        inst.close()
+    assert not sink.errors(), [e.render() for e in sink.errors()]
+    sets = sink.resultsets()
+    return sets[-1].rows if sets else []
+
+
+def test_serve_runs_timers_and_activation(tmp_path: Path, persistent_url: str) -> None:
+    """``serve`` fires a conversation timer that came due after its setter closed, and the
+    queue's activated procedure handles the timer message, its output in the serve log."""
+    log = tmp_path / "broker.log"
+    _run_tsql(persistent_url, SERVED.split("GO\n"))
+    proc = subprocess.Popen([sys.executable, "-m", "tsqlbroker", "serve", "--url",
+                             persistent_url, "--log", str(log)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and "'handled " not in (
+                log.read_text() if log.exists() else ""):
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            time.sleep(0.1)
+        assert f"output the following: 'handled {TIMER}'" in log.read_text()
+        assert _run_tsql(persistent_url, ["SELECT kind FROM Served.dbo.Handled"]) == [(TIMER,)]
+        os.kill(proc.pid, signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
