@@ -448,6 +448,38 @@ MESSAGES: dict[int, tuple[int, str]] = {
                  "not execute RECEIVE.")),
     28088: (16, ("The activated task was aborted due to an error (Error: %i, State %i). Check the "
                  "error log for more information.")),
+    # --- security: principals, certificates, keys, permissions
+    3716: (16, "The %S_MSG '%.*ls' cannot be dropped because it is bound to one or more %S_MSG."),
+    4606: (16, "Granted or revoked privilege %ls is not compatible with object."),
+    4611: (16, "To revoke or deny grantable privileges, specify the CASCADE option."),
+    15007: (16, "'%s' is not a valid login or you do not have permission."),
+    15023: (16, "User, group, or role '%s' already exists in the current database."),
+    15025: (16, "The server principal '%s' already exists."),
+    15063: (16, "The login already has an account under a different user name."),
+    15138: (16, "The database principal owns a %S_MSG in the database, and cannot be dropped."),
+    15150: (16, "Cannot %S_MSG the %S_MSG '%.*ls'."),
+    15208: (16, ("The certificate, asymmetric key, or private key file is not valid or does not "
+                 "exist; or you do not have permissions for it.")),
+    15232: (16, ("A certificate with name '%.*ls' already exists or this certificate already has "
+                 "been added to the database.")),
+    15240: (16, ("Cannot write into file '%.*ls'. Verify that you have write permissions, that "
+                 "the file path is valid, and that the file does not already exist.")),
+    15284: (16, ("The database principal has granted or denied permissions to objects in the "
+                 "database and cannot be dropped.")),
+    15313: (16, "The key is not encrypted using the specified decryptor."),
+    15401: (16, "Windows NT user or group '%s' not found. Check the name again."),
+    15406: (16, ('Cannot execute as the server principal because the principal "%.*ls" does not '
+                 "exist, this type of principal cannot be impersonated, or you do not have "
+                 "permission.")),
+    15466: (16, "An error occurred during decryption."),
+    15517: (16, ('Cannot execute as the database principal because the principal "%.*ls" does '
+                 "not exist, this type of principal cannot be impersonated, or you do not have "
+                 "permission.")),
+    15578: (16, ("There is already a master key in the database. Please drop it before "
+                 "performing this statement.")),
+    15580: (16, "Cannot drop master key because %S_MSG '%.*ls' is encrypted by it."),
+    15581: (16, ("Please create a master key in the database or open the master key in the "
+                 "session before performing this operation.")),
 }
 
 _PLACEHOLDER = re.compile(r"%(?:\.\*ls|ls|S_MSG|I64d|ld|d|i|s|u)")
