@@ -1,4 +1,6 @@
-"""The sqlcmd preprocessor: variables, includes, directives, line numbers."""
+"""The sqlcmd preprocessor: variables, includes, directives, line numbers.
+
+Backend-free: the preprocessor rewrites script text before any store is opened."""
 
 from __future__ import annotations
 

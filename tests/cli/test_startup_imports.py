@@ -1,5 +1,9 @@
 """Start-up: a one-statement run and ``tsqlbroker parse`` import only what they use; the
-DML engine (with sqlglot) loads on the first DML statement, through :class:`LazyModule`."""
+DML engine (with sqlglot) loads on the first DML statement, through :class:`LazyModule`.
+
+The one-statement run is checked on both backends (``backend_url``; on PostgreSQL the driver
+``psycopg`` is of course loaded). The lazy loading of the DML engine and ``parse`` do not
+depend on the store: they are checked on the private SQLite store only."""
 
 from __future__ import annotations
 
@@ -18,10 +22,11 @@ def _run(code: str) -> subprocess.CompletedProcess[str]:
                           check=False, timeout=120)
 
 
-def test_print_loads_no_dml_engine_and_no_ui() -> None:
+def test_print_loads_no_dml_engine_and_no_ui(backend: str, backend_url: str) -> None:
+    unneeded = tuple(m for m in _UNNEEDED if backend == "sqlite" or m != "psycopg")
     code = ("import sys; from tsqlbroker.repl.cli import main; "
-            "rc = main(['--url', 'sqlite://', '-Q', 'PRINT 1']); "
-            f"bad = [m for m in {_UNNEEDED!r} if m in sys.modules]; "
+            f"rc = main(['--url', {backend_url!r}, '-Q', 'PRINT 1']); "
+            f"bad = [m for m in {unneeded!r} if m in sys.modules]; "
             "print('loaded:', bad); sys.exit(rc or (3 if bad else 0))")
     result = _run(code)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -1,5 +1,7 @@
 """The start-up phase: no garbage collection while the engine loads, what it built frozen
-afterwards, and thawed again when an in-process run (``main([...])``) ends."""
+afterwards, and thawed again when an in-process run (``main([...])``) ends.
+
+Only the in-process run opens a store: it runs on both backends (``backend_url``)."""
 
 from __future__ import annotations
 
@@ -43,11 +45,11 @@ def test_phase_leaves_a_disabled_collector_alone() -> None:
     assert gc.get_freeze_count() == 0
 
 
-def test_in_process_main_leaves_nothing_frozen() -> None:
+def test_in_process_main_leaves_nothing_frozen(backend_url: str) -> None:
     gc.enable()
     out = io.StringIO()
     with redirect_stdout(out):
-        rc = main(["--url", "sqlite://", "-Q", "PRINT 'hello'"])
+        rc = main(["--url", backend_url, "-Q", "PRINT 'hello'"])
     assert rc == 0
     assert out.getvalue().strip() == "hello"
     assert gc.isenabled()
