@@ -23,13 +23,17 @@ from __future__ import annotations
 
 import itertools
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..errors import broker_error
 from .store import StoreConnection
 
 _txn_ids = itertools.count(1)
+# How often a lock waiter looks again (cancellation, deadline) between wake-ups.
+_WAIT_STEP_S = 0.25
 
 
 class DeferredOp(Protocol):
@@ -172,12 +176,17 @@ class LockManager:
 
     Locks are not counted: taking a lock the transaction already holds is a no-op. They are
     released together when the transaction ends. One manager per store (per process); the
-    PostgreSQL backend adds row locks for several processes.
+    PostgreSQL backend adds row locks for several processes. Waiters are kept in a wait-for
+    graph: a wait that would close a cycle ends in Msg 1205 (deadlock victim) instead of
+    waiting out its timeout. Cycles through other processes' row locks are PostgreSQL's to
+    find (see ``broker/pgsync.py``).
     """
 
     def __init__(self) -> None:
         self._owners: dict[Any, int] = {}
         self._held: dict[int, set[Any]] = {}
+        # The wait-for graph: transaction id → the resource it is waiting for.
+        self._waiting: dict[int, Any] = {}
         self._cond = threading.Condition()
 
     def try_acquire(self, resource: Any, txn: Txn) -> bool:
@@ -196,19 +205,59 @@ class LockManager:
 
     def acquire(self, resource: Any, txn: Txn, timeout: float | None = None,
                 cancelled: Callable[[], bool] | None = None) -> bool:
-        """Take ``resource``, waiting (up to ``timeout`` seconds) while another holds it."""
-        import time
-
+        """Take ``resource``, waiting (up to ``timeout`` seconds) while another holds it.
+        Raises Msg 1205 when the wait would close a cycle of transactions waiting for each
+        other: ``txn`` is the deadlock victim and is to be rolled back."""
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._cond:
-            while not self.try_acquire(resource, txn):
-                if cancelled is not None and cancelled():
-                    return False
-                remaining = None if deadline is None else deadline - time.monotonic()
-                if remaining is not None and remaining <= 0:
-                    return False
-                self._cond.wait(0.25 if remaining is None else min(remaining, 0.25))
-            return True
+            self._waiting[txn.id] = resource
+            try:
+                while not self.try_acquire(resource, txn):
+                    self._check_deadlock(txn)
+                    if cancelled is not None and cancelled():
+                        return False
+                    remaining = None if deadline is None else deadline - time.monotonic()
+                    if remaining is not None and remaining <= 0:
+                        return False
+                    self._cond.wait(_WAIT_STEP_S if remaining is None
+                                    else min(remaining, _WAIT_STEP_S))
+                return True
+            finally:
+                self._waiting.pop(txn.id, None)
+
+    def wait_turn(self, resource: Any, txn: Txn, seconds: float) -> None:
+        """Wait up to ``seconds`` for another transaction to release ``resource``, as a
+        waiter the deadlock check sees (Msg 1205 as in :meth:`acquire`): for callers that
+        poll :meth:`try_acquire` together with another lock (the row lock of PostgreSQL)."""
+        with self._cond:
+            if not self.held_by_other(resource, txn):
+                return
+            self._waiting[txn.id] = resource
+            try:
+                self._check_deadlock(txn)
+                self._cond.wait(seconds)
+            finally:
+                self._waiting.pop(txn.id, None)
+
+    def _check_deadlock(self, txn: Txn) -> None:
+        """Follow the wait-for graph from ``txn`` (what it waits for, who holds that, what
+        that one waits for …); back at ``txn`` it is a cycle no wait can end. The transaction
+        that closes a cycle finds it at once and is the victim (SQL Server picks the cheapest
+        to roll back; any one of them breaks the cycle). Caller holds ``_cond``."""
+        seen = {txn.id}
+        resource = self._waiting.get(txn.id)
+        while resource is not None:
+            holder = self._owners.get(resource)
+            if holder is None:
+                return
+            if holder == txn.id:
+                self._waiting.pop(txn.id, None)
+                spid = getattr(txn.owner, "id", None)
+                raise broker_error(1205, spid if isinstance(spid, int) else txn.id, "lock")
+            if holder in seen:
+                return          # a cycle that does not pass through txn: its members see it
+            seen.add(holder)
+            resource = self._waiting.get(holder)
 
     def held_by_other(self, resource: Any, txn: Txn | None) -> bool:
         """Whether a transaction other than ``txn`` holds ``resource``."""

@@ -278,7 +278,7 @@ class BrokerBase:
                 return False
             if deadline is not None and time.monotonic() >= deadline:
                 return False
-            time.sleep(0.02)
+            self.locks.wait_turn((db_id, group), txn, 0.02)    # 1205 if it closes a cycle
 
     def _wake_locked(self, st: TxnBrokerState, txn: Txn, committed: bool) -> None:
         for key in st.locked_queues:
