@@ -428,6 +428,9 @@ MESSAGES: dict[int, tuple[int, str]] = {
     9724: (10, "The activated proc '%ls' running on queue '%ls' output the following: '%.*ls'"),
     9742: (16, ("The activation stored procedure '%.*ls' is invalid. Temporary procedures may "
                 "not be configured for activation.")),
+    9727: (16, ("Dialog security is not available for this conversation because there is no "
+                "remote service binding for the target service. Create a remote service "
+                "binding, or specify ENCRYPTION = OFF in the BEGIN DIALOG statement.")),
     9749: (10, "Target queue is busy; message(s) queued for delivery."),
     9750: (10, ("No route matches the destination service name for this conversation. Create a "
                 "route to the destination service name for messages in this conversation to be "
@@ -441,6 +444,8 @@ MESSAGES: dict[int, tuple[int, str]] = {
                 "specified correctly and/or the routing information has been supplied.")),
     9796: (10, ("The target service name matched a LOCAL route, but there is no service by that "
                 "name in the local SQL Server instance.")),
+    28050: (10, ("The session keys for this conversation could not be created or accessed. "
+                 "The database master key is required for this operation.")),
     28085: (16, "The activated task was ended because the associated queue was dropped."),
     28086: (16, ("The activated task was ended because either the queue or activation was "
                  "disabled.")),

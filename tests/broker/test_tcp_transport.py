@@ -1,0 +1,395 @@
+"""Broker-to-broker delivery over TCP: two instances, each with its own store and endpoint,
+routes both ways (docs/transport.md). In-process pairs of instances for the dialog rules, and
+real ``tsqlbroker serve`` processes for a target that is down and one killed mid-stream."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.tsql_client import Client
+from tsqlbroker.engine.broker import Broker
+from tsqlbroker.engine.broker.transport_recv import Receiver
+from tsqlbroker.engine.broker.transport_route import match_routes, parse_address
+from tsqlbroker.engine.broker.transport_wire import WireError, encode, recv_frame
+from tsqlbroker.errors import message_text
+from tsqlbroker.interpreter.instance import Instance
+
+RETRY = "0.2,1"          # back-off for tests: 0.2 s doubling to 1 s (SQL Server: 4 → 64 s)
+
+SETUP = """
+CREATE DATABASE {db};
+GO
+ALTER DATABASE {db} SET ENABLE_BROKER;
+GO
+USE {db};
+CREATE MESSAGE TYPE [//tcp/Req] VALIDATION = WELL_FORMED_XML;
+CREATE MESSAGE TYPE [//tcp/Rep] VALIDATION = NONE;
+CREATE CONTRACT [//tcp/C] ([//tcp/Req] SENT BY INITIATOR, [//tcp/Rep] SENT BY TARGET);
+CREATE QUEUE Q;
+CREATE SERVICE [{svc}] ON QUEUE Q ([//tcp/C]);
+CREATE ROUTE ToFar WITH SERVICE_NAME = '{far}', ADDRESS = 'TCP://127.0.0.1:{far_port}';
+"""
+ENDPOINT = """CREATE ENDPOINT BrokerEndpoint STATE = STARTED
+AS TCP (LISTENER_PORT = {port}, LISTENER_IP = (127.0.0.1))
+FOR SERVICE_BROKER (AUTHENTICATION = WINDOWS, ENCRYPTION = DISABLED);"""
+BEGIN = """DECLARE @h uniqueidentifier;
+BEGIN DIALOG @h FROM SERVICE [//A/Init] TO SERVICE '//B/Targ' ON CONTRACT [//tcp/C]
+    WITH ENCRYPTION = OFF;
+SELECT @h;"""
+SEND = """SEND ON CONVERSATION (CAST('{h}' AS uniqueidentifier)) MESSAGE TYPE [//tcp/Req]
+    (N'<m n="{n}"/>');"""
+END = """DECLARE @e uniqueidentifier = '{h}'; END CONVERSATION @e;"""
+
+
+def free_port() -> int:
+    """A free port SQL Server accepts for LISTENER_PORT (1024–32767: the kernel's port-0
+    choice lies above that range, so ports are tried at random and bound to check)."""
+    while True:
+        port = random.randint(20000, 32767)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+
+
+def wait_for(check: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
+    """Poll ``check`` until it returns something true; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def setup_side(url: str, *, db: str, svc: str, far: str, port: int, far_port: int,
+               endpoint: bool = True) -> None:
+    """Create one side's database, service, route (and endpoint) and close the instance."""
+    inst = Instance(url)
+    try:
+        c = Client(inst)
+        c.run(SETUP.format(db=db, svc=svc, far=far, far_port=far_port))
+        if endpoint:
+            c.run(ENDPOINT.format(port=port))
+    finally:
+        inst.close()
+
+
+@pytest.fixture
+def ports() -> tuple[int, int]:
+    a = free_port()
+    b = free_port()
+    while b == a:
+        b = free_port()
+    return a, b
+
+
+@pytest.fixture
+def pair(tmp_path: Path, ports: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+         ) -> Iterator[tuple[Client, Client]]:
+    """Two instances in this process, A (initiator //A/Init) and B (target //B/Targ), each
+    with its own SQLite store, endpoint and a route to the other."""
+    monkeypatch.setenv("TSQLBROKER_SB_RETRY", RETRY)
+    pa, pb = ports
+    ua, ub = f"sqlite:///{tmp_path}/a.db", f"sqlite:///{tmp_path}/b.db"
+    setup_side(ua, db="da", svc="//A/Init", far="//B/Targ", port=pa, far_port=pb)
+    setup_side(ub, db="db", svc="//B/Targ", far="//A/Init", port=pb, far_port=pa)
+    a, b = Instance(ua), Instance(ub)
+    try:
+        ca, cb = Client(a, "da"), Client(b, "db")
+        # A broker statement starts each instance's runtime and so its transport.
+        ca.run("RECEIVE TOP (0) * FROM Q")
+        cb.run("RECEIVE TOP (0) * FROM Q")
+        yield ca, cb
+    finally:
+        a.close()
+        b.close()
+
+
+def count(c: Client, sql: str) -> int:
+    return int(c.scalar(sql))
+
+
+def states(c: Client) -> list[str]:
+    """state_desc of every conversation endpoint of the client's database."""
+    return [r[0] for r in c.rows("SELECT state_desc FROM sys.conversation_endpoints")]
+
+
+# -- the wire and route matching --------------------------------------------------------------
+def test_frames_round_trip_and_bad_frames_are_refused() -> None:
+    left, right = socket.socketpair()
+    with left, right:
+        left.sendall(encode({"op": "msg", "body": "AA=="}) + b"\x00\x00\x00\x02[]")
+        assert recv_frame(right) == {"op": "msg", "body": "AA=="}
+        with pytest.raises(WireError):
+            recv_frame(right)              # JSON, but not an object with an op
+        left.sendall(b"\xff\xff\xff\xff")
+        with pytest.raises(WireError):
+            recv_frame(right)              # longer than any frame may be
+        left.close()
+        assert recv_frame(right) is None   # closed between frames
+
+
+def test_route_matching_prefers_instance_then_name_then_any() -> None:
+    def route(name: str | None, guid: str | None, address: str) -> dict[str, Any]:
+        return {"remote_service_name": name, "broker_instance": guid, "lifetime": None,
+                "address": address}
+    local = route(None, None, "LOCAL")
+    named = route("//s", None, "TCP://h1:4022")
+    pinned = route("//s", "AAAA", "TCP://h2:4022")
+    rows = [local, named, pinned]
+    assert match_routes(rows, "//s", "aaaa") == [pinned]
+    assert match_routes(rows, "//s", None) == [named]
+    assert match_routes([local, pinned], "//s", None) == [pinned]
+    assert match_routes(rows, "//other", None) == [local]
+    assert parse_address("TCP://127.0.0.1:4022") == ("127.0.0.1", 4022)
+    assert parse_address("LOCAL") is None
+
+
+# -- two instances in this process ------------------------------------------------------------
+def test_request_reply_in_order_and_end_on_both_sides(pair: tuple[Client, Client]) -> None:
+    ca, cb = pair
+    h = ca.scalar(BEGIN)
+    ca.run("\n".join(SEND.format(h=h, n=n) for n in range(5)))
+    wait_for(lambda: count(cb, "SELECT COUNT(*) FROM Q") == 5, "5 messages at B")
+    assert count(ca, "SELECT COUNT(*) FROM sys.transmission_queue") == 0
+    rows = cb.rows("SELECT message_sequence_number, CAST(message_body AS nvarchar(100)), "
+                   "service_name FROM Q ORDER BY queuing_order")
+    assert rows == [(n, f'<m n="{n}"/>', "//B/Targ") for n in range(5)]
+    target = cb.rows("SELECT state_desc, far_service, far_broker_instance FROM "
+                     "sys.conversation_endpoints")
+    guid_a = str(ca.scalar("SELECT service_broker_guid FROM sys.databases WHERE name = 'da'"))
+    assert target == [("CONVERSING", "//A/Init", guid_a.upper())]
+    guid_b = str(cb.scalar("SELECT service_broker_guid FROM sys.databases WHERE name = 'db'"))
+    assert ca.scalar("SELECT far_broker_instance FROM sys.conversation_endpoints") \
+        == guid_b.upper()
+
+    cb.run("""DECLARE @h uniqueidentifier, @i int = 0;
+        WHILE @i < 5 BEGIN
+            RECEIVE TOP (1) @h = conversation_handle FROM Q;
+            SEND ON CONVERSATION @h MESSAGE TYPE [//tcp/Rep] (CAST(@i AS varbinary(4)));
+            SET @i += 1;
+        END
+        END CONVERSATION @h;""")
+    wait_for(lambda: count(ca, "SELECT COUNT(*) FROM Q") == 6, "5 replies and EndDialog at A")
+    rows = ca.rows("SELECT message_sequence_number, message_type_name, message_body FROM Q "
+                   "ORDER BY queuing_order")
+    assert [r[0] for r in rows] == list(range(6))
+    assert [r[2] for r in rows[:5]] == [i.to_bytes(4, "big") for i in range(5)]
+    assert rows[5][1] == "http://schemas.microsoft.com/SQL/ServiceBroker/EndDialog"
+    # B ended first: it waits (DO) until A ends too; A's close notice then closes it.
+    assert cb.scalar("SELECT state_desc FROM sys.conversation_endpoints") \
+        == "DISCONNECTED_OUTBOUND"
+    assert ca.scalar("SELECT state_desc FROM sys.conversation_endpoints") \
+        == "DISCONNECTED_INBOUND"
+    ca.run(END.format(h=h))
+    assert count(ca, "SELECT COUNT(*) FROM sys.conversation_endpoints") == 0
+    assert count(ca, "SELECT COUNT(*) FROM sys.transmission_queue") == 0
+    wait_for(lambda: states(cb) == ["CLOSED"], "B's endpoint closed by A's END")
+
+
+def test_initiator_ending_first_waits_in_do_until_the_target_ends(
+        pair: tuple[Client, Client]) -> None:
+    ca, cb = pair
+    h = ca.scalar(BEGIN)
+    ca.run(SEND.format(h=h, n=1) + "\n" + END.format(h=h))
+    assert ca.scalar("SELECT state_desc FROM sys.conversation_endpoints") \
+        == "DISCONNECTED_OUTBOUND"
+    wait_for(lambda: states(cb) == ["DISCONNECTED_INBOUND"], "EndDialog at B")
+    cb.run("DECLARE @h uniqueidentifier; RECEIVE TOP (1) @h = conversation_handle FROM Q; "
+           "END CONVERSATION @h;")
+    # B's close notice closes A's endpoint, which was waiting for it.
+    wait_for(lambda: count(ca, "SELECT COUNT(*) FROM sys.conversation_endpoints") == 0,
+             "A's endpoint closed by B's END")
+
+
+def test_a_resent_message_is_acknowledged_but_not_queued_twice(
+        pair: tuple[Client, Client]) -> None:
+    ca, cb = pair
+    h = ca.scalar(BEGIN)
+    ca.run(SEND.format(h=h, n=0))
+    wait_for(lambda: count(cb, "SELECT COUNT(*) FROM Q") == 1, "the message at B")
+    cid = str(ca.scalar("SELECT conversation_id FROM sys.conversation_endpoints")).upper()
+    guid_a = str(ca.scalar("SELECT service_broker_guid FROM sys.databases WHERE name = 'da'"))
+    frame = {"op": "msg", "cid": cid, "init": 1, "seq": 0, "type": "//tcp/Req",
+             "body": None, "from_service": "//A/Init", "from_broker": guid_a,
+             "to_service": "//B/Targ", "to_broker": None, "contract": "//tcp/C",
+             "priority": 5, "lifetime": "2099-01-01T00:00:00", "enqueue_time": None}
+    receiver = Receiver(Broker.get(cb.session.instance.store))
+    reply = receiver.handle(frame)
+    assert reply["op"] == "ack" and reply.get("duplicate") is True
+    assert count(cb, "SELECT COUNT(*) FROM Q") == 1
+
+
+def test_unknown_target_service_returns_error_8490(pair: tuple[Client, Client],
+                                                  ports: tuple[int, int]) -> None:
+    ca, cb = pair
+    ca.run("CREATE ROUTE ToGhost WITH SERVICE_NAME = '//B/Ghost', "
+           f"ADDRESS = 'TCP://127.0.0.1:{ports[1]}'")
+    h = ca.scalar(BEGIN.replace("//B/Targ", "//B/Ghost"))
+    ca.run(SEND.format(h=h, n=0))
+    wait_for(lambda: count(ca, "SELECT COUNT(*) FROM Q") == 1, "the Error at A")
+    row = ca.rows("SELECT message_type_name, CAST(message_body AS nvarchar(4000)) FROM Q")[0]
+    assert row[0] == "http://schemas.microsoft.com/SQL/ServiceBroker/Error"
+    assert "<Code>-8490</Code>" in row[1]
+    assert message_text(8490, "//B/Ghost") in row[1]
+    assert ca.scalar("SELECT state_desc FROM sys.conversation_endpoints") == "ERROR"
+    assert count(cb, "SELECT COUNT(*) FROM sys.conversation_endpoints") == 0
+
+
+def test_the_target_validates_with_its_own_definitions(pair: tuple[Client, Client]) -> None:
+    ca, _cb = pair
+    h = ca.scalar(BEGIN)
+    ca.run(SEND.format(h=h, n=0).replace('<m n="0"/>', "<not closed>"))
+    wait_for(lambda: count(ca, "SELECT COUNT(*) FROM Q") == 1, "the Error at A")
+    body = ca.scalar("SELECT CAST(message_body AS nvarchar(4000)) FROM Q")
+    assert "<Code>-9615</Code>" in body
+
+
+def test_encrypted_dialog_waits_without_dialog_security(pair: tuple[Client, Client]) -> None:
+    ca, _cb = pair
+    h = ca.scalar(BEGIN.replace("WITH ENCRYPTION = OFF", ""))
+    ca.run(SEND.format(h=h, n=0))
+    status = ca.scalar("SELECT transmission_status FROM sys.transmission_queue")
+    assert status == message_text(9727)
+    assert ca.scalar(f"SELECT GET_TRANSMISSION_STATUS('{h}')") == message_text(9727)
+    ca.run("CREATE REMOTE SERVICE BINDING Bind "
+           "TO SERVICE '//B/Targ' WITH USER = u;")
+    h2 = ca.scalar(BEGIN.replace("WITH ENCRYPTION = OFF", "WITH ENCRYPTION = ON"))
+    ca.run(SEND.format(h=h2, n=0))
+    assert ca.scalar(f"SELECT GET_TRANSMISSION_STATUS('{h2}')") == message_text(28050)
+
+
+def test_no_started_endpoint_means_the_transport_is_not_configured(
+        pair: tuple[Client, Client]) -> None:
+    ca, _cb = pair
+    ca.run("ALTER ENDPOINT BrokerEndpoint STATE = STOPPED")
+    h = ca.scalar(BEGIN)
+    ca.run(SEND.format(h=h, n=0))
+    assert ca.scalar(f"SELECT GET_TRANSMISSION_STATUS('{h}')") \
+        == message_text(9666, "Service Broker")
+
+
+# -- real serve processes ---------------------------------------------------------------------
+class Serve:
+    """One ``tsqlbroker serve`` process on a store; started and stopped by the test."""
+
+    def __init__(self, url: str, log: Path, port: int) -> None:
+        self.url, self.log, self.port = url, log, port
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        env = dict(os.environ, TSQLBROKER_SB_RETRY=RETRY)
+        root = str(Path(__file__).resolve().parents[2])
+        env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+        mark = self.log.read_text().count("listening on") if self.log.exists() else 0
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "tsqlbroker", "serve", "--url", self.url,
+             "--log", str(self.log)], env=env, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        wait_for(lambda: self.log.exists() and self.log.read_text().count(
+            f"listening on 127.0.0.1:{self.port}") > mark or self._died(), "serve to listen",
+            60)
+        assert self.proc.poll() is None, self.log.read_text()
+
+    def _died(self) -> bool:
+        return self.proc is not None and self.proc.poll() is not None
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(30)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def test_serve_processes_hold_retry_and_deliver_exactly_once_in_order(
+        tmp_path: Path, ports: tuple[int, int]) -> None:
+    pa, pb = ports
+    ua, ub = f"sqlite:///{tmp_path}/a.db", f"sqlite:///{tmp_path}/b.db"
+    setup_side(ua, db="da", svc="//A/Init", far="//B/Targ", port=pa, far_port=pb)
+    setup_side(ub, db="db", svc="//B/Targ", far="//A/Init", port=pb, far_port=pa)
+    serve_a = Serve(ua, tmp_path / "a.log", pa)
+    serve_b = Serve(ub, tmp_path / "b.log", pb)
+    # Readers only: these instances never run a broker statement, so they start no
+    # runtime and never compete with the serve processes for the endpoint ports.
+    ra, rb = Instance(ua), Instance(ub)
+    try:
+        serve_a.start()
+        ca, cb = Client(ra, "da"), Client(rb, "db")
+        total = 300
+        h = _sql(ua, "da", BEGIN)[0]["rows"][0][0]
+        _sql(ua, "da", "\n".join(SEND.format(h=h, n=n) for n in range(3)))
+        # The target is down: the messages wait with a status that says why.
+        status = wait_for(lambda: ca.scalar(
+            "SELECT TOP (1) transmission_status FROM sys.transmission_queue "
+            "ORDER BY message_sequence_number"), "a transmission status")
+        assert status.startswith("Connection attempt failed with error: '111(")
+        assert count(ca, "SELECT COUNT(*) FROM sys.transmission_queue") == 3
+
+        serve_b.start()
+        wait_for(lambda: count(cb, "SELECT COUNT(*) FROM Q") == 3, "delivery after start")
+        _sql(ua, "da", "SET NOCOUNT ON; DECLARE @i int = 3; WHILE @i < " + str(total) +
+             " BEGIN SEND ON CONVERSATION (CAST('" + h + "' AS uniqueidentifier)) "
+             "MESSAGE TYPE [//tcp/Req] "
+             "(N'<m n=\"' + CAST(@i AS nvarchar(10)) + N'\"/>'); SET @i += 1; END")
+        # Kill the target mid-stream, then start it again.
+        wait_for(lambda: count(cb, "SELECT COUNT(*) FROM Q") >= 20, "the stream to flow")
+        serve_b.kill()
+        assert count(ca, "SELECT COUNT(*) FROM sys.transmission_queue") > 0, \
+            "everything arrived before the kill: raise total"
+        serve_b.start()
+        wait_for(lambda: count(ca, "SELECT COUNT(*) FROM sys.transmission_queue") == 0,
+                 "the transmission queue to drain", 120)
+        rows = cb.rows("SELECT message_sequence_number, CAST(message_body AS nvarchar(50)) "
+                       "FROM Q ORDER BY queuing_order")
+        assert rows == [(n, f'<m n="{n}"/>') for n in range(total)]
+
+        # The reply travels back by B's route; both sides end.
+        _sql(ub, "db", "DECLARE @h uniqueidentifier; RECEIVE TOP (1) @h = conversation_handle "
+             "FROM Q; SEND ON CONVERSATION @h MESSAGE TYPE [//tcp/Rep] (0x01); "
+             "END CONVERSATION @h;")
+        wait_for(lambda: count(ca, "SELECT COUNT(*) FROM Q") == 2, "reply and EndDialog at A")
+        _sql(ua, "da", END.format(h=h))
+        assert count(ca, "SELECT COUNT(*) FROM sys.conversation_endpoints") == 0
+        assert cb.scalar("SELECT state_desc FROM sys.conversation_endpoints") == "CLOSED"
+    finally:
+        serve_a.stop()
+        serve_b.stop()
+        ra.close()
+        rb.close()
+
+
+def _sql(url: str, db: str, text: str) -> list[dict[str, Any]]:
+    """Run ``text`` in another tsqlbroker process (it cannot take the serving process's
+    port, so the serving process transmits what it commits); its result sets."""
+    env = dict(os.environ, TSQLBROKER_SB_RETRY=RETRY)
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    done = subprocess.run([sys.executable, "-m", "tsqlbroker", "--url", url, "-d", db, "-b",
+                           "--format", "json", "-Q", text], capture_output=True, text=True,
+                          timeout=120, check=False, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    records = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    return [r for r in records if r.get("type") == "resultset"]
