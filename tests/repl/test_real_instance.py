@@ -1,4 +1,6 @@
-"""The REPL on the real interpreter (``Instance('sqlite://')``), driven through piped input."""
+"""The REPL on the real interpreter, driven through piped input: on SQLite and on a fresh
+PostgreSQL schema (``backend_url``), so the helper session's catalog queries and the broker
+views (``:queues``, ``:conversations``, ``:services``, ``:activation``) run on both stores."""
 
 from __future__ import annotations
 
@@ -45,11 +47,11 @@ GO
 
 
 @pytest.fixture
-def repl(console: Any, pipe: Any) -> Iterator[Repl]:
+def repl(console: Any, pipe: Any, backend_url: str) -> Iterator[Repl]:
     config = parse_config("")
     config.history_file = None
     config.pager = ""
-    r = Repl(config, url="sqlite://", console=console, input=pipe, output=DummyOutput())
+    r = Repl(config, url=backend_url, console=console, input=pipe, output=DummyOutput())
     yield r
     r.close()
 
@@ -121,6 +123,46 @@ GO
         time.sleep(0.1)
     assert "output the following: 'handled <trade />'" in output_of(console)
     assert any("handled" in line for line in repl.log_tail(10))
+    console.width = 200
+    repl.handle(":queues")
+    row = next(line for line in output_of(console).splitlines() if "dbo.TradeQueue" in line)
+    cells = [c.strip() for c in row.strip("│ ").split("│")]
+    # Activation on, the procedure as stored, at most one reader of MAX_QUEUE_READERS 1.
+    assert cells[4] == "ON" and cells[5].lower().endswith("[dbo].[tradehandler]")
+    assert cells[6] in ("0/1", "1/1")
+    repl.handle(":activation")
+    monitors = [line for line in output_of(console).splitlines()
+                if line.startswith("│ TradeQueue")]
+    assert monitors and monitors[-1].split("│")[2].strip() in (
+        "INACTIVE", "NOTIFIED", "RECEIVES_OCCURRING")
+
+
+def table_rows(console: Any, first_cell: str) -> list[list[str]]:
+    """The cells of the rendered table rows whose first cell is ``first_cell``."""
+    rows = []
+    for line in output_of(console).splitlines():
+        cells = [c.strip() for c in line.strip("│ ").split("│")]
+        if cells and cells[0] == first_cell:
+            rows.append(cells)
+    return rows
+
+
+def test_services_view_and_a_conversation_timer(repl: Repl, console: Any) -> None:
+    repl.handle(SETUP)
+    repl.handle(SEND.replace("GO\n", "BEGIN CONVERSATION TIMER (@h) TIMEOUT = 600;\nGO\n"))
+    assert "Msg" not in output_of(console)
+    console.width = 200
+    repl.handle(":services")
+    assert table_rows(console, "//www.develop.com/DMBrokerage/TradeEntry") == [[
+        "//www.develop.com/DMBrokerage/TradeEntry", "TradeQueue",
+        "//www.develop.com/DMBrokerage/TradeContract"]]
+    repl.handle(":conversations")
+    rows = [[c.strip() for c in line.strip("│ ").split("│")]
+            for line in output_of(console).splitlines() if "CONVERSING" in line]
+    timers = {row[1]: row[-1] for row in rows}
+    # The initiator's timer is due in about ten minutes; the target has none.
+    assert re.fullmatch(r"(9m[0-5]\ds|10m00s)", timers["initiator"]), timers
+    assert timers["target"] == "NULL"
 
 
 def test_cancel_stops_a_waitfor(repl: Repl, console: Any) -> None:
@@ -136,3 +178,32 @@ def test_cancel_stops_a_waitfor(repl: Repl, console: Any) -> None:
     assert "cancelled by user" in output_of(console)
     repl.handle("PRINT 'after'\nGO")
     assert output_of(console).rstrip().endswith("after")
+
+
+def test_connect_reopens_a_shared_store(console: Any, pipe: Any, persistent_url: str) -> None:
+    """``:connect`` to the store the REPL is on opens a second instance that sees its objects
+    (an SQLite file, or the test's PostgreSQL schema)."""
+    from sqlalchemy.engine import make_url
+
+    from tsqlbroker.repl.main import describe_storage
+
+    config = parse_config("")
+    config.history_file = None
+    config.pager = ""
+    r = Repl(config, url=persistent_url, console=console, input=pipe, output=DummyOutput())
+    try:
+        assert describe_storage(r) == make_url(persistent_url).render_as_string(
+            hide_password=True)
+        r.handle(SETUP)
+        r.handle(SEND)
+        old = r.instance
+        r.handle(f":connect {persistent_url}")
+        assert r.instance is not old and "Connected to" in output_of(console)
+        r.handle("USE Trading\nGO")
+        assert r.current_database == "Trading"
+        r.handle(":queues")
+        assert table_rows(console, "dbo.TradeQueue")[-1][:4] == [
+            "dbo.TradeQueue", "ON", "1", "1"]
+        assert "Msg" not in output_of(console)
+    finally:
+        r.close()
