@@ -11,7 +11,9 @@ or a long RECEIVE loop holds no storage lock.
 URLs: ``None`` → the default SQLite file; ``sqlite://`` → a private database that lives in
 memory-backed temporary storage for this process (a file under ``/dev/shm`` where it exists, so
 that several sessions get real isolation, which a shared in-memory connection cannot give);
-any other SQLAlchemy URL as is (``sqlite:///path``, ``postgresql+psycopg://…``).
+any other SQLAlchemy URL as is (``sqlite:///path``, ``postgresql+psycopg://…``). A PostgreSQL
+store lives in its connections' home schema (the first of ``search_path``, e.g. set with
+``?options=-csearch_path%3Dmystore``) plus one schema per T-SQL database (``catalog.py``).
 """
 
 from __future__ import annotations

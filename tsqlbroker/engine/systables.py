@@ -4,6 +4,8 @@ They hold what SQL Server keeps in its system base tables: databases, schemas, o
 schema-scoped object: tables, views, procedures, queues, constraints …), the columns of user
 tables and table-valued objects, and counters for deterministic ids. Names start with
 ``tsqlb_`` so they never collide with the physical tables of user data (see ``naming.py``).
+They are created unqualified: on PostgreSQL they live in the store's home schema (the first of
+the connection's ``search_path``), while user tables live in their database's schema.
 Column types are portable (no SQLite-only types) so the same definitions serve PostgreSQL.
 """
 
