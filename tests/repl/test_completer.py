@@ -1,4 +1,7 @@
-"""Completion, driven directly with a prompt-toolkit Document."""
+"""Completion, driven directly with a prompt-toolkit Document.
+
+Backend-free: the completer reads a catalog snapshot built here; completion from a real
+store's catalog runs on both backends in test_real_instance.py."""
 
 from __future__ import annotations
 

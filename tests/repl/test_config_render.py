@@ -1,4 +1,7 @@
-"""Config file creation and parsing; the rich renderers; start-up import discipline."""
+"""Config file creation and parsing; the rich renderers; start-up import discipline.
+
+Backend-free: config files, rendering of given result sets and the CLI's imports open no
+store."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Highlighting tokens of the REPL's lexer."""
+"""Highlighting tokens of the REPL's lexer.
+
+Backend-free: the lexer only tokenises text."""
 
 from __future__ import annotations
 

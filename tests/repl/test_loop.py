@@ -1,4 +1,8 @@
-"""The REPL loop driven through prompt-toolkit's pipe input, with a fake instance."""
+"""The REPL loop driven through prompt-toolkit's pipe input, with a fake instance.
+
+Backend-free: the fake (tests/repl/fakes.py) stands in for the interpreter, so the loop's
+mechanics are tested apart from any store; the loop on a real store runs on both backends in
+test_real_instance.py."""
 
 from __future__ import annotations
 

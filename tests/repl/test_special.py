@@ -1,4 +1,7 @@
-"""Special :commands, through the REPL with a fake instance."""
+"""Special :commands, through the REPL with a fake instance.
+
+Backend-free: the fake instance and scripted catalog answers test the commands' logic; the
+broker views and ``:connect`` on real stores run on both backends in test_real_instance.py."""
 
 from __future__ import annotations
 
