@@ -319,6 +319,22 @@ _SYS_VIEWS: dict[str, Callable[[ExecContext, int], VirtualTable]] = {
     "procedures": _objects_view(["P"], []),
     "columns": _columns, "types": _types, "sql_modules": _sql_modules,
 }
+
+
+def _security_view(name: str) -> Callable[[ExecContext, int], VirtualTable]:
+    """A security catalog view (principals, certificates, permissions, keys), loaded from
+    ``security_views`` on first use."""
+    def build(ctx: ExecContext, db_id: int) -> VirtualTable:
+        from .security_views import VIEWS
+
+        return VIEWS[name](ctx, db_id)
+    return build
+
+
+_SYS_VIEWS.update({n: _security_view(n) for n in (
+    "database_principals", "server_principals", "sql_logins", "certificates",
+    "database_permissions", "server_permissions", "symmetric_keys")})
+
 _INFO_VIEWS: dict[str, Callable[[ExecContext, int], VirtualTable]] = {
     "tables": _info_tables, "columns": _info_columns,
 }

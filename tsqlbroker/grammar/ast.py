@@ -1211,3 +1211,175 @@ class Script(Node):
 def literal_decimal(text: str) -> Decimal:
     """The Decimal value of a numeric literal as written."""
     return Decimal(text)
+
+
+# --------------------------------------------------------------------------------------------
+# Security: permissions, principals, certificates, the database master key, impersonation
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Permission(Node):
+    """One permission of GRANT / REVOKE / DENY: its words upper-case, one space apart
+    (``VIEW DEFINITION``), and the columns it is limited to."""
+
+    name: str
+    columns: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Securable(Node):
+    """``ON [class::]name``: ``object_class`` upper-case as written (``MESSAGE TYPE``), None
+    when omitted (an object or, for a one-part name, possibly a schema-scoped object)."""
+
+    object_class: str | None
+    name: ObjectName
+
+
+@dataclass(frozen=True)
+class PermissionStatement(Stmt):
+    """``GRANT`` / ``REVOKE`` / ``DENY`` (``action``); ``securable`` None means the database."""
+
+    action: str
+    permissions: tuple[Permission, ...]
+    securable: Securable | None
+    principals: tuple[str, ...]
+    with_grant_option: bool = False
+    grant_option_for: bool = False
+    cascade: bool = False
+    as_principal: str | None = None
+
+
+@dataclass(frozen=True)
+class CreateUser(Stmt):
+    """``CREATE USER``: ``kind`` is LOGIN, CERTIFICATE, WITHOUT LOGIN or None (a login of
+    the same name, ``mapped_to``); ``options`` are the WITH options (lower-case key, value)."""
+
+    name: str
+    kind: str | None = None
+    mapped_to: str | None = None
+    options: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class AlterUser(Stmt):
+    name: str
+    options: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class DropUser(Stmt):
+    name: str
+    if_exists: bool = False
+
+
+@dataclass(frozen=True)
+class CreateLogin(Stmt):
+    """``CREATE LOGIN``: ``kind`` is PASSWORD, WINDOWS or CERTIFICATE."""
+
+    name: str
+    kind: str
+    certificate: str | None = None
+    options: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class AlterLogin(Stmt):
+    """``ALTER LOGIN``: ``enable`` for ENABLE / DISABLE, else WITH ``options``."""
+
+    name: str
+    enable: bool | None = None
+    options: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class DropLogin(Stmt):
+    name: str
+
+
+@dataclass(frozen=True)
+class PrivateKeyOptions(Node):
+    """``WITH PRIVATE KEY (FILE = …, DECRYPTION BY PASSWORD = …, ENCRYPTION BY PASSWORD = …)``."""
+
+    file: str | None = None
+    decryption_password: str | None = None
+    encryption_password: str | None = None
+
+
+@dataclass(frozen=True)
+class CreateCertificate(Stmt):
+    """``CREATE CERTIFICATE``: generated (``subject``) or loaded (``file``)."""
+
+    name: str
+    owner: str | None = None
+    subject: str | None = None
+    start_date: str | None = None
+    expiry_date: str | None = None
+    password: str | None = None
+    file: str | None = None
+    private_key: PrivateKeyOptions | None = None
+    active_for_begin_dialog: bool | None = None
+
+
+@dataclass(frozen=True)
+class AlterCertificate(Stmt):
+    name: str
+    remove_private_key: bool = False
+    active_for_begin_dialog: bool | None = None
+    private_key: PrivateKeyOptions | None = None
+
+
+@dataclass(frozen=True)
+class DropCertificate(Stmt):
+    name: str
+
+
+@dataclass(frozen=True)
+class BackupCertificate(Stmt):
+    name: str
+    file: str
+    private_key: PrivateKeyOptions | None = None
+
+
+@dataclass(frozen=True)
+class CreateMasterKey(Stmt):
+    password: str | None = None
+
+
+@dataclass(frozen=True)
+class AlterMasterKey(Stmt):
+    """``action``: REGENERATE, ADD or DROP; the encryptor is ``password`` or the service
+    master key."""
+
+    action: str
+    password: str | None = None
+    service_master_key: bool = False
+    force: bool = False
+
+
+@dataclass(frozen=True)
+class DropMasterKey(Stmt):
+    pass
+
+
+@dataclass(frozen=True)
+class OpenMasterKey(Stmt):
+    password: str
+
+
+@dataclass(frozen=True)
+class CloseMasterKey(Stmt):
+    pass
+
+
+@dataclass(frozen=True)
+class ExecuteAs(Stmt):
+    """``EXECUTE AS USER | LOGIN = 'name' | CALLER [WITH NO REVERT | COOKIE INTO @v]``."""
+
+    kind: str
+    name: str | None = None
+    no_revert: bool = False
+    cookie_variable: str | None = None
+
+
+@dataclass(frozen=True)
+class Revert(Stmt):
+    cookie_variable: str | None = None

@@ -13,7 +13,8 @@ from typing import Any
 
 from lark import Lark
 
-FRAGMENTS = ("terminals", "expr", "query", "dml", "ddl", "procedural", "broker")
+FRAGMENTS = ("terminals", "expr", "query", "dml", "ddl", "procedural", "broker",
+             "security")
 _DIR = Path(__file__).resolve().parent / "rules"
 
 # Words SQL Server reserves: where the contextual lexer would otherwise read one as a plain

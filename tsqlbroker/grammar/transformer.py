@@ -17,6 +17,7 @@ from tsqlbroker.errors import Span
 from tsqlbroker.grammar import ast
 from tsqlbroker.grammar.build_broker import BrokerBuilder
 from tsqlbroker.grammar.build_expr import ExprBuilder
+from tsqlbroker.grammar.build_security import SecurityBuilder
 from tsqlbroker.grammar.build_stmt import StmtBuilder
 
 # Rules (and aliases) whose result is a statement node.
@@ -36,6 +37,10 @@ create_service alter_service drop_service create_route alter_route drop_route cr
 alter_rsb drop_rsb create_endpoint alter_endpoint drop_endpoint create_priority alter_priority
 drop_priority alter_authorization begin_dialog send_stmt receive_stmt get_group waitfor_stmt
 end_conversation begin_timer move_conversation
+grant_stmt revoke_stmt deny_stmt create_user alter_user drop_user create_login alter_login
+drop_login create_certificate alter_certificate drop_certificate backup_certificate
+create_master_key alter_master_key drop_master_key open_master_key close_master_key execute_as_stmt
+revert_stmt
 """.split())  # noqa: SIM905 — one name per word reads best
 
 # Rules that slice their own source text.
@@ -63,7 +68,7 @@ def _with_span(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-class AstBuilder(ExprBuilder, StmtBuilder, BrokerBuilder):
+class AstBuilder(ExprBuilder, StmtBuilder, BrokerBuilder, SecurityBuilder):
     """Builds the AST of one batch at a time. ``text`` is the batch source (comments intact),
     ``line_offset`` turns batch lines into file lines, ``span`` is set by the driver."""
 

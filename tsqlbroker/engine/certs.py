@@ -1,0 +1,206 @@
+"""X.509 certificates for ``CREATE CERTIFICATE``: generated, loaded from a file, backed up.
+
+SQL Server generates a self-signed certificate with a 2048-bit RSA key whose issuer and
+subject are ``CN=<subject>``, a 16-byte random serial number, and the SHA-1 thumbprint of the
+DER encoding. When the ``cryptography`` package is installed, that is what is made here;
+without it the certificate's metadata is still recorded (random serial and thumbprint) but
+there is no key material, so BACKUP CERTIFICATE and CREATE CERTIFICATE FROM FILE fail with
+Msg 15208 as for an unreadable file.
+
+Private keys are kept as PKCS#8 PEM encrypted with the password or the database master key's
+secret; BACKUP writes the certificate as DER (as SQL Server's ``.cer``) and the private key
+as encrypted PKCS#8 DER (SQL Server writes PVK; tsqlbroker reads back its own files).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ..errors import tsql_error
+
+try:  # optional: real certificates only when the package is already installed
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    from cryptography.x509.oid import NameOID
+
+    HAVE_CRYPTOGRAPHY = True
+except ImportError:  # pragma: no cover - exercised only where the package is missing
+    HAVE_CRYPTOGRAPHY = False
+
+KEY_BITS = 2048
+
+
+@dataclass(frozen=True)
+class CertMaterial:
+    """What sys.certificates shows of a certificate, plus its DER and (encrypted) key."""
+
+    issuer_name: str
+    subject: str
+    serial: bytes
+    thumbprint: bytes
+    start_date: datetime
+    expiry_date: datetime
+    key_length: int
+    der: bytes | None
+    private_key_pem: bytes | None  # PKCS#8, encrypted with ``key_secret``
+
+
+def serial_text(serial: bytes) -> str:
+    """cert_serial_number as SQL Server shows it: hex byte pairs, one space apart."""
+    return " ".join(f"{b:02x}" for b in serial)
+
+
+def certificate_sid(thumbprint: bytes) -> bytes:
+    """The SID of a principal mapped to a certificate: S-1-9-1 and the thumbprint."""
+    return bytes.fromhex("010600000000000901000000") + thumbprint[:20].ljust(20, b"\0")
+
+
+def sid_text(sid: bytes) -> str:
+    """A binary SID in its ``S-1-…`` form."""
+    if len(sid) < 8:
+        return ""
+    count = sid[1]
+    authority = int.from_bytes(sid[2:8], "big")
+    subs = [int.from_bytes(sid[8 + 4 * i:12 + 4 * i], "little") for i in range(count)
+            if 12 + 4 * i <= len(sid)]
+    return "-".join(["S", str(sid[0]), str(authority), *map(str, subs)])
+
+
+def _encrypt_key(key: Any, secret: str) -> bytes:
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                             serialization.BestAvailableEncryption(secret.encode("utf-8")))
+
+
+def generate(subject: str, start: datetime, expiry: datetime, key_secret: str) -> CertMaterial:
+    """A new self-signed certificate (or, without ``cryptography``, its metadata only)."""
+    serial = secrets.token_bytes(16)
+    if not HAVE_CRYPTOGRAPHY:
+        return CertMaterial(subject, subject, serial, secrets.token_bytes(20), start, expiry,
+                            KEY_BITS, None, None)
+    key = rsa.generate_private_key(public_exponent=65537, key_size=KEY_BITS)
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject or " ")])
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
+            .public_key(key.public_key())
+            .serial_number(int.from_bytes(serial, "big") >> 1 or 1)
+            .not_valid_before(start).not_valid_after(expiry)
+            .sign(key, hashes.SHA256()))
+    return _material(cert, _encrypt_key(key, key_secret))
+
+
+def _material(cert: Any, key_pem: bytes | None) -> CertMaterial:
+    der = cert.public_bytes(serialization.Encoding.DER)
+    attrs = cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)
+    issuer = cert.issuer.get_attributes_for_oid(NameOID.COMMON_NAME)
+    subject = str(attrs[0].value) if attrs else cert.subject.rfc4514_string()
+    serial_int = cert.serial_number
+    serial = serial_int.to_bytes(max(1, (serial_int.bit_length() + 7) // 8), "big")
+    return CertMaterial(
+        str(issuer[0].value) if issuer else cert.issuer.rfc4514_string(), subject, serial,
+        hashlib.sha1(der).digest(),  # the thumbprint is SHA-1 by definition
+        cert.not_valid_before_utc.replace(tzinfo=None),
+        cert.not_valid_after_utc.replace(tzinfo=None),
+        cert.public_key().key_size, der, key_pem)
+
+
+def _bad_file() -> Exception:
+    return tsql_error(15208)
+
+
+def load(path: str, key_path: str | None, key_password: str | None,
+         key_secret: str | None) -> CertMaterial:
+    """``CREATE CERTIFICATE … FROM FILE``: DER or PEM; the private key (PKCS#8 DER or PEM,
+    decrypted with ``key_password``) re-encrypted with ``key_secret``."""
+    if not HAVE_CRYPTOGRAPHY:
+        raise _bad_file()
+    try:
+        data = Path(path).read_bytes()
+        cert = (x509.load_pem_x509_certificate(data) if data.lstrip().startswith(b"-----")
+                else x509.load_der_x509_certificate(data))
+    except (OSError, ValueError) as exc:
+        raise _bad_file() from exc
+    pem = None
+    if key_path is not None:
+        try:
+            raw = Path(key_path).read_bytes()
+            pw = key_password.encode("utf-8") if key_password else None
+            key = (serialization.load_pem_private_key(raw, pw)
+                   if raw.lstrip().startswith(b"-----")
+                   else serialization.load_der_private_key(raw, pw))
+        except (OSError, ValueError, TypeError) as exc:
+            raise _bad_file() from exc
+        pem = _encrypt_key(key, key_secret or "")
+    return _material(cert, pem)
+
+
+def load_key_only(key_path: str, key_password: str | None, key_secret: str,
+                  der: bytes | None) -> bytes:
+    """ALTER CERTIFICATE … WITH PRIVATE KEY (FILE = …): the key, re-encrypted with
+    ``key_secret``; it must belong to the certificate (Msg 15208 otherwise)."""
+    if not HAVE_CRYPTOGRAPHY or der is None:
+        raise _bad_file()
+    try:
+        raw = Path(key_path).read_bytes()
+        pw = key_password.encode("utf-8") if key_password else None
+        key = (serialization.load_pem_private_key(raw, pw) if raw.lstrip().startswith(b"-----")
+               else serialization.load_der_private_key(raw, pw))
+        cert = x509.load_der_x509_certificate(der)
+    except (OSError, ValueError, TypeError) as exc:
+        raise _bad_file() from exc
+    if key.public_key().public_numbers() != cert.public_key().public_numbers():
+        raise _bad_file()
+    return _encrypt_key(key, key_secret)
+
+
+def _write_new(path: str, data: bytes) -> None:
+    """Write a backup file; SQL Server refuses to overwrite one (Msg 15240)."""
+    try:
+        with open(path, "xb") as fh:
+            fh.write(data)
+    except OSError as exc:
+        raise tsql_error(15240, path) from exc
+
+
+def backup(der: bytes | None, path: str, key_pem: bytes | None, key_secret: str | None,
+           key_path: str | None, key_password: str | None) -> None:
+    """``BACKUP CERTIFICATE … TO FILE`` [WITH PRIVATE KEY (FILE, ENCRYPTION BY PASSWORD)]."""
+    if der is None or not HAVE_CRYPTOGRAPHY:
+        raise _bad_file()
+    key_bytes = None
+    if key_path is not None:
+        if key_pem is None:  # no private key to back up (NO_PRIVATE_KEY)
+            raise _bad_file()
+        try:
+            key = serialization.load_pem_private_key(key_pem, (key_secret or "").encode())
+        except (ValueError, TypeError) as exc:
+            raise tsql_error(15466) from exc
+        key_bytes = key.private_bytes(
+            serialization.Encoding.DER, serialization.PrivateFormat.PKCS8,
+            serialization.BestAvailableEncryption((key_password or "").encode("utf-8")))
+    _write_new(path, der)
+    if key_path is not None and key_bytes is not None:
+        _write_new(key_path, key_bytes)
+
+
+def reencrypt(key_pem: bytes, old_secret: str, new_secret: str) -> bytes:
+    """The private key encrypted with another secret (the master key was regenerated)."""
+    key = serialization.load_pem_private_key(key_pem, old_secret.encode("utf-8"))
+    return _encrypt_key(key, new_secret)
+
+
+def password_hash(password: str, salt: bytes | None = None) -> str:
+    """``salt$hash`` (PBKDF2-SHA256) for checking a password later without storing it."""
+    salt = salt or secrets.token_bytes(16)
+    digest = hashlib.pbkdf2_hmac("sha256", password.encode("utf-8"), salt, 100_000)
+    return f"{salt.hex()}${digest.hex()}"
+
+
+def password_matches(password: str, stored: str) -> bool:
+    """Whether ``password`` is the one ``stored`` was made from."""
+    salt, _sep, _digest = stored.partition("$")
+    return secrets.compare_digest(password_hash(password, bytes.fromhex(salt)), stored)

@@ -1,0 +1,304 @@
+"""GRANT / REVOKE / DENY: resolving securables and principals, recording permission states.
+
+A permission row is (database, class, major_id, minor_id, grantee, type) → (grantor,
+state) as sys.database_permissions shows it; server-level ones (endpoints, logins, the
+server) are kept under database 0 and shown by sys.server_permissions. State ``G`` is GRANT,
+``W`` GRANT WITH GRANT OPTION, ``D`` DENY; REVOKE removes the row. Permissions are recorded,
+not enforced (every session works as dbo).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import delete, insert, select, update
+
+from ..errors import BindError, tsql_error
+from .store import StoreConnection
+
+if TYPE_CHECKING:
+    from .security import Security
+
+# permission name -> type code (sys.database_permissions.type)
+CODES: dict[str, str] = {
+    "ALTER": "AL", "CONTROL": "CL", "CONNECT": "CO", "DELETE": "DL", "EXECUTE": "EX",
+    "IMPERSONATE": "IM", "INSERT": "IN", "RECEIVE": "RC", "REFERENCES": "RF", "SELECT": "SL",
+    "SEND": "SN", "TAKE OWNERSHIP": "TO", "UPDATE": "UP", "VIEW DEFINITION": "VW",
+    "VIEW CHANGE TRACKING": "VWCT", "AUTHENTICATE": "AUTH", "SHOWPLAN": "SPLN",
+    "CHECKPOINT": "CP", "BACKUP DATABASE": "BADB", "BACKUP LOG": "BALO",
+    "VIEW DATABASE STATE": "VWDS", "SUBSCRIBE QUERY NOTIFICATIONS": "SUQN",
+    "CREATE TABLE": "CRTB", "CREATE VIEW": "CRVW", "CREATE PROCEDURE": "CRPR",
+    "CREATE FUNCTION": "CRFN", "CREATE SCHEMA": "CRSM", "CREATE ROLE": "CRRL",
+    "CREATE TYPE": "CRTY", "CREATE DEFAULT": "CRDF", "CREATE RULE": "CRRU",
+    "CREATE SYNONYM": "CRSN", "CREATE SEQUENCE": "CRSO", "CREATE QUEUE": "CRQU",
+    "CREATE SERVICE": "CRSV", "CREATE CONTRACT": "CRSC", "CREATE MESSAGE TYPE": "CRMT",
+    "CREATE ROUTE": "CRRT", "CREATE REMOTE SERVICE BINDING": "CRSB",
+    "CREATE CERTIFICATE": "CRCF", "CREATE ASYMMETRIC KEY": "CRAK",
+    "CREATE SYMMETRIC KEY": "CRSK", "CREATE XML SCHEMA COLLECTION": "CRXS",
+    "CREATE DATABASE": "CRDB", "CREATE ENDPOINT": "CRHE", "ALTER ANY USER": "ALUS",
+    "ALTER ANY ROLE": "ALRL", "ALTER ANY SCHEMA": "ALSM", "ALTER ANY CERTIFICATE": "ALCF",
+    "ALTER ANY SYMMETRIC KEY": "ALSK", "ALTER ANY ASYMMETRIC KEY": "ALAK",
+    "ALTER ANY MESSAGE TYPE": "ALMT", "ALTER ANY CONTRACT": "ALSC", "ALTER ANY SERVICE": "ALSV",
+    "ALTER ANY ROUTE": "ALRT", "ALTER ANY REMOTE SERVICE BINDING": "ALSB",
+    "ALTER ANY LOGIN": "ALLG", "ALTER ANY ENDPOINT": "ALHE", "CONTROL SERVER": "CL",
+    "VIEW SERVER STATE": "VWSS", "VIEW ANY DEFINITION": "VWAD", "CONNECT SQL": "COSQ",
+    "ALTER ANY DATABASE": "ALDB", "VIEW ANY DATABASE": "VWDB", "SHUTDOWN": "SHDN",
+    "CREATE ANY DATABASE": "CRDB", "ALTER ANY CONNECTION": "ALCO",
+}
+NAMES = {code: name for name, code in reversed(list(CODES.items()))}
+NAMES["CL"] = "CONTROL"
+
+# class number, class_desc, permissions valid on it ("*" = database-level ones)
+_OWNED = {"ALTER", "CONTROL", "TAKE OWNERSHIP", "VIEW DEFINITION"}
+CLASSES: dict[str, tuple[int, str, frozenset[str]]] = {
+    "DATABASE": (0, "DATABASE", frozenset()),
+    "OBJECT": (1, "OBJECT_OR_COLUMN", frozenset()),
+    "SCHEMA": (3, "SCHEMA", frozenset(_OWNED | {"SELECT", "INSERT", "UPDATE", "DELETE",
+                                                "EXECUTE", "REFERENCES", "VIEW CHANGE TRACKING",
+                                                "CREATE SEQUENCE"})),
+    "USER": (4, "DATABASE_PRINCIPAL", frozenset({"ALTER", "CONTROL", "IMPERSONATE",
+                                                 "VIEW DEFINITION"})),
+    "ROLE": (4, "DATABASE_PRINCIPAL", frozenset(_OWNED)),
+    "XML SCHEMA COLLECTION": (10, "XML_SCHEMA_COLLECTION",
+                              frozenset(_OWNED | {"EXECUTE", "REFERENCES"})),
+    "MESSAGE TYPE": (15, "MESSAGE_TYPE", frozenset(_OWNED | {"REFERENCES"})),
+    "CONTRACT": (16, "SERVICE_CONTRACT", frozenset(_OWNED | {"REFERENCES"})),
+    "SERVICE": (17, "SERVICE", frozenset(_OWNED | {"SEND"})),
+    "REMOTE SERVICE BINDING": (18, "REMOTE_SERVICE_BINDING", frozenset(_OWNED)),
+    "ROUTE": (19, "ROUTE", frozenset(_OWNED)),
+    "CERTIFICATE": (25, "CERTIFICATE", frozenset(_OWNED | {"REFERENCES"})),
+    # server level (sys.server_permissions)
+    "LOGIN": (101, "SERVER_PRINCIPAL", frozenset({"ALTER", "CONTROL", "IMPERSONATE",
+                                                  "VIEW DEFINITION"})),
+    "ENDPOINT": (105, "ENDPOINT", frozenset(_OWNED | {"CONNECT"})),
+}
+CLASS_DESC = {n: d for n, d, _p in CLASSES.values()} | {100: "SERVER"}
+SERVER_CLASSES = {100, 101, 105}
+_TABLE_PERMS = _OWNED | {"SELECT", "INSERT", "UPDATE", "DELETE", "REFERENCES",
+                         "VIEW CHANGE TRACKING"}
+OBJECT_PERMS: dict[str, frozenset[str]] = {
+    "U": frozenset(_TABLE_PERMS), "V": frozenset(_TABLE_PERMS),
+    "IF": frozenset(_TABLE_PERMS), "TF": frozenset(_TABLE_PERMS),
+    "P": frozenset(_OWNED | {"EXECUTE"}),
+    "FN": frozenset(_OWNED | {"EXECUTE", "REFERENCES"}),
+    "SQ": frozenset(_OWNED | {"RECEIVE", "SELECT", "REFERENCES", "VIEW CHANGE TRACKING"}),
+}
+# What the deprecated ALL stands for, per object type (SQL Server's ANSI-92 set).
+_ALL = {"U": ["DELETE", "INSERT", "REFERENCES", "SELECT", "UPDATE"], "P": ["EXECUTE"],
+        "FN": ["EXECUTE", "REFERENCES"], "SQ": ["RECEIVE"]}
+_ALL_DATABASE = ["BACKUP DATABASE", "BACKUP LOG", "CREATE DEFAULT", "CREATE FUNCTION",
+                 "CREATE PROCEDURE", "CREATE RULE", "CREATE TABLE", "CREATE VIEW"]
+# Permissions only the server has (GRANT … TO login without ON).
+SERVER_ONLY = frozenset({"CONTROL SERVER", "VIEW SERVER STATE", "VIEW ANY DEFINITION",
+                         "ALTER ANY LOGIN", "ALTER ANY ENDPOINT", "CREATE ENDPOINT",
+                         "CONNECT SQL", "ALTER ANY DATABASE", "VIEW ANY DATABASE", "SHUTDOWN",
+                         "CREATE ANY DATABASE", "ALTER ANY CONNECTION"})
+_NOT_DATABASE = SERVER_ONLY | {"SEND", "RECEIVE", "IMPERSONATE"}
+
+
+@dataclass(frozen=True)
+class Target:
+    """A resolved securable: where its permissions are kept."""
+
+    database_id: int          # 0 for server-level classes
+    class_: int
+    major_id: int
+    object_type: str | None   # the sys.objects type of an OBJECT
+    valid: frozenset[str]
+
+
+def _broker_id(conn: StoreConnection, table: Any, id_col: str, db_id: int, name: str,
+               exact: bool) -> int | None:
+    cond = table.c.name == name if exact else table.c.name.ilike(name)
+    return conn.execute(select(table.c[id_col]).where(table.c.database_id == db_id, cond)
+                        ).scalar()
+
+
+def database_target(db_id: int) -> Target:
+    """The current database as securable (GRANT … TO without ON)."""
+    return Target(db_id, 0, 0, None, frozenset(set(CODES) - _NOT_DATABASE))
+
+
+def server_target() -> Target:
+    """The server as securable (server permissions granted without ON)."""
+    return Target(0, 100, 0, None, SERVER_ONLY)
+
+
+def all_server_level(names: Iterable[str]) -> bool:
+    """Whether every permission named is one only the server has."""
+    return all(n in SERVER_ONLY for n in names)
+
+
+def resolve_target(sec: Security, conn: StoreConnection, db_id: int, cls: str | None,
+                   parts: tuple[str | None, str | None, str]) -> Target:
+    """The securable ``cls::[db.][schema.]name`` (no class: an object) of database
+    ``db_id``; Msg 15151 when it does not exist."""
+    database, schema, name = parts
+    kind = (cls or "OBJECT").upper()
+    if kind == "TYPE" or kind not in CLASSES:
+        raise tsql_error(15151, kind.lower(), name, cls=BindError)
+    number, _desc, valid = CLASSES[kind]
+    missing = tsql_error(15151, kind.lower(), name, cls=BindError)
+    if kind == "OBJECT":
+        here = sec.catalog.database(conn, db_id)
+        if database is not None and (here is None or here.name.lower() != database.lower()):
+            raise missing
+        obj = sec.catalog.find_object(conn, db_id, schema, name)
+        if obj is None:
+            raise missing
+        return Target(db_id, 1, obj.object_id, obj.type,
+                      OBJECT_PERMS.get(obj.type, frozenset(_OWNED)))
+    if kind == "DATABASE":
+        here = sec.catalog.database(conn, db_id)
+        if here is None or here.name.lower() != name.lower():
+            raise tsql_error(15151, "database", name, cls=BindError)
+        return database_target(db_id)
+    major: int | None
+    if kind == "SCHEMA":
+        major = sec.catalog.schema_id(conn, db_id, name)
+    elif kind in ("USER", "ROLE"):
+        user = sec.find_user(conn, db_id, name)
+        major = None if user is None or (user.type == "R") != (kind == "ROLE") \
+            else user.principal_id
+    elif kind == "CERTIFICATE":
+        cert = sec.find_certificate(conn, db_id, name)
+        major = None if cert is None else int(cert["certificate_id"])
+    elif kind == "LOGIN":
+        login = sec.find_login(conn, name)
+        major = None if login is None else login.principal_id
+        db_id = 0
+    else:
+        major = _broker_target(sec, conn, db_id, kind, name)
+        if kind == "ENDPOINT":
+            db_id = 0
+    if major is None:
+        raise missing
+    return Target(db_id, number, major, None, valid)
+
+
+def _broker_target(sec: Security, conn: StoreConnection, db_id: int, kind: str, name: str
+                   ) -> int | None:
+    from .broker import Broker
+
+    broker = Broker.get(sec.store)
+    broker.ensure_schema(conn)
+    t = broker.t
+    # Message types, contracts and services are named case-sensitively (binary collation).
+    found = {
+        "MESSAGE TYPE": lambda: _broker_id(conn, t.message_types, "message_type_id", db_id,
+                                           name, True),
+        "CONTRACT": lambda: _broker_id(conn, t.contracts, "service_contract_id", db_id,
+                                       name, True),
+        "SERVICE": lambda: _broker_id(conn, t.services, "service_id", db_id, name, True),
+        "ROUTE": lambda: _broker_id(conn, t.routes, "route_id", db_id, name, False),
+        "REMOTE SERVICE BINDING": lambda: _broker_id(conn, t.bindings,
+                                                     "remote_service_binding_id", db_id, name,
+                                                     False),
+        "XML SCHEMA COLLECTION": lambda: _xml_collection(conn, t, db_id, name),
+        "ENDPOINT": lambda: conn.execute(select(t.endpoints_net.c.endpoint_id).where(
+            t.endpoints_net.c.name.ilike(name))).scalar(),
+    }[kind]
+    value = found()
+    return None if value is None else int(value)
+
+
+def _xml_collection(conn: StoreConnection, t: Any, db_id: int, name: str) -> int | None:
+    x = t.xml_schemas
+    return conn.execute(select(x.c.xml_collection_id).where(
+        x.c.database_id == db_id, x.c.name.ilike(name))).scalar()
+
+
+def expand(names: Iterable[str], target: Target) -> list[str]:
+    """The permission names of a statement, ALL expanded, each checked against the
+    securable: Msg 102 for an unknown name, Msg 4606 for one the securable does not have."""
+    out: list[str] = []
+    for name in names:
+        if name == "ALL":
+            if target.class_ == 0:
+                out.extend(_ALL_DATABASE)
+            else:
+                out.extend(_ALL.get(target.object_type or "", []))
+            continue
+        if name not in CODES:
+            raise tsql_error(102, name.split()[0])
+        if name not in target.valid:
+            raise tsql_error(4606, name)
+        out.append(name)
+    return out
+
+
+def grantee_id(sec: Security, conn: StoreConnection, target: Target, name: str) -> int:
+    """The principal a permission is granted to: a database principal, or a login for
+    server-level securables (Msg 15151 when there is none)."""
+    if target.database_id == 0:
+        login = sec.find_login(conn, name)
+        if login is None:
+            raise tsql_error(15151, "login", name, cls=BindError)
+        return login.principal_id
+    user = sec.find_user(conn, target.database_id, name)
+    if user is None:
+        raise tsql_error(15151, "user", name, cls=BindError)
+    return user.principal_id
+
+
+def change(sec: Security, conn: StoreConnection, action: str, target: Target,
+           permissions: list[str], grantees: list[int], grantor: int, *,
+           with_grant_option: bool = False, grant_option_for: bool = False,
+           cascade: bool = False, columns: Iterable[int] = (0,)) -> None:
+    """Apply GRANT / REVOKE / DENY of ``permissions`` on ``target`` to ``grantees``.
+
+    Revoking or denying a permission held WITH GRANT OPTION needs CASCADE (Msg 4611);
+    REVOKE GRANT OPTION FOR keeps the permission itself."""
+    p = sec.t.permissions
+    conn.write()
+    for grantee in grantees:
+        for name in permissions:
+            code = CODES[name]
+            for minor in columns:
+                key = (p.c.database_id == target.database_id, p.c["class"] == target.class_,
+                       p.c.major_id == target.major_id, p.c.minor_id == minor,
+                       p.c.grantee_principal_id == grantee, p.c.type == code)
+                state = conn.execute(select(p.c.state).where(*key)).scalar()
+                if action != "GRANT" and state == "W" and not cascade:
+                    raise tsql_error(4611)
+                if action == "REVOKE":
+                    if grant_option_for:
+                        if state == "W":
+                            conn.execute(update(p).where(*key).values(state="G"))
+                    else:
+                        conn.execute(delete(p).where(*key))
+                    continue
+                new = "D" if action == "DENY" else "W" if with_grant_option else "G"
+                if state is None:
+                    conn.execute(insert(p).values(
+                        database_id=target.database_id, **{"class": target.class_},
+                        major_id=target.major_id, minor_id=minor, grantee_principal_id=grantee,
+                        type=code, grantor_principal_id=grantor, state=new))
+                else:
+                    conn.execute(update(p).where(*key).values(state=new,
+                                                               grantor_principal_id=grantor))
+
+
+def grant_connect(conn: StoreConnection, sec: Security, db_id: int, principal_id: int
+                  ) -> None:
+    """The CONNECT that CREATE USER grants the new user (grantor dbo)."""
+    target = Target(db_id, 0, 0, None, frozenset({"CONNECT"}))
+    change(sec, conn, "GRANT", target, ["CONNECT"], [principal_id], 1)
+
+
+def column_ids(sec: Security, conn: StoreConnection, target: Target,
+               columns: tuple[str, ...]) -> list[int]:
+    """The column ids (minor_id) of ``columns`` of the target table (Msg 207 if unknown)."""
+    if not columns:
+        return [0]
+    c = sec.catalog.t.columns
+    ids = {r.name.lower(): int(r.column_id) for r in conn.execute(
+        select(c.c.name, c.c.column_id).where(c.c.object_id == target.major_id))}
+    out = []
+    for col in columns:
+        if col.lower() not in ids:
+            raise tsql_error(207, col, cls=BindError)
+        out.append(ids[col.lower()])
+    return out

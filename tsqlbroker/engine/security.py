@@ -1,0 +1,582 @@
+"""The security catalog: users, logins, certificates and the database master key.
+
+Every method takes the caller's :class:`StoreConnection` (writers call ``conn.write()``), so
+CREATE USER inside ``BEGIN TRAN`` rolls back with it. Names compare case-insensitively.
+Permissions live in :mod:`permissions`; the catalog views in :mod:`security_views`.
+Nothing here enforces permissions: every session works as dbo (docs/decisions.md).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import delete, func, insert, select, update
+
+from ..errors import BindError, tsql_error
+from . import certs
+from .catalog import MASTER, Catalog
+from .security_tables import SecurityTables, security_tables
+from .store import Store, StoreConnection
+
+PUBLIC, DBO, GUEST = 0, 1, 2
+FIRST_USER_PRINCIPAL_ID = 5
+FIRST_LOGIN_ID = 256
+FIRST_CERTIFICATE_ID = 256
+MASTER_KEY_NAME = "##MS_DatabaseMasterKey##"
+
+
+@dataclass(frozen=True)
+class Principal:
+    """A row of sys.database_principals (or sys.server_principals for logins)."""
+
+    principal_id: int
+    name: str
+    type: str
+    default_schema_name: str | None = None
+    sid: bytes | None = None
+    authentication_type: int = 0
+    is_fixed_role: bool = False
+    owning_principal_id: int | None = None
+    create_date: datetime | None = None
+    modify_date: datetime | None = None
+    is_disabled: bool = False
+    default_database_name: str | None = None
+
+
+_SQL_EPOCH = datetime(2003, 4, 8, 9, 10, 42, 287000)  # SQL Server's built-ins' create_date
+# Every database's built-in principals, with SQL Server's ids.
+BUILTIN_USERS: tuple[Principal, ...] = (
+    Principal(0, "public", "R", owning_principal_id=1),
+    Principal(1, "dbo", "S", "dbo", b"\x01", 1),
+    Principal(2, "guest", "S", "guest", b"\x00", 0),
+    Principal(3, "INFORMATION_SCHEMA", "S"),
+    Principal(4, "sys", "S"),
+    *(Principal(i, n, "R", is_fixed_role=True, owning_principal_id=1) for i, n in (
+        (16384, "db_owner"), (16385, "db_accessadmin"), (16386, "db_securityadmin"),
+        (16387, "db_ddladmin"), (16389, "db_backupoperator"), (16390, "db_datareader"),
+        (16391, "db_datawriter"), (16392, "db_denydatareader"), (16393, "db_denydatawriter"))),
+)
+BUILTIN_LOGINS: tuple[Principal, ...] = (
+    Principal(1, "sa", "S", sid=b"\x01", default_database_name="master"),
+    *(Principal(i, n, "R", is_fixed_role=i > 2, owning_principal_id=1) for i, n in (
+        (2, "public"), (3, "sysadmin"), (4, "securityadmin"), (5, "serveradmin"),
+        (6, "setupadmin"), (7, "processadmin"), (8, "diskadmin"), (9, "dbcreator"),
+        (10, "bulkadmin"))),
+)
+USER_TYPE_DESC = {"S": "SQL_USER", "U": "WINDOWS_USER", "R": "DATABASE_ROLE",
+                  "C": "CERTIFICATE_MAPPED_USER", "G": "WINDOWS_GROUP"}
+LOGIN_TYPE_DESC = {"S": "SQL_LOGIN", "U": "WINDOWS_LOGIN", "R": "SERVER_ROLE",
+                   "C": "CERTIFICATE_MAPPED_LOGIN"}
+AUTH_DESC = {0: "NONE", 1: "INSTANCE", 2: "DATABASE", 3: "WINDOWS"}
+
+
+def _now() -> datetime:
+    return datetime.now()
+
+
+def _hex(b: bytes | None) -> str | None:
+    return None if b is None else b.hex().upper()
+
+
+def _unhex(s: str | None) -> bytes | None:
+    return None if s is None else bytes.fromhex(s)
+
+
+def parse_cert_date(text: str) -> datetime:
+    """START_DATE / EXPIRY_DATE: ISO forms and SQL Server's unseparated ``yyyymmdd``."""
+    value = text.strip()
+    for fmt in ("%Y%m%d", "%Y%m%d %H:%M:%S", "%m/%d/%Y", "%m/%d/%Y %H:%M:%S"):
+        try:
+            return datetime.strptime(value, fmt)
+        except ValueError:
+            pass
+    try:
+        return datetime.fromisoformat(value.replace("T", " ")).replace(tzinfo=None)
+    except ValueError:
+        raise tsql_error(241) from None
+
+
+class Security:
+    """The security catalog of one store (``Security.get(store)``)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.catalog = Catalog.get(store)
+        self.t: SecurityTables = security_tables(store.metadata)
+        self._ready = False
+        self._lock = threading.Lock()
+        self.catalog.on_drop_database(self._on_drop_database)
+
+    @classmethod
+    def get(cls, store: Store) -> Security:
+        """The one security catalog of ``store``."""
+        sec: Security = store.extension("security", cls)
+        return sec
+
+    def ensure(self, conn: StoreConnection) -> None:
+        """Create the security tables unless they exist (cheap after the first call)."""
+        if self._ready:
+            return
+        with self._lock:
+            if self._ready:
+                return
+            self.catalog.ensure_schema(conn)
+            opened = not conn.in_write_txn
+            conn.write()
+            try:
+                if conn.dialect == "postgresql":
+                    conn.exec_driver_sql("SELECT pg_advisory_xact_lock(hashtext("
+                                         "current_schema() || ':tsqlb_schema'))")
+                self.store.metadata.create_all(conn.conn, tables=self.t.all(), checkfirst=True)
+            except BaseException:
+                if opened:
+                    conn.rollback()
+                raise
+            if opened:
+                conn.commit()
+                self._ready = True
+
+    def _on_drop_database(self, conn: StoreConnection, db_id: int) -> None:
+        self.ensure(conn)
+        for table in (self.t.principals, self.t.certificates, self.t.master_keys,
+                      self.t.permissions):
+            conn.execute(delete(table).where(table.c.database_id == db_id))
+
+    def _next_id(self, conn: StoreConnection, column: Any, first: int, *conds: Any) -> int:
+        top = conn.execute(select(func.max(column)).where(*conds)).scalar()
+        return max(first, (top or 0) + 1)
+
+    # -- database principals ------------------------------------------------------------------
+    def users(self, conn: StoreConnection, db_id: int) -> list[Principal]:
+        """The principals of ``db_id``: built-ins then created users, by principal_id."""
+        self.ensure(conn)
+        p = self.t.principals
+        rows = conn.execute(select(p).where(p.c.database_id == db_id)
+                            .order_by(p.c.principal_id)).mappings()
+        made = [Principal(r["principal_id"], r["name"], r["type"], r["default_schema_name"],
+                          _unhex(r["sid"]), r["authentication_type"], False, None,
+                          r["create_date"], r["modify_date"]) for r in rows]
+        return sorted([*BUILTIN_USERS, *made], key=lambda u: u.principal_id)
+
+    def find_user(self, conn: StoreConnection, db_id: int, name: str) -> Principal | None:
+        """The database principal called ``name`` (any case), or None."""
+        key = name.lower()
+        return next((u for u in self.users(conn, db_id) if u.name.lower() == key), None)
+
+    def user_by_id(self, conn: StoreConnection, db_id: int, pid: int) -> Principal | None:
+        """The database principal with id ``pid``, or None."""
+        return next((u for u in self.users(conn, db_id) if u.principal_id == pid), None)
+
+    def create_user(self, conn: StoreConnection, db_id: int, name: str, kind: str | None,
+                    mapped_to: str | None, options: dict[str, Any]) -> int:
+        """CREATE USER: for a login (by default the login of the same name), WITHOUT LOGIN
+        or for a certificate. Grants the new user CONNECT, as SQL Server does."""
+        from .permissions import grant_connect
+
+        self.ensure(conn)
+        if self.find_user(conn, db_id, name) is not None:
+            raise tsql_error(15023, name)
+        sid: bytes | None
+        user_type, auth = "S", 0
+        if kind == "CERTIFICATE":
+            cert = self.find_certificate(conn, db_id, mapped_to or "")
+            if cert is None:
+                raise tsql_error(15151, "certificate", mapped_to, cls=BindError)
+            sid, user_type = certs.certificate_sid(bytes.fromhex(cert["thumbprint"])), "C"
+        elif kind == "WITHOUT LOGIN":
+            # SQL Server gives users without login a SID of S-1-5-21-… form; any unique one.
+            sid = bytes.fromhex("010500000000000903000000") + secrets.token_bytes(16)
+        else:
+            login = self.find_login(conn, mapped_to or name)
+            if login is None:
+                raise tsql_error(15007, mapped_to or name)
+            if any(u.sid == login.sid for u in self.users(conn, db_id) if u.sid):
+                raise tsql_error(15063)
+            sid, auth = login.sid, 1
+            user_type = "U" if login.type == "U" else "C" if login.type == "C" else "S"
+        p = self.t.principals
+        conn.write()
+        pid = self._next_id(conn, p.c.principal_id, FIRST_USER_PRINCIPAL_ID,
+                            p.c.database_id == db_id)
+        now = _now()
+        schema = options.get("default_schema")
+        conn.execute(insert(p).values(
+            database_id=db_id, principal_id=pid, name=name, name_key=name.lower(),
+            type=user_type, default_schema_name=schema if schema else
+            (None if user_type == "C" else "dbo"),
+            sid=_hex(sid), authentication_type=auth, create_date=now, modify_date=now))
+        grant_connect(conn, self, db_id, pid)
+        return pid
+
+    def _stored_user(self, conn: StoreConnection, db_id: int, name: str, verb: str
+                     ) -> Principal:
+        user = self.find_user(conn, db_id, name)
+        if user is None:
+            raise tsql_error(15151, "user", name, cls=BindError)
+        if user.principal_id < FIRST_USER_PRINCIPAL_ID or user.type == "R":
+            raise tsql_error(15150, verb, "user", user.name)
+        return user
+
+    def alter_user(self, conn: StoreConnection, db_id: int, name: str,
+                   options: dict[str, Any]) -> None:
+        """ALTER USER … WITH NAME / DEFAULT_SCHEMA / LOGIN."""
+        self.ensure(conn)
+        user = self._stored_user(conn, db_id, name, "alter")
+        values: dict[str, Any] = {"modify_date": _now()}
+        new_name = options.get("name")
+        if new_name is not None and new_name.lower() != user.name.lower() \
+                and self.find_user(conn, db_id, new_name) is not None:
+            raise tsql_error(15023, new_name)
+        if new_name is not None:
+            values.update(name=new_name, name_key=new_name.lower())
+        if "default_schema" in options:
+            values["default_schema_name"] = options["default_schema"]
+        if options.get("login") is not None:
+            login = self.find_login(conn, options["login"])
+            if login is None:
+                raise tsql_error(15007, options["login"])
+            values.update(sid=_hex(login.sid), authentication_type=1)
+        p = self.t.principals
+        conn.write()
+        conn.execute(update(p).where(p.c.database_id == db_id,
+                                     p.c.principal_id == user.principal_id).values(**values))
+
+    def drop_user(self, conn: StoreConnection, db_id: int, name: str,
+                  if_exists: bool = False) -> None:
+        """DROP USER: refused while the user owns a certificate or granted permissions;
+        the permissions granted to the user go with it."""
+        self.ensure(conn)
+        if if_exists and self.find_user(conn, db_id, name) is None:
+            return
+        user = self._stored_user(conn, db_id, name, "drop")
+        c, perm = self.t.certificates, self.t.permissions
+        if conn.execute(select(c.c.certificate_id).where(
+                c.c.database_id == db_id, c.c.principal_id == user.principal_id)).first():
+            raise tsql_error(15138, "certificate")
+        if conn.execute(select(perm.c.type).where(
+                perm.c.database_id == db_id, perm.c.grantor_principal_id == user.principal_id,
+                perm.c.grantee_principal_id != user.principal_id)).first():
+            raise tsql_error(15284)
+        conn.write()
+        conn.execute(delete(perm).where(perm.c.database_id == db_id,
+                                        perm.c.grantee_principal_id == user.principal_id))
+        p = self.t.principals
+        conn.execute(delete(p).where(p.c.database_id == db_id,
+                                     p.c.principal_id == user.principal_id))
+
+    # -- logins -------------------------------------------------------------------------------
+    def logins(self, conn: StoreConnection) -> list[Principal]:
+        """sys.server_principals: built-ins then created logins."""
+        self.ensure(conn)
+        lg = self.t.logins
+        made = [Principal(r["principal_id"], r["name"], r["type"], None, _unhex(r["sid"]),
+                          0, False, None, r["create_date"], r["modify_date"],
+                          bool(r["is_disabled"]), r["default_database_name"])
+                for r in conn.execute(select(lg).order_by(lg.c.principal_id)).mappings()]
+        return [*BUILTIN_LOGINS, *made]
+
+    def find_login(self, conn: StoreConnection, name: str) -> Principal | None:
+        """The server principal called ``name`` (any case), or None."""
+        key = name.lower()
+        return next((lg for lg in self.logins(conn) if lg.name.lower() == key), None)
+
+    def create_login(self, conn: StoreConnection, name: str, kind: str,
+                     certificate: str | None, options: dict[str, Any]) -> int:
+        """CREATE LOGIN WITH PASSWORD / FROM WINDOWS / FROM CERTIFICATE (in master)."""
+        self.ensure(conn)
+        if self.find_login(conn, name) is not None:
+            raise tsql_error(15025, name)
+        password = options.get("password")
+        if isinstance(password, tuple):  # 'x' MUST_CHANGE
+            password = password[0]
+        if kind == "CERTIFICATE":
+            cert = self.find_certificate(conn, MASTER, certificate or "")
+            if cert is None:
+                raise tsql_error(15151, "certificate", certificate, cls=BindError)
+            sid = certs.certificate_sid(bytes.fromhex(cert["thumbprint"]))
+            ltype = "C"
+        elif kind == "WINDOWS":
+            if "\\" not in name:
+                raise tsql_error(15401, name)
+            sid = bytes.fromhex("010500000000000515000000") + secrets.token_bytes(16)
+            ltype = "U"
+        else:
+            sid = options.get("sid") or uuid.uuid4().bytes
+            ltype = "S"
+        lg = self.t.logins
+        conn.write()
+        pid = self._next_id(conn, lg.c.principal_id, FIRST_LOGIN_ID)
+        now = _now()
+        conn.execute(insert(lg).values(
+            principal_id=pid, name=name, name_key=name.lower(), type=ltype,
+            sid=_hex(sid if isinstance(sid, bytes) else bytes(sid)), is_disabled=False,
+            default_database_name=options.get("default_database") or "master",
+            password_hash=certs.password_hash(str(password)) if password is not None else None,
+            is_policy_checked=bool(options.get("check_policy", ltype == "S")),
+            is_expiration_checked=bool(options.get("check_expiration", False)),
+            create_date=now, modify_date=now))
+        return pid
+
+    def _stored_login(self, conn: StoreConnection, name: str) -> Principal:
+        login = self.find_login(conn, name)
+        if login is None or login.principal_id < FIRST_LOGIN_ID:
+            raise tsql_error(15151, "login", name, cls=BindError)
+        return login
+
+    def alter_login(self, conn: StoreConnection, name: str, enable: bool | None,
+                    options: dict[str, Any]) -> None:
+        """ALTER LOGIN ENABLE / DISABLE / WITH PASSWORD, NAME, DEFAULT_DATABASE, CHECK_…"""
+        self.ensure(conn)
+        login = self._stored_login(conn, name)
+        values: dict[str, Any] = {"modify_date": _now()}
+        if enable is not None:
+            values["is_disabled"] = not enable
+        new_name = options.get("name")
+        if new_name is not None:
+            other = self.find_login(conn, new_name)
+            if other is not None and other.principal_id != login.principal_id:
+                raise tsql_error(15025, new_name)
+            values.update(name=new_name, name_key=new_name.lower())
+        password = options.get("password")
+        if password is not None:
+            values["password_hash"] = certs.password_hash(
+                str(password[0] if isinstance(password, tuple) else password))
+        if "default_database" in options:
+            values["default_database_name"] = options["default_database"]
+        if "check_policy" in options:
+            values["is_policy_checked"] = bool(options["check_policy"])
+        if "check_expiration" in options:
+            values["is_expiration_checked"] = bool(options["check_expiration"])
+        lg = self.t.logins
+        conn.write()
+        conn.execute(update(lg).where(lg.c.principal_id == login.principal_id).values(**values))
+
+    def drop_login(self, conn: StoreConnection, name: str) -> None:
+        """DROP LOGIN (users mapped to it stay, orphaned, as in SQL Server)."""
+        self.ensure(conn)
+        login = self._stored_login(conn, name)
+        lg, perm = self.t.logins, self.t.permissions
+        conn.write()
+        conn.execute(delete(perm).where(perm.c.database_id == 0,
+                                        perm.c.grantee_principal_id == login.principal_id))
+        conn.execute(delete(lg).where(lg.c.principal_id == login.principal_id))
+
+    # -- the database master key --------------------------------------------------------------
+    def master_key(self, conn: StoreConnection, db_id: int) -> Any:
+        """The master key row of ``db_id`` (mapping) or None."""
+        self.ensure(conn)
+        mk = self.t.master_keys
+        return conn.execute(select(mk).where(mk.c.database_id == db_id)).mappings().first()
+
+    def create_master_key(self, conn: StoreConnection, db_id: int, password: str | None
+                          ) -> None:
+        """CREATE MASTER KEY: one per database (Msg 15578); also encrypted by the service
+        master key, so it opens itself when needed."""
+        if self.master_key(conn, db_id) is not None:
+            raise tsql_error(15578)
+        hashes = [certs.password_hash(password)] if password is not None else []
+        now = _now()
+        conn.write()
+        conn.execute(insert(self.t.master_keys).values(
+            database_id=db_id, key_guid=str(uuid.uuid4()).upper(),
+            secret=secrets.token_hex(32), by_service_key=True,
+            password_hashes=json.dumps(hashes), create_date=now, modify_date=now))
+
+    def _existing_key(self, conn: StoreConnection, db_id: int) -> Any:
+        row = self.master_key(conn, db_id)
+        if row is None:
+            raise tsql_error(15151, "symmetric key", MASTER_KEY_NAME, cls=BindError)
+        return row
+
+    def check_master_key_password(self, conn: StoreConnection, db_id: int, password: str
+                                  ) -> None:
+        """OPEN MASTER KEY: Msg 15313 unless ``password`` is one of the key's encryptors."""
+        row = self._existing_key(conn, db_id)
+        if not any(certs.password_matches(password, h)
+                   for h in json.loads(row["password_hashes"])):
+            raise tsql_error(15313)
+
+    def alter_master_key(self, conn: StoreConnection, db_id: int, action: str,
+                         password: str | None, service_key: bool) -> None:
+        """REGENERATE (new secret, private keys re-encrypted), ADD / DROP ENCRYPTION BY."""
+        row = self._existing_key(conn, db_id)
+        hashes: list[str] = json.loads(row["password_hashes"])
+        values: dict[str, Any] = {"modify_date": _now()}
+        if action == "REGENERATE":
+            secret = secrets.token_hex(32)
+            self._reencrypt_keys(conn, db_id, row["secret"], secret)
+            values.update(secret=secret, password_hashes=json.dumps(
+                [certs.password_hash(password or "")]))
+        elif service_key:
+            values["by_service_key"] = action == "ADD"
+        elif action == "ADD":
+            values["password_hashes"] = json.dumps([*hashes, certs.password_hash(password or "")])
+        else:
+            kept = [h for h in hashes if not certs.password_matches(password or "", h)]
+            if len(kept) == len(hashes):
+                raise tsql_error(15313)
+            values["password_hashes"] = json.dumps(kept)
+        mk = self.t.master_keys
+        conn.write()
+        conn.execute(update(mk).where(mk.c.database_id == db_id).values(**values))
+
+    def _reencrypt_keys(self, conn: StoreConnection, db_id: int, old: str, new: str) -> None:
+        c = self.t.certificates
+        rows = conn.execute(select(c.c.certificate_id, c.c.private_key).where(
+            c.c.database_id == db_id, c.c.pvt_key_encryption_type == "MK",
+            c.c.private_key.is_not(None))).all()
+        conn.write()
+        for cid, pem in rows:
+            conn.execute(update(c).where(c.c.database_id == db_id, c.c.certificate_id == cid)
+                         .values(private_key=certs.reencrypt(pem, old, new)))
+
+    def drop_master_key(self, conn: StoreConnection, db_id: int) -> None:
+        """DROP MASTER KEY: refused while a private key is encrypted by it (Msg 15580)."""
+        self._existing_key(conn, db_id)
+        c = self.t.certificates
+        name = conn.execute(select(c.c.name).where(
+            c.c.database_id == db_id, c.c.pvt_key_encryption_type == "MK")).scalar()
+        if name is not None:
+            raise tsql_error(15580, "certificate", name)
+        conn.write()
+        mk = self.t.master_keys
+        conn.execute(delete(mk).where(mk.c.database_id == db_id))
+
+    # -- certificates -------------------------------------------------------------------------
+    def certificates(self, conn: StoreConnection, db_id: int) -> list[Any]:
+        """The certificate rows of ``db_id`` (mappings), by certificate_id."""
+        self.ensure(conn)
+        c = self.t.certificates
+        return list(conn.execute(select(c).where(c.c.database_id == db_id)
+                                 .order_by(c.c.certificate_id)).mappings())
+
+    def find_certificate(self, conn: StoreConnection, db_id: int, name: str) -> Any:
+        """The certificate called ``name`` in ``db_id`` (mapping), or None."""
+        self.ensure(conn)
+        c = self.t.certificates
+        return conn.execute(select(c).where(c.c.database_id == db_id,
+                                            c.c.name_key == name.lower())).mappings().first()
+
+    def _key_secret(self, conn: StoreConnection, db_id: int, password: str | None,
+                    master_key_open: bool) -> tuple[str, str]:
+        """(encryption type, secret) for a new private key: the password, else the master
+        key, which must exist and be open (Msg 15581)."""
+        if password is not None:
+            return "PW", password
+        row = self.master_key(conn, db_id)
+        if row is None or not (row["by_service_key"] or master_key_open):
+            raise tsql_error(15581)
+        return "MK", str(row["secret"])
+
+    def create_certificate(self, conn: StoreConnection, db_id: int, name: str, *,
+                           owner_id: int, subject: str | None, start: str | None,
+                           expiry: str | None, password: str | None, file: str | None,
+                           key_file: str | None, key_password: str | None,
+                           active: bool | None, master_key_open: bool) -> int:
+        """CREATE CERTIFICATE … WITH SUBJECT (generated) or FROM FILE (loaded)."""
+        if self.find_certificate(conn, db_id, name) is not None:
+            raise tsql_error(15232, name)
+        if file is not None:
+            enc, secret = ("NA", "")
+            if key_file is not None:
+                enc, secret = self._key_secret(conn, db_id, password, master_key_open)
+            material = certs.load(file, key_file, key_password, secret)
+        else:
+            begin = parse_cert_date(start) if start else datetime.now(UTC).replace(
+                microsecond=0, tzinfo=None)
+            end = parse_cert_date(expiry) if expiry else begin + timedelta(days=365)
+            enc, secret = self._key_secret(conn, db_id, password, master_key_open)
+            material = certs.generate(subject or "", begin, end, secret)
+        if any(r["thumbprint"] == material.thumbprint.hex().upper()
+               for r in self.certificates(conn, db_id)):
+            raise tsql_error(15232, name)
+        c = self.t.certificates
+        conn.write()
+        cid = self._next_id(conn, c.c.certificate_id, FIRST_CERTIFICATE_ID,
+                            c.c.database_id == db_id)
+        conn.execute(insert(c).values(
+            database_id=db_id, certificate_id=cid, name=name, name_key=name.lower(),
+            principal_id=owner_id, pvt_key_encryption_type=enc,
+            password_hash=certs.password_hash(password) if enc == "PW" and password else None,
+            is_active_for_begin_dialog=True if active is None else active,
+            issuer_name=material.issuer_name, cert_serial_number=certs.serial_text(
+                material.serial), subject=material.subject, start_date=material.start_date,
+            expiry_date=material.expiry_date, thumbprint=material.thumbprint.hex().upper(),
+            key_length=material.key_length, der=material.der,
+            private_key=material.private_key_pem))
+        return cid
+
+    def _existing_cert(self, conn: StoreConnection, db_id: int, name: str) -> Any:
+        row = self.find_certificate(conn, db_id, name)
+        if row is None:
+            raise tsql_error(15151, "certificate", name, cls=BindError)
+        return row
+
+    def alter_certificate(self, conn: StoreConnection, db_id: int, name: str, *,
+                          remove_private_key: bool = False, active: bool | None = None,
+                          key_file: str | None = None, key_password: str | None = None,
+                          new_password: str | None = None, master_key_open: bool = False
+                          ) -> None:
+        """ALTER CERTIFICATE: REMOVE PRIVATE KEY, WITH ACTIVE FOR BEGIN_DIALOG, WITH
+        PRIVATE KEY (FILE …)."""
+        row = self._existing_cert(conn, db_id, name)
+        values: dict[str, Any] = {}
+        if remove_private_key:
+            values.update(private_key=None, pvt_key_encryption_type="NA", password_hash=None)
+        if active is not None:
+            values["is_active_for_begin_dialog"] = active
+        if key_file is not None:
+            enc, secret = self._key_secret(conn, db_id, new_password, master_key_open)
+            pem = certs.load_key_only(key_file, key_password, secret, row["der"])
+            values.update(private_key=pem, pvt_key_encryption_type=enc,
+                          password_hash=certs.password_hash(secret) if enc == "PW" else None)
+        if values:
+            c = self.t.certificates
+            conn.write()
+            conn.execute(update(c).where(c.c.database_id == db_id,
+                                         c.c.certificate_id == row["certificate_id"])
+                         .values(**values))
+
+    def drop_certificate(self, conn: StoreConnection, db_id: int, name: str) -> None:
+        """DROP CERTIFICATE: refused while a user or login is mapped to it (Msg 3716)."""
+        row = self._existing_cert(conn, db_id, name)
+        sid = certs.certificate_sid(bytes.fromhex(row["thumbprint"]))
+        if any(u.type == "C" and u.sid == sid for u in self.users(conn, db_id)):
+            raise tsql_error(3716, "certificate", row["name"], "database principal")
+        if db_id == MASTER and any(lg.type == "C" and lg.sid == sid
+                                   for lg in self.logins(conn)):
+            raise tsql_error(3716, "certificate", row["name"], "server principal")
+        c, perm = self.t.certificates, self.t.permissions
+        conn.write()
+        conn.execute(delete(perm).where(perm.c.database_id == db_id, perm.c["class"] == 25,
+                                        perm.c.major_id == row["certificate_id"]))
+        conn.execute(delete(c).where(c.c.database_id == db_id,
+                                     c.c.certificate_id == row["certificate_id"]))
+
+    def backup_certificate(self, conn: StoreConnection, db_id: int, name: str, file: str,
+                           key_file: str | None, key_password: str | None,
+                           decryption_password: str | None, master_key_open: bool) -> None:
+        """BACKUP CERTIFICATE … TO FILE [WITH PRIVATE KEY (FILE, ENCRYPTION BY PASSWORD)]."""
+        row = self._existing_cert(conn, db_id, name)
+        secret = None
+        if key_file is not None:
+            if row["pvt_key_encryption_type"] == "PW":
+                if decryption_password is None or not certs.password_matches(
+                        decryption_password, row["password_hash"] or ""):
+                    raise tsql_error(15466)
+                secret = decryption_password
+            elif row["pvt_key_encryption_type"] == "MK":
+                secret = self._key_secret(conn, db_id, None, master_key_open)[1]
+        certs.backup(row["der"], file, row["private_key"], secret, key_file, key_password)
+        if key_file is not None:
+            c = self.t.certificates
+            conn.write()
+            conn.execute(update(c).where(c.c.database_id == db_id,
+                                         c.c.certificate_id == row["certificate_id"])
+                         .values(pvt_key_last_backup_date=_now()))

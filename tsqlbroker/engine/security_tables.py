@@ -1,0 +1,122 @@
+"""System tables of the security catalog: database principals (users), logins,
+certificates, database master keys and permissions (``tsqlb_sec_*``).
+
+Built-in principals (public, dbo, guest, sys, INFORMATION_SCHEMA, the fixed roles; sa and
+the fixed server roles) are not stored: every database has the same ones with SQL Server's
+ids, so :mod:`security` lists them from constants and stores only what scripts create.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    DateTime,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+PREFIX = "tsqlb_sec_"
+
+
+@dataclass(frozen=True)
+class SecurityTables:
+    """The security tables of one store's metadata."""
+
+    principals: Table
+    logins: Table
+    certificates: Table
+    master_keys: Table
+    permissions: Table
+
+    def all(self) -> list[Table]:
+        return [self.principals, self.logins, self.certificates, self.master_keys,
+                self.permissions]
+
+
+def security_tables(metadata: MetaData) -> SecurityTables:
+    """Define (once per ``metadata``) and return the security tables."""
+    names = ("principals", "logins", "certificates", "master_keys", "permissions")
+    if PREFIX + "principals" in metadata.tables:
+        return SecurityTables(*(metadata.tables[PREFIX + n] for n in names))
+    principals = Table(
+        PREFIX + "principals", metadata,
+        Column("database_id", Integer, primary_key=True, autoincrement=False),
+        Column("principal_id", Integer, primary_key=True, autoincrement=False),
+        Column("name", String(128), nullable=False),
+        Column("name_key", String(128), nullable=False),
+        Column("type", String(1), nullable=False),          # S SQL user, C certificate user
+        Column("default_schema_name", String(128)),
+        Column("sid", String(200)),                          # hex
+        Column("authentication_type", Integer, nullable=False),
+        Column("create_date", DateTime, nullable=False),
+        Column("modify_date", DateTime, nullable=False),
+    )
+    logins = Table(
+        PREFIX + "logins", metadata,
+        Column("principal_id", Integer, primary_key=True, autoincrement=False),
+        Column("name", String(128), nullable=False),
+        Column("name_key", String(128), nullable=False, unique=True),
+        Column("type", String(1), nullable=False),          # S SQL, U Windows, C certificate
+        Column("sid", String(200), nullable=False),
+        Column("is_disabled", Boolean, nullable=False),
+        Column("default_database_name", String(128), nullable=False),
+        Column("password_hash", String(200)),
+        Column("is_policy_checked", Boolean, nullable=False),
+        Column("is_expiration_checked", Boolean, nullable=False),
+        Column("create_date", DateTime, nullable=False),
+        Column("modify_date", DateTime, nullable=False),
+    )
+    certificates = Table(
+        PREFIX + "certificates", metadata,
+        Column("database_id", Integer, primary_key=True, autoincrement=False),
+        Column("certificate_id", Integer, primary_key=True, autoincrement=False),
+        Column("name", String(128), nullable=False),
+        Column("name_key", String(128), nullable=False),
+        Column("principal_id", Integer, nullable=False),
+        Column("pvt_key_encryption_type", String(2), nullable=False),   # MK / PW / NA
+        Column("password_hash", String(200)),
+        Column("is_active_for_begin_dialog", Boolean, nullable=False),
+        Column("issuer_name", String(884), nullable=False),
+        Column("cert_serial_number", String(64), nullable=False),
+        Column("subject", String(4000), nullable=False),
+        Column("start_date", DateTime, nullable=False),
+        Column("expiry_date", DateTime, nullable=False),
+        Column("thumbprint", String(64), nullable=False),             # hex
+        Column("key_length", Integer, nullable=False),
+        Column("der", LargeBinary),
+        Column("private_key", LargeBinary),
+        Column("pvt_key_last_backup_date", DateTime),
+    )
+    master_keys = Table(
+        PREFIX + "master_keys", metadata,
+        Column("database_id", Integer, primary_key=True, autoincrement=False),
+        Column("key_guid", String(36), nullable=False),
+        # The key's secret: private keys "encrypted by the master key" are encrypted with
+        # it. SQL Server keeps it encrypted by the service master key; tsqlbroker's store is
+        # the trust boundary, so it is kept as is.
+        Column("secret", String(100), nullable=False),
+        Column("by_service_key", Boolean, nullable=False),
+        Column("password_hashes", Text, nullable=False),               # JSON list
+        Column("create_date", DateTime, nullable=False),
+        Column("modify_date", DateTime, nullable=False),
+    )
+    permissions = Table(
+        PREFIX + "permissions", metadata,
+        # 0 for server-level permissions (sys.server_permissions), else the database.
+        Column("database_id", Integer, primary_key=True, autoincrement=False),
+        Column("class", Integer, primary_key=True, autoincrement=False),
+        Column("major_id", Integer, primary_key=True, autoincrement=False),
+        Column("minor_id", Integer, primary_key=True, autoincrement=False),
+        Column("grantee_principal_id", Integer, primary_key=True, autoincrement=False),
+        Column("type", String(4), primary_key=True),
+        Column("grantor_principal_id", Integer, nullable=False),
+        Column("state", String(1), nullable=False),                   # G W D
+    )
+    return SecurityTables(principals, logins, certificates, master_keys, permissions)

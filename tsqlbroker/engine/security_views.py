@@ -1,0 +1,196 @@
+"""Security catalog views with SQL Server's columns: ``sys.database_principals``,
+``sys.server_principals``, ``sys.sql_logins``, ``sys.certificates``,
+``sys.database_permissions``, ``sys.server_permissions``, ``sys.symmetric_keys``.
+
+They are computed in Python (built-in principals are constants) and handed to the backend as
+literal rows, like ``sys.columns``; merged into the catalog views by :mod:`sysviews`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..errors import tsql_error
+from . import certs
+from .catalog import MASTER, MSDB, TEMPDB
+from .context import ExecContext, VirtualTable
+from .permissions import CLASS_DESC, NAMES
+from .security import (
+    _SQL_EPOCH,
+    AUTH_DESC,
+    LOGIN_TYPE_DESC,
+    MASTER_KEY_NAME,
+    USER_TYPE_DESC,
+    Security,
+)
+
+Columns = list[tuple[str, str | None]]
+_STATE_DESC = {"G": "GRANT", "W": "GRANT_WITH_GRANT_OPTION", "D": "DENY"}
+_PVT_DESC = {"MK": "ENCRYPTED_BY_MASTER_KEY", "PW": "ENCRYPTED_BY_PASSWORD",
+             "NA": "NO_PRIVATE_KEY"}
+
+
+def _lit(value: Any, dialect: str) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, bytes):
+        return f"X'{value.hex()}'" if dialect == "sqlite" else f"'\\x{value.hex()}'::bytea"
+    if isinstance(value, dt.datetime):
+        value = value.strftime("%Y-%m-%d %H:%M:%S.%f")
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def _rows(ctx: ExecContext, columns: Columns, rows: Sequence[Sequence[Any]]) -> VirtualTable:
+    """A read-only virtual table of literal ``rows`` (Msg 259 on writes)."""
+    names = [f'"{n.lower()}"' for n, _s in columns]
+    dialect = ctx.conn.dialect
+    if rows:
+        sql = " UNION ALL ".join(
+            "SELECT " + ", ".join(f"{_lit(v, dialect)} AS {n}" for v, n in
+                                  zip(row, names, strict=True)) for row in rows)
+    else:
+        sql = "SELECT " + ", ".join(f"NULL AS {n}" for n in names) + " WHERE 1 = 0"
+    return VirtualTable(sql, columns, refuse_error=tsql_error(259))
+
+
+def _database_principals(ctx: ExecContext, db_id: int) -> VirtualTable:
+    cols: Columns = [
+        ("name", "sysname"), ("principal_id", "int"), ("type", "char(1)"),
+        ("type_desc", "nvarchar(60)"), ("default_schema_name", "sysname"),
+        ("create_date", "datetime"), ("modify_date", "datetime"),
+        ("owning_principal_id", "int"), ("sid", "varbinary(85)"), ("is_fixed_role", "bit"),
+        ("authentication_type", "int"), ("authentication_type_desc", "nvarchar(60)"),
+        ("default_language_name", "sysname"), ("default_language_lcid", "int"),
+        ("allow_encrypted_value_modifications", "bit")]
+    rows = [(u.name, u.principal_id, u.type, USER_TYPE_DESC.get(u.type, u.type),
+             u.default_schema_name, u.create_date or _SQL_EPOCH, u.modify_date or _SQL_EPOCH,
+             u.owning_principal_id, u.sid, u.is_fixed_role,
+             u.authentication_type if u.type != "R" else 0,
+             AUTH_DESC[u.authentication_type if u.type != "R" else 0], None, None, False)
+            for u in Security.get(ctx.conn.store).users(ctx.conn, db_id)]
+    return _rows(ctx, cols, rows)
+
+
+_LOGIN_COLUMNS: Columns = [
+    ("name", "sysname"), ("principal_id", "int"), ("sid", "varbinary(85)"), ("type", "char(1)"),
+    ("type_desc", "nvarchar(60)"), ("is_disabled", "bit"), ("create_date", "datetime"),
+    ("modify_date", "datetime"), ("default_database_name", "sysname"),
+    ("default_language_name", "sysname"), ("credential_id", "int"),
+    ("owning_principal_id", "int"), ("is_fixed_role", "bit")]
+
+
+def _login_rows(ctx: ExecContext, types: set[str] | None = None) -> list[tuple[Any, ...]]:
+    out = []
+    for lg in Security.get(ctx.conn.store).logins(ctx.conn):
+        if types is not None and lg.type not in types:
+            continue
+        role = lg.type == "R"
+        out.append((lg.name, lg.principal_id, lg.sid, lg.type, LOGIN_TYPE_DESC[lg.type],
+                    lg.is_disabled, lg.create_date or _SQL_EPOCH, lg.modify_date or _SQL_EPOCH,
+                    None if role else lg.default_database_name or "master",
+                    None if role else "us_english", None, lg.owning_principal_id,
+                    lg.is_fixed_role))
+    return out
+
+
+def _server_principals(ctx: ExecContext, _db_id: int) -> VirtualTable:
+    return _rows(ctx, _LOGIN_COLUMNS, _login_rows(ctx))
+
+
+def _sql_logins(ctx: ExecContext, _db_id: int) -> VirtualTable:
+    return _rows(ctx, _LOGIN_COLUMNS, _login_rows(ctx, {"S"}))
+
+
+def _certificates(ctx: ExecContext, db_id: int) -> VirtualTable:
+    cols: Columns = [
+        ("name", "sysname"), ("certificate_id", "int"), ("principal_id", "int"),
+        ("pvt_key_encryption_type", "char(2)"), ("pvt_key_encryption_type_desc", "nvarchar(60)"),
+        ("is_active_for_begin_dialog", "bit"), ("issuer_name", "nvarchar(442)"),
+        ("cert_serial_number", "nvarchar(64)"), ("sid", "varbinary(85)"),
+        ("string_sid", "nvarchar(128)"), ("subject", "nvarchar(4000)"),
+        ("expiry_date", "datetime"), ("start_date", "datetime"), ("thumbprint", "varbinary(32)"),
+        ("attested_by", "nvarchar(260)"), ("pvt_key_last_backup_date", "datetime"),
+        ("key_length", "int")]
+    rows = []
+    for r in Security.get(ctx.conn.store).certificates(ctx.conn, db_id):
+        thumb = bytes.fromhex(r["thumbprint"])
+        sid = certs.certificate_sid(thumb)
+        rows.append((r["name"], r["certificate_id"], r["principal_id"],
+                     r["pvt_key_encryption_type"], _PVT_DESC[r["pvt_key_encryption_type"]],
+                     bool(r["is_active_for_begin_dialog"]), r["issuer_name"],
+                     r["cert_serial_number"], sid, certs.sid_text(sid), r["subject"],
+                     r["expiry_date"], r["start_date"], thumb, None,
+                     r["pvt_key_last_backup_date"], r["key_length"]))
+    return _rows(ctx, cols, rows)
+
+
+_PERMISSION_COLUMNS: Columns = [
+    ("class", "tinyint"), ("class_desc", "nvarchar(60)"), ("major_id", "int"),
+    ("minor_id", "int"), ("grantee_principal_id", "int"), ("grantor_principal_id", "int"),
+    ("type", "char(4)"), ("permission_name", "nvarchar(128)"), ("state", "char(1)"),
+    ("state_desc", "nvarchar(60)")]
+
+
+def _permission_row(cls: int, major: int, minor: int, grantee: int, grantor: int, code: str,
+                    state: str) -> tuple[Any, ...]:
+    return (cls, CLASS_DESC.get(cls, ""), major, minor, grantee, grantor, code.ljust(4),
+            NAMES.get(code, code), state, _STATE_DESC[state])
+
+
+def _stored_permissions(ctx: ExecContext, db_id: int) -> list[tuple[Any, ...]]:
+    sec = Security.get(ctx.conn.store)
+    sec.ensure(ctx.conn)
+    p = sec.t.permissions
+    from sqlalchemy import select
+
+    rows = ctx.conn.execute(select(p).where(p.c.database_id == db_id).order_by(
+        p.c["class"], p.c.major_id, p.c.minor_id, p.c.grantee_principal_id, p.c.type)).mappings()
+    out = []
+    for r in rows:
+        # Objects dropped since the GRANT take their permissions with them.
+        if r["class"] == 1 and sec.catalog.object_by_id(ctx.conn, db_id, r["major_id"]) is None:
+            continue
+        out.append(_permission_row(r["class"], r["major_id"], r["minor_id"],
+                                   r["grantee_principal_id"], r["grantor_principal_id"],
+                                   r["type"], r["state"]))
+    return out
+
+
+def _database_permissions(ctx: ExecContext, db_id: int) -> VirtualTable:
+    # Every database grants its owner CONNECT; master, tempdb and msdb also guest.
+    builtin = [_permission_row(0, 0, 0, 1, 1, "CO", "G")]
+    if db_id in (MASTER, TEMPDB, MSDB):
+        builtin.append(_permission_row(0, 0, 0, 2, 1, "CO", "G"))
+    rows = sorted([*builtin, *_stored_permissions(ctx, db_id)],
+                  key=lambda r: (r[0], r[2], r[3], r[4], r[6]))
+    return _rows(ctx, _PERMISSION_COLUMNS, rows)
+
+
+def _server_permissions(ctx: ExecContext, _db_id: int) -> VirtualTable:
+    return _rows(ctx, _PERMISSION_COLUMNS, _stored_permissions(ctx, 0))
+
+
+def _symmetric_keys(ctx: ExecContext, db_id: int) -> VirtualTable:
+    cols: Columns = [
+        ("name", "sysname"), ("principal_id", "int"), ("symmetric_key_id", "int"),
+        ("key_length", "int"), ("key_algorithm", "char(2)"), ("algorithm_desc", "nvarchar(60)"),
+        ("create_date", "datetime"), ("modify_date", "datetime"),
+        ("key_guid", "uniqueidentifier")]
+    row = Security.get(ctx.conn.store).master_key(ctx.conn, db_id)
+    rows = [] if row is None else [(MASTER_KEY_NAME, 1, 101, 256, "A3", "AES_256",
+                                    row["create_date"], row["modify_date"], row["key_guid"])]
+    return _rows(ctx, cols, rows)
+
+
+VIEWS: dict[str, Callable[[ExecContext, int], VirtualTable]] = {
+    "database_principals": _database_principals, "server_principals": _server_principals,
+    "sql_logins": _sql_logins, "certificates": _certificates,
+    "database_permissions": _database_permissions, "server_permissions": _server_permissions,
+    "symmetric_keys": _symmetric_keys,
+}

@@ -1,0 +1,407 @@
+"""Security statements: GRANT / REVOKE / DENY, users, logins, certificates, the database
+master key, EXECUTE AS / REVERT, and the functions that name the security context.
+
+Statements record what they declare in the engine's security catalog (``engine.security``,
+``engine.permissions``) inside the statement's transaction; nothing enforces permissions
+(every session works as dbo, see docs/decisions.md). EXECUTE AS changes the names that
+USER_NAME(), CURRENT_USER, SUSER_SNAME() … report until REVERT.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from tsqlbroker.errors import BindError, tsql_error
+from tsqlbroker.grammar import ast
+
+from . import types as T
+from .compiler import CExpr, Compiler, StmtFn, handler
+from .sysfuncs import _arity, _int_arg, _str_arg, special
+
+if TYPE_CHECKING:
+    from tsqlbroker.engine.security import Security
+    from tsqlbroker.engine.store import StoreConnection
+
+    from .frames import Frame
+    from .session import Session
+
+_CONTEXT = "security_context"          # session.extensions: list[Context]
+_OPEN_KEYS = "security_open_master_keys"  # session.extensions: set of database ids
+
+# WITH options each statement accepts (lower-case).
+_USER_OPTIONS = {"default_schema"}
+_ALTER_USER_OPTIONS = {"default_schema", "name", "login"}
+_LOGIN_OPTIONS = {"password", "check_policy", "check_expiration", "default_database",
+                  "default_language"}
+_ALTER_LOGIN_OPTIONS = _LOGIN_OPTIONS | {"name"}
+
+
+@dataclass
+class Context:
+    """One EXECUTE AS: who the session is until REVERT."""
+
+    user: str
+    user_id: int
+    login: str
+    no_revert: bool = False
+    cookie: bytes | None = None
+
+
+# --------------------------------------------------------------------------------------------
+# helpers
+# --------------------------------------------------------------------------------------------
+def _sec(f: Frame) -> Security:
+    from tsqlbroker.engine.security import Security
+
+    return Security.get(f.session.instance.store)
+
+
+def _write_conn(f: Frame) -> StoreConnection:
+    """The statement's storage connection, in its (write) transaction."""
+    s = f.session
+    s.check_writable()
+    txn = s.txn_for_statement()
+    txn.write()
+    return txn.conn
+
+
+def context(s: Session) -> Context | None:
+    """The innermost EXECUTE AS of session ``s`` (None: the session's own identity)."""
+    stack: list[Context] = s.extensions.get(_CONTEXT) or []
+    return stack[-1] if stack else None
+
+
+def _options(node: ast.Node, options: tuple[tuple[str, Any], ...], allowed: set[str]
+             ) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in options:
+        if key not in allowed:
+            raise tsql_error(102, key.upper(), cls=BindError, span=node.span)
+        out[key] = value
+    return out
+
+
+def _ddl(fn: Callable[[Frame, Security, StoreConnection], None]) -> StmtFn:
+    def run(f: Frame) -> None:
+        fn(f, _sec(f), _write_conn(f))
+    return run
+
+
+def _current_user_id(f: Frame) -> int:
+    ctx = context(f.session)
+    return ctx.user_id if ctx else 1
+
+
+def _master_key_open(f: Frame) -> bool:
+    return f.session.db_id in (f.session.extensions.get(_OPEN_KEYS) or set())
+
+
+# --------------------------------------------------------------------------------------------
+# GRANT / REVOKE / DENY
+# --------------------------------------------------------------------------------------------
+@handler(ast.PermissionStatement)
+def compile_permission(c: Compiler, node: ast.PermissionStatement) -> StmtFn:
+    from tsqlbroker.engine import permissions as P
+
+    def run(f: Frame) -> None:
+        sec, conn = _sec(f), _write_conn(f)
+        db_id = f.session.db_id
+        sc = node.securable
+        names = [p.name for p in node.permissions]
+        if sc is None:
+            target = P.server_target() if P.all_server_level(names) else \
+                P.database_target(db_id)
+        else:
+            target = P.resolve_target(sec, conn, db_id, sc.object_class,
+                                      (sc.name.database, sc.name.schema, sc.name.name))
+        grantees = [P.grantee_id(sec, conn, target, name) for name in node.principals]
+        grantor = _current_user_id(f) if target.database_id else 1
+        if node.as_principal is not None:
+            grantor = P.grantee_id(sec, conn, target, node.as_principal)
+        for perm in node.permissions:
+            columns = P.column_ids(sec, conn, target, perm.columns) if perm.columns else [0]
+            P.change(sec, conn, node.action, target, P.expand([perm.name], target), grantees,
+                     grantor, with_grant_option=node.with_grant_option,
+                     grant_option_for=node.grant_option_for, cascade=node.cascade,
+                     columns=columns)
+    return run
+
+
+# --------------------------------------------------------------------------------------------
+# users and logins
+# --------------------------------------------------------------------------------------------
+@handler(ast.CreateUser)
+def compile_create_user(c: Compiler, node: ast.CreateUser) -> StmtFn:
+    opts = _options(node, node.options, _USER_OPTIONS)
+    return _ddl(lambda f, sec, conn: sec.create_user(conn, f.session.db_id, node.name,
+                                                     node.kind, node.mapped_to, opts))
+
+
+@handler(ast.AlterUser)
+def compile_alter_user(c: Compiler, node: ast.AlterUser) -> StmtFn:
+    opts = _options(node, node.options, _ALTER_USER_OPTIONS)
+    return _ddl(lambda f, sec, conn: sec.alter_user(conn, f.session.db_id, node.name, opts))
+
+
+@handler(ast.DropUser)
+def compile_drop_user(c: Compiler, node: ast.DropUser) -> StmtFn:
+    return _ddl(lambda f, sec, conn: sec.drop_user(conn, f.session.db_id, node.name,
+                                                   node.if_exists))
+
+
+@handler(ast.CreateLogin)
+def compile_create_login(c: Compiler, node: ast.CreateLogin) -> StmtFn:
+    opts = _options(node, node.options, _LOGIN_OPTIONS)
+    if node.kind == "PASSWORD" and "password" not in opts:
+        raise c.bind_error(102, node, node.options[0][0].upper() if node.options else "WITH")
+    return _ddl(lambda f, sec, conn: sec.create_login(conn, node.name, node.kind,
+                                                      node.certificate, opts))
+
+
+@handler(ast.AlterLogin)
+def compile_alter_login(c: Compiler, node: ast.AlterLogin) -> StmtFn:
+    opts = _options(node, node.options, _ALTER_LOGIN_OPTIONS)
+    return _ddl(lambda f, sec, conn: sec.alter_login(conn, node.name, node.enable, opts))
+
+
+@handler(ast.DropLogin)
+def compile_drop_login(c: Compiler, node: ast.DropLogin) -> StmtFn:
+    return _ddl(lambda f, sec, conn: sec.drop_login(conn, node.name))
+
+
+# --------------------------------------------------------------------------------------------
+# certificates and the database master key
+# --------------------------------------------------------------------------------------------
+def _owner_id(f: Frame, sec: Security, conn: StoreConnection, owner: str | None) -> int:
+    if owner is None:
+        return _current_user_id(f)
+    user = sec.find_user(conn, f.session.db_id, owner)
+    if user is None:
+        raise tsql_error(15151, "user", owner, cls=BindError)
+    return user.principal_id
+
+
+@handler(ast.CreateCertificate)
+def compile_create_certificate(c: Compiler, node: ast.CreateCertificate) -> StmtFn:
+    pk = node.private_key or ast.PrivateKeyOptions()
+
+    def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
+        sec.create_certificate(
+            conn, f.session.db_id, node.name, owner_id=_owner_id(f, sec, conn, node.owner),
+            subject=node.subject, start=node.start_date, expiry=node.expiry_date,
+            password=node.password or pk.encryption_password, file=node.file,
+            key_file=pk.file, key_password=pk.decryption_password,
+            active=node.active_for_begin_dialog, master_key_open=_master_key_open(f))
+    return _ddl(run)
+
+
+@handler(ast.AlterCertificate)
+def compile_alter_certificate(c: Compiler, node: ast.AlterCertificate) -> StmtFn:
+    pk = node.private_key or ast.PrivateKeyOptions()
+    return _ddl(lambda f, sec, conn: sec.alter_certificate(
+        conn, f.session.db_id, node.name, remove_private_key=node.remove_private_key,
+        active=node.active_for_begin_dialog, key_file=pk.file,
+        key_password=pk.decryption_password, new_password=pk.encryption_password,
+        master_key_open=_master_key_open(f)))
+
+
+@handler(ast.DropCertificate)
+def compile_drop_certificate(c: Compiler, node: ast.DropCertificate) -> StmtFn:
+    return _ddl(lambda f, sec, conn: sec.drop_certificate(conn, f.session.db_id, node.name))
+
+
+@handler(ast.BackupCertificate)
+def compile_backup_certificate(c: Compiler, node: ast.BackupCertificate) -> StmtFn:
+    pk = node.private_key or ast.PrivateKeyOptions()
+    return _ddl(lambda f, sec, conn: sec.backup_certificate(
+        conn, f.session.db_id, node.name, node.file, pk.file, pk.encryption_password,
+        pk.decryption_password, _master_key_open(f)))
+
+
+@handler(ast.CreateMasterKey)
+def compile_create_master_key(c: Compiler, node: ast.CreateMasterKey) -> StmtFn:
+    return _ddl(lambda f, sec, conn: sec.create_master_key(conn, f.session.db_id,
+                                                           node.password))
+
+
+@handler(ast.AlterMasterKey)
+def compile_alter_master_key(c: Compiler, node: ast.AlterMasterKey) -> StmtFn:
+    return _ddl(lambda f, sec, conn: sec.alter_master_key(
+        conn, f.session.db_id, node.action, node.password, node.service_master_key))
+
+
+@handler(ast.DropMasterKey)
+def compile_drop_master_key(c: Compiler, node: ast.DropMasterKey) -> StmtFn:
+    def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
+        sec.drop_master_key(conn, f.session.db_id)
+        (f.session.extensions.get(_OPEN_KEYS) or set()).discard(f.session.db_id)
+    return _ddl(run)
+
+
+@handler(ast.OpenMasterKey)
+def compile_open_master_key(c: Compiler, node: ast.OpenMasterKey) -> StmtFn:
+    def run(f: Frame) -> None:
+        s = f.session
+        _sec(f).check_master_key_password(s.conn, s.db_id, node.password)
+        # An opened key stays open for the session, even if a transaction rolls back.
+        s.extensions.setdefault(_OPEN_KEYS, set()).add(s.db_id)
+    return run
+
+
+@handler(ast.CloseMasterKey)
+def compile_close_master_key(c: Compiler, node: ast.CloseMasterKey) -> StmtFn:
+    def run(f: Frame) -> None:
+        (f.session.extensions.get(_OPEN_KEYS) or set()).discard(f.session.db_id)
+    return run
+
+
+# --------------------------------------------------------------------------------------------
+# EXECUTE AS / REVERT
+# --------------------------------------------------------------------------------------------
+@handler(ast.ExecuteAs)
+def compile_execute_as(c: Compiler, node: ast.ExecuteAs) -> StmtFn:
+    store_cookie = None
+    if node.cookie_variable is not None:
+        store_cookie = c.assigner(c.var(node.cookie_variable, node), T.VARBINARY_MAX)
+
+    def run(f: Frame) -> None:
+        s = f.session
+        sec = _sec(f)
+        current = context(s)
+        if node.kind == "USER":
+            user = sec.find_user(s.conn, s.db_id, node.name or "")
+            if user is None or user.type in ("R", "C") or user.principal_id in (0, 3, 4):
+                raise tsql_error(15517, node.name)
+            login = next((lg.name for lg in sec.logins(s.conn) if lg.sid == user.sid
+                          and user.sid), None)
+            ctx = Context(user.name, user.principal_id, login or user.name)
+        elif node.kind == "LOGIN":
+            lg = sec.find_login(s.conn, node.name or "")
+            if lg is None or lg.type == "R" or lg.is_disabled:
+                raise tsql_error(15406, node.name)
+            mapped = next((u for u in sec.users(s.conn, s.db_id) if u.sid == lg.sid and
+                           lg.sid), None)
+            ctx = Context(mapped.name if mapped else "guest",
+                          mapped.principal_id if mapped else 2, lg.name)
+        else:  # CALLER: the context the module was called in (the current one at batch level)
+            ctx = Context(current.user, current.user_id, current.login) if current else \
+                Context("dbo", 1, "sa")
+        ctx.no_revert = node.no_revert
+        if store_cookie is not None:
+            ctx.cookie = secrets.token_bytes(8)
+            store_cookie(f, ctx.cookie)
+        s.extensions.setdefault(_CONTEXT, []).append(ctx)
+    return run
+
+
+@handler(ast.Revert)
+def compile_revert(c: Compiler, node: ast.Revert) -> StmtFn:
+    cookie = c.expr(ast.Variable(node.cookie_variable)) if node.cookie_variable else None
+
+    def run(f: Frame) -> None:
+        stack: list[Context] = f.session.extensions.get(_CONTEXT) or []
+        if not stack or stack[-1].no_revert:
+            return  # nothing to revert to; a NO REVERT context stays
+        top = stack[-1]
+        if top.cookie is not None and (cookie is None or cookie.fn(f) != top.cookie):
+            return  # a cookie-protected context reverts only with its cookie
+        stack.pop()
+    return run
+
+
+# --------------------------------------------------------------------------------------------
+# functions naming the security context
+# --------------------------------------------------------------------------------------------
+def _user_name(f: Frame) -> str:
+    ctx = context(f.session)
+    return ctx.user if ctx else "dbo"
+
+
+def _login_name(f: Frame) -> str:
+    ctx = context(f.session)
+    return ctx.login if ctx else "sa"
+
+
+@special("user_name")
+def _fn_user_name(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    args = _arity(c, node, 0, 1)
+    if not args:
+        return CExpr(T.SYSNAME, _user_name)
+    idf = _int_arg(args[0])
+
+    def user_name(f: Frame) -> Any:
+        pid = idf(f)
+        if pid is None:
+            return None
+        user = _sec(f).user_by_id(f.session.conn, f.session.db_id, int(pid))
+        return None if user is None else user.name
+    return CExpr(T.SYSNAME, user_name)
+
+
+def _niladic(fn: Callable[[Frame], str]) -> Callable[[Compiler, ast.FunctionCall], CExpr]:
+    def compile_name(c: Compiler, node: ast.FunctionCall) -> CExpr:
+        _arity(c, node, 0, 0)
+        return CExpr(T.SYSNAME, fn)
+    return compile_name
+
+
+for _name in ("current_user", "session_user", "user"):
+    special(_name)(_niladic(_user_name))
+special("system_user")(_niladic(_login_name))
+
+
+@special("suser_sname", "suser_name")
+def _fn_suser_name(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    args = _arity(c, node, 0, 1)
+    if not args:
+        return CExpr(T.SYSNAME, _login_name)
+    by_sid = node.name.name.lower() == "suser_sname"
+    argf = args[0].fn if by_sid else _int_arg(args[0])
+
+    def suser_name(f: Frame) -> Any:
+        key = argf(f)
+        if key is None:
+            return None
+        for lg in _sec(f).logins(f.session.conn):
+            if (lg.sid == bytes(key)) if by_sid else (lg.principal_id == int(key)):
+                return lg.name
+        return None
+    return CExpr(T.SYSNAME, suser_name)
+
+
+def _principal_id_fn(server: bool) -> Callable[[Compiler, ast.FunctionCall], CExpr]:
+    def compile_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
+        args = _arity(c, node, 0, 1)
+        namef = _str_arg(args[0]) if args else None
+
+        def principal_id(f: Frame) -> Any:
+            s = f.session
+            name = namef(f) if namef else (_login_name(f) if server else _user_name(f))
+            if name is None:
+                return None
+            sec = _sec(f)
+            found = sec.find_login(s.conn, name) if server else \
+                sec.find_user(s.conn, s.db_id, name)
+            return None if found is None else found.principal_id
+        return CExpr(T.INT, principal_id)
+    return compile_id
+
+
+special("user_id", "database_principal_id")(_principal_id_fn(False))
+special("suser_id")(_principal_id_fn(True))
+
+
+@special("cert_id")
+def _fn_cert_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    namef = _str_arg(_arity(c, node, 1, 1)[0])
+
+    def cert_id(f: Frame) -> Any:
+        name = namef(f)
+        if name is None:
+            return None
+        row = _sec(f).find_certificate(f.session.conn, f.session.db_id, name)
+        return None if row is None else int(row["certificate_id"])
+    return CExpr(T.INT, cert_id)
