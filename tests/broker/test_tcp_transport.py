@@ -373,7 +373,7 @@ def test_serve_processes_hold_retry_and_deliver_exactly_once_in_order(
         wait_for(lambda: count(ca, "SELECT COUNT(*) FROM Q") == 2, "reply and EndDialog at A")
         _sql(ua, "da", END.format(h=h))
         assert count(ca, "SELECT COUNT(*) FROM sys.conversation_endpoints") == 0
-        assert cb.scalar("SELECT state_desc FROM sys.conversation_endpoints") == "CLOSED"
+        wait_for(lambda: states(cb) == ["CLOSED"], "B's endpoint closed by A's END")
     finally:
         serve_a.stop()
         serve_b.stop()
