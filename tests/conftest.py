@@ -142,16 +142,7 @@ class FreshPostgres:
 
 # Tests not yet converted to PostgreSQL (they run on SQLite only), with why. Everything else
 # that uses ``backend`` / ``backend_url`` / ``persistent_url`` runs on both backends.
-_CAST_LEFT = ("storage: INSERT … SELECT CAST(LEFT(CAST(varbinary AS varchar) …) AS int) gives "
-              "Msg 245 'invalid input syntax for type numeric' on PostgreSQL (tests/concurrency/cc_env.py)")
-NOT_ON_POSTGRES_YET: dict[str, str] = {
-    "tests/concurrency/test_group_locks.py::"
-    "test_receive_skips_a_held_group_and_where_waits_for_it": _CAST_LEFT,
-    "tests/concurrency/test_receive_threads.py::"
-    "test_readers_get_every_message_once_in_order_with_exclusive_groups": _CAST_LEFT,
-    "tests/concurrency/test_receive_top.py::test_top_n_is_the_head_of_the_full_receive_order":
-        _CAST_LEFT,
-}
+NOT_ON_POSTGRES_YET: dict[str, str] = {}
 
 
 def _test_key(metafunc: pytest.Metafunc) -> str:

@@ -21,6 +21,9 @@ BUILTIN_FALLBACK = {
     "year": "tsqlb_datepart", "month": "tsqlb_datepart", "day": "tsqlb_datepart",
     "getdate": "tsqlb_getdate", "newid": "tsqlb_newid", "object_id": None,
 }
+# PostgreSQL: T-SQL's case-insensitive string searches (pgstrings.py), also usable on the
+# nondeterministic tsqlb_ci collation where strpos / replace refuse to run.
+PG_FALLBACK = {"charindex": "tsqlb_charindex", "replace": "tsqlb_replace"}
 _DATENAME_FORMATS = {"'%B'": "month", "'%A'": "weekday"}
 
 
@@ -104,51 +107,45 @@ def uncast(node: exp.Expression | None) -> exp.Expression:
     return node
 
 
-_PG_TIMESTAMP = "YYYY-MM-DD HH24:MI:SS.US"
-
-
-def pg_cast(value: exp.Expression, spec: str) -> exp.Expression:
+def pg_cast(value: exp.Expression, spec: str, source: str | None = None,
+            style: exp.Expression | None = None, try_: bool = False) -> exp.Expression:
     """``CAST(value AS spec)`` for PostgreSQL, producing the engine's storage form (dates
-    and uniqueidentifiers as canonical text, strings cut to their length)."""
-    out = _pg_cast(value, spec)
+    and uniqueidentifiers as canonical text, strings cut to their length, binary as bytea).
+
+    The conversion runs in ``tsqlb_cvt`` (``pgconvert.py``), overloaded on the value's
+    backend type, so it follows SQL Server's rules whatever the value's static type;
+    ``source`` (the value's type spec when the binder knows it) says how text and numbers
+    read (varchar or nvarchar bytes, an int's size), ``try_`` gives NULL instead of an error
+    (TRY_CAST / TRY_CONVERT)."""
+    call = exp.Anonymous(this="tsqlb_cvt", expressions=[
+        value, _c_text(spec), _c_text(source or ""),
+        style if style is not None else exp.Cast(this=exp.Null(),
+                                                 to=exp.DataType.build("int")),
+        exp.Boolean(this=try_)])
+    out = _pg_storage(call, spec)
     out.set("_explicit", True)  # a user's conversion: uncast() must keep it
     return out
 
 
-def _pg_cast(value: exp.Expression, spec: str) -> exp.Expression:
+def _c_text(text: str) -> exp.Expression:
+    """A string literal with an explicit ``COLLATE "C"``: it becomes the collation of the
+    call, so the function's text work (regular expressions, split_part) never runs under
+    the nondeterministic ``tsqlb_ci`` of a column argument."""
+    # A Var, not an Identifier: the binder lower-cases identifiers on PostgreSQL.
+    return exp.Collate(this=exp.Literal.string(text), expression=exp.Var(this='"C"'))
+
+
+def _pg_storage(text: exp.Expression, spec: str) -> exp.Expression:
+    """The backend value of ``spec`` from its storage text (as ``tsqlb_cvt`` returns it)."""
     name, _, args = spec.partition("(")
-    text = exp.Cast(this=value, to=exp.DataType.build("text"))
-
-    def call(fn: str, *items: exp.Expression) -> exp.Expression:
-        return exp.Anonymous(this=fn, expressions=list(items))
-
-    if name in ("int", "bigint", "smallint", "tinyint"):
-        return exp.Cast(this=exp.Cast(this=text, to=exp.DataType.build("numeric")),
-                        to=exp.DataType.build("bigint"))
-    if name == "bit":
-        return exp.Case(ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()),
-                                    true=exp.Null()),
-                             exp.If(this=exp.NEQ(this=exp.Cast(this=text.copy(),
-                                                               to=exp.DataType.build("numeric")),
-                                                 expression=exp.Literal.number(0)),
-                                    true=exp.Literal.number(1))],
-                        default=exp.Literal.number(0))
+    if name in ("int", "bigint", "smallint", "tinyint", "bit"):
+        return exp.Cast(this=text, to=exp.DataType.build("bigint"))
     if name in ("decimal", "numeric", "money", "smallmoney"):
         target = f"numeric({args.rstrip(')')})" if args else "numeric(19,4)"
         return exp.Cast(this=text, to=exp.DataType.build(target, dialect="postgres"))
     if name in ("float", "real"):
         return exp.Cast(this=text, to=exp.DataType.build("double precision",
-                                                          dialect="postgres"))
-    if name in ("date", "datetime", "datetime2", "smalldatetime", "time"):
-        ts = exp.Cast(this=text, to=exp.DataType.build("time" if name == "time"
-                                                        else "timestamp"))
-        fmt = {"date": "YYYY-MM-DD", "time": "HH24:MI:SS.US"}.get(name, _PG_TIMESTAMP)
-        return call("to_char", ts, exp.Literal.string(fmt))
-    if name == "uniqueidentifier":
-        return call("upper", exp.Cast(this=exp.Cast(this=text, to=exp.DataType.build("uuid")),
-                                      to=exp.DataType.build("text")))
-    if name in ("char", "varchar", "nchar", "nvarchar") and args and args != "max)":
-        return call("left", text, exp.Literal.number(int(args.rstrip(")"))))
+                                                         dialect="postgres"))
     if name in ("binary", "varbinary", "image"):
-        return call("convert_to", text, exp.Literal.string("UTF8"))
+        return exp.Anonymous(this="decode", expressions=[text, exp.Literal.string("hex")])
     return text

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from sqlalchemy.exc import DBAPIError
 
-from ..errors import BindError, TSqlError, tsql_error
+from ..errors import MESSAGES, BindError, TSqlError, tsql_error
 from .context import ExecContext, SqlResult
 from .execsql import run_sql
 from .sqlfuncs import clear_pending_error, take_pending_error
@@ -107,6 +107,11 @@ _PG_STATES = {"42703": 207, "42P01": 208, "42702": 209, "42601": 102, "42883": 1
 def _postgres_error(orig: BaseException, text: str) -> TSqlError | None:
     """PostgreSQL errors by SQLSTATE (psycopg exposes ``sqlstate``)."""
     state = getattr(orig, "sqlstate", None)
+    if state == "TSQLE":  # raised by the engine's PL/pgSQL: SQL Server's text, number in detail
+        detail = getattr(getattr(orig, "diag", None), "message_detail", None) or "50000"
+        severity = MESSAGES.get(int(detail), (16, ""))[0] if detail.isdigit() else 16
+        return TSqlError(int(detail) if detail.isdigit() else 50000,
+                         text.splitlines()[0] if text else "", severity)
     number = _PG_STATES.get(state or "")
     if number is None:
         return None

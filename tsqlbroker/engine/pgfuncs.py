@@ -9,6 +9,8 @@ available on PostgreSQL; the transpiler then uses these and native functions.
 
 from __future__ import annotations
 
+from .pgconvert import FUNCTIONS as CONVERSIONS
+from .pgstrings import FUNCTIONS as STRINGS
 from .store import StoreConnection
 
 _TS = "'YYYY-MM-DD HH24:MI:SS.US'"
@@ -42,8 +44,9 @@ FUNCTIONS: list[str] = [
         AS $$ SELECT length(v::text) $$""",
     """CREATE OR REPLACE FUNCTION tsqlb_datalength(v text, spec text) RETURNS integer
         LANGUAGE sql IMMUTABLE AS $$
-        SELECT CASE WHEN spec <> '' AND spec NOT LIKE 'n%' AND spec NOT LIKE 'sysname%'
-                         AND spec NOT LIKE 'xml%' THEN octet_length(convert_to(v, 'LATIN1'))
+        SELECT CASE WHEN spec <> '' AND spec COLLATE "C" NOT LIKE 'n%'
+                         AND spec COLLATE "C" NOT LIKE 'sysname%'
+                         AND spec COLLATE "C" NOT LIKE 'xml%' THEN octet_length(convert_to(v, 'LATIN1'))
                     ELSE 2 * length(v) END $$""",
     """CREATE OR REPLACE FUNCTION tsqlb_datalength(v bytea, spec text) RETURNS integer
         LANGUAGE sql IMMUTABLE AS $$ SELECT octet_length(v) $$""",
@@ -108,7 +111,7 @@ def install(conn: StoreConnection) -> None:
     # Straight to the DBAPI cursor: with no parameters psycopg leaves '%' alone.
     cursor = conn.conn.connection.dbapi_connection.cursor()
     try:
-        for ddl in FUNCTIONS:
+        for ddl in STRINGS + FUNCTIONS + CONVERSIONS:
             cursor.execute(ddl)
     finally:
         cursor.close()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
+import unicodedata
 import uuid
 from collections.abc import Callable
 from decimal import Decimal
@@ -69,8 +70,20 @@ def backend_value(value: Any) -> Any:
 
 
 def _collate(a: str, b: str) -> int:
-    x, y = a.rstrip(" ").casefold(), b.rstrip(" ").casefold()
+    x, y = _collation_key(a), _collation_key(b)
     return (x > y) - (x < y)
+
+
+def _collation_key(s: str) -> tuple[str, str]:
+    """Sort key of SQL Server's default collation (case-insensitive, accent-sensitive,
+    trailing spaces ignored): letters first by their base letter (é sorts with e, before
+    f), then accents break ties — as PostgreSQL's ICU collation ``tsqlb_ci`` sorts."""
+    folded = s.rstrip(" ").casefold()
+    if folded.isascii():
+        return folded, folded
+    base = "".join(c for c in unicodedata.normalize("NFD", folded)
+                   if not unicodedata.combining(c))
+    return base, folded
 
 
 # -- engine built-ins -----------------------------------------------------------------------

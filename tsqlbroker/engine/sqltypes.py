@@ -8,7 +8,8 @@ declared type (``from_storage``).
 
 SQLite storage: integers and bit as INTEGER; decimal/money with NUMERIC affinity (so that
 comparison and arithmetic work in SQL; read back as a Decimal quantized to the scale); float
-as REAL; strings as TEXT declared ``COLLATE TSQL_CI``; binary as BLOB; uniqueidentifier as
+as REAL; strings as TEXT declared ``COLLATE TSQL_CI`` (on PostgreSQL ``COLLATE tsqlb_ci``,
+a case-insensitive ICU collation); binary as BLOB; uniqueidentifier as
 upper-case TEXT; date and time types as ISO-8601 TEXT (which sorts correctly).
 """
 
@@ -36,6 +37,8 @@ from sqlalchemy.types import TypeEngine
 from ..errors import tsql_error
 
 CI_COLLATION = "TSQL_CI"
+# PostgreSQL's case-insensitive collation for character columns (see pgstrings.py).
+PG_CI_COLLATION = "tsqlb_ci"
 
 INT_TYPES = {"bigint", "int", "smallint", "tinyint", "bit"}
 DECIMAL_TYPES = {"decimal", "numeric", "money", "smallmoney"}
@@ -145,6 +148,8 @@ def column_type(spec: str, dialect: str) -> TypeEngine[Any]:
         return LargeBinary()
     if t.name in STRING_TYPES and dialect == "sqlite":
         return Text(collation=CI_COLLATION)
+    if t.name in STRING_TYPES and dialect == "postgresql":
+        return Text(collation=PG_CI_COLLATION)  # created by pgfuncs.install (pgstrings.py)
     return Text()
 
 

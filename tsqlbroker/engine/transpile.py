@@ -29,7 +29,7 @@ from . import sysviews
 from .catalog import TEMPDB, Catalog
 from .context import ExecContext, VirtualTable, virtual_resolvers
 from .execsql import named_placeholders
-from .funcmap import BUILTIN_FALLBACK, DATEPART_FIRST, pg_cast, typed_call
+from .funcmap import BUILTIN_FALLBACK, DATEPART_FIRST, PG_FALLBACK, pg_cast, typed_call
 from .naming import quote_ident
 from .parsing import (
     Parsed,
@@ -389,16 +389,19 @@ class Binder:
         spec = datatype_spec(target) if isinstance(target, exp.DataType) else None
         if spec is None:
             return self.rewrite_children(node)
-        if "convert" in self.functions and not isinstance(node, exp.TryCast):
+        try_ = isinstance(node, exp.TryCast) or bool(node.args.get("safe"))
+        source = self.spec_of(value)
+        fn = "try_convert" if try_ else "convert"
+        if fn in self.functions:
             # The interpreter's conversion rules (styles, string forms of dates and
             # numbers): convert(value, target spec, style, source spec or NULL).
-            source = self.spec_of(value)
-            return exp.Anonymous(this="tsql_convert", expressions=[
+            return exp.Anonymous(this=f"tsql_{fn}", expressions=[
                 self.rewrite(value), exp.Literal.string(spec),
                 self.rewrite(style) if style is not None else exp.Null(),
                 exp.Literal.string(source) if source else exp.Null()])
         if self.conn.dialect != "sqlite":
-            return pg_cast(self.rewrite(value), spec)
+            return pg_cast(self.rewrite(value), spec, source,
+                           self.rewrite(style) if style is not None else None, try_)
         fn = "tsqlb_try_cast" if isinstance(node, exp.TryCast) else "tsqlb_cast"
         args: list[exp.Expression] = [self.rewrite(value), exp.Literal.string(spec)]
         if style is not None and fn == "tsqlb_cast":
@@ -471,8 +474,10 @@ class Binder:
             call = exp.Anonymous(this="tsql_like", expressions=[
                 like.this, like.expression, node.expression])
             return exp.Not(this=call) if like.args.get("negate") else call
-        if isinstance(node, exp.Like) and self.conn.dialect != "sqlite":
-            return exp.ILike(this=node.this, expression=node.expression)
+        if self.conn.dialect != "sqlite" and isinstance(node, (exp.Like, exp.Escape)):
+            return self._pg_like(node)
+        if self.conn.dialect != "sqlite" and isinstance(node, exp.Ordered):
+            return self._pg_order_item(node)
         mapped = typed_call(node)
         if mapped is None:
             return node
@@ -483,6 +488,8 @@ class Binder:
                 return exp.Not(this=call)
             return call
         builtin = BUILTIN_FALLBACK.get(name)
+        if builtin is None and self.conn.dialect != "sqlite":
+            builtin = PG_FALLBACK.get(name)
         if builtin is None:
             if isinstance(node, exp.ObjectId):
                 return self._object_id(node.this)
@@ -490,6 +497,38 @@ class Binder:
         if name in ("year", "month", "day"):
             args = [exp.Literal.string(name), *args]
         return exp.Anonymous(this=builtin, expressions=args)
+
+    def _pg_like(self, node: exp.Like | exp.Escape) -> exp.Expression:
+        """LIKE on PostgreSQL: ``tsqlb_like`` (T-SQL patterns with ``[…]``, case-insensitive,
+        and usable on ``tsqlb_ci`` columns, where PostgreSQL 15 refuses LIKE)."""
+        if isinstance(node, exp.Like) and isinstance(node.parent, exp.Escape):
+            return node  # the ESCAPE around it makes the call
+        like, escape = (node.this, node.expression) if isinstance(node, exp.Escape) \
+            else (node, None)
+        if not isinstance(like, exp.Like):
+            return node
+        args = [like.this, like.expression] + ([escape] if escape is not None else [])
+        call: exp.Expression = exp.Anonymous(this="tsqlb_like", expressions=args)
+        return exp.Not(this=call) if like.args.get("negate") else call
+
+    def _pg_order_item(self, node: exp.Ordered) -> exp.Expression:
+        """ORDER BY a character column on PostgreSQL sorts by ``rtrim(column)``: the
+        column's ``tsqlb_ci`` collation ignores case, SQL Server also ignores trailing spaces.
+        Left alone where ORDER BY may only name select-list items (DISTINCT, UNION) and
+        for names of select-list aliases."""
+        column = node.this
+        select = node.parent.parent if isinstance(node.parent, exp.Order) else None
+        if not isinstance(column, exp.Column) or not isinstance(select, exp.Select) \
+                or select.args.get("distinct") is not None:
+            return node
+        if not column.table and any(isinstance(p, exp.Alias) and p.alias.lower()
+                                    == column.name.lower() for p in select.expressions):
+            return node
+        spec = self.column_spec(column)
+        if spec is None or parse_spec(spec).name not in STRING_TYPES:
+            return node
+        node.set("this", exp.Anonymous(this="rtrim", expressions=[column]))
+        return node
 
     def _anonymous(self, node: exp.Anonymous, low: str) -> exp.Expression:
         args = node.expressions

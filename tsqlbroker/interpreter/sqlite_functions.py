@@ -380,7 +380,8 @@ def _guarded(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 # ------------------------------------------------------------------------------- convert
-def _convert(value: Any, target: Any, style: Any = None, source: Any = None) -> Any:
+def _convert(value: Any, target: Any, style: Any = None, source: Any = None,
+             try_: bool = False) -> Any:
     """CAST / CONVERT inside a query with the interpreter's conversion rules.
 
     The storage layer calls ``convert(value, target spec, style, source spec or NULL)``: the
@@ -404,15 +405,21 @@ def _convert(value: Any, target: Any, style: Any = None, source: Any = None) -> 
     py = from_storage(value, source_spec)
     if src.is_xml and isinstance(py, str):
         py = XmlValue.parse(py)
-    out = converter(src, dst, style=None if style is None else int(style))(py)
+    out = converter(src, dst, style=None if style is None else int(style), try_=try_)(py)
     if isinstance(out, XmlValue):
         return out.to_string()
     return to_storage(out, dst.spec())
 
 
+def _try_convert(value: Any, target: Any, style: Any = None, source: Any = None) -> Any:
+    """TRY_CAST / TRY_CONVERT: :func:`_convert` giving NULL where a value fails to convert
+    (a conversion SQL Server never allows still raises, e.g. Msg 529)."""
+    return _convert(value, target, style, source, try_=True)
+
+
 SQLITE_FUNCTIONS: dict[str, tuple[int, Callable[..., Any]]] = {
     name: (nargs, _guarded(name, fn)) for name, (nargs, fn) in {
-        "convert": (-1, _convert),
+        "convert": (-1, _convert), "try_convert": (-1, _try_convert),
         "len": (1, _nulls(_len)), "datalength": (1, _nulls(_datalength)),
         "charindex": (-1, _nulls(_charindex)), "patindex": (2, _nulls(
             lambda p, s: patindex(_text(p), _text(s)))),
