@@ -1,4 +1,10 @@
-"""End to end: ``python -m tsqlbroker --url sqlite://`` in a real pseudo-terminal (pexpect)."""
+"""End to end: ``python -m tsqlbroker --url URL`` in a real pseudo-terminal (pexpect).
+
+What depends on the store — activation output arriving while the prompt waits, leaving (and
+closing the store) with Ctrl-D, piped input — runs on both backends (``backend_url``). The
+tests of terminal behaviour alone (typing a batch, an error, Ctrl-C, :help and the config
+file) stay on ``sqlite://``: each has a non-pty twin in test_real_instance.py that runs on
+both backends, and a pty test costs seconds."""
 
 from __future__ import annotations
 
@@ -6,7 +12,7 @@ import io
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,21 +34,35 @@ def warm_parser_cache() -> None:
 
 
 @pytest.fixture
-def repl(xdg_home: Path) -> Iterator[Any]:
-    env = {**os.environ, "TERM": "xterm-256color", "NO_COLOR": "1",
-           "PROMPT_TOOLKIT_NO_CPR": "1", "PYTHONPATH": str(ROOT),
-           "XDG_CONFIG_HOME": str(xdg_home / "config"), "XDG_DATA_HOME": str(xdg_home / "data"),
-           "HOME": str(xdg_home), "PAGER": "cat"}
-    child = pexpect.spawn(sys.executable, ["-m", "tsqlbroker", "--url", "sqlite://"],
-                          env=env, cwd=str(xdg_home), encoding="utf-8", timeout=TIMEOUT,
-                          dimensions=(40, 120))
-    # Everything the REPL wrote, shown by pytest when a test fails.
-    child.logfile_read = io.StringIO()
-    child.expect("master>")
-    yield child
-    if child.isalive():
-        child.terminate(force=True)
-    print(child.logfile_read.getvalue())
+def spawn(xdg_home: Path) -> Iterator[Callable[[str], Any]]:
+    """Starts ``tsqlbroker --url URL`` in a pseudo-terminal, at its first prompt."""
+    children: list[Any] = []
+
+    def start(url: str) -> Any:
+        env = {**os.environ, "TERM": "xterm-256color", "NO_COLOR": "1",
+               "PROMPT_TOOLKIT_NO_CPR": "1", "PYTHONPATH": str(ROOT),
+               "XDG_CONFIG_HOME": str(xdg_home / "config"),
+               "XDG_DATA_HOME": str(xdg_home / "data"), "HOME": str(xdg_home), "PAGER": "cat"}
+        child = pexpect.spawn(sys.executable, ["-m", "tsqlbroker", "--url", url],
+                              env=env, cwd=str(xdg_home), encoding="utf-8", timeout=TIMEOUT,
+                              dimensions=(40, 120))
+        # Everything the REPL wrote, shown by pytest when a test fails.
+        child.logfile_read = io.StringIO()
+        children.append(child)
+        child.expect("master>")
+        return child
+
+    yield start
+    for child in children:
+        if child.isalive():
+            child.terminate(force=True)
+        print(child.logfile_read.getvalue())
+
+
+@pytest.fixture
+def repl(spawn: Callable[[str], Any]) -> Any:
+    """The REPL on a private in-memory store (tests of terminal behaviour only)."""
+    return spawn("sqlite://")
 
 
 def type_batch(child: Any, *lines: str) -> None:
@@ -76,7 +96,11 @@ def test_ctrl_c_cancels_a_waitfor_promptly(repl: Any) -> None:
     repl.expect("aftercancel")
 
 
-def test_ctrl_d_exits_with_status_0(repl: Any) -> None:
+def test_ctrl_d_exits_with_status_0(spawn: Callable[[str], Any], backend_url: str) -> None:
+    repl = spawn(backend_url)
+    type_batch(repl, "CREATE TABLE t (a int); INSERT t VALUES (1);", "GO")
+    repl.expect(r"\(1 row affected\)")
+    repl.expect("master>")
     repl.sendcontrol("d")
     repl.expect(pexpect.EOF)
     repl.close()
@@ -113,7 +137,10 @@ GO
 """
 
 
-def test_activation_output_appears_while_the_prompt_waits(repl: Any, xdg_home: Path) -> None:
+def test_activation_output_appears_while_the_prompt_waits(spawn: Callable[[str], Any],
+                                                          backend_url: str,
+                                                          xdg_home: Path) -> None:
+    repl = spawn(backend_url)
     (xdg_home / "setup.sql").write_text(ACTIVATION_SETUP)
     type_batch(repl, ":r setup.sql")
     repl.expect("Trading>")
@@ -129,12 +156,12 @@ def test_activation_output_appears_while_the_prompt_waits(repl: Any, xdg_home: P
     repl.expect("stilltyping")
 
 
-def test_piped_input_runs_as_a_script(xdg_home: Path) -> None:
+def test_piped_input_runs_as_a_script(xdg_home: Path, backend_url: str) -> None:
     import subprocess
 
     env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(ROOT), "HOME": str(xdg_home),
            "XDG_CONFIG_HOME": str(xdg_home / "config"), "XDG_DATA_HOME": str(xdg_home / "data")}
-    done = subprocess.run([sys.executable, "-m", "tsqlbroker", "--url", "sqlite://"],
+    done = subprocess.run([sys.executable, "-m", "tsqlbroker", "--url", backend_url],
                           input="PRINT 'piped'\nGO\nSELECT 1/0\nGO\n", capture_output=True,
                           text=True, env=env, timeout=TIMEOUT, check=False)
     # Lines count from the start of the script, as in `tsqlbroker run`.
