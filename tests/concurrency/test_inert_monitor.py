@@ -1,6 +1,9 @@
 """A queue without activation costs its queue monitor nothing per SEND and RECEIVE (the
 monitor is *inert* until the queue is altered), and ALTER QUEUE … ACTIVATION still wakes it:
-messages already waiting are then processed by the activated procedure."""
+messages already waiting are then processed by the activated procedure.
+
+Runs on both backends (``backend_url``): the monitor is the broker runtime's, but the events
+that wake it come from the store's SENDs, RECEIVEs and rollbacks."""
 
 from __future__ import annotations
 
@@ -8,22 +11,47 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from cc_env import Client, build, send_block
+from cc_env import Client
 
 from tsqlbroker.interpreter.broker_runtime import runtime_for
 from tsqlbroker.interpreter.instance import Instance
 
+# One dialog into InertQ; its handle is kept in a table for the SEND batches.
+SETUP = """
+CREATE QUEUE SendQ;
+CREATE QUEUE InertQ;
+CREATE SERVICE [//inert/Send] ON QUEUE SendQ;
+CREATE SERVICE [//inert/Inert] ON QUEUE InertQ ([DEFAULT]);
+CREATE TABLE Dialog (h uniqueidentifier);
+DECLARE @h uniqueidentifier;
+BEGIN DIALOG @h FROM SERVICE [//inert/Send] TO SERVICE '//inert/Inert' WITH ENCRYPTION = OFF;
+INSERT Dialog VALUES (@h);
+"""
+
+# ``{n}`` messages in one transaction.
+SEND = """
+SET NOCOUNT ON;
+DECLARE @h uniqueidentifier = (SELECT h FROM Dialog), @i int = 0;
+BEGIN TRAN;
+WHILE @i < {n}
+BEGIN
+    SEND ON CONVERSATION @h (CAST(@i AS varbinary(4)));
+    SET @i += 1;
+END;
+COMMIT;
+"""
+
 DRAIN_PROC = """
 CREATE TABLE Drained (body varbinary(100));
 GO
-CREATE PROCEDURE DrainInit AS
+CREATE PROCEDURE DrainInert AS
 BEGIN
     SET NOCOUNT ON;
     DECLARE @b varbinary(100);
     WHILE 1 = 1
     BEGIN
         BEGIN TRAN;
-        WAITFOR (RECEIVE TOP (1) @b = message_body FROM InitQ), TIMEOUT 500;
+        WAITFOR (RECEIVE TOP (1) @b = message_body FROM InertQ), TIMEOUT 500;
         IF @@ROWCOUNT = 0
         BEGIN
             COMMIT;
@@ -37,9 +65,10 @@ END;
 
 
 @pytest.fixture
-def memory_instance() -> Iterator[Instance]:
-    """The monitor logic does not depend on the storage: ``sqlite://`` only."""
-    inst = Instance("sqlite://")
+def broker_instance(backend_url: str) -> Iterator[Instance]:
+    """An instance on a fresh store of the backend under test (not the file/memory/
+    PostgreSQL trio of conftest.py: the SQLite file adds nothing here)."""
+    inst = Instance(backend_url)
     try:
         yield inst
     finally:
@@ -47,13 +76,16 @@ def memory_instance() -> Iterator[Instance]:
 
 
 def test_queue_without_activation_is_not_reevaluated_until_altered(
-        memory_instance: Instance) -> None:
-    instance = memory_instance
-    admin = build(instance, groups=2, convs=1)
+        broker_instance: Instance) -> None:
+    instance = broker_instance
+    admin = Client(instance, "master")
+    admin.run("CREATE DATABASE inert")
+    admin.run("USE inert")
+    admin.run(SETUP)
     manager = runtime_for(instance).manager
-    queue_id = admin.rows("SELECT object_id FROM sys.service_queues WHERE name = 'InitQ'")
+    queue_id = admin.rows("SELECT object_id FROM sys.service_queues WHERE name = 'InertQ'")
     key = (admin.session.db_id, queue_id[0][0])
-    send_block(admin, 0, 2, 0, 2)
+    admin.run(SEND.format(n=4))
     deadline = time.monotonic() + 10
     monitor = None
     while monitor is None or not monitor.inert:       # the first event's evaluation
@@ -63,21 +95,21 @@ def test_queue_without_activation_is_not_reevaluated_until_altered(
         time.sleep(0.02)
     evaluated = monitor.last_evaluated_monotonic
     # More traffic: SENDs, RECEIVEs, a rollback; no evaluation of the inert monitor.
-    send_block(admin, 0, 2, 2, 4)
-    admin.run("BEGIN TRAN; RECEIVE TOP (1) * FROM InitQ; ROLLBACK;")
-    admin.run("RECEIVE TOP (1) * FROM InitQ")
+    admin.run(SEND.format(n=4))
+    admin.run("BEGIN TRAN; RECEIVE TOP (1) * FROM InertQ; ROLLBACK;")
+    admin.run("RECEIVE TOP (1) * FROM InertQ")
     time.sleep(0.3)
     assert monitor.last_evaluated_monotonic == evaluated
     assert monitor.state == "INACTIVE" and not monitor.tasks
-    left = admin.rows("SELECT COUNT(*) FROM InitQ")[0][0]
+    left = admin.rows("SELECT COUNT(*) FROM InertQ")[0][0]
     assert left == 7
 
     # ALTER QUEUE turns activation on: the waiting messages are drained by the procedure.
     admin.run(DRAIN_PROC)
-    admin.run("ALTER QUEUE InitQ WITH ACTIVATION (STATUS = ON, PROCEDURE_NAME = DrainInit, "
+    admin.run("ALTER QUEUE InertQ WITH ACTIVATION (STATUS = ON, PROCEDURE_NAME = DrainInert, "
               "MAX_QUEUE_READERS = 1, EXECUTE AS OWNER)")
     deadline = time.monotonic() + 20
-    reader = Client(instance)
+    reader = Client(instance, "inert")
     try:
         while reader.rows("SELECT COUNT(*) FROM Drained")[0][0] < left:
             assert time.monotonic() < deadline, "activation did not drain the queue"
@@ -85,4 +117,4 @@ def test_queue_without_activation_is_not_reevaluated_until_altered(
     finally:
         reader.close()
     assert not monitor.inert
-    assert admin.rows("SELECT COUNT(*) FROM InitQ") == [(0,)]
+    assert admin.rows("SELECT COUNT(*) FROM InertQ") == [(0,)]
