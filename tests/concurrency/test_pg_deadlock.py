@@ -164,3 +164,44 @@ def test_a_victim_in_try_catch_reaches_catch_with_its_transaction_gone(
                              "b": (b, catch.format(RECEIVE.format(g1)))})
     last_rows = [o["sets"][-1][0] for o in out.values()]  # type: ignore[index]
     assert ("done",) in last_rows and (1205, 0, 0) in last_rows, out
+
+
+def test_a_lock_wait_ends_at_the_statements_timeout_and_the_transaction_goes_on(
+        pair: tuple[Client, Client, list[str]]) -> None:
+    a, b, (g1, _g2) = pair
+    a.run("SET NOCOUNT ON; BEGIN TRAN; " + RECEIVE.format(g1))
+    b.run("SET NOCOUNT ON; BEGIN TRAN; UPDATE Acct SET v = 5 WHERE id = 1")
+    started = time.monotonic()
+    # Longer than one wait slice: the slices' lock timeouts must neither end the wait early
+    # nor abort b's transaction.
+    (rs,) = b.run(f"WAITFOR ({RECEIVE.format(g1)}), TIMEOUT 3000").resultsets()
+    waited = time.monotonic() - started
+    assert rs.rows == []
+    assert 2.9 <= waited < BOUND_S
+    assert b.rows("SELECT @@TRANCOUNT") == [(1,)]
+    assert b.rows("SELECT v FROM Acct") == [(5,)]
+    # The slices' lock_timeout did not outlive them: a later lock wait is a plain wait again.
+    setting = b.session.conn.exec_driver_sql("SELECT current_setting('lock_timeout')")
+    assert setting.scalar() == "0"
+    b.run("COMMIT")
+    a.run("ROLLBACK")
+    assert a.rows("SELECT v FROM Acct") == [(5,)]
+
+
+def test_a_lock_had_after_waiting_leaves_no_lock_timeout_behind(
+        pair: tuple[Client, Client, list[str]]) -> None:
+    a, b, (g1, _g2) = pair
+    a.run("SET NOCOUNT ON; BEGIN TRAN; " + RECEIVE.format(g1))
+    got: list[object] = []
+    waiter = threading.Thread(target=lambda: got.extend(
+        b.run("SET NOCOUNT ON; BEGIN TRAN; " + RECEIVE.format(g1)).resultsets()))
+    waiter.start()
+    time.sleep(0.5)
+    assert waiter.is_alive()
+    a.run("ROLLBACK")          # the messages go back to the queue, and the group is free
+    waiter.join(BOUND_S)
+    assert not waiter.is_alive()
+    assert len(got[0].rows) == 2  # type: ignore[attr-defined]
+    setting = b.session.conn.exec_driver_sql("SELECT current_setting('lock_timeout')")
+    assert setting.scalar() == "0"
+    b.run("COMMIT")
