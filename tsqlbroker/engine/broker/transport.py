@@ -19,17 +19,17 @@ owns its endpoint.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import threading
 import time
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import and_, delete, or_, select, update
 
 from ...errors import message_text
 from ..txn import Txn
-from .fastsql import fetch_peer
 from .model import Endpoint
 from .transport_recv import (
     Receiver,
@@ -38,7 +38,13 @@ from .transport_recv import (
     remember_dialog,
     remote_dialogs,
 )
-from .transport_route import choose, endpoint_started, next_hop, security_status
+from .transport_route import (
+    PENDING,
+    choose,
+    endpoint_started,
+    next_hop,
+    security_status,
+)
 from .transport_wire import (
     WireError,
     body_out,
@@ -57,6 +63,7 @@ CONNECT_TIMEOUT_S = 5.0
 REPLY_TIMEOUT_S = 90.0          # the far side may wait for its store's write lock
 ENDPOINT_CHECK_S = 1.0
 NOTICE_CHECK_S = 1.0
+IDLE_CLOSE_S = 90.0
 
 
 def _retry_from_env() -> tuple[float, float]:
@@ -121,7 +128,10 @@ class Transport:
         self._server: socket.socket | None = None
         self._conns: dict[tuple[str, int], socket.socket] = {}
         self._stop = threading.Event()
-        self._wake = threading.Event()
+        self._seen = 0
+        self._lock = threading.Lock()
+        self._inbound: set[socket.socket] = set()
+        self._used: dict[tuple[str, int], float] = {}
         self._threads: list[threading.Thread] = []
         self._bind_failed: tuple[str, int] | None = None
         self._next_endpoint = 0.0
@@ -140,8 +150,13 @@ class Transport:
     def stop(self, timeout: float = 5.0) -> None:
         """Stop listening and sending; close every connection."""
         self._stop.set()
-        self._wake.set()
+        PENDING.bump()
         self._close_server()
+        with self._lock:
+            inbound = list(self._inbound)
+        for sock in inbound:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
         for t in self._threads:
             t.join(timeout)
         self._threads.clear()
@@ -149,9 +164,11 @@ class Transport:
             sock.close()
         self._conns.clear()
 
-    def wake(self) -> None:
-        """Look at the transmission queues now rather than at the next poll."""
-        self._wake.set()
+    def _close_idle(self, now: float) -> None:
+        """Close outbound connections unused for a while (SQL Server does too)."""
+        for key, used in list(self._used.items()):
+            if now - used > IDLE_CLOSE_S:
+                self._drop(key)
 
     def _run(self) -> None:
         try:
@@ -159,9 +176,11 @@ class Transport:
         except Exception as exc:  # noqa: BLE001 - a store that cannot be used is logged
             self.log.write("Transport", f"cannot prepare the store: {exc}", "error")
             return
+        seen = self._seen = PENDING.generation
         while not self._stop.is_set():
             try:
                 now = time.monotonic()
+                self._close_idle(now)
                 if now >= self._next_endpoint:
                     self._next_endpoint = now + ENDPOINT_CHECK_S
                     self._check_endpoint()
@@ -172,8 +191,11 @@ class Transport:
                         self._notice_pass()
             except Exception as exc:  # noqa: BLE001 - the transport outlives one bad pass
                 self.log.write("Transport", f"{exc.__class__.__name__}: {exc}", "error")
-            self._wake.wait(self.poll_s)
-            self._wake.clear()
+            seen = PENDING.wait(seen, self.poll_s)
+            if not self._stop.is_set() and seen != self._seen:
+                self._seen = seen
+                # Woken by a SEND's delivery step: its transaction commits a moment later.
+                self._stop.wait(0.02)
 
     # -- the listener -------------------------------------------------------------------------
     def _check_endpoint(self) -> None:
@@ -246,6 +268,8 @@ class Transport:
     def _serve_conn(self, sock: socket.socket) -> None:
         """One inbound connection: greet, then answer frame after frame."""
         peer = "?"
+        with self._lock:
+            self._inbound.add(sock)
         try:
             peer = "{}:{}".format(*sock.getpeername()[:2])
             sock.settimeout(None)
@@ -271,6 +295,8 @@ class Transport:
         except OSError:
             pass
         finally:
+            with self._lock:
+                self._inbound.discard(sock)
             sock.close()
 
     # -- the sender ---------------------------------------------------------------------------
@@ -297,6 +323,7 @@ class Transport:
         """Send ``frame`` to the broker at ``key`` and wait for its answer; raises
         :class:`Unreachable` (with the transmission_status text) when that fails."""
         sock = self._connection(key)
+        self._used[key] = time.monotonic()
         try:
             send_frame(sock, frame)
             reply = recv_frame(sock)
@@ -308,6 +335,7 @@ class Transport:
             raise Unreachable(_receive_failed(exc)) from None
 
     def _drop(self, key: tuple[str, int]) -> None:
+        self._used.pop(key, None)
         sock = self._conns.pop(key, None)
         if sock is not None:
             sock.close()
@@ -340,6 +368,7 @@ class Transport:
                 work.append((ep, hop, held))
         finally:
             conn.close()
+        guids = {m.database_id: m.broker_guid for m in self._metas()} if work else {}
         for ep, hop, held in work:
             key = (hop.host, hop.port)
             if self._stop.is_set():
@@ -348,7 +377,7 @@ class Transport:
                 continue
             for r in held:
                 try:
-                    reply = self._call(key, self._frame(r, ep))
+                    reply = self._call(key, self._frame(r, ep, guids.get(ep.database_id)))
                 except Unreachable as exc:
                     self.backoff.failed(key)
                     self._hold(r, str(exc))
@@ -357,13 +386,14 @@ class Transport:
                 if not self._apply(r, ep, reply):
                     break
 
-    def _frame(self, r: dict[str, Any], ep: Endpoint) -> dict[str, Any]:
-        guids = {m.database_id: m.broker_guid for m in self._metas()}
+    @staticmethod
+    def _frame(r: dict[str, Any], ep: Endpoint, from_broker: str | None) -> dict[str, Any]:
+        """The ``msg`` frame of transmission-queue row ``r`` of endpoint ``ep``."""
         return {
             "op": "msg", "id": r["id"], "cid": ep.conversation_id, "init": ep.is_initiator,
             "seq": r["message_sequence_number"], "type": r["message_type_name"],
             "body": body_out(r["message_body"]), "from_service": r["from_service_name"],
-            "from_broker": guids.get(ep.database_id), "to_service": r["to_service_name"],
+            "from_broker": from_broker, "to_service": r["to_service_name"],
             "to_broker": ep.far_broker_instance or r["to_broker_instance"],
             "contract": r["service_contract_name"], "priority": r["priority"],
             "lifetime": time_out(ep.lifetime), "enqueue_time": time_out(r["enqueue_time"])}
@@ -437,10 +467,12 @@ class Transport:
         conn = b.store.connect()
         todo: list[tuple[dict[str, Any], tuple[str, int]]] = []
         try:
-            for r in [dict(x) for x in conn.execute(select(rd)).mappings()]:
-                ep = fetch_peer(conn, r["conversation_id"], r["is_initiator"])
-                if ep is not None and ep.state != "CD":
-                    continue
+            c = b.t.conversations
+            joined = rd.outerjoin(c, and_(c.c.conversation_id == rd.c.conversation_id,
+                                          c.c.is_initiator == rd.c.is_initiator))
+            closed = select(rd).select_from(joined).where(
+                or_(c.c.conversation_handle.is_(None), c.c.state == "CD"))
+            for r in [dict(x) for x in conn.execute(closed).mappings()]:
                 routes = [dict(x) for x in conn.execute(select(b.t.routes).where(
                     b.t.routes.c.database_id == r["database_id"])).mappings()]
                 hop = choose(b, conn, routes, r["far_service"], r["far_broker"],

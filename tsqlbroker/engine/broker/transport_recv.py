@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Column, Integer, String, Table, delete, insert, select, update
+from sqlalchemy import Column, Integer, String, Table, delete, insert, select, text, update
 
 from ...errors import message_text
 from ..txn import Txn
@@ -57,6 +57,10 @@ def ensure_remote_dialogs(broker: Broker) -> None:
     try:
         broker.ensure_schema(conn)
         conn.write()
+        if conn.dialect == "postgresql":
+            # Processes starting together take turns creating tables (as ensure_schema).
+            conn.exec_driver_sql("SELECT pg_advisory_xact_lock(hashtext("
+                                 "current_schema() || ':tsqlb_schema'))")
         broker.store.metadata.create_all(conn.conn, tables=[remote_dialogs(broker)],
                                          checkfirst=True)
         conn.commit()
@@ -76,6 +80,15 @@ def remember_dialog(broker: Broker, txn: Txn, ep: Endpoint, local_service: str,
             conversation_id=ep.conversation_id, is_initiator=ep.is_initiator,
             database_id=ep.database_id, local_service=local_service,
             far_service=ep.far_service, far_broker=far_broker))
+
+
+def _serialize(txn: Txn, conversation_id: str) -> None:
+    """One frame of a conversation at a time. SQLite's write lock (taken before anything is
+    read) already does it; on PostgreSQL a resend racing the original on another connection
+    would otherwise read the same receive_sequence and queue the message twice."""
+    if txn.conn.dialect == "postgresql":
+        txn.conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:k))"),
+                         {"k": "tsqlb_sb_conv:" + conversation_id})
 
 
 class Receiver:
@@ -140,6 +153,7 @@ class Receiver:
         conn = txn.conn
         out = self._incoming(frame)
         from_broker = str(frame.get("from_broker") or "").upper()
+        _serialize(txn, out.conversation_id)
         peer = fetch_peer(conn, out.conversation_id, 0 if out.is_initiator else 1)
         created = False
         if peer is None:
@@ -247,6 +261,7 @@ class Receiver:
             cid, init = str(frame["cid"]).upper(), 1 if frame["init"] else 0
         except (KeyError, TypeError) as exc:
             raise WireError(f"bad close frame: {exc}") from None
+        _serialize(txn, cid)
         peer = fetch_peer(txn.conn, cid, 0 if init else 1)
         if peer is not None and peer.state == "DO":
             self.broker._close(txn.conn, peer)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,31 @@ if TYPE_CHECKING:
 
 _ADDRESS = re.compile(r"^TCP://(\[[^\]]+\]|[^:/\s]+):(\d{1,5})/?", re.IGNORECASE)
 _turn = itertools.count()        # round-robin among equal routes (process-wide is enough)
+
+
+class _Signal:
+    """A generation counter to wait on: bumped when a message starts waiting for the
+    transport, so senders look at once rather than at their next poll (one per process: a
+    look for nothing costs one query)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self.generation = 0
+
+    def bump(self) -> None:
+        """Wake every waiting sender."""
+        with self._cond:
+            self.generation += 1
+            self._cond.notify_all()
+
+    def wait(self, seen: int, timeout: float) -> int:
+        """Wait until the generation differs from ``seen`` (or ``timeout``); the new one."""
+        with self._cond:
+            self._cond.wait_for(lambda: self.generation != seen, timeout)
+            return self.generation
+
+
+PENDING = _Signal()
 
 
 @dataclass(frozen=True)
@@ -125,13 +151,15 @@ def choose(broker: DeliveryMixin, conn: StoreConnection, rows: list[dict[str, An
     return Hop(status=message_text(9750))
 
 
-def next_hop(broker: DeliveryMixin, conn: StoreConnection, ep: Endpoint) -> Hop | None:
+def next_hop(broker: DeliveryMixin, conn: StoreConnection, ep: Endpoint,
+             routes: list[dict[str, Any]] | None = None) -> Hop | None:
     """Where endpoint ``ep``'s messages go; None when its far endpoint is (to be) local.
 
     A target endpoint is remote when the transport created it (``target_broker`` holds the
     initiator's broker instance, not one of this instance's databases). An initiator is
     remote when its routes say so; once the far broker acknowledged, the conversation is
-    pinned to that broker (``far_broker_instance``)."""
+    pinned to that broker (``far_broker_instance``). ``routes``: the database's routes if
+    the caller has read them already."""
     if not ep.is_initiator:
         if not ep.target_broker or _is_local_guid(broker, conn, ep.target_broker):
             return None
@@ -140,7 +168,7 @@ def next_hop(broker: DeliveryMixin, conn: StoreConnection, ep: Endpoint) -> Hop 
     guid = ep.far_broker_instance or ep.target_broker
     if guid and guid.strip().upper() == "CURRENT DATABASE":
         return None
-    rows = _routes(broker, conn, ep.database_id)
+    rows = routes if routes is not None else _routes(broker, conn, ep.database_id)
     if all(str(r["address"]).upper() == "LOCAL" for r in rows):
         return None              # the common case: one cheap read, then local delivery
     if _is_local_guid(broker, conn, guid):
@@ -180,10 +208,13 @@ def held_for_network(broker: DeliveryMixin, conn: StoreConnection, out: Outgoing
     transport (the status already recorded for it, so a local retry does not erase it)."""
     if not out.is_initiator and not out.target_broker:
         return None              # a target made by local delivery: its initiator is local
+    rows = _routes(broker, conn, out.db_id) if out.is_initiator else None
+    if rows is not None and all(str(r["address"]).upper() == "LOCAL" for r in rows):
+        return None              # the common case: one cheap read, then local delivery
     ep = broker._endpoint(conn, out.db_id, out.handle)
     if ep is None:
         return None
-    hop = next_hop(broker, conn, ep)
+    hop = next_hop(broker, conn, ep, rows)
     if hop is None:
         return None
     tq = broker.t.transmission
@@ -192,6 +223,7 @@ def held_for_network(broker: DeliveryMixin, conn: StoreConnection, out: Outgoing
         .order_by(tq.c.id).limit(1)).first()
     if row is not None:
         return str(row[0] or "")
+    PENDING.bump()               # a new message for the transport: it looks soon
     if endpoint_started(broker, conn) is None:
         return message_text(9666, "Service Broker")
     return security_status(broker, conn, ep) or hop.status
