@@ -86,6 +86,8 @@ class FileWake:
         self.scan_s = scan_seconds() if scan_s is None else scan_s
         if sockets is None:
             sockets = os.environ.get(SOCKETS_ENV, "1") not in ("0", "")
+        # Windows builds of Python have no Unix-domain sockets: the scan alone there.
+        sockets = sockets and hasattr(socket, "AF_UNIX")
         self.directory = db_file.with_name(db_file.name + _SUFFIX)
         self.name = f"{os.getpid()}-{uuid.uuid4().hex[:8]}.sock"
         self._sockets = sockets
