@@ -272,3 +272,31 @@ def test_serve_runs_timers_and_activation(tmp_path: Path, persistent_url: str) -
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_without_url_the_store_is_tsqlbroker_url(persistent_url: str, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("TSQLBROKER_URL", persistent_url)
+    assert main(["-Q", "CREATE DATABASE FromEnv"]) == 0
+    monkeypatch.delenv("TSQLBROKER_URL")
+    assert main(["--url", persistent_url, "-Q",
+                 "SELECT name FROM sys.databases WHERE name = 'FromEnv'"]) == 0
+    assert "FromEnv" in capsys.readouterr().out
+    assert not (tmp_path / "data" / "tsqlbroker" / "tsqlbroker.db").exists()
+
+
+def test_without_url_or_variable_the_store_is_an_sqlite_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """SQLite only: the default store is an SQLite file by definition (PostgreSQL is only
+    ever chosen by a URL, tested above)."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.delenv("TSQLBROKER_URL", raising=False)
+    assert main(["-Q", "CREATE DATABASE Kept"]) == 0
+    store = tmp_path / "data" / "tsqlbroker" / "tsqlbroker.db"
+    assert store.stat().st_size > 0
+    assert main(["--url", f"sqlite:///{store}", "-Q",
+                 "SELECT name FROM sys.databases WHERE name = 'Kept'"]) == 0
+    assert "Kept" in capsys.readouterr().out
