@@ -20,6 +20,7 @@ import pytest
 
 from tests.tsql_client import Client
 from tsqlbroker.engine.broker import Broker
+from tsqlbroker.engine.broker.transport import Unreachable
 from tsqlbroker.engine.broker.transport_recv import Receiver
 from tsqlbroker.engine.broker.transport_route import match_routes, parse_address
 from tsqlbroker.engine.broker.transport_wire import WireError, encode, recv_frame
@@ -234,6 +235,59 @@ def test_a_resent_message_is_acknowledged_but_not_queued_twice(
     reply = receiver.handle(frame)
     assert reply["op"] == "ack" and reply.get("duplicate") is True
     assert count(cb, "SELECT COUNT(*) FROM Q") == 1
+
+
+def test_a_lost_acknowledgement_is_resent_and_delivered_once(
+        pair: tuple[Client, Client], monkeypatch: pytest.MonkeyPatch) -> None:
+    ca, cb = pair
+    transport = ca.session.instance.extensions["broker_runtime"].transport
+    real_call = transport._call
+    lost: list[int] = []
+
+    def call(key: tuple[str, int], frame: dict[str, Any]) -> dict[str, Any]:
+        reply = real_call(key, frame)      # B commits the message and acknowledges …
+        if frame["op"] == "msg" and not lost:
+            lost.append(frame["seq"])
+            raise Unreachable("An error occurred while receiving data: '104(lost)'.")
+        return reply                       # … but the first acknowledgement never arrives
+    monkeypatch.setattr(transport, "_call", call)
+    h = ca.scalar(BEGIN)
+    ca.run("\n".join(SEND.format(h=h, n=n) for n in range(3)))
+    wait_for(lambda: count(ca, "SELECT COUNT(*) FROM sys.transmission_queue") == 0,
+             "A's transmission queue to drain")
+    assert lost == [0]
+    rows = cb.rows("SELECT message_sequence_number FROM Q ORDER BY queuing_order")
+    assert rows == [(0,), (1,), (2,)]
+
+
+def test_replies_travel_by_the_targets_own_routes(pair: tuple[Client, Client],
+                                                  ports: tuple[int, int]) -> None:
+    ca, cb = pair
+    cb.run("DROP ROUTE ToFar")
+    h = ca.scalar(BEGIN)
+    ca.run(SEND.format(h=h, n=0))
+    wait_for(lambda: count(cb, "SELECT COUNT(*) FROM Q") == 1, "the request at B")
+    cb.run("DECLARE @h uniqueidentifier; RECEIVE TOP (1) @h = conversation_handle FROM Q; "
+           "SEND ON CONVERSATION @h MESSAGE TYPE [//tcp/Rep] (0x2A);")
+    # Only AutoCreatedLocal matches //A/Init at B, and no service of B has that name.
+    assert cb.rows("SELECT to_service_name, transmission_status FROM sys.transmission_queue") \
+        == [("//A/Init", message_text(9796))]
+    cb.run(f"CREATE ROUTE Back WITH SERVICE_NAME = '//A/Init', "
+           f"ADDRESS = 'TCP://127.0.0.1:{ports[0]}'")
+    wait_for(lambda: count(ca, "SELECT COUNT(*) FROM Q") == 1, "the reply at A")
+    assert ca.scalar("SELECT message_body FROM Q") == b"\x2a"
+
+
+def test_a_transport_route_takes_the_address_from_the_service_name(
+        pair: tuple[Client, Client], ports: tuple[int, int]) -> None:
+    ca, cb = pair
+    far = f"tcp://127.0.0.1:{ports[1]}/Targ"
+    cb.run(f"CREATE SERVICE [{far}] ON QUEUE Q ([//tcp/C])")
+    ca.run("CREATE ROUTE Transport WITH ADDRESS = 'TRANSPORT'")
+    h = ca.scalar(BEGIN.replace("//B/Targ", far))
+    ca.run(SEND.format(h=h, n=7))
+    wait_for(lambda: count(cb, "SELECT COUNT(*) FROM Q") == 1, "the message at B")
+    assert cb.scalar("SELECT service_name FROM Q") == far
 
 
 def test_unknown_target_service_returns_error_8490(pair: tuple[Client, Client],
