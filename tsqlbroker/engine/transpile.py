@@ -40,7 +40,7 @@ from .parsing import (
     syntax_error,
 )
 from .sqlfuncs import backend_value, functions_version, registered_functions
-from .sqltypes import STRING_TYPES, normalize_spec, parse_spec, to_storage
+from .sqltypes import CI_COLLATION, STRING_TYPES, normalize_spec, parse_spec, to_storage
 from .tableinfo import TableInfo, load_table, table_by_physical
 
 __all__ = ["Binder", "Compiled", "Parsed", "Source", "not_supported", "object_id_of",
@@ -127,6 +127,7 @@ class Binder:
             else {}
         self._extra_sig: list[Any] = []
         self._placeholder_specs: dict[str, str | None] = {}
+        self._ci_order: set[int] = set()  # ORDER BY items to sort with TSQL_CI (SQLite)
 
     # -- tables ---------------------------------------------------------------------------
     def resolve(self, key: tuple[str, str, str, str]) -> Source:
@@ -260,6 +261,8 @@ class Binder:
         """Rewrites that must see the original children (type decisions, tables)."""
         if isinstance(node, exp.Table):
             return self._rewrite_table(node)
+        if isinstance(node, exp.Select) and self.conn.dialect == "sqlite":
+            self._note_sqlite_order(node)
         if isinstance(node, exp.Parameter):
             return self._placeholder(_param_name(node))
         if isinstance(node, (exp.Add, exp.Sub)):
@@ -476,7 +479,9 @@ class Binder:
             return exp.Not(this=call) if like.args.get("negate") else call
         if self.conn.dialect != "sqlite" and isinstance(node, (exp.Like, exp.Escape)):
             return self._pg_like(node)
-        if self.conn.dialect != "sqlite" and isinstance(node, exp.Ordered):
+        if isinstance(node, exp.Ordered):
+            if self.conn.dialect == "sqlite":
+                return self._sqlite_order_item(node)
             return self._pg_order_item(node)
         mapped = typed_call(node)
         if mapped is None:
@@ -510,6 +515,31 @@ class Binder:
         args = [like.this, like.expression] + ([escape] if escape is not None else [])
         call: exp.Expression = exp.Anonymous(this="tsqlb_like", expressions=args)
         return exp.Not(this=call) if like.args.get("negate") else call
+
+    def _note_sqlite_order(self, select: exp.Select) -> None:
+        """Before rewriting a SELECT on SQLite: which ORDER BY items sort a computed string
+        (``UPPER(w)``, a select-list alias of one) — they get ``COLLATE TSQL_CI``, as SQL
+        Server keeps the collation through string functions where SQLite would compare the
+        result byte by byte. Columns are declared with it already."""
+        order = select.args.get("order")
+        for ordered in order.expressions if order is not None else []:
+            item = ordered.this
+            source: exp.Expression | None = item
+            if isinstance(item, (exp.Collate, exp.Literal)):
+                continue
+            if isinstance(item, exp.Column):
+                source = next((p.this for p in select.expressions if isinstance(p, exp.Alias)
+                               and p.alias.lower() == item.name.lower()), None) \
+                    if not item.table else None
+                if source is None or isinstance(source, exp.Column):
+                    continue
+            if self._kind(source) == "string":
+                self._ci_order.add(id(ordered))
+
+    def _sqlite_order_item(self, node: exp.Ordered) -> exp.Expression:
+        if id(node) in self._ci_order:
+            node.set("this", exp.Collate(this=node.this, expression=exp.Var(this=CI_COLLATION)))
+        return node
 
     def _pg_order_item(self, node: exp.Ordered) -> exp.Expression:
         """ORDER BY a character column on PostgreSQL sorts by ``rtrim(column)``: the
@@ -626,7 +656,7 @@ class Binder:
                 return "nvarchar(128)"
         if isinstance(node, (exp.Upper, exp.Lower, exp.Substring, exp.Left, exp.Right,
                              exp.Replace, exp.Trim, exp.DPipe, exp.Concat)):
-            return "nvarchar(max)"
+            return self._string_result(node)
         if isinstance(node, exp.Coalesce):
             return self.spec_of(node.this)
         if isinstance(node, (exp.Max, exp.Min)):
@@ -636,11 +666,29 @@ class Binder:
             if left in ("datetime", "smalldatetime") and self._kind(node.expression) == "number":
                 return left
         if isinstance(node, exp.Add) and self.is_string(node):
-            return "nvarchar(max)"
+            return self._string_result(node)
         if isinstance(node, exp.Case):
             ifs = node.args.get("ifs") or []
             return self.spec_of(ifs[0].args.get("true")) if ifs else None
         return None
+
+    def _string_result(self, node: exp.Expression) -> str:
+        """varchar(max) or nvarchar(max) for a string function or concatenation: nvarchar
+        when an operand is unicode (data type precedence), as SQL Server types it — so a
+        conversion error names the right type."""
+        if isinstance(node, (exp.Concat, exp.Add, exp.DPipe)):
+            operands = list(node.expressions) if isinstance(node, exp.Concat) \
+                else [node.this, node.expression]
+        else:
+            operands = [node.this]
+        for operand in operands:
+            spec = self.spec_of(operand)
+            if spec is None and not isinstance(operand, exp.Literal):
+                return "nvarchar(max)"  # unknown: the widest
+            if spec is not None and spec.split("(")[0] in ("nchar", "nvarchar", "ntext",
+                                                           "sysname", "xml"):
+                return "nvarchar(max)"
+        return "varchar(max)"
 
     def _concatenates(self, node: exp.Add) -> bool:
         """T-SQL ``+`` concatenates when both sides are strings, or one is a string and the

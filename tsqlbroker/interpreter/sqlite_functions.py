@@ -224,6 +224,8 @@ def _space(n: Any) -> Any:
 
 
 def _like(v: Any, pattern: Any, escape: Any = None) -> Any:
+    if v is None or pattern is None:
+        return None  # UNKNOWN: NOT LIKE must not turn it into a match
     r = like(_text(v), _text(pattern), None if escape is None else _text(escape))
     return None if r is None else int(r)
 
