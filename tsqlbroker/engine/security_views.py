@@ -104,7 +104,18 @@ def _server_principals(ctx: ExecContext, _db_id: int) -> VirtualTable:
 
 
 def _sql_logins(ctx: ExecContext, _db_id: int) -> VirtualTable:
-    return _rows(ctx, _LOGIN_COLUMNS, _login_rows(ctx, {"S"}))
+    sec = Security.get(ctx.conn.store)
+    sec.ensure(ctx.conn)
+    lg = sec.t.logins
+    from sqlalchemy import select
+
+    checks = {r.principal_id: (bool(r.is_policy_checked), bool(r.is_expiration_checked))
+              for r in ctx.conn.execute(select(lg.c.principal_id, lg.c.is_policy_checked,
+                                               lg.c.is_expiration_checked))}
+    cols = [*_LOGIN_COLUMNS, ("is_policy_checked", "bit"), ("is_expiration_checked", "bit")]
+    # sa: the policy is checked, expiration is not (a fresh instance's defaults).
+    rows = [(*r, *checks.get(r[1], (True, False))) for r in _login_rows(ctx, {"S"})]
+    return _rows(ctx, cols, rows)
 
 
 def _certificates(ctx: ExecContext, db_id: int) -> VirtualTable:

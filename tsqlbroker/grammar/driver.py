@@ -169,6 +169,8 @@ class Driver:
                 tstart = m.start(m.lastindex)
                 if ttype in callbacks:
                     tok = callbacks[ttype](new_token(ttype, text[tstart:tend], tstart))
+                    if tok.type != ttype and ttype == "NAME" and "NAME" in actions[state]:
+                        tok.type = self._keyword_or_name(state_stack, tok)
                     ttype = tok.type
                 elif ttype in kept:
                     tok = new_token(ttype, text[tstart:tend], tstart)
@@ -221,6 +223,40 @@ class Driver:
                 starts.append(s0)
                 ends.append(e0)
             pos = tend
+
+    def _keyword_or_name(self, stack: list[int], tok: Token) -> str:
+        """The type of a NAME spelled like a keyword in a state that also takes a name.
+
+        LALR merges the lookaheads of every identifier, so after ``SELECT a`` the lexer
+        offers OUTPUT (a name may be followed by OUTPUT elsewhere) where only an alias fits.
+        The keyword stays unless the parser would reject it right here and would take a
+        name; reserved words (the NAME callback retypes them) always stay keywords."""
+        if self._viable(stack, tok.type):
+            return tok.type
+        user = self._user_callbacks.get("NAME")
+        if user is not None and user(Token("NAME", tok.value)).type != "NAME":
+            return tok.type
+        return "NAME" if self._viable(stack, "NAME") else tok.type
+
+    def _viable(self, stack: list[int], ttype: str) -> bool:
+        """Whether the parser in ``stack`` shifts ``ttype`` after the reductions it implies
+        (simulated on a copy of the state stack)."""
+        actions = self.actions
+        rules = self.tables.rules
+        states = list(stack)
+        while True:
+            act = actions[states[-1]].get(ttype)
+            if act is None:
+                return False
+            if act[0]:
+                return True
+            size, origin = rules[act[1]][0], rules[act[1]][1]
+            if size:
+                del states[-size:]
+            goto = actions[states[-1]].get(origin)
+            if goto is None:
+                return False
+            states.append(goto[1])
 
     def _no_match(self, text: str, pos: int, state: int) -> None:
         """No terminal of this state matches: name the token the full lexer sees, if any."""

@@ -128,7 +128,30 @@ def is_local_select(node: ast.SelectStmt) -> bool:
     q = node.query
     return (isinstance(q, ast.Select) and not q.from_ and q.into is None and not node.ctes
             and not q.group_by and q.having is None
-            and getattr(q, "for_clause", None) is None)  # FOR XML / JSON: the engine's
+            and getattr(q, "for_clause", None) is None  # FOR XML / JSON: the engine's
+            # SELECT COUNT(*) / MAX(@x) without FROM aggregates over one row: the engine's.
+            and not any(_has_aggregate(it.expr) for it in q.items))
+
+
+_AGGREGATES = frozenset({"count", "count_big", "sum", "avg", "min", "max", "stdev", "stdevp",
+                         "var", "varp", "string_agg", "checksum_agg", "grouping"})
+
+
+def _has_aggregate(node: object) -> bool:
+    """Whether an aggregate function call (not a window function, not inside a subquery)
+    occurs in the expression ``node``."""
+    if isinstance(node, (ast.Subquery, ast.Exists)):
+        return False
+    if isinstance(node, ast.InSubquery):
+        return _has_aggregate(node.expr)
+    if isinstance(node, ast.FunctionCall) and node.over is None \
+            and node.name.schema is None and node.name.name.lower() in _AGGREGATES:
+        return True
+    if isinstance(node, (list, tuple)):
+        return any(_has_aggregate(n) for n in node)
+    fields = getattr(node, "__dataclass_fields__", None)
+    return bool(fields) and any(_has_aggregate(getattr(node, f)) for f in fields
+                                if f != "span")
 
 
 def compile_local_select(c: Compiler, node: ast.SelectStmt) -> StmtFn:
