@@ -290,6 +290,41 @@ def test_a_transport_route_takes_the_address_from_the_service_name(
     assert cb.scalar("SELECT service_name FROM Q") == far
 
 
+def test_a_disabled_target_queue_holds_the_message_until_it_is_enabled(
+        pair: tuple[Client, Client]) -> None:
+    ca, cb = pair
+    cb.run("ALTER QUEUE Q WITH STATUS = OFF")
+    h = ca.scalar(BEGIN)
+    ca.run(SEND.format(h=h, n=0))
+    wait_for(lambda: ca.scalar(f"SELECT GET_TRANSMISSION_STATUS('{h}')")
+             == message_text(9617, "Q"), "the far broker's refusal as the status")
+    cb.run("ALTER QUEUE Q WITH STATUS = ON")
+    wait_for(lambda: count(cb, "SELECT COUNT(*) FROM Q") == 1, "delivery after STATUS = ON")
+    assert count(ca, "SELECT COUNT(*) FROM sys.transmission_queue") == 0
+
+
+def _refused(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    except ConnectionRefusedError:
+        return True
+    return False
+
+
+def test_a_stopped_endpoint_stops_listening(pair: tuple[Client, Client],
+                                            ports: tuple[int, int]) -> None:
+    ca, cb = pair
+    cb.run("ALTER ENDPOINT BrokerEndpoint STATE = STOPPED")
+    wait_for(lambda: _refused(ports[1]), "B to stop listening")
+    h = ca.scalar(BEGIN)
+    ca.run(SEND.format(h=h, n=0))
+    status = wait_for(lambda: ca.scalar(f"SELECT GET_TRANSMISSION_STATUS('{h}')"),
+                      "a failed connection attempt")
+    assert status.startswith("Connection attempt failed with error: '111(")
+    cb.run("ALTER ENDPOINT BrokerEndpoint STATE = STARTED")
+    wait_for(lambda: count(cb, "SELECT COUNT(*) FROM Q") == 1, "delivery after STARTED")
+
+
 def test_unknown_target_service_returns_error_8490(pair: tuple[Client, Client],
                                                   ports: tuple[int, int]) -> None:
     ca, cb = pair
