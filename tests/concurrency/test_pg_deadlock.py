@@ -129,16 +129,22 @@ def test_a_group_lock_cycle_across_processes_ends_in_1205(
     assert a.rows("SELECT COUNT(*) FROM TargQ") == [(0,)]
 
 
+@pytest.mark.parametrize("waits_first", ["group", "row"])
 def test_a_cycle_of_a_table_row_lock_and_a_group_lock_ends_in_1205(
-        pair: tuple[Client, Client, list[str]]) -> None:
+        pair: tuple[Client, Client, list[str]], waits_first: str) -> None:
     a, b, (g1, _g2) = pair
     a.run("SET NOCOUNT ON; BEGIN TRAN; UPDATE Acct SET v = 1 WHERE id = 1")
     (held,) = b.run("SET NOCOUNT ON; BEGIN TRAN; " + RECEIVE.format(g1)).resultsets()
     assert len(held.rows) == 2
 
-    # a waits for b's group, b for a's row.
-    out = _run_second_steps({"a": (a, RECEIVE.format(g1) + "; COMMIT"),
-                             "b": (b, "UPDATE Acct SET v = 2 WHERE id = 1; COMMIT")})
+    # a waits for b's group, b for a's row. PostgreSQL's detector runs in the wait that has
+    # lasted deadlock_timeout first, which it makes the victim: the group-lock wait (Msg 1205
+    # from the broker) or the UPDATE (Msg 1205 from the statement's error mapping).
+    steps = {"a": (a, RECEIVE.format(g1) + "; COMMIT"),
+             "b": (b, "UPDATE Acct SET v = 2 WHERE id = 1; COMMIT")}
+    if waits_first == "row":
+        steps = {"b": steps["b"], "a": steps["a"]}
+    out = _run_second_steps(steps)
     victims = [n for n, o in out.items() if o["errors"] == [1205]]
     assert len(victims) == 1, out
     (victim,) = victims
