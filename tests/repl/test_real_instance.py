@@ -85,6 +85,10 @@ def test_queue_and_service_names_complete_from_the_catalog(repl: Repl, console: 
     assert complete(repl, "BEGIN DIALOG @h FROM SERVICE //www.develop.com/DMBrokerage/T") == [
         "[//www.develop.com/DMBrokerage/TradeEntry]"]
     assert "[//www.develop.com/DMBrokerage/TradeContract]" in complete(repl, "ON CONTRACT [//")
+    repl.handle("CREATE TABLE Trades (TradeId int, Symbol nvarchar(10))\nGO")
+    assert complete(repl, "SELECT * FROM Trad") == ["Trades", "TradeQueue"]  # queues too
+    # Column names as declared (PostgreSQL stores them folded to lower case).
+    assert complete(repl, "SELECT Trades.") == ["TradeId", "Symbol"]
 
 
 def test_queues_view_counts_a_sent_message(repl: Repl, console: Any) -> None:
