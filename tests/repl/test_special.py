@@ -126,6 +126,8 @@ def test_quit_and_exit(repl: Repl) -> None:
 def test_connect_opens_a_new_instance_and_bad_url_keeps_the_old(repl: Repl,
                                                                  console: Any) -> None:
     old = repl.instance
+    repl.handle(":connect")
+    assert "postgresql+psycopg://user@host/broker" in output_of(console)
     repl.handle(":connect nonsense://")
     assert repl.instance is old and "Cannot open storage 'nonsense://'" in output_of(console)
     repl.handle(":connect sqlite://broken")

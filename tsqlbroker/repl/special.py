@@ -131,7 +131,8 @@ def _quit(ctx: ReplContext, arg: str) -> None:
 @special_command("connect", ":connect URL", "open another storage (SQLAlchemy URL)")
 def _connect(ctx: ReplContext, arg: str) -> None:
     if not arg:
-        raise SpecialError("Usage: :connect URL  (e.g. sqlite:///broker.db, sqlite://)")
+        raise SpecialError("Usage: :connect URL  (e.g. sqlite:///broker.db, sqlite://, "
+                           "postgresql+psycopg://user@host/broker)")
     ctx.connect(arg)
 
 
