@@ -374,6 +374,30 @@ def test_no_started_endpoint_means_the_transport_is_not_configured(
         == message_text(9666, "Service Broker")
 
 
+def test_a_route_to_the_instances_own_endpoint_delivers_locally(
+        tmp_path: Path, ports: tuple[int, int]) -> None:
+    url = f"sqlite:///{tmp_path}/one.db"
+    setup_side(url, db="da", svc="//A/Init", far="//B/Targ", port=ports[0],
+               far_port=ports[0])
+    # The port is taken, so this instance's transport cannot send: only local delivery can
+    # get the message to the other database.
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", ports[0]))
+    busy.listen(1)
+    inst = Instance(url)
+    try:
+        c = Client(inst)
+        c.run(SETUP.format(db="db", svc="//B/Targ", far="//A/Init", far_port=ports[0]))
+        c.run("USE da")
+        h = c.scalar(BEGIN)
+        c.run(SEND.format(h=h, n=0))
+        assert count(c, "SELECT COUNT(*) FROM sys.transmission_queue") == 0
+        assert count(c, "SELECT COUNT(*) FROM db.dbo.Q") == 1
+    finally:
+        inst.close()
+        busy.close()
+
+
 # -- real serve processes ---------------------------------------------------------------------
 class Serve:
     """One ``tsqlbroker serve`` process on a store; started and stopped by the test."""

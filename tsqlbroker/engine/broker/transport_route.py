@@ -12,13 +12,16 @@ Route matching follows the reference (§7), stopping at the first step with matc
 service name and some instance (the first instance found, then only its routes); (5) routes
 with neither name nor instance (AutoCreatedLocal). Among the matches: LOCAL when the service
 exists here, then explicit ``TCP://`` addresses (round-robin), then TRANSPORT (the address is
-taken from a service name of the form ``tcp://host:port/…``). Expired routes are ignored.
+taken from a service name of the form ``tcp://host:port/…``). Expired routes are ignored. A
+route whose address is this instance's own endpoint delivers locally (the reference's advice
+for loopback routes between two databases of one instance).
 """
 
 from __future__ import annotations
 
 import itertools
 import re
+import socket
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -118,6 +121,20 @@ def _service_here(broker: DeliveryMixin, conn: StoreConnection, service: str,
                for m in _local_dbs(broker, conn))
 
 
+_LOOPBACK = {"127.0.0.1", "localhost", "::1", "0.0.0.0", ""}
+
+
+def _is_self(broker: DeliveryMixin, conn: StoreConnection, hop: Hop) -> bool:
+    """Whether ``hop`` is this instance's own endpoint (its port, on a loopback address, this
+    host's name or the endpoint's LISTENER_IP)."""
+    ep = endpoint_started(broker, conn)
+    if ep is None or hop.port != int(ep["port"]) or hop.host is None:
+        return False
+    host = hop.host.lower()
+    own = {str(ep["ip"] or "").lower(), socket.gethostname().lower()}
+    return host in _LOOPBACK or host in own or host.startswith("127.")
+
+
 def _routes(broker: DeliveryMixin, conn: StoreConnection, db_id: int) -> list[dict[str, Any]]:
     r = broker.t.routes
     return [dict(x) for x in conn.execute(select(r).where(r.c.database_id == db_id)
@@ -139,7 +156,10 @@ def choose(broker: DeliveryMixin, conn: StoreConnection, rows: list[dict[str, An
         if parsed is not None:
             hops.append(Hop(parsed[0], parsed[1]))
     if hops:
-        return hops[next(_turn) % len(hops)]
+        hop = hops[next(_turn) % len(hops)]
+        if _is_self(broker, conn, hop) and _service_here(broker, conn, service, guid):
+            return None          # a route to this instance's own endpoint: the hop is local
+        return hop
     if any(str(r["address"]).upper() == "TRANSPORT" for r in matches):
         parsed = parse_address(service)
         if parsed is not None:
