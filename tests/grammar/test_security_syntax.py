@@ -57,8 +57,8 @@ CASES: list[tuple[str, ast.Stmt]] = [
      ast.AlterUser("u", (("name", "v"), ("default_schema", "s"), ("login", "l")))),
     ("DROP USER u", ast.DropUser("u")),
     ("DROP USER IF EXISTS u", ast.DropUser("u", True)),
-    ("CREATE LOGIN l WITH PASSWORD = N'p''w' MUST_CHANGE, CHECK_EXPIRATION = ON, "
-     "CHECK_POLICY = OFF, DEFAULT_DATABASE = shop",
+    (("CREATE LOGIN l WITH PASSWORD = N'p''w' MUST_CHANGE, CHECK_EXPIRATION = ON, "
+     "CHECK_POLICY = OFF, DEFAULT_DATABASE = shop"),
      ast.CreateLogin("l", "PASSWORD", options=(
          ("password", ("p'w", "MUST_CHANGE")), ("check_expiration", True),
          ("check_policy", False), ("default_database", "shop")))),
@@ -71,18 +71,18 @@ CASES: list[tuple[str, ast.Stmt]] = [
     ("ALTER LOGIN l WITH PASSWORD = 'n'", ast.AlterLogin("l", options=(("password", "n"),))),
     ("DROP LOGIN l", ast.DropLogin("l")),
     # --- certificates ------------------------------------------------------------------------
-    ("CREATE CERTIFICATE c AUTHORIZATION u WITH SUBJECT = 'Svc', EXPIRY_DATE = '20301231' "
-     "ACTIVE FOR BEGIN_DIALOG = ON",
+    (("CREATE CERTIFICATE c AUTHORIZATION u WITH SUBJECT = 'Svc', EXPIRY_DATE = '20301231' "
+     "ACTIVE FOR BEGIN_DIALOG = ON"),
      ast.CreateCertificate("c", "u", "Svc", expiry_date="20301231",
                            active_for_begin_dialog=True)),
-    ("CREATE CERTIFICATE c ENCRYPTION BY PASSWORD = 'p' WITH SUBJECT = N'x', "
-     "START_DATE = '2020-01-01', EXPIRY_DATE = '2021-01-01'",
+    (("CREATE CERTIFICATE c ENCRYPTION BY PASSWORD = 'p' WITH SUBJECT = N'x', "
+     "START_DATE = '2020-01-01', EXPIRY_DATE = '2021-01-01'"),
      ast.CreateCertificate("c", subject="x", start_date="2020-01-01",
                            expiry_date="2021-01-01", password="p")),
     ("CREATE CERTIFICATE c FROM FILE = 'c.cer'", ast.CreateCertificate("c", file="c.cer")),
-    ("CREATE CERTIFICATE c AUTHORIZATION u FROM FILE = 'c.cer' WITH PRIVATE KEY "
+    (("CREATE CERTIFICATE c AUTHORIZATION u FROM FILE = 'c.cer' WITH PRIVATE KEY "
      "(FILE = 'c.pvk', DECRYPTION BY PASSWORD = 'd', ENCRYPTION BY PASSWORD = 'e') "
-     "ACTIVE FOR BEGIN_DIALOG = OFF",
+     "ACTIVE FOR BEGIN_DIALOG = OFF"),
      ast.CreateCertificate("c", "u", file="c.cer", private_key=PK("c.pvk", "d", "e"),
                            active_for_begin_dialog=False)),
     ("ALTER CERTIFICATE c REMOVE PRIVATE KEY", ast.AlterCertificate("c", True)),
@@ -92,8 +92,8 @@ CASES: list[tuple[str, ast.Stmt]] = [
      ast.AlterCertificate("c", private_key=PK("k", "d"))),
     ("DROP CERTIFICATE c", ast.DropCertificate("c")),
     ("BACKUP CERTIFICATE c TO FILE = 'c.cer'", ast.BackupCertificate("c", "c.cer")),
-    ("BACKUP CERTIFICATE c TO FILE = 'c.cer' WITH PRIVATE KEY (FILE = 'c.pvk', "
-     "ENCRYPTION BY PASSWORD = 'e')",
+    (("BACKUP CERTIFICATE c TO FILE = 'c.cer' WITH PRIVATE KEY (FILE = 'c.pvk', "
+     "ENCRYPTION BY PASSWORD = 'e')"),
      ast.BackupCertificate("c", "c.cer", PK("c.pvk", encryption_password="e"))),
     # --- the database master key -------------------------------------------------------------
     ("CREATE MASTER KEY ENCRYPTION BY PASSWORD = 'Pa$$w0rd'", ast.CreateMasterKey("Pa$$w0rd")),
