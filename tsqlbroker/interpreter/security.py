@@ -48,6 +48,9 @@ class Context:
     login: str
     no_revert: bool = False
     cookie: bytes | None = None
+    # The procedure / dynamic SQL frame that switched (None in a batch): the switch ends
+    # when that module returns.
+    frame: Frame | None = None
 
 
 # --------------------------------------------------------------------------------------------
@@ -68,10 +71,22 @@ def _write_conn(f: Frame) -> StoreConnection:
     return txn.conn
 
 
-def context(s: Session) -> Context | None:
-    """The innermost EXECUTE AS of session ``s`` (None: the session's own identity)."""
+def context(s: Session, f: Frame | None = None) -> Context | None:
+    """The innermost EXECUTE AS in effect for frame ``f`` of session ``s`` (None: the
+    session's own identity)."""
     stack: list[Context] = s.extensions.get(_CONTEXT) or []
+    while stack and stack[-1].frame is not None and not _running(stack[-1].frame, f):
+        stack.pop()  # set inside a module that has returned since
     return stack[-1] if stack else None
+
+
+def _running(frame: Frame, current: Frame | None) -> bool:
+    """Whether the module ``frame`` is still running when ``current`` runs: it is the
+    current frame or one nested deeper (frames do not link to their callers, so a frame at
+    a shallower level is taken as a caller)."""
+    if current is None:
+        return frame.level <= frame.session.nestlevel
+    return frame is current or frame.level < current.level
 
 
 def _options(node: ast.Node, options: tuple[tuple[str, Any], ...], allowed: set[str]
@@ -91,7 +106,7 @@ def _ddl(fn: Callable[[Frame, Security, StoreConnection], None]) -> StmtFn:
 
 
 def _current_user_id(f: Frame) -> int:
-    ctx = context(f.session)
+    ctx = context(f.session, f)
     return ctx.user_id if ctx else 1
 
 
@@ -270,7 +285,7 @@ def compile_execute_as(c: Compiler, node: ast.ExecuteAs) -> StmtFn:
     def run(f: Frame) -> None:
         s = f.session
         sec = _sec(f)
-        current = context(s)
+        current = context(s, f)
         if node.kind == "USER":
             user = sec.find_user(s.conn, s.db_id, node.name or "")
             if user is None or user.type in ("R", "C") or user.principal_id in (0, 3, 4):
@@ -290,6 +305,7 @@ def compile_execute_as(c: Compiler, node: ast.ExecuteAs) -> StmtFn:
             ctx = Context(current.user, current.user_id, current.login) if current else \
                 Context("dbo", 1, "sa")
         ctx.no_revert = node.no_revert
+        ctx.frame = f if f.level > 0 else None
         if store_cookie is not None:
             ctx.cookie = secrets.token_bytes(8)
             store_cookie(f, ctx.cookie)
@@ -302,6 +318,7 @@ def compile_revert(c: Compiler, node: ast.Revert) -> StmtFn:
     cookie = c.expr(ast.Variable(node.cookie_variable)) if node.cookie_variable else None
 
     def run(f: Frame) -> None:
+        context(f.session, f)  # drops switches of modules that have returned
         stack: list[Context] = f.session.extensions.get(_CONTEXT) or []
         if not stack or stack[-1].no_revert:
             return  # nothing to revert to; a NO REVERT context stays
@@ -316,12 +333,12 @@ def compile_revert(c: Compiler, node: ast.Revert) -> StmtFn:
 # functions naming the security context
 # --------------------------------------------------------------------------------------------
 def _user_name(f: Frame) -> str:
-    ctx = context(f.session)
+    ctx = context(f.session, f)
     return ctx.user if ctx else "dbo"
 
 
 def _login_name(f: Frame) -> str:
-    ctx = context(f.session)
+    ctx = context(f.session, f)
     return ctx.login if ctx else "sa"
 
 
