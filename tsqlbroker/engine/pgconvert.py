@@ -250,6 +250,22 @@ _FROM_BYTES = f"""
       r numeric;
     BEGIN
       IF v IS NULL THEN RETURN NULL; END IF;
+      IF nm = 'xml' THEN  -- as SQL Server's XML parser reads bytes: BOM, else UTF-8
+        IF substr(v, 1, 2) = '\xfffe'::bytea THEN
+          RETURN tsqlb_xml_text(tsqlb_utf16_decode(substr(v, 3)));
+        END IF;
+        IF substr(v, 1, 3) = '\xefbbbf'::bytea THEN
+          RETURN tsqlb_xml_text(convert_from(substr(v, 4), 'UTF8'));
+        END IF;
+        IF length(v) > 1 AND get_byte(v, 1) = 0 THEN  -- '<' then 0: UTF-16LE without BOM
+          RETURN tsqlb_xml_text(tsqlb_utf16_decode(v));
+        END IF;
+        BEGIN
+          RETURN tsqlb_xml_text(convert_from(v, 'UTF8'));
+        EXCEPTION WHEN others THEN
+          RETURN tsqlb_fail(try_, 9420, 'XML parsing: line 1, character 1, illegal xml character');
+        END;
+      END IF;
       IF nm IN {_STRINGS} THEN
         IF style = 1 THEN RETURN tsqlb_fit_text('0x' || upper(encode(v, 'hex')), dst); END IF;
         IF style = 2 THEN RETURN tsqlb_fit_text(upper(encode(v, 'hex')), dst); END IF;
@@ -277,6 +293,13 @@ _FROM_BYTES = f"""
       RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = '40000', MESSAGE = format(
         'Conversion of binary data to %s inside a query is not supported.', nm);
     END $$"""
+
+# XML text as the engine stores it: without the XML declaration (its encoding no longer
+# describes the text).
+_XML_TEXT = r"""
+    CREATE OR REPLACE FUNCTION tsqlb_xml_text(v text) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT AS $$
+    SELECT regexp_replace(v COLLATE "C", '^\s*<\?xml\s[^>]*\?>', '') $$"""
 
 _GUID_BYTES = """
     CREATE OR REPLACE FUNCTION tsqlb_guid_bytes(v text) RETURNS text
@@ -401,6 +424,7 @@ _NARROW = [
 
 FUNCTIONS: list[str] = [
     _FAIL, _VARCHAR_DECODE, _VARCHAR_ENCODE, _UTF16_DECODE, _UTF16_ENCODE, _FIT_TEXT,
-    _FIT_BYTES, _GUID_BYTES, _FROM_TEXT, _FROM_BYTES, _FROM_NUMERIC, _FROM_INT, _FROM_FLOAT,
+    _FIT_BYTES, _XML_TEXT, _GUID_BYTES, _FROM_TEXT, _FROM_BYTES, _FROM_NUMERIC, _FROM_INT,
+    _FROM_FLOAT,
     *_NARROW,
 ]

@@ -39,6 +39,7 @@ from .parsing import (
     stats,
     syntax_error,
 )
+from .pgxml import pg_xml_method
 from .sqlfuncs import backend_value, functions_version, registered_functions
 from .sqltypes import CI_COLLATION, STRING_TYPES, normalize_spec, parse_spec, to_storage
 from .tableinfo import TableInfo, load_table, table_by_physical
@@ -424,18 +425,26 @@ class Binder:
         method = node.expression
         assert isinstance(method, exp.Anonymous)
         name = f"xml_{method.name.lower()}"
+        if name not in self.functions and self.conn.dialect != "sqlite":
+            translator = registered_functions(self.conn.store).get("xml_xpath")
+            return pg_xml_method(method.name.lower(), self.rewrite(self._xml_target(node)),
+                                 list(method.expressions),
+                                 translator[1] if translator is not None else None)
         if name not in self.functions:
             raise not_supported(f"The XML method '{method.name}' in a query")
-        target = node.this
-        column: exp.Expression
-        if isinstance(target, exp.Dot):
-            column = exp.Column(this=target.expression, table=target.this)
-        elif isinstance(target, exp.Identifier):
-            column = exp.Column(this=target)
-        else:
-            column = target
-        args = [self.rewrite(column)] + [self.rewrite(a) for a in method.expressions]
+        args = [self.rewrite(self._xml_target(node))] + [self.rewrite(a)
+                                                          for a in method.expressions]
         return exp.Anonymous(this=f"tsql_{name}", expressions=args)
+
+    @staticmethod
+    def _xml_target(node: exp.Dot) -> exp.Expression:
+        """The xml value an xml method is called on (``col.value``, ``t.col.value`` …)."""
+        target = node.this
+        if isinstance(target, exp.Dot):
+            return exp.Column(this=target.expression, table=target.this)
+        if isinstance(target, exp.Identifier):
+            return exp.Column(this=target)
+        return target
 
     def _after(self, node: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.National):

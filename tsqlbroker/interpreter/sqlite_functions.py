@@ -320,6 +320,20 @@ def _xml_query(x: Any, query: Any, ns: Any = None) -> Any:
     return _xml(x).query(_text(query), _namespaces(ns)).to_string()
 
 
+def _xml_xpath(query: Any, method: Any) -> str:
+    """The XPath 1.0 form of an xml method's XQuery, as JSON (``xpath``, ``namespaces``,
+    ``externals``, ``singleton``, ``aggregate``): PostgreSQL runs it with ``xpath()``
+    (engine/pgxml.py); raises the interpreter's XQuery errors (Msg 2209, 2395 …)."""
+    import json
+
+    from .xquery import translate
+
+    tr = translate(_text(query), (), _text(method))
+    return json.dumps({"xpath": tr.xpath, "namespaces": [list(p) for p in tr.namespaces],
+                       "externals": [list(e) for e in tr.externals],
+                       "singleton": tr.singleton, "aggregate": tr.aggregate})
+
+
 def _json_value(text: Any, path: Any) -> Any:
     from tsqlbroker.interpreter.jsonvalue import json_value
 
@@ -449,7 +463,7 @@ SQLITE_FUNCTIONS: dict[str, tuple[int, Callable[..., Any]]] = {
         "getutcdate": (0, _getutcdate), "sysdatetime": (0, _sysdatetime),
         "newid": (0, _newid), "newsequentialid": (0, _newsequentialid),
         "xml_value": (-1, _nulls(_xml_value)), "xml_exist": (-1, _xml_exist),
-        "xml_query": (-1, _nulls(_xml_query)),
+        "xml_query": (-1, _nulls(_xml_query)), "xml_xpath": (2, _nulls(_xml_xpath)),
         "json_value": (2, _nulls(_json_value)), "json_query": (-1, _nulls(_json_query)),
         "isjson": (1, _isjson), "hashbytes": (2, _nulls(_hashbytes)),
     }.items()
