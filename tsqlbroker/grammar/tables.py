@@ -127,8 +127,10 @@ def from_lark(lark: Any, builder_factory: Any) -> Tables:
         has_method = not name.startswith("_") and getattr(builder, name, None) is not None
         body = reduction_source(rule, has_method)
         shape = bodies.setdefault(body, len(bodies))
-        specs.append((len(rule.expansion), rule.origin.name, name, is_passthrough(rule),
-                      has_method, shape))
+        # str(): a freshly built Lark names rules with Token (a str subclass marshal refuses);
+        # only a Lark loaded from its own cache has plain strings there.
+        specs.append((len(rule.expansion), str(rule.origin.name), str(name),
+                      is_passthrough(rule), has_method, shape))
     source = ["F = []"]
     for body in bodies:  # insertion order = shape index
         source.append("def _f(m, T, name):\n" + body.replace("\n", "\n    ").join(
