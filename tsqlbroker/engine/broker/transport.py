@@ -171,11 +171,6 @@ class Transport:
                 self._drop(key)
 
     def _run(self) -> None:
-        try:
-            ensure_remote_dialogs(self.broker)
-        except Exception as exc:  # noqa: BLE001 - a store that cannot be used is logged
-            self.log.write("Transport", f"cannot prepare the store: {exc}", "error")
-            return
         seen = self._seen = PENDING.generation
         while not self._stop.is_set():
             try:
@@ -233,6 +228,11 @@ class Transport:
                                f"({_os_text(exc)}); this process does not transmit", "info")
             return
         self._bind_failed = None
+        try:
+            ensure_remote_dialogs(self.broker)   # only stores that talk to other brokers
+        except Exception:
+            server.close()
+            raise
         self._server = server
         self.listening = want
         t = threading.Thread(target=self._accept, args=(server,), name="broker-listener",
