@@ -485,6 +485,10 @@ MESSAGES: dict[int, tuple[int, str]] = {
     15580: (16, "Cannot drop master key because %S_MSG '%.*ls' is encrypted by it."),
     15581: (16, ("Please create a master key in the database or open the master key in the "
                  "session before performing this operation.")),
+    15014: (16, "The role '%s' does not exist in the current database."),
+    15144: (16, "The role has members. It must be empty before it can be dropped."),
+    15405: (16, "Cannot use the special principal '%s'."),
+    15410: (16, "User or role '%s' does not exist in this database."),
 }
 
 _PLACEHOLDER = re.compile(r"%(?:\.\*ls|ls|S_MSG|I64d|ld|d|i|s|u)")
