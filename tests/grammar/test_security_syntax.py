@@ -180,3 +180,16 @@ def test_keywords_keep_their_meaning_where_they_fit() -> None:
 def test_reserved_words_are_never_aliases(sql: str) -> None:
     with pytest.raises(ParseError):
         parse_batch(sql)
+
+
+@pytest.mark.parametrize(("sql", "expected"), [
+    ("CREATE ROLE r", ast.CreateRole("r")),
+    ("CREATE ROLE [r w] AUTHORIZATION dbo", ast.CreateRole("r w", "dbo")),
+    ("ALTER ROLE r ADD MEMBER u", ast.AlterRole("r", add_member="u")),
+    ("ALTER ROLE db_owner DROP MEMBER [u]", ast.AlterRole("db_owner", drop_member="u")),
+    ("ALTER ROLE r WITH NAME = s", ast.AlterRole("r", options=(("name", "s"),))),
+    ("DROP ROLE r", ast.DropRole("r")),
+    ("DROP ROLE IF EXISTS r", ast.DropRole("r", True)),
+])
+def test_role_statement(sql: str, expected: ast.Stmt) -> None:
+    assert one(sql) == expected

@@ -145,7 +145,7 @@ class Security:
     def _on_drop_database(self, conn: StoreConnection, db_id: int) -> None:
         self.ensure(conn)
         for table in (self.t.principals, self.t.certificates, self.t.master_keys,
-                      self.t.permissions):
+                      self.t.permissions, self.t.roles, self.t.role_members):
             conn.execute(delete(table).where(table.c.database_id == db_id))
 
     def _next_id(self, conn: StoreConnection, column: Any, first: int, *conds: Any) -> int:
@@ -159,9 +159,13 @@ class Security:
         p = self.t.principals
         rows = conn.execute(select(p).where(p.c.database_id == db_id)
                             .order_by(p.c.principal_id)).mappings()
+        ro = self.t.roles
+        owners = dict(conn.execute(select(ro.c.principal_id, ro.c.owning_principal_id)
+                                   .where(ro.c.database_id == db_id)).all())
         made = [Principal(r["principal_id"], r["name"], r["type"], r["default_schema_name"],
-                          _unhex(r["sid"]), r["authentication_type"], False, None,
-                          r["create_date"], r["modify_date"]) for r in rows]
+                          _unhex(r["sid"]), r["authentication_type"], False,
+                          owners.get(r["principal_id"]), r["create_date"], r["modify_date"])
+                for r in rows]
         return sorted([*BUILTIN_USERS, *made], key=lambda u: u.principal_id)
 
     def find_user(self, conn: StoreConnection, db_id: int, name: str) -> Principal | None:
@@ -217,9 +221,9 @@ class Security:
     def _stored_user(self, conn: StoreConnection, db_id: int, name: str, verb: str
                      ) -> Principal:
         user = self.find_user(conn, db_id, name)
-        if user is None:
+        if user is None or user.type == "R":
             raise tsql_error(15151, "user", name, cls=BindError)
-        if user.principal_id < FIRST_USER_PRINCIPAL_ID or user.type == "R":
+        if user.principal_id < FIRST_USER_PRINCIPAL_ID:
             raise tsql_error(15150, verb, "user", user.name)
         return user
 
@@ -266,6 +270,9 @@ class Security:
         conn.write()
         conn.execute(delete(perm).where(perm.c.database_id == db_id,
                                         perm.c.grantee_principal_id == user.principal_id))
+        rm = self.t.role_members
+        conn.execute(delete(rm).where(rm.c.database_id == db_id,
+                                      rm.c.member_principal_id == user.principal_id))
         p = self.t.principals
         conn.execute(delete(p).where(p.c.database_id == db_id,
                                      p.c.principal_id == user.principal_id))

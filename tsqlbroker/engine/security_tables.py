@@ -34,15 +34,18 @@ class SecurityTables:
     certificates: Table
     master_keys: Table
     permissions: Table
+    roles: Table
+    role_members: Table
 
     def all(self) -> list[Table]:
         return [self.principals, self.logins, self.certificates, self.master_keys,
-                self.permissions]
+                self.permissions, self.roles, self.role_members]
 
 
 def security_tables(metadata: MetaData) -> SecurityTables:
     """Define (once per ``metadata``) and return the security tables."""
-    names = ("principals", "logins", "certificates", "master_keys", "permissions")
+    names = ("principals", "logins", "certificates", "master_keys", "permissions", "roles",
+             "role_members")
     if PREFIX + "principals" in metadata.tables:
         return SecurityTables(*(metadata.tables[PREFIX + n] for n in names))
     principals = Table(
@@ -119,4 +122,18 @@ def security_tables(metadata: MetaData) -> SecurityTables:
         Column("grantor_principal_id", Integer, nullable=False),
         Column("state", String(1), nullable=False),                   # G W D
     )
-    return SecurityTables(principals, logins, certificates, master_keys, permissions)
+    # Created roles are principals (type R); their owners and members are kept here.
+    roles = Table(
+        PREFIX + "roles", metadata,
+        Column("database_id", Integer, primary_key=True, autoincrement=False),
+        Column("principal_id", Integer, primary_key=True, autoincrement=False),
+        Column("owning_principal_id", Integer, nullable=False),
+    )
+    role_members = Table(
+        PREFIX + "role_members", metadata,
+        Column("database_id", Integer, primary_key=True, autoincrement=False),
+        Column("role_principal_id", Integer, primary_key=True, autoincrement=False),
+        Column("member_principal_id", Integer, primary_key=True, autoincrement=False),
+    )
+    return SecurityTables(principals, logins, certificates, master_keys, permissions, roles,
+                          role_members)

@@ -199,9 +199,16 @@ def _symmetric_keys(ctx: ExecContext, db_id: int) -> VirtualTable:
     return _rows(ctx, cols, rows)
 
 
+def _database_role_members(ctx: ExecContext, db_id: int) -> VirtualTable:
+    from .roles import members
+
+    cols: Columns = [("role_principal_id", "int"), ("member_principal_id", "int")]
+    return _rows(ctx, cols, members(Security.get(ctx.conn.store), ctx.conn, db_id))
+
+
 VIEWS: dict[str, Callable[[ExecContext, int], VirtualTable]] = {
     "database_principals": _database_principals, "server_principals": _server_principals,
     "sql_logins": _sql_logins, "certificates": _certificates,
     "database_permissions": _database_permissions, "server_permissions": _server_permissions,
-    "symmetric_keys": _symmetric_keys,
+    "symmetric_keys": _symmetric_keys, "database_role_members": _database_role_members,
 }

@@ -1383,3 +1383,25 @@ class ExecuteAs(Stmt):
 @dataclass(frozen=True)
 class Revert(Stmt):
     cookie_variable: str | None = None
+
+
+@dataclass(frozen=True)
+class CreateRole(Stmt):
+    name: str
+    owner: str | None = None
+
+
+@dataclass(frozen=True)
+class AlterRole(Stmt):
+    """``ALTER ROLE``: ADD MEMBER, DROP MEMBER or WITH NAME = …"""
+
+    name: str
+    add_member: str | None = None
+    drop_member: str | None = None
+    options: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class DropRole(Stmt):
+    name: str
+    if_exists: bool = False

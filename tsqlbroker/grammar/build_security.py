@@ -142,6 +142,25 @@ class SecurityBuilder:
     def drop_login(self, name: str) -> ast.DropLogin:
         return ast.DropLogin(name)
 
+    # ---- roles --------------------------------------------------------------------------
+    def create_role(self, name: str, owner: str | None) -> ast.CreateRole:
+        return ast.CreateRole(name, owner)
+
+    def role_add_member(self, member: str) -> dict[str, Any]:
+        return {"add_member": member}
+
+    def role_drop_member(self, member: str) -> dict[str, Any]:
+        return {"drop_member": member}
+
+    def role_with(self, options: Options) -> dict[str, Any]:
+        return {"options": options}
+
+    def alter_role(self, name: str, change: dict[str, Any]) -> ast.AlterRole:
+        return ast.AlterRole(name, **change)
+
+    def drop_role(self, if_exists: Any, name: str) -> ast.DropRole:
+        return ast.DropRole(name, bool(if_exists))
+
     # ---- certificates ------------------------------------------------------------------
     def cert_owner(self, name: str) -> str:
         return name

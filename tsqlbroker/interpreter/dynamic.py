@@ -211,3 +211,13 @@ def compile_sp_executesql(c: Compiler, node: ast.ExecProc) -> StmtFn:
 SYSTEM_PROCEDURES: dict[str, Callable[[Compiler, ast.ExecProc], StmtFn]] = {
     "sp_executesql": compile_sp_executesql,
 }
+
+
+def _role_procedure(c: Compiler, node: ast.ExecProc) -> StmtFn:
+    from .security import compile_sp_rolemember
+
+    return compile_sp_rolemember(c, node)
+
+
+SYSTEM_PROCEDURES.update({"sp_addrolemember": _role_procedure,
+                          "sp_droprolemember": _role_procedure})

@@ -18,7 +18,7 @@ from tsqlbroker.errors import BindError, tsql_error
 from tsqlbroker.grammar import ast
 
 from . import types as T
-from .compiler import CExpr, Compiler, StmtFn, handler
+from .compiler import CExpr, Compiler, StmtFn, handler, wrap_statement
 from .sysfuncs import _arity, _int_arg, _str_arg, special
 
 if TYPE_CHECKING:
@@ -185,6 +185,78 @@ def compile_alter_login(c: Compiler, node: ast.AlterLogin) -> StmtFn:
 @handler(ast.DropLogin)
 def compile_drop_login(c: Compiler, node: ast.DropLogin) -> StmtFn:
     return _ddl(lambda f, sec, conn: sec.drop_login(conn, node.name))
+
+
+# --------------------------------------------------------------------------------------------
+# roles
+# --------------------------------------------------------------------------------------------
+@handler(ast.CreateRole)
+def compile_create_role(c: Compiler, node: ast.CreateRole) -> StmtFn:
+    from tsqlbroker.engine import roles
+
+    def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
+        roles.create_role(sec, conn, f.session.db_id, node.name,
+                          _owner_id(f, sec, conn, node.owner))
+    return _ddl(run)
+
+
+@handler(ast.AlterRole)
+def compile_alter_role(c: Compiler, node: ast.AlterRole) -> StmtFn:
+    from tsqlbroker.engine import roles
+
+    opts = _options(node, node.options, {"name"})
+
+    def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
+        db_id = f.session.db_id
+        if node.add_member is not None or node.drop_member is not None:
+            roles.change_member(sec, conn, db_id, node.name,
+                                node.add_member or node.drop_member or "",
+                                node.add_member is not None)
+        elif "name" in opts:
+            roles.rename_role(sec, conn, db_id, node.name, str(opts["name"]))
+    return _ddl(run)
+
+
+@handler(ast.DropRole)
+def compile_drop_role(c: Compiler, node: ast.DropRole) -> StmtFn:
+    from tsqlbroker.engine import roles
+
+    return _ddl(lambda f, sec, conn: roles.drop_role(sec, conn, f.session.db_id, node.name,
+                                                     node.if_exists))
+
+
+def compile_sp_rolemember(c: Compiler, node: ast.ExecProc) -> StmtFn:
+    """``sp_addrolemember`` / ``sp_droprolemember`` @rolename, @membername (the older form of
+    ALTER ROLE … ADD / DROP MEMBER, with its own messages 15014 and 15410)."""
+    from tsqlbroker.engine import roles
+
+    add = node.proc.name.lower() == "sp_addrolemember"
+    given: dict[str, ast.Expr | None] = {}
+    for i, arg in enumerate(node.args):
+        key = (arg.name or ("@rolename", "@membername")[min(i, 1)]).lower()
+        given[key] = arg.value
+    if "@rolename" not in given or "@membername" not in given:
+        missing = "@rolename" if "@rolename" not in given else "@membername"
+        raise c.bind_error(201, node, node.proc.name, missing)
+    role_f = _str_arg(c.expr(given["@rolename"] or ast.Literal("null", None, "NULL")))
+    member_f = _str_arg(c.expr(given["@membername"] or ast.Literal("null", None, "NULL")))
+    ret = c.assigner(c.var(node.return_var, node), T.INT) if node.return_var else None
+
+    def run(f: Frame) -> None:
+        sec, conn = _sec(f), _write_conn(f)
+        db_id = f.session.db_id
+        role, member = role_f(f) or "", member_f(f) or ""
+        found = sec.find_user(conn, db_id, role)
+        if found is None or found.type != "R":
+            raise tsql_error(15014, role)
+        if sec.find_user(conn, db_id, member) is None:
+            raise tsql_error(15410, member)
+        roles.change_member(sec, conn, db_id, role, member, add)
+        if ret is not None:
+            ret(f, 0)
+    # EXEC is a compound statement (it commits nothing itself): run as a simple statement,
+    # so the change commits now and a later failing statement cannot roll it back.
+    return wrap_statement(run, node.span.line if node.span else c.current_line, False)
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,0 +1,116 @@
+"""Database roles: CREATE / ALTER / DROP ROLE, membership (ALTER ROLE … ADD MEMBER,
+sp_addrolemember) and sys.database_role_members.
+
+Created roles are principals of type ``R`` in the security catalog, numbered with the users;
+the fixed roles (db_owner …) are built in, and dbo is always a member of db_owner.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import delete, insert, select, update
+
+from ..errors import BindError, tsql_error
+from .security import FIRST_USER_PRINCIPAL_ID, Principal, Security
+from .store import StoreConnection
+
+DB_OWNER = 16384
+
+
+def _role(sec: Security, conn: StoreConnection, db_id: int, name: str) -> Principal:
+    role = sec.find_user(conn, db_id, name)
+    if role is None or role.type != "R":
+        raise tsql_error(15151, "role", name, cls=BindError)
+    return role
+
+
+def create_role(sec: Security, conn: StoreConnection, db_id: int, name: str, owner_id: int
+                ) -> int:
+    """CREATE ROLE [AUTHORIZATION owner]: Msg 15023 when the name is taken."""
+    sec.ensure(conn)
+    if sec.find_user(conn, db_id, name) is not None:
+        raise tsql_error(15023, name)
+    p = sec.t.principals
+    conn.write()
+    top = conn.execute(select(p.c.principal_id).where(p.c.database_id == db_id)
+                       .order_by(p.c.principal_id.desc())).scalar()
+    pid = max(FIRST_USER_PRINCIPAL_ID, (top or 0) + 1)
+    now = datetime.now()
+    conn.execute(insert(p).values(
+        database_id=db_id, principal_id=pid, name=name, name_key=name.lower(), type="R",
+        default_schema_name=None, sid=None, authentication_type=0, create_date=now,
+        modify_date=now))
+    conn.execute(insert(sec.t.roles).values(database_id=db_id, principal_id=pid,
+                                            owning_principal_id=owner_id))
+    return pid
+
+
+def members(sec: Security, conn: StoreConnection, db_id: int) -> list[tuple[int, int]]:
+    """(role_principal_id, member_principal_id) of ``db_id``, dbo in db_owner included."""
+    sec.ensure(conn)
+    rm = sec.t.role_members
+    rows = conn.execute(select(rm.c.role_principal_id, rm.c.member_principal_id).where(
+        rm.c.database_id == db_id)).all()
+    return sorted({(DB_OWNER, 1), *((int(r), int(m)) for r, m in rows)})
+
+
+def change_member(sec: Security, conn: StoreConnection, db_id: int, role_name: str,
+                  member_name: str, add: bool) -> None:
+    """ALTER ROLE … ADD / DROP MEMBER: the role and the member must exist (Msg 15151);
+    adding a member twice or dropping a non-member does nothing, as in SQL Server."""
+    role = _role(sec, conn, db_id, role_name)
+    member = sec.find_user(conn, db_id, member_name)
+    if member is None or member.principal_id in (0, 3, 4) or member.is_fixed_role:
+        raise tsql_error(15151, "user", member_name, cls=BindError)
+    if member.principal_id == role.principal_id or (role.principal_id == DB_OWNER
+                                                    and member.principal_id == 1):
+        raise tsql_error(15405, member.name)
+    rm = sec.t.role_members
+    key = (rm.c.database_id == db_id, rm.c.role_principal_id == role.principal_id,
+           rm.c.member_principal_id == member.principal_id)
+    conn.write()
+    present = conn.execute(select(rm.c.database_id).where(*key)).first() is not None
+    if add and not present:
+        conn.execute(insert(rm).values(database_id=db_id, role_principal_id=role.principal_id,
+                                       member_principal_id=member.principal_id))
+    elif not add and present:
+        conn.execute(delete(rm).where(*key))
+
+
+def rename_role(sec: Security, conn: StoreConnection, db_id: int, name: str, new_name: str
+                ) -> None:
+    """ALTER ROLE … WITH NAME = new_name."""
+    role = _role(sec, conn, db_id, name)
+    if role.is_fixed_role or role.principal_id == 0:
+        raise tsql_error(15150, "alter", "role", role.name)
+    other = sec.find_user(conn, db_id, new_name)
+    if other is not None and other.principal_id != role.principal_id:
+        raise tsql_error(15023, new_name)
+    p = sec.t.principals
+    conn.write()
+    conn.execute(update(p).where(p.c.database_id == db_id,
+                                 p.c.principal_id == role.principal_id)
+                 .values(name=new_name, name_key=new_name.lower(), modify_date=datetime.now()))
+
+
+def drop_role(sec: Security, conn: StoreConnection, db_id: int, name: str,
+              if_exists: bool = False) -> None:
+    """DROP ROLE: fixed roles and public stay (Msg 15150); a role with members cannot be
+    dropped (Msg 15144)."""
+    sec.ensure(conn)
+    found = sec.find_user(conn, db_id, name)
+    if if_exists and (found is None or found.type != "R"):
+        return
+    role = _role(sec, conn, db_id, name)
+    if role.is_fixed_role or role.principal_id == 0:
+        raise tsql_error(15150, "drop", "role", role.name)
+    if any(r == role.principal_id for r, _m in members(sec, conn, db_id)):
+        raise tsql_error(15144)
+    conn.write()
+    for table, col in ((sec.t.principals, sec.t.principals.c.principal_id),
+                       (sec.t.roles, sec.t.roles.c.principal_id),
+                       (sec.t.permissions, sec.t.permissions.c.grantee_principal_id),
+                       (sec.t.role_members, sec.t.role_members.c.member_principal_id)):
+        conn.execute(delete(table).where(table.c.database_id == db_id,
+                                         col == role.principal_id))
