@@ -16,12 +16,12 @@ from ..errors import tsql_error
 from . import certs
 from .catalog import MASTER, MSDB, TEMPDB
 from .context import ExecContext, VirtualTable
+from .keys import MASTER_KEY_NAME
 from .permissions import CLASS_DESC, NAMES
 from .security import (
     _SQL_EPOCH,
     AUTH_DESC,
     LOGIN_TYPE_DESC,
-    MASTER_KEY_NAME,
     USER_TYPE_DESC,
     Security,
 )
