@@ -17,6 +17,7 @@ from sqlalchemy.engine import CursorResult
 from .store import StoreConnection
 
 _PYFORMAT = re.compile(r"%\((\w+)\)s")
+_STRING_LITERAL = re.compile(r"'(?:[^']|'')*'")
 
 
 def run_sql(conn: StoreConnection, sql: str, params: Mapping[str, Any] | None = None
@@ -24,6 +25,8 @@ def run_sql(conn: StoreConnection, sql: str, params: Mapping[str, Any] | None = 
     """Execute backend SQL whose parameters are written ``:name``."""
     if conn.dialect == "sqlite":
         return conn.exec_driver_sql(sql, dict(params) if params else None)
+    # text() would read ':1' inside a literal ('{"a":1}') as a parameter: escape them.
+    sql = _STRING_LITERAL.sub(lambda m: m.group(0).replace(":", "\\:"), sql)
     return conn.execute(text(sql), dict(params or {}))
 
 

@@ -23,8 +23,20 @@ BUILTIN_FALLBACK = {
 }
 # PostgreSQL: T-SQL's case-insensitive string searches (pgstrings.py), also usable on the
 # nondeterministic tsqlb_ci collation where strpos / replace refuse to run.
-PG_FALLBACK = {"charindex": "tsqlb_charindex", "replace": "tsqlb_replace"}
-_DATENAME_FORMATS = {"'%B'": "month", "'%A'": "weekday"}
+PG_FALLBACK = {"charindex": "tsqlb_charindex", "replace": "tsqlb_replace",
+               "stuff": "tsqlb_stuff", "patindex": "tsqlb_patindex",
+               "quotename": "tsqlb_quotename", "char": "tsqlb_char", "nchar": "tsqlb_nchar",
+               "isnumeric": "tsqlb_isnumeric", "datename": "tsqlb_datename", "str": "tsqlb_str",
+               "hashbytes": "tsqlb_hashbytes", "ascii": "tsqlb_ascii",
+               "isdate": "tsqlb_isdate", "json_value": "tsqlb_json_value",
+               "isjson": "tsqlb_isjson"}
+# T-SQL functions with no PostgreSQL implementation yet: a clear Msg 40000, not Msg 195.
+PG_UNSUPPORTED = frozenset({"format", "json_query"})
+# DATENAME(part, d) as sqlglot parses it: TimeToStr with a strftime-like format per part.
+_DATENAME_FORMATS = {"'%B'": "month", "'%A'": "weekday", "'%Y'": "year",
+                     "'quarter'": "quarter", "'%j'": "dayofyear", "'%d'": "day",
+                     "'%W'": "week", "'%h'": "hour", "'%M'": "minute", "'%S'": "second",
+                     "'%f'": "millisecond"}
 
 
 def _unit_literal(node: exp.Expression) -> exp.Expression:
@@ -57,6 +69,8 @@ def typed_call(node: exp.Expression) -> tuple[str, list[exp.Expression]] | None:
         return type(node).__name__.lower(), [node.this]
     if isinstance(node, exp.Chr):
         return "char", list(node.expressions)
+    if isinstance(node, exp.ConcatWs):  # a Concat subclass: its first item is the separator
+        return "concat_ws", list(node.expressions)
     if isinstance(node, exp.Concat):
         return "concat", list(node.expressions)
     if isinstance(node, exp.Like) and not a.get("escape"):
@@ -82,6 +96,16 @@ def typed_call(node: exp.Expression) -> tuple[str, list[exp.Expression]] | None:
         return "eomonth", [uncast(node.this)]
     if isinstance(node, exp.NumberToStr):
         return "format", [x for x in (node.this, a.get("format"), a.get("culture")) if x]
+    if isinstance(node, (exp.MD5, exp.SHA, exp.SHA2)):  # HASHBYTES('MD5' | 'SHA1' | …, v)
+        algorithm = "MD5" if isinstance(node, exp.MD5) else "SHA1" if isinstance(
+            node, exp.SHA) else f"SHA2_{a['length'].name if a.get('length') else 256}"
+        return "hashbytes", [exp.Literal.string(algorithm), node.this]
+    if isinstance(node, (exp.JSONExtractScalar, exp.JSONExtract)) \
+            and isinstance(node.expression, exp.JSONPath):
+        # JSON_VALUE / JSON_QUERY(text, '$.path'): the path as written (sqlglot parsed it)
+        path = node.expression.sql("tsql")
+        name = "json_value" if isinstance(node, exp.JSONExtractScalar) else "json_query"
+        return name, [node.this, exp.Literal.string(path[1:-1].replace("''", "'"))]
     if isinstance(node, exp.CurrentTimestamp):
         return "getdate", []
     if isinstance(node, exp.Uuid):

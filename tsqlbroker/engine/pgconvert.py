@@ -144,7 +144,11 @@ _FROM_TEXT = f"""
                            ELSE coalesce(len, 18) END;
     BEGIN
       IF v IS NULL THEN RETURN NULL; END IF;
-      IF nm IN {_STRINGS} THEN RETURN tsqlb_fit_text(v, dst); END IF;
+      IF nm IN {_STRINGS} THEN
+        IF sn IN {_DATES} THEN RETURN tsqlb_fit_text(tsqlb_date_text(v, src, style), dst);
+        END IF;
+        RETURN tsqlb_fit_text(v, dst);
+      END IF;
       IF nm = 'bit' THEN
         IF lower(t) = 'true' THEN RETURN '1'; END IF;
         IF lower(t) = 'false' OR t = '' THEN RETURN '0'; END IF;
@@ -301,6 +305,79 @@ _XML_TEXT = r"""
     LANGUAGE sql IMMUTABLE STRICT AS $$
     SELECT regexp_replace(v COLLATE "C", '^\s*<\?xml\s[^>]*\?>', '') $$"""
 
+# A date/time value (the engine's canonical text) as CONVERT(varchar, v, style) writes it;
+# style NULL is CAST's default (style 0: 'Feb 29 2024  1:45PM' for datetime, ISO otherwise).
+_DATE_TEXT = """
+    CREATE OR REPLACE FUNCTION tsqlb_date_text(v text, src text, style integer) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE AS $$
+    DECLARE
+      sn text COLLATE "C" := split_part(src COLLATE "C", '(', 1);
+      arg text COLLATE "C" := nullif(rtrim(split_part(src COLLATE "C", '(', 2), ')'), '');
+      st integer := coalesce(style, 0);
+      base integer := CASE WHEN st < 100 OR st BETWEEN 100 AND 114 THEN st % 100 ELSE st END;
+      digits integer := CASE sn WHEN 'datetime' THEN 3 WHEN 'smalldatetime' THEN 0
+                        ELSE coalesce(arg::integer, 7) END;
+      off text := CASE WHEN sn = 'datetimeoffset' THEN right(v, 6) END;
+      t timestamp := CASE WHEN sn = 'time' THEN ('1900-01-01 ' || v)::timestamp
+                          WHEN sn = 'datetimeoffset' THEN left(v, -6)::timestamp
+                          ELSE v::timestamp END;
+      y text := CASE WHEN st >= 100 OR st IN (0, 9, 13, 14, 20, 21, 23, 24, 25)
+                     THEN to_char(t, 'YYYY') ELSE to_char(t, 'YY') END;
+      mm text := to_char(t, 'MM');
+      dd text := to_char(t, 'DD');
+      mon text := to_char(t, 'Mon');
+      hms text := to_char(t, 'HH24:MI:SS');
+      h12 text := lpad(to_char(t, 'FMHH12'), 2);
+      ampm text := to_char(t, 'AM');
+      us text := to_char(t, 'US');
+      ms text := lpad(((to_char(t, 'US')::integer + 500) / 1000)::text, 3, '0');
+      frac text := CASE WHEN digits > 0 THEN '.' || left(to_char(t, 'US') || '0', digits)
+                        ELSE '' END;
+      d text;
+      tm text := '';
+    BEGIN
+      IF v IS NULL THEN RETURN NULL; END IF;
+      IF st = 0 AND sn NOT IN ('datetime', 'smalldatetime') THEN
+        IF sn = 'date' THEN RETURN to_char(t, 'YYYY-MM-DD'); END IF;
+        IF sn = 'time' THEN RETURN hms || frac; END IF;
+        RETURN to_char(t, 'YYYY-MM-DD ') || hms || frac || coalesce(' ' || off, '');
+      END IF;
+      IF base IN (0, 100) THEN d := mon || ' ' || lpad(to_char(t, 'FMDD'), 2) || ' '
+                                   || to_char(t, 'YYYY'); tm := h12 || to_char(t, ':MI') || ampm;
+      ELSIF base = 1 THEN d := mm || '/' || dd || '/' || y;
+      ELSIF base = 2 THEN d := y || '.' || mm || '.' || dd;
+      ELSIF base = 3 THEN d := dd || '/' || mm || '/' || y;
+      ELSIF base = 4 THEN d := dd || '.' || mm || '.' || y;
+      ELSIF base = 5 THEN d := dd || '-' || mm || '-' || y;
+      ELSIF base = 6 THEN d := dd || ' ' || mon || ' ' || y;
+      ELSIF base = 7 THEN d := mon || ' ' || dd || ', ' || y;
+      ELSIF base IN (8, 24, 108) THEN d := NULL; tm := hms;
+      ELSIF base = 10 THEN d := mm || '-' || dd || '-' || y;
+      ELSIF base = 11 THEN d := y || '/' || mm || '/' || dd;
+      ELSIF base = 12 THEN d := y || mm || dd;
+      ELSIF base IN (13, 113) THEN d := dd || ' ' || mon || ' ' || to_char(t, 'YYYY');
+                                   tm := hms || ':' || ms;
+      ELSIF base IN (14, 114) THEN d := NULL; tm := hms || ':' || ms;
+      ELSIF base IN (20, 120) THEN d := to_char(t, 'YYYY-MM-DD'); tm := hms;
+      ELSIF base IN (21, 25, 121) THEN d := to_char(t, 'YYYY-MM-DD'); tm := hms || frac;
+      ELSIF base = 23 THEN d := to_char(t, 'YYYY-MM-DD');
+      ELSIF base IN (126, 127) THEN
+        tm := hms || CASE WHEN us = '000000' THEN '' WHEN sn = 'datetime' THEN '.' || ms
+                          ELSE frac END;
+        IF sn = 'time' THEN RETURN tm; END IF;
+        IF sn = 'date' THEN RETURN to_char(t, 'YYYY-MM-DD'); END IF;
+        RETURN to_char(t, 'YYYY-MM-DD"T"') || tm || coalesce(off, '');
+      ELSE
+        RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = '281', MESSAGE = format(
+          '%s is not a valid style number when converting from %s to a character string.',
+          st, sn);
+      END IF;
+      IF sn = 'time' OR d IS NULL THEN RETURN tm; END IF;
+      IF sn = 'date' OR tm = '' THEN RETURN d; END IF;
+      RETURN d || ' ' || tm || CASE WHEN off IS NOT NULL AND base IN (20, 21, 25)
+                                    THEN ' ' || off ELSE '' END;
+    END $$"""
+
 _GUID_BYTES = """
     CREATE OR REPLACE FUNCTION tsqlb_guid_bytes(v text) RETURNS text
     LANGUAGE sql IMMUTABLE STRICT AS $$
@@ -424,7 +501,7 @@ _NARROW = [
 
 FUNCTIONS: list[str] = [
     _FAIL, _VARCHAR_DECODE, _VARCHAR_ENCODE, _UTF16_DECODE, _UTF16_ENCODE, _FIT_TEXT,
-    _FIT_BYTES, _XML_TEXT, _GUID_BYTES, _FROM_TEXT, _FROM_BYTES, _FROM_NUMERIC, _FROM_INT,
+    _FIT_BYTES, _XML_TEXT, _DATE_TEXT, _GUID_BYTES, _FROM_TEXT, _FROM_BYTES, _FROM_NUMERIC, _FROM_INT,
     _FROM_FLOAT,
     *_NARROW,
 ]

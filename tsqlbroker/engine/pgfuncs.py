@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .pgconvert import FUNCTIONS as CONVERSIONS
 from .pgstrings import FUNCTIONS as STRINGS
+from .pgtext import FUNCTIONS as TEXT_FUNCTIONS
 from .store import StoreConnection
 
 _TS = "'YYYY-MM-DD HH24:MI:SS.US'"
@@ -111,7 +112,7 @@ def install(conn: StoreConnection) -> None:
     # Straight to the DBAPI cursor: with no parameters psycopg leaves '%' alone.
     cursor = conn.conn.connection.dbapi_connection.cursor()
     try:
-        for ddl in STRINGS + FUNCTIONS + CONVERSIONS:
+        for ddl in STRINGS + FUNCTIONS + CONVERSIONS + TEXT_FUNCTIONS:
             cursor.execute(ddl)
     finally:
         cursor.close()

@@ -29,7 +29,14 @@ from . import sysviews
 from .catalog import TEMPDB, Catalog
 from .context import ExecContext, VirtualTable, virtual_resolvers
 from .execsql import named_placeholders
-from .funcmap import BUILTIN_FALLBACK, DATEPART_FIRST, PG_FALLBACK, pg_cast, typed_call
+from .funcmap import (
+    BUILTIN_FALLBACK,
+    DATEPART_FIRST,
+    PG_FALLBACK,
+    PG_UNSUPPORTED,
+    pg_cast,
+    typed_call,
+)
 from .naming import quote_ident
 from .parsing import (
     Parsed,
@@ -274,7 +281,7 @@ class Binder:
             left, right = self.rewrite(node.this), self.rewrite(node.expression)
             return exp.DPipe(this=left, expression=right, safe=True)
         if isinstance(node, exp.Anonymous) and node.name.lower() == "datalength" \
-                and "datalength" not in self.functions and len(node.expressions) == 1:
+                and len(node.expressions) == 1:
             # The byte count depends on the argument's type (varchar 1, nvarchar 2 per char).
             spec = self.spec_of(node.expressions[0])
             return exp.Anonymous(this="tsqlb_datalength", expressions=[
@@ -478,6 +485,8 @@ class Binder:
                 args[0] = exp.Literal.string(args[0].name)
             if low in self.functions:
                 return exp.Anonymous(this=f"tsql_{low}", expressions=args)
+            if self.conn.dialect != "sqlite" and low in PG_FALLBACK:
+                return exp.Anonymous(this=PG_FALLBACK[low], expressions=args)
             node.set("expressions", args)
             return self._anonymous(node, low)
         if isinstance(node, exp.Escape) and isinstance(node.this, exp.Like) \
@@ -503,6 +512,8 @@ class Binder:
             return call
         builtin = BUILTIN_FALLBACK.get(name)
         if builtin is None and self.conn.dialect != "sqlite":
+            if name in PG_UNSUPPORTED:
+                raise not_supported(f"{name.upper()} inside a query on PostgreSQL")
             builtin = PG_FALLBACK.get(name)
         if builtin is None:
             if isinstance(node, exp.ObjectId):
