@@ -14,6 +14,7 @@ raised inside one is parked in a thread-local and re-raised by the caller
 from __future__ import annotations
 
 import datetime as dt
+import math
 import threading
 import unicodedata
 import uuid
@@ -348,8 +349,19 @@ def install_connect_hook(store: Store) -> None:
     store.extension("tsqlb_connect_hook", lambda s: s.add_sqlite_connect_hook(hook) or True)
 
 
+def _floor(value: Any) -> Any:
+    """FLOOR that lets NULL through (SQLAlchemy registers ``math.floor``, which raises on
+    it) and keeps a float a float, as SQL Server's FLOOR keeps its argument's type."""
+    if value is None or isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return float(math.floor(value)) if math.isfinite(value) else value
+    return math.floor(float(value))
+
+
 def _register(store: Store, dbapi: Any) -> None:
     dbapi.create_collation(CI_COLLATION, _collate)
+    dbapi.create_function("floor", 1, _floor, deterministic=True)
     dbapi.create_aggregate("tsqlb_string_agg", -1, _StringAggOrdered)
     for name, (nargs, fn) in BUILTINS.items():
         dbapi.create_function(name, nargs, _guard(fn))

@@ -34,3 +34,6 @@ FROM dbo.f WHERE id = 2
 GO
 -- a literal holding ':' and '":1' is text, not a parameter
 SELECT id, '{"k":1}' AS lit FROM dbo.f WHERE s = 'a:b'
+GO
+-- FLOOR lets NULL through
+SELECT id, CAST(FLOOR(CAST(NULLIF(id, 2) AS float) * 2.5) AS int) AS fl FROM dbo.f ORDER BY id
