@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import FreshPostgres
 from tests.tsql_client import Client
 from tsqlbroker.engine.broker import Broker
 from tsqlbroker.engine.broker.transport import Unreachable
@@ -67,15 +68,25 @@ def free_port() -> int:
             return port
 
 
-def wait_for(check: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
-    """Poll ``check`` until it returns something true; fail after ``timeout`` seconds."""
+def wait_for(check: Callable[[], Any], what: str, timeout: float = 30.0,
+             describe: Callable[[], Any] | None = None) -> Any:
+    """Poll ``check`` until it returns something true; fail after ``timeout`` seconds
+    (saying what ``describe`` returns then, for diagnosis)."""
     deadline = time.monotonic() + timeout
     while True:
         value = check()
         if value:
             return value
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        if time.monotonic() >= deadline:
+            state = describe() if describe is not None else value
+            raise AssertionError(f"timed out waiting for {what}: {state!r}")
         time.sleep(0.05)
+
+
+def held(c: Client) -> list[tuple[Any, ...]]:
+    """The transmission queue's sequence numbers and statuses (for failure messages)."""
+    return c.rows("SELECT message_sequence_number, transmission_status FROM "
+                  "sys.transmission_queue ORDER BY message_sequence_number")
 
 
 def setup_side(url: str, *, db: str, svc: str, far: str, port: int, far_port: int,
@@ -101,13 +112,17 @@ def ports() -> tuple[int, int]:
 
 
 @pytest.fixture
-def pair(tmp_path: Path, ports: tuple[int, int], monkeypatch: pytest.MonkeyPatch
-         ) -> Iterator[tuple[Client, Client]]:
+def pair(tmp_path: Path, ports: tuple[int, int], monkeypatch: pytest.MonkeyPatch,
+         backend: str, fresh_postgres: FreshPostgres) -> Iterator[tuple[Client, Client]]:
     """Two instances in this process, A (initiator //A/Init) and B (target //B/Targ), each
-    with its own SQLite store, endpoint and a route to the other."""
+    with its own store (two SQLite files, or two PostgreSQL schemas), endpoint and a route to
+    the other."""
     monkeypatch.setenv("TSQLBROKER_SB_RETRY", RETRY)
     pa, pb = ports
-    ua, ub = f"sqlite:///{tmp_path}/a.db", f"sqlite:///{tmp_path}/b.db"
+    if backend == "sqlite":
+        ua, ub = f"sqlite:///{tmp_path}/a.db", f"sqlite:///{tmp_path}/b.db"
+    else:
+        ua, ub = fresh_postgres.url(), fresh_postgres.url()
     setup_side(ua, db="da", svc="//A/Init", far="//B/Targ", port=pa, far_port=pb)
     setup_side(ub, db="db", svc="//B/Targ", far="//A/Init", port=pb, far_port=pa)
     a, b = Instance(ua), Instance(ub)
@@ -297,9 +312,11 @@ def test_a_disabled_target_queue_holds_the_message_until_it_is_enabled(
     h = ca.scalar(BEGIN)
     ca.run(SEND.format(h=h, n=0))
     wait_for(lambda: ca.scalar(f"SELECT GET_TRANSMISSION_STATUS('{h}')")
-             == message_text(9617, "Q"), "the far broker's refusal as the status")
+             == message_text(9617, "Q"), "the far broker's refusal as the status",
+             describe=lambda: held(ca))
     cb.run("ALTER QUEUE Q WITH STATUS = ON")
-    wait_for(lambda: count(cb, "SELECT COUNT(*) FROM Q") == 1, "delivery after STATUS = ON")
+    wait_for(lambda: count(cb, "SELECT COUNT(*) FROM Q") == 1, "delivery after STATUS = ON",
+             describe=lambda: held(ca))
     assert count(ca, "SELECT COUNT(*) FROM sys.transmission_queue") == 0
 
 
@@ -474,7 +491,7 @@ def test_serve_processes_hold_retry_and_deliver_exactly_once_in_order(
             "everything arrived before the kill: raise total"
         serve_b.start()
         wait_for(lambda: count(ca, "SELECT COUNT(*) FROM sys.transmission_queue") == 0,
-                 "the transmission queue to drain", 120)
+                 "the transmission queue to drain", 120, describe=lambda: held(ca)[:3])
         rows = cb.rows("SELECT message_sequence_number, CAST(message_body AS nvarchar(50)) "
                        "FROM Q ORDER BY queuing_order")
         assert rows == [(n, f'<m n="{n}"/>') for n in range(total)]
