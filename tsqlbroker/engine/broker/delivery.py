@@ -17,11 +17,20 @@ from typing import Any
 
 from sqlalchemy import delete, insert, select, update
 
-from ...errors import broker_error, message_text
+from ...errors import BrokerError, broker_error, message_text
 from ..store import StoreConnection
 from ..txn import Txn
 from .base import BrokerBase
-from .fastsql import INSERT_MESSAGE, db_time, fetch_peer, run
+from .fastsql import (
+    CLAIM_PEER,
+    CLAIM_SEND_PG,
+    INSERT_MESSAGE,
+    UNCLAIM_SEND,
+    db_time,
+    endpoint_from,
+    fetch_peer,
+    run,
+)
 from .meta import DbMeta
 from .model import (
     ALWAYS_ALLOWED,
@@ -135,7 +144,9 @@ class DeliveryMixin(BrokerBase):
         if not body:
             body = None
         type_name = "DEFAULT" if message_type is None else message_type
-        mt = meta.types_by_name.get(type_name)
+        if len(handles) == 1 and self._send_claimed(txn, meta, db_id, handles[0], type_name,
+                                                    body):
+            return
         endpoints: list[Endpoint] = []
         seen: set[str] = set()
         for handle in handles:
@@ -147,34 +158,77 @@ class DeliveryMixin(BrokerBase):
             if ep.conversation_handle in seen:
                 raise broker_error(8426, ep.conversation_handle)
             seen.add(ep.conversation_handle)
-            if ep.state not in SENDABLE_STATES:
-                raise broker_error(8429, ep.state)
-            if mt is None:
-                raise broker_error(8428, type_name)
-            if type_name not in ALWAYS_ALLOWED:
-                contract = meta.contracts_by_id.get(ep.service_contract_id)
-                usage = contract.usages.get(mt.message_type_id) if contract else None
-                if usage is None:
-                    raise broker_error(8431, type_name)
-                if ep.is_initiator and not usage[0]:
-                    raise broker_error(8432, type_name)
-                if not ep.is_initiator and not usage[1]:
-                    raise broker_error(8434, type_name)
-            queue = meta.queues_by_id.get(ep.queue_id)
-            if queue is not None and queue.is_retention_enabled and not queue.is_enqueue_enabled:
-                raise broker_error(9618, queue.name)
+            self._check_sendable(meta, ep, type_name)
             endpoints.append(ep)
         for ep in endpoints:
             self._lock_group_or_fail(txn, db_id, ep.conversation_group_id, ep.queue_id)
             self._queue_outgoing(txn, meta, ep, type_name, body)
 
+    def _check_sendable(self, meta: DbMeta, ep: Endpoint, type_name: str) -> None:
+        """SEND's checks of one endpoint: 8429 state, 8428 type, 8431/8432/8434 contract,
+        9618 own queue disabled with retention."""
+        if ep.state not in SENDABLE_STATES:
+            raise broker_error(8429, ep.state)
+        mt = meta.types_by_name.get(type_name)
+        if mt is None:
+            raise broker_error(8428, type_name)
+        if type_name not in ALWAYS_ALLOWED:
+            contract = meta.contracts_by_id.get(ep.service_contract_id)
+            usage = contract.usages.get(mt.message_type_id) if contract else None
+            if usage is None:
+                raise broker_error(8431, type_name)
+            if ep.is_initiator and not usage[0]:
+                raise broker_error(8432, type_name)
+            if not ep.is_initiator and not usage[1]:
+                raise broker_error(8434, type_name)
+        queue = meta.queues_by_id.get(ep.queue_id)
+        if queue is not None and queue.is_retention_enabled and not queue.is_enqueue_enabled:
+            raise broker_error(9618, queue.name)
+
+    def _send_claimed(self, txn: Txn, meta: DbMeta, db_id: int, handle: Any, type_name: str,
+                      body: bytes | None) -> bool:
+        """PostgreSQL: SEND on one conversation in one statement when nothing stands in the
+        way — the group's row lock, the endpoint's read and its sequence number are one
+        UPDATE … RETURNING (three round trips on the full path). False, with nothing changed,
+        whenever the full path must decide (unknown handle, state, a group lock to wait for
+        …). A contract check failing after the claim leaves the group's row locked until the
+        transaction ends (the full path checks before locking)."""
+        conn = txn.conn
+        if (handle is None or conn.dialect != "postgresql"
+                or type_name not in meta.types_by_name):
+            return False
+        try:
+            key = uid(handle)
+        except (ValueError, TypeError):
+            return False
+        rows = run(conn, CLAIM_SEND_PG, (key, db_id, key, db_id)).fetchall()
+        if not rows:
+            return False
+        ep = endpoint_from(rows[0])
+        ep.send_sequence -= 1          # the row came back with the number already taken
+        try:
+            self._check_sendable(meta, ep, type_name)
+        except BrokerError:
+            run(conn, UNCLAIM_SEND, (ep.send_sequence, key))
+            raise
+        # The in-process lock after the checks, as on the full path; the row lock came with
+        # the claim.
+        if not self._lock_group(txn, db_id, ep.conversation_group_id, ep.queue_id,
+                                timeout=0.0, row_locked=True):
+            run(conn, UNCLAIM_SEND, (ep.send_sequence, key))
+            return False
+        self._queue_outgoing(txn, meta, ep, type_name, body, claimed=True)
+        return True
+
     def _queue_outgoing(self, txn: Txn, meta: DbMeta, ep: Endpoint, type_name: str,
-                        body: bytes | None) -> DeliverOp:
-        """Take the next sequence number of ``ep`` and defer the delivery of one message."""
+                        body: bytes | None, *, claimed: bool = False) -> DeliverOp:
+        """Take the next sequence number of ``ep`` (``claimed``: already taken in storage)
+        and defer the delivery of one message."""
         conn = txn.conn
         txn.write()
-        run(conn, UPDATE_SEND_SEQUENCE, (ep.send_sequence + 1, "CO" if ep.state == "SO"
-                                         else ep.state, ep.conversation_handle))
+        if not claimed or ep.state == "SO":
+            run(conn, UPDATE_SEND_SEQUENCE, (ep.send_sequence + 1, "CO" if ep.state == "SO"
+                                             else ep.state, ep.conversation_handle))
         contract = meta.contracts_by_id.get(ep.service_contract_id)
         svc = meta.services_by_id.get(ep.service_id)
         out = Outgoing(
@@ -286,6 +340,8 @@ class DeliveryMixin(BrokerBase):
                      ) -> str | None:
         """Put ``out`` into its target queue; None when done (delivered, rejected with an
         Error back to the sender, or discarded), else the transmission status."""
+        if self._deliver_claimed(conn, txn, out):
+            return None
         peer = self._peer_of(conn, out)
         created = False
         if peer is None:
@@ -348,6 +404,30 @@ class DeliveryMixin(BrokerBase):
             state = "ER"
         run(conn, UPDATE_RECEIVE_SEQUENCE, (out.seq + 1, state, peer.conversation_handle))
         return None
+
+    def _deliver_claimed(self, conn: StoreConnection, txn: Txn | None, out: Outgoing) -> bool:
+        """PostgreSQL: the common case of :meth:`_try_deliver` in two round trips instead of
+        three — an ordinary message for an existing local peer in a conversing state that
+        expects exactly ``out.seq`` (the peer's read and its sequence update are one UPDATE …
+        RETURNING). False, with nothing changed, for anything else: the full path decides."""
+        if out.is_end or out.is_error or conn.dialect != "postgresql":
+            return False
+        row = run(conn, CLAIM_PEER, (out.seq + 1, out.conversation_id,
+                                     0 if out.is_initiator else 1, out.seq)).fetchall()
+        if not row:
+            return False
+        peer = endpoint_from(row[0])
+        meta = self.meta.get(conn, peer.database_id)
+        queue = meta.queues_by_id.get(peer.queue_id) if meta is not None else None
+        if (meta is None or not meta.is_broker_enabled or queue is None
+                or not queue.is_enqueue_enabled
+                or self._check_incoming(conn, meta, peer, out) is not None):
+            # Held, discarded or rejected: give the number back for the full path.
+            run(conn, UPDATE_RECEIVE_SEQUENCE, (out.seq, peer.state, peer.conversation_handle))
+            return False
+        self._enqueue(conn, txn, meta, peer, out.message_type, out.body, out.seq,
+                      out.enqueue_time)
+        return True
 
     def _peer_of(self, conn: StoreConnection, out: Outgoing) -> Endpoint | None:
         return fetch_peer(conn, out.conversation_id, 0 if out.is_initiator else 1)

@@ -29,6 +29,30 @@ SELECT_ENDPOINT = (f"SELECT {', '.join(ENDPOINT_COLUMNS)} FROM {PREFIX}conversat
                    "WHERE conversation_handle = ?")
 SELECT_PEER = (f"SELECT {', '.join(ENDPOINT_COLUMNS)} FROM {PREFIX}conversation_endpoints "
                "WHERE conversation_id = ? AND is_initiator = ?")
+# PostgreSQL: an endpoint read and its sequence update in one UPDATE … RETURNING (a round
+# trip saved). The claims below change only a sequence number, so the row they return holds
+# every old value but that one, and a claim is undone by putting the number back. Not used
+# on SQLite: there (3.40, through the sqlite3 module) one UPDATE … RETURNING costs more than
+# the SELECT and the UPDATE it replaces (~12 vs ~6 µs measured), and no round trip is saved.
+_SENDABLE = "state IN ('SO', 'SI', 'CO')"
+# Delivery of an ordinary message to a local peer that expects exactly this sequence number.
+CLAIM_PEER = (f"UPDATE {PREFIX}conversation_endpoints SET receive_sequence = ? "
+              f"WHERE conversation_id = ? AND is_initiator = ? AND receive_sequence = ? "
+              f"AND {_SENDABLE} RETURNING {', '.join(ENDPOINT_COLUMNS)}")
+# SEND: the sender's next sequence number, taken only once the conversation group's row is
+# locked for this transaction (FOR UPDATE SKIP LOCKED: no wait; a group held elsewhere updates nothing and
+# the caller takes the waiting path). The group row is locked before the endpoint row, the
+# order every other group-lock taker follows.
+CLAIM_SEND_PG = (
+    f"WITH g AS (SELECT conversation_group_id FROM {PREFIX}conversation_groups WHERE "
+    f"conversation_group_id = (SELECT conversation_group_id FROM "
+    f"{PREFIX}conversation_endpoints WHERE conversation_handle = ? AND database_id = ? "
+    f"AND {_SENDABLE}) FOR UPDATE SKIP LOCKED) "
+    f"UPDATE {PREFIX}conversation_endpoints e SET send_sequence = e.send_sequence + 1 "
+    f"FROM g WHERE e.conversation_handle = ? AND e.database_id = ? AND e.{_SENDABLE} "
+    f"AND e.conversation_group_id = g.conversation_group_id RETURNING {', '.join('e.' + c for c in ENDPOINT_COLUMNS)}")
+UNCLAIM_SEND = (f"UPDATE {PREFIX}conversation_endpoints SET send_sequence = ? "
+                "WHERE conversation_handle = ?")
 MESSAGE_INSERT_COLUMNS = (
     "database_id", "queue_id", "status", "priority", "conversation_group_id",
     "conversation_handle", "message_sequence_number", "service_name", "service_id",
@@ -49,6 +73,16 @@ SELECT_GROUP_HANDLES = (f"SELECT conversation_handle FROM {PREFIX}conversation_e
                         "WHERE conversation_group_id = ?")
 SELECT_CONVERSATION_KEY = (f"SELECT MAX(priority), MIN(queuing_order) FROM {PREFIX}messages "
                            "WHERE conversation_handle = ? AND status = 1 AND +queue_id = ?")
+# The same for a group of one conversation (the usual case), in one statement: the first
+# column counts the group's conversations up to 2; the rows are right only when it is 1.
+SELECT_LONE_CONVERSATION_ROWS = (
+    f"SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM {PREFIX}conversation_endpoints WHERE "
+    "conversation_group_id = ? LIMIT 2) AS c), "
+    f"{', '.join('m.' + c for c in MESSAGE_COLUMNS)} FROM {PREFIX}messages m "
+    f"WHERE m.conversation_handle = (SELECT conversation_handle FROM "
+    f"{PREFIX}conversation_endpoints WHERE conversation_group_id = ? LIMIT 1) "
+    "AND m.status = 1 AND +m.queue_id = ? "
+    "ORDER BY m.rank, m.message_sequence_number, m.queuing_order LIMIT ?")
 SELECT_CONVERSATION_ROWS = (f"SELECT {', '.join(MESSAGE_COLUMNS)} FROM {PREFIX}messages "
                             "WHERE conversation_handle = ? AND status = 1 AND +queue_id = ? "
                             "ORDER BY rank, message_sequence_number, queuing_order LIMIT ?")

@@ -31,6 +31,7 @@ from .fastsql import (
     SELECT_CONVERSATION_ROWS,
     SELECT_GROUP_HANDLES,
     SELECT_GROUP_ROWS,
+    SELECT_LONE_CONVERSATION_ROWS,
     py_time,
     run,
 )
@@ -210,6 +211,10 @@ class ReceiveMixin(BrokerBase):
         if handle is not None:
             handles = [handle]
         else:
+            lone = run(conn, SELECT_LONE_CONVERSATION_ROWS,
+                       (group, group, q.object_id, limit)).fetchall()
+            if lone and lone[0][0] == 1:
+                return [dict(zip(MESSAGE_COLUMNS, r[1:], strict=True)) for r in lone]
             handles = [str(r[0]) for r in run(conn, SELECT_GROUP_HANDLES, (group,))]
         if len(handles) > 1:
             # Same conversation order as _group_rows: highest priority, then first queued.
