@@ -353,12 +353,40 @@ class Binder:
                 if operand is not None:
                     replaced[id(operand)] = _folded(self.rewrite(operand))
         elif spec is None or parse_spec(spec).name not in _CANONICAL_TEXT_TYPES or not any(o is not None and self.is_string(o) for o in others):
-            return None
+            return self._compare_strings(node, column, others)
         else:
             for other in others:
                 if other is not None and self.is_string(other):
                     replaced[id(other)] = self._cast_to(self.rewrite(other), spec)
         for key, value in list(node.args.items()):
+            if isinstance(value, exp.Expression):
+                node.set(key, replaced.get(id(value)) or self.rewrite(value))
+            elif isinstance(value, list):
+                node.set(key, [replaced.get(id(v)) or self.rewrite(v)
+                               if isinstance(v, exp.Expression) else v for v in value])
+        return node
+
+    def _compare_strings(self, node: exp.Expression, first: exp.Expression,
+                         others: list[exp.Expression | None]) -> exp.Expression | None:
+        """A comparison of computed strings (``UPPER(w) = 'ABC'``, ``@a = 'x'`` …) with no
+        character column to lend its collation: SQL Server still compares them with the
+        database's case-insensitive collation. PostgreSQL compares folded text; SQLite gets
+        ``COLLATE TSQL_CI``. Left alone unless every operand is evidently a string."""
+        operands = [o for o in (first, *others) if o is not None]
+        if not operands or not all(self.is_string(o) for o in operands):
+            return None
+        if self.conn.dialect == "sqlite":
+            if any(isinstance(o, exp.Column) for o in operands):
+                return None  # a column brings COLLATE TSQL_CI itself
+            node.set("this", exp.Collate(this=self.rewrite(node.this),
+                                         expression=exp.Var(this=CI_COLLATION)))
+            skip = {"this"}
+        else:
+            skip = set()
+        replaced = {id(o): _folded(self.rewrite(o)) for o in operands} if not skip else {}
+        for key, value in list(node.args.items()):
+            if key in skip:
+                continue
             if isinstance(value, exp.Expression):
                 node.set(key, replaced.get(id(value)) or self.rewrite(value))
             elif isinstance(value, list):

@@ -45,3 +45,10 @@ GO
 INSERT INTO dbo.codes VALUES ('ABC')
 GO
 SELECT code FROM dbo.codes WHERE code = 'Abc'
+GO
+-- computed strings compare with the same collation
+SELECT id FROM dbo.words WHERE UPPER(w) = 'apple' ORDER BY id
+SELECT id FROM dbo.words WHERE LEFT(w, 2) IN ('AP', 'ch') ORDER BY id
+SELECT id FROM dbo.words WHERE w + 'x' = 'BANANAX ' ORDER BY id
+DECLARE @fruit varchar(10) = 'Cherry'
+SELECT id FROM dbo.words WHERE @fruit = RTRIM(w) AND 'b' > 'A' ORDER BY id
