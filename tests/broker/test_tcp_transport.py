@@ -342,6 +342,29 @@ def test_a_stopped_endpoint_stops_listening(pair: tuple[Client, Client],
     wait_for(lambda: count(cb, "SELECT COUNT(*) FROM Q") == 1, "delivery after STARTED")
 
 
+def test_a_restarted_far_broker_is_reached_again_without_waiting_for_a_retry(
+        pair: tuple[Client, Client], ports: tuple[int, int]) -> None:
+    ca, cb = pair
+    transport = ca.session.instance.extensions["broker_runtime"].transport
+    h = ca.scalar(BEGIN)
+    ca.run(SEND.format(h=h, n=0))
+    wait_for(lambda: count(cb, "SELECT COUNT(*) FROM Q") == 1, "the first message at B")
+    # B restarts; A's kept connection is dead. A failed attempt would wait 30 s.
+    transport.backoff.lo = transport.backoff.hi = 30.0
+    url = cb.session.instance.store.url
+    cb.session.instance.close()
+    again = Instance(url)
+    try:
+        cb2 = Client(again, "db")
+        cb2.run("RECEIVE TOP (0) * FROM Q")
+        wait_for(lambda: not _refused(ports[1]), "B to listen again")
+        ca.run(SEND.format(h=h, n=1))
+        wait_for(lambda: count(cb2, "SELECT COUNT(*) FROM Q") == 2, "the second message",
+                 10, describe=lambda: held(ca))
+    finally:
+        again.close()
+
+
 def test_unknown_target_service_returns_error_8490(pair: tuple[Client, Client],
                                                   ports: tuple[int, int]) -> None:
     ca, cb = pair

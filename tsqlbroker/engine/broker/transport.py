@@ -322,6 +322,18 @@ class Transport:
     def _call(self, key: tuple[str, int], frame: dict[str, Any]) -> dict[str, Any]:
         """Send ``frame`` to the broker at ``key`` and wait for its answer; raises
         :class:`Unreachable` (with the transmission_status text) when that fails."""
+        reused = key in self._conns
+        try:
+            return self._exchange(key, frame)
+        except Unreachable:
+            if not reused:
+                raise
+        # A kept connection the far broker closed meanwhile (it restarted, or closed it as
+        # idle): once more on a new one. Sending a message twice is harmless (duplicates
+        # are acknowledged, not queued).
+        return self._exchange(key, frame)
+
+    def _exchange(self, key: tuple[str, int], frame: dict[str, Any]) -> dict[str, Any]:
         sock = self._connection(key)
         self._used[key] = time.monotonic()
         try:
