@@ -64,6 +64,8 @@ REPLY_TIMEOUT_S = 90.0          # the far side may wait for its store's write lo
 ENDPOINT_CHECK_S = 1.0
 NOTICE_CHECK_S = 1.0
 IDLE_CLOSE_S = 90.0
+LOCAL_RECHECK_S = 5.0           # a held conversation found local is looked at again after this
+BATCH = 100                     # messages of one conversation read per pass
 
 
 def _retry_from_env() -> tuple[float, float]:
@@ -132,6 +134,7 @@ class Transport:
         self._lock = threading.Lock()
         self._inbound: set[socket.socket] = set()
         self._used: dict[tuple[str, int], float] = {}
+        self._local: dict[str, float] = {}      # held local conversations → next look
         self._threads: list[threading.Thread] = []
         self._bind_failed: tuple[str, int] | None = None
         self._next_endpoint = 0.0
@@ -180,10 +183,12 @@ class Transport:
                     self._next_endpoint = now + ENDPOINT_CHECK_S
                     self._check_endpoint()
                 if self.listening is not None:
-                    self._send_pass()
+                    more = self._send_pass()
                     if now >= self._next_notice:
                         self._next_notice = now + NOTICE_CHECK_S
                         self._notice_pass()
+                    if more:
+                        continue
             except Exception as exc:  # noqa: BLE001 - the transport outlives one bad pass
                 self.log.write("Transport", f"{exc.__class__.__name__}: {exc}", "error")
             seen = PENDING.wait(seen, self.poll_s)
@@ -352,24 +357,29 @@ class Transport:
         if sock is not None:
             sock.close()
 
-    def _send_pass(self) -> None:
-        """Send what the transmission queues hold for other brokers."""
+    def _send_pass(self) -> bool:
+        """Send what the transmission queues hold for other brokers; True when a
+        conversation had more than one batch, so the next pass should follow at once."""
         b = self.broker
         tq = b.t.transmission
+        now = time.monotonic()
         conn = b.store.connect()
         try:
-            rows = [dict(r) for r in conn.execute(select(tq).order_by(
-                tq.c.conversation_handle, tq.c.message_sequence_number, tq.c.id)).mappings()]
-            groups: dict[str, list[dict[str, Any]]] = {}
-            for r in rows:
-                groups.setdefault(r["conversation_handle"], []).append(r)
+            handles = list(conn.execute(select(tq.c.conversation_handle).distinct()).scalars())
             work: list[tuple[Endpoint, Any, list[dict[str, Any]]]] = []
-            for handle, held in groups.items():
-                ep = b._endpoint(conn, None, handle)
-                if ep is None:
+            for handle in handles:
+                if self._local.get(handle, 0.0) > now:
                     continue
-                hop = next_hop(b, conn, ep)
-                if hop is None:
+                ep = b._endpoint(conn, None, handle)
+                hop = None if ep is None else next_hop(b, conn, ep)
+                if ep is None or hop is None:
+                    # Local delivery's (or an orphan's): not looked at again for a while.
+                    self._local[handle] = now + LOCAL_RECHECK_S
+                    continue
+                held = [dict(r) for r in conn.execute(
+                    select(tq).where(tq.c.conversation_handle == handle)
+                    .order_by(tq.c.message_sequence_number, tq.c.id).limit(BATCH)).mappings()]
+                if not held:
                     continue
                 status = hop.status or security_status(b, conn, ep)
                 if ep.state == "ER":
@@ -380,13 +390,17 @@ class Transport:
                 work.append((ep, hop, held))
         finally:
             conn.close()
+        for handle in [h for h, until in self._local.items() if until <= now]:
+            del self._local[handle]
         guids = {m.database_id: m.broker_guid for m in self._metas()} if work else {}
+        more = False
         for ep, hop, held in work:
             key = (hop.host, hop.port)
             if self._stop.is_set():
-                return
+                return False
             if not (self.backoff.due(key) and self.backoff.due(ep.conversation_handle)):
                 continue
+            sent = 0
             for r in held:
                 try:
                     reply = self._call(key, self._frame(r, ep, guids.get(ep.database_id)))
@@ -397,6 +411,9 @@ class Transport:
                 self.backoff.ok(key)
                 if not self._apply(r, ep, reply):
                     break
+                sent += 1
+            more = more or sent == BATCH
+        return more
 
     @staticmethod
     def _frame(r: dict[str, Any], ep: Endpoint, from_broker: str | None) -> dict[str, Any]:
