@@ -21,7 +21,7 @@ import pytest
 from tests.conftest import FreshPostgres
 from tests.tsql_client import Client
 from tsqlbroker.engine.broker import Broker
-from tsqlbroker.engine.broker.transport import Unreachable
+from tsqlbroker.engine.broker.transport import Unreachable, _Backoff, _retry_from_env
 from tsqlbroker.engine.broker.transport_recv import Receiver
 from tsqlbroker.engine.broker.transport_route import match_routes, parse_address
 from tsqlbroker.engine.broker.transport_wire import WireError, encode, recv_frame
@@ -175,6 +175,49 @@ def test_route_matching_prefers_instance_then_name_then_any() -> None:
     assert match_routes(rows, "//other", None) == [local]
     assert parse_address("TCP://127.0.0.1:4022") == ("127.0.0.1", 4022)
     assert parse_address("LOCAL") is None
+
+
+def test_retries_back_off_from_the_minimum_doubling_to_the_maximum(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TSQLBROKER_SB_RETRY", raising=False)
+    assert _retry_from_env() == (4.0, 64.0)          # SQL Server: 4, 8, 16, 32, then 64 s
+    monkeypatch.setenv("TSQLBROKER_SB_RETRY", "0.5,3")
+    assert _retry_from_env() == (0.5, 3.0)
+    monkeypatch.setenv("TSQLBROKER_SB_RETRY", "nonsense")
+    assert _retry_from_env() == (4.0, 64.0)
+    backoff = _Backoff(4.0, 64.0)
+    waits = []
+    for _ in range(6):
+        backoff.failed("x")
+        waits.append(round(backoff._next["x"] - time.monotonic()))
+    assert waits == [4, 8, 16, 32, 64, 64]
+    assert not backoff.due("x")
+    backoff.ok("x")
+    assert backoff.due("x")
+
+
+def test_the_endpoint_keeps_its_listener_port_and_ip(tmp_path: Path,
+                                                     ports: tuple[int, int]) -> None:
+    inst = Instance(f"sqlite:///{tmp_path}/e.db")
+    try:
+        Client(inst).run(ENDPOINT.format(port=ports[0]))
+        broker = Broker.get(inst.store)
+        conn = inst.store.connect()
+        try:
+            row = conn.execute(broker.t.endpoints_net.select()).mappings().first()
+        finally:
+            conn.close()
+        assert (row["state"], row["port"], row["ip"]) == ("STARTED", ports[0], "127.0.0.1")
+        Client(inst).run("ALTER ENDPOINT BrokerEndpoint AS TCP (LISTENER_PORT = "
+                         f"{ports[1]})")
+        conn = inst.store.connect()
+        try:
+            assert conn.execute(broker.t.endpoints_net.select()).mappings().first()["port"] \
+                == ports[1]
+        finally:
+            conn.close()
+    finally:
+        inst.close()
 
 
 # -- two instances in this process ------------------------------------------------------------
