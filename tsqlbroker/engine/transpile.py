@@ -136,6 +136,7 @@ class Binder:
         self._extra_sig: list[Any] = []
         self._placeholder_specs: dict[str, str | None] = {}
         self._ci_order: set[int] = set()  # ORDER BY items to sort with TSQL_CI (SQLite)
+        self._ci_items: set[tuple[int, str, int]] = set()  # other items to collate (SQLite)
 
     # -- tables ---------------------------------------------------------------------------
     def resolve(self, key: tuple[str, str, str, str]) -> Source:
@@ -271,6 +272,7 @@ class Binder:
             return self._rewrite_table(node)
         if isinstance(node, exp.Select) and self.conn.dialect == "sqlite":
             self._note_sqlite_order(node)
+            self._note_sqlite_strings(node)
         if isinstance(node, exp.Parameter):
             return self._placeholder(_param_name(node))
         if isinstance(node, (exp.Add, exp.Sub)):
@@ -428,6 +430,10 @@ class Binder:
         spec = datatype_spec(target) if isinstance(target, exp.DataType) else None
         if spec is None:
             return self.rewrite_children(node)
+        if _implicit_text_cast(node) and self.is_string(value):
+            # sqlglot's own CAST(… AS TEXT) around a string argument of LEFT / RIGHT / LEN:
+            # no conversion, so the value keeps its column's case-insensitive collation.
+            return self.rewrite(value)
         try_ = isinstance(node, exp.TryCast) or bool(node.args.get("safe"))
         source = self.spec_of(value)
         fn = "try_convert" if try_ else "convert"
@@ -482,6 +488,8 @@ class Binder:
         return target
 
     def _after(self, node: exp.Expression) -> exp.Expression:
+        if self._ci_items and isinstance(node, (exp.Select, exp.Group, exp.Distinct)):
+            self._sqlite_collate_items(node)
         if isinstance(node, exp.National):
             return exp.Literal.string(node.name)
         if isinstance(node, exp.HexString) and self.conn.dialect == "postgresql":
@@ -563,6 +571,44 @@ class Binder:
         args = [like.this, like.expression] + ([escape] if escape is not None else [])
         call: exp.Expression = exp.Anonymous(this="tsqlb_like", expressions=args)
         return exp.Not(this=call) if like.args.get("negate") else call
+
+    def _note_sqlite_strings(self, select: exp.Select) -> None:
+        """Before rewriting a SELECT on SQLite: which select-list items, GROUP BY items and
+        DISTINCT aggregate arguments are computed strings (``LEFT(w, 1)``, ``a + b``). SQLite
+        gives a function's result no collation, so DISTINCT, GROUP BY and UNION would tell
+        'a' from 'A'; SQL Server keeps the case-insensitive collation."""
+        def computed(e: exp.Expression) -> bool:
+            return not isinstance(e, (exp.Column, exp.Literal, exp.Star, exp.Collate)) \
+                and self._kind(e) == "string"
+
+        for i, proj in enumerate(select.expressions):
+            inner = proj.this if isinstance(proj, exp.Alias) else proj
+            if computed(inner):
+                self._ci_items.add((id(select), "expressions", i))
+        group = select.args.get("group")
+        for i, item in enumerate(group.expressions if group is not None else []):
+            if computed(item):
+                self._ci_items.add((id(group), "expressions", i))
+        for distinct in select.find_all(exp.Distinct):
+            if isinstance(distinct.parent, exp.AggFunc):
+                for i, item in enumerate(distinct.expressions):
+                    if computed(item):
+                        self._ci_items.add((id(distinct), "expressions", i))
+
+    def _sqlite_collate_items(self, node: exp.Expression) -> None:
+        """After rewriting: ``COLLATE TSQL_CI`` on the items :meth:`_note_sqlite_strings`
+        chose."""
+        items = node.args.get("expressions") or []
+        for i, item in enumerate(items):
+            if (id(node), "expressions", i) not in self._ci_items:
+                continue
+            target = item.this if isinstance(item, exp.Alias) else item
+            wrapped = exp.Collate(this=target, expression=exp.Var(this=CI_COLLATION))
+            if isinstance(item, exp.Alias):
+                item.set("this", wrapped)
+            else:
+                items[i] = wrapped
+        node.set("expressions", items)
 
     def _note_sqlite_order(self, select: exp.Select) -> None:
         """Before rewriting a SELECT on SQLite: which ORDER BY items sort a computed string
@@ -921,6 +967,16 @@ def _source_spec(source: Source, name: str) -> str | None:
     if vt is not None and name.lower() in vt.column_aliases:
         return source.spec_of(vt.column_aliases[name.lower()])
     return None
+
+
+def _implicit_text_cast(node: exp.Expression) -> bool:
+    """Whether ``node`` is the CAST to TEXT sqlglot wraps around the string argument of
+    LEFT / RIGHT / LEN (T-SQL's ``text`` type is not what the user wrote there)."""
+    to = node.args.get("to")
+    return (isinstance(node, exp.Cast) and isinstance(to, exp.DataType)
+            and to.this == exp.DataType.Type.TEXT and not to.expressions
+            and isinstance(node.parent, (exp.Left, exp.Right, exp.Length))
+            and node.arg_key == "this")
 
 
 def _folded(node: exp.Expression) -> exp.Expression:

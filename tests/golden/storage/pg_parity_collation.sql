@@ -52,3 +52,11 @@ SELECT id FROM dbo.words WHERE LEFT(w, 2) IN ('AP', 'ch') ORDER BY id
 SELECT id FROM dbo.words WHERE w + 'x' = 'BANANAX ' ORDER BY id
 DECLARE @fruit varchar(10) = 'Cherry'
 SELECT id FROM dbo.words WHERE @fruit = RTRIM(w) AND 'b' > 'A' ORDER BY id
+GO
+-- computed strings group, deduplicate and union case-insensitively too
+SELECT COUNT(*) AS groups FROM (SELECT LEFT(w, 1) AS l FROM dbo.words GROUP BY LEFT(w, 1)) AS g
+SELECT COUNT(*) AS firsts FROM (SELECT DISTINCT LEFT(w, 2) AS l FROM dbo.words) AS d
+SELECT COUNT(DISTINCT UPPER(nw)) AS upper_names, COUNT(DISTINCT LOWER(nw)) AS lower_names
+FROM dbo.words
+SELECT COUNT(*) AS u FROM (SELECT LEFT(w, 1) AS l FROM dbo.words WHERE id = 1
+                           UNION SELECT LEFT(w, 1) FROM dbo.words WHERE id = 3) AS x
