@@ -408,6 +408,28 @@ def test_a_restarted_far_broker_is_reached_again_without_waiting_for_a_retry(
         again.close()
 
 
+def test_end_with_error_drops_unsent_messages_and_the_error_arrives(
+        pair: tuple[Client, Client]) -> None:
+    ca, cb = pair
+    h = ca.scalar(BEGIN)
+    ca.run(SEND.format(h=h, n=0))
+    wait_for(lambda: count(cb, "SELECT COUNT(*) FROM Q") == 1, "the first message at B")
+    # Two more messages and END … WITH ERROR in one transaction: the messages are dropped,
+    # so the Error's sequence number follows a gap.
+    ca.run("BEGIN TRAN;\n" + SEND.format(h=h, n=1) + "\n" + SEND.format(h=h, n=2)
+           + f"\nDECLARE @e uniqueidentifier = '{h}';"
+           "\nEND CONVERSATION @e WITH ERROR = 50 DESCRIPTION = 'gave up';\nCOMMIT;")
+    wait_for(lambda: states(cb) == ["ERROR"], "the Error at B", describe=lambda: held(ca))
+    rows = cb.rows("SELECT message_sequence_number, message_type_name FROM Q "
+                   "ORDER BY queuing_order")
+    assert rows == [(0, "//tcp/Req"),
+                    (3, "http://schemas.microsoft.com/SQL/ServiceBroker/Error")]
+    cb.run("DECLARE @h uniqueidentifier; RECEIVE TOP (1) @h = conversation_handle FROM Q; "
+           "END CONVERSATION @h;")
+    wait_for(lambda: count(ca, "SELECT COUNT(*) FROM sys.conversation_endpoints") == 0,
+             "A's endpoint closed by B's END")
+
+
 def test_unknown_target_service_returns_error_8490(pair: tuple[Client, Client],
                                                   ports: tuple[int, int]) -> None:
     ca, cb = pair

@@ -185,9 +185,10 @@ class Receiver:
             meta = loaded
             if out.seq < peer.receive_sequence:
                 return {"op": "ack", "broker": meta.broker_guid, "duplicate": True}
-            if out.seq > peer.receive_sequence:
+            if out.seq > peer.receive_sequence and not out.is_error:
                 # The sender sends in order and waits for each ack: a gap means an earlier
-                # message is still on its way; it is asked to resend later.
+                # message is still on its way; it is asked to resend later. (END … WITH
+                # ERROR drops the messages not yet sent: its Error may follow a gap.)
                 return {"op": "nack", "status": "Out of order message; waiting for message "
                         f"{peer.receive_sequence}."}
             if not meta.is_broker_enabled:
