@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from .sqltypes import PG_CI_COLLATION, STRING_TYPES
+
 # Functions whose first argument is a datepart keyword (parsed as a column name).
 DATEPART_FIRST = {"datename", "datediff_big", "datepart", "dateadd", "datediff",
                    "datetrunc"}
@@ -142,21 +144,13 @@ def pg_cast(value: exp.Expression, spec: str, source: str | None = None,
     read (varchar or nvarchar bytes, an int's size), ``try_`` gives NULL instead of an error
     (TRY_CAST / TRY_CONVERT)."""
     call = exp.Anonymous(this="tsqlb_cvt", expressions=[
-        value, _c_text(spec), _c_text(source or ""),
+        value, exp.Literal.string(spec), exp.Literal.string(source or ""),
         style if style is not None else exp.Cast(this=exp.Null(),
                                                  to=exp.DataType.build("int")),
         exp.Boolean(this=try_)])
     out = _pg_storage(call, spec)
     out.set("_explicit", True)  # a user's conversion: uncast() must keep it
     return out
-
-
-def _c_text(text: str) -> exp.Expression:
-    """A string literal with an explicit ``COLLATE "C"``: it becomes the collation of the
-    call, so the function's text work (regular expressions, split_part) never runs under
-    the nondeterministic ``tsqlb_ci`` of a column argument."""
-    # A Var, not an Identifier: the binder lower-cases identifiers on PostgreSQL.
-    return exp.Collate(this=exp.Literal.string(text), expression=exp.Var(this='"C"'))
 
 
 def _pg_storage(text: exp.Expression, spec: str) -> exp.Expression:
@@ -172,4 +166,7 @@ def _pg_storage(text: exp.Expression, spec: str) -> exp.Expression:
                                                          dialect="postgres"))
     if name in ("binary", "varbinary", "image"):
         return exp.Anonymous(this="decode", expressions=[text, exp.Literal.string("hex")])
+    if name in STRING_TYPES:
+        # SQL Server gives a converted string the database's (case-insensitive) collation.
+        return exp.Collate(this=text, expression=exp.Var(this=PG_CI_COLLATION))
     return text

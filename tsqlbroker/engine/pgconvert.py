@@ -79,11 +79,15 @@ _UTF16_ENCODE = """CREATE OR REPLACE FUNCTION tsqlb_utf16_encode(v text) RETURNS
     FROM (SELECT i, ascii(substr(v, i, 1)) AS c FROM generate_series(1, length(v)) i) s $$"""
 
 # Parts of a spec: its base name and first argument ('varchar(10)' → 'varchar', '10').
-_PARTS = """
-      nm text := split_part(dst, '(', 1);
-      arg text := nullif(rtrim(split_part(split_part(dst, '(', 2), ',', 1), ')'), '');
-      len integer := CASE WHEN arg ~ '^[0-9]+$' THEN arg::integer END;
-      sn text := coalesce(nullif(split_part(src, '(', 1), ''), '');"""
+_DST_PARTS = """
+      nm text COLLATE "C" := split_part(dst COLLATE "C", '(', 1);
+      arg text COLLATE "C" := nullif(rtrim(split_part(split_part(dst COLLATE "C", '(', 2), ',',
+                                                       1), ')'), '');
+      len integer := CASE WHEN arg ~ '^[0-9]+$' THEN arg::integer END;"""
+_PARTS = _DST_PARTS + """
+      sn text COLLATE "C" := coalesce(nullif(split_part(src COLLATE "C", '(', 1), ''), '');"""
+# The scale of a decimal target ('decimal(10,2)' → 2).
+_SCALE = """coalesce(nullif(rtrim(split_part(dst COLLATE "C", ',', 2), ')'), '')::int, 0)"""
 
 _INT_RANGE = """
       lo numeric := CASE nm WHEN 'tinyint' THEN 0 WHEN 'smallint' THEN -32768
@@ -103,8 +107,7 @@ _BINARIES = "('binary', 'varbinary', 'image')"
 _FIT_TEXT = """
     CREATE OR REPLACE FUNCTION tsqlb_fit_text(v text, dst text) RETURNS text
     LANGUAGE plpgsql IMMUTABLE AS $$
-    DECLARE""" + _PARTS.replace("sn text := coalesce(nullif(split_part(src, '(', 1), ''), '');",
-                                "") + """
+    DECLARE""" + _DST_PARTS + """
     BEGIN
       IF v IS NULL OR len IS NULL THEN RETURN v; END IF;
       IF nm IN ('char', 'nchar') THEN RETURN rpad(left(v, len), len); END IF;
@@ -115,8 +118,7 @@ _FIT_TEXT = """
 _FIT_BYTES = """
     CREATE OR REPLACE FUNCTION tsqlb_fit_bytes(v bytea, dst text, numeric_ boolean)
     RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
-    DECLARE""" + _PARTS.replace("sn text := coalesce(nullif(split_part(src, '(', 1), ''), '');",
-                                "") + """
+    DECLARE""" + _DST_PARTS + """
       h text := encode(v, 'hex');
     BEGIN
       IF v IS NULL OR len IS NULL OR nm = 'image' THEN RETURN h; END IF;
@@ -138,7 +140,7 @@ _FROM_TEXT = f"""
       t text COLLATE "C" := btrim(v COLLATE "C", E' \\t\\r\\n');
       d numeric;
       scale integer := CASE WHEN nm IN ('money', 'smallmoney') THEN 4
-                            ELSE coalesce(nullif(rtrim(split_part(dst, ',', 2), ')'), '')::int, 0)
+                            ELSE {_SCALE}
                             END;
       prec integer := CASE WHEN nm IN ('money', 'smallmoney') THEN 19
                            ELSE coalesce(len, 18) END;
@@ -426,7 +428,7 @@ _FROM_NUMERIC = f"""
     LANGUAGE plpgsql IMMUTABLE AS $$
     DECLARE{_PARTS}{_INT_RANGE}
       scale integer := CASE WHEN nm IN ('money', 'smallmoney') THEN 4
-                            ELSE coalesce(nullif(rtrim(split_part(dst, ',', 2), ')'), '')::int, 0)
+                            ELSE {_SCALE}
                             END;
       prec integer := CASE WHEN nm IN ('money', 'smallmoney') THEN 19
                            ELSE coalesce(len, 18) END;
@@ -479,7 +481,7 @@ _FROM_FLOAT = f"""
                                          style integer, try_ boolean) RETURNS text
     LANGUAGE plpgsql IMMUTABLE AS $$
     DECLARE
-      nm text := split_part(dst, '(', 1);
+      nm text COLLATE "C" := split_part(dst COLLATE "C", '(', 1);
     BEGIN
       IF v IS NULL THEN RETURN NULL; END IF;
       IF nm IN {_STRINGS} THEN RETURN tsqlb_fit_text(v::text, dst); END IF;

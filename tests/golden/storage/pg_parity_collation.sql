@@ -60,3 +60,6 @@ SELECT COUNT(DISTINCT UPPER(nw)) AS upper_names, COUNT(DISTINCT LOWER(nw)) AS lo
 FROM dbo.words
 SELECT COUNT(*) AS u FROM (SELECT LEFT(w, 1) AS l FROM dbo.words WHERE id = 1
                            UNION SELECT LEFT(w, 1) FROM dbo.words WHERE id = 3) AS x
+SELECT COUNT(DISTINCT CAST(w AS varchar(3))) AS cast_prefixes,
+       COUNT(DISTINCT CAST(CAST(w AS varbinary(20)) AS varchar(20))) AS from_bytes
+FROM dbo.words
