@@ -155,15 +155,15 @@ def choose(broker: DeliveryMixin, conn: StoreConnection, rows: list[dict[str, An
         parsed = parse_address(str(r["address"]))
         if parsed is not None:
             hops.append(Hop(parsed[0], parsed[1]))
+    if not hops and any(str(r["address"]).upper() == "TRANSPORT" for r in matches):
+        parsed = parse_address(service)
+        if parsed is not None:
+            hops.append(Hop(parsed[0], parsed[1]))
     if hops:
         hop = hops[next(_turn) % len(hops)]
         if _is_self(broker, conn, hop) and _service_here(broker, conn, service, guid):
             return None          # a route to this instance's own endpoint: the hop is local
         return hop
-    if any(str(r["address"]).upper() == "TRANSPORT" for r in matches):
-        parsed = parse_address(service)
-        if parsed is not None:
-            return Hop(parsed[0], parsed[1])
     if not remote_side:
         return None              # local delivery explains it (9793)
     if local:
