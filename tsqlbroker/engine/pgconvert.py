@@ -135,8 +135,9 @@ _FROM_TEXT = f"""
                                          try_ boolean) RETURNS text
     LANGUAGE plpgsql IMMUTABLE AS $$
     DECLARE{_PARTS}{_INT_RANGE}
-      sname text := CASE WHEN sn IN ('nchar', 'nvarchar', 'ntext', 'sysname') THEN 'nvarchar'
-                         ELSE 'varchar' END;
+      -- a string of unknown type reads as nvarchar, as the SQLite path reads it
+      sname text := CASE WHEN sn IN ('nchar', 'nvarchar', 'ntext', 'sysname', '')
+                         THEN 'nvarchar' ELSE 'varchar' END;
       t text COLLATE "C" := btrim(v COLLATE "C", E' \\t\\r\\n');
       d numeric;
       scale integer := CASE WHEN nm IN ('money', 'smallmoney') THEN 4

@@ -25,7 +25,7 @@ import sqlglot
 from sqlglot import exp
 
 from ..errors import BindError, TSqlError, tsql_error
-from . import sysviews
+from . import shapes, sysviews
 from .catalog import TEMPDB, Catalog
 from .context import ExecContext, VirtualTable, virtual_resolvers
 from .execsql import named_placeholders
@@ -244,6 +244,10 @@ class Binder:
             source = self.resolve(key)
             alias = node.alias_or_name.lower() if node.alias else _default_alias(key)
             self.sources.setdefault(alias, source)
+        for values in tree.find_all(exp.Values):
+            derived = shapes.values_source(self, values)
+            if derived is not None:
+                self.sources.setdefault(derived.name.lower(), derived)
 
     def signature(self) -> tuple[Any, ...]:
         """What the generated SQL depends on besides the text."""
@@ -296,6 +300,14 @@ class Binder:
                 raise not_supported("TOP … WITH TIES")
         if isinstance(node, exp.Lateral):
             raise not_supported("CROSS APPLY / OUTER APPLY")
+        if isinstance(node, exp.Values) and self.conn.dialect == "sqlite" \
+                and isinstance(node.args.get("alias"), exp.TableAlias) \
+                and node.args["alias"].columns:
+            return shapes.sqlite_values(self.rewrite_children(node))
+        if isinstance(node, exp.Avg):
+            averaged = shapes.integer_avg(self, node)
+            if averaged is not None:
+                return averaged
         if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Anonymous):
             return self._xml_method(node)
         if isinstance(node, exp.Column) and not isinstance(node.this, exp.Star):
@@ -707,6 +719,9 @@ class Binder:
             return self.spec_of(node.this)
         if isinstance(node, exp.Alias):
             return self.spec_of(node.this)
+        if isinstance(node, exp.Subquery) and isinstance(node.this, exp.Select) \
+                and len(node.this.expressions) == 1:
+            return self.spec_of(node.this.expressions[0])  # a scalar subquery
         if isinstance(node, exp.National):
             return f"nvarchar({max(len(node.name), 1)})"
         if isinstance(node, exp.Literal):
@@ -755,6 +770,8 @@ class Binder:
             return self.spec_of(node.this)
         if isinstance(node, (exp.Max, exp.Min)):
             return self.spec_of(node.this)
+        if isinstance(node, (exp.Sum, exp.Avg)):
+            return shapes.aggregate_result_spec(self, node)
         if isinstance(node, (exp.Add, exp.Sub)):
             left = self.spec_of(node.this)
             if left in ("datetime", "smalldatetime") and self._kind(node.expression) == "number":

@@ -53,4 +53,11 @@ SELECT CAST(s + '9999999999' AS int) AS t FROM dbo.conv WHERE id = 1
 GO
 SELECT CAST(n AS uniqueidentifier) AS g FROM dbo.conv WHERE id = 1
 GO
+-- a scalar subquery converts as the type of its column (varchar: one byte per character)
+SELECT CAST((SELECT s FROM dbo.conv WHERE id = 1) AS varbinary(10)) AS sub,
+       CAST(CASE WHEN id = 2 THEN n END AS varbinary(10)) AS cased
+FROM dbo.conv WHERE id = 2
+GO
+SELECT CAST((SELECT n FROM dbo.conv WHERE id = 1) AS int) AS i FROM dbo.conv WHERE id = 1
+GO
 PRINT 'done'
