@@ -430,6 +430,42 @@ def test_end_with_error_drops_unsent_messages_and_the_error_arrives(
              "A's endpoint closed by B's END")
 
 
+def test_an_activated_procedure_answers_requests_from_the_other_broker(
+        pair: tuple[Client, Client]) -> None:
+    ca, cb = pair
+    cb.run("""CREATE PROCEDURE answer AS
+BEGIN
+    DECLARE @h uniqueidentifier, @t sysname, @b nvarchar(100);
+    WHILE 1 = 1
+    BEGIN
+        WAITFOR (RECEIVE TOP (1) @h = conversation_handle, @t = message_type_name,
+                 @b = CAST(message_body AS nvarchar(100)) FROM Q), TIMEOUT 500;
+        IF @@ROWCOUNT = 0 BREAK;
+        IF @t = N'//tcp/Req'
+            SEND ON CONVERSATION @h MESSAGE TYPE [//tcp/Rep]
+                (CAST(REPLACE(@b, N'<m', N'<r') AS varbinary(200)));
+        ELSE
+            END CONVERSATION @h;
+    END
+END""")
+    cb.run("ALTER QUEUE Q WITH ACTIVATION (STATUS = ON, PROCEDURE_NAME = answer, "
+           "MAX_QUEUE_READERS = 1, EXECUTE AS SELF)")
+    handles = [ca.scalar(BEGIN) for _ in range(3)]
+    ca.run("\n".join(SEND.format(h=h, n=i) for i, h in enumerate(handles)))
+    wait_for(lambda: count(ca, "SELECT COUNT(*) FROM Q") == 3, "three answers at A",
+             describe=lambda: (held(ca), held(cb)))
+    rows = ca.rows("SELECT conversation_handle, CAST(message_body AS nvarchar(100)) FROM Q")
+    assert sorted((str(h).upper(), b) for h, b in rows) == sorted(
+        (str(h).upper(), f'<r n="{i}"/>') for i, h in enumerate(handles))
+    for h in handles:
+        ca.run(END.format(h=h))
+    # The procedure ends the target sides when the EndDialogs arrive; B's close notices
+    # then close A's sides, which wait in DISCONNECTED_OUTBOUND until then.
+    wait_for(lambda: states(cb) == ["CLOSED"] * 3, "B's endpoints closed",
+             describe=lambda: states(cb))
+    wait_for(lambda: states(ca) == [], "A's endpoints closed", describe=lambda: states(ca))
+
+
 def test_unknown_target_service_returns_error_8490(pair: tuple[Client, Client],
                                                   ports: tuple[int, int]) -> None:
     ca, cb = pair
