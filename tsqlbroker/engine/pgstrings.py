@@ -19,8 +19,13 @@ from __future__ import annotations
 
 from .sqltypes import PG_CI_COLLATION as CI_COLLATION
 
-COLLATION = (f"CREATE COLLATION IF NOT EXISTS {CI_COLLATION} "
-             "(provider = icu, locale = 'und-u-ks-level2', deterministic = false)")
+# A server built without ICU still gets the name (case-sensitive, but the store works).
+COLLATION = f"""DO $$ BEGIN
+      CREATE COLLATION IF NOT EXISTS {CI_COLLATION}
+        (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+    EXCEPTION WHEN feature_not_supported OR invalid_parameter_value OR undefined_object THEN
+      CREATE COLLATION IF NOT EXISTS {CI_COLLATION} FROM "C";
+    END $$"""
 
 # T-SQL LIKE pattern → anchored ARE (% _ [abc] [a-z] [^x], ESCAPE), matched case-insensitively;
 # the value's trailing blanks may be dropped (' *$').
