@@ -197,14 +197,20 @@ class StoreConnection:
     def has_savepoint(self, name: str) -> bool:
         return name in self._savepoints
 
-    def commit(self) -> None:
-        """Commit the storage transaction, if one is open."""
-        if self.in_write_txn:
-            try:
-                self._control("COMMIT")
-            finally:
-                self.in_write_txn = False
-                self._savepoints.clear()
+    def commit(self, before: str | None = None) -> None:
+        """Commit the storage transaction, if one is open. ``before``: parameterless SQL
+        run just before the COMMIT, sent with it in one round trip (PostgreSQL's simple
+        query protocol takes several statements; SQLite's ``execute`` does not: unused
+        there). Run on its own when no transaction is open."""
+        if not self.in_write_txn:
+            if before:
+                self._control(before)
+            return
+        try:
+            self._control(f"{before}; COMMIT" if before else "COMMIT")
+        finally:
+            self.in_write_txn = False
+            self._savepoints.clear()
 
     def rollback(self) -> None:
         """Roll the storage transaction back, if one is open."""

@@ -60,7 +60,7 @@ class Txn:
     id: int = field(default_factory=lambda: next(_txn_ids))
     ops: list[DeferredOp] = field(default_factory=list)
     undo: list[Callable[[], None]] = field(default_factory=list)
-    before_commit_hooks: list[Callable[[], None]] = field(default_factory=list)
+    before_commit_hooks: list[Callable[[], str | None]] = field(default_factory=list)
     after_commit_hooks: list[Callable[[], None]] = field(default_factory=list)
     after_end_hooks: list[Callable[[bool], None]] = field(default_factory=list)
     marks: list[_Mark] = field(default_factory=list)
@@ -78,10 +78,12 @@ class Txn:
         """Call ``fn`` if the work done so far is rolled back."""
         self.undo.append(fn)
 
-    def before_commit(self, fn: Callable[[], None]) -> None:
+    def before_commit(self, fn: Callable[[], str | None]) -> None:
         """Call ``fn`` at commit after every deferred operation has been flushed, inside the
         storage transaction. Unlike deferred operations these are kept by a rollback to a
-        savepoint: they look at the transaction's state when it commits."""
+        savepoint: they look at the transaction's state when it commits. ``fn`` may return
+        parameterless SQL to be sent together with the COMMIT (one round trip; see
+        :meth:`~.store.StoreConnection.commit`)."""
         self.before_commit_hooks.append(fn)
 
     def after_commit(self, fn: Callable[[], None]) -> None:
@@ -137,9 +139,8 @@ class Txn:
                 self.conn.write()
                 for op in self.ops:
                     op.flush(self.conn)
-            for hook in self.before_commit_hooks:
-                hook()
-            self.conn.commit()
+            along = [sql for hook in self.before_commit_hooks if (sql := hook())]
+            self.conn.commit("; ".join(along) if along else None)
         except BaseException:
             self.rollback()
             raise

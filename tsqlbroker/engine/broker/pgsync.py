@@ -80,24 +80,46 @@ def notify(conn: StoreConnection, kind: str, db_id: int, queue_id: int = 0) -> N
 
 
 def send_notices(conn: StoreConnection, events: list[tuple[str, int, int]]) -> None:
-    """Send several events in as few ``pg_notify`` calls as the payload limit allows (one,
-    in practice): ``tag|kind|db|queue;kind|db|queue…``. Each call costs a round trip, and
-    at commit every notifying transaction queues behind PostgreSQL's notify lock."""
+    """Send several events now, in as few ``pg_notify`` calls as the payload limit allows
+    (one, in practice)."""
+    for payload in _payloads(events):
+        run(conn, "SELECT pg_notify(?, ?)", (channel(conn), payload))
+
+
+def notices_sql(conn: StoreConnection, events: list[tuple[str, int, int]]) -> str | None:
+    """The ``pg_notify`` calls of :func:`send_notices` as parameterless SQL (to travel with
+    the COMMIT), or None when there is nothing to send."""
+    payloads = _payloads(events)
+    if not payloads:
+        return None
+    chan = _literal(channel(conn))
+    return "SELECT " + ", ".join(f"pg_notify({chan}, {_literal(p)})" for p in payloads)
+
+
+def _payloads(events: list[tuple[str, int, int]]) -> list[str]:
+    """``tag|kind|db|queue;kind|db|queue…`` payloads under the size limit, duplicates out."""
     items = [f"{kind}|{db}|{queue}" for kind, db, queue in dict.fromkeys(events)]
+    payloads: list[str] = []
     while items:
         size, count = len(PROCESS_TAG), 0
         while count < len(items) and (count == 0 or size + len(items[count]) < _PAYLOAD_MAX):
             size += len(items[count]) + 1
             count += 1
-        run(conn, "SELECT pg_notify(?, ?)",
-            (channel(conn), PROCESS_TAG + "|" + ";".join(items[:count])))
+        payloads.append(PROCESS_TAG + "|" + ";".join(items[:count]))
         del items[:count]
+    return payloads
+
+
+def _literal(text: str) -> str:
+    """A PostgreSQL string literal (standard_conforming_strings, the default since 9.1)."""
+    return "'" + text.replace("'", "''") + "'"
 
 
 class CommitNotices:
-    """The events one transaction publishes at its commit, sent as one NOTIFY just before
-    the storage COMMIT (a :meth:`~..txn.Txn.before_commit` hook): the enqueues of its
-    flushed deferred operations, and 'l' for every queue whose groups it locked (the row
+    """The events one transaction publishes at its commit, sent as one NOTIFY together with
+    the storage COMMIT (a :meth:`~..txn.Txn.before_commit` hook: one round trip for both,
+    and every notifying commit queues behind PostgreSQL's notify lock once): the enqueues of
+    its flushed deferred operations, and 'l' for every queue whose groups it locked (the row
     locks go with the commit, which is exactly when the NOTIFY is delivered)."""
 
     def __init__(self) -> None:
@@ -105,13 +127,13 @@ class CommitNotices:
         self.locked: set[tuple[int, int]] = set()
         self.sent = False
 
-    def send(self, conn: StoreConnection) -> None:
-        """Send everything collected (nothing when there is nothing to say)."""
+    def sql(self, conn: StoreConnection) -> str | None:
+        """The NOTIFY of everything collected, as SQL for the COMMIT to carry (None when
+        there is nothing to say)."""
         events = self.events + [("l", db, queue) for db, queue in sorted(self.locked)]
         self.events = []
-        if events:
-            send_notices(conn, events)
         self.sent = True
+        return notices_sql(conn, events)
 
 
 def commit_notices(txn: Txn) -> CommitNotices:
@@ -120,7 +142,7 @@ def commit_notices(txn: Txn) -> CommitNotices:
     if notices is None:
         notices = CommitNotices()
         txn.state["pg_notices"] = notices
-        txn.before_commit(lambda: notices.send(txn.conn))
+        txn.before_commit(lambda: notices.sql(txn.conn))
     return notices
 
 
