@@ -25,7 +25,7 @@ import sqlglot
 from sqlglot import exp
 
 from ..errors import BindError, TSqlError, tsql_error
-from . import shapes, sysviews
+from . import apply, shapes, sysviews
 from .catalog import TEMPDB, Catalog
 from .context import ExecContext, VirtualTable, virtual_resolvers
 from .execsql import named_placeholders
@@ -137,6 +137,7 @@ class Binder:
         self._placeholder_specs: dict[str, str | None] = {}
         self._ci_order: set[int] = set()  # ORDER BY items to sort with TSQL_CI (SQLite)
         self._ci_items: set[tuple[int, str, int]] = set()  # other items to collate (SQLite)
+        self.applied: dict[str, apply.Applied] = {}  # CROSS / OUTER APPLY aliases (SQLite)
 
     # -- tables ---------------------------------------------------------------------------
     def resolve(self, key: tuple[str, str, str, str]) -> Source:
@@ -244,6 +245,7 @@ class Binder:
             source = self.resolve(key)
             alias = node.alias_or_name.lower() if node.alias else _default_alias(key)
             self.sources.setdefault(alias, source)
+        apply.register(self, tree)
         for values in tree.find_all(exp.Values):
             derived = shapes.values_source(self, values)
             if derived is not None:
@@ -298,8 +300,11 @@ class Binder:
                 raise not_supported("TOP … PERCENT")
             if options is not None and options.args.get("with_ties"):
                 raise not_supported("TOP … WITH TIES")
-        if isinstance(node, exp.Lateral):
-            raise not_supported("CROSS APPLY / OUTER APPLY")
+        if isinstance(node, exp.Select) and self.applied:
+            apply.expand_stars(self, node)
+        if isinstance(node, exp.Join) and isinstance(node.this, exp.Lateral) \
+                and self.conn.dialect == "sqlite":
+            return apply.sqlite_join_node(self, node)
         if isinstance(node, exp.Values) and self.conn.dialect == "sqlite" \
                 and isinstance(node.args.get("alias"), exp.TableAlias) \
                 and node.args["alias"].columns:
@@ -310,6 +315,10 @@ class Binder:
                 return averaged
         if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Anonymous):
             return self._xml_method(node)
+        if isinstance(node, exp.Column) and self.applied:
+            applied = apply.column_reference(self, node)
+            if applied is not None:
+                return applied
         if isinstance(node, exp.Column) and not isinstance(node.this, exp.Star):
             aliased = self._aliased_column(node)
             if aliased is not None:
