@@ -217,6 +217,8 @@ MESSAGES: dict[int, tuple[int, str]] = {
                "with data-retrieval operations.")),
     166: (15, ("'%ls' does not allow specifying the database name as a prefix to the object "
                "name.")),
+    1062: (15, ("The TOP N WITH TIES clause is not allowed without a corresponding ORDER BY "
+                "clause.")),
     1038: (15, ("An object or column name is missing or empty. For SELECT INTO statements, "
                 "verify each column has a name. For other statements, look for empty alias "
                 "names. Aliases defined as \"\" or [] are not allowed. Change the alias to a "
