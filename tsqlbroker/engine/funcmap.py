@@ -153,6 +153,12 @@ def pg_cast(value: exp.Expression, spec: str, source: str | None = None,
     return out
 
 
+def pg_storage(text: exp.Expression, spec: str) -> exp.Expression:
+    """The backend value of ``spec`` from its storage text (a value computed in Python and
+    bound as text, e.g. a UDF's result looked up in a JSON map)."""
+    return _pg_storage(text, spec)
+
+
 def _pg_storage(text: exp.Expression, spec: str) -> exp.Expression:
     """The backend value of ``spec`` from its storage text (as ``tsqlb_cvt`` returns it)."""
     name, _, args = spec.partition("(")

@@ -37,6 +37,9 @@ from .funcmap import (
     pg_cast,
     typed_call,
 )
+from .metafuncs import prepare as prepare_session_calls
+from .metafuncs import replacement as session_call
+from .metafuncs import spec_of as session_call_spec
 from .naming import quote_ident
 from .parsing import (
     Parsed,
@@ -50,6 +53,8 @@ from .pgxml import pg_xml_method
 from .sqlfuncs import backend_value, functions_version, registered_functions
 from .sqltypes import CI_COLLATION, STRING_TYPES, normalize_spec, parse_spec, to_storage
 from .tableinfo import TableInfo, load_table, table_by_physical
+from .udfcall import UdfCalls
+from .udfcall import spec_of as udf_call_spec
 
 __all__ = ["Binder", "Compiled", "Parsed", "Source", "not_supported", "object_id_of",
            "parse_statement", "syntax_error", "table_key", "temp_table_object_id"]
@@ -138,6 +143,8 @@ class Binder:
         self._ci_order: set[int] = set()  # ORDER BY items to sort with TSQL_CI (SQLite)
         self._ci_items: set[tuple[int, str, int]] = set()  # other items to collate (SQLite)
         self.applied: dict[str, apply.Applied] = {}  # CROSS / OUTER APPLY aliases (SQLite)
+        self.udf_calls = UdfCalls(self)  # scalar UDF calls (udfcall.py)
+        self.meta_calls: dict[int, str] = {}  # session function values (metafuncs.py)
 
     # -- tables ---------------------------------------------------------------------------
     def resolve(self, key: tuple[str, str, str, str]) -> Source:
@@ -484,6 +491,9 @@ class Binder:
         return node
 
     def _xml_method(self, node: exp.Dot) -> exp.Expression:
+        udf = self.udf_calls.replacement(node)
+        if udf is not None:
+            return udf
         method = node.expression
         assert isinstance(method, exp.Anonymous)
         name = f"xml_{method.name.lower()}"
@@ -534,6 +544,9 @@ class Binder:
         return exp.Placeholder(this=key)
 
     def _function(self, node: exp.Expression) -> exp.Expression:
+        session_fn = session_call(self, node)
+        if session_fn is not None:
+            return session_fn
         if isinstance(node, exp.Anonymous):
             low = node.name.lower()
             args = list(node.expressions)
@@ -726,6 +739,9 @@ class Binder:
             return None
         if isinstance(node, exp.Paren):
             return self.spec_of(node.this)
+        called = udf_call_spec(self, node) or session_call_spec(self, node)
+        if called is not None:
+            return called
         if isinstance(node, exp.Alias):
             return self.spec_of(node.this)
         if isinstance(node, exp.Subquery) and isinstance(node.this, exp.Select) \
@@ -880,6 +896,11 @@ class Binder:
     def compile(self, tree: exp.Expression, cache_key: Any) -> Compiled:
         """Bind and generate ``tree`` (a private copy), cached per key and resolution."""
         self.collect(tree)
+        # Values decided before the statement runs (session functions, UDF calls) are bound
+        # parameters, so they are prepared on cache hits too.
+        prepare_session_calls(self, tree, cache_key[0] if isinstance(cache_key, tuple)
+                          and isinstance(cache_key[0], str) else "")
+        self.udf_calls.prepare(tree)
         key = (cache_key, self.signature())
         with _compile_lock:
             hit = _compile_cache.get(key)

@@ -57,6 +57,10 @@ class Instance:
         from tsqlbroker.interpreter.sqlite_functions import SQLITE_FUNCTIONS
 
         register_functions(self.store, SQLITE_FUNCTIONS)
+        # Scalar UDFs and session functions (USER_NAME() …) called from storage queries.
+        from .udf_bridge import install
+
+        install(self)
 
     def next_spid(self) -> int:
         """The next session id (``@@SPID``)."""

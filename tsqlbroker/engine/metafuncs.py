@@ -1,0 +1,222 @@
+"""Session and metadata functions inside storage queries (``USER_NAME()``, ``@@SPID``,
+``OBJECT_NAME(object_id)`` …).
+
+Two kinds:
+
+* Values that depend only on the session and constant arguments (``USER_NAME()``,
+  ``SUSER_SNAME()``, ``CURRENT_USER``, ``APP_NAME()``, ``OBJECT_ID('t', 'U')``, ``@@SPID``,
+  ``ERROR_NUMBER()`` in a CATCH block …) are evaluated by the interpreter (the registered
+  :class:`~tsqlbroker.engine.udfcall.UdfBridge`) while the statement is bound and become
+  statement parameters — the same values the interpreter gives outside queries.
+* Catalog look-ups per row (``OBJECT_NAME(object_id)`` over ``sys.objects``) become scalar
+  subqueries on the catalog tables, the same SQL on SQLite and PostgreSQL.
+
+sqlglot reads ``SYSTEM_USER``, ``SUSER_SNAME()`` and ``CURRENT_USER`` all as
+``CurrentUser``; the statement text tells them apart (paren forms carry a position).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import sqlglot
+from sqlglot import exp
+
+from .parsing import not_supported
+from .udfcall import bridge_of, constant_args
+
+if TYPE_CHECKING:
+    from .transpile import Binder
+
+# Handled by the transpiler itself (SQL of their own, or frame state the bridge lacks).
+_ENGINE_OWN = frozenset({"scope_identity", "ident_current", "choose", "datepart",
+                         "current_timestamp", "iif", "coalesce", "isnull"})
+_USER_WORDS = re.compile(r"'(?:[^']|'')*'|\b(CURRENT_USER|SYSTEM_USER|SUSER_S?NAME)\b(\s*\()?",
+                         re.IGNORECASE)
+
+
+def _names_of_users(text: str) -> list[str]:
+    """The bare ``CURRENT_USER`` / ``SYSTEM_USER`` words of ``text``, in order."""
+    out = []
+    for m in _USER_WORDS.finditer(text):
+        if m.group(1) and not m.group(2):
+            out.append(m.group(1).lower())
+    return out
+
+
+def _call_name(node: exp.Expression, bare_users: list[str]) -> str | None:
+    """The T-SQL function ``node`` calls, if it is a session / metadata function node."""
+    if isinstance(node, exp.Anonymous):
+        return node.name.lower()
+    if isinstance(node, exp.ObjectId):
+        return "object_id"
+    if isinstance(node, exp.SessionUser):
+        return "session_user"
+    if isinstance(node, exp.CurrentUser):
+        if node.meta.get("start") is not None:  # written with parentheses: SUSER_SNAME()
+            return "suser_sname"
+        return bare_users.pop(0) if bare_users else "current_user"
+    return None
+
+
+def _arguments(node: exp.Expression) -> list[exp.Expression]:
+    if isinstance(node, exp.ObjectId):
+        return [a for a in (node.this, node.expression) if a is not None]
+    if isinstance(node, exp.Anonymous):
+        return list(node.expressions)
+    return []
+
+
+def prepare(binder: Binder, tree: exp.Expression, text: str) -> None:
+    """Before the statement is looked up in the compile cache: evaluate the session functions
+    with constant arguments into parameters (``binder.meta_calls`` maps node ids to them)."""
+    bridge = bridge_of(binder.conn.store)
+    calls: dict[int, str] = {}
+    binder.meta_calls = calls
+    if bridge is None:
+        return
+    names = bridge.session_names()
+    bare_users = _names_of_users(text)
+    for node in tree.find_all(exp.Anonymous, exp.ObjectId, exp.CurrentUser, exp.SessionUser,
+                              exp.Parameter, bfs=False):
+        if isinstance(node, exp.Parameter):
+            _prepare_global(binder, node, names)
+            continue
+        name = _call_name(node, bare_users)
+        if name is None or name not in names or name in _ENGINE_OWN:
+            continue
+        args = constant_args(binder, _arguments(node))
+        if args is None:
+            continue  # per row: SQL of its own (rewrite), or not supported
+        value, spec = bridge.session_value(binder.ctx.session_id, name, args)
+        key = f"@@fn:{name}({len(calls)})"
+        binder.params[key] = (value, spec)
+        calls[id(node)] = key
+    if calls:
+        binder._extra_sig.append(("session-values",))  # no plan reuse: values per run
+
+
+def _prepare_global(binder: Binder, node: exp.Parameter, names: frozenset[str]) -> None:
+    from .transpile import _param_name
+
+    name = _param_name(node)
+    if not name.startswith("@@") or name in binder.params or name not in names:
+        return
+    bridge = bridge_of(binder.conn.store)
+    assert bridge is not None
+    binder.params[name] = bridge.session_value(binder.ctx.session_id, name, [])
+    binder._extra_sig.append(("session-values",))
+
+
+def replacement(binder: Binder, node: exp.Expression) -> exp.Expression | None:
+    """The backend expression for a session / metadata function call (children already
+    rewritten), or None when ``node`` is none of them."""
+    calls: dict[int, str] = getattr(binder, "meta_calls", {})
+    key = calls.get(id(node))
+    if key is not None:
+        return binder._placeholder(key)
+    if not isinstance(node, exp.Anonymous):
+        return None
+    low = node.name.lower()
+    build = PER_ROW.get(low)
+    if build is not None:
+        return build(binder, list(node.expressions))
+    bridge = bridge_of(binder.conn.store)
+    if bridge is not None and low in bridge.session_names() and low not in _ENGINE_OWN \
+            and low not in ("db_id", "db_name"):
+        raise not_supported(f"{low.upper()}() with a column argument inside a query")
+    return None
+
+
+def spec_of(binder: Binder, node: exp.Expression) -> str | None:
+    """The type spec of a prepared session value or a per-row catalog function."""
+    calls: dict[int, str] = getattr(binder, "meta_calls", {})
+    key = calls.get(id(node))
+    if key is not None:
+        return binder.params[key][1]
+    if isinstance(node, exp.Anonymous) and node.name.lower() in PER_ROW:
+        return "int" if node.name.lower() in ("schema_id", "type_id") else "nvarchar(128)"
+    return None
+
+
+# -- catalog look-ups per row ----------------------------------------------------------------
+def _scalar(binder: Binder, column: str, table: Any, conds: list[exp.Expression]
+            ) -> exp.Expression:
+    """``(SELECT column FROM table WHERE conds)``: the catalog columns are renamed
+    ``tsqlb_m_<name>`` in a derived table, so an unqualified column of the outer query in
+    the arguments (``OBJECT_NAME(object_id)``) cannot be captured by the catalog table."""
+    used = {c.name for cond in conds for c in cond.find_all(exp.Column)
+            if c.table == "tsqlb_m"} | {column}
+    inner = sqlglot.select(*[exp.alias_(exp.column(n), f"tsqlb_m_{n}") for n in sorted(used)]
+                           ).from_(exp.Table(this=exp.Identifier(this=table.name, quoted=True)))
+    for cond in conds:
+        for c in cond.find_all(exp.Column):
+            if c.table == "tsqlb_m":
+                c.set("this", exp.Identifier(this=f"tsqlb_m_{c.name}"))
+                c.set("table", None)
+    query = sqlglot.select(exp.column(f"tsqlb_m_{column}")).from_(
+        exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.Identifier(this="tsqlb_m")))
+    ).where(exp.and_(*conds))
+    return exp.Subquery(this=query)
+
+
+def _col(name: str) -> exp.Column:
+    return exp.column(name, table="tsqlb_m")
+
+
+def _arity(name: str, args: list[exp.Expression], lo: int, hi: int) -> None:
+    if not lo <= len(args) <= hi:
+        from ..errors import BindError, tsql_error
+
+        raise tsql_error(174, name, lo, cls=BindError)
+
+
+def _db(binder: Binder, args: list[exp.Expression], at: int) -> exp.Expression:
+    return args[at] if len(args) > at else exp.Literal.number(binder.ctx.db_id)
+
+
+def _object_name(binder: Binder, args: list[exp.Expression]) -> exp.Expression:
+    _arity("OBJECT_NAME", args, 1, 2)
+    t = binder.catalog.t.objects
+    return _scalar(binder, "name", t, [exp.EQ(this=_col("object_id"), expression=args[0]),
+                                       exp.EQ(this=_col("database_id"),
+                                              expression=_db(binder, args, 1))])
+
+
+def _object_schema_name(binder: Binder, args: list[exp.Expression]) -> exp.Expression:
+    _arity("OBJECT_SCHEMA_NAME", args, 1, 2)
+    t = binder.catalog.t.objects
+    return _scalar(binder, "schema_name", t, [
+        exp.EQ(this=_col("object_id"), expression=args[0]),
+        exp.EQ(this=_col("database_id"), expression=_db(binder, args, 1))])
+
+
+def _schema_name(binder: Binder, args: list[exp.Expression]) -> exp.Expression:
+    _arity("SCHEMA_NAME", args, 0, 1)
+    t = binder.catalog.t.schemas
+    return _scalar(binder, "name", t, [
+        exp.EQ(this=_col("schema_id"), expression=args[0]),
+        exp.EQ(this=_col("database_id"), expression=exp.Literal.number(binder.ctx.db_id))])
+
+
+def _schema_id(binder: Binder, args: list[exp.Expression]) -> exp.Expression:
+    _arity("SCHEMA_ID", args, 0, 1)
+    t = binder.catalog.t.schemas
+    return _scalar(binder, "schema_id", t, [
+        exp.EQ(this=_col("name_key"), expression=exp.Lower(this=args[0])),
+        exp.EQ(this=_col("database_id"), expression=exp.Literal.number(binder.ctx.db_id))])
+
+
+def _col_name(binder: Binder, args: list[exp.Expression]) -> exp.Expression:
+    _arity("COL_NAME", args, 2, 2)
+    t = binder.catalog.t.columns
+    return _scalar(binder, "name", t, [exp.EQ(this=_col("object_id"), expression=args[0]),
+                                       exp.EQ(this=_col("column_id"), expression=args[1])])
+
+
+PER_ROW: dict[str, Callable[[Binder, list[exp.Expression]], exp.Expression]] = {
+    "object_name": _object_name, "object_schema_name": _object_schema_name,
+    "schema_name": _schema_name, "schema_id": _schema_id, "col_name": _col_name,
+}

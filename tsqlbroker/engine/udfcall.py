@@ -1,0 +1,354 @@
+"""Scalar user-defined functions called inside storage queries (``SELECT dbo.f(a) FROM t``).
+
+A UDF body is interpreted T-SQL, which the engine never imports: the interpreter registers a
+:class:`UdfBridge` (``register_bridge``) that resolves a function and runs it for a session.
+
+* Constant arguments (literals, variables) on any backend: the function runs once while the
+  statement is bound and its value is a bound parameter.
+* SQLite calls Python: ``dbo.f(a)`` becomes ``tsqlb_udf(:tsqlb_sid, 'db', 'dbo', 'f', 'ret
+  spec', 'arg specs', a)``, a connection function that calls back into the interpreter per
+  row. The UDF's own queries run on the same connection while the outer statement is
+  stepping (SQLite allows a nested statement on a connection with an open cursor).
+* PostgreSQL cannot call Python: before the statement runs, the distinct argument tuples are
+  fetched (the call's query with the same FROM / joins and the WHERE conjuncts that call no
+  UDF — a superset of the rows the call sees), the function runs in Python once per tuple,
+  and the call becomes a lookup in a JSON map bound as a parameter:
+  ``tsqlb_udf_lookup(CAST(:tsqlb_udf_0 AS jsonb), jsonb_build_array(a))`` read back as the
+  return type's storage form. The keys are PostgreSQL's own text of ``jsonb_build_array`` of
+  the arguments, computed by the same expressions in both queries, so they always match.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from sqlglot import exp
+
+from ..errors import BindError, tsql_error
+from .execsql import run_sql
+from .sqlfuncs import backend_value
+from .sqltypes import from_storage, spec_of_value, to_storage
+from .store import Store
+
+if TYPE_CHECKING:
+    from .transpile import Binder
+
+# (database or None, schema or None, name) as written.
+UdfName = tuple["str | None", "str | None", str]
+_XML_METHODS = frozenset({"value", "query", "exist", "nodes", "modify"})
+_SPEC_SEP = "|"
+
+
+@dataclass(frozen=True)
+class UdfInfo:
+    """What binding needs of a scalar UDF: its return type spec and parameter count."""
+
+    return_spec: str | None
+    nparams: int
+
+
+class UdfBridge(Protocol):
+    """What the interpreter provides (``register_bridge``) so queries can call T-SQL."""
+
+    def udf_info(self, session_id: int, name: UdfName) -> UdfInfo | None:
+        """The scalar function ``name`` as the session resolves it (None: no such one)."""
+
+    def call_udf(self, session_id: int, name: UdfName,
+                 args: Sequence[tuple[Any, str | None]]) -> Any:
+        """Run the function with ``(Python value, type spec)`` arguments; its value."""
+
+    def session_names(self) -> frozenset[str]:
+        """Lower-case names of the session-aware built-ins :meth:`session_value` runs."""
+
+    def session_value(self, session_id: int, name: str,
+                      args: Sequence[tuple[Any, str | None]]) -> tuple[Any, str | None]:
+        """A session-aware built-in (``USER_NAME()``, ``@@SPID`` …) evaluated for the session
+        with constant arguments: (value, type spec)."""
+
+
+def register_bridge(store: Store, bridge: UdfBridge) -> None:
+    """Install the interpreter's bridge for ``store`` (SQLite connections re-register
+    their functions, as for :func:`sqlfuncs.register_functions`)."""
+    store.extensions["tsqlb_udf_bridge"] = bridge
+    store.extensions["tsql_functions_version"] = store.extensions.get(
+        "tsql_functions_version", 0) + 1
+
+
+def bridge_of(store: Store) -> UdfBridge | None:
+    """The registered bridge, if the interpreter registered one."""
+    bridge: UdfBridge | None = store.extensions.get("tsqlb_udf_bridge")
+    return bridge
+
+
+def sqlite_functions(store: Store) -> dict[str, tuple[int, Any]]:
+    """The connection functions SQLite needs for UDF calls (none without a bridge)."""
+    if bridge_of(store) is None:
+        return {}
+
+    def udf(session_id: Any, db: Any, schema: Any, name: Any, ret: Any, specs: Any,
+            *args: Any) -> Any:
+        bridge = bridge_of(store)
+        assert bridge is not None
+        arg_specs = [s or None for s in str(specs).split(_SPEC_SEP)] if args else []
+        values = []
+        for value, spec in zip(args, arg_specs, strict=True):
+            py = from_storage(value, spec)
+            values.append((py, spec or spec_of_value(py)))
+        out = bridge.call_udf(int(session_id), (db or None, schema or None, str(name)),
+                              values)
+        return to_storage(out, ret or spec_of_value(out), "sqlite")
+
+    return {"tsqlb_udf": (-1, udf)}
+
+
+def udf_name(binder: Binder, node: exp.Dot) -> UdfName | None:
+    """The function name if ``node`` (``x.f(…)``, ``x.y.f(…)``) calls a UDF rather than an
+    xml method of a column: its first part names no table alias or column of the query."""
+    call = node.expression
+    if not isinstance(call, exp.Anonymous):
+        return None
+    parts: list[str] = []
+    target: exp.Expression = node.this
+    while isinstance(target, exp.Dot):
+        if not isinstance(target.expression, exp.Identifier):
+            return None
+        parts.insert(0, target.expression.name)
+        target = target.this
+    if not isinstance(target, exp.Identifier):
+        return None
+    parts.insert(0, target.name)
+    if len(parts) > 2:
+        return None
+    first = parts[0].lower()
+    if first in binder.sources or (call.name.lower() in _XML_METHODS and any(
+            s.has_column(parts[0]) for s in binder.sources.values())):
+        return None
+    if len(parts) == 1:
+        return None, parts[0], call.name
+    return parts[0], parts[1] or None, call.name
+
+
+def _display(name: UdfName) -> str:
+    return ".".join(p for p in name if p)
+
+
+def _info(binder: Binder, name: UdfName) -> UdfInfo:
+    bridge = bridge_of(binder.conn.store)
+    info = bridge.udf_info(binder.ctx.session_id, name) if bridge is not None else None
+    if info is None:
+        raise tsql_error(4121, name[1] or "dbo", _display(name), cls=BindError)
+    return info
+
+
+def _constant(binder: Binder, node: exp.Expression) -> tuple[bool, Any, str | None]:
+    """(is constant, value, spec) of an argument known before the query runs."""
+    if isinstance(node, exp.Paren):
+        return _constant(binder, node.this)
+    if isinstance(node, exp.Null):
+        return True, None, None
+    if isinstance(node, exp.National):
+        return True, node.name, f"nvarchar({max(len(node.name), 1)})"
+    if isinstance(node, exp.Literal):
+        if node.is_string:
+            return True, node.name, f"varchar({max(len(node.name), 1)})"
+        text = node.name
+        if text.isdigit():
+            return True, int(text), "int" if int(text) < 2**31 else "bigint"
+        return False, None, None
+    if isinstance(node, exp.Neg):
+        ok, value, spec = _constant(binder, node.this)
+        return (ok and isinstance(value, int)), (-value if ok and value is not None else None), \
+            spec
+    if isinstance(node, exp.Parameter):
+        from .transpile import _param_name
+
+        entry = binder.params.get(_param_name(node))
+        if entry is not None:
+            return True, entry[0], entry[1]
+    return False, None, None
+
+
+def constant_args(binder: Binder, args: Sequence[exp.Expression]
+                  ) -> list[tuple[Any, str | None]] | None:
+    """The arguments' (value, spec) when every one is known before the query runs."""
+    out = []
+    for a in args:
+        ok, value, spec = _constant(binder, a)
+        if not ok:
+            return None
+        out.append((value, spec))
+    return out
+
+
+class UdfCalls:
+    """The UDF calls of one statement being bound: values decided before it runs."""
+
+    def __init__(self, binder: Binder) -> None:
+        self.binder = binder
+        self.by_node: dict[int, exp.Expression] = {}  # id(Dot) → replacement (pre-rewrite)
+
+    def prepare(self, tree: exp.Expression) -> None:
+        """Find the UDF calls, evaluate constant ones and (PostgreSQL) prefetch the rest."""
+        binder = self.binder
+        calls = [d for d in tree.find_all(exp.Dot) if udf_name(binder, d) is not None]
+        if not calls:
+            return
+        binder._extra_sig.append(("udf",))  # never a reusable plan: values are bound per run
+        bridge = bridge_of(binder.conn.store)
+        for i, dot in enumerate(calls):
+            name = udf_name(binder, dot)
+            assert name is not None and bridge is not None
+            info = _info(binder, name)
+            args = list(dot.expression.expressions)
+            if len(args) > info.nparams:
+                raise tsql_error(8144, _display(name))
+            const = constant_args(binder, args)
+            if const is not None:
+                value = bridge.call_udf(binder.ctx.session_id, name, const)
+                self.by_node[id(dot)] = self._bound(f"tsqlb_udfv_{i}", value, info.return_spec)
+            elif binder.conn.dialect == "sqlite":
+                self.by_node[id(dot)] = self._sqlite_call(name, info, args)
+            else:
+                self.by_node[id(dot)] = self._pg_lookup(i, dot, name, info, args)
+
+    def _bound(self, key: str, value: Any, spec: str | None) -> exp.Expression:
+        binder = self.binder
+        binder.binds[key] = backend_value(to_storage(value, spec or spec_of_value(value),
+                                                     binder.conn.dialect))
+        binder._placeholder_specs[key] = spec
+        return exp.Placeholder(this=key)
+
+    def _sqlite_call(self, name: UdfName, info: UdfInfo, args: list[exp.Expression]
+                     ) -> exp.Expression:
+        binder = self.binder
+        binder.binds["tsqlb_sid"] = binder.ctx.session_id
+        specs = _SPEC_SEP.join(binder.spec_of(a) or "" for a in args)
+        return exp.Anonymous(this="tsqlb_udf", expressions=[
+            exp.Placeholder(this="tsqlb_sid"), exp.Literal.string(name[0] or ""),
+            exp.Literal.string(name[1] or ""), exp.Literal.string(name[2]),
+            exp.Literal.string(info.return_spec or ""), exp.Literal.string(specs), *args])
+
+    def _pg_lookup(self, i: int, dot: exp.Dot, name: UdfName, info: UdfInfo,
+                   args: list[exp.Expression]) -> exp.Expression:
+        from .funcmap import pg_storage
+
+        binder = self.binder
+        mapping = _prefetch(binder, dot, name, args)
+        key = f"tsqlb_udf_{i}"
+        binder.binds[key] = json.dumps(mapping)
+        lookup = exp.Anonymous(this="tsqlb_udf_lookup", expressions=[
+            exp.Cast(this=exp.Placeholder(this=key), to=exp.DataType.build("jsonb",
+                                                                            dialect="postgres")),
+            exp.Anonymous(this="jsonb_build_array", expressions=args)])
+        return pg_storage(lookup, info.return_spec) if info.return_spec else lookup
+
+    def replacement(self, node: exp.Dot) -> exp.Expression | None:
+        """The rewritten call for ``node`` (its arguments rewritten by the binder)."""
+        out = self.by_node.get(id(node))
+        if out is None:
+            return None
+        if isinstance(out, exp.Placeholder):
+            return out
+        if isinstance(out, exp.Anonymous) and out.name == "tsqlb_udf":
+            fixed, args = out.expressions[:6], out.expressions[6:]
+            return exp.Anonymous(this="tsqlb_udf", expressions=[
+                *fixed, *(self.binder.rewrite(a) for a in args)])
+        return _rewrite_lookup(self.binder, out)
+
+
+def _rewrite_lookup(binder: Binder, node: exp.Expression) -> exp.Expression:
+    """Rewrite the argument expressions inside a PostgreSQL lookup for the backend."""
+    for call in list(node.find_all(exp.Anonymous)):
+        if call.name == "jsonb_build_array":
+            call.set("expressions", [binder.rewrite(a) for a in call.expressions])
+    return node
+
+
+def _udf_free(binder: Binder, node: exp.Expression) -> bool:
+    return not any(udf_name(binder, d) is not None for d in node.find_all(exp.Dot))
+
+
+def _prefetch(binder: Binder, dot: exp.Dot, name: UdfName, args: list[exp.Expression]
+              ) -> dict[str, str | None]:
+    """PostgreSQL: run the UDF for each distinct argument tuple of the rows the call can see;
+    ``{jsonb key text: storage text of the value}``."""
+    from .transpile import Binder as _Binder
+
+    select = dot.find_ancestor(exp.Select)
+    if select is None or not all(_udf_free(binder, a) for a in args):
+        raise _unsupported(name)
+    probe = exp.Select(expressions=[exp.alias_(a.copy(), f"tsqlb_a{j}")
+                                    for j, a in enumerate(args)])
+    probe.set("distinct", exp.Distinct())
+    from_ = select.args.get("from_")
+    if from_ is not None:
+        probe.set("from_", from_.copy())
+    if select.args.get("joins"):
+        probe.set("joins", [j.copy() for j in select.args["joins"]])
+    where = select.args.get("where")
+    if where is not None:
+        kept = [c for c in where.this.flatten() if _udf_free(binder, c)] \
+            if isinstance(where.this, exp.And) else \
+            ([where.this] if _udf_free(binder, where.this) else [])
+        if kept:
+            probe.set("where", exp.Where(this=exp.and_(*[c.copy() for c in kept])))
+    if select.args.get("with_") is not None:
+        probe.set("with_", select.args["with_"].copy())
+    inner = _Binder(binder.ctx, dict(binder.params))
+    try:
+        compiled = inner.compile(probe, ("udf-probe", probe.sql("tsql")))
+        cols = ", ".join(f'q."tsqlb_a{j}"' for j in range(len(args)))
+        sql = f"SELECT q.*, CAST(jsonb_build_array({cols}) AS text) AS tsqlb_key " \
+              f"FROM ({compiled.sql}) AS q"
+        rows = run_sql(binder.conn, sql, inner.binds).fetchall()
+    except Exception as e:  # an outer column or a select-list alias in the arguments
+        from ..errors import TSqlError
+
+        if isinstance(e, TSqlError) and e.number not in (207, 4104):
+            raise
+        raise _unsupported(name) from None
+    bridge = bridge_of(binder.conn.store)
+    assert bridge is not None
+    info = _info(binder, name)
+    out: dict[str, str | None] = {}
+    for row in rows:
+        values = []
+        for j in range(len(args)):
+            spec = compiled.types[j] if j < len(compiled.types) else None
+            py = from_storage(row[j], spec)
+            values.append((py, spec or spec_of_value(py)))
+        value = bridge.call_udf(binder.ctx.session_id, name, values)
+        out[row[-1]] = _storage_text(value, info.return_spec)
+    return out
+
+
+def _storage_text(value: Any, spec: str | None) -> str | None:
+    """A value as the text ``funcmap.pg_storage`` reads back as ``spec``'s storage form."""
+    stored = backend_value(to_storage(value, spec or spec_of_value(value), "postgresql"))
+    if stored is None:
+        return None
+    if isinstance(stored, bytes):
+        return stored.hex()
+    if isinstance(stored, bool):
+        return "1" if stored else "0"
+    return str(stored)
+
+
+def _unsupported(name: UdfName) -> Exception:
+    from .parsing import not_supported
+
+    return not_supported(f"The user-defined function '{_display(name)}' with arguments from "
+                         "an outer query or the select list on PostgreSQL")
+
+
+def spec_of(binder: Binder, node: exp.Expression) -> str | None:
+    """The return type spec of a UDF call node (None: not a UDF call)."""
+    if not isinstance(node, exp.Dot):
+        return None
+    name = udf_name(binder, node)
+    if name is None:
+        return None
+    return _info(binder, name).return_spec

@@ -1,0 +1,141 @@
+"""The interpreter's side of calls from storage queries into T-SQL.
+
+The engine never imports the interpreter; :func:`install` registers a
+:class:`~tsqlbroker.engine.udfcall.UdfBridge` for the instance's store, through which a query
+calls scalar user-defined functions (``SELECT dbo.f(a) FROM t``) and gets the values of
+session-aware built-ins (``USER_NAME()``, ``@@SPID`` …) exactly as the interpreter computes
+them for the calling session.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import weakref
+from collections.abc import Iterator, Sequence
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from tsqlbroker.engine.udfcall import UdfInfo, UdfName, register_bridge
+from tsqlbroker.errors import ExecutionError
+from tsqlbroker.grammar import ast
+
+from . import types as T
+
+if TYPE_CHECKING:
+    from .instance import Instance
+    from .session import Session
+
+# Compiled by the compiler itself with frame state (or SQL of the engine's own).
+_NOT_SESSION_VALUES = frozenset({"iif", "coalesce", "isnull", "current_timestamp", "datepart",
+                                 "scope_identity", "@@procid"})
+
+
+class InstanceBridge:
+    """A :class:`UdfBridge` running functions in the sessions of one instance."""
+
+    def __init__(self, instance: Instance) -> None:
+        self._instance = weakref.ref(instance)
+        self._names: frozenset[str] | None = None
+
+    def _session(self, session_id: int) -> Session:
+        inst = self._instance()
+        session = inst.sessions.get(session_id) if inst is not None else None
+        if session is None:
+            raise ExecutionError(0, f"internal: session {session_id} is not running")
+        return session  # type: ignore[no-any-return]
+
+    def udf_info(self, session_id: int, name: UdfName) -> UdfInfo | None:
+        """The scalar function ``name`` as the session resolves it (None: no such one)."""
+        from .procedures import resolve_module
+
+        s = self._session(session_id)
+        compiled = resolve_module(s, _object_name(name), {"FN"})
+        if compiled is None:
+            return None
+        ret = compiled.return_type
+        return UdfInfo(ret.spec() if ret is not None else None, len(compiled.params))
+
+    def call_udf(self, session_id: int, name: UdfName,
+                 args: Sequence[tuple[Any, str | None]]) -> Any:
+        """Run scalar UDF ``name`` in the session; its value (XML as text)."""
+        from .frames import Frame
+        from .procedures import call_scalar_function
+
+        s = self._session(session_id)
+        types = [T.parse_type_spec(spec) if spec else T.NVARCHAR_MAX for _v, spec in args]
+        values = [v for v, _spec in args]
+        with _inside_statement(s):
+            value = call_scalar_function(Frame(s, 0), _object_name(name), values, types)
+        return value.to_string() if hasattr(value, "to_string") else value
+
+    def session_names(self) -> frozenset[str]:
+        """The session-aware built-ins and ``@@`` variables the bridge evaluates."""
+        if self._names is None:
+            from .compiler import load_handlers
+            from .sysfuncs import GLOBALS, SPECIAL
+
+            load_handlers()
+            self._names = frozenset(set(SPECIAL) | set(GLOBALS)) - _NOT_SESSION_VALUES
+        return self._names
+
+    def session_value(self, session_id: int, name: str,
+                      args: Sequence[tuple[Any, str | None]]) -> tuple[Any, str | None]:
+        """Evaluate ``name(args…)`` (or ``@@name``) for the session: (value, type spec)."""
+        from .compiler import Compiler
+        from .frames import Frame
+
+        s = self._session(session_id)
+        node: ast.Expr
+        if name.startswith("@@"):
+            node = ast.GlobalVariable(name)
+        else:
+            node = ast.FunctionCall(ast.ObjectName(name),
+                                    tuple(_literal(v) for v, _spec in args))
+        compiled = Compiler().expr(node)
+        value = compiled.fn(Frame(s, 0))
+        spec = None if compiled.type == T.SQL_VARIANT else compiled.type.spec()
+        return value, spec
+
+
+@contextlib.contextmanager
+def _inside_statement(s: Session) -> Iterator[None]:
+    """Run the function's statements in the calling statement's transaction: each of them
+    would otherwise commit that implicit transaction when it ends (and with it the savepoint
+    the calling UPDATE still needs). Presented as the session's transaction for the call."""
+    if s.txn is not None or s.stmt_txn is None:
+        yield
+        return
+    outer = s.stmt_txn
+    s.txn, s.stmt_txn = outer, None
+    try:
+        yield
+    finally:
+        s.txn, s.stmt_txn = None, outer
+
+
+def _object_name(name: UdfName) -> ast.ObjectName:
+    database, schema, fn = name
+    return ast.ObjectName(fn, schema, database)
+
+
+def _literal(value: Any) -> ast.Literal:
+    """A constant argument as the literal the interpreter would have parsed."""
+    if value is None:
+        return ast.Literal("null", None, "NULL")
+    if isinstance(value, bool):
+        return ast.Literal("int", int(value), str(int(value)))
+    if isinstance(value, int):
+        return ast.Literal("int", value, str(value))
+    if isinstance(value, Decimal):
+        return ast.Literal("decimal", value, str(value))
+    if isinstance(value, float):
+        return ast.Literal("float", value, repr(value))
+    if isinstance(value, bytes):
+        return ast.Literal("binary", value, "0x" + value.hex().upper())
+    text = str(value).upper() if type(value).__name__ == "UUID" else str(value)
+    return ast.Literal("nstring", text, "N'" + text.replace("'", "''") + "'")
+
+
+def install(instance: Instance) -> None:
+    """Register the bridge for ``instance``'s store."""
+    register_bridge(instance.store, InstanceBridge(instance))
