@@ -217,6 +217,15 @@ MESSAGES: dict[int, tuple[int, str]] = {
                "with data-retrieval operations.")),
     166: (15, ("'%ls' does not allow specifying the database name as a prefix to the object "
                "name.")),
+    6852: (16, ("Attribute-centric column '%.*ls' must not come after a non-attribute-centric "
+                "sibling in XML hierarchy in FOR XML PATH.")),
+    6864: (16, ("Row tag omission (empty row tag name) cannot be used with attribute-centric "
+                "FOR XML serialization.")),
+    13605: (16, ("Column expressions and data sources without names or aliases cannot be "
+                 "formatted as JSON text using FOR JSON clause. Add alias to the unnamed "
+                 "column or table.")),
+    13620: (16, ("ROOT option and WITHOUT_ARRAY_WRAPPER option cannot be used together in FOR "
+                 "JSON. Remove one of these options.")),
     1062: (15, ("The TOP N WITH TIES clause is not allowed without a corresponding ORDER BY "
                 "clause.")),
     1038: (15, ("An object or column name is missing or empty. For SELECT INTO statements, "

@@ -113,6 +113,7 @@ class QueryPlan:
     types: list[str | None]
     targets: list[tuple[str, str]]  # SELECT @v = …: (variable, operator)
     folds: dict[int, bool]
+    formatted: bool = False  # FOR XML / FOR JSON: no row when the document is NULL
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,12 @@ from typing import Any
 from sqlglot import exp
 
 from ..errors import tsql_error
+from . import forxml
 from .context import ExecContext, Params, SqlResult
 from .execsql import run_sql
 from .plans import PlanCache, QueryPlan, query_binds
 from .results import ResultSet
+from .shapes import aliased
 from .sqltypes import from_storage, spec_of_value
 from .tables import create_table
 from .transpile import Binder, Compiled, Parsed, parse_statement, table_key
@@ -51,11 +53,11 @@ def _assignments(select: exp.Expression) -> list[tuple[str, str]]:
         if isinstance(proj, exp.EQ) and isinstance(proj.this, exp.Parameter):
             name = "@" + proj.this.name
             targets.append((name, "="))
-            items.append(exp.alias_(proj.expression, name.lstrip("@"), quoted=True))
+            items.append(aliased(proj.expression, name.lstrip("@")))
         elif isinstance(proj, exp.EQ) and (
                 isinstance(proj.this, exp.Column) and not proj.this.table
                 or isinstance(proj.this, exp.Literal) and proj.this.is_string):
-            items.append(exp.alias_(proj.expression, proj.this.name, quoted=True))
+            items.append(aliased(proj.expression, proj.this.name))
         else:
             items.append(proj)
     select.set("expressions", items)
@@ -69,17 +71,22 @@ def select_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
     into = tree.args.get("into")
     if into is not None:
         tree.set("into", None)
+    formatted = isinstance(tree, exp.Select) and forxml.options_of(tree) is not None
+    if formatted:
+        tree = _formatted_query(tree)
     ops = dict(parsed.assign_ops)
     targets = [(name, ops.get(name.lower(), op)) for name, op in _assignments(tree)]
     binder = Binder(ctx, params)
     folds = _accumulations(binder, tree, targets) if targets else {}
     compiled = binder.compile(tree, (parsed.text, "select", tuple(sorted(folds))))
     rs = run_query(binder, compiled)
+    if formatted:
+        _drop_null_document(rs)
     if into is None:
         PlanCache.get(ctx.conn.store).record_query(
             ctx, parsed.text, params, binder.resolved, binder.signature()[-1],
             QueryPlan(compiled.sql, compiled.param_keys, list(rs.columns), list(rs.types),
-                      targets, folds))
+                      targets, folds, formatted))
     return _query_result(rs, targets, folds, binder.params, into, ctx)
 
 
@@ -90,8 +97,24 @@ def run_query_plan(ctx: ExecContext, plan: QueryPlan, params: Params) -> SqlResu
     rows = [tuple(from_storage(v, t) for v, t in zip(row, types, strict=True))
             for row in cursor.fetchall()]
     rs = ResultSet(list(plan.names), list(types), rows)
+    if plan.formatted:
+        _drop_null_document(rs)
     lowered = {k.lower(): v for k, v in params.items()} if plan.folds else {}
     return _query_result(rs, plan.targets, plan.folds, lowered, None, ctx)
+
+
+def _formatted_query(select: exp.Select) -> exp.Select:
+    """A query with FOR XML / FOR JSON returns one column named as SQL Server names it,
+    holding the whole document (the backend computes it as a scalar subquery)."""
+    opts = forxml.options_of(select)
+    name = forxml.JSON_COLUMN if opts is not None and opts.kind == "JSON" \
+        else forxml.XML_COLUMN
+    return exp.select(aliased(exp.Subquery(this=select), name))
+
+
+def _drop_null_document(rs: ResultSet) -> None:
+    """A FOR XML / FOR JSON query over no rows returns no row (not a NULL document)."""
+    rs.rows = [row for row in rs.rows if row[0] is not None]
 
 
 def _query_result(rs: ResultSet, targets: list[tuple[str, str]], folds: dict[int, bool],

@@ -13,11 +13,17 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
+from ..errors import tsql_error
 from .sqltypes import parse_spec
 from .typeprec import aggregate_spec, common_spec, literal_spec
 
 if TYPE_CHECKING:
     from .transpile import Binder, Source
+
+
+def aliased(node: exp.Expression, name: str) -> exp.Alias:
+    """``node AS "name"`` (``exp.alias_`` would name a subquery instead of aliasing it)."""
+    return exp.Alias(this=node, alias=exp.to_identifier(name, quoted=True))
 
 
 def value_spec(binder: Binder, node: exp.Expression) -> str | None:
@@ -99,3 +105,110 @@ def aggregate_result_spec(binder: Binder, node: exp.Expression) -> str | None:
     if isinstance(arg, exp.Distinct) and arg.expressions:
         arg = arg.expressions[0]
     return aggregate_spec("avg" if isinstance(node, exp.Avg) else "sum", binder.spec_of(arg))
+
+
+def top_window(binder: Binder, select: exp.Select) -> exp.Expression | None:
+    """``TOP (n) PERCENT`` and ``TOP (n) WITH TIES``, which neither backend's LIMIT has, as a
+    window over the query::
+
+        SELECT TOP (n) WITH TIES a, b FROM t ORDER BY a
+     →  SELECT __t.__c1 AS a, __t.__c2 AS b FROM (SELECT a AS __c1, b AS __c2,
+            RANK() OVER (ORDER BY a) AS __r FROM t) AS __t WHERE __r <= n ORDER BY __r
+
+    WITH TIES keeps the rows whose RANK is at most n (exactly the first n rows and those
+    tying with the n-th); PERCENT takes CEILING(n * COUNT(*) / 100) rows, as SQL Server
+    rounds up. Returns None for a plain TOP."""
+    from .parsing import not_supported
+
+    limit = select.args.get("limit")
+    options = limit.args.get("limit_options") if isinstance(limit, exp.Limit) else None
+    if options is None or not (options.args.get("percent") or options.args.get("with_ties")):
+        return None
+    ties = bool(options.args.get("with_ties"))
+    order = select.args.get("order")
+    if ties and order is None:
+        raise tsql_error(1062)
+    if select.args.get("distinct") is not None:
+        raise not_supported("SELECT DISTINCT with TOP … PERCENT or TOP … WITH TIES")
+    _expand_all_stars(binder, select)
+    items = list(select.expressions)
+    keys = [_order_key(o, items) for o in (order.expressions if order is not None else [])]
+    inner_items: list[exp.Expression] = []
+    outer_items: list[exp.Expression] = []
+    for i, item in enumerate(items, 1):
+        from .transpile import projection_name
+
+        hidden = f"__c{i}"
+        inner_items.append(aliased(item.this if isinstance(item, exp.Alias) else item,
+                                   hidden))
+        name = projection_name(item)
+        ref = exp.column(hidden, "__t", quoted=True)
+        outer_items.append(exp.alias_(ref, name, quoted=True) if name else ref)
+    window = exp.Window(this=exp.Anonymous(this="RANK" if ties else "ROW_NUMBER",
+                                           expressions=[]),
+                        order=exp.Order(expressions=keys) if keys else None)
+    inner_items.append(exp.alias_(window, "__r", quoted=True))
+    rank = exp.column("__r", "__t", quoted=True)
+    keep: exp.Expression = exp.LTE(this=rank, expression=limit.expression)
+    if options.args.get("percent"):
+        # r <= CEILING(n * count / 100)  ⇔  (r - 1) * 100 < n * count: exact, no CEILING.
+        inner_items.append(exp.alias_(exp.Window(this=exp.Count(this=exp.Star())), "__n",
+                                      quoted=True))
+        keep = exp.LT(
+            this=exp.Mul(this=exp.Paren(this=exp.Sub(this=rank.copy(),
+                                                     expression=exp.Literal.number(1))),
+                         expression=exp.Literal.number(100)),
+            expression=exp.Mul(this=exp.Paren(this=limit.expression),
+                               expression=exp.column("__n", "__t", quoted=True)))
+    select.set("limit", None)
+    select.set("order", None)
+    select.set("expressions", inner_items)
+    return exp.select(*outer_items).from_(exp.Subquery(
+        this=select, alias=exp.TableAlias(this=exp.to_identifier("__t", quoted=True)))).where(
+        keep).order_by(rank.copy())
+
+
+def _order_key(ordered: exp.Ordered, items: list[exp.Expression]) -> exp.Ordered:
+    """An ORDER BY item usable inside OVER (…): select-list aliases and ordinals replaced
+    by the expressions they name."""
+    key = ordered.this
+    target: exp.Expression | None = None
+    if isinstance(key, exp.Literal) and not key.is_string and key.name.isdigit():
+        index = int(key.name) - 1
+        if 0 <= index < len(items):
+            target = items[index]
+    elif isinstance(key, exp.Column) and not key.table:
+        target = next((p for p in items if isinstance(p, exp.Alias)
+                       and p.alias.lower() == key.name.lower()), None)
+    if target is not None:
+        ordered = ordered.copy()
+        ordered.set("this", (target.this if isinstance(target, exp.Alias) else target).copy())
+    return ordered
+
+
+def _expand_all_stars(binder: Binder, select: exp.Select) -> None:
+    """``*`` and ``t.*`` as the columns they stand for (the query gets a hidden column)."""
+    from .transpile import _source_alias
+
+    if not any(isinstance(p, exp.Star) or (isinstance(p, exp.Column)
+                                           and isinstance(p.this, exp.Star))
+               for p in select.expressions):
+        return
+    from_ = select.args.get("from_") or select.args.get("from")
+    order = [_source_alias(from_.this)] if from_ is not None else []
+    order += [_source_alias(j.this) for j in select.args.get("joins") or []]
+    items: list[exp.Expression] = []
+    for proj in select.expressions:
+        if not (isinstance(proj, exp.Star) or (isinstance(proj, exp.Column)
+                                               and isinstance(proj.this, exp.Star))):
+            items.append(proj)
+            continue
+        table = proj.table.lower() if isinstance(proj, exp.Column) else ""
+        for alias in order:
+            if table and alias != table:
+                continue
+            source = binder.sources.get(alias)
+            if source is None:
+                raise tsql_error(208, alias)
+            items += [exp.column(name, alias) for name, _spec in source.columns]
+    select.set("expressions", items)

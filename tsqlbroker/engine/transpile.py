@@ -25,7 +25,7 @@ import sqlglot
 from sqlglot import exp
 
 from ..errors import BindError, TSqlError, tsql_error
-from . import apply, shapes, sysviews
+from . import apply, forxml, shapes, sysviews
 from .catalog import TEMPDB, Catalog
 from .context import ExecContext, VirtualTable, virtual_resolvers
 from .execsql import named_placeholders
@@ -235,8 +235,7 @@ class Binder:
         for cte in tree.find_all(exp.CTE):
             self.ctes.add(cte.alias_or_name.lower())
         for select in tree.find_all(exp.Select):
-            if select.args.get("for_") is not None:
-                raise not_supported("FOR XML / FOR JSON in a query")
+            forxml.options_of(select)  # refuses FOR XML EXPLICIT and unknown options
         for node in tree.find_all(exp.Table):
             if node.args.get("pivots"):
                 raise not_supported("PIVOT / UNPIVOT")
@@ -283,6 +282,14 @@ class Binder:
         """Rewrites that must see the original children (type decisions, tables)."""
         if isinstance(node, exp.Table):
             return self._rewrite_table(node)
+        if isinstance(node, exp.Select) and node.args.get("for_") is not None:
+            formatted = forxml.rewrite_for(self, node)
+            if formatted is not None:
+                return self.rewrite(formatted)
+        if isinstance(node, exp.Select):
+            windowed = shapes.top_window(self, node)
+            if windowed is not None:
+                return self.rewrite(windowed)
         if isinstance(node, exp.Select) and self.conn.dialect == "sqlite":
             self._note_sqlite_order(node)
             self._note_sqlite_strings(node)
@@ -301,12 +308,6 @@ class Binder:
             spec = self.spec_of(node.expressions[0])
             return exp.Anonymous(this="tsqlb_datalength", expressions=[
                 self.rewrite(node.expressions[0]), exp.Literal.string(spec or "")])
-        if isinstance(node, exp.Limit):
-            options = node.args.get("limit_options")
-            if options is not None and options.args.get("percent"):
-                raise not_supported("TOP … PERCENT")
-            if options is not None and options.args.get("with_ties"):
-                raise not_supported("TOP … WITH TIES")
         if isinstance(node, exp.Select) and self.applied:
             apply.expand_stars(self, node)
         if isinstance(node, exp.Join) and isinstance(node.this, exp.Lateral) \
@@ -321,7 +322,7 @@ class Binder:
             if averaged is not None:
                 return averaged
         if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Anonymous):
-            return self._xml_method(node)
+            return self._xml_method(forxml.pg_fragment_target(self, node))
         if isinstance(node, exp.Column) and self.applied:
             applied = apply.column_reference(self, node)
             if applied is not None:
@@ -744,6 +745,9 @@ class Binder:
             return called
         if isinstance(node, exp.Alias):
             return self.spec_of(node.this)
+        if isinstance(node, exp.Subquery) and isinstance(node.this, exp.Select) \
+                and node.this.args.get("for_") is not None:
+            return forxml.result_spec(node.this)
         if isinstance(node, exp.Subquery) and isinstance(node.this, exp.Select) \
                 and len(node.this.expressions) == 1:
             return self.spec_of(node.this.expressions[0])  # a scalar subquery

@@ -396,6 +396,7 @@ def compile_subquery(c: Compiler, node: ast.Subquery) -> CExpr:
     runner = _subquery_runner(c, node, node.query)
     t = _first_column_type(node.query)
     conv = convert_fn(DYNAMIC, t) if t != DYNAMIC else None
+    to_xml = convert_fn(DYNAMIC, T.XML)
 
     def scalar(f: Frame) -> Any:
         rs = runner(f)
@@ -404,6 +405,8 @@ def compile_subquery(c: Compiler, node: ast.Subquery) -> CExpr:
         if len(rs.rows) > 1:
             raise tsql_error(512)
         v = rs.rows[0][0] if rs.rows[0] else None
+        if conv is None and isinstance(v, str) and rs.types and rs.types[0] == "xml":
+            return to_xml(v)  # (SELECT … FOR XML …, TYPE): an xml value, for its methods
         return conv(v) if conv is not None and v is not None else v
     return CExpr(t, scalar)
 
