@@ -226,7 +226,9 @@ def test_request_reply_in_order_and_end_on_both_sides(pair: tuple[Client, Client
     h = ca.scalar(BEGIN)
     ca.run("\n".join(SEND.format(h=h, n=n) for n in range(5)))
     wait_for(lambda: count(cb, "SELECT COUNT(*) FROM Q") == 5, "5 messages at B")
-    assert count(ca, "SELECT COUNT(*) FROM sys.transmission_queue") == 0
+    # B commits before it acknowledges; A deletes the last message when the ack arrives.
+    wait_for(lambda: count(ca, "SELECT COUNT(*) FROM sys.transmission_queue") == 0,
+             "A's transmission queue emptied by B's acknowledgements", describe=lambda: held(ca))
     rows = cb.rows("SELECT message_sequence_number, CAST(message_body AS nvarchar(100)), "
                    "service_name FROM Q ORDER BY queuing_order")
     assert rows == [(n, f'<m n="{n}"/>', "//B/Targ") for n in range(5)]
@@ -360,7 +362,67 @@ def test_a_disabled_target_queue_holds_the_message_until_it_is_enabled(
     cb.run("ALTER QUEUE Q WITH STATUS = ON")
     wait_for(lambda: count(cb, "SELECT COUNT(*) FROM Q") == 1, "delivery after STATUS = ON",
              describe=lambda: held(ca))
-    assert count(ca, "SELECT COUNT(*) FROM sys.transmission_queue") == 0
+    # The message is in B's queue once B commits, a moment before B's acknowledgement
+    # reaches A and A deletes it from its transmission queue (SQL Server's sender, too,
+    # keeps a message until the acknowledgement arrives): wait for that, don't assert it.
+    wait_for(lambda: count(ca, "SELECT COUNT(*) FROM sys.transmission_queue") == 0,
+             "A's transmission queue emptied by B's acknowledgement", describe=lambda: held(ca))
+
+
+CONNECTION_COLUMNS = [
+    "state", "state_desc", "is_accept", "login_state", "login_state_desc", "connect_time",
+    "login_time", "last_activity_time", "total_bytes_sent", "total_bytes_received",
+    "total_fragments_sent", "total_fragments_received", "total_sends", "total_receives",
+    "peer_arbitration_id", "encryption_algorithm", "encryption_algorithm_desc",
+    "connection_id"]
+
+
+def connections(c: Client) -> list[dict[str, Any]]:
+    """sys.dm_broker_connections of the client's instance, as dicts."""
+    rows = c.rows(f"SELECT {', '.join(CONNECTION_COLUMNS)} FROM sys.dm_broker_connections")
+    return [dict(zip(CONNECTION_COLUMNS, r, strict=True)) for r in rows]
+
+
+def test_dm_broker_connections_counts_the_traffic_of_both_ends(
+        pair: tuple[Client, Client], monkeypatch: pytest.MonkeyPatch) -> None:
+    ca, cb = pair
+    assert connections(ca) == [] and connections(cb) == []
+    h = ca.scalar(BEGIN)
+    ca.run("\n".join(SEND.format(h=h, n=n) for n in range(3)))
+    wait_for(lambda: count(ca, "SELECT COUNT(*) FROM sys.transmission_queue") == 0,
+             "A's messages acknowledged", describe=lambda: held(ca))
+
+    def settled() -> tuple[dict[str, Any], dict[str, Any]] | None:
+        # B counts its last acknowledgement once sendall returns, A when it reads it.
+        a, b = connections(ca), connections(cb)
+        if len(a) == 1 and len(b) == 1 and a[0]["total_bytes_received"] \
+                == b[0]["total_bytes_sent"]:
+            return a[0], b[0]
+        return None
+    out, into = wait_for(settled, "one connection at each end, counted alike",
+                         describe=lambda: (connections(ca), connections(cb)))
+    for row, accept in ((out, False), (into, True)):
+        assert (row["state"], row["state_desc"]) == (4, "LOGGED_IN")
+        assert (row["login_state"], row["login_state_desc"]) == (12, "ONLINE")
+        assert bool(row["is_accept"]) is accept
+        assert row["connect_time"] <= row["login_time"] <= row["last_activity_time"]
+        assert (row["encryption_algorithm"], row["encryption_algorithm_desc"]) == (0, "NONE")
+        assert row["total_sends"] >= 4                   # the hello, then a frame per message
+        assert row["total_receives"] >= 4
+    assert out["total_bytes_sent"] == into["total_bytes_received"]
+    assert out["total_fragments_sent"] == into["total_fragments_received"] == 3
+    assert out["total_fragments_received"] == into["total_fragments_sent"] == 0
+    # Each end names the other's transport, not itself.
+    assert out["peer_arbitration_id"] and into["peer_arbitration_id"]
+    assert out["peer_arbitration_id"] != into["peer_arbitration_id"]
+    assert out["connection_id"] != into["connection_id"]
+
+    # A closes the connection as idle: both rows go.
+    from tsqlbroker.engine.broker import transport as transport_module
+    monkeypatch.setattr(transport_module, "IDLE_CLOSE_S", 0.0)
+    wait_for(lambda: connections(ca) == [] and connections(cb) == [],
+             "both ends' rows gone once the idle connection closed",
+             describe=lambda: (connections(ca), connections(cb)))
 
 
 def _refused(port: int) -> bool:

@@ -31,6 +31,7 @@ from sqlalchemy import and_, delete, or_, select, update
 from ...errors import message_text
 from ..txn import Txn
 from .model import Endpoint
+from .transport_conns import CONNECTED, WAIT_LOGIN_NEGOTIATE, ConnStats, registry
 from .transport_recv import (
     Receiver,
     ensure_remote_dialogs,
@@ -129,6 +130,9 @@ class Transport:
         self.listening: tuple[str, int] | None = None
         self._server: socket.socket | None = None
         self._conns: dict[tuple[str, int], socket.socket] = {}
+        # sys.dm_broker_connections: every open connection's counters (per store).
+        self.registry = registry(broker.store)
+        self._stats: dict[tuple[str, int], ConnStats] = {}
         self._stop = threading.Event()
         self._seen = 0
         self._lock = threading.Lock()
@@ -163,9 +167,8 @@ class Transport:
         for t in self._threads:
             t.join(timeout)
         self._threads.clear()
-        for sock in self._conns.values():
-            sock.close()
-        self._conns.clear()
+        for key in list(self._conns):
+            self._drop(key)
 
     def _close_idle(self, now: float) -> None:
         """Close outbound connections unused for a while (SQL Server does too)."""
@@ -275,13 +278,19 @@ class Transport:
         peer = "?"
         with self._lock:
             self._inbound.add(sock)
+        stats: ConnStats | None = None
         try:
             peer = "{}:{}".format(*sock.getpeername()[:2])
+            stats = self.registry.open(is_accept=True, peer=peer)
             sock.settimeout(None)
-            send_frame(sock, hello(self._local_guids()))
-            check_hello(recv_frame(sock))
+            send_frame(sock, hello(self._local_guids(), self.registry.arbitration_id), stats)
+            stats.set_state(CONNECTED, WAIT_LOGIN_NEGOTIATE)
+            greeting = recv_frame(sock, stats)
+            check_hello(greeting)
+            assert greeting is not None          # check_hello refuses None
+            stats.logged_in(greeting)
             while not self._stop.is_set():
-                frame = recv_frame(sock)
+                frame = recv_frame(sock, stats)
                 if frame is None:
                     return
                 try:
@@ -294,7 +303,7 @@ class Transport:
                     reply = {"op": "nack", "status": f"The far broker could not store the "
                              f"message: {exc.__class__.__name__}."}
                 reply["id"] = frame.get("id")
-                send_frame(sock, reply)
+                send_frame(sock, reply, stats)
         except WireError as exc:
             self.log.write("Transport", f"connection from {peer} closed: {exc}", "error")
         except OSError:
@@ -302,6 +311,8 @@ class Transport:
         finally:
             with self._lock:
                 self._inbound.discard(sock)
+            if stats is not None:
+                stats.close()
             sock.close()
 
     # -- the sender ---------------------------------------------------------------------------
@@ -309,19 +320,27 @@ class Transport:
         sock = self._conns.get(key)
         if sock is not None:
             return sock
+        stats = self.registry.open(is_accept=False, peer=f"{key[0]}:{key[1]}")
         try:
             sock = socket.create_connection(key, timeout=CONNECT_TIMEOUT_S)
         except OSError as exc:
+            stats.close()
             raise Unreachable(
                 f"Connection attempt failed with error: '{_os_text(exc)}'.") from None
+        stats.set_state(CONNECTED, WAIT_LOGIN_NEGOTIATE)
         try:
             sock.settimeout(REPLY_TIMEOUT_S)
-            send_frame(sock, hello(self._local_guids()))
-            check_hello(recv_frame(sock))
+            send_frame(sock, hello(self._local_guids(), self.registry.arbitration_id), stats)
+            greeting = recv_frame(sock, stats)
+            check_hello(greeting)
         except (OSError, WireError) as exc:
+            stats.close()
             sock.close()
             raise Unreachable(_receive_failed(exc)) from None
+        assert greeting is not None              # check_hello refuses None
+        stats.logged_in(greeting)
         self._conns[key] = sock
+        self._stats[key] = stats
         return sock
 
     def _call(self, key: tuple[str, int], frame: dict[str, Any]) -> dict[str, Any]:
@@ -341,9 +360,10 @@ class Transport:
     def _exchange(self, key: tuple[str, int], frame: dict[str, Any]) -> dict[str, Any]:
         sock = self._connection(key)
         self._used[key] = time.monotonic()
+        stats = self._stats.get(key)
         try:
-            send_frame(sock, frame)
-            reply = recv_frame(sock)
+            send_frame(sock, frame, stats)
+            reply = recv_frame(sock, stats)
             if reply is None:
                 raise ConnectionResetError(104, "Connection reset by peer")
             return reply
@@ -353,6 +373,9 @@ class Transport:
 
     def _drop(self, key: tuple[str, int]) -> None:
         self._used.pop(key, None)
+        stats = self._stats.pop(key, None)
+        if stats is not None:
+            stats.close()
         sock = self._conns.pop(key, None)
         if sock is not None:
             sock.close()

@@ -12,7 +12,10 @@ import json
 import socket
 import struct
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .transport_conns import ConnStats
 
 PROTOCOL = "tsqlbroker-sb"
 VERSION = 1
@@ -30,16 +33,29 @@ def encode(frame: dict[str, Any]) -> bytes:
     return _LEN.pack(len(data)) + data
 
 
-def send_frame(sock: socket.socket, frame: dict[str, Any]) -> None:
-    """Write one frame."""
-    sock.sendall(encode(frame))
+def send_frame(sock: socket.socket, frame: dict[str, Any],
+               stats: ConnStats | None = None) -> None:
+    """Write one frame (counted on ``stats``, the connection's sys.dm_broker_connections
+    row, when given: one network send; a ``msg`` frame is one message fragment)."""
+    data = encode(frame)
+    if stats is None:
+        sock.sendall(data)
+        return
+    stats.posting(True, 1)
+    try:
+        sock.sendall(data)
+    finally:
+        stats.posting(True, -1)
+    stats.sent(len(data), frame.get("op") == "msg")
 
 
-def _read_exact(sock: socket.socket, n: int) -> bytes | None:
+def _read_exact(sock: socket.socket, n: int, stats: ConnStats | None) -> bytes | None:
     chunks: list[bytes] = []
     got = 0
     while got < n:
         chunk = sock.recv(min(n - got, 1 << 20))
+        if stats is not None:
+            stats.received(len(chunk))
         if not chunk:
             if got == 0:
                 return None
@@ -49,15 +65,30 @@ def _read_exact(sock: socket.socket, n: int) -> bytes | None:
     return b"".join(chunks)
 
 
-def recv_frame(sock: socket.socket) -> dict[str, Any] | None:
-    """Read one frame; None when the peer closed the connection between frames."""
-    head = _read_exact(sock, _LEN.size)
+def recv_frame(sock: socket.socket, stats: ConnStats | None = None
+               ) -> dict[str, Any] | None:
+    """Read one frame; None when the peer closed the connection between frames. With
+    ``stats``, every network receive is counted on it, and a ``msg`` frame as a fragment."""
+    if stats is None:
+        return _recv_frame(sock, None)
+    stats.posting(False, 1)
+    try:
+        frame = _recv_frame(sock, stats)
+    finally:
+        stats.posting(False, -1)
+    if frame is not None and frame["op"] == "msg":
+        stats.fragment_received()
+    return frame
+
+
+def _recv_frame(sock: socket.socket, stats: ConnStats | None) -> dict[str, Any] | None:
+    head = _read_exact(sock, _LEN.size, stats)
     if head is None:
         return None
     (size,) = _LEN.unpack(head)
     if size > MAX_FRAME:
         raise WireError(f"frame of {size} bytes is larger than {MAX_FRAME}")
-    data = _read_exact(sock, size) if size else b""
+    data = _read_exact(sock, size, stats) if size else b""
     if data is None:
         raise WireError("connection closed inside a frame")
     try:
@@ -69,9 +100,14 @@ def recv_frame(sock: socket.socket) -> dict[str, Any] | None:
     return frame
 
 
-def hello(broker_guids: list[str]) -> dict[str, Any]:
-    """The first frame each side sends on a new connection."""
-    return {"op": "hello", "protocol": PROTOCOL, "version": VERSION, "brokers": broker_guids}
+def hello(broker_guids: list[str], arbitration_id: str | None = None) -> dict[str, Any]:
+    """The first frame each side sends on a new connection (``arbitration_id`` identifies
+    the sending transport: the far side's ``peer_arbitration_id``; older peers ignore it)."""
+    frame: dict[str, Any] = {"op": "hello", "protocol": PROTOCOL, "version": VERSION,
+                             "brokers": broker_guids}
+    if arbitration_id is not None:
+        frame["arbitration_id"] = arbitration_id
+    return frame
 
 
 def check_hello(frame: dict[str, Any] | None) -> None:

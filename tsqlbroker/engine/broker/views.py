@@ -5,7 +5,7 @@ Each resolver answer is backend SELECT text over the broker tables with the data
 baked in; columns follow reference §2 / §4 in documented order. Queues and views are
 read-only: INSERT / UPDATE / DELETE raise Msg 259. The two DMVs read in-memory state (the
 activation manager's monitors and tasks, the waiters of :mod:`.waits`) and are rendered as
-literal rows.
+literal rows; so are the endpoint views and network DMVs of :mod:`.endpoint_views`.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 from ...errors import BrokerError
 from ..context import ExecContext, VirtualTable, register_virtual_table
 from .base import BrokerBase
+from .endpoint_views import VIEWS as ENDPOINT_VIEWS
 from .receive import COLUMN_ALIASES, QUEUE_COLUMNS
 from .schema import PREFIX
 
@@ -44,7 +45,7 @@ def literal_rows(columns: list[tuple[str, str]], rows: list[tuple[Any, ...]]) ->
     """SELECT text producing ``rows`` (works on SQLite and PostgreSQL)."""
     if not rows:
         casts = {"int": "INTEGER", "smallint": "INTEGER", "bigint": "INTEGER",
-                 "datetime": "TIMESTAMP"}
+                 "tinyint": "INTEGER", "bit": "INTEGER", "datetime": "TIMESTAMP"}
         cols = ", ".join(f"CAST(NULL AS {casts.get(t, 'VARCHAR(256)')}) AS {c}"
                          for c, t in columns)
         return f"SELECT {cols} WHERE 1 = 0"
@@ -187,20 +188,6 @@ _VIEWS: dict[str, tuple[list[tuple[str, str]], str]] = {
         ("SELECT xml_collection_id, MIN(schema_id) AS schema_id, NULL AS principal_id, "
         "MIN(name) AS name, MIN(create_date) AS create_date, MAX(create_date) AS modify_date "
         "FROM {p}xml_schemas WHERE database_id = {db} GROUP BY xml_collection_id")),
-    "service_broker_endpoints": (
-        [("name", "sysname"), ("endpoint_id", "int"), ("principal_id", "int"),
-         ("protocol", "tinyint"), ("protocol_desc", "nvarchar(60)"), ("type", "tinyint"),
-         ("type_desc", "nvarchar(60)"), ("state", "tinyint"), ("state_desc", "nvarchar(60)"),
-         ("is_admin_endpoint", "bit"), ("is_message_forwarding_enabled", "bit"),
-         ("message_forwarding_size", "int"), ("connection_auth_desc", "nvarchar(60)"),
-         ("encryption_algorithm_desc", "nvarchar(60)")],
-        "SELECT name, endpoint_id, principal_id, 2 AS protocol, 'TCP' AS protocol_desc, "
-        "3 AS type, 'SERVICE_BROKER' AS type_desc, CASE state WHEN 'STARTED' THEN 0 "
-        "WHEN 'STOPPED' THEN 1 ELSE 2 END AS state, state AS state_desc, "
-        "0 AS is_admin_endpoint, " + _b("message_forwarding")
-        + " AS is_message_forwarding_enabled, message_forward_size AS "
-        "message_forwarding_size, authentication AS connection_auth_desc, "
-        "encryption_algorithm AS encryption_algorithm_desc FROM {p}tcp_endpoints"),
 }
 
 _DM_MONITORS = [("database_id", "int"), ("queue_id", "int"), ("state", "nvarchar(32)"),
@@ -246,6 +233,10 @@ class ViewsMixin(BrokerBase):
             columns, template = _VIEWS[key]
             return VirtualTable(template.format(p=PREFIX, db=int(db_id)), list(columns),
                                 False, _refuse(f"sys.{key}"))
+        if key in ENDPOINT_VIEWS:
+            columns, rows = ENDPOINT_VIEWS[key](self, ctx.conn)
+            return VirtualTable(literal_rows(columns, rows), list(columns), False,
+                                _refuse(f"sys.{key}"))
         if key == "dm_broker_queue_monitors":
             return VirtualTable(literal_rows(_DM_MONITORS, self._monitor_rows(ctx)),
                                 list(_DM_MONITORS), False, _refuse(f"sys.{key}"))
