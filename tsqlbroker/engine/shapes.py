@@ -85,6 +85,8 @@ def integer_avg(binder: Binder, node: exp.Avg) -> exp.Expression | None:
     """``AVG`` of an integer expression is an integer in SQL Server (the sum divided by
     the count, truncated toward zero); the backends average in floating point or numeric.
     Returns the backend form, or None when the argument is not an integer."""
+    if isinstance(node.parent, exp.Window):
+        return None  # AVG(x) OVER (…) must stay the window's own call
     arg = node.this
     distinct = isinstance(arg, exp.Distinct)
     inner = arg.expressions[0] if distinct and arg.expressions else arg

@@ -801,6 +801,8 @@ class Binder:
             return self.spec_of(node.this)
         if isinstance(node, (exp.Sum, exp.Avg)):
             return shapes.aggregate_result_spec(self, node)
+        if isinstance(node, exp.Window) and isinstance(node.this, (exp.Sum, exp.Avg)):
+            return shapes.aggregate_result_spec(self, node.this)
         if isinstance(node, (exp.Add, exp.Sub)):
             left = self.spec_of(node.this)
             if left in ("datetime", "smalldatetime") and self._kind(node.expression) == "number":

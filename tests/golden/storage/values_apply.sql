@@ -39,4 +39,7 @@ SELECT AVG(i) FROM nums WHERE i < 0 OR i = 2
 SELECT AVG(d) AS avg_d, SUM(d) AS sum_d, AVG(m) AS avg_m, SUM(m) AS sum_m, AVG(f) AS avg_f FROM nums
 SELECT AVG(DISTINCT i) FROM (VALUES (1), (1), (2)) AS v(i)
 SELECT AVG(CAST(i AS float)) FROM nums WHERE i > 0
+SELECT i, AVG(i) OVER (PARTITION BY CASE WHEN i > 0 THEN 1 ELSE 0 END) AS a FROM nums ORDER BY i
+SELECT CASE WHEN i > 0 THEN 'pos' ELSE 'neg' END AS sign FROM nums
+GROUP BY CASE WHEN i > 0 THEN 'pos' ELSE 'neg' END HAVING AVG(i) >= 1.5
 GO
