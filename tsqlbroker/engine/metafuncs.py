@@ -54,6 +54,8 @@ def _call_name(node: exp.Expression, bare_users: list[str]) -> str | None:
         return "object_id"
     if isinstance(node, exp.SessionUser):
         return "session_user"
+    if isinstance(node, exp.CurrentSchema):  # sqlglot's reading of SCHEMA_NAME([id])
+        return "schema_name"
     if isinstance(node, exp.CurrentUser):
         if node.meta.get("start") is not None:  # written with parentheses: SUSER_SNAME()
             return "suser_sname"
@@ -66,6 +68,8 @@ def _arguments(node: exp.Expression) -> list[exp.Expression]:
         return [a for a in (node.this, node.expression) if a is not None]
     if isinstance(node, exp.Anonymous):
         return list(node.expressions)
+    if isinstance(node, exp.CurrentSchema):
+        return [node.this] if node.this is not None else []
     return []
 
 
@@ -80,7 +84,7 @@ def prepare(binder: Binder, tree: exp.Expression, text: str) -> None:
     names = bridge.session_names()
     bare_users = _names_of_users(text)
     for node in tree.find_all(exp.Anonymous, exp.ObjectId, exp.CurrentUser, exp.SessionUser,
-                              exp.Parameter, bfs=False):
+                              exp.CurrentSchema, exp.Parameter, bfs=False):
         if isinstance(node, exp.Parameter):
             _prepare_global(binder, node, names)
             continue
@@ -95,7 +99,11 @@ def prepare(binder: Binder, tree: exp.Expression, text: str) -> None:
         binder.params[key] = (value, spec)
         calls[id(node)] = key
     if calls:
-        binder._extra_sig.append(("session-values",))  # no plan reuse: values per run
+        # No plan reuse (values are bound per run); NULLs are written as NULL (PostgreSQL
+        # cannot type a NULL parameter in ``$1 IS NULL``), so which ones are NULL is part
+        # of the compiled SQL's key.
+        nulls = tuple(k for k in calls.values() if binder.params[k][0] is None)
+        binder._extra_sig.append(("session-values", nulls))
 
 
 def _prepare_global(binder: Binder, node: exp.Parameter, names: frozenset[str]) -> None:
@@ -116,7 +124,11 @@ def replacement(binder: Binder, node: exp.Expression) -> exp.Expression | None:
     calls: dict[int, str] = getattr(binder, "meta_calls", {})
     key = calls.get(id(node))
     if key is not None:
+        if binder.params[key][0] is None:
+            return exp.Null()
         return binder._placeholder(key)
+    if isinstance(node, exp.CurrentSchema) and node.this is not None:
+        return _schema_name(binder, [node.this])
     if not isinstance(node, exp.Anonymous):
         return None
     low = node.name.lower()
@@ -136,6 +148,8 @@ def spec_of(binder: Binder, node: exp.Expression) -> str | None:
     key = calls.get(id(node))
     if key is not None:
         return binder.params[key][1]
+    if isinstance(node, exp.CurrentSchema):
+        return "nvarchar(128)"
     if isinstance(node, exp.Anonymous) and node.name.lower() in PER_ROW:
         return "int" if node.name.lower() in ("schema_id", "type_id") else "nvarchar(128)"
     return None

@@ -202,12 +202,17 @@ class UdfCalls:
             name = udf_name(binder, dot)
             assert name is not None and bridge is not None
             info = _info(binder, name)
+            binder._extra_sig.append(("udf", name, info))  # ALTER FUNCTION recompiles
             args = list(dot.expression.expressions)
             if len(args) > info.nparams:
                 raise tsql_error(8144, _display(name))
             const = constant_args(binder, args)
             if const is not None:
                 value = bridge.call_udf(binder.ctx.session_id, name, const)
+                if value is None:  # written NULL: PostgreSQL cannot type a NULL parameter
+                    binder._extra_sig.append(("udf-null", i))
+                    self.by_node[id(dot)] = exp.Null()
+                    continue
                 self.by_node[id(dot)] = self._bound(f"tsqlb_udfv_{i}", value, info.return_spec)
             elif binder.conn.dialect == "sqlite":
                 self.by_node[id(dot)] = self._sqlite_call(name, info, args)
@@ -250,7 +255,7 @@ class UdfCalls:
         out = self.by_node.get(id(node))
         if out is None:
             return None
-        if isinstance(out, exp.Placeholder):
+        if isinstance(out, (exp.Placeholder, exp.Null)):
             return out
         if isinstance(out, exp.Anonymous) and out.name == "tsqlb_udf":
             fixed, args = out.expressions[:6], out.expressions[6:]
@@ -297,19 +302,14 @@ def _prefetch(binder: Binder, dot: exp.Dot, name: UdfName, args: list[exp.Expres
             probe.set("where", exp.Where(this=exp.and_(*[c.copy() for c in kept])))
     if select.args.get("with_") is not None:
         probe.set("with_", select.args["with_"].copy())
+    if not _local(binder, select, args):
+        raise _unsupported(name)
     inner = _Binder(binder.ctx, dict(binder.params))
-    try:
-        compiled = inner.compile(probe, ("udf-probe", probe.sql("tsql")))
-        cols = ", ".join(f'q."tsqlb_a{j}"' for j in range(len(args)))
-        sql = f"SELECT q.*, CAST(jsonb_build_array({cols}) AS text) AS tsqlb_key " \
-              f"FROM ({compiled.sql}) AS q"
-        rows = run_sql(binder.conn, sql, inner.binds).fetchall()
-    except Exception as e:  # an outer column or a select-list alias in the arguments
-        from ..errors import TSqlError
-
-        if isinstance(e, TSqlError) and e.number not in (207, 4104):
-            raise
-        raise _unsupported(name) from None
+    compiled = inner.compile(probe, ("udf-probe", probe.sql("tsql")))
+    cols = ", ".join(f'q."tsqlb_a{j}"' for j in range(len(args)))
+    sql = f"SELECT q.*, CAST(jsonb_build_array({cols}) AS text) AS tsqlb_key " \
+          f"FROM ({compiled.sql}) AS q"
+    rows = run_sql(binder.conn, sql, inner.binds).fetchall()
     bridge = bridge_of(binder.conn.store)
     assert bridge is not None
     info = _info(binder, name)
@@ -323,6 +323,25 @@ def _prefetch(binder: Binder, dot: exp.Dot, name: UdfName, args: list[exp.Expres
         value = bridge.call_udf(binder.ctx.session_id, name, values)
         out[row[-1]] = _storage_text(value, info.return_spec)
     return out
+
+
+def _local(binder: Binder, select: exp.Select, args: list[exp.Expression]) -> bool:
+    """Whether every column the arguments use comes from ``select``'s own FROM / joins (not
+    an outer query, nor a select-list alias): only then can the probe query compute them.
+    A failing probe would abort the PostgreSQL transaction, so this is checked first."""
+    from_ = select.args.get("from_")
+    tables = ([from_.this] if from_ is not None else []) + [
+        j.this for j in select.args.get("joins") or []]
+    aliases = {t.alias_or_name.lower() for t in tables}
+    for a in args:
+        for col in a.find_all(exp.Column):
+            if col.table:
+                if col.table.lower() not in aliases:
+                    return False
+            elif not any(binder.sources.get(al) is not None
+                         and binder.sources[al].has_column(col.name) for al in aliases):
+                return False
+    return True
 
 
 def _storage_text(value: Any, spec: str | None) -> str | None:

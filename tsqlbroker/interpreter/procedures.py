@@ -443,6 +443,10 @@ def _module_handler(kind: str, type_code: str, label: str
         definition = _definition(c, node)
         # Validate the body now (Msg 137 … fail the CREATE, as in SQL Server).
         compile_module_node(c.text, node, name.name, kind=kind)
+        if kind == "function":  # Msg 443: no side effects (udf_rules.py)
+            from .udf_rules import check_function_body
+
+            check_function_body(c, node)
         alter, or_alter = node.alter, node.or_alter
 
         def run(f: Frame) -> None:

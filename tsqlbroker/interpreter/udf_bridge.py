@@ -99,18 +99,20 @@ class InstanceBridge:
 
 @contextlib.contextmanager
 def _inside_statement(s: Session) -> Iterator[None]:
-    """Run the function's statements in the calling statement's transaction: each of them
-    would otherwise commit that implicit transaction when it ends (and with it the savepoint
-    the calling UPDATE still needs). Presented as the session's transaction for the call."""
-    if s.txn is not None or s.stmt_txn is None:
-        yield
-        return
-    outer = s.stmt_txn
-    s.txn, s.stmt_txn = outer, None
+    """Run the function's statements inside the calling statement.
+
+    They use the calling statement's transaction (each would otherwise commit that implicit
+    transaction when it ends, and with it the savepoint the calling UPDATE still needs), so
+    it is presented as the session's transaction for the call; and, as in SQL Server, the
+    statements of a function send no row counts."""
+    outer_txn, outer_stmt, nocount = s.txn, s.stmt_txn, s.nocount
+    if outer_txn is None and outer_stmt is not None:
+        s.txn, s.stmt_txn = outer_stmt, None
+    s.nocount = True
     try:
         yield
     finally:
-        s.txn, s.stmt_txn = None, outer
+        s.txn, s.stmt_txn, s.nocount = outer_txn, outer_stmt, nocount
 
 
 def _object_name(name: UdfName) -> ast.ObjectName:

@@ -1,0 +1,53 @@
+"""What a scalar function body may not do (checked at CREATE / ALTER FUNCTION).
+
+SQL Server refuses side effects in functions when the function is created: INSERT, UPDATE,
+DELETE and MERGE on anything but the function's own table variables, PRINT, RAISERROR and
+transaction statements raise Msg 443. Queries may therefore call a function once per row (or
+once per distinct argument list) without changing what they see.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tsqlbroker.errors import MESSAGES
+from tsqlbroker.grammar import ast
+
+if TYPE_CHECKING:
+    from .compiler import Compiler
+
+MESSAGES.setdefault(443, (16, ("Invalid use of a side-effecting operator '%.*ls' within a "
+                              "function.")))
+
+_WRITES: dict[type, str] = {ast.Insert: "INSERT", ast.Update: "UPDATE", ast.Delete: "DELETE",
+                            ast.Merge: "MERGE"}
+_STATEMENTS: dict[type, str] = {ast.Print: "PRINT", ast.Raiserror: "RAISERROR",
+                                ast.BeginTran: "BEGIN TRANSACTION",
+                                ast.CommitTran: "COMMIT TRANSACTION",
+                                ast.RollbackTran: "ROLLBACK TRANSACTION",
+                                ast.SaveTran: "SAVE TRANSACTION"}
+
+
+def side_effect(node: ast.CreateFunction) -> tuple[ast.Node, str] | None:
+    """The first statement of the body SQL Server refuses in a function, with the operator
+    name Msg 443 gives (None: the body is allowed)."""
+    from .compiler import walk
+
+    for n in walk(node.body):
+        op = _STATEMENTS.get(type(n))
+        if op is not None:
+            return n, op
+        op = _WRITES.get(type(n))
+        target = getattr(n, "target", None)
+        if op is not None and not (isinstance(target, str) and target.startswith("@")):
+            return n, op
+    return None
+
+
+def check_function_body(c: Compiler, node: ast.CreateFunction) -> None:
+    """Msg 443 for a side-effecting statement in a function body."""
+    found = side_effect(node)
+    if found is not None:
+        err = c.bind_error(443, found[0], found[1])
+        err.procedure = node.name.name  # reported inside the function, as SQL Server does
+        raise err
