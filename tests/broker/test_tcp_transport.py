@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,9 +23,17 @@ from tests.conftest import FreshPostgres
 from tests.tsql_client import Client
 from tsqlbroker.engine.broker import Broker
 from tsqlbroker.engine.broker.transport import Unreachable, _Backoff, _retry_from_env
+from tsqlbroker.engine.broker.transport_conns import ConnectionRegistry
 from tsqlbroker.engine.broker.transport_recv import Receiver
 from tsqlbroker.engine.broker.transport_route import match_routes, parse_address
-from tsqlbroker.engine.broker.transport_wire import WireError, encode, recv_frame
+from tsqlbroker.engine.broker.transport_wire import (
+    WireError,
+    check_hello,
+    encode,
+    hello,
+    recv_frame,
+    send_frame,
+)
 from tsqlbroker.errors import message_text
 from tsqlbroker.interpreter.instance import Instance
 
@@ -159,6 +168,51 @@ def test_frames_round_trip_and_bad_frames_are_refused() -> None:
             recv_frame(right)              # longer than any frame may be
         left.close()
         assert recv_frame(right) is None   # closed between frames
+
+
+def test_frames_are_counted_on_the_connections_row() -> None:
+    reg = ConnectionRegistry()
+    out = reg.open(is_accept=False, peer="127.0.0.1:1")
+    into = reg.open(is_accept=True, peer="127.0.0.1:2")
+    left, right = socket.socketpair()
+    with left, right:
+        send_frame(left, hello(["G"], reg.arbitration_id), out)
+        greeting = check_hello(recv_frame(right, into))
+        assert greeting["arbitration_id"] == reg.arbitration_id
+        into.logged_in(greeting)
+        frame = {"op": "msg", "body": "AA=="}
+        send_frame(left, frame, out)
+        assert recv_frame(right, into) == frame
+        send_frame(right, {"op": "ack"}, into)
+        assert recv_frame(left, out) == {"op": "ack"}
+    rows = {r[10]: r for r in reg.rows()}           # by is_accept
+    sent, got = rows[0], rows[1]
+    assert sent[20] == got[21] > 0                   # total_bytes_sent / _received
+    assert (sent[22], got[23]) == (1, 1)             # fragments: the msg frame only
+    assert (sent[24], got[24]) == (2, 1)             # total_sends
+    assert got[25] == 4 and sent[25] == 2            # receives: a head and a body per frame
+    assert (got[2], got[3], got[11], got[12]) == (4, "LOGGED_IN", 12, "ONLINE")
+    assert got[26] == reg.arbitration_id
+    assert (sent[16], sent[18]) == (0, 0)            # nothing in progress now
+    out.close()
+    assert [r[10] for r in reg.rows()] == [1]
+
+
+def test_the_registry_counts_from_many_threads() -> None:
+    reg = ConnectionRegistry()
+    stats = reg.open(is_accept=True, peer="x")
+
+    def work() -> None:
+        for _ in range(2000):
+            stats.sent(3, True)
+            stats.received(5)
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    row = reg.rows()[0]
+    assert (row[20], row[21], row[22], row[24], row[25]) == (24000, 40000, 8000, 8000, 8000)
 
 
 def test_route_matching_prefers_instance_then_name_then_any() -> None:

@@ -285,10 +285,7 @@ class Transport:
             sock.settimeout(None)
             send_frame(sock, hello(self._local_guids(), self.registry.arbitration_id), stats)
             stats.set_state(CONNECTED, WAIT_LOGIN_NEGOTIATE)
-            greeting = recv_frame(sock, stats)
-            check_hello(greeting)
-            assert greeting is not None          # check_hello refuses None
-            stats.logged_in(greeting)
+            stats.logged_in(check_hello(recv_frame(sock, stats)))
             while not self._stop.is_set():
                 frame = recv_frame(sock, stats)
                 if frame is None:
@@ -331,13 +328,11 @@ class Transport:
         try:
             sock.settimeout(REPLY_TIMEOUT_S)
             send_frame(sock, hello(self._local_guids(), self.registry.arbitration_id), stats)
-            greeting = recv_frame(sock, stats)
-            check_hello(greeting)
+            greeting = check_hello(recv_frame(sock, stats))
         except (OSError, WireError) as exc:
             stats.close()
             sock.close()
             raise Unreachable(_receive_failed(exc)) from None
-        assert greeting is not None              # check_hello refuses None
         stats.logged_in(greeting)
         self._conns[key] = sock
         self._stats[key] = stats

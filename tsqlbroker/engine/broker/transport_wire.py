@@ -110,12 +110,13 @@ def hello(broker_guids: list[str], arbitration_id: str | None = None) -> dict[st
     return frame
 
 
-def check_hello(frame: dict[str, Any] | None) -> None:
-    """Raise :class:`WireError` unless ``frame`` is a compatible hello."""
+def check_hello(frame: dict[str, Any] | None) -> dict[str, Any]:
+    """``frame`` if it is a compatible hello; else raise :class:`WireError`."""
     if frame is None or frame.get("op") != "hello" or frame.get("protocol") != PROTOCOL:
         raise WireError("peer did not greet with the tsqlbroker-sb protocol")
     if frame.get("version") != VERSION:
         raise WireError(f"peer speaks version {frame.get('version')}, this is {VERSION}")
+    return frame
 
 
 def body_out(body: bytes | None) -> str | None:
