@@ -144,3 +144,20 @@ def test_session_function_with_column_argument(session: Any, sink: CollectingSin
     _run(session, sink, SETUP)
     err = _error(session, sink, "SELECT USER_NAME(a) FROM dbo.t")
     assert err.number == 40000 and "USER_NAME" in err.message
+
+
+def test_impersonation_inside_queries(session: Any, sink: CollectingSink) -> None:
+    _run(session, sink, SETUP + """
+CREATE USER bob WITHOUT LOGIN
+GO
+CREATE PROCEDURE dbo.p AS
+BEGIN
+  EXECUTE AS USER = 'bob'
+  SELECT USER_NAME(), CURRENT_USER FROM dbo.t WHERE a = 1
+  REVERT
+END
+GO""")
+    assert _run(session, sink, "EXEC dbo.p") == [("bob", "bob")]
+    assert _run(session, sink, "SELECT USER_NAME() FROM dbo.t WHERE a = 1") == [("dbo",)]
+    assert _run(session, sink, "EXECUTE AS USER = 'bob' SELECT USER_NAME() FROM dbo.t "
+                               "WHERE a = 1 REVERT") == [("bob",)]

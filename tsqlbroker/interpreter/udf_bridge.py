@@ -92,7 +92,9 @@ class InstanceBridge:
             node = ast.FunctionCall(ast.ObjectName(name),
                                     tuple(_literal(v) for v, _spec in args))
         compiled = Compiler().expr(node)
-        value = compiled.fn(Frame(s, 0))
+        # One level inside the running module (as a function it calls would be): an EXECUTE
+        # AS made in that module is still in effect there.
+        value = compiled.fn(Frame(s, 0, level=s.nestlevel + 1))
         spec = None if compiled.type == T.SQL_VARIANT else compiled.type.spec()
         return value, spec
 
