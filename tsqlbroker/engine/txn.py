@@ -65,6 +65,9 @@ class Txn:
     after_end_hooks: list[Callable[[bool], None]] = field(default_factory=list)
     marks: list[_Mark] = field(default_factory=list)
     active: bool = True
+    # While the deferred operations flush: whether the one flushing is the last so far (its
+    # final statement may then travel with the COMMIT, see fastsql.run_with_commit).
+    flushing_last: bool = False
     # Free-form per-transaction state for engine modules (e.g. received queues for the
     # poison-message counter), keyed by module.
     state: dict[str, Any] = field(default_factory=dict)
@@ -137,8 +140,12 @@ class Txn:
         try:
             if self.ops:
                 self.conn.write()
-                for op in self.ops:
-                    op.flush(self.conn)
+                i = 0
+                while i < len(self.ops):       # an op may defer more while it flushes
+                    self.flushing_last = i == len(self.ops) - 1
+                    self.ops[i].flush(self.conn)
+                    i += 1
+                self.flushing_last = False
             along = [sql for hook in self.before_commit_hooks if (sql := hook())]
             self.conn.commit("; ".join(along) if along else None)
         except BaseException:

@@ -30,6 +30,7 @@ from .fastsql import (
     endpoint_from,
     fetch_peer,
     run,
+    run_with_commit,
 )
 from .meta import DbMeta
 from .model import (
@@ -94,7 +95,7 @@ class DeliverOp:
             return
         if self.retain is not None:
             self.broker._retain_copy(conn, self.out, *self.retain)
-        self.broker._deliver(conn, self.txn, self.out)
+        self.broker._deliver(conn, self.txn, self.out, last=self.txn.flushing_last)
 
 
 @dataclass
@@ -274,8 +275,11 @@ class DeliveryMixin(BrokerBase):
             rank=_rank(out.message_type)))
 
     # -- delivery -----------------------------------------------------------------------------
-    def _deliver(self, conn: StoreConnection, txn: Txn | None, out: Outgoing) -> None:
-        """Deliver ``out`` now (inside the storage transaction) or hold it."""
+    def _deliver(self, conn: StoreConnection, txn: Txn | None, out: Outgoing, *,
+                 last: bool = False) -> None:
+        """Deliver ``out`` now (inside the storage transaction) or hold it. ``last``: the
+        transaction's last deferred operation is flushing (the final statement may travel
+        with the COMMIT)."""
         sender = self.meta.get(conn, out.db_id)
         if sender is None:
             return
@@ -286,7 +290,7 @@ class DeliveryMixin(BrokerBase):
             self._hold(conn, out, "")
             self._retry_held(conn, txn, handle=out.handle)
             return
-        status = self._try_deliver(conn, txn, out)
+        status = self._try_deliver(conn, txn, out, last=last)
         if status is not None:
             self._hold(conn, out, status)
 
@@ -336,11 +340,11 @@ class DeliveryMixin(BrokerBase):
                 return meta, svc
         return message_text(9793)
 
-    def _try_deliver(self, conn: StoreConnection, txn: Txn | None, out: Outgoing
-                     ) -> str | None:
+    def _try_deliver(self, conn: StoreConnection, txn: Txn | None, out: Outgoing, *,
+                     last: bool = False) -> str | None:
         """Put ``out`` into its target queue; None when done (delivered, rejected with an
         Error back to the sender, or discarded), else the transmission status."""
-        if self._deliver_claimed(conn, txn, out):
+        if self._deliver_claimed(conn, txn, out, last=last):
             return None
         peer = self._peer_of(conn, out)
         created = False
@@ -405,11 +409,13 @@ class DeliveryMixin(BrokerBase):
         run(conn, UPDATE_RECEIVE_SEQUENCE, (out.seq + 1, state, peer.conversation_handle))
         return None
 
-    def _deliver_claimed(self, conn: StoreConnection, txn: Txn | None, out: Outgoing) -> bool:
+    def _deliver_claimed(self, conn: StoreConnection, txn: Txn | None, out: Outgoing, *,
+                         last: bool = False) -> bool:
         """PostgreSQL: the common case of :meth:`_try_deliver` in two round trips instead of
         three — an ordinary message for an existing local peer in a conversing state that
         expects exactly ``out.seq`` (the peer's read and its sequence update are one UPDATE …
-        RETURNING). False, with nothing changed, for anything else: the full path decides."""
+        RETURNING; ``last``: the INSERT, the transaction's final statement, travels with the
+        COMMIT). False, with nothing changed, for anything else: the full path decides."""
         if out.is_end or out.is_error or conn.dialect != "postgresql":
             return False
         row = run(conn, CLAIM_PEER, (out.seq + 1, out.conversation_id,
@@ -426,7 +432,7 @@ class DeliveryMixin(BrokerBase):
             run(conn, UPDATE_RECEIVE_SEQUENCE, (out.seq, peer.state, peer.conversation_handle))
             return False
         self._enqueue(conn, txn, meta, peer, out.message_type, out.body, out.seq,
-                      out.enqueue_time)
+                      out.enqueue_time, with_commit=last)
         return True
 
     def _peer_of(self, conn: StoreConnection, out: Outgoing) -> Endpoint | None:
@@ -501,17 +507,21 @@ class DeliveryMixin(BrokerBase):
     # -- local enqueue and endpoint state changes -------------------------------------------
     def _enqueue(self, conn: StoreConnection, txn: Txn | None, meta: DbMeta, ep: Endpoint,
                  type_name: str, body: bytes | None, seq: int,
-                 when: datetime | None = None) -> None:
-        """Insert a ready message for endpoint ``ep`` into its queue."""
+                 when: datetime | None = None, *, with_commit: bool = False) -> None:
+        """Insert a ready message for endpoint ``ep`` into its queue (``with_commit``: as the
+        transaction's final statement, sent with its COMMIT when the backend allows)."""
         mt = meta.types_by_name.get(type_name)
         svc = meta.services_by_id.get(ep.service_id)
         contract = meta.contracts_by_id.get(ep.service_contract_id)
-        run(conn, INSERT_MESSAGE, (
+        values = (
             ep.database_id, ep.queue_id, 1, ep.priority, ep.conversation_group_id,
             ep.conversation_handle, seq, svc.name if svc else "", ep.service_id,
             contract.name if contract else "", ep.service_contract_id, type_name,
             mt.message_type_id if mt else 0, mt.validation if mt else "N", body,
-            db_time(conn, when or utcnow()), new_uid(), _rank(type_name)))
+            db_time(conn, when or utcnow()), new_uid(), _rank(type_name))
+        if not (with_commit and txn is not None
+                and run_with_commit(txn, INSERT_MESSAGE, values)):
+            run(conn, INSERT_MESSAGE, values)
         if txn is not None:
             self._enqueued_after_commit(txn, ep.database_id, ep.queue_id)
 

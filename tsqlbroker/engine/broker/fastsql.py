@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from ..store import StoreConnection
+from ..txn import Txn
 from .model import Endpoint
 from .schema import PREFIX
 
@@ -109,6 +110,22 @@ def run(conn: StoreConnection, sql: str, params: tuple[Any, ...] = ()) -> Any:
     cursor = conn.conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
     cursor.execute(sql_for(conn, sql), params)
     return cursor
+
+
+def run_with_commit(txn: Txn, sql: str, params: tuple[Any, ...] = ()) -> bool:
+    """PostgreSQL, while the last deferred operation of ``txn`` flushes: send this final
+    statement of the transaction (no result wanted) together with the COMMIT, one round trip
+    for both — the parameters merged in client-side by the driver. True when so arranged
+    (the statement runs at commit, after any other statement); False: the caller runs it."""
+    conn = txn.conn
+    if not txn.flushing_last or conn.dialect != "postgresql":
+        return False
+    import psycopg
+
+    text = psycopg.ClientCursor(conn.conn.connection.dbapi_connection).mogrify(
+        sql_for(conn, sql), params)
+    txn.before_commit(lambda: text)
+    return True
 
 
 def db_time(conn: StoreConnection, value: datetime | None) -> Any:

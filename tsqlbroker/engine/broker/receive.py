@@ -34,6 +34,7 @@ from .fastsql import (
     SELECT_LONE_CONVERSATION_ROWS,
     py_time,
     run,
+    run_with_commit,
 )
 from .model import QueueRow, uid, utcnow
 from .schema import PREFIX
@@ -64,6 +65,7 @@ class ReceiveOp:
     ids: list[int]
     retention: bool
     broker: ReceiveMixin
+    txn: Txn | None = None
 
     def flush(self, conn: StoreConnection) -> None:
         """Delete the received rows (or mark them status 0 under RETENTION)."""
@@ -71,11 +73,12 @@ class ReceiveOp:
             chunk = tuple(self.ids[start:start + 500])
             marks = ", ".join("?" * len(chunk))
             if self.retention:
-                run(conn, f"UPDATE {PREFIX}messages SET status = 0 WHERE queuing_order IN "
-                          f"({marks})", chunk)
+                sql = f"UPDATE {PREFIX}messages SET status = 0 WHERE queuing_order IN ({marks})"
             else:
-                run(conn, f"DELETE FROM {PREFIX}messages WHERE queuing_order IN ({marks})",
-                    chunk)
+                sql = f"DELETE FROM {PREFIX}messages WHERE queuing_order IN ({marks})"
+            last = start + 500 >= len(self.ids)
+            if not (last and self.txn is not None and run_with_commit(self.txn, sql, chunk)):
+                run(conn, sql, chunk)
 
 
 class ReceiveMixin(BrokerBase):
@@ -132,7 +135,7 @@ class ReceiveMixin(BrokerBase):
         st.received.update(ids)
         txn.on_undo(lambda: st.received.difference_update(ids))
         st.received_queues.add(key)
-        txn.defer(ReceiveOp(ids, q.is_retention_enabled, self))
+        txn.defer(ReceiveOp(ids, q.is_retention_enabled, self, txn))
         self._notify("received", db_id, q.object_id)
         return ResultSet([c for c, _t in QUEUE_COLUMNS], [t for _c, t in QUEUE_COLUMNS],
                          [_result_row(r) for r in rows])
