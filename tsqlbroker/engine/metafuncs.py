@@ -25,7 +25,7 @@ import sqlglot
 from sqlglot import exp
 
 from .parsing import not_supported
-from .udfcall import bridge_of, constant_args
+from .udfcall import bind_key, bridge_of, constant_args
 
 if TYPE_CHECKING:
     from .transpile import Binder
@@ -95,7 +95,7 @@ def prepare(binder: Binder, tree: exp.Expression, text: str) -> None:
         if args is None:
             continue  # per row: SQL of its own (rewrite), or not supported
         value, spec = bridge.session_value(binder.ctx.session_id, name, args)
-        key = f"@@fn:{name}({len(calls)})"
+        key = "@@" + bind_key(f"fn_{name}", args)  # the same in the views it reads
         binder.params[key] = (value, spec)
         calls[id(node)] = key
     if calls:

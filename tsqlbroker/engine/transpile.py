@@ -218,7 +218,11 @@ class Binder:
                                 self.ctx.temp_tables, self.ctx.table_variables,
                                 self.ctx.view_depth + 1)
         select_text = _view_select_text(obj.definition or "")
-        compiled = Binder(inner_ctx, {}).compile_text(select_text, tag="view")
+        inner = Binder(inner_ctx, {})
+        compiled = inner.compile_text(select_text, tag="view")
+        # Values the view's function calls bound (UDFs, USER_NAME() …) travel with its SQL.
+        self.binds.update(inner.binds)
+        self._extra_sig.extend(inner._extra_sig)
         columns = list(zip(compiled.names, compiled.types, strict=False))
         return Source("view", name, columns, sql=compiled.sql,
                       signature=("view", obj.object_id, obj.modify_date))

@@ -21,6 +21,7 @@ A UDF body is interpreted T-SQL, which the engine never imports: the interpreter
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -197,8 +198,10 @@ class UdfCalls:
         if not calls:
             return
         binder._extra_sig.append(("udf",))  # never a reusable plan: values are bound per run
+        if binder.conn.dialect == "sqlite":
+            binder.binds["tsqlb_sid"] = binder.ctx.session_id
         bridge = bridge_of(binder.conn.store)
-        for i, dot in enumerate(calls):
+        for dot in calls:
             name = udf_name(binder, dot)
             assert name is not None and bridge is not None
             info = _info(binder, name)
@@ -208,16 +211,17 @@ class UdfCalls:
                 raise tsql_error(8144, _display(name))
             const = constant_args(binder, args)
             if const is not None:
+                key = bind_key("tsqlb_udfv", name, const)
                 value = bridge.call_udf(binder.ctx.session_id, name, const)
                 if value is None:  # written NULL: PostgreSQL cannot type a NULL parameter
-                    binder._extra_sig.append(("udf-null", i))
+                    binder._extra_sig.append(("udf-null", key))
                     self.by_node[id(dot)] = exp.Null()
                     continue
-                self.by_node[id(dot)] = self._bound(f"tsqlb_udfv_{i}", value, info.return_spec)
+                self.by_node[id(dot)] = self._bound(key, value, info.return_spec)
             elif binder.conn.dialect == "sqlite":
                 self.by_node[id(dot)] = self._sqlite_call(name, info, args)
             else:
-                self.by_node[id(dot)] = self._pg_lookup(i, dot, name, info, args)
+                self.by_node[id(dot)] = self._pg_lookup(dot, name, info, args)
 
     def _bound(self, key: str, value: Any, spec: str | None) -> exp.Expression:
         binder = self.binder
@@ -236,14 +240,17 @@ class UdfCalls:
             exp.Literal.string(name[1] or ""), exp.Literal.string(name[2]),
             exp.Literal.string(info.return_spec or ""), exp.Literal.string(specs), *args])
 
-    def _pg_lookup(self, i: int, dot: exp.Dot, name: UdfName, info: UdfInfo,
+    def _pg_lookup(self, dot: exp.Dot, name: UdfName, info: UdfInfo,
                    args: list[exp.Expression]) -> exp.Expression:
         from .funcmap import pg_storage
 
         binder = self.binder
-        mapping = _prefetch(binder, dot, name, args)
-        key = f"tsqlb_udf_{i}"
-        binder.binds[key] = json.dumps(mapping)
+        probe = _probe(binder, dot, name, args)
+        # The same call over the same rows (select list and GROUP BY) shares one parameter,
+        # so PostgreSQL sees the same expression in both.
+        key = bind_key("tsqlb_udf", name, probe.sql("tsql"))
+        if key not in binder.binds:
+            binder.binds[key] = json.dumps(_prefetch(binder, probe, name, len(args)))
         lookup = exp.Anonymous(this="tsqlb_udf_lookup", expressions=[
             exp.Cast(this=exp.Placeholder(this=key), to=exp.DataType.build("jsonb",
                                                                             dialect="postgres")),
@@ -254,7 +261,14 @@ class UdfCalls:
         """The rewritten call for ``node`` (its arguments rewritten by the binder)."""
         out = self.by_node.get(id(node))
         if out is None:
-            return None
+            # A copy made while rewriting (APPLY): SQLite can still call it per row.
+            name = udf_name(self.binder, node)
+            if name is None:
+                return None
+            if self.binder.conn.dialect != "sqlite":
+                raise _unsupported(name)
+            self.binder.binds["tsqlb_sid"] = self.binder.ctx.session_id
+            out = self._sqlite_call(name, _info(self.binder, name), list(node.expression.expressions))
         if isinstance(out, (exp.Placeholder, exp.Null)):
             return out
         if isinstance(out, exp.Anonymous) and out.name == "tsqlb_udf":
@@ -272,18 +286,23 @@ def _rewrite_lookup(binder: Binder, node: exp.Expression) -> exp.Expression:
     return node
 
 
+def bind_key(prefix: str, *parts: Any) -> str:
+    """A parameter name derived from what the value depends on: the same within a statement
+    and in the views it reads, so their binds merge without clashes."""
+    return f"{prefix}_{zlib.crc32(repr(parts).encode()):08x}"
+
+
 def _udf_free(binder: Binder, node: exp.Expression) -> bool:
     return not any(udf_name(binder, d) is not None for d in node.find_all(exp.Dot))
 
 
-def _prefetch(binder: Binder, dot: exp.Dot, name: UdfName, args: list[exp.Expression]
-              ) -> dict[str, str | None]:
-    """PostgreSQL: run the UDF for each distinct argument tuple of the rows the call can see;
-    ``{jsonb key text: storage text of the value}``."""
-    from .transpile import Binder as _Binder
-
+def _probe(binder: Binder, dot: exp.Dot, name: UdfName, args: list[exp.Expression]
+           ) -> exp.Select:
+    """The DISTINCT argument tuples of the rows the call can see: the call's own FROM /
+    joins and the WHERE conjuncts that call no UDF."""
     select = dot.find_ancestor(exp.Select)
-    if select is None or not all(_udf_free(binder, a) for a in args):
+    if select is None or not all(_udf_free(binder, a) for a in args) \
+            or not _local(binder, select, args):
         raise _unsupported(name)
     probe = exp.Select(expressions=[exp.alias_(a.copy(), f"tsqlb_a{j}")
                                     for j, a in enumerate(args)])
@@ -302,11 +321,18 @@ def _prefetch(binder: Binder, dot: exp.Dot, name: UdfName, args: list[exp.Expres
             probe.set("where", exp.Where(this=exp.and_(*[c.copy() for c in kept])))
     if select.args.get("with_") is not None:
         probe.set("with_", select.args["with_"].copy())
-    if not _local(binder, select, args):
-        raise _unsupported(name)
+    return probe
+
+
+def _prefetch(binder: Binder, probe: exp.Select, name: UdfName, nargs: int
+              ) -> dict[str, str | None]:
+    """PostgreSQL: run the UDF for each row of ``probe``;
+    ``{jsonb key text: storage text of the value}``."""
+    from .transpile import Binder as _Binder
+
     inner = _Binder(binder.ctx, dict(binder.params))
     compiled = inner.compile(probe, ("udf-probe", probe.sql("tsql")))
-    cols = ", ".join(f'q."tsqlb_a{j}"' for j in range(len(args)))
+    cols = ", ".join(f'q."tsqlb_a{j}"' for j in range(nargs))
     sql = f"SELECT q.*, CAST(jsonb_build_array({cols}) AS text) AS tsqlb_key " \
           f"FROM ({compiled.sql}) AS q"
     rows = run_sql(binder.conn, sql, inner.binds).fetchall()
@@ -316,7 +342,7 @@ def _prefetch(binder: Binder, dot: exp.Dot, name: UdfName, args: list[exp.Expres
     out: dict[str, str | None] = {}
     for row in rows:
         values = []
-        for j in range(len(args)):
+        for j in range(nargs):
             spec = compiled.types[j] if j < len(compiled.types) else None
             py = from_storage(row[j], spec)
             values.append((py, spec or spec_of_value(py)))
