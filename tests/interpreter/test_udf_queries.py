@@ -142,8 +142,20 @@ def test_catalog_lookups_per_row(session: Any, sink: CollectingSink) -> None:
 
 def test_session_function_with_column_argument(session: Any, sink: CollectingSink) -> None:
     _run(session, sink, SETUP)
-    err = _error(session, sink, "SELECT USER_NAME(a) FROM dbo.t")
-    assert err.number == 40000 and "USER_NAME" in err.message
+    err = _error(session, sink, "SELECT GET_TRANSMISSION_STATUS(n) FROM dbo.t")
+    assert err.number == 40000 and "GET_TRANSMISSION_STATUS" in err.message
+
+
+def test_principal_and_type_lookups_per_row(session: Any, sink: CollectingSink) -> None:
+    assert _run(session, sink, "SELECT principal_id, USER_NAME(principal_id), USER_ID(name), "
+                "DATABASE_PRINCIPAL_ID(UPPER(name)) FROM sys.database_principals "
+                "WHERE principal_id < 3 ORDER BY principal_id") == [
+        (0, "public", 0, 0), (1, "dbo", 1, 1), (2, "guest", 2, 2)]
+    assert _run(session, sink, "SELECT SUSER_NAME(principal_id), SUSER_SNAME(sid), "
+                "SUSER_NAME() FROM sys.server_principals WHERE name = 'sa'") == [
+        ("sa", "sa", "sa")]
+    assert _run(session, sink, "SELECT TYPE_NAME(user_type_id), TYPE_ID(name) FROM sys.types"
+                " WHERE name = 'int'") == [("int", 56)]
 
 
 def test_impersonation_inside_queries(session: Any, sink: CollectingSink) -> None:

@@ -46,7 +46,7 @@ def _names_of_users(text: str) -> list[str]:
     return out
 
 
-def _call_name(node: exp.Expression, bare_users: list[str]) -> str | None:
+def _call_name(node: exp.Expression, bare_users: list[str], text: str) -> str | None:
     """The T-SQL function ``node`` calls, if it is a session / metadata function node."""
     if isinstance(node, exp.Anonymous):
         return node.name.lower()
@@ -57,8 +57,10 @@ def _call_name(node: exp.Expression, bare_users: list[str]) -> str | None:
     if isinstance(node, exp.CurrentSchema):  # sqlglot's reading of SCHEMA_NAME([id])
         return "schema_name"
     if isinstance(node, exp.CurrentUser):
-        if node.meta.get("start") is not None:  # written with parentheses: SUSER_SNAME()
-            return "suser_sname"
+        start = node.meta.get("start")
+        if start is not None:  # written with parentheses: SUSER_SNAME() or SUSER_NAME()
+            return "suser_name" if text[start:start + 11].upper().startswith("SUSER_NAME") \
+                else "suser_sname"
         return bare_users.pop(0) if bare_users else "current_user"
     return None
 
@@ -68,7 +70,7 @@ def _arguments(node: exp.Expression) -> list[exp.Expression]:
         return [a for a in (node.this, node.expression) if a is not None]
     if isinstance(node, exp.Anonymous):
         return list(node.expressions)
-    if isinstance(node, exp.CurrentSchema):
+    if isinstance(node, (exp.CurrentSchema, exp.CurrentUser)):
         return [node.this] if node.this is not None else []
     return []
 
@@ -88,11 +90,13 @@ def prepare(binder: Binder, tree: exp.Expression, text: str) -> None:
         if isinstance(node, exp.Parameter):
             _prepare_global(binder, node, names)
             continue
-        name = _call_name(node, bare_users)
+        name = _call_name(node, bare_users, text)
         if name is None or name not in names or name in _ENGINE_OWN:
             continue
         args = constant_args(binder, _arguments(node))
         if args is None:
+            if not isinstance(node, exp.Anonymous):
+                calls[id(node)] = "row:" + name  # per row, under the name sqlglot lost
             continue  # per row: SQL of its own (rewrite), or not supported
         value, spec = bridge.session_value(binder.ctx.session_id, name, args)
         key = "@@" + bind_key(f"fn_{name}", args)  # the same in the views it reads
@@ -102,7 +106,8 @@ def prepare(binder: Binder, tree: exp.Expression, text: str) -> None:
         # No plan reuse (values are bound per run); NULLs are written as NULL (PostgreSQL
         # cannot type a NULL parameter in ``$1 IS NULL``), so which ones are NULL is part
         # of the compiled SQL's key.
-        nulls = tuple(k for k in calls.values() if binder.params[k][0] is None)
+        nulls = tuple(k for k in calls.values()
+                      if not k.startswith("row:") and binder.params[k][0] is None)
         binder._extra_sig.append(("session-values", nulls))
 
 
@@ -123,6 +128,8 @@ def replacement(binder: Binder, node: exp.Expression) -> exp.Expression | None:
     rewritten), or None when ``node`` is none of them."""
     calls: dict[int, str] = getattr(binder, "meta_calls", {})
     key = calls.get(id(node))
+    if key is not None and key.startswith("row:"):
+        return _per_row(binder, key[4:], _arguments(node))
     if key is not None:
         if binder.params[key][0] is None:
             return exp.Null()
@@ -132,26 +139,33 @@ def replacement(binder: Binder, node: exp.Expression) -> exp.Expression | None:
     if not isinstance(node, exp.Anonymous):
         return None
     low = node.name.lower()
-    build = PER_ROW.get(low)
-    if build is not None:
-        return build(binder, list(node.expressions))
     bridge = bridge_of(binder.conn.store)
-    if bridge is not None and low in bridge.session_names() and low not in _ENGINE_OWN \
-            and low not in ("db_id", "db_name"):
-        raise not_supported(f"{low.upper()}() with a column argument inside a query")
+    if low in PER_ROW or bridge is not None and low in bridge.session_names() \
+            and low not in _ENGINE_OWN and low not in ("db_id", "db_name"):
+        return _per_row(binder, low, list(node.expressions))
     return None
+
+
+def _per_row(binder: Binder, name: str, args: list[exp.Expression]) -> exp.Expression:
+    """A session / metadata function with column arguments: its catalog SQL, if it has one."""
+    build = PER_ROW.get(name)
+    if build is None:
+        raise not_supported(f"{name.upper()}() with a column argument inside a query")
+    return build(binder, args)
 
 
 def spec_of(binder: Binder, node: exp.Expression) -> str | None:
     """The type spec of a prepared session value or a per-row catalog function."""
     calls: dict[int, str] = getattr(binder, "meta_calls", {})
     key = calls.get(id(node))
+    if key is not None and key.startswith("row:"):
+        return "int" if key[4:] in _INT_RESULTS else "nvarchar(128)"
     if key is not None:
         return binder.params[key][1]
     if isinstance(node, exp.CurrentSchema):
         return "nvarchar(128)"
     if isinstance(node, exp.Anonymous) and node.name.lower() in PER_ROW:
-        return "int" if node.name.lower() in ("schema_id", "type_id") else "nvarchar(128)"
+        return "int" if node.name.lower() in _INT_RESULTS else "nvarchar(128)"
     return None
 
 
@@ -230,7 +244,44 @@ def _col_name(binder: Binder, args: list[exp.Expression]) -> exp.Expression:
                                        exp.EQ(this=_col("column_id"), expression=args[1])])
 
 
+def _view_lookup(view: str, result: str, key: str, by_name: bool, lo: int = 1
+                 ) -> Callable[[Binder, list[exp.Expression]], exp.Expression]:
+    """A look-up in catalog view ``sys.<view>``: ``result`` of the row whose ``key`` equals
+    the argument (names compared case-insensitively), through the view's own SQL — so the
+    built-in principals and types it lists are found too."""
+    def build(binder: Binder, args: list[exp.Expression]) -> exp.Expression:
+        _arity(view, args, lo, 1)
+        source = binder.resolve(("", "sys", view, ""))
+        columns = sqlglot.select(exp.alias_(exp.column(result), "tsqlb_m_r"),
+                                 exp.alias_(exp.column(key), "tsqlb_m_k")).from_(
+            exp.Subquery(this=sqlglot.parse_one(source.sql, read=_READ[binder.dialect]),
+                         alias=exp.TableAlias(this=exp.Identifier(this="tsqlb_v"))))
+        left: exp.Expression = exp.column("tsqlb_m_k", table="tsqlb_m")
+        right = args[0]
+        if by_name:
+            left, right = exp.Lower(this=left), exp.Lower(this=right)
+        query = sqlglot.select(exp.column("tsqlb_m_r", table="tsqlb_m")).from_(
+            exp.Subquery(this=columns, alias=exp.TableAlias(this=exp.Identifier(this="tsqlb_m")))
+        ).where(exp.EQ(this=left, expression=right))
+        return exp.Subquery(this=query)
+    return build
+
+
+_READ = {"sqlite": "sqlite", "postgres": "postgres"}
+
 PER_ROW: dict[str, Callable[[Binder, list[exp.Expression]], exp.Expression]] = {
     "object_name": _object_name, "object_schema_name": _object_schema_name,
     "schema_name": _schema_name, "schema_id": _schema_id, "col_name": _col_name,
+    "user_name": _view_lookup("database_principals", "name", "principal_id", False),
+    "user_id": _view_lookup("database_principals", "principal_id", "name", True),
+    "database_principal_id": _view_lookup("database_principals", "principal_id", "name",
+                                          True),
+    "suser_name": _view_lookup("server_principals", "name", "principal_id", False),
+    "suser_sname": _view_lookup("server_principals", "name", "sid", False),
+    "suser_id": _view_lookup("server_principals", "principal_id", "name", True),
+    "type_name": _view_lookup("types", "name", "user_type_id", False),
+    "type_id": _view_lookup("types", "user_type_id", "name", True),
+    "cert_id": _view_lookup("certificates", "certificate_id", "name", True),
 }
+_INT_RESULTS = frozenset({"schema_id", "type_id", "user_id", "database_principal_id",
+                          "suser_id", "cert_id"})

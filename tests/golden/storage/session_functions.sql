@@ -29,6 +29,12 @@ SELECT COUNT(*) AS n FROM sys.tables WHERE OBJECT_ID('dbo.audit') = object_id
 SELECT COUNT(*) AS n FROM sys.tables WHERE OBJECT_ID('dbo.audit', 'V') IS NULL
 SELECT name FROM sys.schemas WHERE SCHEMA_ID(name) = SCHEMA_ID('DBO')
 SELECT TOP 1 OBJECT_NAME(-12345) AS missing, SCHEMA_NAME(999) AS none FROM sys.objects
+SELECT name, USER_NAME(principal_id) AS un, USER_ID(name) AS ui FROM sys.database_principals
+WHERE principal_id < 5 ORDER BY principal_id
+SELECT name, TYPE_NAME(user_type_id) AS tn, TYPE_ID(name) AS ti FROM sys.types
+WHERE name IN ('int', 'nvarchar', 'xml') ORDER BY name
+SELECT name, SUSER_NAME(principal_id) AS sn, SUSER_SNAME(sid) AS ss FROM sys.server_principals
+WHERE name = 'sa'
 GO
 EXECUTE AS USER = 'dbo'
 SELECT TOP 1 USER_NAME() AS u FROM dbo.audit
