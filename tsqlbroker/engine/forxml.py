@@ -18,6 +18,7 @@ entitised, date/time values use the ISO 8601 form (style 126), JSON numbers and 
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -80,6 +81,22 @@ def options_of(select: exp.Select) -> ForOptions | None:
     if opts.mode == "EXPLICIT" or not opts.mode:
         raise not_supported(f"FOR {kind} {opts.mode or ''}".rstrip())
     return opts
+
+
+def check_lost_clauses(text: str, tree: exp.Expression) -> None:
+    """sqlglot drops a FOR XML / FOR JSON clause after UNION / EXCEPT / INTERSECT (the rows
+    would come back unformatted): refuse such statements instead."""
+    upper = text.upper()
+    if "XML" not in upper and "JSON" not in upper:
+        return
+    from .parsing import _TSQL
+
+    words = [t.text.upper() for t in _TSQL.tokenize(text)]
+    written = sum(1 for a, b in itertools.pairwise(words)
+                  if a == "FOR" and b in ("XML", "JSON"))
+    parsed = sum(1 for s in tree.find_all(exp.Select) if s.args.get("for_") is not None)
+    if written > parsed:
+        raise not_supported("FOR XML / FOR JSON after UNION, EXCEPT or INTERSECT")
 
 
 def result_spec(select: exp.Expression) -> str | None:
@@ -214,7 +231,7 @@ class _Formatter:
             return _cat(*start, _s("/>"))
         body = _cat(_s(""), *content)
         return exp.Case(ifs=[exp.If(this=exp.EQ(this=body, expression=_s("")),
-                                    true=_cat(*start, _s("/>")))],
+                                    true=_cat(*[p.copy() for p in start], _s("/>")))],
                         default=_cat(*start, _s(">"), body.copy(), _s(f"</{name}>")))
 
     def _path_element(self, name: str, items: list[tuple[list[str], exp.Expression, str]]
@@ -294,7 +311,7 @@ class _Formatter:
 def rewrite_for(binder: Binder, select: exp.Select) -> exp.Select | None:
     """The backend-ready (still T-SQL) form of a query with FOR XML / FOR JSON (see the
     module docstring), or None when it has no FOR clause."""
-    from .shapes import _expand_all_stars, _order_key
+    from .shapes import _expand_all_stars, _order_key, aliased
     from .transpile import projection_name
 
     opts = options_of(select)
@@ -304,29 +321,42 @@ def rewrite_for(binder: Binder, select: exp.Select) -> exp.Select | None:
     _expand_all_stars(binder, select)
     items = list(select.expressions)
     named = [(projection_name(p), p.this if isinstance(p, exp.Alias) else p) for p in items]
-    fmt = _Formatter(binder, opts)
-    from_ = select.args.get("from_") or select.args.get("from")
-    if opts.kind == "XML":
-        table = None
-        if opts.mode == "AUTO":
-            if select.args.get("joins"):
-                raise not_supported("FOR XML AUTO over joined tables")
-            if from_ is not None:
-                source = from_.this
-                table = source.alias or (source.name if isinstance(source, exp.Table)
-                                         else source.alias_or_name)
-        row = fmt.xml_row(named, table)
-    else:
-        if opts.mode == "AUTO" and select.args.get("joins"):
-            raise not_supported("FOR JSON AUTO over joined tables")
-        row = fmt.json_row(named)
     order = select.args.get("order")
     keys = [_order_key(o, items) for o in (order.expressions if order is not None else [])]
-    inner = [exp.alias_(row, "__x", quoted=True)]
+    from_ = select.args.get("from_") or select.args.get("from")
+    table = None
+    if opts.mode == "AUTO":
+        if select.args.get("joins"):
+            raise not_supported(f"FOR {opts.kind} AUTO over joined tables")
+        if from_ is not None:
+            source = from_.this
+            table = source.alias or (source.name if isinstance(source, exp.Table)
+                                     else source.alias_or_name)
+    if select.args.get("distinct") is not None:
+        # DISTINCT applies to the selected values (compared as SQL Server compares them),
+        # not to their formatted text: select them distinct one level down, typed as before.
+        from .transpile import Source
+
+        specs = [binder.spec_of(value) for _name, value in named]
+        select.set("expressions", [
+            *[aliased(value.copy(), f"__c{i}") for i, (_n, value) in enumerate(named)],
+            *[aliased(k.this.copy(), f"__k{i}") for i, k in enumerate(keys)]])
+        if select.args.get("limit") is None:
+            select.set("order", None)
+        binder.sources["__d"] = Source("derived", "__d", [
+            (f"__c{i}", spec) for i, spec in enumerate(specs)])
+        named = [(name, exp.column(f"__c{i}", "__d", quoted=True))
+                 for i, (name, _v) in enumerate(named)]
+        keys = [exp.Ordered(this=exp.column(f"__k{i}", "__d", quoted=True),
+                            desc=k.args.get("desc"), nulls_first=k.args.get("nulls_first"))
+                for i, k in enumerate(keys)]
+        select = exp.select("*").from_(exp.Subquery(
+            this=select, alias=exp.TableAlias(this=exp.to_identifier("__d", quoted=True))))
+    fmt = _Formatter(binder, opts)
+    row = fmt.xml_row(named, table) if opts.kind == "XML" else fmt.json_row(named)
     window = exp.Window(this=exp.Anonymous(this="ROW_NUMBER", expressions=[]),
                         order=exp.Order(expressions=keys) if keys else None)
-    inner.append(exp.alias_(window, "__o", quoted=True))
-    select.set("expressions", inner)
+    select.set("expressions", [aliased(row, "__x"), aliased(window, "__o")])
     if select.args.get("limit") is None:
         select.set("order", None)
     sep = "," if opts.kind == "JSON" else ""

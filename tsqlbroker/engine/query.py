@@ -71,6 +71,7 @@ def select_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
     into = tree.args.get("into")
     if into is not None:
         tree.set("into", None)
+    forxml.check_lost_clauses(parsed.text, tree)
     formatted = isinstance(tree, exp.Select) and forxml.options_of(tree) is not None
     if formatted:
         tree = _formatted_query(tree)

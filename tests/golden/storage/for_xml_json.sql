@@ -55,6 +55,14 @@ SELECT id, name + '!' FROM cust FOR JSON PATH
 GO
 SELECT id FROM cust FOR JSON PATH, ROOT('x'), WITHOUT_ARRAY_WRAPPER
 GO
+-- DISTINCT compares the values (case-insensitively), not their formatted text
+INSERT INTO orders VALUES (2, 'PEN', NULL), (3, 'ink', NULL)
+SELECT STUFF((SELECT DISTINCT ',' + item FROM orders WHERE item <> 'pen' ORDER BY ',' + item
+              FOR XML PATH('')), 1, 1, '') AS items
+SELECT DISTINCT item FROM orders WHERE item IN ('ink', 'cap') ORDER BY item DESC FOR JSON PATH
+GO
+SELECT id FROM cust UNION ALL SELECT cust FROM orders FOR XML PATH('')
+GO
 -- TOP (n) PERCENT and TOP (n) WITH TIES
 CREATE TABLE s (id int, name varchar(10), score int)
 INSERT s VALUES (1, 'a', 10), (2, 'b', 20), (3, 'c', 20), (4, 'd', 30), (5, 'e', NULL)
