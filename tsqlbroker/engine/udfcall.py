@@ -107,7 +107,7 @@ def sqlite_functions(store: Store) -> dict[str, tuple[int, Any]]:
 
 def udf_name(binder: Binder, node: exp.Dot) -> UdfName | None:
     """The function name if ``node`` (``x.f(…)``, ``x.y.f(…)``) calls a UDF rather than an
-    xml method of a column: its first part names no table alias or column of the query."""
+    xml method of a column: its first part names no table alias of the query."""
     call = node.expression
     if not isinstance(call, exp.Anonymous):
         return None
@@ -123,9 +123,9 @@ def udf_name(binder: Binder, node: exp.Dot) -> UdfName | None:
     parts.insert(0, target.name)
     if len(parts) > 2:
         return None
-    first = parts[0].lower()
-    if first in binder.sources or (call.name.lower() in _XML_METHODS and any(
-            s.has_column(parts[0]) for s in binder.sources.values())):
+    # xml methods keep their meaning (``T.c.value(…)`` over an APPLY alias the binder may
+    # know only later): a UDF named like one is not callable from a query here.
+    if parts[0].lower() in binder.sources or call.name.lower() in _XML_METHODS:
         return None
     if len(parts) == 1:
         return None, parts[0], call.name
