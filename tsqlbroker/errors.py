@@ -226,6 +226,10 @@ MESSAGES: dict[int, tuple[int, str]] = {
                  "column or table.")),
     13620: (16, ("ROOT option and WITHOUT_ARRAY_WRAPPER option cannot be used together in FOR "
                  "JSON. Remove one of these options.")),
+    8158: (16, "'%.*ls' has more columns than were specified in the column list."),
+    8159: (16, "'%.*ls' has fewer columns than were specified in the column list."),
+    10709: (16, ("The number of columns for each row in a table value constructor must be the "
+                 "same.")),
     1062: (15, ("The TOP N WITH TIES clause is not allowed without a corresponding ORDER BY "
                 "clause.")),
     1038: (15, ("An object or column name is missing or empty. For SELECT INTO statements, "

@@ -52,7 +52,7 @@ def applied_columns(binder: Binder, lateral: exp.Lateral) -> list[tuple[str, str
         if not named:
             raise not_supported("CROSS APPLY (VALUES …) without column names")
         fake = inner.copy()
-        fake.set("alias", exp.TableAlias(this=exp.to_identifier("v"),
+        fake.set("alias", exp.TableAlias(this=exp.to_identifier(alias.name),
                                          columns=[exp.to_identifier(n) for n in named]))
         source = shapes.values_source(binder, fake)
         # values_source CASTs mismatched items in the copy: keep them in the original.

@@ -124,6 +124,16 @@ def _replace(value: exp.Expression, pairs: list[tuple[str, str]]) -> exp.Express
     return value
 
 
+def xml_name(name: str) -> str:
+    """A column name as an XML name: characters XML does not allow there are written
+    ``_xHHHH_`` (``order date`` → ``order_x0020_date``), as SQL Server encodes them."""
+    out = []
+    for i, ch in enumerate(name):
+        ok = ch.isalpha() or ch in "_:" or (i > 0 and (ch.isdigit() or ch in "-."))
+        out.append(ch if ok else f"_x{ord(ch):04X}_")
+    return "".join(out)
+
+
 _TEXT_ESCAPES = [("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("\r", "&#x0D;")]
 _ATTR_ESCAPES = [*_TEXT_ESCAPES, ('"', "&quot;")]
 
@@ -209,6 +219,7 @@ class _Formatter:
         return self._element(row, [(n, v) for n, v in items], [])
 
     def _leaf(self, name: str, value: exp.Expression) -> exp.Expression:
+        name = xml_name(name)
         body = self.xml_value(value, False)
         return self._if_not_null(value, _cat(_s(f"<{name}>"), body, _s(f"</{name}>")))
 
@@ -223,10 +234,11 @@ class _Formatter:
             if attrs:
                 raise tsql_error(6864)
             return _cat(_s(""), *content) if content else _s("")
+        name = xml_name(name)
         start: list[exp.Expression] = [_s(f"<{name}")]
         for attr, value in attrs:
             start.append(self._if_not_null(value, _cat(
-                _s(f' {attr}="'), self.xml_value(value, True), _s('"'))))
+                _s(f' {xml_name(attr)}="'), self.xml_value(value, True), _s('"'))))
         if not content:
             return _cat(*start, _s("/>"))
         body = _cat(_s(""), *content)
@@ -278,7 +290,9 @@ class _Formatter:
         for name, _v in items:
             if not name:
                 raise tsql_error(13605)
-        return self._json_object([(n.split("."), v) for n, v in items])
+        # PATH nests dotted names ('info.name'); AUTO writes them as they are.
+        return self._json_object([(n.split(".") if self.opts.mode == "PATH" else [n], v)
+                                  for n, v in items])
 
     def _json_object(self, items: list[tuple[list[str], exp.Expression]]) -> exp.Expression:
         pieces: list[exp.Expression] = []

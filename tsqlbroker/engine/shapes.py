@@ -57,6 +57,11 @@ def values_source(binder: Binder, node: exp.Values) -> Source | None:
         return None
     names = [c.name for c in alias.columns]
     rows = [t.expressions if isinstance(t, exp.Tuple) else [t] for t in node.expressions]
+    widths = {len(row) for row in rows}
+    if len(widths) > 1:
+        raise tsql_error(10709)
+    if widths and widths.pop() != len(names):
+        raise tsql_error(8158 if len(rows[0]) > len(names) else 8159, alias.name)
     columns: list[tuple[str, str | None]] = []
     for i, name in enumerate(names):
         items = [row[i] for row in rows if i < len(row)]

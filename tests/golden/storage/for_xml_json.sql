@@ -63,6 +63,11 @@ SELECT DISTINCT item FROM orders WHERE item IN ('ink', 'cap') ORDER BY item DESC
 GO
 SELECT id FROM cust UNION ALL SELECT cust FROM orders FOR XML PATH('')
 GO
+-- Names XML does not allow are encoded; FOR JSON AUTO keeps dotted names as they are
+SELECT id AS [@1st], name AS [order name], score AS [x/a b] FROM cust WHERE id = 1
+FOR XML PATH('my row')
+SELECT id AS [a.b], name FROM cust WHERE id = 3 FOR JSON AUTO
+GO
 -- TOP (n) PERCENT and TOP (n) WITH TIES
 CREATE TABLE s (id int, name varchar(10), score int)
 INSERT s VALUES (1, 'a', 10), (2, 'b', 20), (3, 'c', 20), (4, 'd', 30), (5, 'e', NULL)

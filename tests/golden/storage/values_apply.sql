@@ -6,6 +6,12 @@ SELECT n FROM (VALUES (1), ('2'), (NULL)) AS v(n) ORDER BY n
 GO
 SELECT n FROM (VALUES (1), ('x')) AS v(n)
 GO
+SELECT * FROM (VALUES (1, 2)) AS v(a)
+GO
+SELECT * FROM (VALUES (1)) AS v(a, b)
+GO
+SELECT * FROM (VALUES (1), (2, 3)) AS v(a)
+GO
 CREATE TABLE c (id int, a int, b int, name varchar(20))
 INSERT INTO c (id, a, b, name)
 SELECT v.id, v.a, v.b, v.name
