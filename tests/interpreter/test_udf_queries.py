@@ -173,3 +173,39 @@ GO""")
     assert _run(session, sink, "SELECT USER_NAME() FROM dbo.t WHERE a = 1") == [("dbo",)]
     assert _run(session, sink, "EXECUTE AS USER = 'bob' SELECT USER_NAME() FROM dbo.t "
                                "WHERE a = 1 REVERT") == [("bob",)]
+
+
+def test_function_table_variables_are_dropped(instance: Instance, session: Any,
+                                              sink: CollectingSink) -> None:
+    from tsqlbroker.engine.tableinfo import table_by_physical
+
+    _run(session, sink, SETUP + """
+CREATE FUNCTION dbo.tv(@x int) RETURNS int AS BEGIN
+  DECLARE @t TABLE (v int)
+  INSERT @t VALUES (@x), (@x + 1)
+  RETURN (SELECT SUM(v) FROM @t)
+END
+GO""")
+    declared: list[str] = []
+    from tsqlbroker.interpreter import dml as interp_dml
+
+    real = interp_dml.engine_dml.declare_table_variable
+
+    def spy(ctx: Any, name: str, columns: str) -> str:
+        physical: str = real(ctx, name, columns)
+        declared.append(physical)
+        return physical
+    interp_dml.engine_dml.declare_table_variable = spy  # type: ignore[attr-defined]
+    try:
+        assert _run(session, sink, "SELECT a, dbo.tv(a) FROM dbo.t ORDER BY a") == [
+            (1, 3), (2, 5), (3, 7)]
+        assert _run(session, sink, "BEGIN TRAN UPDATE dbo.t SET a = dbo.tv(a) WHERE a = 3 "
+                                   "COMMIT SELECT a FROM dbo.t ORDER BY a") == [(1,), (2,), (7,)]
+    finally:
+        interp_dml.engine_dml.declare_table_variable = real  # type: ignore[attr-defined]
+    assert declared
+    conn = instance.store.connect()
+    try:
+        assert [p for p in declared if table_by_physical(conn, p) is not None] == []
+    finally:
+        conn.close()

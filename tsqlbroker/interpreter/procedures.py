@@ -538,5 +538,6 @@ def call_scalar_function(f: Frame, name: ast.ObjectName, args: list[Any],
     finally:
         s.nestlevel -= 1
         s.db_id, s.current_database = database
+        s.drop_scope_objects(frame)  # the function's table variables
     return value
 

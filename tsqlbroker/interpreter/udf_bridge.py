@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +22,7 @@ from tsqlbroker.grammar import ast
 from . import types as T
 
 if TYPE_CHECKING:
+    from .frames import Frame
     from .instance import Instance
     from .session import Session
 
@@ -106,15 +107,45 @@ def _inside_statement(s: Session) -> Iterator[None]:
     They use the calling statement's transaction (each would otherwise commit that implicit
     transaction when it ends, and with it the savepoint the calling UPDATE still needs), so
     it is presented as the session's transaction for the call; and, as in SQL Server, the
-    statements of a function send no row counts."""
+    statements of a function send no row counts. On SQLite the calling statement is still
+    stepping, where DROP TABLE fails ("table is locked"): the function's table variables are
+    dropped when that transaction ends."""
     outer_txn, outer_stmt, nocount = s.txn, s.stmt_txn, s.nocount
     if outer_txn is None and outer_stmt is not None:
         s.txn, s.stmt_txn = outer_stmt, None
     s.nocount = True
+    shadowed = s.__dict__.get("drop_scope_objects")
+    txn = s.txn
+    if s.conn.dialect == "sqlite" and txn is not None:
+        s.drop_scope_objects = _deferred_drops(s, txn)  # type: ignore[method-assign]
     try:
         yield
     finally:
         s.txn, s.stmt_txn, s.nocount = outer_txn, outer_stmt, nocount
+        if shadowed is not None:
+            s.drop_scope_objects = shadowed  # type: ignore[method-assign]
+        else:
+            s.__dict__.pop("drop_scope_objects", None)
+
+
+def _deferred_drops(s: Session, txn: Any) -> Callable[[Frame], None]:
+    """``Session.drop_scope_objects`` dropping table variables once ``txn`` has ended."""
+    def drop_scope_objects(frame: Frame) -> None:
+        frame.cursors.clear()
+        if not frame.table_vars:
+            return
+        held = dict(frame.table_vars)
+        frame.table_vars.clear()
+
+        def drop(_committed: bool) -> None:
+            from .dml import drop_table_variables
+            from .frames import Frame as _Frame
+
+            later = _Frame(s, 0)
+            later.table_vars.update(held)
+            drop_table_variables(s, later)
+        txn.after_end(drop)
+    return drop_scope_objects
 
 
 def _object_name(name: UdfName) -> ast.ObjectName:
