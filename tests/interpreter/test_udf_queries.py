@@ -122,6 +122,8 @@ def test_session_values_inside_queries(instance: Instance, session: Any,
     rows = _run(session, sink, "SELECT @@SPID, USER_NAME(), SUSER_SNAME(), SYSTEM_USER, "
                                "CURRENT_USER, DB_NAME() FROM dbo.t WHERE a = 1")
     assert rows == [(session.id, "dbo", "sa", "sa", "dbo", "master")]
+    assert _run(session, sink, "SELECT USER, a FROM dbo.t WHERE USER = 'dbo' AND a = 1") == [
+        ("dbo", 1)]
     other = instance.session(CollectingSink())
     try:
         other.execute("SELECT @@SPID FROM dbo.t WHERE a = 1")

@@ -65,6 +65,15 @@ def _call_name(node: exp.Expression, bare_users: list[str], text: str) -> str | 
     return None
 
 
+def _is_user_keyword(binder: Binder, node: exp.Column) -> bool:
+    """``USER`` (sqlglot reads it as a column) where no table of the query has such a
+    column."""
+    ident = node.this
+    return not node.table and isinstance(ident, exp.Identifier) and not ident.quoted \
+        and ident.name.lower() == "user" \
+        and not any(src.has_column("user") for src in binder.sources.values())
+
+
 def _arguments(node: exp.Expression) -> list[exp.Expression]:
     if isinstance(node, exp.ObjectId):
         return [a for a in (node.this, node.expression) if a is not None]
@@ -86,11 +95,16 @@ def prepare(binder: Binder, tree: exp.Expression, text: str) -> None:
     names = bridge.session_names()
     bare_users = _names_of_users(text)
     for node in tree.find_all(exp.Anonymous, exp.ObjectId, exp.CurrentUser, exp.SessionUser,
-                              exp.CurrentSchema, exp.Parameter, bfs=False):
+                              exp.CurrentSchema, exp.Parameter, exp.Column, bfs=False):
         if isinstance(node, exp.Parameter):
             _prepare_global(binder, node, names)
             continue
-        name = _call_name(node, bare_users, text)
+        if isinstance(node, exp.Column):
+            if not _is_user_keyword(binder, node):
+                continue
+            name = "user"
+        else:
+            name = _call_name(node, bare_users, text)
         if name is None or name not in names or name in _ENGINE_OWN:
             continue
         args = constant_args(binder, _arguments(node))
