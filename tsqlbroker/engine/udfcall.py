@@ -268,7 +268,8 @@ class UdfCalls:
             if self.binder.conn.dialect != "sqlite":
                 raise _unsupported(name)
             self.binder.binds["tsqlb_sid"] = self.binder.ctx.session_id
-            out = self._sqlite_call(name, _info(self.binder, name), list(node.expression.expressions))
+            out = self._sqlite_call(name, _info(self.binder, name),
+                                    list(node.expression.expressions))
         if isinstance(out, (exp.Placeholder, exp.Null)):
             return out
         if isinstance(out, exp.Anonymous) and out.name == "tsqlb_udf":
