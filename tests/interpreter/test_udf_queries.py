@@ -110,6 +110,9 @@ def test_side_effects_refused_at_create(session: Any, sink: CollectingSink) -> N
                                 "DELETE FROM dbo.t RETURN 1 END")
     assert (err.number, err.procedure) == (443, "f")
     assert "'DELETE'" in err.message
+    err = _error(session, sink, "CREATE FUNCTION dbo.r() RETURNS float AS BEGIN "
+                                "RETURN RAND() END")
+    assert err.message == "Invalid use of a side-effecting operator 'rand' within a function."
     _run(session, sink, "CREATE FUNCTION dbo.g(@x int) RETURNS int AS BEGIN "
                         "DECLARE @t TABLE (v int) INSERT @t VALUES (@x) "
                         "RETURN (SELECT v FROM @t) END")

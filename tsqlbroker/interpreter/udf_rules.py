@@ -1,8 +1,8 @@
 """What a scalar function body may not do (checked at CREATE / ALTER FUNCTION).
 
 SQL Server refuses side effects in functions when the function is created: INSERT, UPDATE,
-DELETE and MERGE on anything but the function's own table variables, PRINT, RAISERROR and
-transaction statements raise Msg 443. Queries may therefore call a function once per row (or
+DELETE and MERGE on anything but the function's own table variables, PRINT, RAISERROR,
+transaction statements and NEWID() / RAND() raise Msg 443. Queries may therefore call a function once per row (or
 once per distinct argument list) without changing what they see.
 """
 
@@ -27,6 +27,9 @@ _STATEMENTS: dict[type, str] = {ast.Print: "PRINT", ast.Raiserror: "RAISERROR",
                                 ast.RollbackTran: "ROLLBACK TRANSACTION",
                                 ast.SaveTran: "SAVE TRANSACTION"}
 
+# Built-ins SQL Server counts as side-effecting (named in lower case in Msg 443).
+_SIDE_EFFECT_FUNCTIONS = frozenset({"newid", "rand", "newsequentialid"})
+
 
 def side_effect(node: ast.CreateFunction) -> tuple[ast.Node, str] | None:
     """The first statement of the body SQL Server refuses in a function, with the operator
@@ -34,6 +37,9 @@ def side_effect(node: ast.CreateFunction) -> tuple[ast.Node, str] | None:
     from .compiler import walk
 
     for n in walk(node.body):
+        if isinstance(n, ast.FunctionCall) and n.name.schema is None \
+                and n.name.name.lower() in _SIDE_EFFECT_FUNCTIONS:
+            return n, n.name.name.lower()
         op = _STATEMENTS.get(type(n))
         if op is not None:
             return n, op
