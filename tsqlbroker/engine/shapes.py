@@ -111,7 +111,13 @@ def aggregate_result_spec(binder: Binder, node: exp.Expression) -> str | None:
     arg = node.this
     if isinstance(arg, exp.Distinct) and arg.expressions:
         arg = arg.expressions[0]
-    return aggregate_spec("avg" if isinstance(node, exp.Avg) else "sum", binder.spec_of(arg))
+    function = "avg" if isinstance(node, exp.Avg) else "sum"
+    spec = binder.spec_of(arg)
+    if spec is not None:
+        name = parse_spec(spec).name
+        if name == "bit" or not parse_spec(spec).is_numeric and name != "sql_variant":
+            raise tsql_error(8117, name, function)
+    return aggregate_spec(function, spec)
 
 
 def top_window(binder: Binder, select: exp.Select) -> exp.Expression | None:

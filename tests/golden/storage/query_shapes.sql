@@ -30,3 +30,30 @@ INSERT INTO p (id, tags) SELECT v.a, v.b FROM (VALUES (3, 'x'), (4, NULL)) AS v(
 SELECT COUNT(*) FROM p
 SELECT t.* FROM (VALUES (1, N'a'), (2, N'b')) AS t(n, s) ORDER BY n DESC
 GO
+-- Views over the new shapes (their backend SQL is read back as a derived table)
+CREATE TABLE c (id int, a int, b int)
+INSERT c VALUES (1, 10, 11), (2, 20, NULL)
+CREATE TABLE o (cust int, amount int)
+INSERT o VALUES (1, 5), (1, 7), (2, 1)
+GO
+CREATE VIEW v1 AS SELECT c.id, v.col FROM c CROSS APPLY (VALUES (c.a), (c.b)) v(col)
+GO
+CREATE VIEW v2 AS SELECT c.id, x.amount FROM c
+OUTER APPLY (SELECT TOP (1) amount FROM o WHERE o.cust = c.id ORDER BY amount DESC) x
+GO
+CREATE VIEW v3 AS SELECT TOP (1) WITH TIES cust, amount FROM o ORDER BY cust
+GO
+CREATE VIEW v4 AS SELECT x, y FROM (VALUES (1, 'a'), (2, 'b')) AS t(x, y)
+GO
+SELECT * FROM v1 ORDER BY id, col
+SELECT * FROM v2 ORDER BY id
+SELECT * FROM v3 ORDER BY amount
+SELECT * FROM v4 ORDER BY x
+SELECT v1.id, v4.y FROM v1 JOIN v4 ON v4.x = v1.id WHERE v1.col IS NULL
+GO
+-- SUM / AVG refuse types SQL Server refuses
+CREATE TABLE z (b bit, s varchar(5))
+SELECT SUM(b) FROM z
+GO
+SELECT AVG(s) FROM z
+GO
