@@ -23,6 +23,8 @@ from .schema import PREFIX
 ENDPOINT_COLUMNS = list(Endpoint.__dataclass_fields__)
 _DATETIME_FIELDS = ("lifetime", "security_timestamp", "dialog_timer", "create_date")
 _BOOL_FIELDS = ("encryption",)
+_DATETIME_INDEXES = tuple(ENDPOINT_COLUMNS.index(f) for f in _DATETIME_FIELDS)
+_BOOL_INDEXES = tuple(ENDPOINT_COLUMNS.index(f) for f in _BOOL_FIELDS)
 _converted: dict[tuple[str, str], str] = {}
 _UNARY_PLUS = re.compile(r"(?<=\s)\+(?=[a-z_])")
 
@@ -132,6 +134,9 @@ def db_time(conn: StoreConnection, value: datetime | None) -> Any:
     """A naive UTC time as the backend stores it."""
     if value is None or conn.dialect != "sqlite":
         return value
+    if value.year >= 1000 and value.microsecond:
+        # Same text as the strftime form below (naive values), about 4x faster.
+        return value.isoformat(" ")
     return f"{value:%Y-%m-%d %H:%M:%S.%f}"
 
 
@@ -143,13 +148,16 @@ def py_time(value: Any) -> datetime | None:
 
 
 def endpoint_from(row: Any) -> Endpoint:
-    """An :class:`Endpoint` from a row of :data:`SELECT_ENDPOINT`."""
-    values = dict(zip(ENDPOINT_COLUMNS, row, strict=True))
-    for f in _DATETIME_FIELDS:
-        values[f] = py_time(values[f])
-    for f in _BOOL_FIELDS:
-        values[f] = bool(values[f])
-    return Endpoint(**values)
+    """An :class:`Endpoint` from a row of :data:`SELECT_ENDPOINT` (columns in field order;
+    positional, as this runs several times per message)."""
+    values = list(row)
+    if len(values) != len(ENDPOINT_COLUMNS):
+        raise ValueError(f"endpoint row of {len(values)} columns")
+    for i in _DATETIME_INDEXES:
+        values[i] = py_time(values[i])
+    for i in _BOOL_INDEXES:
+        values[i] = bool(values[i])
+    return Endpoint(*values)
 
 
 def fetch_endpoint(conn: StoreConnection, handle: str) -> Endpoint | None:
