@@ -37,6 +37,18 @@ SELECT c.id, x.amount FROM c
 CROSS APPLY (SELECT TOP (2) amount FROM o WHERE o.cust = c.id ORDER BY amount) AS x
 ORDER BY c.id, x.amount
 GO
+-- ORDER BY a select-list alias inside the applied query; TOP WITH TIES inside APPLY
+CREATE TABLE lines (cust int, item varchar(5), qty int)
+INSERT lines VALUES (1, 'a', 5), (1, 'b', 7), (1, 'b', 1), (2, 'c', 1), (2, 'd', 1)
+SELECT c.id, x.item, x.total FROM c
+CROSS APPLY (SELECT TOP (1) item, SUM(qty) AS total FROM lines WHERE lines.cust = c.id
+             GROUP BY item ORDER BY total DESC, item) x
+ORDER BY c.id
+SELECT c.id, x.item FROM c
+CROSS APPLY (SELECT TOP (1) WITH TIES item, qty AS q FROM lines WHERE lines.cust = c.id
+             ORDER BY q) x
+ORDER BY c.id, x.item
+GO
 -- SUM / AVG result types: int stays int (AVG truncates), decimal(p,s) → decimal(38, max(s,6))
 CREATE TABLE nums (i int, big bigint, d decimal(6,2), m money, f float)
 INSERT INTO nums VALUES (1, 10, 1.10, 1.5, 0.5), (2, 11, 2.25, 2.25, 1.0), (-7, 12, NULL, NULL, 2.0)
