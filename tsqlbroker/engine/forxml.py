@@ -395,11 +395,29 @@ def rewrite_for(binder: Binder, select: exp.Select) -> exp.Select | None:
         this=select, alias=exp.TableAlias(this=exp.to_identifier("__q", quoted=True))))
 
 
+_FRAGMENT = "tsqlb_fragment"
+
+
+def _fragment_query(query: str) -> str | None:
+    """An XQuery path over a FOR XML fragment as the same path over the fragment wrapped in
+    a ``tsqlb_fragment`` element (None: a form not handled)."""
+    q = query.strip()
+    root = f"/{_FRAGMENT}"
+    if q == ".":
+        return f"({root})[1]"  # the context item is a singleton; a path is not
+    for prefix, replaced in (("(./", f"({root}/"), ("./", f"{root}/"), ("(/", f"({root}/"),
+                             ("/", f"{root}/")):
+        if q.startswith(prefix) and not q.startswith(prefix + "/"):
+            return replaced + q[len(prefix):]
+    return None
+
+
 def pg_fragment_target(binder: Binder, node: exp.Dot) -> exp.Dot:
-    """``(SELECT … FOR XML …, TYPE).value('.', …)`` on PostgreSQL: the FOR XML value is a
-    fragment (several top-level nodes or bare text) and PostgreSQL's xpath() takes only
-    documents, so the fragment is wrapped in an element; the string value of the context
-    node ('.') is the same either way. Other targets and queries are left as they are."""
+    """``(SELECT … FOR XML …, TYPE).value(…)`` (also ``query()``, ``exist()``) on
+    PostgreSQL: the FOR XML value is a fragment (several top-level nodes or bare text) and
+    PostgreSQL's xpath() takes only documents, so the fragment is wrapped in an element and
+    the path is moved under it ('.' → '(/tsqlb_fragment)[1]', '(/i)[2]' →
+    '(/tsqlb_fragment/i)[2]'). Other targets and path forms are left as they are."""
     target, method = node.this, node.expression
     if binder.conn.dialect == "sqlite" or not isinstance(target, exp.Paren | exp.Subquery):
         return node
@@ -407,9 +425,12 @@ def pg_fragment_target(binder: Binder, node: exp.Dot) -> exp.Dot:
     while isinstance(inner, exp.Paren | exp.Subquery):
         inner = inner.this
     opts = options_of(inner) if isinstance(inner, exp.Select) else None
-    args = method.expressions if isinstance(method, exp.Anonymous) else []
-    if opts is None or opts.kind != "XML" or not args or not (
-            isinstance(args[0], exp.Literal) and args[0].name.strip() == "."):
+    args = list(method.expressions) if isinstance(method, exp.Anonymous) else []
+    if opts is None or opts.kind != "XML" or not args or not isinstance(args[0], exp.Literal):
         return node
-    wrapped = _cat(_s("<tsqlb_fragment>"), target, _s("</tsqlb_fragment>"))
-    return exp.Dot(this=exp.Paren(this=wrapped), expression=method)
+    moved = _fragment_query(args[0].name)
+    if moved is None:
+        return node
+    wrapped = _cat(_s(f"<{_FRAGMENT}>"), target, _s(f"</{_FRAGMENT}>"))
+    call = exp.Anonymous(this=method.name, expressions=[_s(moved), *args[1:]])
+    return exp.Dot(this=exp.Paren(this=wrapped), expression=call)

@@ -63,6 +63,15 @@ SELECT DISTINCT item FROM orders WHERE item IN ('ink', 'cap') ORDER BY item DESC
 GO
 SELECT id FROM cust UNION ALL SELECT cust FROM orders FOR XML PATH('')
 GO
+-- Correlated to a grouped column; TYPE values read with text() and absolute paths
+SELECT o1.cust, STUFF((SELECT ',' + o2.item FROM orders AS o2 WHERE o2.cust = o1.cust
+                       ORDER BY o2.item FOR XML PATH(''), TYPE).value('(./text())[1]',
+                       'varchar(50)'), 1, 1, '') AS items, COUNT(*) AS n
+FROM orders AS o1 GROUP BY o1.cust ORDER BY o1.cust
+SELECT o1.cust, (SELECT o2.item AS i FROM orders AS o2 WHERE o2.cust = o1.cust
+                 ORDER BY o2.item FOR XML PATH(''), TYPE).value('(/i)[1]', 'varchar(10)') AS first_item
+FROM orders AS o1 GROUP BY o1.cust ORDER BY o1.cust
+GO
 -- Names XML does not allow are encoded; FOR JSON AUTO keeps dotted names as they are
 SELECT id AS [@1st], name AS [order name], score AS [x/a b] FROM cust WHERE id = 1
 FOR XML PATH('my row')
