@@ -168,6 +168,10 @@ class _Formatter:
         if name in DATE_TYPES:
             return exp.Convert(this=target, expression=value.copy(),
                                style=exp.Literal.number(126))
+        if name in ("money", "smallmoney"):  # all four decimals, not CAST's two
+            fixed = exp.Cast(this=value.copy(),
+                             to=exp.DataType.build("decimal(19,4)", dialect="tsql"))
+            return exp.Cast(this=fixed, to=target)
         if name is not None and parse_spec(spec or "").is_string:
             return value.copy()
         return exp.Cast(this=value.copy(), to=target)
@@ -189,7 +193,8 @@ class _Formatter:
             return exp.Case(ifs=[exp.If(this=exp.EQ(this=value.copy(),
                                                     expression=exp.Literal.number(0)),
                                         true=_s("false"))], default=_s("true"))
-        if name is not None and parse_spec(spec or "").is_numeric:
+        if name is not None and parse_spec(spec or "").is_numeric \
+                and name not in ("money", "smallmoney"):  # money is a JSON string
             return self.text(value)
         quoted = self._json_quote(self.text(value) if name is not None else value.copy())
         return _replace(quoted, [("/", "\\/")])

@@ -72,6 +72,12 @@ SELECT o1.cust, (SELECT o2.item AS i FROM orders AS o2 WHERE o2.cust = o1.cust
                  ORDER BY o2.item FOR XML PATH(''), TYPE).value('(/i)[1]', 'varchar(10)') AS first_item
 FROM orders AS o1 GROUP BY o1.cust ORDER BY o1.cust
 GO
+-- money and uniqueidentifier are JSON strings (money with its four decimals)
+CREATE TABLE pay (amount money, ref uniqueidentifier, rate float)
+INSERT pay VALUES (1.5, 'B5F7E1C2-0000-4000-8000-000000000001', 0.25)
+SELECT amount, ref, rate FROM pay FOR JSON PATH
+SELECT amount, ref, rate FROM pay FOR XML RAW
+GO
 -- Names XML does not allow are encoded; FOR JSON AUTO keeps dotted names as they are
 SELECT id AS [@1st], name AS [order name], score AS [x/a b] FROM cust WHERE id = 1
 FOR XML PATH('my row')
