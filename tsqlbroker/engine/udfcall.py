@@ -21,6 +21,7 @@ A UDF body is interpreted T-SQL, which the engine never imports: the interpreter
 from __future__ import annotations
 
 import json
+import weakref
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -188,8 +189,17 @@ class UdfCalls:
     """The UDF calls of one statement being bound: values decided before it runs."""
 
     def __init__(self, binder: Binder) -> None:
-        self.binder = binder
+        # Weak: a Binder → UdfCalls → Binder cycle would keep the statement's transaction and
+        # so its session alive until the cyclic collector runs (DROP DATABASE: "in use").
+        self._binder = weakref.ref(binder)
         self.by_node: dict[int, exp.Expression] = {}  # id(Dot) → replacement (pre-rewrite)
+
+    @property
+    def binder(self) -> Binder:
+        """The binder these calls belong to."""
+        binder = self._binder()
+        assert binder is not None
+        return binder
 
     def prepare(self, tree: exp.Expression) -> None:
         """Find the UDF calls, evaluate constant ones and (PostgreSQL) prefetch the rest."""
