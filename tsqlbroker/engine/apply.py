@@ -102,11 +102,11 @@ def sqlite_join(binder: Binder, lateral: exp.Lateral) -> exp.Expression:
         array: exp.Expression = exp.Anonymous(this="json_array", expressions=rows)
     else:
         assert isinstance(inner, exp.Select)
-        from .shapes import _order_key
+        from .shapes import order_key
 
         order = inner.args.get("order")
         if order is not None:  # select-list aliases vanish into the JSON array below
-            order.set("expressions", [_order_key(o, list(inner.expressions))
+            order.set("expressions", [order_key(o, list(inner.expressions))
                                       for o in order.expressions])
         items = [p.this if isinstance(p, exp.Alias) else p for p in inner.expressions]
         inner.set("expressions", [exp.alias_(exp.Anonymous(this="json_array", expressions=items),

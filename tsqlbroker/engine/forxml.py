@@ -330,18 +330,18 @@ class _Formatter:
 def rewrite_for(binder: Binder, select: exp.Select) -> exp.Select | None:
     """The backend-ready (still T-SQL) form of a query with FOR XML / FOR JSON (see the
     module docstring), or None when it has no FOR clause."""
-    from .shapes import _expand_all_stars, _order_key, aliased
+    from .shapes import aliased, expand_all_stars, order_key
     from .transpile import projection_name
 
     opts = options_of(select)
     if opts is None:
         return None
     select.set("for_", None)
-    _expand_all_stars(binder, select)
+    expand_all_stars(binder, select)
     items = list(select.expressions)
     named = [(projection_name(p), p.this if isinstance(p, exp.Alias) else p) for p in items]
     order = select.args.get("order")
-    keys = [_order_key(o, items) for o in (order.expressions if order is not None else [])]
+    keys = [order_key(o, items) for o in (order.expressions if order is not None else [])]
     from_ = select.args.get("from_") or select.args.get("from")
     table = None
     if opts.mode == "AUTO":

@@ -1,5 +1,6 @@
 """Query shapes the backends spell differently: table value constructors used as derived
-tables and integer ``AVG``.
+tables, integer ``AVG`` and ``TOP (n) PERCENT`` / ``TOP (n) WITH TIES`` (see
+:func:`top_window`).
 
 ``(VALUES (1, 'a'), (2.5, 'b')) AS v(n, s)``: SQL Server types each column by data type
 precedence over its values (``n`` is ``decimal(11,1)``); PostgreSQL accepts the column
@@ -143,9 +144,9 @@ def top_window(binder: Binder, select: exp.Select) -> exp.Expression | None:
         raise tsql_error(1062)
     if select.args.get("distinct") is not None:
         raise not_supported("SELECT DISTINCT with TOP … PERCENT or TOP … WITH TIES")
-    _expand_all_stars(binder, select)
+    expand_all_stars(binder, select)
     items = list(select.expressions)
-    keys = [_order_key(o, items) for o in (order.expressions if order is not None else [])]
+    keys = [order_key(o, items) for o in (order.expressions if order is not None else [])]
     inner_items: list[exp.Expression] = []
     outer_items: list[exp.Expression] = []
     for i, item in enumerate(items, 1):
@@ -181,7 +182,7 @@ def top_window(binder: Binder, select: exp.Select) -> exp.Expression | None:
         keep).order_by(rank.copy())
 
 
-def _order_key(ordered: exp.Ordered, items: list[exp.Expression]) -> exp.Ordered:
+def order_key(ordered: exp.Ordered, items: list[exp.Expression]) -> exp.Ordered:
     """An ORDER BY item usable inside OVER (…): select-list aliases and ordinals replaced
     by the expressions they name."""
     key = ordered.this
@@ -199,7 +200,7 @@ def _order_key(ordered: exp.Ordered, items: list[exp.Expression]) -> exp.Ordered
     return ordered
 
 
-def _expand_all_stars(binder: Binder, select: exp.Select) -> None:
+def expand_all_stars(binder: Binder, select: exp.Select) -> None:
     """``*`` and ``t.*`` as the columns they stand for (the query gets a hidden column)."""
     from .transpile import _source_alias
 
