@@ -29,6 +29,18 @@ def _fn(name: str, *args: exp.Expression) -> exp.Expression:
     return exp.Anonymous(this=name, expressions=list(args))
 
 
+# PostgreSQL's xpath() hands string results back XML-escaped (its escape_xml: &, <, >, CR);
+# value() must return the characters themselves, as SQL Server (and the SQLite path) do.
+_UNESCAPES = (("&lt;", "<"), ("&gt;", ">"), ("&#x0d;", "\r"), ("&amp;", "&"))
+
+
+def _unescaped(text_expr: exp.Expression) -> exp.Expression:
+    for entity, char in _UNESCAPES:  # &amp; last, so "&amp;lt;" stays "&lt;"
+        text_expr = _fn("replace", text_expr, exp.Literal.string(entity),
+                        exp.Literal.string(char))
+    return text_expr
+
+
 def _xpath_text(xpath: str) -> str:
     """The translator's XPath evaluated from the document: its root variable ``$__r``
     (the value's own root) is the document root here."""
@@ -82,7 +94,7 @@ def pg_xml_method(method: str, doc: exp.Expression, args: list[exp.Expression],
             raise not_supported("An XML value() whose type is not a string literal")
         found = _fn("xpath_exists", exp.Literal.string(xpath), xml_doc.copy(),
                     *[n.copy() for n in ns])
-        value = pg_cast(joined(f"string({xpath})"), normalize_spec(spec_node.name),
+        value = pg_cast(_unescaped(joined(f"string({xpath})")), normalize_spec(spec_node.name),
                         "nvarchar(max)")
         return exp.Case(ifs=[exp.If(this=found, true=value)])
     if method == "exist":

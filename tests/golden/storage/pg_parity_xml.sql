@@ -34,4 +34,8 @@ SELECT doc.value('/order/item', 'varchar(10)') AS v FROM dbo.orders
 GO
 SELECT doc.value('(/order/nosuch(1))[1]', 'int') AS v FROM dbo.orders
 GO
+-- value() returns characters, not entities (PostgreSQL's xpath() escapes its string results)
+SELECT x.value('(/a)[1]', 'nvarchar(30)') AS v
+FROM (SELECT CAST(N'<a>b&amp;c &lt;d&gt; &amp;lt;</a>' AS xml) AS x) AS t
+GO
 PRINT 'done'
