@@ -20,6 +20,7 @@ from sqlglot import exp
 from sqlglot.dialects.tsql import TSQL
 from sqlglot.errors import ParseError as GlotParseError
 from sqlglot.errors import TokenError
+from sqlglot.tokens import TokenType
 
 from ..errors import BindError, ParseError, TSqlError, tsql_error
 
@@ -157,6 +158,12 @@ def _parse_uncached(sql: str) -> Parsed:
         froms = [i for i, w in enumerate(words) if w == "FROM" and _depth_at(words, i) == 0]
         if len(froms) >= 2 and froms[0] in (1, 2):
             cut.append((tokens[froms[0]].start, tokens[froms[0]].end))
+    for t in tokens:
+        # A bare 0x is T-SQL's empty binary literal; sqlglot reads it as a column named 0x
+        # ([0x] and "0x" are columns, and are longer in the text).
+        if t.token_type == TokenType.IDENTIFIER and t.text.lower() == "0x" \
+                and t.end - t.start == 1:
+            edits.append((t.start, t.end, "CAST('' AS varbinary(max))"))
     edits.extend((start, end, " " * (end - start + 1)) for start, end in cut)
     text = sql
     for start, end, replacement in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
