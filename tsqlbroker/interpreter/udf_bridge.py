@@ -107,13 +107,17 @@ def _inside_statement(s: Session) -> Iterator[None]:
     They use the calling statement's transaction (each would otherwise commit that implicit
     transaction when it ends, and with it the savepoint the calling UPDATE still needs), so
     it is presented as the session's transaction for the call; and, as in SQL Server, the
-    statements of a function send no row counts. On SQLite the calling statement is still
+    statements of a function send no row counts, and an error in one ends the calling
+    statement. On SQLite the calling statement is still
     stepping, where DROP TABLE fails ("table is locked"): the function's table variables are
     dropped when that transaction ends."""
     outer_txn, outer_stmt, nocount = s.txn, s.stmt_txn, s.nocount
     if outer_txn is None and outer_stmt is not None:
         s.txn, s.stmt_txn = outer_stmt, None
     s.nocount = True
+    # An error inside the function ends the calling statement (reported once, by it) rather
+    # than being reported and the call yielding NULL: statement errors travel on as in TRY.
+    s.try_depth += 1
     shadowed = s.__dict__.get("drop_scope_objects")
     txn = s.txn
     if s.conn.dialect == "sqlite" and txn is not None:
@@ -122,6 +126,7 @@ def _inside_statement(s: Session) -> Iterator[None]:
         yield
     finally:
         s.txn, s.stmt_txn, s.nocount = outer_txn, outer_stmt, nocount
+        s.try_depth -= 1
         if shadowed is not None:
             s.drop_scope_objects = shadowed  # type: ignore[method-assign]
         else:

@@ -43,4 +43,17 @@ SELECT id, dbo.price_of(name) AS p FROM dbo.items WHERE name = 'plum'
 GO
 SELECT id, dbo.nope(id) FROM dbo.items
 GO
+CREATE FUNCTION dbo.ratio(@a int, @b int) RETURNS int AS BEGIN RETURN @a / @b END
+GO
+-- An error inside the function ends the calling statement: no rows, no half-done UPDATE.
+SELECT id, dbo.ratio(10, qty) AS r FROM dbo.items ORDER BY id
+UPDATE dbo.items SET qty = dbo.ratio(100, qty)
+SELECT id, qty FROM dbo.items ORDER BY id
+BEGIN TRY
+  SELECT id, dbo.ratio(1, qty) AS r FROM dbo.items
+END TRY
+BEGIN CATCH
+  SELECT ERROR_NUMBER() AS num, ERROR_PROCEDURE() AS pr
+END CATCH
+GO
 SELECT 'after' AS still_running
