@@ -505,10 +505,12 @@ handler(ast.DropFunction)(_drop_handler({"FN"}, "function"))
 # Scalar user-defined functions (called from expressions)
 # --------------------------------------------------------------------------------------------
 def call_scalar_function(f: Frame, name: ast.ObjectName, args: list[Any],
-                         arg_types: list[T.SqlType]) -> Any:
-    """Run scalar UDF ``name`` with ``args``; its RETURN value converted to its type."""
+                         arg_types: list[T.SqlType], resolved: Compiled | None = None) -> Any:
+    """Run scalar UDF ``name`` with ``args``; its RETURN value converted to its type.
+    ``resolved``: the function as the caller resolved it already (a query calling it per
+    row resolves it once)."""
     s = f.session
-    compiled = resolve_module(s, name, {"FN"})
+    compiled = resolved if resolved is not None else resolve_module(s, name, {"FN"})
     if compiled is None:
         raise tsql_error(4121, name.schema or "dbo", _display(name), cls=BindError)
     if len(args) > len(compiled.params):

@@ -51,6 +51,10 @@ class InstanceBridge:
 
         s = self._session(session_id)
         compiled = resolve_module(s, _object_name(name), {"FN"})
+        # Every statement resolves its calls while it is bound, so the per-row calls of the
+        # statement that runs next can use this without a catalog look-up each.
+        resolved: dict[tuple[int, UdfName], Any] = s.extensions.setdefault("udf_resolved", {})
+        resolved[(s.db_id, name)] = compiled  # by database: a function's body may switch it
         if compiled is None:
             return None
         ret = compiled.return_type
@@ -65,8 +69,10 @@ class InstanceBridge:
         s = self._session(session_id)
         types = [T.parse_type_spec(spec) if spec else T.NVARCHAR_MAX for _v, spec in args]
         values = [v for v, _spec in args]
+        resolved = s.extensions.get("udf_resolved", {}).get((s.db_id, name))
         with _inside_statement(s):
-            value = call_scalar_function(Frame(s, 0), _object_name(name), values, types)
+            value = call_scalar_function(Frame(s, 0), _object_name(name), values, types,
+                                         resolved)
         return value.to_string() if hasattr(value, "to_string") else value
 
     def session_names(self) -> frozenset[str]:
