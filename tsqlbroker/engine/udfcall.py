@@ -141,7 +141,8 @@ def _info(binder: Binder, name: UdfName) -> UdfInfo:
     bridge = bridge_of(binder.conn.store)
     info = bridge.udf_info(binder.ctx.session_id, name) if bridge is not None else None
     if info is None:
-        raise tsql_error(4121, name[1] or "dbo", _display(name), cls=BindError)
+        # SQL Server names the first part as the column it might have been.
+        raise tsql_error(4121, name[0] or name[1] or "dbo", _display(name), cls=BindError)
     return info
 
 
