@@ -194,6 +194,7 @@ class UdfCalls:
         # so its session alive until the cyclic collector runs (DROP DATABASE: "in use").
         self._binder = weakref.ref(binder)
         self.by_node: dict[int, exp.Expression] = {}  # id(Dot) → replacement (pre-rewrite)
+        self.lookups: dict[int, tuple[str, str | None]] = {}  # id(Dot) → (map bind, spec)
 
     @property
     def binder(self) -> Binder:
@@ -253,8 +254,6 @@ class UdfCalls:
 
     def _pg_lookup(self, dot: exp.Dot, name: UdfName, info: UdfInfo,
                    args: list[exp.Expression]) -> exp.Expression:
-        from .funcmap import pg_storage
-
         binder = self.binder
         probe = _probe(binder, dot, name, args)
         # The same call over the same rows (select list and GROUP BY) shares one parameter,
@@ -262,11 +261,10 @@ class UdfCalls:
         key = bind_key("tsqlb_udf", name, probe.sql("tsql"))
         if key not in binder.binds:
             binder.binds[key] = json.dumps(_prefetch(binder, probe, name, len(args)))
-        lookup = exp.Anonymous(this="tsqlb_udf_lookup", expressions=[
-            exp.Cast(this=exp.Placeholder(this=key), to=exp.DataType.build("jsonb",
-                                                                            dialect="postgres")),
-            exp.Anonymous(this="jsonb_build_array", expressions=args)])
-        return pg_storage(lookup, info.return_spec) if info.return_spec else lookup
+        # Built when the call is rewritten: building it now would re-parent the arguments,
+        # and a UDF call among them would no longer find its SELECT.
+        self.lookups[id(dot)] = (key, info.return_spec)
+        return exp.Placeholder(this=key)
 
     def replacement(self, node: exp.Dot) -> exp.Expression | None:
         """The rewritten call for ``node`` (its arguments rewritten by the binder)."""
@@ -281,21 +279,25 @@ class UdfCalls:
             self.binder.binds["tsqlb_sid"] = self.binder.ctx.session_id
             out = self._sqlite_call(name, _info(self.binder, name),
                                     list(node.expression.expressions))
+        if id(node) in self.lookups:
+            return self._lookup(node)
         if isinstance(out, (exp.Placeholder, exp.Null)):
             return out
-        if isinstance(out, exp.Anonymous) and out.name == "tsqlb_udf":
-            fixed, args = out.expressions[:6], out.expressions[6:]
-            return exp.Anonymous(this="tsqlb_udf", expressions=[
-                *fixed, *(self.binder.rewrite(a) for a in args)])
-        return _rewrite_lookup(self.binder, out)
+        fixed, args = out.expressions[:6], out.expressions[6:]
+        return exp.Anonymous(this="tsqlb_udf", expressions=[
+            *fixed, *(self.binder.rewrite(a) for a in args)])
 
+    def _lookup(self, node: exp.Dot) -> exp.Expression:
+        """PostgreSQL: the call as a look-up of its (rewritten) arguments in the bound map."""
+        from .funcmap import pg_storage
 
-def _rewrite_lookup(binder: Binder, node: exp.Expression) -> exp.Expression:
-    """Rewrite the argument expressions inside a PostgreSQL lookup for the backend."""
-    for call in list(node.find_all(exp.Anonymous)):
-        if call.name == "jsonb_build_array":
-            call.set("expressions", [binder.rewrite(a) for a in call.expressions])
-    return node
+        key, spec = self.lookups[id(node)]
+        args = [self.binder.rewrite(a) for a in node.expression.expressions]
+        lookup = exp.Anonymous(this="tsqlb_udf_lookup", expressions=[
+            exp.Cast(this=exp.Placeholder(this=key), to=exp.DataType.build("jsonb",
+                                                                            dialect="postgres")),
+            exp.Anonymous(this="jsonb_build_array", expressions=args)])
+        return pg_storage(lookup, spec) if spec else lookup
 
 
 def bind_key(prefix: str, *parts: Any) -> str:
@@ -313,8 +315,8 @@ def _probe(binder: Binder, dot: exp.Dot, name: UdfName, args: list[exp.Expressio
     """The DISTINCT argument tuples of the rows the call can see: the call's own FROM /
     joins and the WHERE conjuncts that call no UDF."""
     select = dot.find_ancestor(exp.Select)
-    if select is None or not all(_udf_free(binder, a) for a in args) \
-            or not _local(binder, select, args):
+    # Arguments calling UDFs themselves are fine: the probe's own binder prefetches those.
+    if select is None or not _local(binder, select, args):
         raise _unsupported(name)
     probe = exp.Select(expressions=[exp.alias_(a.copy(), f"tsqlb_a{j}")
                                     for j, a in enumerate(args)])

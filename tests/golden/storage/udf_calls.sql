@@ -23,6 +23,8 @@ FROM dbo.items ORDER BY id
 SELECT id FROM dbo.items WHERE dbo.twice(qty) > 4 ORDER BY id
 SELECT name FROM dbo.items ORDER BY dbo.price_of(name) DESC, id
 SELECT dbo.twice(21) AS const_call, dbo.price_of('pear') AS pear
+SELECT id, dbo.twice(dbo.twice(qty) + 1) AS nested FROM dbo.items WHERE dbo.twice(id) < 6
+ORDER BY id
 DECLARE @v int = 7
 SELECT id, dbo.twice(@v) + id AS v FROM dbo.items WHERE id < 3 ORDER BY id
 SELECT CAST(SUM(dbo.price_of(name) * qty) AS decimal(10,2)) AS total FROM dbo.items
