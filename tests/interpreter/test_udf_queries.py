@@ -84,15 +84,18 @@ def test_alter_function_changes_the_next_query(session: Any, sink: CollectingSin
     assert _run(session, sink, query) == [("v3",)]
 
 
-def test_correlated_udf_argument(session: Any, sink: CollectingSink, backend: str) -> None:
+def test_correlated_udf_arguments(session: Any, sink: CollectingSink) -> None:
     _run(session, sink, SETUP)
-    query = ("SELECT a, (SELECT MAX(dbo.twice(o.a + r.r)) FROM dbo.rates AS r) FROM dbo.t AS o"
-             " ORDER BY a")
-    if backend == "sqlite":
-        assert _run(session, sink, query) == [(1, 42), (2, 44), (3, 46)]
-    else:  # the server cannot call back: refused clearly, nothing half-done
-        assert _error(session, sink, query).number == 40000
-        assert _run(session, sink, "SELECT COUNT(*) FROM dbo.t") == [(3,)]
+    assert _run(session, sink, "SELECT a, (SELECT MAX(dbo.twice(o.a + r.r)) FROM dbo.rates AS r)"
+                " FROM dbo.t AS o ORDER BY a") == [(1, 42), (2, 44), (3, 46)]
+    assert _run(session, sink, "SELECT a, (SELECT dbo.twice(r.r + o.a) FROM dbo.rates AS r "
+                "WHERE r.n = o.n) FROM dbo.t AS o ORDER BY a") == [(1, 22), (2, 44), (3, None)]
+    assert _run(session, sink, "SELECT a FROM dbo.t AS o WHERE EXISTS (SELECT 1 FROM dbo.rates"
+                " AS r WHERE dbo.twice(r.r) = o.a * 20) ORDER BY a") == [(1,), (2,)]
+    assert _run(session, sink, "SELECT o.a, x.fa FROM dbo.t AS o CROSS APPLY (SELECT "
+                "dbo.twice(o.a) AS fa) AS x ORDER BY o.a") == [(1, 2), (2, 4), (3, 6)]
+    assert _run(session, sink, "SELECT a, dbo.twice(dbo.twice(a) + 1) FROM dbo.t "
+                "WHERE dbo.twice(a) < 5 ORDER BY a") == [(1, 6), (2, 10)]
 
 
 def test_unknown_function_and_too_many_arguments(session: Any, sink: CollectingSink) -> None:

@@ -312,30 +312,66 @@ def _udf_free(binder: Binder, node: exp.Expression) -> bool:
 
 def _probe(binder: Binder, dot: exp.Dot, name: UdfName, args: list[exp.Expression]
            ) -> exp.Select:
-    """The DISTINCT argument tuples of the rows the call can see: the call's own FROM /
-    joins and the WHERE conjuncts that call no UDF."""
+    """The DISTINCT argument tuples of the rows the call can see: the FROM / joins of the
+    call's SELECT — and of the enclosing ones when the arguments use their columns (a
+    correlated subquery, APPLY), cross-joined — with the WHERE conjuncts that call no UDF
+    and use only those tables: a superset of the rows the call sees."""
+    chain: list[exp.Select] = []
     select = dot.find_ancestor(exp.Select)
-    # Arguments calling UDFs themselves are fine: the probe's own binder prefetches those.
-    if select is None or not _local(binder, select, args):
+    while select is not None:
+        chain.append(select)
+        if _local(binder, chain, args):
+            break
+        select = select.find_ancestor(exp.Select)
+    else:
         raise _unsupported(name)
+    aliases = [t.alias_or_name.lower() for s in chain for t in _tables(s)]
+    if not aliases or len(aliases) != len(set(aliases)):
+        raise _unsupported(name)  # no rows to range over, or one alias naming two tables
     probe = exp.Select(expressions=[exp.alias_(a.copy(), f"tsqlb_a{j}")
                                     for j, a in enumerate(args)])
     probe.set("distinct", exp.Distinct())
-    from_ = select.args.get("from_")
-    if from_ is not None:
-        probe.set("from_", from_.copy())
-    if select.args.get("joins"):
-        probe.set("joins", [j.copy() for j in select.args["joins"]])
-    where = select.args.get("where")
-    if where is not None:
-        kept = [c for c in where.this.flatten() if _udf_free(binder, c)] \
-            if isinstance(where.this, exp.And) else \
-            ([where.this] if _udf_free(binder, where.this) else [])
-        if kept:
-            probe.set("where", exp.Where(this=exp.and_(*[c.copy() for c in kept])))
-    if select.args.get("with_") is not None:
-        probe.set("with_", select.args["with_"].copy())
+    joins: list[exp.Expression] = []
+    for i, level in enumerate(chain):
+        from_ = level.args.get("from_")
+        if from_ is not None:
+            if probe.args.get("from_") is None:
+                probe.set("from_", from_.copy())
+            else:
+                joins.append(exp.Join(this=from_.this.copy(), kind="CROSS"))
+        # Not the APPLY holding the call itself: the probe would contain the call again.
+        joins.extend(j.copy() for j in level.args.get("joins") or []
+                     if i == 0 or not _contains(j, chain[i - 1]))
+    if joins:
+        probe.set("joins", joins)
+    kept = [c.copy() for level in chain for c in _conjuncts(level)
+            if _udf_free(binder, c) and _local(binder, chain, [c])]
+    if kept:
+        probe.set("where", exp.Where(this=exp.and_(*kept)))
+    scope: exp.Expression | None = chain[-1]
+    while scope is not None:  # the CTEs the tables may name
+        if scope.args.get("with_") is not None:
+            probe.set("with_", scope.args["with_"].copy())
+            break
+        scope = scope.parent
     return probe
+
+
+def _contains(node: exp.Expression, inner: exp.Expression) -> bool:
+    return any(n is inner for n in node.walk())
+
+
+def _tables(select: exp.Select) -> list[exp.Expression]:
+    from_ = select.args.get("from_")
+    return ([from_.this] if from_ is not None else []) + [
+        j.this for j in select.args.get("joins") or []]
+
+
+def _conjuncts(select: exp.Select) -> list[exp.Expression]:
+    where = select.args.get("where")
+    if where is None:
+        return []
+    return list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
 
 
 def _prefetch(binder: Binder, probe: exp.Select, name: UdfName, nargs: int
@@ -365,16 +401,14 @@ def _prefetch(binder: Binder, probe: exp.Select, name: UdfName, nargs: int
     return out
 
 
-def _local(binder: Binder, select: exp.Select, args: list[exp.Expression]) -> bool:
-    """Whether every column the arguments use comes from ``select``'s own FROM / joins (not
-    an outer query, nor a select-list alias): only then can the probe query compute them.
-    A failing probe would abort the PostgreSQL transaction, so this is checked first."""
-    from_ = select.args.get("from_")
-    tables = ([from_.this] if from_ is not None else []) + [
-        j.this for j in select.args.get("joins") or []]
-    aliases = {t.alias_or_name.lower() for t in tables}
-    for a in args:
-        for col in a.find_all(exp.Column):
+def _local(binder: Binder, chain: list[exp.Select], exprs: list[exp.Expression]) -> bool:
+    """Whether every column ``exprs`` use comes from the FROM / joins of the SELECTs in
+    ``chain`` (not a further outer query, nor a select-list alias): only then can the probe
+    compute them. A failing probe would abort the PostgreSQL transaction, so this is
+    checked first."""
+    aliases = {t.alias_or_name.lower() for s in chain for t in _tables(s)}
+    for e in exprs:
+        for col in e.find_all(exp.Column):
             if col.table:
                 if col.table.lower() not in aliases:
                     return False
