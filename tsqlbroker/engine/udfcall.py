@@ -10,8 +10,9 @@ A UDF body is interpreted T-SQL, which the engine never imports: the interpreter
   row. The UDF's own queries run on the same connection while the outer statement is
   stepping (SQLite allows a nested statement on a connection with an open cursor).
 * PostgreSQL cannot call Python: before the statement runs, the distinct argument tuples are
-  fetched (the call's query with the same FROM / joins and the WHERE conjuncts that call no
-  UDF — a superset of the rows the call sees), the function runs in Python once per tuple,
+  fetched (the call's query with the same FROM / joins — the enclosing queries' too for
+  correlated arguments — and the WHERE conjuncts that call no UDF: a superset of the rows
+  the call sees), the function runs in Python once per tuple,
   and the call becomes a lookup in a JSON map bound as a parameter:
   ``tsqlb_udf_lookup(CAST(:tsqlb_udf_0 AS jsonb), jsonb_build_array(a))`` read back as the
   return type's storage form. The keys are PostgreSQL's own text of ``jsonb_build_array`` of
@@ -433,8 +434,9 @@ def _storage_text(value: Any, spec: str | None) -> str | None:
 def _unsupported(name: UdfName) -> Exception:
     from .parsing import not_supported
 
-    return not_supported(f"The user-defined function '{_display(name)}' with arguments from "
-                         "an outer query or the select list on PostgreSQL")
+    return not_supported(f"The user-defined function '{_display(name)}' with arguments that "
+                         "use select-list aliases, or one alias for two tables of the "
+                         "query, on PostgreSQL")
 
 
 def spec_of(binder: Binder, node: exp.Expression) -> str | None:
