@@ -195,7 +195,8 @@ def _target_select(ctx: ExecContext, tree: exp.Expression, target: exp.Table,
                 break
     if alias is None:
         tinfo = writable(binder.resolve(key), _verb(tree))
-        alias = target.alias or target.name
+        # The binder aliases a table variable by its written name (@t), sqlglot's name is t.
+        alias = target.alias or (key[2] if key[3] == "@" else target.name)
         extra = target.copy()
         if not items:
             items = [extra]
@@ -287,7 +288,8 @@ def delete_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
     tables = tree.args.get("tables") or []
     if tables:
         target = tables[0]
-        from_node = tree.this
+        # DELETE t WHERE … (no FROM at all) leaves sqlglot's `this` False.
+        from_node = tree.this if isinstance(tree.this, exp.Expression) else None
     else:
         target = tree.this
         from_node = None

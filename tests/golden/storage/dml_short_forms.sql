@@ -1,0 +1,23 @@
+-- UPDATE / DELETE of a table variable, a temp table and a table written without FROM
+-- (DELETE t WHERE …, UPDATE @t SET … WHERE …), with TOP and OUTPUT.
+DECLARE @t TABLE (a int, b int)
+INSERT @t VALUES (1, 1), (2, 2), (3, 3)
+UPDATE @t SET b = 5 WHERE a = 2
+DELETE @t WHERE a = 1
+SELECT a, b FROM @t ORDER BY a
+UPDATE TOP (1) @t SET b = 9 WHERE a = 3
+DELETE TOP (1) @t OUTPUT deleted.a WHERE a = 2
+SELECT a, b FROM @t ORDER BY a
+GO
+CREATE TABLE #x (a int)
+INSERT #x VALUES (1), (2)
+UPDATE #x SET a = 3 WHERE a = 2
+DELETE #x WHERE a = 1
+SELECT a FROM #x
+GO
+CREATE TABLE dbo.d (a int)
+INSERT dbo.d VALUES (1), (2), (3)
+DELETE dbo.d WHERE a = 1
+DELETE d OUTPUT deleted.a WHERE a = 2
+UPDATE d SET a = a * 10 OUTPUT inserted.a WHERE a = 3
+SELECT a FROM dbo.d
