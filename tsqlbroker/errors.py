@@ -172,6 +172,7 @@ MESSAGES: dict[int, tuple[int, str]] = {
     110: (15, ("There are fewer columns in the INSERT statement than values specified in the "
                "VALUES clause. The number of values in the VALUES clause must match the number "
                "of columns specified in the INSERT statement.")),
+    339: (16, "DEFAULT or NULL are not allowed as explicit identity values."),
     544: (16, ("Cannot insert explicit value for identity column in table '%.*ls' when "
                "IDENTITY_INSERT is set to OFF.")),
     1087: (15, 'Must declare the table variable "%.*ls".'),

@@ -21,7 +21,7 @@ from .query import run_query
 from .results import ResultSet
 from .tableinfo import TableInfo
 from .transpile import Binder, Parsed, Source, not_supported, table_key
-from .writer import RowWriter, physical_table_ref, rowid_column
+from .writer import DEFAULT, RowWriter, physical_table_ref, rowid_column
 
 
 def target_table(ctx: ExecContext, node: exp.Table, statement: str) -> TableInfo:
@@ -94,17 +94,24 @@ def insert_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
     return result
 
 
+def _is_default(node: exp.Expression) -> bool:
+    """The keyword DEFAULT as a VALUES item (sqlglot reads it as a Var)."""
+    return isinstance(node, exp.Var) and node.name.upper() == "DEFAULT"
+
+
 def _values_row(ctx: ExecContext, tup: exp.Expression, params: Params) -> tuple[Any, ...]:
     items = tup.expressions if isinstance(tup, exp.Tuple) else [tup]
-    simple = [_simple_value(i, params) for i in items]
+    simple = [(True, DEFAULT) if _is_default(i) else _simple_value(i, params) for i in items]
     if all(ok for ok, _v in simple):
         return tuple(v for _ok, v in simple)
+    computed = [i for i in items if not _is_default(i)]
     binder = Binder(ctx, params)
-    select = exp.select(*[i.copy() for i in items])
+    select = exp.select(*[i.copy() for i in computed])
     compiled = binder.compile(select, (tup.sql("tsql"), "values"))
     row = run_sql(binder.conn, compiled.sql, binder.binds).fetchone()
     assert row is not None
-    return tuple(row)
+    values = iter(row)
+    return tuple(DEFAULT if _is_default(i) else next(values) for i in items)
 
 
 # -- OUTPUT -----------------------------------------------------------------------------------

@@ -29,6 +29,16 @@ from .transpile import PHYSICAL_MARK, Binder
 KIND_TEXT = {"PK": "PRIMARY KEY", "UQ": "UNIQUE KEY"}
 
 
+class _DefaultMarker:
+    """The keyword ``DEFAULT`` as a VALUES item: the column's default (or NULL)."""
+
+    def __repr__(self) -> str:
+        return "DEFAULT"
+
+
+DEFAULT = _DefaultMarker()
+
+
 def rowid_column(dialect: str) -> str:
     """The backend's row identity used to address rows (SQLite rowid, PostgreSQL ctid)."""
     return "rowid" if dialect == "sqlite" else "ctid"
@@ -139,7 +149,10 @@ class RowWriter:
                 low = col.name.lower()
                 if col.identity is not None and explicit:
                     # SET IDENTITY_INSERT ON: the given value, and the seed moves past it.
-                    value = self.convert(col, by_name[low])
+                    given_value = by_name[low]
+                    if given_value is DEFAULT or given_value is None:
+                        raise tsql_error(339)
+                    value = self.convert(col, given_value)
                     values[low] = value
                     self.last_identity = value
                     assert next_id is not None and value is not None
@@ -151,7 +164,7 @@ class RowWriter:
                     values[low] = next_id
                     self.last_identity = next_id
                     next_id += col.identity[1]
-                elif low in given:
+                elif low in given and by_name[low] is not DEFAULT:
                     values[low] = self.convert(col, by_name[low])
                 else:
                     values[low] = self.convert(col, self.default_value(col))

@@ -41,7 +41,7 @@ def exec_context(f: Frame) -> ExecContext:
     """The engine ExecContext for the running statement of frame ``f``."""
     s = f.session
     return ExecContext(s.conn, s.txn_for_statement(), s.db_id, s.id, s.temp_tables,
-                       f.table_vars)
+                       f.table_vars, identity_insert=s.identity_insert)
 
 
 def _xml_text(v: Any) -> Any:
@@ -100,7 +100,8 @@ def run_sql(f: Frame, sql: str, params: dict[str, tuple[Any, str]]) -> Any:
     if txn is None:
         txn = s.stmt_txn or s.txn_for_statement()
     return engine_dml.execute_sql(
-        ExecContext(s.conn, txn, s.db_id, s.id, s.temp_tables, f.table_vars), sql, params)
+        ExecContext(s.conn, txn, s.db_id, s.id, s.temp_tables, f.table_vars,
+                    identity_insert=s.identity_insert), sql, params)
 
 
 def _note_identity(f: Frame, result: Any) -> None:

@@ -83,6 +83,8 @@ class Session:
         self.errors_reported = 0
         # -- session objects
         self.temp_tables: dict[str, Any] = {}
+        # Object ids of the tables with SET IDENTITY_INSERT ON (engine ExecContext.identity_insert).
+        self.identity_insert: set[int] = set()
         self.cursors: dict[str, Any] = {}    # GLOBAL cursors by lower-case name
         self.nestlevel = 0
         self.insert_exec_depth = 0

@@ -266,6 +266,19 @@ def compile_set_option(c: Compiler, node: ast.SetOption) -> StmtFn:
             f.session.datefirst = n
             f.session.rowcount = 0
         return run_datefirst
+    if option == "identity_insert" and node.target is not None:
+        from .dml import engine_dml, exec_context
+
+        # The name as written (Msg 8106/8107 quote it); odd names keep their brackets.
+        t = node.target
+        parts = [p or "" for p in (t.database, t.schema) if t.database or p] + [t.name]
+        table = ".".join(p if not p or p.replace("_", "a").isalnum() else f"[{p}]"
+                         for p in parts)
+
+        def run_identity_insert(f: Frame) -> None:
+            engine_dml.set_identity_insert(exec_context(f), table, on)
+            f.session.rowcount = 0
+        return run_identity_insert
 
     def run_other(f: Frame) -> None:
         f.session.options[option] = value
