@@ -20,6 +20,7 @@ from tsqlbroker.grammar import ast
 
 from . import types as T
 from .compiler import Compiler, ReturnSignal, Scope, StmtFn, VarInfo, handler
+from .convert import CONVERSION_ERRORS
 from .control import collect_labels
 from .expressions import coerce, implicit
 from .frames import Frame
@@ -214,6 +215,28 @@ def _bind_plan(c_args: list[tuple[ast.ExecArg, Any]], compiled: Compiled, proc_n
         raise _at_procedure(e, proc_name, state) from None
 
 
+def _param_converter(ef: Callable[[Frame], Any], conv: Callable[[Any], Any], src: T.SqlType,
+                     dst: T.SqlType, proc_name: str) -> Callable[[Frame], Any]:
+    """Convert an argument to its parameter's type. A value that does not convert is Msg 8114
+    in the called procedure at line 0 (``EXEC p 'x'`` for an int parameter), not the 245 /
+    8115 … a CAST would raise."""
+    def run(f: Frame) -> Any:
+        value = ef(f)
+        try:
+            return conv(value)
+        except TSqlError as e:
+            if e.number not in CONVERSION_ERRORS:
+                raise
+            err = tsql_error(8114, _type_word(src), _type_word(dst))
+            raise _at_procedure(err, proc_name, 1) from None
+    return run
+
+
+def _type_word(t: T.SqlType) -> str:
+    """A type's name as Msg 8114 writes it (decimal is 'numeric')."""
+    return "numeric" if t.name == "decimal" else t.name
+
+
 def _bind(c_args: list[tuple[ast.ExecArg, Any]], compiled: Compiled, proc_name: str,
           stores: dict[int, Any]) -> _Plan:
     params = compiled.params
@@ -251,7 +274,7 @@ def _bind(c_args: list[tuple[ast.ExecArg, Any]], compiled: Compiled, proc_name: 
         if conv is None:
             binds.append((p.slot, ef))
         else:
-            binds.append((p.slot, lambda f, _e=ef, _c=conv: _c(_e(f))))
+            binds.append((p.slot, _param_converter(ef, conv, ce.type, p.type, proc_name)))
         if arg.output and p.output and i in stores:
             store_maker = stores[i]
             outputs.append((p.slot, store_maker(p.type)))
