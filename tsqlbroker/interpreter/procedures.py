@@ -20,8 +20,8 @@ from tsqlbroker.grammar import ast
 
 from . import types as T
 from .compiler import Compiler, ReturnSignal, Scope, StmtFn, VarInfo, handler
-from .convert import CONVERSION_ERRORS
 from .control import collect_labels
+from .convert import CONVERSION_ERRORS
 from .expressions import coerce, implicit
 from .frames import Frame
 from .runtime_errors import aborts_scope
