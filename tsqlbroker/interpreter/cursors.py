@@ -17,14 +17,16 @@ from tsqlbroker.errors import ExecutionError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
 from . import types as T
-from .compiler import Compiler, StmtFn, handler
+from .compiler import CExpr, Compiler, StmtFn, handler
 from .expressions import DYNAMIC, coerce, convert_fn
+from .sysfuncs import special
 
 if TYPE_CHECKING:
     from .frames import Frame
 
 CURSOR = T.SqlType("cursor")
 _SCROLLING = frozenset({"scroll", "static", "keyset", "dynamic"})
+_COUNTED = frozenset({"static", "insensitive", "keyset"})
 
 
 @dataclass
@@ -38,6 +40,9 @@ class Cursor:
     types: list[str | None] = field(default_factory=list)
     columns: list[str] = field(default_factory=list)
     pos: int = -1  # index of the current row; -1 before the first, len(rows) after the last
+    # STATIC / INSENSITIVE / KEYSET: CURSOR_STATUS can tell an empty result set (0); for the
+    # dynamic kinds it answers 1 whatever the row count, as SQL Server does.
+    counted: bool = False
 
 
 def compile_rowsource(c: Compiler, query: ast.SelectStmt) -> Callable[[Frame], ResultSet]:
@@ -94,11 +99,13 @@ def compile_declare_cursor(c: Compiler, node: ast.DeclareCursor) -> StmtFn:
     key = node.name.lower()
     name = node.name
 
+    counted = bool(options & _COUNTED)
+
     def run(f: Frame) -> None:
         where = f.cursors if local else f.session.cursors
         if key in where:
             raise tsql_error(16915, name)
-        where[key] = Cursor(name, source, scroll)
+        where[key] = Cursor(name, source, scroll, counted=counted)
     return run
 
 
@@ -113,8 +120,10 @@ def compile_set_cursor_variable(c: Compiler, node: ast.SetCursorVariable) -> Stm
     scroll = bool(options & _SCROLLING) and "forward_only" not in options
     slot = info.slot
 
+    counted = bool(options & _COUNTED)
+
     def run(f: Frame) -> None:
-        f.v[slot] = Cursor(node.name, source, scroll)
+        f.v[slot] = Cursor(node.name, source, scroll, counted=counted)
     return run
 
 
@@ -232,3 +241,46 @@ def compile_deallocate(c: Compiler, node: ast.DeallocateCursor) -> StmtFn:
             f.session.cursors.pop(key, None)
         f.session.rowcount = 0
     return run
+
+
+def _text_arg(c: Compiler, arg: ast.Expr) -> Callable[[Frame], Any]:
+    e = c.expr(arg)
+    conv, fn = convert_fn(e.type, T.SqlType("nvarchar", 128)), e.fn
+    return lambda f: conv(fn(f))
+
+
+@special("cursor_status")
+def compile_cursor_status(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    """``CURSOR_STATUS('local' | 'global' | 'variable', name)``: 1 open with rows (always 1
+    for dynamic cursors), 0 open and empty, -1 closed, -2 a cursor variable with no cursor,
+    -3 no such cursor, NULL for an unknown scope word."""
+    if len(node.args) != 2:
+        raise c.bind_error(174, node, "cursor_status", 2)
+    scope_fn, name_fn = (_text_arg(c, a) for a in node.args)
+    variables = {k: info.slot for k, info in c.scope.vars.items()
+                 if info.type.name == "cursor"}
+
+    def status(f: Frame) -> Any:
+        scope, name = scope_fn(f), name_fn(f)
+        if scope is None or name is None:
+            return None
+        scope, key = scope.strip().lower(), name.strip().lower()
+        if scope == "local":
+            cur = f.cursors.get(key)
+        elif scope == "global":
+            cur = f.session.cursors.get(key)
+        elif scope == "variable":
+            slot = variables.get(key)
+            if slot is None:
+                return -3
+            cur = f.v[slot]
+            if cur is None:  # a declared cursor variable with no cursor assigned
+                return -2
+        else:
+            return None
+        if not isinstance(cur, Cursor):
+            return -3
+        if cur.rows is None:
+            return -1
+        return 0 if cur.counted and not cur.rows else 1
+    return CExpr(T.SMALLINT, status)

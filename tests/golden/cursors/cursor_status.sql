@@ -1,0 +1,36 @@
+CREATE TABLE dbo.cur (i int)
+INSERT dbo.cur VALUES (1), (2)
+GO
+DECLARE c CURSOR LOCAL STATIC FOR SELECT i FROM dbo.cur WHERE i > 5
+PRINT CURSOR_STATUS('local', 'c')
+OPEN c
+PRINT CURSOR_STATUS('local', 'c')
+CLOSE c
+PRINT CURSOR_STATUS('local', 'c')
+DEALLOCATE c
+PRINT CURSOR_STATUS('local', 'c')
+DECLARE g CURSOR GLOBAL FAST_FORWARD FOR SELECT i FROM dbo.cur
+OPEN g
+PRINT CURSOR_STATUS('global', 'g')
+PRINT CURSOR_STATUS('local', 'g')
+IF CURSOR_STATUS('global', 'g') >= 0
+BEGIN
+    CLOSE g
+    DEALLOCATE g
+END
+PRINT CURSOR_STATUS('global', 'g')
+DECLARE @cv CURSOR
+PRINT CURSOR_STATUS('variable', '@nosuch')
+SET @cv = CURSOR STATIC FOR SELECT i FROM dbo.cur
+OPEN @cv
+CLOSE @cv
+DEALLOCATE @cv
+SELECT CURSOR_STATUS('global', 'nope') AS missing
+GO
+DECLARE @cv CURSOR
+SET @cv = CURSOR STATIC FOR SELECT i FROM dbo.cur
+OPEN @cv
+SELECT CURSOR_STATUS('variable', '@cv') AS opened
+CLOSE @cv
+SELECT CURSOR_STATUS('variable', '@cv') AS closed
+DEALLOCATE @cv
