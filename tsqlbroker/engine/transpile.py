@@ -286,6 +286,8 @@ class Binder:
         """Rewrites that must see the original children (type decisions, tables)."""
         if isinstance(node, exp.Table):
             return self._rewrite_table(node)
+        if isinstance(node, exp.With) and self.conn.dialect == "postgresql":
+            _mark_recursive(node)
         if isinstance(node, exp.Select) and node.args.get("for_") is not None:
             formatted = forxml.rewrite_for(self, node)
             if formatted is not None:
@@ -1132,3 +1134,14 @@ def clear_caches() -> None:
     clear_parse_cache()
     with _compile_lock:
         _compile_cache.clear()
+
+
+def _mark_recursive(node: exp.With) -> None:
+    """T-SQL writes a recursive CTE without RECURSIVE; PostgreSQL needs ``WITH RECURSIVE``
+    as soon as one CTE of the list reads itself (the keyword changes nothing for the others)."""
+    for cte in node.expressions:
+        name = cte.alias_or_name.lower()
+        if any(not t.args.get("db") and not t.args.get("catalog") and t.name.lower() == name
+               for t in cte.this.find_all(exp.Table)):
+            node.set("recursive", True)
+            return
