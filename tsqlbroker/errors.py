@@ -178,6 +178,10 @@ MESSAGES: dict[int, tuple[int, str]] = {
     1087: (15, 'Must declare the table variable "%.*ls".'),
     3726: (16, ("Could not drop object '%.*ls' because it is referenced by a FOREIGN KEY "
                 "constraint.")),
+    4403: (16, ("Cannot update the view or function '%.*ls' because it contains aggregates, "
+                "or a DISTINCT or GROUP BY clause, or PIVOT or UNPIVOT operator.")),
+    4405: (16, ("View or function '%.*ls' is not updatable because the modification affects "
+                "multiple base tables.")),
     4701: (16, ("Cannot find the object \"%.*ls\" because it does not exist or you do not have "
                 "permissions.")),
     4712: (16, ("Cannot truncate table '%.*ls' because it is being referenced by a FOREIGN KEY "

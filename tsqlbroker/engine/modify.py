@@ -177,6 +177,8 @@ def _target_select(ctx: ExecContext, tree: exp.Expression, target: exp.Table,
                    values: list[exp.Expression]) -> tuple[exp.Select, str, TableInfo]:
     """Build ``SELECT target.rowid, <values> FROM … WHERE …`` for UPDATE / DELETE."""
     key = table_key(target)
+    with_ = tree.args.get("with_")
+    cte = _target_cte(with_, key)
     items: list[exp.Expression] = []
     joins: list[exp.Expression] = []
     if from_node is not None:
@@ -187,7 +189,23 @@ def _target_select(ctx: ExecContext, tree: exp.Expression, target: exp.Table,
     alias = None
     tinfo: TableInfo | None = None
     binder = Binder(ctx, {})
-    for item in items:
+    rid_name = rowid_column(ctx.conn.dialect)
+    if cte is not None:
+        # UPDATE / DELETE through a CTE: the rows of its one base table, addressed by a row
+        # id column the CTE passes through.
+        base = _cte_base(cte, rid_name)
+        tinfo = writable(binder.resolve(table_key(base)), _verb(tree))
+        rid_name = _CTE_RID
+        alias = next((i.alias or i.name for i in items if isinstance(i, exp.Table)
+                      and not i.args.get("db") and i.name.lower() == key[2].lower()), None)
+        if alias is None:
+            alias = target.alias or target.name
+            extra = target.copy()
+            if not items:
+                items = [extra]
+            else:
+                joins.append(exp.Join(this=extra, kind="CROSS"))
+    for item in items if alias is None else []:
         if isinstance(item, exp.Table) and item.alias and not key[0] and not key[1] \
                 and item.alias.lower() == key[2].lower():
             alias = item.alias
@@ -210,8 +228,10 @@ def _target_select(ctx: ExecContext, tree: exp.Expression, target: exp.Table,
         else:
             joins.append(exp.Join(this=extra, kind="CROSS"))
     assert tinfo is not None
-    rid = exp.column(rowid_column(ctx.conn.dialect), table=alias, quoted=True)
+    rid = exp.column(rid_name, table=alias, quoted=True)
     select = exp.Select(expressions=[rid, *values])
+    if with_ is not None:
+        select.set("with_", with_)
     select.set("from_", exp.From(this=items[0]))
     if joins:
         select.set("joins", joins)
@@ -221,6 +241,54 @@ def _target_select(ctx: ExecContext, tree: exp.Expression, target: exp.Table,
     if parsed.top is not None:
         select.set("limit", exp.Limit(expression=parsed.top))
     return select, alias, tinfo
+
+
+_CTE_RID = "tsqlb_cte_rid"
+
+
+def _target_cte(with_: exp.Expression | None, key: tuple[Any, ...]) -> exp.CTE | None:
+    """The CTE of the statement's WITH that an unqualified target name denotes."""
+    if with_ is None or key[0] or key[1] or key[3]:
+        return None
+    for cte in with_.expressions:
+        if cte.alias_or_name.lower() == key[2].lower():
+            return cte
+    return None
+
+
+def _cte_base(cte: exp.CTE, rid_name: str) -> exp.Table:
+    """The one base table of an updatable CTE; its SELECT passes the row id through.
+    SQL Server refuses a CTE over several tables (Msg 4405) or with aggregates (4403)."""
+    body = cte.this
+    if not isinstance(body, exp.Select):
+        raise not_supported("UPDATE / DELETE through a CTE that is not one SELECT")
+    base = body.args.get("from_")
+    base = base.this if isinstance(base, exp.From) else None
+    if not isinstance(base, exp.Table) or body.args.get("joins"):
+        if isinstance(cte.parent and cte.parent.parent, exp.Update):
+            # SQL Server updates one base table of a join; the row-id pass-through cannot.
+            raise not_supported("UPDATE through a CTE over several tables")
+        raise tsql_error(4405, cte.alias_or_name)
+    if body.args.get("group") is not None or body.args.get("distinct") is not None \
+            or any(not isinstance(a.parent, exp.Window) for a in body.find_all(exp.AggFunc)):
+        raise tsql_error(4403, cte.alias_or_name)
+    if not any(e.alias_or_name == _CTE_RID for e in body.expressions):
+        rid = exp.column(rid_name, table=base.alias_or_name, quoted=True)
+        body.set("expressions", [*body.expressions, exp.alias_(rid, _CTE_RID)])
+    return base
+
+
+def _cte_columns(tree: exp.Expression, target: exp.Table) -> dict[str, str]:
+    """``{CTE column: base column}`` for the plain columns an updatable CTE exposes."""
+    cte = _target_cte(tree.args.get("with_"), table_key(target))
+    if cte is None or not isinstance(cte.this, exp.Select):
+        return {}
+    out: dict[str, str] = {}
+    for item in cte.this.expressions:
+        inner = item.this if isinstance(item, exp.Alias) else item
+        if isinstance(inner, exp.Column) and not isinstance(inner.this, exp.Star):
+            out[item.alias_or_name.lower()] = inner.name
+    return out
 
 
 def _verb(tree: exp.Expression) -> str:
@@ -239,6 +307,8 @@ def update_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
         if not isinstance(item, exp.EQ) or not isinstance(item.this, exp.Column):
             raise not_supported(f"The SET item '{item.sql('tsql')}'")
         sets.append((item.this.name, item.expression))
+    renames = _cte_columns(tree, target)
+    sets = [(renames.get(name.lower(), name), value) for name, value in sets]
     select, _alias, info = _target_select(ctx, tree, target, tree.args.get("from_"), parsed,
                                           [v for _n, v in sets])
     for name, _v in sets:
