@@ -351,8 +351,11 @@ def literal_type(lit: ast.Literal) -> tuple[SqlType, Any]:
             return FLOAT, float(v)
         return SqlType("numeric", precision=digits, scale=0), Decimal(v)
     if kind == "decimal":
-        text = (lit.text or str(value)).strip().lstrip("+-")
-        d = Decimal(text) if text else Decimal(value)
+        written = (lit.text or str(value)).strip()
+        text = written.lstrip("+-")
+        # The sign of a folded "-2.5" stays on the value; precision / scale ignore it.
+        negative = (len(written) - len(text) - written[:len(written) - len(text)].count("+")) % 2
+        d = (-Decimal(text) if negative else Decimal(text)) if text else Decimal(value)
         ip, _, fp = text.partition(".")
         if "e" in text.lower():  # defensive: an exponent makes it float
             return FLOAT, float(d)

@@ -1,0 +1,12 @@
+-- Numeric constants and arithmetic as SQL Server types them: negative decimal constants
+-- (folded at parse time) keep their sign in every position, integer division and modulo,
+-- decimal precision / scale of division, ROUND / CEILING / FLOOR of constants.
+SELECT -2.5 AS a, -2 AS b, - 2.5 AS c, 0 - 2.5 AS d, - -2.5 AS e, -2.50 AS f, -2.5 * 2 AS g
+DECLARE @x decimal(5, 1) = -2.5
+SELECT @x AS x, -@x AS y
+PRINT -2.5
+SELECT -2.5 AS a, -0.25 AS b FROM (VALUES (1)) v(q)
+SELECT 7 / 2 AS a, 7 % 3 AS b, 7.0 / 2 AS c, -7 / 2 AS d, -7 % 3 AS e, 1.0 / 3 AS f,
+       CAST(1 AS decimal(10, 2)) / 3 AS g, 10 * 1.5 AS h
+SELECT ROUND(2.567, 2) AS a, ROUND(2.5, 0) AS b, ROUND(-2.5, 0) AS c, CEILING(2.1) AS d,
+       FLOOR(-2.1) AS e, ROUND(1234.5, -2) AS f, ABS(-3) AS g, POWER(2, 10) AS h
