@@ -25,7 +25,7 @@ import sqlglot
 from sqlglot import exp
 
 from ..errors import BindError, TSqlError, tsql_error
-from . import apply, forxml, shapes, sysviews
+from . import apply, forxml, shapes, sysviews, tvf
 from .catalog import TEMPDB, Catalog
 from .context import ExecContext, VirtualTable, virtual_resolvers
 from .execsql import named_placeholders
@@ -55,6 +55,7 @@ from .sqltypes import CI_COLLATION, STRING_TYPES, normalize_spec, parse_spec, to
 from .tableinfo import TableInfo, load_table, table_by_physical
 from .udfcall import UdfCalls
 from .udfcall import spec_of as udf_call_spec
+from .typeprec import literal_spec
 
 __all__ = ["Binder", "Compiled", "Parsed", "Source", "not_supported", "object_id_of",
            "parse_statement", "syntax_error", "table_key", "temp_table_object_id"]
@@ -236,6 +237,7 @@ class Binder:
 
     def collect(self, tree: exp.Expression) -> None:
         """Resolve every table reference in ``tree`` (CTE names excepted)."""
+        tvf.expand(self, tree)  # inline table-valued functions become derived tables
         for cte in tree.find_all(exp.CTE):
             self.ctes.add(cte.alias_or_name.lower())
         for select in tree.find_all(exp.Select):
@@ -818,7 +820,30 @@ class Binder:
         if isinstance(node, exp.Case):
             ifs = node.args.get("ifs") or []
             return self.spec_of(ifs[0].args.get("true")) if ifs else None
+        if isinstance(node, (exp.Floor, exp.Ceil, exp.Round)):
+            return self._rounding_spec(node)
         return None
+
+    def _rounding_spec(self, node: exp.Expression) -> str | None:
+        """FLOOR / CEILING give decimal(p,0) for a decimal, ROUND keeps its argument's
+        scale (one more digit for the carry), both keep int and float as they are — so
+        ``FLOOR(-2.1)`` is -3 and ``ROUND(2.5, 0)`` 3.0 on both backends."""
+        arg = node.this
+        inner = arg.this if isinstance(arg, exp.Neg) else arg
+        if isinstance(inner, exp.Literal) and not inner.is_string:
+            spec = literal_spec(inner.name, False)
+        else:
+            spec = self.spec_of(arg)
+        if spec is None:
+            return None
+        m = re.fullmatch(r"(?:decimal|numeric)\((\d+),\s*(\d+)\)", spec)
+        if m is None:
+            return spec if spec in ("int", "bigint", "smallint", "tinyint", "float",
+                                    "real", "money") else None
+        p, sc = int(m.group(1)), int(m.group(2))
+        if isinstance(node, exp.Round):
+            return f"decimal({min(p + 1, 38)},{sc})"
+        return f"decimal({min(p - sc + 1, 38)},0)"
 
     def _string_result(self, node: exp.Expression) -> str:
         """varchar(max) or nvarchar(max) for a string function or concatenation: nvarchar

@@ -810,7 +810,10 @@ class DropProcedure(Stmt):
 
 @dataclass(frozen=True)
 class CreateFunction(Stmt):
-    """A scalar user function (``RETURNS type AS BEGIN … END``)."""
+    """A user function: scalar (``RETURNS type AS BEGIN … END``), inline table-valued
+    (``RETURNS TABLE AS RETURN select``: ``inline`` holds the query, ``returns`` is ``table``)
+    or multi-statement table-valued (``RETURNS @r TABLE (…) AS BEGIN … END``: ``table_var``
+    and its ``table_columns`` / ``table_constraints``)."""
 
     name: ObjectName
     params: tuple[ParamDef, ...]
@@ -820,6 +823,10 @@ class CreateFunction(Stmt):
     alter: bool = False
     options: tuple[str, ...] = ()
     source: str = ""
+    inline: SelectStmt | None = None
+    table_var: str | None = None
+    table_columns: tuple[ColumnDef, ...] = ()
+    table_constraints: tuple[TableConstraint, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -409,6 +409,9 @@ class ExprBuilder:
         parts = tuple(p for p in name.parts() if p is not None)
         return ast.FunctionTable(_call_or_method(parts, args or ()), alias, cols or ())
 
+    def function_table_args(self, *items: ast.Expr) -> tuple[ast.Expr, ...]:
+        return items
+
     def table_var(self, var: Token, alias: Any) -> ast.TableVariableRef:
         return ast.TableVariableRef(str(var), alias)
 

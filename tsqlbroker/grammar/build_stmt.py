@@ -352,6 +352,27 @@ class StmtBuilder:
         return ast.CreateFunction(name, params, returns, body, head == "or_alter",
                                   head == "alter", opts)
 
+    def inline_func_def(self, head: str, name: ast.ObjectName, *rest: Any) -> ast.CreateFunction:
+        query, options = rest[-1], rest[-2]
+        params = tuple(p for p in rest[:-2] if p is not None)
+        _execute_as, opts = _proc_options(options)
+        return ast.CreateFunction(name, params, ast.DataType("table"), (), head == "or_alter",
+                                  head == "alter", opts, inline=query)
+
+    def table_func_def(self, head: str, name: ast.ObjectName, *rest: Any) -> ast.CreateFunction:
+        body, options = rest[-1], rest[-2]
+        var_at = next(i for i, r in enumerate(rest) if isinstance(r, Token)
+                      and r.type == "VARIABLE")
+        params = tuple(p for p in rest[:var_at] if p is not None)
+        elements = rest[var_at + 1:-2]
+        cols = tuple(e for e in elements if isinstance(e, ast.ColumnDef))
+        cons = tuple(e for e in elements if isinstance(e, ast.TableConstraint))
+        _execute_as, opts = _proc_options(options)
+        return ast.CreateFunction(name, params, ast.DataType("table"), body,
+                                  head == "or_alter", head == "alter", opts,
+                                  table_var=str(rest[var_at]), table_columns=cols,
+                                  table_constraints=cons)
+
     def use_stmt(self, name: Token) -> ast.Use:
         return ast.Use(name_of(name))
 

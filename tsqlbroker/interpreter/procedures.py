@@ -10,12 +10,14 @@ compiled body is kept in :attr:`Instance.procedure_cache` keyed by the object's
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from tsqlbroker.errors import BindError, ExecutionError, TSqlError, tsql_error
+from tsqlbroker.errors import BindError, ExecutionError, Span, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
 from . import types as T
@@ -99,12 +101,43 @@ def compile_module_node(text: str, node: ast.CreateProcedure | ast.CreateFunctio
         info = c.declare(p.name, t, p, output=p.output, readonly=p.readonly)
         params.append(ParamInfo(p.name, info.slot, t, p.output, has_default, default))
     return_type = None
-    if isinstance(node, ast.CreateFunction):
+    body = node.body
+    if isinstance(node, ast.CreateFunction) and node.table_var is not None:
+        # A multi-statement table-valued function fills its RETURNS @table variable.
+        declare = ast.DeclareTable(node.table_var, node.table_columns, node.table_constraints)
+        object.__setattr__(declare, "span", _returns_table_span(text, node))
+        body = (declare, *body)
+    elif isinstance(node, ast.CreateFunction):
         return_type = T.type_from_ast(node.returns, "declare")
         c.return_type = return_type
-    collect_labels(c, node.body)
-    run = c.block(node.body)
+    collect_labels(c, body)
+    run = c.block(body)
     return Compiled(run, c.scope.nslots, c.scope, name, params, return_type)
+
+
+def _returns_table_span(text: str, node: ast.CreateFunction) -> Span | None:
+    """Where ``@r TABLE (…)`` of ``RETURNS @r TABLE (…)`` is in ``text``: the declaration of
+    the function's result table variable compiles from its source like DECLARE @r TABLE."""
+    span = node.span
+    if span is None or not node.table_var:
+        return None
+    m = re.compile(r"RETURNS\s+(" + re.escape(node.table_var) + r")\s+(?:AS\s+)?TABLE\s*\(",
+                   re.IGNORECASE).search(text, span.start_pos, span.end_pos)
+    if m is None:
+        return None
+    depth, quote, i = 1, "", m.end()
+    while i < span.end_pos and depth:
+        ch = text[i]
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'[\"":
+            quote = "]" if ch == "[" else ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        i += 1
+    return dataclasses.replace(span, start_pos=m.start(1), end_pos=i)
 
 
 # --------------------------------------------------------------------------------------------
@@ -459,14 +492,28 @@ def _definition(c: Compiler, node: ast.CreateProcedure | ast.CreateFunction) -> 
     return source
 
 
-def _module_handler(kind: str, type_code: str, label: str
+def _function_type(node: ast.CreateFunction) -> str:
+    """sys.objects type of a function: FN scalar, IF inline / TF multi-statement table."""
+    if node.inline is not None:
+        return "IF"
+    return "TF" if node.table_var is not None else "FN"
+
+
+def _module_handler(kind: str, module_type: str, label: str
                     ) -> Callable[[Compiler, Any], StmtFn]:
     def compile_create(c: Compiler, node: Any) -> StmtFn:
         name: ast.ObjectName = node.name
         definition = _definition(c, node)
-        # Validate the body now (Msg 137 … fail the CREATE, as in SQL Server).
-        compile_module_node(c.text, node, name.name, kind=kind)
-        if kind == "function":  # Msg 443: no side effects (udf_rules.py)
+        type_code = _function_type(node) if kind == "function" else module_type
+        if type_code == "IF":
+            # The query is bound when a statement uses the function; the parameters' types
+            # are checked now.
+            for p in node.params:
+                T.type_from_ast(p.type, "declare")
+        else:
+            # Validate the body now (Msg 137 … fail the CREATE, as in SQL Server).
+            compile_module_node(c.text, node, name.name, kind=kind)
+        if kind == "function" and type_code != "IF":  # Msg 443: no side effects
             from .udf_rules import check_function_body
 
             check_function_body(c, node)
@@ -521,7 +568,7 @@ def _drop_handler(type_codes: set[str], label: str) -> Callable[[Compiler, Any],
 
 
 handler(ast.DropProcedure)(_drop_handler({"P"}, "procedure"))
-handler(ast.DropFunction)(_drop_handler({"FN"}, "function"))
+handler(ast.DropFunction)(_drop_handler({"FN", "IF", "TF"}, "function"))
 
 
 # --------------------------------------------------------------------------------------------
