@@ -53,9 +53,9 @@ from .pgxml import pg_xml_method
 from .sqlfuncs import backend_value, functions_version, registered_functions
 from .sqltypes import CI_COLLATION, STRING_TYPES, normalize_spec, parse_spec, to_storage
 from .tableinfo import TableInfo, load_table, table_by_physical
+from .typeprec import literal_spec
 from .udfcall import UdfCalls
 from .udfcall import spec_of as udf_call_spec
-from .typeprec import literal_spec
 
 __all__ = ["Binder", "Compiled", "Parsed", "Source", "not_supported", "object_id_of",
            "parse_statement", "syntax_error", "table_key", "temp_table_object_id"]

@@ -10,3 +10,7 @@ SELECT 7 / 2 AS a, 7 % 3 AS b, 7.0 / 2 AS c, -7 / 2 AS d, -7 % 3 AS e, 1.0 / 3 A
        CAST(1 AS decimal(10, 2)) / 3 AS g, 10 * 1.5 AS h
 SELECT ROUND(2.567, 2) AS a, ROUND(2.5, 0) AS b, ROUND(-2.5, 0) AS c, CEILING(2.1) AS d,
        FLOOR(-2.1) AS e, ROUND(1234.5, -2) AS f, ABS(-3) AS g, POWER(2, 10) AS h
+SELECT ROUND(x, 0) AS r, FLOOR(x) AS fl, CEILING(x) AS ce, ROUND(x, 1) AS r1
+FROM (VALUES (-2.55), (2.55), (-2.15)) v(x) ORDER BY x
+SELECT FLOOR(-2.1) AS a, CEILING(2.1) AS b, ROUND(-2.5, 0) AS c, FLOOR(n) AS d, ROUND(n, -1) AS e
+FROM (VALUES (17)) v(n)
