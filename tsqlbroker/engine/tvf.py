@@ -1,4 +1,4 @@
-"""Inline table-valued functions in storage queries.
+"""Table-valued user functions in storage queries.
 
 ``CREATE FUNCTION f(@n int) RETURNS TABLE AS RETURN (SELECT …)`` is a parameterised view:
 each use — ``FROM dbo.f(3) AS x``, ``CROSS APPLY dbo.f(t.a)`` — becomes the function's query
@@ -6,17 +6,25 @@ as a derived table, each parameter replaced by ``CAST(argument AS its type)``. T
 refer to the enclosing query's tables (APPLY); the APPLY rewriting (``apply.py``) then
 correlates the derived table like any other. Inline functions using inline functions expand
 in turn (32 levels, Msg 217, as for views).
+
+A multi-statement function (``RETURNS @r TABLE (…) AS BEGIN … END``) runs in the interpreter
+when the statement is bound, with constant / variable arguments; its rows become a derived
+table of constants.
 """
 
 from __future__ import annotations
 
+import datetime
 import re
+import uuid
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
 from ..errors import MESSAGES, BindError, tsql_error
-from .parsing import parse_statement
+from .parsing import not_supported, parse_statement
+from .udfcall import bridge_of
 
 if TYPE_CHECKING:
     from .transpile import Binder
@@ -79,6 +87,8 @@ def _inline_query(binder: Binder, schema: str | None, call: exp.Anonymous
     obj = binder.catalog.find_object(binder.conn, binder.ctx.db_id, schema or None, name)
     if obj is None and schema:
         raise tsql_error(208, f"{schema}.{name}", cls=BindError)
+    if obj is not None and obj.type == "TF":
+        return _table_function_rows(binder, schema, call)
     if obj is None or obj.type != "IF" or not obj.definition:
         return None
     head = _HEAD.search(obj.definition)
@@ -112,3 +122,78 @@ def _inline_query(binder: Binder, schema: str | None, call: exp.Anonymous
     # ALTER FUNCTION must not leave plans built from the old query in the cache.
     binder._extra_sig.append(("if", obj.object_id, obj.modify_date))
     return query
+
+
+def _table_function_rows(binder: Binder, schema: str | None, call: exp.Anonymous
+                         ) -> exp.Expression:
+    """A multi-statement table-valued function runs (through the interpreter's bridge) when
+    the statement is bound; its rows become a derived table of constants. Its arguments must
+    then be known: constants, variables or DEFAULT (not the enclosing query's columns)."""
+    bridge = bridge_of(binder.conn.store)
+    if bridge is None:
+        raise not_supported(f"The table-valued function '{call.name}' in FROM")
+    args = [_argument(binder, a, call.name) for a in call.expressions]
+    result = bridge.call_table_function(binder.ctx.session_id, (None, schema, call.name),
+                                        args)
+    # Each execution runs the function again: its plan must not be reused.
+    binder._extra_sig.append(("tf", object()))
+    columns = [exp.to_identifier(c) for c in result.columns]
+    specs = [t or "sql_variant" for t in result.types]
+    if not result.rows:
+        nulls = [exp.alias_(_cast(None, spec), col) for col, spec in zip(columns, specs,
+                                                                          strict=True)]
+        return exp.select(*nulls).where(exp.false())
+    query: exp.Expression | None = None
+    for row in result.rows:
+        select = exp.select(*(exp.alias_(_cast(v, spec), col)
+                              for v, spec, col in zip(row, specs, columns, strict=True)))
+        query = select if query is None else exp.union(query, select, distinct=False)
+    assert query is not None
+    return query
+
+
+def _argument(binder: Binder, arg: exp.Expression, name: str) -> tuple[Any, str | None] | None:
+    """The value and type spec of a constant / variable argument; None for DEFAULT."""
+    if isinstance(arg, exp.Column) and not arg.table and arg.name.upper() == "DEFAULT":
+        return None
+    if isinstance(arg, exp.Null):
+        return (None, None)
+    if isinstance(arg, exp.Parameter):
+        hit = binder.params.get(f"@{arg.name}".lower())
+        if hit is not None:
+            return hit[0], hit[1]
+        raise tsql_error(137, f"@{arg.name}", cls=BindError)
+    negative = isinstance(arg, exp.Neg) and isinstance(arg.this, exp.Literal)
+    literal = arg.this if negative else arg
+    if isinstance(literal, exp.Literal):
+        text = ("-" if negative else "") + literal.this
+        if literal.is_string:
+            return text, f"varchar({max(len(text), 1)})"
+        if re.fullmatch(r"-?\d+", text):
+            return int(text), "int" if -2**31 <= int(text) < 2**31 else "bigint"
+        if re.fullmatch(r"-?\d*\.\d*", text):
+            digits = text.lstrip("-")
+            scale = len(digits.split(".")[1])
+            return Decimal(text), f"decimal({max(len(digits) - 1, scale, 1)},{scale})"
+        return float(text), "float"
+    raise not_supported(f"An argument of the multi-statement table-valued function '{name}' "
+                        "that is not a constant, a variable or DEFAULT")
+
+
+def _cast(value: Any, spec: str) -> exp.Expression:
+    """``CAST(constant AS spec)`` for one value of the function's result."""
+    if value is None:
+        literal: exp.Expression = exp.null()
+    elif isinstance(value, bool | int | float | Decimal):
+        literal = exp.Literal.number(str(int(value) if isinstance(value, bool) else value))
+    elif isinstance(value, bytes):
+        literal = exp.HexString(this=value.hex())
+    elif isinstance(value, datetime.datetime) and spec in ("datetime", "smalldatetime"):
+        literal = exp.Literal.string(value.isoformat(sep=" ", timespec="milliseconds"))
+    elif isinstance(value, datetime.date | datetime.time):
+        literal = exp.Literal.string(value.isoformat(sep=" ") if isinstance(
+            value, datetime.datetime) else value.isoformat())
+    else:
+        literal = exp.Literal.string(str(value).upper() if isinstance(value, uuid.UUID)
+                                     else str(value))
+    return exp.Cast(this=literal, to=exp.DataType.build(spec, dialect="tsql"))

@@ -23,6 +23,8 @@ INTERPRETER_MESSAGES: dict[int, tuple[int, str]] = {
     136: (15, "Cannot use a CONTINUE statement outside the scope of a WHILE statement."),
     213: (16, "Column name or number of supplied values does not match table definition."),
     214: (16, "Procedure expects parameter '%ls' of type '%ls'."),
+    313: (16, ("An insufficient number of arguments were supplied for the procedure or "
+               "function %.*ls.")),
     512: (16, ("Subquery returned more than 1 value. This is not permitted when the subquery "
                "follows =, !=, <, <= , >, >= or when the subquery is used as an expression.")),
     628: (16, "Cannot issue SAVE TRANSACTION when there is no active transaction."),

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.errors import BindError, ExecutionError, Span, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
@@ -62,6 +63,8 @@ class Compiled:
     db_name: str | None = None
     # Per-call-site caches (argument binding plans) keyed by call site.
     plans: dict[int, Any] = field(default_factory=dict)
+    # A multi-statement table-valued function's RETURNS table variable (``@r``).
+    table_var: str | None = None
 
 
 def compile_batch(batch: ast.Batch) -> Compiled:
@@ -112,7 +115,10 @@ def compile_module_node(text: str, node: ast.CreateProcedure | ast.CreateFunctio
         c.return_type = return_type
     collect_labels(c, body)
     run = c.block(body)
-    return Compiled(run, c.scope.nslots, c.scope, name, params, return_type)
+    compiled = Compiled(run, c.scope.nslots, c.scope, name, params, return_type)
+    if isinstance(node, ast.CreateFunction):
+        compiled.table_var = node.table_var
+    return compiled
 
 
 def _returns_table_span(text: str, node: ast.CreateFunction) -> Span | None:
@@ -162,7 +168,7 @@ def resolve_module(s: Session, name: ast.ObjectName, types: set[str]) -> Compile
     cached = s.instance.procedure_cache.get(key)
     if cached is not None and cached[0] == row.modify_date:
         return cached[1]  # type: ignore[no-any-return]
-    kind = "function" if row.type == "FN" else "procedure"
+    kind = "function" if row.type in ("FN", "TF") else "procedure"
     compiled = compile_module(row.definition, row.name, kind=kind)
     compiled.object_id = row.object_id
     compiled.db_id = row.database_id
@@ -574,6 +580,51 @@ handler(ast.DropFunction)(_drop_handler({"FN", "IF", "TF"}, "function"))
 # --------------------------------------------------------------------------------------------
 # Scalar user-defined functions (called from expressions)
 # --------------------------------------------------------------------------------------------
+def call_table_function(f: Frame, name: ast.ObjectName, args: list[tuple[Any, T.SqlType] | None]
+                        ) -> ResultSet | None:
+    """Run multi-statement table-valued function ``name``; the rows of its RETURNS table
+    (None: no such function). An argument None asks for the parameter's DEFAULT."""
+    from . import dml
+
+    s = f.session
+    compiled = resolve_module(s, name, {"TF"})
+    if compiled is None:
+        return None
+    shown = _display(name)
+    if len(args) > len(compiled.params):
+        raise tsql_error(8144, shown, state=2)
+    if len(args) < len(compiled.params):
+        raise tsql_error(313, shown, state=2)
+    frame = Frame(s, compiled.nslots, proc=compiled.name, level=s.nestlevel + 1)
+    for p, arg in zip(compiled.params, args, strict=True):
+        if arg is None:
+            if not p.has_default:
+                raise tsql_error(313, shown, state=2)
+            frame.v[p.slot] = p.default
+            continue
+        value, src = arg
+        conv = implicit(src, p.type)
+        frame.v[p.slot] = value if conv is None or value is None else conv(value)
+    if s.nestlevel >= MAX_NESTING:
+        raise tsql_error(217)
+    database = (s.db_id, s.current_database)
+    if compiled.db_id is not None and compiled.db_name:
+        s.db_id, s.current_database = compiled.db_id, compiled.db_name
+    s.nestlevel += 1
+    try:
+        try:
+            compiled.run(frame)
+        except ReturnSignal:
+            pass
+        result = dml.run_sql(frame, f"SELECT * FROM {compiled.table_var}", {})
+        sets = list(getattr(result, "resultsets", []) or [])
+        return sets[0] if sets else ResultSet([])
+    finally:
+        s.nestlevel -= 1
+        s.db_id, s.current_database = database
+        s.drop_scope_objects(frame)  # the function's table variables, its result included
+
+
 def call_scalar_function(f: Frame, name: ast.ObjectName, args: list[Any],
                          arg_types: list[T.SqlType], resolved: Compiled | None = None) -> Any:
     """Run scalar UDF ``name`` with ``args``; its RETURN value converted to its type.

@@ -75,6 +75,20 @@ class InstanceBridge:
                                          resolved)
         return value.to_string() if hasattr(value, "to_string") else value
 
+    def call_table_function(self, session_id: int, name: UdfName,
+                            args: Sequence[tuple[Any, str | None] | None]) -> Any:
+        """Run multi-statement table-valued function ``name`` in the session: the
+        ResultSet of its RETURNS table, or None when there is no such function. An argument
+        None is DEFAULT."""
+        from .frames import Frame
+        from .procedures import call_table_function
+
+        s = self._session(session_id)
+        typed = [None if a is None else
+                 (a[0], T.parse_type_spec(a[1]) if a[1] else T.NVARCHAR_MAX) for a in args]
+        with _inside_statement(s):
+            return call_table_function(Frame(s, 0), _object_name(name), typed)
+
     def session_names(self) -> frozenset[str]:
         """The session-aware built-ins and ``@@`` variables the bridge evaluates."""
         if self._names is None:
