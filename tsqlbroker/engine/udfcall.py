@@ -63,6 +63,11 @@ class UdfBridge(Protocol):
                  args: Sequence[tuple[Any, str | None]]) -> Any:
         """Run the function with ``(Python value, type spec)`` arguments; its value."""
 
+    def call_table_function(self, session_id: int, name: UdfName,
+                            args: Sequence[tuple[Any, str | None] | None]) -> Any:
+        """Run a multi-statement table-valued function (argument None: DEFAULT); the
+        ResultSet of its RETURNS table (``tvf.py``)."""
+
     def session_names(self) -> frozenset[str]:
         """Lower-case names of the session-aware built-ins :meth:`session_value` runs."""
 
