@@ -302,6 +302,29 @@ def _object_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
     return CExpr(T.INT, object_id)
 
 
+# sys.sql_modules holds the text of these kinds of object (OBJECT_DEFINITION).
+_MODULE_TYPES = frozenset({"P", "FN", "IF", "TF", "V", "TR"})
+
+
+@special("object_definition")
+def _object_definition(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    """``OBJECT_DEFINITION(object_id [, ...])``: the module's text as written, NULL for an
+    object without one (a table) or an unknown id."""
+    args = _arity(c, node, 1, 1)
+    idf = _int_arg(args[0])
+
+    def object_definition(f: Frame) -> Any:
+        oid = idf(f)
+        if oid is None:
+            return None
+        s = f.session
+        row = s.instance.catalog.object_by_id(s.conn, s.db_id, oid)
+        if row is None or row.type.strip().upper() not in _MODULE_TYPES:
+            return None
+        return row.definition
+    return CExpr(T.NVARCHAR_MAX, object_definition)
+
+
 @special("object_name")
 def _object_name(c: Compiler, node: ast.FunctionCall) -> CExpr:
     args = _arity(c, node, 1, 2)
