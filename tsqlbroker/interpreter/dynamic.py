@@ -109,16 +109,18 @@ def _parse_params(text: str) -> tuple[ast.ParamDef, ...]:
     return node.params
 
 
-def run_dynamic(f: Frame, compiled: Compiled, values: dict[int, Any]) -> Frame:
-    """Run compiled dynamic SQL one level down; restores the caller's database."""
+def run_dynamic(f: Frame, compiled: Compiled, values: dict[int, Any], depth: int = 1) -> Frame:
+    """Run compiled dynamic SQL ``depth`` levels down (EXEC (…) one, sp_executesql two: the
+    system procedure is a level of its own, as @@NESTLEVEL shows); restores the caller's
+    database."""
     s = f.session
-    if s.nestlevel >= MAX_NESTING:
+    if s.nestlevel + depth > MAX_NESTING:
         raise tsql_error(217)
-    frame = Frame(s, compiled.nslots, proc=None, level=s.nestlevel + 1)
+    frame = Frame(s, compiled.nslots, proc=None, level=s.nestlevel + depth)
     for slot, v in values.items():
         frame.v[slot] = v
     db = (s.db_id, s.current_database)
-    s.nestlevel += 1
+    s.nestlevel += depth
     try:
         compiled.run(frame)
     except ReturnSignal:
@@ -128,7 +130,7 @@ def run_dynamic(f: Frame, compiled: Compiled, values: dict[int, Any]) -> Frame:
             e.scope_done = True  # type: ignore[attr-defined]
         raise
     finally:
-        s.nestlevel -= 1
+        s.nestlevel -= depth
         s.db_id, s.current_database = db
         s.drop_scope_objects(frame)
     return frame
@@ -199,7 +201,7 @@ def compile_sp_executesql(c: Compiler, node: ast.ExecProc) -> StmtFn:
                 missing = e.message.split("'")[3] if e.message.count("'") >= 4 else ""
                 raise tsql_error(8178, f"({params_text}){text}", missing) from None
         values = {slot: fn(f) for slot, fn in plan.binds}
-        frame = run_dynamic(f, compiled, values)
+        frame = run_dynamic(f, compiled, values, depth=2)
         for slot, store in plan.outputs:
             store(f, frame.v[slot])
         if ret_store is not None:
