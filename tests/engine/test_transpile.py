@@ -86,7 +86,7 @@ def test_errors_are_tsql_errors(ctx: ExecContext) -> None:
     cases = {
         "SELEC a FROM t": 102, "SELECT a FROM": 102, "SELECT nope FROM t": 207,
         "SELECT 'unclosed": 105, "SELECT * FROM nowhere": 208,
-        "MERGE t USING t AS s ON 1 = 0 WHEN MATCHED THEN DELETE OUTPUT $action;": 40000,
+        "MERGE t USING t AS s ON 1 = 0 WHEN MATCHED THEN DELETE OUTPUT s.a;": 40000,
         "SELECT * FROM t CROSS APPLY dbo.f(t.a) AS z": 40000,
         "SELECT nosuchfunction(1)": 195,
     }

@@ -28,6 +28,7 @@ from .guard import backend_error, guarded
 from .merge import merge
 from .modify import (
     delete_statement,
+    deliver_output,
     insert_statement,
     run_modify_plan,
     target_table,
@@ -288,8 +289,11 @@ def _truncate(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
 
 
 def _merge(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
-    count, identity = merge(ctx, parsed, params)
-    return SqlResult([], count, identity=identity)
+    count, identity, out = merge(ctx, parsed, params)
+    result = SqlResult([], count, identity=identity)
+    if out is not None:
+        deliver_output(ctx, parsed, out, result)
+    return result
 
 
 _HANDLERS: dict[type, Callable[[ExecContext, Parsed, Params], SqlResult]] = {

@@ -5,8 +5,8 @@ applies the actions. The emulation does the same: three backend queries (matched
 source rows not matched by the target, target rows not matched by the source) pick, per row,
 the first WHEN clause whose condition holds and compute the new values; the row writer then
 applies updates, deletes and inserts with the usual constraint checks. A target row matched
-by more than one source row raises Msg 8672, as in SQL Server. ``OUTPUT`` on MERGE is not
-supported.
+by more than one source row raises Msg 8672, as in SQL Server. ``OUTPUT`` gives
+``$action``, ``inserted.*`` and ``deleted.*`` per affected row (source columns are refused).
 """
 
 from __future__ import annotations
@@ -18,8 +18,10 @@ from sqlglot import exp
 from ..errors import tsql_error
 from .context import ExecContext
 from .execsql import run_sql
+from .query import run_query
+from .results import ResultSet
 from .tableinfo import TableInfo
-from .transpile import Binder, Parsed, not_supported, table_key
+from .transpile import Binder, Parsed, Source, not_supported, table_key
 from .writer import RowWriter, rowid_column
 
 Params = dict[str, tuple[Any, "str | None"]]
@@ -67,12 +69,74 @@ def _kind(when: exp.When) -> str:
     raise not_supported(f"The MERGE action '{then.sql('tsql') if then else ''}'")
 
 
-def merge(ctx: ExecContext, parsed: Parsed, params: Params) -> tuple[int, int | None]:
-    """Run a MERGE; returns (rows affected, last identity inserted)."""
+def _check_output(parsed: Parsed) -> None:
+    """MERGE's OUTPUT may name ``$action``, ``inserted`` and ``deleted``; the source table's
+    columns are not kept after the writes."""
+    for item in parsed.output or ():
+        for col in item.find_all(exp.Column):
+            if col.table.lower() not in ("inserted", "deleted") \
+                    and not (not col.table and col.name.lower() == "$action"):
+                raise not_supported("MERGE … OUTPUT of a source column")
+
+
+def _output(ctx: ExecContext, info: TableInfo, parsed: Parsed, params: Params,
+            entries: list[tuple[str, dict[str, Any] | None, dict[str, Any] | None]]
+            ) -> ResultSet:
+    """The OUTPUT rows: per (action, inserted row, deleted row), the OUTPUT list over
+    one-row ``inserted`` / ``deleted`` tables bound as parameters (NULLs where absent)."""
+    assert parsed.output is not None
+    exprs = []
+    for e in parsed.output:
+        e = e.copy()
+        for col in list(e.find_all(exp.Column)):
+            if not col.table and col.name.lower() == "$action":
+                repl = exp.Cast(this=exp.Placeholder(this="__act"),
+                                to=exp.DataType.build("nvarchar(10)", dialect="tsql"))
+                if col is e:
+                    e = exp.alias_(repl, "$action", quoted=True)
+                else:
+                    col.replace(repl)
+        exprs.append(e)
+    names = [c.name for c in info.columns]
+    typed = ctx.conn.dialect == "postgresql"
+
+    def value(key: str, spec: str | None) -> exp.Expression:
+        mark = exp.Placeholder(this=key)
+        if not typed or spec is None:
+            return mark
+        # PostgreSQL types an unannotated parameter as text.
+        return exp.Cast(this=mark, to=exp.DataType.build(spec, dialect="tsql"))
+
+    def row_table(prefix: str, alias: str) -> exp.Expression:
+        return exp.select(*[exp.alias_(value(f"{prefix}{i}", c.spec), c.name, quoted=True)
+                            for i, c in enumerate(info.columns)]).subquery(alias)
+
+    select = exp.select(*exprs).from_(row_table("__i", "inserted")).join(
+        row_table("__d", "deleted"), join_type="cross")
+    binder = Binder(ctx, params)
+    binder.sources["deleted"] = Source("table", "deleted",
+                                       [(c.name, c.spec) for c in info.columns], table=info)
+    binder.sources["inserted"] = binder.sources["deleted"]
+    compiled = binder.compile(select, (parsed.text, "merge-output", info.object_id))
+    rows: list[tuple[Any, ...]] = []
+    columns, types = compiled.names or [], compiled.types
+    for action, ins, dele in entries:
+        extra: dict[str, Any] = {"__act": action}
+        for i, n in enumerate(names):
+            extra[f"__i{i}"] = (ins or {}).get(n.lower())
+            extra[f"__d{i}"] = (dele or {}).get(n.lower())
+        rs = run_query(binder, compiled, extra)
+        columns, types = rs.columns, rs.types
+        rows.extend(rs.rows)
+    return ResultSet(columns, types, rows)
+
+
+def merge(ctx: ExecContext, parsed: Parsed, params: Params
+          ) -> tuple[int, int | None, ResultSet | None]:
+    """Run a MERGE; returns (rows affected, last identity inserted, OUTPUT rows)."""
     tree = parsed.tree
     assert isinstance(tree, exp.Merge)
-    if parsed.output is not None:
-        raise not_supported("MERGE … OUTPUT")
+    _check_output(parsed)
     target = tree.this
     using = tree.args.get("using")
     on = tree.args.get("on")
@@ -133,14 +197,24 @@ def merge(ctx: ExecContext, parsed: Parsed, params: Params) -> tuple[int, int | 
     updates = [(r, dict(zip(_action_values(w, info)[0], v, strict=True)))
                for w, kind, r, v in plans if kind == "UPDATE"]
     deletes = [r for _w, kind, r, _v in plans if kind == "DELETE"]
-    writer.update(updates)
+    want = parsed.output is not None
+    old = writer.fetch([r for r, _c in updates] + deletes) if want else {}
+    new_ids = writer.update(updates)
     writer.delete(deletes)
-    inserted = 0
+    inserted: list[Any] = []
     for w, kind, _r, values in plans:
         if kind == "INSERT":
-            writer.insert(_action_values(w, info)[0], [tuple(values)])
-            inserted += 1
-    return len(updates) + len(deletes) + inserted, writer.last_identity
+            inserted.extend(writer.insert(_action_values(w, info)[0], [tuple(values)]))
+    count = len(updates) + len(deletes) + len(inserted)
+    if not want:
+        return count, writer.last_identity, None
+    new = writer.fetch(list(new_ids) + inserted)
+    entries: list[tuple[str, dict[str, Any] | None, dict[str, Any] | None]] = []
+    entries += [("INSERT", new.get(r), None) for r in inserted]
+    entries += [("UPDATE", new.get(n), old.get(r))
+                for (r, _c), n in zip(updates, new_ids, strict=True)]
+    entries += [("DELETE", None, old.get(r)) for r in deletes]
+    return count, writer.last_identity, _output(ctx, info, parsed, params, entries)
 
 
 def _choose(clauses: list[exp.When], info: TableInfo, rowid: Any, row: list[Any]

@@ -90,7 +90,7 @@ def insert_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
     result = SqlResult([], len(rowids), identity=writer.last_identity)
     if parsed.output is not None:
         out = _output(ctx, info, parsed, params, rowids, {})
-        _deliver_output(ctx, parsed, out, result)
+        deliver_output(ctx, parsed, out, result)
     return result
 
 
@@ -157,7 +157,8 @@ def _output(ctx: ExecContext, info: TableInfo, parsed: Parsed, params: Params,
     return ResultSet(names_out, types, rows)
 
 
-def _deliver_output(ctx: ExecContext, parsed: Parsed, out: ResultSet, result: SqlResult) -> None:
+def deliver_output(ctx: ExecContext, parsed: Parsed, out: ResultSet, result: SqlResult) -> None:
+    """OUTPUT rows become a result set of ``result``, or rows of the OUTPUT INTO table."""
     if parsed.output_into is None:
         result.resultsets.append(out)
         return
@@ -331,7 +332,7 @@ def update_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
            if orig in before}
     result = SqlResult([], len(changes))
     if parsed.output is not None:
-        _deliver_output(ctx, parsed, _output(ctx, info, parsed, params, rowids, old), result)
+        deliver_output(ctx, parsed, _output(ctx, info, parsed, params, rowids, old), result)
     return result
 
 
@@ -386,5 +387,5 @@ def delete_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
     result = SqlResult([], len(rowids))
     if parsed.output is not None:
         out = _output(ctx, info, parsed, params, rowids, old, deleted_only=True)
-        _deliver_output(ctx, parsed, out, result)
+        deliver_output(ctx, parsed, out, result)
     return result

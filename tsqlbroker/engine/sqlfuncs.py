@@ -301,7 +301,16 @@ def _sort_key(value: Any) -> Any:
     return value
 
 
+def _divisor(value: Any) -> Any:
+    """The divisor of ``/`` and ``%`` on SQLite, which would give NULL for a zero one;
+    SQL Server raises Msg 8134."""
+    if value is not None and not isinstance(value, (str, bytes)) and value == 0:
+        raise tsql_error(8134)
+    return value
+
+
 BUILTINS: dict[str, tuple[int, Callable[..., Any]]] = {
+    "tsqlb_divisor": (1, _divisor),
     "tsqlb_getdate": (0, _getdate), "tsqlb_getutcdate": (0, _getutcdate),
     "tsqlb_newid": (0, _newid), "tsqlb_len": (1, _len), "tsqlb_datalength": (-1, _datalength),
     "tsqlb_left": (2, _left), "tsqlb_right": (2, _right), "tsqlb_dateadd": (3, _dateadd),

@@ -53,7 +53,7 @@ from .pgxml import pg_xml_method
 from .sqlfuncs import backend_value, functions_version, registered_functions
 from .sqltypes import CI_COLLATION, STRING_TYPES, normalize_spec, parse_spec, to_storage
 from .tableinfo import TableInfo, load_table, table_by_physical
-from .typeprec import literal_spec
+from .typeprec import arithmetic_spec, literal_spec
 from .udfcall import UdfCalls
 from .udfcall import spec_of as udf_call_spec
 
@@ -288,6 +288,9 @@ class Binder:
         """Rewrites that must see the original children (type decisions, tables)."""
         if isinstance(node, exp.Table):
             return self._rewrite_table(node)
+        if isinstance(node, (exp.Div, exp.Mod)) and self.conn.dialect == "sqlite" \
+                and _is_decimal(self.spec_of(node)):
+            return self._sqlite_decimal_division(node)
         if isinstance(node, exp.With) and self.conn.dialect == "postgresql":
             _mark_recursive(node)
         if isinstance(node, exp.Select) and node.args.get("for_") is not None:
@@ -528,6 +531,8 @@ class Binder:
         return target
 
     def _after(self, node: exp.Expression) -> exp.Expression:
+        if isinstance(node, (exp.Div, exp.Mod)) and self.conn.dialect == "sqlite":
+            node.set("expression", _checked_divisor(node.expression))
         if self._ci_items and isinstance(node, (exp.Select, exp.Group, exp.Distinct)):
             self._sqlite_collate_items(node)
         if isinstance(node, exp.National):
@@ -822,7 +827,38 @@ class Binder:
             return self.spec_of(ifs[0].args.get("true")) if ifs else None
         if isinstance(node, (exp.Floor, exp.Ceil, exp.Round)):
             return self._rounding_spec(node)
+        if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)):
+            op = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/"}.get(type(node), "%")
+            left, right = self._operand_spec(node.this), self._operand_spec(node.expression)
+            # An integer constant next to a decimal is decimal(digits,0), not decimal(10,0).
+            if isinstance(left, tuple):
+                left = left[1] if _is_decimal(right) else "int"
+            if isinstance(right, tuple):
+                right = right[1] if _is_decimal(left) else "int"
+            return arithmetic_spec(op, left, right)
         return None
+
+    def _operand_spec(self, node: exp.Expression) -> str | tuple[str, str] | None:
+        """spec_of, with numeric constants typed as SQL Server types them (2.50 is
+        decimal(3,2)); an integer constant is ("int", its decimal(digits,0))."""
+        inner = node.this if isinstance(node, (exp.Neg, exp.Paren)) else node
+        if isinstance(inner, exp.Literal) and not inner.is_string:
+            spec = literal_spec(inner.name, False)
+            if spec == "int":
+                return "int", f"decimal({len(inner.name.lstrip('0')) or 1},0)"
+            return spec
+        return self.spec_of(node)
+
+    def _sqlite_decimal_division(self, node: exp.Div | exp.Mod) -> exp.Expression:
+        """Decimal ``/`` and ``%`` on SQLite: a decimal holding a whole number is stored as
+        an integer there, and SQLite would divide (7 / 3.00 gave 2) or take the remainder
+        (2.50 % 2 gave 0) in integers."""
+        left = self.rewrite(node.this)
+        right = _checked_divisor(self.rewrite(node.expression))
+        real = exp.DataType.build("REAL")
+        if isinstance(node, exp.Div):
+            return exp.Div(this=exp.Cast(this=left, to=real), expression=right)
+        return exp.Anonymous(this="mod", expressions=[exp.Cast(this=left, to=real), right])
 
     def _rounding_spec(self, node: exp.Expression) -> str | None:
         """FLOOR / CEILING give decimal(p,0) for a decimal, ROUND keeps its argument's
@@ -1170,3 +1206,19 @@ def _mark_recursive(node: exp.With) -> None:
                for t in cte.this.find_all(exp.Table)):
             node.set("recursive", True)
             return
+
+
+def _is_decimal(spec: object) -> bool:
+    return isinstance(spec, str) and spec.split("(")[0].strip().lower() in ("decimal", "numeric")
+
+
+def _checked_divisor(node: exp.Expression) -> exp.Expression:
+    """SQLite divides by zero into NULL: a divisor that is not a non-zero constant goes
+    through ``tsqlb_divisor``, which raises Msg 8134 as SQL Server does."""
+    if isinstance(node, exp.Literal) and not node.is_string:
+        try:
+            if float(node.name) != 0:
+                return node
+        except ValueError:
+            pass
+    return exp.Anonymous(this="tsqlb_divisor", expressions=[node])

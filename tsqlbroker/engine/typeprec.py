@@ -100,3 +100,47 @@ def aggregate_spec(function: str, argument: str | None) -> str | None:
     if t.name in ("float", "real"):
         return "float"
     return None
+
+
+def _decimal_parts(spec: str | None) -> tuple[int, int] | None:
+    """(precision, scale) of an exact numeric spec as SQL Server converts it for
+    arithmetic with a decimal (int is decimal(10,0) …); None for anything else."""
+    if spec is None:
+        return None
+    base = spec.split("(")[0].strip().lower()
+    if base in _INT_DIGITS:
+        return _INT_DIGITS[base], 0
+    m = re.fullmatch(r"(?:decimal|numeric)\s*\((\d+)\s*(?:,\s*(\d+))?\)", spec.strip().lower())
+    if m:
+        return int(m.group(1)), int(m.group(2) or 0)
+    if base in ("decimal", "numeric"):
+        return 18, 0
+    return None
+
+
+def arithmetic_spec(op: str, left: str | None, right: str | None) -> str | None:
+    """The decimal(p,s) SQL Server gives ``left op right`` (op one of + - * / %) when an
+    operand is decimal and neither is approximate or money; None otherwise (the caller
+    keeps its own typing). Precision beyond 38 takes digits from the scale, keeping 6."""
+    a, b = _decimal_parts(left), _decimal_parts(right)
+    if a is None or b is None:
+        return None
+    if not any(x is not None and x.split("(")[0].strip().lower() in ("decimal", "numeric")
+               for x in (left, right)):
+        return None  # integers only: integer arithmetic
+    (p1, s1), (p2, s2) = a, b
+    if op in ("+", "-"):
+        s = max(s1, s2)
+        p = s + max(p1 - s1, p2 - s2) + 1
+    elif op == "*":
+        p, s = p1 + p2 + 1, s1 + s2
+    elif op == "/":
+        s = max(6, s1 + p2 + 1)
+        p = p1 - s1 + s2 + s
+    else:
+        s = max(s1, s2)
+        p = min(p1 - s1, p2 - s2) + s
+    if p > 38:
+        s = max(s - (p - 38), min(s, 6))
+        p = 38
+    return f"decimal({p},{s})"
