@@ -830,6 +830,22 @@ class CreateFunction(Stmt):
 
 
 @dataclass(frozen=True)
+class CreateTableType(Stmt):
+    """``CREATE TYPE name AS TABLE (…)``: a user-defined table type (table-valued
+    parameters, ``DECLARE @t name``)."""
+
+    name: ObjectName
+    columns: tuple[ColumnDef, ...]
+    constraints: tuple[TableConstraint, ...] = ()
+
+
+@dataclass(frozen=True)
+class DropType(Stmt):
+    name: ObjectName
+    if_exists: bool = False
+
+
+@dataclass(frozen=True)
 class DropFunction(Stmt):
     names: tuple[ObjectName, ...]
     if_exists: bool = False

@@ -264,6 +264,14 @@ class StmtBuilder:
     def drop_function(self, if_exists: Any, *names: ast.ObjectName) -> ast.DropFunction:
         return ast.DropFunction(names, bool(if_exists))
 
+    def create_table_type(self, name: ast.ObjectName, *elements: Any) -> ast.CreateTableType:
+        cols = tuple(e for e in elements if isinstance(e, ast.ColumnDef))
+        cons = tuple(e for e in elements if isinstance(e, ast.TableConstraint))
+        return ast.CreateTableType(name, cols, cons)
+
+    def drop_type(self, if_exists: Any, name: ast.ObjectName) -> ast.DropType:
+        return ast.DropType(name, bool(if_exists))
+
     def create_index(self, unique: Any, clustered: Any, name: Token, table: ast.ObjectName,
                      cols: Any, include: Any, where: Any, _with: Any) -> ast.CreateIndex:
         return ast.CreateIndex(name_of(name), table, cols, bool(unique), clustered,

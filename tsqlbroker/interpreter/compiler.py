@@ -205,7 +205,7 @@ def load_handlers() -> None:
 
 # The modules that register statement / expression handlers.
 HANDLER_MODULES = ("expressions", "statements", "control", "transactions", "dml", "procedures",
-                   "dynamic", "cursors", "sysfuncs", "broker_stmts", "security")
+                   "dynamic", "cursors", "sysfuncs", "broker_stmts", "security", "tabletypes")
 
 
 def missing_handlers() -> list[str]:

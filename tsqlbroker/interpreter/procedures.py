@@ -22,7 +22,7 @@ from tsqlbroker.errors import BindError, ExecutionError, Span, TSqlError, tsql_e
 from tsqlbroker.grammar import ast
 
 from . import types as T
-from .compiler import Compiler, ReturnSignal, Scope, StmtFn, VarInfo, handler
+from .compiler import Compiler, ReturnSignal, Scope, StmtFn, TableVarInfo, VarInfo, handler
 from .control import collect_labels
 from .convert import CONVERSION_ERRORS
 from .expressions import coerce, implicit
@@ -45,6 +45,8 @@ class ParamInfo:
     output: bool
     has_default: bool
     default: Any = None
+    # A table-valued parameter: its table type's name (the slot holds the physical table).
+    table_type: str | None = None
 
 
 @dataclass
@@ -95,6 +97,19 @@ def compile_module_node(text: str, node: ast.CreateProcedure | ast.CreateFunctio
     c = Compiler(text, proc_name=name, kind=kind)
     params: list[ParamInfo] = []
     for p in node.params:
+        from .tabletypes import TABLE, is_builtin
+
+        if not is_builtin(p.type):  # @p dbo.SomeTableType READONLY
+            if not p.readonly:
+                raise c.bind_error(352, p, p.name)
+            key = p.name.lower()
+            if key in c.scope.table_vars or key in c.scope.vars:
+                raise c.bind_error(134, p, p.name)
+            c.scope.table_vars[key] = TableVarInfo(p.name, "")
+            hidden = c.declare(p.name + "\x00table", TABLE, p)
+            params.append(ParamInfo(p.name, hidden.slot, TABLE, False, True, None,
+                                    table_type=p.type.name))
+            continue
         t = T.type_from_ast(p.type, "declare")
         default: Any = None
         has_default = p.default is not None
@@ -192,8 +207,19 @@ def invoke(s: Session, compiled: Compiled, values: dict[int, Any]) -> tuple[int,
     frame = Frame(s, compiled.nslots, proc=compiled.name, level=s.nestlevel + 1,
                   proc_id=compiled.object_id)
     v = frame.v
+    lent: list[str] = []
     for p in compiled.params:
         v[p.slot] = values.get(p.slot, p.default)
+        if p.table_type is not None:
+            # The caller's table variable itself (READONLY), or an empty one of the type.
+            key = p.name.lower()
+            if v[p.slot] is not None:
+                frame.table_vars[key] = v[p.slot]
+                lent.append(key)
+            else:
+                from .tabletypes import make_table_variable
+
+                frame.table_vars[key] = make_table_variable(frame, p.name, p.table_type)
     saved = (s.nocount, s.xact_abort, s.datefirst, dict(s.options))
     temp_before = set(s.temp_tables)
     database = (s.db_id, s.current_database)
@@ -218,6 +244,8 @@ def invoke(s: Session, compiled: Compiled, values: dict[int, Any]) -> tuple[int,
         s.nestlevel -= 1
         s.nocount, s.xact_abort, s.datefirst, s.options = saved
         s.db_id, s.current_database = database
+        for key in lent:  # lent by the caller: not the procedure's to drop
+            frame.table_vars.pop(key, None)
         s.drop_scope_objects(frame)
         if len(s.temp_tables) > len(temp_before) or set(s.temp_tables) - temp_before:
             # Temp tables a procedure creates are dropped when it ends.
@@ -308,6 +336,14 @@ def _bind(c_args: list[tuple[ast.ExecArg, Any]], compiled: Compiled, proc_name: 
             if not p.has_default:
                 raise tsql_error(201, proc_name, p.name)
             continue
+        if (p.table_type is None) != (ce.type.name != "table"):
+            # A table variable for a scalar parameter or the reverse: operand type clash.
+            src = "table" if ce.type.name == "table" else ce.type.name
+            dst = p.table_type.split(".")[-1] if p.table_type else p.type.name
+            raise tsql_error(206, src, dst)
+        if p.table_type is not None:
+            binds.append((p.slot, ce.fn))
+            continue
         conv = implicit(ce.type, p.type)
         ef = ce.fn
         if conv is None:
@@ -332,7 +368,10 @@ def compile_exec_args(c: Compiler, args: tuple[ast.ExecArg, ...]
         if a.value is None:
             out.append((a, None))
             continue
-        out.append((a, c.expr(a.value)))
+        from .tabletypes import table_argument
+
+        table = table_argument(c, a.value)
+        out.append((a, table if table is not None else c.expr(a.value)))
         if a.output and isinstance(a.value, ast.Variable):
             info = c.var(a.value.name, a.value)
             stores[i] = _store_factory(c, info)

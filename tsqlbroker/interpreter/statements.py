@@ -28,15 +28,28 @@ if TYPE_CHECKING:
 @handler(ast.Declare)
 def compile_declare(c: Compiler, node: ast.Declare) -> StmtFn:
     inits: list[tuple[int, Any]] = []
+    tables: list[StmtFn] = []
     for item in node.items:
         if item.type.name.lower() == "cursor":  # a cursor variable (SET @c = CURSOR …)
             c.declare(item.name, T.SqlType("cursor"), item)
+            continue
+        from .tabletypes import compile_declare_typed, is_builtin
+
+        if not is_builtin(item.type):  # DECLARE @t dbo.SomeTableType
+            tables.append(compile_declare_typed(c, item))
             continue
         t = T.type_from_ast(item.type, "declare")
         init = c.expr(item.default) if item.default is not None else None
         info = c.declare(item.name, t, item)
         if init is not None:
             inits.append((info.slot, coerce(init, t)))
+    if tables:
+        def run_tables(f: Frame) -> None:
+            for declare in tables:
+                declare(f)
+            for slot, fn in inits:
+                f.v[slot] = fn(f)
+        return run_tables
     if not inits:
         # DECLARE without initial values does nothing at run time (a variable declared in a
         # loop keeps its value from one iteration to the next, as in SQL Server).
