@@ -258,10 +258,31 @@ class Binder:
             alias = node.alias_or_name.lower() if node.alias else _default_alias(key)
             self.sources.setdefault(alias, source)
         apply.register(self, tree)
+        for sub in tree.find_all(exp.Subquery):
+            self._register_derived(sub)
         for values in tree.find_all(exp.Values):
             derived = shapes.values_source(self, values)
             if derived is not None:
                 self.sources.setdefault(derived.name.lower(), derived)
+
+    def _register_derived(self, sub: exp.Subquery) -> None:
+        """A derived table ``(SELECT …) AS x`` in FROM: its columns' types, so that
+        ``x.total`` keeps the decimal scale (or type) of the expression it names."""
+        body = sub.this
+        if not sub.alias or not isinstance(sub.parent, (exp.From, exp.Join)) \
+                or not isinstance(body, exp.Select) or sub.alias.lower() in self.sources:
+            return
+        items = body.expressions
+        if any(isinstance(i, exp.Star) or isinstance(i, exp.Column)
+               and isinstance(i.this, exp.Star) for i in items):
+            return  # star lists are expanded elsewhere; a partial list would mislead that
+        alias_node = sub.args.get("alias")
+        named = [c.name for c in alias_node.args.get("columns") or []] if alias_node else []
+        if named and len(named) != len(items):
+            return
+        names = named or [i.alias_or_name for i in items]
+        columns = [(n, self.spec_of(i)) for n, i in zip(names, items, strict=True)]
+        self.sources[sub.alias.lower()] = Source("derived", sub.alias, columns)
 
     def signature(self) -> tuple[Any, ...]:
         """What the generated SQL depends on besides the text."""
@@ -291,6 +312,8 @@ class Binder:
         if isinstance(node, (exp.Div, exp.Mod)) and self.conn.dialect == "sqlite" \
                 and _is_decimal(self.spec_of(node)):
             return self._sqlite_decimal_division(node)
+        if isinstance(node, exp.Subquery) and self.conn.dialect == "sqlite":
+            _inline_column_aliases(node)
         if isinstance(node, exp.With) and self.conn.dialect == "postgresql":
             _mark_recursive(node)
         if isinstance(node, exp.Select) and node.args.get("for_") is not None:
@@ -1222,3 +1245,17 @@ def _checked_divisor(node: exp.Expression) -> exp.Expression:
         except ValueError:
             pass
     return exp.Anonymous(this="tsqlb_divisor", expressions=[node])
+
+
+def _inline_column_aliases(sub: exp.Subquery) -> None:
+    """SQLite has no ``(SELECT …) AS y (c, a)``: the names move onto the select items."""
+    alias = sub.args.get("alias")
+    names = alias.args.get("columns") if alias is not None else None
+    body = sub.this
+    if not names or not isinstance(body, exp.Select) or len(names) != len(body.expressions) \
+            or any(isinstance(i, exp.Star) for i in body.expressions):
+        return
+    body.set("expressions", [exp.alias_(i.this if isinstance(i, exp.Alias) else i, n.name,
+                                        quoted=True)
+                             for i, n in zip(body.expressions, names, strict=True)])
+    alias.set("columns", None)

@@ -14,3 +14,10 @@ SELECT n % 0 AS z FROM dbo.m
 SELECT q / 0 AS z FROM dbo.m
 SELECT q % (id - 1) AS z FROM dbo.m
 SELECT id FROM dbo.m WHERE q / 2.0 > 1 ORDER BY id
+GO
+-- Through a derived table the column keeps its type (the SUM's decimal scale).
+CREATE TABLE dbo.o (cust varchar(10), amt decimal(8, 2))
+INSERT dbo.o VALUES ('ann', 10), ('bob', 20.5), ('ann', 5.25)
+SELECT x.cust, x.t, x.t * 2 AS t2 FROM (SELECT cust, SUM(amt) AS t FROM dbo.o GROUP BY cust) AS x
+ORDER BY x.cust
+SELECT y.c, y.a FROM (SELECT cust, amt + 1 FROM dbo.o) AS y (c, a) ORDER BY y.a
