@@ -64,10 +64,15 @@ MESSAGE_INSERT_COLUMNS = (
 INSERT_MESSAGE = (f"INSERT INTO {PREFIX}messages ({', '.join(MESSAGE_INSERT_COLUMNS)}) "
                   f"VALUES ({', '.join('?' for _ in MESSAGE_INSERT_COLUMNS)})")
 MESSAGE_COLUMNS = ("queuing_order",) + MESSAGE_INSERT_COLUMNS
-# ``+queue_id`` keeps SQLite's planner on the group index: without statistics it may
-# otherwise pick the ready index (queue_id, status) and scan every ready row of the queue.
+# A group's ready rows through its endpoints (a conversation's messages are all in its
+# endpoint's group, MOVE CONVERSATION moves both) and ix_…_msg_receive: no index on the
+# messages' group column, which every SEND and RECEIVE would have to maintain. ``+queue_id``
+# keeps SQLite's planner off the ready index (queue_id, status): without statistics it may
+# pick it and scan every ready row of the queue.
 SELECT_GROUP_ROWS = (f"SELECT {', '.join(MESSAGE_COLUMNS)} FROM {PREFIX}messages "
-                     "WHERE +queue_id = ? AND status = 1 AND conversation_group_id = ?")
+                     f"WHERE conversation_handle IN (SELECT conversation_handle FROM "
+                     f"{PREFIX}conversation_endpoints WHERE conversation_group_id = ?) "
+                     "AND status = 1 AND +queue_id = ? AND conversation_group_id = ?")
 # RECEIVE TOP (n): the group's conversations, each one's (priority, first queuing_order) among
 # its ready rows, and its ready rows in RECEIVE order — an index walk on ix_…_msg_receive
 # (the ``+`` keeps the planner off the ready index). A conversation's messages are all in its

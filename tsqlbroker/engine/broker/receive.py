@@ -193,7 +193,7 @@ class ReceiveMixin(BrokerBase):
         if limit is not None and not overlay:
             return self._first_group_rows(conn, q, group, handle, limit)
         rows = [dict(zip(MESSAGE_COLUMNS, r, strict=True))
-                for r in run(conn, SELECT_GROUP_ROWS, (q.object_id, group)).fetchall()]
+                for r in run(conn, SELECT_GROUP_ROWS, (group, q.object_id, group)).fetchall()]
         rows = [r for r in rows if r["queuing_order"] not in overlay
                 and (handle is None or r["conversation_handle"] == handle)]
         first: dict[str, tuple[int, int]] = {}

@@ -9,8 +9,9 @@ naive UTC ``DateTime`` (SQL Server's broker columns are UTC).
 The message table is the hot path: ``ix_tsqlb_sb_msg_ready`` serves "next ready message of a
 queue by priority and queuing order", ``ix_tsqlb_sb_msg_receive`` serves per-conversation work
 (its leading column is the conversation handle, so it also serves the DELETE / UPDATE of a
-conversation's rows; a separate (handle, sequence) index only cost writes: every SEND and
-RECEIVE maintained one more index, SQLite writing one more WAL page per message).
+conversation's rows, and a group's rows through the group's endpoints). Every index here is
+maintained by every SEND and RECEIVE — on SQLite one more WAL page per message each — so
+there is none on (handle, sequence) or on the group column.
 """
 
 from __future__ import annotations
@@ -250,7 +251,6 @@ def broker_tables(metadata: MetaData) -> BrokerTables:
     )
     Index("ix_tsqlb_sb_msg_ready", messages.c.queue_id, messages.c.status,
           messages.c.priority, messages.c.queuing_order)
-    Index("ix_tsqlb_sb_msg_group", messages.c.conversation_group_id, messages.c.status)
     # A conversation's ready rows in RECEIVE order (rank, sequence; the rowid is the
     # queuing_order): RECEIVE TOP (n) reads n index entries, not the whole conversation.
     Index("ix_tsqlb_sb_msg_receive", messages.c.conversation_handle, messages.c.status,
