@@ -16,6 +16,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.exc import DBAPIError
 from sqlglot import exp
 
@@ -45,7 +46,7 @@ logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
 __all__ = [
     "ExecContext", "SqlResult", "VirtualTable", "declare_table_variable", "drop_table_variable",
-    "drop_temp_tables", "execute_sql", "insert_rows", "register_functions",
+    "drop_temp_tables", "execute_sql", "ident_current", "insert_rows", "register_functions",
     "register_virtual_table", "set_identity_insert", "temp_table_object_id",
 ]
 
@@ -205,6 +206,29 @@ def set_identity_insert(ctx: ExecContext, table: str, on: bool) -> None:
         return SqlResult()
 
     guarded(ctx, False, run)
+
+
+def ident_current(ctx: ExecContext, table: str) -> int | None:
+    """``IDENT_CURRENT('table')``: the last identity value generated for the table (by any
+    session), its seed before the first insert, NULL for a table without an identity
+    column or a name that is no table."""
+    prepare_connection(ctx.conn)
+
+    def run() -> SqlResult:
+        try:
+            info = target_table(ctx, _table_node(table), "IDENT_CURRENT")
+        except TSqlError:
+            return SqlResult(identity=None)
+        col = info.identity_column
+        if col is None or col.identity is None:
+            return SqlResult(identity=None)
+        c = Catalog.get(ctx.conn.store).t.columns
+        nxt = ctx.conn.execute(select(c.c.identity_next).where(
+            c.c.object_id == info.object_id, c.c.column_id == col.column_id)).scalar()
+        seed, step = col.identity
+        return SqlResult(identity=seed if nxt is None else int(nxt) - step)
+
+    return guarded(ctx, False, run).identity
 
 
 def _table_node(name: str) -> exp.Table:

@@ -450,6 +450,24 @@ def _scope_identity(c: Compiler, node: ast.FunctionCall) -> CExpr:
     return CExpr(T.decimal_type(38, 0), scope_identity)
 
 
+@special("ident_current")
+def _ident_current(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    args = _arity(c, node, 1, 1)
+    nf = _str_arg(args[0])
+
+    def ident_current(f: Frame) -> Any:
+        from tsqlbroker.engine import dml as engine_dml
+
+        from .dml import exec_context
+
+        name = nf(f)
+        if name is None:
+            return None
+        v = engine_dml.ident_current(exec_context(f), name)
+        return None if v is None else Decimal(v)
+    return CExpr(T.decimal_type(38, 0), ident_current)
+
+
 def _error_fn(t: T.SqlType, get: Callable[[TSqlError], Any]) -> SpecialFn:
     def compile_error(c: Compiler, node: ast.FunctionCall) -> CExpr:
         _arity(c, node, 0, 0)

@@ -37,3 +37,12 @@ INSERT #tmp VALUES (2, DEFAULT)
 INSERT #tmp (a, b) SELECT 3, 'z' UNION ALL SELECT 4, 'w'
 GO
 SELECT a, b FROM #tmp ORDER BY a
+GO
+-- IDENT_CURRENT: the seed before the first insert, NULL without an identity column.
+CREATE TABLE dbo.ic1 (id int IDENTITY(10, 5), n int)
+CREATE TABLE dbo.ic2 (n int)
+SELECT IDENT_CURRENT('dbo.ic1') AS before, IDENT_CURRENT('ic2') AS noident, IDENT_CURRENT('nope') AS missing
+INSERT dbo.ic1 (n) VALUES (1), (2)
+SELECT IDENT_CURRENT('dbo.ic1') AS a, SCOPE_IDENTITY() AS b, @@IDENTITY AS c
+DECLARE @id numeric(38, 0) = IDENT_CURRENT('dbo.ic1')
+PRINT @id
