@@ -314,6 +314,10 @@ class Binder:
             return self._sqlite_decimal_division(node)
         if isinstance(node, exp.Subquery) and self.conn.dialect == "sqlite":
             _inline_column_aliases(node)
+        if self.conn.dialect == "sqlite" and isinstance(node, _COMPARISONS) \
+                and isinstance(node.expression, (exp.Any, exp.All)):
+            self.ctes.add(_QUANT)
+            return self.rewrite(_quantified(node))
         if isinstance(node, exp.With) and self.conn.dialect == "postgresql":
             _mark_recursive(node)
         if isinstance(node, exp.Select) and node.args.get("for_") is not None:
@@ -1259,3 +1263,29 @@ def _inline_column_aliases(sub: exp.Subquery) -> None:
                                         quoted=True)
                              for i, n in zip(body.expressions, names, strict=True)])
     alias.set("columns", None)
+
+
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+_QUANT = "tsqlb_q"
+
+
+def _quantified(node: exp.Expression) -> exp.Expression:
+    """SQLite has no ``x op ANY / SOME / ALL (subquery)``: ANY is EXISTS over the rows
+    where ``x op value`` holds; ALL is NOT EXISTS over the rows where it does not hold
+    (false or unknown), so an empty subquery makes ALL true, as in SQL Server."""
+    quant = node.expression
+    body = quant.this.this if isinstance(quant.this, exp.Subquery) else quant.this
+    value = exp.column("v", table=_QUANT, quoted=True)
+    compare = type(node)(this=node.this.copy(), expression=value)
+    cte = exp.CTE(this=body.copy(), alias=exp.TableAlias(
+        this=exp.to_identifier(_QUANT), columns=[exp.to_identifier("v", quoted=True)]))
+    if isinstance(quant, exp.Any):
+        cond: exp.Expression = compare
+    else:
+        cond = exp.or_(exp.Not(this=exp.Paren(this=compare)), exp.Is(
+            this=value.copy(), expression=exp.Null()), exp.Is(
+            this=node.this.copy(), expression=exp.Null()))
+    probe = exp.select("1").from_(_QUANT).where(cond)
+    probe.set("with_", exp.With(expressions=[cte]))
+    found = exp.Exists(this=probe)
+    return found if isinstance(quant, exp.Any) else exp.Not(this=found)
