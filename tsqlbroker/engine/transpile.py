@@ -314,7 +314,7 @@ class Binder:
             return self._sqlite_decimal_division(node)
         if isinstance(node, exp.Subquery) and self.conn.dialect == "sqlite":
             _inline_column_aliases(node)
-        if self.conn.dialect == "sqlite" and isinstance(node, _COMPARISONS) \
+        if self.conn.dialect == "sqlite" and isinstance(node, _QUANT_COMPARISONS) \
                 and isinstance(node.expression, (exp.Any, exp.All)):
             self.ctes.add(_QUANT)
             return self.rewrite(_quantified(node))
@@ -1265,7 +1265,7 @@ def _inline_column_aliases(sub: exp.Subquery) -> None:
     alias.set("columns", None)
 
 
-_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+_QUANT_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
 _QUANT = "tsqlb_q"
 
 
