@@ -111,6 +111,7 @@ class TableVarInfo:
 
     name: str
     columns_sql: str
+    readonly: bool = False  # a table-valued parameter (Msg 10700 when a statement writes it)
 
 
 @dataclass

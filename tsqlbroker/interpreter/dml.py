@@ -70,7 +70,13 @@ def compile_params(c: Compiler, node: Any) -> Params:
 
 
 def check_table_variables(c: Compiler, node: Any) -> None:
-    """Msg 1087 for a table variable the scope never declared."""
+    """Msg 1087 for a table variable the scope never declared; Msg 10700 for a statement
+    writing a (READONLY) table-valued parameter."""
+    target = getattr(node, "target", None)
+    if isinstance(node, (ast.Insert, ast.Update, ast.Delete)) and isinstance(target, str):
+        info = c.scope.table_vars.get(target.lower())
+        if info is not None and info.readonly:
+            raise c.bind_error(10700, node, target)
     for name in _walk_targets(node):
         key = name.lower()
         if key not in c.scope.table_vars:
@@ -124,9 +130,9 @@ def _emit(f: Frame, result: Any, count_rows: bool) -> None:
         s.sink.rows_affected(n)
 
 
-def compile_storage_statement(c: Compiler, node: Any, *, writes: bool, count_rows: bool
-                              ) -> StmtFn:
-    """A statement the engine runs as it is written."""
+def compile_storage_statement(c: Compiler, node: Any, *, writes: bool, count_rows: bool,
+                              after: Callable[[Frame, Any], None] | None = None) -> StmtFn:
+    """A statement the engine runs as it is written (``after`` sees its result first)."""
     sql = getattr(node, "sql", "") or c.source(node)
     check_table_variables(c, node)
     params = compile_params(c, node)
@@ -143,6 +149,8 @@ def compile_storage_statement(c: Compiler, node: Any, *, writes: bool, count_row
                 e.terminated_note = True  # type: ignore[attr-defined]
             raise
         _note_identity(f, result)
+        if after is not None:
+            after(f, result)
         _emit(f, result, count_rows)
     return run
 
@@ -212,7 +220,35 @@ def compile_insert(c: Compiler, node: ast.Insert) -> StmtFn:
     return compile_storage_statement(c, node, writes=True, count_rows=True)
 
 
-for _cls in (ast.Update, ast.Delete, ast.Merge):
+@handler(ast.Update)
+def compile_update(c: Compiler, node: ast.Update) -> StmtFn:
+    """UPDATE; ``SET @v = col = expr`` / ``SET @v = expr`` take the engine's values of the
+    last row updated (the engine returns them as an assignment result, not to the client)."""
+    slots = {}
+    for a in node.assignments:
+        name = a.also_variable or (a.target.name if isinstance(a.target, ast.Variable)
+                                   else None)
+        if name is not None:
+            info = c.var(name, a)
+            slots[name.lower()] = (info.slot, convert_fn(DYNAMIC, info.type))
+    if not slots:
+        return compile_storage_statement(c, node, writes=True, count_rows=True)
+
+    def assign(f: Frame, result: Any) -> None:
+        targets = list(getattr(result, "assign_targets", []) or [])
+        sets = list(getattr(result, "resultsets", []) or [])
+        if not targets or not sets:
+            return
+        rows = sets[0].rows
+        result.resultsets = sets[1:]
+        for i, (name, _op) in enumerate(targets):
+            entry = slots.get(name.lower())
+            if entry is not None and rows:
+                f.v[entry[0]] = entry[1](rows[-1][i])
+    return compile_storage_statement(c, node, writes=True, count_rows=True, after=assign)
+
+
+for _cls in (ast.Delete, ast.Merge):
     handler(_cls)(lambda c, node: compile_storage_statement(c, node, writes=True,
                                                             count_rows=True))
 

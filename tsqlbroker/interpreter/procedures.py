@@ -105,7 +105,7 @@ def compile_module_node(text: str, node: ast.CreateProcedure | ast.CreateFunctio
             key = p.name.lower()
             if key in c.scope.table_vars or key in c.scope.vars:
                 raise c.bind_error(134, p, p.name)
-            c.scope.table_vars[key] = TableVarInfo(p.name, "")
+            c.scope.table_vars[key] = TableVarInfo(p.name, "", readonly=True)
             hidden = c.declare(p.name + "\x00table", TABLE, p)
             params.append(ParamInfo(p.name, hidden.slot, TABLE, False, True, None,
                                     table_type=p.type.name))
@@ -537,6 +537,16 @@ def _definition(c: Compiler, node: ast.CreateProcedure | ast.CreateFunction) -> 
     return source
 
 
+def _module_relative_line(err: TSqlError, text: str, node: Any) -> None:
+    """Count an error's line in a module being created from the start of its batch (as
+    SQL Server numbers lines inside a procedure), not from the start of the script."""
+    span = node.span
+    if err.line is None or span is None or err.procedure is None:
+        return
+    batch_first_line = span.line - text[:span.start_pos].count("\n")
+    err.line = max(err.line - (batch_first_line - 1), 1)
+
+
 def _function_type(node: ast.CreateFunction) -> str:
     """sys.objects type of a function: FN scalar, IF inline / TF multi-statement table."""
     if node.inline is not None:
@@ -557,7 +567,11 @@ def _module_handler(kind: str, module_type: str, label: str
                 T.type_from_ast(p.type, "declare")
         else:
             # Validate the body now (Msg 137 … fail the CREATE, as in SQL Server).
-            compile_module_node(c.text, node, name.name, kind=kind)
+            try:
+                compile_module_node(c.text, node, name.name, kind=kind)
+            except TSqlError as e:
+                _module_relative_line(e, c.text, node)
+                raise
         if kind == "function" and type_code != "IF":  # Msg 443: no side effects
             from .udf_rules import check_function_body
 

@@ -25,6 +25,8 @@ MESSAGES.setdefault(218, (16, ("Could not find the type '%.*ls'. Either it does 
                                "you do not have the necessary permission.")))
 MESSAGES.setdefault(219, (16, ("The type '%.*ls' already exists, or you do not have "
                                "permission to create it.")))
+MESSAGES.setdefault(10700, (16, ('The table-valued parameter "%.*ls" is READONLY and cannot be '
+                                 "modified.")))
 MESSAGES.setdefault(352, (15, ('The table-valued parameter "%.*ls" must be declared with the '
                                "READONLY option.")))
 

@@ -25,7 +25,23 @@ CREATE TYPE dbo.IdList AS TABLE (x int)
 GO
 CREATE PROCEDURE dbo.bad @ids dbo.IdList AS SELECT 1
 GO
-DROP PROCEDURE dbo.use_ids, dbo.pass_on
+CREATE PROCEDURE dbo.clear_ids @ids dbo.IdList READONLY AS
+BEGIN
+    DELETE @ids
+END
+GO
+CREATE PROCEDURE dbo.copy_ids @ids dbo.IdList READONLY AS
+BEGIN
+    DECLARE @copy dbo.IdList
+    INSERT @copy (id) SELECT id + 1 FROM @ids
+    SELECT id FROM @copy
+END
+GO
+DECLARE @l dbo.IdList
+INSERT @l (id) VALUES (1)
+EXEC dbo.copy_ids @l
+GO
+DROP PROCEDURE dbo.use_ids, dbo.pass_on, dbo.copy_ids
 DROP TYPE dbo.IdList
 DROP TYPE IF EXISTS dbo.IdList
 PRINT 'dropped'
