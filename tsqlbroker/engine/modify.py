@@ -19,6 +19,7 @@ from .execsql import run_sql
 from .plans import ModifyPlan, PlanCache, query_binds
 from .query import run_query
 from .results import ResultSet
+from .sqltypes import from_storage
 from .tableinfo import TableInfo
 from .transpile import Binder, Parsed, Source, not_supported, table_key
 from .writer import DEFAULT, RowWriter, physical_table_ref, rowid_column
@@ -302,16 +303,28 @@ def update_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
     target = tree.this
     assert isinstance(target, exp.Table)
     sets: list[tuple[str, exp.Expression]] = []
+    # SET @v = col = expr (the new value) and SET @v = expr: (variable, expression).
+    assigns: list[tuple[str, exp.Expression]] = []
     if not tree.expressions:
         raise tsql_error(102, "SET", cls=BindError)
     for item in tree.expressions:
+        if isinstance(item, exp.EQ) and isinstance(item.this, exp.Parameter) \
+                and not isinstance(item.this.this, exp.Parameter):
+            value = item.expression
+            if isinstance(value, exp.EQ) and isinstance(value.this, exp.Column):
+                sets.append((value.this.name, value.expression))
+                value = value.expression
+            assigns.append(("@" + item.this.name, value))
+            continue
         if not isinstance(item, exp.EQ) or not isinstance(item.this, exp.Column):
             raise not_supported(f"The SET item '{item.sql('tsql')}'")
         sets.append((item.this.name, item.expression))
     renames = _cte_columns(tree, target)
     sets = [(renames.get(name.lower(), name), value) for name, value in sets]
-    select, _alias, info = _target_select(ctx, tree, target, tree.args.get("from_"), parsed,
-                                          [v for _n, v in sets])
+    select, _alias, info = _target_select(
+        ctx, tree, target, tree.args.get("from_"), parsed,
+        [v for _n, v in sets] + [exp.alias_(v.copy(), f"tsqlb_v{i}")
+                                  for i, (_n, v) in enumerate(assigns)])
     for name, _v in sets:
         if info.column(name) is None:
             raise tsql_error(207, name, cls=BindError)
@@ -319,8 +332,10 @@ def update_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
     compiled = binder.compile(select, (parsed.text, "update"))
     raw = run_sql(binder.conn, compiled.sql, binder.binds).fetchall()
     names = tuple(name for name, _e in sets)
-    changes = _changes(names, raw)
-    if parsed.output is None:
+    width = 1 + len(sets)
+    assigned = [tuple(r[width:]) for r in raw]
+    changes = _changes(names, [tuple(r[:width]) for r in raw])
+    if parsed.output is None and not assigns:
         PlanCache.get(ctx.conn.store).record_query(
             ctx, parsed.text, params, binder.resolved, binder.signature()[-1],
             ModifyPlan("UPDATE", compiled.sql, compiled.param_keys, info, names))
@@ -331,6 +346,16 @@ def update_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
     old = {new: before[orig] for orig, new in zip(changes, rowids, strict=True)
            if orig in before}
     result = SqlResult([], len(changes))
+    if assigns:
+        # The interpreter assigns the variables from the last row (none: they keep theirs).
+        types = (compiled.types or [])[width:]
+        result.assign_targets = [(name, "=") for name, _v in assigns]
+        result.resultsets.append(ResultSet(
+            [n.lstrip("@") for n, _v in assigns],
+            list(types) if len(types) == len(assigns) else [None] * len(assigns),
+            [tuple(from_storage(v, t) for v, t in zip(
+                assigned[-1], types if len(types) == len(assigns) else [None] * len(assigns),
+                strict=True))] if assigned else []))
     if parsed.output is not None:
         deliver_output(ctx, parsed, _output(ctx, info, parsed, params, rowids, old), result)
     return result

@@ -21,3 +21,15 @@ DELETE dbo.d WHERE a = 1
 DELETE d OUTPUT deleted.a WHERE a = 2
 UPDATE d SET a = a * 10 OUTPUT inserted.a WHERE a = 3
 SELECT a FROM dbo.d
+GO
+-- UPDATE … SET @v = col = expr / SET @v = col: the variables take the last updated row's values.
+CREATE TABLE dbo.ev (id int PRIMARY KEY, sal decimal(10, 2), name varchar(10))
+INSERT dbo.ev VALUES (1, 100.50, 'ann'), (2, 200, 'bob')
+DECLARE @v decimal(10, 2), @n varchar(10), @c int = 0
+UPDATE dbo.ev SET @v = sal = sal * 2 WHERE id = 1
+SELECT @v AS v
+UPDATE dbo.ev SET @n = name, sal = sal + 1 WHERE id = 2
+SELECT @n AS n, @@ROWCOUNT AS rc
+UPDATE dbo.ev SET @c = 5 WHERE id = 99
+SELECT @c AS c
+SELECT id, sal FROM dbo.ev ORDER BY id
