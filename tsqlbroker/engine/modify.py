@@ -21,7 +21,7 @@ from .query import run_query
 from .results import ResultSet
 from .sqltypes import from_storage
 from .tableinfo import TableInfo
-from .transpile import Binder, Parsed, Source, not_supported, table_key
+from .transpile import Binder, Parsed, Source, not_supported, parse_statement, table_key
 from .writer import DEFAULT, RowWriter, physical_table_ref, rowid_column
 
 
@@ -245,6 +245,24 @@ def _target_select(ctx: ExecContext, tree: exp.Expression, target: exp.Table,
     return select, alias, tinfo
 
 
+def _is_default_word(node: exp.Expression) -> bool:
+    """``SET col = DEFAULT`` (sqlglot reads the keyword as a column named DEFAULT)."""
+    return isinstance(node, exp.Column) and not node.table and not node.this.quoted \
+        and node.name.upper() == "DEFAULT"
+
+
+def _column_default(info: TableInfo | None, name: str) -> exp.Expression:
+    """The column's default expression (NULL without one) for ``SET col = DEFAULT``."""
+    col = info.column(name) if info is not None else None
+    if col is None:
+        if info is None:
+            raise not_supported("SET … = DEFAULT through a CTE")
+        raise tsql_error(207, name, cls=BindError)
+    if col.default_sql is None:
+        return exp.Null()
+    return parse_statement(f"SELECT {col.default_sql}").tree.expressions[0]
+
+
 _CTE_RID = "tsqlb_cte_rid"
 
 
@@ -321,6 +339,11 @@ def update_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
         sets.append((item.this.name, item.expression))
     renames = _cte_columns(tree, target)
     sets = [(renames.get(name.lower(), name), value) for name, value in sets]
+    if any(_is_default_word(v) for _n, v in sets):
+        info0 = writable(Binder(ctx, {}).resolve(table_key(target)), "UPDATE") \
+            if _target_cte(tree.args.get("with_"), table_key(target)) is None else None
+        sets = [(n, _column_default(info0, n) if _is_default_word(v) else v)
+                for n, v in sets]
     select, _alias, info = _target_select(
         ctx, tree, target, tree.args.get("from_"), parsed,
         [v for _n, v in sets] + [exp.alias_(v.copy(), f"tsqlb_v{i}")

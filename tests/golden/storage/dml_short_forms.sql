@@ -33,3 +33,10 @@ SELECT @n AS n, @@ROWCOUNT AS rc
 UPDATE dbo.ev SET @c = 5 WHERE id = 99
 SELECT @c AS c
 SELECT id, sal FROM dbo.ev ORDER BY id
+GO
+-- UPDATE … SET col = DEFAULT: the column's default, NULL without one.
+CREATE TABLE dbo.dd (id int, a int DEFAULT 7, b varchar(5) DEFAULT 'z', c int, d datetime DEFAULT '2024-01-01')
+INSERT dbo.dd (id, a, b, c, d) VALUES (1, 1, 'q', 2, '2020-05-05')
+UPDATE dbo.dd SET a = DEFAULT, b = DEFAULT, c = DEFAULT, d = DEFAULT WHERE id = 1
+SELECT * FROM dbo.dd
+UPDATE dbo.dd SET nope = DEFAULT
