@@ -245,6 +245,14 @@ def _target_select(ctx: ExecContext, tree: exp.Expression, target: exp.Table,
     return select, alias, tinfo
 
 
+def _reads_assigned(assigns: list[tuple[str, exp.Expression]],
+                    sets: list[tuple[str, exp.Expression]]) -> bool:
+    """Whether a SET expression reads a variable the UPDATE assigns."""
+    names = {n.lower() for n, _v in assigns}
+    return any(("@" + p.name).lower() in names
+               for _n, v in [*assigns, *sets] for p in v.find_all(exp.Parameter))
+
+
 def _is_default_word(node: exp.Expression) -> bool:
     """``SET col = DEFAULT`` (sqlglot reads the keyword as a column named DEFAULT)."""
     return isinstance(node, exp.Column) and not node.table and not node.this.quoted \
@@ -344,6 +352,7 @@ def update_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
             if _target_cte(tree.args.get("with_"), table_key(target)) is None else None
         sets = [(n, _column_default(info0, n) if _is_default_word(v) else v)
                 for n, v in sets]
+    carries = _reads_assigned(assigns, sets)  # before binding rewrites the expressions
     select, _alias, info = _target_select(
         ctx, tree, target, tree.args.get("from_"), parsed,
         [v for _n, v in sets] + [exp.alias_(v.copy(), f"tsqlb_v{i}")
@@ -354,6 +363,10 @@ def update_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
     binder = Binder(ctx, params)
     compiled = binder.compile(select, (parsed.text, "update"))
     raw = run_sql(binder.conn, compiled.sql, binder.binds).fetchall()
+    if len(raw) > 1 and carries:
+        # SQL Server carries the variable from row to row (running totals); the engine
+        # evaluates the statement once, so it refuses rather than give every row one value.
+        raise not_supported("UPDATE … SET @v = … reading @v on more than one row")
     names = tuple(name for name, _e in sets)
     width = 1 + len(sets)
     assigned = [tuple(r[width:]) for r in raw]

@@ -40,3 +40,14 @@ INSERT dbo.dd (id, a, b, c, d) VALUES (1, 1, 'q', 2, '2020-05-05')
 UPDATE dbo.dd SET a = DEFAULT, b = DEFAULT, c = DEFAULT, d = DEFAULT WHERE id = 1
 SELECT * FROM dbo.dd
 UPDATE dbo.dd SET nope = DEFAULT
+GO
+-- A running total through a variable (SET @t = col = @t + x) over several rows is refused,
+-- not computed with one value for every row; on one row it is exact.
+CREATE TABLE dbo.r (id int, amt int, total int)
+INSERT dbo.r VALUES (1, 5, 0), (2, 7, 0)
+DECLARE @t int = 0
+UPDATE dbo.r SET @t = total = @t + amt
+SELECT @t AS t
+UPDATE dbo.r SET @t = total = @t + amt WHERE id = 1
+SELECT @t AS t
+SELECT * FROM dbo.r ORDER BY id
