@@ -15,6 +15,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import and_, select
@@ -339,10 +340,18 @@ class ReceiveMixin(BrokerBase):
                                      limit=1))
 
 
+@lru_cache(maxsize=4096)
+def _conversation_uuid(text: str) -> uuid.UUID:
+    """A stored conversation handle or group id as ``UUID`` (immutable, so shared): the same
+    few conversations come back message after message, and parsing was the costliest step
+    of building a RECEIVE row."""
+    return uuid.UUID(text)
+
+
 def _result_row(r: Any) -> tuple[Any, ...]:
     validation = (r["validation"] or "").ljust(2)
-    return (0, r["priority"], r["queuing_order"], uuid.UUID(r["conversation_group_id"]),
-            uuid.UUID(r["conversation_handle"]), r["message_sequence_number"],
+    return (0, r["priority"], r["queuing_order"], _conversation_uuid(r["conversation_group_id"]),
+            _conversation_uuid(r["conversation_handle"]), r["message_sequence_number"],
             r["service_name"], r["service_id"], r["service_contract_name"],
             r["service_contract_id"], r["message_type_name"], r["message_type_id"], validation,
             None if r["message_body"] is None else bytes(r["message_body"]),
