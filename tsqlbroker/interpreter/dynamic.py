@@ -223,3 +223,13 @@ def _role_procedure(c: Compiler, node: ast.ExecProc) -> StmtFn:
 
 SYSTEM_PROCEDURES.update({"sp_addrolemember": _role_procedure,
                           "sp_droprolemember": _role_procedure})
+
+
+def _catalog_procedure(c: Compiler, node: ast.ExecProc) -> StmtFn:
+    from .sysprocs import compile_sp_help, compile_sp_helptext
+
+    compile_ = compile_sp_help if node.proc.name.lower() == "sp_help" else compile_sp_helptext
+    return compile_(c, node)
+
+
+SYSTEM_PROCEDURES.update({"sp_help": _catalog_procedure, "sp_helptext": _catalog_procedure})
