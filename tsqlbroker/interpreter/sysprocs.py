@@ -130,15 +130,29 @@ _IDENTITY_SET = (["Identity", "Seed", "Increment", "Not For Replication"],
                  ["sysname", "numeric(38,0)", "numeric(38,0)", "int"])
 
 
+# sp_help's first result set (Name, Owner, Type, Created_datetime), Type as SQL Server
+# words it (master.dbo.spt_values, type 'O9T').
+_OBJECT_SET = (["Name", "Owner", "Type", "Created_datetime"],
+               ["sysname", "sysname", "nvarchar(31)", "datetime"])
+_TYPE_NAMES = {"U": "user table", "V": "view", "P": "stored procedure",
+               "FN": "scalar function", "IF": "inline function", "TF": "table function",
+               "TR": "trigger", "SQ": "service queue", "S": "system table",
+               "IT": "internal table", "TT": "table type", "SO": "sequence object"}
+
+
 def compile_sp_help(c: Compiler, node: ast.ExecProc) -> StmtFn:
-    """``sp_help @objname`` for a table: its columns and identity result sets."""
+    """``sp_help @objname``: the object's name, owner, type and creation time; for a table
+    also its columns and identity result sets."""
     namef = _objname_arg(c, node)
     ret = _returns(c, node)
 
     def run(f: Frame) -> None:
         s = f.session
         row = _resolve(f, namef(f))
-        if row.type.strip().upper() == "U":
+        kind = row.type.strip().upper()
+        s.sink.resultset(ResultSet(*_OBJECT_SET, [(
+            row.name, row.schema_name, _TYPE_NAMES.get(kind, kind), row.create_date)]))
+        if kind == "U":
             s.sink.resultset(ResultSet(*_COLUMN_SET, column_rows(s.conn, row)))
             s.sink.resultset(ResultSet(*_IDENTITY_SET, [identity_row(s.conn, row)]))
         if ret is not None:
