@@ -395,7 +395,7 @@ def _register(store: Store, dbapi: Any) -> None:
         dbapi.create_function(name, nargs, _guard(fn))
     for name, (nargs, fn) in _registry(store).items():
         dbapi.create_function(f"tsql_{name}", nargs, _guard(fn))
-    from .udfcall import sqlite_functions  # udfcall imports this module
+    from .udfbridge import sqlite_functions  # udfbridge imports this module
 
     for name, (nargs, fn) in sqlite_functions(store).items():
         dbapi.create_function(name, nargs, _guard(fn))

@@ -1,0 +1,87 @@
+"""The bridge through which storage queries call interpreted T-SQL functions: the
+interpreter registers a :class:`UdfBridge` per store (``register_bridge``); SQLite
+connections get the ``tsqlb_udf`` connection function from :func:`sqlite_functions`.
+
+Kept apart from ``udfcall.py`` (which rewrites calls with sqlglot) so that opening an SQLite
+connection does not import sqlglot: a batch without storage queries never loads it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from .sqltypes import from_storage, spec_of_value, to_storage
+from .store import Store
+
+# (database or None, schema or None, name) as written.
+UdfName = tuple["str | None", "str | None", str]
+_SPEC_SEP = "|"
+
+
+@dataclass(frozen=True)
+class UdfInfo:
+    """What binding needs of a scalar UDF: its return type spec and parameter count."""
+
+    return_spec: str | None
+    nparams: int
+
+
+class UdfBridge(Protocol):
+    """What the interpreter provides (``register_bridge``) so queries can call T-SQL."""
+
+    def udf_info(self, session_id: int, name: UdfName) -> UdfInfo | None:
+        """The scalar function ``name`` as the session resolves it (None: no such one)."""
+
+    def call_udf(self, session_id: int, name: UdfName,
+                 args: Sequence[tuple[Any, str | None]]) -> Any:
+        """Run the function with ``(Python value, type spec)`` arguments; its value."""
+
+    def call_table_function(self, session_id: int, name: UdfName,
+                            args: Sequence[tuple[Any, str | None] | None]) -> Any:
+        """Run a multi-statement table-valued function (argument None: DEFAULT); the
+        ResultSet of its RETURNS table (``tvf.py``)."""
+
+    def session_names(self) -> frozenset[str]:
+        """Lower-case names of the session-aware built-ins :meth:`session_value` runs."""
+
+    def session_value(self, session_id: int, name: str,
+                      args: Sequence[tuple[Any, str | None]]) -> tuple[Any, str | None]:
+        """A session-aware built-in (``USER_NAME()``, ``@@SPID`` …) evaluated for the session
+        with constant arguments: (value, type spec)."""
+
+
+def register_bridge(store: Store, bridge: UdfBridge) -> None:
+    """Install the interpreter's bridge for ``store`` (SQLite connections re-register
+    their functions, as for :func:`sqlfuncs.register_functions`)."""
+    store.extensions["tsqlb_udf_bridge"] = bridge
+    store.extensions["tsql_functions_version"] = store.extensions.get(
+        "tsql_functions_version", 0) + 1
+
+
+def bridge_of(store: Store) -> UdfBridge | None:
+    """The registered bridge, if the interpreter registered one."""
+    bridge: UdfBridge | None = store.extensions.get("tsqlb_udf_bridge")
+    return bridge
+
+
+def sqlite_functions(store: Store) -> dict[str, tuple[int, Any]]:
+    """The connection functions SQLite needs for UDF calls (none without a bridge)."""
+    if bridge_of(store) is None:
+        return {}
+
+    def udf(session_id: Any, db: Any, schema: Any, name: Any, ret: Any, specs: Any,
+            *args: Any) -> Any:
+        bridge = bridge_of(store)
+        assert bridge is not None
+        arg_specs = [s or None for s in str(specs).split(_SPEC_SEP)] if args else []
+        values = []
+        for value, spec in zip(args, arg_specs, strict=True):
+            py = from_storage(value, spec)
+            values.append((py, spec or spec_of_value(py)))
+        out = bridge.call_udf(int(session_id), (db or None, schema or None, str(name)),
+                              values)
+        return to_storage(out, ret or spec_of_value(out), "sqlite")
+
+    return {"tsqlb_udf": (-1, udf)}
