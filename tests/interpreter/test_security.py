@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from tsqlbroker.engine import certs
 from tsqlbroker.interpreter.instance import Instance
 from tsqlbroker.interpreter.sink import CollectingSink
 
@@ -28,7 +27,6 @@ def _rows(events: list[tuple[str, Any]]) -> list[tuple[Any, ...]]:
     return [row for kind, rs in events if kind == "resultset" for row in rs.rows]
 
 
-@pytest.mark.skipif(not certs.HAVE_CRYPTOGRAPHY, reason="needs the cryptography package")
 def test_certificate_round_trip_between_instances(tmp_path: Path, backend_url: str) -> None:
     """Instance A backs up its certificate; instance B loads it (same thumbprint), with and
     without the private key; files are never overwritten (Msg 15240)."""
