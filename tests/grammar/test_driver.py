@@ -1,9 +1,12 @@
 """The lean LALR driver accepts exactly what Lark's own parser accepts with the same grammar
-(same table, same contextual lexers), on the listings and on mutations of them."""
+(same table, same contextual lexers), on the listings and on mutations of them — except where
+the driver deliberately reads a keyword as a name (``SELECT a output``: an implicit alias
+spelled like a keyword, which LALR's merged lookaheads make Lark reject)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from grammar_helpers import LISTINGS
 from hypothesis import HealthCheck, given, settings
@@ -12,6 +15,7 @@ from lark.exceptions import LarkError
 
 from tsqlbroker.errors import ParseError
 from tsqlbroker.grammar import parse_batch, split_batches
+from tsqlbroker.grammar.driver import Driver
 from tsqlbroker.grammar.loader import get_parser
 from tsqlbroker.grammar.scan import blank_comments, regions
 
@@ -40,10 +44,34 @@ def _driver_accepts(text: str) -> bool:
     return True
 
 
+def _driver_accepts_reading_keywords_as_names(text: str) -> tuple[bool, bool]:
+    """(the driver accepts ``text``, it read some keyword as a name on the way)."""
+    original = Driver._keyword_or_name
+    renamed: list[str] = []
+
+    def recording(self: Driver, stack: list[int], tok: Any) -> str:
+        kind = original(self, stack, tok)
+        if kind == "NAME":
+            renamed.append(str(tok))
+        return kind
+
+    Driver._keyword_or_name = recording  # type: ignore[method-assign]
+    try:
+        return _driver_accepts(text), bool(renamed)
+    finally:
+        Driver._keyword_or_name = original  # type: ignore[method-assign]
+
+
+def _agree(text: str) -> None:
+    lark = _lark_accepts(text)
+    driver, renamed = _driver_accepts_reading_keywords_as_names(text)
+    assert driver == lark or (driver and renamed), text
+
+
 def test_listings_agree() -> None:
     for text in _TEXTS:
         for b in split_batches(text):
-            assert _driver_accepts(b.text) == _lark_accepts(b.text)
+            _agree(b.text)
 
 
 @st.composite
@@ -62,7 +90,7 @@ def _mutant(draw: st.DrawFn) -> str:
 @given(_mutant())
 def test_mutations_agree(text: str) -> None:
     for b in split_batches(text):
-        assert _driver_accepts(b.text) == _lark_accepts(b.text)
+        _agree(b.text)
 
 
 def test_parsing_from_several_threads_at_once() -> None:
