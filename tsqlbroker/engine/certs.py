@@ -79,7 +79,9 @@ def _encrypt_key(key: Any, secret: str) -> bytes:
 
 def generate(subject: str, start: datetime, expiry: datetime, key_secret: str) -> CertMaterial:
     """A new self-signed certificate (or, without ``cryptography``, its metadata only)."""
-    serial = secrets.token_bytes(16)
+    # 16 bytes as SQL Server's serials, the first in 1..0x7F: a DER INTEGER drops leading
+    # zero bytes and would add one for a set high bit, changing the serial's length.
+    serial = bytes([1 + secrets.randbelow(0x7F)]) + secrets.token_bytes(15)
     if not HAVE_CRYPTOGRAPHY:
         return CertMaterial(subject, subject, serial, secrets.token_bytes(20), start, expiry,
                             KEY_BITS, None, None)
