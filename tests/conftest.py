@@ -140,45 +140,14 @@ class FreshPostgres:
         self.schemas.clear()
 
 
-# Tests not yet converted to PostgreSQL (they run on SQLite only), with why. Everything else
-# that uses ``backend`` / ``backend_url`` / ``persistent_url`` runs on both backends.
-NOT_ON_POSTGRES_YET: dict[str, str] = {}
-
-
-def _test_key(metafunc: pytest.Metafunc) -> str:
-    path = Path(str(metafunc.definition.path)).relative_to(ROOT).as_posix()
-    return f"{path}::{metafunc.definition.originalname}"
-
-
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Parametrise ``backend`` with both backends (SQLite only for the tests listed in
-    :data:`NOT_ON_POSTGRES_YET`, or cases of them, e.g. one golden script)."""
+    """Parametrise ``backend`` with both backends; the PostgreSQL case is skipped only when
+    the user asks (TSQLBROKER_SKIP_POSTGRES=1)."""
     if "backend" not in metafunc.fixturenames:
         return
     skip = pytest.mark.skipif(postgres_skipped(),
                               reason=f"{SKIP_PG_ENV}=1: PostgreSQL not tested")
-    key = _test_key(metafunc)
-    if key in NOT_ON_POSTGRES_YET:
-        metafunc.parametrize("backend", ["sqlite"])
-        return
     metafunc.parametrize("backend", ["sqlite", pytest.param("postgresql", marks=skip)])
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Drop the PostgreSQL case of single parametrised cases listed as not converted."""
-    kept, dropped = [], []
-    for item in items:
-        callspec = getattr(item, "callspec", None)
-        if callspec is not None and "postgresql" in callspec.params.values():
-            base = item.nodeid.replace("postgresql-", "").replace("-postgresql", "")
-            base = base.replace("[postgresql]", "")
-            if base in NOT_ON_POSTGRES_YET:
-                dropped.append(item)
-                continue
-        kept.append(item)
-    if dropped:
-        config.hook.pytest_deselected(items=dropped)  # counted in the summary line
-        items[:] = kept
 
 
 @pytest.fixture
