@@ -19,6 +19,8 @@ class FakeBroker:
         self.disabled = False
         self.ticks = 0
         self.lock = threading.Lock()
+        # What the monitor did, in order: ("watch", bool) and ("look", None).
+        self.calls: list[tuple[str, bool | None]] = []
 
     def activation_queue_settings(self, db_id: int, queue_id: int) -> QueueSettings:
         return self.settings
@@ -28,7 +30,12 @@ class FakeBroker:
 
     def queue_ready(self, db_id: int, queue_id: int) -> bool:
         with self.lock:
+            self.calls.append(("look", None))
             return self.ready > 0 and not self.disabled
+
+    def watch_queue(self, db_id: int, queue_id: int, watching: bool) -> None:
+        with self.lock:
+            self.calls.append(("watch", watching))
 
     def disable_queue(self, db_id: int, queue_id: int) -> None:
         self.disabled = True
@@ -120,6 +127,36 @@ def test_activation_off_starts_nothing() -> None:
         manager.notify("enqueued", 1, 10)
         assert manager.wait_idle(2.0)  # not activatable: idle at once
         assert runner.started == 0 and broker.ready == 2
+    finally:
+        manager.stop()
+
+
+def test_the_monitor_watches_an_activated_queue_before_it_looks_and_stops_when_off() -> None:
+    # Other processes' enqueues reach the monitor only while it watches (PostgreSQL): it must
+    # watch before its first look at the queue, and stop once activation is off.
+    broker, manager, runner = make()
+    manager.start(runner)
+    try:
+        broker.ready = 1
+        manager.notify("enqueued", 1, 10)
+        assert manager.wait_idle(5.0)
+        with broker.lock:
+            calls = list(broker.calls)
+        assert calls[0] == ("watch", True)
+        assert ("look", None) in calls
+        s = broker.settings
+        broker.settings = QueueSettings(s.db_id, s.queue_id, s.name, s.procedure,
+                                        s.max_readers, False, True, None, True)
+        manager.notify("altered", 1, 10)
+        assert manager.wait_idle(5.0)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            with broker.lock:
+                if broker.calls[-1] == ("watch", False):
+                    break
+            time.sleep(0.01)
+        with broker.lock:
+            assert broker.calls[-1] == ("watch", False)
     finally:
         manager.stop()
 

@@ -1,12 +1,23 @@
 """The PostgreSQL wake-up payloads: one NOTIFY per commit names every queue concerned, split
 only when it would pass the server's payload limit, and the listener hands each event of a
-payload to the broker (other processes' events only)."""
+payload to the broker (other processes' events only); a commit NOTIFYs only while some
+process waits on a queue concerned (``pgwake``)."""
 
 from __future__ import annotations
 
-from typing import Any
+import threading
+import time
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
-from tsqlbroker.engine.broker import pgsync
+import pytest
+from tsql_client import Client
+
+from tsqlbroker.engine.broker import Broker, pgsync, pgwake
+from tsqlbroker.interpreter.instance import Instance
+
+if TYPE_CHECKING:
+    from conftest import FreshPostgres
 
 
 def test_events_travel_in_one_payload_without_duplicates() -> None:
@@ -38,11 +49,119 @@ def test_the_listener_dispatches_every_event_of_another_process() -> None:
 
 
 def test_commit_notices_name_the_locked_queues_once(monkeypatch: Any) -> None:
-    monkeypatch.setattr(pgsync, "channel", lambda _conn: "tsqlb_x")
+    monkeypatch.setattr(pgsync, "schema", lambda _conn: "x")
     notices = pgsync.CommitNotices()
     notices.events += [("e", 2, 7), ("e", 2, 7)]
     notices.locked |= {(2, 8), (2, 7)}
     sql = notices.sql(conn=None)  # type: ignore[arg-type]
-    assert sql == (f"SELECT pg_notify('tsqlb_x', '{pgsync.PROCESS_TAG}|e|2|7;l|2|7;l|2|8')")
+    # Behind the gate of both queues, and only if some process waits on one of them.
+    assert sql == (f"{pgwake.gate_sql('x', [(2, 7), (2, 8)])}; "
+                   f"SELECT pg_notify('tsqlb_x', '{pgsync.PROCESS_TAG}|e|2|7;l|2|7;l|2|8') "
+                   f"WHERE {pgwake.waiter_condition('x', [(2, 7), (2, 8)])}")
     assert notices.sent
     assert pgsync.CommitNotices().sql(conn=None) is None  # type: ignore[arg-type]
+
+
+def test_metadata_changes_are_always_notified(monkeypatch: Any) -> None:
+    monkeypatch.setattr(pgsync, "schema", lambda _conn: "x")
+    sent: list[str] = []
+    monkeypatch.setattr(pgsync, "run", lambda _conn, sql, *_a: sent.append(sql))
+    pgsync.notify(conn=None, kind="m", db_id=5)  # type: ignore[arg-type]
+    assert sent == [f"SELECT pg_notify('tsqlb_x', '{pgsync.PROCESS_TAG}|m|5|0')"]
+
+
+def test_gate_and_interest_keys_are_distinct_per_purpose_queue_and_database() -> None:
+    keys = {pgwake.advisory_key("s", purpose, db, queue)
+            for purpose in ("wait", "gate") for db in (1, 2) for queue in (10, 2**31 + 5)}
+    assert len(keys) == 8
+    assert all(-2**31 <= k < 2**31 for pair in keys for k in pair)
+
+
+# -- on a PostgreSQL store: who is told of a commit --------------------------------------------
+DIALOG = """
+CREATE MESSAGE TYPE [//n/Msg] VALIDATION = NONE;
+CREATE CONTRACT [//n/Contract] ([//n/Msg] SENT BY INITIATOR);
+CREATE QUEUE InitQ;
+CREATE QUEUE TargQ;
+CREATE SERVICE [//n/Init] ON QUEUE InitQ;
+CREATE SERVICE [//n/Targ] ON QUEUE TargQ ([//n/Contract]);
+DECLARE @h uniqueidentifier;
+BEGIN DIALOG @h FROM SERVICE [//n/Init] TO SERVICE '//n/Targ'
+    ON CONTRACT [//n/Contract] WITH ENCRYPTION = OFF;
+SELECT @h;
+"""
+
+
+@pytest.fixture
+def pg_instance(fresh_postgres: FreshPostgres) -> Iterator[Instance]:
+    inst = Instance(fresh_postgres.url())
+    Client(inst).run("CREATE DATABASE nt")
+    yield inst
+    inst.close()
+
+
+def test_a_commit_notifies_only_while_some_process_waits_on_the_queue(
+        pg_instance: Instance) -> None:
+    client = Client(pg_instance, "nt")
+    handle = client.scalar(DIALOG)
+    db_id = client.scalar("SELECT DB_ID()")
+    queue_id = client.scalar("SELECT object_id FROM sys.service_queues WHERE name = 'TargQ'")
+    send = (f"DECLARE @h uniqueidentifier = '{handle}'; BEGIN TRAN; "
+            "SEND ON CONVERSATION @h MESSAGE TYPE [//n/Msg] (0x01); COMMIT")
+    receive = "BEGIN TRAN; RECEIVE TOP (1) message_body FROM TargQ; COMMIT"
+    store = pg_instance.store
+    listen = pgsync.connect_autocommit(store)
+    other = pgwake.Interest(lambda: pgsync.connect_autocommit(store))  # another process's
+    try:
+        conn = store.connect()
+        try:
+            listen.execute(f'LISTEN "{pgsync.channel(conn)}"')
+        finally:
+            conn.close()
+
+        def heard() -> list[str]:
+            return [n.payload for n in listen.notifies(timeout=0.5)]
+
+        client.run(send)
+        client.run(receive)
+        assert heard() == []                 # nobody waits: no NOTIFY, no notify lock
+        other.acquire(db_id, queue_id)
+        client.run(send)
+        client.run(receive)
+        payloads = heard()
+        assert any(f"e|{db_id}|{queue_id}" in p for p in payloads), payloads
+        assert any(f"l|{db_id}|{queue_id}" in p for p in payloads), payloads
+        other.release(db_id, queue_id)
+        client.run(send)
+        assert heard() == []
+    finally:
+        other.close()
+        listen.close()
+
+
+def test_a_waiter_declares_its_interest_only_while_it_waits(pg_instance: Instance) -> None:
+    client = Client(pg_instance, "nt")
+    client.run(DIALOG)
+    broker = Broker.get(pg_instance.store)
+    assert broker.interest is not None
+    waiting = threading.Event()
+    seen: list[list[tuple[int, int]]] = []
+
+    def wait() -> None:
+        waiter = Client(pg_instance, "nt")
+        waiting.set()
+        waiter.run("WAITFOR (RECEIVE message_body FROM TargQ), TIMEOUT 1500")
+
+    thread = threading.Thread(target=wait)
+    thread.start()
+    waiting.wait(5)
+    deadline = time.monotonic() + 5
+    while not seen or not seen[-1]:
+        assert time.monotonic() < deadline
+        seen.append(broker.interest.held())
+        time.sleep(0.02)
+    thread.join(10)
+    assert seen[-1] == [(client.scalar("SELECT DB_ID()"),
+                         client.scalar("SELECT object_id FROM sys.service_queues "
+                                       "WHERE name = 'TargQ'"))]
+    assert broker.interest.held() == []

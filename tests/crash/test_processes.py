@@ -152,17 +152,20 @@ ALTER QUEUE TargQ WITH ACTIVATION (STATUS = ON, PROCEDURE_NAME = dbo.Slow,
 """
 
 
-def _reader_slots(inst: Instance) -> int:
-    """Activation reader slots (advisory locks) held on the server for this store."""
+def _reader_slots(inst: Instance, db_id: int, queue_id: int) -> int:
+    """Activation reader slots (advisory locks) of the queue held on the server."""
     conn = inst.store.connect()
     try:
         from sqlalchemy import text
 
         return int(conn.execute(text(
-            # Two-key advisory locks (objsubid 2) are the reader slots; the clock's is one-key.
+            # Two-key advisory locks (objsubid 2) on the queue's reader key (other two-key
+            # locks of the store are the waiters' interest and gates, see pgwake).
             "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted "
             "AND objsubid = 2 AND database = (SELECT oid FROM pg_database "
-            "WHERE datname = current_database())")).scalar())
+            "WHERE datname = current_database()) AND classid = (hashtext(current_schema() "
+            "|| ':tsqlb_reader:' || :key)::bigint & 4294967295)::oid"),
+            {"key": f"{db_id}:{queue_id}"}).scalar())
     finally:
         conn.close()
 
@@ -183,10 +186,13 @@ def test_two_serving_processes_share_max_queue_readers(pg_url: str, instance: In
                     "serve did not start: " + (tmp_path / f"serve{i}.err").read_text())
                 time.sleep(0.1)
         admin.run(SEND.format(dialogs=40))
+        db_id = admin.run("SELECT DB_ID('mp')").resultsets()[-1].rows[0][0]
+        queue_id = admin.run("SELECT object_id FROM mp.sys.service_queues "
+                             "WHERE name = 'TargQ'").resultsets()[-1].rows[0][0]
         peak = 0
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
-            peak = max(peak, _reader_slots(instance))
+            peak = max(peak, _reader_slots(instance, db_id, queue_id))
             done = admin.run("SELECT COUNT(*) FROM mp.dbo.Done").resultsets()[-1].rows[0][0]
             if done == 40:
                 break

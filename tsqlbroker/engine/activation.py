@@ -105,6 +105,8 @@ class BrokerQueues(Protocol):
 
     def queue_ready(self, db_id: int, queue_id: int) -> bool: ...
 
+    def watch_queue(self, db_id: int, queue_id: int, watching: bool) -> None: ...
+
     def disable_queue(self, db_id: int, queue_id: int) -> None: ...
 
     def tick(self, now: _dt.datetime | None = None) -> float | None: ...
@@ -361,6 +363,12 @@ class ActivationManager:
         except Exception:  # noqa: BLE001 - a dropped database or queue: nothing to activate
             return None
 
+    def _watch(self, db_id: int, queue_id: int, watching: bool) -> None:
+        try:
+            self.broker.watch_queue(db_id, queue_id, watching)
+        except Exception as exc:  # noqa: BLE001 - activation goes on within this process
+            self.log.write("Broker", f"cannot watch the queue for other processes: {exc!r}")
+
     @staticmethod
     def _can_activate(s: QueueSettings) -> bool:
         return s.activation_enabled and s.receive_enabled and bool(s.procedure) \
@@ -368,6 +376,8 @@ class ActivationManager:
 
     def _evaluate(self, db_id: int, queue_id: int) -> None:
         settings = self._settings(db_id, queue_id)
+        # Before looking at the queue: from then on other processes' enqueues are heard of.
+        self._watch(db_id, queue_id, settings is not None and self._can_activate(settings))
         with self._cond:
             mon = self._monitors.get((db_id, queue_id))
             if mon is not None:

@@ -34,6 +34,7 @@ class Broker(ViewsMixin, ReceiveMixin, ObjectsMixin, ClockMixin):
     def __init__(self, store: Store) -> None:
         super().__init__(store)
         self.register_views()
+        self._watched: set[tuple[int, int]] = set()    # see watch_queue
 
     @classmethod
     def get(cls, store: Store) -> Broker:
@@ -74,6 +75,25 @@ class Broker(ViewsMixin, ReceiveMixin, ObjectsMixin, ClockMixin):
                 poison_message_handling=q.is_poison_message_handling_enabled)
         finally:
             conn.close()
+
+    def watch_queue(self, db_id: int, queue_id: int, watching: bool) -> None:
+        """Whether the activation manager must hear of messages other processes enqueue on
+        the queue (PostgreSQL: declared as interest, see ``pgwake``; returns once in effect,
+        so a look at the queue afterwards misses nothing)."""
+        if self.interest is None:
+            return
+        key = (db_id, queue_id)
+        with self._init_lock:
+            if (key in self._watched) == watching:
+                return
+            if watching:
+                self._watched.add(key)
+            else:
+                self._watched.discard(key)
+        if watching:
+            self.interest.acquire(db_id, queue_id)
+        else:
+            self.interest.release(db_id, queue_id)
 
     def activation_queues(self) -> list[tuple[int, int]]:
         """(db_id, queue_id) of every queue with activation enabled."""

@@ -19,7 +19,7 @@ from ...errors import broker_error
 from ..catalog import Catalog
 from ..store import Store, StoreConnection
 from ..txn import LockManager, Txn
-from . import filewake, pgsync
+from . import filewake, pgsync, pgwake
 from .fastsql import fetch_endpoint, fetch_peer
 from .meta import DbMeta, MetaCache
 from .model import (
@@ -96,10 +96,15 @@ class BrokerBase:
         self.catalog.on_drop_database(self._on_drop_database)
         # Other processes on a PostgreSQL store tell this one of what they did (NOTIFY).
         self.listener: pgsync.Listener | None = None
+        # The queues this process waits on, declared to the others (their commits NOTIFY
+        # only then).
+        self.interest: pgwake.Interest | None = None
         if store.dialect == "postgresql":
-            self.listener = pgsync.Listener(store, self._remote_event)
+            self.interest = pgwake.Interest(lambda: pgsync.connect_autocommit(store))
+            self.listener = pgsync.Listener(store, self._remote_event, self._listening_again)
             self.listener.start()
             store.on_close(self.listener.stop)
+            store.on_close(self.interest.close)
         # Processes sharing an SQLite file wake each other through sockets beside it.
         self.filewake = filewake.attach(store, self._remote_event,
                                         lambda: list(self.signals.waiting))
@@ -342,6 +347,17 @@ class BrokerBase:
             txn.defer(pgsync.NotifyOp("e", db_id, queue_id, pgsync.commit_notices(txn)))
         # A savepoint rollback drops the hook: forget the queue so a later enqueue re-adds it.
         txn.on_undo(lambda: seen.discard(key))
+
+    def _listening_again(self) -> None:
+        """The listener lost its connection and has a new one: interest locks went with the
+        interest connection's server session if the server restarted, and NOTIFYs of the
+        outage are lost: declare the interest again and let every waiter look again."""
+        if self.interest is None:
+            return
+        self.interest.restore()
+        for key in self.interest.held():
+            self.signals.bump(key)
+            self._notify("enqueued", *key)
 
     def _remote_event(self, kind: str, db_id: int, queue_id: int) -> None:
         """An event NOTIFYed by another process sharing the PostgreSQL store."""

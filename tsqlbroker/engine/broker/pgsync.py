@@ -12,8 +12,9 @@ clients) also coordinate through the server:
 * **wake-ups** go through ``LISTEN``/``NOTIFY``: a transaction that enqueued messages or
   held group locks sends one ``NOTIFY`` inside its commit, naming every queue concerned (so
   it is delivered exactly when the messages are visible and the locks gone; a rolled-back
-  one tells of its released locks afterwards); one that changed broker metadata sends one
-  as well; a
+  one tells of its released locks afterwards) — only when some process waits on one of
+  those queues (``pgwake``: a NOTIFY nobody needs would still queue every notifying commit
+  of the server behind one lock); one that changed broker metadata sends one always; a
   :class:`Listener` thread per process feeds them to the in-memory signals (``WAITFOR`` wakes
   at once, activation monitors hear of messages other processes enqueued);
 * **activation readers** across processes are capped by MAX_QUEUE_READERS with session-level
@@ -40,6 +41,7 @@ from typing import Any
 from ...errors import broker_error
 from ..store import Store, StoreConnection
 from ..txn import Txn
+from . import pgwake
 from .fastsql import run
 from .schema import PREFIX
 
@@ -56,6 +58,8 @@ _LOCK_SLICE_MARGIN_S = 0.5
 _SLICE_SAVEPOINT = "tsqlb_row_lock"
 _LOCK_NOT_AVAILABLE = "55P03"      # lock_timeout expired
 _DEADLOCK_DETECTED = "40P01"
+# Events that only wake waiters: sent only when a process waits on the queue (pgwake).
+_WAKE_KINDS = frozenset("el")
 
 
 def is_postgres(conn: StoreConnection) -> bool:
@@ -63,14 +67,18 @@ def is_postgres(conn: StoreConnection) -> bool:
     return conn.dialect == "postgresql"
 
 
+def schema(conn: StoreConnection) -> str:
+    """The backend schema the store of ``conn`` lives in (read once per store)."""
+    cached: str | None = conn.store.extensions.get("pg_schema")
+    if cached is None:
+        cached = run(conn, "SELECT current_schema()").fetchone()[0] or "public"
+        conn.store.extensions["pg_schema"] = cached
+    return cached
+
+
 def channel(conn: StoreConnection) -> str:
     """The NOTIFY channel of the store ``conn`` belongs to (one per backend schema)."""
-    cached: str | None = conn.store.extensions.get("pg_channel")
-    if cached is None:
-        schema = run(conn, "SELECT current_schema()").fetchone()[0] or "public"
-        cached = f"tsqlb_{schema}"[:63]
-        conn.store.extensions["pg_channel"] = cached
-    return cached
+    return f"tsqlb_{schema(conn)}"[:63]
 
 
 def notify(conn: StoreConnection, kind: str, db_id: int, queue_id: int = 0) -> None:
@@ -80,20 +88,33 @@ def notify(conn: StoreConnection, kind: str, db_id: int, queue_id: int = 0) -> N
 
 
 def send_notices(conn: StoreConnection, events: list[tuple[str, int, int]]) -> None:
-    """Send several events now, in as few ``pg_notify`` calls as the payload limit allows
-    (one, in practice)."""
-    for payload in _payloads(events):
-        run(conn, "SELECT pg_notify(?, ?)", (channel(conn), payload))
+    """Send several events now (after the change they tell of: a rollback's released locks,
+    a metadata change inside its transaction), in as few ``pg_notify`` calls as the payload
+    limit allows — one, in practice; wake-ups only when some process waits on a queue
+    concerned (see ``pgwake``)."""
+    sql = _notify_sql(conn, events, gate=False)
+    if sql is not None:
+        run(conn, sql)
 
 
 def notices_sql(conn: StoreConnection, events: list[tuple[str, int, int]]) -> str | None:
-    """The ``pg_notify`` calls of :func:`send_notices` as parameterless SQL (to travel with
-    the COMMIT), or None when there is nothing to send."""
+    """The NOTIFY of :func:`send_notices` as parameterless SQL to travel with the COMMIT,
+    behind the commit's gate (see ``pgwake``); None when there is nothing to send."""
+    return _notify_sql(conn, events, gate=True)
+
+
+def _notify_sql(conn: StoreConnection, events: list[tuple[str, int, int]], *, gate: bool
+                ) -> str | None:
     payloads = _payloads(events)
     if not payloads:
         return None
     chan = _literal(channel(conn))
-    return "SELECT " + ", ".join(f"pg_notify({chan}, {_literal(p)})" for p in payloads)
+    sql = "SELECT " + ", ".join(f"pg_notify({chan}, {_literal(p)})" for p in payloads)
+    if any(kind not in _WAKE_KINDS for kind, _db, _queue in events):
+        return sql
+    queues = sorted({(db, queue) for _kind, db, queue in events})
+    sql += " WHERE " + pgwake.waiter_condition(schema(conn), queues)
+    return f"{pgwake.gate_sql(schema(conn), queues)}; {sql}" if gate else sql
 
 
 def _payloads(events: list[tuple[str, int, int]]) -> list[str]:
@@ -375,13 +396,27 @@ class ReaderSlot:
             conn.close()
 
 
+def connect_autocommit(store: Store) -> Any:
+    """A new psycopg connection to ``store``'s server, in autocommit mode, outside the pool
+    (for a thread that keeps it for itself)."""
+    import psycopg
+
+    engine = store.engine
+    args, kwargs = engine.dialect.create_connect_args(engine.url)
+    return psycopg.connect(*args, autocommit=True, **kwargs)
+
+
 class Listener:
     """A thread that LISTENs on the store's channel and hands other processes' events to
     ``handler(kind, db_id, queue_id)``."""
 
-    def __init__(self, store: Store, handler: Handler) -> None:
+    def __init__(self, store: Store, handler: Handler,
+                 on_reconnect: Callable[[], None] | None = None) -> None:
+        """``on_reconnect()`` runs when listening again after a lost connection (events of
+        the outage are lost: waiters should look again)."""
         self.store = store
         self.handler = handler
+        self.on_reconnect = on_reconnect
         self._stop = threading.Event()
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._run, name="tsqlbroker-pg-listener",
@@ -399,11 +434,7 @@ class Listener:
             self._thread.join(5.0)
 
     def _connect(self) -> Any:
-        import psycopg
-
-        engine = self.store.engine
-        args, kwargs = engine.dialect.create_connect_args(engine.url)
-        return psycopg.connect(*args, autocommit=True, **kwargs)
+        return connect_autocommit(self.store)
 
     def _run(self) -> None:
         failures = 0
@@ -414,6 +445,8 @@ class Listener:
                     chan = f"tsqlb_{name}"[:63]
                     pg.execute(f'LISTEN "{chan}"')
                     self._ready.set()
+                    if failures and self.on_reconnect is not None:
+                        self.on_reconnect()
                     failures = 0
                     while not self._stop.is_set():
                         for note in pg.notifies(timeout=0.5):

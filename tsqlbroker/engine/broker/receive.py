@@ -301,6 +301,10 @@ class ReceiveMixin(BrokerBase):
             deadline = None if timeout_s is None else time.monotonic() + timeout_s
             self.signals.enter(key)
             try:
+                if self.interest is not None:
+                    # Before the first look at the queue: a commit of another process either
+                    # sees this process waiting (and NOTIFYs) or is visible to that look.
+                    self.interest.acquire(*key)
                 while True:
                     seen = self.signals.generation(key)
                     q = self._queue(conn, db_id, queue_schema, queue_name)
@@ -313,6 +317,8 @@ class ReceiveMixin(BrokerBase):
                     if not self.signals.wait_change(key, seen, deadline, cancelled):
                         return False
             finally:
+                if self.interest is not None:
+                    self.interest.release(*key)
                 self.signals.leave(key)
         finally:
             if own is not None:
