@@ -128,7 +128,14 @@ def arithmetic_spec(op: str, left: str | None, right: str | None) -> str | None:
     if not any(x is not None and x.split("(")[0].strip().lower() in ("decimal", "numeric")
                for x in (left, right)):
         return None  # integers only: integer arithmetic
-    (p1, s1), (p2, s2) = a, b
+    p, s = decimal_arith(op, *a, *b)
+    return f"decimal({p},{s})"
+
+
+def decimal_arith(op: str, p1: int, s1: int, p2: int, s2: int) -> tuple[int, int]:
+    """(precision, scale) of ``decimal(p1,s1) op decimal(p2,s2)`` by SQL Server's documented
+    formulas (op one of + - * / %). Precision beyond 38 takes digits from the scale,
+    keeping 6 (or fewer if the scale was smaller)."""
     if op in ("+", "-"):
         s = max(s1, s2)
         p = s + max(p1 - s1, p2 - s2) + 1
@@ -137,10 +144,10 @@ def arithmetic_spec(op: str, left: str | None, right: str | None) -> str | None:
     elif op == "/":
         s = max(6, s1 + p2 + 1)
         p = p1 - s1 + s2 + s
-    else:
+    else:  # %
         s = max(s1, s2)
         p = min(p1 - s1, p2 - s2) + s
     if p > 38:
         s = max(s - (p - 38), min(s, 6))
         p = 38
-    return f"decimal({p},{s})"
+    return p, s

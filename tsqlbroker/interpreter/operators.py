@@ -17,6 +17,7 @@ from decimal import ROUND_HALF_UP, Context, Decimal
 from functools import lru_cache
 from typing import Any
 
+from tsqlbroker.engine.typeprec import decimal_arith
 from tsqlbroker.errors import tsql_error
 from tsqlbroker.interpreter import datetimes as dt
 from tsqlbroker.interpreter.convert import converter, to_real
@@ -65,31 +66,9 @@ def _fam(t: SqlType) -> str:
 
 
 # ------------------------------------------------------------------------ decimal p/s rules
-def _cap(p: int, s: int) -> tuple[int, int]:
-    """Reduce a result precision above 38, keeping the integral part and ≥ 6 (or s) places."""
-    if p <= 38:
-        return p, s
-    integral = p - s
-    s = max(38 - integral, min(s, 6))
-    return 38, max(s, 0)
-
-
 def decimal_result(op: str, a: SqlType, b: SqlType) -> SqlType:
     """The decimal(p,s) of ``a op b`` by SQL Server's documented formulas."""
-    p1, s1 = a.precision or 18, a.scale or 0
-    p2, s2 = b.precision or 18, b.scale or 0
-    if op in "+-":
-        s = max(s1, s2)
-        p = s + max(p1 - s1, p2 - s2) + 1
-    elif op == "*":
-        p, s = p1 + p2 + 1, s1 + s2
-    elif op == "/":
-        s = max(6, s1 + p2 + 1)
-        p = p1 - s1 + s2 + s
-    else:  # %
-        s = max(s1, s2)
-        p = min(p1 - s1, p2 - s2) + s
-    p, s = _cap(p, s)
+    p, s = decimal_arith(op, a.precision or 18, a.scale or 0, b.precision or 18, b.scale or 0)
     return decimal_type(p, s)
 
 
