@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, delete, func, insert, select, text, update
+from sqlalchemy import Table, and_, delete, func, insert, select, text, update
 
 from ..errors import BindError, tsql_error
 from .naming import database_schema_name, qualified_name, quote_ident
@@ -136,11 +136,7 @@ class Catalog:
         opened = not conn.in_write_txn
         conn.write()
         try:
-            if conn.dialect == "postgresql":
-                # Processes starting together on one store take turns (else the loser of a
-                # CREATE race fails: duplicate table, "tuple concurrently updated").
-                conn.exec_driver_sql("SELECT pg_advisory_xact_lock(hashtext(current_schema() "
-                                     "|| ':tsqlb_schema'))")
+            lock_schema(conn)
             self.store.metadata.create_all(conn.conn, checkfirst=True)
             if conn.dialect == "postgresql":
                 from . import pgfuncs  # the engine's SQL functions (Python ones on SQLite)
@@ -160,6 +156,24 @@ class Catalog:
             conn.commit()
             # Only a committed setup is known to stay; a caller's transaction may roll back.
             self._ready = True
+
+    def create_tables(self, conn: StoreConnection, tables: list[Table]) -> bool:
+        """Create ``tables`` (after the catalog's own) unless they exist: in the caller's
+        write transaction, or outside one in a transaction committed here. True when they
+        are known to stay (committed here; a caller's transaction may still roll back)."""
+        self.ensure_schema(conn)
+        opened = not conn.in_write_txn
+        conn.write()
+        try:
+            lock_schema(conn)
+            self.store.metadata.create_all(conn.conn, tables=tables, checkfirst=True)
+        except BaseException:
+            if opened:
+                conn.rollback()
+            raise
+        if opened:
+            conn.commit()
+        return opened
 
     def _init_layout(self, conn: StoreConnection) -> None:
         """Find the home schema and decide the layout: a store already marked, or one with
@@ -579,6 +593,15 @@ class Catalog:
         q = text("SELECT 1 FROM information_schema.tables WHERE table_name = :n "
                  "AND table_schema = coalesce(:s, current_schema())")
         return conn.execute(q, {"n": physical_name, "s": schema}).first() is not None
+
+
+def lock_schema(conn: StoreConnection) -> None:
+    """On PostgreSQL, take the store's table-creation lock until the transaction ends:
+    processes starting together on one store take turns (else the loser of a CREATE race
+    fails: duplicate table, "tuple concurrently updated")."""
+    if conn.dialect == "postgresql":
+        conn.exec_driver_sql("SELECT pg_advisory_xact_lock(hashtext(current_schema() "
+                             "|| ':tsqlb_schema'))")
 
 
 def _database_row(row: Any) -> DatabaseRow:

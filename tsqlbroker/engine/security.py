@@ -108,23 +108,8 @@ class Security(KeysMixin):
         if self._ready:
             return
         with self._lock:
-            if self._ready:
-                return
-            self.catalog.ensure_schema(conn)
-            opened = not conn.in_write_txn
-            conn.write()
-            try:
-                if conn.dialect == "postgresql":
-                    conn.exec_driver_sql("SELECT pg_advisory_xact_lock(hashtext("
-                                         "current_schema() || ':tsqlb_schema'))")
-                self.store.metadata.create_all(conn.conn, tables=self.t.all(), checkfirst=True)
-            except BaseException:
-                if opened:
-                    conn.rollback()
-                raise
-            if opened:
-                conn.commit()
-                self._ready = True
+            if not self._ready:
+                self._ready = self.catalog.create_tables(conn, self.t.all())
 
     def _on_drop_database(self, conn: StoreConnection, db_id: int) -> None:
         self.ensure(conn)
