@@ -8,7 +8,6 @@ literal rows, like ``sys.columns``; merged into the catalog views by :mod:`sysvi
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -25,6 +24,7 @@ from .security import (
     USER_TYPE_DESC,
     Security,
 )
+from .sysviews import literal_rows
 
 Columns = list[tuple[str, str | None]]
 _STATE_DESC = {"G": "GRANT", "W": "GRANT_WITH_GRANT_OPTION", "D": "DENY"}
@@ -32,31 +32,10 @@ _PVT_DESC = {"MK": "ENCRYPTED_BY_MASTER_KEY", "PW": "ENCRYPTED_BY_PASSWORD",
              "NA": "NO_PRIVATE_KEY"}
 
 
-def _lit(value: Any, dialect: str) -> str:
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, bytes):
-        return f"X'{value.hex()}'" if dialect == "sqlite" else f"'\\x{value.hex()}'::bytea"
-    if isinstance(value, dt.datetime):
-        value = value.strftime("%Y-%m-%d %H:%M:%S.%f")
-    return "'" + str(value).replace("'", "''") + "'"
-
-
 def _rows(ctx: ExecContext, columns: Columns, rows: Sequence[Sequence[Any]]) -> VirtualTable:
     """A read-only virtual table of literal ``rows`` (Msg 259 on writes)."""
-    names = [f'"{n.lower()}"' for n, _s in columns]
-    dialect = ctx.conn.dialect
-    if rows:
-        sql = " UNION ALL ".join(
-            "SELECT " + ", ".join(f"{_lit(v, dialect)} AS {n}" for v, n in
-                                  zip(row, names, strict=True)) for row in rows)
-    else:
-        sql = "SELECT " + ", ".join(f"NULL AS {n}" for n in names) + " WHERE 1 = 0"
-    return VirtualTable(sql, columns, refuse_error=tsql_error(259))
+    return VirtualTable(literal_rows(columns, rows, ctx.conn.dialect), columns,
+                        refuse_error=tsql_error(259))
 
 
 def _database_principals(ctx: ExecContext, db_id: int) -> VirtualTable:

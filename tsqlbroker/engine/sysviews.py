@@ -151,27 +151,30 @@ def _info_tables(ctx: ExecContext, db_id: int) -> VirtualTable:
 
 
 # -- views computed in Python -----------------------------------------------------------------
-def _sql_literal(value: Any) -> str:
+def _sql_literal(value: Any, dialect: str) -> str:
     if value is None:
         return "NULL"
     if isinstance(value, bool):
         return "1" if value else "0"
     if isinstance(value, (int, float)):
         return repr(value)
+    if isinstance(value, bytes):
+        return f"'\\x{value.hex()}'::bytea" if dialect == "postgresql" else f"X'{value.hex()}'"
     if isinstance(value, dt.datetime):
         value = value.strftime("%Y-%m-%d %H:%M:%S.%f")
     return "'" + str(value).replace("'", "''") + "'"
 
 
-def literal_rows(columns: Sequence[tuple[str, str | None]], rows: Sequence[Sequence[Any]]
-                 ) -> str:
-    """Backend SELECT text producing ``rows`` under ``columns`` (no rows: an empty result)."""
+def literal_rows(columns: Sequence[tuple[str, str | None]], rows: Sequence[Sequence[Any]],
+                 dialect: str = "sqlite") -> str:
+    """Backend SELECT text producing ``rows`` under ``columns`` (no rows: an empty result);
+    ``dialect`` spells binary values."""
     # Lower-case aliases: T-SQL names are case-insensitive, and PostgreSQL folds unquoted
     # names in the generated query to lower case.
     names = [f'"{n.lower()}"' for n, _s in columns]
     if not rows:
         return "SELECT " + ", ".join(f"NULL AS {n}" for n in names) + " WHERE 1 = 0"
-    parts = ["SELECT " + ", ".join(f"{_sql_literal(v)} AS {n}" for v, n in
+    parts = ["SELECT " + ", ".join(f"{_sql_literal(v, dialect)} AS {n}" for v, n in
                                    zip(row, names, strict=True)) for row in rows]
     return " UNION ALL ".join(parts)
 
