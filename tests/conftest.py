@@ -27,8 +27,12 @@ import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from tsqlbroker.interpreter.instance import Instance
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT.parent / "shared" / "seeds"
@@ -170,6 +174,18 @@ def backend(request: pytest.FixtureRequest) -> str:
 def backend_url(backend: str, fresh_postgres: FreshPostgres) -> str:
     """A fresh private store on each backend: ``sqlite://`` or a new PostgreSQL schema."""
     return "sqlite://" if backend == "sqlite" else fresh_postgres.url()
+
+
+@pytest.fixture
+def instance(backend_url: str) -> Iterator[Instance]:
+    """An interpreter instance on a fresh private store (``backend_url``), closed after."""
+    from tsqlbroker.interpreter.instance import Instance
+
+    inst = Instance(backend_url)
+    try:
+        yield inst
+    finally:
+        inst.close()
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ transaction ends, so the plain-session tests check at once; the activated one po
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 from tsql_client import Client
@@ -30,15 +30,6 @@ def wait_for(what: str, predicate: Callable[[], bool], timeout: float = WAIT) ->
     while not predicate():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         time.sleep(0.02)
-
-
-@pytest.fixture
-def instance(backend_url: str) -> Iterator[Instance]:
-    inst = Instance(backend_url)
-    try:
-        yield inst
-    finally:
-        inst.close()
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ The queue monitors' recheck period is made small (``runtime_for(…, recheck_sec
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,15 +36,6 @@ def wait_for(what: str, predicate: Callable[[], bool], timeout: float = WAIT) ->
 
 def log_texts(rt: BrokerRuntime) -> list[str]:
     return [e.text for e in rt.log.entries()]
-
-
-@pytest.fixture
-def instance(backend_url: str) -> Iterator[Instance]:
-    inst = Instance(backend_url)
-    try:
-        yield inst
-    finally:
-        inst.close()
 
 
 @pytest.fixture

@@ -9,10 +9,8 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from tsql_client import Client
 
 from tsqlbroker.interpreter.instance import Instance
@@ -30,15 +28,6 @@ def without_activation(text: str) -> str:
     return re.sub(r",\s*ACTIVATION\s*\([^)]*\)", "", text, flags=re.IGNORECASE)
 
 
-
-
-@pytest.fixture
-def instance(backend_url: str) -> Iterator[Instance]:
-    inst = Instance(backend_url)
-    try:
-        yield inst
-    finally:
-        inst.close()
 
 
 def build_application(c: Client, *, activation: bool) -> None:

@@ -4,19 +4,9 @@ PostgreSQL, where transactions do not serialise on one write lock."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-
-import pytest
 
 from tsqlbroker.interpreter.instance import Instance
 from tsqlbroker.interpreter.sink import CollectingSink
-
-
-@pytest.fixture
-def instance(backend_url: str) -> Iterator[Instance]:
-    inst = Instance(backend_url)
-    yield inst
-    inst.close()
 
 
 def _session(inst: Instance) -> tuple[object, CollectingSink]:

@@ -10,7 +10,6 @@ on both backends and the layout tests inspect the PostgreSQL server.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,15 +29,6 @@ LISTINGS = Path(__file__).resolve().parent.parent / "listings"
 def _listing(name: str) -> str:
     (path,) = LISTINGS.glob(f"{name}*.sql")
     return path.read_text(encoding="utf-8")
-
-
-@pytest.fixture
-def instance(backend_url: str) -> Iterator[Instance]:
-    inst = Instance(backend_url)
-    try:
-        yield inst
-    finally:
-        inst.close()
 
 
 def _home(url: str) -> str:

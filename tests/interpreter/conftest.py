@@ -12,13 +12,6 @@ from tsqlbroker.interpreter.sink import CollectingSink
 
 
 @pytest.fixture
-def instance(backend_url: str) -> Iterator[Instance]:
-    inst = Instance(backend_url)
-    yield inst
-    inst.close()
-
-
-@pytest.fixture
 def sink() -> CollectingSink:
     return CollectingSink()
 
