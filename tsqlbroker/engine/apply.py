@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from .parsing import not_supported
+from .shapes import is_star, replace_stars, source_aliases
 from .sqltypes import BINARY_TYPES, parse_spec
 
 if TYPE_CHECKING:
@@ -159,32 +160,14 @@ def column_reference(binder: Binder, node: exp.Column) -> exp.Expression | None:
 def expand_stars(binder: Binder, select: exp.Select) -> None:
     """``SELECT *`` / ``x.*`` over applied expressions on SQLite: the applied columns by name
     (json_each's own columns are not the applied expression's)."""
-    from .transpile import _source_alias
-
-    stars = [p for p in select.expressions if isinstance(p, exp.Star) or (
-        isinstance(p, exp.Column) and isinstance(p.this, exp.Star))]
-    if not stars:
+    if not any(is_star(p) for p in select.expressions):
         return
-    order = []
-    from_ = select.args.get("from_") or select.args.get("from")
-    if from_ is not None:
-        order.append(_source_alias(from_.this))
-    order += [_source_alias(j.this) for j in select.args.get("joins") or []]
+    order = source_aliases(select)
     if not any(a in binder.applied for a in order):
         return
-    items: list[exp.Expression] = []
-    for proj in select.expressions:
-        if proj not in stars:
-            items.append(proj)
-            continue
-        table = proj.table.lower() if isinstance(proj, exp.Column) else ""
-        for alias in order:
-            if table and alias != table:
-                continue
-            applied = binder.applied.get(alias)
-            if applied is None:
-                items.append(exp.Column(this=exp.Star(), table=exp.to_identifier(alias)))
-                continue
-            source = binder.sources[alias]
-            items += [exp.column(name, alias) for name, _spec in source.columns]
-    select.set("expressions", items)
+
+    def columns(alias: str) -> list[exp.Expression]:
+        if alias not in binder.applied:
+            return [exp.Column(this=exp.Star(), table=exp.to_identifier(alias))]
+        return [exp.column(name, alias) for name, _spec in binder.sources[alias].columns]
+    replace_stars(select, order, columns)

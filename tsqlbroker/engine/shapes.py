@@ -10,6 +10,7 @@ becomes ``(SELECT column1 AS n, column2 AS s FROM (VALUES …)) AS v``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from sqlglot import exp
@@ -200,29 +201,45 @@ def order_key(ordered: exp.Ordered, items: list[exp.Expression]) -> exp.Ordered:
     return ordered
 
 
-def expand_all_stars(binder: Binder, select: exp.Select) -> None:
-    """``*`` and ``t.*`` as the columns they stand for (the query gets a hidden column)."""
+def is_star(node: exp.Expression) -> bool:
+    """``*`` or ``t.*``."""
+    return isinstance(node, exp.Star) or (isinstance(node, exp.Column)
+                                          and isinstance(node.this, exp.Star))
+
+
+def source_aliases(select: exp.Select) -> list[str]:
+    """The aliases of ``select``'s FROM and JOIN sources, in order."""
     from .transpile import _source_alias
 
-    if not any(isinstance(p, exp.Star) or (isinstance(p, exp.Column)
-                                           and isinstance(p.this, exp.Star))
-               for p in select.expressions):
-        return
     from_ = select.args.get("from_") or select.args.get("from")
     order = [_source_alias(from_.this)] if from_ is not None else []
-    order += [_source_alias(j.this) for j in select.args.get("joins") or []]
+    return order + [_source_alias(j.this) for j in select.args.get("joins") or []]
+
+
+def replace_stars(select: exp.Select, order: list[str],
+                  columns: Callable[[str], list[exp.Expression]]) -> None:
+    """Each ``*`` / ``t.*`` of ``select`` as ``columns(alias)`` of the sources it covers
+    (``order``: :func:`source_aliases`)."""
     items: list[exp.Expression] = []
     for proj in select.expressions:
-        if not (isinstance(proj, exp.Star) or (isinstance(proj, exp.Column)
-                                               and isinstance(proj.this, exp.Star))):
+        if not is_star(proj):
             items.append(proj)
             continue
         table = proj.table.lower() if isinstance(proj, exp.Column) else ""
         for alias in order:
-            if table and alias != table:
-                continue
-            source = binder.sources.get(alias)
-            if source is None:
-                raise tsql_error(208, alias)
-            items += [exp.column(name, alias) for name, _spec in source.columns]
+            if not table or alias == table:
+                items += columns(alias)
     select.set("expressions", items)
+
+
+def expand_all_stars(binder: Binder, select: exp.Select) -> None:
+    """``*`` and ``t.*`` as the columns they stand for (the query gets a hidden column)."""
+    if not any(is_star(p) for p in select.expressions):
+        return
+
+    def columns(alias: str) -> list[exp.Expression]:
+        source = binder.sources.get(alias)
+        if source is None:
+            raise tsql_error(208, alias)
+        return [exp.column(name, alias) for name, _spec in source.columns]
+    replace_stars(select, source_aliases(select), columns)
