@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from tsql_client import Client
 
 from tsqlbroker.interpreter.instance import Instance
-from tsqlbroker.interpreter.sink import CollectingSink
 
 if TYPE_CHECKING:
     from conftest import FreshPostgres
@@ -45,21 +45,6 @@ BEGIN
     SET @i = @i + 1;
 END
 """
-
-
-class Client:
-    """A session of an instance in this process."""
-
-    def __init__(self, inst: Instance) -> None:
-        self.sink = CollectingSink()
-        self.session = inst.session(self.sink, database="master")
-
-    def run(self, text: str) -> CollectingSink:
-        self.sink.events.clear()
-        self.session.execute(text)
-        errors = [e.render() for e in self.sink.errors()]
-        assert not errors, "\n".join(errors)
-        return self.sink
 
 
 def other_process(url: str, text: str, timeout: float = 60) -> list[dict[str, Any]]:
