@@ -10,6 +10,7 @@ on both backends and the layout tests inspect the PostgreSQL server.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,19 @@ def _two_databases(c: Client) -> None:
     c.run("INSERT INTO items (code, name) VALUES (10, 'bolt'), (20, 'nut');")
 
 
+@pytest.fixture
+def sales_and_stock(fresh_postgres: Any) -> Iterator[tuple[str, Client]]:
+    """A PostgreSQL store holding :func:`_two_databases`: its URL and a client of it."""
+    url = fresh_postgres.url()
+    inst = Instance(url)
+    try:
+        c = Client(inst)
+        _two_databases(c)
+        yield url, c
+    finally:
+        inst.close()
+
+
 # -- the layout on the server ------------------------------------------------------------------
 def test_names_of_database_schemas() -> None:
     assert database_schema_name("public", 5, "Sales") == "public$sales"
@@ -80,74 +94,63 @@ def test_names_of_database_schemas() -> None:
         database_schema_name("h" * 41, 12, "x" * 100)
 
 
-def test_tables_of_two_databases_land_in_two_schemas(fresh_postgres: Any) -> None:
-    url = fresh_postgres.url()
+def test_tables_of_two_databases_land_in_two_schemas(
+        sales_and_stock: tuple[str, Client]) -> None:
+    url, c = sales_and_stock
     home = _home(url)
-    inst = Instance(url)
+    c.run("CREATE TABLE #scratch (a int); DECLARE @v TABLE (b int); "
+          "INSERT INTO @v VALUES (1); INSERT INTO #scratch SELECT b FROM @v;")
+    c.run("CREATE TABLE master.dbo.kept (a int)")
+    schemas = _schemas(url)
+    assert {f"{home}$sales", f"{home}$stock", f"{home}$master", f"{home}$tempdb"} <= schemas
+    sales = _tables(url, f"{home}$sales")
+    stock = _tables(url, f"{home}$stock")
+    assert len(sales) == 1 and sales[0].endswith("_orders")
+    assert len(stock) == 2 and {t.rsplit("_", 1)[1] for t in stock} == {"items", "moved"}
+    assert len(_tables(url, f"{home}$master")) == 1
+    home_tables = _tables(url, home)
+    # The engine's own tables and the session's temp table stay home; no user table.
+    assert "tsqlb_objects" in home_tables
+    assert any(t.startswith("tmp") for t in home_tables)
+    assert not any(t.endswith(("_orders", "_items", "_moved", "_kept")) for t in home_tables)
+    # A PRIMARY KEY's backend index is in its table's schema too.
+    engine = _server(url)
     try:
-        c = Client(inst)
-        _two_databases(c)
-        c.run("CREATE TABLE #scratch (a int); DECLARE @v TABLE (b int); "
-              "INSERT INTO @v VALUES (1); INSERT INTO #scratch SELECT b FROM @v;")
-        c.run("CREATE TABLE master.dbo.kept (a int)")
-        schemas = _schemas(url)
-        assert {f"{home}$sales", f"{home}$stock", f"{home}$master", f"{home}$tempdb"} <= schemas
-        sales = _tables(url, f"{home}$sales")
-        stock = _tables(url, f"{home}$stock")
-        assert len(sales) == 1 and sales[0].endswith("_orders")
-        assert len(stock) == 2 and {t.rsplit("_", 1)[1] for t in stock} == {"items", "moved"}
-        assert len(_tables(url, f"{home}$master")) == 1
-        home_tables = _tables(url, home)
-        # The engine's own tables and the session's temp table stay home; no user table.
-        assert "tsqlb_objects" in home_tables
-        assert any(t.startswith("tmp") for t in home_tables)
-        assert not any(t.endswith(("_orders", "_items", "_moved", "_kept")) for t in home_tables)
-        # A PRIMARY KEY's backend index is in its table's schema too.
-        engine = _server(url)
-        try:
-            indexes = inspect(engine).get_indexes(sales[0], schema=f"{home}$sales")
-        finally:
-            engine.dispose()
-        assert [ix["column_names"] for ix in indexes] == [["id"]]
+        indexes = inspect(engine).get_indexes(sales[0], schema=f"{home}$sales")
     finally:
-        inst.close()
+        engine.dispose()
+    assert [ix["column_names"] for ix in indexes] == [["id"]]
 
 
-def test_drop_database_removes_its_schema(fresh_postgres: Any) -> None:
-    url = fresh_postgres.url()
+def test_drop_database_removes_its_schema(sales_and_stock: tuple[str, Client]) -> None:
+    url, c = sales_and_stock
     home = _home(url)
-    inst = Instance(url)
+    c.run("CREATE INDEX ix_qty ON Sales.dbo.orders (qty)")
+    # T-SQL refuses DROP DATABASE in a transaction (Msg 226); the engine call joins the
+    # caller's storage transaction, so a rollback keeps the schema.
+    store = Store(url)
+    conn = store.connect()
     try:
-        c = Client(inst)
-        _two_databases(c)
-        c.run("CREATE INDEX ix_qty ON Sales.dbo.orders (qty)")
-        # T-SQL refuses DROP DATABASE in a transaction (Msg 226); the engine call joins the
-        # caller's storage transaction, so a rollback keeps the schema.
-        store = Store(url)
-        conn = store.connect()
-        try:
-            conn.write()
-            Catalog.get(store).drop_database(conn, "Sales")
-            Catalog.get(store).create_database(conn, "Extra")
-            conn.rollback()
-        finally:
-            conn.close()
-            store.close()
-        assert f"{home}$sales" in _schemas(url) and f"{home}$extra" not in _schemas(url)
-        assert c.scalar("SELECT COUNT(*) FROM Sales.dbo.orders") == 2
-        c.run("USE master; DROP DATABASE Sales;")
-        assert f"{home}$sales" not in _schemas(url)
-        assert f"{home}$stock" in _schemas(url)
-        # The same name again: a fresh, empty database.
-        c.run("CREATE DATABASE Sales; USE Sales; CREATE TABLE orders (id int);")
-        assert c.scalar("SELECT COUNT(*) FROM orders") == 0
-        assert len(_tables(url, f"{home}$sales")) == 1
-        # DROP TABLE / DROP INDEX find the table and index in the database's schema.
-        c.run("USE Stock; CREATE INDEX ix_code ON items (code); DROP INDEX ix_code ON items;")
-        c.run("DROP TABLE moved")
-        assert [t.rsplit("_", 1)[1] for t in _tables(url, f"{home}$stock")] == ["items"]
+        conn.write()
+        Catalog.get(store).drop_database(conn, "Sales")
+        Catalog.get(store).create_database(conn, "Extra")
+        conn.rollback()
     finally:
-        inst.close()
+        conn.close()
+        store.close()
+    assert f"{home}$sales" in _schemas(url) and f"{home}$extra" not in _schemas(url)
+    assert c.scalar("SELECT COUNT(*) FROM Sales.dbo.orders") == 2
+    c.run("USE master; DROP DATABASE Sales;")
+    assert f"{home}$sales" not in _schemas(url)
+    assert f"{home}$stock" in _schemas(url)
+    # The same name again: a fresh, empty database.
+    c.run("CREATE DATABASE Sales; USE Sales; CREATE TABLE orders (id int);")
+    assert c.scalar("SELECT COUNT(*) FROM orders") == 0
+    assert len(_tables(url, f"{home}$sales")) == 1
+    # DROP TABLE / DROP INDEX find the table and index in the database's schema.
+    c.run("USE Stock; CREATE INDEX ix_code ON items (code); DROP INDEX ix_code ON items;")
+    c.run("DROP TABLE moved")
+    assert [t.rsplit("_", 1)[1] for t in _tables(url, f"{home}$stock")] == ["items"]
 
 
 def test_two_stores_do_not_see_each_other(fresh_postgres: Any) -> None:
