@@ -179,7 +179,7 @@ def literal_rows(columns: Sequence[tuple[str, str | None]], rows: Sequence[Seque
     return " UNION ALL ".join(parts)
 
 
-def _type_facts(spec: str) -> tuple[str, int, int, int, int, int | None]:
+def type_facts(spec: str) -> tuple[str, int, int, int, int, int | None]:
     """(type name, system_type_id, max_length, precision, scale, char length) of a spec."""
     t: TypeSpec = parse_spec(spec)
     name = t.name
@@ -220,7 +220,7 @@ def _columns(ctx: ExecContext, db_id: int) -> VirtualTable:
         ("is_nullable", "bit"), ("is_identity", "bit"), ("is_computed", "bit")]
     rows = []
     for r in _columns_rows(ctx, db_id):
-        name, type_id, max_length, precision, scale, _chars = _type_facts(r.type_spec)
+        name, type_id, max_length, precision, scale, _chars = type_facts(r.type_spec)
         is_text = name in ("char", "varchar", "nchar", "nvarchar", "text", "ntext", "sysname")
         rows.append((r.object_id, r.name, r.column_id, type_id, type_id, max_length, precision,
                      scale, _COLLATION if is_text else None, bool(r.is_nullable),
@@ -239,7 +239,7 @@ def _info_columns(ctx: ExecContext, db_id: int) -> VirtualTable:
         ("NUMERIC_PRECISION", "tinyint"), ("NUMERIC_SCALE", "int")]
     rows = []
     for r in _columns_rows(ctx, db_id):
-        name, _tid, _ml, precision, scale, chars = _type_facts(r.type_spec)
+        name, _tid, _ml, precision, scale, chars = type_facts(r.type_spec)
         numeric = name in ("tinyint", "smallint", "int", "bigint", "decimal", "numeric",
                            "money", "smallmoney", "float", "real")
         rows.append((db.name if db else "", r.schema_name, r.table_name, r.name, r.column_id,

@@ -18,7 +18,7 @@ from tsqlbroker.grammar import ast
 from . import types as T
 from .compiler import Compiler, StmtFn, handler, wrap_statement
 from .impersonation import context
-from .sysfuncs import _str_arg
+from .sysfuncs import str_arg
 
 if TYPE_CHECKING:
     from tsqlbroker.engine.security import Security
@@ -203,8 +203,8 @@ def compile_sp_rolemember(c: Compiler, node: ast.ExecProc) -> StmtFn:
     if "@rolename" not in given or "@membername" not in given:
         missing = "@rolename" if "@rolename" not in given else "@membername"
         raise c.bind_error(201, node, node.proc.name, missing)
-    role_f = _str_arg(c.expr(given["@rolename"] or ast.Literal("null", None, "NULL")))
-    member_f = _str_arg(c.expr(given["@membername"] or ast.Literal("null", None, "NULL")))
+    role_f = str_arg(c.expr(given["@rolename"] or ast.Literal("null", None, "NULL")))
+    member_f = str_arg(c.expr(given["@membername"] or ast.Literal("null", None, "NULL")))
     ret = c.assigner(c.var(node.return_var, node), T.INT) if node.return_var else None
 
     def run(f: Frame) -> None:

@@ -191,8 +191,12 @@ def _arity(c: Compiler, node: ast.FunctionCall, lo: int, hi: int) -> list[CExpr]
     return [c.expr(a) for a in node.args]
 
 
-def _str_arg(e: CExpr) -> EvalFn:
+def str_arg(e: CExpr) -> EvalFn:
+    """``e`` evaluated as a string (converted to nvarchar(max) unless it is one)."""
     return coerce(e, T.NVARCHAR_MAX) if not e.type.is_string else e.fn
+
+
+_str_arg = str_arg  # the name impersonation.py imports
 
 
 def _int_arg(e: CExpr) -> EvalFn:
@@ -249,7 +253,7 @@ def _db_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
     args = _arity(c, node, 0, 1)
     if not args:
         return CExpr(T.SMALLINT, lambda f: f.session.db_id)
-    nf = _str_arg(args[0])
+    nf = str_arg(args[0])
 
     def db_id(f: Frame) -> Any:
         name = nf(f)
@@ -280,8 +284,8 @@ def _db_name(c: Compiler, node: ast.FunctionCall) -> CExpr:
 @special("object_id")
 def _object_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
     args = _arity(c, node, 1, 2)
-    nf = _str_arg(args[0])
-    tf = _str_arg(args[1]) if len(args) > 1 else (lambda _f: None)
+    nf = str_arg(args[0])
+    tf = str_arg(args[1]) if len(args) > 1 else (lambda _f: None)
 
     def object_id(f: Frame) -> Any:
         from tsqlbroker.engine.transpile import object_id_of
@@ -302,8 +306,8 @@ def _object_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
     return CExpr(T.INT, object_id)
 
 
-# sys.sql_modules holds the text of these kinds of object (OBJECT_DEFINITION).
-_MODULE_TYPES = frozenset({"P", "FN", "IF", "TF", "V", "TR"})
+# sys.sql_modules holds the text of these kinds of object (OBJECT_DEFINITION, sp_helptext).
+MODULE_TYPES = frozenset({"P", "FN", "IF", "TF", "V", "TR"})
 
 
 @special("object_definition")
@@ -319,7 +323,7 @@ def _object_definition(c: Compiler, node: ast.FunctionCall) -> CExpr:
             return None
         s = f.session
         row = s.instance.catalog.object_by_id(s.conn, s.db_id, oid)
-        if row is None or row.type.strip().upper() not in _MODULE_TYPES:
+        if row is None or row.type.strip().upper() not in MODULE_TYPES:
             return None
         return row.definition
     return CExpr(T.NVARCHAR_MAX, object_definition)
@@ -366,7 +370,7 @@ def _schema_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
     args = _arity(c, node, 0, 1)
     if not args:
         return const_expr(T.INT, 1)
-    nf = _str_arg(args[0])
+    nf = str_arg(args[0])
 
     def schema_id(f: Frame) -> Any:
         name = nf(f)
@@ -453,7 +457,7 @@ def _scope_identity(c: Compiler, node: ast.FunctionCall) -> CExpr:
 @special("ident_current")
 def _ident_current(c: Compiler, node: ast.FunctionCall) -> CExpr:
     args = _arity(c, node, 1, 1)
-    nf = _str_arg(args[0])
+    nf = str_arg(args[0])
 
     def ident_current(f: Frame) -> Any:
         from tsqlbroker.engine import dml as engine_dml

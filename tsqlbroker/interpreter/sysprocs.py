@@ -12,11 +12,10 @@ from tsqlbroker.grammar import ast
 from . import types as T
 from .compiler import Compiler, StmtFn
 from .frames import Frame
-from .sysfuncs import _str_arg
+from .sysfuncs import MODULE_TYPES, str_arg
 
 # sp_helptext returns nvarchar(255) rows: a longer line continues on the next row.
 _LINE_WIDTH = 255
-_MODULE_TYPES = frozenset({"P", "FN", "IF", "TF", "V", "TR"})
 # sp_help shows Prec / Scale only for these types (its @precscaletypes list).
 _PREC_SCALE = frozenset({"tinyint", "smallint", "decimal", "int", "bigint", "real", "money",
                          "float", "numeric", "smallmoney", "date", "time", "datetime2",
@@ -49,7 +48,7 @@ def _objname_arg(c: Compiler, node: ast.ExecProc) -> Any:
             value, found = arg.value, True
     if not found:
         raise c.bind_error(201, node, node.proc.name, "@objname")
-    return _str_arg(c.expr(value or ast.Literal("null", None, "NULL")))
+    return str_arg(c.expr(value or ast.Literal("null", None, "NULL")))
 
 
 def _resolve(f: Frame, name: str | None) -> Any:
@@ -78,7 +77,7 @@ def compile_sp_helptext(c: Compiler, node: ast.ExecProc) -> StmtFn:
     def run(f: Frame) -> None:
         name = namef(f)
         row = _resolve(f, name)
-        if row.type.strip().upper() not in _MODULE_TYPES or row.definition is None:
+        if row.type.strip().upper() not in MODULE_TYPES or row.definition is None:
             raise tsql_error(15197, name)
         rows = [(line,) for line in split_module_text(row.definition)]
         f.session.sink.resultset(ResultSet(["Text"], ["nvarchar(255)"], rows))
@@ -98,12 +97,12 @@ def _prec_scale(name: str, precision: int, scale: int) -> tuple[str | None, str 
 
 def column_rows(conn: Any, row: Any) -> list[tuple[Any, ...]]:
     """sp_help's column result set rows for table object ``row``."""
-    from tsqlbroker.engine.sysviews import _type_facts
+    from tsqlbroker.engine.sysviews import type_facts
     from tsqlbroker.engine.tableinfo import load_table
 
     out: list[tuple[Any, ...]] = []
     for col in load_table(conn, row).columns:
-        name, _tid, max_length, precision, scale, _chars = _type_facts(col.spec)
+        name, _tid, max_length, precision, scale, _chars = type_facts(col.spec)
         prec, sc = _prec_scale(name, precision, scale)
         trim = "no" if name in _ANSI_TRIM else "(n/a)"
         fixed = "(n/a)" if name not in _ANSI_TRIM else "yes" if col.nullable else "no"
