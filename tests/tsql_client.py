@@ -30,3 +30,14 @@ class Client:
 
     def scalar(self, text: str) -> Any:
         return self.rows(text)[0][0]
+
+
+def create_database(url: str, database: str, script: str) -> None:
+    """Create ``database`` in the store at ``url`` and run ``script`` in it, on an instance
+    of its own that is closed again (the test's own instances or processes open it next)."""
+    inst = Instance(url)
+    try:
+        Client(inst).run(f"CREATE DATABASE {database}")
+        Client(inst, database).run(script)
+    finally:
+        inst.close()

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
-from tsql_client import Client
+from tsql_client import Client, create_database
 
 from tsqlbroker.interpreter.instance import Instance
 
@@ -51,12 +51,7 @@ def pg_url(fresh_postgres: FreshPostgres) -> str:
     """A fresh PostgreSQL schema holding two conversations (one group each, two messages
     each) on TargQ and a one-row user table."""
     url = fresh_postgres.url()
-    setup = Instance(url)
-    try:
-        Client(setup).run(f"CREATE DATABASE {DB}")
-        Client(setup, DB).run(SETUP)
-    finally:
-        setup.close()
+    create_database(url, DB, SETUP)
     return url
 
 

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tsql_client import Client
+from tsql_client import Client, create_database
 
 from tsqlbroker.engine.broker import filewake
 from tsqlbroker.interpreter.instance import Instance
@@ -54,12 +54,7 @@ inst.close()
 
 def _db_url(tmp_path: Path) -> str:
     url = f"sqlite:///{tmp_path / 'shared.db'}"
-    setup = Instance(url)
-    try:
-        Client(setup).run(f"CREATE DATABASE {DB}")
-        Client(setup, DB).run(SETUP)
-    finally:
-        setup.close()
+    create_database(url, DB, SETUP)
     return url
 
 
