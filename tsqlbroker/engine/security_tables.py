@@ -8,7 +8,7 @@ ids, so :mod:`security` lists them from constants and stores only what scripts c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from sqlalchemy import (
     Boolean,
@@ -38,16 +38,14 @@ class SecurityTables:
     role_members: Table
 
     def all(self) -> list[Table]:
-        return [self.principals, self.logins, self.certificates, self.master_keys,
-                self.permissions, self.roles, self.role_members]
+        """The tables in creation order."""
+        return [getattr(self, f.name) for f in fields(self)]
 
 
 def security_tables(metadata: MetaData) -> SecurityTables:
     """Define (once per ``metadata``) and return the security tables."""
-    names = ("principals", "logins", "certificates", "master_keys", "permissions", "roles",
-             "role_members")
     if PREFIX + "principals" in metadata.tables:
-        return SecurityTables(*(metadata.tables[PREFIX + n] for n in names))
+        return SecurityTables(*(metadata.tables[PREFIX + f.name] for f in fields(SecurityTables)))
     principals = Table(
         PREFIX + "principals", metadata,
         Column("database_id", Integer, primary_key=True, autoincrement=False),
