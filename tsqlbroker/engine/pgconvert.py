@@ -86,8 +86,14 @@ _DST_PARTS = """
       len integer := CASE WHEN arg ~ '^[0-9]+$' THEN arg::integer END;"""
 _PARTS = _DST_PARTS + """
       sn text COLLATE "C" := coalesce(nullif(split_part(src COLLATE "C", '(', 1), ''), '');"""
-# The scale of a decimal target ('decimal(10,2)' → 2).
-_SCALE = """coalesce(nullif(rtrim(split_part(dst COLLATE "C", ',', 2), ')'), '')::int, 0)"""
+# The scale and precision of a numeric target ('decimal(10,2)' → 2 and 10; money 4 and 19).
+_NUMERIC_TARGET = """
+      scale integer := CASE WHEN nm IN ('money', 'smallmoney') THEN 4
+                            ELSE coalesce(nullif(rtrim(split_part(dst COLLATE "C", ',', 2), ')'),
+                                                 '')::int, 0)
+                            END;
+      prec integer := CASE WHEN nm IN ('money', 'smallmoney') THEN 19
+                           ELSE coalesce(len, 18) END;"""
 
 _INT_RANGE = """
       lo numeric := CASE nm WHEN 'tinyint' THEN 0 WHEN 'smallint' THEN -32768
@@ -139,12 +145,7 @@ _FROM_TEXT = f"""
       sname text := CASE WHEN sn IN ('nchar', 'nvarchar', 'ntext', 'sysname', '')
                          THEN 'nvarchar' ELSE 'varchar' END;
       t text COLLATE "C" := btrim(v COLLATE "C", E' \\t\\r\\n');
-      d numeric;
-      scale integer := CASE WHEN nm IN ('money', 'smallmoney') THEN 4
-                            ELSE {_SCALE}
-                            END;
-      prec integer := CASE WHEN nm IN ('money', 'smallmoney') THEN 19
-                           ELSE coalesce(len, 18) END;
+      d numeric;{_NUMERIC_TARGET}
     BEGIN
       IF v IS NULL THEN RETURN NULL; END IF;
       IF nm IN {_STRINGS} THEN
@@ -427,12 +428,7 @@ _FROM_NUMERIC = f"""
     CREATE OR REPLACE FUNCTION tsqlb_cvt(v numeric, dst text, src text, style integer,
                                          try_ boolean) RETURNS text
     LANGUAGE plpgsql IMMUTABLE AS $$
-    DECLARE{_PARTS}{_INT_RANGE}
-      scale integer := CASE WHEN nm IN ('money', 'smallmoney') THEN 4
-                            ELSE {_SCALE}
-                            END;
-      prec integer := CASE WHEN nm IN ('money', 'smallmoney') THEN 19
-                           ELSE coalesce(len, 18) END;
+    DECLARE{_PARTS}{_INT_RANGE}{_NUMERIC_TARGET}
       sname text := CASE WHEN sn IN {_INTS} THEN 'int' WHEN sn IN ('float', 'real') THEN sn
                          WHEN sn IN ('money', 'smallmoney') THEN sn ELSE 'numeric' END;
       d numeric;
