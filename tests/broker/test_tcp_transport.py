@@ -111,6 +111,22 @@ def setup_side(url: str, *, db: str, svc: str, far: str, port: int, far_port: in
         inst.close()
 
 
+def setup_pair(ua: str, ub: str, ports: tuple[int, int]) -> None:
+    """Set up side A (initiator //A/Init, database da) at ``ua`` and side B (target
+    //B/Targ, database db) at ``ub``, each with an endpoint and a route to the other."""
+    pa, pb = ports
+    setup_side(ua, db="da", svc="//A/Init", far="//B/Targ", port=pa, far_port=pb)
+    setup_side(ub, db="db", svc="//B/Targ", far="//A/Init", port=pb, far_port=pa)
+
+
+def child_env() -> dict[str, str]:
+    """The environment of a child tsqlbroker process: the tests' back-off, this checkout."""
+    env = dict(os.environ, TSQLBROKER_SB_RETRY=RETRY)
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
 @pytest.fixture
 def ports() -> tuple[int, int]:
     a = free_port()
@@ -127,13 +143,11 @@ def pair(tmp_path: Path, ports: tuple[int, int], monkeypatch: pytest.MonkeyPatch
     with its own store (two SQLite files, or two PostgreSQL schemas), endpoint and a route to
     the other."""
     monkeypatch.setenv("TSQLBROKER_SB_RETRY", RETRY)
-    pa, pb = ports
     if backend == "sqlite":
         ua, ub = f"sqlite:///{tmp_path}/a.db", f"sqlite:///{tmp_path}/b.db"
     else:
         ua, ub = fresh_postgres.url(), fresh_postgres.url()
-    setup_side(ua, db="da", svc="//A/Init", far="//B/Targ", port=pa, far_port=pb)
-    setup_side(ub, db="db", svc="//B/Targ", far="//A/Init", port=pb, far_port=pa)
+    setup_pair(ua, ub, ports)
     a, b = Instance(ua), Instance(ub)
     try:
         ca, cb = Client(a, "da"), Client(b, "db")
@@ -664,13 +678,10 @@ class Serve:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        env = dict(os.environ, TSQLBROKER_SB_RETRY=RETRY)
-        root = str(Path(__file__).resolve().parents[2])
-        env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
         mark = self.log.read_text().count("listening on") if self.log.exists() else 0
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "tsqlbroker", "serve", "--url", self.url,
-             "--log", str(self.log)], env=env, stdout=subprocess.DEVNULL,
+             "--log", str(self.log)], env=child_env(), stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL)
         wait_for(lambda: self.log.exists() and self.log.read_text().count(
             f"listening on 127.0.0.1:{self.port}") > mark or self._died(), "serve to listen",
@@ -698,8 +709,7 @@ def test_serve_processes_hold_retry_and_deliver_exactly_once_in_order(
         tmp_path: Path, ports: tuple[int, int]) -> None:
     pa, pb = ports
     ua, ub = f"sqlite:///{tmp_path}/a.db", f"sqlite:///{tmp_path}/b.db"
-    setup_side(ua, db="da", svc="//A/Init", far="//B/Targ", port=pa, far_port=pb)
-    setup_side(ub, db="db", svc="//B/Targ", far="//A/Init", port=pb, far_port=pa)
+    setup_pair(ua, ub, ports)
     serve_a = Serve(ua, tmp_path / "a.log", pa)
     serve_b = Serve(ub, tmp_path / "b.log", pb)
     # Readers only: these instances never run a broker statement, so they start no
@@ -754,12 +764,9 @@ def test_serve_processes_hold_retry_and_deliver_exactly_once_in_order(
 def _sql(url: str, db: str, text: str) -> list[dict[str, Any]]:
     """Run ``text`` in another tsqlbroker process (it cannot take the serving process's
     port, so the serving process transmits what it commits); its result sets."""
-    env = dict(os.environ, TSQLBROKER_SB_RETRY=RETRY)
-    root = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
     done = subprocess.run([sys.executable, "-m", "tsqlbroker", "--url", url, "-d", db, "-b",
                            "--format", "json", "-Q", text], capture_output=True, text=True,
-                          timeout=120, check=False, env=env)
+                          timeout=120, check=False, env=child_env())
     assert done.returncode == 0, done.stdout + done.stderr
     records = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
     return [r for r in records if r.get("type") == "resultset"]
