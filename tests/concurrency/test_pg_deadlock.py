@@ -92,6 +92,16 @@ def _run_second_steps(steps: dict[str, tuple[Client, str]]) -> dict[str, dict[st
     return out
 
 
+def _victim_and_winner(out: dict[str, dict[str, object]]) -> tuple[str, str]:
+    """The one client of ``out`` chosen as deadlock victim (Msg 1205) within the bound, and
+    the other one."""
+    victims = [n for n, o in out.items() if o["errors"] == [1205]]
+    assert len(victims) == 1, out
+    (victim,) = victims
+    assert out[victim]["seconds"] <= BOUND_S
+    return victim, "b" if victim == "a" else "a"
+
+
 def test_a_group_lock_cycle_across_processes_ends_in_1205(
         pair: tuple[Client, Client, list[str]]) -> None:
     a, b, (g1, g2) = pair
@@ -103,11 +113,7 @@ def test_a_group_lock_cycle_across_processes_ends_in_1205(
     tail = "; SELECT @@TRANCOUNT; COMMIT"
     out = _run_second_steps({"a": (a, RECEIVE.format(g2) + tail),
                              "b": (b, RECEIVE.format(g1) + tail)})
-    victims = [n for n, o in out.items() if o["errors"] == [1205]]
-    assert len(victims) == 1, out
-    (victim,) = victims
-    winner = "b" if victim == "a" else "a"
-    assert out[victim]["seconds"] <= BOUND_S
+    victim, winner = _victim_and_winner(out)
     # The victim's batch stopped at the error (no SELECT, no COMMIT) and its transaction
     # is gone.
     assert out[victim]["sets"] == []
@@ -140,11 +146,7 @@ def test_a_cycle_of_a_table_row_lock_and_a_group_lock_ends_in_1205(
     if waits_first == "row":
         steps = {"b": steps["b"], "a": steps["a"]}
     out = _run_second_steps(steps)
-    victims = [n for n, o in out.items() if o["errors"] == [1205]]
-    assert len(victims) == 1, out
-    (victim,) = victims
-    winner = "b" if victim == "a" else "a"
-    assert out[victim]["seconds"] <= BOUND_S
+    _victim, winner = _victim_and_winner(out)
     assert out[winner]["errors"] == []
     for client in (a, b):
         assert client.rows("SELECT @@TRANCOUNT") == [(0,)]
