@@ -47,10 +47,9 @@ MOVE CONVERSATION @t2 TO @g;
 
 
 @pytest.fixture
-def session(backend_url: str) -> Iterator[tuple[Session, CollectingSink]]:
-    inst = Instance(backend_url)
+def session(instance: Instance) -> Iterator[tuple[Session, CollectingSink]]:
     sink = CollectingSink()
-    s = inst.session(sink, "master")
+    s = instance.session(sink, "master")
     assert s.execute("CREATE DATABASE ix")
     assert s.execute("USE ix")
     assert s.execute(SETUP), sink.errors()
@@ -58,7 +57,6 @@ def session(backend_url: str) -> Iterator[tuple[Session, CollectingSink]]:
         yield s, sink
     finally:
         s.close()
-        inst.close()
 
 
 def test_message_table_has_only_the_ready_and_receive_indexes(
