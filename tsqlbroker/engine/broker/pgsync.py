@@ -58,6 +58,8 @@ _LOCK_SLICE_MARGIN_S = 0.5
 _SLICE_SAVEPOINT = "tsqlb_row_lock"
 _LOCK_NOT_AVAILABLE = "55P03"      # lock_timeout expired
 _DEADLOCK_DETECTED = "40P01"
+_notify_sql_cache: dict[tuple[str, bool, tuple[tuple[str, int, int], ...]], str | None] = {}
+_NOTIFY_SQL_CACHE_MAX = 1024
 # Events that only wake waiters: sent only when a process waits on the queue (pgwake).
 _WAKE_KINDS = frozenset("el")
 
@@ -105,6 +107,20 @@ def notices_sql(conn: StoreConnection, events: list[tuple[str, int, int]]) -> st
 
 def _notify_sql(conn: StoreConnection, events: list[tuple[str, int, int]], *, gate: bool
                 ) -> str | None:
+    if not events:
+        return None
+    # The same few event lists come back on every commit of a SEND/RECEIVE loop: built once.
+    key = (schema(conn), gate, tuple(events))
+    sql = _notify_sql_cache.get(key)
+    if sql is None:
+        if len(_notify_sql_cache) >= _NOTIFY_SQL_CACHE_MAX:
+            _notify_sql_cache.clear()
+        sql = _notify_sql_cache[key] = _build_notify_sql(conn, events, gate=gate)
+    return sql
+
+
+def _build_notify_sql(conn: StoreConnection, events: list[tuple[str, int, int]], *, gate: bool
+                      ) -> str | None:
     payloads = _payloads(events)
     if not payloads:
         return None
