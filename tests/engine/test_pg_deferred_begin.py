@@ -114,3 +114,20 @@ def test_a_failing_first_statement_leaves_the_transaction_to_roll_back(
     assert _status(conn) == "INERROR"          # inside the transaction, as with a plain BEGIN
     conn.rollback()
     assert _status(conn) == "IDLE" and _count(store) == 1
+
+
+def test_a_connection_given_back_mid_transaction_does_not_begin_the_next_owners(
+        pg: tuple[Store, StoreConnection]) -> None:
+    store, _conn = pg
+    abandoned = store.connect()
+    abandoned.write()                          # never committed, never closed
+    dbapi = _dbapi(abandoned)
+    abandoned.conn.close()                     # back to the pool (as when garbage collected)
+    reused = store.connect()
+    try:
+        assert _dbapi(reused) is dbapi         # the pool hands the same connection out
+        reused.exec_driver_sql("INSERT INTO t VALUES (7, 'g')")
+        assert _status(reused) == "IDLE"       # autocommitted: no transaction was begun
+        assert _count(store) == 1
+    finally:
+        reused.close()

@@ -98,12 +98,22 @@ class Store:
 
             return engine
         if self.dialect == "postgresql":
-            from .pgcursor import DeferredBeginCursor
+            from .pgcursor import DeferredBeginCursor, cancel_begin
 
-            return create_engine(parsed, isolation_level="AUTOCOMMIT", poolclass=NullPool
-                                 if os.environ.get("TSQLBROKER_NULLPOOL") else QueuePool,
-                                 pool_size=8, max_overflow=64,
-                                 connect_args={"cursor_factory": DeferredBeginCursor})
+            engine = create_engine(parsed, isolation_level="AUTOCOMMIT", poolclass=NullPool
+                                   if os.environ.get("TSQLBROKER_NULLPOOL") else QueuePool,
+                                   pool_size=8, max_overflow=64,
+                                   connect_args={"cursor_factory": DeferredBeginCursor})
+
+            @event.listens_for(engine, "checkin")
+            def _no_begin_across_checkouts(dbapi_conn: Any, _record: Any) -> None:
+                # A connection given back mid-transaction (its owner never closed it) is
+                # rolled back by the pool; a BEGIN not sent yet must not open the next
+                # owner's first statement.
+                if dbapi_conn is not None:
+                    cancel_begin(dbapi_conn)
+
+            return engine
         return create_engine(parsed, isolation_level="AUTOCOMMIT")
 
     def add_sqlite_connect_hook(self, hook: Any) -> None:
