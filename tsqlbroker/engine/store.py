@@ -98,22 +98,9 @@ class Store:
 
             return engine
         if self.dialect == "postgresql":
-            from .pgcursor import DeferredBeginCursor, cancel_begin
-
-            engine = create_engine(parsed, isolation_level="AUTOCOMMIT", poolclass=NullPool
-                                   if os.environ.get("TSQLBROKER_NULLPOOL") else QueuePool,
-                                   pool_size=8, max_overflow=64,
-                                   connect_args={"cursor_factory": DeferredBeginCursor})
-
-            @event.listens_for(engine, "checkin")
-            def _no_begin_across_checkouts(dbapi_conn: Any, _record: Any) -> None:
-                # A connection given back mid-transaction (its owner never closed it) is
-                # rolled back by the pool; a BEGIN not sent yet must not open the next
-                # owner's first statement.
-                if dbapi_conn is not None:
-                    cancel_begin(dbapi_conn)
-
-            return engine
+            return create_engine(parsed, isolation_level="AUTOCOMMIT", poolclass=NullPool
+                                 if os.environ.get("TSQLBROKER_NULLPOOL") else QueuePool,
+                                 pool_size=8, max_overflow=64)
         return create_engine(parsed, isolation_level="AUTOCOMMIT")
 
     def add_sqlite_connect_hook(self, hook: Any) -> None:
@@ -192,25 +179,8 @@ class StoreConnection:
     def write(self) -> None:
         """Make sure a storage transaction is open before writing."""
         if not self.in_write_txn:
-            if self.dialect == "postgresql":
-                # BEGIN travels with the next statement (pgcursor): a round trip saved.
-                from .pgcursor import defer_begin
-                defer_begin(self.conn.connection.dbapi_connection)
-            else:
-                self._control("BEGIN IMMEDIATE" if self.dialect == "sqlite" else "BEGIN")
+            self._control("BEGIN IMMEDIATE" if self.dialect == "sqlite" else "BEGIN")
             self.in_write_txn = True
-
-    def _begun_on_server(self) -> bool:
-        """Whether the open transaction has reached the server (PostgreSQL defers BEGIN to
-        the first statement); if not, it is forgotten — there is nothing to end."""
-        if self.dialect != "postgresql":
-            return True
-        from .pgcursor import begin_pending, cancel_begin
-        dbapi = self.conn.connection.dbapi_connection
-        if not begin_pending(dbapi):
-            return True
-        cancel_begin(dbapi)
-        return False
 
     def savepoint(self, name: str) -> None:
         """Set a storage savepoint (only meaningful inside a write transaction)."""
@@ -237,10 +207,7 @@ class StoreConnection:
                 self._control(before)
             return
         try:
-            if self._begun_on_server():
-                self._control(f"{before}; COMMIT" if before else "COMMIT")
-            elif before:
-                self._control(before)
+            self._control(f"{before}; COMMIT" if before else "COMMIT")
         finally:
             self.in_write_txn = False
             self._savepoints.clear()
@@ -249,8 +216,7 @@ class StoreConnection:
         """Roll the storage transaction back, if one is open."""
         if self.in_write_txn:
             try:
-                if self._begun_on_server():
-                    self._control("ROLLBACK")
+                self._control("ROLLBACK")
             finally:
                 self.in_write_txn = False
                 self._savepoints.clear()
