@@ -42,7 +42,7 @@ from ...errors import broker_error
 from ..store import Store, StoreConnection
 from ..txn import Txn
 from . import pgwake
-from .fastsql import run
+from .fastsql import MESSAGE_COLUMNS, run
 from .schema import PREFIX
 
 log = logging.getLogger(__name__)
@@ -306,6 +306,48 @@ def next_group(conn: StoreConnection, queue_id: int, received: set[int], tried: 
     clause with SKIP LOCKED makes the scan pass over held groups. ``received`` (rows this
     transaction already took) and ``tried`` (groups to pass over) are left out."""
     conn.write()
+    where, params = _ready_where(queue_id, received, tried)
+    row = run(conn, _pick_top_priority(where), (*params, *params)).fetchone()
+    return str(row[0]) if row is not None else _pick_any_priority(conn, where, params)
+
+
+def next_group_rows(conn: StoreConnection, queue_id: int, tried: set[str], limit: int
+                    ) -> tuple[str, list[tuple[Any, ...]] | None] | None:
+    """:func:`next_group` for a transaction that has received nothing yet, reading in the
+    same statement the group's first ``limit`` ready rows (``MESSAGE_COLUMNS``) when it has
+    one conversation (the usual case; else the rows are None and the caller reads them):
+    one round trip instead of two. None when no group is free.
+
+    The statement's snapshot is older than the group lock it takes: the group's last holder
+    may have committed in between, having received (deleted), or moved, some of those rows.
+    So the rows are read ``FOR UPDATE``, which sees their latest committed state (gone rows
+    are skipped, moved ones fail the group test), and when none is left the caller reads
+    the group again in a statement of its own."""
+    conn.write()
+    where, params = _ready_where(queue_id, set(), tried)
+    endpoints = f"{PREFIX}conversation_endpoints"
+    rows = run(conn, (
+        f"WITH p AS ({_pick_top_priority(where)}) "
+        f"SELECT p.conversation_group_id, (SELECT COUNT(*) FROM (SELECT 1 FROM {endpoints} e "
+        "WHERE e.conversation_group_id = p.conversation_group_id LIMIT 2) AS c), "
+        f"{', '.join('r.' + c for c in MESSAGE_COLUMNS)} FROM p LEFT JOIN LATERAL (SELECT "
+        f"{', '.join('m.' + c for c in MESSAGE_COLUMNS)} FROM {PREFIX}messages m "
+        f"WHERE m.conversation_handle = (SELECT conversation_handle FROM {endpoints} "
+        "WHERE conversation_group_id = p.conversation_group_id LIMIT 1) "
+        "AND m.status = 1 AND m.queue_id = ? AND m.conversation_group_id = "
+        "p.conversation_group_id ORDER BY m.rank, m.message_sequence_number, m.queuing_order "
+        "LIMIT ? FOR UPDATE OF m) r ON true"),
+        (*params, *params, queue_id, limit)).fetchall()
+    if not rows:
+        group = _pick_any_priority(conn, where, params)
+        return None if group is None else (group, None)
+    if rows[0][1] != 1 or rows[0][2] is None:
+        return str(rows[0][0]), None
+    return str(rows[0][0]), [r[2:] for r in rows]
+
+
+def _ready_where(queue_id: int, received: set[int], tried: set[str]
+                 ) -> tuple[str, list[Any]]:
     where = "m.queue_id = ? AND m.status = 1"
     params: list[Any] = [queue_id]
     if tried:
@@ -314,18 +356,28 @@ def next_group(conn: StoreConnection, queue_id: int, received: set[int], tried: 
     if received:
         where += f" AND m.queuing_order NOT IN ({', '.join('?' * len(received))})"
         params.extend(sorted(received))
-    base = (f"SELECT m.conversation_group_id FROM {PREFIX}messages m JOIN "
+    return where, params
+
+
+def _pick_base(where: str) -> str:
+    return (f"SELECT m.conversation_group_id FROM {PREFIX}messages m JOIN "
             f"{PREFIX}conversation_groups g ON g.conversation_group_id = "
             f"m.conversation_group_id WHERE {where}")
+
+
+def _pick_top_priority(where: str) -> str:
     # The top priority first: the ready index (queue_id, status, priority, queuing_order)
-    # then serves the scan in order, without sorting every ready row.
-    row = run(conn, f"{base} AND m.priority = (SELECT m.priority FROM {PREFIX}messages m "
-                    f"WHERE {where} ORDER BY m.priority DESC LIMIT 1) ORDER BY m.queuing_order "
-                    "LIMIT 1 FOR UPDATE OF g SKIP LOCKED", (*params, *params)).fetchone()
-    if row is None:
-        # Every group of that priority is held (or nothing is ready): any priority.
-        row = run(conn, f"{base} ORDER BY m.priority DESC, m.queuing_order LIMIT 1 "
-                        "FOR UPDATE OF g SKIP LOCKED", tuple(params)).fetchone()
+    # then serves the scan in order, without sorting every ready row. Parameters: those of
+    # ``where``, twice.
+    return (f"{_pick_base(where)} AND m.priority = (SELECT m.priority FROM {PREFIX}messages m "
+            f"WHERE {where} ORDER BY m.priority DESC LIMIT 1) ORDER BY m.queuing_order "
+            "LIMIT 1 FOR UPDATE OF g SKIP LOCKED")
+
+
+def _pick_any_priority(conn: StoreConnection, where: str, params: list[Any]) -> str | None:
+    # Every group of the top priority is held (or nothing is ready): any priority.
+    row = run(conn, f"{_pick_base(where)} ORDER BY m.priority DESC, m.queuing_order LIMIT 1 "
+                    "FOR UPDATE OF g SKIP LOCKED", tuple(params)).fetchone()
     return None if row is None else str(row[0])
 
 

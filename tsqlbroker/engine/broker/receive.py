@@ -114,7 +114,12 @@ class ReceiveMixin(BrokerBase):
             tried: set[str] = set()
             pg = conn.dialect == "postgresql"
             while True:
-                if pg:   # picks and row-locks in one statement
+                first: list[tuple[Any, ...]] | None = None
+                if pg and top is not None and not st.received:
+                    # Picks, row-locks and (one conversation) reads in one statement.
+                    picked = pgsync.next_group_rows(conn, q.object_id, tried, top)
+                    group, first = picked if picked is not None else (None, None)
+                elif pg:   # picks and row-locks in one statement
                     group = pgsync.next_group(conn, q.object_id, st.received, tried)
                 else:
                     group = self._next_group(conn, txn, q, st.received, tried)
@@ -123,7 +128,9 @@ class ReceiveMixin(BrokerBase):
                 tried.add(group)
                 if not self._lock_group(txn, db_id, group, q.object_id, row_locked=pg):
                     continue
-                rows = self._group_rows(conn, q, group, None, st.received, top)
+                rows = ([dict(zip(MESSAGE_COLUMNS, r, strict=True)) for r in first]
+                        if first is not None
+                        else self._group_rows(conn, q, group, None, st.received, top))
                 if rows:
                     break
         if not rows:
