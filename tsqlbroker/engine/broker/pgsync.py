@@ -322,7 +322,8 @@ def next_group_rows(conn: StoreConnection, queue_id: int, tried: set[str], limit
     may have committed in between, having received (deleted), or moved, some of those rows.
     So the rows are read ``FOR UPDATE``, which sees their latest committed state (gone rows
     are skipped, moved ones fail the group test), and when none is left the caller reads
-    the group again in a statement of its own."""
+    the group again in a statement of its own. (A conversation moved *into* the group in
+    that moment is not counted yet: its rows come with the next RECEIVE.)"""
     conn.write()
     where, params = _ready_where(queue_id, set(), tried)
     endpoints = f"{PREFIX}conversation_endpoints"
