@@ -170,7 +170,12 @@ class StoreConnection:
         # bookkeeping (events, result set-up) costs several times what the backend takes to
         # run BEGIN / COMMIT, and these run twice per T-SQL transaction. SQLAlchemy does not
         # track them either way (the connection is in AUTOCOMMIT mode).
-        cursor = self.conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        dbapi = self.conn.connection.dbapi_connection
+        if self.dialect == "postgresql":
+            from . import pgexec  # libpq directly: see that module
+            pgexec.execute_text(dbapi, sql)  # type: ignore[arg-type]
+            return
+        cursor = dbapi.cursor()  # type: ignore[union-attr]
         try:
             cursor.execute(sql)
         finally:

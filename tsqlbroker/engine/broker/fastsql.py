@@ -3,8 +3,8 @@
 SQLAlchemy Core builds and cache-keys a statement, and sets up result metadata, on every
 execution, which costs several times what SQLite takes to run it. The few statements SEND
 and RECEIVE run for every message are kept here as backend SQL text with positional
-parameters (``?``, rewritten to ``%s`` for drivers with the *format* parameter style) and
-executed on the session's DBAPI cursor. Values follow the
+parameters (``?``) and executed on the session's DBAPI connection: SQLite's cursor, or on
+PostgreSQL libpq itself (:mod:`tsqlbroker.engine.pgexec`). Values follow the
 storage conventions of ``schema.py``: uniqueidentifiers as upper-case text, times as naive
 UTC — on SQLite as text in SQLAlchemy's own ``DateTime`` format, so both paths read alike.
 """
@@ -25,7 +25,7 @@ _DATETIME_FIELDS = ("lifetime", "security_timestamp", "dialog_timer", "create_da
 _BOOL_FIELDS = ("encryption",)
 _DATETIME_INDEXES = tuple(ENDPOINT_COLUMNS.index(f) for f in _DATETIME_FIELDS)
 _BOOL_INDEXES = tuple(ENDPOINT_COLUMNS.index(f) for f in _BOOL_FIELDS)
-_converted: dict[tuple[str, str], str] = {}
+_pg_sql: dict[str, str] = {}
 _UNARY_PLUS = re.compile(r"(?<=\s)\+(?=[a-z_])")
 
 SELECT_ENDPOINT = (f"SELECT {', '.join(ENDPOINT_COLUMNS)} FROM {PREFIX}conversation_endpoints "
@@ -96,41 +96,43 @@ SELECT_CONVERSATION_ROWS = (f"SELECT {', '.join(MESSAGE_COLUMNS)} FROM {PREFIX}m
                             "ORDER BY rank, message_sequence_number, queuing_order LIMIT ?")
 
 
-def sql_for(conn: StoreConnection, sql: str) -> str:
-    """``sql`` in the connection driver's parameter style."""
-    style = conn.conn.dialect.paramstyle
-    if style == "qmark":
-        return sql
-    key = (style, sql)
-    out = _converted.get(key)
-    if out is None:
-        # ``+column`` (SQLite's way to keep an index out of the plan) is SQLite-only.
-        out = _UNARY_PLUS.sub("", sql).replace("%", "%%").replace("?", "%s")
-        _converted[key] = out
-    return out
-
-
 def run(conn: StoreConnection, sql: str, params: tuple[Any, ...] = ()) -> Any:
-    """Execute hot-path SQL with positional parameters on the connection's DBAPI cursor
-    (same DBAPI connection, hence same storage transaction, as every other statement of the
-    session); returns the cursor (``fetchone`` / ``fetchall`` / iteration)."""
-    cursor = conn.conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-    cursor.execute(sql_for(conn, sql), params)
+    """Execute hot-path SQL with positional parameters on the connection's DBAPI connection
+    (hence in the same storage transaction as every other statement of the session);
+    returns a cursor-like object (``fetchone`` / ``fetchall`` / iteration). On PostgreSQL
+    through libpq directly (:mod:`.pgexec`)."""
+    dbapi = conn.conn.connection.dbapi_connection
+    if conn.dialect == "postgresql":
+        from .. import pgexec  # here: SQLite runs never load psycopg
+        return pgexec.execute(dbapi, pg_sql(sql), params)  # type: ignore[arg-type]
+    cursor = dbapi.cursor()  # type: ignore[union-attr]
+    cursor.execute(sql, params)
     return cursor
+
+
+def pg_sql(sql: str) -> str:
+    """``sql`` without SQLite's ``+column`` planner hints, placeholders still ``?``."""
+    out = _pg_sql.get(sql)
+    if out is None:
+        if len(_pg_sql) >= 4096:       # texts with IN lists of every length: bounded
+            _pg_sql.clear()
+        out = _pg_sql[sql] = _UNARY_PLUS.sub("", sql)
+    return out
 
 
 def run_with_commit(txn: Txn, sql: str, params: tuple[Any, ...] = ()) -> bool:
     """PostgreSQL, while the last deferred operation of ``txn`` flushes: send this final
     statement of the transaction (no result wanted) together with the COMMIT, one round trip
-    for both — the parameters merged in client-side by the driver. True when so arranged
-    (the statement runs at commit, after any other statement); False: the caller runs it."""
+    for both — the parameters merged in client-side (:func:`.pgexec.merged`). True when so
+    arranged (the statement runs at commit, after any other statement); False: the caller
+    runs it."""
     conn = txn.conn
     if not txn.flushing_last or conn.dialect != "postgresql":
         return False
-    import psycopg
+    from .. import pgexec
 
-    text = psycopg.ClientCursor(conn.conn.connection.dbapi_connection).mogrify(
-        sql_for(conn, sql), params)
+    text = pgexec.merged(conn.conn.connection.dbapi_connection,  # type: ignore[arg-type]
+                         pg_sql(sql), params)
     txn.before_commit(lambda: text)
     return True
 

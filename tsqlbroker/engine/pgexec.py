@@ -1,0 +1,240 @@
+"""The broker's hot-path statements on PostgreSQL, straight through libpq.
+
+A psycopg ``cursor.execute`` costs about 35 µs of client CPU per statement above the libpq
+call it wraps (query conversion, the prepare manager, result set-up), and one SEND + RECEIVE
+runs seven of them. Here the same statements go through the connection's ``pgconn``: a
+statement text run a second time is prepared on the connection (``$n`` placeholders,
+parameter types inferred by the server from the context — every ``?`` of the broker's SQL
+has one) and run with ``PQexecPrepared``, parameters sent as text (bytes as binary),
+results loaded by psycopg's own loaders — the same Python values the cursor would give,
+the same exception classes (``psycopg.errors``) on failure. libpq releases the GIL while it
+waits, as psycopg's wait does.
+
+Only what the broker runs through :func:`.broker.fastsql.run`, and transaction control, come
+here; everything else keeps the SQLAlchemy / psycopg path.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+import weakref
+from collections.abc import Iterator, Sequence
+from datetime import date, datetime, time
+from decimal import Decimal
+from typing import Any
+
+import psycopg
+from psycopg import pq
+from psycopg.adapt import Transformer
+
+# Prepared statements kept per connection: texts beyond this run unnamed (a statement with
+# an IN list of every length would otherwise prepare without end).
+MAX_PREPARED = 200
+_NAME_PREFIX = b"tsqlb_"
+# Bound of the per-process caches of converted texts (cleared when full).
+_MAX_CACHED = 4096
+_OK = (pq.ExecStatus.COMMAND_OK, pq.ExecStatus.TUPLES_OK)
+_QMARK = re.compile(r"\?")
+
+
+class _Prepared:
+    """The statements prepared on one connection, by statement text."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, bytes] = {}
+        self.seen: dict[str, int] = {}          # texts run once, not prepared yet
+        self.transformer: Transformer | None = None
+
+
+_per_connection: weakref.WeakKeyDictionary[psycopg.Connection[Any], _Prepared] = (
+    weakref.WeakKeyDictionary())
+_converted: dict[str, bytes] = {}
+_split: dict[str, list[str]] = {}
+
+
+class Rows:
+    """The rows of one statement, as a DBAPI cursor would give them."""
+
+    __slots__ = ("_next", "_rows")
+
+    def __init__(self, rows: list[tuple[Any, ...]]) -> None:
+        self._rows = rows
+        self._next = 0
+
+    def fetchone(self) -> tuple[Any, ...] | None:
+        if self._next >= len(self._rows):
+            return None
+        self._next += 1
+        return self._rows[self._next - 1]
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        rows = self._rows[self._next:]
+        self._next = len(self._rows)
+        return rows
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        return iter(self.fetchall())
+
+
+def text_param(value: Any) -> bytes | None:
+    """``value`` in PostgreSQL's text input form (what the server parses for the parameter's
+    inferred type); bytes as they are (bytea's binary form). TypeError for a type the
+    broker's statements do not use."""
+    if value is None:
+        return None
+    if isinstance(value, bool):        # before int: bool is an int
+        return b"t" if value else b"f"
+    if isinstance(value, int):
+        return b"%d" % value
+    if isinstance(value, str):
+        return value.encode()
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)        # sent in binary format (see execute)
+    if isinstance(value, (datetime, date, time)):
+        return value.isoformat().encode()
+    if isinstance(value, (float, Decimal)):
+        return repr(value).encode() if isinstance(value, float) else str(value).encode()
+    if isinstance(value, uuid.UUID):
+        return str(value).encode()
+    raise TypeError(f"no text form for a parameter of type {type(value).__name__}")
+
+
+def numbered(sql: str) -> bytes:
+    """``sql`` with its ``?`` placeholders as ``$1, $2 …`` (the broker's hot SQL has no
+    ``?`` inside literals)."""
+    out = _converted.get(sql)
+    if out is None:
+        if len(_converted) >= _MAX_CACHED:
+            _converted.clear()
+        counter = iter(range(1, 1 << 16))
+        out = _QMARK.sub(lambda _m: f"${next(counter)}", sql).encode()
+        _converted[sql] = out
+    return out
+
+
+def _state(dbapi_conn: psycopg.Connection[Any]) -> _Prepared:
+    state = _per_connection.get(dbapi_conn)
+    if state is None:
+        state = _per_connection[dbapi_conn] = _Prepared()
+    return state
+
+
+def _prepared_name(dbapi_conn: psycopg.Connection[Any], state: _Prepared, sql: str
+                   ) -> bytes | None:
+    """The name ``sql`` is prepared under on the connection — prepared now if this is its
+    second use and there is room — or None (run it unnamed)."""
+    name = state.names.get(sql)
+    if name is not None or len(state.names) >= MAX_PREPARED:
+        return name
+    # Prepared from the second use: texts met once (an IN list of an odd length) do not
+    # take the room of the ones that run again and again.
+    if state.seen.get(sql, 0) >= 1:
+        name = _NAME_PREFIX + str(len(state.names)).encode()
+        _check(dbapi_conn, dbapi_conn.pgconn.prepare(name, numbered(sql)))
+        state.names[sql] = name
+        state.seen.pop(sql, None)
+        return name
+    if len(state.seen) >= _MAX_CACHED:
+        state.seen.clear()
+    state.seen[sql] = 1
+    return None
+
+
+def execute(dbapi_conn: psycopg.Connection[Any], sql: str, params: Sequence[Any]) -> Rows:
+    """Run ``sql`` (``?`` placeholders) with ``params`` on ``dbapi_conn``; its rows."""
+    state = _state(dbapi_conn)
+    pgconn = dbapi_conn.pgconn
+    values = [text_param(v) for v in params]
+    name = _prepared_name(dbapi_conn, state, sql)
+    # Bytes go in binary form (no hex doubling of a message body); the rest as text.
+    formats = ([1 if isinstance(v, (bytes, bytearray, memoryview)) else 0 for v in params]
+               if any(isinstance(v, (bytes, bytearray, memoryview)) for v in params) else None)
+    if name is None:
+        res = pgconn.exec_params(numbered(sql), values, param_formats=formats)
+    else:
+        res = pgconn.exec_prepared(name, values, param_formats=formats)
+    _check(dbapi_conn, res)
+    if res.ntuples == 0:
+        return Rows([])
+    tx = state.transformer
+    if tx is None:
+        tx = state.transformer = Transformer(dbapi_conn)
+    tx.set_pgresult(res)
+    return Rows(tx.load_rows(0, res.ntuples, tuple))
+
+
+def merged(dbapi_conn: psycopg.Connection[Any], sql: str, params: Sequence[Any]) -> str:
+    """``sql`` with its ``?`` placeholders replaced by ``params`` as SQL literals, for a
+    statement sent as text together with others (the COMMIT) — as ``EXECUTE name(…)`` once
+    the text is prepared on the connection (from its second use). Strings are quoted the
+    standard way (quotes doubled), which is exact only while the session has
+    ``standard_conforming_strings`` on (PostgreSQL's default); otherwise, and for values of
+    other types, psycopg renders the literals."""
+    parts = _split.get(sql)
+    if parts is None:
+        if len(_split) >= _MAX_CACHED:
+            _split.clear()
+        parts = _split[sql] = sql.split("?")
+    if len(parts) != len(params) + 1:
+        raise TypeError(f"{len(parts) - 1} placeholders, {len(params)} parameters")
+    if dbapi_conn.pgconn.parameter_status(b"standard_conforming_strings") == b"on":
+        try:
+            literals = [_literal(value) for value in params]
+        except _NoLiteral:
+            pass
+        else:
+            # A statement prepared on the connection runs by name: the server does not
+            # parse and plan it again.
+            name = _prepared_name(dbapi_conn, _state(dbapi_conn), sql)
+            if name is not None:
+                return (f"EXECUTE {name.decode()}({', '.join(literals)})" if literals
+                        else f"EXECUTE {name.decode()}")
+            out = [parts[0]]
+            for literal, part in zip(literals, parts[1:], strict=True):
+                out.append(literal)
+                out.append(part)
+            return "".join(out)
+    return psycopg.ClientCursor(dbapi_conn).mogrify(sql.replace("%", "%%").replace("?", "%s"),
+                                                    params)
+
+
+class _NoLiteral(Exception):
+    """A value :func:`_literal` leaves to psycopg."""
+
+
+def _literal(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        if "\0" in value:
+            raise psycopg.DataError("PostgreSQL text cannot contain NUL (0x00) characters")
+        return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return "'\\x" + bytes(value).hex() + "'::bytea"
+    if isinstance(value, datetime) and value.tzinfo is None:
+        return "'" + value.isoformat() + "'::timestamp"
+    if isinstance(value, float):
+        return f"'{value!r}'::float8"
+    if isinstance(value, Decimal):
+        return f"'{value}'::numeric"
+    raise _NoLiteral
+
+
+def execute_text(dbapi_conn: psycopg.Connection[Any], sql: str) -> None:
+    """Run parameterless SQL (one or several statements: BEGIN, ``…; COMMIT``)."""
+    _check(dbapi_conn, dbapi_conn.pgconn.exec_(sql.encode()))
+
+
+def _check(dbapi_conn: psycopg.Connection[Any], res: pq.abc.PGresult) -> None:
+    if res.status in _OK:
+        return
+    if dbapi_conn.pgconn.status == pq.ConnStatus.BAD:
+        raise psycopg.OperationalError(
+            "the connection is lost: "
+            + (res.error_message or b"").decode(errors="replace").strip())
+    raise psycopg.errors.error_from_result(res, encoding=dbapi_conn.info.encoding)
