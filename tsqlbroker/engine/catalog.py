@@ -22,7 +22,8 @@ from __future__ import annotations
 import secrets
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -133,9 +134,7 @@ class Catalog:
         prepare_connection(conn)
         if self._ready:
             return
-        opened = not conn.in_write_txn
-        conn.write()
-        try:
+        with write_transaction(conn) as opened:
             lock_schema(conn)
             self.store.metadata.create_all(conn.conn, checkfirst=True)
             if conn.dialect == "postgresql":
@@ -148,31 +147,17 @@ class Catalog:
                     self._insert_database(conn, db_id, name, broker)
             if conn.dialect == "postgresql":
                 self._init_layout(conn)
-        except BaseException:
-            if opened:
-                conn.rollback()
-            raise
-        if opened:
-            conn.commit()
-            # Only a committed setup is known to stay; a caller's transaction may roll back.
-            self._ready = True
+        # Only a committed setup is known to stay; a caller's transaction may roll back.
+        self._ready = opened
 
     def create_tables(self, conn: StoreConnection, tables: list[Table]) -> bool:
         """Create ``tables`` (after the catalog's own) unless they exist: in the caller's
         write transaction, or outside one in a transaction committed here. True when they
         are known to stay (committed here; a caller's transaction may still roll back)."""
         self.ensure_schema(conn)
-        opened = not conn.in_write_txn
-        conn.write()
-        try:
+        with write_transaction(conn) as opened:
             lock_schema(conn)
             self.store.metadata.create_all(conn.conn, tables=tables, checkfirst=True)
-        except BaseException:
-            if opened:
-                conn.rollback()
-            raise
-        if opened:
-            conn.commit()
         return opened
 
     def _init_layout(self, conn: StoreConnection) -> None:
@@ -593,6 +578,22 @@ class Catalog:
         q = text("SELECT 1 FROM information_schema.tables WHERE table_name = :n "
                  "AND table_schema = coalesce(:s, current_schema())")
         return conn.execute(q, {"n": physical_name, "s": schema}).first() is not None
+
+
+@contextmanager
+def write_transaction(conn: StoreConnection) -> Iterator[bool]:
+    """The caller's write transaction, or one opened here (True): rolled back if the block
+    raises, committed when it ends."""
+    opened = not conn.in_write_txn
+    conn.write()
+    try:
+        yield opened
+    except BaseException:
+        if opened:
+            conn.rollback()
+        raise
+    if opened:
+        conn.commit()
 
 
 def lock_schema(conn: StoreConnection) -> None:

@@ -119,25 +119,12 @@ class BrokerBase:
         with self._init_lock:
             if self._ready:
                 return
-            self.catalog.ensure_schema(conn)
-            opened = not conn.in_write_txn
-            conn.write()
-            try:
-                if conn.dialect == "postgresql":
-                    # Processes starting together on one store take turns creating tables.
-                    conn.exec_driver_sql("SELECT pg_advisory_xact_lock(hashtext("
-                                         "current_schema() || ':tsqlb_schema'))")
-                self.store.metadata.create_all(conn.conn, tables=self.t.all(), checkfirst=True)
-                tq = self.t.transmission
-                self._held_handles.update(conn.execute(
-                    select(tq.c.conversation_handle).distinct()).scalars())
-            except BaseException:
-                if opened:
-                    conn.rollback()
-                raise
-            if opened:
-                conn.commit()
-                self._ready = True
+            stays = self.catalog.create_tables(conn, self.t.all())
+            tq = self.t.transmission
+            self._held_handles.update(conn.execute(
+                select(tq.c.conversation_handle).distinct()).scalars())
+            # Only a committed setup is known to stay; a caller's transaction may roll back.
+            self._ready = stays
 
     def _db(self, conn: StoreConnection, db_id: int) -> DbMeta:
         """The broker metadata of ``db_id``, creating its built-in objects on first use."""
