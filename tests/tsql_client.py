@@ -41,3 +41,25 @@ def create_database(url: str, database: str, script: str) -> None:
         Client(inst, database).run(script)
     finally:
         inst.close()
+
+
+def services_script(prefix: str, *, dialog: bool = True) -> str:
+    """T-SQL for a one-way contract ``[//<prefix>/Contract]`` (message type
+    ``[//<prefix>/Msg]``) between services ``[//<prefix>/Init]`` on InitQ and
+    ``[//<prefix>/Targ]`` on TargQ; with ``dialog``, also a dialog between them whose handle
+    is the batch's last result set."""
+    script = f"""
+CREATE MESSAGE TYPE [//{prefix}/Msg] VALIDATION = NONE;
+CREATE CONTRACT [//{prefix}/Contract] ([//{prefix}/Msg] SENT BY INITIATOR);
+CREATE QUEUE InitQ;
+CREATE QUEUE TargQ;
+CREATE SERVICE [//{prefix}/Init] ON QUEUE InitQ;
+CREATE SERVICE [//{prefix}/Targ] ON QUEUE TargQ ([//{prefix}/Contract]);
+"""
+    if dialog:
+        script += f"""DECLARE @h uniqueidentifier;
+BEGIN DIALOG @h FROM SERVICE [//{prefix}/Init] TO SERVICE '//{prefix}/Targ'
+    ON CONTRACT [//{prefix}/Contract] WITH ENCRYPTION = OFF;
+SELECT @h;
+"""
+    return script

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 from tsqlbroker.engine.activation import ActivatedTask, ActivationManager, QueueSettings
 from tsqlbroker.engine.brokerlog import BrokerLog
@@ -89,31 +92,35 @@ def make(max_readers: int = 2, delay: float = 0.01, recheck: float = 0.05):
     return broker, manager, runner
 
 
-def test_message_arrival_activates_and_queue_drains() -> None:
-    broker, manager, runner = make()
+@contextmanager
+def running(manager: ActivationManager, runner: Any) -> Iterator[None]:
+    """The manager started with ``runner`` for the block, stopped after it."""
     manager.start(runner)
     try:
+        yield
+    finally:
+        manager.stop()
+
+
+def test_message_arrival_activates_and_queue_drains() -> None:
+    broker, manager, runner = make()
+    with running(manager, runner):
         broker.ready = 3
         manager.notify("enqueued", 1, 10)
         assert manager.wait_idle(5.0)
         assert broker.ready == 0 and runner.started >= 1
         assert broker.ticks > 0  # the same thread is the broker clock
-    finally:
-        manager.stop()
 
 
 def test_more_readers_while_messages_stay_unread_never_beyond_max() -> None:
     broker, manager, runner = make(max_readers=3, delay=0.02, recheck=0.03)
-    manager.start(runner)
-    try:
+    with running(manager, runner):
         broker.ready = 60
         manager.notify("enqueued", 1, 10)
         assert manager.wait_idle(10.0)
         assert broker.ready == 0
         assert runner.max_concurrent >= 2  # the monitor added readers under load
         assert runner.max_concurrent <= 3  # and never one beyond MAX_QUEUE_READERS
-    finally:
-        manager.stop()
 
 
 def test_activation_off_starts_nothing() -> None:
@@ -121,22 +128,18 @@ def test_activation_off_starts_nothing() -> None:
     s = broker.settings
     broker.settings = QueueSettings(s.db_id, s.queue_id, s.name, s.procedure, s.max_readers,
                                     False, True, None, True)
-    manager.start(runner)
-    try:
+    with running(manager, runner):
         broker.ready = 2
         manager.notify("enqueued", 1, 10)
         assert manager.wait_idle(2.0)  # not activatable: idle at once
         assert runner.started == 0 and broker.ready == 2
-    finally:
-        manager.stop()
 
 
 def test_the_monitor_watches_an_activated_queue_before_it_looks_and_stops_when_off() -> None:
     # Other processes' enqueues reach the monitor only while it watches (PostgreSQL): it must
     # watch before its first look at the queue, and stop once activation is off.
     broker, manager, runner = make()
-    manager.start(runner)
-    try:
+    with running(manager, runner):
         broker.ready = 1
         manager.notify("enqueued", 1, 10)
         assert manager.wait_idle(5.0)
@@ -157,8 +160,6 @@ def test_the_monitor_watches_an_activated_queue_before_it_looks_and_stops_when_o
             time.sleep(0.01)
         with broker.lock:
             assert broker.calls[-1] == ("watch", False)
-    finally:
-        manager.stop()
 
 
 def test_procedure_that_never_receives_strands_the_monitor_until_altered() -> None:
@@ -171,8 +172,7 @@ def test_procedure_that_never_receives_strands_the_monitor_until_altered() -> No
         def run_activated(self, task: ActivatedTask) -> None:
             calls.append(task.id)
 
-    manager.start(Lazy())
-    try:
+    with running(manager, Lazy()):
         broker.ready = 1
         manager.notify("enqueued", 1, 10)
         time.sleep(0.5)
@@ -181,8 +181,6 @@ def test_procedure_that_never_receives_strands_the_monitor_until_altered() -> No
         manager.notify("altered", 1, 10)  # cycling activation resets the monitor
         time.sleep(0.3)
         assert len(calls) == 2
-    finally:
-        manager.stop()
 
 
 def test_five_consecutive_rollbacks_disable_the_queue() -> None:
@@ -209,12 +207,9 @@ def test_poison_handling_off_keeps_the_queue() -> None:
 
 def test_zero_max_readers_is_logged() -> None:
     broker, manager, runner = make(max_readers=0)
-    manager.start(runner)
-    try:
+    with running(manager, runner):
         broker.ready = 1
         manager.notify("enqueued", 1, 10)
         time.sleep(0.3)
         assert runner.started == 0
         assert any("MAX_QUEUE_READERS is zero" in e.text for e in manager.log.entries())
-    finally:
-        manager.stop()

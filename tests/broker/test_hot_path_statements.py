@@ -10,23 +10,13 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
+from tsql_client import services_script
 
 from tsqlbroker.interpreter.instance import Instance
 from tsqlbroker.interpreter.session import Session
 from tsqlbroker.interpreter.sink import CollectingSink
 
-SETUP = """
-CREATE MESSAGE TYPE [//hot/Msg] VALIDATION = NONE;
-CREATE CONTRACT [//hot/Contract] ([//hot/Msg] SENT BY INITIATOR);
-CREATE QUEUE InitQ;
-CREATE QUEUE TargQ;
-CREATE SERVICE [//hot/Init] ON QUEUE InitQ;
-CREATE SERVICE [//hot/Targ] ON QUEUE TargQ ([//hot/Contract]);
-DECLARE @h uniqueidentifier;
-BEGIN DIALOG @h FROM SERVICE [//hot/Init] TO SERVICE '//hot/Targ'
-    ON CONTRACT [//hot/Contract] WITH ENCRYPTION = OFF;
-SELECT @h;
-"""
+SETUP = services_script("hot")
 
 # The benchmarks' loop: one message per transaction each way.
 ROUNDS = """

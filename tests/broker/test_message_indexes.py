@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 from sqlalchemy import inspect
+from tsql_client import services_script
 
 from tsqlbroker.engine.broker import fastsql
 from tsqlbroker.engine.broker.schema import PREFIX
@@ -16,14 +17,7 @@ from tsqlbroker.interpreter.instance import Instance
 from tsqlbroker.interpreter.session import Session
 from tsqlbroker.interpreter.sink import CollectingSink
 
-SETUP = """
-CREATE MESSAGE TYPE [//ix/Msg] VALIDATION = NONE;
-CREATE CONTRACT [//ix/Contract] ([//ix/Msg] SENT BY INITIATOR);
-CREATE QUEUE InitQ;
-CREATE QUEUE TargQ;
-CREATE SERVICE [//ix/Init] ON QUEUE InitQ;
-CREATE SERVICE [//ix/Targ] ON QUEUE TargQ ([//ix/Contract]);
-"""
+SETUP = services_script("ix", dialog=False)
 
 # Two dialogs whose target endpoints share one conversation group (the second target
 # endpoint is moved into the first one's group), three messages on each.

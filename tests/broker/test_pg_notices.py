@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from tsql_client import Client
+from tsql_client import Client, services_script
 
 from tsqlbroker.engine.broker import Broker, pgsync, pgwake
 from tsqlbroker.interpreter.instance import Instance
@@ -78,18 +78,7 @@ def test_gate_and_interest_keys_are_distinct_per_purpose_queue_and_database() ->
 
 
 # -- on a PostgreSQL store: who is told of a commit --------------------------------------------
-DIALOG = """
-CREATE MESSAGE TYPE [//n/Msg] VALIDATION = NONE;
-CREATE CONTRACT [//n/Contract] ([//n/Msg] SENT BY INITIATOR);
-CREATE QUEUE InitQ;
-CREATE QUEUE TargQ;
-CREATE SERVICE [//n/Init] ON QUEUE InitQ;
-CREATE SERVICE [//n/Targ] ON QUEUE TargQ ([//n/Contract]);
-DECLARE @h uniqueidentifier;
-BEGIN DIALOG @h FROM SERVICE [//n/Init] TO SERVICE '//n/Targ'
-    ON CONTRACT [//n/Contract] WITH ENCRYPTION = OFF;
-SELECT @h;
-"""
+DIALOG = services_script("n")
 
 
 @pytest.fixture
