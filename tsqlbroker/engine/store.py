@@ -110,6 +110,9 @@ class Store:
 
     def extension(self, key: str, factory: Any) -> Any:
         """The per-store object registered under ``key``, created by ``factory(store)`` once."""
+        found = self.extensions.get(key)      # the usual case, asked per statement: no lock
+        if found is not None:
+            return found
         with self._lock:
             if key not in self.extensions:
                 self.extensions[key] = factory(self)
@@ -145,12 +148,10 @@ class StoreConnection:
     def __init__(self, store: Store, conn: Connection) -> None:
         self.store = store
         self.conn = conn
+        # The backend's name ("sqlite" / "postgresql"), copied: the hot path asks it often.
+        self.dialect: str = store.dialect
         self.in_write_txn = False
         self._savepoints: list[str] = []
-
-    @property
-    def dialect(self) -> str:
-        return self.store.dialect
 
     def execute(self, statement: Any, params: Mapping[str, Any] | list[Any] | None = None
                 ) -> CursorResult[Any]:

@@ -51,7 +51,7 @@ class _Mark:
     storage_savepoint: str | None
 
 
-@dataclass
+@dataclass(slots=True)
 class Txn:
     """One engine transaction. Not thread-safe: a transaction belongs to one session."""
 
@@ -297,4 +297,5 @@ class LockManager:
             for resource in self._held.pop(txn_id, set()):
                 if self._owners.get(resource) == txn_id:
                     del self._owners[resource]
-            self._cond.notify_all()
+            if self._waiting:       # only waiters (acquire / wait_turn) need waking
+                self._cond.notify_all()

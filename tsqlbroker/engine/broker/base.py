@@ -225,12 +225,12 @@ class BrokerBase:
         On PostgreSQL the group's row is locked too, so other processes respect the lock
         (``row_locked``: the caller already holds it)."""
         st = self._state(txn)
-        if self.locks.holder((db_id, group)) == txn.id:
-            ok = True
-        elif row_locked:
+        # (try_acquire and acquire take a lock the transaction holds already at once.)
+        if row_locked:
             ok = self.locks.try_acquire((db_id, group), txn)
         elif txn.conn.dialect == "postgresql":
-            ok = self._lock_group_pg(txn, db_id, group, timeout, cancelled)
+            ok = (self.locks.holder((db_id, group)) == txn.id
+                  or self._lock_group_pg(txn, db_id, group, timeout, cancelled))
         elif timeout == 0.0:
             ok = self.locks.try_acquire((db_id, group), txn)
         else:

@@ -51,7 +51,7 @@ from .transport_route import held_for_network
 from .validation import valid_error, well_formed_error
 
 
-@dataclass
+@dataclass(slots=True)
 class Outgoing:
     """One message on its way from a conversation endpoint to its peer."""
 
@@ -79,7 +79,7 @@ class Outgoing:
         return self.message_type == ERROR
 
 
-@dataclass
+@dataclass(slots=True)
 class DeliverOp:
     """Deferred delivery of one outgoing message (a :class:`~..txn.DeferredOp`)."""
 

@@ -168,7 +168,7 @@ class FileWake:
         """A broker queue listener: tell the other processes of this process's enqueues and
         queue changes. Events this thread dispatches came from elsewhere: not echoed."""
         kind = _WIRE_KINDS.get(event)
-        if kind is None or threading.current_thread() is self._thread:
+        if kind is None or self._send is None or threading.get_ident() == self._thread.ident:
             return
         self.signal(kind, db_id, 0 if kind == "m" else queue_id)
 
@@ -177,8 +177,11 @@ class FileWake:
         sock = self._send
         if sock is None:
             return
+        peers = self._current_peers()
+        if not peers:
+            return
         payload = f"{kind}|{db_id}|{queue_id}".encode()
-        for peer in self._current_peers():
+        for peer in peers:
             try:
                 sock.sendto(payload, self._address(peer))
             except BlockingIOError:
@@ -193,7 +196,10 @@ class FileWake:
     def _current_peers(self) -> list[str]:
         """The other processes' sockets, re-read only when the directory changed."""
         try:
-            stamp = os.stat(self.directory).st_mtime_ns
+            # fstat on the open directory: this runs at every commit that enqueues, and a
+            # path lookup costs more than the rest of the check.
+            stamp = (os.stat(self.directory) if self._dir_fd is None
+                     else os.fstat(self._dir_fd)).st_mtime_ns
         except OSError:
             return []
         with self._peer_lock:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import random
+import re
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -64,6 +67,8 @@ def lifetime_expiry(start: datetime, seconds: int) -> datetime:
 
 def uid(value: object) -> str:
     """A uniqueidentifier as stored: upper-case text. Accepts UUID, str or bytes."""
+    if isinstance(value, str) and _CANONICAL_UID.fullmatch(value):
+        return value.upper()      # already in the stored form but for case (the usual input)
     if isinstance(value, uuid.UUID):
         return str(value).upper()
     if isinstance(value, bytes) and len(value) == 16:
@@ -71,9 +76,22 @@ def uid(value: object) -> str:
     return str(uuid.UUID(str(value).strip("{}"))).upper()
 
 
+_CANONICAL_UID = re.compile(
+    r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
+# New identifiers come from a private generator seeded from os.urandom (reseeded in a forked
+# child, so two processes never share a sequence) rather than uuid4(): one os.urandom call
+# per identifier cost a third of a SEND's identifier work, and these identify broker rows —
+# they need to be unique, not secret.
+_uid_random = random.Random()
+os.register_at_fork(after_in_child=_uid_random.seed)
+_VERSION_4_MASK = ~((0xF000 << 64) | (0xC000 << 48)) & ((1 << 128) - 1)
+_VERSION_4_BITS = (0x4000 << 64) | (0x8000 << 48)
+
+
 def new_uid() -> str:
-    """A fresh uniqueidentifier as stored."""
-    return str(uuid.uuid4()).upper()
+    """A fresh uniqueidentifier as stored (a random RFC 4122 version-4 value)."""
+    h = "%032X" % (_uid_random.getrandbits(128) & _VERSION_4_MASK | _VERSION_4_BITS)
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def error_body(code: int, description: str) -> bytes:

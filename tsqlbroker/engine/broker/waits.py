@@ -23,6 +23,7 @@ class QueueSignals:
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
+        self._sleepers = 0          # threads inside wait_change's wait
         self._generation: dict[QueueKey, int] = {}
         self.waiting: dict[QueueKey, int] = {}
         self.last_empty_rowset_time: dict[QueueKey, datetime] = {}
@@ -36,7 +37,8 @@ class QueueSignals:
         """Something about queue ``key`` changed: wake its waiters."""
         with self._cond:
             self._generation[key] = self._generation.get(key, 0) + 1
-            self._cond.notify_all()
+            if self._sleepers:      # every commit bumps; most find nobody asleep
+                self._cond.notify_all()
 
     def wait_change(self, key: QueueKey, seen: int, deadline: float | None,
                     cancelled: Callable[[], bool]) -> bool:
@@ -50,7 +52,11 @@ class QueueSignals:
                 if remaining is not None and remaining <= 0:
                     return False
                 step = _POLL_CANCEL_S if remaining is None else min(remaining, _POLL_CANCEL_S)
-                self._cond.wait(step)
+                self._sleepers += 1
+                try:
+                    self._cond.wait(step)
+                finally:
+                    self._sleepers -= 1
             return True
 
     def enter(self, key: QueueKey) -> None:
