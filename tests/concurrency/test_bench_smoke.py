@@ -53,3 +53,30 @@ def test_check_flag_exit_status(monkeypatch: pytest.MonkeyPatch,
     out = capsys.readouterr().out
     assert ("NOT MET" in out) is (not met)
     assert out.splitlines()[-1] == f"{2 if met else 0} of 2 goals met"
+
+
+def test_raw_queue_stores_the_broker_message_rows(tmp_path: Path) -> None:
+    """(a) compares against a table queue of the same rows: the columns of the broker's
+    message table, every one but the key written by the INSERT, each row taken again."""
+    import re
+    import sqlite3
+
+    from sqlalchemy import MetaData
+
+    from tsqlbroker.engine.broker.schema import broker_tables
+
+    bench = _load()
+    broker_columns = [c.name for c in broker_tables(MetaData()).messages.columns]
+    storage = bench.Storage("file", str(tmp_path), str(tmp_path / "raw"))
+    with bench.raw_queue(storage, bench.MESSAGE_ROW) as loop:
+        loop(3)
+        db = sqlite3.connect(f"{storage.raw_path}.message.db")
+        assert [r[1] for r in db.execute("PRAGMA table_info(q)")] == broker_columns
+        assert db.execute("SELECT COUNT(*) FROM q").fetchone() == (0,)
+        db.close()
+    inserted = re.search(r"\((.*?)\) VALUES", bench.MESSAGE_ROW.insert)
+    assert inserted is not None
+    assert [c.strip() for c in inserted.group(1).split(",")] == broker_columns[1:]
+    # Every message gets its own id and enqueue time, as the broker's rows do.
+    first, second = bench.MESSAGE_ROW.values(1), bench.MESSAGE_ROW.values(2)
+    assert first["mid"] != second["mid"] and (first["seq"], second["seq"]) == (1, 2)
