@@ -8,6 +8,7 @@ import re
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 
 SB = "http://schemas.microsoft.com/SQL/ServiceBroker/"
 END_DIALOG = SB + "EndDialog"
@@ -70,10 +71,16 @@ def uid(value: object) -> str:
     if isinstance(value, str) and _CANONICAL_UID.fullmatch(value):
         return value.upper()      # already in the stored form but for case (the usual input)
     if isinstance(value, uuid.UUID):
-        return str(value).upper()
+        return _uuid_text(value)
     if isinstance(value, bytes) and len(value) == 16:
         return str(uuid.UUID(bytes_le=value)).upper()
     return str(uuid.UUID(str(value).strip("{}"))).upper()
+
+
+@lru_cache(maxsize=4096)
+def _uuid_text(value: uuid.UUID) -> str:
+    # The same few handles come back statement after statement (a session's @handle).
+    return str(value).upper()
 
 
 _CANONICAL_UID = re.compile(

@@ -178,20 +178,9 @@ class ReceiveMixin(BrokerBase):
         """The group of the best ready message not locked by another transaction."""
         excluded = {g for (d, g) in self.locks.locked_by_others(txn)
                     if d == q.database_id} | tried
-        where = f"FROM {PREFIX}messages WHERE queue_id = ? AND status = 1"
-        params: list[Any] = [q.object_id]
-        if excluded:
-            where += f" AND conversation_group_id NOT IN ({', '.join('?' * len(excluded))})"
-            params.extend(sorted(excluded))
-        if overlay:
-            where += f" AND queuing_order NOT IN ({', '.join('?' * len(overlay))})"
-            params.extend(sorted(overlay))
-        # Two index walks in one statement instead of ORDER BY priority DESC, queuing_order:
-        # the ready index is (queue_id, status, priority, queuing_order) ascending, so that
-        # mixed-direction ORDER BY sorted every ready row of the queue on each RECEIVE.
-        row = run(conn, f"SELECT conversation_group_id {where} AND priority = (SELECT "
-                        f"priority {where} ORDER BY priority DESC LIMIT 1) "
-                        "ORDER BY queuing_order LIMIT 1", (*params, *params)).fetchone()
+        params = (q.object_id, *sorted(excluded), *sorted(overlay))
+        row = run(conn, _next_group_sql(len(excluded), len(overlay)),
+                  (*params, *params)).fetchone()
         return None if row is None else str(row[0])
 
     def _group_rows(self, conn: StoreConnection, q: QueueRow, group: str, handle: str | None,
@@ -351,6 +340,22 @@ class ReceiveMixin(BrokerBase):
         st = txn.state.get("broker") if txn is not None else None
         return bool(self._group_rows(conn, q, group, handle, st.received if st else set(),
                                      limit=1))
+
+
+@lru_cache(maxsize=256)
+def _next_group_sql(excluded: int, overlay: int) -> str:
+    """:meth:`ReceiveMixin._next_group`'s statement for so many excluded groups and already
+    received rows (parameters: queue id, the groups, the rows — twice)."""
+    where = f"FROM {PREFIX}messages WHERE queue_id = ? AND status = 1"
+    if excluded:
+        where += f" AND conversation_group_id NOT IN ({', '.join('?' * excluded)})"
+    if overlay:
+        where += f" AND queuing_order NOT IN ({', '.join('?' * overlay)})"
+    # Two index walks in one statement instead of ORDER BY priority DESC, queuing_order: the
+    # ready index is (queue_id, status, priority, queuing_order) ascending, so that
+    # mixed-direction ORDER BY sorted every ready row of the queue on each RECEIVE.
+    return (f"SELECT conversation_group_id {where} AND priority = (SELECT priority {where} "
+            "ORDER BY priority DESC LIMIT 1) ORDER BY queuing_order LIMIT 1")
 
 
 @lru_cache(maxsize=4096)
