@@ -204,6 +204,37 @@ def test_serve_runs_until_sigterm(tmp_path: Path, persistent_url: str) -> None:
             proc.kill()
 
 
+@pytest.mark.skipif(not hasattr(signal, "SIGUSR1"), reason="no SIGUSR1 on this platform")
+def test_serve_writes_its_threads_stacks_on_sigusr1(tmp_path: Path,
+                                                    persistent_url: str) -> None:
+    """SIGUSR1: every thread's stack goes to the log (the main thread's in ``_serve``'s
+    wait loop, the broker's own threads by name of their code), and serving goes on."""
+    log = tmp_path / "broker.log"
+    proc = subprocess.Popen([sys.executable, "-m", "tsqlbroker", "serve", "--url",
+                             persistent_url, "--log", str(log)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not (log.exists() and "serving" in
+                                                   log.read_text()):
+            time.sleep(0.1)
+        assert "serving" in log.read_text()
+        os.kill(proc.pid, signal.SIGUSR1)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and " in _serve" not in log.read_text():
+            time.sleep(0.1)
+        dump = log.read_text()
+        assert "Current thread" in dump and 'File "' in dump and " in _serve" in dump
+        assert dump.count("Thread 0x") >= 2            # the broker's threads too
+        assert proc.poll() is None                     # still serving
+        os.kill(proc.pid, signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+        assert "stopped" in log.read_text()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
 
 # The message that activates the procedure is a conversation timer's, due after the setting
 # instance has closed: only the serving process can deliver it and activate the procedure.

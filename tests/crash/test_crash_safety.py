@@ -141,6 +141,18 @@ def _start(url: str, log: Path) -> subprocess.Popen[bytes]:
                             stderr=subprocess.DEVNULL)
 
 
+def _wait_stopped(proc: subprocess.Popen[bytes], log: Path, timeout: float = 60) -> int:
+    """The exit status of a serve told to stop. One that does not stop in time fails the test
+    with its threads' stacks (SIGUSR1 makes serve write them to its log) and the log's end."""
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGUSR1)
+        time.sleep(2)
+        raise AssertionError(f"serve did not stop within {timeout:.0f} s of SIGTERM:\n"
+                             + log.read_text(errors="replace")[-8000:]) from None
+
+
 def _wait_serving(log: Path, starts: int, proc: subprocess.Popen[bytes]) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -183,7 +195,7 @@ def test_sigkill_at_random_moments_loses_and_repeats_nothing(persistent_url: str
                 + log.read_text(errors="replace")[-3000:])
         time.sleep(1.0)  # anything processed twice would show up now
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=60) == 0
+        assert _wait_stopped(proc, log) == 0
     finally:
         if proc is not None and proc.poll() is None:
             proc.kill()

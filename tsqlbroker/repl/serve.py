@@ -4,12 +4,14 @@ It runs what SQL Server's broker runs in the background — queue monitors and a
 procedures, conversation timers, dialog lifetimes, delivery retries from transmission queues —
 until SIGTERM or SIGINT, then stops cleanly: no new activations, running procedures cancelled
 (their transactions roll back, so their messages return to the queues), sessions closed.
-What it does goes to the broker log (``--log FILE`` or stderr).
+What it does goes to the broker log (``--log FILE`` or stderr). SIGUSR1 writes the stack of
+every thread to the log and serving goes on: for a broker that seems stuck.
 """
 
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import signal
 import sys
 import threading
@@ -59,9 +61,11 @@ def _serve(url: str | None, out: TextIO, stop: threading.Event | None) -> int:
         return 1
     stop = stop or threading.Event()
     previous = {}
+    dumps = False
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGTERM, signal.SIGINT):
             previous[sig] = signal.signal(sig, lambda *_: stop.set())
+        dumps = _dump_stacks_on_sigusr1(out)
     try:
         runtime = runtime_for(instance, start=False)
         runtime.log.add_listener(lambda entry: write(entry.render()))
@@ -78,3 +82,18 @@ def _serve(url: str | None, out: TextIO, stop: threading.Event | None) -> int:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        if dumps:
+            faulthandler.unregister(signal.SIGUSR1)
+
+
+def _dump_stacks_on_sigusr1(out: TextIO) -> bool:
+    """Have SIGUSR1 write every thread's stack to ``out``. faulthandler writes from the
+    signal handler itself, so the dump comes even when no thread gives up the GIL. False
+    where there is no SIGUSR1 or ``out`` is no real file."""
+    if not hasattr(signal, "SIGUSR1"):
+        return False
+    try:
+        faulthandler.register(signal.SIGUSR1, file=out, all_threads=True)
+    except (AttributeError, OSError, RuntimeError, ValueError):
+        return False
+    return True
