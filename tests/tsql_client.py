@@ -63,3 +63,17 @@ BEGIN DIALOG @h FROM SERVICE [//{prefix}/Init] TO SERVICE '//{prefix}/Targ'
 SELECT @h;
 """
     return script
+
+
+def send_batch(count: int | str, handle: str = "@h") -> str:
+    """T-SQL sending ``count`` messages (bodies 0, 1, … as varbinary(4)) on ``handle`` in one
+    transaction; ``count`` may be a ``str.format`` field such as ``"{n}"``."""
+    return f"""DECLARE @i int = 0;
+BEGIN TRAN;
+WHILE @i < {count}
+BEGIN
+    SEND ON CONVERSATION {handle} (CAST(@i AS varbinary(4)));
+    SET @i += 1;
+END;
+COMMIT;
+"""

@@ -19,7 +19,7 @@ def test_new_uid_is_a_random_version_4_guid_in_stored_form() -> None:
         assert text == str(value).upper()
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
 def test_a_forked_child_draws_other_guids_than_its_parent() -> None:
     read, write = os.pipe()
     pid = os.fork()

@@ -13,6 +13,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -183,25 +185,39 @@ def test_console_script_query_end_to_end(backend_url: str) -> None:
     assert b == "0xFF" and g == g.upper() and len(g) == 36
 
 
-def test_serve_runs_until_sigterm(tmp_path: Path, persistent_url: str) -> None:
-    url = persistent_url
-    log = tmp_path / "broker.log"
+@contextmanager
+def _serving(url: str, log: Path) -> Iterator[subprocess.Popen[str]]:
+    """A ``tsqlbroker serve`` process on ``url`` logging to ``log``; killed at the end if it
+    is still running."""
     proc = subprocess.Popen([sys.executable, "-m", "tsqlbroker", "serve", "--url", url,
-                             "--log", str(log)], stdout=subprocess.PIPE,
+                             "--log", str(log)], stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and not (log.exists() and "serving" in
-                                                   log.read_text()):
-            time.sleep(0.1)
-        assert "serving" in log.read_text()
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def _log_until(log: Path, text: str, proc: subprocess.Popen[str], seconds: float = 30) -> str:
+    """The log once ``text`` is in it (or ``seconds`` passed); the process must live on."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and text not in (log.read_text() if log.exists()
+                                                       else ""):
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        time.sleep(0.1)
+    return log.read_text() if log.exists() else ""
+
+
+def test_serve_runs_until_sigterm(tmp_path: Path, persistent_url: str) -> None:
+    log = tmp_path / "broker.log"
+    with _serving(persistent_url, log) as proc:
+        assert "serving" in _log_until(log, "serving", proc)
         assert "password" not in log.read_text()
         os.kill(proc.pid, signal.SIGTERM)
         assert proc.wait(timeout=20) == 0
         assert "stopped" in log.read_text()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGUSR1"), reason="no SIGUSR1 on this platform")
@@ -210,30 +226,16 @@ def test_serve_writes_its_threads_stacks_on_sigusr1(tmp_path: Path,
     """SIGUSR1: every thread's stack goes to the log (the main thread's in ``_serve``'s
     wait loop, the broker's own threads by name of their code), and serving goes on."""
     log = tmp_path / "broker.log"
-    proc = subprocess.Popen([sys.executable, "-m", "tsqlbroker", "serve", "--url",
-                             persistent_url, "--log", str(log)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and not (log.exists() and "serving" in
-                                                   log.read_text()):
-            time.sleep(0.1)
-        assert "serving" in log.read_text()
+    with _serving(persistent_url, log) as proc:
+        assert "serving" in _log_until(log, "serving", proc)
         os.kill(proc.pid, signal.SIGUSR1)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and " in _serve" not in log.read_text():
-            time.sleep(0.1)
-        dump = log.read_text()
+        dump = _log_until(log, " in _serve", proc, seconds=10)
         assert "Current thread" in dump and 'File "' in dump and " in _serve" in dump
         assert dump.count("Thread 0x") >= 2            # the broker's threads too
         assert proc.poll() is None                     # still serving
         os.kill(proc.pid, signal.SIGTERM)
         assert proc.wait(timeout=20) == 0
         assert "stopped" in log.read_text()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-
 
 
 # The message that activates the procedure is a conversation timer's, due after the setting
@@ -287,22 +289,12 @@ def test_serve_runs_timers_and_activation(tmp_path: Path, persistent_url: str) -
     queue's activated procedure handles the timer message, its output in the serve log."""
     log = tmp_path / "broker.log"
     _run_tsql(persistent_url, SERVED.split("GO\n"))
-    proc = subprocess.Popen([sys.executable, "-m", "tsqlbroker", "serve", "--url",
-                             persistent_url, "--log", str(log)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and "'handled " not in (
-                log.read_text() if log.exists() else ""):
-            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-            time.sleep(0.1)
+    with _serving(persistent_url, log) as proc:
+        _log_until(log, "'handled ", proc)
         assert f"output the following: 'handled {TIMER}'" in log.read_text()
         assert _run_tsql(persistent_url, ["SELECT kind FROM Served.dbo.Handled"]) == [(TIMER,)]
         os.kill(proc.pid, signal.SIGTERM)
         assert proc.wait(timeout=20) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
 
 
 def test_without_url_the_store_is_tsqlbroker_url(persistent_url: str, tmp_path: Path,

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 from cc_env import Client
+from tsql_client import send_batch
 
 from tsqlbroker.interpreter.broker_runtime import runtime_for
 from tsqlbroker.interpreter.instance import Instance
@@ -31,15 +32,8 @@ INSERT Dialog VALUES (@h);
 # ``{n}`` messages in one transaction.
 SEND = """
 SET NOCOUNT ON;
-DECLARE @h uniqueidentifier = (SELECT h FROM Dialog), @i int = 0;
-BEGIN TRAN;
-WHILE @i < {n}
-BEGIN
-    SEND ON CONVERSATION @h (CAST(@i AS varbinary(4)));
-    SET @i += 1;
-END;
-COMMIT;
-"""
+DECLARE @h uniqueidentifier = (SELECT h FROM Dialog);
+""" + send_batch("{n}")
 
 DRAIN_PROC = """
 CREATE TABLE Drained (body varbinary(100));

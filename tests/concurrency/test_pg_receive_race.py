@@ -11,7 +11,7 @@ import time
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from tsql_client import Client, create_database
+from tsql_client import Client, create_database, send_batch
 
 from tsqlbroker.interpreter.instance import Instance
 
@@ -19,21 +19,14 @@ if TYPE_CHECKING:
     from conftest import FreshPostgres
 
 MESSAGES = 400
-SETUP = f"""
+SETUP = """
 CREATE QUEUE InitQ;
 CREATE QUEUE TargQ;
 CREATE SERVICE [//race/Init] ON QUEUE InitQ;
 CREATE SERVICE [//race/Targ] ON QUEUE TargQ ([DEFAULT]);
-DECLARE @h uniqueidentifier, @i int = 0;
+DECLARE @h uniqueidentifier;
 BEGIN DIALOG @h FROM SERVICE [//race/Init] TO SERVICE '//race/Targ' WITH ENCRYPTION = OFF;
-BEGIN TRAN;
-WHILE @i < {MESSAGES}
-BEGIN
-    SEND ON CONVERSATION @h (CAST(@i AS varbinary(4)));
-    SET @i += 1;
-END;
-COMMIT;
-"""
+""" + send_batch(MESSAGES)
 READ = """
 SET NOCOUNT ON;
 DECLARE @b varbinary(max);

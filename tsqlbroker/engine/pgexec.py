@@ -22,6 +22,7 @@ import weakref
 from collections.abc import Iterator, Sequence
 from datetime import date, datetime, time
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 import psycopg
@@ -32,7 +33,7 @@ from psycopg.adapt import Transformer
 # an IN list of every length would otherwise prepare without end).
 MAX_PREPARED = 200
 _NAME_PREFIX = b"tsqlb_"
-# Bound of the per-process caches of converted texts (cleared when full).
+# Bound of the caches of statement texts (texts with IN lists of every length).
 _MAX_CACHED = 4096
 _OK = (pq.ExecStatus.COMMAND_OK, pq.ExecStatus.TUPLES_OK)
 _QMARK = re.compile(r"\?")
@@ -49,8 +50,6 @@ class _Prepared:
 
 _per_connection: weakref.WeakKeyDictionary[psycopg.Connection[Any], _Prepared] = (
     weakref.WeakKeyDictionary())
-_converted: dict[str, bytes] = {}
-_split: dict[str, list[str]] = {}
 
 
 class Rows:
@@ -100,17 +99,18 @@ def text_param(value: Any) -> bytes | None:
     raise TypeError(f"no text form for a parameter of type {type(value).__name__}")
 
 
+@lru_cache(maxsize=_MAX_CACHED)
 def numbered(sql: str) -> bytes:
     """``sql`` with its ``?`` placeholders as ``$1, $2 …`` (the broker's hot SQL has no
     ``?`` inside literals)."""
-    out = _converted.get(sql)
-    if out is None:
-        if len(_converted) >= _MAX_CACHED:
-            _converted.clear()
-        counter = iter(range(1, 1 << 16))
-        out = _QMARK.sub(lambda _m: f"${next(counter)}", sql).encode()
-        _converted[sql] = out
-    return out
+    counter = iter(range(1, 1 << 16))
+    return _QMARK.sub(lambda _m: f"${next(counter)}", sql).encode()
+
+
+@lru_cache(maxsize=_MAX_CACHED)
+def _parts(sql: str) -> list[str]:
+    """``sql`` split at its ``?`` placeholders (not to be changed by the caller)."""
+    return sql.split("?")
 
 
 def _state(dbapi_conn: psycopg.Connection[Any]) -> _Prepared:
@@ -148,8 +148,10 @@ def execute(dbapi_conn: psycopg.Connection[Any], sql: str, params: Sequence[Any]
     values = [text_param(v) for v in params]
     name = _prepared_name(dbapi_conn, state, sql)
     # Bytes go in binary form (no hex doubling of a message body); the rest as text.
-    formats = ([1 if isinstance(v, (bytes, bytearray, memoryview)) else 0 for v in params]
-               if any(isinstance(v, (bytes, bytearray, memoryview)) for v in params) else None)
+    formats: list[int] | None = [
+        1 if isinstance(v, (bytes, bytearray, memoryview)) else 0 for v in params]
+    if 1 not in formats:
+        formats = None
     if name is None:
         res = pgconn.exec_params(numbered(sql), values, param_formats=formats)
     else:
@@ -171,11 +173,7 @@ def merged(dbapi_conn: psycopg.Connection[Any], sql: str, params: Sequence[Any])
     standard way (quotes doubled), which is exact only while the session has
     ``standard_conforming_strings`` on (PostgreSQL's default); otherwise, and for values of
     other types, psycopg renders the literals."""
-    parts = _split.get(sql)
-    if parts is None:
-        if len(_split) >= _MAX_CACHED:
-            _split.clear()
-        parts = _split[sql] = sql.split("?")
+    parts = _parts(sql)
     if len(parts) != len(params) + 1:
         raise TypeError(f"{len(parts) - 1} placeholders, {len(params)} parameters")
     if dbapi_conn.pgconn.parameter_status(b"standard_conforming_strings") == b"on":

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from ..store import StoreConnection
@@ -25,7 +26,6 @@ _DATETIME_FIELDS = ("lifetime", "security_timestamp", "dialog_timer", "create_da
 _BOOL_FIELDS = ("encryption",)
 _DATETIME_INDEXES = tuple(ENDPOINT_COLUMNS.index(f) for f in _DATETIME_FIELDS)
 _BOOL_INDEXES = tuple(ENDPOINT_COLUMNS.index(f) for f in _BOOL_FIELDS)
-_pg_sql: dict[str, str] = {}
 _UNARY_PLUS = re.compile(r"(?<=\s)\+(?=[a-z_])")
 
 SELECT_ENDPOINT = (f"SELECT {', '.join(ENDPOINT_COLUMNS)} FROM {PREFIX}conversation_endpoints "
@@ -110,14 +110,10 @@ def run(conn: StoreConnection, sql: str, params: tuple[Any, ...] = ()) -> Any:
     return cursor
 
 
+@lru_cache(maxsize=4096)        # texts with IN lists of every length: bounded
 def pg_sql(sql: str) -> str:
     """``sql`` without SQLite's ``+column`` planner hints, placeholders still ``?``."""
-    out = _pg_sql.get(sql)
-    if out is None:
-        if len(_pg_sql) >= 4096:       # texts with IN lists of every length: bounded
-            _pg_sql.clear()
-        out = _pg_sql[sql] = _UNARY_PLUS.sub("", sql)
-    return out
+    return _UNARY_PLUS.sub("", sql)
 
 
 def run_with_commit(txn: Txn, sql: str, params: tuple[Any, ...] = ()) -> bool:
