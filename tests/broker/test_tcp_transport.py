@@ -549,7 +549,10 @@ def test_end_with_error_drops_unsent_messages_and_the_error_arrives(
     ca.run("BEGIN TRAN;\n" + SEND.format(h=h, n=1) + "\n" + SEND.format(h=h, n=2)
            + f"\nDECLARE @e uniqueidentifier = '{h}';"
            "\nEND CONVERSATION @e WITH ERROR = 50 DESCRIPTION = 'gave up';\nCOMMIT;")
-    wait_for(lambda: states(cb) == ["ERROR"], "the Error at B", describe=lambda: held(ca))
+    wait_for(lambda: states(cb) == ["ERROR"], "the Error at B",
+             describe=lambda: (held(ca), states(ca), states(cb), held(cb),
+                               cb.rows("SELECT message_sequence_number, message_type_name "
+                                       "FROM Q ORDER BY queuing_order")))
     rows = cb.rows("SELECT message_sequence_number, message_type_name FROM Q "
                    "ORDER BY queuing_order")
     assert rows == [(0, "//tcp/Req"),
