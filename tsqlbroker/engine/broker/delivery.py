@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import and_, delete, insert, select, update
 
 from ...errors import BrokerError, broker_error, message_text
 from ..store import StoreConnection
@@ -115,6 +115,17 @@ UPDATE_SEND_SEQUENCE = (f"UPDATE {PREFIX}conversation_endpoints SET send_sequenc
                         "state = ? WHERE conversation_handle = ?")
 UPDATE_RECEIVE_SEQUENCE = (f"UPDATE {PREFIX}conversation_endpoints SET receive_sequence = ?, "
                            "state = ? WHERE conversation_handle = ?")
+
+
+def held_row(tq: Any, r: Any) -> Any:
+    """The WHERE clause that finds transmission-queue row ``r`` (read earlier, perhaps in
+    another transaction) and no other. The id alone is not enough: SQLite gives a new row the
+    highest id + 1, so when END … WITH ERROR deletes the highest row while the transport is
+    sending it and holds its Error, the Error takes that id — and the acknowledgement of the
+    old row would delete the Error. A conversation never reuses a sequence number, so id,
+    handle and sequence number together name one message."""
+    return and_(tq.c.id == r["id"], tq.c.conversation_handle == r["conversation_handle"],
+                tq.c.message_sequence_number == r["message_sequence_number"])
 
 
 def _rank(message_type: str) -> int:
@@ -624,7 +635,7 @@ class DeliveryMixin(BrokerBase):
                 continue
             ep = self._endpoint(conn, r["database_id"], h)
             if ep is None:
-                conn.execute(delete(tq).where(tq.c.id == r["id"]))
+                conn.execute(delete(tq).where(held_row(tq, r)))
                 continue
             sender = self.meta.get(conn, r["database_id"])
             if sender is None:
@@ -642,10 +653,10 @@ class DeliveryMixin(BrokerBase):
                     enqueue_time=r["enqueue_time"])
                 status = self._try_deliver(conn, txn, out)
             if status is None:
-                conn.execute(delete(tq).where(tq.c.id == r["id"]))
+                conn.execute(delete(tq).where(held_row(tq, r)))
                 delivered += 1
             else:
-                conn.execute(update(tq).where(tq.c.id == r["id"])
+                conn.execute(update(tq).where(held_row(tq, r))
                              .values(transmission_status=status))
                 blocked.add(h)
         return delivered

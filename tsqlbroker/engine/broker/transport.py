@@ -30,6 +30,7 @@ from sqlalchemy import and_, delete, or_, select, update
 
 from ...errors import message_text
 from ..txn import Txn
+from .delivery import held_row
 from .model import Endpoint
 from .transport_conns import CONNECTED, WAIT_LOGIN_NEGOTIATE, ConnStats, registry
 from .transport_recv import (
@@ -474,7 +475,7 @@ class Transport:
                 tq.c.conversation_handle == r["conversation_handle"])))
         elif r["transmission_status"] != status:
             self._in_txn(lambda txn: txn.conn.execute(update(tq).where(
-                tq.c.id == r["id"]).values(transmission_status=status)))
+                held_row(tq, r)).values(transmission_status=status)))
 
     def _apply(self, r: dict[str, Any], ep: Endpoint, reply: dict[str, Any]) -> bool:
         """Act on the far broker's answer to row ``r``; True to go on with the next row."""
@@ -491,7 +492,7 @@ class Transport:
         self.backoff.ok(ep.conversation_handle)
 
         def commit(txn: Txn) -> bool:
-            txn.conn.execute(delete(tq).where(tq.c.id == r["id"]))
+            txn.conn.execute(delete(tq).where(held_row(tq, r)))
             now = b._endpoint(txn.conn, None, ep.conversation_handle)
             if now is None:
                 return False

@@ -1,0 +1,65 @@
+"""The transport acts on the far broker's answer to a transmission-queue row it read in an
+earlier transaction: the answer must reach that row and no other, even when the row is gone
+and a new one took its id (SQLite reuses the highest id of a deleted row)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from broker_env import REQ, TARGET_SVC, Env
+from sqlalchemy import select
+
+from tsqlbroker.engine.broker.transport import Transport
+from tsqlbroker.engine.broker.transport_recv import ensure_remote_dialogs
+from tsqlbroker.engine.brokerlog import BrokerLog
+
+ERROR = "http://schemas.microsoft.com/SQL/ServiceBroker/Error"
+FAR_BROKER = "8B9C2A51-0A4E-4F3B-9C1D-5E6F7A8B9C0D"
+
+
+def _held(env: Env) -> list[dict[str, Any]]:
+    tq = env.broker.t.transmission
+    return [dict(r) for r in env.conn.execute(select(tq).order_by(tq.c.id)).mappings()]
+
+
+def _a_remote_message_held(env: Env, db: int) -> tuple[Any, dict[str, Any]]:
+    """A dialog routed to another broker (no endpoint here: its first message waits in the
+    transmission queue); the handle and the held row of that message."""
+    ensure_remote_dialogs(env.broker)       # as a transport does when it starts listening
+    env.run(lambda t: env.broker.create_route(t, db, "Far", {
+        "SERVICE_NAME": TARGET_SVC, "ADDRESS": "TCP://127.0.0.1:4022"}))
+    h = env.dialog(db)
+    env.send(db, h, REQ, b"<m/>")
+    rows = _held(env)
+    assert [(r["message_sequence_number"], r["message_type_name"]) for r in rows] == [(0, REQ)]
+    return h, rows[0]
+
+
+def test_a_late_acknowledgement_does_not_delete_the_error_that_took_its_rows_id(
+        env: Env, db: int, store_url: str) -> None:
+    h, sent = _a_remote_message_held(env, db)
+    ep = env.run(lambda t: env.broker._endpoint(t.conn, db, h))
+    # While the far broker's ack of message 0 is on its way, END … WITH ERROR deletes the
+    # conversation's held rows (message 0's too) and holds the Error in their place.
+    env.run(lambda t: env.broker.end_conversation(t, db, h, 50, "gave up", with_error=True))
+    error = _held(env)
+    assert [(r["message_sequence_number"], r["message_type_name"]) for r in error] == [
+        (1, ERROR)]
+    if store_url.startswith("sqlite"):
+        assert error[0]["id"] == sent["id"]     # the case that matters: the id was reused
+    transport = Transport(env.broker, BrokerLog())
+    assert transport._apply(sent, ep, {"op": "ack", "broker": FAR_BROKER}) is True
+    assert _held(env) == error
+    # A status recorded late for the old row does not land on the Error either.
+    transport._hold(sent, "Connection attempt failed with error: '111(Connection refused)'.")
+    assert _held(env) == error
+
+
+def test_an_acknowledgement_deletes_its_row_and_pins_the_dialog(env: Env, db: int) -> None:
+    h, sent = _a_remote_message_held(env, db)
+    ep = env.run(lambda t: env.broker._endpoint(t.conn, db, h))
+    transport = Transport(env.broker, BrokerLog())
+    assert transport._apply(sent, ep, {"op": "ack", "broker": FAR_BROKER}) is True
+    assert _held(env) == []
+    pinned = env.run(lambda t: env.broker._endpoint(t.conn, db, h))
+    assert pinned.far_broker_instance == FAR_BROKER
