@@ -4,13 +4,19 @@ and a new one took its id (SQLite reuses the highest id of a deleted row)."""
 
 from __future__ import annotations
 
+import contextlib
+import socket
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
+import pytest
 from broker_env import REQ, TARGET_SVC, Env
 from sqlalchemy import select
 
 from tsqlbroker.engine.broker.transport import Transport
 from tsqlbroker.engine.broker.transport_recv import ensure_remote_dialogs
+from tsqlbroker.engine.broker.transport_wire import check_hello, hello, recv_frame, send_frame
 from tsqlbroker.engine.brokerlog import BrokerLog
 
 ERROR = "http://schemas.microsoft.com/SQL/ServiceBroker/Error"
@@ -22,13 +28,14 @@ def _held(env: Env) -> list[dict[str, Any]]:
     return [dict(r) for r in env.conn.execute(select(tq).order_by(tq.c.id)).mappings()]
 
 
-def _a_remote_message_held(env: Env, db: int) -> tuple[Any, dict[str, Any]]:
+def _a_remote_message_held(env: Env, db: int, port: int = 4022
+                           ) -> tuple[Any, dict[str, Any]]:
     """A dialog routed to another broker (no endpoint here: its first message waits in the
     transmission queue); the handle and the held row of that message."""
     ensure_remote_dialogs(env.broker)       # as a transport does when it starts listening
     env.run(lambda t: env.broker.create_route(t, db, "Far", {
-        "SERVICE_NAME": TARGET_SVC, "ADDRESS": "TCP://127.0.0.1:4022"}))
-    h = env.dialog(db)
+        "SERVICE_NAME": TARGET_SVC, "ADDRESS": f"TCP://127.0.0.1:{port}"}))
+    h = env.dialog(db, encryption=False)
     env.send(db, h, REQ, b"<m/>")
     rows = _held(env)
     assert [(r["message_sequence_number"], r["message_type_name"]) for r in rows] == [(0, REQ)]
@@ -63,3 +70,71 @@ def test_an_acknowledgement_deletes_its_row_and_pins_the_dialog(env: Env, db: in
     assert _held(env) == []
     pinned = env.run(lambda t: env.broker._endpoint(t.conn, db, h))
     assert pinned.far_broker_instance == FAR_BROKER
+
+
+class FarBroker:
+    """A stand-in for the far broker on a loopback port: greets, then acknowledges every
+    message frame, calling ``on_message(frame)`` first (before its answer leaves)."""
+
+    def __init__(self, on_message: Callable[[dict[str, Any]], None]) -> None:
+        self.on_message = on_message
+        self.frames: list[dict[str, Any]] = []
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = int(self.server.getsockname()[1])
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        with contextlib.suppress(OSError):
+            sock, _ = self.server.accept()
+            with sock:
+                check_hello(recv_frame(sock))
+                send_frame(sock, hello([FAR_BROKER]))
+                while (frame := recv_frame(sock)) is not None:
+                    self.frames.append(frame)
+                    self.on_message(frame)
+                    send_frame(sock, {"op": "ack", "broker": FAR_BROKER, "id": frame["id"]})
+
+    def close(self) -> None:
+        self.server.close()
+        self.thread.join(10)
+
+
+@pytest.fixture
+def far() -> Iterator[list[FarBroker]]:
+    made: list[FarBroker] = []
+    yield made
+    for f in made:
+        f.close()
+
+
+def test_messages_dropped_by_end_with_error_while_one_is_sent_are_not_sent(
+        env: Env, db: int, far: list[FarBroker]) -> None:
+    handle: list[Any] = []
+
+    def end_with_error_once(frame: dict[str, Any]) -> None:
+        if frame["seq"] == 0:
+            other = env.store.connect()
+            try:
+                env.run(lambda t: env.broker.end_conversation(
+                    t, db, handle[0], 50, "gave up", with_error=True), other)
+            finally:
+                other.close()
+
+    broker = FarBroker(end_with_error_once)
+    far.append(broker)
+    h, _ = _a_remote_message_held(env, db, broker.port)
+    handle.append(h)
+    env.send(db, h, REQ, b"<m/>")              # held behind message 0
+    assert [r["message_sequence_number"] for r in _held(env)] == [0, 1]
+    transport = Transport(env.broker, BrokerLog())
+    try:
+        transport._send_pass()                  # sends 0; meanwhile END … WITH ERROR drops 1
+        assert [(f["seq"], f["type"]) for f in broker.frames] == [(0, REQ)]
+        assert [(r["message_sequence_number"], r["message_type_name"])
+                for r in _held(env)] == [(2, ERROR)]
+        transport._send_pass()                  # the next pass sends the Error
+        assert [(f["seq"], f["type"]) for f in broker.frames] == [(0, REQ), (2, ERROR)]
+        assert _held(env) == []
+    finally:
+        transport.stop()

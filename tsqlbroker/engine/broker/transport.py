@@ -421,6 +421,10 @@ class Transport:
                 continue
             sent = 0
             for r in held:
+                if not self._still_held(r):
+                    # Gone since it was read: END … WITH ERROR dropped the messages not yet
+                    # sent (the next pass reads what the conversation holds now).
+                    break
                 try:
                     reply = self._call(key, self._frame(r, ep, guids.get(ep.database_id)))
                 except Unreachable as exc:
@@ -433,6 +437,15 @@ class Transport:
                 sent += 1
             more = more or sent == BATCH
         return more
+
+    def _still_held(self, r: dict[str, Any]) -> bool:
+        """Whether transmission-queue row ``r`` (read by this pass) is still waiting."""
+        tq = self.broker.t.transmission
+        conn = self.broker.store.connect()
+        try:
+            return conn.execute(select(tq.c.id).where(held_row(tq, r))).first() is not None
+        finally:
+            conn.close()
 
     @staticmethod
     def _frame(r: dict[str, Any], ep: Endpoint, from_broker: str | None) -> dict[str, Any]:
