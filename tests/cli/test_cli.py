@@ -233,6 +233,12 @@ def test_serve_writes_its_threads_stacks_on_sigusr1(tmp_path: Path,
         assert "Current thread" in dump and 'File "' in dump and " in _serve" in dump
         assert dump.count("Thread 0x") >= 2            # the broker's threads too
         assert proc.poll() is None                     # still serving
+        # Many signals while the threads run: dumping their stacks must never crash the
+        # process (faulthandler, which read the frames without the GIL, did: SIGSEGV).
+        for _ in range(200):
+            os.kill(proc.pid, signal.SIGUSR1)
+            time.sleep(0.005)
+        assert proc.poll() is None, proc.returncode
         os.kill(proc.pid, signal.SIGTERM)
         assert proc.wait(timeout=20) == 0
         assert "stopped" in log.read_text()

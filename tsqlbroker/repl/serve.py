@@ -11,10 +11,12 @@ every thread to the log and serving goes on: for a broker that seems stuck.
 from __future__ import annotations
 
 import contextlib
-import faulthandler
 import signal
 import sys
 import threading
+import traceback
+from collections.abc import Callable
+from types import FrameType
 from typing import TextIO
 
 from tsqlbroker import __version__
@@ -44,7 +46,8 @@ def _serve(url: str | None, out: TextIO, stop: threading.Event | None) -> int:
     from tsqlbroker.interpreter.broker_runtime import runtime_for
     from tsqlbroker.interpreter.instance import Instance
 
-    lock = threading.Lock()
+    # Reentrant: the SIGUSR1 handler runs in the main thread, maybe inside a write.
+    lock = threading.RLock()
 
     def write(line: str) -> None:
         with lock:
@@ -61,11 +64,11 @@ def _serve(url: str | None, out: TextIO, stop: threading.Event | None) -> int:
         return 1
     stop = stop or threading.Event()
     previous = {}
-    dumps = False
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGTERM, signal.SIGINT):
             previous[sig] = signal.signal(sig, lambda *_: stop.set())
-        dumps = _dump_stacks_on_sigusr1(out)
+        if hasattr(signal, "SIGUSR1"):
+            previous[signal.SIGUSR1] = signal.signal(signal.SIGUSR1, _stack_dumper(write))
     try:
         runtime = runtime_for(instance, start=False)
         runtime.log.add_listener(lambda entry: write(entry.render()))
@@ -81,19 +84,41 @@ def _serve(url: str | None, out: TextIO, stop: threading.Event | None) -> int:
         return 0
     finally:
         for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        if dumps:
-            faulthandler.unregister(signal.SIGUSR1)
+            # None: the handler was not Python's; the default is the closest to it.
+            signal.signal(sig, signal.SIG_DFL if handler is None else handler)
 
 
-def _dump_stacks_on_sigusr1(out: TextIO) -> bool:
-    """Have SIGUSR1 write every thread's stack to ``out``. faulthandler writes from the
-    signal handler itself, so the dump comes even when no thread gives up the GIL. False
-    where there is no SIGUSR1 or ``out`` is no real file."""
-    if not hasattr(signal, "SIGUSR1"):
-        return False
-    try:
-        faulthandler.register(signal.SIGUSR1, file=out, all_threads=True)
-    except (AttributeError, OSError, RuntimeError, ValueError):
-        return False
-    return True
+def _stack_dumper(write: Callable[[str], None]) -> Callable[[int, FrameType | None], None]:
+    """The SIGUSR1 handler: every thread's stack through ``write``.
+
+    A Python-level handler, not faulthandler: faulthandler reads the other threads' frames
+    from inside the signal handler without the GIL, while those threads run on, and that
+    crashed the broker with SIGSEGV (a CI run; about one process in five under repeated
+    signals). Python runs this handler in the main thread holding the GIL, so every frame it
+    reads is stable; the main thread waits in ``_serve`` in short slices, so it comes soon."""
+
+    def dump(_signum: int, frame: FrameType | None) -> None:
+        write(stacks_text(sys._current_frames(), threading.get_ident(), frame))
+
+    return dump
+
+
+def stacks_text(frames: dict[int, FrameType], current: int,
+                current_frame: FrameType | None = None) -> str:
+    """Every thread's stack, most recent call first, in faulthandler's layout (so the dump
+    reads as the one a crash would write): ``Current thread 0x…`` for ``current``, ``Thread
+    0x… (name)`` for the others."""
+    names = {t.ident: t.name for t in threading.enumerate()}
+    blocks = []
+    for ident, frame in sorted(frames.items(), key=lambda item: item[0] != current):
+        if ident == current and current_frame is not None:
+            frame = current_frame  # not the handler's own frame
+        head = "Current thread" if ident == current else "Thread"
+        name = names.get(ident)
+        label = f" ({name})" if name else ""
+        lines = [f"{head} 0x{ident:016x}{label} (most recent call first):"]
+        for summary in reversed(traceback.extract_stack(frame)):
+            lines.append(f'  File "{summary.filename}", line {summary.lineno} in '
+                         f"{summary.name}")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) + "\n"
