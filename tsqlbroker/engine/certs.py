@@ -89,7 +89,7 @@ def generate(subject: str, start: datetime, expiry: datetime, key_secret: str) -
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject or " ")])
     cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
             .public_key(key.public_key())
-            .serial_number(int.from_bytes(serial, "big") >> 1 or 1)
+            .serial_number(int.from_bytes(serial, "big"))
             .not_valid_before(start).not_valid_after(expiry)
             .sign(key, hashes.SHA256()))
     return _material(cert, _encrypt_key(key, key_secret))
