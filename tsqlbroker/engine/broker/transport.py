@@ -420,10 +420,11 @@ class Transport:
             if not (self.backoff.due(key) and self.backoff.due(ep.conversation_handle)):
                 continue
             sent = 0
-            for r in held:
-                if not self._still_held(r):
+            for i, r in enumerate(held):
+                if i and not self._still_held(r):
                     # Gone since it was read: END … WITH ERROR dropped the messages not yet
-                    # sent (the next pass reads what the conversation holds now).
+                    # sent (the next pass reads what the conversation holds now). The first
+                    # row was read just now, so only the ones after an ack are looked up.
                     break
                 try:
                     reply = self._call(key, self._frame(r, ep, guids.get(ep.database_id)))
