@@ -30,6 +30,22 @@ class Span:
     end_pos: int = 0
 
 
+# SQL Server's longest error message: a longer one shows its first 2,044 characters and
+# "..." (RAISERROR's documented rule, applied to every message: an unclosed 10 MB literal's
+# Msg 105 does not repeat the literal).
+MAX_MESSAGE = 2047
+_CLIPPED = 2044
+# A syntax error shows at most this many characters of its source line around the caret.
+MAX_SOURCE_SHOWN = 160
+
+
+def clip_message(message: str) -> str:
+    """``message`` as SQL Server shows it: at most :data:`MAX_MESSAGE` characters."""
+    if len(message) > MAX_MESSAGE:
+        return message[:_CLIPPED] + "..."
+    return message
+
+
 class TSqlError(Exception):
     """An error as SQL Server reports it: number, severity (level), state and text."""
 
@@ -43,6 +59,7 @@ class TSqlError(Exception):
         procedure: str | None = None,
         span: Span | None = None,
     ) -> None:
+        message = clip_message(message)
         super().__init__(message)
         self.number = number
         self.message = message
@@ -80,6 +97,19 @@ class TSqlError(Exception):
         return self.render()
 
 
+def source_excerpt(line: str, column: int) -> tuple[str, int]:
+    """At most :data:`MAX_SOURCE_SHOWN` characters of ``line`` around ``column`` (1-based),
+    elided with "...", and the caret's column in the excerpt."""
+    if len(line) <= MAX_SOURCE_SHOWN:
+        return line, column
+    half = MAX_SOURCE_SHOWN // 2
+    start = max(0, min(column - 1 - half, len(line) - MAX_SOURCE_SHOWN))
+    end = start + MAX_SOURCE_SHOWN
+    head = "..." if start > 0 else ""
+    tail = "..." if end < len(line) else ""
+    return head + line[start:end] + tail, column - start + len(head)
+
+
 class ParseError(TSqlError):
     """A syntax error (Msg 102 and relatives, severity 15) with the source line and a caret."""
 
@@ -101,8 +131,9 @@ class ParseError(TSqlError):
     def render(self) -> str:
         text = f"{self.header()}\n{self.message}"
         if self.source_line:
-            src = self.source_line.rstrip("\r\n").expandtabs(1)
-            text += f"\n  {src}\n  {' ' * max(self.column - 1, 0)}^"
+            src, column = source_excerpt(self.source_line.rstrip("\r\n").expandtabs(1),
+                                         self.column)
+            text += f"\n  {src}\n  {' ' * max(column - 1, 0)}^"
         if self.expected:
             shown = ", ".join(sorted(self.expected)[:12])
             text += f"\nExpected one of: {shown}"

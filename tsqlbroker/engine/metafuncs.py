@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 # Handled by the transpiler itself (SQL of their own, or frame state the bridge lacks).
 _ENGINE_OWN = frozenset({"scope_identity", "ident_current", "choose", "datepart",
                          "current_timestamp", "iif", "coalesce", "isnull"})
-_USER_WORDS = re.compile(r"'(?:[^']|'')*'|\b(CURRENT_USER|SYSTEM_USER|SUSER_S?NAME)\b(\s*\()?",
+_USER_WORDS = re.compile(r"'(?:[^']++|'')*+'|\b(CURRENT_USER|SYSTEM_USER|SUSER_S?NAME)\b(\s*\()?",
                          re.IGNORECASE)
 
 

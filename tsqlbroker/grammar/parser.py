@@ -38,12 +38,14 @@ _BLANK = re.compile(r"\s*")
 def split_batches(text: str) -> list[BatchText]:
     """Split a script at ``GO [n]`` lines (never inside a string, quoted name or comment).
 
-    Batches holding only whitespace and comments are dropped."""
+    Batches holding only whitespace and comments are dropped. Linear in the text: lines are
+    counted from one batch to the next, not from the start."""
     found = regions(text, strict=False)
     starts = [s for s, _e, _c in found]
     blanked = blank_comments(text, found)
     batches: list[BatchText] = []
     begin = 0
+    line = 1  # the file line of ``begin``
     for m in _GO_LINE.finditer(text):
         i = bisect.bisect_right(starts, m.start()) - 1
         if i >= 0 and found[i][1] > m.start():
@@ -55,16 +57,18 @@ def split_batches(text: str) -> list[BatchText]:
             end -= 2
         elif text.endswith("\n", 0, end):
             end -= 1
-        _add_batch(batches, text, blanked, begin, max(end, begin), repeat)
-        begin = m.end() + 1 if m.end() < len(text) else m.end()
-    _add_batch(batches, text, blanked, begin, len(text), 1)
+        _add_batch(batches, text, blanked, begin, max(end, begin), repeat, line)
+        after = m.end() + 1 if m.end() < len(text) else m.end()
+        line += text.count("\n", begin, after)
+        begin = after
+    _add_batch(batches, text, blanked, begin, len(text), 1, line)
     return batches
 
 
 def _add_batch(out: list[BatchText], text: str, blanked: str, begin: int, end: int,
-               repeat: int) -> None:
+               repeat: int, line: int) -> None:
     if _BLANK.fullmatch(blanked, begin, end) is None:
-        out.append(BatchText(text[begin:end], text.count("\n", 0, begin) + 1, repeat))
+        out.append(BatchText(text[begin:end], line, repeat))
 
 
 def parse(text: str) -> ast.Script:

@@ -19,7 +19,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 # The same GO line the batch splitter (tsqlbroker.grammar.split_batches) recognises.
 GO_LINE = re.compile(r"^[ \t]*go(?:[ \t]+(\d+))?[ \t]*;?[ \t]*(?:--.*)?$", re.IGNORECASE)
 _TOKEN = re.compile(
-    r"--[^\n]*|/\*|'(?:[^']|'')*'?|\"(?:[^\"]|\"\")*\"?|\[(?:[^\]]|\]\])*\]?|[A-Za-z_]\w*|.",
+    r"--[^\n]*|/\*|'(?:[^']++|'')*+'?|\"(?:[^\"]++|\"\")*+\"?|\[(?:[^\]]++|\]\])*+\]?|[A-Za-z_]\w*|.",
     re.DOTALL)
 # BEGIN words that open no block (BEGIN TRAN, BEGIN DIALOG …): only BEGIN [TRY|CATCH] nests.
 _NOT_BLOCK = {"tran", "transaction", "dialog", "conversation", "distributed"}
