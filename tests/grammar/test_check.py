@@ -49,7 +49,8 @@ def test_unreadable_file_is_a_clear_message(tmp_path: Path) -> None:
     binary = tmp_path / "bin.sql"
     binary.write_bytes(b"\xff\xfe\x00\xd8")
     code, _out, err = run([str(binary)])
-    assert code == 1 and "cannot read file: not UTF-8 or UTF-16 text" in err
+    assert code == 1 and err == (f"{binary}: cannot read file: invalid UTF-16 byte 0x00 at "
+                                 "offset 2 (line 1); scripts are UTF-8 or UTF-16 text\n")
 
 
 def test_utf16_script_with_bom(tmp_path: Path) -> None:

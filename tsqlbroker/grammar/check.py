@@ -12,6 +12,7 @@ from typing import Any, TextIO
 from tsqlbroker.errors import ParseError
 from tsqlbroker.grammar import ast
 from tsqlbroker.grammar.parser import parse_batch, split_batches
+from tsqlbroker.grammar.scriptfile import ScriptEncodingError, read_script
 
 
 def check_files(paths: list[str], show_ast: bool, out: TextIO, err: TextIO) -> int:
@@ -26,8 +27,8 @@ def check_files(paths: list[str], show_ast: bool, out: TextIO, err: TextIO) -> i
             err.write(f"{path}: cannot read file: {e.strerror or e}\n")
             status = 1
             continue
-        except UnicodeDecodeError as e:
-            err.write(f"{path}: cannot read file: not UTF-8 or UTF-16 text ({e.reason})\n")
+        except ScriptEncodingError as e:
+            err.write(f"{path}: cannot read file: {e.reason}\n")
             status = 1
             continue
         try:
@@ -48,16 +49,6 @@ def check_files(paths: list[str], show_ast: bool, out: TextIO, err: TextIO) -> i
                           f"{', GO ' + str(b.repeat) if b.repeat != 1 else ''})\n")
                 out.writelines(format_node(stmt) + "\n" for stmt in batch.statements)
     return status
-
-
-def read_script(path: str) -> str:
-    """A script file's text: UTF-16 when it starts with a byte-order mark (as SSMS saves
-    scripts), else UTF-8 (with or without BOM)."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16")
-    return data.decode("utf-8-sig")
 
 
 def format_node(node: Any, indent: int = 0) -> str:

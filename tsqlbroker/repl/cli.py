@@ -168,6 +168,7 @@ def run_scripts(args: argparse.Namespace, files: list[str], text: str | None,
             return 2
         state.setvar(name, value)
     from tsqlbroker.grammar.loader import get_driver
+    from tsqlbroker.grammar.scriptfile import ScriptEncodingError, read_script
     from tsqlbroker.startup import startup_phase, thaw
 
     out = _open_output(args.output)
@@ -183,9 +184,11 @@ def run_scripts(args: argparse.Namespace, files: list[str], text: str | None,
             for f in files:
                 path = Path(f)
                 try:
-                    source = path.read_text(encoding="utf-8-sig")
-                except OSError as exc:
-                    runner.report_client_error(f"Cannot open file '{f}': {exc.strerror}.")
+                    source = read_script(path)
+                except (OSError, ScriptEncodingError) as exc:
+                    runner.report_client_error(
+                        f"Cannot open file '{f}': {exc.strerror}."
+                        if isinstance(exc, OSError) else str(exc))
                     if runner.stop_on_error:
                         break
                     continue

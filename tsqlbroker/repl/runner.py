@@ -76,8 +76,9 @@ class ScriptRunner:
         return self.sink.count > 0
 
     def report_client_error(self, message: str) -> None:
-        """An error of the client itself (unreadable file …), reported like a batch error."""
-        self.sink.error(TSqlError(0, message, severity=16))
+        """An error of the client itself (unreadable file …), reported like a batch error
+        but on one line, as sqlcmd reports its own errors."""
+        self.sink.error(SqlcmdError(message))
 
     def run_text(self, text: str, base_dir: Path | None = None) -> bool:
         """Run a script; False once the run must stop (``-b`` / ``:on error exit`` / ``:quit``)."""

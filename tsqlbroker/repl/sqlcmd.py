@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tsqlbroker.errors import TSqlError
+from tsqlbroker.grammar.scriptfile import ScriptEncodingError, read_script
 
 _VAR_REF = re.compile(r"\$\((\w+)\)")
 _DIRECTIVE = re.compile(r"^\s*:(?P<cmd>setvar|r|on|quit|exit|listvar)\b(?P<rest>.*)$",
@@ -91,9 +92,11 @@ def preprocess(text: str, state: SqlcmdState, base_dir: Path | None = None,
             if not path.is_absolute() and base_dir is not None:
                 path = base_dir / path
             try:
-                included = path.read_text(encoding="utf-8-sig")
+                included = read_script(path)
             except OSError as exc:
                 raise SqlcmdError(f"Cannot open file '{path}': {exc.strerror}.", lineno) from None
+            except ScriptEncodingError as exc:
+                raise SqlcmdError(str(exc)) from None
             body = preprocess(included, state, path.parent, _depth + 1)
             out.append(body if body.endswith("\n") else body + "\n")
         elif cmd == "on":
