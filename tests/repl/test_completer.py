@@ -139,3 +139,13 @@ def test_unbracketed_url_names_with_dots_are_one_word() -> None:
     (c,) = completer.get_completions(Document(text, len(text)), CompleteEvent(True))
     assert c.text == "[//www.develop.com/DMBrokerage/TradeEntry]"
     assert c.start_position == -len("//www.develop.com/DMBrokerage/T")
+
+
+def test_a_long_buffer_completes_from_its_tail() -> None:
+    # Only the last characters are scanned (a long paste typed key by key stays linear),
+    # and a cut inside a string still knows the cursor is in one.
+    filler = "PRINT 'x';\n" * 50_000
+    assert complete(filler + "RECEIVE TOP(1) * FROM Tra") == ["TradeQueue"]
+    inside = "SELECT '" + "y" * 10_000 + "\nEXEC Proc"
+    assert complete(inside) == []  # inside the string: no procedure names
+    assert complete(inside + "' EXEC Proc") == ["ProcessTrade"]

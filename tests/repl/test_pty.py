@@ -168,3 +168,23 @@ def test_piped_input_runs_as_a_script(xdg_home: Path, backend_url: str) -> None:
     assert done.stdout.splitlines()[:3] == ["piped", "Msg 8134, Level 16, State 1, Line 3",
                                             "Divide by zero error encountered."]
     assert "master>" not in done.stdout and done.returncode == 1
+
+
+def test_a_1mb_paste_runs_and_ctrl_c_stops_it(repl: Any) -> None:
+    """A 1 MB bracketed paste (what terminals send for a paste) is one edit of the buffer, not
+    a million key presses; the batch runs, and Ctrl-C cancels it while it runs."""
+    lines = 16384
+    literal = ("x" * 63 + "\r") * lines  # the terminal sends the pasted newlines as CR
+    paste = (f"DECLARE @s nvarchar(max) = N'{literal}';\rPRINT 'length ' + "
+             f"CAST(LEN(@s) AS varchar(10));\rWAITFOR DELAY '00:00:30';\rPRINT 'not reached'\rGO\r")
+    repl.send("\x1b[200~" + paste + "\x1b[201~")
+    repl.send("\r")
+    repl.expect(f"length {64 * lines}")
+    started = time.monotonic()
+    repl.sendintr()
+    repl.expect("cancelled by user")
+    repl.expect("master>")
+    assert time.monotonic() - started < 10
+    type_batch(repl, "PRINT 'after' + 'paste'", "GO")
+    repl.expect("afterpaste")
+    assert "\nnot reached" not in repl.logfile_read.getvalue()  # the echo has PRINT before it

@@ -165,6 +165,20 @@ def _current_word(before: str) -> _Word:
     return _Word(word, len(word), "url" if "/" in word else "plain")
 
 
+# Completion looks at this many characters before the cursor: every keystroke of a long
+# buffer (a paste without bracketed-paste mode) would otherwise rescan all of it.
+_LOOKBEHIND = 500
+
+
+def _tail(before: str) -> str:
+    """The last :data:`_LOOKBEHIND` characters of ``before``, opened with a quote when the
+    cut falls inside a string (so that the quote count still tells where the cursor is)."""
+    if len(before) <= _LOOKBEHIND:
+        return before
+    tail = before[-_LOOKBEHIND:]
+    return "'" + tail if before.count("'", 0, len(before) - _LOOKBEHIND) % 2 else tail
+
+
 _CONTEXTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(p + r"\s+(?:N?'[^']*|\[[^\]]*|[\w@#$/.:]*)$", re.IGNORECASE), kind)
     for p, kind in (
@@ -188,7 +202,7 @@ class TSqlCompleter(Completer):
     def get_completions(self, document: Document,
                         complete_event: CompleteEvent) -> Iterator[Completion]:
         """Completions for the word before the cursor (see the module docstring)."""
-        before = document.text_before_cursor
+        before = _tail(document.text_before_cursor)
         if before.lstrip().startswith(":") and "\n" not in before.strip():
             yield from self._special(before)
             return
