@@ -182,6 +182,7 @@ MESSAGES: dict[int, tuple[int, str]] = {
     547: (16, ("The %ls statement conflicted with the %ls constraint \"%.*ls\". The conflict "
                "occurred in database \"%.*ls\", table \"%.*ls\"%ls%.*ls%ls.")),
     911: (16, "Database '%.*ls' does not exist. Make sure that the name is entered correctly."),
+    4060: (11, 'Cannot open database "%.*ls" requested by the login. The login failed.'),
     1205: (13, ("Transaction (Process ID %d) was deadlocked on %.*ls resources with another "
                 "process and has been chosen as the deadlock victim. Rerun the transaction.")),
     1222: (16, "Lock request time out period exceeded."),
@@ -584,3 +585,8 @@ def broker_error(number: int, *args: Any, state: int = 1) -> BrokerError:
     err = tsql_error(number, *args, state=state, cls=BrokerError)
     assert isinstance(err, BrokerError)
     return err
+
+
+class StorageOpenError(Exception):
+    """The storage named by ``--url`` (or ``:connect``) cannot be opened; the text is one
+    line naming it and saying why (see ``tsqlbroker.engine.opening``)."""

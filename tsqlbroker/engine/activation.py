@@ -49,8 +49,10 @@ def log_error(log: BrokerLog, source: str, number: int, *args: Any) -> LogEntry:
     """Write SQL Server error ``number`` to the broker log as ``Msg n, Level l, State 1, <text>``
     (the form the tools print errors in, on one line)."""
     severity = MESSAGES[number][0]
-    return log.write(source, f"Msg {number}, Level {severity}, State 1, "
-                             f"{message_text(number, *args)}")
+    text = message_text(number, *args)
+    return log.write(source, f"Msg {number}, Level {severity}, State 1, {text}",
+                     record={"type": "error", "number": number, "severity": severity,
+                             "state": 1, "line": 1, "message": text, "source": "broker"})
 
 
 @dataclass(frozen=True)
@@ -305,6 +307,23 @@ class ActivationManager:
                 return False
         return True
 
+    def unfinished(self) -> list[str]:
+        """What keeps activation from being idle, one line each: activated procedures still
+        running (not waiting in a WAITFOR), queues with messages still to activate on."""
+        now = _dt.datetime.now()
+        with self._cond:
+            monitors = list(self._monitors.values())
+            running = [t for m in monitors for t in m.tasks if not t.waiting]
+        lines = [f"activated procedure {t.procedure} on queue {t.queue_name} is still running "
+                 f"(spid {t.spid}, for {(now - t.started).total_seconds():.1f} s)"
+                 for t in sorted(running, key=lambda t: t.id)]
+        for mon in monitors:
+            settings = self._settings(mon.db_id, mon.queue_id)
+            if settings is not None and self._can_activate(settings) and \
+                    self.broker.queue_ready(mon.db_id, mon.queue_id):
+                lines.append(f"queue {settings.name} still has messages for {settings.procedure}")
+        return lines
+
     # -- the monitor thread -------------------------------------------------------------------
     def _loop(self) -> None:
         next_tick = 0.0
@@ -434,10 +453,11 @@ class ActivationManager:
             mon.state = "NOTIFIED"
             mon.last_activated_time = _dt.datetime.now()
             mon.last_launch_monotonic = now
-        thread = threading.Thread(target=self._run_task, args=(mon, task), daemon=True,
-                                  name=f"tsqlbroker-activation-{task.id}")
-        task.thread = thread
-        thread.start()
+            # Started under the lock: stop() then sees each task with a running thread
+            # (joining one not yet started raises RuntimeError).
+            task.thread = threading.Thread(target=self._run_task, args=(mon, task),
+                                           daemon=True, name=f"tsqlbroker-activation-{task.id}")
+            task.thread.start()
 
     def _run_task(self, mon: QueueMonitor, task: ActivatedTask) -> None:
         runner = self.runner

@@ -13,6 +13,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 _log = logging.getLogger(__name__)
 
@@ -25,6 +26,9 @@ class LogEntry:
     source: str
     text: str
     level: str = "info"  # info (what the broker does) | output (of activated procs) | error
+    # The entry as a record of the JSON-lines contract ({"type": "message" | "error", …,
+    # "source": …}), when it has one: output and errors of activated procedures.
+    record: dict[str, Any] | None = None
 
     def render(self) -> str:
         return f"{self.time:%Y-%m-%d %H:%M:%S.%f}"[:-3] + f" {self.source:<10} {self.text}"
@@ -38,10 +42,11 @@ class BrokerLog:
         self._listeners: list[Callable[[LogEntry], None]] = []
         self._lock = threading.Lock()
 
-    def write(self, source: str, text: str, level: str = "error") -> LogEntry:
+    def write(self, source: str, text: str, level: str = "error",
+              record: dict[str, Any] | None = None) -> LogEntry:
         """Append a line (``source`` e.g. ``spid57s``, ``Broker``, ``Activation``; ``level``
-        info, output or error)."""
-        entry = LogEntry(_dt.datetime.now(), source, text, level)
+        info, output or error; ``record``: see :class:`LogEntry`)."""
+        entry = LogEntry(_dt.datetime.now(), source, text, level, record)
         with self._lock:
             self._entries.append(entry)
             listeners = list(self._listeners)

@@ -18,10 +18,7 @@ store lives in its connections' home schema (the first of ``search_path``, e.g. 
 
 from __future__ import annotations
 
-import atexit
 import os
-import shutil
-import tempfile
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -30,6 +27,8 @@ from typing import Any
 from sqlalchemy import Connection, Engine, MetaData, create_engine, event
 from sqlalchemy.engine import CursorResult, make_url
 from sqlalchemy.pool import NullPool, QueuePool
+
+from .privatestore import PrivateDir, create_private_dir
 
 DEFAULT_DB_ENV = "TSQLBROKER_URL"
 
@@ -45,24 +44,18 @@ def default_url() -> str:
     return f"sqlite:///{path}"
 
 
-def _private_sqlite_url() -> tuple[str, str]:
-    root = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
-    tmpdir = tempfile.mkdtemp(prefix="tsqlbroker-", dir=root)
-    atexit.register(shutil.rmtree, tmpdir, True)
-    return f"sqlite:///{os.path.join(tmpdir, 'memory.db')}", tmpdir
-
-
 class Store:
     """One storage backend shared by every session of an instance (and its background tasks)."""
 
     def __init__(self, url: str | None = None, *, busy_timeout_ms: int = 60_000) -> None:
         self.requested_url = url
-        self._tmpdir: str | None = None
+        self._private: PrivateDir | None = None
         if url is None:
             url = default_url()
         parsed = make_url(url)
         if parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:"):
-            url, self._tmpdir = _private_sqlite_url()
+            self._private = create_private_dir()
+            url = self._private.url
             parsed = make_url(url)
         self.url = url
         self.dialect: str = parsed.get_backend_name()
@@ -133,9 +126,8 @@ class Store:
         for fn in hooks:
             fn()
         self.engine.dispose()
-        if self._tmpdir:
-            shutil.rmtree(self._tmpdir, ignore_errors=True)
-            self._tmpdir = None
+        if self._private is not None:
+            self._private.remove()
 
 
 class StoreConnection:

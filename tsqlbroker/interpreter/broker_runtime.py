@@ -43,13 +43,16 @@ class _ActivationSink:
         self.task = task
         self.runtime = runtime
 
-    def _write(self, text: str) -> None:
-        self.log.write(f"spid{self.task.spid}s",
-                       message_text(9724, self.task.procedure, self.task.queue_name, text),
-                       "output")
+    def _write(self, text: str, record: dict[str, Any]) -> None:
+        task = self.task
+        self.log.write(f"spid{task.spid}s",
+                       message_text(9724, task.procedure, task.queue_name, text), "output",
+                       # An error keeps its own "procedure" (where it was raised).
+                       record={"procedure": task.procedure, **record, "source": "activation",
+                               "queue": task.queue_name, "spid": task.spid})
 
     def message(self, text: str) -> None:
-        self._write(text)
+        self._write(text, {"type": "message", "text": text})
 
     def resultset(self, rs: Any) -> None:
         """Result sets of activated procedures go nowhere, as in SQL Server."""
@@ -59,7 +62,7 @@ class _ActivationSink:
             # Ended by the broker (queue dropped: Msg 28085 is logged; shutdown): what fails
             # after that is a consequence, not the procedure's fault.
             return
-        self._write(err.render().replace("\n", " "))
+        self._write(err.render().replace("\n", " "), err.as_record())
 
     def rows_affected(self, n: int) -> None:
         """Row counts are not logged."""
@@ -183,6 +186,9 @@ class BrokerRuntime:
                                         database=row.name)
         task.spid = session.id
         task.cancel = session.cancel
+        if task.ended_by_broker:  # stopped before it could be cancelled: do not start it
+            session.close()
+            return
         session.extensions["activation_task"] = task
         self.log.write("Activation", f"started {task.procedure} on queue {task.queue_name} "
                        f"(spid {task.spid})", "info")

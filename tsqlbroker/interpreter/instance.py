@@ -14,6 +14,7 @@ import weakref
 from typing import Any
 
 from tsqlbroker.engine.catalog import Catalog
+from tsqlbroker.engine.opening import opening
 from tsqlbroker.engine.store import Store
 
 from .sink import Sink
@@ -23,13 +24,18 @@ class Instance:
     """What a SQL Server instance is: storage plus sessions (``@@SPID`` from 51)."""
 
     def __init__(self, url: str | None = None) -> None:
-        self.store = Store(url)
-        self.catalog = Catalog.get(self.store)
-        conn = self.store.connect()
-        try:
-            self.catalog.ensure_schema(conn)
-        finally:
-            conn.close()
+        with opening(url):
+            self.store = Store(url)
+            try:
+                self.catalog = Catalog.get(self.store)
+                conn = self.store.connect()
+                try:
+                    self.catalog.ensure_schema(conn)
+                finally:
+                    conn.close()
+            except BaseException:
+                self.store.close()
+                raise
         self._register_functions()
         from .compiler import load_handlers
 

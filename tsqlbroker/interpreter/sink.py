@@ -137,6 +137,10 @@ class JsonLinesSink:
             self.out.write(json.dumps(record, ensure_ascii=False) + "\n")
             self.out.flush()
 
+    def record(self, record: dict[str, Any]) -> None:
+        """Write any record of the contract (e.g. a broker log entry's), whole, on its line."""
+        self._write(record)
+
     def message(self, text: str) -> None:
         self._write({"type": "message", "text": text})
 

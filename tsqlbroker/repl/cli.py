@@ -13,12 +13,16 @@ Imports stay light: ``-Q`` and ``parse`` load neither prompt-toolkit nor psycopg
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
 from tsqlbroker import __version__
+from tsqlbroker.errors import StorageOpenError
+from tsqlbroker.repl.pipes import EXIT_BROKEN_PIPE, PipeGuard, silence
 
 EPILOG = """\
 examples:
@@ -28,8 +32,9 @@ examples:
   tsqlbroker parse --ast listing.sql
   tsqlbroker serve --url postgresql+psycopg://user@localhost/broker
 
-exit status: 0 success; 1 a batch raised an error (or a file did not parse);
-2 bad command-line usage.
+exit status: 0 success; 1 a batch raised an error (or a file did not parse, or the
+storage or the -d database cannot be opened); 2 bad command-line usage; 130 Ctrl-C;
+141 the output was closed early (| head); 143 SIGTERM.
 """
 
 MODES = ("run", "parse", "serve")
@@ -122,6 +127,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(mode)
     args = parser.parse_args(rest)
     try:
+        if mode != "serve":  # serve stops on SIGTERM by itself
+            _exit_on_sigterm()
         if mode == "parse":
             from tsqlbroker.grammar.check import check_files
 
@@ -144,11 +151,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_repl(url=args.url, database=args.database, output_format=args.format)
     except KeyboardInterrupt:
         return 130
+    except StorageOpenError as exc:
+        print(f"tsqlbroker: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # parse --ast | head: the reader has all it wanted
+        silence(sys.stdout)
+        return EXIT_BROKEN_PIPE
+
+
+def _exit_on_sigterm() -> None:
+    """SIGTERM leaves through ``SystemExit`` (status 143), so that what is open is closed
+    on the way out: transactions roll back and a ``sqlite://`` store's files are removed.
+    Only the first SIGTERM does: one during the clean-up does not interrupt it."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def leave(signum: int, _frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, leave)
 
 
 def _open_output(path: str | None) -> TextIO:
     if path is None:
-        return sys.stdout
+        return PipeGuard(sys.stdout)  # type: ignore[return-value]
     return open(path, "w", encoding="utf-8")  # closed by run_scripts
 
 
@@ -172,14 +199,18 @@ def run_scripts(args: argparse.Namespace, files: list[str], text: str | None,
     from tsqlbroker.startup import startup_phase, thaw
 
     out = _open_output(args.output)
+    err = PipeGuard(sys.stderr)
     try:
         # Start-up time: no garbage collection while the engine loads (see startup.py).
         with startup_phase():
             runner = ScriptRunner(url=args.url, database=args.database,
                                   output_format=args.format, out=out,
-                                  err=sys.stderr if args.output is None else out,
+                                  err=err if args.output is None else out,  # type: ignore
                                   sqlcmd=state, stop_on_error=args.stop_on_error)
             get_driver()  # the grammar tables, loaded inside the phase too
+        for stream in (out, err):
+            if isinstance(stream, PipeGuard):
+                stream.on_broken = runner.output_closed
         try:
             for f in files:
                 path = Path(f)
@@ -199,11 +230,13 @@ def run_scripts(args: argparse.Namespace, files: list[str], text: str | None,
             runner.wait_idle(args.wait_idle)
         finally:
             runner.close()
+        if isinstance(out, PipeGuard) and out.broken:
+            return EXIT_BROKEN_PIPE
         return 1 if runner.had_error else 0
     finally:
         if thaw_after:
             thaw()
-        if out is not sys.stdout:
+        if not isinstance(out, PipeGuard):
             out.close()
 
 

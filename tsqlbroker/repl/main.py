@@ -33,12 +33,13 @@ from rich.text import Text
 
 from tsqlbroker import __version__
 from tsqlbroker.engine.results import ResultSet
-from tsqlbroker.errors import TSqlError
+from tsqlbroker.errors import StorageOpenError, TSqlError
 from tsqlbroker.repl.catalog import CatalogCache, HelperSession, bracket, changes_catalog
 from tsqlbroker.repl.completer import TSqlCompleter
 from tsqlbroker.repl.config import Config, ConfigError, load_config, parse_config
 from tsqlbroker.repl.key_bindings import build_key_bindings, is_special
 from tsqlbroker.repl.lexer import TSqlBrokerLexer
+from tsqlbroker.repl.pipes import EXIT_BROKEN_PIPE, PipeGuard
 from tsqlbroker.repl.render import RichSink, run_pager
 from tsqlbroker.repl.special import SpecialError, execute_special
 from tsqlbroker.repl.sqlcmd import SqlcmdError, SqlcmdState, preprocess
@@ -327,6 +328,8 @@ class Repl:
             link = self._open(self._factory(url))
         except TSqlError:
             raise
+        except StorageOpenError as exc:
+            raise SpecialError(str(exc)) from None
         except Exception as exc:  # noqa: BLE001 - a bad URL is a user error
             raise SpecialError(f"Cannot open storage '{url}': {exc}") from None
         old, self.link, self.url = self.link, link, url
@@ -464,18 +467,29 @@ def run_repl(url: str | None, database: str, output_format: str) -> int:
         config.format = "json"
     # The command line's default is master; then the config file's database applies.
     start_db = database if database.lower() != "master" else config.database
+    # Piped input is a script, as sqlcmd reads it: no prompt, no banner; and its reader may
+    # go away (| head): then the script stops quietly.
+    guard = PipeGuard(sys.stdout) if not sys.stdin.isatty() else None
     try:
-        repl = Repl(config, url=url, database=start_db)
+        repl = Repl(config, url=url, database=start_db,
+                    console=Console(file=guard, highlight=False) if guard else None)
     except TSqlError as err:
         print(err.render(), file=sys.stderr)
+        return 1
+    except StorageOpenError as exc:
+        print(f"tsqlbroker: {exc}", file=sys.stderr)
         return 1
     except Exception as exc:  # noqa: BLE001 - e.g. a malformed storage URL
         print(f"tsqlbroker: cannot open storage: {exc}", file=sys.stderr)
         return 1
     try:
-        if not sys.stdin.isatty():
-            # Piped input is a script, as sqlcmd reads it: no prompt, no banner.
-            return repl.run_script(sys.stdin.read())
+        if start_db.lower() != "master" and repl.current_database.lower() != start_db.lower():
+            return 1  # -d names no database (its USE said so): nothing runs, as in sqlcmd
+        if guard is not None:
+            guard.on_broken = lambda: (repl.request_exit(EXIT_BROKEN_PIPE),
+                                       repl.session.cancel())
+            status = repl.run_script(sys.stdin.read())
+            return EXIT_BROKEN_PIPE if guard.broken else status
         if created and path is not None:
             repl.info(f"Created the config file {path}.", style="dim")
         repl.info(f"tsqlbroker {__version__} on {describe_storage(repl)}. A line holding GO "

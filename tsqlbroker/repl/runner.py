@@ -8,12 +8,22 @@ After the last batch the runner waits until activated procedures are idle.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import TextIO
 
-from tsqlbroker.errors import TSqlError
-from tsqlbroker.interpreter.sink import JsonLinesSink, Sink, TextSink
+from tsqlbroker.engine.brokerlog import LogEntry
+from tsqlbroker.errors import TSqlError, tsql_error
+from tsqlbroker.interpreter.sink import JsonLinesSink, Sink, TeeSink, TextSink
 from tsqlbroker.repl.sqlcmd import SqlcmdError, SqlcmdState, preprocess
+
+
+def _log_record(sink: JsonLinesSink, entry: LogEntry) -> None:
+    """``--format json``: a broker log entry (output and errors of activated procedures,
+    broker errors; not what the broker merely does) as a record marked with its source."""
+    if entry.level != "info":
+        sink.record(entry.record or {"type": "message", "text": entry.text,
+                                     "source": "broker", "level": entry.level})
 
 
 def _write_line(out: TextIO, text: str) -> None:
@@ -67,9 +77,36 @@ class ScriptRunner:
         if output_format != "json":
             self.runtime.log.add_listener(
                 lambda entry: entry.level != "info" and _write_line(err, entry.render()))
+        else:
+            self.runtime.log.add_listener(partial(_log_record, base))
+        self._err = err
         self.session = self.instance.session(self.sink, database="master")
-        if database and database.lower() != "master":
-            self.run_text(f"USE [{database.replace(']', ']]')}]")
+        if database and database.lower() != "master" and not self._start_in(database):
+            self.stopped = True  # as sqlcmd -d: a database that cannot be opened runs nothing
+
+    def _start_in(self, database: str) -> bool:
+        """``-d``: make ``database`` current; if it does not exist, SQL Server's login
+        failure (Msg 4060) and False."""
+        if self.instance.catalog.database_id(self.session.conn, database) is None:
+            self.sink.error(tsql_error(4060, database))
+            return False
+        self.run_text(f"USE [{database.replace(']', ']]')}]")
+        return True
+
+    def output_closed(self) -> None:
+        """The reader of the output went away (``| head``): stop quietly. The running batch
+        is cancelled, nothing more is shown (not even the cancel) and no batch follows."""
+        self.stopped = True
+        self.sink.inner = TeeSink()
+        self.session.cancel()
+
+    def notice(self, text: str, source: str) -> None:
+        """A line from the client itself, not T-SQL output: on stderr, or in ``--format
+        json`` a message record marked with ``source``."""
+        if isinstance(self.sink.inner, JsonLinesSink):
+            self.sink.inner.record({"type": "message", "text": text, "source": source})
+        else:
+            _write_line(self._err, f"tsqlbroker: {text}")
 
     @property
     def had_error(self) -> bool:
@@ -94,6 +131,8 @@ class ScriptRunner:
             return not self.stopped
         for chunk in split_batches(plain):
             for _ in range(max(chunk.repeat, 1)):
+                if self.stopped:
+                    return False
                 before = self.sink.count
                 self.session.execute(chunk.text, start_line=chunk.start_line)
                 if self.sink.count > before and (self.stop_on_error
@@ -106,8 +145,13 @@ class ScriptRunner:
         return True
 
     def wait_idle(self, seconds: float) -> bool:
-        """Wait (bounded) until activated procedures are idle and nothing activatable is left."""
-        return self.runtime.wait_idle(seconds)
+        """Wait (bounded) until activated procedures are idle and nothing activatable is left;
+        if the time runs out, say what was left, one line each."""
+        if self.runtime.wait_idle(seconds):
+            return True
+        for line in self.runtime.manager.unfinished():
+            self.notice(f"--wait-idle {seconds:g} s ran out: {line}", "wait-idle")
+        return False
 
     def close(self) -> None:
         try:

@@ -479,6 +479,9 @@ class Listener:
     """A thread that LISTENs on the store's channel and hands other processes' events to
     ``handler(kind, db_id, queue_id)``."""
 
+    # How long one wait for notifications lasts; stop() wakes the wait, it does not end it.
+    POLL_SECONDS = 0.5
+
     def __init__(self, store: Store, handler: Handler,
                  on_reconnect: Callable[[], None] | None = None) -> None:
         """``on_reconnect()`` runs when listening again after a lost connection (events of
@@ -488,6 +491,7 @@ class Listener:
         self.on_reconnect = on_reconnect
         self._stop = threading.Event()
         self._ready = threading.Event()
+        self._channel: str | None = None  # once listening
         self._thread = threading.Thread(target=self._run, name="tsqlbroker-pg-listener",
                                         daemon=True)
 
@@ -497,10 +501,26 @@ class Listener:
         self._ready.wait(10.0)
 
     def stop(self) -> None:
-        """Stop the thread (it notices within a second) and close its connection."""
+        """Stop the thread and close its connection: a notification of our own wakes it
+        from its wait at once (an exit does not wait out the poll)."""
         self._stop.set()
         if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._wake()
             self._thread.join(5.0)
+
+    def _wake(self) -> None:
+        channel = self._channel
+        if channel is None:
+            return
+        try:
+            conn = self.store.connect()
+            try:
+                # Tagged as this process's: _dispatch ignores it.
+                run(conn, "SELECT pg_notify(?, ?)", (channel, PROCESS_TAG + "|"))
+            finally:
+                conn.close()
+        except Exception:  # noqa: BLE001 - the poll notices the stop anyway
+            log.debug("could not wake the listener", exc_info=True)
 
     def _connect(self) -> Any:
         return connect_autocommit(self.store)
@@ -513,12 +533,15 @@ class Listener:
                     name = pg.execute("SELECT current_schema()").fetchone()[0] or "public"
                     chan = f"tsqlb_{name}"[:63]
                     pg.execute(f'LISTEN "{chan}"')
+                    self._channel = chan
                     self._ready.set()
                     if failures and self.on_reconnect is not None:
                         self.on_reconnect()
                     failures = 0
                     while not self._stop.is_set():
-                        for note in pg.notifies(timeout=0.5):
+                        for note in pg.notifies(timeout=self.POLL_SECONDS):
+                            if self._stop.is_set():
+                                break  # woken by stop(): the wait does not run out first
                             self._dispatch(note.payload)
             except Exception as exc:  # noqa: BLE001 - the server went away: reconnect
                 # Said once per outage; retried every second (quietly) until it is back.
