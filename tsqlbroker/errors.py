@@ -157,6 +157,7 @@ class BrokerError(ExecutionError):
 MESSAGES: dict[int, tuple[int, str]] = {
     # --- general / binding
     102: (15, "Incorrect syntax near '%.*ls'."),
+    103: (15, "The identifier that starts with '%.*ls' is too long. Maximum length is 128."),
     105: (15, "Unclosed quotation mark after the character string '%.*ls'."),
     113: (15, "Missing end comment mark '*/'."),
     111: (15, "'%ls' must be the first statement in a query batch."),
@@ -182,6 +183,8 @@ MESSAGES: dict[int, tuple[int, str]] = {
     547: (16, ("The %ls statement conflicted with the %ls constraint \"%.*ls\". The conflict "
                "occurred in database \"%.*ls\", table \"%.*ls\"%ls%.*ls%ls.")),
     911: (16, "Database '%.*ls' does not exist. Make sure that the name is entered correctly."),
+    16948: (16, ("The variable '%.*ls' is not a cursor variable, but it is used in a place "
+                 "where a cursor variable is expected.")),
     4060: (11, 'Cannot open database "%.*ls" requested by the login. The login failed.'),
     1205: (13, ("Transaction (Process ID %d) was deadlocked on %.*ls resources with another "
                 "process and has been chosen as the deadlock victim. Rerun the transaction.")),

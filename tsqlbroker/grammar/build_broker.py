@@ -7,6 +7,7 @@ the RECEIVE column ``service_instance_id`` is normalised to ``conversation_group
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from lark import Token, Tree
@@ -27,8 +28,13 @@ def _keyword_or_string(children: list[Any]) -> str:
     return str(children[0]).upper()
 
 
+MAX_QUEUE_READERS = 32767
+
+
 class BrokerBuilder:
     """Mixin: Service Broker statements."""
+
+    syntax_error: Callable[[Token], Exception]  # AstBuilder's
 
     def owner(self, name: Token) -> tuple[str, str]:
         return ("owner", name_of(name))
@@ -154,6 +160,8 @@ class BrokerBuilder:
         return ("procedure", name)
 
     def a_max_readers(self, n: Token) -> tuple[str, Any]:
+        if int(n) > MAX_QUEUE_READERS:  # a smallint in SQL Server
+            raise self.syntax_error(n)
         return ("max_readers", int(n))
 
     def a_execute_as(self, who: str) -> tuple[str, Any]:

@@ -80,7 +80,9 @@ def parse(text: str) -> ast.Script:
 def parse_batch(text: str, start_line: int = 1, repeat: int = 1) -> ast.Batch:
     """Parse one batch. Statement spans carry file lines (``start_line`` is the file line of
     the batch's first line); ``start_pos``/``end_pos`` are offsets into ``text``."""
-    blanked = blank_comments(text, regions(text, start_line))
+    found = regions(text, start_line)
+    blanked = blank_comments(text, found)
+    _check_identifier_lengths(text, blanked, found, start_line)
     try:
         stmts = get_driver().parse(blanked, lambda b: b.reset(text, start_line - 1))
     except SyntaxFailure as e:
@@ -98,6 +100,38 @@ def parse_batch(text: str, start_line: int = 1, repeat: int = 1) -> ast.Batch:
 # ---------------------------------------------------------------------------------------------
 # Errors
 # ---------------------------------------------------------------------------------------------
+MAX_IDENTIFIER = 128
+# A bare name (or @variable, #temp) longer than MAX_IDENTIFIER: only such runs match.
+_LONG_WORD = re.compile(r"(?<![\w@#$])(?=[@#]*[^\W\d])[\w@#$]{%d,}" % (MAX_IDENTIFIER + 1))
+
+
+def _check_identifier_lengths(text: str, blanked: str, found: list[tuple[int, int, bool]],
+                              start_line: int) -> None:
+    """SQL Server's Msg 103 for the first identifier longer than 128 characters (bare,
+    bracketed or quoted; escapes count once), raised before parsing as its lexer does."""
+    long_at: list[tuple[int, str]] = []
+    starts = [s for s, _e, _c in found]
+    for m in _LONG_WORD.finditer(blanked):
+        i = bisect.bisect_right(starts, m.start()) - 1
+        if i < 0 or found[i][1] <= m.start():  # not inside a string or quoted name
+            long_at.append((m.start(), m.group()))
+            break
+    for s, e, is_comment in found:
+        quote = text[s]
+        if not is_comment and quote in '["' and e - s > MAX_IDENTIFIER + 2:
+            closer = "]" if quote == "[" else '"'
+            name = text[s + 1:e - 1 if text[e - 1] == closer else e]
+            name = name.replace(closer * 2, closer)
+            if len(name) > MAX_IDENTIFIER:
+                long_at.append((s, name))
+                break
+    if long_at:
+        pos, name = min(long_at)
+        line, col = _position(text, pos)
+        raise ParseError(message_text(103, name[:MAX_IDENTIFIER]), start_line + line, col,
+                         _line_at(text, pos), number=103)
+
+
 def _line_at(text: str, pos: int) -> str:
     start = text.rfind("\n", 0, pos) + 1
     end = text.find("\n", pos)

@@ -13,7 +13,9 @@ import bisect
 from collections.abc import Callable
 from typing import Any
 
-from tsqlbroker.errors import Span
+from lark import Token
+
+from tsqlbroker.errors import ParseError, Span, message_text
 from tsqlbroker.grammar import ast
 from tsqlbroker.grammar.build_broker import BrokerBuilder
 from tsqlbroker.grammar.build_expr import ExprBuilder
@@ -99,6 +101,16 @@ class AstBuilder(ExprBuilder, StmtBuilder, BrokerBuilder, SecurityBuilder):
         off = self.line_offset
         return Span(line + 1 + off, start - starts[line] + 1, end_line + 1 + off,
                     end - starts[end_line] + 1, start, end)
+
+    def syntax_error(self, tok: Token) -> ParseError:
+        """Msg 102 at ``tok``: for a token the grammar takes but SQL Server's does not (a
+        value out of an option's range)."""
+        span = self._make_span(tok.start_pos or 0, tok.end_pos or 0)
+        starts = self._line_starts
+        line_start = starts[span.line - 1 - self.line_offset]
+        end = self.text.find("\n", line_start)
+        return ParseError(message_text(102, str(tok)), span.line, span.column,
+                          self.text[line_start:end if end >= 0 else len(self.text)])
 
     def _slice(self) -> str:
         start, end = self.span

@@ -72,7 +72,10 @@ def compile_rowsource(c: Compiler, query: ast.SelectStmt) -> Callable[[Frame], R
 def _lookup(c: Compiler, name: str, node: ast.Node) -> Callable[[Frame], Cursor]:
     """``fn(frame) -> Cursor`` for a cursor name or cursor variable (Msg 16916 / 16950)."""
     if name.startswith("@"):
-        slot = c.var(name, node).slot
+        info = c.var(name, node)
+        if info.type.name.lower() != "cursor":
+            raise c.bind_error(16948, node, name)
+        slot = info.slot
 
         def by_var(f: Frame) -> Cursor:
             cur = f.v[slot]

@@ -435,13 +435,28 @@ def compile_in_list(c: Compiler, node: ast.InList) -> CExpr:
     return CExpr(T.BIT, in_list, predicate=True)
 
 
+def _text_of(c: Compiler, node: ast.Like, t: T.SqlType, position: int
+             ) -> Callable[[Any], Any]:
+    """The converter of LIKE's argument ``position`` to text (identity for strings); Msg
+    8116 for a type that does not convert (xml, sql_variant …)."""
+    if t.is_string:
+        return lambda v: v
+    try:
+        return convert_fn(t, T.NVARCHAR_MAX if t.is_unicode else T.VARCHAR_MAX)
+    except TSqlError:
+        raise c.bind_error(8116, node, t.name, position, "like") from None
+
+
 @expr_handler(ast.Like)
 def compile_like(c: Compiler, node: ast.Like) -> CExpr:
     e, p = c.expr(node.expr), c.expr(node.pattern)
     esc = c.expr(node.escape) if node.escape is not None else None
-    to_s = convert_fn(e.type, T.NVARCHAR_MAX) if not e.type.is_string else (lambda v: v)
+    # "If any one of the arguments isn't of character string data type, [it is converted]
+    # to character string data type, if it's possible" (LIKE): 1.5 becomes '1.5'.
+    to_s, pat_s = _text_of(c, node, e.type, 1), _text_of(c, node, p.type, 2)
     ef, pf = e.fn, p.fn
     escf = esc.fn if esc is not None else (lambda _f: None)
+    esc_s = _text_of(c, node, esc.type, 3) if esc is not None else (lambda v: v)
     neg = node.negated
     like = O.like
 
@@ -450,7 +465,7 @@ def compile_like(c: Compiler, node: ast.Like) -> CExpr:
         pat = pf(f)
         if v is None or pat is None:
             return None
-        r = like(to_s(v), pat, escf(f))
+        r = like(to_s(v), pat_s(pat), esc_s(escf(f)))
         if r is None:
             return None
         return (not r) if neg else bool(r)

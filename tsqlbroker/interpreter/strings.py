@@ -58,6 +58,15 @@ def string_type(t: SqlType) -> SqlType:
     return SqlType("varchar", 30)
 
 
+def text_type(t: SqlType) -> SqlType:
+    """The type a function working on text returns for an argument of type ``t``: binary
+    arguments are converted to varchar (UPPER, LTRIM, REVERSE … take "character or binary
+    data ... implicitly convertible to varchar")."""
+    if t.is_binary:
+        return SqlType("varchar", t.length or 1)
+    return string_type(t)
+
+
 def _len_type(t: SqlType) -> SqlType:
     return BIGINT if t.is_max else INT
 
@@ -229,7 +238,8 @@ def _bind_replace(types: Types, consts: Consts) -> Bound:
 def _bind_replicate(types: Types, consts: Consts) -> Bound:
     t = types[0]
     rtype = _wide(string_type(t)) if not t.is_binary else SqlType("varbinary", 8000)
-    s, ni = as_string(t), as_int(types[1])
+    # A binary value is repeated as bytes: REPLICATE returns its argument's type.
+    s, ni = (lambda v: v) if t.is_binary else as_string(t), as_int(types[1])
     cap = _cap(rtype)
 
     limit = MAX_VALUE_CHARS if rtype.length == MAX else (rtype.length or 8000)
@@ -263,6 +273,8 @@ def _bind_stuff(types: Types, consts: Consts) -> Bound:
     rtype = _wide(string_type(t)) if not types[3].is_unicode or t.is_unicode else \
         SqlType("nvarchar", 4000)
     s, si, li, ins = as_string(t), as_int(types[1]), as_int(types[2]), as_string(types[3])
+    if t.is_binary:  # binary data in, binary data out (STUFF)
+        s, ins = (lambda v: v), converter(types[3], SqlType("varbinary", MAX))
 
     def stuff(v: Any, start: Any, length: Any, new: Any) -> Any:
         if v is None or start is None or length is None:
@@ -270,13 +282,13 @@ def _bind_stuff(types: Types, consts: Consts) -> Bound:
         text, st, ln = s(v), si(start), li(length)
         if st < 1 or st > len(text) or ln < 0:
             return None
-        return text[:st - 1] + (ins(new) if new is not None else "") + text[st - 1 + ln:]
+        return text[:st - 1] + (ins(new) if new is not None else text[:0]) + text[st - 1 + ln:]
     return rtype, stuff
 
 
 def _same_string(types: Types, fn: Callable[[str], str]) -> Bound:
     t = types[0]
-    rtype = string_type(t)
+    rtype = text_type(t)
     s = as_string(t)
     return rtype, lambda v: None if v is None else fn(s(v))
 
@@ -295,7 +307,7 @@ def _bind_reverse(types: Types, consts: Consts) -> Bound:
 
 def _trimmer(types: Types, kind: str) -> Bound:
     t = types[0]
-    rtype = string_type(t)
+    rtype = text_type(t)
     s = as_string(t)
     cs = as_string(types[1]) if len(types) > 1 else None
 
@@ -461,7 +473,7 @@ def _bind_string_escape(types: Types, consts: Consts) -> Bound:
 
 def _bind_translate(types: Types, consts: Consts) -> Bound:
     a, b, c = (as_string(t) for t in types[:3])
-    rtype = string_type(types[0])
+    rtype = text_type(types[0])
 
     def translate(v: Any, src: Any, dst: Any) -> Any:
         if v is None or src is None or dst is None:

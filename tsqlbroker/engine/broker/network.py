@@ -298,10 +298,15 @@ class NetworkMixin(ConversationsMixin):
             r = o["remote_service_name"]
             values["remote_service_name"] = None if is_any(r) else r
         if "priority_level" in o:
-            level = o["priority_level"]
-            level = 5 if level is None or str(level).upper() == "DEFAULT" else int(level)
+            given = o["priority_level"]
+            if given is None or str(given).upper() == "DEFAULT":
+                level = 5
+            elif isinstance(given, int) or str(given).isdigit():
+                level = int(given)
+            else:
+                level = 0  # 'x', 1.5 …: no integer literal, as out of range
             if not 1 <= level <= 10:
-                raise tsql_error(102, str(level), cls=BindError)
+                raise tsql_error(102, str(given), cls=BindError)
             values["priority"] = level
         return values
 
