@@ -157,6 +157,8 @@ class BrokerError(ExecutionError):
 MESSAGES: dict[int, tuple[int, str]] = {
     # --- general / binding
     102: (15, "Incorrect syntax near '%.*ls'."),
+    168: (15, ("The floating point value '%.*ls' is out of the range of computer "
+               "representation (%d bytes).")),
     103: (15, "The identifier that starts with '%.*ls' is too long. Maximum length is 128."),
     105: (15, "Unclosed quotation mark after the character string '%.*ls'."),
     113: (15, "Missing end comment mark '*/'."),

@@ -10,7 +10,8 @@ it exactly:
 * statement level (on the parser's statement spans, nested ones included): drop, duplicate,
   swap or move a statement, wrap it in TRY/CATCH, a transaction or dynamic SQL, add or drop
   a GO line;
-* value level: swap a literal for one of another type, a data type for another.
+* value level (the syntax stays valid): swap a literal for one of another type, a data
+  type for another, a name or variable for another of the script's.
 """
 
 from __future__ import annotations
@@ -95,6 +96,11 @@ KEYWORDS = [
     "GO", "TRY", "CATCH", "THROW", "RAISERROR", "PRINT", "IF", "WHILE", "USE", "$action",
 ]
 POOL = LITERALS + IDENTIFIERS + KEYWORDS + TYPES
+KEYWORD_WORDS = {k.upper() for k in KEYWORDS} | {
+    "CREATE", "ALTER", "DROP", "INSERT", "UPDATE", "DELETE", "VALUES", "PROCEDURE", "PROC",
+    "FUNCTION", "RETURNS", "QUEUE", "SERVICE", "CONTRACT", "MESSAGE", "TYPE", "WITH",
+    "DATABASE", "SCHEMA", "VIEW", "INDEX", "TRIGGER", "LEFT", "RIGHT", "JOIN", "INNER",
+    "OUTER", "CROSS", "APPLY", "DISTINCT", "HAVING", "DESC", "ASC", "NULL", "TRANSACTION"}
 
 
 @dataclasses.dataclass
@@ -235,6 +241,21 @@ def swap_type(r: random.Random, text: str) -> tuple[str, str] | None:
     return _splice(text, start, end, new), f"type {text[start:end]!r} -> {new!r}"
 
 
+def swap_name(r: random.Random, text: str) -> tuple[str, str] | None:
+    """A name or variable for another of the same script: a queue used as a table, a
+    varchar variable where an int one was … (the syntax stays valid)."""
+    toks = [t for t in tokens(text) if t.kind in ("var", "name")
+            or (t.kind == "word" and t.text.upper() not in KEYWORD_WORDS)]
+    if len(toks) < 2:
+        return None
+    t = r.choice(toks)
+    same = [u for u in toks if u.kind == t.kind and u.text != t.text]
+    if not same:
+        return None
+    new = r.choice(same).text
+    return _splice(text, t.start, t.end, new), f"name {t.text[:30]!r} -> {new[:30]!r}"
+
+
 # -- statement level -------------------------------------------------------------------------
 def _pick_statement(r: random.Random, text: str) -> tuple[int, int] | None:
     spans = statement_spans(text)
@@ -315,8 +336,9 @@ def go_line(r: random.Random, text: str) -> tuple[str, str] | None:
 TOKEN_MUTATIONS: list[Mutation] = [delete_token, duplicate_token, swap_tokens, replace_token,
                                    insert_token, truncate, flip_char]
 STATEMENT_MUTATIONS: list[Mutation] = [drop_statement, duplicate_statement, swap_statements,
-                                       move_statement, wrap_statement, go_line, swap_literal,
-                                       swap_type]
+                                       move_statement, wrap_statement, go_line]
+# Mutations that keep the syntax valid (mostly): they reach the interpreter's deeper paths.
+VALUE_MUTATIONS: list[Mutation] = [swap_literal, swap_type, swap_name]
 
 
 def make_case(seed: int, number: int, scripts: list[tuple[str, str]]) -> Case:
@@ -325,7 +347,9 @@ def make_case(seed: int, number: int, scripts: list[tuple[str, str]]) -> Case:
     source, text = r.choice(scripts)
     steps = []
     for _ in range(r.choice((1, 1, 2, 3))):
-        family = STATEMENT_MUTATIONS if r.random() < 0.55 else TOKEN_MUTATIONS
+        pick = r.random()
+        family = (VALUE_MUTATIONS if pick < 0.45 else STATEMENT_MUTATIONS if pick < 0.8
+                  else TOKEN_MUTATIONS)
         done = r.choice(family)(r, text)
         if done is not None:
             text, step = done

@@ -20,7 +20,7 @@ import functools
 import re
 import uuid
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from typing import Any
 
 from sqlalchemy import (
@@ -157,6 +157,10 @@ def _quantum(scale: int) -> Decimal:
     return Decimal(1).scaleb(-scale)
 
 
+# Quantizing a decimal(38, s) needs 38 digits: the default context has 28.
+EXACT = Context(prec=100)
+
+
 def _type_name(t: TypeSpec) -> str:
     return t.spec
 
@@ -188,8 +192,11 @@ def to_storage(value: Any, spec: str | None, dialect: str = "sqlite") -> Any:
         if name in DECIMAL_TYPES:
             d = value if isinstance(value, Decimal) else Decimal(str(value).strip())
             scale = t.scale if name in ("decimal", "numeric") else 4
-            d = d.quantize(_quantum(scale or 0), rounding=ROUND_HALF_UP)
-            return d if dialect != "sqlite" else (int(d) if scale == 0 else float(d))
+            d = d.quantize(_quantum(scale or 0), rounding=ROUND_HALF_UP, context=EXACT)
+            if dialect != "sqlite":
+                return d
+            # SQLite's INTEGER holds 64 bits; beyond that it keeps numbers as REAL anyway.
+            return int(d) if scale == 0 and -(2**63) <= d < 2**63 else float(d)
         if name in FLOAT_TYPES:
             return float(value)
         if name in BINARY_TYPES:
@@ -322,7 +329,7 @@ def from_storage(value: Any, spec: str | None) -> Any:
         if name in DECIMAL_TYPES:
             scale = t.scale if name in ("decimal", "numeric") else 4
             d = value if isinstance(value, Decimal) else Decimal(str(value))
-            return d.quantize(_quantum(scale or 0), rounding=ROUND_HALF_UP)
+            return d.quantize(_quantum(scale or 0), rounding=ROUND_HALF_UP, context=EXACT)
         if name in FLOAT_TYPES:
             return float(value)
         if name in BINARY_TYPES:

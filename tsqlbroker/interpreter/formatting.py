@@ -17,6 +17,7 @@ from typing import Any
 
 from tsqlbroker.errors import tsql_error
 from tsqlbroker.interpreter.datetimes import DAYS, MONTHS
+from tsqlbroker.interpreter.types import EXACT
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,7 @@ def _fixed(value: Any, places: int) -> tuple[bool, str, str]:
     """(negative, integer digits, fraction digits) rounded half away from zero."""
     d = value if isinstance(value, Decimal) else Decimal(repr(value)) if isinstance(
         value, float) else Decimal(value)
-    q = d.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    q = d.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP, context=EXACT)
     neg = q < 0
     text = f"{abs(q):f}"
     ip, _, fp = text.partition(".")
@@ -379,16 +380,17 @@ def str_function(value: Any, length: int = 10, decimals: int = 0) -> str | None:
         return None
     decimals = min(decimals, 16)
     d = Decimal(repr(float(value)))
-    q = d.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+    q = d.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP, context=EXACT)
     text = f"{q:f}"
     if len(text) > length:
         # fewer decimals first, then give up
-        int_text = f"{d.quantize(Decimal(1), rounding=ROUND_HALF_UP):f}"
+        int_text = f"{d.quantize(Decimal(1), rounding=ROUND_HALF_UP, context=EXACT):f}"
         if len(int_text) > length:
             return "*" * length
         room = length - len(int_text) - 1
         if room > 0:
-            text = f"{d.quantize(Decimal(1).scaleb(-room), rounding=ROUND_HALF_UP):f}"
+            q = d.quantize(Decimal(1).scaleb(-room), rounding=ROUND_HALF_UP, context=EXACT)
+            text = f"{q:f}"
         else:
             text = int_text
     return text.rjust(length)

@@ -19,6 +19,7 @@ from tsqlbroker.errors import tsql_error
 from tsqlbroker.interpreter.convert import converter
 from tsqlbroker.interpreter.strings import as_int
 from tsqlbroker.interpreter.types import (
+    EXACT,
     FLOAT,
     INT,
     INT_RANGES,
@@ -66,7 +67,14 @@ def _bind_abs(types: Types, consts: Consts) -> Bound:
                 raise tsql_error(8115, "expression", rt.name)
             return r
         return rt, abs_int
-    return rt, lambda v: None if v is None else abs(a(v))
+
+    def abs_(v: Any) -> Any:
+        if v is None:
+            return None
+        x = a(v)
+        # copy_abs is exact: abs() of a Decimal rounds to the context's 28 digits.
+        return x.copy_abs() if isinstance(x, Decimal) else abs(x)
+    return rt, abs_
 
 
 def _round_decimal(v: Decimal, n: int, truncate: bool) -> Decimal:
@@ -75,7 +83,7 @@ def _round_decimal(v: Decimal, n: int, truncate: bool) -> Decimal:
     exp = Decimal(1).scaleb(-n)
     with localcontext() as ctx:
         ctx.prec = 1000
-        return v.quantize(exp, rounding=ROUND_DOWN if truncate else ROUND_HALF_UP)
+        return v.quantize(exp, rounding=ROUND_DOWN if truncate else ROUND_HALF_UP, context=EXACT)
 
 
 def _bind_round(types: Types, consts: Consts) -> Bound:
@@ -101,7 +109,8 @@ def _bind_round(types: Types, consts: Consts) -> Bound:
                 raise tsql_error(8115, "expression", rt.name)
             return r
         scale = rt.scale if rt.scale is not None else 4
-        d = _round_decimal(x, min(places, scale), trunc).quantize(Decimal(1).scaleb(-scale))
+        d = _round_decimal(x, min(places, scale), trunc).quantize(Decimal(1).scaleb(-scale),
+                                                                  context=EXACT)
         if rt.is_decimal and abs(d) >= Decimal(10) ** ((rt.precision or 38) - scale):
             raise tsql_error(8115, "expression", "numeric")
         return d
@@ -124,8 +133,8 @@ def _ceil_floor(types: Types, up: bool) -> Bound:
             return x
         if isinstance(x, float):
             return float(math.ceil(x) if up else math.floor(x))
-        q = x.quantize(Decimal(1), rounding=mode)
-        return q.quantize(Decimal("0.0001")) if rt.is_money else q
+        q = x.quantize(Decimal(1), rounding=mode, context=EXACT)
+        return q.quantize(Decimal("0.0001"), context=EXACT) if rt.is_money else q
     return rt, cf
 
 
@@ -150,7 +159,7 @@ def _bind_sign(types: Types, consts: Consts) -> Bound:
         if isinstance(x, float):
             return float(s)
         if isinstance(x, Decimal):
-            return Decimal(s).quantize(Decimal(1).scaleb(-(rt.scale or 0)))
+            return Decimal(s).quantize(Decimal(1).scaleb(-(rt.scale or 0)), context=EXACT)
         return s
     return rt, sign
 
@@ -184,7 +193,11 @@ def _bind_power(types: Types, consts: Consts) -> Bound:
                 raise tsql_error(8115, "expression", rt.name)
             return i
         scale = rt.scale or 0
-        return Decimal(repr(r)).quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP)
+        d = Decimal(repr(r)).quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP,
+                                      context=EXACT)
+        if abs(d) >= Decimal(10) ** (38 - scale):
+            raise tsql_error(8115, "float", "numeric")
+        return d
     return rt, power
 
 

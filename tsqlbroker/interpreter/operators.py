@@ -378,7 +378,10 @@ def unary(op: str, t: SqlType) -> tuple[SqlType, Callable[[Any], Any]]:
                     return r
                 raise tsql_error(8115, "expression", name)
             return SqlType(name), neg
-        if f in ("decimal", "money", "float"):
+        if f in ("decimal", "money"):
+            # copy_negate is exact: -v would round to the context's 28 digits.
+            return t, lambda v: None if v is None else v.copy_negate()
+        if f == "float":
             return t, lambda v: None if v is None else -v
         if f == "string":
             c = converter(t, SqlType("float"), explicit=False)

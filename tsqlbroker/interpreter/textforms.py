@@ -12,6 +12,7 @@ import uuid
 from decimal import ROUND_HALF_UP, Decimal
 
 from tsqlbroker.errors import tsql_error
+from tsqlbroker.interpreter.types import EXACT
 
 _FOUR = Decimal("0.0001")
 
@@ -40,10 +41,10 @@ def money_text(v: Decimal, style: int | None = 0) -> str:
     """money as text: two decimals (style 0), thousands separators (1), four decimals (2)."""
     st = style or 0
     if st == 1:
-        return f"{v.quantize(Decimal('0.01'), rounding=ROUND_HALF_UP):,f}"
+        return f"{v.quantize(Decimal('0.01'), rounding=ROUND_HALF_UP, context=EXACT):,f}"
     if st in (2, 126):
-        return f"{v.quantize(_FOUR):f}"
-    return f"{v.quantize(Decimal('0.01'), rounding=ROUND_HALF_UP):f}"
+        return f"{v.quantize(_FOUR, context=EXACT):f}"
+    return f"{v.quantize(Decimal('0.01'), rounding=ROUND_HALF_UP, context=EXACT):f}"
 
 
 def decimal_text(v: Decimal) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from decimal import Decimal
+from decimal import Context, Decimal
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.errors import BindError, tsql_error
@@ -22,6 +22,10 @@ if TYPE_CHECKING:  # the AST is only needed for annotations
     from tsqlbroker.grammar import ast
 
 MAX = -1  # length of the (max) types
+
+# Decimal arithmetic on values of up to 38 digits (and their intermediate results): the
+# default context's 28 digits cannot even quantize a decimal(38, 10).
+EXACT = Context(prec=100)
 
 
 class ArgumentTypeError(Exception):
@@ -363,11 +367,15 @@ def literal_type(lit: ast.Literal) -> tuple[SqlType, Any]:
         p = max(len(ip.lstrip("0")) + s, 1, s)
         if p > 38:
             return FLOAT, float(d)
-        return SqlType("numeric", precision=p, scale=s), d.quantize(Decimal(1).scaleb(-s))
+        return SqlType("numeric", precision=p, scale=s), d.quantize(Decimal(1).scaleb(-s),
+                                                                    context=EXACT)
     if kind == "float":
-        return FLOAT, float(value)
+        f = float(value)
+        if f in (float("inf"), float("-inf")):
+            raise tsql_error(168, (lit.text or str(value)).strip(), 8, cls=BindError)
+        return FLOAT, f
     if kind == "money":
-        d = Decimal(str(value)).quantize(Decimal("0.0001"))
+        d = Decimal(str(value)).quantize(Decimal("0.0001"), context=EXACT)
         return MONEY, d
     if kind == "string":
         n = len(value)
