@@ -11,7 +11,8 @@ it exactly:
   swap or move a statement, wrap it in TRY/CATCH, a transaction or dynamic SQL, add or drop
   a GO line;
 * value level (the syntax stays valid): swap a literal for one of another type, a data
-  type for another, a name or variable for another of the script's.
+  type for another, a name or variable for another of the script's; wrap a value in an
+  expression at the edges of its type (``ROUND(v, -1)``, ``-(v)``, ``CAST(v AS …)``).
 """
 
 from __future__ import annotations
@@ -241,6 +242,39 @@ def swap_type(r: random.Random, text: str) -> tuple[str, str] | None:
     return _splice(text, start, end, new), f"type {text[start:end]!r} -> {new!r}"
 
 
+# Expressions a value is wrapped in: arithmetic and built-ins at the edges of their types.
+EXPRESSIONS = [
+    "-({v})", "ABS({v})", "({v}) * ({v})", "({v}) + 1", "({v}) / 3", "({v}) % 7",
+    "ROUND({v}, -1)", "ROUND({v}, 2, 1)", "CEILING({v})", "FLOOR({v})", "SIGN({v})",
+    "POWER({v}, 40)", "SQRT({v})", "LOG({v})", "EXP({v})", "STR({v}, 40, 10)",
+    "CAST({v} AS decimal(38, 10))", "CAST({v} AS decimal(38, 38))", "CAST({v} AS money)",
+    "CAST({v} AS float)", "CAST({v} AS real)", "CAST({v} AS bigint)", "CAST({v} AS tinyint)",
+    "CAST({v} AS varchar(1))", "CAST({v} AS nvarchar(max))", "CAST({v} AS varbinary(max))",
+    "CAST({v} AS datetime2(7))", "CAST({v} AS date)", "CAST({v} AS time)",
+    "CAST({v} AS uniqueidentifier)", "CAST({v} AS xml)", "CAST({v} AS sql_variant)",
+    "CONVERT(varchar(60), {v}, 1)", "CONVERT(varchar(60), {v}, 126)", "TRY_CAST({v} AS int)",
+    "FORMAT({v}, 'N')", "LEN({v})", "DATALENGTH({v})", "REVERSE({v})", "LTRIM({v})",
+    "UPPER({v})", "SUBSTRING({v}, 2, 3)", "LEFT({v}, -1)", "REPLICATE({v}, 3)",
+    "CHARINDEX({v}, 'abc')", "STUFF({v}, 1, 1, 'x')", "REPLACE({v}, '', 'x')",
+    "DATEADD(day, {v}, '20200101')", "DATEDIFF(year, {v}, GETDATE())",
+    "DATEPART(weekday, {v})", "ISNUMERIC({v})", "ISDATE({v})", "HASHBYTES('SHA2_256', {v})",
+    "JSON_VALUE({v}, '$.a')", "QUOTENAME({v})", "CHOOSE({v}, 1, 2)", "NULLIF({v}, {v})",
+    "COALESCE({v}, {v})", "IIF({v} > 0, {v}, -1)", "CASE WHEN {v} LIKE 1 THEN {v} END",
+    "(SELECT MAX(x) FROM (VALUES ({v}), ({v})) t(x))",
+]
+
+
+def wrap_value(r: random.Random, text: str) -> tuple[str, str] | None:
+    """A literal or variable for an expression over it (ROUND(v, -1), -(v), CAST …)."""
+    vals = [t for t in tokens(text) if t.kind in ("string", "number", "var")
+            and not t.text.startswith("@@")]
+    if not vals:
+        return None
+    t = r.choice(vals)
+    new = r.choice(EXPRESSIONS).replace("{v}", t.text)
+    return _splice(text, t.start, t.end, new), f"wrap {t.text[:30]!r} as {new[:50]!r}"
+
+
 def swap_name(r: random.Random, text: str) -> tuple[str, str] | None:
     """A name or variable for another of the same script: a queue used as a table, a
     varchar variable where an int one was … (the syntax stays valid)."""
@@ -338,7 +372,8 @@ TOKEN_MUTATIONS: list[Mutation] = [delete_token, duplicate_token, swap_tokens, r
 STATEMENT_MUTATIONS: list[Mutation] = [drop_statement, duplicate_statement, swap_statements,
                                        move_statement, wrap_statement, go_line]
 # Mutations that keep the syntax valid (mostly): they reach the interpreter's deeper paths.
-VALUE_MUTATIONS: list[Mutation] = [swap_literal, swap_type, swap_name]
+VALUE_MUTATIONS: list[Mutation] = [swap_literal, swap_type, swap_name, wrap_value,
+                                   wrap_value]
 
 
 def make_case(seed: int, number: int, scripts: list[tuple[str, str]]) -> Case:

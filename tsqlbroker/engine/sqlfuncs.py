@@ -19,7 +19,7 @@ import threading
 import unicodedata
 import uuid
 from collections.abc import Callable
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_DOWN, ROUND_HALF_UP, Context, Decimal
 from typing import Any
 
 from ..errors import TSqlError, tsql_error
@@ -368,9 +368,14 @@ def _floor(value: Any) -> Any:
     return math.floor(float(value))
 
 
-def _round(value: Any, places: Any = 0) -> Any:
+# Rounding values of up to 38 digits, or floats of up to 309 (the default context has 28).
+_EXACT = Context(prec=1000)
+
+
+def _round(value: Any, places: Any = 0, function: Any = 0) -> Any:
     """ROUND as SQL Server rounds (half away from zero on the written digits), with
-    negative places too (``ROUND(1234, -2)`` is 1200; SQLite's own leaves it whole)."""
+    negative places too (``ROUND(1234, -2)`` is 1200; SQLite's own leaves it whole); a
+    ``function`` other than 0 truncates instead."""
     if value is None or places is None:
         return None
     if isinstance(value, str):
@@ -382,7 +387,8 @@ def _round(value: Any, places: Any = 0) -> Any:
     d = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
     if not d.is_finite():
         return value
-    d = d.quantize(Decimal(1).scaleb(-n), rounding=ROUND_HALF_UP)
+    d = d.quantize(Decimal(1).scaleb(-max(min(n, 400), -400)),
+                   rounding=ROUND_DOWN if function else ROUND_HALF_UP, context=_EXACT)
     return int(d) if isinstance(value, int) else float(d)
 
 
@@ -390,6 +396,7 @@ def _register(store: Store, dbapi: Any) -> None:
     dbapi.create_collation(CI_COLLATION, _collate)
     dbapi.create_function("floor", 1, _floor, deterministic=True)
     dbapi.create_function("round", 2, _round, deterministic=True)
+    dbapi.create_function("round", 3, _round, deterministic=True)
     dbapi.create_aggregate("tsqlb_string_agg", -1, _StringAggOrdered)
     for name, (nargs, fn) in BUILTINS.items():
         dbapi.create_function(name, nargs, _guard(fn))

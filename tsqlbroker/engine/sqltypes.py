@@ -157,8 +157,9 @@ def _quantum(scale: int) -> Decimal:
     return Decimal(1).scaleb(-scale)
 
 
-# Quantizing a decimal(38, s) needs 38 digits: the default context has 28.
-EXACT = Context(prec=100)
+# Quantizing a decimal(38, s) needs 38 digits (a float made decimal up to 309): the
+# default context has 28.
+EXACT = Context(prec=1000)
 
 
 def _type_name(t: TypeSpec) -> str:
@@ -193,6 +194,9 @@ def to_storage(value: Any, spec: str | None, dialect: str = "sqlite") -> Any:
             d = value if isinstance(value, Decimal) else Decimal(str(value).strip())
             scale = t.scale if name in ("decimal", "numeric") else 4
             d = d.quantize(_quantum(scale or 0), rounding=ROUND_HALF_UP, context=EXACT)
+            if name in ("decimal", "numeric") and \
+                    abs(d) >= Decimal(10) ** ((t.precision or 18) - (scale or 0)):
+                raise tsql_error(8115, _value_kind(value), "numeric")
             if dialect != "sqlite":
                 return d
             # SQLite's INTEGER holds 64 bits; beyond that it keeps numbers as REAL anyway.
@@ -257,9 +261,18 @@ def _string_value(value: Any) -> str:
     return str(value)
 
 
+_DAY_ZERO = dt.datetime(1900, 1, 1)
+
+
 def _date_to_storage(value: Any, name: str) -> str:
     if isinstance(value, str):
         value = _parse_datetime_text(value.strip())
+    elif isinstance(value, (int, float, Decimal)) and name in ("datetime", "smalldatetime"):
+        # Numbers convert to the old types only: days (and fractions) since 1900-01-01.
+        value = _DAY_ZERO + dt.timedelta(days=float(value))
+    elif not isinstance(value, (dt.date, dt.time)):
+        raise tsql_error(206, _value_kind(value) if not isinstance(value, uuid.UUID)
+                         else "uniqueidentifier", name)
     if name == "date":
         if isinstance(value, dt.datetime):
             value = value.date()

@@ -564,10 +564,20 @@ class Binder:
             self._sqlite_collate_items(node)
         if isinstance(node, exp.National):
             return exp.Literal.string(node.name)
-        if isinstance(node, exp.HexString) and self.conn.dialect == "postgresql":
-            # PostgreSQL reads X'00FF' as a bit string; T-SQL's 0x00FF is binary (bytea).
-            return exp.Cast(this=exp.Literal.string("\\x" + str(node.this)),
-                            to=exp.DataType.build("bytea", dialect="postgres"))
+        if isinstance(node, exp.Round) and node.args.get("truncate") is not None \
+                and self.conn.dialect != "sqlite":  # SQLite: a 3-argument round (sqlfuncs)
+            raise not_supported("ROUND with a third (function) argument in a query on "
+                                "PostgreSQL")
+        if isinstance(node, exp.HexString):
+            # T-SQL pads an odd number of digits on the left (0xABC is 0x0ABC); both
+            # backends refuse odd hex.
+            digits = str(node.this)
+            digits = "0" + digits if len(digits) % 2 else digits
+            if self.conn.dialect == "postgresql":
+                # PostgreSQL reads X'00FF' as a bit string; T-SQL's 0x00FF is binary (bytea).
+                return exp.Cast(this=exp.Literal.string("\\x" + digits),
+                                to=exp.DataType.build("bytea", dialect="postgres"))
+            return exp.HexString(this=digits)
         if isinstance(node, exp.SessionParameter):
             return self._placeholder("@@" + node.name.lower())
         return self._function(node)

@@ -83,7 +83,7 @@ def _round_decimal(v: Decimal, n: int, truncate: bool) -> Decimal:
     exp = Decimal(1).scaleb(-n)
     with localcontext() as ctx:
         ctx.prec = 1000
-        return v.quantize(exp, rounding=ROUND_DOWN if truncate else ROUND_HALF_UP, context=EXACT)
+        return v.quantize(exp, rounding=ROUND_DOWN if truncate else ROUND_HALF_UP)
 
 
 def _bind_round(types: Types, consts: Consts) -> Bound:

@@ -23,9 +23,9 @@ if TYPE_CHECKING:  # the AST is only needed for annotations
 
 MAX = -1  # length of the (max) types
 
-# Decimal arithmetic on values of up to 38 digits (and their intermediate results): the
-# default context's 28 digits cannot even quantize a decimal(38, 10).
-EXACT = Context(prec=100)
+# Exact decimal work on values of up to 38 digits, and on floats made decimal (up to 309
+# integer digits): the default context's 28 digits cannot even quantize a decimal(38, 10).
+EXACT = Context(prec=1000)
 
 
 class ArgumentTypeError(Exception):
