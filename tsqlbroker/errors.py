@@ -185,6 +185,9 @@ MESSAGES: dict[int, tuple[int, str]] = {
     547: (16, ("The %ls statement conflicted with the %ls constraint \"%.*ls\". The conflict "
                "occurred in database \"%.*ls\", table \"%.*ls\"%ls%.*ls%ls.")),
     911: (16, "Database '%.*ls' does not exist. Make sure that the name is entered correctly."),
+    258: (15, "Cannot call methods on %ls."),
+    8113: (16, ("Incorrect use of the XML data type method '%.*ls'. A mutator method is "
+                "expected in this context.")),
     16948: (16, ("The variable '%.*ls' is not a cursor variable, but it is used in a place "
                  "where a cursor variable is expected.")),
     4060: (11, 'Cannot open database "%.*ls" requested by the login. The login failed.'),

@@ -83,6 +83,11 @@ def compile_assignment_value(c: Compiler, name: str, op: str, expr: ast.Expr,
 def compile_set_variable(c: Compiler, node: ast.SetVariable) -> StmtFn:
     if node.op == "modify":
         return _compile_xml_modify(c, node)
+    if node.op[:1].isalpha():  # SET @x.value(…): a method, but not the one that mutates
+        info = c.var(node.name, node)
+        if not info.type.is_xml:
+            raise c.bind_error(258, node, info.type.name)
+        raise c.bind_error(8113, node, node.op)
     slot, fn = compile_assignment_value(c, node.name, node.op, node.expr, node)
     if touches_storage(node.expr):
         def run(f: Frame) -> None:
@@ -112,7 +117,7 @@ def _compile_xml_modify(c: Compiler, node: ast.SetVariable) -> StmtFn:
     info = c.var(node.name, node)
     call = node.expr
     if not info.type.is_xml or not isinstance(call, ast.MethodCall) or len(call.args) != 1:
-        raise c.bind_error_text(node, f"Cannot call methods on {info.type.name}.", 258)
+        raise c.bind_error(258, node, info.type.name)
     arg = c.expr(call.args[0])
     if not arg.const or not isinstance(arg.value, str):
         raise c.bind_error_text(node, 'The argument 1 of the XML data type method "modify" '

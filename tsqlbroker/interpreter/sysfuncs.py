@@ -520,7 +520,7 @@ def compile_method(c: Compiler, node: ast.MethodCall) -> CExpr:
     target = c.expr(node.target)
     method = node.method.lower()
     if not target.type.is_xml and target.type != DYNAMIC:
-        raise c.bind_error_text(node, f"Cannot call methods on {target.type.name}.", 258)
+        raise c.bind_error(258, node, target.type.name)
     consts = []
     for a in node.args:
         e = c.expr(a)

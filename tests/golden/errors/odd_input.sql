@@ -43,3 +43,15 @@ GO
 DECLARE @v129_vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv int;
 GO
 PRINT 'done';
+GO
+-- SET @v.method(…): only modify() mutates; other methods and other types are refused.
+DECLARE @doc xml = '<a/>';
+SET @doc.exist('/a');
+GO
+DECLARE @i int;
+SET @i.value('/a', 'int');
+GO
+DECLARE @s nvarchar(9);
+SET @s.modify('delete /a');
+GO
+PRINT 'after methods';
