@@ -141,7 +141,7 @@ def run_case(url: str, case: Case, output_format: str, problems: Problems) -> No
     runner = ScriptRunner(url=url, database="master", output_format=output_format, out=out,
                           err=err)
     try:
-        failure = bounded(lambda: runner.run_text(case.text), runner.session.cancel)
+        failure = bounded(lambda: runner.run_text(case.text), runner.cancel)
         if failure is not None:
             problems.add(case, f"run ({output_format}): {failure}")
         runner.wait_idle(1.0)
@@ -155,13 +155,13 @@ def run_case(url: str, case: Case, output_format: str, problems: Problems) -> No
 
 
 def test_run_on_sqlite(problems: Problems) -> None:
-    for i, case in enumerate(cases(120, 10_000)):
+    for i, case in enumerate(cases(200, 10_000)):
         run_case("sqlite://", case, "json" if i % 3 == 0 else "text", problems)
     problems.assert_none()
 
 
 def test_run_on_postgresql(fresh_postgres: FreshPostgres, problems: Problems) -> None:
-    for i, case in enumerate(cases(30, 20_000)):
+    for i, case in enumerate(cases(45, 20_000)):
         run_case(fresh_postgres.url(), case, "json" if i % 3 == 0 else "text", problems)
     problems.assert_none()
 
@@ -192,12 +192,12 @@ def repl_case(url: str, case: Case, problems: Problems) -> None:
 
 
 def test_repl_batches_on_sqlite(problems: Problems) -> None:
-    for case in cases(30, 30_000):
+    for case in cases(40, 30_000):
         repl_case("sqlite://", case, problems)
     problems.assert_none()
 
 
 def test_repl_batches_on_postgresql(fresh_postgres: FreshPostgres, problems: Problems) -> None:
-    for case in cases(8, 40_000):
+    for case in cases(12, 40_000):
         repl_case(fresh_postgres.url(), case, problems)
     problems.assert_none()

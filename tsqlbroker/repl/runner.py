@@ -93,12 +93,17 @@ class ScriptRunner:
         self.run_text(f"USE [{database.replace(']', ']]')}]")
         return True
 
+    def cancel(self) -> None:
+        """Cancel the running batch and run no further one (``GO n`` repeats included);
+        safe from any thread."""
+        self.stopped = True
+        self.session.cancel()
+
     def output_closed(self) -> None:
         """The reader of the output went away (``| head``): stop quietly. The running batch
         is cancelled, nothing more is shown (not even the cancel) and no batch follows."""
-        self.stopped = True
         self.sink.inner = TeeSink()
-        self.session.cancel()
+        self.cancel()
 
     def notice(self, text: str, source: str) -> None:
         """A line from the client itself, not T-SQL output: on stderr, or in ``--format
