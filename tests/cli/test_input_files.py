@@ -45,7 +45,7 @@ def test_run_include_and_parse_agree(name: str, tmp_path: Path,
 
 
 def test_invalid_utf8_names_file_offset_and_line() -> None:
-    data = "PRINT 1\nPRINT 'caf".encode() + b"\xe9'\n"
+    data = b"PRINT 1\nPRINT 'caf\xe9'\n"
     with pytest.raises(ScriptEncodingError) as info:
         decode_script(data, "odd.sql")
     assert str(info.value) == ("Cannot read 'odd.sql': invalid UTF-8 byte 0xE9 at offset 18 "

@@ -182,13 +182,18 @@ def swap_tokens(r: random.Random, text: str) -> tuple[str, str] | None:
     return new, f"swap {a.text[:20]!r} {b.text[:20]!r}"
 
 
-def replace_token(r: random.Random, text: str) -> tuple[str, str] | None:
-    toks = tokens(text)
-    if not toks:
+def _replace(r: random.Random, text: str, candidates: list[Token],
+             new_text: Callable[[Token], str], label: str) -> tuple[str, str] | None:
+    """One of ``candidates`` replaced by ``new_text(token)``."""
+    if not candidates:
         return None
-    t = r.choice(toks)
-    new = r.choice(POOL)
-    return _splice(text, t.start, t.end, new), f"replace {t.text[:30]!r} by {new[:40]!r}"
+    t = r.choice(candidates)
+    new = new_text(t)
+    return _splice(text, t.start, t.end, new), f"{label} {t.text[:30]!r} -> {new[:50]!r}"
+
+
+def replace_token(r: random.Random, text: str) -> tuple[str, str] | None:
+    return _replace(r, text, tokens(text), lambda _t: r.choice(POOL), "replace")
 
 
 def insert_token(r: random.Random, text: str) -> tuple[str, str] | None:
@@ -218,11 +223,7 @@ def flip_char(r: random.Random, text: str) -> tuple[str, str] | None:
 # -- value level -----------------------------------------------------------------------------
 def swap_literal(r: random.Random, text: str) -> tuple[str, str] | None:
     lits = [t for t in tokens(text) if t.kind in ("string", "number") or t.text.upper() == "NULL"]
-    if not lits:
-        return None
-    t = r.choice(lits)
-    new = r.choice(LITERALS)
-    return _splice(text, t.start, t.end, new), f"literal {t.text[:30]!r} -> {new[:40]!r}"
+    return _replace(r, text, lits, lambda _t: r.choice(LITERALS), "literal")
 
 
 def swap_type(r: random.Random, text: str) -> tuple[str, str] | None:
@@ -268,11 +269,8 @@ def wrap_value(r: random.Random, text: str) -> tuple[str, str] | None:
     """A literal or variable for an expression over it (ROUND(v, -1), -(v), CAST …)."""
     vals = [t for t in tokens(text) if t.kind in ("string", "number", "var")
             and not t.text.startswith("@@")]
-    if not vals:
-        return None
-    t = r.choice(vals)
-    new = r.choice(EXPRESSIONS).replace("{v}", t.text)
-    return _splice(text, t.start, t.end, new), f"wrap {t.text[:30]!r} as {new[:50]!r}"
+    return _replace(r, text, vals, lambda t: r.choice(EXPRESSIONS).replace("{v}", t.text),
+                    "wrap")
 
 
 def swap_name(r: random.Random, text: str) -> tuple[str, str] | None:

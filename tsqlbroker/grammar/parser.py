@@ -102,7 +102,8 @@ def parse_batch(text: str, start_line: int = 1, repeat: int = 1) -> ast.Batch:
 # ---------------------------------------------------------------------------------------------
 MAX_IDENTIFIER = 128
 # A bare name (or @variable, #temp) longer than MAX_IDENTIFIER: only such runs match.
-_LONG_WORD = re.compile(r"(?<![\w@#$])(?=[@#]*[^\W\d])[\w@#$]{%d,}" % (MAX_IDENTIFIER + 1))
+_LONG_WORD = re.compile(r"(?<![\w@#$])(?=[@#]*[^\W\d])[\w@#$]{" + str(MAX_IDENTIFIER + 1)
+                        + ",}")
 
 
 def _check_identifier_lengths(text: str, blanked: str, found: list[tuple[int, int, bool]],

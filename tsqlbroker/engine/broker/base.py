@@ -159,6 +159,11 @@ class BrokerBase:
             try:
                 if self.catalog.database(own, db_id) is not None:
                     own.write()
+                    # Looked at again under the write lock: a DROP DATABASE may have
+                    # committed while this waited for it.
+                    if self.catalog.database(own, db_id) is None:
+                        own.rollback()
+                        raise broker_error(8442)
                     if not own.execute(select(d.c.database_id).where(
                             d.c.database_id == db_id)).first():
                         self._write_builtins(own, db_id)
@@ -197,8 +202,10 @@ class BrokerBase:
                       t.service_contracts, t.routes, t.bindings, t.priorities, t.xml_schemas,
                       t.dbinit, t.conversations, t.groups, t.messages, t.transmission):
             conn.execute(delete(table).where(table.c.database_id == db_id))
-        with self._init_lock:
-            self._initialised_dbs.discard(db_id)
+        # Not under _init_lock: an initialisation holding it may wait for the storage write
+        # lock this transaction holds (a deadlock until the busy timeout). A set's discard
+        # is atomic, and _init_database looks at the database again under the write lock.
+        self._initialised_dbs.discard(db_id)
         self.meta.invalidate(db_id)
 
     # -- per-transaction state ----------------------------------------------------------------

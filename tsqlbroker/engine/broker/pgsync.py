@@ -519,7 +519,7 @@ class Listener:
                 run(conn, "SELECT pg_notify(?, ?)", (channel, PROCESS_TAG + "|"))
             finally:
                 conn.close()
-        except Exception:  # noqa: BLE001 - the poll notices the stop anyway
+        except Exception:  # the poll notices the stop anyway
             log.debug("could not wake the listener", exc_info=True)
 
     def _connect(self) -> Any:
