@@ -104,8 +104,7 @@ class ParseError(TSqlError):
             src = self.source_line.rstrip("\r\n").expandtabs(1)
             text += f"\n  {src}\n  {' ' * max(self.column - 1, 0)}^"
         if self.expected:
-            shown = ", ".join(sorted(self.expected)[:12])
-            text += f"\nExpected one of: {shown}"
+            text += f"\nExpected one of: {', '.join(self.expected)}"
         return text
 
 
