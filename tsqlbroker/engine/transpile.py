@@ -738,18 +738,12 @@ class Binder:
         if low == "db_id":
             if not args:
                 return exp.Literal.number(self.ctx.db_id)
-            d = self.catalog.t.databases
-            return exp.Subquery(this=sqlglot.select(exp.column("database_id")).from_(
-                exp.Table(this=exp.Identifier(this=d.name, quoted=True))).where(
-                exp.EQ(this=exp.column("name_key"), expression=exp.Lower(this=args[0]))))
+            return self._database_lookup("database_id", "name_key", exp.Lower(this=args[0]))
         if low == "db_name":
             if not args:
                 name = self.catalog.database(self.conn, self.ctx.db_id)
                 return exp.Literal.string(name.name if name else "")
-            d = self.catalog.t.databases
-            return exp.Subquery(this=sqlglot.select(exp.column("name")).from_(
-                exp.Table(this=exp.Identifier(this=d.name, quoted=True))).where(
-                exp.EQ(this=exp.column("database_id"), expression=args[0])))
+            return self._database_lookup("name", "database_id", args[0])
         if low == "choose" and len(args) >= 2:
             return exp.Case(this=args[0], ifs=[
                 exp.If(this=exp.Literal.number(i), true=a) for i, a in enumerate(args[1:], 1)])
@@ -759,6 +753,20 @@ class Binder:
                    "error_line", "error_procedure", "newsequentialid"):
             raise not_supported(f"{low.upper()}() inside a query")
         return node
+
+    def _database_lookup(self, column: str, key: str, value: exp.Expression
+                         ) -> exp.Expression:
+        """``(SELECT column FROM databases WHERE key = value)`` with the catalog's columns
+        renamed in a derived table, so that a column of the outer query in ``value``
+        (``DB_NAME(database_id)`` over sys.dm_exec_sessions) is not captured by the
+        catalog table's column of the same name."""
+        d = self.catalog.t.databases
+        inner = sqlglot.select(exp.alias_(exp.column(column), "tsqlb_d_value"),
+                               exp.alias_(exp.column(key), "tsqlb_d_key")).from_(
+            exp.Table(this=exp.Identifier(this=d.name, quoted=True)))
+        return exp.Subquery(this=sqlglot.select(exp.column("tsqlb_d_value")).from_(
+            exp.alias_(inner.subquery(), "tsqlb_d", table=True)).where(
+            exp.EQ(this=exp.column("tsqlb_d_key"), expression=value)))
 
     def _placeholder_or_unsupported(self, name: str, node: exp.Expression) -> exp.Expression:
         if name in self.params:

@@ -283,6 +283,12 @@ class LockManager:
             tid = None if txn is None else txn.id
             return {r for r, o in self._owners.items() if o != tid}
 
+    def snapshot(self) -> tuple[list[tuple[Any, int]], list[tuple[Any, int]]]:
+        """(granted, waiting): ``(resource, transaction id)`` of every lock held and of
+        every transaction waiting for one (sys.dm_tran_locks, sp_who's blk)."""
+        with self._cond:
+            return list(self._owners.items()), [(r, t) for t, r in self._waiting.items()]
+
     def release(self, resource: Any, txn: Txn) -> None:
         """Give back one resource ``txn`` took in this transaction (a lock it could not
         complete, e.g. a group whose row another process holds)."""

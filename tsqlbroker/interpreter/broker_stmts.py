@@ -662,8 +662,9 @@ class _Waiter:
         if task is not None:
             manager.set_waiting(task, True)
         try:
-            got = broker.wait_for_message(db_id, schema, name, remaining, s.cancelled,
-                                          txn=txn, where=where)
+            with s.waiting("BROKER_RECEIVE_WAITFOR"):
+                got = broker.wait_for_message(db_id, schema, name, remaining, s.cancelled,
+                                              txn=txn, where=where)
         finally:
             if task is not None:
                 manager.set_waiting(task, False)

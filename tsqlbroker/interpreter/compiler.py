@@ -206,7 +206,8 @@ def load_handlers() -> None:
 
 # The modules that register statement / expression handlers.
 HANDLER_MODULES = ("expressions", "statements", "control", "transactions", "dml", "procedures",
-                   "dynamic", "cursors", "sysfuncs", "broker_stmts", "security", "tabletypes")
+                   "dynamic", "cursors", "sysfuncs", "broker_stmts", "security", "tabletypes",
+                   "activity")
 
 
 def missing_handlers() -> list[str]:
@@ -340,7 +341,7 @@ class Compiler:
             self.current_line, self.current_stmt, self.scan_pos = outer
         if getattr(fn, "self_wrapped", False):
             return fn
-        return wrap_statement(fn, line, type(node) in COMPOUND)
+        return wrap_statement(fn, line, type(node) in COMPOUND, command_of(node))
 
     def bind_error_text(self, node: ast.Node | None, text: str, number: int = 40000
                         ) -> TSqlError:
@@ -405,15 +406,37 @@ def make_block(compiled: list[StmtFn], labels: dict[str, int]) -> StmtFn:
     return run_labelled
 
 
-def wrap_statement(fn: StmtFn, line: int, compound: bool) -> StmtFn:
+_COMMANDS = {"SelectStmt": "SELECT", "ExecProc": "EXECUTE", "ExecDynamic": "EXECUTE",
+             "Waitfor": "WAITFOR", "WaitforDelay": "WAITFOR", "Receive": "RECEIVE",
+             "GetConversationGroup": "GET CONVERSATION GROUP", "Send": "SEND",
+             "Raiserror": "RAISERROR", "SetOption": "SET OPTION ON",
+             # Control flow: the statements inside show theirs.
+             "If": "", "While": "", "Block": "", "TryCatch": ""}
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
+def command_of(node: ast.Stmt) -> str:
+    """What sp_who's ``cmd`` and sys.dm_exec_requests' ``command`` show while ``node`` runs
+    (SQL Server's words where it has them: SELECT, EXECUTE, WAITFOR, CREATE TABLE …);
+    empty for control flow."""
+    name = type(node).__name__
+    found = _COMMANDS.get(name)
+    return found if found is not None else _CAMEL.sub(" ", name).upper()[:32]
+
+
+def wrap_statement(fn: StmtFn, line: int, compound: bool,
+                   command: str = "AWAITING COMMAND") -> StmtFn:
     """Per-statement bookkeeping around a compiled statement.
 
     On success a simple statement clears ``@@ERROR`` and commits the implicit transaction it
     opened (if it touched storage); an error goes to :meth:`Session.statement_error`, which
-    reports it and lets the batch go on, or re-raises it (TRY, batch or scope abortion)."""
+    reports it and lets the batch go on, or re-raises it (TRY, batch or scope abortion).
+    The session shows ``command`` while it runs; ``SET STATISTICS`` reports follow it."""
     if compound:
         def run_compound(f: Frame) -> None:
             try:
+                if command:
+                    f.session.command = command
                 fn(f)
             except TSqlError as e:
                 f.session.statement_error(e, f, line)
@@ -428,9 +451,12 @@ def wrap_statement(fn: StmtFn, line: int, compound: bool) -> StmtFn:
             s = f.session
             if s._cancel:
                 s.check_cancel()
+            s.command = command
             fn(f)
             if s.stmt_txn is not None:
                 s.end_statement()
+            if s.statistics is not None:
+                s.statistics.statement_done(s)
         except TSqlError as e:
             f.session.statement_error(e, f, line)
         except (Signal, KeyboardInterrupt):

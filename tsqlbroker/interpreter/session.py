@@ -10,7 +10,11 @@ gets the engine :class:`~tsqlbroker.engine.txn.Txn` to work in.
 
 from __future__ import annotations
 
+import contextlib
 import threading
+import time
+from collections.abc import Iterator
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine.txn import Txn
@@ -40,6 +44,15 @@ class CancelledError(ExecutionError):
     def __init__(self) -> None:
         super().__init__(3621, "Query was cancelled by user. The statement has been "
                                "terminated.", severity=16)
+        self.batch_abort = True
+
+
+class KilledError(CancelledError):
+    """The session was ended by ``KILL`` from another session (Msg 596)."""
+
+    def __init__(self) -> None:
+        ExecutionError.__init__(self, 596, "Cannot continue the execution because the "
+                                           "session is in the kill state.", severity=21)
         self.batch_abort = True
 
 
@@ -93,6 +106,23 @@ class Session:
         self._cancelled_batch = False
         self._lock = threading.Lock()
         self.closed = False
+        # -- activity (sp_who, sys.dm_exec_sessions / requests, KILL)
+        self.program_name = "tsqlbroker"
+        self.login_time = datetime.now()
+        self.last_request_start: datetime | None = None
+        self.last_request_end: datetime | None = None
+        self.request_start: datetime | None = None   # set while a request runs
+        self.request_thread: int | None = None
+        self.command = "AWAITING COMMAND"            # of the statement running last
+        self.wait_type: str | None = None
+        self.wait_started = 0.0
+        self.cpu_ms = 0                              # of the requests that ended
+        self.killed = False
+        self._request_cpu_start = 0.0
+        self._request_depth = 0
+        self._request_lock = threading.RLock()
+        # SET STATISTICS TIME / IO (a StatisticsReport while either is ON).
+        self.statistics: Any = None
         # Extension point for other statement families (the broker keeps per-session state).
         self.extensions: dict[str, Any] = {}
 
@@ -127,10 +157,19 @@ class Session:
         """Compile one parsed batch and run it (``repeat`` times, for ``GO n``: compiled once).
 
         Errors go to the sink; returns False if any occurred."""
+        with self.request():
+            return self._execute_batch(batch, repeat)
+
+    def _execute_batch(self, batch: ast.Batch, repeat: int) -> bool:
         from .procedures import compile_batch
 
         before = self.errors_reported
         self._cancelled_batch = False
+        if self.killed:
+            self._report_killed()
+            return False
+        stats = self.statistics
+        compile_started = stats.compile_started() if stats is not None else None
         try:
             compiled = compile_batch(batch)
         except TSqlError as e:
@@ -139,6 +178,8 @@ class Session:
         except Exception as e:  # noqa: BLE001 - a compiler bug must not become a traceback
             self.report(internal_error(e))
             return False
+        if stats is not None and compile_started is not None:
+            stats.compiled(self, compile_started)
         for _ in range(repeat):
             frame = Frame(self, compiled.nslots, level=0)
             self.run_scope(compiled.run, frame)
@@ -195,12 +236,85 @@ class Session:
         from .procedures import call_procedure_batch
 
         before = self.errors_reported
-        status = call_procedure_batch(self, name, args or {})
-        self.end_batch()
+        with self.request():
+            if self.killed:
+                self._report_killed()
+                return -6
+            status = call_procedure_batch(self, name, args or {})
+            self.end_batch()
         self._cancel = False
         if self.errors_reported != before and not status:
             return -6
         return status
+
+    # -- activity -----------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def request(self) -> Iterator[None]:
+        """Mark a request (a batch, an activated procedure) as running in this session, for
+        sp_who and sys.dm_exec_requests; nested requests count as one."""
+        with self._request_lock:
+            self._request_depth += 1
+            outer = self._request_depth > 1
+            if not outer:
+                now = datetime.now()
+                self.request_start = self.last_request_start = now
+                self.request_thread = threading.get_ident()
+                self._request_cpu_start = time.thread_time()
+                self.command = "AWAITING COMMAND"
+            try:
+                yield
+            finally:
+                self._request_depth -= 1
+                if not outer:
+                    self.cpu_ms += int((time.thread_time() - self._request_cpu_start) * 1000)
+                    self.request_start = None
+                    self.request_thread = None
+                    self.last_request_end = datetime.now()
+                    self.command = "AWAITING COMMAND"
+
+    @contextlib.contextmanager
+    def waiting(self, wait_type: str) -> Iterator[None]:
+        """Mark the running request as waiting (``WAITFOR``, ``BROKER_RECEIVE_WAITFOR``)."""
+        outer = self.wait_type
+        self.wait_type, self.wait_started = wait_type, time.monotonic()
+        try:
+            yield
+        finally:
+            self.wait_type = outer
+
+    def request_cpu_ms(self) -> int:
+        """CPU time of the running request so far (0 when idle); callable from any thread."""
+        thread = self.request_thread
+        if thread is None:
+            return 0
+        try:
+            clock = time.pthread_getcpuclockid(thread)
+            return max(int((time.clock_gettime(clock) - self._request_cpu_start) * 1000), 0)
+        except (AttributeError, OSError):  # not on this platform, or the thread just ended
+            return 0
+
+    def kill(self) -> None:
+        """End this session's work as ``KILL`` does, from another session's thread: a
+        running request stops at its next statement or wait with Msg 596 and rolls back;
+        an idle session's open transaction is rolled back now. The session takes no more
+        requests (each is answered with Msg 596)."""
+        self.killed = True
+        if self._request_lock.acquire(blocking=False):
+            try:
+                if self._request_depth == 0:
+                    self.rollback_statement()
+                    if self.trancount:
+                        tx.rollback_all(self)
+                    return
+            finally:
+                self._request_lock.release()
+        self._cancel = True
+
+    def _report_killed(self) -> None:
+        self.rollback_statement()
+        if self.trancount:
+            tx.rollback_all(self)
+        self.report(KilledError())
 
     # -- errors -------------------------------------------------------------------------------
     def report(self, e: TSqlError) -> None:
@@ -286,10 +400,10 @@ class Session:
         return self._cancel
 
     def check_cancel(self) -> None:
-        """Raise the cancellation error if :meth:`cancel` was called."""
+        """Raise the cancellation error if :meth:`cancel` was called (Msg 596 after KILL)."""
         if self._cancel:
             self._cancel = False
-            raise CancelledError()
+            raise KilledError() if self.killed else CancelledError()
 
     # -- databases ----------------------------------------------------------------------------
     def use(self, name: str) -> None:

@@ -17,6 +17,7 @@ from . import types as T
 from .compiler import CExpr, Compiler, StmtFn, handler, self_wrapped, touches_storage
 from .expressions import coerce
 from .printf import format_raiserror
+from .statistics import set_statistics
 
 if TYPE_CHECKING:
     from .frames import Frame
@@ -293,6 +294,15 @@ def compile_set_option(c: Compiler, node: ast.SetOption) -> StmtFn:
             f.session.rowcount = 0
         return run_identity_insert
 
+    if option.startswith("statistics "):
+        what = option.split()[1]
+
+        def run_statistics(f: Frame) -> None:
+            f.session.options[option] = value
+            set_statistics(f.session, what, on)
+            f.session.rowcount = 0
+        return run_statistics
+
     def run_other(f: Frame) -> None:
         f.session.options[option] = value
         f.session.rowcount = 0
@@ -399,7 +409,8 @@ def compile_waitfor_delay(c: Compiler, node: ast.WaitforDelay) -> StmtFn:
             if target <= now:
                 target += timedelta(days=1)
             seconds = (target - now).total_seconds()
-        sleep_cancellable(f.session, seconds)
+        with f.session.waiting("WAITFOR"):
+            sleep_cancellable(f.session, seconds)
         f.session.rowcount = 0
     return run
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import shlex
 import subprocess
 import threading
@@ -24,7 +23,7 @@ from rich.text import Text
 
 from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.errors import TSqlError
-from tsqlbroker.interpreter.sink import format_value, json_value
+from tsqlbroker.interpreter.sink import format_value, json_dumps, json_value
 from tsqlbroker.repl.config import FORMATS
 
 DEFAULT_STYLES: dict[str, str] = {
@@ -175,7 +174,7 @@ class RichSink:
     def _render_json(self, rs: ResultSet) -> str:
         names = self._names(rs)
         rows = [{n: json_value(v) for n, v in zip(names, row)} for row in rs.rows]
-        return json.dumps(rows, ensure_ascii=False, indent=2)
+        return json_dumps(rows, ensure_ascii=False, indent=2)
 
     # -- paging -----------------------------------------------------------------------------
     @property
