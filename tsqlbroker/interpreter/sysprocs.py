@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy.engine import make_url
+
 from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.errors import tsql_error
 from tsqlbroker.grammar import ast
@@ -208,12 +210,12 @@ def _helpdb_row(db: Any) -> tuple[Any, ...]:
 
 
 def _store_location(s: Any, db: Any) -> str:
-    """Where the database's data lives: the SQLite file, or its PostgreSQL schema."""
-    store = s.instance.store
-    if store.dialect == "sqlite":
-        return str(store.url).removeprefix("sqlite:///")
+    """Where the database's data lives: its backend schema, else the store (its URL without
+    a password)."""
     schema = s.instance.catalog.database_schema(s.conn, db.database_id)
-    return f"{store.dialect} schema {schema}" if schema else f"{store.dialect} store"
+    if schema:
+        return f"schema {schema}"
+    return str(make_url(s.instance.store.url).render_as_string(hide_password=True))
 
 
 def compile_sp_helpdb(c: Compiler, node: ast.ExecProc) -> StmtFn:
