@@ -135,10 +135,9 @@ GO
     assert cells[4] == "ON" and cells[5].lower().endswith("[dbo].[tradehandler]")
     assert cells[6] in ("0/1", "1/1")
     repl.handle(":activation")
-    monitors = [line for line in output_of(console).splitlines()
-                if line.startswith("│ TradeQueue")]
-    assert monitors and monitors[-1].split("│")[2].strip() in (
-        "INACTIVE", "NOTIFIED", "RECEIVES_OCCURRING")
+    # Queues by name, with their database (activation runs in every database).
+    monitors = [cells for cells in table_rows(console, "Trading") if cells[1] == "TradeQueue"]
+    assert monitors and monitors[-1][2] in ("INACTIVE", "NOTIFIED", "RECEIVES_OCCURRING")
 
 
 def table_rows(console: Any, first_cell: str) -> list[list[str]]:

@@ -27,7 +27,7 @@ _IO = ("Table '{name}'. Scan count {scans}, logical reads {reads}, physical read
 
 
 def _ms(seconds: float) -> int:
-    return max(int(round(seconds * 1000)), 0)
+    return max(round(seconds * 1000), 0)
 
 
 class StatisticsReport:

@@ -34,6 +34,15 @@ exit status: 0 success; 1 a batch raised an error (or a file did not parse);
 
 MODES = ("run", "parse", "serve")
 
+# The top-level usage names the modes (argparse's own would list the options only).
+USAGE = """\
+tsqlbroker [options]                      the REPL
+       tsqlbroker run [options] FILE [FILE ...]   run scripts
+       tsqlbroker -Q TEXT | -i FILE [options]     run text or a file
+       tsqlbroker parse [--ast] FILE [FILE ...]   check syntax only
+       tsqlbroker serve [--url URL] [--log FILE]  run a long-lived broker
+       (tsqlbroker MODE --help describes a mode's options)"""
+
 
 def _add_storage_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--url", help="SQLAlchemy storage URL (default: an SQLite file; "
@@ -78,7 +87,7 @@ def build_parser(mode: str | None) -> argparse.ArgumentParser:
         p.add_argument("--log", metavar="FILE", help="write the broker log to FILE")
         return p
     p = argparse.ArgumentParser(
-        prog="tsqlbroker",
+        prog="tsqlbroker", usage=USAGE,
         description="T-SQL and SQL Server Service Broker interpreter and REPL.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"tsqlbroker {__version__}")
@@ -196,6 +205,8 @@ def run_scripts(args: argparse.Namespace, files: list[str], text: str | None,
             runner.wait_idle(args.wait_idle)
         finally:
             runner.close()
+        if runner.exit_status is not None:
+            return runner.exit_status
         return 1 if runner.had_error else 0
     finally:
         if thaw_after:

@@ -16,6 +16,7 @@ from typing import Any
 
 FORMATS = ("table", "vertical", "csv", "json")
 TERMINATORS = ("go", "semicolon")
+WIDE_LAYOUTS = ("vertical", "pager", "squeeze")
 
 
 class ConfigError(Exception):
@@ -52,7 +53,9 @@ class Config:
     batch_terminator: str = "go"
     history_file: Path | None = None
     timing: bool = False
+    shell_commands: bool = True
     format: str = "table"
+    wide_results: str = "vertical"
     pager: str = "auto"
     max_column_width: int = 60
     null_text: str = "NULL"
@@ -118,7 +121,9 @@ def parse_config(text: str) -> Config:
         batch_terminator=_choice(data, "main", "batch_terminator", TERMINATORS),
         history_file=_history_path(history),
         timing=_get(data, "main", "timing", bool),
+        shell_commands=_get(data, "main", "shell_commands", bool),
         format=_choice(data, "output", "format", FORMATS),
+        wide_results=_choice(data, "output", "wide_results", WIDE_LAYOUTS),
         pager=_get(data, "output", "pager", str),
         max_column_width=_get(data, "output", "max_column_width", int),
         null_text=_get(data, "output", "null_text", str),

@@ -8,12 +8,13 @@ After the last batch the runner waits until activated procedures are idle.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from tsqlbroker.errors import TSqlError
 from tsqlbroker.interpreter.sink import JsonLinesSink, Sink, TextSink
-from tsqlbroker.repl.sqlcmd import SqlcmdError, SqlcmdState, preprocess
+from tsqlbroker.repl.sqlcmd import SqlcmdError, SqlcmdState, exit_status, preprocess
 
 
 def _write_line(out: TextIO, text: str) -> None:
@@ -24,17 +25,25 @@ def _write_line(out: TextIO, text: str) -> None:
         pass
 
 
+def first_value(rs: Any) -> Any:
+    """The first column of the first row of a result set (None if there is none)."""
+    rows = getattr(rs, "rows", None)
+    return rows[0][0] if rows and rows[0] else None
+
+
 class _ErrorWatch:
     """Wraps a sink and remembers whether an error reached the client."""
 
     def __init__(self, inner: Sink) -> None:
         self.inner = inner
         self.count = 0
+        self.last_resultset: Any = None  # for :exit(query)
 
     def message(self, text: str) -> None:
         self.inner.message(text)
 
     def resultset(self, rs: object) -> None:
+        self.last_resultset = rs
         self.inner.resultset(rs)  # type: ignore[arg-type]
 
     def error(self, err: TSqlError) -> None:
@@ -58,6 +67,9 @@ class ScriptRunner:
         self.sqlcmd = sqlcmd or SqlcmdState()
         self.stop_on_error = stop_on_error
         self.stopped = False
+        # The status :exit(query) asked for (None: the usual 0 / 1).
+        self.exit_status: int | None = None
+        self._error_files: list[TextIO] = []
         self.instance = Instance(url)
         # Activation runs in the background while scripts run; in text mode what activated
         # procedures print (the broker log) is shown on stderr as it happens.
@@ -91,18 +103,42 @@ class ScriptRunner:
             self.sink.error(exc)
             self.stopped = self.stop_on_error or self.sqlcmd.on_error_exit
             return not self.stopped
+        self._redirect_errors()
+        before = self.sink.count
         for chunk in split_batches(plain):
             for _ in range(max(chunk.repeat, 1)):
                 before = self.sink.count
+                self.sink.last_resultset = None
                 self.session.execute(chunk.text, start_line=chunk.start_line)
                 if self.sink.count > before and (self.stop_on_error
                                                  or self.sqlcmd.on_error_exit):
                     self.stopped = True
                     return False
         if self.sqlcmd.quit_requested:
+            if self.sqlcmd.exit_with_value:
+                self.exit_status = exit_status(first_value(self.sink.last_resultset),
+                                               self.sink.count > before)
             self.stopped = True
             return False
         return True
+
+    def _redirect_errors(self) -> None:
+        """``:error FILE|STDERR|STDOUT`` in a script: where the text sink writes errors."""
+        target = self.sqlcmd.error_target
+        inner = self.sink.inner
+        if target is None or not isinstance(inner, TextSink):
+            return
+        self.sqlcmd.error_target = None
+        if target.lower() in ("stderr", "stdout"):
+            inner.err = sys.stderr if target.lower() == "stderr" else inner.out
+            return
+        try:
+            handle = open(target, "w", encoding="utf-8")  # noqa: SIM115 - kept until close
+        except OSError as exc:
+            self.report_client_error(f"Cannot open file '{target}': {exc.strerror}.")
+            return
+        self._error_files.append(handle)
+        inner.err = handle
 
     def wait_idle(self, seconds: float) -> bool:
         """Wait (bounded) until activated procedures are idle and nothing activatable is left."""
@@ -113,3 +149,5 @@ class ScriptRunner:
             self.session.close()
         finally:
             self.instance.close()
+            for handle in self._error_files:
+                handle.close()
