@@ -8,6 +8,7 @@ The REPL's mechanics run on the fake instance (backend-free); what needs a real 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterator
 from io import StringIO
@@ -249,3 +250,30 @@ def test_piped_input_warns_of_an_open_transaction(real: Repl,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     assert real.run_script("BEGIN TRAN\nGO\n") == 0
     assert "open transaction (@@TRANCOUNT 1); it was rolled back." in capsys.readouterr().err
+
+
+# -- the README's REPL example is what the REPL prints ----------------------------------------
+_PROMPT = re.compile(r"^\s*(?:\w+|\d+)> ?(.*)$")
+
+
+def test_readme_repl_example_matches(console: Any, pipe: Any) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("### The REPL", 1)[1].split("```\n", 2)[1]
+    inputs, expected, typed = [], [], []
+    for line in block.splitlines():
+        m = _PROMPT.match(line)
+        if m:
+            typed.append(m.group(1))
+            if re.fullmatch(r"GO|:\w+.*", m.group(1).strip()):
+                inputs.append("\n".join(typed))
+                typed = []
+        else:
+            expected.append(line)
+    r = Repl(_config(), url="sqlite://", console=console, input=pipe, output=DummyOutput())
+    r.interactive = True
+    try:
+        for text in inputs:
+            r.handle(text)
+    finally:
+        r.close()
+    assert output_of(console).splitlines() == expected
