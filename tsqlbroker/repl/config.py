@@ -16,6 +16,9 @@ from typing import Any
 
 FORMATS = ("table", "vertical", "csv", "json")
 TERMINATORS = ("go", "semicolon")
+# Whether this process hosts the store's activation, timers and transmission (the command
+# line's --activation; interpreter/broker_runtime.py).
+ACTIVATION_MODES = ("auto", "on", "off")
 
 
 class ConfigError(Exception):
@@ -52,6 +55,7 @@ class Config:
     batch_terminator: str = "go"
     history_file: Path | None = None
     timing: bool = False
+    activation: str = "auto"
     format: str = "table"
     pager: str = "auto"
     max_column_width: int = 60
@@ -118,6 +122,7 @@ def parse_config(text: str) -> Config:
         batch_terminator=_choice(data, "main", "batch_terminator", TERMINATORS),
         history_file=_history_path(history),
         timing=_get(data, "main", "timing", bool),
+        activation=_choice(data, "main", "activation", ACTIVATION_MODES),
         format=_choice(data, "output", "format", FORMATS),
         pager=_get(data, "output", "pager", str),
         max_column_width=_get(data, "output", "max_column_width", int),

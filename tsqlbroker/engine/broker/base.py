@@ -22,6 +22,7 @@ from ..txn import LockManager, Txn
 from . import filewake, pgsync, pgwake
 from .claims import GroupClaims
 from .filelocks import LockDir
+from .hosting import StoreHosting
 from .fastsql import fetch_endpoint, fetch_peer
 from .meta import DbMeta, MetaCache
 from .model import (
@@ -129,6 +130,8 @@ class BrokerBase:
             store.on_close(self.lockdir.close)
             self.claims = GroupClaims(self.lockdir, self.locks, self.signals,
                                       self._claims_released)
+        # Who hosts the background work (activation, clock, transport), reader slots.
+        self.store_hosting = StoreHosting(store, self.lockdir)
 
     # -- setup --------------------------------------------------------------------------------
     def ensure_schema(self, conn: StoreConnection) -> None:

@@ -247,7 +247,7 @@ class NoSlot:
         """Nothing to give back."""
 
 
-class Hosting:
+class StoreHosting:
     """The host lease and the reader slots of one store."""
 
     def __init__(self, store: Store, lockdir: LockDir | None) -> None:
