@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from cc_env import Client, build, send_block
+from receive_worker import PROCEDURES
 
 from tsqlbroker.interpreter.instance import Instance
 
@@ -52,6 +53,8 @@ def _prepare(url: str) -> None:
         send_block(admin, 0, GROUPS, 0, PER_CONVERSATION)
         admin.run("CREATE TABLE Got (id int IDENTITY PRIMARY KEY, g int NOT NULL, "
                   "c int NOT NULL, s int NOT NULL, who int NOT NULL)")
+        for procedure in PROCEDURES:
+            admin.run(procedure)
         total = GROUPS * CONVERSATIONS * PER_CONVERSATION
         assert admin.rows("SELECT COUNT(*) FROM InitQ") == [(total,)]
     finally:
