@@ -15,35 +15,20 @@ import os
 import subprocess
 import sys
 from collections import defaultdict
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import pytest
 from cc_env import Client, build, send_block
 from receive_worker import PROCEDURES
 
 from tsqlbroker.interpreter.instance import Instance
-
-if TYPE_CHECKING:
-    from conftest import FreshPostgres
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKER = Path(__file__).with_name("receive_worker.py")
 GROUPS, CONVERSATIONS, PER_CONVERSATION = 40, 2, 25
 MODES = ("statement", "explicit", "group", "handle")
 WORKER_SECONDS = 100
-
-
-@pytest.fixture(params=["file", "postgresql"])
-def shared_url(request: pytest.FixtureRequest, tmp_path: Path,
-               fresh_postgres: FreshPostgres) -> Iterator[str]:
-    """A store several processes can open: an SQLite file, or a fresh PostgreSQL schema."""
-    if request.param == "postgresql":
-        yield fresh_postgres.url()
-    else:
-        yield f"sqlite:///{tmp_path / 'shared.db'}"
 
 
 def _prepare(url: str) -> None:
@@ -70,12 +55,12 @@ def _got(url: str) -> list[tuple[int, int, int, int]]:
         inst.close()
 
 
-def test_four_processes_receive_each_message_once_in_order(shared_url: str) -> None:
-    _prepare(shared_url)
+def test_four_processes_receive_each_message_once_in_order(persistent_url: str) -> None:
+    _prepare(persistent_url)
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get(
         "PYTHONPATH", "")}
     seed = int.from_bytes(os.urandom(4), "big")
-    procs = [subprocess.Popen([sys.executable, str(WORKER), shared_url, str(i), mode,
+    procs = [subprocess.Popen([sys.executable, str(WORKER), persistent_url, str(i), mode,
                                str(seed + i), str(WORKER_SECONDS)],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               env=env)
@@ -98,7 +83,7 @@ def test_four_processes_receive_each_message_once_in_order(shared_url: str) -> N
     assert {h["proc"] for h in holds if h["committed"]} == set(range(len(MODES))), seed
     assert any(not h["committed"] for h in holds), seed
 
-    got = _got(shared_url)
+    got = _got(persistent_url)
     seen = [(g, c, s) for g, c, s, _p in got]
     assert len(seen) == len(set(seen)), f"a message was recorded twice (seed {seed})"
     assert set(seen) == {(g, c, s) for g in range(GROUPS) for c in range(CONVERSATIONS)
