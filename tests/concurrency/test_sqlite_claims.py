@@ -141,3 +141,45 @@ def test_the_claims_of_a_dead_process_are_reaped(pair: tuple[Client, Client]) ->
     # The owner's lock file is not held (it never was): the claim counts for nothing.
     assert b.rows(RECEIVE) == [(b"\x00\x00\x00\x00",)]
     assert _claims(b) == []
+
+
+def test_a_cycle_of_waits_across_processes_ends_in_1205(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'cycle.db'}"
+    create_database(url, DB, SETUP + """
+SEND ON CONVERSATION @h (0x01);
+BEGIN DIALOG @h FROM SERVICE [//cl/Svc] TO SERVICE '//cl/Svc' WITH ENCRYPTION = OFF;
+SEND ON CONVERSATION @h (0x02);
+""")
+    ia, ib = Instance(url), Instance(url)
+    try:
+        a, b = Client(ia, DB), Client(ib, DB)
+        g1, g2 = sorted({str(r[0]) for r in a.rows(
+            "SELECT conversation_group_id FROM TargQ")})
+        where = "RECEIVE message_body FROM TargQ WHERE conversation_group_id = '{}'"
+        a.run("BEGIN TRAN; " + where.format(g1))
+        b.run("BEGIN TRAN; " + where.format(g2))
+        outcome: dict[str, object] = {}
+
+        def a_wants_g2() -> None:
+            sink = a.run(where.format(g2), expect_errors=True)
+            outcome["a"] = [e.number for e in sink.errors()]
+
+        thread = threading.Thread(target=a_wants_g2)
+        thread.start()
+        time.sleep(0.5)
+        assert thread.is_alive()
+        started = time.monotonic()
+        sink = b.run(where.format(g1), expect_errors=True)
+        b_errors = [e.number for e in sink.errors()]
+        if b_errors != [1205]:             # b did not give way: a must have, then b got g1
+            assert b_errors == [] and sink.resultsets()[-1].rows
+        thread.join(30)
+        assert not thread.is_alive()
+        # Exactly one of them was the victim, found in a few wait steps, not at 60 s.
+        assert sorted([tuple(outcome["a"]), tuple(b_errors)]) == [(), (1205,)]  # type: ignore[arg-type]
+        assert time.monotonic() - started < 10
+        for c in (a, b):
+            c.run("IF @@TRANCOUNT > 0 COMMIT")
+    finally:
+        ia.close()
+        ib.close()

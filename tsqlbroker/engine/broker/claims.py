@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ...errors import broker_error
 from ..store import StoreConnection
 from ..txn import LockManager, Txn
 from .fastsql import run
@@ -59,6 +60,8 @@ class TxnClaims:
     pending: dict[str, tuple[int, int]] = field(default_factory=dict)
     # In the claims table: group -> (database_id, queue_id).
     published: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # The group its published claims say it waits for (claims.waiting_for).
+    waiting_for: str | None = None
 
 
 class GroupClaims:
@@ -88,6 +91,9 @@ class GroupClaims:
         conn = txn.conn
         key = (db_id, group)
         deadline = None if timeout is None else time.monotonic() + timeout
+        if conn.in_write_txn and conn.written:
+            cap = time.monotonic() + deadlock_wait
+            deadline = cap if deadline is None else min(deadline, cap)
         while True:
             if self.locks.holder(key) == txn.id:
                 return True
@@ -97,19 +103,19 @@ class GroupClaims:
                 self.locks.try_acquire(key, txn)
                 self.add_pending(txn, db_id, group, queue_id)
                 return True
-            if conn.written and deadline is not None:
-                deadline = min(deadline, time.monotonic() + deadlock_wait)
-            elif conn.written:
-                deadline = time.monotonic() + deadlock_wait
-            if timeout == 0.0 or (deadline is not None and time.monotonic() >= deadline) \
-                    or (cancelled is not None and cancelled()):
-                if opened:
-                    conn.end_unwritten(commit=False)
-                return False
             if opened:
                 conn.end_unwritten(commit=False)
+            if timeout == 0.0 or (deadline is not None and time.monotonic() >= deadline) \
+                    or (cancelled is not None and cancelled()):
+                self._mark_wait(txn, None)
+                return False
             txn.pause()           # publish what it owns; the write lock goes if it can
+            self._mark_wait(txn, group)
             self._wait(txn, key, queue_id, deadline)
+            if self._deadlock_victim(txn, group):
+                self._mark_wait(txn, None)
+                spid = getattr(txn.owner, "id", None)
+                raise broker_error(1205, spid if isinstance(spid, int) else txn.id, "lock")
 
     def _wait(self, txn: Txn, key: GroupKey, queue_id: int, deadline: float | None) -> None:
         """One step of waiting for ``key``: on the lock manager (its deadlock check sees an
@@ -122,6 +128,42 @@ class GroupClaims:
         qkey = (key[0], queue_id)
         self.signals.wait_change(qkey, self.signals.generation(qkey),
                                  time.monotonic() + step, lambda: False)
+
+    # -- deadlocks across processes -----------------------------------------------------------
+    def _mark_wait(self, txn: Txn, group: str | None) -> None:
+        """Say in the store which group ``txn`` waits for (None: no longer waits), so that
+        the processes of a cycle of waits can see it. Only a transaction whose claims are
+        published can be part of one (one that holds the write lock waits briefly, see
+        :meth:`lock`)."""
+        st: TxnClaims | None = txn.state.get("claims")
+        conn = txn.conn
+        if st is None or not st.published or st.waiting_for == group or conn.in_write_txn:
+            return
+        conn.begin_unwritten()
+        run(conn, f"UPDATE {CLAIMS} SET waiting_for = ? WHERE owner = ? AND txn_id = ?",
+            (group, self.tag, txn.id))
+        conn.end_unwritten(commit=True)
+        st.waiting_for = group
+
+    def _deadlock_victim(self, txn: Txn, group: str) -> bool:
+        """Whether ``txn``'s wait for ``group`` closes a cycle of waits through the claims
+        table and ``txn`` is the cycle's victim: the member with the greatest (owner,
+        transaction) — every member sees the same cycle, exactly one gives way."""
+        st: TxnClaims | None = txn.state.get("claims")
+        if st is None or st.waiting_for != group:
+            return False          # holds no published claim: cannot close a cycle
+        rows = run(txn.conn, f"SELECT conversation_group_id, owner, txn_id, waiting_for "
+                   f"FROM {CLAIMS}").fetchall()
+        holder = {g: (o, t) for g, o, t, _w in rows if self.lockdir.alive(o)}
+        waits = {(o, t): w for _g, o, t, w in rows if w is not None}
+        me = (self.tag, txn.id)
+        members = [me]
+        node = holder.get(group)
+        while node is not None and node not in members:
+            members.append(node)
+            wanted = waits.get(node)
+            node = None if wanted is None else holder.get(wanted)
+        return node == me and max(members) == me
 
     def claimed_elsewhere(self, conn: StoreConnection, group: str) -> bool:
         """Whether a live process other than this one claims ``group``."""

@@ -284,6 +284,8 @@ def broker_tables(metadata: MetaData) -> BrokerTables:
         Column("queue_id", Integer, nullable=False),
         Column("owner", String(64), nullable=False),
         Column("txn_id", Integer, nullable=False),
+        # The group the owning transaction waits for, if it does (deadlock detection).
+        Column("waiting_for", String(36)),
     )
     return BrokerTables(message_types, contracts, contract_usages, queues, services,
                         service_contracts, routes, bindings, endpoints_net, priorities,
