@@ -16,11 +16,9 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-import pytest
+from tsql_client import run_tsql, serving
 
 from tsqlbroker.engine.broker import Broker
 from tsqlbroker.interpreter.broker_runtime import runtime_for
@@ -91,17 +89,7 @@ def _instance(url: str, mode: str) -> Instance:
 
 def _tsql(url: str, text: str) -> list[tuple]:
     """Run ``text`` on an instance that never hosts (closed afterwards); the last rows."""
-    inst = _instance(url, "off")
-    sink = CollectingSink()
-    try:
-        session = inst.session(sink, "master")
-        session.execute(text)
-        session.close()
-    finally:
-        inst.close()
-    assert not sink.errors(), [e.render() for e in sink.errors()]
-    sets = sink.resultsets()
-    return sets[-1].rows if sets else []
+    return run_tsql(url, [text], activation="off")
 
 
 def _cli(url: str, *args: str, timeout: float = 60) -> tuple[subprocess.CompletedProcess[str],
@@ -110,23 +98,6 @@ def _cli(url: str, *args: str, timeout: float = 60) -> tuple[subprocess.Complete
     done = subprocess.run([sys.executable, "-m", "tsqlbroker", "--url", url, *args],
                           capture_output=True, text=True, timeout=timeout, check=False)
     return done, time.monotonic() - start
-
-
-@contextmanager
-def _serve(url: str, log: Path) -> Iterator[subprocess.Popen[str]]:
-    proc = subprocess.Popen([sys.executable, "-m", "tsqlbroker", "serve", "--url", url,
-                             "--log", str(log)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        yield proc
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
 
 
 def _wait_log(log: Path, text: str, proc: subprocess.Popen[str], count: int = 1,
@@ -157,7 +128,7 @@ def test_a_client_beside_serve_only_runs_its_own_batches(tmp_path: Path,
     log = tmp_path / "serve.log"
     script = tmp_path / "requests.sql"
     script.write_text(REQUESTS.format(n=50))
-    with _serve(url, log) as proc:
+    with serving(url, log) as proc:
         _wait_log(log, "hosting", proc)
         done, _elapsed = _cli(url, "run", str(script))
         assert done.returncode == 0, done.stderr
@@ -175,9 +146,9 @@ def test_a_second_serve_stands_by_and_takes_over_when_the_host_is_killed(
     url = persistent_url
     _tsql(url, SETUP.format(readers=1))
     log_a, log_b = tmp_path / "a.log", tmp_path / "b.log"
-    with _serve(url, log_a) as a:
+    with serving(url, log_a) as a:
         _wait_log(log_a, "hosting", a)
-        with _serve(url, log_b) as b:
+        with serving(url, log_b) as b:
             assert "standing by" in _wait_log(log_b, "standing by", b)
             a.send_signal(signal.SIGKILL)
             a.wait(timeout=10)
@@ -213,7 +184,7 @@ def test_max_queue_readers_hold_over_processes_on_one_sqlite_file(tmp_path: Path
     url = f"sqlite:///{tmp_path / 'readers.db'}"
     _tsql(url, SETUP.format(readers=2))
     logs = [tmp_path / f"serve{i}.log" for i in range(2)]
-    with _serve(url, logs[0]) as a, _serve(url, logs[1]) as b:
+    with serving(url, logs[0]) as a, serving(url, logs[1]) as b:
         for proc, log in ((a, logs[0]), (b, logs[1])):
             _wait_log(log, "serving", proc)
         # A client that hosts whenever no serve is up (auto) and sends the requests.

@@ -16,6 +16,7 @@ import subprocess
 import sys
 from collections import defaultdict
 from datetime import datetime
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -103,7 +104,7 @@ def test_four_processes_receive_each_message_once_in_order(persistent_url: str) 
     overlaps = []
     for group, spans in by_group.items():
         spans.sort()
-        for (s1, e1, p1), (s2, e2, p2) in zip(spans, spans[1:], strict=False):
+        for (s1, e1, p1), (s2, e2, p2) in pairwise(spans):
             if s2 <= e1:
                 overlaps.append((group, p1, str(s1), str(e1), p2, str(s2), str(e2)))
     assert not overlaps, f"a group held by two processes at once (seed {seed}): {overlaps[:3]}"

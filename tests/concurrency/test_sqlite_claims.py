@@ -74,7 +74,7 @@ def test_a_paused_receiving_transaction_keeps_its_group_from_the_other_process(
 
 def test_a_receive_and_commit_in_one_batch_writes_no_claim(
         pair: tuple[Client, Client], monkeypatch: pytest.MonkeyPatch) -> None:
-    a, b = pair
+    a, _b = pair
     written: list[object] = []
     monkeypatch.setattr(claims, "run_many", lambda *args: written.append(args))
     a.run("BEGIN TRAN; " + RECEIVE + "; COMMIT")

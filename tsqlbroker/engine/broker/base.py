@@ -21,9 +21,9 @@ from ..store import Store, StoreConnection
 from ..txn import LockManager, Txn
 from . import filewake, pgsync, pgwake
 from .claims import GroupClaims
+from .fastsql import fetch_endpoint, fetch_peer
 from .filelocks import LockDir
 from .hosting import StoreHosting
-from .fastsql import fetch_endpoint, fetch_peer
 from .meta import DbMeta, MetaCache
 from .model import (
     DEFAULT_CONTRACT_ID,

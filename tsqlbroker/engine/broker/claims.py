@@ -218,7 +218,7 @@ class GroupClaims:
                 run(conn, f"DELETE FROM {CLAIMS} WHERE owner = ? AND txn_id = ?",
                     (self.tag, txn.id))
                 conn.commit()
-            except Exception:  # noqa: BLE001 - the store is busy or gone: retried later
+            except Exception:
                 log.warning("could not delete the group claims of a rolled-back "
                             "transaction; retried later", exc_info=True)
                 conn.rollback()

@@ -166,7 +166,7 @@ class PgLease:
         if conn is not None:
             try:
                 conn.close()
-            except Exception:  # noqa: BLE001 - already broken
+            except Exception:
                 log.debug("closing the lease connection failed", exc_info=True)
 
     def try_acquire(self, note: str) -> bool:
