@@ -188,7 +188,8 @@ class BrokerRuntime:
                 self.lease.release()
 
     def _lease_loop(self) -> None:
-        while not self._lease_wake.wait(LEASE_CHECK_S):
+        stop = self._lease_wake      # this thread's own: stop() replaces it for a restart
+        while not stop.wait(LEASE_CHECK_S):
             try:
                 self.check_lease()
             except Exception as exc:  # noqa: BLE001 - the lease thread must survive

@@ -272,17 +272,18 @@ class ReceiveMixin(BrokerBase):
         st = self._state(txn)
         tried: set[str] = set()
         found: list[str] = []
-        reaped = False
+        looked = reaped = False
 
         def pick() -> str | None:
-            nonlocal reaped
+            nonlocal looked, reaped
             while True:
                 group = self._next_group(conn, txn, q, st.received, tried)
-                if group is None and claims is not None and not reaped:
-                    reaped = True
+                if group is None and claims is not None and not looked:
+                    looked = True
                     dead = claims.dead_owners(conn, q.object_id)
                     if dead:
                         claims.reap(conn, dead)
+                        reaped = True
                         group = self._next_group(conn, txn, q, st.received, tried)
                 if group is None:
                     return None
