@@ -140,6 +140,17 @@ GO
     assert monitors and monitors[-1][2] in ("INACTIVE", "NOTIFIED", "RECEIVES_OCCURRING")
 
 
+def test_activation_setting_decides_whether_this_repl_hosts(repl: Repl, console: Any) -> None:
+    repl.handle(":activation off")
+    assert "Activation off: this process" in output_of(console)
+    assert "does not host" in output_of(console)
+    repl.handle(":activation auto")
+    assert "hosts activation, timers and transmission" in output_of(console)
+    repl.handle(":activation sometimes")
+    assert "Usage: :activation [auto|on|off]" in output_of(console)
+    assert repl.config.activation == "auto"
+
+
 def table_rows(console: Any, first_cell: str) -> list[list[str]]:
     """The cells of the rendered table rows whose first cell is ``first_cell``."""
     rows = []

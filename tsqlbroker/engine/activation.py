@@ -163,6 +163,12 @@ class ActivationManager:
             if self._thread is not None:
                 return
             self._stopping = False
+            # Started again (this process hosts again): monitors start afresh, as after a
+            # restart — one NOTIFIED when hosting stopped would otherwise look stranded.
+            for mon in self._monitors.values():
+                if not mon.tasks:
+                    mon.state = "INACTIVE"
+                    mon.inert = False
             self._thread = threading.Thread(target=self._loop, name="tsqlbroker-broker",
                                             daemon=True)
             self._thread.start()

@@ -437,7 +437,10 @@ class Catalog:
         """Reserve the next deterministic object id (store-wide)."""
         conn.write()
         c = self.t.counters
-        n = conn.execute(select(c.c.value).where(c.c.name == "object_id")).scalar()
+        # FOR UPDATE: on PostgreSQL two transactions (sessions, processes) would otherwise
+        # read the same value and reserve one id twice (SQLite's write lock serialises).
+        n = conn.execute(select(c.c.value).where(c.c.name == "object_id").with_for_update()
+                         ).scalar()
         if n is None:
             n = 0
             conn.execute(insert(c).values(name="object_id", value=0))

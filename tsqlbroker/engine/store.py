@@ -151,7 +151,14 @@ class StoreConnection:
         # The backend's name ("sqlite" / "postgresql"), copied: the hot path asks it often.
         self.dialect: str = store.dialect
         self.in_write_txn = False
+        # Whether :meth:`write` was called since the write transaction began: one opened by
+        # :meth:`begin_unwritten` (to hold SQLite's write lock while a RECEIVE picks) and
+        # not written to since may be ended early without losing anything of the session's.
+        self.written = False
         self._savepoints: list[str] = []
+        # Savepoints asked for while no write transaction was open: set when one begins
+        # (a rollback to them then keeps the transaction, and with it the write lock).
+        self._early_savepoints: list[str] = []
 
     def execute(self, statement: Any, params: Mapping[str, Any] | list[Any] | None = None
                 ) -> CursorResult[Any]:
@@ -184,13 +191,45 @@ class StoreConnection:
 
     def write(self) -> None:
         """Make sure a storage transaction is open before writing."""
+        self.written = True
         if not self.in_write_txn:
-            self._control("BEGIN IMMEDIATE" if self.dialect == "sqlite" else "BEGIN")
-            self.in_write_txn = True
+            self._begin()
+
+    def begin_unwritten(self) -> bool:
+        """Open the write transaction (SQLite: take the file's write lock) before anything
+        is written, so that what is read next cannot change until it ends; True if opened
+        here. See :attr:`written` and :meth:`end_unwritten`."""
+        if self.in_write_txn:
+            return False
+        self._begin()
+        self.written = False
+        return True
+
+    def end_unwritten(self, commit: bool) -> None:
+        """End a write transaction the session wrote nothing in (:meth:`begin_unwritten`;
+        ``commit``: what other code wrote in it on the session's behalf, e.g. the broker's
+        group claims, is kept). Savepoints set in it wait for the next one, as if it had
+        never begun."""
+        early = self._savepoints
+        self._control("COMMIT" if commit else "ROLLBACK")
+        self.in_write_txn = False
+        self._savepoints = []
+        self._early_savepoints = early
+
+    def _begin(self) -> None:
+        self._control("BEGIN IMMEDIATE" if self.dialect == "sqlite" else "BEGIN")
+        self.in_write_txn = True
+        for name in self._early_savepoints:
+            self.conn.exec_driver_sql(f'SAVEPOINT "{name}"')
+            self._savepoints.append(name)
+        self._early_savepoints = []
 
     def savepoint(self, name: str) -> None:
-        """Set a storage savepoint (only meaningful inside a write transaction)."""
-        self.write()
+        """Set a storage savepoint; outside a write transaction, at the start of the next
+        one (nothing is written before it)."""
+        if not self.in_write_txn:
+            self._early_savepoints.append(name)
+            return
         self.conn.exec_driver_sql(f'SAVEPOINT "{name}"')
         self._savepoints.append(name)
 
@@ -199,15 +238,18 @@ class StoreConnection:
         if name in self._savepoints:
             self.conn.exec_driver_sql(f'ROLLBACK TO SAVEPOINT "{name}"')
             del self._savepoints[self._savepoints.index(name) + 1:]
+        elif name in self._early_savepoints:
+            del self._early_savepoints[self._early_savepoints.index(name) + 1:]
 
     def has_savepoint(self, name: str) -> bool:
-        return name in self._savepoints
+        return name in self._savepoints or name in self._early_savepoints
 
     def commit(self, before: str | None = None) -> None:
         """Commit the storage transaction, if one is open. ``before``: parameterless SQL
         run just before the COMMIT, sent with it in one round trip (PostgreSQL's simple
         query protocol takes several statements; SQLite's ``execute`` does not: unused
         there). Run on its own when no transaction is open."""
+        self._early_savepoints.clear()
         if not self.in_write_txn:
             if before:
                 self._control(before)
@@ -220,6 +262,7 @@ class StoreConnection:
 
     def rollback(self) -> None:
         """Roll the storage transaction back, if one is open."""
+        self._early_savepoints.clear()
         if self.in_write_txn:
             try:
                 self._control("ROLLBACK")

@@ -63,6 +63,7 @@ class Txn:
     before_commit_hooks: list[Callable[[], str | None]] = field(default_factory=list)
     after_commit_hooks: list[Callable[[], None]] = field(default_factory=list)
     after_end_hooks: list[Callable[[bool], None]] = field(default_factory=list)
+    pause_hooks: list[Callable[[], None]] = field(default_factory=list)
     marks: list[_Mark] = field(default_factory=list)
     active: bool = True
     # While the deferred operations flush: whether the one flushing is the last so far (its
@@ -101,13 +102,25 @@ class Txn:
         """Open the storage transaction before a write."""
         self.conn.write()
 
+    def on_pause(self, fn: Callable[[], None]) -> None:
+        """Call ``fn()`` whenever the session pauses with this transaction open (see
+        :meth:`pause`); kept until the transaction ends."""
+        self.pause_hooks.append(fn)
+
+    def pause(self) -> None:
+        """The session stops running statements for a while with this transaction open —
+        its batch ended, or it sleeps or waits (WAITFOR, a lock): engine modules give up
+        what they need not hold meanwhile (the broker publishes its group claims and lets
+        SQLite's write lock go when nothing was written yet)."""
+        for fn in list(self.pause_hooks):
+            fn()
+
     # -- savepoints ---------------------------------------------------------------------------
     def save(self, name: str) -> None:
-        """``SAVE TRANSACTION name``: mark the current position."""
-        sp = None
-        if self.conn.in_write_txn:
-            sp = f"tsqlb_sp_{self.id}_{len(self.marks)}"
-            self.conn.savepoint(sp)
+        """``SAVE TRANSACTION name``: mark the current position (a storage savepoint, set
+        when the write transaction begins if none is open yet)."""
+        sp = f"tsqlb_sp_{self.id}_{len(self.marks)}"
+        self.conn.savepoint(sp)
         self.marks.append(_Mark(name.lower(), len(self.ops), len(self.undo),
                                 len(self.after_commit_hooks), sp))
 
@@ -126,11 +139,9 @@ class Txn:
             fn()
         del self.after_commit_hooks[mark.after_commit:]
         if mark.storage_savepoint is not None:
+            # Keeps the storage transaction (and SQLite's write lock, which may be what
+            # keeps this transaction's conversation groups its own: broker/claims.py).
             self.conn.rollback_to(mark.storage_savepoint)
-        elif self.conn.in_write_txn:
-            # The savepoint was set before anything was written: everything written since
-            # goes, and the storage transaction starts again at the next write.
-            self.conn.rollback()
 
     # -- ending -------------------------------------------------------------------------------
     def commit(self) -> None:
@@ -172,6 +183,7 @@ class Txn:
         self.ops.clear()
         self.undo.clear()
         self.before_commit_hooks.clear()
+        self.pause_hooks.clear()
         self.marks.clear()
         hooks = list(self.after_end_hooks)
         self.after_end_hooks.clear()

@@ -224,6 +224,9 @@ class Session:
             err = tsql_error(3998)
             err.line = line
             self.report(err)
+        if self.txn is not None:
+            # Left open until the next batch: hold no storage lock meanwhile if possible.
+            self.txn.pause()
         self.try_depth = 0
         self.caught.clear()
         self.nestlevel = 0

@@ -385,6 +385,8 @@ def _as_time_of_day(v: Any) -> dtime:
 def sleep_cancellable(session: Any, seconds: float) -> None:
     """Sleep ``seconds``, waking every 50 ms to honour :meth:`Session.cancel`."""
     deadline = time.monotonic() + max(seconds, 0.0)
+    if session.txn is not None:
+        session.txn.pause()       # a sleeping transaction holds no storage lock it can drop
     while True:
         session.check_cancel()
         left = deadline - time.monotonic()

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TextIO
 
 from tsqlbroker import __version__
+from tsqlbroker.repl.config import ACTIVATION_MODES
 
 EPILOG = """\
 examples:
@@ -62,6 +63,10 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--wait-idle", type=float, default=30.0, metavar="SECONDS",
                    help="after the last batch, wait up to SECONDS for activated procedures "
                         "to go idle (default 30)")
+    p.add_argument("--activation", choices=ACTIVATION_MODES, default=None,
+                   help="host activation, timers and transmission of the store: auto "
+                        "(default: unless a serve process does), on (insist: wait for "
+                        "the store's host lease), off (only run my batches)")
 
 
 def build_parser(mode: str | None) -> argparse.ArgumentParser:
@@ -100,7 +105,7 @@ def build_parser(mode: str | None) -> argparse.ArgumentParser:
 
 # Options that take a value: the word after them is never the mode.
 _VALUED = {"--url", "-d", "--database", "--format", "-v", "-o", "--wait-idle", "-Q", "-i",
-           "--log"}
+           "--log", "--activation"}
 
 
 def split_mode(args: list[str]) -> tuple[str | None, list[str]]:
@@ -150,7 +155,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                thaw_after=thaw_after)
         from tsqlbroker.repl.main import run_repl
 
-        return run_repl(url=args.url, database=args.database, output_format=args.format)
+        return run_repl(url=args.url, database=args.database, output_format=args.format,
+                        activation=args.activation)
     except KeyboardInterrupt:
         return 130
 
@@ -183,10 +189,14 @@ def run_scripts(args: argparse.Namespace, files: list[str], text: str | None,
     try:
         # Start-up time: no garbage collection while the engine loads (see startup.py).
         with startup_phase():
+            # Scripts (run, -i) host the broker's background work from the start when
+            # nobody else does; -Q text from its first statement that gives it work.
             runner = ScriptRunner(url=args.url, database=args.database,
                                   output_format=args.format, out=out,
                                   err=sys.stderr if args.output is None else out,
-                                  sqlcmd=state, stop_on_error=args.stop_on_error)
+                                  sqlcmd=state, stop_on_error=args.stop_on_error,
+                                  activation=args.activation or "auto",
+                                  host_at_start=bool(files))
             get_driver()  # the grammar tables, loaded inside the phase too
         try:
             for f in files:

@@ -17,6 +17,9 @@ from typing import Any
 FORMATS = ("table", "vertical", "csv", "json")
 TERMINATORS = ("go", "semicolon")
 WIDE_LAYOUTS = ("vertical", "pager", "squeeze")
+# Whether this process hosts the store's activation, timers and transmission (the command
+# line's --activation; interpreter/broker_runtime.py).
+ACTIVATION_MODES = ("auto", "on", "off")
 
 
 class ConfigError(Exception):
@@ -54,6 +57,7 @@ class Config:
     history_file: Path | None = None
     timing: bool = False
     shell_commands: bool = True
+    activation: str = "auto"
     format: str = "table"
     wide_results: str = "vertical"
     pager: str = "auto"
@@ -122,6 +126,7 @@ def parse_config(text: str) -> Config:
         history_file=_history_path(history),
         timing=_get(data, "main", "timing", bool),
         shell_commands=_get(data, "main", "shell_commands", bool),
+        activation=_choice(data, "main", "activation", ACTIVATION_MODES),
         format=_choice(data, "output", "format", FORMATS),
         wide_results=_choice(data, "output", "wide_results", WIDE_LAYOUTS),
         pager=_get(data, "output", "pager", str),

@@ -82,8 +82,9 @@ def _default_instance(url: str | None) -> Any:
     from tsqlbroker.interpreter.instance import Instance
 
     instance = Instance(url)
-    # Activation, conversation timers and lifetimes run while the REPL waits for input.
-    runtime_for(instance)
+    # Activation, conversation timers and lifetimes run while the REPL waits for input, when
+    # this process hosts them (Repl.set_activation starts the runtime in the chosen mode).
+    runtime_for(instance, start=False)
     return instance
 
 
@@ -157,6 +158,7 @@ class Repl:
         log = broker_log_of(instance)
         if log is not None and hasattr(log, "add_listener"):
             log.add_listener(self._on_log)
+        self._start_activation(instance)
         link.catalog.refresh(str(getattr(link.session, "current_database", "master")))
         return link
 
@@ -438,6 +440,28 @@ class Repl:
         self._close_link(old)
         self.info(f"Connected to {url}.")
 
+    @staticmethod
+    def _runtime(instance: Any) -> Any | None:
+        return getattr(instance, "extensions", {}).get("broker_runtime")
+
+    def _start_activation(self, instance: Any) -> None:
+        """Host the store's activation, timers and transmission as the setting says."""
+        runtime = self._runtime(instance)
+        if runtime is not None:
+            runtime.configure(mode=self.config.activation, role="REPL")
+            runtime.start()
+
+    def set_activation(self, mode: str) -> None:
+        """``:activation auto|on|off``: change whether this REPL hosts the broker's
+        background work."""
+        self.config.activation = mode
+        self._start_activation(self.instance)
+
+    def activation_status(self) -> str:
+        """Whether this process hosts the broker's background work, in words."""
+        runtime = self._runtime(self.instance)
+        return runtime.status() if runtime is not None else "Activation: not available."
+
     def request_exit(self, status: int = 0) -> None:
         """Leave the loop after the current input."""
         self.exit_status = status
@@ -608,8 +632,10 @@ def describe_storage(repl: Repl) -> str:
         return str(url)
 
 
-def run_repl(url: str | None, database: str, output_format: str) -> int:
-    """``tsqlbroker`` with no mode: the REPL on ``url`` (or the configured storage)."""
+def run_repl(url: str | None, database: str, output_format: str,
+             activation: str | None = None) -> int:
+    """``tsqlbroker`` with no mode: the REPL on ``url`` (or the configured storage);
+    ``activation`` (the command line's) wins over the configured setting."""
     try:
         config, path, created = load_config()
     except ConfigError as exc:
@@ -617,6 +643,8 @@ def run_repl(url: str | None, database: str, output_format: str) -> int:
         config, path, created = parse_config(""), None, False
     if output_format == "json":
         config.format = "json"
+    if activation is not None:
+        config.activation = activation
     # The command line's default is master; then the config file's database applies.
     start_db = database if database.lower() != "master" else config.database
     try:

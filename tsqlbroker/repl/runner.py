@@ -59,7 +59,8 @@ class ScriptRunner:
 
     def __init__(self, *, url: str | None, database: str, output_format: str, out: TextIO,
                  err: TextIO, sqlcmd: SqlcmdState | None = None,
-                 stop_on_error: bool = False) -> None:
+                 stop_on_error: bool = False, activation: str = "auto",
+                 host_at_start: bool = True) -> None:
         from tsqlbroker.interpreter.instance import Instance
 
         base: Sink = JsonLinesSink(out) if output_format == "json" else TextSink(out, err)
@@ -71,11 +72,15 @@ class ScriptRunner:
         self.exit_status: int | None = None
         self._error_files: list[TextIO] = []
         self.instance = Instance(url)
-        # Activation runs in the background while scripts run; in text mode what activated
-        # procedures print (the broker log) is shown on stderr as it happens.
+        # Activation runs in the background while scripts run (when this process hosts
+        # it: broker_runtime); in text mode what activated procedures print (the broker
+        # log) is shown on stderr as it happens.
         from tsqlbroker.interpreter.broker_runtime import runtime_for
 
-        self.runtime = runtime_for(self.instance)
+        self.runtime = runtime_for(self.instance, start=False)
+        self.runtime.configure(mode=activation, role="run")
+        if host_at_start or activation == "on":
+            self.runtime.start()
         if output_format != "json":
             self.runtime.log.add_listener(
                 lambda entry: entry.level != "info" and _write_line(err, entry.render()))

@@ -15,7 +15,7 @@ from typing import Protocol
 
 from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.repl import broker_views
-from tsqlbroker.repl.config import FORMATS, Config
+from tsqlbroker.repl.config import ACTIVATION_MODES, FORMATS, Config
 from tsqlbroker.repl.sqlcmd import (
     SqlcmdError,
     SqlcmdState,
@@ -74,6 +74,12 @@ class ReplContext(Protocol):
 
     def set_log_shown(self, shown: bool) -> None:
         """Show broker log lines above the prompt as they arrive, or not."""
+
+    def set_activation(self, mode: str) -> None:
+        """Host the store's activation, timers and transmission: auto | on | off."""
+
+    def activation_status(self) -> str:
+        """Whether this process hosts them, in words."""
 
 
 Handler = Callable[[ReplContext, str], None]
@@ -303,11 +309,20 @@ def _services(ctx: ReplContext, arg: str) -> None:
     ctx.show(broker_views.services_view(ctx.query, _all(arg, ":services [all]")))
 
 
-@special_command("activation", ":activation",
-                 "queue monitors and activated tasks of every database")
+@special_command("activation", ":activation [auto|on|off]",
+                 "queue monitors and activated tasks of every database; auto/on/off: "
+                 "whether this REPL hosts activation, timers and transmission")
 def _activation(ctx: ReplContext, arg: str) -> None:
+    word = arg.strip().lower()
+    if word:
+        if word not in ACTIVATION_MODES:
+            raise SpecialError("Usage: :activation [auto|on|off]")
+        ctx.set_activation(word)
+        ctx.info(ctx.activation_status())
+        return
     for rs in broker_views.activation_view(ctx.query):
         ctx.show(rs)
+    ctx.info(ctx.activation_status())
 
 
 @special_command("transmission", ":transmission",

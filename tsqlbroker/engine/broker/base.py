@@ -20,7 +20,10 @@ from ..catalog import Catalog
 from ..store import Store, StoreConnection
 from ..txn import LockManager, Txn
 from . import filewake, pgsync, pgwake
+from .claims import GroupClaims
 from .fastsql import fetch_endpoint, fetch_peer
+from .filelocks import LockDir
+from .hosting import StoreHosting
 from .meta import DbMeta, MetaCache
 from .model import (
     DEFAULT_CONTRACT_ID,
@@ -57,6 +60,14 @@ _SYSTEM_CONTRACTS: tuple[tuple[int, str, tuple[tuple[str, bool, bool], ...]], ..
     (4, SB + "ServiceEcho", ((SB + "ServiceEcho/Echo", True, True),)),
     (DEFAULT_CONTRACT_ID, "DEFAULT", (("DEFAULT", True, True),)),
 )
+
+
+def holds_sqlite_writes(txn: Txn | None) -> bool:
+    """Whether ``txn`` holds SQLite's write lock for writes of its own (not only for group
+    claims it can publish, see claims.py): no other session can commit meanwhile, so a wait
+    for one of them could only end in a timeout while blocking everyone else."""
+    return (txn is not None and txn.conn.in_write_txn and txn.conn.written
+            and txn.conn.dialect == "sqlite")
 
 
 @dataclass
@@ -110,6 +121,17 @@ class BrokerBase:
                                         lambda: list(self.signals.waiting))
         if self.filewake is not None:
             self.add_queue_listener(self.filewake.queue_event)
+        # ... and own conversation groups towards each other through claims (claims.py).
+        self.lockdir: LockDir | None = None
+        self.claims: GroupClaims | None = None
+        shared = filewake.shared_file(store)
+        if shared is not None:
+            self.lockdir = LockDir(shared)
+            store.on_close(self.lockdir.close)
+            self.claims = GroupClaims(self.lockdir, self.locks, self.signals,
+                                      self._claims_released)
+        # Who hosts the background work (activation, clock, transport), reader slots.
+        self.store_hosting = StoreHosting(store, self.lockdir)
 
     # -- setup --------------------------------------------------------------------------------
     def ensure_schema(self, conn: StoreConnection) -> None:
@@ -195,7 +217,8 @@ class BrokerBase:
         t = self.t
         for table in (t.message_types, t.contracts, t.contract_usages, t.queues, t.services,
                       t.service_contracts, t.routes, t.bindings, t.priorities, t.xml_schemas,
-                      t.dbinit, t.conversations, t.groups, t.messages, t.transmission):
+                      t.dbinit, t.conversations, t.groups, t.messages, t.transmission,
+                      t.claims):
             conn.execute(delete(table).where(table.c.database_id == db_id))
         with self._init_lock:
             self._initialised_dbs.discard(db_id)
@@ -231,6 +254,9 @@ class BrokerBase:
         elif txn.conn.dialect == "postgresql":
             ok = (self.locks.holder((db_id, group)) == txn.id
                   or self._lock_group_pg(txn, db_id, group, timeout, cancelled))
+        elif self.claims is not None:
+            ok = self.claims.lock(txn, db_id, group, queue_id, timeout, cancelled,
+                                  DEADLOCK_WAIT_S)
         elif timeout == 0.0:
             ok = self.locks.try_acquire((db_id, group), txn)
         else:
@@ -288,6 +314,14 @@ class BrokerBase:
                 log.warning("could not notify other processes of released locks",
                             exc_info=True)
 
+    def _claims_released(self, queues: list[tuple[int, int]]) -> None:
+        """Published group claims on ``queues`` are gone: the other processes on the file
+        look again (their waiters may have skipped those groups)."""
+        if self.filewake is None:
+            return
+        for db_id, queue_id in queues:
+            self.filewake.signal("l", db_id, queue_id)
+
     def _lock_group_or_fail(self, txn: Txn, db_id: int, group: str, queue_id: int) -> None:
         """Lock a group a statement must have (BEGIN DIALOG, SEND, END …): waits as a lock
         would, up to 60 s (Msg 1222). On SQLite a transaction that holds the storage write
@@ -295,7 +329,7 @@ class BrokerBase:
         holder's commit needs the write lock): it waits briefly, then is the victim (1205)."""
         if self._lock_group(txn, db_id, group, queue_id, timeout=0.0):
             return
-        blocking = txn.conn.in_write_txn and txn.conn.dialect == "sqlite"
+        blocking = holds_sqlite_writes(txn)
         timeout = DEADLOCK_WAIT_S if blocking else LOCK_TIMEOUT_S
         if not self._lock_group(txn, db_id, group, queue_id, timeout=timeout):
             if blocking:

@@ -69,6 +69,11 @@ def is_postgres(conn: StoreConnection) -> bool:
     return conn.dialect == "postgresql"
 
 
+def is_postgres_store(store: Store) -> bool:
+    """Whether ``store`` is a PostgreSQL store (processes may share it)."""
+    return store.dialect == "postgresql"
+
+
 def schema(conn: StoreConnection) -> str:
     """The backend schema the store of ``conn`` lives in (read once per store)."""
     cached: str | None = conn.store.extensions.get("pg_schema")
