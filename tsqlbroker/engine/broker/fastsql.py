@@ -14,12 +14,20 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..store import StoreConnection
 from ..txn import Txn
 from .model import Endpoint
 from .schema import PREFIX
+
+if TYPE_CHECKING:
+    from .. import pgexec
+else:
+    # psycopg loads with the first PostgreSQL statement: SQLite runs never need it.
+    from ...lazy import LazyModule
+
+    pgexec = LazyModule("tsqlbroker.engine.pgexec", globals(), "pgexec")
 
 ENDPOINT_COLUMNS = list(Endpoint.__dataclass_fields__)
 _DATETIME_FIELDS = ("lifetime", "security_timestamp", "dialog_timer", "create_date")
@@ -100,12 +108,11 @@ def run(conn: StoreConnection, sql: str, params: tuple[Any, ...] = ()) -> Any:
     """Execute hot-path SQL with positional parameters on the connection's DBAPI connection
     (hence in the same storage transaction as every other statement of the session);
     returns a cursor-like object (``fetchone`` / ``fetchall`` / iteration). On PostgreSQL
-    through libpq directly (:mod:`.pgexec`)."""
-    dbapi = conn.conn.connection.dbapi_connection
+    through libpq directly (:mod:`.pgexec`; its failures are SQLAlchemy's ``DBAPIError`` as
+    on every other PostgreSQL path)."""
     if conn.dialect == "postgresql":
-        from .. import pgexec  # here: SQLite runs never load psycopg
-        return pgexec.execute(dbapi, pg_sql(sql), params)  # type: ignore[arg-type]
-    cursor = dbapi.cursor()  # type: ignore[union-attr]
+        return conn.pg_call(pgexec.execute, pg_sql(sql), params)
+    cursor = conn.conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
     cursor.execute(sql, params)
     return cursor
 
@@ -125,10 +132,7 @@ def run_with_commit(txn: Txn, sql: str, params: tuple[Any, ...] = ()) -> bool:
     conn = txn.conn
     if not txn.flushing_last or conn.dialect != "postgresql":
         return False
-    from .. import pgexec
-
-    text = pgexec.merged(conn.conn.connection.dbapi_connection,  # type: ignore[arg-type]
-                         pg_sql(sql), params)
+    text = conn.pg_call(pgexec.merged, pg_sql(sql), params)
     txn.before_commit(lambda: text)
     return True
 
