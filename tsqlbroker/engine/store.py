@@ -204,11 +204,16 @@ class StoreConnection:
             raise err from e
 
     def _after_error(self, e: DBAPIError) -> None:
-        """A statement failed. When the connection is gone, the storage transaction went
+        """A statement failed (on PostgreSQL the error learns the server process that ran
+        it: ``backend_pid``). When the connection is gone, the storage transaction went
         with it: the pool gets the connection back as invalid (it opens a new one, so the
         statements prepared on the old one are never looked for again) and the next
         statement runs on a new connection, outside any transaction."""
         if not e.connection_invalidated:
+            if self.dialect == "postgresql":
+                # SQL Server names the deadlock victim's process: the server's, here.
+                info = getattr(self.conn.connection.dbapi_connection, "info", None)
+                e.backend_pid = getattr(info, "backend_pid", 0)  # type: ignore[attr-defined]
             return
         if not self.conn.invalidated:
             self.conn.invalidate(e.orig)  # type: ignore[arg-type]
