@@ -73,6 +73,9 @@ class TxnBrokerState:
     pending_ops: dict[str, list[Any]] = field(default_factory=dict)
     # Whether the wake-up of waiters on locked_queues is registered (after the lock release).
     wake_registered: bool = False
+    # PostgreSQL: conversations whose initiator endpoint row this transaction has locked
+    # ahead of changing their target endpoint (DeliveryMixin._lock_initiator_first).
+    initiators_locked: set[str] = field(default_factory=set)
 
 
 class BrokerBase:

@@ -51,17 +51,31 @@ CLAIM_PEER = (f"UPDATE {PREFIX}conversation_endpoints SET receive_sequence = ? "
               f"WHERE conversation_id = ? AND is_initiator = ? AND receive_sequence = ? "
               f"AND {_SENDABLE} RETURNING {', '.join(ENDPOINT_COLUMNS)}")
 # SEND: the sender's next sequence number, taken only once the conversation group's row is
-# locked for this transaction (FOR UPDATE SKIP LOCKED: no wait; a group held elsewhere updates nothing and
-# the caller takes the waiting path). The group row is locked before the endpoint row, the
-# order every other group-lock taker follows.
+# locked for this transaction (FOR UPDATE SKIP LOCKED: no wait; a group held elsewhere updates
+# nothing and the caller takes the waiting path). The group row is locked before the endpoint
+# row, the order every other group-lock taker follows. A target endpoint first locks its
+# conversation's initiator endpoint (waiting for it if need be; see LOCK_INITIATOR_PG): the
+# commit delivers to the peer's endpoint row, so two transactions sending opposite ways on one
+# conversation would otherwise each hold its own row and wait for the other's.
 CLAIM_SEND_PG = (
-    f"WITH g AS (SELECT conversation_group_id FROM {PREFIX}conversation_groups WHERE "
-    f"conversation_group_id = (SELECT conversation_group_id FROM "
+    f"WITH s AS (SELECT conversation_group_id, conversation_id, is_initiator FROM "
     f"{PREFIX}conversation_endpoints WHERE conversation_handle = ? AND database_id = ? "
-    f"AND {_SENDABLE}) FOR UPDATE SKIP LOCKED) "
+    f"AND {_SENDABLE}), "
+    f"g AS (SELECT conversation_group_id FROM {PREFIX}conversation_groups WHERE "
+    f"conversation_group_id = (SELECT conversation_group_id FROM s) FOR UPDATE SKIP LOCKED), "
+    f"i AS (SELECT 1 FROM {PREFIX}conversation_endpoints WHERE conversation_id = "
+    f"(SELECT conversation_id FROM s WHERE is_initiator = 0) AND is_initiator = 1 "
+    f"AND EXISTS (SELECT 1 FROM g) FOR UPDATE) "
     f"UPDATE {PREFIX}conversation_endpoints e SET send_sequence = e.send_sequence + 1 "
     f"FROM g WHERE e.conversation_handle = ? AND e.database_id = ? AND e.{_SENDABLE} "
-    f"AND e.conversation_group_id = g.conversation_group_id RETURNING {', '.join('e.' + c for c in ENDPOINT_COLUMNS)}")
+    f"AND e.conversation_group_id = g.conversation_group_id "
+    f"AND (SELECT count(*) FROM i) >= 0 "
+    f"RETURNING {', '.join('e.' + c for c in ENDPOINT_COLUMNS)}")
+# The conversation's initiator endpoint, locked before a target endpoint's row is changed
+# (SEND, END CONVERSATION, a conversation timer): endpoint rows of one conversation are
+# always locked initiator first, so they never form a cycle.
+LOCK_INITIATOR_PG = (f"SELECT 1 FROM {PREFIX}conversation_endpoints WHERE conversation_id = ? "
+                     "AND is_initiator = 1 FOR UPDATE")
 UNCLAIM_SEND = (f"UPDATE {PREFIX}conversation_endpoints SET send_sequence = ? "
                 "WHERE conversation_handle = ?")
 MESSAGE_INSERT_COLUMNS = (
