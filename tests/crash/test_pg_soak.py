@@ -207,7 +207,8 @@ def test_three_serves_two_senders_a_reader_and_a_kill(fresh_postgres: FreshPostg
             if reader.poll() is not None:
                 break
             time.sleep(0.2)
-        assert killed is not None, "no serve was killed while it worked"
+        assert killed is not None, ("no serve was killed while it worked",
+                                    (tmp_path / "reader.out").read_text()[-2000:])
         assert reader.wait(max(1.0, BOUND_S - (time.monotonic() - started))) == 0
         for p in procs[SERVES:]:
             assert p.wait(30) == 0
