@@ -78,6 +78,13 @@ ALTER QUEUE TargQ WITH ACTIVATION (STATUS = ON, PROCEDURE_NAME = dbo.Work,
                                   MAX_QUEUE_READERS = 3, EXECUTE AS SELF);
 """
 
+# A deadlock victim's transaction is doomed: roll it back and run it again.
+RETRY = """BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK;
+        IF ERROR_NUMBER() <> 1205 THROW;
+        SET @retries += 1;
+    END CATCH"""
+
 SENDER = """
 USE soak;
 SET NOCOUNT ON;
@@ -100,11 +107,7 @@ BEGIN
         COMMIT;
         SET @i += 1;
     END TRY
-    BEGIN CATCH
-        IF XACT_STATE() <> 0 ROLLBACK;
-        IF ERROR_NUMBER() <> 1205 THROW;
-        SET @retries += 1;
-    END CATCH
+    {retry}
 END;
 PRINT CONCAT('retries ', @retries);
 """
@@ -131,11 +134,7 @@ BEGIN
         END
         COMMIT;
     END TRY
-    BEGIN CATCH
-        IF XACT_STATE() <> 0 ROLLBACK;
-        IF ERROR_NUMBER() <> 1205 THROW;
-        SET @retries += 1;
-    END CATCH
+    {retry}
 END;
 PRINT CONCAT('retries ', @retries, ' replies ', @got);
 """
@@ -188,9 +187,10 @@ def test_three_serves_two_senders_a_reader_and_a_kill(fresh_postgres: FreshPostg
         procs += serves
         for s in range(SENDERS):
             procs.append(_tsql(url, SENDER.format(conversations=CONVERSATIONS,
-                                                  count=PER_SENDER, base=s * PER_SENDER),
+                                                  count=PER_SENDER, base=s * PER_SENDER,
+                                                  retry=RETRY),
                                output(f"sender{s}.out")))
-        reader = _tsql(url, READER.format(total=TOTAL, seconds=int(BOUND_S)),
+        reader = _tsql(url, READER.format(total=TOTAL, seconds=int(BOUND_S), retry=RETRY),
                        output("reader.out"))
         procs.append(reader)
 
