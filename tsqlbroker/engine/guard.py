@@ -18,6 +18,7 @@ from sqlalchemy.exc import DBAPIError
 from ..errors import MESSAGES, BindError, TSqlError, tsql_error
 from .context import ExecContext, SqlResult
 from .execsql import run_sql
+from .failures import TRANSIENT_STATES, connection_lost
 from .sqlfuncs import clear_pending_error, take_pending_error
 
 _log = logging.getLogger(__name__)
@@ -70,13 +71,25 @@ def guarded(ctx: ExecContext, writes: bool, fn: Callable[[], SqlResult], *,
     return result
 
 
+def storage_error(e: BaseException) -> TSqlError | None:
+    """A storage failure that reached a statement's end unmapped (the broker's statements,
+    transaction control and catalog reads run outside :func:`guarded`) as the error SQL
+    Server would report; None for anything that is not a storage failure."""
+    if isinstance(e, (DBAPIError, sqlite3.Error)):
+        return backend_error(e)
+    return None
+
+
 def backend_error(e: BaseException) -> TSqlError:
     pending = take_pending_error()
     if pending is not None:
         return pending
+    if connection_lost(e):
+        _log.warning("storage connection lost: %s", getattr(e, "orig", e))
+        return lost_connection_error()
     text = str(getattr(e, "orig", e))
     low = text.lower()
-    mapped = _postgres_error(getattr(e, "orig", e), text)
+    mapped = _postgres_error(getattr(e, "orig", e), text, getattr(e, "backend_pid", 0))
     if mapped is not None:
         return mapped
     if low.startswith("no such column:"):
@@ -101,10 +114,20 @@ def backend_error(e: BaseException) -> TSqlError:
 
 _PG_STATES = {"42703": 207, "42P01": 208, "42702": 209, "42601": 102, "42883": 195,
               "22P02": 245, "22007": 241, "22008": 241, "22003": 8115, "22012": 8134,
-              "55P03": 1222, "40P01": 1205}
+              **TRANSIENT_STATES}
 
 
-def _postgres_error(orig: BaseException, text: str) -> TSqlError | None:
+def lost_connection_error() -> TSqlError:
+    """The storage connection went away mid-statement: SQL Server's text for a session's
+    broken command (Msg 0, severity 20). The batch stops and its transaction is gone."""
+    err = TSqlError(0, "A severe error occurred on the current command.  The results, if "
+                       "any, should be discarded.", 20)
+    err.storage_lost = True  # type: ignore[attr-defined]
+    err.batch_abort = True  # type: ignore[attr-defined]
+    return err
+
+
+def _postgres_error(orig: BaseException, text: str, pid: int) -> TSqlError | None:
     """PostgreSQL errors by SQLSTATE (psycopg exposes ``sqlstate``)."""
     state = getattr(orig, "sqlstate", None)
     if state == "TSQLE":  # raised by the engine's PL/pgSQL: SQL Server's text, number in detail
@@ -127,5 +150,5 @@ def _postgres_error(orig: BaseException, text: str) -> TSqlError | None:
     if number in (241, 8134, 1222):
         return tsql_error(number)
     if number == 1205:
-        return tsql_error(1205, getattr(orig, "pid", 0) or 0, "lock")
+        return tsql_error(1205, pid or 0, "lock")
     return TSqlError(number, first_line, 16)

@@ -23,15 +23,25 @@ import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Connection, Engine, MetaData, create_engine, event
 from sqlalchemy.engine import CursorResult, make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool, QueuePool
 
+if TYPE_CHECKING:
+    from . import pgexec
+else:
+    # psycopg loads with the first PostgreSQL statement: SQLite runs never need it.
+    from ..lazy import LazyModule
+
+    pgexec = LazyModule("tsqlbroker.engine.pgexec", globals(), "pgexec")
+
 DEFAULT_DB_ENV = "TSQLBROKER_URL"
+T = TypeVar("T")
 
 
 def default_url() -> str:
@@ -98,9 +108,14 @@ class Store:
 
             return engine
         if self.dialect == "postgresql":
+            # psycopg's automatic preparing stays off: after any ROLLBACK or DROP it runs
+            # (a statement savepoint rolled back, a table variable dropped …) it sends
+            # DEALLOCATE ALL, which took pgexec's statements with it on a live connection.
+            # pgexec prepares the hot statements itself; see that module.
             return create_engine(parsed, isolation_level="AUTOCOMMIT", poolclass=NullPool
                                  if os.environ.get("TSQLBROKER_NULLPOOL") else QueuePool,
-                                 pool_size=8, max_overflow=64)
+                                 pool_size=8, max_overflow=64,
+                                 connect_args={"prepare_threshold": None})
         return create_engine(parsed, isolation_level="AUTOCOMMIT")
 
     def add_sqlite_connect_hook(self, hook: Any) -> None:
@@ -163,26 +178,65 @@ class StoreConnection:
     def execute(self, statement: Any, params: Mapping[str, Any] | list[Any] | None = None
                 ) -> CursorResult[Any]:
         """Run a SQLAlchemy Core statement or ``text()`` construct on this connection."""
-        if params is None:
-            return self.conn.execute(statement)
-        return self.conn.execute(statement, params)
+        try:
+            if params is None:
+                return self.conn.execute(statement)
+            return self.conn.execute(statement, params)
+        except DBAPIError as e:
+            self._after_error(e)
+            raise
 
     def exec_driver_sql(self, sql: str, params: Any = None) -> CursorResult[Any]:
         """Run backend SQL text with DBAPI-style parameters."""
-        if params is None:
-            return self.conn.exec_driver_sql(sql)
-        return self.conn.exec_driver_sql(sql, params)
+        try:
+            if params is None:
+                return self.conn.exec_driver_sql(sql)
+            return self.conn.exec_driver_sql(sql, params)
+        except DBAPIError as e:
+            self._after_error(e)
+            raise
+
+    def pg_call(self, fn: Callable[..., T], *args: Any) -> T:
+        """PostgreSQL: ``fn(psycopg_connection, *args)``, one of :mod:`.pgexec`'s direct
+        libpq calls, failing as statements on SQLAlchemy's path fail (a ``DBAPIError``);
+        a lost connection is handed back to the pool as such (see :meth:`_after_error`)."""
+        dbapi = self.conn.connection.dbapi_connection
+        try:
+            return fn(dbapi, *args)
+        except pgexec.DriverError as e:
+            sql = args[0] if args and isinstance(args[0], str) else None
+            err = pgexec.dbapi_error(dbapi, e, sql)  # type: ignore[arg-type]
+            if isinstance(err, DBAPIError):
+                self._after_error(err)
+            raise err from e
+
+    def _after_error(self, e: DBAPIError) -> None:
+        """A statement failed (on PostgreSQL the error learns the server process that ran
+        it: ``backend_pid``). When the connection is gone, the storage transaction went
+        with it: the pool gets the connection back as invalid (it opens a new one, so the
+        statements prepared on the old one are never looked for again) and the next
+        statement runs on a new connection, outside any transaction."""
+        if not e.connection_invalidated:
+            if self.dialect == "postgresql":
+                # SQL Server names the deadlock victim's process: the server's, here.
+                info = getattr(self.conn.connection.dbapi_connection, "info", None)
+                e.backend_pid = getattr(info, "backend_pid", 0)  # type: ignore[attr-defined]
+            return
+        if not self.conn.invalidated:
+            self.conn.invalidate(e.orig)  # type: ignore[arg-type]
+        self.conn.rollback()      # SQLAlchemy's bookkeeping only: the next use reconnects
+        self.in_write_txn = False
+        self._savepoints.clear()
 
     def _control(self, sql: str) -> None:
         # Transaction control straight on the DBAPI connection: SQLAlchemy's per-statement
         # bookkeeping (events, result set-up) costs several times what the backend takes to
         # run BEGIN / COMMIT, and these run twice per T-SQL transaction. SQLAlchemy does not
         # track them either way (the connection is in AUTOCOMMIT mode).
-        dbapi = self.conn.connection.dbapi_connection
         if self.dialect == "postgresql":
-            from . import pgexec  # libpq directly: see that module
-            pgexec.execute_text(dbapi, sql)  # type: ignore[arg-type]
+            self.pg_call(pgexec.execute_text, sql)       # libpq directly: see that module
             return
+        dbapi = self.conn.connection.dbapi_connection
         cursor = dbapi.cursor()  # type: ignore[union-attr]
         try:
             cursor.execute(sql)
@@ -220,7 +274,7 @@ class StoreConnection:
         self._control("BEGIN IMMEDIATE" if self.dialect == "sqlite" else "BEGIN")
         self.in_write_txn = True
         for name in self._early_savepoints:
-            self.conn.exec_driver_sql(f'SAVEPOINT "{name}"')
+            self.exec_driver_sql(f'SAVEPOINT "{name}"')
             self._savepoints.append(name)
         self._early_savepoints = []
 
@@ -230,13 +284,13 @@ class StoreConnection:
         if not self.in_write_txn:
             self._early_savepoints.append(name)
             return
-        self.conn.exec_driver_sql(f'SAVEPOINT "{name}"')
+        self.exec_driver_sql(f'SAVEPOINT "{name}"')
         self._savepoints.append(name)
 
     def rollback_to(self, name: str) -> None:
         """Undo writes back to savepoint ``name`` (which stays set)."""
         if name in self._savepoints:
-            self.conn.exec_driver_sql(f'ROLLBACK TO SAVEPOINT "{name}"')
+            self.exec_driver_sql(f'ROLLBACK TO SAVEPOINT "{name}"')
             del self._savepoints[self._savepoints.index(name) + 1:]
         elif name in self._early_savepoints:
             del self._early_savepoints[self._early_savepoints.index(name) + 1:]

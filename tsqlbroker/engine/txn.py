@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..errors import broker_error
+from .failures import is_transient
 from .store import StoreConnection
 
 _txn_ids = itertools.count(1)
@@ -72,6 +73,10 @@ class Txn:
     # Free-form per-transaction state for engine modules (e.g. received queues for the
     # poison-message counter), keyed by module.
     state: dict[str, Any] = field(default_factory=dict)
+    # The transaction met a failure not of its own making (deadlock victim, lock timeout,
+    # lost connection, cancellation; engine/failures.py): its rollback is no sign of a
+    # poison message.
+    forced_rollback: bool = False
 
     # -- registration -------------------------------------------------------------------------
     def defer(self, op: DeferredOp) -> None:
@@ -159,7 +164,9 @@ class Txn:
                 self.flushing_last = False
             along = [sql for hook in self.before_commit_hooks if (sql := hook())]
             self.conn.commit("; ".join(along) if along else None)
-        except BaseException:
+        except BaseException as e:
+            if is_transient(e):
+                self.forced_rollback = True
             self.rollback()
             raise
         self.active = False

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import TYPE_CHECKING, Any
 
+from tsqlbroker.engine.guard import storage_error
 from tsqlbroker.errors import BindError, ExecutionError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
@@ -525,7 +526,12 @@ def _skip_quoted(text: str, i: int) -> int:
 
 
 def internal_error(exc: BaseException) -> TSqlError:
-    """An unexpected Python exception, reported as an error instead of a traceback."""
+    """An exception that is not a TSqlError, reported as an error instead of a traceback: a
+    storage failure as the error SQL Server gives for it (a deadlock victim is Msg 1205),
+    anything else — a bug — as Msg 3624."""
+    mapped = storage_error(exc)
+    if mapped is not None:
+        return mapped
     return ExecutionError(3624, f"A system assertion check has failed: "
                                 f"{type(exc).__name__}: {exc}", severity=16)
 

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from tsqlbroker.engine.failures import is_transient
 from tsqlbroker.engine.txn import Txn
 from tsqlbroker.errors import ExecutionError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
@@ -27,9 +28,9 @@ from .compiler import GotoSignal, ReturnSignal, Signal, internal_error
 from .frames import Frame
 from .runtime_errors import (
     NOT_XACT_ABORTING,
-    TRANSACTION_ENDING,
     aborts_batch,
     aborts_scope,
+    ends_transaction,
     is_raiserror,
 )
 from .sink import Sink
@@ -334,12 +335,20 @@ class Session:
                 e.line = line
                 e.procedure = f.proc
             e.scope_frame = f  # type: ignore[attr-defined]
+        if is_transient(e):
+            # Before any rollback below: it is not the work's fault (no poison message).
+            for txn in (self.txn, self.stmt_txn):
+                if txn is not None:
+                    txn.forced_rollback = True
         self.rollback_statement()
         self.error = e.number
         if isinstance(e, CancelledError):
             raise e
-        if e.number in TRANSACTION_ENDING and self.trancount > 0:
-            tx.rollback_all(self)
+        if ends_transaction(e) and self.trancount > 0:
+            if self.try_depth > 0:
+                tx.doom_rolled_back(self)
+            else:
+                tx.rollback_all(self)
         if self.xact_abort and e.severity > 10 and not is_raiserror(e) \
                 and e.number not in NOT_XACT_ABORTING:
             if self.try_depth > 0:

@@ -84,6 +84,9 @@ class TxnBrokerState:
     pending_ops: dict[str, list[Any]] = field(default_factory=dict)
     # Whether the wake-up of waiters on locked_queues is registered (after the lock release).
     wake_registered: bool = False
+    # PostgreSQL: conversations whose initiator endpoint row this transaction has locked
+    # ahead of changing their target endpoint (DeliveryMixin._lock_initiator_first).
+    initiators_locked: set[str] = field(default_factory=set)
 
 
 class BrokerBase:
@@ -230,11 +233,12 @@ class BrokerBase:
         if st is None:
             st = TxnBrokerState()
             txn.state["broker"] = st
-            txn.after_end(lambda committed, s=st: self._txn_ended(s, committed))
+            txn.after_end(lambda committed, s=st, t=txn: self._txn_ended(s, t, committed))
         return st
 
-    def _txn_ended(self, st: TxnBrokerState, committed: bool) -> None:
-        event = "commit_receive" if committed else "rollback_receive"
+    def _txn_ended(self, st: TxnBrokerState, txn: Txn, committed: bool) -> None:
+        event = ("commit_receive" if committed else
+                 "forced_rollback_receive" if txn.forced_rollback else "rollback_receive")
         for db_id, queue_id in st.received_queues:
             self._notify(event, db_id, queue_id)
 
@@ -339,7 +343,9 @@ class BrokerBase:
     # -- listeners ----------------------------------------------------------------------------
     def add_queue_listener(self, fn: Listener) -> None:
         """Call ``fn(event, db_id, queue_id)`` on queue events: 'enqueued', 'received',
-        'empty_receive', 'rollback_receive', 'altered', 'dropped'. Listeners must not raise
+        'empty_receive', 'commit_receive', 'rollback_receive', 'forced_rollback_receive' (a
+        transaction that received rolled back through no fault of its own: deadlock victim,
+        lock timeout, lost connection, cancellation), 'altered', 'dropped'. Listeners must not raise
         (exceptions are logged and ignored) and must not block."""
         self._listeners.append(fn)
 
