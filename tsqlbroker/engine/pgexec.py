@@ -11,7 +11,10 @@ the same exception classes (``psycopg.errors``) on failure. libpq releases the G
 waits, as psycopg's wait does.
 
 Only what the broker runs through :func:`.broker.fastsql.run`, and transaction control, come
-here; everything else keeps the SQLAlchemy / psycopg path.
+here that way. The engine's other statements (transpiled DML, its hand-written SQL) come to
+:func:`run_raw`: psycopg's ``RawCursor`` with ``$n`` placeholders, so their text reaches
+the server unread (psycopg's default cursor reads ``%`` even inside literals) while
+parameters keep psycopg's adaptation.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from typing import Any
 import psycopg
 from psycopg import pq
 from psycopg.adapt import Transformer
+from sqlalchemy.exc import DBAPIError
 
 # Prepared statements kept per connection: texts beyond this run unnamed (a statement with
 # an IN list of every length would otherwise prepare without end).
@@ -236,3 +240,58 @@ def _check(dbapi_conn: psycopg.Connection[Any], res: pq.abc.PGresult) -> None:
             "the connection is lost: "
             + (res.error_message or b"").decode(errors="replace").strip())
     raise psycopg.errors.error_from_result(res, encoding=dbapi_conn.info.encoding)
+
+
+class RawRows:
+    """The result of :func:`run_raw`: rows fetched at once, with the column names and row
+    count (what the engine reads of a SQLAlchemy ``CursorResult``)."""
+
+    __slots__ = ("_names", "_next", "_rows", "rowcount")
+
+    def __init__(self, names: list[str], rows: list[tuple[Any, ...]], rowcount: int) -> None:
+        self._names = names
+        self._rows = rows
+        self._next = 0
+        self.rowcount = rowcount
+
+    def keys(self) -> list[str]:
+        return list(self._names)
+
+    def fetchone(self) -> tuple[Any, ...] | None:
+        if self._next >= len(self._rows):
+            return None
+        self._next += 1
+        return self._rows[self._next - 1]
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        rows = self._rows[self._next:]
+        self._next = len(self._rows)
+        return rows
+
+    def first(self) -> tuple[Any, ...] | None:
+        row = self.fetchone()
+        self._next = len(self._rows)
+        return row
+
+    def scalar(self) -> Any:
+        row = self.first()
+        return None if row is None else row[0]
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        return iter(self.fetchall())
+
+
+def run_raw(dbapi_conn: psycopg.Connection[Any], sql: str, params: Sequence[Any]) -> RawRows:
+    """Run ``sql`` (``$n`` placeholders) as it is, with ``params`` adapted by psycopg.
+    Failures are SQLAlchemy's ``DBAPIError`` classes around psycopg's, as from a
+    SQLAlchemy execution."""
+    cursor = psycopg.RawCursor(dbapi_conn)
+    try:
+        cursor.execute(sql, params or None)
+        names = [c.name for c in cursor.description or ()]
+        rows = cursor.fetchall() if cursor.description is not None else []
+        return RawRows(names, rows, cursor.rowcount)
+    except psycopg.Error as e:
+        raise DBAPIError.instance(sql, params, e, psycopg.Error) from e
+    finally:
+        cursor.close()

@@ -28,7 +28,7 @@ from ..errors import BindError, TSqlError, tsql_error
 from . import apply, forxml, shapes, sysviews, tvf
 from .catalog import TEMPDB, Catalog
 from .context import ExecContext, VirtualTable, virtual_resolvers
-from .execsql import named_placeholders
+from .execsql import BackendSql, generate
 from .funcmap import (
     BUILTIN_FALLBACK,
     DATEPART_FIRST,
@@ -73,9 +73,17 @@ class Source:
     name: str  # the name as written, for messages
     columns: list[tuple[str, str | None]]
     table: TableInfo | None = None
-    sql: str | None = None  # backend SELECT text for views / virtual tables
+    sql: str | None = None  # backend SELECT text of a virtual table
     virtual: VirtualTable | None = None
     signature: tuple[Any, ...] = ()
+    tree: exp.Expression | None = None  # the backend query of a view (or the parsed sql)
+
+    def query(self, dialect: str) -> exp.Expression:
+        """A private copy of the backend query of a view or virtual table (sqlglot
+        ``dialect``)."""
+        if self.tree is None:
+            self.tree = sqlglot.parse_one(self.sql or "", read=dialect)
+        return self.tree.copy()
 
     def spec_of(self, column: str) -> str | None:
         low = column.lower()
@@ -225,13 +233,13 @@ class Binder:
         self.binds.update(inner.binds)
         self._extra_sig.extend(inner._extra_sig)
         columns = list(zip(compiled.names, compiled.types, strict=False))
-        return Source("view", name, columns, sql=compiled.sql,
+        return Source("view", name, columns, tree=compiled.tree,
                       signature=("view", obj.object_id, obj.modify_date))
 
     def _virtual_sql(self, vt: VirtualTable) -> str:
         if isinstance(vt.sql, str):
             return vt.sql
-        compiled = vt.sql.compile(dialect=self.conn.conn.dialect,
+        compiled = vt.sql.compile(dialect=_literal_dialect(self.conn.conn.dialect),
                                   compile_kwargs={"literal_binds": True})
         return str(compiled)
 
@@ -485,7 +493,7 @@ class Binder:
                             alias=exp.TableAlias(this=exp.Identifier(this=alias,
                                                                       quoted=True)))
             return new
-        inner = sqlglot.parse_one(source.sql or "", read=self.dialect)
+        inner = source.query(self.dialect)
         return exp.Subquery(this=inner, alias=exp.TableAlias(
             this=exp.Identifier(this=alias, quoted=True)))
 
@@ -1017,8 +1025,8 @@ class Binder:
             for ident in out.find_all(exp.Identifier):
                 ident.set("this", ident.name.lower())
                 ident.set("quoted", True)
-        sql = named_placeholders(out.sql(dialect=self.dialect), self.conn.dialect)
-        compiled = Compiled(sql, names, types, tuple(sorted(self.binds_used(out))))
+        compiled = Compiled(generate(out, self.conn.dialect), names, types,
+                            tuple(sorted(self.binds_used(out))), out)
         with _compile_lock:
             _compile_cache[key] = compiled
             while len(_compile_cache) > _COMPILE_CACHE_SIZE:
@@ -1091,13 +1099,30 @@ class Binder:
 class Compiled:
     """Generated backend SQL with output names/specs and the parameters it binds."""
 
-    sql: str
+    sql: BackendSql
     names: list[str] | None
     types: list[str | None]
     param_keys: tuple[tuple[str, str], ...] = field(default=())
+    # The rewritten tree the SQL was generated from (a view's query goes into the trees of
+    # the statements reading it); shared by every user of the cache entry: copy, never edit.
+    tree: exp.Expression | None = None
 
 
 _compile_cache: OrderedDict[Any, Compiled] = OrderedDict()
+_literal_dialects: dict[type, Any] = {}
+
+
+def _literal_dialect(dialect: Any) -> Any:
+    """The SQLAlchemy dialect to render a selectable's SQL text with literal values: the
+    connection's own, but with named parameters, since the ``pyformat`` style of psycopg
+    would double every ``%`` of a literal or a name in the text."""
+    if dialect.paramstyle not in ("format", "pyformat"):
+        return dialect
+    cls = type(dialect)
+    found = _literal_dialects.get(cls)
+    if found is None:
+        found = _literal_dialects[cls] = cls(paramstyle="named")
+    return found
 
 
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between)

@@ -318,8 +318,8 @@ def _prefetch(binder: Binder, probe: exp.Select, name: UdfName, nargs: int
     inner = _Binder(binder.ctx, dict(binder.params))
     compiled = inner.compile(probe, ("udf-probe", probe.sql("tsql")))
     cols = ", ".join(f'q."tsqlb_a{j}"' for j in range(nargs))
-    sql = f"SELECT q.*, CAST(jsonb_build_array({cols}) AS text) AS tsqlb_key " \
-          f"FROM ({compiled.sql}) AS q"
+    sql = compiled.sql.wrap(f"SELECT q.*, CAST(jsonb_build_array({cols}) AS text) AS "
+                            "tsqlb_key FROM (", ") AS q")
     rows = run_sql(binder.conn, sql, inner.binds).fetchall()
     bridge = bridge_of(binder.conn.store)
     assert bridge is not None
