@@ -61,7 +61,7 @@ class Marks:
     statement to run with a mapping of those names."""
 
     def __init__(self, dialect: str) -> None:
-        self._numbered = dialect == "postgresql"
+        self._numbered = _NUMBERED.get(dialect, False)
         self._index: dict[str, int] = {}
 
     def __call__(self, name: str) -> str:
@@ -94,15 +94,24 @@ class _NumberedPostgres(Postgres.Generator):  # type: ignore[misc]
         return f"${number}"
 
 
+def _numbered_postgres(tree: exp.Expression) -> BackendSql:
+    gen = _NumberedPostgres()
+    text = gen.generate(tree)
+    return BackendSql(text, tuple(gen.param_names))
+
+
+def _named_sqlite(tree: exp.Expression) -> BackendSql:
+    return BackendSql(SQLite().generate(tree))
+
+
+# Per backend: whether its placeholders are numbered, and the generator of its SQL.
+_NUMBERED = {"postgresql": True, "sqlite": False}
+_GENERATORS = {"postgresql": _numbered_postgres, "sqlite": _named_sqlite}
+
+
 def generate(tree: exp.Expression, dialect: str) -> BackendSql:
     """The backend SQL of a rewritten sqlglot tree, its placeholders in the driver's form."""
-    if dialect == "postgresql":
-        gen = _NumberedPostgres()
-        text = gen.generate(tree)
-        return BackendSql(text, tuple(gen.param_names))
-    if dialect == "sqlite":
-        return BackendSql(SQLite().generate(tree))
-    return BackendSql(tree.sql(dialect=dialect))
+    return _GENERATORS[dialect](tree)
 
 
 def run_sql(conn: StoreConnection, sql: BackendSql | str,
@@ -111,7 +120,7 @@ def run_sql(conn: StoreConnection, sql: BackendSql | str,
     placeholder name."""
     if isinstance(sql, str):
         sql = BackendSql(sql, ())
-    if conn.dialect == "postgresql":
+    if _NUMBERED[conn.dialect]:
         from . import pgexec  # psycopg: imported only once a PostgreSQL store runs SQL
 
         values = [params[n] for n in sql.names or ()] if params else []

@@ -140,10 +140,9 @@ class RowWriter:
         given = {c.name.lower() for c in targets}
         names = [c.name for c in info.columns]
         mark = Marks(self.dialect)
-        returning = "" if self.dialect == "sqlite" else f" RETURNING {self.rowid}"
         sql = mark.sql(f"INSERT INTO {info.sql_name} ("
                        + ", ".join(quote_column(n, self.dialect) for n in names) + ") VALUES ("
-                       + ", ".join(mark(f"c{i}") for i in range(len(names))) + ")" + returning)
+                       + ", ".join(mark(f"c{i}") for i in range(len(names))) + ")")
         for row in rows:
             values: dict[str, Any] = {}
             by_name = {c.name.lower(): v for c, v in zip(targets, row, strict=True)}
@@ -188,7 +187,7 @@ class RowWriter:
                 return cur.lastrowid
             finally:
                 cur.close()
-        return run_sql(self.conn, sql, params).scalar()  # RETURNING ctid
+        return run_sql(self.conn, sql.wrap("", f" RETURNING {self.rowid}"), params).scalar()
 
     def _identity_start(self, col: ColumnInfo) -> int:
         c = Catalog.get(self.conn.store).t.columns
