@@ -61,6 +61,8 @@ def guarded(ctx: ExecContext, writes: bool, fn: Callable[[], SqlResult], *,
             undo()
         if isinstance(e, (DBAPIError, sqlite3.Error)):
             raise backend_error(e) from None
+        if isinstance(e, RecursionError):
+            raise tsql_error(191) from None  # nested deeper than the engine can follow
         if isinstance(e, Exception) and not isinstance(e, TSqlError):
             # No user input may surface as a Python traceback; keep the cause for debugging.
             _log.debug("storage layer failure", exc_info=True)
@@ -96,12 +98,14 @@ def backend_error(e: BaseException) -> TSqlError:
         return tsql_error(195, name, "built-in function name", cls=BindError)
     if "database is locked" in low:
         return tsql_error(1222)
+    if "expression tree is too large" in low or "parser stack overflow" in low:
+        return tsql_error(191)
     return TSqlError(50000, f"The storage backend rejected the statement: {text}", 16)
 
 
 _PG_STATES = {"42703": 207, "42P01": 208, "42702": 209, "42601": 102, "42883": 195,
               "22P02": 245, "22007": 241, "22008": 241, "22003": 8115, "22012": 8134,
-              "55P03": 1222, "40P01": 1205}
+              "55P03": 1222, "40P01": 1205, "54001": 191}
 
 
 def _postgres_error(orig: BaseException, text: str) -> TSqlError | None:
@@ -124,7 +128,7 @@ def _postgres_error(orig: BaseException, text: str) -> TSqlError | None:
     if number == 195:
         name = first_line.split("function ", 1)[-1].split("(")[0].strip()
         return tsql_error(195, name, "built-in function name", cls=BindError)
-    if number in (241, 8134, 1222):
+    if number in (241, 8134, 1222, 191):
         return tsql_error(number)
     if number == 1205:
         return tsql_error(1205, getattr(orig, "pid", 0) or 0, "lock")

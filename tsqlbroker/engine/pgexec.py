@@ -242,43 +242,28 @@ def _check(dbapi_conn: psycopg.Connection[Any], res: pq.abc.PGresult) -> None:
     raise psycopg.errors.error_from_result(res, encoding=dbapi_conn.info.encoding)
 
 
-class RawRows:
+class RawRows(Rows):
     """The result of :func:`run_raw`: rows fetched at once, with the column names and row
     count (what the engine reads of a SQLAlchemy ``CursorResult``)."""
 
-    __slots__ = ("_names", "_next", "_rows", "rowcount")
+    __slots__ = ("_names", "rowcount")
 
     def __init__(self, names: list[str], rows: list[tuple[Any, ...]], rowcount: int) -> None:
+        super().__init__(rows)
         self._names = names
-        self._rows = rows
-        self._next = 0
         self.rowcount = rowcount
 
     def keys(self) -> list[str]:
         return list(self._names)
 
-    def fetchone(self) -> tuple[Any, ...] | None:
-        if self._next >= len(self._rows):
-            return None
-        self._next += 1
-        return self._rows[self._next - 1]
-
-    def fetchall(self) -> list[tuple[Any, ...]]:
-        rows = self._rows[self._next:]
-        self._next = len(self._rows)
-        return rows
-
     def first(self) -> tuple[Any, ...] | None:
         row = self.fetchone()
-        self._next = len(self._rows)
+        self.fetchall()
         return row
 
     def scalar(self) -> Any:
         row = self.first()
         return None if row is None else row[0]
-
-    def __iter__(self) -> Iterator[tuple[Any, ...]]:
-        return iter(self.fetchall())
 
 
 def run_raw(dbapi_conn: psycopg.Connection[Any], sql: str, params: Sequence[Any]) -> RawRows:

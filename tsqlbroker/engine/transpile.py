@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -154,6 +155,15 @@ class Binder:
         self.applied: dict[str, apply.Applied] = {}  # CROSS / OUTER APPLY aliases (SQLite)
         self.udf_calls = UdfCalls(self)  # scalar UDF calls (udfcall.py)
         self.meta_calls: dict[int, str] = {}  # session function values (metafuncs.py)
+        # Types worked out per node (spec_of / _kind), each asked once however often the
+        # nodes above ask again: without them, typing ``a + b + c …`` doubled its work per
+        # term. Keyed by id with the node kept (no id reuse); valid while the sources and
+        # the prepared session calls (what a type depends on) stay as they were.
+        self._specs: dict[int, tuple[exp.Expression, str | None]] = {}
+        self._kinds: dict[int, tuple[exp.Expression, str | None]] = {}
+        self._typed_for = (0, 0)
+        # Nodes of a long operator chain rewritten ahead of their parent (see rewrite).
+        self._rewritten: dict[int, tuple[exp.Expression, exp.Expression]] = {}
 
     # -- tables ---------------------------------------------------------------------------
     def resolve(self, key: tuple[str, str, str, str]) -> Source:
@@ -302,6 +312,12 @@ class Binder:
     # -- rewriting ------------------------------------------------------------------------
     def rewrite(self, node: exp.Expression) -> exp.Expression:
         """Rewrite ``node`` (already a private copy) for the backend, bottom-up."""
+        done = self._rewritten.pop(id(node), None)
+        if done is not None and done[0] is node:
+            return done[1]
+        if isinstance(node, exp.Binary) and isinstance(node.this, exp.Binary) \
+                and id(node.this) not in self._rewritten:
+            self._rewrite_chain(node)
         before = self._before(node)
         if before is not None:
             return before
@@ -312,6 +328,18 @@ class Binder:
                 node.set(key, [self.rewrite(v) if isinstance(v, exp.Expression) else v
                                for v in value])
         return self._after(node)
+
+    def _rewrite_chain(self, top: exp.Binary) -> None:
+        """``a + b + c …`` nests each operator in the next one's left operand: rewriting it
+        by plain recursion would go as deep as the chain is long. The operators below
+        ``top`` are rewritten first, from the innermost out, each kept aside for its
+        parent's own rewrite to take — which still sees its original children, so type
+        decisions are as before (and, typed in the same order, cost one step each)."""
+        chain = _left_chain(top)
+        if len(chain) < _CHAIN_MIN:
+            return
+        for node in reversed(chain[1:]):
+            self._rewritten[id(node)] = (node, self.rewrite(node))
 
     def _before(self, node: exp.Expression) -> exp.Expression | None:
         """Rewrites that must see the original children (type decisions, tables)."""
@@ -786,6 +814,41 @@ class Binder:
         """The type spec of an expression when it is evident (column, cast, parameter …)."""
         if node is None:
             return None
+        return self._typed(self._specs, node, self._spec_of)
+
+    def _typed(self, table: dict[int, tuple[exp.Expression, str | None]],
+               node: exp.Expression, work: Callable[[exp.Expression], str | None]
+               ) -> str | None:
+        """``work(node)``, remembered in ``table`` (forgotten once what types depend on
+        has grown)."""
+        now = (len(self.sources), len(self.meta_calls))
+        if now != self._typed_for:
+            self._specs.clear()
+            self._kinds.clear()
+            self._typed_for = now
+        hit = table.get(id(node))
+        if hit is not None and hit[0] is node:
+            return hit[1]
+        self._type_chain(node)
+        found = work(node)
+        table[id(node)] = (node, found)
+        return found
+
+    def _type_chain(self, node: exp.Expression) -> None:
+        """Type the operators of a long chain below ``node`` from the innermost out, so
+        that typing ``node`` (which asks its left operand, which asks its own …) never
+        recurses deeper than one step."""
+        if not isinstance(node, exp.Binary) or not isinstance(node.this, exp.Binary) \
+                or id(node.this) in self._specs:
+            return
+        chain = _left_chain(node)
+        if len(chain) < _CHAIN_MIN:
+            return
+        for inner in reversed(chain[1:]):
+            self.spec_of(inner)
+            self._kind(inner)
+
+    def _spec_of(self, node: exp.Expression) -> str | None:
         if isinstance(node, exp.Paren):
             return self.spec_of(node.this)
         called = udf_call_spec(self, node) or session_call_spec(self, node)
@@ -945,8 +1008,12 @@ class Binder:
             right == "string" and left != "number")
 
     def _kind(self, node: exp.Expression | None) -> str | None:
+        """'string', 'number' or None (not evident) for an expression."""
         if node is None:
             return None
+        return self._typed(self._kinds, node, self._kind_of)
+
+    def _kind_of(self, node: exp.Expression) -> str | None:
         if isinstance(node, exp.Paren):
             return self._kind(node.this)
         if isinstance(node, exp.Add):
@@ -1126,6 +1193,19 @@ def _literal_dialect(dialect: Any) -> Any:
 
 
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between)
+# Operator chains at least this long are typed and rewritten from the innermost operator
+# out rather than by recursion (shorter ones recurse: that is cheaper).
+_CHAIN_MIN = 16
+
+
+def _left_chain(top: exp.Expression) -> list[exp.Expression]:
+    """``top`` and the binary operators nested in each one's left operand, outermost first."""
+    chain = [top]
+    node = top.this
+    while isinstance(node, exp.Binary):
+        chain.append(node)
+        node = node.this
+    return chain
 # Types stored as canonical text whose comparisons with strings need a conversion first.
 _CANONICAL_TEXT_TYPES = {"date", "time", "datetime", "datetime2", "smalldatetime",
                          "datetimeoffset", "uniqueidentifier"}

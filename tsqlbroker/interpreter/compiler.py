@@ -499,7 +499,10 @@ def _skip_quoted(text: str, i: int) -> int:
 
 
 def internal_error(exc: BaseException) -> TSqlError:
-    """An unexpected Python exception, reported as an error instead of a traceback."""
+    """An unexpected Python exception, reported as an error instead of a traceback; a
+    statement nested deeper than Python's recursion allows is SQL Server's Msg 191."""
+    if isinstance(exc, RecursionError):
+        return tsql_error(191)
     return ExecutionError(3624, f"A system assertion check has failed: "
                                 f"{type(exc).__name__}: {exc}", severity=16)
 
