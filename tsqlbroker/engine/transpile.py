@@ -26,7 +26,7 @@ import sqlglot
 from sqlglot import exp
 
 from ..errors import BindError, TSqlError, tsql_error
-from . import apply, forxml, shapes, sysviews, tvf
+from . import apply, forxml, recursion, shapes, sysviews, tvf
 from .catalog import TEMPDB, Catalog
 from .context import ExecContext, VirtualTable, virtual_resolvers
 from .execsql import BackendSql, generate
@@ -224,7 +224,7 @@ class Binder:
             return self.ctx
         return ExecContext(self.ctx.conn, self.ctx.txn, db_id, self.ctx.session_id,
                            self.ctx.temp_tables, self.ctx.table_variables,
-                           self.ctx.view_depth)
+                           self.ctx.view_depth, max_recursion=self.ctx.max_recursion)
 
     def _table_source(self, info: TableInfo, name: str) -> Source:
         return Source("table", name, [(c.name, c.spec) for c in info.columns], table=info,
@@ -235,7 +235,7 @@ class Binder:
             raise tsql_error(217)
         inner_ctx = ExecContext(self.ctx.conn, self.ctx.txn, db_id, self.ctx.session_id,
                                 self.ctx.temp_tables, self.ctx.table_variables,
-                                self.ctx.view_depth + 1)
+                                self.ctx.view_depth + 1, max_recursion=self.ctx.max_recursion)
         select_text = _view_select_text(obj.definition or "")
         inner = Binder(inner_ctx, {})
         compiled = inner.compile_text(select_text, tag="view")
@@ -307,7 +307,8 @@ class Binder:
         spec_sig = tuple(sorted((k, v[1]) for k, v in self.params.items()))
         tables = tuple(sorted((repr(k), s.signature) for k, s in self.resolved.items()))
         return (self.conn.store.url, self.ctx.db_id, tables, spec_sig,
-                functions_version(self.conn.store), tuple(self._extra_sig))
+                functions_version(self.conn.store), self.ctx.max_recursion,
+                tuple(self._extra_sig))
 
     # -- rewriting ------------------------------------------------------------------------
     def rewrite(self, node: exp.Expression) -> exp.Expression:
@@ -1071,6 +1072,8 @@ class Binder:
     def compile(self, tree: exp.Expression, cache_key: Any) -> Compiled:
         """Bind and generate ``tree`` (a private copy), cached per key and resolution."""
         self.collect(tree)
+        self.ctes.update(recursion.bound_recursive_ctes(
+            tree, self.ctx.max_recursion, lambda select: self.describe(select)[0]))
         # Values decided before the statement runs (session functions, UDF calls) are bound
         # parameters, so they are prepared on cache hits too.
         prepare_session_calls(self, tree, cache_key[0] if isinstance(cache_key, tuple)

@@ -9,6 +9,7 @@ from datetime import time as dtime
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine.catalog import FIRST_USER_DATABASE_ID
+from tsqlbroker.engine.parsing import query_hints
 from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.errors import ExecutionError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
@@ -177,6 +178,12 @@ def compile_local_select(c: Compiler, node: ast.SelectStmt) -> StmtFn:
     """``SELECT @a = 1, @b = @a + 1`` / ``SELECT @dh, @msg`` with exact T-SQL types."""
     q = node.query
     assert isinstance(q, ast.Select)
+    if q.option:
+        try:
+            query_hints(q.option)  # Msg 310 for a MAXRECURSION out of range, at compile
+        except TSqlError as e:
+            e.line, e.procedure = c.current_line, c.proc_name
+            raise
     saved = c.xmlns
     c.xmlns = {(ns.prefix or ""): ns.uri for ns in node.xmlnamespaces} or saved
     try:
