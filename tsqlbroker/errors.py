@@ -121,6 +121,17 @@ class BrokerError(ExecutionError):
     """Service Broker errors (84xx, 96xx, 97xx …)."""
 
 
+class CancelledError(ExecutionError):
+    """The running batch was cancelled (``Session.cancel``: Ctrl-C, SIGINT, a stopping
+    broker), between statements, in a wait or inside a backend statement; TRY…CATCH does
+    not catch it."""
+
+    def __init__(self) -> None:
+        super().__init__(3621, "Query was cancelled by user. The statement has been "
+                               "terminated.", severity=16)
+        self.batch_abort = True
+
+
 # SQL Server's sys.messages texts for the numbers we raise. printf-style placeholders are kept
 # as SQL Server writes them; :func:`format_message` fills them in.
 MESSAGES: dict[int, tuple[int, str]] = {

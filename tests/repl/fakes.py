@@ -13,7 +13,7 @@ from typing import Any
 
 from tsqlbroker.engine.brokerlog import BrokerLog
 from tsqlbroker.engine.results import ResultSet
-from tsqlbroker.errors import TSqlError, tsql_error
+from tsqlbroker.errors import CancelledError, TSqlError, tsql_error
 
 
 class FakeInstance:
@@ -67,7 +67,11 @@ class FakeSession:
                 self.sink.error(err)
                 return False
             if self._cancel.is_set():
-                self.trancount = 0
+                # As the interpreter does: the batch stops with Msg 3621 (an open
+                # transaction stays open).
+                err = CancelledError()
+                err.line = line_no
+                self.sink.error(err)
                 return False
         return True
 

@@ -114,6 +114,15 @@ def generate(tree: exp.Expression, dialect: str) -> BackendSql:
     return _GENERATORS[dialect](tree)
 
 
+def read_rows(conn: StoreConnection, sql: BackendSql,
+              params: Mapping[str, Any] | None = None) -> tuple[list[str], list[Any]]:
+    """The column names and rows of a statement that only reads (a query), which a cancel
+    of the session may stop midway (:meth:`StoreConnection.interruptible`)."""
+    with conn.interruptible():
+        result = run_sql(conn, sql, params)
+        return list(result.keys()), list(result.fetchall())
+
+
 def run_sql(conn: StoreConnection, sql: BackendSql | str,
             params: Mapping[str, Any] | None = None) -> Rows:
     """Execute ``sql`` (a plain string: a statement without parameters) with ``params`` by

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from sqlalchemy.exc import DBAPIError
 
-from ..errors import MESSAGES, BindError, TSqlError, tsql_error
+from ..errors import MESSAGES, BindError, CancelledError, TSqlError, tsql_error
 from .context import ExecContext, SqlResult
 from .execsql import run_sql
 from .sqlfuncs import clear_pending_error, take_pending_error
@@ -81,6 +81,8 @@ def backend_error(e: BaseException) -> TSqlError:
     mapped = _postgres_error(getattr(e, "orig", e), text)
     if mapped is not None:
         return mapped
+    if low == "interrupted":  # StoreConnection.interruptible: a cancel stopped the query
+        return CancelledError()
     if low.startswith("no such column:"):
         name = text.split(":", 1)[1].strip().split(".")[-1].strip('"')
         return tsql_error(207, name, cls=BindError)
@@ -116,6 +118,8 @@ def _postgres_error(orig: BaseException, text: str) -> TSqlError | None:
         severity = MESSAGES.get(int(detail), (16, ""))[0] if detail.isdigit() else 16
         return TSqlError(int(detail) if detail.isdigit() else 50000,
                          text.splitlines()[0] if text else "", severity)
+    if state == "57014":  # query_canceled: StoreConnection.interrupt stopped the query
+        return CancelledError()
     number = _PG_STATES.get(state or "")
     if number is None:
         return None

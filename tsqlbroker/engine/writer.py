@@ -144,6 +144,7 @@ class RowWriter:
                        + ", ".join(quote_column(n, self.dialect) for n in names) + ") VALUES ("
                        + ", ".join(mark(f"c{i}") for i in range(len(names))) + ")")
         for row in rows:
+            self.conn.check_cancelled()  # a long INSERT … SELECT stops between rows
             values: dict[str, Any] = {}
             by_name = {c.name.lower(): v for c, v in zip(targets, row, strict=True)}
             for col in info.columns:
@@ -302,6 +303,7 @@ class RowWriter:
         moved: dict[Any, Any] = {}
         returning = "" if self.dialect == "sqlite" else f" RETURNING {self.rowid}"
         for rid, vals in changes:
+            self.conn.check_cancelled()
             converted: dict[str, Any] = {}
             for name, value in vals.items():
                 col = info.column(name)
@@ -378,6 +380,7 @@ class RowWriter:
                     elif child.object_id != self.info.object_id:
                         self._check_not_referenced(child, fk, keyvals)
         for start in range(0, len(rowids), 500):
+            self.conn.check_cancelled()
             chunk = list(rowids[start:start + 500])
             mark = Marks(self.dialect)
             marks = ", ".join(mark(f"r{i}") for i in range(len(chunk)))

@@ -433,10 +433,13 @@ def wrap_statement(fn: StmtFn, line: int, compound: bool) -> StmtFn:
                 s.end_statement()
         except TSqlError as e:
             f.session.statement_error(e, f, line)
-        except (Signal, KeyboardInterrupt):
+        except Signal:
             s = f.session
             if s.stmt_txn is not None:
                 s.end_statement()
+            raise
+        except KeyboardInterrupt:
+            f.session.rollback_statement()  # an interrupted statement commits nothing
             raise
         except Exception as e:  # noqa: BLE001 - a bug must not become a traceback
             f.session.statement_error(internal_error(e), f, line)

@@ -13,12 +13,17 @@ Imports stay light: ``-Q`` and ``parse`` load neither prompt-toolkit nor psycopg
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from tsqlbroker import __version__
+
+if TYPE_CHECKING:
+    from tsqlbroker.repl.runner import ScriptRunner
 
 EPILOG = """\
 examples:
@@ -29,7 +34,7 @@ examples:
   tsqlbroker serve --url postgresql+psycopg://user@localhost/broker
 
 exit status: 0 success; 1 a batch raised an error (or a file did not parse);
-2 bad command-line usage.
+2 bad command-line usage; 130 interrupted (SIGINT, Ctrl-C).
 """
 
 MODES = ("run", "parse", "serve")
@@ -179,6 +184,7 @@ def run_scripts(args: argparse.Namespace, files: list[str], text: str | None,
                                   err=sys.stderr if args.output is None else out,
                                   sqlcmd=state, stop_on_error=args.stop_on_error)
             get_driver()  # the grammar tables, loaded inside the phase too
+        previous = _on_sigint(runner)
         try:
             for f in files:
                 path = Path(f)
@@ -193,15 +199,34 @@ def run_scripts(args: argparse.Namespace, files: list[str], text: str | None,
                     break
             if text is not None and not runner.stopped:
                 runner.run_text(text, base_dir=Path.cwd())
-            runner.wait_idle(args.wait_idle)
+            if not runner.interrupted:
+                runner.wait_idle(args.wait_idle)
         finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
             runner.close()
+        if runner.interrupted:
+            return 130
         return 1 if runner.had_error else 0
     finally:
         if thaw_after:
             thaw()
         if out is not sys.stdout:
             out.close()
+
+
+def _on_sigint(runner: ScriptRunner) -> Any:
+    """SIGINT (Ctrl-C) while scripts run: the running batch is cancelled — its running
+    statement rolled back, nothing of it committed — and the run ends (exit status 130);
+    with no batch running, or at a second SIGINT, the process stops at once. Returns the
+    handler to put back (None off the main thread, where signals cannot be handled)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def handler(_signum: int, _frame: Any) -> None:
+        if runner.interrupted or not runner.interrupt():
+            raise KeyboardInterrupt
+    return signal.signal(signal.SIGINT, handler)
 
 
 if __name__ == "__main__":  # pragma: no cover
