@@ -214,7 +214,7 @@ class StoreConnection:
                 return
             try:
                 dbapi = self.conn.connection.dbapi_connection
-                dbapi.cancel_safe()  # type: ignore[union-attr]
+                dbapi.cancel_safe(timeout=5.0)  # type: ignore[union-attr]
             except Exception:  # noqa: BLE001 - the statement ended or the link is gone
                 return
 

@@ -238,7 +238,7 @@ class Binder:
                                 self.ctx.view_depth + 1, max_recursion=self.ctx.max_recursion)
         select_text = _view_select_text(obj.definition or "")
         inner = Binder(inner_ctx, {})
-        compiled = inner.compile_text(select_text, tag="view")
+        compiled = inner.compile_text(select_text, tag="view", keep_tree=True)
         # Values the view's function calls bound (UDFs, USER_NAME() …) travel with its SQL.
         self.binds.update(inner.binds)
         self._extra_sig.extend(inner._extra_sig)
@@ -1064,13 +1064,16 @@ class Binder:
         return None
 
     # -- generation -----------------------------------------------------------------------
-    def compile_text(self, sql: str, tag: str = "") -> Compiled:
+    def compile_text(self, sql: str, tag: str = "", *, keep_tree: bool = False) -> Compiled:
         """Parse, bind and generate a SELECT given as T-SQL text."""
         parsed = parse_statement(sql)
-        return self.compile(parsed.tree, (sql, tag))
+        return self.compile(parsed.tree, (sql, tag), keep_tree=keep_tree)
 
-    def compile(self, tree: exp.Expression, cache_key: Any) -> Compiled:
-        """Bind and generate ``tree`` (a private copy), cached per key and resolution."""
+    def compile(self, tree: exp.Expression, cache_key: Any, *, keep_tree: bool = False
+                ) -> Compiled:
+        """Bind and generate ``tree`` (a private copy), cached per key and resolution;
+        ``keep_tree``: the result keeps the rewritten tree too (a view's, which goes into
+        the trees of the statements reading it)."""
         self.collect(tree)
         self.ctes.update(recursion.bound_recursive_ctes(
             tree, self.ctx.max_recursion, lambda select: self.describe(select)[0]))
@@ -1096,7 +1099,7 @@ class Binder:
                 ident.set("this", ident.name.lower())
                 ident.set("quoted", True)
         compiled = Compiled(generate(out, self.conn.dialect), names, types,
-                            tuple(sorted(self.binds_used(out))), out)
+                            tuple(sorted(self.binds_used(out))), out if keep_tree else None)
         with _compile_lock:
             _compile_cache[key] = compiled
             while len(_compile_cache) > _COMPILE_CACHE_SIZE:
@@ -1173,8 +1176,9 @@ class Compiled:
     names: list[str] | None
     types: list[str | None]
     param_keys: tuple[tuple[str, str], ...] = field(default=())
-    # The rewritten tree the SQL was generated from (a view's query goes into the trees of
-    # the statements reading it); shared by every user of the cache entry: copy, never edit.
+    # The rewritten tree the SQL was generated from, when asked for (a view's query goes into
+    # the trees of the statements reading it); shared by every user of the cache entry:
+    # copy, never edit.
     tree: exp.Expression | None = None
 
 

@@ -9,7 +9,6 @@ from datetime import time as dtime
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine.catalog import FIRST_USER_DATABASE_ID
-from tsqlbroker.engine.parsing import query_hints
 from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.errors import ExecutionError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
@@ -20,7 +19,14 @@ from .expressions import coerce
 from .printf import format_raiserror
 
 if TYPE_CHECKING:
+    from tsqlbroker.engine import parsing as engine_parsing
+
     from .frames import Frame
+else:
+    # sqlglot (behind the engine's parser) loads when a SELECT with OPTION compiles.
+    from tsqlbroker.lazy import LazyModule
+
+    engine_parsing = LazyModule("tsqlbroker.engine.parsing", globals(), "engine_parsing")
 
 
 # --------------------------------------------------------------------------------------------
@@ -180,7 +186,7 @@ def compile_local_select(c: Compiler, node: ast.SelectStmt) -> StmtFn:
     assert isinstance(q, ast.Select)
     if q.option:
         try:
-            query_hints(q.option)  # Msg 310 for a MAXRECURSION out of range, at compile
+            engine_parsing.query_hints(q.option)  # Msg 310 for MAXRECURSION out of range
         except TSqlError as e:
             e.line, e.procedure = c.current_line, c.proc_name
             raise
