@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from typing import Any
 
 from tsqlbroker.engine.brokerlog import BrokerLog
@@ -61,15 +62,12 @@ class FakeSession:
         for line_no, stmt in enumerate(text.splitlines(), start=start_line):
             stmt = stmt.strip()
             try:
+                # As the interpreter does: a cancel stops the batch at the next statement
+                # (or in a wait) with Msg 3621; an open transaction stays open.
+                if self._cancel.is_set():
+                    raise CancelledError()
                 self._statement(stmt)
             except TSqlError as err:
-                err.line = line_no
-                self.sink.error(err)
-                return False
-            if self._cancel.is_set():
-                # As the interpreter does: the batch stops with Msg 3621 (an open
-                # transaction stays open).
-                err = CancelledError()
                 err.line = line_no
                 self.sink.error(err)
                 return False
@@ -96,7 +94,10 @@ class FakeSession:
         elif re.match(r"BEGIN TRAN", stmt, re.IGNORECASE):
             self.trancount += 1
         elif m := re.match(r"WAITFOR DELAY '00:00:(\d+)'", stmt, re.IGNORECASE):
-            self._cancel.wait(int(m.group(1)))
+            if self._cancel.wait(int(m.group(1))):
+                raise CancelledError()
+        elif m := re.match(r"SLOW (\d+)$", stmt):
+            time.sleep(int(m.group(1)) / 10)  # work no cancel can stop
         elif re.match(r"BOOM$", stmt):
             raise RuntimeError("the interpreter broke")
         elif stmt and not stmt.startswith("--"):
