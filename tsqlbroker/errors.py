@@ -309,8 +309,8 @@ MESSAGES: dict[int, tuple[int, str]] = {
     529: (16, "Explicit conversion from data type %ls to %ls is not allowed."),
     530: (16, ("The statement terminated. The maximum recursion %d has been exhausted before "
                "statement completion.")),
-    310: (15, "The value %d specified for the MAXRECURSION option exceeds the allowed maximum "
-              "of %d."),
+    310: (15, ("The value %d specified for the MAXRECURSION option exceeds the allowed maximum "
+               "of %d.")),
     535: (16, ("The %ls function resulted in an overflow. The number of dateparts separating two "
                "date/time instances is too large. Try to use %ls with a less precise datepart.")),
     536: (16, "Invalid length parameter passed to the %ls function."),
