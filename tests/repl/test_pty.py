@@ -84,16 +84,27 @@ def test_failing_batch_keeps_the_repl(repl: Any) -> None:
     repl.expect("stillalive")
 
 
-def test_ctrl_c_cancels_a_waitfor_promptly(repl: Any) -> None:
-    type_batch(repl, "WAITFOR DELAY '00:00:30'", "GO")
+def _ctrl_c_cancels_promptly(repl: Any, *batch: str) -> None:
+    type_batch(repl, *batch, "GO")
     time.sleep(1.0)
     started = time.monotonic()
     repl.sendintr()
-    repl.expect("cancelled by user")
+    repl.expect("Query was cancelled by user.")
     repl.expect("master>")
     assert time.monotonic() - started < 10
+
+
+def test_ctrl_c_cancels_a_waitfor_promptly(repl: Any) -> None:
+    _ctrl_c_cancels_promptly(repl, "WAITFOR DELAY '00:00:30'")
     type_batch(repl, "PRINT 'after' + 'cancel'", "GO")
     repl.expect("aftercancel")
+
+
+def test_ctrl_c_cancels_a_long_query_promptly(repl: Any) -> None:
+    type_batch(repl, "CREATE TABLE big (n int); WITH r (n) AS (SELECT 1 UNION ALL SELECT n + 1 "
+               "FROM r WHERE n < 300) INSERT big SELECT n FROM r OPTION (MAXRECURSION 0)", "GO")
+    repl.expect(r"\(300 rows affected\)")
+    _ctrl_c_cancels_promptly(repl, "SELECT COUNT(*) FROM big a, big b, big c, big d")
 
 
 def test_ctrl_d_exits_with_status_0(spawn: Callable[[str], Any], backend_url: str) -> None:

@@ -194,6 +194,35 @@ def test_cancel_stops_a_waitfor(repl: Repl, console: Any) -> None:
     assert output_of(console).rstrip().endswith("after")
 
 
+def test_cancel_stops_a_long_query_and_keeps_the_transaction(repl: Repl, console: Any) -> None:
+    """Ctrl-C (a KeyboardInterrupt in the main thread) stops a query the backend is busy
+    with; the open transaction stays open, as SQL Server's attention leaves it."""
+    repl.handle("CREATE TABLE big (n int); WITH r (n) AS (SELECT 1 UNION ALL SELECT n + 1 "
+                "FROM r WHERE n < 300) INSERT big SELECT n FROM r OPTION (MAXRECURSION 0)\nGO")
+    timer = threading.Timer(1.0, _thread.interrupt_main)
+    timer.start()
+    started = time.monotonic()
+    try:
+        repl.handle("BEGIN TRAN; INSERT big VALUES (0);\n"
+                    "SELECT COUNT(*) FROM big a, big b, big c, big d\nGO")
+    finally:
+        timer.cancel()
+    assert time.monotonic() - started < 10
+    out = output_of(console)
+    assert out.count("Query was cancelled by user.") == 1
+    repl.handle("SELECT @@TRANCOUNT AS open_tran, COUNT(*) AS n FROM big\nGO")
+    assert re.search(r"│\s+1 │\s+301 │", output_of(console))
+    repl.handle("ROLLBACK\nGO")
+
+
+def test_ctrl_c_after_the_batch_ended_reports_nothing(repl: Repl, console: Any) -> None:
+    """A cancel that comes too late stops nothing, and nothing says it did."""
+    repl.session.cancel()  # as if Ctrl-C came just as the batch ended
+    repl.handle("PRINT 'done'\nGO")
+    out = output_of(console)
+    assert "done" in out and "cancelled" not in out
+
+
 def test_connect_reopens_a_shared_store(console: Any, pipe: Any, persistent_url: str) -> None:
     """``:connect`` to the store the REPL is on opens a second instance that sees its objects
     (an SQLite file, or the test's PostgreSQL schema)."""

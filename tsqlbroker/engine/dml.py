@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import select
@@ -70,6 +71,8 @@ def execute_sql(ctx: ExecContext, sql: str, params: Params) -> SqlResult:
     except Exception as e:  # sqlglot internals on odd input: still a syntax error to the user
         raise tsql_error(102, sql.strip()[:40], cls=BindError) from e
     tree = parsed.tree
+    if parsed.max_recursion is not None:
+        ctx = replace(ctx, max_recursion=parsed.max_recursion)
     if shape is False:
         shape = cache.record_shape(sql, parsed)
         if shape is not None:

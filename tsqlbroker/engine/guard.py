@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from sqlalchemy.exc import DBAPIError
 
-from ..errors import MESSAGES, BindError, TSqlError, tsql_error
+from ..errors import MESSAGES, BindError, CancelledError, TSqlError, tsql_error
 from .context import ExecContext, SqlResult
 from .execsql import run_sql
 from .failures import TRANSIENT_STATES, connection_lost
@@ -62,6 +62,8 @@ def guarded(ctx: ExecContext, writes: bool, fn: Callable[[], SqlResult], *,
             undo()
         if isinstance(e, (DBAPIError, sqlite3.Error)):
             raise backend_error(e) from None
+        if isinstance(e, RecursionError):
+            raise tsql_error(191) from None  # nested deeper than the engine can follow
         if isinstance(e, Exception) and not isinstance(e, TSqlError):
             # No user input may surface as a Python traceback; keep the cause for debugging.
             _log.debug("storage layer failure", exc_info=True)
@@ -92,6 +94,8 @@ def backend_error(e: BaseException) -> TSqlError:
     mapped = _postgres_error(getattr(e, "orig", e), text, getattr(e, "backend_pid", 0))
     if mapped is not None:
         return mapped
+    if low == "interrupted":  # StoreConnection.interruptible: a cancel stopped the query
+        return CancelledError()
     if low.startswith("no such column:"):
         name = text.split(":", 1)[1].strip().split(".")[-1].strip('"')
         return tsql_error(207, name, cls=BindError)
@@ -109,12 +113,14 @@ def backend_error(e: BaseException) -> TSqlError:
         return tsql_error(195, name, "built-in function name", cls=BindError)
     if "database is locked" in low:
         return tsql_error(1222)
+    if "expression tree is too large" in low or "parser stack overflow" in low:
+        return tsql_error(191)
     return TSqlError(50000, f"The storage backend rejected the statement: {text}", 16)
 
 
 _PG_STATES = {"42703": 207, "42P01": 208, "42702": 209, "42601": 102, "42883": 195,
               "22P02": 245, "22007": 241, "22008": 241, "22003": 8115, "22012": 8134,
-              **TRANSIENT_STATES}
+              "54001": 191, **TRANSIENT_STATES}
 
 
 def lost_connection_error() -> TSqlError:
@@ -135,6 +141,8 @@ def _postgres_error(orig: BaseException, text: str, pid: int) -> TSqlError | Non
         severity = MESSAGES.get(int(detail), (16, ""))[0] if detail.isdigit() else 16
         return TSqlError(int(detail) if detail.isdigit() else 50000,
                          text.splitlines()[0] if text else "", severity)
+    if state == "57014":  # query_canceled: StoreConnection.interrupt stopped the query
+        return CancelledError()
     number = _PG_STATES.get(state or "")
     if number is None:
         return None
@@ -147,7 +155,7 @@ def _postgres_error(orig: BaseException, text: str, pid: int) -> TSqlError | Non
     if number == 195:
         name = first_line.split("function ", 1)[-1].split("(")[0].strip()
         return tsql_error(195, name, "built-in function name", cls=BindError)
-    if number in (241, 8134, 1222):
+    if number in (241, 8134, 1222, 191):
         return tsql_error(number)
     if number == 1205:
         return tsql_error(1205, pid or 0, "lock")

@@ -11,7 +11,10 @@ the same exception classes (``psycopg.errors``) on failure. libpq releases the G
 waits, as psycopg's wait does.
 
 Only what the broker runs through :func:`.broker.fastsql.run`, and transaction control, come
-here; everything else keeps the SQLAlchemy / psycopg path.
+here that way. The engine's other statements (transpiled DML, its hand-written SQL) come to
+:func:`run_raw`: psycopg's ``RawCursor`` with ``$n`` placeholders, so their text reaches
+the server unread (psycopg's default cursor reads ``%`` even inside literals) while
+parameters keep psycopg's adaptation.
 
 The statements prepared here live exactly as long as the server keeps them: they are kept
 per psycopg connection (a replaced connection starts with none), PostgreSQL keeps them
@@ -295,3 +298,43 @@ def _check(dbapi_conn: psycopg.Connection[Any], res: pq.abc.PGresult) -> None:
         if state is not None:
             state.forget()
     raise psycopg.errors.error_from_result(res, encoding=dbapi_conn.info.encoding)
+
+
+class RawRows(Rows):
+    """The result of :func:`run_raw`: rows fetched at once, with the column names and row
+    count (what the engine reads of a SQLAlchemy ``CursorResult``)."""
+
+    __slots__ = ("_names", "rowcount")
+
+    def __init__(self, names: list[str], rows: list[tuple[Any, ...]], rowcount: int) -> None:
+        super().__init__(rows)
+        self._names = names
+        self.rowcount = rowcount
+
+    def keys(self) -> list[str]:
+        return list(self._names)
+
+    def first(self) -> tuple[Any, ...] | None:
+        row = self.fetchone()
+        self.fetchall()
+        return row
+
+    def scalar(self) -> Any:
+        row = self.first()
+        return None if row is None else row[0]
+
+
+def run_raw(dbapi_conn: psycopg.Connection[Any], sql: str, params: Sequence[Any]) -> RawRows:
+    """Run ``sql`` (``$n`` placeholders) as it is, with ``params`` adapted by psycopg.
+    Failures are SQLAlchemy's ``DBAPIError`` classes around psycopg's, as from a
+    SQLAlchemy execution."""
+    cursor = psycopg.RawCursor(dbapi_conn)
+    try:
+        cursor.execute(sql, params or None)
+        names = [c.name for c in cursor.description or ()]
+        rows = cursor.fetchall() if cursor.description is not None else []
+        return RawRows(names, rows, cursor.rowcount)
+    except psycopg.Error as e:
+        raise DBAPIError.instance(sql, params, e, psycopg.Error) from e
+    finally:
+        cursor.close()

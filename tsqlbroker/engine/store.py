@@ -23,7 +23,8 @@ import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -31,6 +32,8 @@ from sqlalchemy import Connection, Engine, MetaData, create_engine, event
 from sqlalchemy.engine import CursorResult, make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool, QueuePool
+
+from ..errors import CancelledError
 
 if TYPE_CHECKING:
     from . import pgexec
@@ -42,6 +45,8 @@ else:
 
 DEFAULT_DB_ENV = "TSQLBROKER_URL"
 T = TypeVar("T")
+# SQLite virtual-machine steps between looks at a pending cancel while a statement runs.
+_PROGRESS_STEPS = 1000
 
 
 def default_url() -> str:
@@ -158,6 +163,14 @@ class StoreConnection:
 
     Reads may run with no storage transaction open. :meth:`write` opens one (taking SQLite's
     write lock) before the first write; :meth:`commit` / :meth:`rollback` end it.
+
+    Cancellation: the owner sets :attr:`cancel_requested` (its session's pending-cancel
+    test). Statements run inside :meth:`interruptible` — the engine's queries, which only
+    read — stop when a cancel is pending (SQLite looks at it every few thousand steps of
+    the statement; on PostgreSQL :meth:`interrupt`, called by whoever asks for the cancel,
+    sends the server a cancel request). Statements that write are never interrupted in
+    the middle: an interrupted write makes SQLite roll the whole transaction back, and the
+    engine's writes are short row statements that check between rows instead.
     """
 
     def __init__(self, store: Store, conn: Connection) -> None:
@@ -174,6 +187,65 @@ class StoreConnection:
         # Savepoints asked for while no write transaction was open: set when one begins
         # (a rollback to them then keeps the transaction, and with it the write lock).
         self._early_savepoints: list[str] = []
+        self.cancel_requested: Callable[[], bool] | None = None
+        # SQLite runs in this process: its statements look for a cancel themselves (a
+        # progress handler); a server is sent a cancel request instead.
+        self._in_process = store.dialect == "sqlite"
+        self._interruptible = 0
+        self._interrupt_lock = threading.Lock()
+
+    # -- cancellation ---------------------------------------------------------------------
+    def check_cancelled(self) -> None:
+        """Raise :class:`CancelledError` when the owner asked the running work to stop."""
+        requested = self.cancel_requested
+        if requested is not None and requested():
+            raise CancelledError()
+
+    @contextmanager
+    def interruptible(self) -> Iterator[None]:
+        """Run read-only backend statements that a cancel may stop midway (they then fail
+        with the backend's own interruption error, which the engine reports as
+        :class:`CancelledError`)."""
+        self.check_cancelled()
+        outer = self._interruptible == 0
+        if outer and self._in_process:
+            dbapi = self.conn.connection.dbapi_connection
+            dbapi.set_progress_handler(self._progress, _PROGRESS_STEPS)  # type: ignore[union-attr]
+        with self._interrupt_lock:
+            self._interruptible += 1
+        try:
+            yield
+        finally:
+            with self._interrupt_lock:
+                self._interruptible -= 1
+            if outer and self._in_process:
+                dbapi = self.conn.connection.dbapi_connection
+                dbapi.set_progress_handler(None, 0)  # type: ignore[union-attr]
+
+    def _progress(self) -> int:
+        requested = self.cancel_requested
+        return 1 if requested is not None and requested() else 0
+
+    def interrupt(self) -> None:
+        """Stop the interruptible statement running on this connection, if one is
+        (thread-safe; for a server — SQLite's statements look for the cancel themselves)."""
+        if self._in_process:
+            return
+        with self._interrupt_lock:
+            if not self._interruptible:
+                return
+            try:
+                dbapi = self.conn.connection.dbapi_connection
+                dbapi.cancel_safe(timeout=5.0)  # type: ignore[union-attr]
+            except Exception:  # noqa: BLE001 - the statement ended or the link is gone
+                return
+
+    def backend_txn_lost(self) -> bool:
+        """Whether the backend ended the transaction this connection believes open (SQLite
+        rolls the whole transaction back when a statement writing in it is interrupted)."""
+        if not self.in_write_txn or not self._in_process:
+            return False
+        return not self.conn.connection.dbapi_connection.in_transaction  # type: ignore[union-attr]
 
     def execute(self, statement: Any, params: Mapping[str, Any] | list[Any] | None = None
                 ) -> CursorResult[Any]:
@@ -315,11 +387,13 @@ class StoreConnection:
             self._savepoints.clear()
 
     def rollback(self) -> None:
-        """Roll the storage transaction back, if one is open."""
+        """Roll the storage transaction back, if one is open (and the backend has not
+        rolled it back already)."""
         self._early_savepoints.clear()
         if self.in_write_txn:
             try:
-                self._control("ROLLBACK")
+                if not self.backend_txn_lost():
+                    self._control("ROLLBACK")
             finally:
                 self.in_write_txn = False
                 self._savepoints.clear()

@@ -460,10 +460,13 @@ def wrap_statement(fn: StmtFn, line: int, compound: bool,
                 s.statistics.statement_done(s)
         except TSqlError as e:
             f.session.statement_error(e, f, line)
-        except (Signal, KeyboardInterrupt):
+        except Signal:
             s = f.session
             if s.stmt_txn is not None:
                 s.end_statement()
+            raise
+        except KeyboardInterrupt:
+            f.session.rollback_statement()  # an interrupted statement commits nothing
             raise
         except Exception as e:  # noqa: BLE001 - a bug must not become a traceback
             f.session.statement_error(internal_error(e), f, line)
@@ -527,8 +530,11 @@ def _skip_quoted(text: str, i: int) -> int:
 
 def internal_error(exc: BaseException) -> TSqlError:
     """An exception that is not a TSqlError, reported as an error instead of a traceback: a
-    storage failure as the error SQL Server gives for it (a deadlock victim is Msg 1205),
-    anything else — a bug — as Msg 3624."""
+    storage failure as the error SQL Server gives for it (a deadlock victim is Msg 1205), a
+    statement nested deeper than Python's recursion allows as Msg 191, anything else — a
+    bug — as Msg 3624."""
+    if isinstance(exc, RecursionError):
+        return tsql_error(191)
     mapped = storage_error(exc)
     if mapped is not None:
         return mapped

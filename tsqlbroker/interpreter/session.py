@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine.failures import is_transient
 from tsqlbroker.engine.txn import Txn
-from tsqlbroker.errors import ExecutionError, TSqlError, tsql_error
+from tsqlbroker.errors import CancelledError, ExecutionError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
 from . import messages as _messages  # noqa: F401 - registers the interpreter's texts
@@ -38,14 +38,7 @@ from .sink import Sink
 if TYPE_CHECKING:
     from .instance import Instance
 
-
-class CancelledError(ExecutionError):
-    """The running batch was cancelled (``Session.cancel``); TRY…CATCH does not catch it."""
-
-    def __init__(self) -> None:
-        super().__init__(3621, "Query was cancelled by user. The statement has been "
-                               "terminated.", severity=16)
-        self.batch_abort = True
+__all__ = ["CancelledError", "Session"]
 
 
 class KilledError(CancelledError):
@@ -105,6 +98,8 @@ class Session:
         self.context_info: bytes | None = None
         self._cancel = False
         self._cancelled_batch = False
+        # The engine's queries look at this while they run (StoreConnection.interruptible).
+        self.conn.cancel_requested = self.cancelled
         self._lock = threading.Lock()
         self.closed = False
         # -- activity (sp_who, sys.dm_exec_sessions / requests, KILL)
@@ -201,7 +196,11 @@ class Session:
                                             f"'{g.label}' but the label has not been "
                                             "declared.", severity=15))
         except CancelledError as e:
-            tx.rollback_all(self)
+            # SQL Server's attention: the statement was rolled back and the batch ends; an
+            # open transaction stays open unless XACT_ABORT is ON (or the backend ended
+            # it: SQLite rolls back a transaction whose write it interrupted).
+            if self.xact_abort or self.conn.backend_txn_lost():
+                tx.rollback_all(self)
             self._cancelled_batch = True
             self.report(e)
         except TSqlError as e:
@@ -404,8 +403,10 @@ class Session:
     # -- cancellation -------------------------------------------------------------------------
     def cancel(self) -> None:
         """Ask the running batch to stop (thread-safe). It stops at the next statement
-        boundary or wait, rolls back the open transaction and reports the cancellation."""
+        boundary, in a wait or inside a running query, rolls back the statement it was in
+        (and, with XACT_ABORT ON, the open transaction) and reports the cancellation."""
         self._cancel = True
+        self.conn.interrupt()
 
     def cancelled(self) -> bool:
         """Whether a cancel is pending (waits poll this)."""

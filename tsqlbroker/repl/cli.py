@@ -13,13 +13,18 @@ Imports stay light: ``-Q`` and ``parse`` load neither prompt-toolkit nor psycopg
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from tsqlbroker import __version__
 from tsqlbroker.repl.config import ACTIVATION_MODES
+
+if TYPE_CHECKING:
+    from tsqlbroker.repl.runner import ScriptRunner
 
 EPILOG = """\
 examples:
@@ -30,7 +35,7 @@ examples:
   tsqlbroker serve --url postgresql+psycopg://user@localhost/broker
 
 exit status: 0 success; 1 a batch raised an error (or a file did not parse);
-2 bad command-line usage.
+2 bad command-line usage; 130 interrupted (SIGINT, Ctrl-C).
 """
 
 MODES = ("run", "parse", "serve")
@@ -198,6 +203,7 @@ def run_scripts(args: argparse.Namespace, files: list[str], text: str | None,
                                   activation=args.activation or "auto",
                                   host_at_start=bool(files))
             get_driver()  # the grammar tables, loaded inside the phase too
+        previous = _on_sigint(runner)
         try:
             for f in files:
                 path = Path(f)
@@ -212,9 +218,14 @@ def run_scripts(args: argparse.Namespace, files: list[str], text: str | None,
                     break
             if text is not None and not runner.stopped:
                 runner.run_text(text, base_dir=Path.cwd())
-            runner.wait_idle(args.wait_idle)
+            if not runner.interrupted:
+                runner.wait_idle(args.wait_idle)
         finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
             runner.close()
+        if runner.interrupted:
+            return 130
         if runner.exit_status is not None:
             return runner.exit_status
         return 1 if runner.had_error else 0
@@ -223,6 +234,20 @@ def run_scripts(args: argparse.Namespace, files: list[str], text: str | None,
             thaw()
         if out is not sys.stdout:
             out.close()
+
+
+def _on_sigint(runner: ScriptRunner) -> Any:
+    """SIGINT (Ctrl-C) while scripts run: the running batch is cancelled — its running
+    statement rolled back, nothing of it committed — and the run ends (exit status 130);
+    with no batch running, or at a second SIGINT, the process stops at once. Returns the
+    handler to put back (None off the main thread, where signals cannot be handled)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def handler(_signum: int, _frame: Any) -> None:
+        if runner.interrupted or not runner.interrupt():
+            raise KeyboardInterrupt
+    return signal.signal(signal.SIGINT, handler)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -287,7 +287,6 @@ class Repl:
     def _run_batch(self, text: str, start_line: int) -> bool:
         """One batch on the worker thread; Ctrl-C cancels it. False when it was cancelled."""
         database = self.current_database
-        errors_before = self.sink.error_count
         self.last_batch_text = text
         started = time.monotonic()
         future = self.link.worker.submit(self._execute, text, start_line)
@@ -309,13 +308,12 @@ class Repl:
                 if cancelled_at is None:
                     cancelled_at = time.monotonic()
                     self.session.cancel()
+        # The interpreter reports the cancellation (Msg 3621, "Query was cancelled by
+        # user.") when it stopped something; a batch that had ended on its own was not
+        # cancelled, and is not said to be.
         cancelled = cancelled_at is not None
         self._cancelled = self._cancelled or cancelled
         elapsed = time.monotonic() - started
-        if cancelled and self.sink.error_count == errors_before:
-            # The interpreter reports Msg 3621 itself when the cancel stopped a statement;
-            # say so here only when it did not (the batch had ended on its own).
-            self.info("Query was cancelled by user.", style=self.sink.styles["error"])
         if self.config.timing:
             self.info(f"Time: {elapsed:.3f}s", style=self.sink.styles["timing"])
         if changes_catalog(text) or self.current_database != database:

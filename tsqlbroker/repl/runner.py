@@ -9,6 +9,8 @@ After the last batch the runner waits until activated procedures are idle.
 from __future__ import annotations
 
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -71,6 +73,8 @@ class ScriptRunner:
         # The status :exit(query) asked for (None: the usual 0 / 1).
         self.exit_status: int | None = None
         self._error_files: list[TextIO] = []
+        self.interrupted = False  # SIGINT / Ctrl-C: the run stops (exit status 130)
+        self._running = False
         self.instance = Instance(url)
         # Activation runs in the background while scripts run (when this process hosts
         # it: broker_runtime); in text mode what activated procedures print (the broker
@@ -114,7 +118,15 @@ class ScriptRunner:
             for _ in range(max(chunk.repeat, 1)):
                 before = self.sink.count
                 self.sink.last_resultset = None
-                self.session.execute(chunk.text, start_line=chunk.start_line)
+                self._running = True
+                try:
+                    if self.interrupted:
+                        return False
+                    self.session.execute(chunk.text, start_line=chunk.start_line)
+                finally:
+                    self._running = False
+                if self.interrupted:
+                    return False
                 if self.sink.count > before and (self.stop_on_error
                                                  or self.sqlcmd.on_error_exit):
                     self.stopped = True
@@ -144,6 +156,25 @@ class ScriptRunner:
             return
         self._error_files.append(handle)
         inner.err = handle
+
+    def interrupt(self) -> bool:
+        """SIGINT (Ctrl-C): stop the run, cancelling the batch that runs (its running
+        statement too). False when no batch runs: nothing to cancel, the caller stops."""
+        self.interrupted = self.stopped = True
+        if not self._running:
+            return False
+        # Not from the signal handler itself: on PostgreSQL the cancel is a request to the
+        # server, and the handler may run inside the driver's wait for that connection.
+        threading.Thread(target=self._cancel_until_stopped, name="tsqlbroker-cancel",
+                         daemon=True).start()
+        return True
+
+    def _cancel_until_stopped(self) -> None:
+        # A cancel that lands while a batch is being parsed is forgotten when it starts:
+        # repeat it until the batch has stopped.
+        while self._running:
+            self.session.cancel()
+            time.sleep(0.5)
 
     def wait_idle(self, seconds: float) -> bool:
         """Wait (bounded) until activated procedures are idle and nothing activatable is left."""
