@@ -26,7 +26,8 @@ from . import tables
 from .catalog import Catalog
 from .context import ExecContext, Params, SqlResult, VirtualTable, register_virtual_table
 from .ddl import alter_table, create_index, create_view, drop_index, drop_view
-from .guard import backend_error, guarded
+from .failures import backend_error
+from .guard import guarded
 from .merge import merge
 from .modify import (
     delete_statement,

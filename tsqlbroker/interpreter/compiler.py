@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import TYPE_CHECKING, Any
 
-from tsqlbroker.engine.guard import storage_error
+from tsqlbroker.engine.failures import storage_error
 from tsqlbroker.errors import BindError, ExecutionError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
