@@ -100,20 +100,21 @@ class Figure:
     skipped: str = ""
 
     def line(self) -> str:
+        """The name, then (after two spaces or more) the value and the verdict."""
         if self.skipped:
-            return f"{self.name:<60} SKIPPED: {self.skipped}"
+            return f"{self.name:<62}  SKIPPED: {self.skipped}"
         verdict = "(reference)" if self.goal is None else \
             f"goal {self.goal}  {'MET' if self.met else 'NOT MET'}"
-        return f"{self.name:<60} {self.value}   {verdict}"
+        return f"{self.name:<62}  {self.value}   {verdict}"
 
 
 def ratio_figure(name: str, num: tuple[str, Sequence[float]], den: tuple[str, Sequence[float]],
-                 goal: Goal | None, unit: str = "msg/s") -> Figure:
-    """``num`` against ``den`` (label, per-round rates): both medians with their spread and
-    the median of the round-by-round ratios, judged against ``goal``."""
+                 goal: Goal | None, unit: str = "msg/s", fmt: str = ",.0f") -> Figure:
+    """``num`` against ``den`` (label, per-round rates or times): both medians with their
+    spread and the median of the round-by-round ratios, judged against ``goal``."""
     ratio = paired_ratios(num[1], den[1])
-    value = (f"{num[0]} {Spread(tuple(num[1])).text()} vs {den[0]} "
-             f"{Spread(tuple(den[1])).text()} {unit} = {ratio.text('.2f')}")
+    value = (f"{num[0]} {Spread(tuple(num[1])).text(fmt)} vs {den[0]} "
+             f"{Spread(tuple(den[1])).text(fmt)} {unit} = {ratio.text('.2f')}")
     return Figure(name, value, goal, None if goal is None else goal.met(ratio.median))
 
 
