@@ -36,55 +36,46 @@ BEGIN DIALOG @h FROM SERVICE [//bench/Init] TO SERVICE '//bench/Targ'
 SELECT @h;
 """
 
-# One message per transaction each way: the figure PGMQ and plain tables are held against.
-SEND_RECEIVE_LOOP = """
-SET NOCOUNT ON;
-DECLARE @i int = 0, @h uniqueidentifier = '{handle}', @b varbinary(max);
-WHILE @i < {n}
-BEGIN
+SEND_ONE = "SEND ON CONVERSATION @h MESSAGE TYPE [//bench/Msg] (0x3132333435363738);"
+RECEIVE_ONE = "RECEIVE TOP (1) @b = message_body FROM TargQ;"
+# One message per transaction each way: the work PGMQ and plain tables are held against.
+PAIR = f"""
     BEGIN TRAN;
-    SEND ON CONVERSATION @h MESSAGE TYPE [//bench/Msg] (0x3132333435363738);
+    {SEND_ONE}
     COMMIT;
     BEGIN TRAN;
-    RECEIVE TOP (1) @b = message_body FROM TargQ;
-    COMMIT;
-    SET @i += 1;
-END;
-"""
+    {RECEIVE_ONE}
+    COMMIT;"""
+_DECLARE = "SET NOCOUNT ON;\nDECLARE {counter}@h uniqueidentifier = '{{handle}}', @b varbinary(max);"
 
-# The body of one iteration, as a client sends it when it sends one batch per message.
-SEND_RECEIVE_ONCE = """
-SET NOCOUNT ON;
-DECLARE @h uniqueidentifier = '{handle}', @b varbinary(max);
-BEGIN TRAN;
-SEND ON CONVERSATION @h MESSAGE TYPE [//bench/Msg] (0x3132333435363738);
-COMMIT;
-BEGIN TRAN;
-RECEIVE TOP (1) @b = message_body FROM TargQ;
-COMMIT;
-"""
+# The pair ``n`` times in one batch.
+SEND_RECEIVE_LOOP = (_DECLARE.format(counter="@i int = 0, ")
+                     + "\nWHILE @i < {n}\nBEGIN" + PAIR + "\n    SET @i += 1;\nEND;\n")
+
+# The pair alone: what a client sends when it sends one batch per message.
+SEND_RECEIVE_ONCE = _DECLARE.format(counter="") + PAIR + "\n"
 
 # ``n`` messages on one dialog in one transaction (a burst; untimed fills).
-FILL = """
+FILL = f"""
 SET NOCOUNT ON;
-DECLARE @i int = 0, @h uniqueidentifier = '{handle}';
+DECLARE @i int = 0, @h uniqueidentifier = '{{handle}}';
 BEGIN TRAN;
-WHILE @i < {n}
+WHILE @i < {{n}}
 BEGIN
-    SEND ON CONVERSATION @h MESSAGE TYPE [//bench/Msg] (0x3132333435363738);
+    {SEND_ONE}
     SET @i += 1;
 END;
 COMMIT;
 """
 
 # ``n`` RECEIVE TOP (1), each its own transaction, from a queue holding at least ``n``.
-RECEIVE_LOOP = """
+RECEIVE_LOOP = f"""
 SET NOCOUNT ON;
 DECLARE @i int = 0, @b varbinary(max);
-WHILE @i < {n}
+WHILE @i < {{n}}
 BEGIN
     BEGIN TRAN;
-    RECEIVE TOP (1) @b = message_body FROM TargQ;
+    {RECEIVE_ONE}
     COMMIT;
     SET @i += 1;
 END;

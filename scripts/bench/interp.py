@@ -76,16 +76,20 @@ def _timed_tsql(script: str) -> float:
     return _best(lambda: _timed_tsql_once(script))
 
 
+def _timed_batch(session: Any, sink: CollectingSink, batch: Any) -> float:
+    """Seconds ``session`` takes to run the parsed ``batch``; an error stops the benchmark."""
+    t0 = time.perf_counter()
+    ok = session.execute_batch(batch)
+    elapsed = time.perf_counter() - t0
+    if not ok:
+        raise SystemExit(f"benchmark script failed: {sink.errors()[0].render()}")
+    return elapsed
+
+
 def _timed_tsql_once(script: str) -> float:
     inst, s, sink = _session()
     try:
-        batch = parse_batch(script, 1)
-        t0 = time.perf_counter()
-        ok = s.execute_batch(batch)
-        elapsed = time.perf_counter() - t0
-        if not ok:
-            raise SystemExit(f"benchmark script failed: {sink.errors()[0].render()}")
-        return elapsed
+        return _timed_batch(s, sink, parse_batch(script, 1))
     finally:
         s.close()
         inst.close()
@@ -248,16 +252,10 @@ def bench_int_loop(n: int, rounds: int, server: str | None) -> list[Figure]:
     """(d) and (e): the integer loop in T-SQL, Python and (with a server) PL/pgSQL, rounds
     interleaved; times in seconds."""
     inst, session, sink = _session()
-
     batch = parse_batch(INT_LOOP_TSQL.format(n=n), 1)
 
     def tsql() -> float:
-        t0 = time.perf_counter()
-        ok = session.execute_batch(batch)
-        elapsed = time.perf_counter() - t0
-        if not ok:
-            raise SystemExit(f"benchmark script failed: {sink.errors()[0].render()}")
-        return elapsed
+        return _timed_batch(session, sink, batch)
 
     def python() -> float:
         t0 = time.perf_counter()
