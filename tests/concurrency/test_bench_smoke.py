@@ -68,6 +68,8 @@ def test_postgres_quick_run_prints_every_goal(fresh_postgres: FreshPostgres) -> 
     for p in (1, 2):
         expected += [f"1. SEND+RECEIVE 1 msg/txn, {p} proc vs {against}" for against in
                      ("PGMQ read+delete in a txn", "PGMQ send+pop", "plain SKIP LOCKED table")]
+        expected.append(f"1. SEND+RECEIVE 1 msg/txn, {p} proc: tsqlbroker RECEIVEs that "
+                        "found nothing")
         expected.append(f"2. RECEIVE TOP (100), {p} proc vs PGMQ read(100)+delete in a txn")
     expected += ["3. RECEIVE right after a 300-message burst",
                  "4. SEND+RECEIVE beside a held 300-message group"]
