@@ -2,10 +2,25 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
+from tsqlbroker.interpreter.broker_runtime import runtime_for
 from tsqlbroker.interpreter.instance import Instance
 from tsqlbroker.interpreter.sink import CollectingSink
+
+
+def wait_for(what: str, predicate: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Poll ``predicate`` until it holds; fail the test after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.02)
 
 
 class Client:
@@ -30,6 +45,27 @@ class Client:
 
     def scalar(self, text: str) -> Any:
         return self.rows(text)[0][0]
+
+
+def run_tsql(url: str, batches: list[str], *, activation: str | None = None
+             ) -> list[tuple[Any, ...]]:
+    """Run ``batches`` in one session of an instance of their own, closed afterwards; the
+    last result set's rows. ``activation``: the instance's hosting mode (``"off"``: it never
+    runs the store's activation, timers or transmission meanwhile). Fails on any error."""
+    inst = Instance(url)
+    if activation is not None:
+        runtime_for(inst, start=False).configure(mode=activation)
+    sink = CollectingSink()
+    try:
+        session = inst.session(sink, "master")
+        for batch in batches:
+            session.execute(batch)
+        session.close()
+    finally:
+        inst.close()
+    assert not sink.errors(), [e.render() for e in sink.errors()]
+    sets = sink.resultsets()
+    return sets[-1].rows if sets else []
 
 
 def create_database(url: str, database: str, script: str) -> None:
@@ -77,3 +113,18 @@ BEGIN
 END;
 COMMIT;
 """
+
+
+@contextmanager
+def serving(url: str, log: Path) -> Iterator[subprocess.Popen[str]]:
+    """A ``tsqlbroker serve`` process on ``url`` logging to ``log``; killed at the end if it
+    is still running."""
+    proc = subprocess.Popen([sys.executable, "-m", "tsqlbroker", "serve", "--url", url,
+                             "--log", str(log)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

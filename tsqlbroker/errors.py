@@ -135,8 +135,7 @@ class ParseError(TSqlError):
                                          self.column)
             text += f"\n  {src}\n  {' ' * max(column - 1, 0)}^"
         if self.expected:
-            shown = ", ".join(sorted(self.expected)[:12])
-            text += f"\nExpected one of: {shown}"
+            text += f"\nExpected one of: {', '.join(self.expected)}"
         return text
 
 
@@ -150,6 +149,17 @@ class ExecutionError(TSqlError):
 
 class BrokerError(ExecutionError):
     """Service Broker errors (84xx, 96xx, 97xx …)."""
+
+
+class CancelledError(ExecutionError):
+    """The running batch was cancelled (``Session.cancel``: Ctrl-C, SIGINT, a stopping
+    broker), between statements, in a wait or inside a backend statement; TRY…CATCH does
+    not catch it."""
+
+    def __init__(self) -> None:
+        super().__init__(3621, "Query was cancelled by user. The statement has been "
+                               "terminated.", severity=16)
+        self.batch_abort = True
 
 
 # SQL Server's sys.messages texts for the numbers we raise. printf-style placeholders are kept
@@ -336,6 +346,10 @@ MESSAGES: dict[int, tuple[int, str]] = {
     517: (16, "Adding a value to a '%ls' column caused an overflow."),
     701: (17, "There is insufficient system memory in resource pool '%ls' to run this query."),
     529: (16, "Explicit conversion from data type %ls to %ls is not allowed."),
+    530: (16, ("The statement terminated. The maximum recursion %d has been exhausted before "
+               "statement completion.")),
+    310: (15, ("The value %d specified for the MAXRECURSION option exceeds the allowed maximum "
+               "of %d.")),
     535: (16, ("The %ls function resulted in an overflow. The number of dateparts separating two "
                "date/time instances is too large. Try to use %ls with a less precise datepart.")),
     536: (16, "Invalid length parameter passed to the %ls function."),

@@ -6,14 +6,22 @@ Prints three ratios with their goals:
 (b) a loop with string, decimal and IF work against its Python equivalent (goal ≤ 30×);
 (c) 10k single-row INSERTs through the interpreter against the same statements through raw
     SQLAlchemy on the same kind of storage (goal ≤ 1.5×); (c*) shows how much of that is the
-    interpreter's own work, by running (c) with the storage engine replaced by a direct insert.
+    interpreter's own work, by running (c) with the storage engine replaced by a direct insert;
+(d) a ``WHILE`` loop of integer arithmetic and assignments (``SET @i += 1;
+    SET @s = (@s + @i * 3) % 1000``) against the same loop in Python (goal ≤ 5×, issue 18
+    item 5) and (e) against the same loop in PL/pgSQL (a ``DO`` block, timed from the
+    client; goal ≤ 1.0×: faster than PL/pgSQL). (d) and (e) run their contenders interleaved
+    round by round and print medians with the lowest and highest round; (e) needs a
+    PostgreSQL server (``--url``, ``$TSQLBROKER_PG_URL``, else a private one is started) and
+    is skipped with a message without one.
 
-Run: ``python scripts/bench/interp.py`` (``--quick`` divides the sizes by 10).
+(a)-(c) take the best of three timings. Run: ``python scripts/bench/interp.py [--quick]
+[--check] [--only KEY]`` (``--quick`` divides the sizes by 10 and runs 2 rounds). Exit
+status 0 (it is a report) unless ``--check`` is given and a goal is missed (1).
 """
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import sys
 import tempfile
@@ -22,10 +30,22 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).resolve().parent)]
 
+import psycopg
 from sqlalchemy import create_engine, text
+from yardstick import (
+    Figure,
+    Goal,
+    Report,
+    arguments,
+    conninfo,
+    interleaved,
+    postgres_server,
+    ratio_figure,
+)
 
+from tsqlbroker.grammar.parser import parse_batch
 from tsqlbroker.interpreter.instance import Instance
 from tsqlbroker.interpreter.sink import CollectingSink
 
@@ -56,18 +76,20 @@ def _timed_tsql(script: str) -> float:
     return _best(lambda: _timed_tsql_once(script))
 
 
+def _timed_batch(session: Any, sink: CollectingSink, batch: Any) -> float:
+    """Seconds ``session`` takes to run the parsed ``batch``; an error stops the benchmark."""
+    t0 = time.perf_counter()
+    ok = session.execute_batch(batch)
+    elapsed = time.perf_counter() - t0
+    if not ok:
+        raise SystemExit(f"benchmark script failed: {sink.errors()[0].render()}")
+    return elapsed
+
+
 def _timed_tsql_once(script: str) -> float:
     inst, s, sink = _session()
     try:
-        from tsqlbroker.grammar.parser import parse_batch
-
-        batch = parse_batch(script, 1)
-        t0 = time.perf_counter()
-        ok = s.execute_batch(batch)
-        elapsed = time.perf_counter() - t0
-        if not ok:
-            raise SystemExit(f"benchmark script failed: {sink.errors()[0].render()}")
-        return elapsed
+        return _timed_batch(s, sink, parse_batch(script, 1))
     finally:
         s.close()
         inst.close()
@@ -121,8 +143,6 @@ def bench_inserts(n: int) -> tuple[float, float]:
     inst, s, sink = _session()
     try:
         s.execute("SET NOCOUNT ON; CREATE TABLE bench_t (id int NOT NULL, name varchar(20))")
-        from tsqlbroker.grammar.parser import parse_batch
-
         body = "DECLARE @i int = 0\nWHILE @i < " + str(n) + \
                " BEGIN SET @i += 1 INSERT INTO bench_t (id, name) VALUES (@i, 'x') END"
         batch = parse_batch(body, 1)
@@ -159,7 +179,6 @@ def bench_interpreter_share(n: int) -> tuple[float, float]:
     interpreter itself adds (statement wrapper, parameters, implicit transaction)."""
     from tsqlbroker.engine import dml as engine_dml
     from tsqlbroker.engine.context import SqlResult
-    from tsqlbroker.grammar.parser import parse_batch
 
     inst, s, _sink = _session()
     original = engine_dml.execute_sql
@@ -204,13 +223,84 @@ def bench_interpreter_share(n: int) -> tuple[float, float]:
     return t_sql, t_raw
 
 
+INT_LOOP_TSQL = """DECLARE @i int = 0, @s int = 0
+WHILE @i < {n}
+BEGIN
+    SET @i += 1
+    SET @s = (@s + @i * 3) % 1000
+END"""
+INT_LOOP_PLPGSQL = """DO $$
+DECLARE i int := 0; s int := 0;
+BEGIN
+    WHILE i < {n} LOOP
+        i := i + 1;
+        s := (s + i * 3) % 1000;
+    END LOOP;
+END $$"""
+
+
+def int_loop_python(n: int) -> int:
+    """The loop of (d) in Python."""
+    i = s = 0
+    while i < n:
+        i += 1
+        s = (s + i * 3) % 1000
+    return s
+
+
+def bench_int_loop(n: int, rounds: int, server: str | None) -> list[Figure]:
+    """(d) and (e): the integer loop in T-SQL, Python and (with a server) PL/pgSQL, rounds
+    interleaved; times in seconds."""
+    inst, session, sink = _session()
+    batch = parse_batch(INT_LOOP_TSQL.format(n=n), 1)
+
+    def tsql() -> float:
+        return _timed_batch(session, sink, batch)
+
+    def python() -> float:
+        t0 = time.perf_counter()
+        int_loop_python(n)
+        return time.perf_counter() - t0
+
+    contenders = {"tsql": tsql, "python": python}
+    conn = psycopg.connect(conninfo(server), autocommit=True) if server else None
+    if conn is not None:
+        do_block = INT_LOOP_PLPGSQL.format(n=n)
+
+        def plpgsql() -> float:
+            t0 = time.perf_counter()
+            conn.execute(do_block)
+            return time.perf_counter() - t0
+        contenders["plpgsql"] = plpgsql
+    try:
+        for run in contenders.values():       # warm-up
+            run()
+        got = interleaved(contenders, rounds)
+    finally:
+        session.close()
+        inst.close()
+        if conn is not None:
+            conn.close()
+    name = f"(d) WHILE integer loop ({n:,}) vs Python"
+    figures = [ratio_figure(name, ("T-SQL", got["tsql"]), ("Python", got["python"]),
+                            Goal(5, at_least=False), "s", ".3f")]
+    name = f"(e) WHILE integer loop ({n:,}) vs PL/pgSQL"
+    figures.append(ratio_figure(name, ("T-SQL", got["tsql"]), ("PL/pgSQL", got["plpgsql"]),
+                                Goal(1.0, at_least=False), "s", ".3f") if conn is not None
+                   else Figure(name, "", skipped="no PostgreSQL server to run PL/pgSQL on"))
+    return figures
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the three measurements and print ratio, goal and whether it is met."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="sizes / 10")
-    ap.add_argument("--only", choices=["a", "b", "c", "c*"], action="append")
+    """Run the measurements and print each ratio with its goal and whether it is met."""
+    ap = arguments(__doc__)
+    ap.add_argument("--only", choices=["a", "b", "c", "c*", "d"], action="append",
+                    help="run only these figures (d: with e)")
+    ap.add_argument("--url", help="PostgreSQL server for (e) (default $TSQLBROKER_PG_URL, "
+                                  "else a private one)")
     args = ap.parse_args(argv)
     div = 10 if args.quick else 1
+    rounds = 2 if args.quick else args.rounds
     cases = [
         ("a", "WHILE @i < N SET @i += 1 vs Python", lambda: bench_loop(1_000_000 // div), 20),
         ("b", "string/decimal/IF loop vs Python", lambda: bench_mixed(200_000 // div), 30),
@@ -219,21 +309,22 @@ def main(argv: list[str] | None = None) -> int:
         ("c*", "(c) with a direct-insert engine: the interpreter's own share",
          lambda: bench_interpreter_share(10_000 // div), None),
     ]
-    all_met = True
-    for key, label, run, goal in cases:
+    report = Report("Interpreter; (a)-(c) best of 3, (d)-(e) median (lowest-highest) of "
+                    f"{rounds} interleaved rounds; ratios are times, interpreter / reference")
+    for key, label, run, bound in cases:
         if args.only and key not in args.only:
             continue
         t_interp, t_ref = run()
         ratio = t_interp / t_ref if t_ref > 0 else float("inf")
-        line = (f"({key}) {label}: interpreter {t_interp:.3f}s, reference {t_ref:.3f}s, "
-                f"ratio {ratio:.1f}x")
-        if goal is None:
-            print(line + " (informational)")
-            continue
-        met = ratio <= goal
-        all_met &= met
-        print(f"{line} (goal <= {goal}x) {'MET' if met else 'NOT MET'}")
-    return 0 if all_met else 1
+        goal = None if bound is None else Goal(bound, at_least=False)
+        report.add(Figure(f"({key}) {label}", f"interpreter {t_interp:.3f} s, reference "
+                          f"{t_ref:.3f} s = {ratio:.1f}", goal,
+                          None if goal is None else goal.met(ratio)))
+    if not args.only or "d" in args.only:
+        with postgres_server(args.url) as server:
+            for fig in bench_int_loop(200_000 // div, rounds, server):
+                report.add(fig)
+    return report.close(args.check)
 
 
 if __name__ == "__main__":

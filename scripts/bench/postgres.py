@@ -1,249 +1,555 @@
-"""PostgreSQL benchmark: SEND + RECEIVE throughput of tsqlbroker with 1, 2 and 4 processes
-sharing one store, against a minimal hand-written ``SKIP LOCKED`` table queue (the PGMQ
-style) doing the same work with the same number of processes.
+"""PostgreSQL benchmark: tsqlbroker against PGMQ and a plain ``SKIP LOCKED`` table on one
+server, through the plain driver (psycopg, no SQLAlchemy) (issue 18, items 1 and 7).
 
-Each process, once all are ready (a barrier), runs ``n`` rounds of two transactions:
+Contenders run interleaved round by round (the order rotating), each figure is the median of
+the rounds' ratios with the lowest and highest beside it, and each is printed with its goal:
 
-* tsqlbroker, one T-SQL batch: ``BEGIN TRAN; SEND ON CONVERSATION @h …; COMMIT;
-  BEGIN TRAN; RECEIVE TOP (1) … FROM TargQ; COMMIT`` (its own dialog; the RECEIVE takes
-  whichever conversation group is free — other processes' groups are skipped while locked);
-* the table queue, through SQLAlchemy on psycopg: ``INSERT INTO q (body) VALUES (…)`` in one
-  transaction, ``DELETE FROM q WHERE id = (SELECT id FROM q ORDER BY id LIMIT 1 FOR UPDATE
-  SKIP LOCKED) RETURNING id, body`` in another.
+1. SEND + RECEIVE of one message per transaction, with 1, 2 and 4 processes (each its own
+   dialog / connection, started together at a barrier; rate = messages of all processes /
+   time of the slowest):
+   * tsqlbroker, one T-SQL batch looping ``BEGIN TRAN; SEND …; COMMIT; BEGIN TRAN;
+     RECEIVE TOP (1) … FROM TargQ; COMMIT``;
+   * PGMQ consuming in a transaction, the guarantee tsqlbroker gives (a message is gone only
+     when the consumer commits): ``pgmq.send``; then ``BEGIN; pgmq.read(q, 30, 1);
+     pgmq.delete(q, id); COMMIT`` — goal: tsqlbroker >= 1.0 of it;
+   * PGMQ pop: ``pgmq.send``; ``pgmq.pop(q)`` (the message is gone as it is read) — goal
+     >= 0.7;
+   * a plain table: ``INSERT``; ``DELETE … WHERE id = (SELECT … FOR UPDATE SKIP LOCKED)
+     RETURNING`` (reference, no goal).
+2. Batched: a queue filled beforehand (untimed; tsqlbroker's over 8 dialogs) emptied by 1, 2
+   and 4 processes with ``RECEIVE TOP (100)`` a transaction, against PGMQ's batched read
+   consumed in a transaction (``BEGIN; pgmq.read(q, 30, 100); pgmq.delete(q, ids); COMMIT``)
+   — goal >= 0.8.
+3. After a burst: a new store, 10 000 SENDs on one dialog in one transaction, then
+   ``RECEIVE TOP (1)`` a transaction straight away (the planner has no statistics of the new
+   rows yet) against the same after ``ANALYZE`` of the store's tables — goal >= 0.8.
+4. A held group: another process holds (in an open transaction, after a RECEIVE) the group of a
+   dialog with 10 000 waiting messages; the SEND + RECEIVE loop of 1. on another dialog of
+   that queue, against the same loop on a store without them — goal >= 0.8.
 
-Throughput = messages sent and received by all processes / wall time of the slowest. Goal: the
-broker at least 0.5 of the table queue at each process count. Best of ``--rounds`` (the
-machine may be shared).
+PGMQ is installed into schema ``pgmq`` of the server's database for the run from its published
+SQL (``pgmq.sql``: plain SQL / PL/pgSQL functions, no C extension), which the ``pgmq`` Python
+package ships (``pip install pgmq``), or from ``--pgmq-sql FILE``; without it the PGMQ rows
+say so and are skipped.
 
-Run: ``python scripts/bench/postgres.py [--n 300] [--rounds 2] [--check]`` — the server is
-``$TSQLBROKER_PG_URL`` or a private one started with ``scripts/ci/postgres.sh``. Exit status
-0 (it is a report) unless ``--check`` is given and a goal is missed (1).
+Run: ``python scripts/bench/postgres.py [--url URL] [--quick] [--rounds N] [--check]``: the
+server is ``--url``, else ``$TSQLBROKER_PG_URL``, else a private one started with
+``scripts/ci/postgres.sh``. Exit status 0 (it is a report) unless ``--check`` is given and a
+goal is missed (1).
 """
 
 from __future__ import annotations
 
-import argparse
 import multiprocessing as mp
-import os
-import queue
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
+import traceback
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).resolve().parent)]
 
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
-from sqlalchemy.pool import NullPool
+import psycopg
+from broker_session import (
+    BATCHED_RECEIVE,
+    FILL,
+    QUEUE_DEPTH,
+    RECEIVE_LOOP,
+    SEND_RECEIVE_LOOP,
+    Client,
+    bench_client,
+)
+from yardstick import (
+    PG_URL_ENV,
+    BenchError,
+    Figure,
+    Goal,
+    Report,
+    Schema,
+    analyze_store,
+    arguments,
+    conninfo,
+    fresh_schema,
+    interleaved,
+    pgmq_installed,
+    pgmq_sql_file,
+    postgres_server,
+    ratio_figure,
+)
 
-GOAL = 0.5
-PROCESS_COUNTS = (1, 2, 4)
-
-SETUP = """
-CREATE DATABASE bench;
-GO
-USE bench;
-CREATE MESSAGE TYPE [//bench/Msg] VALIDATION = NONE;
-CREATE CONTRACT [//bench/Contract] ([//bench/Msg] SENT BY INITIATOR);
-CREATE QUEUE InitQ;
-CREATE QUEUE TargQ WITH POISON_MESSAGE_HANDLING (STATUS = OFF);
-CREATE SERVICE [//bench/Init] ON QUEUE InitQ;
-CREATE SERVICE [//bench/Targ] ON QUEUE TargQ ([//bench/Contract]);
-"""
-
-OPEN_DIALOG = """
-DECLARE @h uniqueidentifier;
-BEGIN DIALOG @h FROM SERVICE [//bench/Init] TO SERVICE '//bench/Targ'
-    ON CONTRACT [//bench/Contract] WITH ENCRYPTION = OFF;
-SELECT @h;
-"""
-
-LOOP = """
-SET NOCOUNT ON;
-DECLARE @h uniqueidentifier = '{handle}', @i int = 0, @b varbinary(max);
-WHILE @i < {n}
-BEGIN
-    BEGIN TRANSACTION;
-    SEND ON CONVERSATION @h MESSAGE TYPE [//bench/Msg] (0x3132333435363738);
-    COMMIT;
-    BEGIN TRANSACTION;
-    RECEIVE TOP (1) @b = message_body FROM TargQ;
-    COMMIT;
-    SET @i = @i + 1;
-END
-"""
+PGMQ_BODY = '"12345678"'             # the 8 bytes tsqlbroker sends, as PGMQ's jsonb
+WORKER_TIMEOUT = 600.0
 
 
-# -- the server and fresh schemas ---------------------------------------------------------------
-@contextmanager
-def server() -> Iterator[str]:
-    """``$TSQLBROKER_PG_URL``, or a private server for the run."""
-    url = os.environ.get("TSQLBROKER_PG_URL")
-    if url:
-        yield url
-        return
-    workdir = tempfile.mkdtemp(prefix="tsqlbroker-bench-pg-")
-    os.chmod(workdir, 0o755)
-    script = ROOT / "scripts" / "ci" / "postgres.sh"
-    done = subprocess.run([str(script), "start", workdir, str(os.getpid())],
-                          capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        shutil.rmtree(workdir, ignore_errors=True)
-        raise SystemExit(f"could not start PostgreSQL: {done.stderr}")
-    try:
-        yield done.stdout.strip().splitlines()[-1]
-    finally:
-        subprocess.run([str(script), "stop", workdir], capture_output=True, check=False)
+@dataclass(frozen=True)
+class Sizes:
+    """Per round: ``loop`` messages per process (1., 4.), ``batch`` per process (2.), ``burst``
+    messages (3.) then ``after`` RECEIVEs, a ``held`` group of that many messages (4.)."""
+
+    processes: tuple[int, ...]
+    loop: int
+    batch: int
+    burst: int
+    after: int
+    held: int
 
 
-@contextmanager
-def fresh_schema(server_url: str) -> Iterator[str]:
-    """A URL whose connections live in a new schema (dropped afterwards)."""
-    name = f"bench_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(server_url, isolation_level="AUTOCOMMIT", poolclass=NullPool)
-    with admin.connect() as c:
-        c.execute(text(f'CREATE SCHEMA "{name}"'))
-    try:
-        yield make_url(server_url).update_query_dict(
-            {"options": f"-csearch_path={name}"}).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as c:
-            c.execute(text(f'DROP SCHEMA "{name}" CASCADE'))
-        admin.dispose()
+FULL = Sizes((1, 2, 4), loop=300, batch=2000, burst=10_000, after=300, held=10_000)
+QUICK = Sizes((1, 2), loop=20, batch=200, burst=300, after=20, held=300)
 
 
-# -- workers ------------------------------------------------------------------------------------
-def _broker_worker(url: str, n: int, barrier: Any, out: Any) -> None:
-    import faulthandler
-    faulthandler.dump_traceback_later(600, exit=True)  # a hung worker says where
-    from tsqlbroker.interpreter.instance import Instance
-    from tsqlbroker.interpreter.sink import CollectingSink
+@dataclass(frozen=True)
+class Places:
+    """Where the contenders work: the tsqlbroker store, the plain table's schema, the server
+    (PGMQ's functions) and PGMQ's queue (None: no PGMQ)."""
 
-    inst = Instance(url)
-    sink = CollectingSink()
-    session = inst.session(sink, database="bench")
-    try:
-        session.execute(OPEN_DIALOG)
-        handle = str(sink.resultsets()[-1].rows[0][0]).upper()
-        session.execute(LOOP.format(handle=handle, n=max(n // 10, 1)))  # warm-up
-        sink.events.clear()
-        barrier.wait()
-        t0 = time.perf_counter()
-        session.execute(LOOP.format(handle=handle, n=n))
-        elapsed = time.perf_counter() - t0
-        errors = [e.render() for e in sink.errors()]
-        out.put(("error", "\n".join(errors)) if errors else ("ok", elapsed))
-    finally:
-        session.close()
-        inst.close()
+    store_url: str
+    table_dsn: str
+    server_dsn: str
+    pgmq_queue: str | None
 
 
-def _raw_worker(url: str, n: int, barrier: Any, out: Any) -> None:
-    engine = create_engine(url, isolation_level="AUTOCOMMIT", poolclass=NullPool)
-    put = text("INSERT INTO q (body) VALUES (:b)")
-    take = text("DELETE FROM q WHERE id = (SELECT id FROM q ORDER BY id LIMIT 1 "
-                "FOR UPDATE SKIP LOCKED) RETURNING id, body")
-    with engine.connect() as conn:
-        def loop(count: int) -> None:
-            for _ in range(count):
-                conn.exec_driver_sql("BEGIN")
-                conn.execute(put, {"b": b"12345678"})
-                conn.exec_driver_sql("COMMIT")
-                conn.exec_driver_sql("BEGIN")
-                conn.execute(take).first()
-                conn.exec_driver_sql("COMMIT")
-        loop(max(n // 10, 1))
-        barrier.wait()
-        t0 = time.perf_counter()
-        loop(n)
-        out.put(("ok", time.perf_counter() - t0))
-    engine.dispose()
+# -- contenders, in the worker processes ----------------------------------------------------
+# A consumer that finds nothing tries again: with several processes a take may come back
+# empty while a message waits. Under read committed its statement sees the queue as it was
+# when it started; the row it meant to take may be taken by another process meanwhile, and
+# a message sent since then is not in its view.
+_ATTEMPTS = range(1000)
 
 
-def _run_processes(target: Any, url: str, processes: int, n: int) -> float:
-    """Messages per second of ``processes`` workers running ``target`` at once."""
-    ctx = mp.get_context("spawn")
-    barrier = ctx.Barrier(processes)
-    out = ctx.Queue()
-    procs = [ctx.Process(target=target, args=(url, n, barrier, out)) for _ in range(processes)]
-    for p in procs:
-        p.start()
-    results: list[tuple[str, Any]] = []
-    while len(results) < len(procs):
+def _until_one(take: Callable[[], Any]) -> bool:
+    """Run ``take`` (a cursor with the taken rows) until it returns a row."""
+    return any(take().fetchone() is not None for _attempt in _ATTEMPTS)
+
+
+class BrokerSide:
+    """A tsqlbroker client with a dialog of its own."""
+
+    def __init__(self, stack: ExitStack, places: Places) -> None:
+        _inst, self.client = stack.enter_context(bench_client(places.store_url, create=False))
+        self.handle = self.client.open_dialog()
+
+    def loop(self, n: int) -> int:
+        self.client.run(SEND_RECEIVE_LOOP.format(handle=self.handle, n=n))
+        return n
+
+    def drain(self) -> int:
+        self.client.sink.rows = 0
+        self.client.run(BATCHED_RECEIVE)
+        return self.client.sink.rows
+
+
+class PgmqSide:
+    """A psycopg connection using PGMQ's functions on one queue."""
+
+    SEND = "SELECT * FROM pgmq.send(%s, %s::jsonb)"
+
+    def __init__(self, stack: ExitStack, places: Places) -> None:
+        self.conn = stack.enter_context(psycopg.connect(places.server_dsn, autocommit=True))
+        self.queue = places.pgmq_queue
+
+    def loop_in_transaction(self, n: int) -> int:
+        conn, q = self.conn, self.queue
+        for _ in range(n):
+            conn.execute(self.SEND, (q, PGMQ_BODY))
+            for _attempt in _ATTEMPTS:
+                with conn.transaction():
+                    row = conn.execute("SELECT * FROM pgmq.read(%s, 30, 1)", (q,)).fetchone()
+                    if row is not None:
+                        conn.execute("SELECT pgmq.delete(%s, %s::bigint)", (q, row[0]))
+                        break
+            else:
+                raise BenchError("pgmq.read kept finding no message")
+        return n
+
+    def loop_pop(self, n: int) -> int:
+        conn, q = self.conn, self.queue
+        for _ in range(n):
+            conn.execute(self.SEND, (q, PGMQ_BODY))
+            if not _until_one(lambda: conn.execute("SELECT * FROM pgmq.pop(%s)", (q,))):
+                raise BenchError("pgmq.pop kept finding no message")
+        return n
+
+    def drain(self) -> int:
+        conn, q, got = self.conn, self.queue, 0
+        while True:
+            with conn.transaction():
+                rows = conn.execute("SELECT * FROM pgmq.read(%s, 30, 100)", (q,)).fetchall()
+                if rows:
+                    conn.execute("SELECT pgmq.delete(%s, %s::bigint[])",
+                                 (q, [r[0] for r in rows]))
+            if not rows:
+                return got
+            got += len(rows)
+
+
+class TableSide:
+    """A psycopg connection on a plain ``(id bigserial, body bytea)`` table."""
+
+    TAKE = ("DELETE FROM q WHERE id = (SELECT id FROM q ORDER BY id LIMIT 1 "
+            "FOR UPDATE SKIP LOCKED) RETURNING id, body")
+
+    def __init__(self, stack: ExitStack, places: Places) -> None:
+        self.conn = stack.enter_context(psycopg.connect(places.table_dsn, autocommit=True))
+
+    def loop(self, n: int) -> int:
+        conn = self.conn
+        for _ in range(n):
+            conn.execute("INSERT INTO q (body) VALUES (%s)", (b"12345678",))
+            if not _until_one(lambda: conn.execute(self.TAKE)):
+                raise BenchError("the SKIP LOCKED table kept giving no row")
+        return n
+
+
+def _operations(stack: ExitStack, places: Places) -> dict[str, Callable[..., int]]:
+    """Each contender's timed operation by name."""
+    broker, table = BrokerSide(stack, places), TableSide(stack, places)
+    ops: dict[str, Callable[..., int]] = {
+        "tsqlbroker": broker.loop, "tsqlbroker-batch": broker.drain, "table": table.loop}
+    if places.pgmq_queue:
+        pgmq = PgmqSide(stack, places)
+        ops.update({"pgmq-txn": pgmq.loop_in_transaction, "pgmq-pop": pgmq.loop_pop,
+                    "pgmq-batch": pgmq.drain})
+    return ops
+
+
+def _worker(pipe: Any, barrier: Any, places: Places) -> None:
+    """A worker process: opens every contender, then runs what the parent asks — untimed
+    (``warm``) or timed from a barrier shared with the other workers (``run``) — and answers
+    ``("ok", seconds, messages)`` or ``("error", traceback)``."""
+    with ExitStack() as stack:
         try:
-            results.append(out.get(timeout=1.0))
-        except queue.Empty:
-            # A worker that died (its traceback is on stderr) never reports: stop waiting.
-            if any(p.exitcode not in (None, 0) for p in procs):
-                for p in procs:
-                    p.terminate()
-                raise SystemExit("a worker process died; see its traceback above") from None
-    for p in procs:
-        p.join(60)
-    failed = [r[1] for r in results if r[0] != "ok"]
-    if failed:
-        raise SystemExit("a worker failed:\n" + "\n".join(failed))
-    return processes * n / max(r[1] for r in results)
+            ops = _operations(stack, places)
+            pipe.send(("ok", 0.0, 0))
+        except (Exception, BenchError):  # noqa: BLE001 - any failure goes to the parent
+            pipe.send(("error", traceback.format_exc()))
+            return
+        while (cmd := pipe.recv())[0] != "quit":
+            kind, name, args = cmd
+            try:
+                if kind == "warm":
+                    pipe.send(("ok", 0.0, ops[name](*args)))
+                    continue
+                barrier.wait(WORKER_TIMEOUT)
+                t0 = time.perf_counter()
+                got = ops[name](*args)
+                pipe.send(("ok", time.perf_counter() - t0, got))
+            except (Exception, BenchError):  # noqa: BLE001 - any failure goes to the parent
+                barrier.abort()                      # the others stop waiting for this one
+                pipe.send(("error", traceback.format_exc()))
 
 
-def broker_rate(server_url: str, processes: int, n: int) -> float:
-    """tsqlbroker SEND + RECEIVE messages per second with ``processes`` processes."""
-    from tsqlbroker.interpreter.instance import Instance
-    from tsqlbroker.interpreter.sink import CollectingSink
+class Workers:
+    """``count`` worker processes sharing a barrier."""
 
-    with fresh_schema(server_url) as url:
-        inst = Instance(url)
-        sink = CollectingSink()
-        session = inst.session(sink)
-        session.execute(SETUP)
-        errors = [e.render() for e in sink.errors()]
-        session.close()
-        inst.close()
-        if errors:
-            raise SystemExit("\n".join(errors))
-        return _run_processes(_broker_worker, url, processes, n)
+    def __init__(self, count: int, places: Places) -> None:
+        ctx = mp.get_context("spawn")
+        barrier = ctx.Barrier(count)
+        self.pipes: list[Any] = []
+        self.procs: list[Any] = []
+        for _ in range(count):
+            mine, theirs = ctx.Pipe()
+            proc = ctx.Process(target=_worker, args=(theirs, barrier, places), daemon=True)
+            proc.start()
+            self.pipes.append(mine)
+            self.procs.append(proc)
+        self._answers()
+
+    def _answers(self) -> list[tuple[float, int]]:
+        out: list[tuple[float, int]] = []
+        for pipe, proc in zip(self.pipes, self.procs, strict=True):
+            deadline = time.monotonic() + WORKER_TIMEOUT
+            while not pipe.poll(0.5):
+                if not proc.is_alive() or time.monotonic() > deadline:
+                    raise BenchError(f"a worker process died or hung (exit {proc.exitcode})")
+            answer = pipe.recv()
+            if answer[0] != "ok":
+                raise BenchError("a worker failed:\n" + answer[1])
+            out.append((answer[1], answer[2]))
+        return out
+
+    def run(self, name: str, *args: Any, timed: bool = True) -> tuple[float, int]:
+        """Every worker runs operation ``name``: (seconds of the slowest, messages of all)."""
+        for pipe in self.pipes:
+            pipe.send(("run" if timed else "warm", name, args))
+        answers = self._answers()
+        return max(a[0] for a in answers), sum(a[1] for a in answers)
+
+    def close(self) -> None:
+        for pipe in self.pipes:
+            pipe.send(("quit", "", ()))
+        for proc in self.procs:
+            proc.join(30)
+            if proc.is_alive():
+                proc.terminate()
 
 
-def raw_rate(server_url: str, processes: int, n: int) -> float:
-    """Table-queue INSERT + DELETE … SKIP LOCKED messages per second."""
-    with fresh_schema(server_url) as url:
-        engine = create_engine(url, isolation_level="AUTOCOMMIT", poolclass=NullPool)
-        with engine.connect() as c:
-            c.exec_driver_sql("CREATE TABLE q (id bigserial PRIMARY KEY, body bytea NOT NULL)")
-        engine.dispose()
-        return _run_processes(_raw_worker, url, processes, n)
+# -- the parent's side ----------------------------------------------------------------------
+class Pgmq:
+    """PGMQ's queue for the run, from the parent: fill it and see how deep it is."""
+
+    def __init__(self, server_dsn: str) -> None:
+        self.conn = psycopg.connect(server_dsn, autocommit=True)
+        self.queue = f"bench_{uuid.uuid4().hex[:8]}"
+        self.conn.execute("SELECT pgmq.create(%s)", (self.queue,))
+
+    def fill(self, n: int) -> None:
+        self.conn.execute("SELECT count(*) FROM pgmq.send_batch(%s, "
+                          "array_fill(%s::jsonb, ARRAY[%s]))", (self.queue, PGMQ_BODY, n))
+
+    def depth(self) -> int:
+        row = self.conn.execute("SELECT queue_length FROM pgmq.metrics(%s)",
+                                (self.queue,)).fetchone()
+        return int(row[0]) if row else -1
+
+    def close(self) -> None:
+        self.conn.execute("SELECT pgmq.drop_queue(%s)", (self.queue,))
+        self.conn.close()
+
+
+def rate(result: tuple[float, int], expected: int) -> float:
+    """Messages per second of a run that had to move ``expected`` messages."""
+    seconds, moved = result
+    if moved != expected:
+        raise BenchError(f"moved {moved} of {expected} messages")
+    return moved / seconds
+
+
+@contextmanager
+def contenders_for(server: str, processes: int, pgmq_ok: bool
+                   ) -> Iterator[tuple[Workers, Client, list[str], Pgmq | None]]:
+    """The workers of sections 1 and 2 with ``processes`` processes; the parent's client on
+    their store with 8 dialogs to fill, and PGMQ's queue (None without PGMQ)."""
+    with ExitStack() as stack:
+        store = stack.enter_context(fresh_schema(server))
+        table = stack.enter_context(fresh_schema(server))
+        with psycopg.connect(table.dsn, autocommit=True) as c:
+            c.execute("CREATE TABLE q (id bigserial PRIMARY KEY, body bytea NOT NULL)")
+        _inst, client = stack.enter_context(bench_client(store.url, create=True))
+        dialogs = [client.open_dialog() for _ in range(8)]
+        pgmq = Pgmq(conninfo(server)) if pgmq_ok else None
+        if pgmq:
+            stack.callback(pgmq.close)
+        workers = Workers(processes, Places(store.url, table.dsn, conninfo(server),
+                                            pgmq.queue if pgmq else None))
+        stack.callback(workers.close)
+        yield workers, client, dialogs, pgmq
+
+
+@dataclass
+class Section:
+    """Sections 1 and 2 at one process count: the workers, the parent's client on their
+    store with the dialogs it fills, PGMQ's queue (None: no PGMQ, and why)."""
+
+    processes: int
+    workers: Workers
+    client: Client
+    dialogs: list[str]
+    pgmq: Pgmq | None
+    pgmq_why: str
+
+    def loops(self, n: int, rounds: int) -> Iterator[Figure]:
+        """Section 1: SEND+RECEIVE, one message per transaction."""
+        loops = ["tsqlbroker", "table"] + (["pgmq-txn", "pgmq-pop"] if self.pgmq else [])
+        for name in loops:                          # warm: compile, prepare
+            self.workers.run(name, max(n // 10, 2), timed=False)
+        total = self.processes * n
+        got = interleaved({name: (lambda name=name: rate(self.workers.run(name, n), total))
+                           for name in loops}, rounds)
+        label = f"1. SEND+RECEIVE 1 msg/txn, {self.processes} proc"
+        for against, title, goal in (("pgmq-txn", "PGMQ read+delete in a txn", Goal(1.0)),
+                                     ("pgmq-pop", "PGMQ send+pop", Goal(0.7))):
+            if self.pgmq is None:
+                yield Figure(f"{label} vs {title}", "", skipped=self.pgmq_why)
+            else:
+                yield ratio_figure(f"{label} vs {title}", ("tsqlbroker", got["tsqlbroker"]),
+                                   (against, got[against]), goal)
+        yield ratio_figure(f"{label} vs plain SKIP LOCKED table",
+                           ("tsqlbroker", got["tsqlbroker"]), ("table", got["table"]), None)
+        empty = self.check_empty("SEND+RECEIVE", several=self.processes > 1)
+        receives = self.processes * (max(n // 10, 2) + n * rounds)
+        yield Figure(f"{label}: tsqlbroker RECEIVEs that found nothing",
+                     f"{empty} of {receives} (their messages waited for later RECEIVEs; "
+                     "PGMQ's and the table's takes try again instead)")
+
+    def batches(self, per_process: int, rounds: int) -> Iterator[Figure]:
+        """Section 2: RECEIVE TOP (100) against PGMQ's batched read."""
+        label = f"2. RECEIVE TOP (100), {self.processes} proc vs PGMQ read(100)+delete in a txn"
+        pgmq = self.pgmq
+        if pgmq is None:
+            yield Figure(label, "", skipped=self.pgmq_why)
+            return
+        self.fill_dialogs(10)                       # warm: compile, prepare
+        self.workers.run("tsqlbroker-batch", timed=False)
+        pgmq.fill(10 * len(self.dialogs))
+        self.workers.run("pgmq-batch", timed=False)
+        total = self.processes * per_process
+
+        def broker_batch() -> float:
+            self.fill_dialogs(total // len(self.dialogs))
+            return rate(self.workers.run("tsqlbroker-batch"), total)
+
+        def pgmq_batch() -> float:
+            pgmq.fill(total)
+            return rate(self.workers.run("pgmq-batch"), total)
+
+        got = interleaved({"tsqlbroker": broker_batch, "pgmq": pgmq_batch}, rounds)
+        yield ratio_figure(label, ("tsqlbroker", got["tsqlbroker"]), ("PGMQ", got["pgmq"]),
+                           Goal(0.8))
+        self.check_empty("RECEIVE TOP (100)")
+
+    def fill_dialogs(self, each: int) -> None:
+        for handle in self.dialogs:
+            self.client.run(FILL.format(handle=handle, n=each))
+
+    def check_empty(self, what: str, *, several: bool = False) -> int:
+        """PGMQ's queue is empty after a section (its consumers try again when a take finds
+        nothing), and so is tsqlbroker's with one process. With ``several``, a RECEIVE may
+        find nothing while another process's message waits (another process holds that
+        group, or the message committed after the RECEIVE's statement began): the messages
+        left so are received here, untimed, so that the next section starts empty. Returns
+        how many there were."""
+        left = (self.client.scalar(QUEUE_DEPTH), self.pgmq.depth() if self.pgmq else 0)
+        if left[1] or (left[0] and not several):
+            raise BenchError(f"{what} left messages behind (tsqlbroker, PGMQ): {left}")
+        if left[0]:
+            self.client.run(BATCHED_RECEIVE)
+        return int(left[0])
+
+
+def throughput(server: str, sizes: Sizes, rounds: int, pgmq_why: str | None
+               ) -> Iterator[Figure]:
+    """Sections 1 and 2 at each process count."""
+    for p in sizes.processes:
+        with contenders_for(server, p, pgmq_why is None) as (workers, client, dialogs, pgmq):
+            section = Section(p, workers, client, dialogs, pgmq, str(pgmq_why))
+            yield from section.loops(sizes.loop, rounds)
+            yield from section.batches(sizes.batch, rounds)
+
+
+def timed_rate(client: Client, text: str, n: int) -> float:
+    t0 = time.perf_counter()
+    client.run(text)
+    return n / (time.perf_counter() - t0)
+
+
+def after_burst(server: str, sizes: Sizes, rounds: int) -> Figure:
+    """Section 3: each round a new store, a burst, RECEIVEs before and after ANALYZE."""
+    receive = RECEIVE_LOOP.format(n=sizes.after)
+    before: list[float] = []
+    after: list[float] = []
+    for _ in range(rounds):
+        with fresh_schema(server) as store, \
+                bench_client(store.url, create=True) as (_inst, client):
+            handle = client.open_dialog()
+            client.run(SEND_RECEIVE_LOOP.format(handle=handle, n=10))   # warm: compile, prepare
+            client.run(receive)                  # the same text, on the empty queue
+            client.run(FILL.format(handle=handle, n=sizes.burst))
+            before.append(timed_rate(client, receive, sizes.after))
+            analyze_store(store.dsn, store.name)
+            after.append(timed_rate(client, receive, sizes.after))
+    return ratio_figure(f"3. RECEIVE right after a {sizes.burst:,}-message burst",
+                        ("before ANALYZE", before), ("after", after), Goal(0.8))
+
+
+def _hold(url: str, pipe: Any) -> None:
+    """Another process: RECEIVE one message (of the only group with messages) in a
+    transaction it keeps open, holding the group, until the parent says stop."""
+    try:
+        with bench_client(url, create=False) as (_inst, client):
+            client.run("BEGIN TRAN; DECLARE @b varbinary(max); "
+                       "RECEIVE TOP (1) @b = message_body FROM TargQ;")
+            pipe.send("holding" if client.scalar("SELECT @@TRANCOUNT") == 1 else "no lock")
+            pipe.recv()
+            client.run("ROLLBACK")
+    except (Exception, BenchError):  # noqa: BLE001 - any failure goes to the parent
+        pipe.send(traceback.format_exc())
+
+
+@contextmanager
+def group_held(store: Schema, messages: int) -> Iterator[None]:
+    """A dialog of ``messages`` waiting messages in ``store`` whose group another process
+    holds."""
+    with bench_client(store.url, create=False) as (_inst, client):
+        client.run(FILL.format(handle=client.open_dialog(), n=messages))
+    ctx = mp.get_context("spawn")
+    mine, theirs = ctx.Pipe()
+    proc = ctx.Process(target=_hold, args=(store.url, theirs), daemon=True)
+    proc.start()
+    try:
+        while not mine.poll(0.5):
+            if not proc.is_alive():
+                raise BenchError("the process holding the group died")
+        said = mine.recv()
+        if said != "holding":
+            raise BenchError(f"the process holding the group failed: {said}")
+        yield
+    finally:
+        with suppress(OSError):                 # it may be gone already
+            mine.send("stop")
+        proc.join(30)
+
+
+def held_group(server: str, sizes: Sizes, rounds: int) -> Figure:
+    """Section 4: the loop on a queue with a held group of ``sizes.held`` messages against
+    the loop on a queue without."""
+    with ExitStack() as stack:
+        clients = {}
+        for name in ("normal", "held"):
+            store = stack.enter_context(fresh_schema(server))
+            _inst, client = stack.enter_context(bench_client(store.url, create=True))
+            if name == "held":
+                stack.enter_context(group_held(store, sizes.held))
+            handle = client.open_dialog()
+            text = SEND_RECEIVE_LOOP.format(handle=handle, n=sizes.loop)
+            client.run(SEND_RECEIVE_LOOP.format(handle=handle, n=max(sizes.loop // 10, 2)))
+            clients[name] = (client, text)
+        got = interleaved({name: (lambda c=c, t=t: timed_rate(c, t, sizes.loop))
+                           for name, (c, t) in clients.items()}, rounds)
+        left = clients["held"][0].scalar(QUEUE_DEPTH)
+        if left != sizes.held:
+            raise BenchError(f"4. the held queue has {left} messages, not {sizes.held}")
+    return ratio_figure(f"4. SEND+RECEIVE beside a held {sizes.held:,}-message group",
+                        ("held", got["held"]), ("normal", got["normal"]), Goal(0.8))
 
 
 def main(argv: list[str] | None = None) -> int:
     """Print the figures and goals; see the module docstring."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=300, help="rounds per process")
-    parser.add_argument("--rounds", type=int, default=2, help="best of this many runs")
-    parser.add_argument("--check", action="store_true", help="exit 1 if a goal is missed")
-    args = parser.parse_args(argv)
-    missed = False
-    with server() as url:
-        print(f"SEND+RECEIVE, one message per transaction, {args.n} per process "
-              f"(best of {args.rounds}); goal: tsqlbroker >= {GOAL} x the table queue")
-        print(f"{'processes':>9}  {'tsqlbroker msg/s':>16}  {'table queue msg/s':>17}  "
-              f"{'ratio':>6}  goal")
-        for processes in PROCESS_COUNTS:
-            broker = max(broker_rate(url, processes, args.n) for _ in range(args.rounds))
-            raw = max(raw_rate(url, processes, args.n) for _ in range(args.rounds))
-            ratio = broker / raw
-            ok = ratio >= GOAL
-            missed |= not ok
-            print(f"{processes:>9}  {broker:>16.0f}  {raw:>17.0f}  {ratio:>6.2f}  "
-                  f">= {GOAL}: {'met' if ok else 'MISSED'}", flush=True)
-    return 1 if (missed and args.check) else 0
+    ap = arguments(__doc__)
+    ap.add_argument("--url", help=f"the server (default ${PG_URL_ENV}, else a private one)")
+    ap.add_argument("--pgmq-sql", help="PGMQ's SQL install script (default: the pgmq package's)")
+    ap.add_argument("--sections", default="1234",
+                    help="which sections to run (default 1234; 1 and 2 run together)")
+    args = ap.parse_args(argv)
+    sizes, rounds = (QUICK, 2) if args.quick else (FULL, args.rounds)
+    with postgres_server(args.url) as server, ExitStack() as stack:
+        if server is None:
+            raise BenchError("no PostgreSQL server: give --url or $TSQLBROKER_PG_URL, or "
+                             "install PostgreSQL (initdb)")
+        sql_file, source = pgmq_sql_file(args.pgmq_sql)
+        why = None if sql_file else source
+        if sql_file:
+            try:
+                note = stack.enter_context(pgmq_installed(server, sql_file))
+                print(f"PGMQ: {source}, {note}")
+            except psycopg.Error as exc:
+                why = f"PGMQ's SQL from {source} did not install: {exc}"
+        report = Report(f"PostgreSQL, {rounds} rounds interleaved; rates are median "
+                        "(lowest-highest round), ratios the median of the rounds' ratios")
+        if why:
+            print(f"PGMQ rows skipped: {why}")
+        if {"1", "2"} & set(args.sections):
+            for fig in throughput(server, sizes, rounds, why):
+                report.add(fig)
+        if "3" in args.sections:
+            report.add(after_burst(server, sizes, rounds))
+        if "4" in args.sections:
+            report.add(held_group(server, sizes, rounds))
+    return report.close(args.check)
 
 
 if __name__ == "__main__":

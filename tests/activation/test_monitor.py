@@ -197,6 +197,17 @@ def test_five_consecutive_rollbacks_disable_the_queue() -> None:
     assert any("Broker:Queue Disabled" in e.text for e in log.entries())
 
 
+def test_forced_rollbacks_neither_count_nor_reset() -> None:
+    broker, manager, _runner = make()
+    for _ in range(4):
+        manager.receive_outcome(1, 10, committed=False)
+    for _ in range(10):         # deadlock victims, lock timeouts, lost connections
+        manager.receive_outcome(1, 10, committed=False, forced=True)
+    assert not broker.disabled
+    manager.receive_outcome(1, 10, committed=False)
+    assert broker.disabled
+
+
 def test_poison_handling_off_keeps_the_queue() -> None:
     broker = FakeBroker(1, poison=False)
     manager = ActivationManager(broker, BrokerLog())

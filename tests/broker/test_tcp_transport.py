@@ -35,6 +35,7 @@ from tsqlbroker.engine.broker.transport_wire import (
     send_frame,
 )
 from tsqlbroker.errors import message_text
+from tsqlbroker.interpreter.broker_runtime import runtime_for
 from tsqlbroker.interpreter.instance import Instance
 
 RETRY = "0.2,1"          # back-off for tests: 0.2 s doubling to 1 s (SQL Server: 4 → 64 s)
@@ -151,9 +152,10 @@ def pair(tmp_path: Path, ports: tuple[int, int], monkeypatch: pytest.MonkeyPatch
     a, b = Instance(ua), Instance(ub)
     try:
         ca, cb = Client(a, "da"), Client(b, "db")
-        # A broker statement starts each instance's runtime and so its transport.
-        ca.run("RECEIVE TOP (0) * FROM Q")
-        cb.run("RECEIVE TOP (0) * FROM Q")
+        # Each instance hosts its store's broker work, so its transport runs (a client
+        # starts it at its first statement giving the broker work, e.g. SEND).
+        runtime_for(a)
+        runtime_for(b)
         yield ca, cb
     finally:
         a.close()
@@ -529,7 +531,7 @@ def test_a_restarted_far_broker_is_reached_again_without_waiting_for_a_retry(
     again = Instance(url)
     try:
         cb2 = Client(again, "db")
-        cb2.run("RECEIVE TOP (0) * FROM Q")
+        runtime_for(again)
         wait_for(lambda: not _refused(ports[1]), "B to listen again")
         ca.run(SEND.format(h=h, n=1))
         wait_for(lambda: count(cb2, "SELECT COUNT(*) FROM Q") == 2, "the second message",

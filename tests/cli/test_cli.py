@@ -13,11 +13,10 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from tsql_client import run_tsql, serving
 
 from tsqlbroker.repl.cli import main, split_mode
 
@@ -185,21 +184,6 @@ def test_console_script_query_end_to_end(backend_url: str) -> None:
     assert b == "0xFF" and g == g.upper() and len(g) == 36
 
 
-@contextmanager
-def _serving(url: str, log: Path) -> Iterator[subprocess.Popen[str]]:
-    """A ``tsqlbroker serve`` process on ``url`` logging to ``log``; killed at the end if it
-    is still running."""
-    proc = subprocess.Popen([sys.executable, "-m", "tsqlbroker", "serve", "--url", url,
-                             "--log", str(log)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        yield proc
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-
-
 def _log_until(log: Path, text: str, proc: subprocess.Popen[str], seconds: float = 30) -> str:
     """The log once ``text`` is in it (or ``seconds`` passed); the process must live on."""
     deadline = time.monotonic() + seconds
@@ -212,7 +196,7 @@ def _log_until(log: Path, text: str, proc: subprocess.Popen[str], seconds: float
 
 def test_serve_runs_until_sigterm(tmp_path: Path, persistent_url: str) -> None:
     log = tmp_path / "broker.log"
-    with _serving(persistent_url, log) as proc:
+    with serving(persistent_url, log) as proc:
         assert "serving" in _log_until(log, "serving", proc)
         assert "password" not in log.read_text()
         os.kill(proc.pid, signal.SIGTERM)
@@ -226,7 +210,7 @@ def test_serve_writes_its_threads_stacks_on_sigusr1(tmp_path: Path,
     """SIGUSR1: every thread's stack goes to the log (the main thread's in ``_serve``'s
     wait loop, the broker's own threads by name of their code), and serving goes on."""
     log = tmp_path / "broker.log"
-    with _serving(persistent_url, log) as proc:
+    with serving(persistent_url, log) as proc:
         assert "serving" in _log_until(log, "serving", proc)
         os.kill(proc.pid, signal.SIGUSR1)
         dump = _log_until(log, " in _serve", proc, seconds=10)
@@ -273,21 +257,7 @@ TIMER = "http://schemas.microsoft.com/SQL/ServiceBroker/DialogTimer"
 
 def _run_tsql(url: str, batches: list[str]) -> list[tuple]:
     """Run ``batches`` on a private instance that is closed afterwards; the last rows."""
-    from tsqlbroker.interpreter.instance import Instance
-    from tsqlbroker.interpreter.sink import CollectingSink
-
-    inst = Instance(url)
-    sink = CollectingSink()
-    try:
-        session = inst.session(sink, "master")
-        for batch in batches:
-            session.execute(batch)
-        session.close()
-    finally:
-        inst.close()
-    assert not sink.errors(), [e.render() for e in sink.errors()]
-    sets = sink.resultsets()
-    return sets[-1].rows if sets else []
+    return run_tsql(url, batches)
 
 
 def test_serve_runs_timers_and_activation(tmp_path: Path, persistent_url: str) -> None:
@@ -295,7 +265,7 @@ def test_serve_runs_timers_and_activation(tmp_path: Path, persistent_url: str) -
     queue's activated procedure handles the timer message, its output in the serve log."""
     log = tmp_path / "broker.log"
     _run_tsql(persistent_url, SERVED.split("GO\n"))
-    with _serving(persistent_url, log) as proc:
+    with serving(persistent_url, log) as proc:
         _log_until(log, "'handled ", proc)
         assert f"output the following: 'handled {TIMER}'" in log.read_text()
         assert _run_tsql(persistent_url, ["SELECT kind FROM Served.dbo.Handled"]) == [(TIMER,)]

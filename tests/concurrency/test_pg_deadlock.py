@@ -156,17 +156,67 @@ def test_a_cycle_of_a_table_row_lock_and_a_group_lock_ends_in_1205(
     assert a.rows(f"SELECT COUNT(*) FROM TargQ WHERE conversation_group_id = '{g1}'") == [(0,)]
 
 
-def test_a_victim_in_try_catch_reaches_catch_with_its_transaction_gone(
-        pair: tuple[Client, Client, list[str]]) -> None:
+def _cycle_in_try(pair: tuple[Client, Client, list[str]], batch: str
+                  ) -> dict[str, dict[str, object]]:
+    """Each client holds one group and then, in ``batch`` (``{}``: the RECEIVE of the
+    other's group), waits for the other's: the outcome of each."""
     a, b, (g1, g2) = pair
     a.run("SET NOCOUNT ON; BEGIN TRAN; " + RECEIVE.format(g1))
     b.run("SET NOCOUNT ON; BEGIN TRAN; " + RECEIVE.format(g2))
-    catch = ("BEGIN TRY {} ; COMMIT; SELECT 'done' END TRY "
-             "BEGIN CATCH SELECT ERROR_NUMBER(), @@TRANCOUNT, XACT_STATE() END CATCH")
-    out = _run_second_steps({"a": (a, catch.format(RECEIVE.format(g2))),
-                             "b": (b, catch.format(RECEIVE.format(g1)))})
-    last_rows = [o["sets"][-1][0] for o in out.values()]  # type: ignore[index]
-    assert ("done",) in last_rows and (1205, 0, 0) in last_rows, out
+    return _run_second_steps({"a": (a, batch.format(RECEIVE.format(g2))),
+                              "b": (b, batch.format(RECEIVE.format(g1)))})
+
+
+def test_a_victim_in_try_catch_reaches_catch_with_its_transaction_doomed(
+        pair: tuple[Client, Client, list[str]]) -> None:
+    a, _b, _groups = pair
+    # As in SQL Server: the victim's work is undone at once (the winner goes on while the
+    # CATCH block runs), its transaction is doomed until the CATCH block rolls it back.
+    out = _cycle_in_try(pair, "BEGIN TRY {} ; COMMIT; SELECT 'done' END TRY "
+                              "BEGIN CATCH SELECT ERROR_NUMBER(), @@TRANCOUNT, XACT_STATE(); "
+                              "IF XACT_STATE() <> 0 ROLLBACK; SELECT @@TRANCOUNT END CATCH")
+    victim = next(n for n, o in out.items() if [(1205, 1, -1)] in o["sets"])  # type: ignore
+    winner = "b" if victim == "a" else "a"
+    assert out[victim]["errors"] == [] and out[victim]["sets"][-1] == [(0,)], out
+    assert out[winner]["errors"] == [] and out[winner]["sets"][-1] == [("done",)], out
+    # The winner received both groups: the victim's RECEIVE was undone before its CATCH ran.
+    assert a.rows("SELECT COUNT(*) FROM TargQ") == [(0,)]
+
+
+def test_a_victim_whose_catch_leaves_the_transaction_open_gets_3998(
+        pair: tuple[Client, Client, list[str]]) -> None:
+    a, b, _groups = pair
+    out = _cycle_in_try(pair, "BEGIN TRY {} ; COMMIT END TRY "
+                              "BEGIN CATCH BEGIN TRY COMMIT END TRY BEGIN CATCH "
+                              "SELECT ERROR_NUMBER() END CATCH END CATCH")
+    victim = next(n for n, o in out.items() if o["errors"])
+    # COMMIT of a doomed transaction: Msg 3930; the batch's end rolls it back: Msg 3998.
+    assert out[victim]["sets"] == [[(3930,)]] and out[victim]["errors"] == [3998], out
+    assert (a if victim == "a" else b).rows("SELECT @@TRANCOUNT") == [(0,)]
+
+
+def test_a_cycle_through_a_broker_statement_ends_in_1205(
+        pair: tuple[Client, Client, list[str]]) -> None:
+    a, b, _groups = pair
+    handles = a.rows("SELECT conversation_handle, is_initiator FROM sys.conversation_endpoints "
+                     "ORDER BY conversation_id, is_initiator DESC")
+    initiator, target = str(handles[0][0]), str(handles[1][0])
+    assert handles[0][1] == 1 and handles[1][1] == 0
+    send = "DECLARE @h uniqueidentifier = '{}'; SEND ON CONVERSATION @h ({})"
+    a.run("SET NOCOUNT ON; BEGIN TRAN; " + send.format(initiator, "0x01"))
+    b.run("SET NOCOUNT ON; BEGIN TRAN; UPDATE Acct SET v = 2 WHERE id = 1")
+    # b's reply waits for a's conversation (a SEND runs on the broker's own statements,
+    # not through the DML path), a's UPDATE for b's row: the detector ends the cycle.
+    out = _run_second_steps({
+        "b": (b, send.format(target, "0x02") + "; COMMIT"),
+        "a": (a, "UPDATE Acct SET v = 1 WHERE id = 1; COMMIT")})
+    _victim, winner = _victim_and_winner(out)
+    assert out[winner]["errors"] == []
+    for client in (a, b):
+        assert client.rows("SELECT @@TRANCOUNT") == [(0,)]
+        # The connection goes on: its broker statements run (nothing lost with the error).
+        client.run(send.format(target if client is b else initiator, "0x03"))
+    assert a.rows("SELECT v FROM Acct") == [(1 if winner == "a" else 2,)]
 
 
 def test_a_lock_wait_ends_at_the_statements_timeout_and_the_transaction_goes_on(

@@ -9,7 +9,8 @@ end every message has been processed exactly once, and each conversation's messa
 processed in sequence order (IDENTITY order of ``Processed`` is commit order, and a group's
 transactions are serialised by its lock: each row records the highest sequence number of its
 conversation already committed when it was processed, which must be the one just before it)
-— on an SQLite file and on PostgreSQL.
+— on an SQLite file and on PostgreSQL; and on an SQLite file with two serving processes,
+one of which is killed at random moments (the other takes over hosting).
 """
 
 from __future__ import annotations
@@ -163,6 +164,31 @@ def _wait_serving(log: Path, starts: int, proc: subprocess.Popen[bytes]) -> None
     raise AssertionError("serve did not start")
 
 
+def _check_processed(url: str) -> None:
+    """Every message processed once, each conversation's in sequence order."""
+    rows = _processed(url)
+    seen = [(conv, seq) for conv, seq, _prev in rows]
+    assert len(seen) == len(set(seen)), "a message was processed twice"
+    assert set(seen) == {(c, s) for c in range(CONVERSATIONS) for s in range(PER_CONVERSATION)}
+    out_of_order = [(c, s, p) for c, s, p in rows if p != (None if s == 0 else s - 1)]
+    assert not out_of_order, f"processed out of conversation order: {out_of_order[:10]}"
+
+
+def _wait_all_processed(url: str, logs: list[Path]) -> None:
+    deadline = time.monotonic() + SERVE_TIMEOUT_S
+    total = CONVERSATIONS * PER_CONVERSATION
+    done, progress_at = 0, time.monotonic()
+    while time.monotonic() < deadline and done < total:
+        time.sleep(1.0)
+        now_done = len(_processed(url))
+        if now_done > done:
+            done, progress_at = now_done, time.monotonic()
+        assert time.monotonic() - progress_at < 60, (
+            f"no progress for a minute at {done} of {total}:\n"
+            + "\n".join(log.read_text(errors="replace")[-3000:] for log in logs))
+    time.sleep(1.0)  # anything processed twice would show up now
+
+
 def test_sigkill_at_random_moments_loses_and_repeats_nothing(persistent_url: str,
                                                                tmp_path: Path) -> None:
     _prepare(persistent_url)
@@ -182,28 +208,64 @@ def test_sigkill_at_random_moments_loses_and_repeats_nothing(persistent_url: str
         # procedures' transactions cut short are simply redone).
         assert len(_processed(persistent_url)) > 0
         proc = _start(persistent_url, log)
-        deadline = time.monotonic() + SERVE_TIMEOUT_S
-        total = CONVERSATIONS * PER_CONVERSATION
-        done, progress_at = 0, time.monotonic()
-        while time.monotonic() < deadline and done < total:
-            time.sleep(1.0)
-            now_done = len(_processed(persistent_url))
-            if now_done > done:
-                done, progress_at = now_done, time.monotonic()
-            assert time.monotonic() - progress_at < 60, (
-                f"no progress for a minute at {done} of {total}:\n"
-                + log.read_text(errors="replace")[-3000:])
-        time.sleep(1.0)  # anything processed twice would show up now
+        _wait_all_processed(persistent_url, [log])
         proc.send_signal(signal.SIGTERM)
         assert _wait_stopped(proc, log) == 0
     finally:
         if proc is not None and proc.poll() is None:
             proc.kill()
             proc.wait()
-    rows = _processed(persistent_url)
-    seen = [(conv, seq) for conv, seq, _prev in rows]
-    assert len(seen) == len(set(seen)), "a message was processed twice"
-    assert set(seen) == {(c, s) for c in range(CONVERSATIONS) for s in range(PER_CONVERSATION)}
-    out_of_order = [(c, s, p) for c, s, p in rows if p != (None if s == 0 else s - 1)]
-    assert not out_of_order, f"processed out of conversation order: {out_of_order[:10]}"
+    _check_processed(persistent_url)
     assert log.read_text(errors="replace").count("serving") == KILLS + 1
+
+
+def _host_of(note: Path, procs: list[subprocess.Popen[bytes]]) -> int:
+    """Which of ``procs`` holds the host lease (its note names the holder's pid)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        text = note.read_text() if note.exists() else ""
+        for i, proc in enumerate(procs):
+            if f"pid {proc.pid} " in text:
+                return i
+        time.sleep(0.05)
+    raise AssertionError(f"no serve took the host lease: {text!r}")
+
+
+def test_two_serving_processes_on_one_sqlite_file_lose_and_repeat_nothing(
+        tmp_path: Path) -> None:
+    """Two ``serve`` processes share one SQLite file: one hosts, the other stands by. One of
+    them (often the host) is killed at random moments and started again; the standby takes
+    over. At the end every message was processed once, in conversation order."""
+    url = f"sqlite:///{tmp_path / 'two.db'}"
+    _prepare(url)
+    logs = [tmp_path / "serve0.log", tmp_path / "serve1.log"]
+    rng = random.Random(int.from_bytes(os.urandom(4), "big"))
+    starts = [1, 1]
+    procs = [_start(url, logs[0]), _start(url, logs[1])]
+    try:
+        for i in (0, 1):
+            _wait_serving(logs[i], starts[i], procs[i])
+        note = tmp_path / "two.db-locks" / "host"
+        for kill in range(KILLS // 2):
+            time.sleep(rng.uniform(0.3, 1.5))
+            # The first kill hits the host (its lease note names it), so both host in turn.
+            i = rng.randrange(2) if kill else _host_of(note, procs)
+            procs[i].send_signal(signal.SIGKILL)
+            procs[i].wait(timeout=30)
+            procs[i] = _start(url, logs[i])
+            starts[i] += 1
+            _wait_serving(logs[i], starts[i], procs[i])
+        assert len(_processed(url)) > 0
+        _wait_all_processed(url, logs)
+        for i in (0, 1):
+            procs[i].send_signal(signal.SIGTERM)
+        for i in (0, 1):
+            assert _wait_stopped(procs[i], logs[i]) == 0
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    _check_processed(url)
+    # Both took turns hosting.
+    assert all("hosting activation" in log.read_text(errors="replace") for log in logs)

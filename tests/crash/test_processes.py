@@ -184,8 +184,8 @@ def test_two_serving_processes_share_max_queue_readers(pg_url: str, instance: In
             time.sleep(0.05)
         assert done == 40
         # Never more than two readers at once in all processes together: the two serving
-        # processes and this test's own instance (its SEND started its broker runtime, so
-        # it activates too — which of the three runs the readers is up to timing).
+        # processes and this test's own instance (its SEND made it a candidate host; it
+        # hands over to a serve, and one serve hosts while the other stands by).
         assert 1 <= peak <= 2
     finally:
         for p in procs:

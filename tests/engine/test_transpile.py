@@ -24,8 +24,12 @@ def test_parameters_are_bound_never_spliced(ctx: ExecContext) -> None:
         (1,)]
     binder = Binder(ctx, {"@s": (EVIL, "nvarchar(100)")})
     compiled = binder.compile_text("SELECT s FROM t WHERE s = @s")
-    assert EVIL not in compiled.sql and "DROP" not in compiled.sql
-    assert ":v_s" in compiled.sql and binder.binds == {"v_s": EVIL}
+    assert EVIL not in compiled.sql.text and "DROP" not in compiled.sql.text
+    if ctx.conn.dialect == "sqlite":
+        assert ":v_s" in compiled.sql.text and compiled.sql.names is None
+    else:
+        assert "$1" in compiled.sql.text and compiled.sql.names == ("v_s",)
+    assert binder.binds == {"v_s": EVIL}
 
 
 def test_undeclared_variable(ctx: ExecContext) -> None:
@@ -172,3 +176,24 @@ def test_conversions_use_the_registered_convert(sqlite_ctx: ExecContext) -> None
         ("<2024-05-06 00:00:00.000000>", "<5>")]
     assert calls == [("2024-05-06 00:00:00.000000", "varchar(30)", 101, "datetime"),
                      (5, "varchar(3)", None, "int")]
+
+
+PLACEHOLDER_LOOKALIKES = ["%s", "%(v_s)s", ":v_s", "?", "%%", "$1", "%"]
+
+
+def test_placeholder_lookalikes_in_literals_and_names_reach_the_store(ctx: ExecContext) -> None:
+    """Literals and quoted names holding driver placeholder syntax are never read as
+    placeholders: the generated text keeps them, and the one real parameter is bound."""
+    run(ctx, "CREATE TABLE [t%s:x?] ([c%(v_s)s] nvarchar(20), [d:v_s] int)")
+    for i, text in enumerate(PLACEHOLDER_LOOKALIKES):
+        run(ctx, "INSERT INTO [t%s:x?] ([c%(v_s)s], [d:v_s]) VALUES (@s, @i)",
+            s=(text, "nvarchar(20)"), i=(i, "int"))
+    literals = ", ".join("'" + t + "'" for t in PLACEHOLDER_LOOKALIKES)
+    sql = f"SELECT {literals}, @s, [c%(v_s)s] FROM [t%s:x?] WHERE [d:v_s] = 1"
+    assert rows(ctx, sql, s=("bound", "nvarchar(10)")) == [
+        (*PLACEHOLDER_LOOKALIKES, "bound", "%(v_s)s")]
+    got = rows(ctx, "SELECT [c%(v_s)s] FROM [t%s:x?] ORDER BY [d:v_s]")
+    assert [r[0] for r in got] == PLACEHOLDER_LOOKALIKES
+    compiled = Binder(ctx, {"@s": ("bound", "nvarchar(10)")}).compile_text(sql)
+    for text in PLACEHOLDER_LOOKALIKES:
+        assert f"'{text}'" in compiled.sql.text

@@ -94,7 +94,7 @@ def test_plain_statements_open_no_transaction(session: Any) -> None:
     assert not session.conn.in_write_txn
 
 
-def test_cancel_stops_a_loop_and_rolls_back(instance: Instance) -> None:
+def test_cancel_stops_a_loop(instance: Instance) -> None:
     sink = CollectingSink()
     s = instance.session(sink)
     timer = threading.Timer(0.3, s.cancel)
@@ -103,10 +103,10 @@ def test_cancel_stops_a_loop_and_rolls_back(instance: Instance) -> None:
     ok = s.execute("BEGIN TRAN\nDECLARE @i int = 0\nWHILE 1 = 1 SET @i += 1")
     assert not ok and time.monotonic() - t0 < 5
     assert sink.errors()[-1].number == 3621
-    assert s.trancount == 0
+    assert s.trancount == 1  # SQL Server's attention leaves the transaction open
     sink.events.clear()
-    assert s.execute("PRINT 'usable'")
-    assert sink.messages() == ["usable"]
+    assert s.execute("ROLLBACK; PRINT 'usable'")
+    assert sink.messages() == ["usable"] and s.trancount == 0
     s.close()
 
 

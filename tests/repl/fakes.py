@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from typing import Any
 
 from tsqlbroker.engine.brokerlog import BrokerLog
 from tsqlbroker.engine.results import ResultSet
-from tsqlbroker.errors import TSqlError, tsql_error
+from tsqlbroker.errors import CancelledError, TSqlError, tsql_error
 
 
 class FakeInstance:
@@ -61,13 +62,14 @@ class FakeSession:
         for line_no, stmt in enumerate(text.splitlines(), start=start_line):
             stmt = stmt.strip()
             try:
+                # As the interpreter does: a cancel stops the batch at the next statement
+                # (or in a wait) with Msg 3621; an open transaction stays open.
+                if self._cancel.is_set():
+                    raise CancelledError()
                 self._statement(stmt)
             except TSqlError as err:
                 err.line = line_no
                 self.sink.error(err)
-                return False
-            if self._cancel.is_set():
-                self.trancount = 0
                 return False
         return True
 
@@ -92,7 +94,10 @@ class FakeSession:
         elif re.match(r"BEGIN TRAN", stmt, re.IGNORECASE):
             self.trancount += 1
         elif m := re.match(r"WAITFOR DELAY '00:00:(\d+)'", stmt, re.IGNORECASE):
-            self._cancel.wait(int(m.group(1)))
+            if self._cancel.wait(int(m.group(1))):
+                raise CancelledError()
+        elif m := re.match(r"SLOW (\d+)$", stmt):
+            time.sleep(int(m.group(1)) / 10)  # work no cancel can stop
         elif re.match(r"BOOM$", stmt):
             raise RuntimeError("the interpreter broke")
         elif stmt and not stmt.startswith("--"):

@@ -121,6 +121,23 @@ def test_cancel_stops_a_waitfor_and_reports_it(console: Any, pipe: Any) -> None:
     assert "Query was cancelled by user." in output_of(console)
 
 
+def test_ctrl_c_that_stops_nothing_is_not_reported(console: Any, pipe: Any) -> None:
+    """Ctrl-C while the last statement does work no cancel stops: the batch ends on its
+    own, and nothing says it was cancelled (later batches of the input do not run)."""
+    repl = make_repl(console, pipe)
+    import _thread
+
+    timer = threading.Timer(0.2, _thread.interrupt_main)
+    timer.start()
+    try:
+        repl.handle("PRINT 'first'\nSLOW 10\nGO\nPRINT 'second'\nGO\n")
+    finally:
+        timer.cancel()
+        repl.close()
+    out = output_of(console)
+    assert "first" in out and "cancel" not in out.lower() and "second" not in out
+
+
 def test_timing_prints_the_elapsed_time(console: Any, pipe: Any) -> None:
     repl = make_repl(console, pipe, timing=True)
     run(repl, pipe, "PRINT 'x'\rGO\r")

@@ -84,21 +84,32 @@ def test_failing_batch_keeps_the_repl(repl: Any) -> None:
     repl.expect("stillalive")
 
 
-def cancel_and_go_on(repl: Any, word: str) -> None:
-    """Ctrl-C stops the running batch within seconds, and the next batch runs."""
+def _cancel_promptly(repl: Any) -> None:
+    """Ctrl-C stops the running batch within seconds, back at the prompt."""
     started = time.monotonic()
     repl.sendintr()
-    repl.expect("cancelled by user")
+    repl.expect("Query was cancelled by user.")
     repl.expect("master>")
     assert time.monotonic() - started < 10
-    type_batch(repl, f"PRINT 'after' + '{word}'", "GO")
-    repl.expect(f"after{word}")
+
+
+def _ctrl_c_cancels_promptly(repl: Any, *batch: str) -> None:
+    type_batch(repl, *batch, "GO")
+    time.sleep(1.0)
+    _cancel_promptly(repl)
 
 
 def test_ctrl_c_cancels_a_waitfor_promptly(repl: Any) -> None:
-    type_batch(repl, "WAITFOR DELAY '00:00:30'", "GO")
-    time.sleep(1.0)
-    cancel_and_go_on(repl, "cancel")
+    _ctrl_c_cancels_promptly(repl, "WAITFOR DELAY '00:00:30'")
+    type_batch(repl, "PRINT 'after' + 'cancel'", "GO")
+    repl.expect("aftercancel")
+
+
+def test_ctrl_c_cancels_a_long_query_promptly(repl: Any) -> None:
+    type_batch(repl, "CREATE TABLE big (n int); WITH r (n) AS (SELECT 1 UNION ALL SELECT n + 1 "
+               "FROM r WHERE n < 300) INSERT big SELECT n FROM r OPTION (MAXRECURSION 0)", "GO")
+    repl.expect(r"\(300 rows affected\)")
+    _ctrl_c_cancels_promptly(repl, "SELECT COUNT(*) FROM big a, big b, big c, big d")
 
 
 def test_ctrl_d_exits_with_status_0(spawn: Callable[[str], Any], backend_url: str) -> None:
@@ -185,5 +196,7 @@ def test_a_1mb_paste_runs_and_ctrl_c_stops_it(repl: Any) -> None:
     repl.send("\x1b[200~" + paste + "\x1b[201~")
     repl.send("\r")
     repl.expect(f"length {64 * lines}")
-    cancel_and_go_on(repl, "paste")
+    _cancel_promptly(repl)
+    type_batch(repl, "PRINT 'after' + 'paste'", "GO")
+    repl.expect("afterpaste")
     assert "\nnot reached" not in repl.logfile_read.getvalue()  # the echo has PRINT before it

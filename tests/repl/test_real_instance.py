@@ -135,10 +135,20 @@ GO
     assert cells[4] == "ON" and cells[5].lower().endswith("[dbo].[tradehandler]")
     assert cells[6] in ("0/1", "1/1")
     repl.handle(":activation")
-    monitors = [line for line in output_of(console).splitlines()
-                if line.startswith("│ TradeQueue")]
-    assert monitors and monitors[-1].split("│")[2].strip() in (
-        "INACTIVE", "NOTIFIED", "RECEIVES_OCCURRING")
+    # Queues by name, with their database (activation runs in every database).
+    monitors = [cells for cells in table_rows(console, "Trading") if cells[1] == "TradeQueue"]
+    assert monitors and monitors[-1][2] in ("INACTIVE", "NOTIFIED", "RECEIVES_OCCURRING")
+
+
+def test_activation_setting_decides_whether_this_repl_hosts(repl: Repl, console: Any) -> None:
+    repl.handle(":activation off")
+    assert "Activation off: this process" in output_of(console)
+    assert "does not host" in output_of(console)
+    repl.handle(":activation auto")
+    assert "hosts activation, timers and transmission" in output_of(console)
+    repl.handle(":activation sometimes")
+    assert "Usage: :activation [auto|on|off]" in output_of(console)
+    assert repl.config.activation == "auto"
 
 
 def table_rows(console: Any, first_cell: str) -> list[list[str]]:
@@ -182,6 +192,35 @@ def test_cancel_stops_a_waitfor(repl: Repl, console: Any) -> None:
     assert "cancelled by user" in output_of(console)
     repl.handle("PRINT 'after'\nGO")
     assert output_of(console).rstrip().endswith("after")
+
+
+def test_cancel_stops_a_long_query_and_keeps_the_transaction(repl: Repl, console: Any) -> None:
+    """Ctrl-C (a KeyboardInterrupt in the main thread) stops a query the backend is busy
+    with; the open transaction stays open, as SQL Server's attention leaves it."""
+    repl.handle("CREATE TABLE big (n int); WITH r (n) AS (SELECT 1 UNION ALL SELECT n + 1 "
+                "FROM r WHERE n < 300) INSERT big SELECT n FROM r OPTION (MAXRECURSION 0)\nGO")
+    timer = threading.Timer(1.0, _thread.interrupt_main)
+    timer.start()
+    started = time.monotonic()
+    try:
+        repl.handle("BEGIN TRAN; INSERT big VALUES (0);\n"
+                    "SELECT COUNT(*) FROM big a, big b, big c, big d\nGO")
+    finally:
+        timer.cancel()
+    assert time.monotonic() - started < 10
+    out = output_of(console)
+    assert out.count("Query was cancelled by user.") == 1
+    repl.handle("SELECT @@TRANCOUNT AS open_tran, COUNT(*) AS n FROM big\nGO")
+    assert re.search(r"│\s+1 │\s+301 │", output_of(console))
+    repl.handle("ROLLBACK\nGO")
+
+
+def test_ctrl_c_after_the_batch_ended_reports_nothing(repl: Repl, console: Any) -> None:
+    """A cancel that comes too late stops nothing, and nothing says it did."""
+    repl.session.cancel()  # as if Ctrl-C came just as the batch ended
+    repl.handle("PRINT 'done'\nGO")
+    out = output_of(console)
+    assert "done" in out and "cancelled" not in out
 
 
 def test_connect_reopens_a_shared_store(console: Any, pipe: Any, persistent_url: str) -> None:

@@ -158,7 +158,7 @@ def test_variables_in_special_arguments(repl: Repl) -> None:
 
 def test_registry_entries_have_usage_and_summary() -> None:
     assert {":queues", ":conversations", ":services", ":activation", ":exit"} <= set(COMMANDS)
-    assert all(c.usage.startswith(":") and c.summary for c in COMMANDS.values())
+    assert all(c.usage.startswith((":", "!!")) and c.summary for c in COMMANDS.values())
 
 
 def test_execute_special_raises_a_tsql_error_for_unknown() -> None:
@@ -213,7 +213,8 @@ def test_conversations_view_hides_closed_and_shows_clocks() -> None:
     })
     rs = broker_views.conversations_view(query, now=now)
     assert "age" not in rs.columns
-    assert rs.rows == [("H1", "initiator", "//init", "//target", "CONVERSING", "5m00s", "30s")]
+    assert rs.rows == [("H1", "initiator", "//init", "//target", "CONVERSING", 0, "5m00s",
+                        "30s")]
 
 
 def test_conversations_view_shows_age_when_the_store_has_a_creation_time() -> None:
@@ -224,12 +225,36 @@ def test_conversations_view_shows_age_when_the_store_has_a_creation_time() -> No
         rows=[("H1", 0, 1, "//i", "CO", "CONVERSING", now + dt.timedelta(days=400),
                now - dt.timedelta(hours=1, minutes=2))])})
     rs = broker_views.conversations_view(query, now=now)
-    assert rs.columns[5] == "age"
-    assert rs.rows == [("H1", "target", 1, "//i", "CONVERSING", "1h02m", "never", None)]
+    assert rs.columns[5:7] == ["held", "age"]
+    assert rs.rows == [("H1", "target", 1, "//i", "CONVERSING", 0, "1h02m", "never", None)]
+
+
+def test_held_messages_and_why() -> None:
+    """A SEND in master (broker disabled, as on SQL Server) arrives nowhere: the views say
+    that the message is held and why."""
+    now = dt.datetime(2026, 1, 1, 12, 0, 0)
+    why = "The broker is disabled in the sender's database."
+    query = scripted({
+        "sys.conversation_endpoints": ResultSet(
+            ["conversation_handle", "is_initiator", "service_id", "far_service", "state",
+             "state_desc", "lifetime"],
+            rows=[("H1", 1, 1, "//t", "SO", "STARTED_OUTBOUND", None)]),
+        "SELECT conversation_handle FROM sys.transmission_queue": ResultSet(
+            ["conversation_handle"], rows=[("H1",), ("H1",)]),
+        "sys.transmission_queue": ResultSet(
+            ["conversation_handle", "to_service_name", "message_type_name", "enqueue_time",
+             "transmission_status"],
+            rows=[("H1", "//t", "DEFAULT", now - dt.timedelta(seconds=42), why)]),
+    })
+    assert broker_views.conversations_view(query, now=now).rows[0][5] == 2
+    held = broker_views.transmission_view(query, now=now)
+    assert held.rows == [("H1", "//t", "DEFAULT", "42s", why)]
 
 
 def test_services_and_activation_views() -> None:
     query = scripted({
+        "[other].sys.service_queues": ResultSet(["object_id", "name"], rows=[(101, "OtherQ")]),
+        "[db].sys.service_queues": ResultSet(["object_id", "name"], rows=[(101, "Q")]),
         "sys.services": ResultSet(["service_id", "name", "service_queue_id"],
                                   rows=[(1, "//svc", 101),
                                         (2, broker_views.SYSTEM_PREFIX + "Notifications/x",
@@ -238,16 +263,21 @@ def test_services_and_activation_views() -> None:
         "sys.service_contracts": ResultSet(["service_contract_id", "name"], rows=[(7, "//c")]),
         "sys.service_contract_usages": ResultSet(["service_id", "service_contract_id"],
                                                  rows=[(1, 7)]),
-        "sys.dm_broker_queue_monitors": ResultSet(["queue_id", "state", "tasks_waiting"],
-                                                  rows=[(101, "NOTIFIED", 0)]),
-        "sys.dm_broker_activated_tasks": ResultSet(["spid", "queue_id", "procedure_name"],
-                                                   rows=[(51, 101, "[db].[dbo].[p]")]),
+        "sys.dm_broker_queue_monitors": ResultSet(
+            ["database_id", "queue_id", "state", "tasks_waiting"],
+            rows=[(5, 101, "NOTIFIED", 0), (6, 101, "INACTIVE", 0)]),
+        "sys.dm_broker_activated_tasks": ResultSet(
+            ["spid", "database_id", "queue_id", "procedure_name"],
+            rows=[(51, 6, 101, "[other].[dbo].[p]")]),
+        "sys.databases": ResultSet(["database_id", "name"], rows=[(5, "db"), (6, "other")]),
     })
     assert broker_views.services_view(query).rows == [("//svc", "Q", "//c")]
     assert len(broker_views.services_view(query, include_system=True).rows) == 2
     monitors, tasks = broker_views.activation_view(query)
-    assert monitors.rows[0][:3] == ("Q", "NOTIFIED", 0)
-    assert tasks.rows == [(51, "Q", "[db].[dbo].[p]")]
+    # Queues of other databases by name too (the same object id in two databases).
+    assert [r[:4] for r in monitors.rows] == [("db", "Q", "NOTIFIED", 0),
+                                              ("other", "OtherQ", "INACTIVE", 0)]
+    assert tasks.rows == [(51, "other", "OtherQ", "[other].[dbo].[p]")]
 
 
 def test_broker_view_arguments_are_checked(repl: Repl, console: Any) -> None:

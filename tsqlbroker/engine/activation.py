@@ -165,6 +165,12 @@ class ActivationManager:
             if self._thread is not None:
                 return
             self._stopping = False
+            # Started again (this process hosts again): monitors start afresh, as after a
+            # restart — one NOTIFIED when hosting stopped would otherwise look stranded.
+            for mon in self._monitors.values():
+                if not mon.tasks:
+                    mon.state = "INACTIVE"
+                    mon.inert = False
             self._thread = threading.Thread(target=self._loop, name="tsqlbroker-broker",
                                             daemon=True)
             self._thread.start()
@@ -235,8 +241,11 @@ class ActivationManager:
             self._pending.add(key)
             self._cond.notify_all()
 
-    def receive_outcome(self, db_id: int, queue_id: int, committed: bool) -> None:
-        """A transaction that received from the queue ended: count consecutive rollbacks."""
+    def receive_outcome(self, db_id: int, queue_id: int, committed: bool, *,
+                        forced: bool = False) -> None:
+        """A transaction that received from the queue ended: count consecutive rollbacks.
+        A ``forced`` rollback (deadlock victim, lock timeout, lost connection, cancellation)
+        is no sign of a poison message: it neither counts nor resets the count."""
         disable = False
         with self._cond:
             if self._stopping and not committed:
@@ -245,7 +254,7 @@ class ActivationManager:
             mon = self._monitors.setdefault((db_id, queue_id), QueueMonitor(db_id, queue_id))
             if committed:
                 mon.rollbacks = 0
-            else:
+            elif not forced:
                 mon.rollbacks += 1
                 if mon.rollbacks >= POISON_THRESHOLD:
                     mon.rollbacks = 0

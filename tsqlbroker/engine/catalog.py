@@ -29,6 +29,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Table, and_, delete, func, insert, select, text, update
+from sqlalchemy.exc import IntegrityError
 
 from ..errors import BindError, tsql_error
 from .naming import database_schema_name, qualified_name, quote_ident
@@ -437,10 +438,19 @@ class Catalog:
         """Reserve the next deterministic object id (store-wide)."""
         conn.write()
         c = self.t.counters
+        # Lock the counter's row before reading it: processes sharing a PostgreSQL store
+        # (READ COMMITTED) would otherwise read the same value and hand out the same id.
+        lock = update(c).where(c.c.name == "object_id").values(value=c.c.value)
+        if conn.execute(lock).rowcount == 0:
+            # The store's first id: another process may be adding the row right now (its
+            # INSERT wins; ours waits for it, fails, and is undone to the savepoint).
+            conn.savepoint("tsqlb_object_id")
+            try:
+                conn.execute(insert(c).values(name="object_id", value=0))
+            except IntegrityError:
+                conn.rollback_to("tsqlb_object_id")
+                conn.execute(lock)
         n = conn.execute(select(c.c.value).where(c.c.name == "object_id")).scalar()
-        if n is None:
-            n = 0
-            conn.execute(insert(c).values(name="object_id", value=0))
         o = self.t.objects
         while True:
             candidate = (_OBJECT_ID_START + int(n) * _OBJECT_ID_STEP) % _OBJECT_ID_MOD

@@ -34,6 +34,8 @@ class ExecContext:
     view_depth: int = 0
     # Object ids of the tables with SET IDENTITY_INSERT ON in the session (at most one).
     identity_insert: set[int] = field(default_factory=set)
+    # The statement's OPTION (MAXRECURSION n) for its recursive CTEs (0: no limit).
+    max_recursion: int = 100
 
 
 @dataclass

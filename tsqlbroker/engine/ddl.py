@@ -17,7 +17,7 @@ from sqlglot import exp
 from ..errors import BindError, tsql_error
 from .catalog import Catalog
 from .context import ExecContext
-from .execsql import run_sql
+from .execsql import Marks, run_sql
 from .naming import quote_column, quote_ident
 from .sqltypes import column_type
 from .tableinfo import TableInfo, load_table
@@ -108,10 +108,7 @@ def _add_column(ctx: ExecContext, info: TableInfo, action: exp.ColumnDef) -> Non
         next_id = ident[0] if ident else None
         for row_id in rowids:
             if ident and next_id is not None:
-                run_sql(
-                    ctx.conn,
-                    f"UPDATE {info.sql_name} SET {quote_column(col['name'], ctx.conn.dialect)} = :v "
-                    f"WHERE {rid} = :r", {"v": next_id, "r": row_id})
+                _store(ctx, info, col["name"], rid, row_id, next_id)
                 next_id += ident[1]
             else:
                 changes.append((row_id, {col["name"]: writer.default_value(column)}))
@@ -213,10 +210,16 @@ def _alter_column(ctx: ExecContext, info: TableInfo, action: exp.AlterColumn) ->
         f"SELECT {writer.rowid}, {quote_column(col.name, ctx.conn.dialect)} FROM {info.sql_name}"
     ).fetchall()
     for row_id, value in rows:
-        stored = writer.convert(new_col, value)
-        run_sql(
-            ctx.conn, f"UPDATE {info.sql_name} SET {quote_column(col.name, ctx.conn.dialect)} = :v "
-            f"WHERE {writer.rowid} = :r", {"v": stored, "r": row_id})
+        _store(ctx, info, col.name, writer.rowid, row_id, writer.convert(new_col, value))
+
+
+def _store(ctx: ExecContext, info: TableInfo, column: str, rowid_column: str, row_id: Any,
+           stored: Any) -> None:
+    """Write a value already in storage form into one row's column, unchecked."""
+    mark = Marks(ctx.conn.dialect)
+    run_sql(ctx.conn, mark.sql(
+        f"UPDATE {info.sql_name} SET {quote_column(column, ctx.conn.dialect)} = {mark('v')} "
+        f"WHERE {rowid_column} = {mark('r')}"), {"v": stored, "r": row_id})
 
 
 # -- indexes ----------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import select
@@ -25,7 +26,8 @@ from . import tables
 from .catalog import Catalog
 from .context import ExecContext, Params, SqlResult, VirtualTable, register_virtual_table
 from .ddl import alter_table, create_index, create_view, drop_index, drop_view
-from .guard import backend_error, guarded
+from .failures import backend_error
+from .guard import guarded
 from .merge import merge
 from .modify import (
     delete_statement,
@@ -70,6 +72,8 @@ def execute_sql(ctx: ExecContext, sql: str, params: Params) -> SqlResult:
     except Exception as e:  # sqlglot internals on odd input: still a syntax error to the user
         raise tsql_error(102, sql.strip()[:40], cls=BindError) from e
     tree = parsed.tree
+    if parsed.max_recursion is not None:
+        ctx = replace(ctx, max_recursion=parsed.max_recursion)
     if shape is False:
         shape = cache.record_shape(sql, parsed)
         if shape is not None:

@@ -1,37 +1,137 @@
-"""Backend SQL text with ``:name`` parameters, on any backend.
+"""Backend SQL exactly as the driver receives it, and running it.
 
-SQLite's driver takes ``:name`` natively (and leaves ``%`` alone), so its text goes straight
-to the DBAPI. Other drivers (psycopg: ``%(name)s``, with literal ``%`` doubled) get the text
-through SQLAlchemy's ``text()``, which translates both.
+Nothing rewrites a statement's text on its way to the backend: a literal or a quoted name
+may hold anything (``'%s'``, ``'%(x)s'``, ``':x'``, ``'?'``, a column ``[c%s]``). Where a
+statement has parameters, its placeholders are written in the driver's own form when the
+text is made — by sqlglot's generator from ``exp.Placeholder`` nodes (:func:`generate`), or
+by :class:`Marks` for the engine's hand-written statements:
+
+* SQLite takes ``:name`` (its own parser tells placeholders from literals) and the text
+  goes to the DBAPI as it is;
+* PostgreSQL statements number their placeholders ``$1, $2 …`` and run through psycopg's
+  ``RawCursor`` (``pgexec.run_raw``), which sends the text unread — psycopg's default
+  cursor, and SQLAlchemy's ``text()``, would read ``%`` and ``:name`` inside literals.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
 
-from sqlalchemy import text
-from sqlalchemy.engine import CursorResult
+from sqlglot import exp
+from sqlglot.dialects.postgres import Postgres
+from sqlglot.dialects.sqlite import SQLite
 
 from .store import StoreConnection
 
-_PYFORMAT = re.compile(r"%\((\w+)\)s")
-_STRING_LITERAL = re.compile(r"'(?:[^']|'')*'")
+
+@dataclass(frozen=True)
+class BackendSql:
+    """A statement in the driver's form: ``text`` and, where placeholders are numbered
+    (PostgreSQL's ``$n``), the parameter name behind each number; None for ``:name``."""
+
+    text: str
+    names: tuple[str, ...] | None = None
+
+    def wrap(self, before: str, after: str) -> BackendSql:
+        """The statement inside other parameterless text (a derived table …)."""
+        return BackendSql(before + self.text + after, self.names)
 
 
-def run_sql(conn: StoreConnection, sql: str, params: Mapping[str, Any] | None = None
-            ) -> CursorResult[Any]:
-    """Execute backend SQL whose parameters are written ``:name``."""
-    if conn.dialect == "sqlite":
-        return conn.exec_driver_sql(sql, dict(params) if params else None)
-    # text() would read ':1' inside a literal ('{"a":1}') as a parameter: escape them.
-    sql = _STRING_LITERAL.sub(lambda m: m.group(0).replace(":", "\\:"), sql)
-    return conn.execute(text(sql), dict(params or {}))
+class Rows(Protocol):
+    """What a statement returns (a SQLAlchemy ``CursorResult`` or the PostgreSQL rows)."""
+
+    def keys(self) -> Sequence[str]: ...
+
+    def fetchall(self) -> Sequence[Any]: ...
+
+    def fetchone(self) -> Any: ...
+
+    def first(self) -> Any: ...
+
+    def scalar(self) -> Any: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
 
 
-def named_placeholders(sql: str, dialect: str) -> str:
-    """Generated SQL with ``:name`` placeholders whatever the dialect's own style."""
-    if dialect == "sqlite":
-        return sql
-    return _PYFORMAT.sub(r":\1", sql)
+class Marks:
+    """Placeholders of one hand-written statement, in the form its backend's driver takes:
+    ``marks("k0")`` is ``:k0`` on SQLite, ``$1`` on PostgreSQL; :meth:`sql` gives the
+    statement to run with a mapping of those names."""
+
+    def __init__(self, dialect: str) -> None:
+        self._numbered = _NUMBERED.get(dialect, False)
+        self._index: dict[str, int] = {}
+
+    def __call__(self, name: str) -> str:
+        if not self._numbered:
+            return ":" + name
+        number = self._index.get(name)
+        if number is None:
+            number = self._index[name] = len(self._index) + 1
+        return f"${number}"
+
+    def sql(self, text: str) -> BackendSql:
+        """The statement ``text`` written with these placeholders."""
+        return BackendSql(text, tuple(self._index) if self._numbered else None)
+
+
+class _NumberedPostgres(Postgres.Generator):  # type: ignore[misc]
+    """PostgreSQL SQL with ``$n`` placeholders, numbered per distinct name."""
+
+    def __init__(self, **opts: Any) -> None:
+        super().__init__(dialect=Postgres(), **opts)
+        self.param_names: dict[str, int] = {}
+
+    def placeholder_sql(self, expression: exp.Placeholder) -> str:
+        name = expression.name
+        if not name:
+            raise ValueError("an unnamed placeholder in generated SQL")
+        number = self.param_names.get(name)
+        if number is None:
+            number = self.param_names[name] = len(self.param_names) + 1
+        return f"${number}"
+
+
+def _numbered_postgres(tree: exp.Expression) -> BackendSql:
+    gen = _NumberedPostgres()
+    text = gen.generate(tree)
+    return BackendSql(text, tuple(gen.param_names))
+
+
+def _named_sqlite(tree: exp.Expression) -> BackendSql:
+    return BackendSql(SQLite().generate(tree))
+
+
+# Per backend: whether its placeholders are numbered, and the generator of its SQL.
+_NUMBERED = {"postgresql": True, "sqlite": False}
+_GENERATORS = {"postgresql": _numbered_postgres, "sqlite": _named_sqlite}
+
+
+def generate(tree: exp.Expression, dialect: str) -> BackendSql:
+    """The backend SQL of a rewritten sqlglot tree, its placeholders in the driver's form."""
+    return _GENERATORS[dialect](tree)
+
+
+def read_rows(conn: StoreConnection, sql: BackendSql,
+              params: Mapping[str, Any] | None = None) -> tuple[list[str], list[Any]]:
+    """The column names and rows of a statement that only reads (a query), which a cancel
+    of the session may stop midway (:meth:`StoreConnection.interruptible`)."""
+    with conn.interruptible():
+        result = run_sql(conn, sql, params)
+        return list(result.keys()), list(result.fetchall())
+
+
+def run_sql(conn: StoreConnection, sql: BackendSql | str,
+            params: Mapping[str, Any] | None = None) -> Rows:
+    """Execute ``sql`` (a plain string: a statement without parameters) with ``params`` by
+    placeholder name."""
+    if isinstance(sql, str):
+        sql = BackendSql(sql, ())
+    if _NUMBERED[conn.dialect]:
+        from . import pgexec  # psycopg: imported only once a PostgreSQL store runs SQL
+
+        values = [params[n] for n in sql.names or ()] if params else []
+        return pgexec.run_raw(conn.conn.connection.dbapi_connection, sql.text, values)
+    return conn.exec_driver_sql(sql.text, dict(params) if params else None)

@@ -15,10 +15,11 @@ from collections.abc import Callable
 
 from sqlalchemy.exc import DBAPIError
 
-from ..errors import MESSAGES, BindError, TSqlError, tsql_error
+from ..errors import TSqlError, tsql_error
 from .context import ExecContext, SqlResult
 from .execsql import run_sql
-from .sqlfuncs import clear_pending_error, take_pending_error
+from .failures import backend_error
+from .sqlfuncs import clear_pending_error
 
 _log = logging.getLogger(__name__)
 _savepoint_ids = itertools.count(1)
@@ -61,6 +62,8 @@ def guarded(ctx: ExecContext, writes: bool, fn: Callable[[], SqlResult], *,
             undo()
         if isinstance(e, (DBAPIError, sqlite3.Error)):
             raise backend_error(e) from None
+        if isinstance(e, RecursionError):
+            raise tsql_error(191) from None  # nested deeper than the engine can follow
         if isinstance(e, Exception) and not isinstance(e, TSqlError):
             # No user input may surface as a Python traceback; keep the cause for debugging.
             _log.debug("storage layer failure", exc_info=True)
@@ -68,64 +71,3 @@ def guarded(ctx: ExecContext, writes: bool, fn: Callable[[], SqlResult], *,
                                    f"({type(e).__name__}: {e}).", 16) from e
         raise
     return result
-
-
-def backend_error(e: BaseException) -> TSqlError:
-    pending = take_pending_error()
-    if pending is not None:
-        return pending
-    text = str(getattr(e, "orig", e))
-    low = text.lower()
-    mapped = _postgres_error(getattr(e, "orig", e), text)
-    if mapped is not None:
-        return mapped
-    if low.startswith("no such column:"):
-        name = text.split(":", 1)[1].strip().split(".")[-1].strip('"')
-        return tsql_error(207, name, cls=BindError)
-    if low.startswith("ambiguous column name:"):
-        return tsql_error(209, text.split(":", 1)[1].strip(), cls=BindError)
-    if low.startswith("no such table:"):
-        return tsql_error(208, text.split(":", 1)[1].strip(), cls=BindError)
-    if "incomplete input" in low:
-        return tsql_error(102, "", cls=BindError)
-    if "syntax error" in low:
-        near = text.split('"')[1] if '"' in text else ""
-        return tsql_error(102, near, cls=BindError)
-    if "no such function" in low:
-        name = text.split(":", 1)[1].strip()
-        return tsql_error(195, name, "built-in function name", cls=BindError)
-    if "database is locked" in low:
-        return tsql_error(1222)
-    return TSqlError(50000, f"The storage backend rejected the statement: {text}", 16)
-
-
-_PG_STATES = {"42703": 207, "42P01": 208, "42702": 209, "42601": 102, "42883": 195,
-              "22P02": 245, "22007": 241, "22008": 241, "22003": 8115, "22012": 8134,
-              "55P03": 1222, "40P01": 1205}
-
-
-def _postgres_error(orig: BaseException, text: str) -> TSqlError | None:
-    """PostgreSQL errors by SQLSTATE (psycopg exposes ``sqlstate``)."""
-    state = getattr(orig, "sqlstate", None)
-    if state == "TSQLE":  # raised by the engine's PL/pgSQL: SQL Server's text, number in detail
-        detail = getattr(getattr(orig, "diag", None), "message_detail", None) or "50000"
-        severity = MESSAGES.get(int(detail), (16, ""))[0] if detail.isdigit() else 16
-        return TSqlError(int(detail) if detail.isdigit() else 50000,
-                         text.splitlines()[0] if text else "", severity)
-    number = _PG_STATES.get(state or "")
-    if number is None:
-        return None
-    quoted = text.split('"')[1] if text.count('"') >= 2 else ""
-    first_line = text.splitlines()[0] if text else ""
-    if number in (207, 208, 209):
-        return tsql_error(number, quoted, cls=BindError)
-    if number == 102:
-        return tsql_error(102, quoted, cls=BindError)
-    if number == 195:
-        name = first_line.split("function ", 1)[-1].split("(")[0].strip()
-        return tsql_error(195, name, "built-in function name", cls=BindError)
-    if number in (241, 8134, 1222):
-        return tsql_error(number)
-    if number == 1205:
-        return tsql_error(1205, getattr(orig, "pid", 0) or 0, "lock")
-    return TSqlError(number, first_line, 16)

@@ -17,7 +17,7 @@ from sqlglot import exp
 
 from ..errors import tsql_error
 from .context import ExecContext
-from .execsql import run_sql
+from .execsql import read_rows
 from .query import run_query
 from .results import ResultSet
 from .tableinfo import TableInfo
@@ -164,7 +164,7 @@ def merge(ctx: ExecContext, parsed: Parsed, params: Params
     def run(select: exp.Select, tag: str) -> list[tuple[Any, ...]]:
         binder = Binder(ctx, params)
         compiled = binder.compile(select, (parsed.text, tag))
-        return list(run_sql(ctx.conn, compiled.sql, binder.binds).fetchall())
+        return read_rows(ctx.conn, compiled.sql, binder.binds)[1]
 
     def exists(inner_from: exp.Expression) -> exp.Expression:
         probe = exp.select("1").from_(inner_from.copy()).where(on.copy())

@@ -268,7 +268,7 @@ def _view_lookup(view: str, result: str, key: str, by_name: bool, lo: int = 1
         source = binder.resolve(("", "sys", view, ""))
         columns = sqlglot.select(exp.alias_(exp.column(result), "tsqlb_m_r"),
                                  exp.alias_(exp.column(key), "tsqlb_m_k")).from_(
-            exp.Subquery(this=sqlglot.parse_one(source.sql, read=_READ[binder.dialect]),
+            exp.Subquery(this=source.query(binder.dialect),
                          alias=exp.TableAlias(this=exp.Identifier(this="tsqlb_v"))))
         left: exp.Expression = exp.column("tsqlb_m_k", table="tsqlb_m")
         right = args[0]
@@ -280,8 +280,6 @@ def _view_lookup(view: str, result: str, key: str, by_name: bool, lo: int = 1
         return exp.Subquery(this=query)
     return build
 
-
-_READ = {"sqlite": "sqlite", "postgres": "postgres"}
 
 PER_ROW: dict[str, Callable[[Binder, list[exp.Expression]], exp.Expression]] = {
     "object_name": _object_name, "object_schema_name": _object_schema_name,

@@ -15,7 +15,7 @@ from sqlglot import exp
 
 from ..errors import BindError, tsql_error
 from .context import ExecContext, Params, SqlResult
-from .execsql import run_sql
+from .execsql import read_rows, run_sql
 from .plans import ModifyPlan, PlanCache, query_binds
 from .query import run_query
 from .results import ResultSet
@@ -362,7 +362,7 @@ def update_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
             raise tsql_error(207, name, cls=BindError)
     binder = Binder(ctx, params)
     compiled = binder.compile(select, (parsed.text, "update"))
-    raw = run_sql(binder.conn, compiled.sql, binder.binds).fetchall()
+    raw = read_rows(binder.conn, compiled.sql, binder.binds)[1]
     if len(raw) > 1 and carries:
         # SQL Server carries the variable from row to row (running totals); the engine
         # evaluates the statement once, so it refuses rather than give every row one value.
@@ -411,12 +411,12 @@ def _changes(names: tuple[str, ...], raw: Sequence[Sequence[Any]]
 def run_modify_plan(ctx: ExecContext, plan: ModifyPlan, params: Params) -> SqlResult:
     """UPDATE / DELETE through its compiled plan: one backend query for the target rows,
     then the row writer (constraints, cascades) as on the first run."""
-    cursor = run_sql(ctx.conn, plan.sql, query_binds(plan, params, ctx.conn.dialect))
+    raw = read_rows(ctx.conn, plan.sql, query_binds(plan, params, ctx.conn.dialect))[1]
     if plan.kind == "UPDATE":
-        changes = _changes(plan.set_names, cursor.fetchall())
+        changes = _changes(plan.set_names, raw)
         RowWriter(ctx, plan.info, "UPDATE").update(list(changes.items()))
         return SqlResult([], len(changes))
-    rowids = list(dict.fromkeys(r[0] for r in cursor))
+    rowids = list(dict.fromkeys(r[0] for r in raw))
     RowWriter(ctx, plan.info, "DELETE").delete(rowids)
     return SqlResult([], len(rowids))
 
@@ -436,8 +436,8 @@ def delete_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
     select, _alias, info = _target_select(ctx, tree, target, from_node, parsed, [])
     binder = Binder(ctx, params)
     compiled = binder.compile(select, (parsed.text, "delete"))
-    rowids = list(dict.fromkeys(r[0] for r in run_sql(
-        binder.conn, compiled.sql, binder.binds)))
+    rowids = list(dict.fromkeys(
+        r[0] for r in read_rows(binder.conn, compiled.sql, binder.binds)[1]))
     if parsed.output is None:
         PlanCache.get(ctx.conn.store).record_query(
             ctx, parsed.text, params, binder.resolved, binder.signature()[-1],

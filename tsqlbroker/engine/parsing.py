@@ -44,6 +44,8 @@ class Parsed:
     text: str = ""
     # SELECT @v op= expr items: ('@v', 'op=') — the tree holds @v = expr.
     assign_ops: tuple[tuple[str, str], ...] = ()
+    # OPTION (MAXRECURSION n); None when the statement does not give it (then 100).
+    max_recursion: int | None = None
 
 
 _END_OF_OUTPUT = {"FROM", "WHERE", "VALUES", "SELECT", "DEFAULT", "EXEC", "EXECUTE", "INTO",
@@ -85,7 +87,8 @@ def parse_statement(sql: str) -> Parsed:
     return Parsed(
         hit.tree.copy(), hit.top.copy() if hit.top is not None else None,
         tuple(e.copy() for e in hit.output) if hit.output is not None else None,
-        hit.output_into.copy() if hit.output_into is not None else None, sql, hit.assign_ops)
+        hit.output_into.copy() if hit.output_into is not None else None, sql, hit.assign_ops,
+        hit.max_recursion)
 
 
 def _parse_uncached(sql: str) -> Parsed:
@@ -96,6 +99,7 @@ def _parse_uncached(sql: str) -> Parsed:
     cut: list[tuple[int, int]] = []
     edits: list[tuple[int, int, str]] = []
     namespaces = _xml_namespaces(tokens, edits)
+    max_recursion = _query_options(sql, tokens, cut)
     assign_ops: list[tuple[str, str]] = []
     words = [t.text.upper() for t in tokens]
     for i, w in enumerate(words):
@@ -191,7 +195,52 @@ def _parse_uncached(sql: str) -> Parsed:
     if namespaces is not None:
         for tree in (trees[0], *(output or ())):
             _pass_namespaces(tree, namespaces)
-    return Parsed(trees[0], top, output, into, sql, tuple(assign_ops))
+    return Parsed(trees[0], top, output, into, sql, tuple(assign_ops), max_recursion)
+
+
+_MAX_RECURSION = 32767
+
+
+def query_hints(hints: str) -> int | None:
+    """The MAXRECURSION of the hints of an ``OPTION (…)`` clause (``hints`` is what stands
+    between its parentheses), checked as for a statement the engine runs (Msg 310)."""
+    try:
+        tokens = _TSQL.tokenize(f"OPTION ({hints})")
+    except TokenError as e:
+        raise syntax_error(e, hints) from None
+    return _query_options(hints, tokens, [])
+
+
+def _query_options(sql: str, tokens: list[Any], cut: list[tuple[int, int]]) -> int | None:
+    """Cut the statement's ``OPTION (…)`` clause (sqlglot reads it on SELECT only) and
+    return its MAXRECURSION (0 to 32767, Msg 310 above). The other query hints are
+    accepted and change nothing here."""
+    depth = 0
+    for i, t in enumerate(tokens):
+        depth += (t.token_type == TokenType.L_PAREN) - (t.token_type == TokenType.R_PAREN)
+        if depth != 0 or t.token_type != TokenType.OPTION or i + 1 >= len(tokens) \
+                or tokens[i + 1].token_type != TokenType.L_PAREN:
+            continue
+        limit = None
+        k, inner = i + 2, 0
+        while k < len(tokens) and not (inner == 0 and tokens[k].token_type == TokenType.R_PAREN):
+            inner += (tokens[k].token_type == TokenType.L_PAREN) - (
+                tokens[k].token_type == TokenType.R_PAREN)
+            if inner == 0 and tokens[k].text.upper() == "MAXRECURSION":
+                value = tokens[k + 1] if k + 1 < len(tokens) else None
+                if value is None or value.token_type != TokenType.NUMBER \
+                        or not value.text.isdigit():
+                    near = value.text if value is not None else "MAXRECURSION"
+                    raise ParseError(f"Incorrect syntax near '{near}'.", 1, 1)
+                limit = int(value.text)
+                if limit > _MAX_RECURSION:
+                    raise tsql_error(310, limit, _MAX_RECURSION, cls=BindError)
+            k += 1
+        if k >= len(tokens):
+            raise ParseError("Incorrect syntax near 'OPTION'.", 1, 1)
+        cut.append((t.start, tokens[k].end))
+        return limit
+    return None
 
 
 def _xml_namespaces(tokens: list[Any], edits: list[tuple[int, int, str]]) -> str | None:

@@ -11,7 +11,20 @@ the same exception classes (``psycopg.errors``) on failure. libpq releases the G
 waits, as psycopg's wait does.
 
 Only what the broker runs through :func:`.broker.fastsql.run`, and transaction control, come
-here; everything else keeps the SQLAlchemy / psycopg path.
+here that way. The engine's other statements (transpiled DML, its hand-written SQL) come to
+:func:`run_raw`: psycopg's ``RawCursor`` with ``$n`` placeholders, so their text reaches
+the server unread (psycopg's default cursor reads ``%`` even inside literals) while
+parameters keep psycopg's adaptation.
+
+The statements prepared here live exactly as long as the server keeps them: they are kept
+per psycopg connection (a replaced connection starts with none), PostgreSQL keeps them
+across ROLLBACK (a PREPARE that fails — in an aborted transaction — is not recorded), and
+nothing else on the connection may deallocate them: psycopg's own automatic preparing, which
+sends ``DEALLOCATE ALL`` after any ROLLBACK or DROP it runs, is off on the store's
+connections (``prepare_threshold=None``, see ``store.py``). Should a name still be found
+missing (someone ran ``DEALLOCATE``), the connection's record is dropped at once, so only
+that statement fails — or, outside a transaction, runs again unnamed — and the next use
+prepares afresh.
 """
 
 from __future__ import annotations
@@ -28,6 +41,7 @@ from typing import Any
 import psycopg
 from psycopg import pq
 from psycopg.adapt import Transformer
+from sqlalchemy.exc import DBAPIError
 
 # Prepared statements kept per connection: texts beyond this run unnamed (a statement with
 # an IN list of every length would otherwise prepare without end).
@@ -37,6 +51,9 @@ _NAME_PREFIX = b"tsqlb_"
 _MAX_CACHED = 4096
 _OK = (pq.ExecStatus.COMMAND_OK, pq.ExecStatus.TUPLES_OK)
 _QMARK = re.compile(r"\?")
+_NO_SUCH_STATEMENT = "26000"         # invalid_sql_statement_name
+# What the driver raises (callers outside this module need not import psycopg).
+DriverError = psycopg.Error
 
 
 class _Prepared:
@@ -46,6 +63,14 @@ class _Prepared:
         self.names: dict[str, bytes] = {}
         self.seen: dict[str, int] = {}          # texts run once, not prepared yet
         self.transformer: Transformer | None = None
+        # Names are never reused on a connection: after :meth:`forget`, statements the
+        # server may still hold under old names cannot clash with new ones.
+        self.next_id = 0
+
+    def forget(self) -> None:
+        """The server lost (some of) these statements: prepare each anew at its next use."""
+        self.names.clear()
+        self.seen.clear()
 
 
 _per_connection: weakref.WeakKeyDictionary[psycopg.Connection[Any], _Prepared] = (
@@ -130,8 +155,9 @@ def _prepared_name(dbapi_conn: psycopg.Connection[Any], state: _Prepared, sql: s
     # Prepared from the second use: texts met once (an IN list of an odd length) do not
     # take the room of the ones that run again and again.
     if state.seen.get(sql, 0) >= 1:
-        name = _NAME_PREFIX + str(len(state.names)).encode()
+        name = _NAME_PREFIX + str(state.next_id).encode()
         _check(dbapi_conn, dbapi_conn.pgconn.prepare(name, numbered(sql)))
+        state.next_id += 1
         state.names[sql] = name
         state.seen.pop(sql, None)
         return name
@@ -143,6 +169,18 @@ def _prepared_name(dbapi_conn: psycopg.Connection[Any], state: _Prepared, sql: s
 
 def execute(dbapi_conn: psycopg.Connection[Any], sql: str, params: Sequence[Any]) -> Rows:
     """Run ``sql`` (``?`` placeholders) with ``params`` on ``dbapi_conn``; its rows."""
+    try:
+        return _execute(dbapi_conn, sql, params)
+    except psycopg.errors.InvalidSqlStatementName:
+        # Our statement was deallocated behind our back (_check forgot them all).
+        # Outside a transaction nothing was harmed: run it again (unnamed, prepared anew
+        # from its next use); inside one the transaction is aborted and the caller sees it.
+        if dbapi_conn.pgconn.transaction_status != pq.TransactionStatus.IDLE:
+            raise
+        return _execute(dbapi_conn, sql, params)
+
+
+def _execute(dbapi_conn: psycopg.Connection[Any], sql: str, params: Sequence[Any]) -> Rows:
     state = _state(dbapi_conn)
     pgconn = dbapi_conn.pgconn
     values = [text_param(v) for v in params]
@@ -228,6 +266,24 @@ def execute_text(dbapi_conn: psycopg.Connection[Any], sql: str) -> None:
     _check(dbapi_conn, dbapi_conn.pgconn.exec_(sql.encode()))
 
 
+def prepared_names(dbapi_conn: psycopg.Connection[Any]) -> dict[str, bytes]:
+    """The statements this module holds prepared on ``dbapi_conn``: text → name (a copy)."""
+    state = _per_connection.get(dbapi_conn)
+    return {} if state is None else dict(state.names)
+
+
+def dbapi_error(dbapi_conn: psycopg.Connection[Any], exc: BaseException,
+                statement: str | None) -> BaseException:
+    """``exc`` (raised by this module) as SQLAlchemy raises the driver's errors on its own
+    path: a :class:`DBAPIError` of the matching class, flagged ``connection_invalidated`` when
+    the connection is gone. Anything not from the driver is returned as it is."""
+    if not isinstance(exc, psycopg.Error):
+        return exc
+    lost = dbapi_conn.closed or dbapi_conn.pgconn.status == pq.ConnStatus.BAD
+    return DBAPIError.instance(statement, None, exc, psycopg.Error,
+                               connection_invalidated=lost)
+
+
 def _check(dbapi_conn: psycopg.Connection[Any], res: pq.abc.PGresult) -> None:
     if res.status in _OK:
         return
@@ -235,4 +291,50 @@ def _check(dbapi_conn: psycopg.Connection[Any], res: pq.abc.PGresult) -> None:
         raise psycopg.OperationalError(
             "the connection is lost: "
             + (res.error_message or b"").decode(errors="replace").strip())
+    if (res.error_field(pq.DiagnosticField.SQLSTATE) or b"").decode() == _NO_SUCH_STATEMENT:
+        # The server no longer has (some of) our statements: forget them all, so the next
+        # use of each prepares it again instead of failing the same way for ever.
+        state = _per_connection.get(dbapi_conn)
+        if state is not None:
+            state.forget()
     raise psycopg.errors.error_from_result(res, encoding=dbapi_conn.info.encoding)
+
+
+class RawRows(Rows):
+    """The result of :func:`run_raw`: rows fetched at once, with the column names and row
+    count (what the engine reads of a SQLAlchemy ``CursorResult``)."""
+
+    __slots__ = ("_names", "rowcount")
+
+    def __init__(self, names: list[str], rows: list[tuple[Any, ...]], rowcount: int) -> None:
+        super().__init__(rows)
+        self._names = names
+        self.rowcount = rowcount
+
+    def keys(self) -> list[str]:
+        return list(self._names)
+
+    def first(self) -> tuple[Any, ...] | None:
+        row = self.fetchone()
+        self.fetchall()
+        return row
+
+    def scalar(self) -> Any:
+        row = self.first()
+        return None if row is None else row[0]
+
+
+def run_raw(dbapi_conn: psycopg.Connection[Any], sql: str, params: Sequence[Any]) -> RawRows:
+    """Run ``sql`` (``$n`` placeholders) as it is, with ``params`` adapted by psycopg.
+    Failures are SQLAlchemy's ``DBAPIError`` classes around psycopg's, as from a
+    SQLAlchemy execution."""
+    cursor = psycopg.RawCursor(dbapi_conn)
+    try:
+        cursor.execute(sql, params or None)
+        names = [c.name for c in cursor.description or ()]
+        rows = cursor.fetchall() if cursor.description is not None else []
+        return RawRows(names, rows, cursor.rowcount)
+    except psycopg.Error as e:
+        raise DBAPIError.instance(sql, params, e, psycopg.Error) from e
+    finally:
+        cursor.close()

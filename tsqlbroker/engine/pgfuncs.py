@@ -108,6 +108,18 @@ FUNCTIONS: list[str] = [
     # the map's keys are the text of jsonb_build_array(arguments).
     """CREATE OR REPLACE FUNCTION tsqlb_udf_lookup(m jsonb, k jsonb) RETURNS text
         LANGUAGE sql IMMUTABLE AS $$ SELECT m ->> (k::text) $$""",
+    # The recursion level of a row a recursive CTE makes, Msg 530 beyond MAXRECURSION
+    # (recursion.py). VOLATILE: evaluated for each row made, never folded ahead.
+    """CREATE OR REPLACE FUNCTION tsqlb_recursion_level(lvl integer, lim integer)
+        RETURNS integer LANGUAGE plpgsql VOLATILE AS $$
+        BEGIN
+          IF lvl > lim THEN
+            RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = '530', MESSAGE = format(
+              'The statement terminated. The maximum recursion %s has been exhausted '
+              'before statement completion.', lim);
+          END IF;
+          RETURN lvl;
+        END $$""",
 ]
 
 

@@ -35,6 +35,7 @@ from sqlglot import exp
 from ..errors import BindError, tsql_error
 from .catalog import Catalog
 from .context import ExecContext, Params
+from .execsql import BackendSql
 from .sqlfuncs import backend_value, functions_version
 from .sqltypes import to_storage
 from .store import Store
@@ -99,15 +100,15 @@ class InsertPlan:
     # IDENTITY and no CHECK constraint, so the only write is one backend INSERT, which the
     # backend applies whole or not at all; every other failure happens before it.
     single_write: bool
-    defaults: dict[str, str] = field(default_factory=dict)
-    checks: dict[int, str] = field(default_factory=dict)
+    defaults: dict[str, BackendSql] = field(default_factory=dict)
+    checks: dict[int, BackendSql] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class QueryPlan:
     """A compiled query: backend SQL, its binders and the readers of its result."""
 
-    sql: str
+    sql: BackendSql
     param_keys: tuple[tuple[str, str], ...]  # (placeholder, '@variable')
     names: list[str]
     types: list[str | None]
@@ -123,7 +124,7 @@ class ModifyPlan:
     still applies the changes with every constraint."""
 
     kind: str  # 'UPDATE' / 'DELETE'
-    sql: str
+    sql: BackendSql
     param_keys: tuple[tuple[str, str], ...]
     info: TableInfo
     set_names: tuple[str, ...] = ()

@@ -10,7 +10,7 @@ from sqlglot import exp
 from ..errors import tsql_error
 from . import forxml
 from .context import ExecContext, Params, SqlResult
-from .execsql import run_sql
+from .execsql import read_rows
 from .plans import PlanCache, QueryPlan, query_binds
 from .results import ResultSet
 from .shapes import aliased
@@ -26,9 +26,7 @@ def run_query(binder: Binder, compiled: Compiled, extra: dict[str, Any] | None =
     binds = dict(binder.binds)
     if extra:
         binds.update(extra)
-    cursor = run_sql(binder.conn, compiled.sql, binds)
-    keys = list(cursor.keys())
-    raw = cursor.fetchall()
+    keys, raw = read_rows(binder.conn, compiled.sql, binds)
     names = compiled.names if compiled.names is not None and len(compiled.names) == len(
         keys) else keys
     types = compiled.types if len(compiled.types) == len(keys) else [
@@ -93,10 +91,10 @@ def select_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
 
 def run_query_plan(ctx: ExecContext, plan: QueryPlan, params: Params) -> SqlResult:
     """Run a query through its compiled plan (no parsing, binding or catalog lookup)."""
-    cursor = run_sql(ctx.conn, plan.sql, query_binds(plan, params, ctx.conn.dialect))
+    _keys, raw = read_rows(ctx.conn, plan.sql, query_binds(plan, params, ctx.conn.dialect))
     types = plan.types
     rows = [tuple(from_storage(v, t) for v, t in zip(row, types, strict=True))
-            for row in cursor.fetchall()]
+            for row in raw]
     rs = ResultSet(list(plan.names), list(types), rows)
     if plan.formatted:
         _drop_null_document(rs)

@@ -309,8 +309,16 @@ def _divisor(value: Any) -> Any:
     return value
 
 
+def _recursion_level(level: int, limit: int) -> int:
+    """The recursion level of a row a recursive CTE makes; Msg 530 beyond the statement's
+    MAXRECURSION (recursion.py)."""
+    if level > limit:
+        raise tsql_error(530, limit)
+    return level
+
+
 BUILTINS: dict[str, tuple[int, Callable[..., Any]]] = {
-    "tsqlb_divisor": (1, _divisor),
+    "tsqlb_divisor": (1, _divisor), "tsqlb_recursion_level": (2, _recursion_level),
     "tsqlb_getdate": (0, _getdate), "tsqlb_getutcdate": (0, _getutcdate),
     "tsqlb_newid": (0, _newid), "tsqlb_len": (1, _len), "tsqlb_datalength": (-1, _datalength),
     "tsqlb_left": (2, _left), "tsqlb_right": (2, _right), "tsqlb_dateadd": (3, _dateadd),

@@ -20,17 +20,31 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Connection, Engine, MetaData, create_engine, event
 from sqlalchemy.engine import CursorResult, make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool, QueuePool
 
+from ..errors import CancelledError
 from .privatestore import PrivateDir, create_private_dir
 
+if TYPE_CHECKING:
+    from . import pgexec
+else:
+    # psycopg loads with the first PostgreSQL statement: SQLite runs never need it.
+    from ..lazy import LazyModule
+
+    pgexec = LazyModule("tsqlbroker.engine.pgexec", globals(), "pgexec")
+
 DEFAULT_DB_ENV = "TSQLBROKER_URL"
+T = TypeVar("T")
+# SQLite virtual-machine steps between looks at a pending cancel while a statement runs.
+_PROGRESS_STEPS = 1000
 
 
 def default_url() -> str:
@@ -91,9 +105,14 @@ class Store:
 
             return engine
         if self.dialect == "postgresql":
+            # psycopg's automatic preparing stays off: after any ROLLBACK or DROP it runs
+            # (a statement savepoint rolled back, a table variable dropped …) it sends
+            # DEALLOCATE ALL, which took pgexec's statements with it on a live connection.
+            # pgexec prepares the hot statements itself; see that module.
             return create_engine(parsed, isolation_level="AUTOCOMMIT", poolclass=NullPool
                                  if os.environ.get("TSQLBROKER_NULLPOOL") else QueuePool,
-                                 pool_size=8, max_overflow=64)
+                                 pool_size=8, max_overflow=64,
+                                 connect_args={"prepare_threshold": None})
         return create_engine(parsed, isolation_level="AUTOCOMMIT")
 
     def add_sqlite_connect_hook(self, hook: Any) -> None:
@@ -135,6 +154,14 @@ class StoreConnection:
 
     Reads may run with no storage transaction open. :meth:`write` opens one (taking SQLite's
     write lock) before the first write; :meth:`commit` / :meth:`rollback` end it.
+
+    Cancellation: the owner sets :attr:`cancel_requested` (its session's pending-cancel
+    test). Statements run inside :meth:`interruptible` — the engine's queries, which only
+    read — stop when a cancel is pending (SQLite looks at it every few thousand steps of
+    the statement; on PostgreSQL :meth:`interrupt`, called by whoever asks for the cancel,
+    sends the server a cancel request). Statements that write are never interrupted in
+    the middle: an interrupted write makes SQLite roll the whole transaction back, and the
+    engine's writes are short row statements that check between rows instead.
     """
 
     def __init__(self, store: Store, conn: Connection) -> None:
@@ -143,31 +170,136 @@ class StoreConnection:
         # The backend's name ("sqlite" / "postgresql"), copied: the hot path asks it often.
         self.dialect: str = store.dialect
         self.in_write_txn = False
+        # Whether :meth:`write` was called since the write transaction began: one opened by
+        # :meth:`begin_unwritten` (to hold SQLite's write lock while a RECEIVE picks) and
+        # not written to since may be ended early without losing anything of the session's.
+        self.written = False
         self._savepoints: list[str] = []
+        # Savepoints asked for while no write transaction was open: set when one begins
+        # (a rollback to them then keeps the transaction, and with it the write lock).
+        self._early_savepoints: list[str] = []
+        self.cancel_requested: Callable[[], bool] | None = None
+        # SQLite runs in this process: its statements look for a cancel themselves (a
+        # progress handler); a server is sent a cancel request instead.
+        self._in_process = store.dialect == "sqlite"
+        self._interruptible = 0
+        self._interrupt_lock = threading.Lock()
+
+    # -- cancellation ---------------------------------------------------------------------
+    def check_cancelled(self) -> None:
+        """Raise :class:`CancelledError` when the owner asked the running work to stop."""
+        requested = self.cancel_requested
+        if requested is not None and requested():
+            raise CancelledError()
+
+    @contextmanager
+    def interruptible(self) -> Iterator[None]:
+        """Run read-only backend statements that a cancel may stop midway (they then fail
+        with the backend's own interruption error, which the engine reports as
+        :class:`CancelledError`)."""
+        self.check_cancelled()
+        outer = self._interruptible == 0
+        if outer and self._in_process:
+            dbapi = self.conn.connection.dbapi_connection
+            dbapi.set_progress_handler(self._progress, _PROGRESS_STEPS)  # type: ignore[union-attr]
+        with self._interrupt_lock:
+            self._interruptible += 1
+        try:
+            yield
+        finally:
+            with self._interrupt_lock:
+                self._interruptible -= 1
+            if outer and self._in_process:
+                dbapi = self.conn.connection.dbapi_connection
+                dbapi.set_progress_handler(None, 0)  # type: ignore[union-attr]
+
+    def _progress(self) -> int:
+        requested = self.cancel_requested
+        return 1 if requested is not None and requested() else 0
+
+    def interrupt(self) -> None:
+        """Stop the interruptible statement running on this connection, if one is
+        (thread-safe; for a server — SQLite's statements look for the cancel themselves)."""
+        if self._in_process:
+            return
+        with self._interrupt_lock:
+            if not self._interruptible:
+                return
+            try:
+                dbapi = self.conn.connection.dbapi_connection
+                dbapi.cancel_safe(timeout=5.0)  # type: ignore[union-attr]
+            except Exception:  # noqa: BLE001 - the statement ended or the link is gone
+                return
+
+    def backend_txn_lost(self) -> bool:
+        """Whether the backend ended the transaction this connection believes open (SQLite
+        rolls the whole transaction back when a statement writing in it is interrupted)."""
+        if not self.in_write_txn or not self._in_process:
+            return False
+        return not self.conn.connection.dbapi_connection.in_transaction  # type: ignore[union-attr]
 
     def execute(self, statement: Any, params: Mapping[str, Any] | list[Any] | None = None
                 ) -> CursorResult[Any]:
         """Run a SQLAlchemy Core statement or ``text()`` construct on this connection."""
-        if params is None:
-            return self.conn.execute(statement)
-        return self.conn.execute(statement, params)
+        try:
+            if params is None:
+                return self.conn.execute(statement)
+            return self.conn.execute(statement, params)
+        except DBAPIError as e:
+            self._after_error(e)
+            raise
 
     def exec_driver_sql(self, sql: str, params: Any = None) -> CursorResult[Any]:
         """Run backend SQL text with DBAPI-style parameters."""
-        if params is None:
-            return self.conn.exec_driver_sql(sql)
-        return self.conn.exec_driver_sql(sql, params)
+        try:
+            if params is None:
+                return self.conn.exec_driver_sql(sql)
+            return self.conn.exec_driver_sql(sql, params)
+        except DBAPIError as e:
+            self._after_error(e)
+            raise
+
+    def pg_call(self, fn: Callable[..., T], *args: Any) -> T:
+        """PostgreSQL: ``fn(psycopg_connection, *args)``, one of :mod:`.pgexec`'s direct
+        libpq calls, failing as statements on SQLAlchemy's path fail (a ``DBAPIError``);
+        a lost connection is handed back to the pool as such (see :meth:`_after_error`)."""
+        dbapi = self.conn.connection.dbapi_connection
+        try:
+            return fn(dbapi, *args)
+        except pgexec.DriverError as e:
+            sql = args[0] if args and isinstance(args[0], str) else None
+            err = pgexec.dbapi_error(dbapi, e, sql)  # type: ignore[arg-type]
+            if isinstance(err, DBAPIError):
+                self._after_error(err)
+            raise err from e
+
+    def _after_error(self, e: DBAPIError) -> None:
+        """A statement failed (on PostgreSQL the error learns the server process that ran
+        it: ``backend_pid``). When the connection is gone, the storage transaction went
+        with it: the pool gets the connection back as invalid (it opens a new one, so the
+        statements prepared on the old one are never looked for again) and the next
+        statement runs on a new connection, outside any transaction."""
+        if not e.connection_invalidated:
+            if self.dialect == "postgresql":
+                # SQL Server names the deadlock victim's process: the server's, here.
+                info = getattr(self.conn.connection.dbapi_connection, "info", None)
+                e.backend_pid = getattr(info, "backend_pid", 0)  # type: ignore[attr-defined]
+            return
+        if not self.conn.invalidated:
+            self.conn.invalidate(e.orig)  # type: ignore[arg-type]
+        self.conn.rollback()      # SQLAlchemy's bookkeeping only: the next use reconnects
+        self.in_write_txn = False
+        self._savepoints.clear()
 
     def _control(self, sql: str) -> None:
         # Transaction control straight on the DBAPI connection: SQLAlchemy's per-statement
         # bookkeeping (events, result set-up) costs several times what the backend takes to
         # run BEGIN / COMMIT, and these run twice per T-SQL transaction. SQLAlchemy does not
         # track them either way (the connection is in AUTOCOMMIT mode).
-        dbapi = self.conn.connection.dbapi_connection
         if self.dialect == "postgresql":
-            from . import pgexec  # libpq directly: see that module
-            pgexec.execute_text(dbapi, sql)  # type: ignore[arg-type]
+            self.pg_call(pgexec.execute_text, sql)       # libpq directly: see that module
             return
+        dbapi = self.conn.connection.dbapi_connection
         cursor = dbapi.cursor()  # type: ignore[union-attr]
         try:
             cursor.execute(sql)
@@ -176,30 +308,65 @@ class StoreConnection:
 
     def write(self) -> None:
         """Make sure a storage transaction is open before writing."""
+        self.written = True
         if not self.in_write_txn:
-            self._control("BEGIN IMMEDIATE" if self.dialect == "sqlite" else "BEGIN")
-            self.in_write_txn = True
+            self._begin()
+
+    def begin_unwritten(self) -> bool:
+        """Open the write transaction (SQLite: take the file's write lock) before anything
+        is written, so that what is read next cannot change until it ends; True if opened
+        here. See :attr:`written` and :meth:`end_unwritten`."""
+        if self.in_write_txn:
+            return False
+        self._begin()
+        self.written = False
+        return True
+
+    def end_unwritten(self, commit: bool) -> None:
+        """End a write transaction the session wrote nothing in (:meth:`begin_unwritten`;
+        ``commit``: what other code wrote in it on the session's behalf, e.g. the broker's
+        group claims, is kept). Savepoints set in it wait for the next one, as if it had
+        never begun."""
+        early = self._savepoints
+        self._control("COMMIT" if commit else "ROLLBACK")
+        self.in_write_txn = False
+        self._savepoints = []
+        self._early_savepoints = early
+
+    def _begin(self) -> None:
+        self._control("BEGIN IMMEDIATE" if self.dialect == "sqlite" else "BEGIN")
+        self.in_write_txn = True
+        for name in self._early_savepoints:
+            self.exec_driver_sql(f'SAVEPOINT "{name}"')
+            self._savepoints.append(name)
+        self._early_savepoints = []
 
     def savepoint(self, name: str) -> None:
-        """Set a storage savepoint (only meaningful inside a write transaction)."""
-        self.write()
-        self.conn.exec_driver_sql(f'SAVEPOINT "{name}"')
+        """Set a storage savepoint; outside a write transaction, at the start of the next
+        one (nothing is written before it)."""
+        if not self.in_write_txn:
+            self._early_savepoints.append(name)
+            return
+        self.exec_driver_sql(f'SAVEPOINT "{name}"')
         self._savepoints.append(name)
 
     def rollback_to(self, name: str) -> None:
         """Undo writes back to savepoint ``name`` (which stays set)."""
         if name in self._savepoints:
-            self.conn.exec_driver_sql(f'ROLLBACK TO SAVEPOINT "{name}"')
+            self.exec_driver_sql(f'ROLLBACK TO SAVEPOINT "{name}"')
             del self._savepoints[self._savepoints.index(name) + 1:]
+        elif name in self._early_savepoints:
+            del self._early_savepoints[self._early_savepoints.index(name) + 1:]
 
     def has_savepoint(self, name: str) -> bool:
-        return name in self._savepoints
+        return name in self._savepoints or name in self._early_savepoints
 
     def commit(self, before: str | None = None) -> None:
         """Commit the storage transaction, if one is open. ``before``: parameterless SQL
         run just before the COMMIT, sent with it in one round trip (PostgreSQL's simple
         query protocol takes several statements; SQLite's ``execute`` does not: unused
         there). Run on its own when no transaction is open."""
+        self._early_savepoints.clear()
         if not self.in_write_txn:
             if before:
                 self._control(before)
@@ -211,10 +378,13 @@ class StoreConnection:
             self._savepoints.clear()
 
     def rollback(self) -> None:
-        """Roll the storage transaction back, if one is open."""
+        """Roll the storage transaction back, if one is open (and the backend has not
+        rolled it back already)."""
+        self._early_savepoints.clear()
         if self.in_write_txn:
             try:
-                self._control("ROLLBACK")
+                if not self.backend_txn_lost():
+                    self._control("ROLLBACK")
             finally:
                 self.in_write_txn = False
                 self._savepoints.clear()

@@ -1,5 +1,6 @@
 """Catalog views: ``sys.databases``, ``sys.schemas``, ``sys.objects``, ``sys.tables``,
 ``sys.views``, ``sys.procedures``, ``sys.columns``, ``sys.types``, ``sys.sql_modules``,
+``sys.messages``,
 ``INFORMATION_SCHEMA.TABLES`` / ``COLUMNS``.
 
 They are virtual tables (see ``context.VirtualTable``): SQLAlchemy selects over the engine's
@@ -18,7 +19,7 @@ from typing import Any
 from sqlalchemy import Integer as SaInteger
 from sqlalchemy import Select, and_, case, cast, false, literal, select, true
 
-from ..errors import tsql_error
+from ..errors import MESSAGES, tsql_error
 from .catalog import Catalog
 from .context import ExecContext, VirtualTable, register_virtual_table
 from .sqltypes import TypeSpec, parse_spec
@@ -259,6 +260,17 @@ def _types(_ctx: ExecContext, _db_id: int) -> VirtualTable:
     return VirtualTable(literal_rows(cols, rows), cols, refuse_error=_refuse())
 
 
+def _messages(_ctx: ExecContext, _db_id: int) -> VirtualTable:
+    """sys.messages: the texts of every error tsqlbroker raises (us_english, 1033), with
+    their printf-style placeholders as SQL Server stores them."""
+    cols: list[tuple[str, str | None]] = [
+        ("message_id", "int"), ("language_id", "smallint"), ("severity", "tinyint"),
+        ("is_event_logged", "bit"), ("text", "nvarchar(2048)")]
+    rows = [(number, 1033, severity, False, text)
+            for number, (severity, text) in sorted(MESSAGES.items())]
+    return VirtualTable(literal_rows(cols, rows), cols, refuse_error=_refuse())
+
+
 def _constraint_rows(ctx: ExecContext, db_id: int, kinds: set[str]
                      ) -> list[tuple[Any, dict[str, Any], dict[str, int]]]:
     """(object row, detail, {lower column name: column_id of the parent}) per constraint."""
@@ -321,6 +333,7 @@ _SYS_VIEWS: dict[str, Callable[[ExecContext, int], VirtualTable]] = {
     "views": _objects_view(["V"], []),
     "procedures": _objects_view(["P"], []),
     "columns": _columns, "types": _types, "sql_modules": _sql_modules,
+    "messages": _messages,
 }
 
 

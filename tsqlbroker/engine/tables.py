@@ -266,8 +266,7 @@ def _create_physical(ctx: ExecContext, backend_schema: str | None, physical: str
     table = Table(physical, md, *[Column(column_name(col["name"], dialect),
                                          column_type(col["spec"], dialect)) for col in columns],
                   schema=backend_schema)
-    ddl = str(CreateTable(table).compile(dialect=ctx.conn.conn.dialect))
-    run_sql(ctx.conn, ddl)
+    ctx.conn.execute(CreateTable(table))
 
 
 def add_constraint(ctx: ExecContext, db_id: int, schema: str, table_oid: int, display: str,

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,10 +26,10 @@ import sqlglot
 from sqlglot import exp
 
 from ..errors import BindError, TSqlError, tsql_error
-from . import apply, forxml, shapes, sysviews, tvf
+from . import apply, forxml, recursion, shapes, sysviews, tvf
 from .catalog import TEMPDB, Catalog
 from .context import ExecContext, VirtualTable, virtual_resolvers
-from .execsql import named_placeholders
+from .execsql import BackendSql, generate
 from .funcmap import (
     BUILTIN_FALLBACK,
     DATEPART_FIRST,
@@ -73,9 +74,17 @@ class Source:
     name: str  # the name as written, for messages
     columns: list[tuple[str, str | None]]
     table: TableInfo | None = None
-    sql: str | None = None  # backend SELECT text for views / virtual tables
+    sql: str | None = None  # backend SELECT text of a virtual table
     virtual: VirtualTable | None = None
     signature: tuple[Any, ...] = ()
+    tree: exp.Expression | None = None  # the backend query of a view (or the parsed sql)
+
+    def query(self, dialect: str) -> exp.Expression:
+        """A private copy of the backend query of a view or virtual table (sqlglot
+        ``dialect``)."""
+        if self.tree is None:
+            self.tree = sqlglot.parse_one(self.sql or "", read=dialect)
+        return self.tree.copy()
 
     def spec_of(self, column: str) -> str | None:
         low = column.lower()
@@ -146,6 +155,15 @@ class Binder:
         self.applied: dict[str, apply.Applied] = {}  # CROSS / OUTER APPLY aliases (SQLite)
         self.udf_calls = UdfCalls(self)  # scalar UDF calls (udfcall.py)
         self.meta_calls: dict[int, str] = {}  # session function values (metafuncs.py)
+        # Types worked out per node (spec_of / _kind), each asked once however often the
+        # nodes above ask again: without them, typing ``a + b + c …`` doubled its work per
+        # term. Keyed by id with the node kept (no id reuse); valid while the sources and
+        # the prepared session calls (what a type depends on) stay as they were.
+        self._specs: dict[int, tuple[exp.Expression, str | None]] = {}
+        self._kinds: dict[int, tuple[exp.Expression, str | None]] = {}
+        self._typed_for = (0, 0)
+        # Nodes of a long operator chain rewritten ahead of their parent (see rewrite).
+        self._rewritten: dict[int, tuple[exp.Expression, exp.Expression]] = {}
 
     # -- tables ---------------------------------------------------------------------------
     def resolve(self, key: tuple[str, str, str, str]) -> Source:
@@ -206,7 +224,7 @@ class Binder:
             return self.ctx
         return ExecContext(self.ctx.conn, self.ctx.txn, db_id, self.ctx.session_id,
                            self.ctx.temp_tables, self.ctx.table_variables,
-                           self.ctx.view_depth)
+                           self.ctx.view_depth, max_recursion=self.ctx.max_recursion)
 
     def _table_source(self, info: TableInfo, name: str) -> Source:
         return Source("table", name, [(c.name, c.spec) for c in info.columns], table=info,
@@ -217,21 +235,21 @@ class Binder:
             raise tsql_error(217)
         inner_ctx = ExecContext(self.ctx.conn, self.ctx.txn, db_id, self.ctx.session_id,
                                 self.ctx.temp_tables, self.ctx.table_variables,
-                                self.ctx.view_depth + 1)
+                                self.ctx.view_depth + 1, max_recursion=self.ctx.max_recursion)
         select_text = _view_select_text(obj.definition or "")
         inner = Binder(inner_ctx, {})
-        compiled = inner.compile_text(select_text, tag="view")
+        compiled = inner.compile_text(select_text, tag="view", keep_tree=True)
         # Values the view's function calls bound (UDFs, USER_NAME() …) travel with its SQL.
         self.binds.update(inner.binds)
         self._extra_sig.extend(inner._extra_sig)
         columns = list(zip(compiled.names, compiled.types, strict=False))
-        return Source("view", name, columns, sql=compiled.sql,
+        return Source("view", name, columns, tree=compiled.tree,
                       signature=("view", obj.object_id, obj.modify_date))
 
     def _virtual_sql(self, vt: VirtualTable) -> str:
         if isinstance(vt.sql, str):
             return vt.sql
-        compiled = vt.sql.compile(dialect=self.conn.conn.dialect,
+        compiled = vt.sql.compile(dialect=_literal_dialect(self.conn.conn.dialect),
                                   compile_kwargs={"literal_binds": True})
         return str(compiled)
 
@@ -289,11 +307,18 @@ class Binder:
         spec_sig = tuple(sorted((k, v[1]) for k, v in self.params.items()))
         tables = tuple(sorted((repr(k), s.signature) for k, s in self.resolved.items()))
         return (self.conn.store.url, self.ctx.db_id, tables, spec_sig,
-                functions_version(self.conn.store), tuple(self._extra_sig))
+                functions_version(self.conn.store), self.ctx.max_recursion,
+                tuple(self._extra_sig))
 
     # -- rewriting ------------------------------------------------------------------------
     def rewrite(self, node: exp.Expression) -> exp.Expression:
         """Rewrite ``node`` (already a private copy) for the backend, bottom-up."""
+        done = self._rewritten.pop(id(node), None)
+        if done is not None and done[0] is node:
+            return done[1]
+        if isinstance(node, exp.Binary) and isinstance(node.this, exp.Binary) \
+                and id(node.this) not in self._rewritten:
+            self._rewrite_chain(node)
         before = self._before(node)
         if before is not None:
             return before
@@ -304,6 +329,18 @@ class Binder:
                 node.set(key, [self.rewrite(v) if isinstance(v, exp.Expression) else v
                                for v in value])
         return self._after(node)
+
+    def _rewrite_chain(self, top: exp.Binary) -> None:
+        """``a + b + c …`` nests each operator in the next one's left operand: rewriting it
+        by plain recursion would go as deep as the chain is long. The operators below
+        ``top`` are rewritten first, from the innermost out, each kept aside for its
+        parent's own rewrite to take — which still sees its original children, so type
+        decisions are as before (and, typed in the same order, cost one step each)."""
+        chain = _left_chain(top)
+        if len(chain) < _CHAIN_MIN:
+            return
+        for node in reversed(chain[1:]):
+            self._rewritten[id(node)] = (node, self.rewrite(node))
 
     def _before(self, node: exp.Expression) -> exp.Expression | None:
         """Rewrites that must see the original children (type decisions, tables)."""
@@ -485,7 +522,7 @@ class Binder:
                             alias=exp.TableAlias(this=exp.Identifier(this=alias,
                                                                       quoted=True)))
             return new
-        inner = sqlglot.parse_one(source.sql or "", read=self.dialect)
+        inner = source.query(self.dialect)
         return exp.Subquery(this=inner, alias=exp.TableAlias(
             this=exp.Identifier(this=alias, quoted=True)))
 
@@ -748,18 +785,12 @@ class Binder:
         if low == "db_id":
             if not args:
                 return exp.Literal.number(self.ctx.db_id)
-            d = self.catalog.t.databases
-            return exp.Subquery(this=sqlglot.select(exp.column("database_id")).from_(
-                exp.Table(this=exp.Identifier(this=d.name, quoted=True))).where(
-                exp.EQ(this=exp.column("name_key"), expression=exp.Lower(this=args[0]))))
+            return self._database_lookup("database_id", "name_key", exp.Lower(this=args[0]))
         if low == "db_name":
             if not args:
                 name = self.catalog.database(self.conn, self.ctx.db_id)
                 return exp.Literal.string(name.name if name else "")
-            d = self.catalog.t.databases
-            return exp.Subquery(this=sqlglot.select(exp.column("name")).from_(
-                exp.Table(this=exp.Identifier(this=d.name, quoted=True))).where(
-                exp.EQ(this=exp.column("database_id"), expression=args[0])))
+            return self._database_lookup("name", "database_id", args[0])
         if low == "choose" and len(args) >= 2:
             return exp.Case(this=args[0], ifs=[
                 exp.If(this=exp.Literal.number(i), true=a) for i, a in enumerate(args[1:], 1)])
@@ -769,6 +800,20 @@ class Binder:
                    "error_line", "error_procedure", "newsequentialid"):
             raise not_supported(f"{low.upper()}() inside a query")
         return node
+
+    def _database_lookup(self, column: str, key: str, value: exp.Expression
+                         ) -> exp.Expression:
+        """``(SELECT column FROM databases WHERE key = value)`` with the catalog's columns
+        renamed in a derived table, so that a column of the outer query in ``value``
+        (``DB_NAME(database_id)`` over sys.dm_exec_sessions) is not captured by the
+        catalog table's column of the same name."""
+        d = self.catalog.t.databases
+        inner = sqlglot.select(exp.alias_(exp.column(column), "tsqlb_d_value"),
+                               exp.alias_(exp.column(key), "tsqlb_d_key")).from_(
+            exp.Table(this=exp.Identifier(this=d.name, quoted=True)))
+        return exp.Subquery(this=sqlglot.select(exp.column("tsqlb_d_value")).from_(
+            exp.alias_(inner.subquery(), "tsqlb_d", table=True)).where(
+            exp.EQ(this=exp.column("tsqlb_d_key"), expression=value)))
 
     def _placeholder_or_unsupported(self, name: str, node: exp.Expression) -> exp.Expression:
         if name in self.params:
@@ -788,6 +833,41 @@ class Binder:
         """The type spec of an expression when it is evident (column, cast, parameter …)."""
         if node is None:
             return None
+        return self._typed(self._specs, node, self._spec_of)
+
+    def _typed(self, table: dict[int, tuple[exp.Expression, str | None]],
+               node: exp.Expression, work: Callable[[exp.Expression], str | None]
+               ) -> str | None:
+        """``work(node)``, remembered in ``table`` (forgotten once what types depend on
+        has grown)."""
+        now = (len(self.sources), len(self.meta_calls))
+        if now != self._typed_for:
+            self._specs.clear()
+            self._kinds.clear()
+            self._typed_for = now
+        hit = table.get(id(node))
+        if hit is not None and hit[0] is node:
+            return hit[1]
+        self._type_chain(node)
+        found = work(node)
+        table[id(node)] = (node, found)
+        return found
+
+    def _type_chain(self, node: exp.Expression) -> None:
+        """Type the operators of a long chain below ``node`` from the innermost out, so
+        that typing ``node`` (which asks its left operand, which asks its own …) never
+        recurses deeper than one step."""
+        if not isinstance(node, exp.Binary) or not isinstance(node.this, exp.Binary) \
+                or id(node.this) in self._specs:
+            return
+        chain = _left_chain(node)
+        if len(chain) < _CHAIN_MIN:
+            return
+        for inner in reversed(chain[1:]):
+            self.spec_of(inner)
+            self._kind(inner)
+
+    def _spec_of(self, node: exp.Expression) -> str | None:
         if isinstance(node, exp.Paren):
             return self.spec_of(node.this)
         called = udf_call_spec(self, node) or session_call_spec(self, node)
@@ -947,8 +1027,12 @@ class Binder:
             right == "string" and left != "number")
 
     def _kind(self, node: exp.Expression | None) -> str | None:
+        """'string', 'number' or None (not evident) for an expression."""
         if node is None:
             return None
+        return self._typed(self._kinds, node, self._kind_of)
+
+    def _kind_of(self, node: exp.Expression) -> str | None:
         if isinstance(node, exp.Paren):
             return self._kind(node.this)
         if isinstance(node, exp.Add):
@@ -998,14 +1082,19 @@ class Binder:
         return None
 
     # -- generation -----------------------------------------------------------------------
-    def compile_text(self, sql: str, tag: str = "") -> Compiled:
+    def compile_text(self, sql: str, tag: str = "", *, keep_tree: bool = False) -> Compiled:
         """Parse, bind and generate a SELECT given as T-SQL text."""
         parsed = parse_statement(sql)
-        return self.compile(parsed.tree, (sql, tag))
+        return self.compile(parsed.tree, (sql, tag), keep_tree=keep_tree)
 
-    def compile(self, tree: exp.Expression, cache_key: Any) -> Compiled:
-        """Bind and generate ``tree`` (a private copy), cached per key and resolution."""
+    def compile(self, tree: exp.Expression, cache_key: Any, *, keep_tree: bool = False
+                ) -> Compiled:
+        """Bind and generate ``tree`` (a private copy), cached per key and resolution;
+        ``keep_tree``: the result keeps the rewritten tree too (a view's, which goes into
+        the trees of the statements reading it)."""
         self.collect(tree)
+        self.ctes.update(recursion.bound_recursive_ctes(
+            tree, self.ctx.max_recursion, lambda select: self.describe(select)[0]))
         # Values decided before the statement runs (session functions, UDF calls) are bound
         # parameters, so they are prepared on cache hits too.
         prepare_session_calls(self, tree, cache_key[0] if isinstance(cache_key, tuple)
@@ -1027,8 +1116,8 @@ class Binder:
             for ident in out.find_all(exp.Identifier):
                 ident.set("this", ident.name.lower())
                 ident.set("quoted", True)
-        sql = named_placeholders(out.sql(dialect=self.dialect), self.conn.dialect)
-        compiled = Compiled(sql, names, types, tuple(sorted(self.binds_used(out))))
+        compiled = Compiled(generate(out, self.conn.dialect), names, types,
+                            tuple(sorted(self.binds_used(out))), out if keep_tree else None)
         with _compile_lock:
             _compile_cache[key] = compiled
             while len(_compile_cache) > _COMPILE_CACHE_SIZE:
@@ -1101,16 +1190,47 @@ class Binder:
 class Compiled:
     """Generated backend SQL with output names/specs and the parameters it binds."""
 
-    sql: str
+    sql: BackendSql
     names: list[str] | None
     types: list[str | None]
     param_keys: tuple[tuple[str, str], ...] = field(default=())
+    # The rewritten tree the SQL was generated from, when asked for (a view's query goes into
+    # the trees of the statements reading it); shared by every user of the cache entry:
+    # copy, never edit.
+    tree: exp.Expression | None = None
 
 
 _compile_cache: OrderedDict[Any, Compiled] = OrderedDict()
+_literal_dialects: dict[type, Any] = {}
+
+
+def _literal_dialect(dialect: Any) -> Any:
+    """The SQLAlchemy dialect to render a selectable's SQL text with literal values: the
+    connection's own, but with named parameters, since the ``pyformat`` style of psycopg
+    would double every ``%`` of a literal or a name in the text."""
+    if dialect.paramstyle not in ("format", "pyformat"):
+        return dialect
+    cls = type(dialect)
+    found = _literal_dialects.get(cls)
+    if found is None:
+        found = _literal_dialects[cls] = cls(paramstyle="named")
+    return found
 
 
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between)
+# Operator chains at least this long are typed and rewritten from the innermost operator
+# out rather than by recursion (shorter ones recurse: that is cheaper).
+_CHAIN_MIN = 16
+
+
+def _left_chain(top: exp.Expression) -> list[exp.Expression]:
+    """``top`` and the binary operators nested in each one's left operand, outermost first."""
+    chain = [top]
+    node = top.this
+    while isinstance(node, exp.Binary):
+        chain.append(node)
+        node = node.this
+    return chain
 # Types stored as canonical text whose comparisons with strings need a conversion first.
 _CANONICAL_TEXT_TYPES = {"date", "time", "datetime", "datetime2", "smalldatetime",
                          "datetimeoffset", "uniqueidentifier"}

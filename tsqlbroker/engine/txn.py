@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..errors import broker_error
+from .failures import is_transient
 from .store import StoreConnection
 
 _txn_ids = itertools.count(1)
@@ -63,6 +64,7 @@ class Txn:
     before_commit_hooks: list[Callable[[], str | None]] = field(default_factory=list)
     after_commit_hooks: list[Callable[[], None]] = field(default_factory=list)
     after_end_hooks: list[Callable[[bool], None]] = field(default_factory=list)
+    pause_hooks: list[Callable[[], None]] = field(default_factory=list)
     marks: list[_Mark] = field(default_factory=list)
     active: bool = True
     # While the deferred operations flush: whether the one flushing is the last so far (its
@@ -71,6 +73,10 @@ class Txn:
     # Free-form per-transaction state for engine modules (e.g. received queues for the
     # poison-message counter), keyed by module.
     state: dict[str, Any] = field(default_factory=dict)
+    # The transaction met a failure not of its own making (deadlock victim, lock timeout,
+    # lost connection, cancellation; engine/failures.py): its rollback is no sign of a
+    # poison message.
+    forced_rollback: bool = False
 
     # -- registration -------------------------------------------------------------------------
     def defer(self, op: DeferredOp) -> None:
@@ -101,13 +107,25 @@ class Txn:
         """Open the storage transaction before a write."""
         self.conn.write()
 
+    def on_pause(self, fn: Callable[[], None]) -> None:
+        """Call ``fn()`` whenever the session pauses with this transaction open (see
+        :meth:`pause`); kept until the transaction ends."""
+        self.pause_hooks.append(fn)
+
+    def pause(self) -> None:
+        """The session stops running statements for a while with this transaction open —
+        its batch ended, or it sleeps or waits (WAITFOR, a lock): engine modules give up
+        what they need not hold meanwhile (the broker publishes its group claims and lets
+        SQLite's write lock go when nothing was written yet)."""
+        for fn in list(self.pause_hooks):
+            fn()
+
     # -- savepoints ---------------------------------------------------------------------------
     def save(self, name: str) -> None:
-        """``SAVE TRANSACTION name``: mark the current position."""
-        sp = None
-        if self.conn.in_write_txn:
-            sp = f"tsqlb_sp_{self.id}_{len(self.marks)}"
-            self.conn.savepoint(sp)
+        """``SAVE TRANSACTION name``: mark the current position (a storage savepoint, set
+        when the write transaction begins if none is open yet)."""
+        sp = f"tsqlb_sp_{self.id}_{len(self.marks)}"
+        self.conn.savepoint(sp)
         self.marks.append(_Mark(name.lower(), len(self.ops), len(self.undo),
                                 len(self.after_commit_hooks), sp))
 
@@ -126,11 +144,9 @@ class Txn:
             fn()
         del self.after_commit_hooks[mark.after_commit:]
         if mark.storage_savepoint is not None:
+            # Keeps the storage transaction (and SQLite's write lock, which may be what
+            # keeps this transaction's conversation groups its own: broker/claims.py).
             self.conn.rollback_to(mark.storage_savepoint)
-        elif self.conn.in_write_txn:
-            # The savepoint was set before anything was written: everything written since
-            # goes, and the storage transaction starts again at the next write.
-            self.conn.rollback()
 
     # -- ending -------------------------------------------------------------------------------
     def commit(self) -> None:
@@ -148,7 +164,9 @@ class Txn:
                 self.flushing_last = False
             along = [sql for hook in self.before_commit_hooks if (sql := hook())]
             self.conn.commit("; ".join(along) if along else None)
-        except BaseException:
+        except BaseException as e:
+            if is_transient(e):
+                self.forced_rollback = True
             self.rollback()
             raise
         self.active = False
@@ -172,6 +190,7 @@ class Txn:
         self.ops.clear()
         self.undo.clear()
         self.before_commit_hooks.clear()
+        self.pause_hooks.clear()
         self.marks.clear()
         hooks = list(self.after_end_hooks)
         self.after_end_hooks.clear()
@@ -282,6 +301,12 @@ class LockManager:
         with self._cond:
             tid = None if txn is None else txn.id
             return {r for r, o in self._owners.items() if o != tid}
+
+    def snapshot(self) -> tuple[list[tuple[Any, int]], list[tuple[Any, int]]]:
+        """(granted, waiting): ``(resource, transaction id)`` of every lock held and of
+        every transaction waiting for one (sys.dm_tran_locks, sp_who's blk)."""
+        with self._cond:
+            return list(self._owners.items()), [(r, t) for t, r in self._waiting.items()]
 
     def release(self, resource: Any, txn: Txn) -> None:
         """Give back one resource ``txn`` took in this transaction (a lock it could not

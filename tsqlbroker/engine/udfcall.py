@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from ..errors import BindError, tsql_error
-from .execsql import run_sql
+from .execsql import read_rows
 from .sqlfuncs import backend_value
 from .sqltypes import from_storage, spec_of_value, to_storage
 from .udfbridge import _SPEC_SEP, UdfInfo, UdfName, bridge_of
@@ -318,9 +318,9 @@ def _prefetch(binder: Binder, probe: exp.Select, name: UdfName, nargs: int
     inner = _Binder(binder.ctx, dict(binder.params))
     compiled = inner.compile(probe, ("udf-probe", probe.sql("tsql")))
     cols = ", ".join(f'q."tsqlb_a{j}"' for j in range(nargs))
-    sql = f"SELECT q.*, CAST(jsonb_build_array({cols}) AS text) AS tsqlb_key " \
-          f"FROM ({compiled.sql}) AS q"
-    rows = run_sql(binder.conn, sql, inner.binds).fetchall()
+    sql = compiled.sql.wrap(f"SELECT q.*, CAST(jsonb_build_array({cols}) AS text) AS "
+                            "tsqlb_key FROM (", ") AS q")
+    rows = read_rows(binder.conn, sql, inner.binds)[1]
     bridge = bridge_of(binder.conn.store)
     assert bridge is not None
     info = _info(binder, name)

@@ -19,7 +19,7 @@ from sqlglot import exp
 from ..errors import BindError, tsql_error
 from .catalog import Catalog
 from .context import ExecContext
-from .execsql import run_sql
+from .execsql import BackendSql, Marks, run_sql
 from .naming import quote_column
 from .sqlfuncs import backend_value
 from .sqltypes import check_length, from_storage, pad_fixed, parse_spec, to_storage
@@ -68,8 +68,8 @@ class RowWriter:
     """Writes rows of one statement into one table, enforcing its constraints."""
 
     def __init__(self, ctx: ExecContext, info: TableInfo, statement: str, *,
-                 defaults: dict[str, str] | None = None,
-                 checks: dict[int, str] | None = None) -> None:
+                 defaults: dict[str, BackendSql] | None = None,
+                 checks: dict[int, BackendSql] | None = None) -> None:
         """``defaults`` / ``checks``: compiled DEFAULT and CHECK queries to reuse and fill
         (a compiled plan shares them between executions of one statement)."""
         self.ctx = ctx
@@ -79,8 +79,8 @@ class RowWriter:
         self.dialect = ctx.conn.dialect
         self.rowid = rowid_column(self.dialect)
         self.last_identity: int | None = None
-        self._defaults: dict[str, str] = {} if defaults is None else defaults
-        self._checks: dict[int, str] = {} if checks is None else checks
+        self._defaults: dict[str, BackendSql] = {} if defaults is None else defaults
+        self._checks: dict[int, BackendSql] = {} if checks is None else checks
 
     # -- values ---------------------------------------------------------------------------
     def convert(self, col: ColumnInfo, value: Any) -> Any:
@@ -139,10 +139,12 @@ class RowWriter:
         rowids: list[Any] = []
         given = {c.name.lower() for c in targets}
         names = [c.name for c in info.columns]
-        sql = (f"INSERT INTO {info.sql_name} ("
-               + ", ".join(quote_column(n, self.dialect) for n in names) + ") VALUES ("
-               + ", ".join(f":c{i}" for i in range(len(names))) + ")")
+        mark = Marks(self.dialect)
+        sql = mark.sql(f"INSERT INTO {info.sql_name} ("
+                       + ", ".join(quote_column(n, self.dialect) for n in names) + ") VALUES ("
+                       + ", ".join(mark(f"c{i}") for i in range(len(names))) + ")")
         for row in rows:
+            self.conn.check_cancelled()  # a long INSERT … SELECT stops between rows
             values: dict[str, Any] = {}
             by_name = {c.name.lower(): v for c, v in zip(targets, row, strict=True)}
             for col in info.columns:
@@ -178,16 +180,15 @@ class RowWriter:
             self._identity_save(ident, next_id)
         return rowids
 
-    def _execute_insert(self, sql: str, params: dict[str, Any]) -> Any:
+    def _execute_insert(self, sql: BackendSql, params: dict[str, Any]) -> Any:
         if self.dialect == "sqlite":
             cur = self.conn.conn.connection.dbapi_connection.cursor()
             try:
-                cur.execute(sql, params)
+                cur.execute(sql.text, params)
                 return cur.lastrowid
             finally:
                 cur.close()
-        from sqlalchemy import text
-        return self.conn.execute(text(sql + " RETURNING ctid"), params).scalar()
+        return run_sql(self.conn, sql.wrap("", f" RETURNING {self.rowid}"), params).scalar()
 
     def _identity_start(self, col: ColumnInfo) -> int:
         c = Catalog.get(self.conn.store).t.columns
@@ -210,13 +211,13 @@ class RowWriter:
     # -- constraint checks ------------------------------------------------------------------
     def _null_safe_eq(self, column: str, param: str) -> str:
         if self.dialect == "sqlite":
-            return f"{quote_column(column, self.dialect)} IS :{param}"  # the column's TSQL_CI collation
+            return f"{quote_column(column, self.dialect)} IS {param}"  # the column's TSQL_CI collation
         col = self.info.column(column)
         if col is not None and parse_spec(col.spec).is_string:
             # No case-insensitive collation on PostgreSQL: compare folded text.
             return (f"lower(rtrim({quote_column(column, self.dialect)})) IS NOT DISTINCT FROM "
-                    f"lower(rtrim(CAST(:{param} AS text)))")
-        return f"{quote_column(column, self.dialect)} IS NOT DISTINCT FROM :{param}"
+                    f"lower(rtrim(CAST({param} AS text)))")
+        return f"{quote_column(column, self.dialect)} IS NOT DISTINCT FROM {param}"
 
     def _check_unique(self, values: dict[str, Any], rowid: Any) -> None:
         """2627 / 2601 when another row has the same key (NULLs equal, as SQL Server)."""
@@ -224,13 +225,14 @@ class RowWriter:
             if k.kind not in ("PK", "UQ") and not (k.kind == "IX" and k.unique):
                 continue
             keyvals = [values[c.lower()] for c in k.columns]
-            conds = [self._null_safe_eq(c, f"k{i}") for i, c in enumerate(k.columns)]
+            mark = Marks(self.dialect)
+            conds = [self._null_safe_eq(c, mark(f"k{i}")) for i, c in enumerate(k.columns)]
             params: dict[str, Any] = {f"k{i}": v for i, v in enumerate(keyvals)}
             sql = f"SELECT 1 FROM {self.info.sql_name} WHERE " + " AND ".join(conds)
             if rowid is not None:
-                sql += f" AND {self.rowid} <> :rid"
+                sql += f" AND {self.rowid} <> {mark('rid')}"
                 params["rid"] = rowid
-            if run_sql(self.conn, sql + " LIMIT 1", params).first() is not None:
+            if run_sql(self.conn, mark.sql(sql + " LIMIT 1"), params).first() is not None:
                 shown = [self._display(c, v) for c, v in zip(k.columns, keyvals, strict=True)]
                 if k.kind == "IX":
                     raise tsql_error(2601, self.info.two_part_name, k.name, format_key(shown))
@@ -252,10 +254,8 @@ class RowWriter:
             parent = self._table(k.ref_object_id)
             if parent is None:
                 continue
-            conds = " AND ".join(f"{quote_column(c, self.dialect)} = :k{i}"
-                                 for i, c in enumerate(k.ref_columns))
-            sql = f"SELECT 1 FROM {parent.sql_name} WHERE {conds} LIMIT 1"
-            params = {f"k{i}": v for i, v in enumerate(keyvals)}
+            mark, conds, params = self._key_condition(k.ref_columns, keyvals)
+            sql = mark.sql(f"SELECT 1 FROM {parent.sql_name} WHERE {conds} LIMIT 1")
             if run_sql(self.conn, sql, params).first() is None:
                 self._raise_547("FOREIGN KEY", k.name, parent, k.ref_columns)
 
@@ -303,6 +303,7 @@ class RowWriter:
         moved: dict[Any, Any] = {}
         returning = "" if self.dialect == "sqlite" else f" RETURNING {self.rowid}"
         for rid, vals in changes:
+            self.conn.check_cancelled()
             converted: dict[str, Any] = {}
             for name, value in vals.items():
                 col = info.column(name)
@@ -311,13 +312,14 @@ class RowWriter:
                 if col.identity is not None:
                     raise tsql_error(8102, col.name)
                 converted[col.name] = self.convert(col, value)
-            sets = ", ".join(f"{quote_column(n, self.dialect)} = :u{i}"
+            mark = Marks(self.dialect)
+            sets = ", ".join(f"{quote_column(n, self.dialect)} = {mark(f'u{i}')}"
                              for i, n in enumerate(converted))
             params = {f"u{i}": v for i, v in enumerate(converted.values())}
             params["rid"] = rid
             result = run_sql(
-                self.conn, f"UPDATE {info.sql_name} SET {sets} "
-                           f"WHERE {self.rowid} = :rid{returning}", params)
+                self.conn, mark.sql(f"UPDATE {info.sql_name} SET {sets} "
+                                    f"WHERE {self.rowid} = {mark('rid')}{returning}"), params)
             moved[rid] = result.scalar() if returning else rid
         current = self.fetch(list(moved.values()))
         for rid, _vals in changes:
@@ -347,10 +349,12 @@ class RowWriter:
         cols = ", ".join([self.rowid] + [quote_column(n, self.dialect) for n in names])
         for start in range(0, len(rowids), 500):
             chunk = list(rowids[start:start + 500])
-            marks = ", ".join(f":r{i}" for i in range(len(chunk)))
+            mark = Marks(self.dialect)
+            marks = ", ".join(mark(f"r{i}") for i in range(len(chunk)))
             rows = run_sql(
-                self.conn, f"SELECT {cols} FROM {self.info.sql_name} "
-                f"WHERE {self.rowid} IN ({marks})", {f"r{i}": r for i, r in enumerate(chunk)})
+                self.conn, mark.sql(f"SELECT {cols} FROM {self.info.sql_name} "
+                                    f"WHERE {self.rowid} IN ({marks})"),
+                {f"r{i}": r for i, r in enumerate(chunk)})
             for row in rows:
                 out[row[0]] = {n.lower(): v for n, v in zip(names, row[1:], strict=True)}
         return out
@@ -376,21 +380,22 @@ class RowWriter:
                     elif child.object_id != self.info.object_id:
                         self._check_not_referenced(child, fk, keyvals)
         for start in range(0, len(rowids), 500):
+            self.conn.check_cancelled()
             chunk = list(rowids[start:start + 500])
-            marks = ", ".join(f":r{i}" for i in range(len(chunk)))
+            mark = Marks(self.dialect)
+            marks = ", ".join(mark(f"r{i}") for i in range(len(chunk)))
             run_sql(
                 self.conn,
-                f"DELETE FROM {self.info.sql_name} WHERE {self.rowid} IN ({marks})",
+                mark.sql(f"DELETE FROM {self.info.sql_name} WHERE {self.rowid} IN ({marks})"),
                 {f"r{i}": r for i, r in enumerate(chunk)})
 
     def _cascade(self, child: TableInfo, fk: ConstraintInfo, keyvals: list[Any]) -> None:
         """ON DELETE CASCADE deletes the referencing rows, ON DELETE SET NULL clears their
         foreign key columns (each through the child's own writer and checks)."""
-        conds = " AND ".join(f"{quote_column(c, self.dialect)} = :k{i}" for i, c in enumerate(fk.columns))
-        params = {f"k{i}": v for i, v in enumerate(keyvals)}
+        mark, conds, params = self._key_condition(fk.columns, keyvals)
         rids = [r[0] for r in run_sql(
-            self.conn,
-            f"SELECT {self.rowid} FROM {child.sql_name} WHERE {conds}", params)]
+            self.conn, mark.sql(f"SELECT {self.rowid} FROM {child.sql_name} WHERE {conds}"),
+            params)]
         writer = RowWriter(self.ctx, child, self.statement)
         if fk.on_delete == "SET NULL":
             writer.update([(rid, dict.fromkeys(fk.columns)) for rid in rids])
@@ -401,12 +406,19 @@ class RowWriter:
                               keyvals: list[Any]) -> None:
         if any(v is None for v in keyvals):
             return
-        conds = " AND ".join(f"{quote_column(c, self.dialect)} = :k{i}" for i, c in enumerate(fk.columns))
-        params = {f"k{i}": v for i, v in enumerate(keyvals)}
+        mark, conds, params = self._key_condition(fk.columns, keyvals)
         if run_sql(
-                self.conn, f"SELECT 1 FROM {child.sql_name} WHERE {conds} LIMIT 1",
+                self.conn, mark.sql(f"SELECT 1 FROM {child.sql_name} WHERE {conds} LIMIT 1"),
                 params).first() is not None:
             self._raise_547("REFERENCE", fk.name, child, fk.columns)
+
+    def _key_condition(self, columns: Sequence[str], keyvals: Sequence[Any]
+                       ) -> tuple[Marks, str, dict[str, Any]]:
+        """``c1 = $1 AND c2 = $2 …`` over ``columns``: its marks, text and parameters."""
+        mark = Marks(self.dialect)
+        conds = " AND ".join(f"{quote_column(c, self.dialect)} = {mark(f'k{i}')}"
+                             for i, c in enumerate(columns))
+        return mark, conds, {f"k{i}": v for i, v in enumerate(keyvals)}
 
 
 def physical_table_ref(info: TableInfo, alias: str | None = None) -> exp.Table:

@@ -865,6 +865,14 @@ class Use(Stmt):
 
 
 @dataclass(frozen=True)
+class Kill(Stmt):
+    """``KILL session_id`` (an int) or ``KILL 'uow'`` (a str); ``WITH STATUSONLY``."""
+
+    target: int | str
+    status_only: bool = False
+
+
+@dataclass(frozen=True)
 class CreateDatabase(Stmt):
     name: str
 

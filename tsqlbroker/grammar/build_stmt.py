@@ -553,6 +553,14 @@ class StmtBuilder:
     def print_stmt(self, e: ast.Expr) -> ast.Print:
         return ast.Print(e)
 
+    def kill_stmt(self, target: Any, status_only: bool | None) -> ast.Kill:
+        """``KILL 53`` / ``KILL 'uow'`` [``WITH STATUSONLY``]."""
+        value = target.value if isinstance(target, ast.Literal) else int(str(target))
+        return ast.Kill(value, bool(status_only))
+
+    def statusonly(self) -> bool:
+        return True
+
     def exec_stmt(self, ret: Any, target: Any, *rest: Any) -> ast.ExecProc:
         args = tuple(a for a in rest[:-1] if a is not None)
         return ast.ExecProc(target, args, str(ret) if ret is not None else None)

@@ -38,12 +38,22 @@ class SyntaxFailure(Exception):
     """Where and why the driver stopped: an unexpected token, character or nesting."""
 
     def __init__(self, kind: str, pos: int, token: Token | None = None,
-                 expected: frozenset[str] = frozenset()) -> None:
+                 expected: frozenset[str] = frozenset(), exact: bool = False) -> None:
         super().__init__(kind)
         self.kind = kind  # token | char | depth
         self.pos = pos
         self.token = token
         self.expected = expected
+        # ``expected`` was taken before the failing token caused any reduction.
+        self.exact = exact
+
+
+class _StoppedAt(Exception):
+    """A parse stopped on purpose before a position: the parser's state stack there."""
+
+    def __init__(self, stack: list[int]) -> None:
+        super().__init__("stopped")
+        self.stack = list(stack)
 
 
 class Driver:
@@ -130,7 +140,27 @@ class Driver:
         return tables
 
     def parse(self, text: str, builder_setup: Callable[[Any], None]) -> Any:
-        """Parse ``text``; ``builder_setup(builder)`` primes the builder for this text."""
+        """Parse ``text``; ``builder_setup(builder)`` primes the builder for this text.
+
+        A :class:`SyntaxFailure` names what was expected where the unexpected token began:
+        the terminals the parser could have shifted there (after the reductions each
+        implies), not those of the state the failing token's own reductions led to."""
+        try:
+            return self._parse(text, builder_setup, None)
+        except SyntaxFailure as failure:
+            if failure.kind == "token" and not failure.exact:
+                try:
+                    self._parse(text, builder_setup, failure.pos)
+                except _StoppedAt as stop:
+                    failure.expected = self._expected_of(stop.stack) or failure.expected
+                except (SyntaxFailure, RecursionError):
+                    pass  # keep the first answer
+            raise
+
+    def _parse(self, text: str, builder_setup: Callable[[Any], None],
+               stop_at: int | None) -> Any:
+        """The parse itself; with ``stop_at``, raise :class:`_StoppedAt` (the state stack)
+        at the first token starting there or later, before that token is fed."""
         builder, reductions = self._thread_tables()
         builder_setup(builder)
         actions = self.actions
@@ -150,6 +180,8 @@ class Driver:
             mres, ignore, callbacks = lexers[state]
             while True:
                 if pos >= n:
+                    if stop_at is not None:
+                        raise _StoppedAt(state_stack)
                     ttype, tok, tstart, tend = "$END", None, n, n
                     break
                 for mre in mres:
@@ -160,13 +192,15 @@ class Driver:
                     if text[pos:].isspace():
                         pos = n
                         continue
-                    self._no_match(text, _skip_blanks(text, pos), state)
+                    self._no_match(text, _skip_blanks(text, pos), state_stack)
                 ttype = m.lastgroup
                 tend = m.end()
                 if ttype in ignore:
                     pos = tend
                     continue
                 tstart = m.start(m.lastindex)
+                if stop_at is not None and tstart >= stop_at:
+                    raise _StoppedAt(state_stack)
                 if ttype in callbacks:
                     tok = callbacks[ttype](new_token(ttype, text[tstart:tend], tstart))
                     if tok.type != ttype and ttype == "NAME" and "NAME" in actions[state]:
@@ -258,8 +292,14 @@ class Driver:
                 return False
             states.append(goto[1])
 
-    def _no_match(self, text: str, pos: int, state: int) -> None:
+    def _expected_of(self, stack: list[int]) -> frozenset[str]:
+        """The terminals the parser in ``stack`` would shift (after reductions)."""
+        return frozenset(t for t in self.actions[stack[-1]]
+                         if t.isupper() and self._viable(stack, t))
+
+    def _no_match(self, text: str, pos: int, stack: list[int]) -> None:
         """No terminal of this state matches: name the token the full lexer sees, if any."""
+        expected = self._expected_of(stack)
         mres, _ignore, callbacks = self.lexers[None]
         for mre in mres:
             m = mre.match(text, pos)
@@ -268,10 +308,8 @@ class Driver:
                 tok = Token(m.lastgroup, text[start:m.end()], start)
                 if tok.type in callbacks:
                     tok = callbacks[tok.type](tok)
-                raise SyntaxFailure("token", pos, tok,
-                                    frozenset(s for s in self.actions[state] if s.isupper()))
-        raise SyntaxFailure("char", pos, None,
-                            frozenset(s for s in self.actions[state] if s.isupper()))
+                raise SyntaxFailure("token", pos, tok, expected, exact=True)
+        raise SyntaxFailure("char", pos, None, expected, exact=True)
 
 
 class _Lazy(dict):  # type: ignore[type-arg]

@@ -150,21 +150,82 @@ def _is_keyword(tok: Token) -> bool:
     return tok.type == word and word in SQL_SERVER_RESERVED
 
 
+# Terminals that are kinds of token rather than words: shown as what the user would type.
+_KINDS = {"NAME": "identifier", "BRACKETED": "identifier", "QUOTED": "identifier",
+          "VARIABLE": "@variable", "GLOBAL_VAR": "@@variable", "STRING": "string",
+          "NSTRING": "string", "INT": "number", "DECIMAL": "number", "FLOAT": "number",
+          "MONEY": "number", "BINARY": "binary"}
+# Kinds come first, in this order, then words, then punctuation.
+_KIND_ORDER = ("identifier", "@variable", "@@variable", "string", "number", "binary")
+# Terminals whose names are the grammar's, not T-SQL's.
+_ALIASES = {"WITH_CTE": "WITH", "WITH_LPAR": "WITH", "SET_LPAR": "SET",
+            "FOR_XML": "FOR XML", "OFFSET_FETCH": "FETCH", "EP_PAREN": "'('",
+            "ASSIGN_OP": "'+='"}
+# Never hints: statement separators, labels, and $action (MERGE … OUTPUT only, but LALR offers
+# it wherever an expression may start).
+_HIDDEN = frozenset({"$END", "_SEMI", "LABEL", "ACTION"})
+# More than this many items are cut ("…" follows).
+_MAX_EXPECTED = 12
+STATEMENT_HINT = "a new statement"
 _DISPLAY: dict[str, str] = {}
+_statement_starts: frozenset[str] | None = None
 
 
-def _expected(expected: frozenset[str]) -> list[str]:
-    """Expected terminals as a user reads them: keywords and punctuation as written
-    (``SELECT``, ``(``), other tokens by kind (``NAME``, ``VARIABLE``, ``STRING``)."""
+def display_word(name: str) -> str | None:
+    """One expected terminal as T-SQL words: keywords and punctuation as written, kinds of
+    token as ``identifier``, ``@variable``, ``string``, ``number`` …; None to hide it."""
     if not _DISPLAY:
-        for name, (kind, value) in terminal_patterns().items():
-            _DISPLAY[name] = value.upper() if kind == "str" else name
-        _DISPLAY.update(WITH_CTE="WITH", WITH_LPAR="WITH (", SET_LPAR="SET (",
-                        OFFSET_FETCH="FETCH", NSTRING="STRING", BRACKETED="NAME", QUOTED="NAME",
-                        ACTION="$ACTION")
-    shown = {_DISPLAY.get(x, x) for x in expected
-             if x != "$END" and not x.startswith("__") and x not in ("_SEMI", "LABEL")}
-    return sorted(shown)[:12]
+        for term, (kind, value) in terminal_patterns().items():
+            if term in _KINDS:
+                _DISPLAY[term] = _KINDS[term]
+            elif term in _ALIASES:
+                _DISPLAY[term] = _ALIASES[term]
+            elif kind == "str":
+                # Punctuation is quoted: a bare "," would vanish in the list.
+                _DISPLAY[term] = value.upper() if value[:1].isalpha() else f"'{value}'"
+    if name in _HIDDEN or name.startswith("__"):
+        return None
+    return _DISPLAY.get(name)
+
+
+def _statement_start_terminals() -> frozenset[str]:
+    """What may begin a statement: the expected set of a batch that starts badly."""
+    global _statement_starts
+    if _statement_starts is None:
+        try:
+            get_driver().parse(")", lambda b: b.reset(")", 0))
+            starts: frozenset[str] = frozenset()
+        except SyntaxFailure as e:
+            starts = e.expected
+        # END starts END CONVERSATION, but the END of a block is worth naming apart.
+        _statement_starts = frozenset(t for t in starts if t not in _KINDS and t != "END")
+    return _statement_starts
+
+
+def _sort_key(word: str) -> tuple[int, int, str]:
+    if word in _KIND_ORDER:
+        return 0, _KIND_ORDER.index(word), word
+    return (2 if word[:1].isalpha() else 1), 0, word
+
+
+def expected_words(expected: frozenset[str]) -> list[str]:
+    """Expected terminals in T-SQL words, deduplicated and ordered: kinds of token
+    (``identifier``, ``@variable``, ``string``, ``number``), punctuation, keywords. Where any
+    statement could begin, the statement keywords are one item, ``a new statement``. A long
+    list is cut, with ``…`` as its last word or before ``a new statement``."""
+    starts = _statement_start_terminals()
+    rest = expected
+    collapsed = bool(starts) and starts <= expected
+    if collapsed:
+        rest = expected - starts
+    shown = {w for w in map(display_word, rest) if w}
+    words = sorted(shown, key=_sort_key)
+    room = _MAX_EXPECTED - (1 if collapsed else 0)
+    if len(words) > room:
+        words = [*words[:room], "…"]
+    if collapsed:
+        words.append(STATEMENT_HINT)
+    return words
 
 
 def _token_error(text: str, blanked: str, tok: Token, expected: frozenset[str],
@@ -177,7 +238,7 @@ def _token_error(text: str, blanked: str, tok: Token, expected: frozenset[str],
         line, col = _position(text, max(pos - len(word), 0))
         return ParseError(message_text(102, word), start_line + line, col,
                           _line_at(text, max(pos - 1, 0)), number=102,
-                          expected=_expected(expected))
+                          expected=expected_words(expected))
     pos = tok.start_pos
     line, col = _position(text, pos)
     value = str(tok)
@@ -185,7 +246,13 @@ def _token_error(text: str, blanked: str, tok: Token, expected: frozenset[str],
     if first:
         return ParseError(message_text(111, first), start_line + line, col, _line_at(text, pos),
                           number=111)
-    if tok.type in ("WITH_CTE", "WITH_LPAR", "SET_LPAR", "OFFSET_FETCH"):
+    rest = _WORD_REST.match(blanked, pos + len(value)) if value[-1:].isalpha() else None
+    if rest is not None and rest.group():
+        # A keyword the state's lexer found at the start of a longer word (FOR of FORM):
+        # the word is what was written.
+        value += rest.group()
+        number = 156 if value.upper() in SQL_SERVER_RESERVED else 102
+    elif tok.type in ("WITH_CTE", "WITH_LPAR", "SET_LPAR", "OFFSET_FETCH"):
         value = value.split()[0].rstrip("(")
         number = 156
     elif tok.type == "LABEL":
@@ -193,9 +260,10 @@ def _token_error(text: str, blanked: str, tok: Token, expected: frozenset[str],
     else:
         number = 156 if _is_keyword(tok) else 102
     return ParseError(message_text(number, value), start_line + line, col, _line_at(text, pos),
-                      number=number, expected=_expected(expected))
+                      number=number, expected=expected_words(expected))
 
 
+_WORD_REST = re.compile(r"[\w@#$]*")
 _FIRST_IN_BATCH = {"PROCEDURE": "CREATE/ALTER PROCEDURE", "PROC": "CREATE/ALTER PROCEDURE",
                    "FUNCTION": "CREATE FUNCTION", "VIEW": "CREATE VIEW"}
 _OR_ALTER = re.compile(r"\s+ALTER\s+(PROCEDURE|PROC|FUNCTION|VIEW)\b", re.IGNORECASE)
@@ -230,7 +298,7 @@ def _char_error(text: str, blanked: str, pos: int, allowed: frozenset[str],
         return ParseError(message_text(105, text[body_start:]), start_line + line, col,
                           _line_at(text, pos), number=105)
     return ParseError(message_text(102, ch), start_line + line, col, _line_at(text, pos),
-                      number=102, expected=_expected(allowed))
+                      number=102, expected=expected_words(allowed))
 
 
 def _nesting_error(text: str, start_line: int) -> ParseError:

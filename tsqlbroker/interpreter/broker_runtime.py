@@ -1,23 +1,38 @@
 """The broker's background life inside an :class:`Instance`: activation, timers, the log.
 
-One :class:`BrokerRuntime` per instance, created on first use (the first Service Broker
-statement, or explicitly by ``run``, the REPL and ``serve``). It attaches the engine's
+One :class:`BrokerRuntime` per instance, created with it. It attaches the engine's
 :class:`~tsqlbroker.engine.activation.ActivationManager` to the broker and is the
 :class:`~tsqlbroker.engine.activation.ActivationRunner` that manager calls: each activated
 procedure runs in a background session of its own, whose PRINT output and errors go to the
 broker log in SQL Server's Msg 9724 form, whose result sets are discarded and whose open
 transaction at exit is rolled back (Msg 8415).
+
+*Hosting.* Activation, the broker clock and transmission run in one process per store at a
+time, the holder of the store's host lease (``engine/broker/hosting.py``). :meth:`start`
+makes the runtime a candidate (``run``, the REPL and ``serve`` at start-up; other clients at
+their first Service Broker statement that gives the broker background work); whether and
+when it hosts follows its mode (docs/decisions.md, "One host per store"):
+
+* ``on`` (``serve`` always): insists — hosts as soon as it has the lease, never yields it;
+* ``auto``: hosts when it can have the lease and no process insists; yields to one that
+  does (``serve`` started beside a REPL takes over within :data:`LEASE_CHECK_S`);
+* ``off``: never hosts; it only runs its own batches.
+
+A thread checks the lease every :data:`LEASE_CHECK_S`: a candidate takes it over when its
+holder ends or dies.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine.activation import ActivatedTask, ActivationManager, log_error
 from tsqlbroker.engine.broker import Broker
-from tsqlbroker.engine.broker.pgsync import ReaderSlot
+from tsqlbroker.engine.broker.hosting import NoSlot
+from tsqlbroker.engine.broker.transport import Transport
 from tsqlbroker.engine.brokerlog import BrokerLog
 from tsqlbroker.errors import TSqlError, message_text
 
@@ -26,13 +41,9 @@ if TYPE_CHECKING:
 
 _lock = threading.Lock()
 _SLOT_RETRY_S = 0.2
-
-
-class _NoSlot:
-    """The reader slot of a single-process store: the queue monitor's count is the cap."""
-
-    def release(self) -> None:
-        """Nothing to give back."""
+MODES = ("auto", "on", "off")
+# How often a runtime looks at the host lease (takes it over, yields it).
+LEASE_CHECK_S = 0.5
 
 
 class _ActivationSink:
@@ -83,33 +94,162 @@ class BrokerRuntime:
         self.manager = ActivationManager(self.broker, self.log,
                                          recheck_seconds=recheck_seconds)
         self.broker.attach_activation(self.manager)
-        self.started = False
+        # Broker-to-broker delivery over TCP (listens once an endpoint is STARTED).
+        self.transport = Transport(self.broker, self.log)
+        self.lease = self.broker.store_hosting.lease
+        self.mode = "auto"
+        self.role = "client"
+        self.started = False       # a candidate host (start() was called)
+        self.hosting = False       # holds the lease and runs the background work
         self.stopping = False
+        self._host_lock = threading.RLock()
+        self._lease_wake = threading.Event()
+        self._lease_thread: threading.Thread | None = None
+        self._said_standby = False
+
+    # -- hosting ------------------------------------------------------------------------------
+    def configure(self, *, mode: str | None = None, role: str | None = None) -> None:
+        """Set the hosting mode (auto | on | off) and how this process names itself to the
+        others (``serve``, ``run`` …); a new mode takes effect at once."""
+        if role is not None:
+            self.role = role
+        if mode is None:
+            return
+        if mode not in MODES:
+            raise ValueError(f"activation mode must be one of {', '.join(MODES)}")
+        with self._host_lock:
+            self.mode = mode
+            self._said_standby = False
+            self.lease.insist(mode == "on" and self.started)
+        if self.started:
+            self.check_lease()
 
     def start(self) -> None:
-        """Start activation and the clock (idempotent)."""
-        if not self.started:
+        """Become a candidate host (idempotent): host now if the mode and the lease allow,
+        and keep looking at the lease in the background."""
+        with self._host_lock:
+            if self.started or self.stopping:
+                return
             self.started = True
-            self.manager.start(self)
-            # Broker-to-broker delivery over TCP (listens once an endpoint is STARTED).
-            from tsqlbroker.engine.broker.transport import Transport
-            self.transport = Transport(self.broker, self.log)
-            self.transport.start()
+            self.lease.insist(self.mode == "on")
+        self.check_lease()
+        thread = threading.Thread(target=self._lease_loop, name="tsqlbroker-host-lease",
+                                  daemon=True)
+        self._lease_thread = thread
+        thread.start()
+
+    def check_lease(self) -> None:
+        """Take the lease over, keep it or yield it, as the mode says."""
+        with self._host_lock:
+            if self.hosting:
+                if not self.lease.still_held():
+                    self.log.write("Broker", "lost the host lease (the store connection "
+                                   "broke): activation, timers and transmission stop here",
+                                   "error")
+                    self._stop_hosting(release=False)
+                elif self.mode == "off" or (self.mode == "auto"
+                                            and self.lease.others_insist()):
+                    self.log.write("Broker", "handing activation, timers and transmission "
+                                   "over to a process that insists on hosting them", "info")
+                    self._stop_hosting(release=True)
+                return
+            if self.lease.still_held():
+                # Hosting ended while cancelled activated procedures still ran: the lease
+                # stays until they are gone, so no two processes' readers overlap.
+                if self.manager.activated_tasks():
+                    return
+                self.lease.release()
+            if not self.started or self.stopping or self.mode == "off":
+                return
+            if self.mode == "auto" and self.lease.others_insist():
+                self._standby()
+                return
+            if self.lease.try_acquire(f"pid {os.getpid()} ({self.role})"):
+                self.hosting = True
+                self._said_standby = False
+                self.log.write("Broker", "hosting activation, timers and transmission of "
+                               "this store", "info")
+                self.manager.start(self)
+                self.transport.start()
+            else:
+                self._standby()
+
+    def _standby(self) -> None:
+        if not self._said_standby:
+            self._said_standby = True
+            holder = self.lease.holder()
+            self.log.write("Broker", f"standing by: {holder or 'another process'} hosts "
+                           "activation, timers and transmission of this store", "info")
+
+    def _stop_hosting(self, *, release: bool) -> None:
+        self.hosting = False
+        try:
+            self.transport.stop()
+            self.manager.stop()
+        finally:
+            if release and not self.manager.activated_tasks():
+                self.lease.release()
+
+    def _lease_loop(self) -> None:
+        stop = self._lease_wake      # this thread's own: stop() replaces it for a restart
+        while not stop.wait(LEASE_CHECK_S):
+            try:
+                self.check_lease()
+            except Exception as exc:  # noqa: BLE001 - the lease thread must survive
+                self.log.write("Broker", f"internal error checking the host lease: {exc!r}")
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Stop launching, cancel activated procedures, stop the clock."""
-        if self.started:
+        """Stop hosting: no launches, activated procedures cancelled, the clock and the
+        transport stopped, the lease given back."""
+        with self._host_lock:
+            if not self.started:
+                return
             self.stopping = True
             self.started = False
+            self._lease_wake.set()
             try:
-                self.transport.stop(timeout)
-                self.manager.stop(timeout)
+                if self.hosting:
+                    self.hosting = False
+                    self.transport.stop(timeout)
+                    self.manager.stop(timeout)
             finally:
+                if not self.manager.activated_tasks():
+                    self.lease.release()
+                self.lease.insist(False)
                 self.stopping = False
+        if self._lease_thread is not None and self._lease_thread is not threading.current_thread():
+            self._lease_thread.join(timeout)
+        self._lease_thread = None
+        self._lease_wake = threading.Event()
 
     def wait_idle(self, timeout: float) -> bool:
-        """Wait until activated procedures are idle and no activatable message is left."""
-        return self.manager.wait_idle(timeout) if self.started else True
+        """Wait until activated procedures are idle and no activatable message is left —
+        when this process hosts; another host's work is not waited for (``on``: waits for
+        the lease first, within ``timeout``)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if self.hosting:
+                if self.manager.wait_idle(max(0.0, min(remaining, LEASE_CHECK_S))):
+                    return True
+            elif self.started and self.mode == "on":
+                time.sleep(max(0.0, min(remaining, 0.05)))
+            else:
+                return True
+            if remaining <= 0:
+                return False
+
+    def status(self) -> str:
+        """How this process stands towards hosting, in words (for the REPL)."""
+        if self.hosting:
+            what = "hosts activation, timers and transmission"
+        elif not self.started:
+            what = "has not started the broker's background work"
+        elif self.mode == "off":
+            what = "does not host (activation off)"
+        else:
+            what = f"stands by: {self.lease.holder() or 'another process'} hosts"
+        return f"Activation {self.mode}: this process (pid {os.getpid()}) {what}."
 
     # -- ActivationRunner ---------------------------------------------------------------------
     def _signature_ok(self, session: Any, task: ActivatedTask) -> bool:
@@ -132,12 +272,12 @@ class BrokerRuntime:
         return False
 
     def _reader_slot(self, task: ActivatedTask) -> Any:
-        """On PostgreSQL (processes may share the store): wait for one of the queue's
-        MAX_QUEUE_READERS slots, store-wide; None if the task should not run after all
-        (stopping, queue gone or no longer activating). Elsewhere a no-op slot."""
-        if self.instance.store.dialect != "postgresql":
-            return _NoSlot()
-        slot = ReaderSlot(self.instance.store, task.db_id, task.queue_id)
+        """Wait for one of the queue's MAX_QUEUE_READERS slots, over every process sharing
+        the store (``hosting.StoreHosting.reader_slot``); None if the task should not run after
+        all (stopping, queue gone or no longer activating)."""
+        slot = self.broker.store_hosting.reader_slot(task.db_id, task.queue_id)
+        if isinstance(slot, NoSlot):
+            return slot
         waiting = False
         try:
             while not (self.stopping or task.ended_by_broker):

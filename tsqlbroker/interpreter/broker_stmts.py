@@ -43,8 +43,12 @@ _ALIASES = {"service_instance_id": "conversation_group_id"}
 # --------------------------------------------------------------------------------------------
 # helpers
 # --------------------------------------------------------------------------------------------
-def _broker(f: Frame) -> Broker:
-    runtime_for(f.session.instance)
+def _broker(f: Frame, *, work: bool = True) -> Broker:
+    """The store's broker. ``work``: the statement gives the broker background work (a
+    message to deliver or activate on, a timer, a queue or endpoint change), so this
+    process becomes a candidate to host it (broker_runtime; RECEIVE, GET CONVERSATION
+    GROUP, MOVE CONVERSATION and GET_TRANSMISSION_STATUS only take or look)."""
+    runtime_for(f.session.instance, start=work)
     return Broker.get(f.session.instance.store)
 
 
@@ -512,7 +516,7 @@ def compile_move_conversation(c: Compiler, node: ast.MoveConversation) -> StmtFn
     def run(f: Frame) -> None:
         s = f.session
         s.check_writable()
-        _broker(f).move_conversation(s.txn_for_statement(), s.db_id,
+        _broker(f, work=False).move_conversation(s.txn_for_statement(), s.db_id,
                                      handle(f) if handle else None, group(f) if group else None)
     return run
 
@@ -526,7 +530,7 @@ def compile_get_transmission_status(c: Compiler, node: ast.FunctionCall) -> CExp
 
     def status(f: Frame) -> Any:
         s = f.session
-        return _broker(f).get_transmission_status(s.conn, s.db_id, handle(f))
+        return _broker(f, work=False).get_transmission_status(s.conn, s.db_id, handle(f))
     return CExpr(T.nvarchar(4000), status)
 
 
@@ -658,12 +662,13 @@ class _Waiter:
             return False
         s = self.f.session
         task = _task(self.f)
-        manager = runtime_for(s.instance).manager
+        manager = runtime_for(s.instance, start=False).manager
         if task is not None:
             manager.set_waiting(task, True)
         try:
-            got = broker.wait_for_message(db_id, schema, name, remaining, s.cancelled,
-                                          txn=txn, where=where)
+            with s.waiting("BROKER_RECEIVE_WAITFOR"):
+                got = broker.wait_for_message(db_id, schema, name, remaining, s.cancelled,
+                                              txn=txn, where=where)
         finally:
             if task is not None:
                 manager.set_waiting(task, False)
@@ -685,7 +690,7 @@ def _receive_runner(c: Compiler, node: ast.Receive, waitfor: bool,
     def run(f: Frame) -> None:
         s = f.session
         s.check_writable()
-        broker = _broker(f)
+        broker = _broker(f, work=False)
         db_id = _db_id(f, db)
         txn = s.txn_for_statement()
         n = top(f) if top is not None else None
@@ -742,7 +747,7 @@ def _get_group_runner(c: Compiler, node: ast.GetConversationGroup, waitfor: bool
     def run(f: Frame) -> None:
         s = f.session
         s.check_writable()
-        broker = _broker(f)
+        broker = _broker(f, work=False)
         db_id = _db_id(f, db)
         txn = s.txn_for_statement()
         waiter = _Waiter(f, timeout(f) if timeout is not None else None) if waitfor else None

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import TYPE_CHECKING, Any
 
+from tsqlbroker.engine.failures import storage_error
 from tsqlbroker.errors import BindError, ExecutionError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
@@ -206,7 +207,8 @@ def load_handlers() -> None:
 
 # The modules that register statement / expression handlers.
 HANDLER_MODULES = ("expressions", "statements", "control", "transactions", "dml", "procedures",
-                   "dynamic", "cursors", "sysfuncs", "broker_stmts", "security", "tabletypes")
+                   "dynamic", "cursors", "sysfuncs", "broker_stmts", "security", "tabletypes",
+                   "activity")
 
 
 def missing_handlers() -> list[str]:
@@ -340,7 +342,7 @@ class Compiler:
             self.current_line, self.current_stmt, self.scan_pos = outer
         if getattr(fn, "self_wrapped", False):
             return fn
-        return wrap_statement(fn, line, type(node) in COMPOUND)
+        return wrap_statement(fn, line, type(node) in COMPOUND, command_of(node))
 
     def bind_error_text(self, node: ast.Node | None, text: str, number: int = 40000
                         ) -> TSqlError:
@@ -405,15 +407,37 @@ def make_block(compiled: list[StmtFn], labels: dict[str, int]) -> StmtFn:
     return run_labelled
 
 
-def wrap_statement(fn: StmtFn, line: int, compound: bool) -> StmtFn:
+_COMMANDS = {"SelectStmt": "SELECT", "ExecProc": "EXECUTE", "ExecDynamic": "EXECUTE",
+             "Waitfor": "WAITFOR", "WaitforDelay": "WAITFOR", "Receive": "RECEIVE",
+             "GetConversationGroup": "GET CONVERSATION GROUP", "Send": "SEND",
+             "Raiserror": "RAISERROR", "SetOption": "SET OPTION ON",
+             # Control flow: the statements inside show theirs.
+             "If": "", "While": "", "Block": "", "TryCatch": ""}
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
+def command_of(node: ast.Stmt) -> str:
+    """What sp_who's ``cmd`` and sys.dm_exec_requests' ``command`` show while ``node`` runs
+    (SQL Server's words where it has them: SELECT, EXECUTE, WAITFOR, CREATE TABLE …);
+    empty for control flow."""
+    name = type(node).__name__
+    found = _COMMANDS.get(name)
+    return found if found is not None else _CAMEL.sub(" ", name).upper()[:32]
+
+
+def wrap_statement(fn: StmtFn, line: int, compound: bool,
+                   command: str = "AWAITING COMMAND") -> StmtFn:
     """Per-statement bookkeeping around a compiled statement.
 
     On success a simple statement clears ``@@ERROR`` and commits the implicit transaction it
     opened (if it touched storage); an error goes to :meth:`Session.statement_error`, which
-    reports it and lets the batch go on, or re-raises it (TRY, batch or scope abortion)."""
+    reports it and lets the batch go on, or re-raises it (TRY, batch or scope abortion).
+    The session shows ``command`` while it runs; ``SET STATISTICS`` reports follow it."""
     if compound:
         def run_compound(f: Frame) -> None:
             try:
+                if command:
+                    f.session.command = command
                 fn(f)
             except TSqlError as e:
                 f.session.statement_error(e, f, line)
@@ -428,15 +452,21 @@ def wrap_statement(fn: StmtFn, line: int, compound: bool) -> StmtFn:
             s = f.session
             if s._cancel:
                 s.check_cancel()
+            s.command = command
             fn(f)
             if s.stmt_txn is not None:
                 s.end_statement()
+            if s.statistics is not None:
+                s.statistics.statement_done(s)
         except TSqlError as e:
             f.session.statement_error(e, f, line)
-        except (Signal, KeyboardInterrupt):
+        except Signal:
             s = f.session
             if s.stmt_txn is not None:
                 s.end_statement()
+            raise
+        except KeyboardInterrupt:
+            f.session.rollback_statement()  # an interrupted statement commits nothing
             raise
         except Exception as e:  # noqa: BLE001 - a bug must not become a traceback
             f.session.statement_error(internal_error(e), f, line)
@@ -499,7 +529,15 @@ def _skip_quoted(text: str, i: int) -> int:
 
 
 def internal_error(exc: BaseException) -> TSqlError:
-    """An unexpected Python exception, reported as an error instead of a traceback."""
+    """An exception that is not a TSqlError, reported as an error instead of a traceback: a
+    storage failure as the error SQL Server gives for it (a deadlock victim is Msg 1205), a
+    statement nested deeper than Python's recursion allows as Msg 191, anything else — a
+    bug — as Msg 3624."""
+    if isinstance(exc, RecursionError):
+        return tsql_error(191)
+    mapped = storage_error(exc)
+    if mapped is not None:
+        return mapped
     return ExecutionError(3624, f"A system assertion check has failed: "
                                 f"{type(exc).__name__}: {exc}", severity=16)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tsqlbroker.errors import TSqlError
+from tsqlbroker.errors import CancelledError, TSqlError
 from tsqlbroker.grammar import ast
 
 from .compiler import (
@@ -245,7 +245,6 @@ def collect_labels(c: Compiler, statements: tuple[ast.Stmt, ...] | list[ast.Stmt
 def compile_try_catch(c: Compiler, node: ast.TryCatch) -> StmtFn:
     try_body = c.block(node.try_body) if node.try_body else (lambda _f: None)
     catch_body = c.block(node.catch_body) if node.catch_body else (lambda _f: None)
-    from .session import CancelledError
 
     def run(f: Frame) -> None:
         s = f.session

@@ -25,6 +25,7 @@ from .statements import compile_local_select, is_local_select
 
 if TYPE_CHECKING:
     from tsqlbroker.engine import dml as engine_dml
+    from tsqlbroker.engine import iostats as engine_iostats
 
     from .frames import Frame
     from .session import Session
@@ -33,6 +34,7 @@ else:
     from tsqlbroker.lazy import LazyModule
 
     engine_dml = LazyModule("tsqlbroker.engine.dml", globals(), "engine_dml")
+    engine_iostats = LazyModule("tsqlbroker.engine.iostats", globals(), "engine_iostats")
 
 Params = Callable[["Frame"], dict[str, tuple[Any, str]]]
 
@@ -105,9 +107,13 @@ def run_sql(f: Frame, sql: str, params: dict[str, tuple[Any, str]]) -> Any:
     txn = s.txn
     if txn is None:
         txn = s.stmt_txn or s.txn_for_statement()
-    return engine_dml.execute_sql(
-        ExecContext(s.conn, txn, s.db_id, s.id, s.temp_tables, f.table_vars,
-                    identity_insert=s.identity_insert), sql, params)
+    ctx = ExecContext(s.conn, txn, s.db_id, s.id, s.temp_tables, f.table_vars,
+                      identity_insert=s.identity_insert)
+    result = engine_dml.execute_sql(ctx, sql, params)
+    if s.statistics is not None and s.statistics.io:
+        s.statistics.note_reads(engine_iostats.table_reads(
+            ctx, sql, getattr(result, "rowcount", 0) or 0))
+    return result
 
 
 def _note_identity(f: Frame, result: Any) -> None:

@@ -226,10 +226,10 @@ SYSTEM_PROCEDURES.update({"sp_addrolemember": _role_procedure,
 
 
 def _catalog_procedure(c: Compiler, node: ast.ExecProc) -> StmtFn:
-    from .sysprocs import compile_sp_help, compile_sp_helptext
+    from .sysprocs import CATALOG_PROCEDURES
 
-    compile_ = compile_sp_help if node.proc.name.lower() == "sp_help" else compile_sp_helptext
-    return compile_(c, node)
+    return CATALOG_PROCEDURES[node.proc.name.lower()](c, node)
 
 
-SYSTEM_PROCEDURES.update({"sp_help": _catalog_procedure, "sp_helptext": _catalog_procedure})
+SYSTEM_PROCEDURES.update({n: _catalog_procedure for n in (
+    "sp_help", "sp_helptext", "sp_helpdb", "sp_configure")})

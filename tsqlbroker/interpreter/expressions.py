@@ -190,11 +190,20 @@ def compile_unary(c: Compiler, node: ast.Unary) -> CExpr:
     return _try_const(t, run) if e.const else CExpr(t, run)
 
 
+# Arithmetic chains at least this long (``1 + 1 + …``) compile and run in a loop rather than
+# by recursion, which would go as deep as the chain is long.
+_CHAIN_MIN = 16
+
+
 @expr_handler(ast.Binary)
 def compile_binary(c: Compiler, node: ast.Binary) -> CExpr:
     op = node.op.lower()
     if op in ("and", "or"):
         return _logical(c, op, node)
+    if op not in _COMPARISONS:
+        chain = _arith_chain(node)
+        if len(chain) >= _CHAIN_MIN:
+            return _compile_chain(c, chain)
     left = c.expr(node.left)
     right = c.expr(node.right)
     if op in _COMPARISONS:
@@ -274,6 +283,63 @@ def _comparison(op: str, left: CExpr, right: CExpr) -> CExpr:
     return CExpr(T.BIT, out, predicate=True)
 
 
+def _arith_chain(node: ast.Binary) -> list[ast.Binary]:
+    """``node`` and the arithmetic operators nested in each one's left operand, outermost
+    first (``a - b + c`` is ``(a - b) + c``)."""
+    chain = [node]
+    inner = node.left
+    while isinstance(inner, ast.Binary) and inner.op.lower() not in _COMPARISONS \
+            and inner.op.lower() not in ("and", "or"):
+        chain.append(inner)
+        inner = inner.left
+    return chain
+
+
+def _compile_chain(c: Compiler, chain: list[ast.Binary]) -> CExpr:
+    """A long arithmetic chain: typed operator by operator from the innermost out, as the
+    nested form would be, and evaluated by one loop over the operands."""
+    first = c.expr(chain[-1].left)
+    t = first.type
+    const = first.const
+    steps: list[tuple[Callable[[Any, Any], Any], EvalFn]] = []
+    for node in reversed(chain):
+        right = c.expr(node.right)
+        t, step = _combiner(node.op.lower(), t, right.type)
+        steps.append((step, right.fn))
+        const = const and right.const
+    head = first.fn
+    pairs = tuple(steps)
+
+    def run(f: Frame) -> Any:
+        a = head(f)
+        for step, rf in pairs:
+            a = step(a, rf(f))
+        return a
+    return _try_const(t, run) if const else CExpr(t, run)
+
+
+def _combiner(op: str, lt: T.SqlType, rt: T.SqlType
+              ) -> tuple[T.SqlType, Callable[[Any, Any], Any]]:
+    """The result type of ``op`` and the function of two values computing it (NULL in,
+    NULL out; integer overflow as Msg 8115)."""
+    if lt == DYNAMIC or rt == DYNAMIC:
+        return DYNAMIC, _dynamic_binary(op, lt, rt)
+    t, fn = O.binary(op, lt, rt)
+    if op in _INT_ARITH and _is_plain_int(lt) and _is_plain_int(rt) and _is_plain_int(t):
+        lo, hi = T.INT_RANGES[t.name]
+        pyop = _INT_ARITH[op]
+
+        def int_step(a: Any, b: Any) -> Any:
+            if a is None or b is None:
+                return None
+            r = pyop(a, b)
+            if lo <= r <= hi:
+                return r
+            raise _overflow(t)
+        return t, int_step
+    return t, fn
+
+
 def _arith(op: str, left: CExpr, right: CExpr) -> CExpr:
     lf, rf = left.fn, right.fn
     if left.type == DYNAMIC or right.type == DYNAMIC:
@@ -310,15 +376,10 @@ def _arith(op: str, left: CExpr, right: CExpr) -> CExpr:
                 raise _overflow(t)
             out = int_k
         else:
+            step = _combiner(op, left.type, right.type)[1]
+
             def int_op(f: Frame) -> Any:
-                a = lf(f)
-                b = rf(f)
-                if a is None or b is None:
-                    return None
-                r = pyop(a, b)
-                if lo <= r <= hi:
-                    return r
-                raise _overflow(t)
+                return step(lf(f), rf(f))
             out = int_op
     elif right.const:
         k = right.value

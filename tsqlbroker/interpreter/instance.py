@@ -67,6 +67,10 @@ class Instance:
         from .udf_bridge import install
 
         install(self)
+        # sys.dm_exec_sessions / requests and sys.dm_tran_locks read this instance's sessions.
+        from .activity import install as install_activity
+
+        install_activity(self)
 
     def next_spid(self) -> int:
         """The next session id (``@@SPID``)."""

@@ -47,6 +47,16 @@ INTERPRETER_MESSAGES: dict[int, tuple[int, str]] = {
                 "expected, near '%.*ls'.")),
     6401: (16, "Cannot roll back %.*ls. No transaction or savepoint of that name was found."),
     8143: (16, "Parameter '%.*ls' was supplied multiple times."),
+    6104: (16, "Cannot use KILL to kill your own process."),
+    6106: (16, "Process ID %d is not an active process ID."),
+    6107: (14, "Only user processes can be killed."),
+    6115: (16, "KILL command cannot be used inside user transactions."),
+    6120: (16, ("Status report cannot be obtained. Rollback operation for Process ID %d is not "
+                "in progress.")),
+    15010: (16, ("The database '%s' does not exist. Supply a valid database name. To see "
+                 "available databases, use sys.databases.")),
+    15123: (16, ("The configuration option '%s' does not exist, or it may be an advanced "
+                 "option.")),
     8144: (16, "Procedure or function %.*ls has too many arguments specified."),
     8145: (16, "%.*ls is not a parameter for procedure %.*ls."),
     8146: (16, "Procedure %.*ls has no parameters and arguments were supplied."),

@@ -18,7 +18,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine.results import ResultSet
-from tsqlbroker.errors import BindError, ExecutionError, Span, TSqlError, tsql_error
+from tsqlbroker.errors import (
+    BindError,
+    CancelledError,
+    ExecutionError,
+    Span,
+    TSqlError,
+    tsql_error,
+)
 from tsqlbroker.grammar import ast
 
 from . import types as T
@@ -506,8 +513,6 @@ def call_procedure_batch(s: Session, name: str, args: dict[str, Any]) -> int:
         status, _frame = invoke(s, compiled, values)
         return status
     except TSqlError as e:
-        from .session import CancelledError
-
         s.rollback_statement()
         if isinstance(e, CancelledError):
             from . import transactions

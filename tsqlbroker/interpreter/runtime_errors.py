@@ -34,8 +34,9 @@ BATCH_ABORTING: frozenset[int] = frozenset({
     1205,   # chosen as a deadlock victim
 })
 
-# Errors after which the session's transaction is gone: the deadlock victim is rolled back
-# at once (its locks must go for the other transaction to go on), TRY…CATCH or not.
+# Errors after which the session's work is gone: the deadlock victim is rolled back at once
+# (its locks must go for the other transaction to go on), TRY…CATCH or not — inside TRY the
+# transaction stays open, doomed, until the CATCH block rolls it back (see ends_transaction).
 TRANSACTION_ENDING: frozenset[int] = frozenset({1205})
 
 # Errors that end the current scope (procedure or batch) and escape a TRY in the same scope.
@@ -51,6 +52,12 @@ def aborts_batch(err: TSqlError) -> bool:
     if flag is not None:
         return bool(flag)
     return err.number in BATCH_ABORTING
+
+
+def ends_transaction(err: TSqlError) -> bool:
+    """Whether ``err`` takes the session's storage transaction with it: a deadlock victim,
+    or the storage connection lost."""
+    return err.number in TRANSACTION_ENDING or bool(getattr(err, "storage_lost", False))
 
 
 def aborts_scope(err: TSqlError) -> bool:

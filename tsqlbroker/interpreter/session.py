@@ -10,11 +10,16 @@ gets the engine :class:`~tsqlbroker.engine.txn.Txn` to work in.
 
 from __future__ import annotations
 
+import contextlib
 import threading
+import time
+from collections.abc import Iterator
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from tsqlbroker.engine.failures import is_transient
 from tsqlbroker.engine.txn import Txn
-from tsqlbroker.errors import ExecutionError, TSqlError, tsql_error
+from tsqlbroker.errors import CancelledError, ExecutionError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
 from . import messages as _messages  # noqa: F401 - registers the interpreter's texts
@@ -23,9 +28,9 @@ from .compiler import GotoSignal, ReturnSignal, Signal, internal_error
 from .frames import Frame
 from .runtime_errors import (
     NOT_XACT_ABORTING,
-    TRANSACTION_ENDING,
     aborts_batch,
     aborts_scope,
+    ends_transaction,
     is_raiserror,
 )
 from .sink import Sink
@@ -33,13 +38,15 @@ from .sink import Sink
 if TYPE_CHECKING:
     from .instance import Instance
 
+__all__ = ["CancelledError", "Session"]
 
-class CancelledError(ExecutionError):
-    """The running batch was cancelled (``Session.cancel``); TRY…CATCH does not catch it."""
+
+class KilledError(CancelledError):
+    """The session was ended by ``KILL`` from another session (Msg 596)."""
 
     def __init__(self) -> None:
-        super().__init__(3621, "Query was cancelled by user. The statement has been "
-                               "terminated.", severity=16)
+        ExecutionError.__init__(self, 596, "Cannot continue the execution because the "
+                                           "session is in the kill state.", severity=21)
         self.batch_abort = True
 
 
@@ -91,8 +98,27 @@ class Session:
         self.context_info: bytes | None = None
         self._cancel = False
         self._cancelled_batch = False
+        # The engine's queries look at this while they run (StoreConnection.interruptible).
+        self.conn.cancel_requested = self.cancelled
         self._lock = threading.Lock()
         self.closed = False
+        # -- activity (sp_who, sys.dm_exec_sessions / requests, KILL)
+        self.program_name = "tsqlbroker"
+        self.login_time = datetime.now()
+        self.last_request_start: datetime | None = None
+        self.last_request_end: datetime | None = None
+        self.request_start: datetime | None = None   # set while a request runs
+        self.request_thread: int | None = None
+        self.command = "AWAITING COMMAND"            # of the statement running last
+        self.wait_type: str | None = None
+        self.wait_started = 0.0
+        self.cpu_ms = 0                              # of the requests that ended
+        self.killed = False
+        self._request_cpu_start = 0.0
+        self._request_depth = 0
+        self._request_lock = threading.RLock()
+        # SET STATISTICS TIME / IO (a StatisticsReport while either is ON).
+        self.statistics: Any = None
         # Extension point for other statement families (the broker keeps per-session state).
         self.extensions: dict[str, Any] = {}
 
@@ -127,10 +153,19 @@ class Session:
         """Compile one parsed batch and run it (``repeat`` times, for ``GO n``: compiled once).
 
         Errors go to the sink; returns False if any occurred."""
+        with self.request():
+            return self._execute_batch(batch, repeat)
+
+    def _execute_batch(self, batch: ast.Batch, repeat: int) -> bool:
         from .procedures import compile_batch
 
         before = self.errors_reported
         self._cancelled_batch = False
+        if self.killed:
+            self._report_killed()
+            return False
+        stats = self.statistics
+        compile_started = stats.compile_started() if stats is not None else None
         try:
             compiled = compile_batch(batch)
         except TSqlError as e:
@@ -139,6 +174,8 @@ class Session:
         except Exception as e:  # noqa: BLE001 - a compiler bug must not become a traceback
             self.report(internal_error(e))
             return False
+        if stats is not None and compile_started is not None:
+            stats.compiled(self, compile_started)
         for _ in range(repeat):
             frame = Frame(self, compiled.nslots, level=0)
             self.run_scope(compiled.run, frame)
@@ -159,7 +196,11 @@ class Session:
                                             f"'{g.label}' but the label has not been "
                                             "declared.", severity=15))
         except CancelledError as e:
-            tx.rollback_all(self)
+            # SQL Server's attention: the statement was rolled back and the batch ends; an
+            # open transaction stays open unless XACT_ABORT is ON (or the backend ended
+            # it: SQLite rolls back a transaction whose write it interrupted).
+            if self.xact_abort or self.conn.backend_txn_lost():
+                tx.rollback_all(self)
             self._cancelled_batch = True
             self.report(e)
         except TSqlError as e:
@@ -183,6 +224,9 @@ class Session:
             err = tsql_error(3998)
             err.line = line
             self.report(err)
+        if self.txn is not None:
+            # Left open until the next batch: hold no storage lock meanwhile if possible.
+            self.txn.pause()
         self.try_depth = 0
         self.caught.clear()
         self.nestlevel = 0
@@ -195,12 +239,85 @@ class Session:
         from .procedures import call_procedure_batch
 
         before = self.errors_reported
-        status = call_procedure_batch(self, name, args or {})
-        self.end_batch()
+        with self.request():
+            if self.killed:
+                self._report_killed()
+                return -6
+            status = call_procedure_batch(self, name, args or {})
+            self.end_batch()
         self._cancel = False
         if self.errors_reported != before and not status:
             return -6
         return status
+
+    # -- activity -----------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def request(self) -> Iterator[None]:
+        """Mark a request (a batch, an activated procedure) as running in this session, for
+        sp_who and sys.dm_exec_requests; nested requests count as one."""
+        with self._request_lock:
+            self._request_depth += 1
+            outer = self._request_depth > 1
+            if not outer:
+                now = datetime.now()
+                self.request_start = self.last_request_start = now
+                self.request_thread = threading.get_ident()
+                self._request_cpu_start = time.thread_time()
+                self.command = "AWAITING COMMAND"
+            try:
+                yield
+            finally:
+                self._request_depth -= 1
+                if not outer:
+                    self.cpu_ms += int((time.thread_time() - self._request_cpu_start) * 1000)
+                    self.request_start = None
+                    self.request_thread = None
+                    self.last_request_end = datetime.now()
+                    self.command = "AWAITING COMMAND"
+
+    @contextlib.contextmanager
+    def waiting(self, wait_type: str) -> Iterator[None]:
+        """Mark the running request as waiting (``WAITFOR``, ``BROKER_RECEIVE_WAITFOR``)."""
+        outer = self.wait_type
+        self.wait_type, self.wait_started = wait_type, time.monotonic()
+        try:
+            yield
+        finally:
+            self.wait_type = outer
+
+    def request_cpu_ms(self) -> int:
+        """CPU time of the running request so far (0 when idle); callable from any thread."""
+        thread = self.request_thread
+        if thread is None:
+            return 0
+        try:
+            clock = time.pthread_getcpuclockid(thread)
+            return max(int((time.clock_gettime(clock) - self._request_cpu_start) * 1000), 0)
+        except (AttributeError, OSError):  # not on this platform, or the thread just ended
+            return 0
+
+    def kill(self) -> None:
+        """End this session's work as ``KILL`` does, from another session's thread: a
+        running request stops at its next statement or wait with Msg 596 and rolls back;
+        an idle session's open transaction is rolled back now. The session takes no more
+        requests (each is answered with Msg 596)."""
+        self.killed = True
+        if self._request_lock.acquire(blocking=False):
+            try:
+                if self._request_depth == 0:
+                    self.rollback_statement()
+                    if self.trancount:
+                        tx.rollback_all(self)
+                    return
+            finally:
+                self._request_lock.release()
+        self._cancel = True
+
+    def _report_killed(self) -> None:
+        self.rollback_statement()
+        if self.trancount:
+            tx.rollback_all(self)
+        self.report(KilledError())
 
     # -- errors -------------------------------------------------------------------------------
     def report(self, e: TSqlError) -> None:
@@ -217,12 +334,20 @@ class Session:
                 e.line = line
                 e.procedure = f.proc
             e.scope_frame = f  # type: ignore[attr-defined]
+        if is_transient(e):
+            # Before any rollback below: it is not the work's fault (no poison message).
+            for txn in (self.txn, self.stmt_txn):
+                if txn is not None:
+                    txn.forced_rollback = True
         self.rollback_statement()
         self.error = e.number
         if isinstance(e, CancelledError):
             raise e
-        if e.number in TRANSACTION_ENDING and self.trancount > 0:
-            tx.rollback_all(self)
+        if ends_transaction(e) and self.trancount > 0:
+            if self.try_depth > 0:
+                tx.doom_rolled_back(self)
+            else:
+                tx.rollback_all(self)
         if self.xact_abort and e.severity > 10 and not is_raiserror(e) \
                 and e.number not in NOT_XACT_ABORTING:
             if self.try_depth > 0:
@@ -278,18 +403,20 @@ class Session:
     # -- cancellation -------------------------------------------------------------------------
     def cancel(self) -> None:
         """Ask the running batch to stop (thread-safe). It stops at the next statement
-        boundary or wait, rolls back the open transaction and reports the cancellation."""
+        boundary, in a wait or inside a running query, rolls back the statement it was in
+        (and, with XACT_ABORT ON, the open transaction) and reports the cancellation."""
         self._cancel = True
+        self.conn.interrupt()
 
     def cancelled(self) -> bool:
         """Whether a cancel is pending (waits poll this)."""
         return self._cancel
 
     def check_cancel(self) -> None:
-        """Raise the cancellation error if :meth:`cancel` was called."""
+        """Raise the cancellation error if :meth:`cancel` was called (Msg 596 after KILL)."""
         if self._cancel:
             self._cancel = False
-            raise CancelledError()
+            raise KilledError() if self.killed else CancelledError()
 
     # -- databases ----------------------------------------------------------------------------
     def use(self, name: str) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
+import re
 import threading
 import uuid
 from decimal import Decimal
@@ -115,14 +116,36 @@ def format_value(value: Any) -> str:
 
 
 def json_value(value: Any) -> Any:
-    """A value for a JSON-lines record: JSON scalars where exact, strings otherwise."""
-    if value is None or isinstance(value, (bool, int, str)):
+    """A value for a JSON record: JSON scalars where exact (a decimal stays a
+    :class:`~decimal.Decimal`, which :func:`json_dumps` writes as a number with its scale),
+    other values as the tools show them in text (dates ``2024-01-02 03:04:05.123``)."""
+    if value is None or isinstance(value, (bool, int, str, Decimal)):
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else str(value)
-    if isinstance(value, Decimal):
-        return float(value) if value == Decimal(repr(float(value))) else str(value)
     return format_value(value)
+
+
+def json_dumps(obj: Any, **kwargs: Any) -> str:
+    """``json.dumps`` that writes a :class:`~decimal.Decimal` as a JSON number keeping its
+    digits and scale (``1.50``), not as a float's repr."""
+    marks: list[str] = []
+
+    def mark(o: Any) -> Any:
+        if isinstance(o, Decimal) and o.is_finite():
+            marks.append(format(o, "f"))
+            return f"{_NONCE}{len(marks) - 1}"
+        raise TypeError(f"Object of type {type(o).__name__} is not JSON serializable")
+
+    text = json.dumps(obj, default=mark, **kwargs)
+    if not marks:
+        return text
+    return _DECIMAL_MARK.sub(lambda m: marks[int(m.group(1))], text)
+
+
+# A decimal's stand-in inside json.dumps' output: a string no value can spell by chance.
+_NONCE = f"\x00decimal-{uuid.uuid4().hex}:"
+_DECIMAL_MARK = re.compile('"' + re.escape(json.dumps(_NONCE)[1:-1]) + r'(\d+)"')
 
 
 class JsonLinesSink:
@@ -134,7 +157,7 @@ class JsonLinesSink:
 
     def _write(self, record: dict[str, Any]) -> None:
         with self._lock:
-            self.out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            self.out.write(json_dumps(record, ensure_ascii=False) + "\n")
             self.out.flush()
 
     def record(self, record: dict[str, Any]) -> None:

@@ -17,9 +17,17 @@ from . import types as T
 from .compiler import CExpr, Compiler, StmtFn, handler, self_wrapped, touches_storage
 from .expressions import coerce
 from .printf import format_raiserror
+from .statistics import set_statistics
 
 if TYPE_CHECKING:
+    from tsqlbroker.engine import parsing as engine_parsing
+
     from .frames import Frame
+else:
+    # sqlglot (behind the engine's parser) loads when a SELECT with OPTION compiles.
+    from tsqlbroker.lazy import LazyModule
+
+    engine_parsing = LazyModule("tsqlbroker.engine.parsing", globals(), "engine_parsing")
 
 
 # --------------------------------------------------------------------------------------------
@@ -157,25 +165,37 @@ _AGGREGATES = frozenset({"count", "count_big", "sum", "avg", "min", "max", "stde
 
 def _has_aggregate(node: object) -> bool:
     """Whether an aggregate function call (not a window function, not inside a subquery)
-    occurs in the expression ``node``."""
-    if isinstance(node, (ast.Subquery, ast.Exists)):
-        return False
-    if isinstance(node, ast.InSubquery):
-        return _has_aggregate(node.expr)
-    if isinstance(node, ast.FunctionCall) and node.over is None \
-            and node.name.schema is None and node.name.name.lower() in _AGGREGATES:
-        return True
-    if isinstance(node, (list, tuple)):
-        return any(_has_aggregate(n) for n in node)
-    fields = getattr(node, "__dataclass_fields__", None)
-    return bool(fields) and any(_has_aggregate(getattr(node, f)) for f in fields
-                                if f != "span")
+    occurs in the expression ``node``. A loop, not recursion: expressions nest deeply."""
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, (ast.Subquery, ast.Exists)):
+            continue
+        if isinstance(cur, ast.InSubquery):
+            stack.append(cur.expr)
+            continue
+        if isinstance(cur, ast.FunctionCall) and cur.over is None \
+                and cur.name.schema is None and cur.name.name.lower() in _AGGREGATES:
+            return True
+        if isinstance(cur, (list, tuple)):
+            stack.extend(cur)
+            continue
+        fields = getattr(cur, "__dataclass_fields__", None)
+        if fields:
+            stack.extend(getattr(cur, f) for f in fields if f != "span")
+    return False
 
 
 def compile_local_select(c: Compiler, node: ast.SelectStmt) -> StmtFn:
     """``SELECT @a = 1, @b = @a + 1`` / ``SELECT @dh, @msg`` with exact T-SQL types."""
     q = node.query
     assert isinstance(q, ast.Select)
+    if q.option:
+        try:
+            engine_parsing.query_hints(q.option)  # Msg 310 for MAXRECURSION out of range
+        except TSqlError as e:
+            e.line, e.procedure = c.current_line, c.proc_name
+            raise
     saved = c.xmlns
     c.xmlns = {(ns.prefix or ""): ns.uri for ns in node.xmlnamespaces} or saved
     try:
@@ -298,6 +318,15 @@ def compile_set_option(c: Compiler, node: ast.SetOption) -> StmtFn:
             f.session.rowcount = 0
         return run_identity_insert
 
+    if option.startswith("statistics "):
+        what = option.split()[1]
+
+        def run_statistics(f: Frame) -> None:
+            f.session.options[option] = value
+            set_statistics(f.session, what, on)
+            f.session.rowcount = 0
+        return run_statistics
+
     def run_other(f: Frame) -> None:
         f.session.options[option] = value
         f.session.rowcount = 0
@@ -380,6 +409,8 @@ def _as_time_of_day(v: Any) -> dtime:
 def sleep_cancellable(session: Any, seconds: float) -> None:
     """Sleep ``seconds``, waking every 50 ms to honour :meth:`Session.cancel`."""
     deadline = time.monotonic() + max(seconds, 0.0)
+    if session.txn is not None:
+        session.txn.pause()       # a sleeping transaction holds no storage lock it can drop
     while True:
         session.check_cancel()
         left = deadline - time.monotonic()
@@ -404,7 +435,8 @@ def compile_waitfor_delay(c: Compiler, node: ast.WaitforDelay) -> StmtFn:
             if target <= now:
                 target += timedelta(days=1)
             seconds = (target - now).total_seconds()
-        sleep_cancellable(f.session, seconds)
+        with f.session.waiting("WAITFOR"):
+            sleep_cancellable(f.session, seconds)
         f.session.rowcount = 0
     return run
 

@@ -22,13 +22,11 @@ from tsqlbroker.grammar import ast
 from . import types as T
 from .compiler import CExpr, Compiler, EvalFn, const_expr, expr_handler
 from .expressions import DYNAMIC, coerce
+from .server_info import SERVER_NAME, VERSION, server_property
 
 if TYPE_CHECKING:
     from .frames import Frame
 
-VERSION = ("Microsoft SQL Server 2005 - 9.00.1399.06 (Intel X86) (tsqlbroker 0.1.0, a "
-           "Python interpreter of T-SQL and Service Broker)")
-SERVER_NAME = socket.gethostname().split(".")[0].upper() or "TSQLBROKER"
 LOGIN_NAME = "sa"
 USER_NAME = "dbo"
 APP_NAME = "tsqlbroker"
@@ -436,6 +434,14 @@ def _datepart(c: Compiler, node: ast.FunctionCall) -> CExpr:
 def _host_name(c: Compiler, node: ast.FunctionCall) -> CExpr:
     _arity(c, node, 0, 0)
     return const_expr(T.nvarchar(128), socket.gethostname())
+
+
+@special("serverproperty")
+def _serverproperty(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    """``SERVERPROPERTY('ProductVersion')`` …: sql_variant, NULL for an unknown name."""
+    args = _arity(c, node, 1, 1)
+    namef = str_arg(args[0])
+    return CExpr(DYNAMIC, lambda f: server_property(namef(f)))
 
 
 @special("xact_state")

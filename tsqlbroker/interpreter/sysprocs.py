@@ -1,9 +1,12 @@
-"""Catalog system procedures: ``sp_helptext`` (a module's text) and ``sp_help`` (a table's
-description), each a result set shaped as SQL Server's own procedure returns it."""
+"""Catalog system procedures: ``sp_helptext`` (a module's text), ``sp_help`` (a table's
+description), ``sp_helpdb`` (databases) and ``sp_configure`` (server options, read-only),
+each a result set shaped as SQL Server's own procedure returns it."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from sqlalchemy.engine import make_url
 
 from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.errors import tsql_error
@@ -12,6 +15,7 @@ from tsqlbroker.grammar import ast
 from . import types as T
 from .compiler import Compiler, StmtFn
 from .frames import Frame
+from .server_info import config_options
 from .sysfuncs import MODULE_TYPES, str_arg
 
 # sp_helptext returns nvarchar(255) rows: a longer line continues on the next row.
@@ -157,3 +161,115 @@ def compile_sp_help(c: Compiler, node: ast.ExecProc) -> StmtFn:
         if ret is not None:
             ret(f, 0)
     return run
+
+
+def _arg(c: Compiler, node: ast.ExecProc, names: tuple[str, ...]) -> list[Any]:
+    """The compiled arguments of a system procedure with parameters ``names``, positional
+    or by name (None where not given); Msg 8144 / 8145 as for any procedure."""
+    values: list[Any] = [None] * len(names)
+    for i, arg in enumerate(node.args):
+        index = i
+        if arg.name:
+            key = arg.name.lower()
+            if key not in names:
+                raise c.bind_error(8145, node, arg.name, node.proc.name)
+            index = names.index(key)
+        elif i >= len(names):
+            raise c.bind_error(8144, node, node.proc.name)
+        if arg.value is not None:
+            values[index] = c.expr(arg.value).fn
+    return values
+
+
+# -- sp_helpdb -----------------------------------------------------------------------------------
+_HELPDB_SET = (["name", "db_size", "owner", "dbid", "created", "status", "compatibility_level"],
+               ["nvarchar(128)", "nvarchar(13)", "nvarchar(128)", "smallint", "nvarchar(11)",
+                "nvarchar(600)", "tinyint"])
+_HELPDB_FILES = (["name", "fileid", "filename", "filegroup", "size", "maxsize", "growth",
+                  "usage"],
+                 ["nchar(128)", "smallint", "nchar(260)", "nvarchar(128)", "nvarchar(18)",
+                  "nvarchar(18)", "nvarchar(18)", "varchar(9)"])
+_SYSTEM_DATABASES = frozenset({"master", "tempdb", "model", "msdb"})
+# Version=904 is SQL Server 2019's database version.
+_DB_STATUS = ("Status=ONLINE, Updateability=READ_WRITE, UserAccess=MULTI_USER, Recovery={rec}, "
+              "Version=904, Collation=" + _COLLATION + ", SQLSortOrder=52, "
+              "IsAutoCreateStatistics, IsAutoUpdateStatistics{trust}")
+
+
+def _created(when: Any) -> str | None:
+    """``created`` as sp_helpdb shows it: ``Jan  5 2024``."""
+    return None if when is None else f"{when:%b} {when.day:>2} {when.year}"
+
+
+def _helpdb_row(db: Any) -> tuple[Any, ...]:
+    system = db.name.lower() in _SYSTEM_DATABASES
+    status = _DB_STATUS.format(rec="SIMPLE" if system else "FULL",
+                               trust=", IsTrustworthy" if db.is_trustworthy_on else "")
+    # Sizes are not measured: every database shares the one store (docs/decisions.md).
+    return (db.name, None, "sa", db.database_id, _created(db.create_date), status, 150)
+
+
+def _store_location(s: Any, db: Any) -> str:
+    """Where the database's data lives: its backend schema, else the store (its URL without
+    a password)."""
+    schema = s.instance.catalog.database_schema(s.conn, db.database_id)
+    if schema:
+        return f"schema {schema}"
+    return str(make_url(s.instance.store.url).render_as_string(hide_password=True))
+
+
+def compile_sp_helpdb(c: Compiler, node: ast.ExecProc) -> StmtFn:
+    """``sp_helpdb [@dbname]``: every database, or one with its (single) data file."""
+    (namef,) = _arg(c, node, ("@dbname",))
+    ret = _returns(c, node)
+
+    def run(f: Frame) -> None:
+        s = f.session
+        name = namef(f) if namef is not None else None
+        catalog = s.instance.catalog
+        if name is None:
+            rows = [_helpdb_row(db) for db in catalog.databases(s.conn)]
+            s.sink.resultset(ResultSet(*_HELPDB_SET, rows))
+        else:
+            db = catalog.database(s.conn, str(name))
+            if db is None:
+                raise tsql_error(15010, name)
+            s.sink.resultset(ResultSet(*_HELPDB_SET, [_helpdb_row(db)]))
+            s.sink.resultset(ResultSet(*_HELPDB_FILES, [(
+                db.name, 1, _store_location(s, db), "PRIMARY", None, "Unlimited", None,
+                "data only")]))
+        if ret is not None:
+            ret(f, 0)
+    return run
+
+
+# -- sp_configure --------------------------------------------------------------------------------
+_CONFIGURE_SET = (["name", "minimum", "maximum", "config_value", "run_value"],
+                  ["nvarchar(35)", "int", "int", "int", "int"])
+
+
+def compile_sp_configure(c: Compiler, node: ast.ExecProc) -> StmtFn:
+    """``sp_configure [@configname [, @configvalue]]``: the options and their values
+    (read-only: a new value is refused)."""
+    namef, valuef = _arg(c, node, ("@configname", "@configvalue"))
+    ret = _returns(c, node)
+
+    def run(f: Frame) -> None:
+        name = namef(f) if namef is not None else None
+        options = config_options(None if name is None else str(name))
+        if name is not None and not options:
+            raise tsql_error(15123, name)
+        if valuef is not None and valuef(f) is not None:
+            raise tsql_error(40000, f"Changing configuration option '{options[0][0]}' "
+                                    "(sp_configure with a value)")
+        rows = [(n, lo, hi, v, v) for n, lo, hi, v, _adv in options]
+        f.session.sink.resultset(ResultSet(*_CONFIGURE_SET, rows))
+        if ret is not None:
+            ret(f, 0)
+    return run
+
+
+CATALOG_PROCEDURES: dict[str, Any] = {
+    "sp_help": compile_sp_help, "sp_helptext": compile_sp_helptext,
+    "sp_helpdb": compile_sp_helpdb, "sp_configure": compile_sp_configure,
+}

@@ -79,6 +79,18 @@ def rollback_all(s: Session) -> None:
         txn.rollback()
 
 
+def doom_rolled_back(s: Session) -> None:
+    """A deadlock victim inside TRY (Msg 1205): its work is undone and its locks released at
+    once — the other transaction must go on — but, as in SQL Server, the transaction stays
+    open and doomed (``@@TRANCOUNT`` unchanged, ``XACT_STATE()`` = -1) until the CATCH block
+    rolls it back (or the batch ends: Msg 3998)."""
+    txn = s.txn
+    if txn is not None:
+        txn.rollback()
+    s.txn = s.new_txn()
+    s.doomed = True
+
+
 def save(s: Session, name: str) -> None:
     """``SAVE TRAN name``: Msg 628 outside a transaction, 3931 when doomed."""
     if s.trancount == 0 or s.txn is None:

@@ -1,5 +1,5 @@
 """The REPL's Service Broker views: ``:queues``, ``:conversations``, ``:services``,
-``:activation``.
+``:activation``, ``:transmission``.
 
 Each view runs ordinary T-SQL against the catalog views and DMVs (through a ``query`` callable,
 the REPL's helper session) and joins the answers into one result set, so the views show
@@ -100,7 +100,9 @@ def _age(value: Any, now: _dt.datetime) -> str:
 def conversations_view(query: Query, now: _dt.datetime | None = None,
                        created: Callable[[], dict[Any, _dt.datetime]] | None = None
                        ) -> ResultSet:
-    """Open conversation endpoints (state not CD): handle, side, services, state, clocks.
+    """Open conversation endpoints (state not CD): handle, side, services, state, clocks,
+    and how many of its messages ``sys.transmission_queue`` holds (``:transmission`` says
+    why).
 
     ``sys.conversation_endpoints`` has no creation time: ``created()`` gives the endpoints'
     creation times (UTC) by handle from the broker; without it (or a ``create_date`` column)
@@ -117,6 +119,9 @@ def conversations_view(query: Query, now: _dt.datetime | None = None,
                 e["create_date"] = when + utc_offset
     services = {r["service_id"]: r["name"] for r in
                 _optional(query, "SELECT service_id, name FROM sys.services") or []}
+    held: dict[Any, int] = {}
+    for r in _optional(query, "SELECT conversation_handle FROM sys.transmission_queue") or []:
+        held[r["conversation_handle"]] = held.get(r["conversation_handle"], 0) + 1
     has_age = any(e.get("create_date") is not None for e in endpoints)
     rows: list[tuple[Any, ...]] = []
     for e in endpoints:
@@ -128,19 +133,20 @@ def conversations_view(query: Query, now: _dt.datetime | None = None,
             services.get(e.get("service_id"), e.get("service_id")),
             e.get("far_service"),
             e.get("state_desc") or e.get("state"),
+            held.get(e.get("conversation_handle"), 0),
             _age(e.get("lifetime"), now) or None,
             _age(timer, now) if timer_set else None,
         ]
         if has_age:
-            row.insert(5, _age(e.get("create_date"), now) or None)
+            row.insert(6, _age(e.get("create_date"), now) or None)
         rows.append(tuple(row))
-    columns = ["conversation_handle", "side", "service", "far_service", "state", "expires_in",
-               "timer_in"]
+    columns = ["conversation_handle", "side", "service", "far_service", "state", "held",
+               "expires_in", "timer_in"]
     types: list[str | None] = ["uniqueidentifier", None, "sysname", "nvarchar(256)", None,
-                               None, None]
+                               "int", None, None]
     if has_age:
-        columns.insert(5, "age")
-        types.insert(5, None)
+        columns.insert(6, "age")
+        types.insert(6, None)
     return ResultSet(columns, types, rows)
 
 
@@ -166,19 +172,57 @@ def services_view(query: Query, include_system: bool = False) -> ResultSet:
     return ResultSet(["service", "queue", "contracts"], ["sysname", "sysname", None], rows)
 
 
+def _queue_names(query: Query, db_ids: set[Any]) -> dict[tuple[Any, Any], str]:
+    """(database_id, queue object_id) → queue name, for queues in any of ``db_ids``
+    (activation runs in every database, not only the current one)."""
+    names = {r["database_id"]: r["name"] for r in
+             _optional(query, "SELECT database_id, name FROM sys.databases") or []}
+    out: dict[tuple[Any, Any], str] = {}
+    for db_id in db_ids:
+        name = names.get(db_id)
+        if name is None:
+            continue
+        for r in _optional(query, "SELECT object_id, name FROM "
+                                  f"{bracket(str(name))}.sys.service_queues") or []:
+            out[(db_id, r["object_id"])] = r["name"]
+    return out
+
+
 def activation_view(query: Query) -> list[ResultSet]:
-    """Queue monitors (state, waiting readers, last activation) and running activated tasks."""
-    queues = {r["object_id"]: r["name"] for r in
-              _optional(query, "SELECT object_id, name FROM sys.service_queues") or []}
+    """Queue monitors (state, waiting readers, last activation) and running activated tasks,
+    of every database, with database and queue names."""
     monitors = _rows(query, "SELECT * FROM sys.dm_broker_queue_monitors")
     tasks = _rows(query, "SELECT * FROM sys.dm_broker_activated_tasks")
+    db_names = {r["database_id"]: r["name"] for r in
+                _optional(query, "SELECT database_id, name FROM sys.databases") or []}
+    queues = _queue_names(query, {r.get("database_id") for r in monitors + tasks})
+
+    def where(r: dict[str, Any]) -> tuple[Any, Any]:
+        db_id, queue_id = r.get("database_id"), r.get("queue_id")
+        return db_names.get(db_id, db_id), queues.get((db_id, queue_id), queue_id)
+
     mon = ResultSet(
-        ["queue", "state", "tasks_waiting", "last_activated_time", "last_empty_rowset_time"],
-        ["sysname", None, "int", "datetime", "datetime"],
-        [(queues.get(m.get("queue_id"), m.get("queue_id")), m.get("state"),
-          m.get("tasks_waiting"), m.get("last_activated_time"), m.get("last_empty_rowset_time"))
-         for m in monitors])
-    task = ResultSet(["spid", "queue", "procedure_name"], ["int", "sysname", "nvarchar(650)"],
-                     [(t.get("spid"), queues.get(t.get("queue_id"), t.get("queue_id")),
-                       t.get("procedure_name")) for t in tasks])
+        ["database", "queue", "state", "tasks_waiting", "last_activated_time",
+         "last_empty_rowset_time"],
+        ["sysname", "sysname", None, "int", "datetime", "datetime"],
+        [(*where(m), m.get("state"), m.get("tasks_waiting"), m.get("last_activated_time"),
+          m.get("last_empty_rowset_time")) for m in monitors])
+    task = ResultSet(["spid", "database", "queue", "procedure_name"],
+                     ["int", "sysname", "sysname", "nvarchar(650)"],
+                     [(t.get("spid"), *where(t), t.get("procedure_name")) for t in tasks])
     return [mon, task]
+
+
+def transmission_view(query: Query, now: _dt.datetime | None = None) -> ResultSet:
+    """Messages held in ``sys.transmission_queue`` (not delivered yet) and why: the
+    ``transmission_status`` SQL Server gives (broker disabled, service not found …)."""
+    now = now or _dt.datetime.now()
+    rows = _rows(query, "SELECT conversation_handle, to_service_name, message_type_name, "
+                        "enqueue_time, transmission_status FROM sys.transmission_queue "
+                        "ORDER BY enqueue_time")
+    return ResultSet(
+        ["conversation_handle", "to_service", "message_type", "waiting", "transmission_status"],
+        ["uniqueidentifier", "nvarchar(256)", "nvarchar(256)", None, "nvarchar(4000)"],
+        [(r["conversation_handle"], r["to_service_name"], r["message_type_name"],
+          _age(r["enqueue_time"], now) or None, r["transmission_status"] or None)
+         for r in rows])

@@ -18,11 +18,15 @@ import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from tsqlbroker import __version__
 from tsqlbroker.errors import StorageOpenError
+from tsqlbroker.repl.config import ACTIVATION_MODES
 from tsqlbroker.repl.pipes import EXIT_BROKEN_PIPE, PipeGuard, silence
+
+if TYPE_CHECKING:
+    from tsqlbroker.repl.runner import ScriptRunner
 
 EPILOG = """\
 examples:
@@ -33,11 +37,20 @@ examples:
   tsqlbroker serve --url postgresql+psycopg://user@localhost/broker
 
 exit status: 0 success; 1 a batch raised an error (or a file did not parse, or the
-storage or the -d database cannot be opened); 2 bad command-line usage; 130 Ctrl-C;
-141 the output was closed early (| head); 143 SIGTERM.
+storage or the -d database cannot be opened); 2 bad command-line usage; 130 interrupted
+(SIGINT, Ctrl-C); 141 the output was closed early (| head); 143 SIGTERM.
 """
 
 MODES = ("run", "parse", "serve")
+
+# The top-level usage names the modes (argparse's own would list the options only).
+USAGE = """\
+tsqlbroker [options]                      the REPL
+       tsqlbroker run [options] FILE [FILE ...]   run scripts
+       tsqlbroker -Q TEXT | -i FILE [options]     run text or a file
+       tsqlbroker parse [--ast] FILE [FILE ...]   check syntax only
+       tsqlbroker serve [--url URL] [--log FILE]  run a long-lived broker
+       (tsqlbroker MODE --help describes a mode's options)"""
 
 
 def _add_storage_options(p: argparse.ArgumentParser) -> None:
@@ -58,6 +71,10 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--wait-idle", type=float, default=30.0, metavar="SECONDS",
                    help="after the last batch, wait up to SECONDS for activated procedures "
                         "to go idle (default 30)")
+    p.add_argument("--activation", choices=ACTIVATION_MODES, default=None,
+                   help="host activation, timers and transmission of the store: auto "
+                        "(default: unless a serve process does), on (insist: wait for "
+                        "the store's host lease), off (only run my batches)")
 
 
 def build_parser(mode: str | None) -> argparse.ArgumentParser:
@@ -83,7 +100,7 @@ def build_parser(mode: str | None) -> argparse.ArgumentParser:
         p.add_argument("--log", metavar="FILE", help="write the broker log to FILE")
         return p
     p = argparse.ArgumentParser(
-        prog="tsqlbroker",
+        prog="tsqlbroker", usage=USAGE,
         description="T-SQL and SQL Server Service Broker interpreter and REPL.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"tsqlbroker {__version__}")
@@ -96,7 +113,7 @@ def build_parser(mode: str | None) -> argparse.ArgumentParser:
 
 # Options that take a value: the word after them is never the mode.
 _VALUED = {"--url", "-d", "--database", "--format", "-v", "-o", "--wait-idle", "-Q", "-i",
-           "--log"}
+           "--log", "--activation"}
 
 
 def split_mode(args: list[str]) -> tuple[str | None, list[str]]:
@@ -148,7 +165,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                thaw_after=thaw_after)
         from tsqlbroker.repl.main import run_repl
 
-        return run_repl(url=args.url, database=args.database, output_format=args.format)
+        return run_repl(url=args.url, database=args.database, output_format=args.format,
+                        activation=args.activation)
     except KeyboardInterrupt:
         return 130
     except StorageOpenError as exc:
@@ -203,14 +221,19 @@ def run_scripts(args: argparse.Namespace, files: list[str], text: str | None,
     try:
         # Start-up time: no garbage collection while the engine loads (see startup.py).
         with startup_phase():
+            # Scripts (run, -i) host the broker's background work from the start when
+            # nobody else does; -Q text from its first statement that gives it work.
             runner = ScriptRunner(url=args.url, database=args.database,
                                   output_format=args.format, out=out,
                                   err=err if args.output is None else out,  # type: ignore
-                                  sqlcmd=state, stop_on_error=args.stop_on_error)
+                                  sqlcmd=state, stop_on_error=args.stop_on_error,
+                                  activation=args.activation or "auto",
+                                  host_at_start=bool(files))
             get_driver()  # the grammar tables, loaded inside the phase too
         for stream in (out, err):
             if isinstance(stream, PipeGuard):
                 stream.on_broken = runner.output_closed
+        previous = _on_sigint(runner)
         try:
             for f in files:
                 path = Path(f)
@@ -227,17 +250,38 @@ def run_scripts(args: argparse.Namespace, files: list[str], text: str | None,
                     break
             if text is not None and not runner.stopped:
                 runner.run_text(text, base_dir=Path.cwd())
-            runner.wait_idle(args.wait_idle)
+            if not runner.interrupted:
+                runner.wait_idle(args.wait_idle)
         finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
             runner.close()
         if isinstance(out, PipeGuard) and out.broken:
             return EXIT_BROKEN_PIPE
+        if runner.interrupted:
+            return 130
+        if runner.exit_status is not None:
+            return runner.exit_status
         return 1 if runner.had_error else 0
     finally:
         if thaw_after:
             thaw()
         if not isinstance(out, PipeGuard):
             out.close()
+
+
+def _on_sigint(runner: ScriptRunner) -> Any:
+    """SIGINT (Ctrl-C) while scripts run: the running batch is cancelled — its running
+    statement rolled back, nothing of it committed — and the run ends (exit status 130);
+    with no batch running, or at a second SIGINT, the process stops at once. Returns the
+    handler to put back (None off the main thread, where signals cannot be handled)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def handler(_signum: int, _frame: Any) -> None:
+        if runner.interrupted or not runner.interrupt():
+            raise KeyboardInterrupt
+    return signal.signal(signal.SIGINT, handler)
 
 
 if __name__ == "__main__":  # pragma: no cover

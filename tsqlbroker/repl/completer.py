@@ -40,6 +40,7 @@ EMPTY LIFETIME MAX_QUEUE_READERS MESSAGE MOVE NEW_BROKER NONE OWNER POISON_MESSA
 PROCEDURE_NAME QUEUE RECEIVE RELATED_CONVERSATION RELATED_CONVERSATION_GROUP RETENTION ROUTE
 SELF SEND SENT SERVICE STATUS TARGET TIMEOUT TIMER TYPE VALIDATION VALID_XML WELL_FORMED_XML
 INITIATOR CLEANUP GET XML SCHEMA COLLECTION TRUSTWORTHY
+KILL STATISTICS STATUSONLY
 """)
 
 FUNCTIONS: tuple[str, ...] = _words("""
@@ -49,7 +50,8 @@ EOMONTH ERROR_LINE ERROR_MESSAGE ERROR_NUMBER ERROR_PROCEDURE ERROR_SEVERITY ERR
 FLOOR FORMAT GETDATE GETUTCDATE HASHBYTES IIF ISDATE ISNULL ISNUMERIC LEFT LEN LOWER LTRIM MAX
 MIN MONTH NEWID NEWSEQUENTIALID NULLIF OBJECT_ID OBJECT_NAME PARSE POWER QUOTENAME RAND
 REPLACE REPLICATE REVERSE RIGHT ROUND ROW_NUMBER RTRIM SCHEMA_NAME SCOPE_IDENTITY SIGN SPACE
-SQRT STR STRING_AGG STUFF SUBSTRING SUM SUSER_SNAME SYSDATETIME SYSUTCDATETIME TRANSLATE TRIM
+SERVERPROPERTY SQRT STR STRING_AGG STUFF SUBSTRING SUM SUSER_SNAME SYSDATETIME SYSUTCDATETIME
+TRANSLATE TRIM
 TRY_CAST TRY_CONVERT UPPER USER_NAME XACT_STATE YEAR AVG
 """)
 
@@ -69,7 +71,8 @@ QUEUE_COLUMNS: tuple[str, ...] = (
 # Catalog views and DMVs offered after "sys.".
 SYS_VIEWS: tuple[str, ...] = (
     "columns", "conversation_endpoints", "conversation_groups", "databases",
-    "dm_broker_activated_tasks", "dm_broker_queue_monitors", "objects", "procedures",
+    "dm_broker_activated_tasks", "dm_broker_queue_monitors", "dm_exec_requests",
+    "dm_exec_sessions", "dm_tran_locks", "messages", "objects", "procedures",
     "remote_service_bindings", "routes", "schemas", "service_contract_message_usages",
     "service_contract_usages", "service_contracts", "service_message_types",
     "service_queue_usages", "service_queues", "services", "tables", "transmission_queue",

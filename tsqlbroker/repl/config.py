@@ -16,6 +16,10 @@ from typing import Any
 
 FORMATS = ("table", "vertical", "csv", "json")
 TERMINATORS = ("go", "semicolon")
+WIDE_LAYOUTS = ("vertical", "pager", "squeeze")
+# Whether this process hosts the store's activation, timers and transmission (the command
+# line's --activation; interpreter/broker_runtime.py).
+ACTIVATION_MODES = ("auto", "on", "off")
 
 
 class ConfigError(Exception):
@@ -52,7 +56,10 @@ class Config:
     batch_terminator: str = "go"
     history_file: Path | None = None
     timing: bool = False
+    shell_commands: bool = True
+    activation: str = "auto"
     format: str = "table"
+    wide_results: str = "vertical"
     pager: str = "auto"
     max_column_width: int = 60
     null_text: str = "NULL"
@@ -118,7 +125,10 @@ def parse_config(text: str) -> Config:
         batch_terminator=_choice(data, "main", "batch_terminator", TERMINATORS),
         history_file=_history_path(history),
         timing=_get(data, "main", "timing", bool),
+        shell_commands=_get(data, "main", "shell_commands", bool),
+        activation=_choice(data, "main", "activation", ACTIVATION_MODES),
         format=_choice(data, "output", "format", FORMATS),
+        wide_results=_choice(data, "output", "wide_results", WIDE_LAYOUTS),
         pager=_get(data, "output", "pager", str),
         max_column_width=_get(data, "output", "max_column_width", int),
         null_text=_get(data, "output", "null_text", str),

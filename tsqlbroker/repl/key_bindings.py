@@ -1,9 +1,9 @@
 """Key bindings and the rule that decides when the buffer runs.
 
 Enter runs the buffer when it is complete — its last line is ``GO [n]`` (or, in ``semicolon``
-mode, it ends with ``;`` outside any ``BEGIN … END`` block), it is a ``:command`` line, or a
-bare ``exit``/``quit`` — and otherwise inserts a newline, so batches are edited over several
-lines as in sqlcmd. Alt-Enter (Esc Enter) always runs it. Ctrl-C clears the buffer; Ctrl-D on
+mode, it ends with ``;`` outside any ``BEGIN … END`` block), its last line is a ``:command``
+or ``!!`` line, or it is a bare ``exit``/``quit`` — and otherwise inserts a newline, so
+batches are edited over several lines as in sqlcmd. Alt-Enter (Esc Enter) always runs it. Ctrl-C clears the buffer; Ctrl-D on
 an empty buffer leaves (prompt-toolkit raises ``EOFError``).
 """
 
@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from prompt_toolkit.application import get_app
-from prompt_toolkit.filters import Condition, has_completions
+from prompt_toolkit.filters import Condition, has_completions, in_paste_mode
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 # The same GO line the batch splitter (tsqlbroker.grammar.split_batches) recognises.
@@ -82,11 +83,29 @@ def ends_inside_literal(text: str) -> bool:
     return _code_tokens(text)[1]
 
 
+def split_command(text: str) -> tuple[str, str] | None:
+    """``(statement cache, command)`` when the buffer's last line is a ``:command`` or a
+    ``!! shell`` line (or the buffer is a bare ``exit`` / ``quit``): the lines before it are
+    sqlcmd's statement cache, which ``:list``, ``:reset``, ``:ed`` and ``:exit()`` act on.
+    None for T-SQL."""
+    stripped = text.rstrip()
+    if not stripped.strip():
+        return None
+    lines = stripped.splitlines()
+    last = lines[-1].strip()
+    if len(lines) == 1 and last.lower() in ("exit", "quit"):
+        return "", last
+    if not last.startswith((":", "!!")):
+        return None
+    before = "\n".join(lines[:-1])
+    if ends_inside_literal(before):
+        return None  # the line is inside a string or comment
+    return before, last
+
+
 def is_special(text: str) -> bool:
-    """A ``:command`` (or bare ``exit``/``quit``) typed alone on the first line."""
-    stripped = text.strip()
-    return (stripped.startswith(":") and "\n" not in stripped) or stripped.lower() in (
-        "exit", "quit")
+    """Whether the buffer ends with a client command (see :func:`split_command`)."""
+    return split_command(text) is not None
 
 
 def is_complete(text: str, terminator: str = "go") -> bool:
@@ -126,6 +145,31 @@ def build_key_bindings(get_terminator: Callable[[], str]) -> KeyBindings:
                 buf.validate_and_handle()
             else:
                 buf.newline(copy_margin=True)
+
+    # Auto-indent: a new line takes the indentation of the one before (unless pasting);
+    # blanks typed first on such a line replace it rather than add to it, so lines typed
+    # with their own indentation do not drift further right each time.
+    margin: dict[str, Any] = {}
+
+    @kb.add("enter", filter=~has_completions & ~buffer_complete)
+    def _newline(event: KeyPressEvent) -> None:
+        buf = event.current_buffer
+        buf.newline(copy_margin=not in_paste_mode())
+        margin.update(text=buf.text, cursor=buf.cursor_position)
+
+    @Condition
+    def on_auto_margin() -> bool:
+        buf = get_app().current_buffer
+        return (buf.text == margin.get("text") and buf.cursor_position == margin.get("cursor")
+                and buf.document.current_line_before_cursor.strip() == ""
+                and buf.document.current_line_before_cursor != "")
+
+    @kb.add(" ", filter=on_auto_margin)
+    def _typed_indent(event: KeyPressEvent) -> None:
+        buf = event.current_buffer
+        buf.delete_before_cursor(len(buf.document.current_line_before_cursor))
+        margin.clear()
+        buf.insert_text(event.data)
 
     @kb.add("escape", "enter")
     def _run_now(event: KeyPressEvent) -> None:

@@ -9,7 +9,11 @@ loads prompt-toolkit, rich and Pygments; ``tsqlbroker.repl.cli`` imports it lazi
 
 from __future__ import annotations
 
+import os
+import shlex
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -37,12 +41,19 @@ from tsqlbroker.errors import StorageOpenError, TSqlError
 from tsqlbroker.repl.catalog import CatalogCache, HelperSession, bracket, changes_catalog
 from tsqlbroker.repl.completer import TSqlCompleter
 from tsqlbroker.repl.config import Config, ConfigError, load_config, parse_config
-from tsqlbroker.repl.key_bindings import build_key_bindings, is_special
+from tsqlbroker.repl.key_bindings import build_key_bindings, split_command
 from tsqlbroker.repl.lexer import TSqlBrokerLexer
 from tsqlbroker.repl.pipes import EXIT_BROKEN_PIPE, PipeGuard
 from tsqlbroker.repl.render import RichSink, run_pager
+from tsqlbroker.repl.runner import first_value
 from tsqlbroker.repl.special import SpecialError, execute_special
-from tsqlbroker.repl.sqlcmd import SqlcmdError, SqlcmdState, preprocess
+from tsqlbroker.repl.sqlcmd import (
+    SqlcmdError,
+    SqlcmdState,
+    exit_status,
+    preprocess,
+    split_at_last_go,
+)
 
 InstanceFactory = Callable[[str | None], Any]
 
@@ -72,8 +83,9 @@ def _default_instance(url: str | None) -> Any:
     from tsqlbroker.interpreter.instance import Instance
 
     instance = Instance(url)
-    # Activation, conversation timers and lifetimes run while the REPL waits for input.
-    runtime_for(instance)
+    # Activation, conversation timers and lifetimes run while the REPL waits for input, when
+    # this process hosts them (Repl.set_activation starts the runtime in the chosen mode).
+    runtime_for(instance, start=False)
     return instance
 
 
@@ -109,10 +121,22 @@ class Repl:
         pager_cmd = config.pager_command()
         self.sink = RichSink(self.console, fmt=config.format, max_width=config.max_column_width,
                              null_text=config.null_text, styles=config.colors,
-                             pager=run_pager(pager_cmd) if pager_cmd else None)
+                             pager=run_pager(pager_cmd) if pager_cmd else None,
+                             wide=config.wide_results)
         self.sqlcmd = SqlcmdState()
         self.log_shown = config.log_show
         self.exit_status: int | None = None
+        # At a prompt (not reading piped input): SSMS's "Commands completed successfully."
+        # and the question about an open transaction on leaving.
+        self.interactive = False
+        # sqlcmd's statement cache: the lines typed before a :command (which :list shows,
+        # :reset clears, :ed edits); the next prompt starts with pending_text.
+        self.statement_cache = ""
+        self.pending_text = ""
+        self.last_batch_text = ""        # what :ed edits when the cache is empty
+        self._exit_after_error = False
+        self._cancelled = False
+        self._error_file: TextIO | None = None
         self._input, self._output = input, output
         self._factory = instance_factory or _default_instance
         self._out_file: TextIO | None = None
@@ -135,6 +159,7 @@ class Repl:
         log = broker_log_of(instance)
         if log is not None and hasattr(log, "add_listener"):
             log.add_listener(self._on_log)
+        self._start_activation(instance)
         link.catalog.refresh(str(getattr(link.session, "current_database", "master")))
         return link
 
@@ -155,6 +180,7 @@ class Repl:
     def close(self) -> None:
         """Roll back what is open, close the sessions and the instance, restore output."""
         self.set_output(None)
+        self.set_error_output(None)
         self._close_link(self.link)
 
     @property
@@ -189,14 +215,27 @@ class Repl:
 
     # -- running text ---------------------------------------------------------------------
     def handle(self, text: str) -> None:
-        """Run what the user entered: a ``:command`` or T-SQL batches. Never raises."""
+        """Run what the user entered: T-SQL batches, or lines ending with a ``:command`` (the
+        lines before it are sqlcmd's statement cache). Never raises."""
         if not text.strip():
             return
+        self._cancelled = False
+        shown = self.sink.event_count
+        split = split_command(text)
         try:
-            if is_special(text):
-                execute_special(self, text)
+            if split is not None:
+                sent, cache = split_at_last_go(split[0] + "\n" if split[0] else "")
+                if sent.strip():
+                    self.run_text(sent, Path.cwd())
+                self.statement_cache = cache.rstrip("\n")
+                self.pending_text = self.statement_cache
+                execute_special(self, split[1])
+                if self.pending_text.strip():
+                    # The next prompt continues the batch on a new line, as sqlcmd's does.
+                    self.pending_text = self.pending_text.rstrip("\n") + "\n"
             else:
                 self.run_text(text, Path.cwd())
+                self._completed(shown)
         except TSqlError as err:
             self.sink.error(err)
             self._stop_on_error()
@@ -215,26 +254,41 @@ class Repl:
             self.sink.error(err)
             self._stop_on_error()
             return
+        failed = False
         for chunk in split_batches(plain):
             for _ in range(max(chunk.repeat, 1)):
                 before = self.sink.error_count
+                self.sink.last_resultset = None
                 if not self._run_batch(chunk.text, chunk.start_line):
                     return
-                if self.sink.error_count > before and self._stop_on_error():
+                failed = self.sink.error_count > before
+                if failed and self._stop_on_error():
                     return
         if self.sqlcmd.quit_requested:
-            self.request_exit(0)
+            self.sqlcmd.quit_requested = False
+            value = first_value(self.sink.last_resultset)
+            self.request_exit(exit_status(value, failed) if self.sqlcmd.exit_with_value
+                              else 0)
+            self.sqlcmd.exit_with_value = False
 
     def _stop_on_error(self) -> bool:
         if self.sqlcmd.on_error_exit:
+            self._exit_after_error = True
             self.request_exit(1)
             return True
         return False
 
+    def _completed(self, shown: int) -> None:
+        """SSMS's note for input that ran and showed nothing at all (no result set, no
+        message, no row count): at the prompt only, never in scripts (sqlcmd prints none)."""
+        if self.interactive and self.sink.event_count == shown and not self._cancelled \
+                and self.exit_status is None:
+            self.info("Commands completed successfully.", style=self.sink.styles["rows_affected"])
+
     def _run_batch(self, text: str, start_line: int) -> bool:
         """One batch on the worker thread; Ctrl-C cancels it. False when it was cancelled."""
         database = self.current_database
-        errors_before = self.sink.error_count
+        self.last_batch_text = text
         started = time.monotonic()
         future = self.link.worker.submit(self._execute, text, start_line)
         cancelled_at: float | None = None
@@ -255,12 +309,12 @@ class Repl:
                 if cancelled_at is None:
                     cancelled_at = time.monotonic()
                     self.session.cancel()
+        # The interpreter reports the cancellation (Msg 3621, "Query was cancelled by
+        # user.") when it stopped something; a batch that had ended on its own was not
+        # cancelled, and is not said to be.
         cancelled = cancelled_at is not None
+        self._cancelled = self._cancelled or cancelled
         elapsed = time.monotonic() - started
-        if cancelled and self.sink.error_count == errors_before:
-            # The interpreter reports Msg 3621 itself when the cancel stopped a statement;
-            # say so here only when it did not (the batch had ended on its own).
-            self.info("Query was cancelled by user.", style=self.sink.styles["error"])
         if self.config.timing:
             self.info(f"Time: {elapsed:.3f}s", style=self.sink.styles["timing"])
         if changes_catalog(text) or self.current_database != database:
@@ -292,9 +346,10 @@ class Repl:
         finally:
             conn.close()
 
-    def show(self, rs: ResultSet) -> None:
-        """Render a result set the way batch results are rendered."""
-        self.sink.resultset(rs)
+    def show(self, rs: ResultSet, whole: bool = False) -> None:
+        """Render a result set the way batch results are rendered (``whole``: values are
+        wrapped, never cut)."""
+        self.sink.resultset(rs, whole=whole)
 
     def info(self, text: str, style: str = "") -> None:
         """A line of client information (not T-SQL output)."""
@@ -322,6 +377,56 @@ class Repl:
         self.sink.console = Console(file=handle, width=self.console.width, no_color=True,
                                     highlight=False)
 
+    def set_error_output(self, target: str | None) -> None:
+        """``:error``: errors to a file, to STDERR, or (None / STDOUT) with the output."""
+        if self._error_file is not None:
+            self._error_file.close()
+            self._error_file = None
+        self.sink.error_console = None
+        if target is None or target.lower() == "stdout":
+            return
+        if target.lower() == "stderr":
+            self.sink.error_console = Console(file=sys.stderr, highlight=False,
+                                              force_terminal=self.console.is_terminal)
+            return
+        try:
+            self._error_file = open(target, "w", encoding="utf-8")  # noqa: SIM115 - see above
+        except OSError as exc:
+            raise SpecialError(f"Cannot open file '{target}': {exc.strerror}.") from None
+        self.sink.error_console = Console(file=self._error_file, width=self.console.width,
+                                          no_color=True, highlight=False)
+
+    def edit(self, text: str) -> str:
+        """``:ed``: ``text`` in the user's editor ($SQLCMDEDITOR, $VISUAL, $EDITOR, vi); the
+        text as saved."""
+        editor = (os.environ.get("SQLCMDEDITOR") or os.environ.get("VISUAL")
+                  or os.environ.get("EDITOR") or "vi")
+        fd, path = tempfile.mkstemp(prefix="tsqlbroker-", suffix=".sql")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text + "\n" if text else "")
+            try:
+                subprocess.run([*shlex.split(editor), path], check=False)
+            except OSError as exc:
+                raise SpecialError(f"Cannot start the editor '{editor}': "
+                                   f"{exc.strerror}.") from None
+            return Path(path).read_text(encoding="utf-8")
+        finally:
+            os.unlink(path)
+
+    def shell(self, command: str) -> None:
+        """``!! command``: run a shell command; its output joins the REPL's output."""
+        if not self.config.shell_commands:
+            raise SpecialError("Shell commands are turned off (shell_commands = false in the "
+                               "config file).")
+        done = subprocess.run(command, shell=True, capture_output=True, text=True,
+                              check=False)
+        with self.sink.lock:
+            for text in (done.stdout, done.stderr):
+                if text:
+                    self.sink.console.print(text, markup=False, highlight=False, end="",
+                                            soft_wrap=True)
+
     def connect(self, url: str) -> None:
         """``:connect``: open an instance on ``url``; the old one closes only if that works."""
         try:
@@ -335,6 +440,28 @@ class Repl:
         old, self.link, self.url = self.link, link, url
         self._close_link(old)
         self.info(f"Connected to {url}.")
+
+    @staticmethod
+    def _runtime(instance: Any) -> Any | None:
+        return getattr(instance, "extensions", {}).get("broker_runtime")
+
+    def _start_activation(self, instance: Any) -> None:
+        """Host the store's activation, timers and transmission as the setting says."""
+        runtime = self._runtime(instance)
+        if runtime is not None:
+            runtime.configure(mode=self.config.activation, role="REPL")
+            runtime.start()
+
+    def set_activation(self, mode: str) -> None:
+        """``:activation auto|on|off``: change whether this REPL hosts the broker's
+        background work."""
+        self.config.activation = mode
+        self._start_activation(self.instance)
+
+    def activation_status(self) -> str:
+        """Whether this process hosts the broker's background work, in words."""
+        runtime = self._runtime(self.instance)
+        return runtime.status() if runtime is not None else "Activation: not available."
 
     def request_exit(self, status: int = 0) -> None:
         """Leave the loop after the current input."""
@@ -424,23 +551,73 @@ class Repl:
         runtime = getattr(self.instance, "extensions", {}).get("broker_runtime")
         if runtime is not None and hasattr(runtime, "wait_idle"):
             runtime.wait_idle(idle_seconds)
+        self._warn_open_transaction()
         if self.exit_status is not None:
             return self.exit_status
         return 1 if self.sink.error_count else 0
 
     def run(self) -> int:
-        """The read-run loop; the exit status (0, or 1 after ``:on error exit``)."""
+        """The read-run loop; the exit status (0, 1 after ``:on error exit``, or the value of
+        ``:exit(query)``). Leaving with a transaction open asks first, as SSMS does."""
+        self.interactive = True
         session = self.prompt_session()
-        while self.exit_status is None:
+        while True:
+            if self.exit_status is not None:
+                if self._may_leave():
+                    break
+                self.exit_status = None
             try:
                 with patch_stdout(raw=True):
-                    text = session.prompt(self._prompt)
+                    text = session.prompt(self._prompt, default=self.pending_text)
             except EOFError:
-                break
-            except KeyboardInterrupt:
+                if self._may_leave():
+                    break
                 continue
+            except KeyboardInterrupt:
+                self.pending_text = ""
+                continue
+            self.pending_text = ""
             self.handle(text)
         return self.exit_status or 0
+
+    def _may_leave(self) -> bool:
+        """With a transaction open, SSMS's question: commit, roll back, or stay. After
+        ``:on error exit`` (no one to ask) it is rolled back with a warning."""
+        n = self.trancount
+        if n == 0:
+            return True
+        if self._exit_after_error:
+            self._warn_open_transaction()
+            return True
+        question = PromptSession[str](input=self._input, output=self._output)
+        while True:
+            try:
+                answer = question.prompt(
+                    f"There are uncommitted transactions (@@TRANCOUNT {n}). Commit them "
+                    "before leaving? [y]es, [n]o (roll back), [c]ancel: ").strip().lower()
+            except EOFError:
+                answer = "n"
+            except KeyboardInterrupt:
+                answer = "c"
+            if answer in ("y", "yes"):
+                self.run_text("WHILE @@TRANCOUNT > 0 COMMIT TRANSACTION")
+                if self.trancount == 0:
+                    self.info("The transactions were committed.")
+                    return True
+                return False  # the commit failed: its error is shown; stay
+            if answer in ("n", "no"):
+                self.run_text("IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION")
+                self.info("The transaction was rolled back.")
+                return True
+            if answer in ("c", "cancel", ""):
+                return False
+
+    def _warn_open_transaction(self) -> None:
+        """Leaving without asking (piped input, :on error exit): say that it rolls back."""
+        n = self.trancount
+        if n:
+            print(f"Warning: the session ended with an open transaction (@@TRANCOUNT {n}); "
+                  "it was rolled back.", file=sys.stderr)
 
 
 def describe_storage(repl: Repl) -> str:
@@ -456,8 +633,10 @@ def describe_storage(repl: Repl) -> str:
         return str(url)
 
 
-def run_repl(url: str | None, database: str, output_format: str) -> int:
-    """``tsqlbroker`` with no mode: the REPL on ``url`` (or the configured storage)."""
+def run_repl(url: str | None, database: str, output_format: str,
+             activation: str | None = None) -> int:
+    """``tsqlbroker`` with no mode: the REPL on ``url`` (or the configured storage);
+    ``activation`` (the command line's) wins over the configured setting."""
     try:
         config, path, created = load_config()
     except ConfigError as exc:
@@ -465,6 +644,8 @@ def run_repl(url: str | None, database: str, output_format: str) -> int:
         config, path, created = parse_config(""), None, False
     if output_format == "json":
         config.format = "json"
+    if activation is not None:
+        config.activation = activation
     # The command line's default is master; then the config file's database applies.
     start_db = database if database.lower() != "master" else config.database
     # Piped input is a script, as sqlcmd reads it: no prompt, no banner; and its reader may

@@ -8,14 +8,17 @@ After the last batch the runner waits until activated procedures are idle.
 
 from __future__ import annotations
 
+import sys
+import threading
+import time
 from functools import partial
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from tsqlbroker.engine.brokerlog import LogEntry
 from tsqlbroker.errors import TSqlError, tsql_error
 from tsqlbroker.interpreter.sink import JsonLinesSink, Sink, TeeSink, TextSink
-from tsqlbroker.repl.sqlcmd import SqlcmdError, SqlcmdState, preprocess
+from tsqlbroker.repl.sqlcmd import SqlcmdError, SqlcmdState, exit_status, preprocess
 
 
 def _log_record(sink: JsonLinesSink, entry: LogEntry) -> None:
@@ -34,17 +37,25 @@ def _write_line(out: TextIO, text: str) -> None:
         pass
 
 
+def first_value(rs: Any) -> Any:
+    """The first column of the first row of a result set (None if there is none)."""
+    rows = getattr(rs, "rows", None)
+    return rows[0][0] if rows and rows[0] else None
+
+
 class _ErrorWatch:
     """Wraps a sink and remembers whether an error reached the client."""
 
     def __init__(self, inner: Sink) -> None:
         self.inner = inner
         self.count = 0
+        self.last_resultset: Any = None  # for :exit(query)
 
     def message(self, text: str) -> None:
         self.inner.message(text)
 
     def resultset(self, rs: object) -> None:
+        self.last_resultset = rs
         self.inner.resultset(rs)  # type: ignore[arg-type]
 
     def error(self, err: TSqlError) -> None:
@@ -60,7 +71,8 @@ class ScriptRunner:
 
     def __init__(self, *, url: str | None, database: str, output_format: str, out: TextIO,
                  err: TextIO, sqlcmd: SqlcmdState | None = None,
-                 stop_on_error: bool = False) -> None:
+                 stop_on_error: bool = False, activation: str = "auto",
+                 host_at_start: bool = True) -> None:
         from tsqlbroker.interpreter.instance import Instance
 
         base: Sink = JsonLinesSink(out) if output_format == "json" else TextSink(out, err)
@@ -68,12 +80,21 @@ class ScriptRunner:
         self.sqlcmd = sqlcmd or SqlcmdState()
         self.stop_on_error = stop_on_error
         self.stopped = False
+        # The status :exit(query) asked for (None: the usual 0 / 1).
+        self.exit_status: int | None = None
+        self._error_files: list[TextIO] = []
+        self.interrupted = False  # SIGINT / Ctrl-C: the run stops (exit status 130)
+        self._running = False
         self.instance = Instance(url)
-        # Activation runs in the background while scripts run; in text mode what activated
-        # procedures print (the broker log) is shown on stderr as it happens.
+        # Activation runs in the background while scripts run (when this process hosts
+        # it: broker_runtime); in text mode what activated procedures print (the broker
+        # log) is shown on stderr as it happens.
         from tsqlbroker.interpreter.broker_runtime import runtime_for
 
-        self.runtime = runtime_for(self.instance)
+        self.runtime = runtime_for(self.instance, start=False)
+        self.runtime.configure(mode=activation, role="run")
+        if host_at_start or activation == "on":
+            self.runtime.start()
         if output_format != "json":
             self.runtime.log.add_listener(
                 lambda entry: entry.level != "info" and _write_line(err, entry.render()))
@@ -93,11 +114,17 @@ class ScriptRunner:
         self.run_text(f"USE [{database.replace(']', ']]')}]")
         return True
 
-    def cancel(self) -> None:
-        """Cancel the running batch and run no further one (``GO n`` repeats included);
-        safe from any thread."""
+    def cancel(self) -> bool:
+        """Stop the run: cancel the batch that runs (its running statement too) and run no
+        further one (``GO n`` repeats included). False when no batch runs. Any thread."""
         self.stopped = True
-        self.session.cancel()
+        if not self._running:
+            return False
+        # Not from a signal handler itself: on PostgreSQL the cancel is a request to the
+        # server, and the handler may run inside the driver's wait for that connection.
+        threading.Thread(target=self._cancel_until_stopped, name="tsqlbroker-cancel",
+                         daemon=True).start()
+        return True
 
     def output_closed(self) -> None:
         """The reader of the output went away (``| head``): stop quietly. The running batch
@@ -134,20 +161,65 @@ class ScriptRunner:
             self.sink.error(exc)
             self.stopped = self.stop_on_error or self.sqlcmd.on_error_exit
             return not self.stopped
+        self._redirect_errors()
+        before = self.sink.count
         for chunk in split_batches(plain):
             for _ in range(max(chunk.repeat, 1)):
                 if self.stopped:
                     return False
                 before = self.sink.count
-                self.session.execute(chunk.text, start_line=chunk.start_line)
+                self.sink.last_resultset = None
+                self._running = True
+                try:
+                    if self.interrupted:
+                        return False
+                    self.session.execute(chunk.text, start_line=chunk.start_line)
+                finally:
+                    self._running = False
+                if self.interrupted:
+                    return False
                 if self.sink.count > before and (self.stop_on_error
                                                  or self.sqlcmd.on_error_exit):
                     self.stopped = True
                     return False
         if self.sqlcmd.quit_requested:
+            if self.sqlcmd.exit_with_value:
+                self.exit_status = exit_status(first_value(self.sink.last_resultset),
+                                               self.sink.count > before)
             self.stopped = True
             return False
         return True
+
+    def _redirect_errors(self) -> None:
+        """``:error FILE|STDERR|STDOUT`` in a script: where the text sink writes errors."""
+        target = self.sqlcmd.error_target
+        inner = self.sink.inner
+        if target is None or not isinstance(inner, TextSink):
+            return
+        self.sqlcmd.error_target = None
+        if target.lower() in ("stderr", "stdout"):
+            inner.err = sys.stderr if target.lower() == "stderr" else inner.out
+            return
+        try:
+            handle = open(target, "w", encoding="utf-8")  # noqa: SIM115 - kept until close
+        except OSError as exc:
+            self.report_client_error(f"Cannot open file '{target}': {exc.strerror}.")
+            return
+        self._error_files.append(handle)
+        inner.err = handle
+
+    def interrupt(self) -> bool:
+        """SIGINT (Ctrl-C): stop the run as :meth:`cancel` does, with exit status 130.
+        False when no batch runs: nothing to cancel, the caller stops."""
+        self.interrupted = True
+        return self.cancel()
+
+    def _cancel_until_stopped(self) -> None:
+        # A cancel that lands while a batch is being parsed is forgotten when it starts:
+        # repeat it until the batch has stopped.
+        while self._running:
+            self.session.cancel()
+            time.sleep(0.5)
 
     def wait_idle(self, seconds: float) -> bool:
         """Wait (bounded) until activated procedures are idle and nothing activatable is left;
@@ -163,3 +235,5 @@ class ScriptRunner:
             self.session.close()
         finally:
             self.instance.close()
+            for handle in self._error_files:
+                handle.close()

@@ -2,7 +2,8 @@
 
 It runs what SQL Server's broker runs in the background — queue monitors and activated
 procedures, conversation timers, dialog lifetimes, delivery retries from transmission queues —
-until SIGTERM or SIGINT, then stops cleanly: no new activations, running procedures cancelled
+as the store's host (one process hosts a store at a time: a second ``serve`` stands by and
+takes over when the first ends or dies) until SIGTERM or SIGINT, then stops cleanly: no new activations, running procedures cancelled
 (their transactions roll back, so their messages return to the queues), sessions closed.
 What it does goes to the broker log (``--log FILE`` or stderr). SIGUSR1 writes the stack of
 every thread to the log and serving goes on: for a broker that seems stuck.
@@ -74,6 +75,9 @@ def _serve(url: str | None, out: TextIO, stop: threading.Event | None) -> int:
         runtime.log.add_listener(lambda entry: write(entry.render()))
         runtime.log.write("Broker", f"tsqlbroker {__version__} serving "
                           f"{_redact(instance.store.url)}", "info")
+        # serve insists on hosting: it stands by while another serve hosts and takes over
+        # when that one ends; a REPL or run hosting for want of a serve hands over to it.
+        runtime.configure(mode="on", role="serve")
         runtime.start()
         while not stop.wait(0.5):
             pass

@@ -15,8 +15,14 @@ from typing import Protocol
 
 from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.repl import broker_views
-from tsqlbroker.repl.config import FORMATS, Config
-from tsqlbroker.repl.sqlcmd import SqlcmdError, SqlcmdState, preprocess, substitute
+from tsqlbroker.repl.config import ACTIVATION_MODES, FORMATS, Config
+from tsqlbroker.repl.sqlcmd import (
+    SqlcmdError,
+    SqlcmdState,
+    exit_query,
+    preprocess,
+    substitute,
+)
 
 
 class ReplContext(Protocol):
@@ -24,6 +30,11 @@ class ReplContext(Protocol):
 
     config: Config
     sqlcmd: SqlcmdState
+    # sqlcmd's statement cache (the lines before the command), what the next prompt starts
+    # with (the cache unless a command changes it), and the batch that ran last.
+    statement_cache: str
+    pending_text: str
+    last_batch_text: str
 
     def run_text(self, text: str, base_dir: Path | None = None) -> None:
         """Run a script (GO batches) in the user's session."""
@@ -31,8 +42,8 @@ class ReplContext(Protocol):
     def query(self, sql: str) -> list[ResultSet]:
         """Result sets of ``sql`` in the current database (helper session); raises errors."""
 
-    def show(self, rs: ResultSet) -> None:
-        """Render a result set in the current format."""
+    def show(self, rs: ResultSet, whole: bool = False) -> None:
+        """Render a result set in the current format (``whole``: never cut values)."""
 
     def info(self, text: str) -> None:
         """Print a line of client information."""
@@ -46,6 +57,15 @@ class ReplContext(Protocol):
     def connect(self, url: str) -> None:
         """Close the instance and open one on ``url``."""
 
+    def set_error_output(self, target: str | None) -> None:
+        """Send errors to a file or STDERR (None / STDOUT: with the output)."""
+
+    def edit(self, text: str) -> str:
+        """``text`` after the user edited it in their editor."""
+
+    def shell(self, command: str) -> None:
+        """Run a shell command, its output shown."""
+
     def request_exit(self, status: int = 0) -> None:
         """Leave the REPL after this command."""
 
@@ -54,6 +74,12 @@ class ReplContext(Protocol):
 
     def set_log_shown(self, shown: bool) -> None:
         """Show broker log lines above the prompt as they arrive, or not."""
+
+    def set_activation(self, mode: str) -> None:
+        """Host the store's activation, timers and transmission: auto | on | off."""
+
+    def activation_status(self) -> str:
+        """Whether this process hosts them, in words."""
 
 
 Handler = Callable[[ReplContext, str], None]
@@ -91,7 +117,12 @@ class SpecialError(SqlcmdError):
 def execute_special(ctx: ReplContext, line: str) -> None:
     """Run one ``:command`` line; raises :class:`SqlcmdError` (a TSqlError) when it is wrong."""
     stripped = line.strip()
-    name, _, arg = stripped.partition(" ")
+    if stripped.startswith(("!!", ":!!")):
+        name, arg = ":!!", stripped.split("!!", 1)[1]
+    else:
+        name, _, arg = stripped.partition(" ")
+        if "(" in name:  # :exit(SELECT 1) — the parenthesis needs no blank before it
+            name, arg = name[:name.index("(")], stripped[name.index("("):]
     if name.lower() in ("exit", "quit"):
         name = ":" + name
     command = COMMANDS.get(name.lower())
@@ -116,16 +147,71 @@ def _help(ctx: ReplContext, arg: str) -> None:
             continue
         seen.add(cmd.usage)
         rows.append((cmd.usage, cmd.summary))
-    ctx.show(ResultSet(["command", "description"], [None, None], rows))
+    ctx.show(ResultSet(["command", "description"], [None, None], rows), whole=True)
     runs = "a line holding GO [n]" + (" or a line ending with ;"
                                        if ctx.config.batch_terminator == "semicolon" else "")
     ctx.info(f"A batch runs on {runs}; Alt-Enter runs the buffer as it is. Ctrl-C cancels "
              "a running batch or clears the buffer; Ctrl-D leaves.")
 
 
-@special_command("quit", ":quit", "leave the REPL", aliases=("exit", "q"))
+@special_command("quit", ":quit", "leave the REPL (the lines typed before it are not run)",
+                 aliases=("q",))
 def _quit(ctx: ReplContext, arg: str) -> None:
+    if arg:
+        raise SpecialError("Usage: :quit")
     ctx.request_exit(0)
+
+
+@special_command("exit", ":exit[([query])]",
+                 "leave; :exit() runs the lines typed before it first, :exit(query) runs "
+                 "them with query and exits with its first value as the status")
+def _exit(ctx: ReplContext, arg: str) -> None:
+    query = exit_query(arg)
+    if arg and query is None:
+        raise SpecialError("Usage: :exit, :exit() or :exit(query)")
+    if query is None:
+        ctx.request_exit(0)
+        return
+    ctx.pending_text = ""
+    ctx.run_text(f"{ctx.statement_cache}\n:exit({query})\n", Path.cwd())
+
+
+@special_command("list", ":list", "show the lines typed since the last GO (the statement "
+                                  "cache)")
+def _list(ctx: ReplContext, arg: str) -> None:
+    for line in ctx.statement_cache.splitlines():
+        ctx.info(line)
+
+
+@special_command("reset", ":reset", "discard the lines typed since the last GO")
+def _reset(ctx: ReplContext, arg: str) -> None:
+    ctx.statement_cache = ctx.pending_text = ""
+
+
+@special_command("ed", ":ed", "edit the lines typed since the last GO (or the batch run "
+                              "last) in $EDITOR; the result comes back to the prompt")
+def _ed(ctx: ReplContext, arg: str) -> None:
+    if not ctx.config.shell_commands:
+        raise SpecialError(":ed is turned off with the shell commands (shell_commands = "
+                           "false in the config file).")
+    text = ctx.statement_cache or ctx.last_batch_text
+    ctx.pending_text = ctx.edit(text).rstrip("\n")
+
+
+@special_command("error", ":error FILE|STDERR|STDOUT", "send error messages to FILE, to "
+                                                       "stderr, or back to the output")
+def _error(ctx: ReplContext, arg: str) -> None:
+    target = arg.strip().strip('"')
+    if not target:
+        raise SpecialError("Usage: :error FILE|STDERR|STDOUT")
+    ctx.set_error_output(target)
+
+
+@special_command("!!", "!! COMMAND", "run an operating-system shell command")
+def _shell(ctx: ReplContext, arg: str) -> None:
+    if not arg.strip():
+        raise SpecialError("Usage: !! COMMAND")
+    ctx.shell(arg.strip())
 
 
 @special_command("connect", ":connect URL", "open another storage (SQLAlchemy URL)")
@@ -211,7 +297,7 @@ def _queues(ctx: ReplContext, arg: str) -> None:
 
 
 @special_command("conversations", ":conversations",
-                 "open conversation endpoints: state, far service, age")
+                 "open conversation endpoints: state, far service, age, messages held")
 def _conversations(ctx: ReplContext, arg: str) -> None:
     created = getattr(ctx, "conversation_created", None)
     ctx.show(broker_views.conversations_view(ctx.query, created=created))
@@ -223,7 +309,23 @@ def _services(ctx: ReplContext, arg: str) -> None:
     ctx.show(broker_views.services_view(ctx.query, _all(arg, ":services [all]")))
 
 
-@special_command("activation", ":activation", "queue monitors and activated tasks")
+@special_command("activation", ":activation [auto|on|off]",
+                 "queue monitors and activated tasks of every database; auto/on/off: "
+                 "whether this REPL hosts activation, timers and transmission")
 def _activation(ctx: ReplContext, arg: str) -> None:
+    word = arg.strip().lower()
+    if word:
+        if word not in ACTIVATION_MODES:
+            raise SpecialError("Usage: :activation [auto|on|off]")
+        ctx.set_activation(word)
+        ctx.info(ctx.activation_status())
+        return
     for rs in broker_views.activation_view(ctx.query):
         ctx.show(rs)
+    ctx.info(ctx.activation_status())
+
+
+@special_command("transmission", ":transmission",
+                 "messages held in sys.transmission_queue and why (transmission_status)")
+def _transmission(ctx: ReplContext, arg: str) -> None:
+    ctx.show(broker_views.transmission_view(ctx.query))

@@ -51,8 +51,9 @@ class Broker(ViewsMixin, ReceiveMixin, ObjectsMixin, ClockMixin):
         self.activation = manager
 
         def forward(event: str, db_id: int, queue_id: int) -> None:
-            if event in ("rollback_receive", "commit_receive"):
-                manager.receive_outcome(db_id, queue_id, event == "commit_receive")
+            if event in ("rollback_receive", "commit_receive", "forced_rollback_receive"):
+                manager.receive_outcome(db_id, queue_id, event == "commit_receive",
+                                        forced=event == "forced_rollback_receive")
             else:
                 manager.notify(event, db_id, queue_id)
         self.add_queue_listener(forward)

@@ -20,7 +20,10 @@ from ..catalog import Catalog
 from ..store import Store, StoreConnection
 from ..txn import LockManager, Txn
 from . import filewake, pgsync, pgwake
+from .claims import GroupClaims
 from .fastsql import fetch_endpoint, fetch_peer
+from .filelocks import LockDir
+from .hosting import StoreHosting
 from .meta import DbMeta, MetaCache
 from .model import (
     DEFAULT_CONTRACT_ID,
@@ -59,6 +62,14 @@ _SYSTEM_CONTRACTS: tuple[tuple[int, str, tuple[tuple[str, bool, bool], ...]], ..
 )
 
 
+def holds_sqlite_writes(txn: Txn | None) -> bool:
+    """Whether ``txn`` holds SQLite's write lock for writes of its own (not only for group
+    claims it can publish, see claims.py): no other session can commit meanwhile, so a wait
+    for one of them could only end in a timeout while blocking everyone else."""
+    return (txn is not None and txn.conn.in_write_txn and txn.conn.written
+            and txn.conn.dialect == "sqlite")
+
+
 @dataclass
 class TxnBrokerState:
     """What the broker remembers about one transaction."""
@@ -73,6 +84,9 @@ class TxnBrokerState:
     pending_ops: dict[str, list[Any]] = field(default_factory=dict)
     # Whether the wake-up of waiters on locked_queues is registered (after the lock release).
     wake_registered: bool = False
+    # PostgreSQL: conversations whose initiator endpoint row this transaction has locked
+    # ahead of changing their target endpoint (DeliveryMixin._lock_initiator_first).
+    initiators_locked: set[str] = field(default_factory=set)
 
 
 class BrokerBase:
@@ -110,6 +124,17 @@ class BrokerBase:
                                         lambda: list(self.signals.waiting))
         if self.filewake is not None:
             self.add_queue_listener(self.filewake.queue_event)
+        # ... and own conversation groups towards each other through claims (claims.py).
+        self.lockdir: LockDir | None = None
+        self.claims: GroupClaims | None = None
+        shared = filewake.shared_file(store)
+        if shared is not None:
+            self.lockdir = LockDir(shared)
+            store.on_close(self.lockdir.close)
+            self.claims = GroupClaims(self.lockdir, self.locks, self.signals,
+                                      self._claims_released)
+        # Who hosts the background work (activation, clock, transport), reader slots.
+        self.store_hosting = StoreHosting(store, self.lockdir)
 
     # -- setup --------------------------------------------------------------------------------
     def ensure_schema(self, conn: StoreConnection) -> None:
@@ -200,7 +225,8 @@ class BrokerBase:
         t = self.t
         for table in (t.message_types, t.contracts, t.contract_usages, t.queues, t.services,
                       t.service_contracts, t.routes, t.bindings, t.priorities, t.xml_schemas,
-                      t.dbinit, t.conversations, t.groups, t.messages, t.transmission):
+                      t.dbinit, t.conversations, t.groups, t.messages, t.transmission,
+                      t.claims):
             conn.execute(delete(table).where(table.c.database_id == db_id))
         # Not under _init_lock: an initialisation holding it may wait for the storage write
         # lock this transaction holds (a deadlock until the busy timeout). A set's discard
@@ -214,11 +240,12 @@ class BrokerBase:
         if st is None:
             st = TxnBrokerState()
             txn.state["broker"] = st
-            txn.after_end(lambda committed, s=st: self._txn_ended(s, committed))
+            txn.after_end(lambda committed, s=st, t=txn: self._txn_ended(s, t, committed))
         return st
 
-    def _txn_ended(self, st: TxnBrokerState, committed: bool) -> None:
-        event = "commit_receive" if committed else "rollback_receive"
+    def _txn_ended(self, st: TxnBrokerState, txn: Txn, committed: bool) -> None:
+        event = ("commit_receive" if committed else
+                 "forced_rollback_receive" if txn.forced_rollback else "rollback_receive")
         for db_id, queue_id in st.received_queues:
             self._notify(event, db_id, queue_id)
 
@@ -238,6 +265,9 @@ class BrokerBase:
         elif txn.conn.dialect == "postgresql":
             ok = (self.locks.holder((db_id, group)) == txn.id
                   or self._lock_group_pg(txn, db_id, group, timeout, cancelled))
+        elif self.claims is not None:
+            ok = self.claims.lock(txn, db_id, group, queue_id, timeout, cancelled,
+                                  DEADLOCK_WAIT_S)
         elif timeout == 0.0:
             ok = self.locks.try_acquire((db_id, group), txn)
         else:
@@ -295,6 +325,14 @@ class BrokerBase:
                 log.warning("could not notify other processes of released locks",
                             exc_info=True)
 
+    def _claims_released(self, queues: list[tuple[int, int]]) -> None:
+        """Published group claims on ``queues`` are gone: the other processes on the file
+        look again (their waiters may have skipped those groups)."""
+        if self.filewake is None:
+            return
+        for db_id, queue_id in queues:
+            self.filewake.signal("l", db_id, queue_id)
+
     def _lock_group_or_fail(self, txn: Txn, db_id: int, group: str, queue_id: int) -> None:
         """Lock a group a statement must have (BEGIN DIALOG, SEND, END …): waits as a lock
         would, up to 60 s (Msg 1222). On SQLite a transaction that holds the storage write
@@ -302,7 +340,7 @@ class BrokerBase:
         holder's commit needs the write lock): it waits briefly, then is the victim (1205)."""
         if self._lock_group(txn, db_id, group, queue_id, timeout=0.0):
             return
-        blocking = txn.conn.in_write_txn and txn.conn.dialect == "sqlite"
+        blocking = holds_sqlite_writes(txn)
         timeout = DEADLOCK_WAIT_S if blocking else LOCK_TIMEOUT_S
         if not self._lock_group(txn, db_id, group, queue_id, timeout=timeout):
             if blocking:
@@ -312,7 +350,9 @@ class BrokerBase:
     # -- listeners ----------------------------------------------------------------------------
     def add_queue_listener(self, fn: Listener) -> None:
         """Call ``fn(event, db_id, queue_id)`` on queue events: 'enqueued', 'received',
-        'empty_receive', 'rollback_receive', 'altered', 'dropped'. Listeners must not raise
+        'empty_receive', 'commit_receive', 'rollback_receive', 'forced_rollback_receive' (a
+        transaction that received rolled back through no fault of its own: deadlock victim,
+        lock timeout, lost connection, cancellation), 'altered', 'dropped'. Listeners must not raise
         (exceptions are logged and ignored) and must not block."""
         self._listeners.append(fn)
 

@@ -49,8 +49,13 @@ class ClockMixin(NetworkMixin):
                 ((c.c.state == "CD") & (c.c.security_timestamp <= now))
                 | ((c.c.state == "DO") & (c.c.lifetime <= now)))).mappings().all()
             retry = bool(self._held_handles) and time.monotonic() >= self._next_retry
-            if due_timers or expired or closed or retry:
+            dead = self.claims.dead_owners(conn) if self.claims is not None else []
+            if due_timers or expired or closed or retry or dead:
                 txn.write()
+            if dead and self.claims is not None:
+                # Groups claimed by processes that died: free again, here and elsewhere.
+                freed = self.claims.reap(conn, dead)
+                txn.after_commit(lambda: self._claims_freed(freed))
             for r in due_timers:
                 ep = Endpoint.from_row(r)
                 conn.execute(update(c).where(c.c.conversation_handle == ep.conversation_handle)
@@ -76,6 +81,11 @@ class ClockMixin(NetworkMixin):
             raise
         finally:
             conn.close()
+
+    def _claims_freed(self, queues: list[tuple[int, int]]) -> None:
+        for key in queues:
+            self.signals.bump(key)
+        self._claims_released(queues)
 
     def _prune_held(self, conn: object) -> None:
         """Forget handles with nothing held any more. Exact only while this transaction holds

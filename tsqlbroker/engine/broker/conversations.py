@@ -142,6 +142,9 @@ class ConversationsMixin(DeliveryMixin):
             raise broker_error(8426, str(handle).upper())
         self._lock_group_or_fail(txn, db_id, ep.conversation_group_id, ep.queue_id)
         txn.write()
+        ep = self._lock_initiator_first(txn, ep)
+        if ep is None or (ep.state == "CD" and not cleanup):
+            raise broker_error(8426, str(handle).upper())
         if cleanup:
             self._cancel_pending(txn, ep.conversation_handle)
             self._delete_endpoint(conn, ep)
@@ -204,6 +207,11 @@ class ConversationsMixin(DeliveryMixin):
             raise broker_error(8410)
         self._lock_group_or_fail(txn, db_id, ep.conversation_group_id, ep.queue_id)
         txn.write()
+        ep = self._lock_initiator_first(txn, ep)
+        if ep is None:
+            raise broker_error(8426, str(handle).upper())
+        if ep.state in ("DO", "CD", "ER"):
+            raise broker_error(8458, ep.state)
         c = self.t.conversations
         conn.execute(update(c).where(c.c.conversation_handle == ep.conversation_handle)
                      .values(dialog_timer=fire))
@@ -237,6 +245,8 @@ class ConversationsMixin(DeliveryMixin):
         self._lock_group_or_fail(txn, db_id, ep.conversation_group_id, ep.queue_id)
         self._lock_group_or_fail(txn, db_id, target, ep.queue_id)
         txn.write()
+        if self._lock_initiator_first(txn, ep) is None:
+            raise broker_error(8426, str(handle).upper())
         c, m = self.t.conversations, self.t.messages
         conn.execute(update(c).where(c.c.conversation_handle == ep.conversation_handle)
                      .values(conversation_group_id=target))

@@ -25,6 +25,7 @@ from .fastsql import (
     CLAIM_PEER,
     CLAIM_SEND_PG,
     INSERT_MESSAGE,
+    LOCK_INITIATOR_PG,
     UNCLAIM_SEND,
     db_time,
     endpoint_from,
@@ -174,6 +175,17 @@ class DeliveryMixin(BrokerBase):
             endpoints.append(ep)
         for ep in endpoints:
             self._lock_group_or_fail(txn, db_id, ep.conversation_group_id, ep.queue_id)
+        # Locks in the one order (groups, initiator endpoints, target endpoints), then the
+        # checks again on what a commit waited for may have changed, then the sends.
+        locked: list[Endpoint] = []
+        for ep in endpoints:
+            fresh = self._lock_initiator_first(txn, ep)
+            if fresh is None:
+                raise broker_error(8426, ep.conversation_handle)
+            if fresh is not ep:
+                self._check_sendable(meta, fresh, type_name)
+            locked.append(fresh)
+        for ep in locked:
             self._queue_outgoing(txn, meta, ep, type_name, body)
 
     def _check_sendable(self, meta: DbMeta, ep: Endpoint, type_name: str) -> None:
@@ -263,6 +275,25 @@ class DeliveryMixin(BrokerBase):
         if ep.state == "SO":
             ep.state = "CO"
         return op
+
+    def _lock_initiator_first(self, txn: Txn, ep: Endpoint) -> Endpoint | None:
+        """PostgreSQL, before target endpoint ``ep``'s row is changed: lock the row of its
+        conversation's initiator endpoint first (waiting for it if need be), then read ``ep``
+        again — a commit waited for may have changed it (None: it is gone). Delivery at commit
+        changes the peer's row, so without one order two transactions working on the two
+        ends of a conversation would each hold their own row and wait for the other's; with
+        it they queue. Once per conversation and transaction; elsewhere ``ep`` as it is."""
+        conn = txn.conn
+        if conn.dialect != "postgresql" or ep.is_initiator:
+            return ep
+        done = self._state(txn).initiators_locked
+        if ep.conversation_id in done:
+            return ep
+        run(conn, LOCK_INITIATOR_PG, (ep.conversation_id,))
+        done.add(ep.conversation_id)
+        # A rollback to an earlier savepoint releases the lock again.
+        txn.on_undo(lambda: done.discard(ep.conversation_id))
+        return self._endpoint(conn, ep.database_id, ep.conversation_handle)
 
     def _retain_copy(self, conn: StoreConnection, out: Outgoing, queue_id: int, group: str,
                      service_id: int) -> None:

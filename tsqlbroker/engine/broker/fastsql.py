@@ -14,12 +14,20 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..store import StoreConnection
 from ..txn import Txn
 from .model import Endpoint
 from .schema import PREFIX
+
+if TYPE_CHECKING:
+    from .. import pgexec
+else:
+    # psycopg loads with the first PostgreSQL statement: SQLite runs never need it.
+    from ...lazy import LazyModule
+
+    pgexec = LazyModule("tsqlbroker.engine.pgexec", globals(), "pgexec")
 
 ENDPOINT_COLUMNS = list(Endpoint.__dataclass_fields__)
 _DATETIME_FIELDS = ("lifetime", "security_timestamp", "dialog_timer", "create_date")
@@ -43,17 +51,31 @@ CLAIM_PEER = (f"UPDATE {PREFIX}conversation_endpoints SET receive_sequence = ? "
               f"WHERE conversation_id = ? AND is_initiator = ? AND receive_sequence = ? "
               f"AND {_SENDABLE} RETURNING {', '.join(ENDPOINT_COLUMNS)}")
 # SEND: the sender's next sequence number, taken only once the conversation group's row is
-# locked for this transaction (FOR UPDATE SKIP LOCKED: no wait; a group held elsewhere updates nothing and
-# the caller takes the waiting path). The group row is locked before the endpoint row, the
-# order every other group-lock taker follows.
+# locked for this transaction (FOR UPDATE SKIP LOCKED: no wait; a group held elsewhere updates
+# nothing and the caller takes the waiting path). The group row is locked before the endpoint
+# row, the order every other group-lock taker follows. A target endpoint first locks its
+# conversation's initiator endpoint (waiting for it if need be; see LOCK_INITIATOR_PG): the
+# commit delivers to the peer's endpoint row, so two transactions sending opposite ways on one
+# conversation would otherwise each hold its own row and wait for the other's.
 CLAIM_SEND_PG = (
-    f"WITH g AS (SELECT conversation_group_id FROM {PREFIX}conversation_groups WHERE "
-    f"conversation_group_id = (SELECT conversation_group_id FROM "
+    f"WITH s AS (SELECT conversation_group_id, conversation_id, is_initiator FROM "
     f"{PREFIX}conversation_endpoints WHERE conversation_handle = ? AND database_id = ? "
-    f"AND {_SENDABLE}) FOR UPDATE SKIP LOCKED) "
+    f"AND {_SENDABLE}), "
+    f"g AS (SELECT conversation_group_id FROM {PREFIX}conversation_groups WHERE "
+    f"conversation_group_id = (SELECT conversation_group_id FROM s) FOR UPDATE SKIP LOCKED), "
+    f"i AS (SELECT 1 FROM {PREFIX}conversation_endpoints WHERE conversation_id = "
+    f"(SELECT conversation_id FROM s WHERE is_initiator = 0) AND is_initiator = 1 "
+    f"AND EXISTS (SELECT 1 FROM g) FOR UPDATE) "
     f"UPDATE {PREFIX}conversation_endpoints e SET send_sequence = e.send_sequence + 1 "
     f"FROM g WHERE e.conversation_handle = ? AND e.database_id = ? AND e.{_SENDABLE} "
-    f"AND e.conversation_group_id = g.conversation_group_id RETURNING {', '.join('e.' + c for c in ENDPOINT_COLUMNS)}")
+    f"AND e.conversation_group_id = g.conversation_group_id "
+    f"AND (SELECT count(*) FROM i) >= 0 "
+    f"RETURNING {', '.join('e.' + c for c in ENDPOINT_COLUMNS)}")
+# The conversation's initiator endpoint, locked before a target endpoint's row is changed
+# (SEND, END CONVERSATION, a conversation timer): endpoint rows of one conversation are
+# always locked initiator first, so they never form a cycle.
+LOCK_INITIATOR_PG = (f"SELECT 1 FROM {PREFIX}conversation_endpoints WHERE conversation_id = ? "
+                     "AND is_initiator = 1 FOR UPDATE")
 UNCLAIM_SEND = (f"UPDATE {PREFIX}conversation_endpoints SET send_sequence = ? "
                 "WHERE conversation_handle = ?")
 MESSAGE_INSERT_COLUMNS = (
@@ -100,12 +122,11 @@ def run(conn: StoreConnection, sql: str, params: tuple[Any, ...] = ()) -> Any:
     """Execute hot-path SQL with positional parameters on the connection's DBAPI connection
     (hence in the same storage transaction as every other statement of the session);
     returns a cursor-like object (``fetchone`` / ``fetchall`` / iteration). On PostgreSQL
-    through libpq directly (:mod:`.pgexec`)."""
-    dbapi = conn.conn.connection.dbapi_connection
+    through libpq directly (:mod:`.pgexec`; its failures are SQLAlchemy's ``DBAPIError`` as
+    on every other PostgreSQL path)."""
     if conn.dialect == "postgresql":
-        from .. import pgexec  # here: SQLite runs never load psycopg
-        return pgexec.execute(dbapi, pg_sql(sql), params)  # type: ignore[arg-type]
-    cursor = dbapi.cursor()  # type: ignore[union-attr]
+        return conn.pg_call(pgexec.execute, pg_sql(sql), params)
+    cursor = conn.conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
     cursor.execute(sql, params)
     return cursor
 
@@ -125,10 +146,7 @@ def run_with_commit(txn: Txn, sql: str, params: tuple[Any, ...] = ()) -> bool:
     conn = txn.conn
     if not txn.flushing_last or conn.dialect != "postgresql":
         return False
-    from .. import pgexec
-
-    text = pgexec.merged(conn.conn.connection.dbapi_connection,  # type: ignore[arg-type]
-                         pg_sql(sql), params)
+    text = conn.pg_call(pgexec.merged, pg_sql(sql), params)
     txn.before_commit(lambda: text)
     return True
 

@@ -69,6 +69,11 @@ def is_postgres(conn: StoreConnection) -> bool:
     return conn.dialect == "postgresql"
 
 
+def is_postgres_store(store: Store) -> bool:
+    """Whether ``store`` is a PostgreSQL store (processes may share it)."""
+    return store.dialect == "postgresql"
+
+
 def schema(conn: StoreConnection) -> str:
     """The backend schema the store of ``conn`` lives in (read once per store)."""
     cached: str | None = conn.store.extensions.get("pg_schema")
@@ -261,7 +266,7 @@ def _row_lock_slice(conn: StoreConnection, group: str, previous: str, seconds: f
         # SET LOCAL outlives RELEASE SAVEPOINT: put the caller's value back first.
         run(conn, "SELECT set_config('lock_timeout', ?, true)", (previous,))
     except Exception as exc:
-        state = getattr(exc, "sqlstate", None)
+        state = getattr(getattr(exc, "orig", exc), "sqlstate", None)  # DBAPIError's driver error
         # The savepoint takes the slice's lock_timeout setting with it.
         run(conn, f"ROLLBACK TO SAVEPOINT {_SLICE_SAVEPOINT}")
         run(conn, f"RELEASE SAVEPOINT {_SLICE_SAVEPOINT}")

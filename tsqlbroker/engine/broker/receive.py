@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -25,7 +26,8 @@ from ..results import ResultSet
 from ..store import StoreConnection
 from ..txn import Txn
 from . import pgsync
-from .base import DEADLOCK_WAIT_S, LOCK_TIMEOUT_S, BrokerBase
+from .base import DEADLOCK_WAIT_S, LOCK_TIMEOUT_S, BrokerBase, holds_sqlite_writes
+from .claims import FOREIGN_CLAIMED
 from .fastsql import (
     MESSAGE_COLUMNS,
     SELECT_CONVERSATION_KEY,
@@ -110,29 +112,32 @@ class ReceiveMixin(BrokerBase):
                 wait = min(wait, DEADLOCK_WAIT_S)      # see _lock_group_or_fail
             if self._lock_group(txn, db_id, group, q.object_id, wait, cancelled):
                 rows = self._group_rows(conn, q, group, handle, st.received, top)
-        else:
+        elif conn.dialect == "postgresql":
             tried: set[str] = set()
-            pg = conn.dialect == "postgresql"
             while True:
                 first: list[tuple[Any, ...]] | None = None
-                if pg and top is not None and not st.received:
+                if top is not None and not st.received:
                     # Picks, row-locks and (one conversation) reads in one statement.
                     picked = pgsync.next_group_rows(conn, q.object_id, tried, top)
                     group, first = picked if picked is not None else (None, None)
-                elif pg:   # picks and row-locks in one statement
+                else:   # picks and row-locks in one statement
                     group = pgsync.next_group(conn, q.object_id, st.received, tried)
-                else:
-                    group = self._next_group(conn, txn, q, st.received, tried)
                 if group is None:
                     break
                 tried.add(group)
-                if not self._lock_group(txn, db_id, group, q.object_id, row_locked=pg):
+                if not self._lock_group(txn, db_id, group, q.object_id, row_locked=True):
                     continue
                 rows = ([dict(zip(MESSAGE_COLUMNS, r, strict=True)) for r in first]
                         if first is not None
                         else self._group_rows(conn, q, group, None, st.received, top))
                 if rows:
                     break
+        else:
+            with self._picking(txn, q) as pick:
+                while (group := pick()) is not None:
+                    rows = self._group_rows(conn, q, group, None, st.received, top)
+                    if rows:
+                        break
         if not rows:
             self.signals.last_empty_rowset_time[key] = utcnow()
             self._notify("empty_receive", db_id, q.object_id)
@@ -178,8 +183,10 @@ class ReceiveMixin(BrokerBase):
         """The group of the best ready message not locked by another transaction."""
         excluded = {g for (d, g) in self.locks.locked_by_others(txn)
                     if d == q.database_id} | tried
-        params = (q.object_id, *sorted(excluded), *sorted(overlay))
-        row = run(conn, _next_group_sql(len(excluded), len(overlay)),
+        params: tuple[Any, ...] = (q.object_id, *sorted(excluded), *sorted(overlay))
+        if self.claims is not None:
+            params = (*params, self.claims.tag)
+        row = run(conn, _next_group_sql(len(excluded), len(overlay), self.claims is not None),
                   (*params, *params)).fetchone()
         return None if row is None else str(row[0])
 
@@ -241,18 +248,55 @@ class ReceiveMixin(BrokerBase):
         q = self._queue(conn, db_id, queue_schema, queue_name)
         if not q.is_receive_enabled:
             raise broker_error(9617, q.name)
+        with self._picking(txn, q) as pick:
+            group = pick()
+        if group is None:
+            self.signals.last_empty_rowset_time[(db_id, q.object_id)] = utcnow()
+            self._notify("empty_receive", db_id, q.object_id)
+            return None
+        self._notify("received", db_id, q.object_id)
+        return uuid.UUID(group)
+
+    @contextmanager
+    def _picking(self, txn: Txn, q: QueueRow) -> Iterator[Callable[[], str | None]]:
+        """Picks of RECEIVE / GET CONVERSATION GROUP (not PostgreSQL's, which pick and lock
+        in one statement): yields ``pick()``, which locks the group of the best ready
+        message no other transaction holds and returns it (None: nothing left). On a
+        shared SQLite file the picks run under the write lock, taken first (claims.py): a
+        pick and its lock are one step for every process; a dead process's claims in the
+        way are removed once. The write transaction is ended again when it was opened here
+        and nothing was locked."""
+        conn = txn.conn
+        claims = self.claims
+        opened = claims is not None and conn.begin_unwritten()
         st = self._state(txn)
         tried: set[str] = set()
-        while True:
-            group = self._next_group(conn, txn, q, st.received, tried)
-            if group is None:
-                self.signals.last_empty_rowset_time[(db_id, q.object_id)] = utcnow()
-                self._notify("empty_receive", db_id, q.object_id)
-                return None
-            tried.add(group)
-            if self._lock_group(txn, db_id, group, q.object_id):
-                self._notify("received", db_id, q.object_id)
-                return uuid.UUID(group)
+        found: list[str] = []
+        looked = reaped = False
+
+        def pick() -> str | None:
+            nonlocal looked, reaped
+            while True:
+                group = self._next_group(conn, txn, q, st.received, tried)
+                if group is None and claims is not None and not looked:
+                    looked = True
+                    dead = claims.dead_owners(conn, q.object_id)
+                    if dead:
+                        claims.reap(conn, dead)
+                        reaped = True
+                        group = self._next_group(conn, txn, q, st.received, tried)
+                if group is None:
+                    return None
+                tried.add(group)
+                if self._lock_group(txn, q.database_id, group, q.object_id):
+                    found.append(group)
+                    return group
+
+        try:
+            yield pick
+        finally:
+            if opened and not found and conn.in_write_txn and not conn.written:
+                conn.end_unwritten(commit=reaped)
 
     # -- waiting ------------------------------------------------------------------------------
     def queue_has_ready_messages(self, conn: StoreConnection, db_id: int, queue_id: int,
@@ -269,6 +313,10 @@ class ReceiveMixin(BrokerBase):
         locked = {g for (d, g) in self.locks.locked_by_others(txn) if d == db_id}
         if locked:
             conds.append(m.c.conversation_group_id.not_in(sorted(locked)))
+        if self.claims is not None:
+            c = self.t.claims
+            conds.append(m.c.conversation_group_id.not_in(
+                select(c.c.conversation_group_id).where(c.c.owner != self.claims.tag)))
         if txn is not None:
             st = txn.state.get("broker")
             if st is not None and st.received:
@@ -295,6 +343,8 @@ class ReceiveMixin(BrokerBase):
             q = self._queue(conn, db_id, queue_schema, queue_name)
             key = (db_id, q.object_id)
             deadline = None if timeout_s is None else time.monotonic() + timeout_s
+            if txn is not None:
+                txn.pause()       # no group claim keeps SQLite's write lock while it waits
             self.signals.enter(key)
             try:
                 if self.interest is not None:
@@ -325,8 +375,7 @@ class ReceiveMixin(BrokerBase):
         can commit a message, so waiting could only end in a timeout while blocking everyone
         else. SQL Server returns an empty result when a WAITFOR would deadlock against locks
         its transaction holds; so do we."""
-        return (txn is not None and txn.conn.in_write_txn
-                and txn.conn.dialect == "sqlite")
+        return holds_sqlite_writes(txn)
 
     def _ready_for(self, conn: StoreConnection, txn: Txn | None, q: QueueRow,
                    where: tuple[str, Any] | None) -> bool:
@@ -334,6 +383,8 @@ class ReceiveMixin(BrokerBase):
             return self.queue_has_ready_messages(conn, q.database_id, q.object_id, txn)
         group, handle = self._where(conn, q.database_id, q, where[0], where[1])
         if group is None or self.locks.held_by_other((q.database_id, group), txn):
+            return False
+        if self.claims is not None and self.claims.claimed_elsewhere(conn, group):
             return False
         if conn.dialect == "postgresql" and not pgsync.group_unlocked(conn, group):
             return False
@@ -343,14 +394,17 @@ class ReceiveMixin(BrokerBase):
 
 
 @lru_cache(maxsize=256)
-def _next_group_sql(excluded: int, overlay: int) -> str:
+def _next_group_sql(excluded: int, overlay: int, claims: bool) -> str:
     """:meth:`ReceiveMixin._next_group`'s statement for so many excluded groups and already
-    received rows (parameters: queue id, the groups, the rows — twice)."""
+    received rows, and with ``claims`` without the groups other processes claim (claims.py)
+    (parameters: queue id, the groups, the rows, this process's tag — twice)."""
     where = f"FROM {PREFIX}messages WHERE queue_id = ? AND status = 1"
     if excluded:
         where += f" AND conversation_group_id NOT IN ({', '.join('?' * excluded)})"
     if overlay:
         where += f" AND queuing_order NOT IN ({', '.join('?' * overlay)})"
+    if claims:
+        where += f" AND conversation_group_id NOT IN ({FOREIGN_CLAIMED})"
     # Two index walks in one statement instead of ORDER BY priority DESC, queuing_order: the
     # ready index is (queue_id, status, priority, queuing_order) ascending, so that
     # mixed-direction ORDER BY sorted every ready row of the queue on each RECEIVE.

@@ -54,6 +54,7 @@ class BrokerTables:
     groups: Table
     messages: Table
     transmission: Table
+    claims: Table
 
     def all(self) -> list[Table]:
         """The tables in creation order."""
@@ -274,12 +275,25 @@ def broker_tables(metadata: MetaData) -> BrokerTables:
         Column("priority", Integer, nullable=False, default=5),
     )
     Index("ix_tsqlb_sb_tq_conv", transmission.c.conversation_handle, transmission.c.id)
+    # Conversation groups owned by open transactions of processes sharing an SQLite file
+    # (broker/claims.py; unused elsewhere): owner = the process's tag, txn_id its transaction.
+    claims = Table(
+        PREFIX + "group_claims", metadata,
+        Column("conversation_group_id", String(36), primary_key=True),
+        Column("database_id", Integer, nullable=False),
+        Column("queue_id", Integer, nullable=False),
+        Column("owner", String(64), nullable=False),
+        Column("txn_id", Integer, nullable=False),
+        # The group the owning transaction waits for, if it does (deadlock detection).
+        Column("waiting_for", String(36)),
+    )
     return BrokerTables(message_types, contracts, contract_usages, queues, services,
                         service_contracts, routes, bindings, endpoints_net, priorities,
-                        xml_schemas, dbinit, conversations, groups, messages, transmission)
+                        xml_schemas, dbinit, conversations, groups, messages, transmission,
+                        claims)
 
 
 _NAMES = ("message_types", "contracts", "contract_usages", "queues", "services",
           "service_contracts", "routes", "bindings", "tcp_endpoints", "priorities",
           "xml_schemas", "dbinit", "conversation_endpoints", "conversation_groups", "messages",
-          "transmission_queue")
+          "transmission_queue", "group_claims")

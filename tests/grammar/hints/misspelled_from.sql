@@ -1,0 +1,1 @@
+SELECT name FORM sys.objects

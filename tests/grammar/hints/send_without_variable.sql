@@ -1,0 +1,1 @@
+SEND ON CONVERSATION h (N'x')
