@@ -39,13 +39,16 @@ def test_literals_are_quoted_for_the_commit_statement() -> None:
     assert pgsync._literal("it's") == "'it''s'"
 
 
-def test_the_listener_dispatches_every_event_of_another_process() -> None:
+def test_the_listener_dispatches_every_event_of_another_process(
+        caplog: pytest.LogCaptureFixture) -> None:
     seen: list[tuple[str, int, int]] = []
     listener = pgsync.Listener(store=None, handler=lambda *e: seen.append(e))  # type: ignore[arg-type]
     listener._dispatch("other-1|e|5|10;l|5|11")
     listener._dispatch("other-1|m|5|0")              # the one-event form of older processes
     listener._dispatch(f"{pgsync.PROCESS_TAG}|e|5|10")   # this process's own echo
+    listener._dispatch("other-1|")                    # another process's listener stopping
     assert seen == [("e", 5, 10), ("l", 5, 11), ("m", 5, 0)]
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
 
 
 def test_commit_notices_name_the_locked_queues_once(monkeypatch: Any) -> None:

@@ -15,11 +15,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 import pytest
-from conftest import FreshPostgres, pg_schema_url
+from sqlalchemy.engine import make_url
 
 from tsqlbroker.engine import privatestore
 from tsqlbroker.repl.cli import main
+
+if TYPE_CHECKING:
+    from conftest import FreshPostgres
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -54,8 +59,9 @@ def test_a_bad_url_is_one_line_and_exit_1(url: str, reason: str,
 
 def test_a_missing_schema_is_one_line(fresh_postgres: FreshPostgres,
                                       capsys: pytest.CaptureFixture[str]) -> None:
-    fresh_postgres.url()  # the server runs
-    line = one_line_failure(pg_schema_url("t_no_such_schema"), capsys)
+    url = make_url(fresh_postgres.url()).update_query_dict(
+        {"options": "-csearch_path=t_no_such_schema"})
+    line = one_line_failure(url.render_as_string(hide_password=False), capsys)
     assert "the schema to keep the store in does not exist" in line
 
 

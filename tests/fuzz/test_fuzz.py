@@ -17,14 +17,16 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from conftest import FreshPostgres
 from mutate import Case, corpus, make_case
 
 from tsqlbroker.errors import ParseError
 from tsqlbroker.grammar import parse
+
+if TYPE_CHECKING:
+    from conftest import FreshPostgres
 
 SEED = int(os.environ.get("TSQLBROKER_FUZZ_SEED", "14"))
 SCALE = float(os.environ.get("TSQLBROKER_FUZZ_SCALE", "1"))

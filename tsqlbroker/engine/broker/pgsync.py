@@ -520,7 +520,7 @@ class Listener:
         try:
             conn = self.store.connect()
             try:
-                # Tagged as this process's: _dispatch ignores it.
+                # No events, tagged as this process's: every listener ignores it.
                 run(conn, "SELECT pg_notify(?, ?)", (channel, PROCESS_TAG + "|"))
             finally:
                 conn.close()
@@ -560,7 +560,7 @@ class Listener:
     def _dispatch(self, payload: str) -> None:
         try:
             tag, events = payload.split("|", 1)
-            if tag == PROCESS_TAG:
+            if tag == PROCESS_TAG or not events:  # our own, or a listener's wake-up call
                 return
             for event in events.split(";"):
                 kind, db, queue = event.split("|")
