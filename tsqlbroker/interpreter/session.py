@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -99,7 +100,10 @@ class Session:
         self._cancel = False
         self._cancelled_batch = False
         # The engine's queries look at this while they run (StoreConnection.interruptible).
-        self.conn.cancel_requested = self.cancelled
+        # Through a weak reference: the connection must not keep its session alive (an
+        # instance's session registry is weak, and DROP DATABASE asks it who is connected).
+        cancelled = weakref.WeakMethod(self.cancelled)
+        self.conn.cancel_requested = lambda: (m := cancelled()) is not None and m()
         self._lock = threading.Lock()
         self.closed = False
         # -- activity (sp_who, sys.dm_exec_sessions / requests, KILL)
