@@ -167,6 +167,9 @@ class CancelledError(ExecutionError):
 MESSAGES: dict[int, tuple[int, str]] = {
     # --- general / binding
     102: (15, "Incorrect syntax near '%.*ls'."),
+    127: (15, "A TOP N or FETCH rowcount value may not be negative."),
+    1060: (15, ("The number of rows provided for a TOP or FETCH clauses row count parameter "
+                "must be an integer.")),
     168: (15, ("The floating point value '%.*ls' is out of the range of computer "
                "representation (%d bytes).")),
     103: (15, "The identifier that starts with '%.*ls' is too long. Maximum length is 128."),

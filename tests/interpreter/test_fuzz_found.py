@@ -61,3 +61,27 @@ def test_a_value_too_large_for_a_decimal_column_overflows(session: Any,
         assert error(session, sink, f"INSERT #p VALUES ({value})").startswith("8115: ")
     assert rows(session, sink, "INSERT #p VALUES (999.994); SELECT d FROM #p") == [
         (Decimal("999.99"),)]
+
+
+def test_top_takes_an_integer_that_is_not_negative(session: Any, sink: CollectingSink) -> None:
+    session.execute("CREATE TABLE #c (a int); INSERT #c VALUES (1), (2), (3)")
+    not_integer = ("1060: The number of rows provided for a TOP or FETCH clauses row count "
+                   "parameter must be an integer.")
+    negative = "127: A TOP N or FETCH rowcount value may not be negative."
+    for top, expected in [("('2')", not_integer), ("(1.5)", not_integer), ("(-1)", negative)]:
+        assert error(session, sink, f"SELECT TOP {top} a FROM #c") == expected
+    assert error(session, sink, "DECLARE @s varchar(9) = '2'; SELECT TOP (@s) a FROM #c") == (
+        not_integer)
+    assert error(session, sink, "DECLARE @n int = -2; SELECT TOP (@n) a FROM #c") == negative
+    assert rows(session, sink, "SELECT TOP (50.5) PERCENT a FROM #c ORDER BY a") == [(1,), (2,)]
+
+
+def test_a_negated_string_in_a_session_function_argument(session: Any,
+                                                         sink: CollectingSink) -> None:
+    # Folded in Python before the query ran: -('x') raised TypeError there. Negated text
+    # is float, as outside queries.
+    assert error(session, sink, "SELECT name FROM sys.databases "
+                                "WHERE database_id = DB_ID(-('x'))") == (
+        "8114: Error converting data type varchar to float.")
+    assert error(session, sink, "PRINT -('x')") == (
+        "8114: Error converting data type varchar to float.")

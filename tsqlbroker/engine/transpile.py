@@ -368,6 +368,8 @@ class Binder:
         if isinstance(node, exp.Select) and self.conn.dialect == "sqlite":
             self._note_sqlite_order(node)
             self._note_sqlite_strings(node)
+        if isinstance(node, exp.Limit):
+            self._check_row_count(node.expression)
         if isinstance(node, exp.Parameter):
             return self._placeholder(_param_name(node))
         if isinstance(node, (exp.Add, exp.Sub)):
@@ -618,6 +620,27 @@ class Binder:
         if isinstance(node, exp.SessionParameter):
             return self._placeholder("@@" + node.name.lower())
         return self._function(node)
+
+    def _check_row_count(self, count: exp.Expression | None) -> None:
+        """TOP (n) with a constant or variable n: an integer, not negative (Msg 1060 /
+        Msg 127), as SQL Server checks it; the backends would take '2' or 1.5 or read -1 as
+        no limit at all."""
+        while isinstance(count, exp.Paren):
+            count = count.this
+        negative = isinstance(count, exp.Neg)
+        if negative:
+            count = count.this
+        if isinstance(count, exp.Literal):
+            if count.is_string or not count.name.isdigit():
+                raise tsql_error(1060, cls=BindError)
+            if negative and int(count.name):
+                raise tsql_error(127, cls=BindError)
+        elif isinstance(count, exp.Parameter) and not negative:
+            value, spec = self.params.get(_param_name(count), (None, None))
+            if spec is not None and spec.split("(")[0] not in _INTEGER_SPECS:
+                raise tsql_error(1060, cls=BindError)
+            if isinstance(value, int) and value < 0:
+                raise tsql_error(127, cls=BindError)
 
     def _placeholder(self, name: str) -> exp.Expression:
         if name not in self.params:
@@ -1363,6 +1386,9 @@ def _mark_recursive(node: exp.With) -> None:
                for t in cte.this.find_all(exp.Table)):
             node.set("recursive", True)
             return
+
+
+_INTEGER_SPECS = frozenset({"bigint", "int", "smallint", "tinyint", "bit"})
 
 
 def _is_decimal(spec: object) -> bool:

@@ -98,8 +98,15 @@ def _constant(binder: Binder, node: exp.Expression) -> tuple[bool, Any, str | No
         return False, None, None
     if isinstance(node, exp.Neg):
         ok, value, spec = _constant(binder, node.this)
-        return (ok and isinstance(value, int)), (-value if ok and value is not None else None), \
-            spec
+        if ok and isinstance(value, str):
+            # Negating text makes it float first, as the interpreter does: -('x') is 8114.
+            try:
+                return True, -float(value), "float"
+            except ValueError:
+                raise tsql_error(8114, "varchar", "float") from None
+        if not ok or not isinstance(value, int):
+            return False, None, spec
+        return True, -value, spec
     if isinstance(node, exp.Parameter):
         from .transpile import _param_name
 
