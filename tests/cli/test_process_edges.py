@@ -14,7 +14,6 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 import pytest
