@@ -1,8 +1,8 @@
 """Seeded fuzzing of ``parse``, ``run`` and the REPL's batch path with mutated golden scripts
 and chapter listings (mutate.py): whatever the input, the answer is T-SQL output and T-SQL
 errors — never a Python traceback, never Msg 3624 (an internal failure shown as SQL Server's
-"system assertion"), never a hang (a case still running after a few seconds is cancelled,
-and must then stop).
+"system assertion") or a Python exception of the storage layer (Msg 50000), never a hang (a
+case still running after a few seconds is cancelled, and must then stop).
 
 Bounded for CI: a fixed number of cases per store. ``TSQLBROKER_FUZZ_SEED`` and
 ``TSQLBROKER_FUZZ_SCALE`` (a multiplier of the case counts) explore further; a failing case is
@@ -36,9 +36,9 @@ SCRIPTS = corpus()
 # never stops).
 SOFT_SECONDS = 3.0
 HARD_SECONDS = 60.0
-# What only an internal failure prints.
+# What only an internal failure prints (the last: a Python exception in the storage layer).
 SIGNS = ("Msg 3624,", "A system assertion check has failed", "Traceback (most recent call",
-         "Internal error:")
+         "Internal error:", "The storage layer could not run the statement")
 
 
 def cases(count: int, offset: int) -> list[Case]:
