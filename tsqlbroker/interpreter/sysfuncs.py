@@ -23,6 +23,7 @@ from . import types as T
 from .compiler import CExpr, Compiler, EvalFn, const_expr, expr_handler
 from .expressions import DYNAMIC, coerce
 from .server_info import SERVER_NAME, VERSION, server_property
+from .xmlvalue import XmlValue
 
 if TYPE_CHECKING:
     from .frames import Frame
@@ -521,6 +522,17 @@ def xml_resolver(c: Compiler, query: str, node: ast.Node) -> Callable[[Frame], A
     return make
 
 
+def _xml_at_run_time(fn: EvalFn) -> EvalFn:
+    """``fn`` checked to give xml: a sql_variant never holds xml, so its methods are Msg 258
+    (unless the value is xml after all: a target typed only when it runs)."""
+    def xml(f: Frame) -> Any:
+        x = fn(f)
+        if x is None or isinstance(x, XmlValue):
+            return x
+        raise tsql_error(258, "sql_variant")
+    return xml
+
+
 @expr_handler(ast.MethodCall)
 def compile_method(c: Compiler, node: ast.MethodCall) -> CExpr:
     target = c.expr(node.target)
@@ -535,6 +547,8 @@ def compile_method(c: Compiler, node: ast.MethodCall) -> CExpr:
                                        f"\"{method}\" must be a string literal.", 8172)
         consts.append(e.value)
     tf = target.fn
+    if target.type == DYNAMIC:  # sql_variant: the value is known only when it runs
+        tf = _xml_at_run_time(target.fn)
     ns = dict(c.xmlns)
     if method == "value":
         if len(consts) != 2:

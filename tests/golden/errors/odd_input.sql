@@ -55,3 +55,9 @@ DECLARE @s nvarchar(9);
 SET @s.modify('delete /a');
 GO
 PRINT 'after methods';
+GO
+-- xml methods on a sql_variant (which never holds xml) are Msg 258 when they run.
+DECLARE @v sql_variant = '<a>1</a>';
+SELECT @v.value('(/a)[1]', 'int');
+GO
+PRINT 'after sql_variant';
