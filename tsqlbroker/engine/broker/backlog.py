@@ -23,14 +23,15 @@ SETTLE_TIMEOUT_S = 10.0
 
 
 def ready_horizon(tables: BrokerTables, conn: StoreConnection, queue_id: int, after: int,
-                  limit: int | None = None) -> tuple[int, int]:
+                  limit: int | None = None, upto: int | None = None) -> tuple[int, int]:
     """(end, count): the queuing order of the ``limit``-th ready message of the queue after
-    ``after`` (of the last one without a limit) and how many ready messages lie in
-    (``after``, end]; (``after``, 0) when there are none."""
+    ``after`` (of the last one without a limit), not beyond ``upto`` when given, and how many
+    ready messages lie in (``after``, end]; (``after``, 0) when there are none."""
     m = tables.messages
-    inner = select(m.c.queuing_order).where(
-        m.c.queue_id == queue_id, m.c.status == 1, m.c.queuing_order > after
-    ).order_by(m.c.queuing_order)
+    conds = [m.c.queue_id == queue_id, m.c.status == 1, m.c.queuing_order > after]
+    if upto is not None:
+        conds.append(m.c.queuing_order <= upto)
+    inner = select(m.c.queuing_order).where(*conds).order_by(m.c.queuing_order)
     if limit is not None:
         inner = inner.limit(limit)
     sub = inner.subquery()

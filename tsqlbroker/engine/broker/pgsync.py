@@ -553,7 +553,7 @@ def wait_for_enqueuers(conn: StoreConnection, snapshot: str, timeout: float) -> 
            "WHERE l.locktype = 'relation' AND l.relation = to_regclass(?) AND l.granted "
            "AND l.mode = 'RowExclusiveLock' AND a.pid <> pg_backend_pid() "
            "AND a.backend_xid IS NOT NULL AND a.backend_xid::text::bigint IN ("
-           "SELECT x::text::bigint % 4294967296 FROM unnest(pg_snapshot_xip(?::pg_snapshot)) x)")
+           "SELECT x::text::bigint % 4294967296 FROM pg_snapshot_xip(?::pg_snapshot) AS x)")
     deadline = time.monotonic() + timeout
     while run(conn, sql, (table, snapshot)).fetchone()[0]:
         if time.monotonic() >= deadline:
