@@ -11,13 +11,13 @@ from spark_env import require_spark, trade_store
 
 require_spark()
 
-from pyspark.sql import functions as F  # noqa: E402
-from pyspark.sql.datasource import EqualTo, GreaterThan, In  # noqa: E402
-from tsql_client import Client  # noqa: E402
+from pyspark.sql import functions as F
+from pyspark.sql.datasource import EqualTo, GreaterThan, In
+from tsql_client import Client
 
-from tsqlbroker.interpreter.instance import Instance  # noqa: E402
-from tsqlbroker.spark.observe import ObserveReader, Shape  # noqa: E402
-from tsqlbroker.spark.options import SourceOptions  # noqa: E402
+from tsqlbroker.interpreter.instance import Instance
+from tsqlbroker.spark.observe import ObserveReader, Shape
+from tsqlbroker.spark.options import SourceOptions
 
 TRADE_ENTRY = "//www.develop.com/DMBrokerage/TradeEntry"
 

@@ -11,10 +11,10 @@ from spark_env import require_spark, trade_store
 
 require_spark()
 
-from pyspark.errors import PySparkException  # noqa: E402
-from tsql_client import Client  # noqa: E402
+from pyspark.errors import PySparkException
+from tsql_client import Client
 
-from tsqlbroker.interpreter.instance import Instance  # noqa: E402
+from tsqlbroker.interpreter.instance import Instance
 
 ENTRY = "//www.develop.com/DMBrokerage/TradeEntry"
 ACK = "//www.develop.com/DMBrokerage/TradeAck"

@@ -13,11 +13,11 @@ from spark_env import add_backlog, require_spark, trade_store
 
 require_spark()
 
-from pyspark.errors import PySparkException  # noqa: E402
-from pyspark.sql import functions as F  # noqa: E402
-from tsql_client import Client  # noqa: E402
+from pyspark.errors import PySparkException
+from pyspark.sql import functions as F
+from tsql_client import Client
 
-from tsqlbroker.interpreter.instance import Instance  # noqa: E402
+from tsqlbroker.interpreter.instance import Instance
 
 ACK = "//www.develop.com/DMBrokerage/TradeAck"
 SINK_TABLE = """

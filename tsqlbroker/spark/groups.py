@@ -45,6 +45,7 @@ from .stores import (
     TaskSink,
     begin,
     broker_of,
+    check_not_taken,
     commit,
     insert_rows,
     rollback,
@@ -234,7 +235,10 @@ class GroupDrainer:
                     return ("busy" if self.ready(group) else "empty"), 0, attempt, None
                 messages = [Message(*r) for r in rs.rows]
                 assert self.handler is not None
-                self.handler(GroupWork(s, messages[0].conversation_group_id, messages))
+                work = GroupWork(s, messages[0].conversation_group_id, messages)
+                self.handler(work)
+                txn.write()
+                check_not_taken(s, [m.queuing_order for m in messages])
                 commit(s)
             except Exception as exc:  # noqa: BLE001 - a handler's failure is reported
                 rollback(s)

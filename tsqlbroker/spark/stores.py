@@ -13,9 +13,11 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
+
+from sqlalchemy import select
 
 from tsqlbroker.engine.broker import Broker, QueueRow
 from tsqlbroker.engine.context import ExecContext
@@ -32,6 +34,7 @@ from tsqlbroker.interpreter.session import Session
 _instances: OrderedDict[str, Instance] = OrderedDict()
 _KEEP = 4
 _lock = threading.Lock()
+_CHUNK = 400        # values per IN list
 _PART = re.compile(r"\[((?:[^\]]|\]\])*)\]|([^.\[\]]+)")
 
 
@@ -179,3 +182,32 @@ def find_queue(session: Session, schema: str | None, name: str) -> QueueRow:
         if (q.schema_name.lower(), q.name.lower()) == key:
             return q
     raise tsql_error(208, name if schema is None else f"{schema}.{name}", cls=BindError)
+
+
+class GroupTaken(RuntimeError):
+    """Another reader consumed messages this transaction had RECEIVEd."""
+
+
+def check_not_taken(session: Session, received: Collection[int]) -> None:
+    """Raise :class:`GroupTaken` if messages this session's transaction RECEIVEd (by queuing
+    order) were committed away by another reader meanwhile. Call it after ``txn.write()``:
+    from then on SQLite lets nobody else commit, so the answer holds until the commit. It
+    reads on a connection of its own, which sees what others committed and not what this
+    transaction did (END CONVERSATION also removes a conversation's messages). On PostgreSQL
+    the group's row lock already keeps other readers out; on SQLite group locks are per
+    process, and this is what keeps two processes from both committing a message."""
+    m = broker_of(session).t.messages
+    wanted = sorted(int(o) for o in received)
+    ready: set[int] = set()
+    conn = session.instance.store.connect()
+    try:
+        for start in range(0, len(wanted), _CHUNK):
+            chunk = wanted[start:start + _CHUNK]
+            ready.update(int(o) for o in conn.execute(select(m.c.queuing_order).where(
+                m.c.status == 1, m.c.queuing_order.in_(chunk))).scalars())
+    finally:
+        conn.close()
+    taken = len(wanted) - len(ready)
+    if taken:
+        raise GroupTaken(f"{taken} received message(s) were taken by another reader "
+                         "meanwhile; rolled back")

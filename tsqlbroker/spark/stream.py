@@ -49,6 +49,7 @@ from .send import fail_after_commit, message_body, task_attempt
 from .stores import (
     begin,
     broker_of,
+    check_not_taken,
     commit,
     find_queue,
     insert_rows,
@@ -226,6 +227,7 @@ class DrainSink(DataSourceStreamWriter):
                 consumed, skipped = self._apply(session, txn, ledger, q, by_group,
                                                 table_columns)
                 txn.write()
+                check_not_taken(session, consumed)
                 ledger.record_drained(session.conn, session.db_id, q.object_id, consumed)
                 commit(session)
             finally:
@@ -244,12 +246,14 @@ class DrainSink(DataSourceStreamWriter):
     def _apply(self, session: Any, txn: Any, ledger: Ledger, q: Any,
                by_group: dict[str, list[Row]], table_columns: list[str]
                ) -> tuple[list[int], int]:
+        """Receive the rows' messages and apply the rows: (the queuing orders received, the
+        rows skipped)."""
         opts = self.opts
         broker = broker_of(session)
-        consumed: list[int] = []
+        received: list[int] = []
         skipped = 0
         inserts: list[tuple[Any, ...]] = []
-        ended: set[str] = set()
+        seen: set[str] = set()
         for group, rows in by_group.items():
             wanted = {int(r["queuing_order"]) for r in rows}
             rs = broker.receive(txn, session.db_id, q.schema_name, q.name, None,
@@ -266,16 +270,16 @@ class DrainSink(DataSourceStreamWriter):
                     inserts.append(tuple(_value(row[c]) for c in table_columns))
                 handle = row["conversation_handle"] if self.has_handle else None
                 self._reply(broker, txn, session.db_id, handle, row)
-                if handle is not None and str(handle) not in ended:
-                    ended.add(str(handle))
+                if handle is not None and str(handle) not in seen:
+                    seen.add(str(handle))
                     handles.append(handle)
             if opts.end_conversation:
                 for handle in handles:      # after the conversation's last reply
                     self._end(broker, txn, session.db_id, handle)
-            consumed.extend(sorted(got))
+            received.extend(sorted(got))
         if inserts:
             insert_rows(session, opts.table or "", table_columns, inserts)
-        return consumed, skipped
+        return received, skipped
 
     def _missing(self, session: Any, ledger: Ledger, q: Any, group: str, missing: set[int],
                  got: set[int]) -> int:
