@@ -8,6 +8,7 @@ from typing import Any
 
 from trades import record_trades, trade_row
 
+import tsqlbroker
 from tsqlbroker.interpreter.instance import Instance
 from tsqlbroker.interpreter.sink import CollectingSink
 
@@ -38,3 +39,10 @@ def stolen_meanwhile(work: Any) -> None:
     finally:
         other.close()
     record_trades(work)
+
+
+def shipped_record(work: Any) -> None:
+    """slow_record, refusing to run on a tsqlbroker the drain did not ship (--ship)."""
+    if "tsqlbroker.zip" not in (tsqlbroker.__file__ or ""):
+        raise RuntimeError(f"tsqlbroker imported from {tsqlbroker.__file__}, not shipped")
+    slow_record(work)
