@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from spark_env import MASTER, worker_pythonpath
+from spark_env import MASTER, brokerage, worker_pythonpath
 
 
 @pytest.fixture(scope="session")
@@ -33,3 +33,10 @@ def _close_store_instances() -> Iterator[None]:
     from tsqlbroker.spark.stores import close_instances  # see spark(): loaded lazily
 
     close_instances()
+
+
+@pytest.fixture
+def client(store: str) -> Iterator[Any]:
+    """A T-SQL client in DMBrokerage on the test module's ``store``."""
+    with brokerage(store) as c:
+        yield c

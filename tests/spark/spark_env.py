@@ -11,7 +11,10 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -71,3 +74,19 @@ def add_backlog(client: object, dialogs: int, trades: int, first: int) -> None:
     for name, value in (("dialogs", dialogs), ("trades", trades), ("first", first)):
         text = text.replace(f"$({name})", str(value))
     client.run(text)  # type: ignore[attr-defined]
+
+
+@contextmanager
+def brokerage(url: str, database: str = "DMBrokerage") -> Iterator[Any]:
+    """A T-SQL client (tests/tsql_client.py) in ``database`` on an instance of its own,
+    closed after."""
+    # Imported here: the module is imported before the opt-out is known.
+    from tsql_client import Client
+
+    from tsqlbroker.interpreter.instance import Instance
+
+    inst = Instance(url, background=False)
+    try:
+        yield Client(inst, database)
+    finally:
+        inst.close()

@@ -10,19 +10,16 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from spark_env import HERE, ROOT, SCRIPTS, require_spark, trade_store
+from spark_env import HERE, ROOT, SCRIPTS, brokerage, require_spark, trade_store
 
 require_spark()
 
 from tsql_client import Client
 
-from tsqlbroker.interpreter.instance import Instance
 from tsqlbroker.spark.drain import DrainReport, plan_drain, run_drain
 
 if TYPE_CHECKING:
@@ -36,22 +33,6 @@ ALL = list(range(1, DIALOGS * TRADES + 1))
 def store(persistent_url: str) -> str:
     trade_store(persistent_url, dialogs=DIALOGS, trades=TRADES)
     return persistent_url
-
-
-@contextmanager
-def brokerage(url: str) -> Iterator[Client]:
-    """A T-SQL client in DMBrokerage on an instance of its own (closed after)."""
-    inst = Instance(url, background=False)
-    try:
-        yield Client(inst, "DMBrokerage")
-    finally:
-        inst.close()
-
-
-@pytest.fixture
-def client(store: str) -> Iterator[Client]:
-    with brokerage(store) as c:
-        yield c
 
 
 @pytest.fixture

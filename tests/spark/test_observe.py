@@ -3,7 +3,6 @@ dequeued, partitions of whole conversation groups, filters pushed into the store
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,7 +14,6 @@ from pyspark.sql import functions as F
 from pyspark.sql.datasource import EqualTo, GreaterThan, In
 from tsql_client import Client
 
-from tsqlbroker.interpreter.instance import Instance
 from tsqlbroker.spark.observe import ObserveReader, Shape
 from tsqlbroker.spark.options import SourceOptions
 
@@ -28,15 +26,6 @@ def store(persistent_url: str) -> str:
     trade_store(persistent_url, dialogs=5, trades=3,
                 before_backlog="USE Trader1; ALTER QUEUE tradeAckQueue WITH RETENTION = ON")
     return persistent_url
-
-
-@pytest.fixture
-def client(store: str) -> Iterator[Client]:
-    inst = Instance(store, background=False)
-    try:
-        yield Client(inst, "DMBrokerage")
-    finally:
-        inst.close()
 
 
 def read(spark: Any, url: str, database: str = "DMBrokerage", **options: Any) -> Any:

@@ -3,7 +3,6 @@ transaction per partition, no double send when Spark runs a committed task again
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -14,8 +13,6 @@ require_spark()
 from pyspark.errors import PySparkException
 from tsql_client import Client
 
-from tsqlbroker.interpreter.instance import Instance
-
 ENTRY = "//www.develop.com/DMBrokerage/TradeEntry"
 ACK = "//www.develop.com/DMBrokerage/TradeAck"
 
@@ -24,15 +21,6 @@ ACK = "//www.develop.com/DMBrokerage/TradeAck"
 def store(persistent_url: str) -> str:
     trade_store(persistent_url, dialogs=0, trades=0)
     return persistent_url
-
-
-@pytest.fixture
-def client(store: str) -> Iterator[Client]:
-    inst = Instance(store, background=False)
-    try:
-        yield Client(inst, "DMBrokerage")
-    finally:
-        inst.close()
 
 
 def send(df: Any, url: str, **options: Any) -> None:

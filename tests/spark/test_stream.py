@@ -4,7 +4,6 @@ failOnDataLoss for messages removed by others."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,15 +30,6 @@ CREATE TABLE drained (queuing_order bigint PRIMARY KEY, conversation_group_id
 def store(persistent_url: str) -> str:
     trade_store(persistent_url, dialogs=4, trades=5, before_backlog=SINK_TABLE)
     return persistent_url
-
-
-@pytest.fixture
-def client(store: str) -> Iterator[Client]:
-    inst = Instance(store, background=False)
-    try:
-        yield Client(inst, "DMBrokerage")
-    finally:
-        inst.close()
 
 
 def drain(spark: Any, url: str, checkpoint: Path, *, sink: dict[str, str] | None = None,
