@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--master", default=os.environ.get("SPARK_MASTER", "local[*]"),
                    help="Spark master URL (default $SPARK_MASTER or local[*])")
     d.add_argument("--partitions", type=int, default=None,
-                   help="Spark tasks (default: Spark's default parallelism)")
+                   help="Spark tasks (default: twice Spark's default parallelism)")
     d.add_argument("--attempts", type=int, default=3,
                    help="tries per group before it is reported as failed (default 3)")
     d.add_argument("--lock-timeout", type=float, default=5.0, metavar="SECONDS",
@@ -98,6 +98,15 @@ def _conf(pairs: Sequence[str]) -> dict[str, str]:
     return out
 
 
+def _gist(exc: BaseException) -> str:
+    """One line of a Spark error: its first line, and the Python exception it carries."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    first = lines[0] if lines else type(exc).__name__
+    cause = next((ln for ln in reversed(lines) if ln.split(":", 1)[0].endswith(
+        ("Error", "Exception")) and ln != first), None)
+    return first if cause is None else f"{first} ({cause})"
+
+
 def main(argv: Sequence[str]) -> int:
     """``tsqlbroker spark …``; the exit status."""
     args = build_parser().parse_args(list(argv))
@@ -108,12 +117,19 @@ def main(argv: Sequence[str]) -> int:
                                   procedure=args.procedure, handler=args.handler,
                                   attempts=args.attempts, lock_timeout=args.lock_timeout)
         conf = _conf(args.conf)
-    except (TSqlError, DrainUsageError, ValueError) as exc:
+    except Exception as exc:  # noqa: BLE001 - a bad URL, queue, option: one line, no traceback
         close_instances()
-        print(f"tsqlbroker spark drain: {str(exc).replace(chr(10), ': ')}", file=sys.stderr)
+        text = (str(exc).replace("\n", ": ") if isinstance(exc, TSqlError | DrainUsageError)
+                else _gist(exc))
+        print(f"tsqlbroker spark drain: {text}", file=sys.stderr)
         return 2
     try:
-        spark = spark_session(args.master, f"tsqlbroker drain {args.queue}", conf)
+        try:
+            spark = spark_session(args.master, f"tsqlbroker drain {args.queue}", conf)
+        except Exception as exc:  # noqa: BLE001 - no Java, a bad master URL …: one line
+            print(f"tsqlbroker spark drain: Spark did not start: {_gist(exc)}",
+                  file=sys.stderr)
+            return 2
         with tempfile.TemporaryDirectory(prefix="tsqlbroker-spark-") as tmp:
             ship = args.ship if args.ship is not None else not is_loopback_master(args.master)
             if ship:
@@ -128,13 +144,20 @@ def main(argv: Sequence[str]) -> int:
                     print(f"tsqlbroker spark drain: --handler {args.handler}: {exc}",
                           file=sys.stderr)
                     return 2
-            partitions = args.partitions or spark.sparkContext.defaultParallelism
-            with progress_bar(err) as bar:
-                task = bar.add_task("drain", total=sum(n for _g, n in counts))
-                report = run_drain(spark, plan, counts, partitions,
-                                   on_progress=lambda n, t: bar.update(task, completed=n,
-                                                                       total=t))
-            spark.stop()
+            # Some tasks per core, so that a core whose groups are slow is not the tail.
+            partitions = args.partitions or 2 * spark.sparkContext.defaultParallelism
+            try:
+                with progress_bar(err) as bar:
+                    task = bar.add_task("drain", total=sum(n for _g, n in counts))
+                    report = run_drain(spark, plan, counts, partitions,
+                                       on_progress=lambda n, t: bar.update(
+                                           task, completed=n, total=t))
+            except Exception as exc:  # noqa: BLE001 - Spark's own error is pages long
+                print(f"tsqlbroker spark drain: the Spark job failed: {_gist(exc)}",
+                      file=sys.stderr)
+                return 1
+            finally:
+                spark.stop()
         render_report(report, out)
         return 1 if report.failures else 0
     finally:

@@ -153,9 +153,11 @@ def run_drain(spark: SparkSession, plan: DrainPlan, counts: list[tuple[str, int]
 def render_report(report: DrainReport, console: Console) -> None:
     """The summary table (and the failed groups with their errors)."""
     table = Table(title=f"spark drain of {report.queue}", title_justify="left")
-    for col in ("groups", "drained", "already empty", "failed", "busy", "messages",
-                "left in queue", "seconds", "messages/s"):
-        table.add_column(col, justify="right")
+    # empty: drained before (by a first attempt of a retried task, by another reader);
+    # left: ready messages still in the queue at the end.
+    for col in ("groups", "drained", "empty", "failed", "busy", "messages", "left",
+                "seconds", "messages/s"):
+        table.add_column(col, justify="right", no_wrap=True)
     table.add_row(str(report.planned_groups), str(report.count("done")),
                   str(report.count("empty")), str(report.count("failed")),
                   str(report.count("busy")), str(report.messages), str(report.remaining),

@@ -216,6 +216,8 @@ class DrainSink(DataSourceStreamWriter):
         by_group: dict[str, list[Row]] = {}
         for row in iterator:
             by_group.setdefault(str(row["conversation_group_id"]).upper(), []).append(row)
+        if not by_group:
+            return DrainCommit(partition, 0, 0)
         schema, name = opts.queue_name()
         with task_session(opts.url, opts.database) as session:
             q = find_queue(session, schema, name)
