@@ -6,16 +6,21 @@ groups, scripts/spark/trades.sql) drained by
 * ``tsqlbroker spark drain`` with Spark ``local[1]``, ``local[2]`` and a standalone cluster on
   loopback with 2 executors of one core (the same procedure, interpreted in the executors);
 
-each with a light handler (tradeEntryProc: record the trade, SEND the acknowledgement) and a
-CPU-heavy one (the same plus about 100 µs of T-SQL work per message, calibrated at the start).
-The backlog is made anew before each run. Spark's start-up (JVM, session) is excluded: the
-figure is the drain job's own time, executor start included.
+each with a light handler (tradeEntryProc: record the trade, SEND the acknowledgement; one
+transaction per message, as the chapter's procedure does) and a CPU-heavy one (the same plus
+about 100 µs of T-SQL work per message, calibrated at the start). The Spark runs are repeated
+with the Python handler ``trades:record_trades`` (one transaction per group) and a heavy
+variant burning 100 µs of CPU per message; activation cannot run Python, so those have no
+activation figure. The backlog is made anew before each run. Spark's start-up (JVM, session)
+is excluded: the figure is the drain job's own time, executor start included.
 
 Goals, printed beside each figure:
 
 * CPU-heavy: ``local[2]`` >= 1.6x ``local[1]``, and >= 1.3x in-process activation (activated
   readers are threads of one interpreter; Spark's tasks are processes);
-* light: Spark ``local[2]`` within 2x of in-process activation (rate >= 0.5x).
+* light: Spark ``local[2]`` within 2x of in-process activation (rate >= 0.5x);
+* the same ratios for the Python handlers (heavy local[2] / local[1]; light local[2] against
+  the light procedure under activation).
 
 Run: ``python scripts/bench/spark_drain.py [--messages 100000] [--groups 2000]
 [--store postgresql|sqlite] [--no-cluster] [--check]`` — PostgreSQL is ``$TSQLBROKER_PG_URL``
@@ -41,6 +46,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts" / "bench"))
 
 from postgres import fresh_schema, server
+from trades import record_trades
 
 from tsqlbroker.interpreter.broker_runtime import runtime_for
 from tsqlbroker.interpreter.instance import Instance
@@ -51,7 +57,12 @@ from tsqlbroker.spark.standalone import StandaloneCluster
 from tsqlbroker.spark.stores import close_instances
 
 SCRIPTS = ROOT / "scripts" / "spark"
+sys.path.insert(0, str(SCRIPTS))
 HEAVY_US = 100.0
+# (label, T-SQL procedure or Python handler)
+HANDLERS = (("light", "tradeEntryProc"), ("heavy", "tradeEntryProcHeavy"),
+            ("light python", "trades:record_trades"),
+            ("heavy python", "spark_drain:heavy_handler"))
 # The heavy procedure: tradeEntryProc with CPU work per message before the same effects.
 HEAVY_WORK = """
         DECLARE @w int = 0, @x bigint = 7;
@@ -156,9 +167,24 @@ def by_activation(url: str, procedure: str) -> float:
         inst.close()
 
 
-def by_spark(spark: object, url: str, procedure: str, partitions: int) -> float:
-    """Seconds the drain job takes (the session is up already)."""
-    plan, counts = plan_drain(url, "DMBrokerage", "tradeEntryQueue", procedure=procedure)
+def burn(seconds: float) -> None:
+    """Keep a core busy for ``seconds``."""
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        pass
+
+
+def heavy_handler(work: object) -> None:
+    """The Python handler with :data:`HEAVY_US` of CPU work per message first."""
+    burn(HEAVY_US / 1e6 * len(work.messages))  # type: ignore[attr-defined]
+    record_trades(work)
+
+
+def by_spark(spark: object, url: str, how: str, partitions: int) -> float:
+    """Seconds the drain job takes (the session is up already); ``how`` is a procedure
+    name or a Python handler (module:function)."""
+    kind = "handler" if ":" in how else "procedure"
+    plan, counts = plan_drain(url, "DMBrokerage", "tradeEntryQueue", **{kind: how})
     report = run_drain(spark, plan, counts, partitions)  # type: ignore[arg-type]
     if report.failures or report.remaining:
         raise SystemExit(f"the drain left work: {report.failures[:3]}, "
@@ -199,7 +225,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     trades = max(1, args.messages // args.groups)
     total = trades * args.groups
-    os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
+    # Spark's Python workers import the package, the trade handlers and this module.
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT), str(SCRIPTS), str(ROOT / "scripts" / "bench"),
+         os.environ.get("PYTHONPATH", "")])
     iterations = calibrate()
     heavy = heavy_procedure(iterations)
     print(f"backlog: {total:,} messages in {args.groups:,} groups on {args.store}; heavy "
@@ -213,22 +242,23 @@ def main(argv: list[str] | None = None) -> int:
                 Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="sparkc-"))),
                 cores=2))
             runners.append(("cluster 2x1", cluster.url, 2))
-        for handler, procedure in (("light", "tradeEntryProc"),
-                                   ("heavy", "tradeEntryProcHeavy")):
-            url = next(urls)
-            load(url, args.groups, trades, heavy)
-            runs.append(Run(handler, "activation", by_activation(url, procedure), total))
-            print(f"  {handler:<6} in-process activation, 2 readers: "
-                  f"{runs[-1].rate:,.0f} msg/s", flush=True)
+        for handler, how in HANDLERS:
+            if ":" not in how:              # a T-SQL procedure: activation can run it too
+                url = next(urls)
+                load(url, args.groups, trades, heavy)
+                runs.append(Run(handler, "activation", by_activation(url, how), total))
+                print(f"  {handler:<13} in-process activation, 2 readers: "
+                      f"{runs[-1].rate:,.0f} msg/s", flush=True)
             for label, master, partitions in runners:
                 conf = {"spark.executor.cores": "1"} if master.startswith("spark:") else {}
                 spark = spark_session(master, f"spark_drain bench {label}", conf)
                 url = next(urls)
                 load(url, args.groups, trades, heavy)
-                runs.append(Run(handler, label, by_spark(spark, url, procedure,
-                                                         partitions * 4), total))
+                runs.append(Run(handler, label, by_spark(spark, url, how, partitions * 4),
+                                total))
                 spark.stop()
-                print(f"  {handler:<6} spark {label}: {runs[-1].rate:,.0f} msg/s", flush=True)
+                print(f"  {handler:<13} spark {label}: {runs[-1].rate:,.0f} msg/s",
+                      flush=True)
     rate = {(r.handler, r.runner): r.rate for r in runs}
     figures = [
         ("heavy: local[2] / local[1]", rate["heavy", "local[2]"] / rate["heavy", "local[1]"],
@@ -238,6 +268,12 @@ def main(argv: list[str] | None = None) -> int:
         ("light: local[2] / in-process activation",
          rate["light", "local[2]"] / rate["light", "activation"], 0.5),
     ]
+    # The same goals for Python handlers, which commit once per group (no activation
+    # figure: activation runs T-SQL procedures).
+    figures.append(("heavy python: local[2] / local[1]",
+                    rate["heavy python", "local[2]"] / rate["heavy python", "local[1]"], 1.6))
+    figures.append(("light python: local[2] / light activation",
+                    rate["light python", "local[2]"] / rate["light", "activation"], 0.5))
     missed = 0
     for name, value, goal in figures:
         met = value >= goal
@@ -245,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:<44} {value:5.2f}x   goal >= {goal:.1f}x   "
               f"{'MET' if met else 'NOT MET'}")
     if not args.no_cluster:
-        for handler in ("light", "heavy"):
+        for handler, _how in HANDLERS:
             print(f"{handler + ': cluster 2x1 / local[2]':<44} "
                   f"{rate[handler, 'cluster 2x1'] / rate[handler, 'local[2]']:5.2f}x   "
                   "(no goal: the same 2 cores, one more hop)")

@@ -23,7 +23,6 @@ from pyspark.sql.datasource import (
 )
 from pyspark.sql.types import StructType
 
-from .columns import schema_ddl
 from .observe import ObserveReader, Shape
 from .options import OptionError, SourceOptions
 from .send import SendWriter
@@ -80,4 +79,4 @@ def register(spark: object) -> None:
     spark.dataSource.register(ServiceBrokerDataSource)  # type: ignore[attr-defined]
 
 
-__all__ = ["ServiceBrokerDataSource", "register", "schema_ddl"]
+__all__ = ["ServiceBrokerDataSource", "register"]
