@@ -44,6 +44,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts" / "bench"))
+sys.path.insert(0, str(ROOT / "scripts" / "spark"))
 
 from postgres import fresh_schema, server
 from trades import record_trades
@@ -57,7 +58,6 @@ from tsqlbroker.spark.standalone import StandaloneCluster
 from tsqlbroker.spark.stores import close_instances
 
 SCRIPTS = ROOT / "scripts" / "spark"
-sys.path.insert(0, str(SCRIPTS))
 HEAVY_US = 100.0
 # (label, T-SQL procedure or Python handler)
 HANDLERS = (("light", "tradeEntryProc"), ("heavy", "tradeEntryProcHeavy"),
