@@ -361,6 +361,6 @@ def runtime_for(instance: Instance, *, start: bool = True,
                 instance.extensions.setdefault("on_close", []).insert(0, rt.stop)
     if recheck_seconds is not None:
         rt.manager.recheck_seconds = recheck_seconds
-    if start and not rt.started:
+    if start and not rt.started and instance.background:
         rt.start()
     return rt

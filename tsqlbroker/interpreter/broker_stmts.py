@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import time
+import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -107,6 +108,35 @@ def _ddl(fn: Callable[[Frame, Broker, Any], None]) -> StmtFn:
         s.check_writable()
         fn(f, _broker(f), s.txn_for_statement())
     return run
+
+
+@dataclasses.dataclass(frozen=True)
+class ReceiveScope:
+    """Confines a session's RECEIVE and GET CONVERSATION GROUP without WHERE on one queue to
+    one conversation group, and makes their WAITFOR return at once when that group has nothing
+    ready: how a Spark drain runs a queue's activation procedure on the group its task owns
+    (:func:`confine_receives`). An explicit WHERE is left as written."""
+
+    db_id: int
+    schema: str     # lower-case; dbo when the queue is named without one
+    queue: str      # lower-case
+    group: uuid.UUID
+
+    def covers(self, db_id: int, schema: str | None, name: str) -> bool:
+        """Whether a statement naming the queue (``schema``.``name`` in ``db_id``) is
+        confined."""
+        return (db_id == self.db_id and name.lower() == self.queue
+                and (schema or "dbo").lower() == self.schema)
+
+
+def confine_receives(session: Any, scope: ReceiveScope | None) -> None:
+    """Set (or, with None, lift) the session's :class:`ReceiveScope`."""
+    session.extensions["receive_scope"] = scope
+
+
+def _scope(f: Frame, db_id: int, schema: str | None, name: str) -> ReceiveScope | None:
+    scope = f.session.extensions.get("receive_scope")
+    return scope if scope is not None and scope.covers(db_id, schema, name) else None
 
 
 def _task(f: Frame) -> Any:
@@ -694,15 +724,21 @@ def _receive_runner(c: Compiler, node: ast.Receive, waitfor: bool,
         db_id = _db_id(f, db)
         txn = s.txn_for_statement()
         n = top(f) if top is not None else None
-        wv = where_val(f) if where_val is not None else None
-        where = (where_col, wv) if where_col else None
-        waiter = _Waiter(f, timeout(f) if timeout is not None else None) if waitfor else None
+        column, wv = where_col, where_val(f) if where_val is not None else None
+        scope = None if column else _scope(f, db_id, schema, name)
+        if scope is not None:
+            column, wv = "conversation_group_id", scope.group
+        where = (column, wv) if column else None
+        waiter = (_Waiter(f, timeout(f) if timeout is not None else None)
+                  if waitfor and scope is None else None)
         task = _task(f)
         while True:
             # A WAITFOR … WHERE waits for the group lock no longer than its TIMEOUT.
             lock_timeout = waiter.remaining() if waiter is not None else None
+            if scope is not None:
+                lock_timeout = 0.0      # the drain's task holds the group or nobody may wait
             kwargs = {} if lock_timeout is None else {"lock_timeout": max(lock_timeout, 0.0)}
-            rs = broker.receive(txn, db_id, schema, name, n, where_col, wv,
+            rs = broker.receive(txn, db_id, schema, name, n, column, wv,
                                 cancelled=s.cancelled, **kwargs)
             if task is not None:
                 task.received = True
@@ -750,10 +786,13 @@ def _get_group_runner(c: Compiler, node: ast.GetConversationGroup, waitfor: bool
         broker = _broker(f, work=False)
         db_id = _db_id(f, db)
         txn = s.txn_for_statement()
-        waiter = _Waiter(f, timeout(f) if timeout is not None else None) if waitfor else None
+        scope = _scope(f, db_id, schema, name)
+        waiter = (_Waiter(f, timeout(f) if timeout is not None else None)
+                  if waitfor and scope is None else None)
         task = _task(f)
         while True:
-            group = broker.get_conversation_group(txn, db_id, schema, name)
+            group = broker.get_conversation_group(
+                txn, db_id, schema, name, only=None if scope is None else scope.group)
             if task is not None:
                 task.received = True
             if group is not None or waiter is None:

@@ -23,7 +23,11 @@ from .sink import Sink
 class Instance:
     """What a SQL Server instance is: storage plus sessions (``@@SPID`` from 51)."""
 
-    def __init__(self, url: str | None = None) -> None:
+    def __init__(self, url: str | None = None, *, background: bool = True) -> None:
+        # Whether the broker's background work (activation, the clock, transmission) may start
+        # in this process: False for the workers of a Spark drain, which must not activate
+        # readers of their own beside the drain.
+        self.background = background
         with opening(url):
             self.store = Store(url)
             try:

@@ -6,6 +6,7 @@
     tsqlbroker -i FILE               run a file (sqlcmd spelling of ``run``)
     tsqlbroker parse FILE… [--ast]   check syntax only
     tsqlbroker serve                 run a long-lived broker (activation, timers, delivery)
+    tsqlbroker spark drain …         drain a queue's backlog on Apache Spark (``spark`` extra)
 
 Imports stay light: ``-Q`` and ``parse`` load neither prompt-toolkit nor psycopg nor pyspark.
 """
@@ -41,7 +42,7 @@ storage or the -d database cannot be opened); 2 bad command-line usage; 130 inte
 (SIGINT, Ctrl-C); 141 the output was closed early (| head); 143 SIGTERM.
 """
 
-MODES = ("run", "parse", "serve")
+MODES = ("run", "parse", "serve", "spark")
 
 # The top-level usage names the modes (argparse's own would list the options only).
 USAGE = """\
@@ -141,6 +142,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tsqlbroker`` console script."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     mode, rest = split_mode(args_list)
+    if mode == "spark":
+        return _spark(rest)
     parser = build_parser(mode)
     args = parser.parse_args(rest)
     try:
@@ -189,6 +192,24 @@ def _exit_on_sigterm() -> None:
         raise SystemExit(128 + signum)
 
     signal.signal(signal.SIGTERM, leave)
+
+
+def _spark(args: list[str]) -> int:
+    """``tsqlbroker spark …`` (pyspark is imported only here, and only if installed)."""
+    try:
+        # Imported here: pyspark is an optional extra and heavy to load.
+        from tsqlbroker.spark.cli import main as spark_main
+    except ImportError as exc:
+        if exc.name is None or not exc.name.startswith(("pyspark", "py4j", "pandas",
+                                                        "pyarrow")):
+            raise
+        print("tsqlbroker spark: pyspark is not installed: "
+              "python -m pip install 'tsqlbroker[spark]'", file=sys.stderr)
+        return 2
+    try:
+        return spark_main(args)
+    except KeyboardInterrupt:
+        return 130
 
 
 def _open_output(path: str | None) -> TextIO:

@@ -567,3 +567,24 @@ class Listener:
                 self.handler(kind, int(db), int(queue))
         except Exception:
             log.exception("broker listener: cannot handle %r", payload)
+
+
+def wait_for_enqueuers(conn: StoreConnection, snapshot: str, timeout: float) -> bool:
+    """Wait until no transaction that was in progress at ``snapshot`` (the text of
+    ``pg_current_snapshot()``) still writes to the message table. Queuing orders come from a
+    sequence when a commit flushes its messages, so a slow commit can show a lower queuing
+    order after a faster one: once these transactions are over, every message below the
+    highest queuing order seen at ``snapshot`` is visible (or gone). True when none is left,
+    False after ``timeout`` seconds."""
+    table = f'"{schema(conn)}".{PREFIX}messages'
+    sql = ("SELECT count(*) FROM pg_stat_activity a JOIN pg_locks l ON l.pid = a.pid "
+           "WHERE l.locktype = 'relation' AND l.relation = to_regclass(?) AND l.granted "
+           "AND l.mode = 'RowExclusiveLock' AND a.pid <> pg_backend_pid() "
+           "AND a.backend_xid IS NOT NULL AND a.backend_xid::text::bigint IN ("
+           "SELECT x::text::bigint % 4294967296 FROM pg_snapshot_xip(?::pg_snapshot) AS x)")
+    deadline = time.monotonic() + timeout
+    while run(conn, sql, (table, snapshot)).fetchone()[0]:
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.01)
+    return True

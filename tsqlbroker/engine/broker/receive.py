@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -91,11 +91,18 @@ class ReceiveMixin(BrokerBase):
     def receive(self, txn: Txn, db_id: int, queue_schema: str | None, queue_name: str,
                 top: int | None = None, where_column: str | None = None, where_value: Any = None,
                 *, lock_timeout: float | None = LOCK_TIMEOUT_S,
-                cancelled: Callable[[], bool] | None = None) -> ResultSet:
+                cancelled: Callable[[], bool] | None = None,
+                queuing_orders: Collection[int] | None = None) -> ResultSet:
         """``RECEIVE [TOP (n)] * FROM queue [WHERE conversation_handle|conversation_group_id
         = v]``: every queue column (reference §2 order) of one group's messages, status shown
         as 0. Empty result (with the columns) when nothing is available. Msg 9617 for a
-        disabled queue; 8426 / 8436 for an unknown handle / group in WHERE."""
+        disabled queue; 8426 / 8436 for an unknown handle / group in WHERE.
+
+        ``queuing_orders`` (with a WHERE only): receive just those of the group's ready
+        messages — what a consumer that read them earlier (a Spark micro-batch) takes, with
+        the group's lock, leaving the group's later messages ready."""
+        if queuing_orders is not None and where_column is None:
+            raise ValueError("queuing_orders needs a WHERE on the group or conversation")
         conn = txn.conn
         q = self._queue(conn, db_id, queue_schema, queue_name)
         if not q.is_receive_enabled:
@@ -111,7 +118,12 @@ class ReceiveMixin(BrokerBase):
             if self._would_deadlock(txn):
                 wait = min(wait, DEADLOCK_WAIT_S)      # see _lock_group_or_fail
             if self._lock_group(txn, db_id, group, q.object_id, wait, cancelled):
-                rows = self._group_rows(conn, q, group, handle, st.received, top)
+                if queuing_orders is None:
+                    rows = self._group_rows(conn, q, group, handle, st.received, top)
+                else:
+                    wanted = set(queuing_orders)
+                    rows = [r for r in self._group_rows(conn, q, group, handle, st.received)
+                            if r["queuing_order"] in wanted]
         elif conn.dialect == "postgresql":
             tried: set[str] = set()
             while True:
@@ -241,13 +253,19 @@ class ReceiveMixin(BrokerBase):
 
     # -- GET CONVERSATION GROUP ---------------------------------------------------------------
     def get_conversation_group(self, txn: Txn, db_id: int, queue_schema: str | None,
-                               queue_name: str) -> uuid.UUID | None:
+                               queue_name: str, *, only: Any = None) -> uuid.UUID | None:
         """``GET CONVERSATION GROUP @g FROM queue``: lock and return the next available group
-        (same choice as RECEIVE), or None when there is none. Msg 9617 if disabled."""
+        (same choice as RECEIVE), or None when there is none. Msg 9617 if disabled.
+
+        ``only`` (a group id): the choice is confined to that group — locked and returned
+        when it has a message ready for this transaction, else None (a Spark drain confines
+        a queue's activation procedure to the group its task owns)."""
         conn = txn.conn
         q = self._queue(conn, db_id, queue_schema, queue_name)
         if not q.is_receive_enabled:
             raise broker_error(9617, q.name)
+        if only is not None:
+            return self._confined_group(txn, q, uid(only))
         with self._picking(txn, q) as pick:
             group = pick()
         if group is None:
@@ -297,6 +315,18 @@ class ReceiveMixin(BrokerBase):
         finally:
             if opened and not found and conn.in_write_txn and not conn.written:
                 conn.end_unwritten(commit=reaped)
+
+    def _confined_group(self, txn: Txn, q: QueueRow, group: str) -> uuid.UUID | None:
+        """:meth:`get_conversation_group` confined to ``group``."""
+        st = self._state(txn)
+        key = (q.database_id, q.object_id)
+        if (self._lock_group(txn, q.database_id, group, q.object_id)
+                and self._group_rows(txn.conn, q, group, None, st.received, limit=1)):
+            self._notify("received", *key)
+            return uuid.UUID(group)
+        self.signals.last_empty_rowset_time[key] = utcnow()
+        self._notify("empty_receive", *key)
+        return None
 
     # -- waiting ------------------------------------------------------------------------------
     def queue_has_ready_messages(self, conn: StoreConnection, db_id: int, queue_id: int,

@@ -1,0 +1,193 @@
+"""``tsqlbroker spark drain``: every conversation group in exactly one Spark task, its
+messages in order, through a Python handler or the queue's activation procedure; exactly
+once across retried tasks, killed drivers and other readers; failing groups reported and
+counted toward poison-message handling."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from spark_env import HERE, ROOT, SCRIPTS, brokerage, require_spark, trade_store
+
+require_spark()
+
+from tsql_client import Client
+
+from tsqlbroker.spark.drain import DrainReport, plan_drain, run_drain
+
+if TYPE_CHECKING:
+    from conftest import FreshPostgres
+
+DIALOGS, TRADES = 6, 4
+ALL = list(range(1, DIALOGS * TRADES + 1))
+
+
+@pytest.fixture
+def store(persistent_url: str) -> str:
+    trade_store(persistent_url, dialogs=DIALOGS, trades=TRADES)
+    return persistent_url
+
+
+@pytest.fixture
+def sqlite_store(tmp_path: Path) -> str:
+    """A trade store on SQLite only (what is tested is SQLite's own case)."""
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    trade_store(url, dialogs=DIALOGS, trades=TRADES)
+    return url
+
+
+@pytest.fixture
+def pg_store(fresh_postgres: FreshPostgres) -> str:
+    """A trade store on PostgreSQL only (skipped with TSQLBROKER_SKIP_POSTGRES=1)."""
+    url = fresh_postgres.url()
+    trade_store(url, dialogs=DIALOGS, trades=TRADES)
+    return url
+
+
+def drain(spark: Any, url: str, partitions: int = 3, **plan: Any) -> DrainReport:
+    p, counts = plan_drain(url, "DMBrokerage", "tradeEntryQueue", **plan)
+    return run_drain(spark, p, counts, partitions)
+
+
+def logged(client: Client) -> list[int]:
+    return sorted(r[0] for r in client.rows("SELECT orderId FROM tradeLog"))
+
+
+def assert_drained_once_in_order(client: Client) -> None:
+    assert logged(client) == ALL                                   # each trade once
+    rows = client.rows("SELECT handle, orderId FROM tradeLog ORDER BY logId")
+    per_dialog: dict[str, list[int]] = {}
+    for handle, order in rows:
+        per_dialog.setdefault(str(handle), []).append(order)
+    assert all(v == sorted(v) for v in per_dialog.values())        # in order
+    assert client.scalar("SELECT COUNT(*) FROM tradeEntryQueue") == 0
+    acks = client.scalar("SELECT COUNT(*) FROM Trader1.dbo.tradeAckQueue WHERE "
+                         "message_type_name = '//www.develop.com/DMBrokerage/TradeAck'")
+    assert acks == len(ALL)                                        # answered over the broker
+
+
+def test_a_python_handler_drains_each_group_once_in_order(spark: Any, store: str,
+                                                          client: Client) -> None:
+    report = drain(spark, store, handler="trades:record_trades")
+    assert (report.count("done"), report.messages, report.failures) == (DIALOGS, len(ALL), [])
+    assert_drained_once_in_order(client)
+
+
+def test_the_queues_activation_procedure_drains_each_group(spark: Any, store: str,
+                                                           client: Client) -> None:
+    report = drain(spark, store)                    # tradeEntryProc, run in the executors
+    assert (report.count("done"), report.messages, report.failures) == (DIALOGS, len(ALL), [])
+    assert_drained_once_in_order(client)
+    # Each dialog was ended after its last trade: the traders see EndDialog.
+    assert client.scalar("SELECT COUNT(*) FROM Trader1.dbo.tradeAckQueue WHERE "
+                         "message_type_name LIKE '%EndDialog'") == DIALOGS
+
+
+def test_a_task_run_again_after_a_commit_does_nothing_twice(spark: Any, store: str,
+                                                            client: Client) -> None:
+    report = drain(spark, store, partitions=2, handler="trades:record_trades",
+                   fail_after_commit=True)
+    # The retried tasks found the groups their first attempts committed already drained.
+    assert report.count("done") + report.count("empty") == DIALOGS
+    assert report.count("empty") == 2
+    assert_drained_once_in_order(client)
+
+
+def test_a_group_whose_handler_keeps_failing_is_left_reported_and_counts_as_poison(
+        spark: Any, store: str, client: Client) -> None:
+    report = drain(spark, store, partitions=1, handler="handlers:fail_on_first_trade",
+                   attempts=2)
+    [failed] = report.failures
+    assert (failed.status, failed.attempts) == ("failed", 2)
+    assert "ValueError: bad trade 1" in (failed.error or "")
+    assert report.count("done") == DIALOGS - 1 and not report.queue_disabled
+    assert logged(client) == ALL[TRADES:]
+    assert client.scalar("SELECT COUNT(*) FROM tradeEntryQueue") == TRADES
+    # Five rollbacks in a row disable the queue (POISON_MESSAGE_HANDLING is ON).
+    report = drain(spark, store, partitions=1, handler="handlers:fail_on_first_trade",
+                   attempts=5)
+    assert report.queue_disabled and report.failures[0].attempts == 5
+    assert client.scalar("SELECT is_receive_enabled FROM sys.service_queues "
+                         "WHERE name = 'tradeEntryQueue'") == 0
+    assert client.scalar("SELECT COUNT(*) FROM tradeEntryQueue") == TRADES
+
+
+def test_messages_another_process_takes_meanwhile_are_not_processed_twice(
+        spark: Any, sqlite_store: str) -> None:
+    # On SQLite a group's lock is per process: another process's RECEIVE can take the group
+    # while the handler runs; the drain sees it before committing and rolls back.
+    report = drain(spark, sqlite_store, handler="handlers:stolen_meanwhile", attempts=1)
+    assert report.messages == 0 and report.count("failed") == DIALOGS
+    assert all("taken by another reader" in (o.error or "") for o in report.outcomes)
+    with brokerage(sqlite_store) as client:
+        assert logged(client) == []
+        assert client.scalar("SELECT COUNT(*) FROM tradeEntryQueue") == 0
+
+
+def test_a_group_another_reader_holds_is_left_busy_then_drained(spark: Any,
+                                                                pg_store: str) -> None:
+    # Another process holds a group's lock (on PostgreSQL a row lock every process sees).
+    with brokerage(pg_store) as holder, brokerage(pg_store) as client:
+        holder.run("BEGIN TRAN; DECLARE @g uniqueidentifier; "
+                   "GET CONVERSATION GROUP @g FROM tradeEntryQueue;")
+        report = drain(spark, pg_store, handler="trades:record_trades", lock_timeout=0.5)
+        assert [o.status for o in report.failures] == ["busy"]
+        assert len(logged(client)) == len(ALL) - TRADES
+        holder.run("ROLLBACK")
+        report = drain(spark, pg_store, handler="trades:record_trades")
+        assert report.count("done") == 1 and report.count("failed") == 0
+        assert_drained_once_in_order(client)
+
+
+def _cli(url: str, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "tsqlbroker", "spark", "drain", "--url", url,
+            "--database", "DMBrokerage", "--queue", "tradeEntryQueue", *extra]
+
+
+def _env() -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="120")
+
+
+def test_the_command_reruns_after_a_killed_driver_to_exactly_once(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    trade_store(url, dialogs=40, trades=2)
+    args = _cli(url, "--handler", "handlers:slow_record", "--master", "local[2]",
+                "--partitions", "4", "--py-files",
+                f"{SCRIPTS / 'trades.py'},{HERE / 'handlers.py'}")
+    with brokerage(url) as watcher:
+        proc = subprocess.Popen(args, env=_env(), stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 240
+            while watcher.scalar("SELECT COUNT(*) FROM tradeLog") < 10:
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.2)
+        finally:
+            os.killpg(proc.pid, signal.SIGKILL)       # the driver, its JVM, its workers
+            proc.wait(30)
+        part = watcher.scalar("SELECT COUNT(*) FROM tradeLog")
+        assert 10 <= part < 80
+        done = subprocess.run(args, env=_env(), capture_output=True, text=True, timeout=300,
+                              check=False)
+        assert done.returncode == 0, done.stderr
+        assert "spark drain of dbo.tradeEntryQueue" in done.stdout
+        assert "messages/s" in done.stdout
+        assert sorted(r[0] for r in watcher.rows("SELECT orderId FROM tradeLog")) == list(
+            range(1, 81))
+        assert watcher.scalar("SELECT COUNT(*) FROM tradeEntryQueue") == 0
+
+
+def test_bad_usage_is_one_line_and_status_2(sqlite_store: str) -> None:
+    done = subprocess.run(_cli(sqlite_store, "--queue", "noSuchQueue"), env=_env(),
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        ("tsqlbroker spark drain: Msg 208, Level 16, State 1, Line 1: "
+        "Invalid object name 'noSuchQueue'.")]
