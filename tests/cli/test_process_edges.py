@@ -171,21 +171,19 @@ def test_wait_idle_running_out_says_what_was_left(backend_url: str, tmp_path: Pa
                        "messages for [A].[dbo].[P]")
 
 
-def private_dirs() -> set[str]:
-    root = privatestore.memory_root()
-    return {n for n in os.listdir(root) if n.startswith(privatestore.PREFIX)}
-
-
 def started_private_store() -> tuple[subprocess.Popen[str], Path]:
     """A ``-Q`` run on ``sqlite://`` waiting in a WAITFOR, and its store's directory."""
-    before = private_dirs()
     proc = spawn("--url", "sqlite://", "-Q", "PRINT 'waiting'; WAITFOR DELAY '00:01:00'")
     assert proc.stdout is not None
     assert proc.stdout.readline().strip() == "waiting"
-    mine = [d for d in private_dirs() - before
-            if (Path(privatestore.memory_root()) / d / privatestore.OWNER_LOCK).exists()]
-    assert len(mine) == 1
-    return proc, Path(privatestore.memory_root()) / mine[0]
+    # The directory whose owner lock this process holds open: other processes on the machine
+    # may make private stores at the same moment.
+    fds = Path(f"/proc/{proc.pid}/fd")
+    root = Path(privatestore.memory_root())
+    mine = {Path(os.readlink(fd)).parent for fd in fds.iterdir()
+            if os.readlink(fd).endswith(privatestore.OWNER_LOCK)}
+    assert len(mine) == 1 and next(iter(mine)).parent == root
+    return proc, next(iter(mine))
 
 
 def test_sigterm_removes_the_private_store() -> None:
