@@ -1148,13 +1148,14 @@ class AlterAuthorization(Stmt):
 # --------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class BeginDialog(Stmt):
-    """BEGIN DIALOG [CONVERSATION] @handle FROM SERVICE s TO SERVICE 'x' [, broker] …"""
+    """BEGIN DIALOG [CONVERSATION] @handle FROM SERVICE s TO SERVICE 'x' [, broker] …
+    ``from_service`` and ``contract`` are names, or variables holding them."""
 
     handle: str
-    from_service: str
+    from_service: str | Variable
     to_service: Expr
     to_broker: Expr | None = None
-    contract: str | None = None
+    contract: str | Variable | None = None
     related_conversation: Expr | None = None
     related_group: Expr | None = None
     lifetime: Expr | None = None
@@ -1163,10 +1164,11 @@ class BeginDialog(Stmt):
 
 @dataclass(frozen=True)
 class Send(Stmt):
-    """``SEND ON CONVERSATION (h1, h2 …) [MESSAGE TYPE t] [(body)]``."""
+    """``SEND ON CONVERSATION (h1, h2 …) [MESSAGE TYPE t] [(body)]``; ``message_type`` is a
+    name or a variable holding one."""
 
     handles: tuple[Expr, ...]
-    message_type: str | None = None
+    message_type: str | Variable | None = None
     body: Expr | None = None
 
 

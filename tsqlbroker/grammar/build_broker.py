@@ -309,8 +309,8 @@ class BrokerBuilder:
     def begin_dialog(self, handle: Token, from_service: Token, to_service: ast.Expr,
                      to_broker: Any, contract: Any, *opts: Any) -> ast.BeginDialog:
         kw = dict(_opts(opts))
-        return ast.BeginDialog(str(handle), name_of(from_service), to_service, to_broker,
-                               name_of(contract) if contract is not None else None,
+        return ast.BeginDialog(str(handle), _sb_name(from_service), to_service, to_broker,
+                               _sb_name(contract),
                                kw.get("related_conversation"), kw.get("related_group"),
                                kw.get("lifetime"), kw.get("encryption"))
 
@@ -329,7 +329,7 @@ class BrokerBuilder:
     def send_stmt(self, handles: Any, mtype: Any, body: Any) -> ast.Send:
         if isinstance(handles, ast.Expr):
             handles = (handles,)
-        return ast.Send(tuple(handles), name_of(mtype) if mtype is not None else None, body)
+        return ast.Send(tuple(handles), _sb_name(mtype), body)
 
     def send_handles(self, items: tuple[ast.Expr, ...]) -> tuple[ast.Expr, ...]:
         return items
@@ -375,6 +375,13 @@ class BrokerBuilder:
 
     def move_conversation(self, handle: ast.Expr, group: ast.Expr) -> ast.MoveConversation:
         return ast.MoveConversation(handle, group)
+
+
+def _sb_name(tok: Any) -> Any:
+    """A service, contract or message type name as written (a variable stays a Variable)."""
+    if tok is None or isinstance(tok, ast.Variable):
+        return tok
+    return name_of(tok)
 
 
 def _mt_clauses(clauses: Any) -> dict[str, Any]:

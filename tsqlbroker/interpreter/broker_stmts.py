@@ -89,6 +89,23 @@ def _int(c: Compiler, node: ast.Expr | None) -> EvalFn | None:
     return _typed(c, node, T.BIGINT)
 
 
+def _named(c: Compiler, name: str | ast.Variable | None, missing: int,
+           *args: Any) -> Callable[[Frame], str | None]:
+    """``fn(frame)`` giving a service, contract or message type name written as a name or as
+    a variable (None when omitted). A variable that is NULL raises Msg ``missing``."""
+    if name is None or isinstance(name, str):
+        return lambda _f: name
+    fn = _text(c, name)
+    assert fn is not None
+
+    def value(f: Frame) -> str:
+        v = fn(f)
+        if v is None:
+            raise tsql_error(missing, *args)
+        return v
+    return value
+
+
 def _name_parts(name: ast.ObjectName) -> tuple[str | None, str | None, str]:
     return name.database, name.schema, name.name
 
@@ -457,6 +474,8 @@ def compile_alter_database(c: Compiler, node: ast.AlterDatabase) -> StmtFn:
 @handler(ast.BeginDialog)
 def compile_begin_dialog(c: Compiler, node: ast.BeginDialog) -> StmtFn:
     store = c.assigner(c.var(node.handle, node), T.UNIQUEIDENTIFIER)
+    from_service = _named(c, node.from_service, 8421)
+    contract = _named(c, node.contract, 8425, "")
     to_service = _text(c, node.to_service)
     to_broker = _text(c, node.to_broker)
     related_conv = _guid(c, node.related_conversation)
@@ -468,9 +487,9 @@ def compile_begin_dialog(c: Compiler, node: ast.BeginDialog) -> StmtFn:
         s = f.session
         s.check_writable()
         handle = _broker(f).begin_dialog(
-            s.txn_for_statement(), s.db_id, node.from_service,
+            s.txn_for_statement(), s.db_id, from_service(f),
             to_service(f) if to_service else None,
-            to_broker(f) if to_broker else None, node.contract,
+            to_broker(f) if to_broker else None, contract(f),
             related_conv(f) if related_conv else None,
             related_group(f) if related_group else None,
             lifetime(f) if lifetime else None, node.encryption,
@@ -494,6 +513,7 @@ def _body(c: Compiler, node: ast.Expr) -> EvalFn:
 @handler(ast.Send)
 def compile_send(c: Compiler, node: ast.Send) -> StmtFn:
     handles = [_guid(c, h) for h in node.handles]
+    message_type = _named(c, node.message_type, 8428, "")
     body = _body(c, node.body) if node.body is not None else None
 
     def run(f: Frame) -> None:
@@ -502,7 +522,7 @@ def compile_send(c: Compiler, node: ast.Send) -> StmtFn:
         values = [h(f) for h in handles if h is not None]
         if any(v is None for v in values):
             raise tsql_error(8418)
-        _broker(f).send(s.txn_for_statement(), s.db_id, values, node.message_type,
+        _broker(f).send(s.txn_for_statement(), s.db_id, values, message_type(f),
                         body(f) if body is not None else None, body is not None)
     return run
 
