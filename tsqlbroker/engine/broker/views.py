@@ -128,7 +128,12 @@ _VIEWS: dict[str, tuple[list[tuple[str, str]], str]] = {
         "WHEN 'SO' THEN 'STARTED_OUTBOUND' WHEN 'SI' THEN 'STARTED_INBOUND' "
         "WHEN 'CO' THEN 'CONVERSING' WHEN 'DI' THEN 'DISCONNECTED_INBOUND' "
         "WHEN 'DO' THEN 'DISCONNECTED_OUTBOUND' WHEN 'ER' THEN 'ERROR' "
-        "ELSE 'CLOSED' END AS state_desc, far_service, far_broker_instance, "
+        "ELSE 'CLOSED' END AS state_desc, far_service, "
+        # BEGIN DIALOG … TO SERVICE 's', 'guid' | 'CURRENT DATABASE' names the far broker
+        # at once; otherwise it is known when the far endpoint is (on the first message).
+        "COALESCE(far_broker_instance, CASE WHEN UPPER(TRIM(target_broker)) = "
+        "'CURRENT DATABASE' THEN (SELECT service_broker_guid FROM tsqlb_databases "
+        "WHERE database_id = {db}) ELSE target_broker END) AS far_broker_instance, "
         "1 AS principal_id, 1 AS far_principal_id, "
         f"'{_UUID0}' AS outbound_session_key_identifier, "
         f"'{_UUID0}' AS inbound_session_key_identifier, "
