@@ -884,6 +884,19 @@ class DropDatabase(Stmt):
 
 
 @dataclass(frozen=True)
+class AlterDatabaseFiles(Stmt):
+    """``ALTER DATABASE {name | CURRENT} ADD FILE … | ADD LOG FILE … | ADD FILEGROUP fg |
+    REMOVE FILE f | REMOVE FILEGROUP fg | MODIFY FILE (…) | MODIFY FILEGROUP fg …``.
+
+    ``action`` is the words in lower case (``add filegroup``); ``name`` the filegroup or
+    file it names, when it names one. ``database`` None for CURRENT."""
+
+    database: str | None
+    action: str
+    name: str | None = None
+
+
+@dataclass(frozen=True)
 class AlterDatabase(Stmt):
     """``ALTER DATABASE {name | CURRENT} SET option [ON|OFF] [WITH termination]``.
 

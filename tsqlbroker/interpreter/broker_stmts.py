@@ -468,6 +468,18 @@ def compile_alter_database(c: Compiler, node: ast.AlterDatabase) -> StmtFn:
     return run
 
 
+@handler(ast.AlterDatabaseFiles)
+def compile_alter_database_files(c: Compiler, node: ast.AlterDatabaseFiles) -> StmtFn:
+    """Files and filegroups mean nothing to a store that keeps each database in tables of
+    its own: the statement is accepted when SQL Server would accept it so far as we can
+    tell (the database exists, no user transaction), and changes nothing."""
+
+    def run(f: Frame) -> None:
+        _no_user_transaction(f, "ALTER DATABASE")
+        _db_id(f, node.database)
+    return run
+
+
 # --------------------------------------------------------------------------------------------
 # dialogs
 # --------------------------------------------------------------------------------------------
