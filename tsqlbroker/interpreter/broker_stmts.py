@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import re
 import time
 import uuid
 from collections.abc import Callable
@@ -24,8 +25,9 @@ from tsqlbroker.grammar import ast
 
 from . import types as T
 from .broker_runtime import runtime_for
-from .compiler import CExpr, Compiler, StmtFn, handler
+from .compiler import CExpr, Compiler, StmtFn, handler, walk
 from .convert import converter
+from .expressions import DYNAMIC
 from .sysfuncs import special
 
 if TYPE_CHECKING:
@@ -619,7 +621,7 @@ def _hidden_columns(c: Compiler, expr: ast.Expr, slots: dict[str, int],
             col = _ALIASES.get(col, col)
             if col not in _COLUMN_TYPES:
                 raise c.bind_error(207, node, ".".join(node.parts))
-            name = f"@\x00rcv{tag}_{col}"
+            name = _hidden_name(tag, col)
             if col not in slots:
                 slots[col] = c.scope.add(name, _COLUMN_TYPES[col]).slot
             return ast.Variable(name, span=node.span)
@@ -642,6 +644,91 @@ def _hidden_columns(c: Compiler, expr: ast.Expr, slots: dict[str, int],
     return rewrite(expr)
 
 
+def _hidden_name(tag: int, col: str) -> str:
+    return f"@\x00rcv{tag}_{col}"
+
+
+# Parameters carrying the current queue row into a RECEIVE item that holds a subquery.
+_ROW_PARAM = "@__tsqlb_receive_"
+
+
+# Tokens of a RECEIVE's text that matter for splitting its column list: quoted text and
+# comments (skipped whole), parentheses, commas and words.
+_RECEIVE_TOKENS = re.compile(
+    r"(?P<skip>N?'(?:[^']|'')*'|\[(?:[^\]]|\]\])*\]|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/)"
+    r"|(?P<open>\()|(?P<close>\))|(?P<comma>,)|(?P<word>[^\W\d][\w@#$]*|\d[\w.]*)",
+    re.S | re.I)
+_ASSIGNMENT = re.compile(r"\s*@[^\W\d@][\w@#$]*\s*[-+*/%&|^]?=", re.S)
+
+
+def _receive_item_texts(text: str) -> list[str]:
+    """The source text of each item of a RECEIVE's column list (``text`` is the statement,
+    from RECEIVE on): split at the commas outside parentheses, up to FROM."""
+    toks = [m for m in _RECEIVE_TOKENS.finditer(text) if not m.group().startswith(("--", "/*"))]
+    i = 1                                   # past RECEIVE
+    if i < len(toks) and toks[i].group().upper() == "TOP":
+        i += 1
+        depth = 0
+        while i < len(toks):
+            kind = toks[i].lastgroup
+            depth += (kind == "open") - (kind == "close")
+            i += 1
+            if depth == 0:
+                break
+    start = toks[i - 1].end() if toks else 0
+    items: list[str] = []
+    depth = 0
+    for m in toks[i:]:
+        kind = m.lastgroup
+        depth += (kind == "open") - (kind == "close")
+        if depth == 0 and kind == "comma":
+            items.append(text[start:m.start()])
+            start = m.end()
+        elif depth == 0 and kind == "word" and m.group().upper() == "FROM":
+            items.append(text[start:m.start()])
+            break
+    return items
+
+
+def _row_query(c: Compiler, item_text: str, expr: ast.Expr, queue: ast.ObjectName,
+               slots: dict[str, int], tag: int) -> CExpr:
+    """A RECEIVE item holding a subquery, run per message by the storage layer as
+    ``SELECT item FROM (SELECT @row columns…) AS queue``: name resolution is then SQL's own,
+    as in a correlated SELECT (a subquery's own tables first, then the queue's columns, bare
+    or qualified with the queue's name)."""
+    # Lazy: the DML layer loads sqlglot, which a script without such an item never needs.
+    from .dml import compile_params, run_sql
+
+    m = _ASSIGNMENT.match(item_text)
+    text = item_text[m.end():] if m else item_text
+    for col, _spec in QUEUE_COLUMNS:
+        if col not in slots:
+            slots[col] = c.scope.add(_hidden_name(tag, col), _COLUMN_TYPES[col]).slot
+    row = ", ".join(f"{_ROW_PARAM}{col} AS {col}" for col, _spec in QUEUE_COLUMNS)
+    alias = "[" + queue.name.replace("]", "]]") + "]"
+    sql = f"SELECT {text} FROM (SELECT {row}) AS {alias}"
+    user_params = compile_params(c, expr)
+    entries = [(f"{_ROW_PARAM}{col}", slots[col], spec) for col, spec in QUEUE_COLUMNS]
+    to_xml = converter(DYNAMIC, T.XML)
+
+    def value(f: Frame) -> Any:
+        params = user_params(f)
+        v = f.v
+        for name, slot, spec in entries:
+            params[name] = (v[slot], spec)
+        sets = list(getattr(run_sql(f, sql, params), "resultsets", []) or [])
+        if not sets or not sets[0].rows:
+            return None
+        rs = sets[0]
+        out = rs.rows[0][0]
+        return to_xml(out) if isinstance(out, str) and rs.types and rs.types[0] == "xml" else out
+    return CExpr(DYNAMIC, value)
+
+
+def _holds_query(expr: ast.Expr) -> bool:
+    return any(isinstance(n, (ast.Subquery, ast.Exists, ast.InSubquery)) for n in walk(expr))
+
+
 def _compile_projection(c: Compiler, node: ast.Receive) -> _Projection:
     assigning = [it for it in node.items if it.assign_to]
     if assigning and len(assigning) != len(node.items):
@@ -654,7 +741,8 @@ def _compile_projection(c: Compiler, node: ast.Receive) -> _Projection:
     types: list[str | None] = []
     getters: list[Callable[[Frame, tuple[Any, ...]], Any]] = []
     assigns: list[Callable[[Frame, tuple[Any, ...]], None]] = []
-    for it in node.items:
+    item_texts: list[str] | None = None
+    for index, it in enumerate(node.items):
         if isinstance(it.expr, ast.Star):
             for col, spec in RECEIVE_STAR:
                 idx = _COLUMN_INDEX[col]
@@ -666,6 +754,11 @@ def _compile_projection(c: Compiler, node: ast.Receive) -> _Projection:
         e = c.expr(expr)
         if e.predicate:
             raise c.bind_error(4145, it, "RECEIVE")
+        if _holds_query(it.expr):
+            if item_texts is None:
+                item_texts = _receive_item_texts(c.source(node))
+                assert len(item_texts) == len(node.items), "RECEIVE items split apart"
+            e = _row_query(c, item_texts[index], it.expr, node.queue, slots, tag)
         if it.assign_to:
             info = c.var(it.assign_to, it)
             if (it.assign_op or "=") != "=":
@@ -682,7 +775,7 @@ def _compile_projection(c: Compiler, node: ast.Receive) -> _Projection:
             types.append(e.type.spec())
         else:
             names.append(it.alias or "")
-            types.append(e.type.spec())
+            types.append(None if e.type == DYNAMIC else e.type.spec())
         getters.append(lambda f, _row, fn=e.fn: fn(f))
     loads = [(slot, _COLUMN_INDEX[col]) for col, slot in slots.items()]
 
