@@ -1176,6 +1176,30 @@ class BeginDialog(Stmt):
 
 
 @dataclass(frozen=True)
+class CreateEventNotification(Stmt):
+    """``CREATE EVENT NOTIFICATION name ON {SERVER | DATABASE | QUEUE q} [WITH FAN_IN] FOR
+    events TO SERVICE 'service', 'broker_instance' | 'current database'``; ``target`` is
+    server, database or queue (``queue`` names it)."""
+
+    name: str
+    target: str
+    queue: ObjectName | None
+    events: tuple[str, ...]
+    service: str
+    broker_instance: str
+    fan_in: bool = False
+
+
+@dataclass(frozen=True)
+class DropEventNotification(Stmt):
+    """``DROP EVENT NOTIFICATION n [, …] ON {SERVER | DATABASE | QUEUE q}``."""
+
+    names: tuple[str, ...]
+    target: str
+    queue: ObjectName | None = None
+
+
+@dataclass(frozen=True)
 class Send(Stmt):
     """``SEND ON CONVERSATION (h1, h2 …) [MESSAGE TYPE t] [(body)]``; ``message_type`` is a
     name or a variable holding one."""

@@ -376,6 +376,35 @@ class BrokerBuilder:
     def move_conversation(self, handle: ast.Expr, group: ast.Expr) -> ast.MoveConversation:
         return ast.MoveConversation(handle, group)
 
+    # ---- event notifications -------------------------------------------------------------
+    def create_event_notification(self, name: Token, target: Any, *rest: Any
+                                  ) -> ast.CreateEventNotification:
+        *fan_in, events, service, broker = rest
+        kind, queue = _target(target)
+        return ast.CreateEventNotification(
+            name_of(name), kind, queue, tuple(events), str(service.value), str(broker.value),
+            bool(fan_in and fan_in[0]))
+
+    def drop_event_notification(self, names: Any, target: Any) -> ast.DropEventNotification:
+        kind, queue = _target(target)
+        return ast.DropEventNotification(tuple(names), kind, queue)
+
+    def en_fan_in(self) -> bool:
+        return True
+
+    def en_server(self) -> str:
+        return "server"
+
+    def en_database(self) -> str:
+        return "database"
+
+    def en_queue(self, name: ast.ObjectName) -> ast.ObjectName:
+        return name
+
+
+def _target(target: Any) -> tuple[str, ast.ObjectName | None]:
+    return ("queue", target) if isinstance(target, ast.ObjectName) else (target, None)
+
 
 def _sb_name(tok: Any) -> Any:
     """A service, contract or message type name as written (a variable stays a Variable)."""

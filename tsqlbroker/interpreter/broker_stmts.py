@@ -315,6 +315,33 @@ def compile_drop_service(c: Compiler, node: ast.DropService) -> StmtFn:
     return _ddl(lambda f, b, txn: b.drop_service(txn, f.session.db_id, node.name))
 
 
+def _queue_target(node: ast.CreateEventNotification | ast.DropEventNotification,
+                  verb: str) -> ast.ObjectName:
+    """The queue an event notification is on; ON SERVER / ON DATABASE (DDL and trace
+    events) are refused with Msg 40000 (docs/decisions.md)."""
+    if node.queue is None:
+        raise tsql_error(40000, f"{verb} EVENT NOTIFICATION ON {node.target.upper()}")
+    return node.queue
+
+
+@handler(ast.CreateEventNotification)
+def compile_create_event_notification(c: Compiler,
+                                      node: ast.CreateEventNotification) -> StmtFn:
+    def run(f: Frame, b: Broker, txn: Any) -> None:
+        db, schema, name = _name_parts(_queue_target(node, "CREATE"))
+        b.create_event_notification(txn, _db_id(f, db), node.name, schema, name,
+                                    list(node.events), node.service, node.broker_instance)
+    return _ddl(run)
+
+
+@handler(ast.DropEventNotification)
+def compile_drop_event_notification(c: Compiler, node: ast.DropEventNotification) -> StmtFn:
+    def run(f: Frame, b: Broker, txn: Any) -> None:
+        db, schema, name = _name_parts(_queue_target(node, "DROP"))
+        b.drop_event_notification(txn, _db_id(f, db), list(node.names), schema, name)
+    return _ddl(run)
+
+
 # --------------------------------------------------------------------------------------------
 # routes, bindings, endpoints, priorities, authorization, database options
 # --------------------------------------------------------------------------------------------
@@ -662,8 +689,8 @@ _ASSIGNMENT = re.compile(r"\s*@[^\W\d@][\w@#$]*\s*[-+*/%&|^]?=", re.S)
 
 
 def _receive_item_texts(text: str) -> list[str]:
-    """The source text of each item of a RECEIVE's column list (``text`` is the statement,
-    from RECEIVE on): split at the commas outside parentheses, up to FROM."""
+    """The source text of each item of a RECEIVE's column list (``text``: the statement's
+    text, RECEIVE first): split at the commas outside parentheses, up to FROM."""
     toks = [m for m in _RECEIVE_TOKENS.finditer(text) if not m.group().startswith(("--", "/*"))]
     i = 1                                   # past RECEIVE
     if i < len(toks) and toks[i].group().upper() == "TOP":

@@ -143,6 +143,16 @@ _VIEWS: dict[str, tuple[list[tuple[str, str]], str]] = {
         "0 AS receive_sequence_frag, system_sequence, -1 AS first_out_of_order_sequence, "
         "-1 AS last_out_of_order_sequence, 0 AS last_out_of_order_frag, 0 AS is_system, "
         "priority FROM {p}conversation_endpoints WHERE database_id = {db}")),
+    "event_notifications": (
+        [("name", "sysname"), ("object_id", "int"), ("parent_class", "tinyint"),
+         ("parent_class_desc", "nvarchar(60)"), ("parent_id", "int"),
+         ("create_date", "datetime"), ("modify_date", "datetime"),
+         ("service_name", "nvarchar(256)"), ("broker_instance", "nvarchar(128)"),
+         ("creator_sid", "varbinary(85)"), ("principal_id", "int")],
+        ("SELECT name, object_id, 1 AS parent_class, 'OBJECT_OR_COLUMN' AS parent_class_desc, "
+         "parent_id, create_date, create_date AS modify_date, service_name, broker_instance, "
+         "NULL AS creator_sid, NULL AS principal_id "
+         "FROM {p}event_notifications WHERE database_id = {db}")),
     "conversation_groups": (
         [("conversation_group_id", "uniqueidentifier"), ("service_id", "int"),
          ("is_system", "bit")],
