@@ -416,6 +416,11 @@ MESSAGES: dict[int, tuple[int, str]] = {
                 9747: (16, "The ADDRESS and MIRROR_ADDRESS of a route must be different."),       # [U]
     15151: (16, ("Cannot find the %S_MSG '%.*ls', because it does not exist or you do not "
                  "have permission.")),
+    1098: (16, "The specified event type(s) is/are not valid on the specified target object."),
+    9717: (16, ("Cannot enable stored procedure activation on queue '%.*ls'. Event "
+                "notification for queue_activation is already configured on this queue.")),
+    9718: (16, ("Cannot create event notification for queue_activation on queue '%.*ls'. "
+                "Stored procedure activation is already configured on this queue.")),  # [U]
     # --- Service Broker (reference §6)
     8403: (16, ("The message type '%.*ls' is specified more than once. Remove the duplicate "
                 "message type.")),

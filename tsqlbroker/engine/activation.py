@@ -68,6 +68,19 @@ class QueueSettings:
     receive_enabled: bool
     execute_as: str | None
     poison_message_handling: bool
+    # A QUEUE_ACTIVATION event notification: the monitor notifies instead of starting a
+    # procedure (external activation).
+    notification: bool = False
+
+    @property
+    def internal(self) -> bool:
+        """Whether the queue's monitor starts an activation procedure."""
+        return self.activation_enabled and bool(self.procedure) and self.max_readers > 0
+
+    @property
+    def external(self) -> bool:
+        """Whether the queue's monitor sends QUEUE_ACTIVATION event notifications."""
+        return self.notification and not self.internal
 
 
 @dataclass(eq=False)
@@ -113,6 +126,8 @@ class BrokerQueues(Protocol):
 
     def tick(self, now: _dt.datetime | None = None) -> float | None: ...
 
+    def post_queue_event(self, db_id: int, queue_id: int, event: str) -> int: ...
+
 
 @dataclass
 class QueueMonitor:
@@ -130,6 +145,7 @@ class QueueMonitor:
     tasks: set[ActivatedTask] = field(default_factory=set)
     rollbacks: int = 0
     warned_zero_readers: bool = False
+    external: bool = False    # activation by QUEUE_ACTIVATION event notification
     # The queue's settings rule activation out (no procedure, STATUS OFF, …): queue events
     # need no evaluation until the queue is altered. Saves the monitor thread a catalog
     # read per SEND and RECEIVE on queues without activation.
@@ -266,6 +282,7 @@ class ActivationManager:
             settings = self._settings(db_id, queue_id)
             if settings is not None and settings.poison_message_handling:
                 self.broker.disable_queue(db_id, queue_id)
+                self._post(db_id, queue_id, "BROKER_QUEUE_DISABLED")
                 self.log.write("Broker", f"Broker:Queue Disabled: the queue '{settings.name}' "
                                f"was disabled after {POISON_THRESHOLD} consecutive rollbacks "
                                "of transactions that received from it (poison message).")
@@ -371,7 +388,7 @@ class ActivationManager:
 
     def _recheck_due(self, mon: QueueMonitor) -> float:
         """When (monotonic) ``mon`` is next due for a periodic re-evaluation (inf: never)."""
-        if not mon.tasks or mon.state == "NOTIFIED":
+        if mon.state == "NOTIFIED" or (not mon.tasks and not mon.external):
             return float("inf")
         due = max(mon.last_launch_monotonic, mon.last_empty_monotonic) + self.recheck_seconds
         if mon.last_evaluated_monotonic >= due:  # evaluated since: wait a whole period again
@@ -399,8 +416,7 @@ class ActivationManager:
 
     @staticmethod
     def _can_activate(s: QueueSettings) -> bool:
-        return s.activation_enabled and s.receive_enabled and bool(s.procedure) \
-            and s.max_readers > 0
+        return s.receive_enabled and (s.internal or s.external)
 
     def _evaluate(self, db_id: int, queue_id: int) -> None:
         settings = self._settings(db_id, queue_id)
@@ -412,7 +428,8 @@ class ActivationManager:
                 mon.last_evaluated_monotonic = time.monotonic()
         if mon is None or settings is None:
             return
-        if settings.activation_enabled and settings.procedure and settings.max_readers == 0:
+        if settings.activation_enabled and settings.procedure and settings.max_readers == 0 \
+                and not settings.external:
             with self._cond:
                 mon.inert = True
             if not mon.warned_zero_readers:
@@ -426,8 +443,12 @@ class ActivationManager:
                     mon.state = "INACTIVE"
             return
         ready = self.broker.queue_ready(db_id, queue_id)
+        if settings.external:
+            self._evaluate_external(mon, ready)
+            return
         with self._cond:
             mon.inert = False    # (an evaluation of older settings may have set it)
+            mon.external = False
             running = len(mon.tasks)
             if not ready:
                 # Drained: no task left, or every task waits in RECEIVE, or the last RECEIVE
@@ -467,6 +488,36 @@ class ActivationManager:
             task.thread = threading.Thread(target=self._run_task, args=(mon, task),
                                            daemon=True, name=f"tsqlbroker-activation-{task.id}")
             task.thread.start()
+
+    def _evaluate_external(self, mon: QueueMonitor, ready: bool) -> None:
+        """The monitor of a queue with a QUEUE_ACTIVATION notification: the same states,
+        but where a task would start, the notification is sent (SQL Server "produces queue
+        activation events periodically for as long as activation is required")."""
+        with self._cond:
+            mon.inert = False
+            mon.external = True
+            if not ready:
+                mon.state = "INACTIVE"
+                return
+            now = time.monotonic()
+            if mon.state == "NOTIFIED" or self._stopping:
+                return
+            if mon.state != "INACTIVE" and (
+                    now - mon.last_launch_monotonic < self.recheck_seconds
+                    or now - mon.last_empty_monotonic < self.recheck_seconds):
+                return
+            mon.state = "NOTIFIED"
+            mon.last_activated_time = _dt.datetime.now()
+            mon.last_launch_monotonic = now
+        self._post(mon.db_id, mon.queue_id, "QUEUE_ACTIVATION")
+
+    def _post(self, db_id: int, queue_id: int, event: str) -> None:
+        """Send a queue event to the queue's event notifications (if any ask for it)."""
+        try:
+            self.broker.post_queue_event(db_id, queue_id, event)
+        except Exception as exc:  # noqa: BLE001 - reported in the log, as SQL Server does
+            self.log.write("Broker", f"the {event} event notification could not be sent: "
+                           f"{exc!r}")
 
     def _run_task(self, mon: QueueMonitor, task: ActivatedTask) -> None:
         runner = self.runner

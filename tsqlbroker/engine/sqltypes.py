@@ -382,12 +382,19 @@ def check_length(value: Any, spec: str) -> bool:
 
 
 def pad_fixed(value: Any, spec: str) -> Any:
-    """char(n) / nchar(n) / binary(n) values are padded to their length, as SQL Server does."""
+    """char(n) / nchar(n) / binary(n) values are padded to their length, as SQL Server does;
+    a string that passed :func:`check_length` but is longer (by trailing spaces) is cut to
+    its type's length ('N ' into nchar(1) is 'N')."""
     if value is None:
         return None
     t = parse_spec(spec)
-    if t.name in ("char", "nchar") and isinstance(value, str) and t.length:
-        return value.ljust(t.length)
+    if isinstance(value, str):
+        limit = t.max_length
+        if limit is not None and len(value) > limit:
+            value = value[:limit]
+        if t.name in ("char", "nchar") and t.length:
+            return value.ljust(t.length)
+        return value
     if t.name == "binary" and isinstance(value, (bytes, bytearray)) and t.length:
         return bytes(value).ljust(t.length, b"\x00")
     return value

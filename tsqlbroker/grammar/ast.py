@@ -884,6 +884,19 @@ class DropDatabase(Stmt):
 
 
 @dataclass(frozen=True)
+class AlterDatabaseFiles(Stmt):
+    """``ALTER DATABASE {name | CURRENT} ADD FILE … | ADD LOG FILE … | ADD FILEGROUP fg |
+    REMOVE FILE f | REMOVE FILEGROUP fg | MODIFY FILE (…) | MODIFY FILEGROUP fg …``.
+
+    ``action`` is the words in lower case (``add filegroup``); ``name`` the filegroup or
+    file it names, when it names one. ``database`` None for CURRENT."""
+
+    database: str | None
+    action: str
+    name: str | None = None
+
+
+@dataclass(frozen=True)
 class AlterDatabase(Stmt):
     """``ALTER DATABASE {name | CURRENT} SET option [ON|OFF] [WITH termination]``.
 
@@ -1148,13 +1161,14 @@ class AlterAuthorization(Stmt):
 # --------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class BeginDialog(Stmt):
-    """BEGIN DIALOG [CONVERSATION] @handle FROM SERVICE s TO SERVICE 'x' [, broker] …"""
+    """BEGIN DIALOG [CONVERSATION] @handle FROM SERVICE s TO SERVICE 'x' [, broker] …
+    ``from_service`` and ``contract`` are names, or variables holding them."""
 
     handle: str
-    from_service: str
+    from_service: str | Variable
     to_service: Expr
     to_broker: Expr | None = None
-    contract: str | None = None
+    contract: str | Variable | None = None
     related_conversation: Expr | None = None
     related_group: Expr | None = None
     lifetime: Expr | None = None
@@ -1162,11 +1176,36 @@ class BeginDialog(Stmt):
 
 
 @dataclass(frozen=True)
+class CreateEventNotification(Stmt):
+    """``CREATE EVENT NOTIFICATION name ON {SERVER | DATABASE | QUEUE q} [WITH FAN_IN] FOR
+    events TO SERVICE 'service', 'broker_instance' | 'current database'``; ``target`` is
+    server, database or queue (``queue`` names it)."""
+
+    name: str
+    target: str
+    queue: ObjectName | None
+    events: tuple[str, ...]
+    service: str
+    broker_instance: str
+    fan_in: bool = False
+
+
+@dataclass(frozen=True)
+class DropEventNotification(Stmt):
+    """``DROP EVENT NOTIFICATION n [, …] ON {SERVER | DATABASE | QUEUE q}``."""
+
+    names: tuple[str, ...]
+    target: str
+    queue: ObjectName | None = None
+
+
+@dataclass(frozen=True)
 class Send(Stmt):
-    """``SEND ON CONVERSATION (h1, h2 …) [MESSAGE TYPE t] [(body)]``."""
+    """``SEND ON CONVERSATION (h1, h2 …) [MESSAGE TYPE t] [(body)]``; ``message_type`` is a
+    name or a variable holding one."""
 
     handles: tuple[Expr, ...]
-    message_type: str | None = None
+    message_type: str | Variable | None = None
     body: Expr | None = None
 
 

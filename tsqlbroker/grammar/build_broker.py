@@ -309,8 +309,8 @@ class BrokerBuilder:
     def begin_dialog(self, handle: Token, from_service: Token, to_service: ast.Expr,
                      to_broker: Any, contract: Any, *opts: Any) -> ast.BeginDialog:
         kw = dict(_opts(opts))
-        return ast.BeginDialog(str(handle), name_of(from_service), to_service, to_broker,
-                               name_of(contract) if contract is not None else None,
+        return ast.BeginDialog(str(handle), _sb_name(from_service), to_service, to_broker,
+                               _sb_name(contract),
                                kw.get("related_conversation"), kw.get("related_group"),
                                kw.get("lifetime"), kw.get("encryption"))
 
@@ -329,7 +329,7 @@ class BrokerBuilder:
     def send_stmt(self, handles: Any, mtype: Any, body: Any) -> ast.Send:
         if isinstance(handles, ast.Expr):
             handles = (handles,)
-        return ast.Send(tuple(handles), name_of(mtype) if mtype is not None else None, body)
+        return ast.Send(tuple(handles), _sb_name(mtype), body)
 
     def send_handles(self, items: tuple[ast.Expr, ...]) -> tuple[ast.Expr, ...]:
         return items
@@ -375,6 +375,42 @@ class BrokerBuilder:
 
     def move_conversation(self, handle: ast.Expr, group: ast.Expr) -> ast.MoveConversation:
         return ast.MoveConversation(handle, group)
+
+    # ---- event notifications -------------------------------------------------------------
+    def create_event_notification(self, name: Token, target: Any, *rest: Any
+                                  ) -> ast.CreateEventNotification:
+        *fan_in, events, service, broker = rest
+        kind, queue = _target(target)
+        return ast.CreateEventNotification(
+            name_of(name), kind, queue, tuple(events), str(service.value), str(broker.value),
+            bool(fan_in and fan_in[0]))
+
+    def drop_event_notification(self, names: Any, target: Any) -> ast.DropEventNotification:
+        kind, queue = _target(target)
+        return ast.DropEventNotification(tuple(names), kind, queue)
+
+    def en_fan_in(self) -> bool:
+        return True
+
+    def en_server(self) -> str:
+        return "server"
+
+    def en_database(self) -> str:
+        return "database"
+
+    def en_queue(self, name: ast.ObjectName) -> ast.ObjectName:
+        return name
+
+
+def _target(target: Any) -> tuple[str, ast.ObjectName | None]:
+    return ("queue", target) if isinstance(target, ast.ObjectName) else (target, None)
+
+
+def _sb_name(tok: Any) -> Any:
+    """A service, contract or message type name as written (a variable stays a Variable)."""
+    if tok is None or isinstance(tok, ast.Variable):
+        return tok
+    return name_of(tok)
 
 
 def _mt_clauses(clauses: Any) -> dict[str, Any]:

@@ -398,6 +398,39 @@ class StmtBuilder:
         database = None if db is _CURRENT else name_of(db)
         return ast.AlterDatabase(database, name_of(option).lower(), value, term)
 
+    def alter_database_files(self, db: Any, change: tuple[str, str | None]
+                             ) -> ast.AlterDatabaseFiles:
+        database = None if db is _CURRENT else name_of(db)
+        return ast.AlterDatabaseFiles(database, *change)
+
+    def db_add_file(self, *items: Any) -> tuple[str, str | None]:
+        group = items[-1]
+        return ("add file", name_of(group) if isinstance(group, Token) else None)
+
+    def db_add_log_file(self, *_specs: Any) -> tuple[str, str | None]:
+        return ("add log file", None)
+
+    def db_add_filegroup(self, name: Token, _contains: Any) -> tuple[str, str | None]:
+        return ("add filegroup", name_of(name))
+
+    def db_remove_file(self, name: Token) -> tuple[str, str | None]:
+        return ("remove file", name_of(name))
+
+    def db_remove_filegroup(self, name: Token) -> tuple[str, str | None]:
+        return ("remove filegroup", name_of(name))
+
+    def db_modify_file(self, _spec: Any) -> tuple[str, str | None]:
+        return ("modify file", None)
+
+    def db_modify_filegroup(self, name: Token, *_change: Any) -> tuple[str, str | None]:
+        return ("modify filegroup", name_of(name))
+
+    def filespec(self, *_items: Any) -> None:
+        return None
+
+    def filespec_item(self, *_parts: Any) -> None:
+        return None
+
     def current_db(self) -> object:
         return _CURRENT
 

@@ -36,6 +36,8 @@ from tsqlbroker.engine.broker.transport import Transport
 from tsqlbroker.engine.brokerlog import BrokerLog
 from tsqlbroker.errors import TSqlError, message_text
 
+from .server_info import SERVER_NAME
+
 if TYPE_CHECKING:
     from .instance import Instance
 
@@ -94,6 +96,7 @@ class BrokerRuntime:
         self.manager = ActivationManager(self.broker, self.log,
                                          recheck_seconds=recheck_seconds)
         self.broker.attach_activation(self.manager)
+        self.broker.server_name = SERVER_NAME     # EVENT_INSTANCE's ServerName
         # Broker-to-broker delivery over TCP (listens once an endpoint is STARTED).
         self.transport = Transport(self.broker, self.log)
         self.lease = self.broker.store_hosting.lease

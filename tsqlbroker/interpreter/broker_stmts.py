@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import re
 import time
 import uuid
 from collections.abc import Callable
@@ -24,8 +25,9 @@ from tsqlbroker.grammar import ast
 
 from . import types as T
 from .broker_runtime import runtime_for
-from .compiler import CExpr, Compiler, StmtFn, handler
+from .compiler import CExpr, Compiler, StmtFn, handler, walk
 from .convert import converter
+from .expressions import DYNAMIC
 from .sysfuncs import special
 
 if TYPE_CHECKING:
@@ -87,6 +89,23 @@ def _text(c: Compiler, node: ast.Expr | None) -> EvalFn | None:
 
 def _int(c: Compiler, node: ast.Expr | None) -> EvalFn | None:
     return _typed(c, node, T.BIGINT)
+
+
+def _named(c: Compiler, name: str | ast.Variable | None, missing: int,
+           *args: Any) -> Callable[[Frame], str | None]:
+    """``fn(frame)`` giving a service, contract or message type name written as a name or as
+    a variable (None when omitted). A variable that is NULL raises Msg ``missing``."""
+    if name is None or isinstance(name, str):
+        return lambda _f: name
+    fn = _text(c, name)
+    assert fn is not None
+
+    def value(f: Frame) -> str:
+        v = fn(f)
+        if v is None:
+            raise tsql_error(missing, *args)
+        return v
+    return value
 
 
 def _name_parts(name: ast.ObjectName) -> tuple[str | None, str | None, str]:
@@ -296,6 +315,33 @@ def compile_drop_service(c: Compiler, node: ast.DropService) -> StmtFn:
     return _ddl(lambda f, b, txn: b.drop_service(txn, f.session.db_id, node.name))
 
 
+def _queue_target(node: ast.CreateEventNotification | ast.DropEventNotification,
+                  verb: str) -> ast.ObjectName:
+    """The queue an event notification is on; ON SERVER / ON DATABASE (DDL and trace
+    events) are refused with Msg 40000 (docs/decisions.md)."""
+    if node.queue is None:
+        raise tsql_error(40000, f"{verb} EVENT NOTIFICATION ON {node.target.upper()}")
+    return node.queue
+
+
+@handler(ast.CreateEventNotification)
+def compile_create_event_notification(c: Compiler,
+                                      node: ast.CreateEventNotification) -> StmtFn:
+    def run(f: Frame, b: Broker, txn: Any) -> None:
+        db, schema, name = _name_parts(_queue_target(node, "CREATE"))
+        b.create_event_notification(txn, _db_id(f, db), node.name, schema, name,
+                                    list(node.events), node.service, node.broker_instance)
+    return _ddl(run)
+
+
+@handler(ast.DropEventNotification)
+def compile_drop_event_notification(c: Compiler, node: ast.DropEventNotification) -> StmtFn:
+    def run(f: Frame, b: Broker, txn: Any) -> None:
+        db, schema, name = _name_parts(_queue_target(node, "DROP"))
+        b.drop_event_notification(txn, _db_id(f, db), list(node.names), schema, name)
+    return _ddl(run)
+
+
 # --------------------------------------------------------------------------------------------
 # routes, bindings, endpoints, priorities, authorization, database options
 # --------------------------------------------------------------------------------------------
@@ -451,12 +497,26 @@ def compile_alter_database(c: Compiler, node: ast.AlterDatabase) -> StmtFn:
     return run
 
 
+@handler(ast.AlterDatabaseFiles)
+def compile_alter_database_files(c: Compiler, node: ast.AlterDatabaseFiles) -> StmtFn:
+    """Files and filegroups mean nothing to a store that keeps each database in tables of
+    its own: the statement is accepted when SQL Server would accept it so far as we can
+    tell (the database exists, no user transaction), and changes nothing."""
+
+    def run(f: Frame) -> None:
+        _no_user_transaction(f, "ALTER DATABASE")
+        _db_id(f, node.database)
+    return run
+
+
 # --------------------------------------------------------------------------------------------
 # dialogs
 # --------------------------------------------------------------------------------------------
 @handler(ast.BeginDialog)
 def compile_begin_dialog(c: Compiler, node: ast.BeginDialog) -> StmtFn:
     store = c.assigner(c.var(node.handle, node), T.UNIQUEIDENTIFIER)
+    from_service = _named(c, node.from_service, 8421)
+    contract = _named(c, node.contract, 8425, "")
     to_service = _text(c, node.to_service)
     to_broker = _text(c, node.to_broker)
     related_conv = _guid(c, node.related_conversation)
@@ -468,9 +528,9 @@ def compile_begin_dialog(c: Compiler, node: ast.BeginDialog) -> StmtFn:
         s = f.session
         s.check_writable()
         handle = _broker(f).begin_dialog(
-            s.txn_for_statement(), s.db_id, node.from_service,
+            s.txn_for_statement(), s.db_id, from_service(f),
             to_service(f) if to_service else None,
-            to_broker(f) if to_broker else None, node.contract,
+            to_broker(f) if to_broker else None, contract(f),
             related_conv(f) if related_conv else None,
             related_group(f) if related_group else None,
             lifetime(f) if lifetime else None, node.encryption,
@@ -494,6 +554,7 @@ def _body(c: Compiler, node: ast.Expr) -> EvalFn:
 @handler(ast.Send)
 def compile_send(c: Compiler, node: ast.Send) -> StmtFn:
     handles = [_guid(c, h) for h in node.handles]
+    message_type = _named(c, node.message_type, 8428, "")
     body = _body(c, node.body) if node.body is not None else None
 
     def run(f: Frame) -> None:
@@ -502,7 +563,7 @@ def compile_send(c: Compiler, node: ast.Send) -> StmtFn:
         values = [h(f) for h in handles if h is not None]
         if any(v is None for v in values):
             raise tsql_error(8418)
-        _broker(f).send(s.txn_for_statement(), s.db_id, values, node.message_type,
+        _broker(f).send(s.txn_for_statement(), s.db_id, values, message_type(f),
                         body(f) if body is not None else None, body is not None)
     return run
 
@@ -587,7 +648,7 @@ def _hidden_columns(c: Compiler, expr: ast.Expr, slots: dict[str, int],
             col = _ALIASES.get(col, col)
             if col not in _COLUMN_TYPES:
                 raise c.bind_error(207, node, ".".join(node.parts))
-            name = f"@\x00rcv{tag}_{col}"
+            name = _hidden_name(tag, col)
             if col not in slots:
                 slots[col] = c.scope.add(name, _COLUMN_TYPES[col]).slot
             return ast.Variable(name, span=node.span)
@@ -610,6 +671,91 @@ def _hidden_columns(c: Compiler, expr: ast.Expr, slots: dict[str, int],
     return rewrite(expr)
 
 
+def _hidden_name(tag: int, col: str) -> str:
+    return f"@\x00rcv{tag}_{col}"
+
+
+# Parameters carrying the current queue row into a RECEIVE item that holds a subquery.
+_ROW_PARAM = "@__tsqlb_receive_"
+
+
+# Tokens of a RECEIVE's text that matter for splitting its column list: quoted text and
+# comments (skipped whole), parentheses, commas and words.
+_RECEIVE_TOKENS = re.compile(
+    r"(?P<skip>N?'(?:[^']|'')*'|\[(?:[^\]]|\]\])*\]|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/)"
+    r"|(?P<open>\()|(?P<close>\))|(?P<comma>,)|(?P<word>[^\W\d][\w@#$]*|\d[\w.]*)",
+    re.S | re.I)
+_ASSIGNMENT = re.compile(r"\s*@[^\W\d@][\w@#$]*\s*[-+*/%&|^]?=", re.S)
+
+
+def _receive_item_texts(text: str) -> list[str]:
+    """The source text of each item of a RECEIVE's column list (``text``: the statement's
+    text, RECEIVE first): split at the commas outside parentheses, up to FROM."""
+    toks = [m for m in _RECEIVE_TOKENS.finditer(text) if not m.group().startswith(("--", "/*"))]
+    i = 1                                   # past RECEIVE
+    if i < len(toks) and toks[i].group().upper() == "TOP":
+        i += 1
+        depth = 0
+        while i < len(toks):
+            kind = toks[i].lastgroup
+            depth += (kind == "open") - (kind == "close")
+            i += 1
+            if depth == 0:
+                break
+    start = toks[i - 1].end() if toks else 0
+    items: list[str] = []
+    depth = 0
+    for m in toks[i:]:
+        kind = m.lastgroup
+        depth += (kind == "open") - (kind == "close")
+        if depth == 0 and kind == "comma":
+            items.append(text[start:m.start()])
+            start = m.end()
+        elif depth == 0 and kind == "word" and m.group().upper() == "FROM":
+            items.append(text[start:m.start()])
+            break
+    return items
+
+
+def _row_query(c: Compiler, item_text: str, expr: ast.Expr, queue: ast.ObjectName,
+               slots: dict[str, int], tag: int) -> CExpr:
+    """A RECEIVE item holding a subquery, run per message by the storage layer as
+    ``SELECT item FROM (SELECT @row columns…) AS queue``: name resolution is then SQL's own,
+    as in a correlated SELECT (a subquery's own tables first, then the queue's columns, bare
+    or qualified with the queue's name)."""
+    # Lazy: the DML layer loads sqlglot, which a script without such an item never needs.
+    from .dml import compile_params, run_sql
+
+    m = _ASSIGNMENT.match(item_text)
+    text = item_text[m.end():] if m else item_text
+    for col, _spec in QUEUE_COLUMNS:
+        if col not in slots:
+            slots[col] = c.scope.add(_hidden_name(tag, col), _COLUMN_TYPES[col]).slot
+    row = ", ".join(f"{_ROW_PARAM}{col} AS {col}" for col, _spec in QUEUE_COLUMNS)
+    alias = "[" + queue.name.replace("]", "]]") + "]"
+    sql = f"SELECT {text} FROM (SELECT {row}) AS {alias}"
+    user_params = compile_params(c, expr)
+    entries = [(f"{_ROW_PARAM}{col}", slots[col], spec) for col, spec in QUEUE_COLUMNS]
+    to_xml = converter(DYNAMIC, T.XML)
+
+    def value(f: Frame) -> Any:
+        params = user_params(f)
+        v = f.v
+        for name, slot, spec in entries:
+            params[name] = (v[slot], spec)
+        sets = list(getattr(run_sql(f, sql, params), "resultsets", []) or [])
+        if not sets or not sets[0].rows:
+            return None
+        rs = sets[0]
+        out = rs.rows[0][0]
+        return to_xml(out) if isinstance(out, str) and rs.types and rs.types[0] == "xml" else out
+    return CExpr(DYNAMIC, value)
+
+
+def _holds_query(expr: ast.Expr) -> bool:
+    return any(isinstance(n, (ast.Subquery, ast.Exists, ast.InSubquery)) for n in walk(expr))
+
+
 def _compile_projection(c: Compiler, node: ast.Receive) -> _Projection:
     assigning = [it for it in node.items if it.assign_to]
     if assigning and len(assigning) != len(node.items):
@@ -622,7 +768,8 @@ def _compile_projection(c: Compiler, node: ast.Receive) -> _Projection:
     types: list[str | None] = []
     getters: list[Callable[[Frame, tuple[Any, ...]], Any]] = []
     assigns: list[Callable[[Frame, tuple[Any, ...]], None]] = []
-    for it in node.items:
+    item_texts: list[str] | None = None
+    for index, it in enumerate(node.items):
         if isinstance(it.expr, ast.Star):
             for col, spec in RECEIVE_STAR:
                 idx = _COLUMN_INDEX[col]
@@ -634,6 +781,11 @@ def _compile_projection(c: Compiler, node: ast.Receive) -> _Projection:
         e = c.expr(expr)
         if e.predicate:
             raise c.bind_error(4145, it, "RECEIVE")
+        if _holds_query(it.expr):
+            if item_texts is None:
+                item_texts = _receive_item_texts(c.source(node))
+                assert len(item_texts) == len(node.items), "RECEIVE items split apart"
+            e = _row_query(c, item_texts[index], it.expr, node.queue, slots, tag)
         if it.assign_to:
             info = c.var(it.assign_to, it)
             if (it.assign_op or "=") != "=":
@@ -650,7 +802,7 @@ def _compile_projection(c: Compiler, node: ast.Receive) -> _Projection:
             types.append(e.type.spec())
         else:
             names.append(it.alias or "")
-            types.append(e.type.spec())
+            types.append(None if e.type == DYNAMIC else e.type.spec())
         getters.append(lambda f, _row, fn=e.fn: fn(f))
     loads = [(slot, _COLUMN_INDEX[col]) for col, slot in slots.items()]
 

@@ -5,7 +5,8 @@ Modules: ``schema`` (tables), ``model`` (rows, constants), ``meta`` (metadata ca
 collections, contracts, queues, services), ``delivery`` (SEND, routing, validation,
 transmission queue), ``conversations`` (BEGIN DIALOG, END, timers, MOVE), ``network`` (routes,
 bindings, endpoint, priorities, ALTER DATABASE), ``receive`` (RECEIVE, GET CONVERSATION GROUP,
-WAITFOR), ``clock`` (tick), ``views`` (queues and catalog views for the DML layer).
+WAITFOR), ``clock`` (tick), ``views`` (queues and catalog views for the DML layer),
+``notifications`` (event notifications on queues: external activation).
 
 Every statement method takes the caller's :class:`~tsqlbroker.engine.txn.Txn` and joins its
 transaction; the engine never imports the grammar or the interpreter.
@@ -21,14 +22,14 @@ from ..store import Store
 from ..txn import Txn
 from .clock import ClockMixin
 from .model import ActivationSettings, QueueRow
-from .objects import ObjectsMixin
+from .notifications import NotificationsMixin
 from .receive import COLUMN_ALIASES, QUEUE_COLUMNS, ReceiveMixin
 from .views import ViewsMixin
 
 __all__ = ["COLUMN_ALIASES", "QUEUE_COLUMNS", "ActivationSettings", "Broker", "QueueRow"]
 
 
-class Broker(ViewsMixin, ReceiveMixin, ObjectsMixin, ClockMixin):
+class Broker(ViewsMixin, ReceiveMixin, NotificationsMixin, ClockMixin):
     """The Service Broker of one store (all its databases)."""
 
     def __init__(self, store: Store) -> None:
@@ -73,7 +74,8 @@ class Broker(ViewsMixin, ReceiveMixin, ObjectsMixin, ClockMixin):
                 procedure=q.activation_procedure, max_readers=q.max_readers,
                 activation_enabled=q.is_activation_enabled,
                 receive_enabled=q.is_receive_enabled, execute_as=q.execute_as,
-                poison_message_handling=q.is_poison_message_handling_enabled)
+                poison_message_handling=q.is_poison_message_handling_enabled,
+                notification=self.queue_notified(conn, db_id, queue_id, "QUEUE_ACTIVATION"))
         finally:
             conn.close()
 
@@ -97,11 +99,13 @@ class Broker(ViewsMixin, ReceiveMixin, ObjectsMixin, ClockMixin):
             self.interest.release(db_id, queue_id)
 
     def activation_queues(self) -> list[tuple[int, int]]:
-        """(db_id, queue_id) of every queue with activation enabled."""
+        """(db_id, queue_id) of every queue with activation enabled or a QUEUE_ACTIVATION
+        event notification."""
         conn = self.store.connect()
         try:
-            return [(q.database_id, q.object_id) for q in self.queues(conn)
+            keys = [(q.database_id, q.object_id) for q in self.queues(conn)
                     if q.is_activation_enabled]
+            return keys + [k for k in self.notified_queues(conn) if k not in keys]
         finally:
             conn.close()
 

@@ -27,6 +27,8 @@ from .hosting import StoreHosting
 from .meta import DbMeta, MetaCache
 from .model import (
     DEFAULT_CONTRACT_ID,
+    EVENT_NOTIFICATION,
+    POST_EVENT_NOTIFICATION,
     SB,
     SYSTEM_MESSAGE_TYPES,
     SYSTEM_TYPE_IDS,
@@ -48,6 +50,7 @@ DEADLOCK_WAIT_S = 2.0
 
 # System contracts: (id, name, [(type name, by initiator, by target)]).
 _SYSTEM_CONTRACTS: tuple[tuple[int, str, tuple[tuple[str, bool, bool], ...]], ...] = (
+    (5, POST_EVENT_NOTIFICATION, ((EVENT_NOTIFICATION, True, False),)),
     (2, SB + "BrokerConfigurationNotice",
      ((SB + "BrokerConfigurationNotice/MissingRoute", True, False),
       (SB + "BrokerConfigurationNotice/FailedRoute", True, False),
@@ -220,13 +223,36 @@ class BrokerBase:
             remote_service_name=None, broker_instance=None, lifetime=None, address="LOCAL",
             mirror_address=None))
 
+    def _add_later_builtins(self, conn: StoreConnection, db_id: int) -> None:
+        """Give a database whose built-ins an older version wrote the event-notification
+        message type and contract (called by DDL, which writes)."""
+        mt = self.t.message_types
+        if conn.execute(select(mt.c.message_type_id).where(
+                mt.c.database_id == db_id,
+                mt.c.message_type_id == SYSTEM_TYPE_IDS[EVENT_NOTIFICATION])).first():
+            return
+        if not conn.execute(select(self.t.dbinit.c.database_id).where(
+                self.t.dbinit.c.database_id == db_id)).first():
+            return
+        conn.execute(insert(mt).values(
+            database_id=db_id, message_type_id=SYSTEM_TYPE_IDS[EVENT_NOTIFICATION],
+            name=EVENT_NOTIFICATION, principal_id=None, validation="X", xml_collection_id=None,
+            schema_namespace=None, is_system=True))
+        cid, name, usages = _SYSTEM_CONTRACTS[0]
+        conn.execute(insert(self.t.contracts).values(database_id=db_id, service_contract_id=cid,
+                                                     name=name, principal_id=1))
+        conn.execute(insert(self.t.contract_usages), [
+            {"database_id": db_id, "service_contract_id": cid,
+             "message_type_id": SYSTEM_TYPE_IDS[tn], "is_sent_by_initiator": i,
+             "is_sent_by_target": tg} for tn, i, tg in usages])
+
     def _on_drop_database(self, conn: StoreConnection, db_id: int) -> None:
         """``DROP DATABASE``: remove every broker row of the database."""
         t = self.t
         for table in (t.message_types, t.contracts, t.contract_usages, t.queues, t.services,
                       t.service_contracts, t.routes, t.bindings, t.priorities, t.xml_schemas,
                       t.dbinit, t.conversations, t.groups, t.messages, t.transmission,
-                      t.claims):
+                      t.claims, t.notifications):
             conn.execute(delete(table).where(table.c.database_id == db_id))
         # Not under _init_lock: an initialisation holding it may wait for the storage write
         # lock this transaction holds (a deadlock until the busy timeout). A set's discard

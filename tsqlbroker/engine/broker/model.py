@@ -15,6 +15,10 @@ END_DIALOG = SB + "EndDialog"
 ERROR = SB + "Error"
 DIALOG_TIMER = SB + "DialogTimer"
 ERROR_NS = SB + "Error"
+NOTIFICATIONS = "http://schemas.microsoft.com/SQL/Notifications/"
+EVENT_NOTIFICATION = NOTIFICATIONS + "EventNotification"
+POST_EVENT_NOTIFICATION = NOTIFICATIONS + "PostEventNotification"
+EVENT_NOTIFICATION_SERVICE = NOTIFICATIONS + "EventNotificationService"
 
 # Built-in message types of every database: (id, name, validation), ids as SQL Server shows
 # them (DEFAULT = 14). User objects get ids from USER_ID_BASE upwards.
@@ -30,6 +34,7 @@ SYSTEM_MESSAGE_TYPES: tuple[tuple[int, str, str], ...] = (
     (9, SB + "ServiceDiagnostic/Query", "X"),
     (10, SB + "ServiceDiagnostic/Status", "X"),
     (11, SB + "ServiceDiagnostic/Description", "N"),
+    (13, EVENT_NOTIFICATION, "X"),
     (14, "DEFAULT", "N"),
 )
 SYSTEM_TYPE_IDS = {name: mid for mid, name, _v in SYSTEM_MESSAGE_TYPES}

@@ -58,6 +58,7 @@ class ObjectsMixin(BrokerBase):
         """Start a DDL statement on ``db_id``: metadata as this transaction sees it."""
         meta = self._db(txn.conn, db_id)
         txn.write()
+        self._add_later_builtins(txn.conn, db_id)
         self.meta.changed(txn, db_id)
         return self.meta.get(txn.conn, db_id) or meta
 

@@ -55,6 +55,7 @@ class BrokerTables:
     messages: Table
     transmission: Table
     claims: Table
+    notifications: Table
 
     def all(self) -> list[Table]:
         """The tables in creation order."""
@@ -287,13 +288,27 @@ def broker_tables(metadata: MetaData) -> BrokerTables:
         # The group the owning transaction waits for, if it does (deadlock detection).
         Column("waiting_for", String(36)),
     )
+    # Event notifications on queues (sys.event_notifications); ``events`` the event types,
+    # comma-separated; ``conversation_handle`` the dialog their messages go on while it lasts.
+    notifications = Table(
+        PREFIX + "event_notifications", metadata,
+        Column("object_id", Integer, primary_key=True, autoincrement=False),
+        Column("database_id", Integer, nullable=False),
+        Column("name", String(128), nullable=False),
+        Column("parent_id", Integer, nullable=False),
+        Column("events", String(1024), nullable=False),
+        Column("service_name", String(256), nullable=False),
+        Column("broker_instance", String(128), nullable=False),
+        Column("conversation_handle", String(36)),
+        Column("create_date", DateTime, nullable=False),
+    )
     return BrokerTables(message_types, contracts, contract_usages, queues, services,
                         service_contracts, routes, bindings, endpoints_net, priorities,
                         xml_schemas, dbinit, conversations, groups, messages, transmission,
-                        claims)
+                        claims, notifications)
 
 
 _NAMES = ("message_types", "contracts", "contract_usages", "queues", "services",
           "service_contracts", "routes", "bindings", "tcp_endpoints", "priorities",
           "xml_schemas", "dbinit", "conversation_endpoints", "conversation_groups", "messages",
-          "transmission_queue", "group_claims")
+          "transmission_queue", "group_claims", "event_notifications")

@@ -128,7 +128,12 @@ _VIEWS: dict[str, tuple[list[tuple[str, str]], str]] = {
         "WHEN 'SO' THEN 'STARTED_OUTBOUND' WHEN 'SI' THEN 'STARTED_INBOUND' "
         "WHEN 'CO' THEN 'CONVERSING' WHEN 'DI' THEN 'DISCONNECTED_INBOUND' "
         "WHEN 'DO' THEN 'DISCONNECTED_OUTBOUND' WHEN 'ER' THEN 'ERROR' "
-        "ELSE 'CLOSED' END AS state_desc, far_service, far_broker_instance, "
+        "ELSE 'CLOSED' END AS state_desc, far_service, "
+        # BEGIN DIALOG … TO SERVICE 's', 'guid' | 'CURRENT DATABASE' names the far broker
+        # at once; otherwise it is known when the far endpoint is (on the first message).
+        "COALESCE(far_broker_instance, CASE WHEN UPPER(TRIM(target_broker)) = "
+        "'CURRENT DATABASE' THEN (SELECT service_broker_guid FROM tsqlb_databases "
+        "WHERE database_id = {db}) ELSE target_broker END) AS far_broker_instance, "
         "1 AS principal_id, 1 AS far_principal_id, "
         f"'{_UUID0}' AS outbound_session_key_identifier, "
         f"'{_UUID0}' AS inbound_session_key_identifier, "
@@ -138,6 +143,16 @@ _VIEWS: dict[str, tuple[list[tuple[str, str]], str]] = {
         "0 AS receive_sequence_frag, system_sequence, -1 AS first_out_of_order_sequence, "
         "-1 AS last_out_of_order_sequence, 0 AS last_out_of_order_frag, 0 AS is_system, "
         "priority FROM {p}conversation_endpoints WHERE database_id = {db}")),
+    "event_notifications": (
+        [("name", "sysname"), ("object_id", "int"), ("parent_class", "tinyint"),
+         ("parent_class_desc", "nvarchar(60)"), ("parent_id", "int"),
+         ("create_date", "datetime"), ("modify_date", "datetime"),
+         ("service_name", "nvarchar(256)"), ("broker_instance", "nvarchar(128)"),
+         ("creator_sid", "varbinary(85)"), ("principal_id", "int")],
+        ("SELECT name, object_id, 1 AS parent_class, 'OBJECT_OR_COLUMN' AS parent_class_desc, "
+         "parent_id, create_date, create_date AS modify_date, service_name, broker_instance, "
+         "NULL AS creator_sid, NULL AS principal_id "
+         "FROM {p}event_notifications WHERE database_id = {db}")),
     "conversation_groups": (
         [("conversation_group_id", "uniqueidentifier"), ("service_id", "int"),
          ("is_system", "bit")],

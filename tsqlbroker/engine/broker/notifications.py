@@ -1,0 +1,181 @@
+"""Event notifications on queues: ``CREATE / DROP EVENT NOTIFICATION … ON QUEUE q FOR
+QUEUE_ACTIVATION TO SERVICE 's', 'broker_instance' | 'current database'`` and what they do —
+external activation.
+
+A queue with a QUEUE_ACTIVATION notification gets a queue monitor like a queue with an
+activation procedure (the two exclude each other: Msg 9717 / 9718). Where the monitor would
+start the procedure, it sends the notification's service an EventNotification message
+(``http://schemas.microsoft.com/SQL/Notifications/EventNotification`` on the
+``PostEventNotification`` contract) whose body is the ``EVENT_INSTANCE`` document SQL Server
+sends: EventType, PostTime, SPID, ServerName, LoginName, UserName, DatabaseName, SchemaName,
+ObjectName, ObjectType. The messages of one notification go on one dialog from the database's
+``EventNotificationService`` (made, with its ``EventNotificationErrorsQueue``, by the first
+event notification of the database) while the target keeps it open.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any
+from xml.sax.saxutils import escape
+
+from sqlalchemy import delete, insert, select, update
+
+from ...errors import tsql_error
+from ..txn import Txn
+from .conversations import ConversationsMixin
+from .model import (
+    EVENT_NOTIFICATION,
+    EVENT_NOTIFICATION_SERVICE,
+    POST_EVENT_NOTIFICATION,
+    SENDABLE_STATES,
+    utcnow,
+)
+from .objects import ObjectsMixin
+
+# Event types a queue takes (CREATE EVENT NOTIFICATION: "the only events that can be
+# specified on a queue are QUEUE_ACTIVATION and BROKER_QUEUE_DISABLED").
+QUEUE_EVENTS = ("QUEUE_ACTIVATION", "BROKER_QUEUE_DISABLED")
+# The system queue the database's EventNotificationService is on (SQL Server's name).
+ERRORS_QUEUE = "EventNotificationErrorsQueue"
+# SPID shown in EVENT_INSTANCE for events the broker's own tasks raise (a system session).
+BROKER_SPID = 21
+
+
+class NotificationsMixin(ObjectsMixin, ConversationsMixin):
+    """Event notifications on queues (part of :class:`~tsqlbroker.engine.broker.Broker`)."""
+
+    server_name = "TSQLBROKER"    # @@SERVERNAME, set by the interpreter that hosts the broker
+
+    def create_event_notification(self, txn: Txn, db_id: int, name: str, schema: str | None,
+                                  queue: str, events: list[str], service: str,
+                                  broker_instance: str) -> int:
+        """``CREATE EVENT NOTIFICATION name ON QUEUE q FOR events TO SERVICE 's', 'b'``."""
+        meta = self._ddl(txn, db_id)
+        conn = txn.conn
+        q = self._queue(conn, db_id, schema, queue)
+        upper = [e.upper() for e in events]
+        bad = [e for e in upper if e not in QUEUE_EVENTS]
+        if bad:
+            raise tsql_error(1098)
+        n = self.t.notifications
+        taken = conn.execute(select(n.c.object_id).where(
+            n.c.database_id == db_id, n.c.parent_id == q.object_id, n.c.name == name)).first()
+        if taken is not None:
+            raise tsql_error(2714, name)
+        if "QUEUE_ACTIVATION" in upper and q.is_activation_enabled:
+            raise tsql_error(9718, queue)
+        if EVENT_NOTIFICATION_SERVICE not in meta.services_by_name:
+            if (("dbo", ERRORS_QUEUE.lower())) not in meta.queues_by_name:
+                self.create_queue(txn, db_id, "dbo", ERRORS_QUEUE)
+            self.create_service(txn, db_id, EVENT_NOTIFICATION_SERVICE, "dbo", ERRORS_QUEUE,
+                                [POST_EVENT_NOTIFICATION])
+        object_id = self.catalog.next_object_id(conn)
+        conn.execute(insert(n).values(
+            object_id=object_id, database_id=db_id, name=name, parent_id=q.object_id,
+            events=",".join(dict.fromkeys(upper)), service_name=service,
+            broker_instance=broker_instance, conversation_handle=None, create_date=utcnow()))
+        txn.after_commit(lambda: self._notify("altered", db_id, q.object_id))
+        return object_id
+
+    def drop_event_notification(self, txn: Txn, db_id: int, names: list[str],
+                                schema: str | None, queue: str) -> None:
+        """``DROP EVENT NOTIFICATION n [, …] ON QUEUE q``: Msg 15151 for a name not there."""
+        self._ddl(txn, db_id)
+        conn = txn.conn
+        q = self._queue(conn, db_id, schema, queue)
+        n = self.t.notifications
+        for name in names:
+            row = conn.execute(select(n.c.object_id).where(
+                n.c.database_id == db_id, n.c.parent_id == q.object_id, n.c.name == name)
+            ).first()
+            if row is None:
+                raise tsql_error(15151, "event notification", name)
+            conn.execute(delete(n).where(n.c.object_id == row[0]))
+        txn.after_commit(lambda: self._notify("altered", db_id, q.object_id))
+
+    def alter_queue(self, txn: Txn, db_id: int, schema: str | None, name: str,
+                    **changes: Any) -> None:
+        """``ALTER QUEUE``, refused (Msg 9717) when it would turn on activation of a queue
+        with a QUEUE_ACTIVATION notification."""
+        act = changes.get("activation")
+        if act is not None and act.status is not False:
+            q = self._queue(txn.conn, db_id, schema, name)
+            turning_on = act.status is True or (not q.activation_procedure
+                                                and bool(act.procedure_name))
+            if turning_on and self.queue_notified(txn.conn, db_id, q.object_id,
+                                                  "QUEUE_ACTIVATION"):
+                raise tsql_error(9717, name)
+        super().alter_queue(txn, db_id, schema, name, **changes)
+
+    def drop_queue(self, txn: Txn, db_id: int, schema: str | None, name: str) -> None:
+        """``DROP QUEUE`` takes the queue's event notifications along."""
+        q = self._queue(txn.conn, db_id, schema, name)
+        super().drop_queue(txn, db_id, schema, name)
+        n = self.t.notifications
+        txn.conn.execute(delete(n).where(n.c.database_id == db_id, n.c.parent_id == q.object_id))
+
+    def queue_notified(self, conn: Any, db_id: int, queue_id: int, event: str) -> bool:
+        """Whether some event notification on the queue is for ``event``."""
+        n = self.t.notifications
+        rows = conn.execute(select(n.c.events).where(
+            n.c.database_id == db_id, n.c.parent_id == queue_id)).scalars()
+        return any(event in r.split(",") for r in rows)
+
+    def notified_queues(self, conn: Any) -> list[tuple[int, int]]:
+        """(db_id, queue_id) of every queue with a QUEUE_ACTIVATION notification."""
+        n = self.t.notifications
+        rows = conn.execute(select(n.c.database_id, n.c.parent_id, n.c.events)).all()
+        return [(d, q) for d, q, ev in rows if "QUEUE_ACTIVATION" in ev.split(",")]
+
+    def post_queue_event(self, db_id: int, queue_id: int, event: str) -> int:
+        """Send ``event`` (QUEUE_ACTIVATION …) to every notification on the queue asking
+        for it, in a transaction of its own; the number of messages sent."""
+        conn = self.store.connect()
+        txn = Txn(conn, owner="event-notification")
+        try:
+            meta = self._db(conn, db_id)
+            q = meta.queues_by_id.get(queue_id)
+            n = self.t.notifications
+            rows = [] if q is None else [
+                r for r in conn.execute(select(n).where(
+                    n.c.database_id == db_id, n.c.parent_id == queue_id)).mappings()
+                if event in r["events"].split(",")]
+            if not rows:
+                txn.rollback()
+                return 0
+            body = event_instance(event, self.server_name, meta.name, q.schema_name,
+                                  q.name).encode("utf-16-le")
+            txn.write()
+            for r in rows:
+                handle = r["conversation_handle"]
+                ep = self._endpoint(conn, db_id, handle) if handle else None
+                if ep is None or ep.state not in SENDABLE_STATES:
+                    handle = str(self.begin_dialog(
+                        txn, db_id, EVENT_NOTIFICATION_SERVICE, r["service_name"],
+                        r["broker_instance"], POST_EVENT_NOTIFICATION,
+                        encryption=False)).upper()
+                    conn.execute(update(n).where(n.c.object_id == r["object_id"])
+                                 .values(conversation_handle=handle))
+                self.send(txn, db_id, [handle], EVENT_NOTIFICATION, body, True)
+            txn.commit()
+            return len(rows)
+        except BaseException:
+            txn.rollback()
+            raise
+        finally:
+            conn.close()
+
+
+def event_instance(event: str, server: str, database: str, schema: str, queue: str,
+                   now: _dt.datetime | None = None) -> str:
+    """The ``EVENT_INSTANCE`` document of a queue event, as SQL Server writes it (PostTime
+    in the server's local time, milliseconds)."""
+    at = (now or _dt.datetime.now()).isoformat(timespec="milliseconds")
+    parts = [("EventType", event), ("PostTime", at), ("SPID", str(BROKER_SPID)),
+             ("ServerName", server), ("LoginName", "sa"), ("UserName", "dbo"),
+             ("DatabaseName", database), ("SchemaName", schema), ("ObjectName", queue),
+             ("ObjectType", "QUEUE")]
+    return ("<EVENT_INSTANCE>"
+            + "".join(f"<{k}>{escape(v)}</{k}>" for k, v in parts)
+            + "</EVENT_INSTANCE>")
