@@ -1,4 +1,5 @@
-"""Compiled T-SQL kept for reuse: batches by text and dynamic SQL by text and parameters.
+"""Compiled T-SQL kept for reuse: batches by text and dynamic SQL by text and parameters
+(and a text's split into GO batches, by text).
 
 A client that sends the same batch again (one batch per message, a REPL line repeated, a
 script run twice in one session) runs the closures compiled the first time instead of parsing
@@ -63,3 +64,10 @@ def batch_key(text: str, start_line: int) -> tuple[str, int] | None:
     if len(text) > MAX_TEXT:
         return None
     return (text, start_line)
+
+
+def split_key(text: str) -> tuple[str, str] | None:
+    """The cache key of a text's split into GO batches, or None for a text too big to keep."""
+    if len(text) > MAX_TEXT:
+        return None
+    return ("split", text)

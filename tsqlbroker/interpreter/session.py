@@ -25,7 +25,7 @@ from tsqlbroker.grammar import ast
 
 from . import messages as _messages  # noqa: F401 - registers the interpreter's texts
 from . import transactions as tx
-from .batchcache import batch_key
+from .batchcache import batch_key, split_key
 from .compiler import GotoSignal, ReturnSignal, Signal, internal_error
 from .frames import Frame
 from .runtime_errors import (
@@ -136,15 +136,21 @@ class Session:
 
         ok = True
         self._cancel = False  # a cancel from now on (even while parsing) stops this text
-        try:
-            chunks = split_batches(text)
-        except TSqlError as e:
-            self.report(e)
-            return False
+        cache = self.instance.batch_cache
+        key = split_key(text)
+        chunks = cache.get(key) if key is not None else None
+        if chunks is None:
+            try:
+                chunks = split_batches(text)
+            except TSqlError as e:
+                self.report(e)
+                return False
+            if key is not None:
+                cache.put(key, chunks)
         for chunk in chunks:
             line = start_line + chunk.start_line - 1
             key = batch_key(chunk.text, line)
-            compiled = self.instance.batch_cache.get(key) if key is not None else None
+            compiled = cache.get(key) if key is not None else None
             if compiled is None:
                 try:
                     batch = parse_batch(chunk.text, line)
