@@ -153,3 +153,12 @@ def test_the_cache_is_bounded() -> None:
     cache.put(("text", 5), 5)
     assert len(cache) == 3
     assert [cache.get(("text", i)) for i in range(6)] == [None, None, 2, None, 4, 5]
+
+
+def test_a_procedure_called_again_is_not_compiled_again(session: Any, sink: CollectingSink,
+                                                        parses: list[str]) -> None:
+    create = "CREATE PROCEDURE twice @x int AS SELECT @x + 1;"
+    session.execute(create)
+    for n in range(3):
+        assert rows(sink, session, f"EXEC twice {n};") == [[n + 1]]
+    assert parses.count(create) == 2        # the batch, then the body on its first call
