@@ -59,10 +59,14 @@ PRINT_1 = [sys.executable, "-m", "tsqlbroker", "--url", "sqlite://", "-Q", "PRIN
 
 
 def timed(cmd: list[str], env: dict[str, str] | None = None) -> float:
-    """Seconds a fresh process running ``cmd`` takes; a failing command stops the benchmark."""
+    """Seconds a fresh process running ``cmd`` takes; a failing command stops the benchmark.
+
+    With ``env`` (an installed copy's), it runs in the copy's directory: ``python -m`` puts
+    the working directory first on ``sys.path``, so from a checkout it would run the
+    checkout's package instead of the copy."""
     start = time.perf_counter()
     done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
-                          check=False)
+                          cwd=env["PYTHONPATH"] if env is not None else None, check=False)
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed: {done.stderr.decode(errors='replace')}")
     return time.perf_counter() - start
