@@ -12,8 +12,8 @@ highest round beside them:
     and the grammar tables that ``setup.py``'s ``build_py`` derives at build time) with empty
     start-up caches (``$TSQLBROKER_CACHE_DIR``, and ``$TMPDIR`` where Lark keeps
     its own), times its first run, then the runs after it. For reference, the same with a copy
-    that is not byte-compiled and has no grammar tables (an editable install or a source
-    checkout builds them on its first run). At most 3 rounds:
+    that is not byte-compiled and has no grammar tables (a source checkout that was never
+    installed builds them on its first run; an editable install has them, see setup.py). At most 3 rounds:
     a first run takes seconds.
 
 The package itself is byte-compiled first for (a) and (b), as an installed package is:
@@ -114,7 +114,7 @@ def first_run(compiled: bool, rounds: int) -> Figure:
     if compiled:
         return ratio_figure("(c) first run after install vs later runs", ("first", first),
                             ("later", later), Goal(2, at_least=False), "ms")
-    return ratio_figure("(c) the same, not byte-compiled (editable install)", ("first", first),
+    return ratio_figure("(c) the same, not byte-compiled, no grammar tables", ("first", first),
                         ("later", later), None, "ms")
 
 

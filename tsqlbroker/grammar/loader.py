@@ -136,6 +136,9 @@ def ship_tables(directory: Path) -> Path:
     key, tables = build_tables()
     path = cache.shipped_path(key, directory)
     write_atomically(path, tables.to_bytes())
+    for old in directory.glob(cache.shipped_path("*").name):  # another grammar's: never read
+        if old != path:
+            old.unlink(missing_ok=True)
     return path
 
 
