@@ -89,7 +89,7 @@ def installed_copy(compiled: bool) -> Iterator[dict[str, str]]:
     root = Path(tempfile.mkdtemp(prefix="tsqlbroker-bench-install-"))
     try:
         shutil.copytree(PACKAGE, root / "site" / "tsqlbroker",
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "tables-*.bin"))
         if compiled:
             compileall.compile_dir(str(root / "site"), quiet=1)
             ship_tables(root / "site" / "tsqlbroker" / "grammar")
