@@ -196,18 +196,13 @@ class _Generator:
             raise _Unsupported
         if st == "bigint" and t == "int":
             src = self._checked(src, "int", out)
-        general = self._closure(self.c.stmt(node))
         if not any(line.startswith("if ") for line in out):   # cannot fail
             for line in out:
                 self.emit(depth, line)
             self.emit(depth, f"{target} = {src}")
             return
-        self.emit(depth, "try:")
-        for line in out:
-            self.emit(depth + 1, line)
-        self.emit(depth + 1, f"{target} = {src}")
-        self.emit(depth, "except _Fallback:")
-        self._through(depth + 1, f"{general}(f)")
+        general = self._closure(self.c.stmt(node))
+        self._attempt(depth, out, f"{target} = {src}", f"{general}(f)")
 
     def condition(self, node: ast.If | ast.While, depth: int, general: str) -> str:
         """The condition as a Python expression (lines computing it emitted first)."""
@@ -216,13 +211,17 @@ class _Generator:
         if not out:
             return expr
         r = self._temp()
-        self.emit(depth, "try:")
-        for line in out:
-            self.emit(depth + 1, line)
-        self.emit(depth + 1, f"{r} = {expr}")
-        self.emit(depth, "except _Fallback:")
-        self._through(depth + 1, f"{r} = {general}(f)")
+        self._attempt(depth, out, f"{r} = {expr}", f"{r} = {general}(f)")
         return r
+
+    def _attempt(self, depth: int, out: list[str], last: str, fallback: str) -> None:
+        """``out`` then ``last`` in a ``try`` whose :class:`_Fallback` runs ``fallback``
+        (a call of a closure) through the frame instead."""
+        self.emit(depth, "try:")
+        for line in out + [last]:
+            self.emit(depth + 1, line)
+        self.emit(depth, "except _Fallback:")
+        self._through(depth + 1, fallback)
 
     def _through(self, depth: int, call: str) -> None:
         """Run a closure with the frame holding the locals' values, then read them back
