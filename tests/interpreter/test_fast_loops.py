@@ -157,3 +157,21 @@ def test_a_fast_loop_is_cancelled(monkeypatch: pytest.MonkeyPatch) -> None:
     finally:
         s.close()
         inst.close()
+
+
+def test_loops_beyond_what_python_compiles_keep_their_closures() -> None:
+    chain = " + ".join(["@i"] * 600)                    # deeper than Python's recursion
+    nested = ("SET @n = 0 WHILE @n < 2 BEGIN SET @n += 1 " * 25   # beyond its 20 blocks
+              + "SET @s += 1" + " END" * 25)
+    inst = Instance("sqlite://")
+    sink = CollectingSink()
+    s = inst.session(sink)
+    try:
+        assert s.execute(f"DECLARE @i bigint = 0, @s bigint = 0, @n int\n"
+                         f"WHILE @i < 3 BEGIN SET @s = {chain}; SET @i += 1 END\n"
+                         "SELECT @s")
+        assert s.execute(f"DECLARE @s int = 0, @n int\nBEGIN {nested} END\nSELECT @s")
+        assert [list(rs.rows[0]) for rs in sink.resultsets()] == [[1200], [2]]
+    finally:
+        s.close()
+        inst.close()

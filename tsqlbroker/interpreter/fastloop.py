@@ -284,9 +284,11 @@ def compile_fast_while(c: Compiler, node: ast.While, general: StmtFn) -> StmtFn 
     gen = _Generator(c)
     try:
         gen.loop(node, 1)
-    except _Unsupported:
+        code = compile(gen.source("general"), f"<T-SQL WHILE at line {c.line(node)}>", "exec")
+    except (_Unsupported, RecursionError, SyntaxError, MemoryError):
+        # Outside the subset, or beyond what Python compiles (an expression nested deeper
+        # than its recursion limit, loops nested deeper than its 20 blocks): the closures.
         return None
-    source = gen.source("general")
     env = dict(gen.env, general=general)
-    exec(compile(source, f"<T-SQL WHILE at line {c.line(node)}>", "exec"), env)  # noqa: S102 - our own generated code
+    exec(code, env)  # noqa: S102 - our own generated code
     return env["run"]  # type: ignore[no-any-return]
