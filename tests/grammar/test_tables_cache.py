@@ -34,6 +34,7 @@ def _outcome(driver: Driver, text: str) -> object:
 @pytest.fixture
 def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
+    monkeypatch.setattr(cache, "load_shipped", lambda key: None)  # the user cache alone
     return tmp_path
 
 

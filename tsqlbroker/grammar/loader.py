@@ -13,6 +13,9 @@ from typing import Any
 
 from lark import Lark
 
+from tsqlbroker.codecache import write_atomically
+from tsqlbroker.grammar import tables as cache
+
 FRAGMENTS = ("terminals", "expr", "query", "dml", "ddl", "procedural", "broker",
              "security")
 _DIR = Path(__file__).resolve().parent / "rules"
@@ -101,21 +104,42 @@ def get_driver() -> Any:
 
 
 def _load_driver() -> Any:
-    import lark
-
-    from tsqlbroker.grammar import tables as cache
     from tsqlbroker.grammar.driver import Driver
     from tsqlbroker.grammar.transformer import SPAN_RULES, AstBuilder
 
+    _key, tables = build_tables()
+    return Driver(tables, AstBuilder, SPAN_RULES, {"NAME": _reserved_callback})
+
+
+def build_tables() -> tuple[str, Any]:
+    """The driver's tables and their cache key: shipped with the package, else from the
+    on-disk cache, else derived from a Lark parser (seconds) and written to that cache."""
+    import lark
+
+    from tsqlbroker.grammar.transformer import AstBuilder
+
     key = cache.cache_key(grammar_text(), lark.__version__)
-    tables = cache.load(key)
+    tables = cache.load_shipped(key) or cache.load(key)
     if tables is None:
         global _parser
         if _parser is None:
             _parser = build()
         tables = cache.from_lark(_parser, AstBuilder)
         cache.save(key, tables)
-    return Driver(tables, AstBuilder, SPAN_RULES, {"NAME": _reserved_callback})
+    return key, tables
+
+
+def ship_tables(directory: Path) -> Path:
+    """Write the driver's tables into ``directory`` (an installed package's
+    ``tsqlbroker/grammar``) where :func:`~tsqlbroker.grammar.tables.load_shipped` looks:
+    what a build does, so that the first run after install is not seconds slower."""
+    key, tables = build_tables()
+    path = cache.shipped_path(key, directory)
+    write_atomically(path, tables.to_bytes())
+    for old in directory.glob(cache.shipped_path("*").name):  # another grammar's: never read
+        if old != path:
+            old.unlink(missing_ok=True)
+    return path
 
 
 def terminal_patterns() -> dict[str, tuple[str, str]]:

@@ -21,7 +21,8 @@ from typing import Any
 from tsqlbroker.codecache import CACHE_ENV, cache_dir, write_atomically
 
 FORMAT = 3
-__all__ = ["CACHE_ENV", "Tables", "cache_dir", "cache_key", "from_lark", "load", "save"]
+__all__ = ["CACHE_ENV", "Tables", "cache_dir", "cache_key", "from_lark", "load", "load_shipped",
+           "save", "shipped_path"]
 
 # One lexer: (alternation regex source, regex flags, ignored types, callbacks) where each
 # callback is (token type, keyword-alternation source or None, its flags, has user callback).
@@ -80,6 +81,22 @@ def load(key: str) -> Tables | None:
     path = cache_dir() / f"grammar-{key}.bin"
     try:
         return Tables.from_bytes(path.read_bytes())
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+
+
+def shipped_path(key: str, directory: Path | None = None) -> Path:
+    """Where an installed package keeps the tables its build made (``setup.py``'s
+    ``build_py``): beside this module, as trusted as the code itself. A first run after
+    install then finds them instead of spending seconds in Lark."""
+    return (directory or Path(__file__).resolve().parent) / f"tables-{key}.bin"
+
+
+def load_shipped(key: str) -> Tables | None:
+    """The tables shipped with the package for ``key``, or None (none built, or built for
+    another grammar, Lark or Python)."""
+    try:
+        return Tables.from_bytes(shipped_path(key).read_bytes())
     except (OSError, ValueError, EOFError, TypeError):
         return None
 

@@ -27,6 +27,7 @@ from .compiler import (
     touches_storage,
     walk,
 )
+from .fastloop import compile_fast_while
 from .runtime_errors import aborts_scope
 
 if TYPE_CHECKING:
@@ -168,7 +169,9 @@ def compile_while(c: Compiler, node: ast.While) -> StmtFn:
             if s._cancel:
                 s.check_cancel()
             body(f)
-    return self_wrapped(run_while)
+    # Integer loops become Python code (falling back on the closures above where needed).
+    fast = compile_fast_while(c, node, run_while)
+    return self_wrapped(fast if fast is not None else run_while)
 
 
 @handler(ast.Break)

@@ -9,7 +9,6 @@ caller's database is restored afterwards. Compiled strings are cached per text.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +16,7 @@ from tsqlbroker.errors import TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
 from . import types as T
+from .batchcache import CompiledCache
 from .compiler import Compiler, ReturnSignal, StmtFn, handler
 from .control import collect_labels
 from .expressions import coerce
@@ -34,40 +34,15 @@ from .runtime_errors import aborts_scope
 if TYPE_CHECKING:
     from .session import Session
 
-_CACHE_SIZE = 256
-
-
-class _DynamicCache:
-    """Compiled dynamic SQL by (text, parameter definitions), least recently used out.
-    Shared by the sessions of an instance, which run on several threads."""
-
-    def __init__(self) -> None:
-        self.items: OrderedDict[tuple[str, str], Compiled] = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, key: tuple[str, str]) -> Compiled | None:
-        with self.lock:
-            hit = self.items.get(key)
-            if hit is not None:
-                self.items.move_to_end(key)
-            return hit
-
-    def put(self, key: tuple[str, str], compiled: Compiled) -> None:
-        with self.lock:
-            self.items[key] = compiled
-            while len(self.items) > _CACHE_SIZE:
-                self.items.popitem(last=False)
-
-
 _cache_guard = threading.Lock()
 
 
-def _cache(s: Session) -> _DynamicCache:
+def _cache(s: Session) -> CompiledCache:
     ext = s.instance.extensions
     cache = ext.get("interp_dynamic_cache")
     if cache is None:
         with _cache_guard:
-            cache = ext.setdefault("interp_dynamic_cache", _DynamicCache())
+            cache = ext.setdefault("interp_dynamic_cache", CompiledCache())
     return cache  # type: ignore[no-any-return]
 
 

@@ -17,6 +17,7 @@ from tsqlbroker.engine.catalog import Catalog
 from tsqlbroker.engine.opening import opening
 from tsqlbroker.engine.store import Store
 
+from .batchcache import CompiledCache
 from .sink import Sink
 
 
@@ -46,6 +47,8 @@ class Instance:
         load_handlers()  # now, on the creating thread, before sessions compile anywhere
         # Compiled procedures / functions: (db_id, object_id) -> (modify_date, compiled).
         self.procedure_cache: dict[tuple[int, int], tuple[Any, Any]] = {}
+        # Compiled batches by (text, first line): a batch sent again is not compiled again.
+        self.batch_cache = CompiledCache()
         # The broker wiring (and other families) hang per-instance state here.
         self.extensions: dict[str, Any] = {}
         self._spids = itertools.count(51)

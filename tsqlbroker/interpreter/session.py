@@ -25,6 +25,7 @@ from tsqlbroker.grammar import ast
 
 from . import messages as _messages  # noqa: F401 - registers the interpreter's texts
 from . import transactions as tx
+from .batchcache import batch_key, split_key
 from .compiler import GotoSignal, ReturnSignal, Signal, internal_error
 from .frames import Frame
 from .runtime_errors import (
@@ -135,20 +136,33 @@ class Session:
 
         ok = True
         self._cancel = False  # a cancel from now on (even while parsing) stops this text
-        try:
-            chunks = split_batches(text)
-        except TSqlError as e:
-            self.report(e)
-            return False
-        for chunk in chunks:
-            line = start_line + chunk.start_line - 1
+        cache = self.instance.batch_cache
+        key = split_key(text)
+        chunks = cache.get(key) if key is not None else None
+        if chunks is None:
             try:
-                batch = parse_batch(chunk.text, line)
+                chunks = split_batches(text)
             except TSqlError as e:
                 self.report(e)
-                ok = False
-                continue
-            ok = self.execute_batch(batch, repeat=max(chunk.repeat, 1)) and ok
+                return False
+            if key is not None:
+                cache.put(key, chunks)
+        for chunk in chunks:
+            line = start_line + chunk.start_line - 1
+            key = batch_key(chunk.text, line)
+            compiled = cache.get(key) if key is not None else None
+            if compiled is None:
+                try:
+                    batch = parse_batch(chunk.text, line)
+                except TSqlError as e:
+                    self.report(e)
+                    ok = False
+                    continue
+                with self.request():
+                    ok = self._execute_batch(batch, max(chunk.repeat, 1), key) and ok
+            else:
+                with self.request():
+                    ok = self._run_compiled(compiled, line, max(chunk.repeat, 1), None) and ok
             if self._cancelled_batch:
                 return False  # a cancelled script runs no further batches
         return ok
@@ -158,16 +172,15 @@ class Session:
 
         Errors go to the sink; returns False if any occurred."""
         with self.request():
-            return self._execute_batch(batch, repeat)
+            return self._execute_batch(batch, repeat, None)
 
-    def _execute_batch(self, batch: ast.Batch, repeat: int) -> bool:
+    def _execute_batch(self, batch: ast.Batch, repeat: int, key: Any) -> bool:
+        """Compile ``batch`` (keeping it in the instance's batch cache under ``key`` unless
+        that is None) and run it."""
         from .procedures import compile_batch
 
-        before = self.errors_reported
-        self._cancelled_batch = False
         if self.killed:
-            self._report_killed()
-            return False
+            return self._run_compiled(None, batch.start_line, repeat, None)
         stats = self.statistics
         compile_started = stats.compile_started() if stats is not None else None
         try:
@@ -178,12 +191,26 @@ class Session:
         except Exception as e:  # noqa: BLE001 - a compiler bug must not become a traceback
             self.report(internal_error(e))
             return False
-        if stats is not None and compile_started is not None:
-            stats.compiled(self, compile_started)
+        if key is not None:
+            self.instance.batch_cache.put(key, compiled)
+        return self._run_compiled(compiled, batch.start_line, repeat, compile_started)
+
+    def _run_compiled(self, compiled: Any, line: int, repeat: int,
+                      compile_started: tuple[float, float] | None) -> bool:
+        """Run a compiled batch ``repeat`` times; ``compile_started`` is when its compiling
+        started (SET STATISTICS TIME), None when it came from the cache (no time spent)."""
+        before = self.errors_reported
+        self._cancelled_batch = False
+        if self.killed:
+            self._report_killed()
+            return False
+        stats = self.statistics
+        if stats is not None:
+            stats.compiled(self, compile_started or stats.compile_started())
         for _ in range(repeat):
             frame = Frame(self, compiled.nslots, level=0)
             self.run_scope(compiled.run, frame)
-            self.end_batch(batch.start_line)
+            self.end_batch(line)
             if self._cancelled_batch:
                 break
         self._cancel = False  # a cancel that came too late to stop anything is forgotten
