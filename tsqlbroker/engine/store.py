@@ -170,6 +170,10 @@ class StoreConnection:
         # The backend's name ("sqlite" / "postgresql"), copied: the hot path asks it often.
         self.dialect: str = store.dialect
         self.in_write_txn = False
+        # PostgreSQL: the write transaction is open for the engine but its BEGIN is not sent
+        # yet: it travels with the transaction's first statement (one round trip saved per
+        # transaction), or not at all when the transaction ends having run none.
+        self._begin_pending = False
         # Whether :meth:`write` was called since the write transaction began: one opened by
         # :meth:`begin_unwritten` (to hold SQLite's write lock while a RECEIVE picks) and
         # not written to since may be ended early without losing anything of the session's.
@@ -241,6 +245,8 @@ class StoreConnection:
     def execute(self, statement: Any, params: Mapping[str, Any] | list[Any] | None = None
                 ) -> CursorResult[Any]:
         """Run a SQLAlchemy Core statement or ``text()`` construct on this connection."""
+        if self._begin_pending:
+            self._send_begin()
         try:
             if params is None:
                 return self.conn.execute(statement)
@@ -251,6 +257,8 @@ class StoreConnection:
 
     def exec_driver_sql(self, sql: str, params: Any = None) -> CursorResult[Any]:
         """Run backend SQL text with DBAPI-style parameters."""
+        if self._begin_pending:
+            self._send_begin()
         try:
             if params is None:
                 return self.conn.exec_driver_sql(sql)
@@ -262,8 +270,18 @@ class StoreConnection:
     def pg_call(self, fn: Callable[..., T], *args: Any) -> T:
         """PostgreSQL: ``fn(psycopg_connection, *args)``, one of :mod:`.pgexec`'s direct
         libpq calls, failing as statements on SQLAlchemy's path fail (a ``DBAPIError``);
-        a lost connection is handed back to the pool as such (see :meth:`_after_error`)."""
+        a lost connection is handed back to the pool as such (see :meth:`_after_error`).
+        A transaction's pending BEGIN goes with a hot-path statement or SQL text
+        (:func:`.pgexec.execute` / :func:`.pgexec.execute_text`), before anything else."""
         dbapi = self.conn.connection.dbapi_connection
+        if self._begin_pending and fn is not pgexec.merged:
+            self._begin_pending = False
+            if fn is pgexec.execute:
+                fn, args = pgexec.execute_after_begin, args
+            elif fn is pgexec.execute_text:
+                args = (f"BEGIN; {args[0]}", *args[1:])
+            else:
+                self._control("BEGIN")
         try:
             return fn(dbapi, *args)
         except pgexec.DriverError as e:
@@ -289,6 +307,7 @@ class StoreConnection:
             self.conn.invalidate(e.orig)  # type: ignore[arg-type]
         self.conn.rollback()      # SQLAlchemy's bookkeeping only: the next use reconnects
         self.in_write_txn = False
+        self._begin_pending = False
         self._savepoints.clear()
 
     def _control(self, sql: str) -> None:
@@ -328,13 +347,29 @@ class StoreConnection:
         group claims, is kept). Savepoints set in it wait for the next one, as if it had
         never begun."""
         early = self._savepoints
-        self._control("COMMIT" if commit else "ROLLBACK")
+        if self._begin_pending:
+            self._begin_pending = False       # nothing was sent: nothing to end
+        else:
+            self._control("COMMIT" if commit else "ROLLBACK")
         self.in_write_txn = False
         self._savepoints = []
         self._early_savepoints = early
 
+    def flush_begin(self) -> None:
+        """Send a pending BEGIN now: for code about to use the DBAPI connection directly."""
+        if self._begin_pending:
+            self._send_begin()
+
+    def _send_begin(self) -> None:
+        """Send the pending BEGIN on its own (the next statement cannot carry it)."""
+        self._begin_pending = False
+        self._control("BEGIN")
+
     def _begin(self) -> None:
-        self._control("BEGIN IMMEDIATE" if self.dialect == "sqlite" else "BEGIN")
+        if self.dialect == "sqlite":
+            self._control("BEGIN IMMEDIATE")
+        else:
+            self._begin_pending = True   # sent with the first statement (see pg_call)
         self.in_write_txn = True
         for name in self._early_savepoints:
             self.exec_driver_sql(f'SAVEPOINT "{name}"')
@@ -371,8 +406,12 @@ class StoreConnection:
             if before:
                 self._control(before)
             return
+        pending, self._begin_pending = self._begin_pending, False
         try:
-            self._control(f"{before}; COMMIT" if before else "COMMIT")
+            if pending and not before:
+                return          # nothing ran in it: there is nothing to commit
+            text = f"{before}; COMMIT" if before else "COMMIT"
+            self._control(f"BEGIN; {text}" if pending else text)
         finally:
             self.in_write_txn = False
             self._savepoints.clear()
@@ -382,8 +421,9 @@ class StoreConnection:
         rolled it back already)."""
         self._early_savepoints.clear()
         if self.in_write_txn:
+            pending, self._begin_pending = self._begin_pending, False
             try:
-                if not self.backend_txn_lost():
+                if not pending and not self.backend_txn_lost():
                     self._control("ROLLBACK")
             finally:
                 self.in_write_txn = False
