@@ -45,6 +45,10 @@ DEFAULT_DB_ENV = "TSQLBROKER_URL"
 T = TypeVar("T")
 # SQLite virtual-machine steps between looks at a pending cancel while a statement runs.
 _PROGRESS_STEPS = 1000
+# What a statement of :meth:`StoreConnection.commit_guarded` raises when its check fails.
+GUARD_FAILED = "tsqlb_guard_failed"
+_GUARD_SAVEPOINT = "tsqlb_guard"
+_INVALID_TEXT_REPRESENTATION = "22P02"
 
 
 def default_url() -> str:
@@ -415,6 +419,41 @@ class StoreConnection:
         finally:
             self.in_write_txn = False
             self._savepoints.clear()
+
+    def commit_guarded(self, guarded: str, before: str | None = None) -> bool:
+        """PostgreSQL: commit with ``guarded`` — parameterless SQL whose check, when it fails,
+        raises ``invalid_text_representation`` naming :data:`GUARD_FAILED` (e.g. by casting
+        ``'<GUARD_FAILED>:' || n`` to an integer) — run first, in a savepoint, then
+        ``before``, then the COMMIT: one round trip. True: committed. False: the check failed
+        (the server skipped the rest of the text): the savepoint is rolled back, nothing of
+        ``guarded`` stays and the transaction is still open for the caller to finish."""
+        if not self.in_write_txn:
+            raise RuntimeError("commit_guarded outside a write transaction")
+        pending, self._begin_pending = self._begin_pending, False
+        tail = f"{before}; COMMIT" if before else "COMMIT"
+        text = (f"SAVEPOINT {_GUARD_SAVEPOINT}; {guarded}; RELEASE SAVEPOINT "
+                f"{_GUARD_SAVEPOINT}; {tail}")
+        try:
+            self._control(f"BEGIN; {text}" if pending else text)
+        except DBAPIError as e:
+            orig = e.orig
+            if (not e.connection_invalidated
+                    and getattr(orig, "sqlstate", None) == _INVALID_TEXT_REPRESENTATION
+                    and GUARD_FAILED in str(orig)):
+                self._control(f"ROLLBACK TO SAVEPOINT {_GUARD_SAVEPOINT}; "
+                              f"RELEASE SAVEPOINT {_GUARD_SAVEPOINT}")
+                return False
+            self.in_write_txn = False
+            self._savepoints.clear()
+            raise
+        except BaseException:
+            self.in_write_txn = False
+            self._savepoints.clear()
+            raise
+        self.in_write_txn = False
+        self._savepoints.clear()
+        self._early_savepoints.clear()
+        return True
 
     def rollback(self) -> None:
         """Roll the storage transaction back, if one is open (and the backend has not

@@ -105,6 +105,8 @@ class BrokerBase:
         self._initialised_dbs: set[int] = set()
         # Handles that may have messages held in a transmission queue (a superset).
         self._held_handles: set[str] = set()
+        # See DeliveryMixin._peers.
+        self._peers: dict[tuple[str, int], Endpoint] = {}
         # The activation manager, when one runs (for the dm_broker_* views).
         self.activation: Any = None
         self.catalog.on_drop_database(self._on_drop_database)

@@ -171,9 +171,9 @@ class CommitNotices:
 
     def sql(self, conn: StoreConnection) -> str | None:
         """The NOTIFY of everything collected, as SQL for the COMMIT to carry (None when
-        there is nothing to say)."""
+        there is nothing to say). Asked again — a commit that took the long way after all
+        (``Txn.commit_guard``) — it tells everything collected by then."""
         events = self.events + [("l", db, queue) for db, queue in sorted(self.locked)]
-        self.events = []
         self.sent = True
         return notices_sql(conn, events)
 
