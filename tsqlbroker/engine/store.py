@@ -190,6 +190,9 @@ class StoreConnection:
         # SQLite runs in this process: its statements look for a cancel themselves (a
         # progress handler); a server is sent a cancel request instead.
         self._in_process = store.dialect == "sqlite"
+        # Whether statements can travel with the COMMIT in one round trip (a server's
+        # multi-statement query; see :meth:`commit` and :meth:`commit_guarded`).
+        self.sends_with_commit = not self._in_process
         self._interruptible = 0
         self._interrupt_lock = threading.Lock()
 

@@ -357,9 +357,9 @@ class DeliveryMixin(BrokerBase):
         meanwhile (moved, ended, another sequence number …), the statement writes nothing
         and the commit delivers the long way (:meth:`_try_deliver`) first. False, with
         nothing arranged, when the long way must decide now."""
-        if (txn is None or out.is_end or out.is_error or conn.dialect != "postgresql"
-                or txn.commit_guard is not None):
+        if txn is None or out.is_end or out.is_error or txn.commit_guard is not None:
             return False
+        # Only PostgreSQL's claims leave hints (_deliver_claimed).
         peer = self._peers.get((out.conversation_id, 0 if out.is_initiator else 1))
         if peer is None:
             return False

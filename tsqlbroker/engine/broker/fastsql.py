@@ -175,7 +175,7 @@ def run_with_commit(txn: Txn, sql: str, params: tuple[Any, ...] = ()) -> bool:
     arranged (the statement runs at commit, after any other statement); False: the caller
     runs it."""
     conn = txn.conn
-    if not txn.flushing_last or conn.dialect != "postgresql":
+    if not txn.flushing_last or not conn.sends_with_commit:
         return False
     text = conn.pg_call(pgexec.merged, pg_sql(sql), params)
     txn.before_commit(lambda: text)
@@ -189,7 +189,7 @@ def guarded_with_commit(txn: Txn, sql: str, params: tuple[Any, ...],
     ``Txn.commit_guard``); ``fallback(conn)`` then does its work the long way. True when so
     arranged; False: the caller does the work now."""
     conn = txn.conn
-    if not txn.flushing_last or conn.dialect != "postgresql" or txn.commit_guard is not None:
+    if not txn.flushing_last or not conn.sends_with_commit or txn.commit_guard is not None:
         return False
     txn.commit_guard = CommitGuard(conn.pg_call(pgexec.merged, pg_sql(sql), params), fallback)
     return True
