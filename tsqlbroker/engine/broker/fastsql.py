@@ -149,6 +149,32 @@ SELECT_CONVERSATION_ROWS = (f"SELECT {', '.join(MESSAGE_COLUMNS)} FROM {PREFIX}m
                             "ORDER BY rank, message_sequence_number, queuing_order LIMIT ?")
 
 
+# PostgreSQL's forms of statements above whose plan must not depend on the planner's
+# statistics. A conversation's ready rows in RECEIVE order: ``ORDER BY rank, sequence`` is
+# the order of ix_…_msg_receive, so the server walks the index and stops after the rows
+# wanted (WITH TIES: DialogTimer and Error messages share sequence number 0, queuing order
+# decides among them, outside); with the full order inside, a planner that believes the
+# conversation has one row (a burst before ANALYZE) reads and sorts all of them. May return
+# more than the rows asked for (ties): the caller keeps the first.
+_PG_FORMS = {
+    SELECT_LONE_CONVERSATION_ROWS: (
+        f"SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM {PREFIX}conversation_endpoints WHERE "
+        "conversation_group_id = ? LIMIT 2) AS c), "
+        f"{', '.join('m.' + c for c in MESSAGE_COLUMNS)} FROM (SELECT "
+        f"{', '.join(MESSAGE_COLUMNS)} FROM {PREFIX}messages "
+        f"WHERE conversation_handle = (SELECT conversation_handle FROM "
+        f"{PREFIX}conversation_endpoints WHERE conversation_group_id = ? LIMIT 1) "
+        "AND status = 1 AND queue_id = ? ORDER BY rank, message_sequence_number "
+        "FETCH FIRST ? ROWS WITH TIES) AS m "
+        "ORDER BY m.rank, m.message_sequence_number, m.queuing_order"),
+    SELECT_CONVERSATION_ROWS: (
+        f"SELECT {', '.join(MESSAGE_COLUMNS)} FROM (SELECT {', '.join(MESSAGE_COLUMNS)} "
+        f"FROM {PREFIX}messages WHERE conversation_handle = ? AND status = 1 AND queue_id = ? "
+        "ORDER BY rank, message_sequence_number FETCH FIRST ? ROWS WITH TIES) AS m "
+        "ORDER BY rank, message_sequence_number, queuing_order"),
+}
+
+
 def run(conn: StoreConnection, sql: str, params: tuple[Any, ...] = ()) -> Any:
     """Execute hot-path SQL with positional parameters on the connection's DBAPI connection
     (hence in the same storage transaction as every other statement of the session);
@@ -164,8 +190,9 @@ def run(conn: StoreConnection, sql: str, params: tuple[Any, ...] = ()) -> Any:
 
 @lru_cache(maxsize=4096)        # texts with IN lists of every length: bounded
 def pg_sql(sql: str) -> str:
-    """``sql`` without SQLite's ``+column`` planner hints, placeholders still ``?``."""
-    return _UNARY_PLUS.sub("", sql)
+    """``sql``'s PostgreSQL form: without SQLite's ``+column`` planner hints (or the form
+    of :data:`_PG_FORMS`), placeholders still ``?``."""
+    return _PG_FORMS.get(sql) or _UNARY_PLUS.sub("", sql)
 
 
 def run_with_commit(txn: Txn, sql: str, params: tuple[Any, ...] = ()) -> bool:
