@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -419,9 +419,21 @@ class StoreConnection:
                 return          # nothing ran in it: there is nothing to commit
             text = f"{before}; COMMIT" if before else "COMMIT"
             self._control(f"BEGIN; {text}" if pending else text)
+        except BaseException:
+            self._after_failed_commit(before is not None)
+            raise
         finally:
             self.in_write_txn = False
             self._savepoints.clear()
+
+    def _after_failed_commit(self, along: bool) -> None:
+        """A COMMIT text failed. When statements went with it (``along``), the server
+        skipped the rest of the text, COMMIT included, and keeps the transaction open in its
+        failed state: end it, or the session's next statement would fail in it."""
+        if not along or not self.sends_with_commit or self.conn.invalidated:
+            return
+        with suppress(Exception):          # the connection may be gone; then so is the txn
+            self._control("ROLLBACK")
 
     def commit_guarded(self, guarded: str, before: str | None = None) -> bool:
         """PostgreSQL: commit with ``guarded`` — parameterless SQL whose check, when it fails,
@@ -446,10 +458,12 @@ class StoreConnection:
                 self._control(f"ROLLBACK TO SAVEPOINT {_GUARD_SAVEPOINT}; "
                               f"RELEASE SAVEPOINT {_GUARD_SAVEPOINT}")
                 return False
+            self._after_failed_commit(True)
             self.in_write_txn = False
             self._savepoints.clear()
             raise
         except BaseException:
+            self._after_failed_commit(True)
             self.in_write_txn = False
             self._savepoints.clear()
             raise
