@@ -133,5 +133,5 @@ def run_sql(conn: StoreConnection, sql: BackendSql | str,
         from . import pgexec  # psycopg: imported only once a PostgreSQL store runs SQL
 
         values = [params[n] for n in sql.names or ()] if params else []
-        return pgexec.run_raw(conn.conn.connection.dbapi_connection, sql.text, values)
+        return conn.pg_call(pgexec.run_raw, sql.text, values)
     return conn.exec_driver_sql(sql.text, dict(params) if params else None)

@@ -194,6 +194,21 @@ def _execute(dbapi_conn: psycopg.Connection[Any], sql: str, params: Sequence[Any
         res = pgconn.exec_params(numbered(sql), values, param_formats=formats)
     else:
         res = pgconn.exec_prepared(name, values, param_formats=formats)
+    return _rows(dbapi_conn, state, res)
+
+
+def execute_after_begin(dbapi_conn: psycopg.Connection[Any], sql: str, params: Sequence[Any]
+                        ) -> Rows:
+    """``BEGIN`` and then :func:`execute`'s statement in one round trip: a simple query of
+    both, the parameters written in as literals (:func:`merged`; ``EXECUTE name(…)`` once
+    the statement is prepared). Its rows; an error of either as from :func:`execute`."""
+    text = "BEGIN; " + merged(dbapi_conn, sql, params)
+    # libpq returns the last statement's result (or the first error) of a simple query.
+    return _rows(dbapi_conn, _state(dbapi_conn), dbapi_conn.pgconn.exec_(text.encode()))
+
+
+def _rows(dbapi_conn: psycopg.Connection[Any], state: _Prepared, res: pq.abc.PGresult
+          ) -> Rows:
     _check(dbapi_conn, res)
     if res.ntuples == 0:
         return Rows([])

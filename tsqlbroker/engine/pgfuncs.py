@@ -126,6 +126,7 @@ FUNCTIONS: list[str] = [
 def install(conn: StoreConnection) -> None:
     """Create (or replace) the functions in the store's PostgreSQL schema."""
     # Straight to the DBAPI cursor: with no parameters psycopg leaves '%' alone.
+    conn.flush_begin()
     cursor = conn.conn.connection.dbapi_connection.cursor()
     try:
         for ddl in STRINGS + FUNCTIONS + CONVERSIONS + TEXT_FUNCTIONS:

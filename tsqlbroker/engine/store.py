@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -45,6 +45,10 @@ DEFAULT_DB_ENV = "TSQLBROKER_URL"
 T = TypeVar("T")
 # SQLite virtual-machine steps between looks at a pending cancel while a statement runs.
 _PROGRESS_STEPS = 1000
+# What a statement of :meth:`StoreConnection.commit_guarded` raises when its check fails.
+GUARD_FAILED = "tsqlb_guard_failed"
+_GUARD_SAVEPOINT = "tsqlb_guard"
+_INVALID_TEXT_REPRESENTATION = "22P02"
 
 
 def default_url() -> str:
@@ -170,6 +174,10 @@ class StoreConnection:
         # The backend's name ("sqlite" / "postgresql"), copied: the hot path asks it often.
         self.dialect: str = store.dialect
         self.in_write_txn = False
+        # PostgreSQL: the write transaction is open for the engine but its BEGIN is not sent
+        # yet: it travels with the transaction's first statement (one round trip saved per
+        # transaction), or not at all when the transaction ends having run none.
+        self._begin_pending = False
         # Whether :meth:`write` was called since the write transaction began: one opened by
         # :meth:`begin_unwritten` (to hold SQLite's write lock while a RECEIVE picks) and
         # not written to since may be ended early without losing anything of the session's.
@@ -182,6 +190,9 @@ class StoreConnection:
         # SQLite runs in this process: its statements look for a cancel themselves (a
         # progress handler); a server is sent a cancel request instead.
         self._in_process = store.dialect == "sqlite"
+        # Whether statements can travel with the COMMIT in one round trip (a server's
+        # multi-statement query; see :meth:`commit` and :meth:`commit_guarded`).
+        self.sends_with_commit = not self._in_process
         self._interruptible = 0
         self._interrupt_lock = threading.Lock()
 
@@ -241,6 +252,8 @@ class StoreConnection:
     def execute(self, statement: Any, params: Mapping[str, Any] | list[Any] | None = None
                 ) -> CursorResult[Any]:
         """Run a SQLAlchemy Core statement or ``text()`` construct on this connection."""
+        if self._begin_pending:
+            self._send_begin()
         try:
             if params is None:
                 return self.conn.execute(statement)
@@ -251,6 +264,8 @@ class StoreConnection:
 
     def exec_driver_sql(self, sql: str, params: Any = None) -> CursorResult[Any]:
         """Run backend SQL text with DBAPI-style parameters."""
+        if self._begin_pending:
+            self._send_begin()
         try:
             if params is None:
                 return self.conn.exec_driver_sql(sql)
@@ -262,8 +277,18 @@ class StoreConnection:
     def pg_call(self, fn: Callable[..., T], *args: Any) -> T:
         """PostgreSQL: ``fn(psycopg_connection, *args)``, one of :mod:`.pgexec`'s direct
         libpq calls, failing as statements on SQLAlchemy's path fail (a ``DBAPIError``);
-        a lost connection is handed back to the pool as such (see :meth:`_after_error`)."""
+        a lost connection is handed back to the pool as such (see :meth:`_after_error`).
+        A transaction's pending BEGIN goes with a hot-path statement or SQL text
+        (:func:`.pgexec.execute` / :func:`.pgexec.execute_text`), before anything else."""
         dbapi = self.conn.connection.dbapi_connection
+        if self._begin_pending and fn is not pgexec.merged:
+            self._begin_pending = False
+            if fn is pgexec.execute:
+                fn, args = pgexec.execute_after_begin, args
+            elif fn is pgexec.execute_text:
+                args = (f"BEGIN; {args[0]}", *args[1:])
+            else:
+                self._control("BEGIN")
         try:
             return fn(dbapi, *args)
         except pgexec.DriverError as e:
@@ -289,6 +314,7 @@ class StoreConnection:
             self.conn.invalidate(e.orig)  # type: ignore[arg-type]
         self.conn.rollback()      # SQLAlchemy's bookkeeping only: the next use reconnects
         self.in_write_txn = False
+        self._begin_pending = False
         self._savepoints.clear()
 
     def _control(self, sql: str) -> None:
@@ -328,13 +354,29 @@ class StoreConnection:
         group claims, is kept). Savepoints set in it wait for the next one, as if it had
         never begun."""
         early = self._savepoints
-        self._control("COMMIT" if commit else "ROLLBACK")
+        if self._begin_pending:
+            self._begin_pending = False       # nothing was sent: nothing to end
+        else:
+            self._control("COMMIT" if commit else "ROLLBACK")
         self.in_write_txn = False
         self._savepoints = []
         self._early_savepoints = early
 
+    def flush_begin(self) -> None:
+        """Send a pending BEGIN now: for code about to use the DBAPI connection directly."""
+        if self._begin_pending:
+            self._send_begin()
+
+    def _send_begin(self) -> None:
+        """Send the pending BEGIN on its own (the next statement cannot carry it)."""
+        self._begin_pending = False
+        self._control("BEGIN")
+
     def _begin(self) -> None:
-        self._control("BEGIN IMMEDIATE" if self.dialect == "sqlite" else "BEGIN")
+        if self.dialect == "sqlite":
+            self._control("BEGIN IMMEDIATE")
+        else:
+            self._begin_pending = True   # sent with the first statement (see pg_call)
         self.in_write_txn = True
         for name in self._early_savepoints:
             self.exec_driver_sql(f'SAVEPOINT "{name}"')
@@ -371,19 +413,73 @@ class StoreConnection:
             if before:
                 self._control(before)
             return
+        pending, self._begin_pending = self._begin_pending, False
         try:
-            self._control(f"{before}; COMMIT" if before else "COMMIT")
+            if pending and not before:
+                return          # nothing ran in it: there is nothing to commit
+            text = f"{before}; COMMIT" if before else "COMMIT"
+            self._control(f"BEGIN; {text}" if pending else text)
+        except BaseException:
+            self._after_failed_commit(before is not None)
+            raise
         finally:
             self.in_write_txn = False
             self._savepoints.clear()
+
+    def _after_failed_commit(self, along: bool) -> None:
+        """A COMMIT text failed. When statements went with it (``along``), the server
+        skipped the rest of the text, COMMIT included, and keeps the transaction open in its
+        failed state: end it, or the session's next statement would fail in it."""
+        if not along or not self.sends_with_commit or self.conn.invalidated:
+            return
+        with suppress(Exception):          # the connection may be gone; then so is the txn
+            self._control("ROLLBACK")
+
+    def commit_guarded(self, guarded: str, before: str | None = None) -> bool:
+        """PostgreSQL: commit with ``guarded`` — parameterless SQL whose check, when it fails,
+        raises ``invalid_text_representation`` naming :data:`GUARD_FAILED` (e.g. by casting
+        ``'<GUARD_FAILED>:' || n`` to an integer) — run first, in a savepoint, then
+        ``before``, then the COMMIT: one round trip. True: committed. False: the check failed
+        (the server skipped the rest of the text): the savepoint is rolled back, nothing of
+        ``guarded`` stays and the transaction is still open for the caller to finish."""
+        if not self.in_write_txn:
+            raise RuntimeError("commit_guarded outside a write transaction")
+        pending, self._begin_pending = self._begin_pending, False
+        tail = f"{before}; COMMIT" if before else "COMMIT"
+        text = (f"SAVEPOINT {_GUARD_SAVEPOINT}; {guarded}; RELEASE SAVEPOINT "
+                f"{_GUARD_SAVEPOINT}; {tail}")
+        try:
+            self._control(f"BEGIN; {text}" if pending else text)
+        except DBAPIError as e:
+            orig = e.orig
+            if (not e.connection_invalidated
+                    and getattr(orig, "sqlstate", None) == _INVALID_TEXT_REPRESENTATION
+                    and GUARD_FAILED in str(orig)):
+                self._control(f"ROLLBACK TO SAVEPOINT {_GUARD_SAVEPOINT}; "
+                              f"RELEASE SAVEPOINT {_GUARD_SAVEPOINT}")
+                return False
+            self._after_failed_commit(True)
+            self.in_write_txn = False
+            self._savepoints.clear()
+            raise
+        except BaseException:
+            self._after_failed_commit(True)
+            self.in_write_txn = False
+            self._savepoints.clear()
+            raise
+        self.in_write_txn = False
+        self._savepoints.clear()
+        self._early_savepoints.clear()
+        return True
 
     def rollback(self) -> None:
         """Roll the storage transaction back, if one is open (and the backend has not
         rolled it back already)."""
         self._early_savepoints.clear()
         if self.in_write_txn:
+            pending, self._begin_pending = self._begin_pending, False
             try:
-                if not self.backend_txn_lost():
+                if not pending and not self.backend_txn_lost():
                     self._control("ROLLBACK")
             finally:
                 self.in_write_txn = False

@@ -53,6 +53,17 @@ class _Mark:
 
 
 @dataclass(slots=True)
+class CommitGuard:
+    """A final statement that may find, when it runs at commit, that it cannot apply (see
+    :meth:`~.store.StoreConnection.commit_guarded`): ``sql`` (parameterless) travels with
+    the COMMIT; when its check fails nothing of it stays, the transaction is still open and
+    ``fallback(conn)`` does the same work the long way before the transaction commits."""
+
+    sql: str
+    fallback: Callable[[StoreConnection], None]
+
+
+@dataclass(slots=True)
 class Txn:
     """One engine transaction. Not thread-safe: a transaction belongs to one session."""
 
@@ -70,6 +81,9 @@ class Txn:
     # While the deferred operations flush: whether the one flushing is the last so far (its
     # final statement may then travel with the COMMIT, see fastsql.run_with_commit).
     flushing_last: bool = False
+    # Set by the last deferred operation instead of a final statement of its own: sent first
+    # with the COMMIT, undone and replaced by its fallback when its check fails.
+    commit_guard: CommitGuard | None = None
     # Free-form per-transaction state for engine modules (e.g. received queues for the
     # poison-message counter), keyed by module.
     state: dict[str, Any] = field(default_factory=dict)
@@ -156,14 +170,18 @@ class Txn:
         try:
             if self.ops:
                 self.conn.write()
-                i = 0
-                while i < len(self.ops):       # an op may defer more while it flushes
-                    self.flushing_last = i == len(self.ops) - 1
-                    self.ops[i].flush(self.conn)
-                    i += 1
-                self.flushing_last = False
+                self._flush(0, last_may_travel=True)
+            guard, self.commit_guard = self.commit_guard, None
             along = [sql for hook in self.before_commit_hooks if (sql := hook())]
-            self.conn.commit("; ".join(along) if along else None)
+            if guard is not None and not self.conn.commit_guarded(guard.sql, "; ".join(along)):
+                done = len(self.ops)
+                guard.fallback(self.conn)
+                self._flush(done, last_may_travel=False)   # what the fallback deferred
+                # The hooks look again: the fallback may have changed what they publish.
+                along = [sql for hook in self.before_commit_hooks if (sql := hook())]
+                self.conn.commit("; ".join(along) if along else None)
+            elif guard is None:
+                self.conn.commit("; ".join(along) if along else None)
         except BaseException as e:
             if is_transient(e):
                 self.forced_rollback = True
@@ -173,6 +191,19 @@ class Txn:
         for fn in self.after_commit_hooks:
             fn()
         self._end(True)
+
+    def _flush(self, start: int, *, last_may_travel: bool) -> None:
+        """Flush the deferred operations from ``start`` on (an op may defer more while it
+        flushes); ``last_may_travel``: the last one may send its final statement with the
+        COMMIT (:attr:`flushing_last`)."""
+        i = start
+        try:
+            while i < len(self.ops):
+                self.flushing_last = last_may_travel and i == len(self.ops) - 1
+                self.ops[i].flush(self.conn)
+                i += 1
+        finally:
+            self.flushing_last = False
 
     def rollback(self) -> None:
         """Undo everything: storage, deferred work and in-memory state; free locks."""
@@ -187,6 +218,7 @@ class Txn:
             self._end(False)
 
     def _end(self, committed: bool) -> None:
+        self.commit_guard = None
         self.ops.clear()
         self.undo.clear()
         self.before_commit_hooks.clear()

@@ -108,6 +108,8 @@ class BrokerBase:
         self._initialised_dbs: set[int] = set()
         # Handles that may have messages held in a transmission queue (a superset).
         self._held_handles: set[str] = set()
+        # See DeliveryMixin._peers.
+        self._peers: dict[tuple[str, int], Endpoint] = {}
         # The activation manager, when one runs (for the dm_broker_* views).
         self.activation: Any = None
         self.catalog.on_drop_database(self._on_drop_database)
@@ -279,11 +281,13 @@ class BrokerBase:
     def _lock_group(self, txn: Txn, db_id: int, group: str, queue_id: int,
                     timeout: float | None = 0.0,
                     cancelled: Callable[[], bool] | None = None, *,
-                    row_locked: bool = False) -> bool:
+                    row_locked: bool = False, picked: bool = False) -> bool:
         """Lock conversation group ``group`` for ``txn`` (waiting up to ``timeout`` seconds;
         0 = do not wait). Registers the queue so its waiters wake when the lock goes.
         On PostgreSQL the group's row is locked too, so other processes respect the lock
-        (``row_locked``: the caller already holds it)."""
+        (``row_locked``: the caller already holds it); on a shared SQLite file see
+        ``claims.lock`` (``picked``: the group was picked under the write lock, passing over
+        other processes' claims)."""
         st = self._state(txn)
         # (try_acquire and acquire take a lock the transaction holds already at once.)
         if row_locked:
@@ -293,7 +297,7 @@ class BrokerBase:
                   or self._lock_group_pg(txn, db_id, group, timeout, cancelled))
         elif self.claims is not None:
             ok = self.claims.lock(txn, db_id, group, queue_id, timeout, cancelled,
-                                  DEADLOCK_WAIT_S)
+                                  DEADLOCK_WAIT_S, picked=picked)
         elif timeout == 0.0:
             ok = self.locks.try_acquire((db_id, group), txn)
         else:

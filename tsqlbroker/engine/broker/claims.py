@@ -83,11 +83,14 @@ class GroupClaims:
 
     # -- taking a group -----------------------------------------------------------------------
     def lock(self, txn: Txn, db_id: int, group: str, queue_id: int, timeout: float | None,
-             cancelled: Callable[[], bool] | None, deadlock_wait: float) -> bool:
+             cancelled: Callable[[], bool] | None, deadlock_wait: float, *,
+             picked: bool = False) -> bool:
         """Lock ``group`` for ``txn`` here and towards other processes, waiting up to
         ``timeout`` seconds (0: not at all) while another transaction holds it. A transaction
         that has written (it keeps the write lock: the holder could never commit) waits at
-        most ``deadlock_wait``. Leaves the write transaction open on success."""
+        most ``deadlock_wait``. Leaves the write transaction open on success. ``picked``: the
+        group was just picked under the write lock still held, by a pick that passes over
+        groups other processes claim — no claim needs looking up (one statement less)."""
         conn = txn.conn
         key = (db_id, group)
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -98,8 +101,10 @@ class GroupClaims:
             if self.locks.holder(key) == txn.id:
                 return True
             opened = conn.begin_unwritten()
-            if not self.locks.held_by_other(key, txn) and not self.claimed_elsewhere(
-                    conn, group):
+            unclaimed = picked and not opened
+            picked = False              # a wait below may let other processes claim it
+            if not self.locks.held_by_other(key, txn) and (
+                    unclaimed or not self.claimed_elsewhere(conn, group)):
                 self.locks.try_acquire(key, txn)
                 self.add_pending(txn, db_id, group, queue_id)
                 return True

@@ -24,12 +24,15 @@ from .base import BrokerBase
 from .fastsql import (
     CLAIM_PEER,
     CLAIM_SEND_PG,
+    DELIVER_GUARDED_PG,
+    DELIVER_PARAM_INDEXES,
     INSERT_MESSAGE,
     LOCK_INITIATOR_PG,
     UNCLAIM_SEND,
     db_time,
     endpoint_from,
     fetch_peer,
+    guarded_with_commit,
     run,
     run_with_commit,
 )
@@ -50,6 +53,10 @@ from .model import (
 from .schema import PREFIX
 from .transport_route import held_for_network
 from .validation import valid_error, well_formed_error
+
+
+# Peers kept in DeliveryMixin._peers (all forgotten at once beyond this: it is only a hint).
+_PEERS_KEPT = 4096
 
 
 @dataclass(slots=True)
@@ -137,6 +144,9 @@ class DeliveryMixin(BrokerBase):
     """SEND, routing, receiver-side validation, the transmission queue."""
 
     _held_handles: set[str]
+    # PostgreSQL: the peer endpoint last seen by a delivery, by (conversation id, side): what
+    # the next delivery on the conversation checks its message against (_deliver_guarded).
+    _peers: dict[tuple[str, int], Endpoint]
 
     # -- SEND ---------------------------------------------------------------------------------
     def send(self, txn: Txn, db_id: int, handles: list[Any], message_type: str | None,
@@ -321,7 +331,7 @@ class DeliveryMixin(BrokerBase):
                  last: bool = False) -> None:
         """Deliver ``out`` now (inside the storage transaction) or hold it. ``last``: the
         transaction's last deferred operation is flushing (the final statement may travel
-        with the COMMIT)."""
+        with the COMMIT; on PostgreSQL the whole delivery may, see :meth:`_deliver_guarded`)."""
         sender = self.meta.get(conn, out.db_id)
         if sender is None:
             return
@@ -332,9 +342,48 @@ class DeliveryMixin(BrokerBase):
             self._hold(conn, out, "")
             self._retry_held(conn, txn, handle=out.handle)
             return
+        if last and self._deliver_guarded(conn, txn, out):
+            return
         status = self._try_deliver(conn, txn, out, last=last)
         if status is not None:
             self._hold(conn, out, status)
+
+    def _deliver_guarded(self, conn: StoreConnection, txn: Txn | None, out: Outgoing
+                         ) -> bool:
+        """PostgreSQL, the transaction's last deferred operation: an ordinary message to the
+        local peer last seen on this conversation, checked here against that peer's
+        definitions, claimed and enqueued by one statement that travels with the COMMIT
+        (``DELIVER_GUARDED_PG``: no round trip of its own). Should the peer have changed
+        meanwhile (moved, ended, another sequence number …), the statement writes nothing
+        and the commit delivers the long way (:meth:`_try_deliver`) first. False, with
+        nothing arranged, when the long way must decide now."""
+        if txn is None or out.is_end or out.is_error or txn.commit_guard is not None:
+            return False
+        # Only PostgreSQL's claims leave hints (_deliver_claimed).
+        peer = self._peers.get((out.conversation_id, 0 if out.is_initiator else 1))
+        if peer is None:
+            return False
+        meta = self.meta.get(conn, peer.database_id)
+        queue = meta.queues_by_id.get(peer.queue_id) if meta is not None else None
+        if (meta is None or not meta.is_broker_enabled or queue is None
+                or not queue.is_enqueue_enabled
+                or self._check_incoming(conn, meta, peer, out) is not None):
+            return False
+        values = self._message_values(conn, meta, peer, out.message_type, out.body, out.seq,
+                                      out.enqueue_time)
+        params = (out.seq + 1, out.conversation_id, peer.is_initiator, out.seq,
+                  peer.database_id, peer.queue_id, peer.service_id, peer.service_contract_id,
+                  *(values[i] for i in DELIVER_PARAM_INDEXES))
+
+        def long_way(c: StoreConnection) -> None:
+            self._peers.pop((out.conversation_id, peer.is_initiator), None)
+            status = self._try_deliver(c, txn, out)
+            if status is not None:
+                self._hold(c, out, status)
+        if not guarded_with_commit(txn, DELIVER_GUARDED_PG, params, long_way):
+            return False
+        self._enqueued_after_commit(txn, peer.database_id, peer.queue_id)
+        return True
 
     def _has_held(self, conn: StoreConnection, handle: str) -> bool:
         tq = self.t.transmission
@@ -465,6 +514,9 @@ class DeliveryMixin(BrokerBase):
         if not row:
             return False
         peer = endpoint_from(row[0])
+        if len(self._peers) >= _PEERS_KEPT:
+            self._peers.clear()
+        self._peers[(out.conversation_id, peer.is_initiator)] = peer
         meta = self.meta.get(conn, peer.database_id)
         queue = meta.queues_by_id.get(peer.queue_id) if meta is not None else None
         if (meta is None or not meta.is_broker_enabled or queue is None
@@ -552,20 +604,26 @@ class DeliveryMixin(BrokerBase):
                  when: datetime | None = None, *, with_commit: bool = False) -> None:
         """Insert a ready message for endpoint ``ep`` into its queue (``with_commit``: as the
         transaction's final statement, sent with its COMMIT when the backend allows)."""
-        mt = meta.types_by_name.get(type_name)
-        svc = meta.services_by_id.get(ep.service_id)
-        contract = meta.contracts_by_id.get(ep.service_contract_id)
-        values = (
-            ep.database_id, ep.queue_id, 1, ep.priority, ep.conversation_group_id,
-            ep.conversation_handle, seq, svc.name if svc else "", ep.service_id,
-            contract.name if contract else "", ep.service_contract_id, type_name,
-            mt.message_type_id if mt else 0, mt.validation if mt else "N", body,
-            db_time(conn, when or utcnow()), new_uid(), _rank(type_name))
+        values = self._message_values(conn, meta, ep, type_name, body, seq, when)
         if not (with_commit and txn is not None
                 and run_with_commit(txn, INSERT_MESSAGE, values)):
             run(conn, INSERT_MESSAGE, values)
         if txn is not None:
             self._enqueued_after_commit(txn, ep.database_id, ep.queue_id)
+
+    def _message_values(self, conn: StoreConnection, meta: DbMeta, ep: Endpoint, type_name: str,
+                        body: bytes | None, seq: int, when: datetime | None
+                        ) -> tuple[Any, ...]:
+        """A ready message's row for endpoint ``ep`` (``MESSAGE_INSERT_COLUMNS`` order)."""
+        mt = meta.types_by_name.get(type_name)
+        svc = meta.services_by_id.get(ep.service_id)
+        contract = meta.contracts_by_id.get(ep.service_contract_id)
+        return (
+            ep.database_id, ep.queue_id, 1, ep.priority, ep.conversation_group_id,
+            ep.conversation_handle, seq, svc.name if svc else "", ep.service_id,
+            contract.name if contract else "", ep.service_contract_id, type_name,
+            mt.message_type_id if mt else 0, mt.validation if mt else "N", body,
+            db_time(conn, when or utcnow()), new_uid(), _rank(type_name))
 
     def _error_endpoint(self, conn: StoreConnection, txn: Txn | None, ep: Endpoint, code: int,
                         text: str) -> None:

@@ -14,10 +14,11 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from functools import lru_cache
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..store import StoreConnection
-from ..txn import Txn
+from ..store import GUARD_FAILED, StoreConnection
+from ..txn import CommitGuard, Txn
 from .model import Endpoint
 from .schema import PREFIX
 
@@ -86,6 +87,36 @@ MESSAGE_INSERT_COLUMNS = (
 INSERT_MESSAGE = (f"INSERT INTO {PREFIX}messages ({', '.join(MESSAGE_INSERT_COLUMNS)}) "
                   f"VALUES ({', '.join('?' for _ in MESSAGE_INSERT_COLUMNS)})")
 MESSAGE_COLUMNS = ("queuing_order",) + MESSAGE_INSERT_COLUMNS
+_INSERT_CASTS = ("integer", "integer", None, None, None, None, "integer", "varchar", "integer",
+                 "varchar", "integer", "varchar", "integer", "varchar", "bytea", "timestamp",
+                 "varchar", "integer")
+# The columns of a message that come from the receiving endpoint's row (the rest are
+# parameters, in MESSAGE_INSERT_COLUMNS order; status is 1).
+_FROM_PEER = {"status": "1", "priority": "p.priority",
+              "conversation_group_id": "p.conversation_group_id",
+              "conversation_handle": "p.conversation_handle"}
+DELIVER_PARAM_INDEXES = tuple(i for i, c in enumerate(MESSAGE_INSERT_COLUMNS)
+                              if c not in _FROM_PEER)
+# PostgreSQL, at commit: CLAIM_PEER and INSERT_MESSAGE in one statement, sent with the COMMIT
+# (``Txn.commit_guard``). The peer endpoint is the one last seen on this conversation's
+# side; the claim holds only while it is still that endpoint (database, queue, service,
+# contract: what the caller checked the message against) and expects exactly this sequence
+# number in a conversing state. Otherwise nothing is written and the statement fails with
+# the guard's marker: the caller delivers the long way. Parameters: the claim's (next
+# sequence number, conversation id, side, sequence number, database, queue, service,
+# contract), then the message's columns at DELIVER_PARAM_INDEXES.
+DELIVER_GUARDED_PG = (
+    f"WITH p AS (UPDATE {PREFIX}conversation_endpoints SET receive_sequence = ?::integer "
+    "WHERE conversation_id = ? AND is_initiator = ?::integer AND receive_sequence = "
+    f"?::integer AND {_SENDABLE} AND database_id = ?::integer AND queue_id = ?::integer "
+    "AND service_id = ?::integer AND service_contract_id = ?::integer "
+    "RETURNING priority, conversation_group_id, conversation_handle), "
+    f"i AS (INSERT INTO {PREFIX}messages ({', '.join(MESSAGE_INSERT_COLUMNS)}) SELECT "
+    + ", ".join(_FROM_PEER.get(c) or f"?::{t}"
+                for c, t in zip(MESSAGE_INSERT_COLUMNS, _INSERT_CASTS, strict=True))
+    + " FROM p RETURNING 1) "
+    f"SELECT CASE WHEN n = 1 THEN 0 ELSE ('{GUARD_FAILED}:' || n)::integer END "
+    "FROM (SELECT count(*) AS n FROM i) AS c")
 # A group's ready rows through its endpoints (a conversation's messages are all in its
 # endpoint's group, MOVE CONVERSATION moves both) and ix_…_msg_receive: no index on the
 # messages' group column, which every SEND and RECEIVE would have to maintain. ``+queue_id``
@@ -118,6 +149,32 @@ SELECT_CONVERSATION_ROWS = (f"SELECT {', '.join(MESSAGE_COLUMNS)} FROM {PREFIX}m
                             "ORDER BY rank, message_sequence_number, queuing_order LIMIT ?")
 
 
+# PostgreSQL's forms of statements above whose plan must not depend on the planner's
+# statistics. A conversation's ready rows in RECEIVE order: ``ORDER BY rank, sequence`` is
+# the order of ix_…_msg_receive, so the server walks the index and stops after the rows
+# wanted (WITH TIES: DialogTimer and Error messages share sequence number 0, queuing order
+# decides among them, outside); with the full order inside, a planner that believes the
+# conversation has one row (a burst before ANALYZE) reads and sorts all of them. May return
+# more than the rows asked for (ties): the caller keeps the first.
+_PG_FORMS = {
+    SELECT_LONE_CONVERSATION_ROWS: (
+        f"SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM {PREFIX}conversation_endpoints WHERE "
+        "conversation_group_id = ? LIMIT 2) AS c), "
+        f"{', '.join('m.' + c for c in MESSAGE_COLUMNS)} FROM (SELECT "
+        f"{', '.join(MESSAGE_COLUMNS)} FROM {PREFIX}messages "
+        f"WHERE conversation_handle = (SELECT conversation_handle FROM "
+        f"{PREFIX}conversation_endpoints WHERE conversation_group_id = ? LIMIT 1) "
+        "AND status = 1 AND queue_id = ? ORDER BY rank, message_sequence_number "
+        "FETCH FIRST ? ROWS WITH TIES) AS m "
+        "ORDER BY m.rank, m.message_sequence_number, m.queuing_order"),
+    SELECT_CONVERSATION_ROWS: (
+        f"SELECT {', '.join(MESSAGE_COLUMNS)} FROM (SELECT {', '.join(MESSAGE_COLUMNS)} "
+        f"FROM {PREFIX}messages WHERE conversation_handle = ? AND status = 1 AND queue_id = ? "
+        "ORDER BY rank, message_sequence_number FETCH FIRST ? ROWS WITH TIES) AS m "
+        "ORDER BY rank, message_sequence_number, queuing_order"),
+}
+
+
 def run(conn: StoreConnection, sql: str, params: tuple[Any, ...] = ()) -> Any:
     """Execute hot-path SQL with positional parameters on the connection's DBAPI connection
     (hence in the same storage transaction as every other statement of the session);
@@ -133,8 +190,9 @@ def run(conn: StoreConnection, sql: str, params: tuple[Any, ...] = ()) -> Any:
 
 @lru_cache(maxsize=4096)        # texts with IN lists of every length: bounded
 def pg_sql(sql: str) -> str:
-    """``sql`` without SQLite's ``+column`` planner hints, placeholders still ``?``."""
-    return _UNARY_PLUS.sub("", sql)
+    """``sql``'s PostgreSQL form: without SQLite's ``+column`` planner hints (or the form
+    of :data:`_PG_FORMS`), placeholders still ``?``."""
+    return _PG_FORMS.get(sql) or _UNARY_PLUS.sub("", sql)
 
 
 def run_with_commit(txn: Txn, sql: str, params: tuple[Any, ...] = ()) -> bool:
@@ -144,10 +202,23 @@ def run_with_commit(txn: Txn, sql: str, params: tuple[Any, ...] = ()) -> bool:
     arranged (the statement runs at commit, after any other statement); False: the caller
     runs it."""
     conn = txn.conn
-    if not txn.flushing_last or conn.dialect != "postgresql":
+    if not txn.flushing_last or not conn.sends_with_commit:
         return False
     text = conn.pg_call(pgexec.merged, pg_sql(sql), params)
     txn.before_commit(lambda: text)
+    return True
+
+
+def guarded_with_commit(txn: Txn, sql: str, params: tuple[Any, ...],
+                        fallback: Callable[[StoreConnection], None]) -> bool:
+    """PostgreSQL, while the last deferred operation of ``txn`` flushes: like
+    :func:`run_with_commit`, for a statement whose check may fail at commit (see
+    ``Txn.commit_guard``); ``fallback(conn)`` then does its work the long way. True when so
+    arranged; False: the caller does the work now."""
+    conn = txn.conn
+    if not txn.flushing_last or not conn.sends_with_commit or txn.commit_guard is not None:
+        return False
+    txn.commit_guard = CommitGuard(conn.pg_call(pgexec.merged, pg_sql(sql), params), fallback)
     return True
 
 

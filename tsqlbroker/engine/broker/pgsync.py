@@ -60,6 +60,9 @@ _LOCK_NOT_AVAILABLE = "55P03"      # lock_timeout expired
 _DEADLOCK_DETECTED = "40P01"
 _notify_sql_cache: dict[tuple[str, bool, tuple[tuple[str, int, int], ...]], str | None] = {}
 _NOTIFY_SQL_CACHE_MAX = 1024
+# Ready messages of the top priority a pick looks at in queuing order before it looks group
+# by group (_pick_top_priority, _group_pick).
+_PICK_WINDOW = 32
 # Events that only wake waiters: sent only when a process waits on the queue (pgwake).
 _WAKE_KINDS = frozenset("el")
 
@@ -171,9 +174,9 @@ class CommitNotices:
 
     def sql(self, conn: StoreConnection) -> str | None:
         """The NOTIFY of everything collected, as SQL for the COMMIT to carry (None when
-        there is nothing to say)."""
+        there is nothing to say). Asked again — a commit that took the long way after all
+        (``Txn.commit_guard``) — it tells everything collected by then."""
         events = self.events + [("l", db, queue) for db, queue in sorted(self.locked)]
-        self.events = []
         self.sent = True
         return notices_sql(conn, events)
 
@@ -311,9 +314,9 @@ def next_group(conn: StoreConnection, queue_id: int, received: set[int], tried: 
     clause with SKIP LOCKED makes the scan pass over held groups. ``received`` (rows this
     transaction already took) and ``tried`` (groups to pass over) are left out."""
     conn.write()
-    where, params = _ready_where(queue_id, received, tried)
-    row = run(conn, _pick_top_priority(where), (*params, *params)).fetchone()
-    return str(row[0]) if row is not None else _pick_any_priority(conn, where, params)
+    sql, params = _pick(queue_id, received, tried)
+    row = run(conn, sql, params).fetchone()
+    return None if row is None else str(row[0])
 
 
 def next_group_rows(conn: StoreConnection, queue_id: int, tried: set[str], limit: int
@@ -330,10 +333,10 @@ def next_group_rows(conn: StoreConnection, queue_id: int, tried: set[str], limit
     the group again in a statement of its own. (A conversation moved *into* the group in
     that moment is not counted yet: its rows come with the next RECEIVE.)"""
     conn.write()
-    where, params = _ready_where(queue_id, set(), tried)
+    pick, params = _pick(queue_id, set(), tried)
     endpoints = f"{PREFIX}conversation_endpoints"
     rows = run(conn, (
-        f"WITH p AS ({_pick_top_priority(where)}) "
+        f"WITH p AS ({pick}) "
         f"SELECT p.conversation_group_id, (SELECT COUNT(*) FROM (SELECT 1 FROM {endpoints} e "
         "WHERE e.conversation_group_id = p.conversation_group_id LIMIT 2) AS c), "
         f"{', '.join('r.' + c for c in MESSAGE_COLUMNS)} FROM p LEFT JOIN LATERAL (SELECT "
@@ -341,12 +344,13 @@ def next_group_rows(conn: StoreConnection, queue_id: int, tried: set[str], limit
         f"WHERE m.conversation_handle = (SELECT conversation_handle FROM {endpoints} "
         "WHERE conversation_group_id = p.conversation_group_id LIMIT 1) "
         "AND m.status = 1 AND m.queue_id = ? AND m.conversation_group_id = "
-        "p.conversation_group_id ORDER BY m.rank, m.message_sequence_number, m.queuing_order "
-        "LIMIT ? FOR UPDATE OF m) r ON true"),
-        (*params, *params, queue_id, limit)).fetchall()
+        "p.conversation_group_id ORDER BY m.rank, m.message_sequence_number "
+        "FETCH FIRST ? ROWS WITH TIES FOR UPDATE OF m) r ON true "
+        # The index's order inside (see fastsql._PG_FORMS), ties by queuing order here.
+        "ORDER BY r.rank, r.message_sequence_number, r.queuing_order"),
+        (*params, queue_id, limit)).fetchall()
     if not rows:
-        group = _pick_any_priority(conn, where, params)
-        return None if group is None else (group, None)
+        return None
     if rows[0][1] != 1 or rows[0][2] is None:
         return str(rows[0][0]), None
     return str(rows[0][0]), [r[2:] for r in rows]
@@ -365,26 +369,70 @@ def _ready_where(queue_id: int, received: set[int], tried: set[str]
     return where, params
 
 
-def _pick_base(where: str) -> str:
-    return (f"SELECT m.conversation_group_id FROM {PREFIX}messages m JOIN "
-            f"{PREFIX}conversation_groups g ON g.conversation_group_id = "
-            f"m.conversation_group_id WHERE {where}")
+def _pick(queue_id: int, received: set[int], tried: set[str]) -> tuple[str, tuple[Any, ...]]:
+    """The pick of :func:`next_group` as one statement (and its parameters): the window of
+    :func:`_pick_top_priority` first; only when it finds no free group, the group by group
+    look of :func:`_group_pick` (the executor stops at the first row)."""
+    where, params = _ready_where(queue_id, received, tried)
+    by_group, group_params = _group_pick(queue_id, received, tried)
+    return (f"WITH a AS ({_pick_top_priority(where)}), b AS ({by_group}) "
+            "SELECT conversation_group_id FROM a UNION ALL "
+            "(SELECT conversation_group_id FROM b) LIMIT 1",
+            (*params, *params, *group_params))
 
 
 def _pick_top_priority(where: str) -> str:
-    # The top priority first: the ready index (queue_id, status, priority, queuing_order)
-    # then serves the scan in order, without sorting every ready row. Parameters: those of
-    # ``where``, twice.
-    return (f"{_pick_base(where)} AND m.priority = (SELECT m.priority FROM {PREFIX}messages m "
-            f"WHERE {where} ORDER BY m.priority DESC LIMIT 1) ORDER BY m.queuing_order "
+    # The first _PICK_WINDOW ready messages of the top priority, in queuing order (the ready
+    # index (queue_id, status, priority, queuing_order) walked, whatever the statistics say),
+    # and the first of their groups no other transaction holds. A window full of held
+    # groups' messages leaves the pick to _group_pick, which looks group by group instead of
+    # trying every message of those groups. Parameters: those of ``where``, twice.
+    return (f"WITH w AS (SELECT m.conversation_group_id, m.queuing_order FROM "
+            f"{PREFIX}messages m WHERE {where} AND m.priority = (SELECT m.priority FROM "
+            f"{PREFIX}messages m WHERE {where} ORDER BY m.priority DESC LIMIT 1) "
+            f"ORDER BY m.queuing_order LIMIT {_PICK_WINDOW}) "
+            f"SELECT w.conversation_group_id FROM w JOIN {PREFIX}conversation_groups g "
+            "ON g.conversation_group_id = w.conversation_group_id ORDER BY w.queuing_order "
             "LIMIT 1 FOR UPDATE OF g SKIP LOCKED")
 
 
-def _pick_any_priority(conn: StoreConnection, where: str, params: list[Any]) -> str | None:
-    # Every group of the top priority is held (or nothing is ready): any priority.
-    row = run(conn, f"{_pick_base(where)} ORDER BY m.priority DESC, m.queuing_order LIMIT 1 "
-                    "FOR UPDATE OF g SKIP LOCKED", tuple(params)).fetchone()
-    return None if row is None else str(row[0])
+def _group_pick(queue_id: int, received: set[int], tried: set[str]
+                ) -> tuple[str, tuple[Any, ...]]:
+    """The pick when the window of :func:`_pick_top_priority` found no free group: every
+    group of the queue that has a ready message, each ranked by its best ready message
+    (highest priority, then earliest queuing order) and row-locked with SKIP LOCKED — a
+    held group is passed over once, however many messages it has. A conversation's first
+    ready message by queuing order is found with at most two index probes: ordinary
+    messages and EndDialog (rank 2) are enqueued in sequence order, so the first of them by
+    sequence number is the earliest; DialogTimer and Error messages (ranks 0 and 1) are
+    few. No row when no group is free (or nothing is ready)."""
+    # A conversation's messages are all in its endpoint's queue: the probes name no queue,
+    # which leaves the planner ix_…_msg_receive (handle, status, rank, sequence) alone.
+    ready = "status = 1"
+    params: list[Any] = []
+    if received:
+        ready += f" AND queuing_order NOT IN ({', '.join('?' * len(received))})"
+        params.extend(sorted(received))
+    first = (f"SELECT f.priority, f.queuing_order FROM ((SELECT priority, queuing_order FROM "
+             f"{PREFIX}messages WHERE conversation_handle = e.conversation_handle AND {ready} "
+             f"AND rank < 2) UNION ALL (SELECT priority, queuing_order FROM {PREFIX}messages "
+             f"WHERE conversation_handle = e.conversation_handle AND {ready} AND rank = 2 "
+             "ORDER BY message_sequence_number LIMIT 1)) AS f "
+             "ORDER BY f.priority DESC, f.queuing_order LIMIT 1")
+    groups = "g.queue_id = ?"
+    if tried:
+        groups += f" AND g.conversation_group_id NOT IN ({', '.join('?' * len(tried))})"
+    sql = (f"SELECT g.conversation_group_id FROM {PREFIX}conversation_groups g "
+           f"JOIN LATERAL (SELECT c.priority, c.queuing_order FROM "
+           f"{PREFIX}conversation_endpoints e CROSS JOIN LATERAL ({first}) AS c "
+           "WHERE e.conversation_group_id = g.conversation_group_id "
+           "ORDER BY c.priority DESC, c.queuing_order LIMIT 1) AS k ON true "
+           # Evaluated once, first: an empty queue costs one index probe, not a look at
+           # every group.
+           f"WHERE EXISTS (SELECT 1 FROM {PREFIX}messages WHERE queue_id = ? AND {ready}) "
+           f"AND {groups} ORDER BY k.priority DESC, k.queuing_order LIMIT 1 "
+           "FOR UPDATE OF g SKIP LOCKED")
+    return sql, (*params, *params, queue_id, *params, queue_id, *sorted(tried))
 
 
 def _probe(conn: StoreConnection, sql: str, params: tuple[Any, ...]) -> bool:

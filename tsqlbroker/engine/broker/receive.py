@@ -306,7 +306,9 @@ class ReceiveMixin(BrokerBase):
                 if group is None:
                     return None
                 tried.add(group)
-                if self._lock_group(txn, q.database_id, group, q.object_id):
+                # Picked under the file's write lock when claims are in use (see above).
+                if self._lock_group(txn, q.database_id, group, q.object_id,
+                                    picked=claims is not None and conn.in_write_txn):
                     found.append(group)
                     return group
 
