@@ -24,7 +24,7 @@ Goals, printed beside each figure:
 
 Run: ``python scripts/bench/spark_drain.py [--messages 100000] [--groups 2000]
 [--store postgresql|sqlite] [--no-cluster] [--check]`` — PostgreSQL is ``$TSQLBROKER_PG_URL``
-or a private server (``scripts/ci/postgres.sh``). Exit status 0 (it is a report) unless
+or a private server (``scripts/ci/postgres.sh``, through yardstick.py). Exit status 0 (it is a report) unless
 ``--check`` is given and a goal is missed (1). The full size takes a while (tens of minutes
 on a busy 2-core machine); ``--messages 4000 --groups 200`` is a quick look.
 """
@@ -46,8 +46,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts" / "bench"))
 sys.path.insert(0, str(ROOT / "scripts" / "spark"))
 
-from postgres import fresh_schema, server
 from trades import record_trades
+from yardstick import fresh_schema, postgres_server
 
 from tsqlbroker.interpreter.broker_runtime import runtime_for
 from tsqlbroker.interpreter.instance import Instance
@@ -201,12 +201,14 @@ def store_urls(kind: str) -> Iterator[Iterator[str]]:
             tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="sparkbench-")))
             yield (f"sqlite:///{tmp / f'store{i}.db'}" for i in range(1_000_000))
             return
-        pg = stack.enter_context(server())
+        pg = stack.enter_context(postgres_server())
+        if pg is None:
+            raise SystemExit("no PostgreSQL server: give $TSQLBROKER_PG_URL, or --store sqlite")
 
         def urls() -> Iterator[str]:
             while True:
-                with fresh_schema(pg) as url:
-                    yield url
+                with fresh_schema(pg) as schema:
+                    yield schema.url
         schemas = urls()
         try:
             yield schemas
