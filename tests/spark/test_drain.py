@@ -15,13 +15,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from rich.console import Console
 from spark_env import HERE, ROOT, SCRIPTS, brokerage, require_spark, trade_store
 
 require_spark()
 
 from tsql_client import Client
 
-from tsqlbroker.spark.drain import DrainReport, plan_drain, run_drain
+from tsqlbroker.spark.drain import DrainReport, plan_drain, render_report, run_drain
+from tsqlbroker.spark.groups import GroupOutcome
 
 if TYPE_CHECKING:
     from conftest import FreshPostgres
@@ -238,3 +240,20 @@ def test_bad_usage_is_one_line_and_status_2(sqlite_store: str) -> None:
     assert done.stderr.strip().splitlines() == [
         ("tsqlbroker spark drain: Msg 208, Level 16, State 1, Line 1: "
         "Invalid object name 'noSuchQueue'.")]
+
+
+def test_the_summary_lists_the_groups_left_and_a_disabled_queue() -> None:
+    outcomes = [GroupOutcome("A1", "done", 4, 1, 0.2),
+                GroupOutcome("B2", "failed", 0, 3, 0.1, "ValueError: bad trade 1"),
+                GroupOutcome("C3", "busy", 0, 1, 5.0)]
+    report = DrainReport("dbo.tradeEntryQueue", 3, 12, 2, seconds=2.0, outcomes=outcomes,
+                         remaining=8, queue_disabled=True)
+    console = Console(width=120, record=True)
+    render_report(report, console)
+    text = console.export_text()
+    row = next(ln for ln in text.splitlines() if ln.startswith("│"))
+    assert [c.strip() for c in row.split("│")[1:-1]] == [
+        "3", "1", "0", "1", "1", "4", "8", "2.0", "2"]
+    assert re.search(r"B2 +│ failed +│ 3 +│ ValueError: bad trade 1", text)
+    assert re.search(r"C3 +│ busy +│ 1 +│ locked by another reader", text)
+    assert "queue dbo.tradeEntryQueue is disabled (poison-message handling)" in text
