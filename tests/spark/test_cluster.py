@@ -39,25 +39,33 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def test_a_drain_on_a_standalone_cluster_with_the_store_on_postgresql(
-        cluster: str, fresh_postgres: FreshPostgres) -> None:
+        cluster: str, fresh_postgres: FreshPostgres, tmp_path: Path) -> None:
+    # The first group's handler kills its executor (the JVM, and its Python worker) before
+    # committing; the master starts another executor and Spark runs the lost tasks again.
     url = fresh_postgres.url()
     trade_store(url, dialogs=8, trades=3)
+    marker = tmp_path / "killed"
     done = subprocess.run(
         [sys.executable, "-m", "tsqlbroker", "spark", "drain", "--url", url,
          "--database", "DMBrokerage", "--queue", "tradeEntryQueue",
-         "--handler", "handlers:shipped_record", "--master", cluster, "--partitions", "4",
+         "--handler", "handlers:kill_executor_once", "--master", cluster, "--partitions", "4",
          "--ship", "--py-files", f"{SCRIPTS / 'trades.py'},{HERE / 'handlers.py'}",
-         "--conf", "spark.executor.cores=1", "--conf", "spark.executor.memory=512m"],
+         "--conf", "spark.executor.cores=1", "--conf", "spark.executor.memory=512m",
+         "--conf", f"spark.executorEnv.TSQLB_KILL_MARKER={marker}"],
         env=dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="120"), capture_output=True,
         text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "spark drain of dbo.tradeEntryQueue" in done.stdout
+    killed = int(marker.read_text())
+    assert not Path(f"/proc/{killed}").exists()         # the executor JVM was killed
     inst = Instance(url, background=False)
     try:
         client = Client(inst, "DMBrokerage")
         assert sorted(r[0] for r in client.rows("SELECT orderId FROM tradeLog")) == list(
             range(1, 25))
         assert client.scalar("SELECT COUNT(*) FROM tradeEntryQueue") == 0
+        assert client.scalar("SELECT COUNT(*) FROM Trader1.dbo.tradeAckQueue WHERE "
+                             "message_type_name LIKE '%TradeAck'") == 24
     finally:
         inst.close()
 

@@ -234,6 +234,10 @@ class GroupDrainer:
                     rollback(s)
                     return ("busy" if self.ready(group) else "empty"), 0, attempt, None
                 messages = [Message(*r) for r in rs.rows]
+                # The handler may compute for a while before it writes: on a shared SQLite
+                # file the group's claim is published and the write lock let go meanwhile,
+                # so other tasks and processes go on (a no-op on PostgreSQL).
+                txn.pause()
                 assert self.handler is not None
                 work = GroupWork(s, messages[0].conversation_group_id, messages)
                 self.handler(work)
