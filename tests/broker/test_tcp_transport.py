@@ -192,7 +192,7 @@ def test_frames_are_counted_on_the_connections_row() -> None:
     into = reg.open(is_accept=True, peer="127.0.0.1:2")
     left, right = socket.socketpair()
     with left, right:
-        send_frame(left, hello(["G"], reg.arbitration_id), out)
+        send_frame(left, hello(reg.arbitration_id), out)
         greeting = check_hello(recv_frame(right, into))
         assert greeting["arbitration_id"] == reg.arbitration_id
         into.logged_in(greeting)

@@ -89,7 +89,7 @@ class FarBroker:
             sock, _ = self.server.accept()
             with sock:
                 check_hello(recv_frame(sock))
-                send_frame(sock, hello([FAR_BROKER]))
+                send_frame(sock, hello())
                 while (frame := recv_frame(sock)) is not None:
                     self.frames.append(frame)
                     self.on_message(frame)

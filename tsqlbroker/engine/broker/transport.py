@@ -19,7 +19,6 @@ owns its endpoint.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import socket
 import threading
@@ -33,6 +32,7 @@ from ..txn import Txn
 from .delivery import held_row
 from .model import Endpoint
 from .transport_conns import CONNECTED, WAIT_LOGIN_NEGOTIATE, ConnStats, registry
+from .transport_listen import Listener, ListenerLimits
 from .transport_recv import (
     Receiver,
     ensure_remote_dialogs,
@@ -121,7 +121,8 @@ class Transport:
     """The listener and the sender of one broker (see the module docstring)."""
 
     def __init__(self, broker: Broker, log: BrokerLog, *, retry_min: float | None = None,
-                 retry_max: float | None = None, poll_s: float = 0.25) -> None:
+                 retry_max: float | None = None, poll_s: float = 0.25,
+                 limits: ListenerLimits | None = None) -> None:
         lo, hi = _retry_from_env()
         self.broker = broker
         self.log = log
@@ -135,9 +136,8 @@ class Transport:
         self.registry = registry(broker.store)
         self._stats: dict[tuple[str, int], ConnStats] = {}
         self._stop = threading.Event()
+        self.listener = Listener(self.receiver, self.registry, log, self._stop, limits)
         self._seen = 0
-        self._lock = threading.Lock()
-        self._inbound: set[socket.socket] = set()
         self._used: dict[tuple[str, int], float] = {}
         self._local: dict[str, float] = {}      # held local conversations → next look
         self._threads: list[threading.Thread] = []
@@ -160,11 +160,7 @@ class Transport:
         self._stop.set()
         PENDING.bump()
         self._close_server()
-        with self._lock:
-            inbound = list(self._inbound)
-        for sock in inbound:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
+        self.listener.shutdown()
         for t in self._threads:
             t.join(timeout)
         self._threads.clear()
@@ -244,8 +240,9 @@ class Transport:
             raise
         self._server = server
         self.listening = want
-        t = threading.Thread(target=self._accept, args=(server,), name="broker-listener",
-                             daemon=True)
+        t = threading.Thread(target=self.listener.accept_loop,
+                             args=(server, lambda: self._server is server),
+                             name="broker-listener", daemon=True)
         self._threads.append(t)
         t.start()
         self.log.write("Transport", f"listening on {want[0] or 'ALL'}:{want[1]}", "info")
@@ -254,64 +251,6 @@ class Transport:
         server, self._server = self._server, None
         if server is not None:
             server.close()
-
-    def _accept(self, server: socket.socket) -> None:
-        while not self._stop.is_set() and self._server is server:
-            try:
-                sock, _addr = server.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            t = threading.Thread(target=self._serve_conn, args=(sock,),
-                                 name="broker-connection", daemon=True)
-            t.start()
-
-    def _local_guids(self) -> list[str]:
-        conn = self.broker.store.connect()
-        try:
-            return [m.broker_guid for m in self.broker.meta.all_loaded(conn)]
-        finally:
-            conn.close()
-
-    def _serve_conn(self, sock: socket.socket) -> None:
-        """One inbound connection: greet, then answer frame after frame."""
-        peer = "?"
-        with self._lock:
-            self._inbound.add(sock)
-        stats: ConnStats | None = None
-        try:
-            peer = "{}:{}".format(*sock.getpeername()[:2])
-            stats = self.registry.open(is_accept=True, peer=peer)
-            sock.settimeout(None)
-            send_frame(sock, hello(self._local_guids(), self.registry.arbitration_id), stats)
-            stats.set_state(CONNECTED, WAIT_LOGIN_NEGOTIATE)
-            stats.logged_in(check_hello(recv_frame(sock, stats)))
-            while not self._stop.is_set():
-                frame = recv_frame(sock, stats)
-                if frame is None:
-                    return
-                try:
-                    reply = self.receiver.handle(frame)
-                except WireError:
-                    raise
-                except Exception as exc:  # noqa: BLE001 - the sender retries; we log
-                    self.log.write("Transport", f"message from {peer} not taken: {exc}",
-                                   "error")
-                    reply = {"op": "nack", "status": f"The far broker could not store the "
-                             f"message: {exc.__class__.__name__}."}
-                reply["id"] = frame.get("id")
-                send_frame(sock, reply, stats)
-        except WireError as exc:
-            self.log.write("Transport", f"connection from {peer} closed: {exc}", "error")
-        except OSError:
-            pass
-        finally:
-            with self._lock:
-                self._inbound.discard(sock)
-            if stats is not None:
-                stats.close()
-            sock.close()
 
     # -- the sender ---------------------------------------------------------------------------
     def _connection(self, key: tuple[str, int]) -> socket.socket:
@@ -328,7 +267,7 @@ class Transport:
         stats.set_state(CONNECTED, WAIT_LOGIN_NEGOTIATE)
         try:
             sock.settimeout(REPLY_TIMEOUT_S)
-            send_frame(sock, hello(self._local_guids(), self.registry.arbitration_id), stats)
+            send_frame(sock, hello(self.registry.arbitration_id), stats)
             greeting = check_hello(recv_frame(sock, stats))
         except (OSError, WireError) as exc:
             stats.close()

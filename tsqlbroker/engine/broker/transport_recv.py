@@ -25,7 +25,7 @@ from .fastsql import fetch_peer, run
 from .meta import DbMeta
 from .model import Endpoint, new_uid, utcnow
 from .schema import PREFIX
-from .transport_wire import WireError, body_in, time_in
+from .transport_wire import WireError, body_in, check_close, check_message, time_in
 
 if TYPE_CHECKING:
     from . import Broker
@@ -102,6 +102,7 @@ class Receiver:
         op = frame.get("op")
         if op not in ("msg", "close"):
             raise WireError(f"unexpected frame {op!r}")
+        (check_message if op == "msg" else check_close)(frame)
         conn = self.broker.store.connect()
         txn = Txn(conn, owner="broker-transport")
         try:
