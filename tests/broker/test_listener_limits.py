@@ -11,7 +11,7 @@ import socket
 import struct
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -27,6 +27,7 @@ from tests.broker.test_tcp_transport import (
 )
 from tests.tsql_client import Client
 from tsqlbroker.engine.broker.transport import Transport
+from tsqlbroker.engine.broker.transport_link import KeyShare, Link, handshake
 from tsqlbroker.engine.broker.transport_listen import (
     REFUSED_FRAME,
     REFUSED_HELLO,
@@ -92,14 +93,11 @@ def _until_closed(sock: socket.socket) -> bytes:
     return got
 
 
-def _greeted(side: Side) -> socket.socket:
+def _greeted(side: Side) -> Link:
     """A connection past the hellos (ours accepted, the listener's read)."""
-    sock = _connect(side)
-    sock.sendall(encode(hello()))
-    (size,) = struct.unpack(">I", sock.recv(4))
-    greeting = json.loads(sock.recv(size))
+    link, greeting = handshake(_connect(side), None, None, initiating=True)
     assert greeting["op"] == "hello"
-    return sock
+    return link
 
 
 def test_nothing_is_sent_before_the_peers_hello_and_the_hello_reveals_nothing(
@@ -112,10 +110,12 @@ def test_nothing_is_sent_before_the_peers_hello_and_the_hello_reveals_nothing(
         assert _until_closed(silent) == b""          # no hello until ours: closed after 0.5 s
     assert 0.3 < time.monotonic() - t0 < 5
     with _connect(b) as sock:
-        sock.sendall(encode(hello()))
+        sock.sendall(encode(hello(**KeyShare().hello_fields())))
         data = sock.recv(4096)
+    (size,) = struct.unpack(">I", data[:4])
+    assert set(json.loads(data[4:4 + size])) == {"op", "protocol", "version",
+                                                 "arbitration_id", "key", "nonce"}
     assert guid not in data.decode("utf-8", "replace").upper()
-    assert b"brokers" not in data
     wait_for(lambda: b.refused().get(REFUSED_HELLO) == 1, "the silent peer counted",
              describe=b.refused)
     assert "refused: no frame in time" in b.log_text()
@@ -125,9 +125,11 @@ def test_nothing_is_sent_before_the_peers_hello_and_the_hello_reveals_nothing(
     (b"\xff\xff\xff\xff", "is larger than 4096"),                  # a 4 GiB length prefix
     (b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", "is larger than 4096"),  # garbage
     (encode({"op": "hello", "protocol": "other"}), "did not greet"),
-    (encode({"op": "hello", "protocol": "tsqlbroker-sb", "version": 1,
+    (encode({"op": "hello", "protocol": "tsqlbroker-sb", "version": 2,
              "arbitration_id": "x" * 100}), "not a GUID"),
     (struct.pack(">I", 100) + b'{"op":', "not completed in time"),  # an unfinished hello
+    (struct.pack(">I", 4000) + b"[" * 2000 + b"]" * 2000, "nested too deeply"),
+    (encode(hello()), "key share is not usable"),
 ])
 def test_a_bad_or_slow_hello_is_refused_logged_and_counted(
         sides: tuple[Side, Side], data: bytes, reason: str) -> None:
@@ -140,10 +142,11 @@ def test_a_bad_or_slow_hello_is_refused_logged_and_counted(
     assert reason in b.log_text()
 
 
-def _frame_refused(b: Side, frame: bytes, reason: str, n: int) -> None:
-    with _greeted(b) as sock:
-        sock.sendall(frame)
-        assert _until_closed(sock) == b""            # no answer: closed
+def _frame_refused(b: Side, send: Callable[[Link], None], reason: str, n: int) -> None:
+    link = _greeted(b)
+    with link.sock:
+        send(link)
+        assert _until_closed(link.sock) == b""       # no answer: closed
     wait_for(lambda: b.refused().get(REFUSED_FRAME) == n, "the bad frame counted",
              describe=b.refused)
     assert reason in b.log_text(), b.log_text()
@@ -157,19 +160,25 @@ def test_bad_frames_after_the_hello_close_the_connection_and_nothing_is_queued(
            "from_broker": None, "to_service": "//B/Targ", "to_broker": None,
            "contract": "//tcp/C", "priority": 5, "lifetime": "2099-01-01T00:00:00",
            "enqueue_time": None}
-    deep = b'{"op":"msg","x":' + b"[" * 100_000 + b"]" * 100_000 + b"}"
-    cases: list[tuple[bytes, str]] = [
-        (struct.pack(">I", len(deep)) + deep, "nested"),
-        (encode({**msg, "cid": "A" * 10_000}), "conversation id is not a GUID"),
-        (encode({**msg, "seq": -1}), "seq is not a sequence number"),
-        (encode({**msg, "to_service": "s" * 300}), "to_service is not text"),
-        (encode({**msg, "from_broker": "'; DROP TABLE x"}), "from_broker is not a GUID"),
-        (encode({**msg, "priority": 11}), "priority is not 1 to 10"),
-        (encode({"op": "shutdown"}), "unexpected frame"),
-        (struct.pack(">I", 1000) + b"{", "not completed in time"),   # slow, never finished
+
+    def message(**change: object) -> Callable[[Link], None]:
+        return lambda link: link.send_message({**msg, **change})
+    cases: list[tuple[Callable[[Link], None], str]] = [
+        (message(cid="A" * 10_000), "conversation id is not a GUID"),
+        (message(seq=-1), "seq is not a sequence number"),
+        (message(to_service="s" * 300), "to_service is not text"),
+        (message(from_broker="'; DROP TABLE x"), "from_broker is not a GUID"),
+        (message(priority=11), "priority is not 1 to 10"),
+        (lambda link: link.send_control({"op": "msg", "x": [[1]]}), "not a flat object"),
+        (lambda link: link.send_control({"op": "shutdown"}), "unexpected frame"),
+        (lambda link: link.sock.sendall(b"\xff\xff\xff\xff"), "is not 43 to"),
+        (lambda link: link.sock.sendall((b"\x00\x00\x00\x30" + b"x" * 48) * 3),
+         "corrupted frames in a row"),                                # garbage
+        (lambda link: link.sock.sendall(struct.pack(">I", 1000) + b"{"),
+         "not completed in time"),                                   # slow, never finished
     ]
-    for n, (frame, reason) in enumerate(cases, 1):
-        _frame_refused(b, frame, reason, n)
+    for n, (send, reason) in enumerate(cases, 1):
+        _frame_refused(b, send, reason, n)
     assert count(b.client, "SELECT COUNT(*) FROM Q") == 0
     assert count(b.client, "SELECT COUNT(*) FROM sys.conversation_endpoints") == 0
 

@@ -32,7 +32,6 @@ from tsqlbroker.engine.broker.transport_wire import (
     encode,
     hello,
     recv_frame,
-    send_frame,
 )
 from tsqlbroker.errors import message_text
 from tsqlbroker.interpreter.broker_runtime import runtime_for
@@ -172,46 +171,18 @@ def states(c: Client) -> list[str]:
 
 
 # -- the wire and route matching --------------------------------------------------------------
-def test_frames_round_trip_and_bad_frames_are_refused() -> None:
+def test_hellos_round_trip_and_bad_frames_are_refused() -> None:
     left, right = socket.socketpair()
     with left, right:
-        left.sendall(encode({"op": "msg", "body": "AA=="}) + b"\x00\x00\x00\x02[]")
-        assert recv_frame(right) == {"op": "msg", "body": "AA=="}
+        left.sendall(encode(hello()) + b"\x00\x00\x00\x02[]")
+        assert check_hello(recv_frame(right))["version"] == 2
         with pytest.raises(WireError):
             recv_frame(right)              # JSON, but not an object with an op
         left.sendall(b"\xff\xff\xff\xff")
         with pytest.raises(WireError):
-            recv_frame(right)              # longer than any frame may be
+            recv_frame(right)              # longer than a hello may be
         left.close()
         assert recv_frame(right) is None   # closed between frames
-
-
-def test_frames_are_counted_on_the_connections_row() -> None:
-    reg = ConnectionRegistry()
-    out = reg.open(is_accept=False, peer="127.0.0.1:1")
-    into = reg.open(is_accept=True, peer="127.0.0.1:2")
-    left, right = socket.socketpair()
-    with left, right:
-        send_frame(left, hello(reg.arbitration_id), out)
-        greeting = check_hello(recv_frame(right, into))
-        assert greeting["arbitration_id"] == reg.arbitration_id
-        into.logged_in(greeting)
-        frame = {"op": "msg", "body": "AA=="}
-        send_frame(left, frame, out)
-        assert recv_frame(right, into) == frame
-        send_frame(right, {"op": "ack"}, into)
-        assert recv_frame(left, out) == {"op": "ack"}
-    rows = {r[10]: r for r in reg.rows()}           # by is_accept
-    sent, got = rows[0], rows[1]
-    assert sent[20] == got[21] > 0                   # total_bytes_sent / _received
-    assert (sent[22], got[23]) == (1, 1)             # fragments: the msg frame only
-    assert (sent[24], got[24]) == (2, 1)             # total_sends
-    assert got[25] == 4 and sent[25] == 2            # receives: a head and a body per frame
-    assert (got[2], got[3], got[11], got[12]) == (4, "LOGGED_IN", 12, "ONLINE")
-    assert got[26] == reg.arbitration_id
-    assert (sent[16], sent[18]) == (0, 0)            # nothing in progress now
-    out.close()
-    assert [r[10] for r in reg.rows()] == [1]
 
 
 def test_the_registry_counts_from_many_threads() -> None:

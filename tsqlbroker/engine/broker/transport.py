@@ -32,6 +32,7 @@ from ..txn import Txn
 from .delivery import held_row
 from .model import Endpoint
 from .transport_conns import CONNECTED, WAIT_LOGIN_NEGOTIATE, ConnStats, registry
+from .transport_link import Link, handshake
 from .transport_listen import Listener, ListenerLimits
 from .transport_recv import (
     Receiver,
@@ -47,15 +48,7 @@ from .transport_route import (
     next_hop,
     security_status,
 )
-from .transport_wire import (
-    WireError,
-    body_out,
-    check_hello,
-    hello,
-    recv_frame,
-    send_frame,
-    time_out,
-)
+from .transport_wire import WireError, time_out
 
 if TYPE_CHECKING:
     from ..brokerlog import BrokerLog
@@ -80,6 +73,17 @@ def _retry_from_env() -> tuple[float, float]:
     except ValueError:
         pass
     return 4.0, 64.0
+
+
+def _ack_wait_from_env() -> float:
+    """How long the sender waits for a message's answer before it gives the connection up
+    and retries later: ``TSQLBROKER_SB_ACK_WAIT`` seconds, else 90 (the far side may wait
+    for its store's write lock)."""
+    try:
+        value = float(os.environ.get("TSQLBROKER_SB_ACK_WAIT", ""))
+    except ValueError:
+        return REPLY_TIMEOUT_S
+    return value if value > 0 else REPLY_TIMEOUT_S
 
 
 def _os_text(exc: OSError) -> str:
@@ -131,7 +135,9 @@ class Transport:
         self.receiver = Receiver(broker)
         self.listening: tuple[str, int] | None = None
         self._server: socket.socket | None = None
-        self._conns: dict[tuple[str, int], socket.socket] = {}
+        self._conns: dict[tuple[str, int], Link] = {}
+        self._frames = 0                        # the id of the last frame sent
+        self.ack_wait_s = _ack_wait_from_env()
         # sys.dm_broker_connections: every open connection's counters (per store).
         self.registry = registry(broker.store)
         self._stats: dict[tuple[str, int], ConnStats] = {}
@@ -253,10 +259,10 @@ class Transport:
             server.close()
 
     # -- the sender ---------------------------------------------------------------------------
-    def _connection(self, key: tuple[str, int]) -> socket.socket:
-        sock = self._conns.get(key)
-        if sock is not None:
-            return sock
+    def _connection(self, key: tuple[str, int]) -> Link:
+        link = self._conns.get(key)
+        if link is not None:
+            return link
         stats = self.registry.open(is_accept=False, peer=f"{key[0]}:{key[1]}")
         try:
             sock = socket.create_connection(key, timeout=CONNECT_TIMEOUT_S)
@@ -266,17 +272,17 @@ class Transport:
                 f"Connection attempt failed with error: '{_os_text(exc)}'.") from None
         stats.set_state(CONNECTED, WAIT_LOGIN_NEGOTIATE)
         try:
-            sock.settimeout(REPLY_TIMEOUT_S)
-            send_frame(sock, hello(self.registry.arbitration_id), stats)
-            greeting = check_hello(recv_frame(sock, stats))
+            sock.settimeout(self.ack_wait_s)
+            link, greeting = handshake(sock, stats, self.registry.arbitration_id,
+                                       initiating=True)
         except (OSError, WireError) as exc:
             stats.close()
             sock.close()
             raise Unreachable(_receive_failed(exc)) from None
         stats.logged_in(greeting)
-        self._conns[key] = sock
+        self._conns[key] = link
         self._stats[key] = stats
-        return sock
+        return link
 
     def _call(self, key: tuple[str, int], frame: dict[str, Any]) -> dict[str, Any]:
         """Send ``frame`` to the broker at ``key`` and wait for its answer; raises
@@ -293,15 +299,24 @@ class Transport:
         return self._exchange(key, frame)
 
     def _exchange(self, key: tuple[str, int], frame: dict[str, Any]) -> dict[str, Any]:
-        sock = self._connection(key)
+        link = self._connection(key)
         self._used[key] = time.monotonic()
-        stats = self._stats.get(key)
+        self._frames += 1
+        frame = {**frame, "id": self._frames}
         try:
-            send_frame(sock, frame, stats)
-            reply = recv_frame(sock, stats)
-            if reply is None:
-                raise ConnectionResetError(104, "Connection reset by peer")
-            return reply
+            if frame["op"] == "msg":
+                link.send_message(frame)
+            else:
+                link.send_control(frame)
+            while True:
+                # No answer within ack_wait_s (the frame was dropped as corrupted, or the
+                # far broker is stuck): the socket times out, the connection is dropped and
+                # the message waits for its retry.
+                reply = link.receive()
+                if reply is None:
+                    raise ConnectionResetError(104, "Connection reset by peer")
+                if reply.get("id") == frame["id"]:
+                    return reply
         except (OSError, WireError) as exc:
             self._drop(key)
             raise Unreachable(_receive_failed(exc)) from None
@@ -311,9 +326,9 @@ class Transport:
         stats = self._stats.pop(key, None)
         if stats is not None:
             stats.close()
-        sock = self._conns.pop(key, None)
-        if sock is not None:
-            sock.close()
+        link = self._conns.pop(key, None)
+        if link is not None:
+            link.close()
 
     def _send_pass(self) -> bool:
         """Send what the transmission queues hold for other brokers; True when a
@@ -393,7 +408,7 @@ class Transport:
         return {
             "op": "msg", "id": r["id"], "cid": ep.conversation_id, "init": ep.is_initiator,
             "seq": r["message_sequence_number"], "type": r["message_type_name"],
-            "body": body_out(r["message_body"]), "from_service": r["from_service_name"],
+            "body": r["message_body"], "from_service": r["from_service_name"],
             "from_broker": from_broker, "to_service": r["to_service_name"],
             "to_broker": ep.far_broker_instance or r["to_broker_instance"],
             "contract": r["service_contract_name"], "priority": r["priority"],

@@ -152,6 +152,13 @@ class ConnectionRegistry:
         self.arbitration_id = _uuid()
         # Connections the listener refused or cut off, by reason (transport_listen).
         self.refused: Counter[str] = Counter()
+        # Frames dropped because their integrity tag did not verify (transport_link).
+        self.corrupted = 0
+
+    def count_corrupted(self) -> None:
+        """One more frame dropped as corrupted."""
+        with self.lock:
+            self.corrupted += 1
 
     def count_refused(self, kind: str) -> None:
         """One more connection refused for reason ``kind``."""

@@ -3,10 +3,10 @@ port and answers their frames (docs/transport.md, *The listener's limits*).
 
 Anyone who can reach the port can connect, so the listener spends little on a peer it does
 not know yet: at most ``max_connections`` connections (each one thread) at a time, the
-peer's hello within ``hello_s`` and at most ``max_hello`` bytes, every later frame wholly
-within ``frame_s`` once it has begun and at most ``max_frame`` bytes, an idle connection
-closed after ``idle_s``. It answers a hello only after accepting the peer's, and the hello
-says nothing about the instance. A refused or cut-off connection is logged with the reason
+peer's hello within ``hello_s`` and at most 4 KiB, every later frame wholly within
+``frame_s`` once it has begun (and at most 72 KiB, partial messages spooled to disk: see
+``transport_link``), an idle connection closed after ``idle_s``. It answers a hello only
+after accepting the peer's, and the hello says nothing about the instance. A refused or cut-off connection is logged with the reason
 and counted (:attr:`ConnectionRegistry.refused`); the other connections go on.
 """
 
@@ -21,17 +21,9 @@ from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from .transport_conns import CONNECTED, WAIT_LOGIN_NEGOTIATE, ConnectionRegistry, ConnStats
+from .transport_link import Link, handshake
 from .transport_recv import Receiver
-from .transport_wire import (
-    MAX_FRAME,
-    MAX_HELLO,
-    Deadline,
-    WireError,
-    check_hello,
-    hello,
-    recv_frame,
-    send_frame,
-)
+from .transport_wire import Deadline, WireError
 
 if TYPE_CHECKING:
     from ..brokerlog import BrokerLog
@@ -50,8 +42,6 @@ class ListenerLimits:
     hello_s: float = 10.0
     frame_s: float = 60.0
     idle_s: float = 600.0
-    max_hello: int = MAX_HELLO
-    max_frame: int = MAX_FRAME
 
     @classmethod
     def from_env(cls) -> ListenerLimits:
@@ -132,22 +122,22 @@ class Listener:
         """One inbound connection: the peer's hello, ours, then answer frame after frame."""
         limits = self.limits
         stats: ConnStats | None = None
+        link: Link | None = None
         stage = REFUSED_HELLO
         try:
             stats = self.registry.open(is_accept=True, peer=peer)
-            greeting = check_hello(recv_frame(
-                sock, stats, max_size=limits.max_hello,
-                deadline=Deadline(limits.hello_s, limits.hello_s)))
             stats.set_state(CONNECTED, WAIT_LOGIN_NEGOTIATE)
-            send_frame(sock, hello(self.registry.arbitration_id), stats)
+            link, greeting = handshake(sock, stats, self.registry.arbitration_id,
+                                       initiating=False,
+                                       deadline=Deadline(limits.hello_s, limits.hello_s))
             stats.logged_in(greeting)
             stage = REFUSED_FRAME
             deadline = Deadline(limits.idle_s, limits.frame_s)
             while not self.stopping.is_set():
-                frame = recv_frame(sock, stats, max_size=limits.max_frame, deadline=deadline)
+                frame = link.receive(deadline)
                 if frame is None:
                     return
-                send_frame(sock, self._answer(frame, peer), stats)
+                link.send_control(self._answer(frame, peer))
         except WireError as exc:
             if str(exc) == "no frame in time" and stage == REFUSED_FRAME:
                 self.log.write("Transport", f"connection from {peer} closed: idle", "info")
@@ -160,6 +150,8 @@ class Listener:
                 self._inbound.discard(sock)
             if stats is not None:
                 stats.close()
+            if link is not None:
+                link.close()
             sock.close()
 
     def _answer(self, frame: dict[str, Any], peer: str) -> dict[str, Any]:

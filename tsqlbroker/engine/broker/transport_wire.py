@@ -1,13 +1,14 @@
-"""The wire format between two tsqlbroker brokers (docs/transport.md).
+"""The wire format between two tsqlbroker brokers (docs/transport.md): the hellos, and the
+checks every frame's members pass.
 
-tsqlbroker's own format, not SQL Server's binary adjacent-broker protocol: every frame is a
-4-byte big-endian unsigned length followed by that many bytes of UTF-8 JSON, one object with
-an ``op`` member. Message bodies travel base64-encoded; times as ISO-8601 UTC text.
+tsqlbroker's own format, not SQL Server's binary adjacent-broker protocol. The hellos are
+a 4-byte big-endian unsigned length followed by that many bytes of UTF-8 JSON, one flat
+object with an ``op`` member; the frames after them are binary, tagged and fragmented
+(``transport_link``), with a flat JSON header checked here. Times travel as ISO-8601 UTC text.
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import re
 import socket
@@ -20,9 +21,8 @@ if TYPE_CHECKING:
     from .transport_conns import ConnStats
 
 PROTOCOL = "tsqlbroker-sb"
-VERSION = 1
-MAX_FRAME = 256 * 1024 * 1024    # bodies are varbinary(max); this bounds a hostile length
-MAX_HELLO = 4096                 # the first frame of a connection, before the peer is known
+VERSION = 2                      # 2: binary tagged frames after the hellos
+MAX_HELLO = 4096                 # a hello: the JSON frame before the peer is known
 MAX_NAME = 256                   # service, contract and message type names (nvarchar(256))
 _GUID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-"
                    r"[0-9A-Fa-f]{12}")
@@ -42,8 +42,8 @@ def encode(frame: dict[str, Any]) -> bytes:
 
 def send_frame(sock: socket.socket, frame: dict[str, Any],
                stats: ConnStats | None = None) -> None:
-    """Write one frame (counted on ``stats``, the connection's sys.dm_broker_connections
-    row, when given: one network send; a ``msg`` frame is one message fragment)."""
+    """Write one JSON frame (a hello; counted on ``stats``, the connection's
+    sys.dm_broker_connections row, when given: one network send)."""
     data = encode(frame)
     if stats is None:
         sock.sendall(data)
@@ -53,7 +53,7 @@ def send_frame(sock: socket.socket, frame: dict[str, Any],
         sock.sendall(data)
     finally:
         stats.posting(True, -1)
-    stats.sent(len(data), frame.get("op") == "msg")
+    stats.sent(len(data), False)
 
 
 class Deadline:
@@ -82,8 +82,10 @@ class Deadline:
             sock.settimeout(left)
 
 
-def _read_exact(sock: socket.socket, n: int, stats: ConnStats | None,
+def read_exact(sock: socket.socket, n: int, stats: ConnStats | None,
                 deadline: Deadline | None = None, started: bool = True) -> bytes | None:
+    """``n`` bytes from ``sock`` (None when it closed before the first; ``started``: a
+    frame has begun, so ``deadline``'s frame time runs), each receive counted on ``stats``."""
     chunks: list[bytes] = []
     got = 0
     while got < n:
@@ -111,10 +113,10 @@ def _read_exact(sock: socket.socket, n: int, stats: ConnStats | None,
 
 
 def recv_frame(sock: socket.socket, stats: ConnStats | None = None, *,
-               max_size: int = MAX_FRAME, deadline: Deadline | None = None
+               max_size: int = MAX_HELLO, deadline: Deadline | None = None
                ) -> dict[str, Any] | None:
-    """Read one frame; None when the peer closed the connection between frames. With
-    ``stats``, every network receive is counted on it, and a ``msg`` frame as a fragment.
+    """Read one JSON frame (a hello); None when the peer closed the connection between
+    frames. With ``stats``, every network receive is counted on it.
     A frame longer than ``max_size``, one not (wholly) arriving within ``deadline``, and
     one that is not a flat JSON object with an ``op`` raise :class:`WireError`."""
     if stats is None:
@@ -124,20 +126,18 @@ def recv_frame(sock: socket.socket, stats: ConnStats | None = None, *,
         frame = _recv_frame(sock, stats, max_size, deadline)
     finally:
         stats.posting(False, -1)
-    if frame is not None and frame["op"] == "msg":
-        stats.fragment_received()
     return frame
 
 
 def _recv_frame(sock: socket.socket, stats: ConnStats | None, max_size: int,
                 deadline: Deadline | None) -> dict[str, Any] | None:
-    head = _read_exact(sock, _LEN.size, stats, deadline, started=False)
+    head = read_exact(sock, _LEN.size, stats, deadline, started=False)
     if head is None:
         return None
     (size,) = _LEN.unpack(head)
     if size > max_size:
         raise WireError(f"frame of {size} bytes is larger than {max_size}")
-    data = _read_exact(sock, size, stats, deadline) if size else b""
+    data = read_exact(sock, size, stats, deadline) if size else b""
     if data is None:
         raise WireError("connection closed inside a frame")
     try:
@@ -148,18 +148,24 @@ def _recv_frame(sock: socket.socket, stats: ConnStats | None, max_size: int,
         raise WireError("frame is nested too deeply") from None
     if not isinstance(frame, dict) or not isinstance(frame.get("op"), str):
         raise WireError("frame is not an object with an 'op'")
-    # Every member of every frame is a scalar: nothing nested reaches the receiver.
-    if not all(isinstance(v, _SCALARS) for v in frame.values()):
-        raise WireError("frame has a nested member")
+    check_flat(frame)
     return frame
 
 
-def hello(arbitration_id: str | None = None) -> dict[str, Any]:
+def check_flat(frame: Any) -> None:
+    """Every frame is an object whose members are all scalars: nothing nested reaches the
+    receiver."""
+    if not isinstance(frame, dict) or not all(isinstance(v, _SCALARS) for v in frame.values()):
+        raise WireError("frame is not a flat object")
+
+
+def hello(arbitration_id: str | None = None, **share: str) -> dict[str, Any]:
     """The first frame each side sends on a new connection (``arbitration_id`` identifies
     the sending transport: the far side's ``peer_arbitration_id``). It says nothing about
     the instance's databases: the listening side answers only an accepted hello, and the
     broker GUIDs travel only in acknowledgements."""
-    frame: dict[str, Any] = {"op": "hello", "protocol": PROTOCOL, "version": VERSION}
+    frame: dict[str, Any] = {"op": "hello", "protocol": PROTOCOL, "version": VERSION,
+                             **share}
     if arbitration_id is not None:
         frame["arbitration_id"] = arbitration_id
     return frame
@@ -203,8 +209,8 @@ def check_message(frame: dict[str, Any]) -> None:
     _text(frame, "lifetime", 40, required=True)
     _text(frame, "enqueue_time", 40)
     body = frame.get("body")
-    if body is not None and not isinstance(body, str):
-        raise WireError("body is not base64 text")
+    if body is not None and not isinstance(body, bytes):
+        raise WireError("body is not bytes")
 
 
 def check_close(frame: dict[str, Any]) -> None:
@@ -229,21 +235,6 @@ def _text(frame: dict[str, Any], key: str, limit: int, *, required: bool = False
         return
     if not isinstance(value, str) or not value or len(value) > limit:
         raise WireError(f"{key} is not text of 1 to {limit} characters")
-
-
-def body_out(body: bytes | None) -> str | None:
-    """A message body for JSON."""
-    return None if body is None else base64.b64encode(body).decode("ascii")
-
-
-def body_in(text: Any) -> bytes | None:
-    """A message body from JSON."""
-    if text is None:
-        return None
-    try:
-        return base64.b64decode(str(text), validate=True)
-    except ValueError:
-        raise WireError("message body is not base64") from None
 
 
 def time_out(value: datetime | None) -> str | None:
