@@ -342,16 +342,16 @@ def test_a_lost_acknowledgement_is_resent_and_delivered_once(
         pair: tuple[Client, Client], monkeypatch: pytest.MonkeyPatch) -> None:
     ca, cb = pair
     transport = ca.session.instance.extensions["broker_runtime"].transport
-    real_call = transport._call
+    real_apply = transport._apply
     lost: list[int] = []
 
-    def call(key: tuple[str, int], frame: dict[str, Any]) -> dict[str, Any]:
-        reply = real_call(key, frame)      # B commits the message and acknowledges …
-        if frame["op"] == "msg" and not lost:
-            lost.append(frame["seq"])
+    def apply(r: dict[str, Any], ep: Any, reply: dict[str, Any]) -> bool:
+        if reply.get("op") == "ack" and not lost:
+            # B committed the message and acknowledged, but the acknowledgement is lost.
+            lost.append(r["message_sequence_number"])
             raise Unreachable("An error occurred while receiving data: '104(lost)'.")
-        return reply                       # … but the first acknowledgement never arrives
-    monkeypatch.setattr(transport, "_call", call)
+        return real_apply(r, ep, reply)
+    monkeypatch.setattr(transport, "_apply", apply)
     h = ca.scalar(BEGIN)
     ca.run("\n".join(SEND.format(h=h, n=n) for n in range(3)))
     wait_for(lambda: count(ca, "SELECT COUNT(*) FROM sys.transmission_queue") == 0,

@@ -23,6 +23,9 @@ import os
 import socket
 import threading
 import time
+from collections import deque
+from dataclasses import dataclass
+from select import select as wait_readable
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, delete, or_, select, update
@@ -32,7 +35,7 @@ from ..txn import Txn
 from .delivery import held_row
 from .model import Endpoint
 from .transport_conns import CONNECTED, WAIT_LOGIN_NEGOTIATE, ConnStats, registry
-from .transport_link import Link, handshake
+from .transport_link import Link, Piece, handshake
 from .transport_listen import Listener, ListenerLimits
 from .transport_recv import (
     Receiver,
@@ -61,6 +64,7 @@ NOTICE_CHECK_S = 1.0
 IDLE_CLOSE_S = 90.0
 LOCAL_RECHECK_S = 5.0           # a held conversation found local is looked at again after this
 BATCH = 100                     # messages of one conversation read per pass
+WINDOW = 16                     # messages in flight per connection (one per conversation)
 
 
 def _retry_from_env() -> tuple[float, float]:
@@ -119,6 +123,25 @@ class _Backoff:
     def ok(self, key: Any) -> None:
         self._fails.pop(key, None)
         self._next.pop(key, None)
+
+
+@dataclass
+class _Conversation:
+    """A conversation's held rows being sent by one pass."""
+
+    ep: Endpoint
+    rows: deque[dict[str, Any]]
+    sent: int = 0
+
+
+@dataclass
+class _Flight:
+    """A message on its way: its fragments not yet written, then its answer awaited."""
+
+    conv: _Conversation
+    row: dict[str, Any]
+    frame_id: int
+    pieces: deque[Piece]
 
 
 class Transport:
@@ -366,32 +389,111 @@ class Transport:
         for handle in [h for h, until in self._local.items() if until <= now]:
             del self._local[handle]
         guids = {m.database_id: m.broker_guid for m in self._metas()} if work else {}
-        more = False
+        by_key: dict[tuple[str, int], list[tuple[Endpoint, list[dict[str, Any]]]]] = {}
         for ep, hop, held in work:
             key = (hop.host, hop.port)
+            if self.backoff.due(key) and self.backoff.due(ep.conversation_handle):
+                by_key.setdefault(key, []).append((ep, held))
+        more = False
+        for key, convs in by_key.items():
             if self._stop.is_set():
                 return False
-            if not (self.backoff.due(key) and self.backoff.due(ep.conversation_handle)):
-                continue
-            sent = 0
-            for i, r in enumerate(held):
-                if i and not self._still_held(r):
-                    # Gone since it was read: END … WITH ERROR dropped the messages not yet
-                    # sent (the next pass reads what the conversation holds now). The first
-                    # row was read just now, so only the ones after an ack are looked up.
-                    break
-                try:
-                    reply = self._call(key, self._frame(r, ep, guids.get(ep.database_id)))
-                except Unreachable as exc:
-                    self.backoff.failed(key)
-                    self._hold(r, str(exc))
-                    break
-                self.backoff.ok(key)
-                if not self._apply(r, ep, reply):
-                    break
-                sent += 1
-            more = more or sent == BATCH
+            more = self._send_to(key, convs, guids) or more
         return more
+
+    def _send_to(self, key: tuple[str, int], convs: list[tuple[Endpoint, list[dict[str, Any]]]],
+                 guids: dict[int, str], *, again: bool = True) -> bool:
+        """Send the held rows of ``convs`` (each conversation's in sequence order) to the
+        broker at ``key`` over one connection: up to WINDOW messages in flight, one per
+        conversation (its next goes once the previous is answered, as before), their
+        fragments interleaved so that a small message passes a large one. True when a
+        conversation's whole batch went (the next pass should follow at once)."""
+        reused = key in self._conns
+        answered = False
+        try:
+            link = self._connection(key)
+        except Unreachable as exc:
+            self.backoff.failed(key)
+            for _ep, rows in convs:
+                self._hold(rows[0], str(exc))
+            return False
+        ready = deque(_Conversation(ep, deque(rows)) for ep, rows in convs)
+        writing: deque[_Flight] = deque()
+        flying: dict[int, _Flight] = {}
+        more = False
+        try:
+            while not self._stop.is_set():
+                while ready and len(flying) < WINDOW:
+                    flight = self._take_off(link, ready.popleft(), guids)
+                    if flight is not None:
+                        writing.append(flight)
+                        flying[flight.frame_id] = flight
+                if writing:
+                    flight = writing.popleft()
+                    link.write_fragment(flight.pieces.popleft())
+                    if flight.pieces:
+                        writing.append(flight)
+                    timeout = 0.0
+                elif flying:
+                    timeout = self.ack_wait_s
+                else:
+                    break
+                self._used[key] = time.monotonic()
+                for reply in self._answers(link, timeout):
+                    flight = flying.pop(reply.get("id"), None)   # type: ignore[arg-type]
+                    if flight is None:
+                        continue
+                    self.backoff.ok(key)
+                    answered = True
+                    conv = flight.conv
+                    if self._apply(flight.row, conv.ep, reply):
+                        conv.sent += 1
+                        more = more or conv.sent == BATCH
+                        if conv.rows:
+                            ready.append(conv)
+        except (OSError, WireError, Unreachable) as exc:
+            self._drop(key)
+            if reused and again and not answered and not isinstance(exc, Unreachable):
+                # A kept connection the far broker closed meanwhile (it restarted, or
+                # closed it as idle): once more on a new one. Sending a message twice is
+                # harmless (duplicates are acknowledged, not queued).
+                return self._send_to(key, convs, guids, again=False)
+            self.backoff.failed(key)
+            status = str(exc) if isinstance(exc, Unreachable) else _receive_failed(exc)
+            for flight in flying.values():
+                self._hold(flight.row, status)
+            return False
+        return more
+
+    def _take_off(self, link: Link, conv: _Conversation, guids: dict[int, str]
+                  ) -> _Flight | None:
+        """The next message of ``conv`` as a flight, or None when the conversation has no
+        more to send now."""
+        r = conv.rows.popleft()
+        if conv.sent and not self._still_held(r):
+            # Gone since it was read: END … WITH ERROR dropped the messages not yet sent
+            # (the next pass reads what the conversation holds now). The first row was read
+            # just now, so only the ones after an ack are looked up.
+            conv.rows.clear()
+            return None
+        self._frames += 1
+        frame = {**self._frame(r, conv.ep, guids.get(conv.ep.database_id)),
+                 "id": self._frames}
+        return _Flight(conv, r, self._frames, deque(link.fragments(frame)))
+
+    def _answers(self, link: Link, timeout: float) -> list[dict[str, Any]]:
+        """The answers that arrive within ``timeout`` seconds (0: those already here); none
+        within a positive timeout means the far broker is not answering."""
+        got: list[dict[str, Any]] = []
+        while wait_readable([link.sock], [], [], 0 if got else timeout)[0]:
+            reply = link.receive()
+            if reply is None:
+                raise ConnectionResetError(104, "Connection reset by peer")
+            got.append(reply)
+        if timeout > 0 and not got:
+            raise Unreachable(_receive_failed(TimeoutError(
+                110, f"no answer within {self.ack_wait_s:g} seconds")))
+        return got
 
     def _still_held(self, r: dict[str, Any]) -> bool:
         """Whether transmission-queue row ``r`` (read by this pass) is still waiting."""
