@@ -1,5 +1,5 @@
 """Delivery between two instances through a faulty network (docs/transport.md, *Frames*): a
-TCP proxy between them corrupts bytes both ways, cuts connections and stalls; every message
+TCP proxy between them corrupts, drops and repeats bytes both ways and cuts connections; every message
 still arrives exactly once and in order, corrupted frames are counted and dropped. And a large
 message does not hold up a small one sent beside it. Loopback, bounded (a few hundred
 messages, small retry and answer waits)."""
@@ -30,14 +30,14 @@ from tsqlbroker.interpreter.instance import Instance
 
 class FaultyProxy:
     """Forwards connections from ``port`` to ``target``; each chunk passing is, at random
-    (seeded), corrupted (one byte flipped) or the connection cut."""
+    (seeded), corrupted (one byte flipped), dropped, sent twice, or the connection cut."""
 
     def __init__(self, target: int, *, corrupt: float, cut: float, seed: int = 7) -> None:
         self.target = target
         self.corrupt, self.cut = corrupt, cut
         self.rng = random.Random(seed)
         self.lock = threading.Lock()
-        self.corrupted = self.cuts = 0
+        self.faults: dict[str, int] = {"corrupt": 0, "drop": 0, "twice": 0, "cut": 0}
         self.server = socket.create_server(("127.0.0.1", 0))
         self.port = int(self.server.getsockname()[1])
         self.socks: list[socket.socket] = []
@@ -57,24 +57,29 @@ class FaultyProxy:
                 self.threads.append(t)
                 t.start()
 
-    def _fault(self) -> tuple[bool, bool]:
+    def _fault(self) -> str | None:
         with self.lock:
-            cut = self.rng.random() < self.cut
-            bad = not cut and self.rng.random() < self.corrupt
-            self.cuts += cut
-            self.corrupted += bad
-            return cut, bad
+            if self.rng.random() < self.cut:
+                fault: str | None = "cut"
+            elif self.rng.random() < self.corrupt:
+                fault = self.rng.choice(["corrupt", "corrupt", "drop", "twice"])
+            else:
+                return None
+            self.faults[fault] += 1
+            return fault
 
     def _pump(self, src: socket.socket, dst: socket.socket) -> None:
         with contextlib.suppress(OSError):
             while data := src.recv(16384):
-                cut, bad = self._fault()
-                if cut:
+                fault = self._fault()
+                if fault == "cut":
                     break
-                if bad:
+                if fault == "drop":
+                    continue
+                if fault == "corrupt":
                     at = self.rng.randrange(len(data))
                     data = data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1:]
-                dst.sendall(data)
+                dst.sendall(data * (2 if fault == "twice" else 1))
         for s in (src, dst):
             with contextlib.suppress(OSError):
                 s.shutdown(socket.SHUT_RDWR)
@@ -136,7 +141,7 @@ def test_messages_arrive_exactly_once_in_order_through_corruption_and_cuts(
         if d == 0 and n % 10 == 0:
             assert length > 300_000                           # reassembled whole
     assert by_dialog == {d: list(range(per_dialog)) for d in range(len(dialogs))}
-    assert proxy.corrupted > 0 and proxy.cuts > 0
+    assert all(proxy.faults.values()), proxy.faults
     b_transport = cb.session.instance.extensions["broker_runtime"].transport
     assert b_transport.registry.corrupted > 0                 # dropped as corrupted
 
