@@ -65,6 +65,8 @@ IDLE_CLOSE_S = 90.0
 LOCAL_RECHECK_S = 5.0           # a held conversation found local is looked at again after this
 BATCH = 100                     # messages of one conversation read per pass
 WINDOW = 16                     # messages in flight per connection (one per conversation)
+SOCKET_BUFFER = 128 * 1024      # kernel send / receive buffer of a broker connection
+JOIN_LOOK_S = 0.02              # while a large message goes, new conversations looked for
 
 
 def _retry_from_env() -> tuple[float, float]:
@@ -252,6 +254,7 @@ class Transport:
         try:
             server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             server.bind(want)
+            server.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, SOCKET_BUFFER)
             server.listen(16)
             server.settimeout(0.5)
         except OSError as exc:
@@ -289,6 +292,9 @@ class Transport:
         stats = self.registry.open(is_accept=False, peer=f"{key[0]}:{key[1]}")
         try:
             sock = socket.create_connection(key, timeout=CONNECT_TIMEOUT_S)
+            # Little queued in the kernel: a small message written between a large one's
+            # fragments is not stuck behind megabytes already buffered.
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SOCKET_BUFFER)
         except OSError as exc:
             stats.close()
             raise Unreachable(
@@ -356,6 +362,20 @@ class Transport:
     def _send_pass(self) -> bool:
         """Send what the transmission queues hold for other brokers; True when a
         conversation had more than one batch, so the next pass should follow at once."""
+        by_key = self._work()
+        guids = {m.database_id: m.broker_guid for m in self._metas()} if by_key else {}
+        more = False
+        for key, convs in by_key.items():
+            if self._stop.is_set():
+                return False
+            more = self._send_to(key, convs, guids) or more
+        return more
+
+    def _work(self, skip: set[str] | None = None
+              ) -> dict[tuple[str, int], list[tuple[Endpoint, list[dict[str, Any]]]]]:
+        """The conversations with messages to send now (not ``skip``), by far broker
+        address: each with its first BATCH held rows. Those that cannot go get their
+        transmission_status instead."""
         b = self.broker
         tq = b.t.transmission
         now = time.monotonic()
@@ -364,7 +384,7 @@ class Transport:
             handles = list(conn.execute(select(tq.c.conversation_handle).distinct()).scalars())
             work: list[tuple[Endpoint, Any, list[dict[str, Any]]]] = []
             for handle in handles:
-                if self._local.get(handle, 0.0) > now:
+                if self._local.get(handle, 0.0) > now or (skip and handle in skip):
                     continue
                 ep = b._endpoint(conn, None, handle)
                 hop = None if ep is None else next_hop(b, conn, ep)
@@ -388,18 +408,12 @@ class Transport:
             conn.close()
         for handle in [h for h, until in self._local.items() if until <= now]:
             del self._local[handle]
-        guids = {m.database_id: m.broker_guid for m in self._metas()} if work else {}
         by_key: dict[tuple[str, int], list[tuple[Endpoint, list[dict[str, Any]]]]] = {}
         for ep, hop, held in work:
             key = (hop.host, hop.port)
             if self.backoff.due(key) and self.backoff.due(ep.conversation_handle):
                 by_key.setdefault(key, []).append((ep, held))
-        more = False
-        for key, convs in by_key.items():
-            if self._stop.is_set():
-                return False
-            more = self._send_to(key, convs, guids) or more
-        return more
+        return by_key
 
     def _send_to(self, key: tuple[str, int], convs: list[tuple[Endpoint, list[dict[str, Any]]]],
                  guids: dict[int, str], *, again: bool = True) -> bool:
@@ -418,6 +432,9 @@ class Transport:
                 self._hold(rows[0], str(exc))
             return False
         ready = deque(_Conversation(ep, deque(rows)) for ep, rows in convs)
+        handles = {ep.conversation_handle for ep, _rows in convs}
+        progress = time.monotonic()
+        next_look = progress + JOIN_LOOK_S
         writing: deque[_Flight] = deque()
         flying: dict[int, _Flight] = {}
         more = False
@@ -428,6 +445,12 @@ class Transport:
                     if flight is not None:
                         writing.append(flight)
                         flying[flight.frame_id] = flight
+                if (writing or flying) and not ready and len(flying) < WINDOW \
+                        and time.monotonic() >= next_look:
+                    # A large message is on its way: conversations that got messages since
+                    # this pass began join it, so theirs need not wait for its end.
+                    next_look = time.monotonic() + JOIN_LOOK_S
+                    ready.extend(self._joining(key, handles, guids))
                 if writing:
                     flight = writing.popleft()
                     link.write_fragment(flight.pieces.popleft())
@@ -435,11 +458,19 @@ class Transport:
                         writing.append(flight)
                     timeout = 0.0
                 elif flying:
-                    timeout = self.ack_wait_s
+                    if time.monotonic() - progress > self.ack_wait_s:
+                        # No answer for that long: the frame was dropped as corrupted, or
+                        # the far broker is stuck. The messages wait for their retry.
+                        raise Unreachable(_receive_failed(TimeoutError(
+                            110, f"no answer within {self.ack_wait_s:g} seconds")))
+                    timeout = JOIN_LOOK_S
                 else:
                     break
                 self._used[key] = time.monotonic()
-                for reply in self._answers(link, timeout):
+                replies = self._answers(link, timeout)
+                if replies or writing:
+                    progress = time.monotonic()
+                for reply in replies:
                     flight = flying.pop(reply.get("id"), None)   # type: ignore[arg-type]
                     if flight is None:
                         continue
@@ -465,6 +496,17 @@ class Transport:
             return False
         return more
 
+    def _joining(self, key: tuple[str, int], handles: set[str], guids: dict[int, str]
+                 ) -> list[_Conversation]:
+        """Conversations for the broker at ``key`` with messages to send that are not among
+        ``handles`` (which they join)."""
+        joining = [_Conversation(ep, deque(rows))
+                   for ep, rows in self._work(skip=handles).get(key, [])]
+        handles.update(c.ep.conversation_handle for c in joining)
+        if any(c.ep.database_id not in guids for c in joining):
+            guids.update({m.database_id: m.broker_guid for m in self._metas()})
+        return joining
+
     def _take_off(self, link: Link, conv: _Conversation, guids: dict[int, str]
                   ) -> _Flight | None:
         """The next message of ``conv`` as a flight, or None when the conversation has no
@@ -481,18 +523,15 @@ class Transport:
                  "id": self._frames}
         return _Flight(conv, r, self._frames, deque(link.fragments(frame)))
 
-    def _answers(self, link: Link, timeout: float) -> list[dict[str, Any]]:
-        """The answers that arrive within ``timeout`` seconds (0: those already here); none
-        within a positive timeout means the far broker is not answering."""
+    @staticmethod
+    def _answers(link: Link, timeout: float) -> list[dict[str, Any]]:
+        """The answers that arrive within ``timeout`` seconds (0: those already here)."""
         got: list[dict[str, Any]] = []
         while wait_readable([link.sock], [], [], 0 if got else timeout)[0]:
             reply = link.receive()
             if reply is None:
                 raise ConnectionResetError(104, "Connection reset by peer")
             got.append(reply)
-        if timeout > 0 and not got:
-            raise Unreachable(_receive_failed(TimeoutError(
-                110, f"no answer within {self.ack_wait_s:g} seconds")))
         return got
 
     def _still_held(self, r: dict[str, Any]) -> bool:
