@@ -29,7 +29,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).resolve().parent)]
@@ -97,15 +97,16 @@ class FrameDropper:
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self) -> None:
-        while True:
-            try:
-                left, _ = self.server.accept()
-                right = socket.create_connection(("127.0.0.1", self.target))
-            except OSError:
-                return
-            self.socks += [left, right]
-            for a, b in ((left, right), (right, left)):
-                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+        with contextlib.suppress(OSError):          # the server closed: the run is over
+            while True:
+                self._join(self.server.accept()[0])
+
+    def _join(self, left: socket.socket) -> None:
+        """Connect ``left`` to the target; a pump each way."""
+        right = socket.create_connection(("127.0.0.1", self.target))
+        self.socks.extend((left, right))
+        threading.Thread(target=self._pump, args=(left, right), daemon=True).start()
+        threading.Thread(target=self._pump, args=(right, left), daemon=True).start()
 
     @staticmethod
     def _exact(sock: socket.socket, n: int) -> bytes:
@@ -126,15 +127,16 @@ class FrameDropper:
                 if first or self.rng.random() >= self.loss:
                     dst.sendall(frame)
                 first = False
-        for s in (src, dst):
-            with contextlib.suppress(OSError):
-                s.shutdown(socket.SHUT_RDWR)
+        # One side ended: the other learns it (a close of both would race the other pump).
+        with contextlib.suppress(OSError):
+            src.shutdown(socket.SHUT_RDWR)
+        with contextlib.suppress(OSError):
+            dst.shutdown(socket.SHUT_RDWR)
 
     def close(self) -> None:
         self.server.close()
         for s in self.socks:
-            with contextlib.suppress(OSError):
-                s.close()
+            s.close()               # close() of a socket already shut down does not raise
 
 
 class Pair:
@@ -187,22 +189,24 @@ def _drain(s: Client, queue: str) -> None:
     s.run(f"WHILE EXISTS (SELECT * FROM {queue}) RECEIVE TOP (1000) * FROM {queue};")
 
 
-def remote_rate(pair: Pair, handle: str, n: int) -> float:
-    """Messages/s from the SEND loop in A until all are in B's queue."""
-    _drain(pair.sb, "Q")
+def _rate(pair: Pair, handle: str, n: int, reader: Client, queue: str) -> float:
+    """Messages/s from the SEND loop in A on dialog ``handle`` until all ``n`` are in
+    ``reader``'s ``queue``."""
+    _drain(reader, queue)
     t0 = time.perf_counter()
     pair.sa.run(LOOP.format(h=handle, n=n))
-    _wait_count(pair.sb, "Q", n)
+    _wait_count(reader, queue, n)
     return n / (time.perf_counter() - t0)
+
+
+def remote_rate(pair: Pair, handle: str, n: int) -> float:
+    """Messages/s from A to B's queue."""
+    return _rate(pair, handle, n, pair.sb, "Q")
 
 
 def local_rate(pair: Pair, handle: str, n: int) -> float:
-    """Messages/s from the same SEND loop to a service of A's own database."""
-    _drain(pair.sa, "LocalQ")
-    t0 = time.perf_counter()
-    pair.sa.run(LOOP.format(h=handle, n=n))
-    _wait_count(pair.sa, "LocalQ", n)
-    return n / (time.perf_counter() - t0)
+    """Messages/s from A to a service of A's own database."""
+    return _rate(pair, handle, n, pair.sa, "LocalQ")
 
 
 def small_after_large(pair: Pair, size: int) -> float:
@@ -221,6 +225,13 @@ def small_after_large(pair: Pair, size: int) -> float:
     took = time.perf_counter() - t0
     _wait_count(pair.sb, "Q", 2)
     return took
+
+
+def _versus(name: str, num: tuple[str, Callable[[], float]],
+            den: tuple[str, Callable[[], float]], goal: Goal, rounds: int) -> Figure:
+    """``num``'s rate against ``den``'s, interleaved round by round."""
+    rates = interleaved(dict((num, den)), rounds)
+    return ratio_figure(name, (num[0], rates[num[0]]), (den[0], rates[den[0]]), goal)
 
 
 @contextlib.contextmanager
@@ -247,17 +258,13 @@ def main(argv: list[str] | None = None) -> int:
             Path(tmp), ("plain", None), ("clean", 0.0), ("lossy", 0.1)) as (plain, clean,
                                                                              lossy):
         remote, local = plain.dialog("//B/Targ"), plain.dialog("//bench/Local")
-        rates = interleaved({"remote": lambda: remote_rate(plain, remote, n),
-                             "local": lambda: local_rate(plain, local, n)}, rounds)
-        report.add(ratio_figure("(a) remote vs local delivery (no TLS: not implemented)",
-                                ("remote", rates["remote"]), ("local", rates["local"]),
-                                Goal(0.3)))
+        report.add(_versus("(a) remote vs local delivery (no TLS: not implemented)",
+                           ("remote", lambda: remote_rate(plain, remote, n)),
+                           ("local", lambda: local_rate(plain, local, n)), Goal(0.3), rounds))
         hc, hl = clean.dialog("//B/Targ"), lossy.dialog("//B/Targ")
-        loss = interleaved({"lossy": lambda: remote_rate(lossy, hl, n),
-                            "clean": lambda: remote_rate(clean, hc, n)}, rounds)
-        report.add(ratio_figure("(b) 10 % of frames dropped vs none (through a proxy)",
-                                ("lossy", loss["lossy"]), ("clean", loss["clean"]),
-                                Goal(0.5)))
+        report.add(_versus("(b) 10 % of frames dropped vs none (through a proxy)",
+                           ("lossy", lambda: remote_rate(lossy, hl, n)),
+                           ("clean", lambda: remote_rate(clean, hc, n)), Goal(0.5), rounds))
         delays = [small_after_large(plain, big) * 1000 for _ in range(rounds)]
         med = sorted(delays)[len(delays) // 2]
         report.add(Figure(f"(c) 1 KB message sent right after a {big // 1_000_000} MB one",
