@@ -495,6 +495,10 @@ def test_a_restarted_far_broker_is_reached_again_without_waiting_for_a_retry(
     h = ca.scalar(BEGIN)
     ca.run(SEND.format(h=h, n=0))
     wait_for(lambda: count(cb, "SELECT COUNT(*) FROM Q") == 1, "the first message at B")
+    # Its acknowledgement processed too: otherwise B's restart may cut it off, and A's
+    # retry (not what this test is about) would wait the 30 s below.
+    wait_for(lambda: count(ca, "SELECT COUNT(*) FROM sys.transmission_queue") == 0,
+             "A's first message acknowledged")
     # B restarts; A's kept connection is dead. A failed attempt would wait 30 s.
     transport.backoff.lo = transport.backoff.hi = 30.0
     url = cb.session.instance.store.url
