@@ -15,8 +15,8 @@ from broker_env import REQ, TARGET_SVC, Env
 from sqlalchemy import select
 
 from tsqlbroker.engine.broker.transport import Transport
+from tsqlbroker.engine.broker.transport_link import handshake
 from tsqlbroker.engine.broker.transport_recv import ensure_remote_dialogs
-from tsqlbroker.engine.broker.transport_wire import check_hello, hello, recv_frame, send_frame
 from tsqlbroker.engine.brokerlog import BrokerLog
 
 ERROR = "http://schemas.microsoft.com/SQL/ServiceBroker/Error"
@@ -88,12 +88,11 @@ class FarBroker:
         with contextlib.suppress(OSError):
             sock, _ = self.server.accept()
             with sock:
-                check_hello(recv_frame(sock))
-                send_frame(sock, hello([FAR_BROKER]))
-                while (frame := recv_frame(sock)) is not None:
+                link, _ = handshake(sock, None, None, initiating=False)
+                while (frame := link.receive()) is not None:
                     self.frames.append(frame)
                     self.on_message(frame)
-                    send_frame(sock, {"op": "ack", "broker": FAR_BROKER, "id": frame["id"]})
+                    link.send_control({"op": "ack", "broker": FAR_BROKER, "id": frame["id"]})
 
     def close(self) -> None:
         self.server.close()

@@ -55,6 +55,13 @@ def test_quick_run_prints_every_goal() -> None:
     assert lines[-1].endswith("of 12 goals met")
 
 
+def test_remote_quick_run_prints_every_goal() -> None:
+    lines = _quick("remote.py")
+    figures = [line for line in lines if VERDICT.search(line)]
+    assert [line.split()[0] for line in figures] == ["(a)", "(b)", "(c)"]
+    assert lines[-1].endswith("of 3 goals met")
+
+
 def test_postgres_quick_run_prints_every_goal(fresh_postgres: FreshPostgres) -> None:
     """The PostgreSQL benchmark on the tests' server: every section's figures, PGMQ's rows
     measured when its SQL is on the machine and skipped with the reason when not."""

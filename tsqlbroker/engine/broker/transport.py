@@ -19,11 +19,13 @@ owns its endpoint.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import socket
 import threading
 import time
+from collections import deque
+from dataclasses import dataclass
+from select import select as wait_readable
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, delete, or_, select, update
@@ -33,6 +35,8 @@ from ..txn import Txn
 from .delivery import held_row
 from .model import Endpoint
 from .transport_conns import CONNECTED, WAIT_LOGIN_NEGOTIATE, ConnStats, registry
+from .transport_link import Link, Piece, handshake
+from .transport_listen import Listener, ListenerLimits
 from .transport_recv import (
     Receiver,
     ensure_remote_dialogs,
@@ -47,15 +51,7 @@ from .transport_route import (
     next_hop,
     security_status,
 )
-from .transport_wire import (
-    WireError,
-    body_out,
-    check_hello,
-    hello,
-    recv_frame,
-    send_frame,
-    time_out,
-)
+from .transport_wire import WireError, time_out
 
 if TYPE_CHECKING:
     from ..brokerlog import BrokerLog
@@ -68,6 +64,9 @@ NOTICE_CHECK_S = 1.0
 IDLE_CLOSE_S = 90.0
 LOCAL_RECHECK_S = 5.0           # a held conversation found local is looked at again after this
 BATCH = 100                     # messages of one conversation read per pass
+WINDOW = 16                     # messages in flight per connection (one per conversation)
+SOCKET_BUFFER = 128 * 1024      # kernel send / receive buffer of a broker connection
+JOIN_LOOK_S = 0.02              # while a large message goes, new conversations looked for
 
 
 def _retry_from_env() -> tuple[float, float]:
@@ -80,6 +79,17 @@ def _retry_from_env() -> tuple[float, float]:
     except ValueError:
         pass
     return 4.0, 64.0
+
+
+def _ack_wait_from_env() -> float:
+    """How long the sender waits for a message's answer before it gives the connection up
+    and retries later: ``TSQLBROKER_SB_ACK_WAIT`` seconds, else 90 (the far side may wait
+    for its store's write lock)."""
+    try:
+        value = float(os.environ.get("TSQLBROKER_SB_ACK_WAIT", ""))
+    except ValueError:
+        return REPLY_TIMEOUT_S
+    return value if value > 0 else REPLY_TIMEOUT_S
 
 
 def _os_text(exc: OSError) -> str:
@@ -117,11 +127,31 @@ class _Backoff:
         self._next.pop(key, None)
 
 
+@dataclass
+class _Conversation:
+    """A conversation's held rows being sent by one pass."""
+
+    ep: Endpoint
+    rows: deque[dict[str, Any]]
+    sent: int = 0
+
+
+@dataclass
+class _Flight:
+    """A message on its way: its fragments not yet written, then its answer awaited."""
+
+    conv: _Conversation
+    row: dict[str, Any]
+    frame_id: int
+    pieces: deque[Piece]
+
+
 class Transport:
     """The listener and the sender of one broker (see the module docstring)."""
 
     def __init__(self, broker: Broker, log: BrokerLog, *, retry_min: float | None = None,
-                 retry_max: float | None = None, poll_s: float = 0.25) -> None:
+                 retry_max: float | None = None, poll_s: float = 0.25,
+                 limits: ListenerLimits | None = None) -> None:
         lo, hi = _retry_from_env()
         self.broker = broker
         self.log = log
@@ -130,14 +160,15 @@ class Transport:
         self.receiver = Receiver(broker)
         self.listening: tuple[str, int] | None = None
         self._server: socket.socket | None = None
-        self._conns: dict[tuple[str, int], socket.socket] = {}
+        self._conns: dict[tuple[str, int], Link] = {}
+        self._frames = 0                        # the id of the last frame sent
+        self.ack_wait_s = _ack_wait_from_env()
         # sys.dm_broker_connections: every open connection's counters (per store).
         self.registry = registry(broker.store)
         self._stats: dict[tuple[str, int], ConnStats] = {}
         self._stop = threading.Event()
+        self.listener = Listener(self.receiver, self.registry, log, self._stop, limits)
         self._seen = 0
-        self._lock = threading.Lock()
-        self._inbound: set[socket.socket] = set()
         self._used: dict[tuple[str, int], float] = {}
         self._local: dict[str, float] = {}      # held local conversations → next look
         self._threads: list[threading.Thread] = []
@@ -160,11 +191,7 @@ class Transport:
         self._stop.set()
         PENDING.bump()
         self._close_server()
-        with self._lock:
-            inbound = list(self._inbound)
-        for sock in inbound:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
+        self.listener.shutdown()
         for t in self._threads:
             t.join(timeout)
         self._threads.clear()
@@ -227,6 +254,7 @@ class Transport:
         try:
             server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             server.bind(want)
+            server.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, SOCKET_BUFFER)
             server.listen(16)
             server.settimeout(0.5)
         except OSError as exc:
@@ -244,8 +272,9 @@ class Transport:
             raise
         self._server = server
         self.listening = want
-        t = threading.Thread(target=self._accept, args=(server,), name="broker-listener",
-                             daemon=True)
+        t = threading.Thread(target=self.listener.accept_loop,
+                             args=(server, lambda: self._server is server),
+                             name="broker-listener", daemon=True)
         self._threads.append(t)
         t.start()
         self.log.write("Transport", f"listening on {want[0] or 'ALL'}:{want[1]}", "info")
@@ -255,89 +284,34 @@ class Transport:
         if server is not None:
             server.close()
 
-    def _accept(self, server: socket.socket) -> None:
-        while not self._stop.is_set() and self._server is server:
-            try:
-                sock, _addr = server.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            t = threading.Thread(target=self._serve_conn, args=(sock,),
-                                 name="broker-connection", daemon=True)
-            t.start()
-
-    def _local_guids(self) -> list[str]:
-        conn = self.broker.store.connect()
-        try:
-            return [m.broker_guid for m in self.broker.meta.all_loaded(conn)]
-        finally:
-            conn.close()
-
-    def _serve_conn(self, sock: socket.socket) -> None:
-        """One inbound connection: greet, then answer frame after frame."""
-        peer = "?"
-        with self._lock:
-            self._inbound.add(sock)
-        stats: ConnStats | None = None
-        try:
-            peer = "{}:{}".format(*sock.getpeername()[:2])
-            stats = self.registry.open(is_accept=True, peer=peer)
-            sock.settimeout(None)
-            send_frame(sock, hello(self._local_guids(), self.registry.arbitration_id), stats)
-            stats.set_state(CONNECTED, WAIT_LOGIN_NEGOTIATE)
-            stats.logged_in(check_hello(recv_frame(sock, stats)))
-            while not self._stop.is_set():
-                frame = recv_frame(sock, stats)
-                if frame is None:
-                    return
-                try:
-                    reply = self.receiver.handle(frame)
-                except WireError:
-                    raise
-                except Exception as exc:  # noqa: BLE001 - the sender retries; we log
-                    self.log.write("Transport", f"message from {peer} not taken: {exc}",
-                                   "error")
-                    reply = {"op": "nack", "status": f"The far broker could not store the "
-                             f"message: {exc.__class__.__name__}."}
-                reply["id"] = frame.get("id")
-                send_frame(sock, reply, stats)
-        except WireError as exc:
-            self.log.write("Transport", f"connection from {peer} closed: {exc}", "error")
-        except OSError:
-            pass
-        finally:
-            with self._lock:
-                self._inbound.discard(sock)
-            if stats is not None:
-                stats.close()
-            sock.close()
-
     # -- the sender ---------------------------------------------------------------------------
-    def _connection(self, key: tuple[str, int]) -> socket.socket:
-        sock = self._conns.get(key)
-        if sock is not None:
-            return sock
+    def _connection(self, key: tuple[str, int]) -> Link:
+        link = self._conns.get(key)
+        if link is not None:
+            return link
         stats = self.registry.open(is_accept=False, peer=f"{key[0]}:{key[1]}")
         try:
             sock = socket.create_connection(key, timeout=CONNECT_TIMEOUT_S)
+            # Little queued in the kernel: a small message written between a large one's
+            # fragments is not stuck behind megabytes already buffered.
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SOCKET_BUFFER)
         except OSError as exc:
             stats.close()
             raise Unreachable(
                 f"Connection attempt failed with error: '{_os_text(exc)}'.") from None
         stats.set_state(CONNECTED, WAIT_LOGIN_NEGOTIATE)
         try:
-            sock.settimeout(REPLY_TIMEOUT_S)
-            send_frame(sock, hello(self._local_guids(), self.registry.arbitration_id), stats)
-            greeting = check_hello(recv_frame(sock, stats))
+            sock.settimeout(self.ack_wait_s)
+            link, greeting = handshake(sock, stats, self.registry.arbitration_id,
+                                       initiating=True)
         except (OSError, WireError) as exc:
             stats.close()
             sock.close()
             raise Unreachable(_receive_failed(exc)) from None
         stats.logged_in(greeting)
-        self._conns[key] = sock
+        self._conns[key] = link
         self._stats[key] = stats
-        return sock
+        return link
 
     def _call(self, key: tuple[str, int], frame: dict[str, Any]) -> dict[str, Any]:
         """Send ``frame`` to the broker at ``key`` and wait for its answer; raises
@@ -354,15 +328,24 @@ class Transport:
         return self._exchange(key, frame)
 
     def _exchange(self, key: tuple[str, int], frame: dict[str, Any]) -> dict[str, Any]:
-        sock = self._connection(key)
+        link = self._connection(key)
         self._used[key] = time.monotonic()
-        stats = self._stats.get(key)
+        self._frames += 1
+        frame = {**frame, "id": self._frames}
         try:
-            send_frame(sock, frame, stats)
-            reply = recv_frame(sock, stats)
-            if reply is None:
-                raise ConnectionResetError(104, "Connection reset by peer")
-            return reply
+            if frame["op"] == "msg":
+                link.send_message(frame)
+            else:
+                link.send_control(frame)
+            while True:
+                # No answer within ack_wait_s (the frame was dropped as corrupted, or the
+                # far broker is stuck): the socket times out, the connection is dropped and
+                # the message waits for its retry.
+                reply = link.receive()
+                if reply is None:
+                    raise ConnectionResetError(104, "Connection reset by peer")
+                if reply.get("id") == frame["id"]:
+                    return reply
         except (OSError, WireError) as exc:
             self._drop(key)
             raise Unreachable(_receive_failed(exc)) from None
@@ -372,13 +355,27 @@ class Transport:
         stats = self._stats.pop(key, None)
         if stats is not None:
             stats.close()
-        sock = self._conns.pop(key, None)
-        if sock is not None:
-            sock.close()
+        link = self._conns.pop(key, None)
+        if link is not None:
+            link.close()
 
     def _send_pass(self) -> bool:
         """Send what the transmission queues hold for other brokers; True when a
         conversation had more than one batch, so the next pass should follow at once."""
+        by_key = self._work()
+        guids = {m.database_id: m.broker_guid for m in self._metas()} if by_key else {}
+        more = False
+        for key, convs in by_key.items():
+            if self._stop.is_set():
+                return False
+            more = self._send_to(key, convs, guids) or more
+        return more
+
+    def _work(self, skip: set[str] | None = None
+              ) -> dict[tuple[str, int], list[tuple[Endpoint, list[dict[str, Any]]]]]:
+        """The conversations with messages to send now (not ``skip``), by far broker
+        address: each with its first BATCH held rows. Those that cannot go get their
+        transmission_status instead."""
         b = self.broker
         tq = b.t.transmission
         now = time.monotonic()
@@ -387,7 +384,7 @@ class Transport:
             handles = list(conn.execute(select(tq.c.conversation_handle).distinct()).scalars())
             work: list[tuple[Endpoint, Any, list[dict[str, Any]]]] = []
             for handle in handles:
-                if self._local.get(handle, 0.0) > now:
+                if self._local.get(handle, 0.0) > now or (skip and handle in skip):
                     continue
                 ep = b._endpoint(conn, None, handle)
                 hop = None if ep is None else next_hop(b, conn, ep)
@@ -411,33 +408,131 @@ class Transport:
             conn.close()
         for handle in [h for h, until in self._local.items() if until <= now]:
             del self._local[handle]
-        guids = {m.database_id: m.broker_guid for m in self._metas()} if work else {}
-        more = False
+        by_key: dict[tuple[str, int], list[tuple[Endpoint, list[dict[str, Any]]]]] = {}
         for ep, hop, held in work:
             key = (hop.host, hop.port)
-            if self._stop.is_set():
-                return False
-            if not (self.backoff.due(key) and self.backoff.due(ep.conversation_handle)):
-                continue
-            sent = 0
-            for i, r in enumerate(held):
-                if i and not self._still_held(r):
-                    # Gone since it was read: END … WITH ERROR dropped the messages not yet
-                    # sent (the next pass reads what the conversation holds now). The first
-                    # row was read just now, so only the ones after an ack are looked up.
+            if self.backoff.due(key) and self.backoff.due(ep.conversation_handle):
+                by_key.setdefault(key, []).append((ep, held))
+        return by_key
+
+    def _send_to(self, key: tuple[str, int], convs: list[tuple[Endpoint, list[dict[str, Any]]]],
+                 guids: dict[int, str], *, again: bool = True) -> bool:
+        """Send the held rows of ``convs`` (each conversation's in sequence order) to the
+        broker at ``key`` over one connection: up to WINDOW messages in flight, one per
+        conversation (its next goes once the previous is answered, as before), their
+        fragments interleaved so that a small message passes a large one. True when a
+        conversation's whole batch went (the next pass should follow at once)."""
+        reused = key in self._conns
+        answered = False
+        try:
+            link = self._connection(key)
+        except Unreachable as exc:
+            self.backoff.failed(key)
+            for _ep, rows in convs:
+                self._hold(rows[0], str(exc))
+            return False
+        ready = deque(_Conversation(ep, deque(rows)) for ep, rows in convs)
+        handles = {ep.conversation_handle for ep, _rows in convs}
+        progress = time.monotonic()
+        next_look = progress + JOIN_LOOK_S
+        writing: deque[_Flight] = deque()
+        flying: dict[int, _Flight] = {}
+        more = False
+        try:
+            while not self._stop.is_set():
+                while ready and len(flying) < WINDOW:
+                    flight = self._take_off(link, ready.popleft(), guids)
+                    if flight is not None:
+                        writing.append(flight)
+                        flying[flight.frame_id] = flight
+                if (writing or flying) and not ready and len(flying) < WINDOW \
+                        and time.monotonic() >= next_look:
+                    # A large message is on its way: conversations that got messages since
+                    # this pass began join it, so theirs need not wait for its end.
+                    next_look = time.monotonic() + JOIN_LOOK_S
+                    ready.extend(self._joining(key, handles, guids))
+                if writing:
+                    flight = writing.popleft()
+                    link.write_fragment(flight.pieces.popleft())
+                    if flight.pieces:
+                        writing.append(flight)
+                    timeout = 0.0
+                elif flying:
+                    if time.monotonic() - progress > self.ack_wait_s:
+                        # No answer for that long: the frame was dropped as corrupted, or
+                        # the far broker is stuck. The messages wait for their retry.
+                        raise Unreachable(_receive_failed(TimeoutError(
+                            110, f"no answer within {self.ack_wait_s:g} seconds")))
+                    timeout = JOIN_LOOK_S
+                else:
                     break
-                try:
-                    reply = self._call(key, self._frame(r, ep, guids.get(ep.database_id)))
-                except Unreachable as exc:
-                    self.backoff.failed(key)
-                    self._hold(r, str(exc))
-                    break
-                self.backoff.ok(key)
-                if not self._apply(r, ep, reply):
-                    break
-                sent += 1
-            more = more or sent == BATCH
+                self._used[key] = time.monotonic()
+                replies = self._answers(link, timeout)
+                if replies or writing:
+                    progress = time.monotonic()
+                for reply in replies:
+                    flight = flying.pop(reply.get("id"), None)   # type: ignore[arg-type]
+                    if flight is None:
+                        continue
+                    self.backoff.ok(key)
+                    answered = True
+                    conv = flight.conv
+                    if self._apply(flight.row, conv.ep, reply):
+                        conv.sent += 1
+                        more = more or conv.sent == BATCH
+                        if conv.rows:
+                            ready.append(conv)
+        except (OSError, WireError, Unreachable) as exc:
+            self._drop(key)
+            if reused and again and not answered and not isinstance(exc, Unreachable):
+                # A kept connection the far broker closed meanwhile (it restarted, or
+                # closed it as idle): once more on a new one. Sending a message twice is
+                # harmless (duplicates are acknowledged, not queued).
+                return self._send_to(key, convs, guids, again=False)
+            self.backoff.failed(key)
+            status = str(exc) if isinstance(exc, Unreachable) else _receive_failed(exc)
+            for flight in flying.values():
+                self._hold(flight.row, status)
+            return False
         return more
+
+    def _joining(self, key: tuple[str, int], handles: set[str], guids: dict[int, str]
+                 ) -> list[_Conversation]:
+        """Conversations for the broker at ``key`` with messages to send that are not among
+        ``handles`` (which they join)."""
+        joining = [_Conversation(ep, deque(rows))
+                   for ep, rows in self._work(skip=handles).get(key, [])]
+        handles.update(c.ep.conversation_handle for c in joining)
+        if any(c.ep.database_id not in guids for c in joining):
+            guids.update({m.database_id: m.broker_guid for m in self._metas()})
+        return joining
+
+    def _take_off(self, link: Link, conv: _Conversation, guids: dict[int, str]
+                  ) -> _Flight | None:
+        """The next message of ``conv`` as a flight, or None when the conversation has no
+        more to send now."""
+        r = conv.rows.popleft()
+        if conv.sent and not self._still_held(r):
+            # Gone since it was read: END … WITH ERROR dropped the messages not yet sent
+            # (the next pass reads what the conversation holds now). The first row was read
+            # just now, so only the ones after an ack are looked up.
+            conv.rows.clear()
+            return None
+        self._frames += 1
+        frame = {**self._frame(r, conv.ep, guids.get(conv.ep.database_id)),
+                 "id": self._frames}
+        return _Flight(conv, r, self._frames, deque(link.fragments(frame)))
+
+    @staticmethod
+    def _answers(link: Link, timeout: float) -> list[dict[str, Any]]:
+        """The answers that arrive within ``timeout`` seconds (0: those already here)."""
+        got: list[dict[str, Any]] = []
+        while wait_readable([link.sock], [], [], 0 if got else timeout)[0]:
+            reply = link.receive()
+            if reply is None:
+                raise ConnectionResetError(104, "Connection reset by peer")
+            got.append(reply)
+        return got
 
     def _still_held(self, r: dict[str, Any]) -> bool:
         """Whether transmission-queue row ``r`` (read by this pass) is still waiting."""
@@ -454,7 +549,7 @@ class Transport:
         return {
             "op": "msg", "id": r["id"], "cid": ep.conversation_id, "init": ep.is_initiator,
             "seq": r["message_sequence_number"], "type": r["message_type_name"],
-            "body": body_out(r["message_body"]), "from_service": r["from_service_name"],
+            "body": r["message_body"], "from_service": r["from_service_name"],
             "from_broker": from_broker, "to_service": r["to_service_name"],
             "to_broker": ep.far_broker_instance or r["to_broker_instance"],
             "contract": r["service_contract_name"], "priority": r["priority"],

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 import uuid
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -149,6 +150,20 @@ class ConnectionRegistry:
         self._conns: list[ConnStats] = []
         # Sent in this process's hello: the far side's peer_arbitration_id.
         self.arbitration_id = _uuid()
+        # Connections the listener refused or cut off, by reason (transport_listen).
+        self.refused: Counter[str] = Counter()
+        # Frames dropped because their integrity tag did not verify (transport_link).
+        self.corrupted = 0
+
+    def count_corrupted(self) -> None:
+        """One more frame dropped as corrupted."""
+        with self.lock:
+            self.corrupted += 1
+
+    def count_refused(self, kind: str) -> None:
+        """One more connection refused for reason ``kind``."""
+        with self.lock:
+            self.refused[kind] += 1
 
     def open(self, *, is_accept: bool, peer: str) -> ConnStats:
         """Register a new connection (accepted, or about to be made)."""

@@ -25,7 +25,7 @@ from .fastsql import fetch_peer, run
 from .meta import DbMeta
 from .model import Endpoint, new_uid, utcnow
 from .schema import PREFIX
-from .transport_wire import WireError, body_in, time_in
+from .transport_wire import WireError, check_close, check_message, time_in
 
 if TYPE_CHECKING:
     from . import Broker
@@ -102,6 +102,7 @@ class Receiver:
         op = frame.get("op")
         if op not in ("msg", "close"):
             raise WireError(f"unexpected frame {op!r}")
+        (check_message if op == "msg" else check_close)(frame)
         conn = self.broker.store.connect()
         txn = Txn(conn, owner="broker-transport")
         try:
@@ -125,7 +126,7 @@ class Receiver:
                 from_service=str(frame["from_service"]), to_service=str(frame["to_service"]),
                 target_broker=frame.get("to_broker"), contract_name=str(frame["contract"]),
                 seq=int(frame["seq"]), message_type=str(frame["type"]),
-                body=body_in(frame.get("body")), priority=int(frame.get("priority") or 5),
+                body=frame.get("body"), priority=int(frame.get("priority") or 5),
                 lifetime=time_in(frame["lifetime"]) or utcnow(),
                 enqueue_time=time_in(frame.get("enqueue_time")) or utcnow())
         except (KeyError, TypeError, ValueError) as exc:

@@ -1,16 +1,19 @@
-"""The wire format between two tsqlbroker brokers (docs/transport.md).
+"""The wire format between two tsqlbroker brokers (docs/transport.md): the hellos, and the
+checks every frame's members pass.
 
-tsqlbroker's own format, not SQL Server's binary adjacent-broker protocol: every frame is a
-4-byte big-endian unsigned length followed by that many bytes of UTF-8 JSON, one object with
-an ``op`` member. Message bodies travel base64-encoded; times as ISO-8601 UTC text.
+tsqlbroker's own format, not SQL Server's binary adjacent-broker protocol. The hellos are
+a 4-byte big-endian unsigned length followed by that many bytes of UTF-8 JSON, one flat
+object with an ``op`` member; the frames after them are binary, tagged and fragmented
+(``transport_link``), with a flat JSON header checked here. Times travel as ISO-8601 UTC text.
 """
 
 from __future__ import annotations
 
-import base64
 import json
+import re
 import socket
 import struct
+import time
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -18,8 +21,12 @@ if TYPE_CHECKING:
     from .transport_conns import ConnStats
 
 PROTOCOL = "tsqlbroker-sb"
-VERSION = 1
-MAX_FRAME = 256 * 1024 * 1024    # bodies are varbinary(max); this bounds a hostile length
+VERSION = 2                      # 2: binary tagged frames after the hellos
+MAX_HELLO = 4096                 # a hello: the JSON frame before the peer is known
+MAX_NAME = 256                   # service, contract and message type names (nvarchar(256))
+_GUID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-"
+                   r"[0-9A-Fa-f]{12}")
+_SCALARS = (str, int, float, bool, type(None))
 _LEN = struct.Struct(">I")
 
 
@@ -35,8 +42,8 @@ def encode(frame: dict[str, Any]) -> bytes:
 
 def send_frame(sock: socket.socket, frame: dict[str, Any],
                stats: ConnStats | None = None) -> None:
-    """Write one frame (counted on ``stats``, the connection's sys.dm_broker_connections
-    row, when given: one network send; a ``msg`` frame is one message fragment)."""
+    """Write one JSON frame (a hello; counted on ``stats``, the connection's
+    sys.dm_broker_connections row, when given: one network send)."""
     data = encode(frame)
     if stats is None:
         sock.sendall(data)
@@ -46,14 +53,54 @@ def send_frame(sock: socket.socket, frame: dict[str, Any],
         sock.sendall(data)
     finally:
         stats.posting(True, -1)
-    stats.sent(len(data), frame.get("op") == "msg")
+    stats.sent(len(data), False)
 
 
-def _read_exact(sock: socket.socket, n: int, stats: ConnStats | None) -> bytes | None:
+class Deadline:
+    """How long a reader waits: ``idle_s`` for a frame to begin (None: for ever), then
+    ``frame_s`` for all of it to arrive once its first byte came (None: for ever), so that
+    a peer sending a frame slowly, or never finishing it, is cut off."""
+
+    def __init__(self, idle_s: float | None = None, frame_s: float | None = None) -> None:
+        self.idle_s, self.frame_s = idle_s, frame_s
+        self._until: float | None = None
+
+    def begin(self) -> None:
+        """A frame starts: from now on its whole must come within ``frame_s``."""
+        self._until = None if self.frame_s is None else time.monotonic() + self.frame_s
+
+    def arm(self, sock: socket.socket, started: bool) -> None:
+        """Set the socket's timeout for the next read."""
+        if not started:
+            if self.idle_s is not None:
+                sock.settimeout(self.idle_s)
+            return
+        if self._until is not None:
+            left = self._until - time.monotonic()
+            if left <= 0:
+                raise WireError("frame not completed in time")
+            sock.settimeout(left)
+
+
+def read_exact(sock: socket.socket, n: int, stats: ConnStats | None,
+                deadline: Deadline | None = None, started: bool = True) -> bytes | None:
+    """``n`` bytes from ``sock`` (None when it closed before the first; ``started``: a
+    frame has begun, so ``deadline``'s frame time runs), each receive counted on ``stats``."""
     chunks: list[bytes] = []
     got = 0
     while got < n:
-        chunk = sock.recv(min(n - got, 1 << 20))
+        if deadline is not None:
+            deadline.arm(sock, started or got > 0)
+        try:
+            chunk = sock.recv(min(n - got, 1 << 20))
+        except TimeoutError:
+            if deadline is None:
+                raise
+            if started or got:
+                raise WireError("frame not completed in time") from None
+            raise WireError("no frame in time") from None
+        if deadline is not None and not started and got == 0 and chunk:
+            deadline.begin()
         if stats is not None:
             stats.received(len(chunk))
         if not chunk:
@@ -65,46 +112,60 @@ def _read_exact(sock: socket.socket, n: int, stats: ConnStats | None) -> bytes |
     return b"".join(chunks)
 
 
-def recv_frame(sock: socket.socket, stats: ConnStats | None = None
+def recv_frame(sock: socket.socket, stats: ConnStats | None = None, *,
+               max_size: int = MAX_HELLO, deadline: Deadline | None = None
                ) -> dict[str, Any] | None:
-    """Read one frame; None when the peer closed the connection between frames. With
-    ``stats``, every network receive is counted on it, and a ``msg`` frame as a fragment."""
+    """Read one JSON frame (a hello); None when the peer closed the connection between
+    frames. With ``stats``, every network receive is counted on it.
+    A frame longer than ``max_size``, one not (wholly) arriving within ``deadline``, and
+    one that is not a flat JSON object with an ``op`` raise :class:`WireError`."""
     if stats is None:
-        return _recv_frame(sock, None)
+        return _recv_frame(sock, None, max_size, deadline)
     stats.posting(False, 1)
     try:
-        frame = _recv_frame(sock, stats)
+        frame = _recv_frame(sock, stats, max_size, deadline)
     finally:
         stats.posting(False, -1)
-    if frame is not None and frame["op"] == "msg":
-        stats.fragment_received()
     return frame
 
 
-def _recv_frame(sock: socket.socket, stats: ConnStats | None) -> dict[str, Any] | None:
-    head = _read_exact(sock, _LEN.size, stats)
+def _recv_frame(sock: socket.socket, stats: ConnStats | None, max_size: int,
+                deadline: Deadline | None) -> dict[str, Any] | None:
+    head = read_exact(sock, _LEN.size, stats, deadline, started=False)
     if head is None:
         return None
     (size,) = _LEN.unpack(head)
-    if size > MAX_FRAME:
-        raise WireError(f"frame of {size} bytes is larger than {MAX_FRAME}")
-    data = _read_exact(sock, size, stats) if size else b""
+    if size > max_size:
+        raise WireError(f"frame of {size} bytes is larger than {max_size}")
+    data = read_exact(sock, size, stats, deadline) if size else b""
     if data is None:
         raise WireError("connection closed inside a frame")
     try:
         frame = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise WireError(f"frame is not JSON: {exc}") from None
+    except RecursionError:
+        raise WireError("frame is nested too deeply") from None
     if not isinstance(frame, dict) or not isinstance(frame.get("op"), str):
         raise WireError("frame is not an object with an 'op'")
+    check_flat(frame)
     return frame
 
 
-def hello(broker_guids: list[str], arbitration_id: str | None = None) -> dict[str, Any]:
+def check_flat(frame: Any) -> None:
+    """Every frame is an object whose members are all scalars: nothing nested reaches the
+    receiver."""
+    if not isinstance(frame, dict) or not all(isinstance(v, _SCALARS) for v in frame.values()):
+        raise WireError("frame is not a flat object")
+
+
+def hello(arbitration_id: str | None = None, **share: str) -> dict[str, Any]:
     """The first frame each side sends on a new connection (``arbitration_id`` identifies
-    the sending transport: the far side's ``peer_arbitration_id``; older peers ignore it)."""
+    the sending transport: the far side's ``peer_arbitration_id``). It says nothing about
+    the instance's databases: the listening side answers only an accepted hello, and the
+    broker GUIDs travel only in acknowledgements."""
     frame: dict[str, Any] = {"op": "hello", "protocol": PROTOCOL, "version": VERSION,
-                             "brokers": broker_guids}
+                             **share}
     if arbitration_id is not None:
         frame["arbitration_id"] = arbitration_id
     return frame
@@ -116,22 +177,64 @@ def check_hello(frame: dict[str, Any] | None) -> dict[str, Any]:
         raise WireError("peer did not greet with the tsqlbroker-sb protocol")
     if frame.get("version") != VERSION:
         raise WireError(f"peer speaks version {frame.get('version')}, this is {VERSION}")
+    peer_id = frame.get("arbitration_id")
+    if peer_id is not None and not is_guid(peer_id):
+        raise WireError("hello's arbitration_id is not a GUID")
     return frame
 
 
-def body_out(body: bytes | None) -> str | None:
-    """A message body for JSON."""
-    return None if body is None else base64.b64encode(body).decode("ascii")
+def is_guid(value: Any) -> bool:
+    """Whether ``value`` is a GUID's text (36 characters, 8-4-4-4-12 hex digits)."""
+    return isinstance(value, str) and _GUID.fullmatch(value) is not None
 
 
-def body_in(text: Any) -> bytes | None:
-    """A message body from JSON."""
-    if text is None:
-        return None
-    try:
-        return base64.b64decode(str(text), validate=True)
-    except ValueError:
-        raise WireError("message body is not base64") from None
+def check_message(frame: dict[str, Any]) -> None:
+    """Raise :class:`WireError` unless every member of a ``msg`` frame has its form: ids
+    GUIDs, names at most 256 characters, numbers in range, times ISO text (the receiver
+    converts them after this)."""
+    _check_common(frame)
+    for key in ("type", "from_service", "to_service", "contract"):
+        _text(frame, key, MAX_NAME, required=True)
+    for key in ("from_broker", "to_broker"):
+        value = frame.get(key)
+        if value not in (None, "") and not is_guid(value):
+            raise WireError(f"{key} is not a GUID")
+    seq = frame.get("seq")
+    if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq < 2 ** 63:
+        raise WireError("seq is not a sequence number")
+    priority = frame.get("priority")
+    if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int)
+                                 or not 1 <= priority <= 10):
+        raise WireError("priority is not 1 to 10")
+    _text(frame, "lifetime", 40, required=True)
+    _text(frame, "enqueue_time", 40)
+    body = frame.get("body")
+    if body is not None and not isinstance(body, bytes):
+        raise WireError("body is not bytes")
+
+
+def check_close(frame: dict[str, Any]) -> None:
+    """Raise :class:`WireError` unless a ``close`` frame has its form."""
+    _check_common(frame)
+
+
+def _check_common(frame: dict[str, Any]) -> None:
+    if not is_guid(frame.get("cid")):
+        raise WireError("conversation id is not a GUID")
+    if frame.get("init") not in (0, 1, True, False):
+        raise WireError("init is not 0 or 1")
+    ident = frame.get("id")
+    if ident is not None and (isinstance(ident, bool) or not isinstance(ident, int)
+                              or not 0 <= ident < 2 ** 63):
+        raise WireError("id is not a frame number")
+
+
+def _text(frame: dict[str, Any], key: str, limit: int, *, required: bool = False) -> None:
+    value = frame.get(key)
+    if value is None and not required:
+        return
+    if not isinstance(value, str) or not value or len(value) > limit:
+        raise WireError(f"{key} is not text of 1 to {limit} characters")
 
 
 def time_out(value: datetime | None) -> str | None:

@@ -1,0 +1,164 @@
+"""Delivery between two instances through a faulty network (docs/transport.md, *Frames*): a
+TCP proxy between them corrupts, drops and repeats bytes both ways and cuts connections; every message
+still arrives exactly once and in order, corrupted frames are counted and dropped. And a large
+message does not hold up a small one sent beside it. Loopback, bounded (a few hundred
+messages, small retry and answer waits)."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.broker.test_tcp_transport import (
+    BEGIN,
+    count,
+    free_port,
+    held,
+    setup_side,
+    wait_for,
+)
+from tests.tsql_client import Client
+from tsqlbroker.interpreter.broker_runtime import runtime_for
+from tsqlbroker.interpreter.instance import Instance
+
+
+class FaultyProxy:
+    """Forwards connections from ``port`` to ``target``; each chunk passing is, at random
+    (seeded), corrupted (one byte flipped), dropped, sent twice, or the connection cut."""
+
+    def __init__(self, target: int, *, corrupt: float, cut: float, seed: int = 7) -> None:
+        self.target = target
+        self.corrupt, self.cut = corrupt, cut
+        self.rng = random.Random(seed)
+        self.lock = threading.Lock()
+        self.faults: dict[str, int] = {"corrupt": 0, "drop": 0, "twice": 0, "cut": 0}
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = int(self.server.getsockname()[1])
+        self.socks: list[socket.socket] = []
+        self.threads = [threading.Thread(target=self._accept, daemon=True)]
+        self.threads[0].start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                left, _ = self.server.accept()
+                right = socket.create_connection(("127.0.0.1", self.target))
+            except OSError:
+                return
+            self.socks += [left, right]
+            for a, b in ((left, right), (right, left)):
+                t = threading.Thread(target=self._pump, args=(a, b), daemon=True)
+                self.threads.append(t)
+                t.start()
+
+    def _fault(self) -> str | None:
+        with self.lock:
+            if self.rng.random() < self.cut:
+                fault: str | None = "cut"
+            elif self.rng.random() < self.corrupt:
+                fault = self.rng.choice(["corrupt", "corrupt", "drop", "twice"])
+            else:
+                return None
+            self.faults[fault] += 1
+            return fault
+
+    def _pump(self, src: socket.socket, dst: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := src.recv(16384):
+                fault = self._fault()
+                if fault == "cut":
+                    break
+                if fault == "drop":
+                    continue
+                if fault == "corrupt":
+                    at = self.rng.randrange(len(data))
+                    data = data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1:]
+                dst.sendall(data * (2 if fault == "twice" else 1))
+        for s in (src, dst):
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+
+    def close(self) -> None:
+        self.server.close()
+        for s in self.socks:
+            with contextlib.suppress(OSError):
+                s.close()
+
+
+@pytest.fixture
+def faulty(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+           ) -> Iterator[tuple[Client, Client, FaultyProxy]]:
+    """A → proxy → B (B answers A directly: its route points at A's endpoint)."""
+    monkeypatch.setenv("TSQLBROKER_SB_RETRY", "0.05,0.5")
+    monkeypatch.setenv("TSQLBROKER_SB_ACK_WAIT", "1")
+    pa, pb = free_port(), free_port()
+    proxy = FaultyProxy(pb, corrupt=0.03, cut=0.005)
+    ua, ub = f"sqlite:///{tmp_path}/a.db", f"sqlite:///{tmp_path}/b.db"
+    setup_side(ua, db="da", svc="//A/Init", far="//B/Targ", port=pa, far_port=proxy.port)
+    setup_side(ub, db="db", svc="//B/Targ", far="//A/Init", port=pb, far_port=pa)
+    a, b = Instance(ua), Instance(ub)
+    try:
+        runtime_for(a)
+        runtime_for(b)
+        yield Client(a, "da"), Client(b, "db"), proxy
+    finally:
+        a.close()
+        b.close()
+        proxy.close()
+
+
+def test_messages_arrive_exactly_once_in_order_through_corruption_and_cuts(
+        faulty: tuple[Client, Client, FaultyProxy]) -> None:
+    ca, cb, proxy = faulty
+    dialogs = [str(ca.scalar(BEGIN)) for _ in range(6)]
+    per_dialog = 40
+    for n in range(per_dialog):
+        batch = []
+        for d, h in enumerate(dialogs):
+            # Every tenth message of dialog 0 is large: several fragments each.
+            size = 150_000 if d == 0 and n % 10 == 0 else 10
+            batch.append(f"SEND ON CONVERSATION (CAST('{h}' AS uniqueidentifier)) "
+                         f"MESSAGE TYPE [//tcp/Req] (N'<m n=\"{n}\" d=\"{d}\">' + "
+                         f"REPLICATE(CAST(N'x' AS nvarchar(max)), {size}) + N'</m>');")
+        ca.run("\n".join(batch))
+    total = per_dialog * len(dialogs)
+    wait_for(lambda: count(ca, "SELECT COUNT(*) FROM sys.transmission_queue") == 0,
+             "A's transmission queue to drain", timeout=240, describe=lambda: held(ca)[:3])
+    rows = cb.rows("SELECT conversation_handle, CAST(message_body AS xml)"
+                   ".value('(/m/@n)[1]', 'int'), CAST(message_body AS xml)"
+                   ".value('(/m/@d)[1]', 'int'), DATALENGTH(message_body) "
+                   "FROM Q ORDER BY queuing_order")
+    assert len(rows) == total                                 # none lost, none twice
+    by_dialog: dict[int, list[int]] = {}
+    for _h, n, d, length in rows:
+        by_dialog.setdefault(d, []).append(n)
+        if d == 0 and n % 10 == 0:
+            assert length > 300_000                           # reassembled whole
+    assert by_dialog == {d: list(range(per_dialog)) for d in range(len(dialogs))}
+    assert all(proxy.faults.values()), proxy.faults
+    b_transport = cb.session.instance.extensions["broker_runtime"].transport
+    assert b_transport.registry.corrupted > 0                 # dropped as corrupted
+
+
+def test_a_small_message_passes_a_large_one_sent_beside_it(
+        faulty: tuple[Client, Client, FaultyProxy]) -> None:
+    ca, cb, proxy = faulty
+    proxy.corrupt = proxy.cut = 0.0
+    large, small = str(ca.scalar(BEGIN)), str(ca.scalar(BEGIN))
+    ca.run(f"""BEGIN TRANSACTION;
+SEND ON CONVERSATION (CAST('{large}' AS uniqueidentifier)) MESSAGE TYPE [//tcp/Req]
+    (N'<m n="large">' + REPLICATE(CAST(N'x' AS nvarchar(max)), 2000000) + N'</m>');
+SEND ON CONVERSATION (CAST('{small}' AS uniqueidentifier)) MESSAGE TYPE [//tcp/Req]
+    (N'<m n="small"/>');
+COMMIT;""")
+    wait_for(lambda: count(cb, "SELECT COUNT(*) FROM Q") == 2, "both messages at B",
+             timeout=60, describe=lambda: held(ca))
+    order = cb.rows("SELECT CAST(message_body AS xml).value('(/m/@n)[1]', 'varchar(10)') "
+                    "FROM Q ORDER BY queuing_order")
+    assert order == [("small",), ("large",)]

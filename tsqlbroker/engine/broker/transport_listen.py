@@ -1,0 +1,168 @@
+"""The listening side of the transport: accepts other brokers' connections on the endpoint's
+port and answers their frames (docs/transport.md, *The listener's limits*).
+
+Anyone who can reach the port can connect, so the listener spends little on a peer it does
+not know yet: at most ``max_connections`` connections (each one thread) at a time, the
+peer's hello within ``hello_s`` and at most 4 KiB, every later frame wholly within
+``frame_s`` once it has begun (and at most 72 KiB, partial messages spooled to disk: see
+``transport_link``), an idle connection closed after ``idle_s``. It answers a hello only
+after accepting the peer's, and the hello says nothing about the instance. A refused or cut-off connection is logged with the reason
+and counted (:attr:`ConnectionRegistry.refused`); the other connections go on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, fields, replace
+from typing import TYPE_CHECKING, Any
+
+from .transport_conns import CONNECTED, WAIT_LOGIN_NEGOTIATE, ConnectionRegistry, ConnStats
+from .transport_link import Link, handshake
+from .transport_recv import Receiver
+from .transport_wire import Deadline, WireError
+
+if TYPE_CHECKING:
+    from ..brokerlog import BrokerLog
+
+# Why a connection was refused or cut off (the keys of ConnectionRegistry.refused).
+REFUSED_LIMIT = "connection limit"      # more connections than max_connections
+REFUSED_HELLO = "hello"                 # no (acceptable) hello in time
+REFUSED_FRAME = "frame"                 # a bad, oversized, slow or unfinished frame
+
+
+@dataclass(frozen=True)
+class ListenerLimits:
+    """What one listener spends on its peers (see the module docstring)."""
+
+    max_connections: int = 64
+    hello_s: float = 10.0
+    frame_s: float = 60.0
+    idle_s: float = 600.0
+
+    @classmethod
+    def from_env(cls) -> ListenerLimits:
+        """The defaults, changed by ``TSQLBROKER_SB_LISTENER="max_connections=8,hello_s=1"``
+        (for tests and operators; unknown or bad items are ignored)."""
+        limits = cls()
+        kinds = {f.name: f.type for f in fields(cls)}
+        for item in os.environ.get("TSQLBROKER_SB_LISTENER", "").split(","):
+            name, _, value = item.partition("=")
+            name = name.strip()
+            if name not in kinds:
+                continue
+            try:
+                number: Any = int(value) if kinds[name] == "int" else float(value)
+            except ValueError:
+                continue
+            if number > 0:
+                limits = replace(limits, **{name: number})
+        return limits
+
+
+class Listener:
+    """Serves the connections accepted on one transport's listening socket."""
+
+    def __init__(self, receiver: Receiver, registry: ConnectionRegistry, log: BrokerLog,
+                 stopping: threading.Event, limits: ListenerLimits | None = None) -> None:
+        self.receiver = receiver
+        self.registry = registry
+        self.log = log
+        self.stopping = stopping
+        self.limits = limits or ListenerLimits.from_env()
+        self._lock = threading.Lock()
+        self._inbound: set[socket.socket] = set()
+
+    def accept_loop(self, server: socket.socket, current: Callable[[], bool]) -> None:
+        """Accept connections on ``server`` while ``current()`` (it is still the
+        transport's listening socket) and the transport is not stopping."""
+        while not self.stopping.is_set() and current():
+            try:
+                sock, addr = server.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            peer = "{}:{}".format(*addr[:2])
+            with self._lock:
+                full = len(self._inbound) >= self.limits.max_connections
+                if not full:
+                    self._inbound.add(sock)
+            if full:
+                self._refuse(peer, REFUSED_LIMIT, f"more than {self.limits.max_connections} "
+                             "connections")
+                with contextlib.suppress(OSError):
+                    sock.close()
+                continue
+            t = threading.Thread(target=self._serve, args=(sock, peer),
+                                 name="broker-connection", daemon=True)
+            t.start()
+
+    def connections(self) -> int:
+        """How many accepted connections are open now."""
+        with self._lock:
+            return len(self._inbound)
+
+    def shutdown(self) -> None:
+        """Cut every accepted connection (their threads end)."""
+        with self._lock:
+            inbound = list(self._inbound)
+        for sock in inbound:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def _refuse(self, peer: str, kind: str, why: str) -> None:
+        self.registry.count_refused(kind)
+        self.log.write("Transport", f"connection from {peer} refused: {why}", "error")
+
+    def _serve(self, sock: socket.socket, peer: str) -> None:
+        """One inbound connection: the peer's hello, ours, then answer frame after frame."""
+        limits = self.limits
+        stats: ConnStats | None = None
+        link: Link | None = None
+        stage = REFUSED_HELLO
+        try:
+            stats = self.registry.open(is_accept=True, peer=peer)
+            stats.set_state(CONNECTED, WAIT_LOGIN_NEGOTIATE)
+            link, greeting = handshake(sock, stats, self.registry.arbitration_id,
+                                       initiating=False,
+                                       deadline=Deadline(limits.hello_s, limits.hello_s))
+            stats.logged_in(greeting)
+            stage = REFUSED_FRAME
+            deadline = Deadline(limits.idle_s, limits.frame_s)
+            while not self.stopping.is_set():
+                frame = link.receive(deadline)
+                if frame is None:
+                    return
+                link.send_control(self._answer(frame, peer))
+        except WireError as exc:
+            if str(exc) == "no frame in time" and stage == REFUSED_FRAME:
+                self.log.write("Transport", f"connection from {peer} closed: idle", "info")
+            else:
+                self._refuse(peer, stage, str(exc))
+        except OSError:
+            pass
+        finally:
+            with self._lock:
+                self._inbound.discard(sock)
+            if stats is not None:
+                stats.close()
+            if link is not None:
+                link.close()
+            sock.close()
+
+    def _answer(self, frame: dict[str, Any], peer: str) -> dict[str, Any]:
+        """The answer to one frame (a malformed frame raises :class:`WireError`)."""
+        try:
+            reply = self.receiver.handle(frame)
+        except WireError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the sender retries; we log
+            self.log.write("Transport", f"message from {peer} not taken: {exc}", "error")
+            reply = {"op": "nack", "status": "The far broker could not store the "
+                     f"message: {exc.__class__.__name__}."}
+        reply["id"] = frame.get("id")
+        return reply
