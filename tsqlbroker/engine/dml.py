@@ -216,23 +216,42 @@ def ident_current(ctx: ExecContext, table: str) -> int | None:
     """``IDENT_CURRENT('table')``: the last identity value generated for the table (by any
     session), its seed before the first insert, NULL for a table without an identity
     column or a name that is no table."""
+    found = _identity_of(ctx, table, "IDENT_CURRENT", True)
+    return None if found is None else found[2]
+
+
+def identity_definition(ctx: ExecContext, table: str) -> tuple[int, int] | None:
+    """``IDENT_SEED`` / ``IDENT_INCR``: the table's identity (seed, increment), None for a
+    table without an identity column or a name that is no table."""
+    found = _identity_of(ctx, table, "IDENT_SEED", False)
+    return None if found is None else (found[0], found[1])
+
+
+def _identity_of(ctx: ExecContext, table: str, what: str,
+                 current: bool) -> tuple[int, int, int | None] | None:
+    """(seed, increment, last value generated when ``current`` is asked for) of the table's
+    identity column, None without one."""
     prepare_connection(ctx.conn)
 
     def run() -> SqlResult:
         try:
-            info = target_table(ctx, _table_node(table), "IDENT_CURRENT")
+            info = target_table(ctx, _table_node(table), what)
         except TSqlError:
             return SqlResult(identity=None)
         col = info.identity_column
         if col is None or col.identity is None:
             return SqlResult(identity=None)
-        c = Catalog.get(ctx.conn.store).t.columns
-        nxt = ctx.conn.execute(select(c.c.identity_next).where(
-            c.c.object_id == info.object_id, c.c.column_id == col.column_id)).scalar()
         seed, step = col.identity
-        return SqlResult(identity=seed if nxt is None else int(nxt) - step)
+        last = None
+        if current:
+            c = Catalog.get(ctx.conn.store).t.columns
+            nxt = ctx.conn.execute(select(c.c.identity_next).where(
+                c.c.object_id == info.object_id, c.c.column_id == col.column_id)).scalar()
+            last = seed if nxt is None else int(nxt) - step
+        return SqlResult(identity=(seed, step, last))
 
-    return guarded(ctx, False, run).identity
+    found: tuple[int, int, int | None] | None = guarded(ctx, False, run).identity
+    return found
 
 
 def _table_node(name: str) -> exp.Table:

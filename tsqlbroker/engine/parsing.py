@@ -91,6 +91,23 @@ def parse_statement(sql: str) -> Parsed:
         hit.max_recursion)
 
 
+# Two-character comparison operators; sqlglot knows neither !< nor !> (the same as >= / <=).
+_OPERATOR_HALVES = frozenset({TokenType.LT, TokenType.GT, TokenType.NOT, TokenType.EQ})
+_SPACED_OPERATORS = {"<>": "<>", "!=": "!=", "<=": "<=", ">=": ">=", "!<": ">=", "!>": "<="}
+
+
+def _spaced_operators(sql: str, tokens: list[Any], edits: list[tuple[int, int, str]]) -> None:
+    """``a < > b``, ``a ! = b``, ``a !> b``: SQL Server accepts blanks inside a two-character
+    comparison operator; sqlglot reads two operators, so they are joined (blanks behind)."""
+    for left, right in zip(tokens, tokens[1:], strict=False):
+        if left.token_type not in _OPERATOR_HALVES or right.token_type not in _OPERATOR_HALVES:
+            continue
+        op = _SPACED_OPERATORS.get(left.text + right.text)
+        if op is not None and (right.start == left.end + 1
+                               or sql[left.end + 1:right.start].isspace()):
+            edits.append((left.start, right.end, op.ljust(right.end - left.start + 1)))
+
+
 def _parse_uncached(sql: str) -> Parsed:
     try:
         tokens = _TSQL.tokenize(sql)
@@ -162,6 +179,7 @@ def _parse_uncached(sql: str) -> Parsed:
         froms = [i for i, w in enumerate(words) if w == "FROM" and _depth_at(words, i) == 0]
         if len(froms) >= 2 and froms[0] in (1, 2):
             cut.append((tokens[froms[0]].start, tokens[froms[0]].end))
+    _spaced_operators(sql, tokens, edits)
     for t in tokens:
         # A bare 0x is T-SQL's empty binary literal; sqlglot reads it as a column named 0x
         # ([0x] and "0x" are columns, and are longer in the text).

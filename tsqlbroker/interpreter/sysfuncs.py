@@ -23,6 +23,7 @@ from . import types as T
 from .compiler import CExpr, Compiler, EvalFn, const_expr, expr_handler
 from .expressions import DYNAMIC, coerce
 from .server_info import SERVER_NAME, VERSION, server_property
+from .setoptions import options_bitmap, session_property
 from .xmlvalue import XmlValue
 
 if TYPE_CHECKING:
@@ -69,6 +70,7 @@ GLOBALS: dict[str, tuple[T.SqlType, EvalFn]] = {
     "@@lock_timeout": _g(T.INT, lambda f: _lock_timeout(f.session.options)),
     "@@textsize": _g(T.INT, lambda _f: 2147483647),
     "@@cursor_rows": _g(T.INT, lambda f: f.session.cursor_rows),
+    "@@options": _g(T.INT, lambda f: options_bitmap(f.session)),
 }
 
 
@@ -477,6 +479,40 @@ def _ident_current(c: Compiler, node: ast.FunctionCall) -> CExpr:
         v = engine_dml.ident_current(exec_context(f), name)
         return None if v is None else Decimal(v)
     return CExpr(T.decimal_type(38, 0), ident_current)
+
+
+def _identity_definition(index: int) -> SpecialFn:
+    def compile_identity(c: Compiler, node: ast.FunctionCall) -> CExpr:
+        args = _arity(c, node, 1, 1)
+        nf = str_arg(args[0])
+
+        def read(f: Frame) -> Any:
+            from tsqlbroker.engine import dml as engine_dml
+
+            from .dml import exec_context
+
+            name = nf(f)
+            found = None if name is None else engine_dml.identity_definition(
+                exec_context(f), name)
+            return None if found is None else Decimal(found[index])
+        return CExpr(T.decimal_type(38, 0), read)
+    return compile_identity
+
+
+SPECIAL["ident_seed"] = _identity_definition(0)
+SPECIAL["ident_incr"] = _identity_definition(1)
+
+
+@special("sessionproperty")
+def _sessionproperty(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    """``SESSIONPROPERTY('ANSI_NULLS')``: 1 or 0 as sql_variant, NULL for another name."""
+    args = _arity(c, node, 1, 1)
+    namef = str_arg(args[0])
+
+    def read(f: Frame) -> Any:
+        name = namef(f)
+        return None if name is None else session_property(f.session, name)
+    return CExpr(DYNAMIC, read)
 
 
 def _error_fn(t: T.SqlType, get: Callable[[TSqlError], Any]) -> SpecialFn:
