@@ -463,20 +463,24 @@ def _scope_identity(c: Compiler, node: ast.FunctionCall) -> CExpr:
     return CExpr(T.decimal_type(38, 0), scope_identity)
 
 
+def _engine_identity(f: Frame, table: str, what: str) -> Any:
+    """The engine's ``ident_current`` / ``identity_definition`` of a table."""
+    # Imported here: engine.dml loads sqlglot, which a session without DML never needs.
+    from tsqlbroker.engine import dml as engine_dml
+
+    from .dml import exec_context
+
+    return getattr(engine_dml, what)(exec_context(f), table)
+
+
 @special("ident_current")
 def _ident_current(c: Compiler, node: ast.FunctionCall) -> CExpr:
     args = _arity(c, node, 1, 1)
     nf = str_arg(args[0])
 
     def ident_current(f: Frame) -> Any:
-        from tsqlbroker.engine import dml as engine_dml
-
-        from .dml import exec_context
-
         name = nf(f)
-        if name is None:
-            return None
-        v = engine_dml.ident_current(exec_context(f), name)
+        v = None if name is None else _engine_identity(f, name, "ident_current")
         return None if v is None else Decimal(v)
     return CExpr(T.decimal_type(38, 0), ident_current)
 
@@ -487,13 +491,8 @@ def _identity_definition(index: int) -> SpecialFn:
         nf = str_arg(args[0])
 
         def read(f: Frame) -> Any:
-            from tsqlbroker.engine import dml as engine_dml
-
-            from .dml import exec_context
-
             name = nf(f)
-            found = None if name is None else engine_dml.identity_definition(
-                exec_context(f), name)
+            found = None if name is None else _engine_identity(f, name, "identity_definition")
             return None if found is None else Decimal(found[index])
         return CExpr(T.decimal_type(38, 0), read)
     return compile_identity
