@@ -167,6 +167,17 @@ def drop_table_variable(ctx: ExecContext, physical: str) -> None:
         ctx, lambda: (tables.drop_table_variable(ctx, physical), SqlResult())[1])
 
 
+def save_table_variable(ctx: ExecContext, physical: str) -> tables.SavedRows | None:
+    """The rows of a table variable before a ROLLBACK (None when its table is gone)."""
+    prepare_connection(ctx.conn)
+    return tables.save_rows(ctx, physical)
+
+
+def restore_table_variable(ctx: ExecContext, saved: tables.SavedRows) -> None:
+    """After a ROLLBACK: the table variable holds the rows it held before."""
+    guarded(ctx, True, lambda: (tables.restore_rows(ctx, saved), SqlResult())[1])
+
+
 def _outside_transaction(ctx: ExecContext, fn: Callable[[], SqlResult]) -> None:
     """Run DDL for a table variable. SQL Server's ROLLBACK does not undo table variables, so
     when no storage transaction is open the DDL commits on its own; inside one it joins it

@@ -21,7 +21,7 @@ from sqlglot import exp
 from ..errors import BindError, TSqlError, tsql_error
 from .catalog import TEMPDB, Catalog
 from .context import ExecContext
-from .execsql import run_sql
+from .execsql import Marks, run_sql
 from .naming import (
     column_name,
     physical_table_name,
@@ -338,6 +338,40 @@ def declare_table_variable(ctx: ExecContext, name: str, columns_sql: str) -> str
 def drop_table_variable(ctx: ExecContext, physical: str) -> None:
     """Drop a table variable at the end of its frame."""
     _drop_by_physical(ctx, physical)
+
+
+@dataclass(frozen=True)
+class SavedRows:
+    """The rows of one table variable, kept across a ROLLBACK (:func:`save_rows`)."""
+
+    physical: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Any, ...], ...]
+
+
+def save_rows(ctx: ExecContext, physical: str) -> SavedRows | None:
+    """The rows a table variable holds now (None when its table is gone)."""
+    try:
+        result = run_sql(ctx.conn, f"SELECT * FROM {quote_ident(physical)}")
+    except Exception:  # noqa: BLE001 - a table the rollback will not find either
+        return None
+    return SavedRows(physical, tuple(result.keys()), tuple(tuple(r) for r in result))
+
+
+def restore_rows(ctx: ExecContext, saved: SavedRows) -> None:
+    """Put a table variable back as :func:`save_rows` saw it: table variables are not part
+    of transactions, so ROLLBACK leaves them as they were."""
+    ctx.txn.write()
+    table = quote_ident(saved.physical)
+    run_sql(ctx.conn, f"DELETE FROM {table}")
+    if not saved.rows:
+        return
+    marks = Marks(ctx.conn.dialect)
+    names = [f"c{i}" for i in range(len(saved.columns))]
+    sql = marks.sql(f"INSERT INTO {table} ({', '.join(quote_ident(c) for c in saved.columns)}) "
+                    f"VALUES ({', '.join(marks(n) for n in names)})")
+    for row in saved.rows:
+        run_sql(ctx.conn, sql, dict(zip(names, row, strict=True)))
 
 
 def drop_temp_tables(ctx: ExecContext) -> None:

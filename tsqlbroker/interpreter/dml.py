@@ -11,6 +11,7 @@ the sink, IDENTITY values to ``@@IDENTITY`` / ``SCOPE_IDENTITY()``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine.context import ExecContext
@@ -355,7 +356,60 @@ def compile_declare_table(c: Compiler, node: ast.DeclareTable) -> StmtFn:
             return
         physical = engine_dml.declare_table_variable(exec_context(f), name, columns_sql)
         f.table_vars[key] = physical
+        TableVariables.of(f.session).live[physical] = (f.table_vars, key, name, columns_sql)
     return run
+
+
+class TableVariables:
+    """A session's declared table variables, which ROLLBACK leaves as they are (SQL Server's
+    table variables take no part in transactions): their rows are read before the storage
+    rollback and written back after it (:mod:`transactions` calls :meth:`around`)."""
+
+    KEY = "table_variables"
+
+    def __init__(self) -> None:
+        # physical table -> (the frame's name map, its key, the variable, its columns' SQL)
+        self.live: dict[str, tuple[dict[str, str], str, str, str]] = {}
+
+    @classmethod
+    def of(cls, s: Session) -> TableVariables:
+        keeper: TableVariables = s.extensions.setdefault(cls.KEY, cls())
+        return keeper
+
+    def around(self, s: Session, txn: Any, undo: Callable[[], None]) -> None:
+        """Run ``undo`` (a rollback of ``txn``) keeping the table variables' rows."""
+        if not self.live:
+            undo()
+            return
+        ctx = ExecContext(s.conn, txn, s.db_id, s.id, s.temp_tables, {},
+                          identity_insert=s.identity_insert)
+        saved = [engine_dml.save_table_variable(ctx, p) for p in self.live]
+        undo()
+        pending = s.stmt_txn
+        s.stmt_txn = None  # after a whole rollback the rows go back in a transaction of their own
+        try:
+            for rows in saved:
+                if rows is not None:
+                    self._put_back(s, rows)
+            if s.txn is None:
+                s.end_statement()
+        except TSqlError:
+            s.rollback_statement()  # cleanup must not hide the statement's own outcome
+        finally:
+            s.stmt_txn = pending
+
+    def _put_back(self, s: Session, rows: Any) -> None:
+        ctx = ExecContext(s.conn, s.txn_for_statement(), s.db_id, s.id, s.temp_tables, {},
+                          identity_insert=s.identity_insert)
+        try:
+            engine_dml.restore_table_variable(ctx, rows)
+        except TSqlError:
+            # Declared inside the transaction: the rollback took its table too.
+            names, key, name, columns_sql = self.live.pop(rows.physical)
+            physical = engine_dml.declare_table_variable(ctx, name, columns_sql)
+            names[key] = physical
+            self.live[physical] = (names, key, name, columns_sql)
+            engine_dml.restore_table_variable(ctx, replace(rows, physical=physical))
 
 
 def drop_table_variables(s: Session, f: Frame) -> None:
@@ -363,8 +417,10 @@ def drop_table_variables(s: Session, f: Frame) -> None:
     eng = engine_dml
     pending = s.stmt_txn
     s.stmt_txn = None  # the drops get their own implicit transaction
+    live = TableVariables.of(s).live
     try:
         for physical in list(f.table_vars.values()):
+            live.pop(physical, None)
             try:
                 eng.drop_table_variable(exec_context(f), physical)
             except TSqlError:  # cleanup must not hide the batch's own outcome
