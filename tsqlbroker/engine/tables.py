@@ -31,7 +31,7 @@ from .naming import (
     quote_column,
     quote_ident,
 )
-from .sqltypes import column_type
+from .sqltypes import column_type, parse_spec
 from .tableinfo import TableInfo, load_table, referencing_constraints
 from .transpile import (
     Binder,
@@ -92,6 +92,18 @@ def _parse_definition(schema: exp.Schema) -> tuple[list[dict[str, Any]], list[Pe
     return columns, constraints
 
 
+# The longest char / binary column of each type (Msg 131 beyond it).
+_MAX_COLUMN_SIZE = {"char": 8000, "varchar": 8000, "binary": 8000, "varbinary": 8000,
+                    "nchar": 4000, "nvarchar": 4000}
+
+
+def _check_column_size(name: str, spec: str) -> None:
+    t = parse_spec(spec)
+    limit = _MAX_COLUMN_SIZE.get(t.name)
+    if limit is not None and not t.is_max and t.length is not None and t.length > limit:
+        raise tsql_error(131, t.length, "column", name, limit, state=2, cls=BindError)
+
+
 def column_def(item: exp.ColumnDef, constraints: list[PendingConstraint]) -> dict[str, Any]:
     name = item.name
     kind = item.args.get("kind")
@@ -100,6 +112,7 @@ def column_def(item: exp.ColumnDef, constraints: list[PendingConstraint]) -> dic
     spec = datatype_spec(kind)
     if spec is None:
         raise tsql_error(2715, len(constraints) + 1, kind.sql("tsql"))
+    _check_column_size(name, spec)
     col: dict[str, Any] = {"name": name, "spec": spec, "nullable": True, "identity": None,
                            "default": None, "default_name": None}
     for cc in item.args.get("constraints") or []:
@@ -208,7 +221,8 @@ def create_table(ctx: ExecContext, create: exp.Create, *, variable: str | None =
             raise tsql_error(2714, name)
         oid = catalog.next_object_id(ctx.conn)
         physical = physical_table_name(db_id, oid, name)
-    _validate_columns(columns, constraints, name)
+    # Errors name a table variable as written (@t), not by its internal #name.
+    _validate_columns(columns, constraints, local_name if variable is not None else name)
     detail = json.dumps({"local_name": local_name}) if local_name else None
     catalog.create_object(ctx.conn, db_id, schema, name, "U", physical_name=physical,
                           detail=detail, session_id=session_id, object_id=oid)
@@ -247,6 +261,8 @@ def _validate_columns(columns: list[dict[str, Any]], constraints: list[PendingCo
         if low in seen:
             raise tsql_error(2705, col["name"], table)
         seen.add(low)
+    if sum(1 for col in columns if col["identity"] is not None) > 1:
+        raise tsql_error(2744, table)
     if sum(1 for c in constraints if c.kind == "PK") > 1:
         raise tsql_error(8110, table)
     for pc in constraints:

@@ -170,11 +170,20 @@ def compile_select(c: Compiler, node: ast.SelectStmt) -> StmtFn:
     if is_local_select(node):
         return compile_local_select(c, node)
     q = node.query
+    if isinstance(q, ast.SetOperation) and _assigns_in(q):
+        raise c.bind_error(141, node)  # SELECT @a = 1 UNION ALL SELECT 1
     assigns = [it for it in q.items if it.assign_to] if isinstance(q, ast.Select) else []
     if assigns:
         return _compile_select_assign(c, node, q)  # type: ignore[arg-type]
     into = isinstance(q, ast.Select) and q.into is not None
     return compile_storage_statement(c, node, writes=into, count_rows=True)
+
+
+def _assigns_in(q: Any) -> bool:
+    """Whether a branch of a set operation assigns variables."""
+    if isinstance(q, ast.SetOperation):
+        return _assigns_in(q.left) or _assigns_in(q.right)
+    return isinstance(q, ast.Select) and any(it.assign_to for it in q.items)
 
 
 def _compile_select_assign(c: Compiler, node: ast.SelectStmt, q: ast.Select) -> StmtFn:
