@@ -9,6 +9,7 @@ argument list) without changing what they see.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from tsqlbroker.errors import MESSAGES
@@ -34,12 +35,17 @@ _STATEMENTS: dict[type, str] = {ast.Print: "PRINT", ast.Raiserror: "RAISERROR",
 _SIDE_EFFECT_FUNCTIONS = frozenset({"newid", "rand", "newsequentialid"})
 
 
+def _body(node: ast.CreateFunction) -> Iterator[ast.Node]:
+    """Every node of the function's body."""
+    from .compiler import walk  # compiler loads the handlers, which import this module
+
+    return iter(walk(node.body))
+
+
 def side_effect(node: ast.CreateFunction) -> tuple[ast.Node, str] | None:
     """The first statement of the body SQL Server refuses in a function, with the operator
     name Msg 443 gives (None: the body is allowed)."""
-    from .compiler import walk
-
-    for n in walk(node.body):
+    for n in _body(node):
         if isinstance(n, ast.FunctionCall) and n.name.schema is None \
                 and n.name.name.lower() in _SIDE_EFFECT_FUNCTIONS:
             return n, n.name.name.lower()
@@ -56,9 +62,7 @@ def side_effect(node: ast.CreateFunction) -> tuple[ast.Node, str] | None:
 def returns_rows(node: ast.CreateFunction) -> ast.Node | None:
     """The first SELECT of the body that would send rows to the client (no variable
     assignment, no INTO)."""
-    from .compiler import walk
-
-    for n in walk(node.body):
+    for n in _body(node):
         if isinstance(n, ast.SelectStmt):
             q = n.query
             if not (isinstance(q, ast.Select) and (q.into is not None
