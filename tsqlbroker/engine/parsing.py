@@ -108,6 +108,33 @@ def _spaced_operators(sql: str, tokens: list[Any], edits: list[tuple[int, int, s
             edits.append((left.start, right.end, op.ljust(right.end - left.start + 1)))
 
 
+_MONEY_TEXT = re.compile(r"\$[+-]?(?:\d+\.?\d*|\.\d+)")
+
+
+def _money_literals(sql: str, tokens: list[Any], edits: list[tuple[int, int, str]]) -> None:
+    """``$1.56``, ``$-2``: money constants, which sqlglot reads as parameters; written as
+    ``CAST(1.56 AS money)`` for it."""
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t.token_type != TokenType.VAR or not t.text.startswith("$"):
+            i += 1
+            continue
+        end = i
+        while end + 1 < len(tokens) and tokens[end + 1].start == tokens[end].end + 1 \
+                and tokens[end + 1].token_type in (TokenType.DOT, TokenType.NUMBER,
+                                                   TokenType.DASH, TokenType.PLUS):
+            end += 1
+        m = _MONEY_TEXT.match(sql, t.start, tokens[end].end + 1)
+        last = next((k for k in range(i, end + 1) if m is not None
+                     and tokens[k].end == m.end() - 1), None)
+        if m is not None and last is not None:
+            edits.append((t.start, tokens[last].end, f"CAST({m.group()[1:]} AS money)"))
+            i = last + 1
+            continue
+        i += 1
+
+
 def _parse_uncached(sql: str) -> Parsed:
     try:
         tokens = _TSQL.tokenize(sql)
@@ -180,6 +207,7 @@ def _parse_uncached(sql: str) -> Parsed:
         if len(froms) >= 2 and froms[0] in (1, 2):
             cut.append((tokens[froms[0]].start, tokens[froms[0]].end))
     _spaced_operators(sql, tokens, edits)
+    _money_literals(sql, tokens, edits)
     for t in tokens:
         # A bare 0x is T-SQL's empty binary literal; sqlglot reads it as a column named 0x
         # ([0x] and "0x" are columns, and are longer in the text).

@@ -38,3 +38,8 @@ SELECT a FROM t WHERE a < > 2 AND a > = 1 ORDER BY a
 SELECT COUNT(*) AS n FROM t WHERE a ! = 1 AND a ! > 3 AND a !< 2
 IF 1 < > 2 PRINT 'IF with < >'
 SELECT a FROM t WHERE a > = ALL (SELECT a FROM t WHERE a IS NOT NULL)
+GO
+-- money constants inside statements over tables
+CREATE TABLE prices (id int, m money)
+INSERT prices (id, m) VALUES (1, $1.56), (2, $-2.5), (3, $.5)
+SELECT id, m, CAST($1.56 AS int) AS r FROM prices WHERE m > $-10 AND m < $1 ORDER BY id
