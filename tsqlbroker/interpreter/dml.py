@@ -268,10 +268,34 @@ for _cls in (ast.Delete, ast.Merge):
     handler(_cls)(lambda c, node: compile_storage_statement(c, node, writes=True,
                                                             count_rows=True))
 
-for _cls in (ast.Truncate, ast.CreateTable, ast.AlterTable, ast.DropTable, ast.CreateIndex,
+for _cls in (ast.Truncate, ast.AlterTable, ast.DropTable, ast.CreateIndex,
              ast.DropIndex, ast.CreateView, ast.DropView):
     handler(_cls)(lambda c, node: compile_storage_statement(c, node, writes=True,
                                                             count_rows=False))
+
+
+@handler(ast.CreateTable)
+def compile_create_table(c: Compiler, node: ast.CreateTable) -> StmtFn:
+    """CREATE TABLE; a procedure's ``#t`` hides its caller's ``#t`` until it ends."""
+    run = compile_storage_statement(c, node, writes=True, count_rows=False)
+    name = node.name.name
+    if not name.startswith("#") or name.startswith("##") or node.name.database:
+        return run
+    key = name.lower()
+
+    def create_temp(f: Frame) -> None:
+        s = f.session
+        hidden = None
+        if s.nestlevel > 0 and key in s.temp_tables and key not in s.temp_own:
+            hidden = s.temp_tables.pop(key)
+        try:
+            run(f)
+        except BaseException:
+            if hidden is not None:
+                s.temp_tables.setdefault(key, hidden)
+            raise
+        s.temp_own.add(key)
+    return create_temp
 
 
 def _object_text(name: ast.ObjectName) -> str:
@@ -440,15 +464,15 @@ def drop_table_variables(s: Session, f: Frame) -> None:
     f.table_vars.clear()
 
 
-def drop_temp_tables_since(s: Session, keep: set[str]) -> None:
-    """Drop the temp tables created since ``keep`` was taken (a procedure ended)."""
+def drop_temp_tables_named(s: Session, names: list[str]) -> None:
+    """Drop the temp tables a procedure created (it ended)."""
     from .frames import Frame
 
     f = Frame(s, 0)
     pending = s.stmt_txn
     s.stmt_txn = None
     try:
-        for name in [n for n in s.temp_tables if n not in keep]:
+        for name in names:
             try:
                 run_sql(f, f"DROP TABLE {name}", {})
             except TSqlError:  # cleanup must not hide the procedure's own outcome
