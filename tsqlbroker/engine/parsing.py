@@ -108,6 +108,56 @@ def _spaced_operators(sql: str, tokens: list[Any], edits: list[tuple[int, int, s
             edits.append((left.start, right.end, op.ljust(right.end - left.start + 1)))
 
 
+def _plain_set_operands(tree: exp.Expression) -> None:
+    """``(SELECT …) UNION SELECT …``: an operand in parentheses without ORDER BY or TOP is
+    the query itself (SQLite refuses parenthesised operands)."""
+    for node in list(tree.find_all(exp.Union, exp.Except, exp.Intersect)):
+        for key in ("this", "expression"):
+            operand = node.args.get(key)
+            if isinstance(operand, exp.Subquery) and not operand.alias \
+                    and isinstance(operand.this, exp.Select) \
+                    and not any(operand.this.args.get(k) for k in ("order", "limit", "offset")):
+                node.set(key, operand.this)
+
+
+def _closing(words: list[str], i: int) -> int:
+    """The index of the ")" matching the "(" at ``i`` (-1 when unbalanced)."""
+    depth = 0
+    for k in range(i, len(words)):
+        depth += words[k] == "("
+        depth -= words[k] == ")"
+        if depth == 0:
+            return k
+    return -1
+
+
+# Words after which an INSERT's "(" is no longer the one around its whole query.
+_INSERT_SOURCE_WORDS = frozenset({"SELECT", "VALUES", "EXEC", "EXECUTE", "OUTPUT", "DEFAULT"})
+
+
+def _query_parentheses(words: list[str], tokens: list[Any], first: str,
+                       cut: list[tuple[int, int]]) -> None:
+    """Parentheses SQL Server allows around a whole query and sqlglot does not:
+    ``INSERT t [(cols)] (SELECT …)`` and doubled ones, ``WITH c AS ((SELECT …))``."""
+    starts = ("SELECT", "WITH", "(")
+    for i in range(len(words) - 1):
+        if words[i] != "(" or words[i + 1] not in starts:
+            continue
+        close = _closing(words, i)
+        if close < 0:
+            continue
+        inner_close = _closing(words, i + 1) if words[i + 1] == "(" else -1
+        doubled = inner_close == close - 1 and words[i + 2:i + 3] in (["SELECT"], ["WITH"]) \
+            and i > 0 and words[i - 1] == "AS"
+        inserted = first == "INSERT" and _depth_at(words, i) == 0 and words[i - 1] != "TOP" \
+            and not _INSERT_SOURCE_WORDS.intersection(words[:i]) and (
+            words[i + 1] != "(" or words[i + 2:i + 3] in (["SELECT"], ["WITH"]))
+        if doubled or inserted:
+            cut.append((tokens[i].start, tokens[i].end))
+            cut.append((tokens[close].start, tokens[close].end))
+            return
+
+
 _MONEY_TEXT = re.compile(r"\$[+-]?(?:\d+\.?\d*|\.\d+)")
 
 
@@ -207,6 +257,7 @@ def _parse_uncached(sql: str) -> Parsed:
         if len(froms) >= 2 and froms[0] in (1, 2):
             cut.append((tokens[froms[0]].start, tokens[froms[0]].end))
     _spaced_operators(sql, tokens, edits)
+    _query_parentheses(words, tokens, first, cut)
     _money_literals(sql, tokens, edits)
     for t in tokens:
         # A bare 0x is T-SQL's empty binary literal; sqlglot reads it as a column named 0x
@@ -238,6 +289,7 @@ def _parse_uncached(sql: str) -> Parsed:
             into = ins.this
     except (GlotParseError, TokenError) as e:
         raise syntax_error(e, sql) from None
+    _plain_set_operands(trees[0])
     if namespaces is not None:
         for tree in (trees[0], *(output or ())):
             _pass_namespaces(tree, namespaces)

@@ -51,6 +51,12 @@ class StmtBuilder:
     def view_body(self, with_: Any, q: Any, _check: Any) -> ast.SelectStmt:
         return StmtBuilder.select_stmt(self, with_, q, None)
 
+    def view_body_paren(self, q: Any, _check: Any) -> ast.SelectStmt:
+        return StmtBuilder.select_stmt(self, None, q, None)
+
+    def view_body_with(self, with_: Any, q: Any, _check: Any) -> ast.SelectStmt:
+        return StmtBuilder.select_stmt(self, with_, q, None)
+
     def view_check(self) -> bool:
         return True
 
@@ -58,6 +64,10 @@ class StmtBuilder:
                     source: Any, _option: Any) -> ast.Insert:
         ctes = with_[0] if with_ else ()
         return ast.Insert(target, cols or (), source, output, top, ctes)
+
+    def insert_paren(self, with_: Any, top: Any, target: Any, cols: Any, source: Any,
+                     option: Any) -> ast.Insert:
+        return StmtBuilder.insert_stmt(self, with_, top, target, cols, None, source, option)
 
     def values_source(self, rows: Any) -> ast.ValuesSource:
         return ast.ValuesSource(rows)
