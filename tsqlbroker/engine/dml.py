@@ -22,7 +22,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlglot import exp
 
 from ..errors import BindError, TSqlError, tsql_error
-from . import tables
+from . import ddl, tables
 from .catalog import Catalog
 from .context import ExecContext, Params, SqlResult, VirtualTable, register_virtual_table
 from .ddl import alter_table, create_index, create_view, drop_index, drop_view
@@ -167,6 +167,17 @@ def drop_table_variable(ctx: ExecContext, physical: str) -> None:
         ctx, lambda: (tables.drop_table_variable(ctx, physical), SqlResult())[1])
 
 
+def set_constraint_checking(ctx: ExecContext, table: str, name: str | None,
+                            enabled: bool) -> None:
+    """``ALTER TABLE table CHECK | NOCHECK CONSTRAINT name | ALL`` (None: ALL)."""
+    prepare_connection(ctx.conn)
+    def run() -> SqlResult:
+        ddl.set_constraint_checking(ctx, _table_node(table), name, enabled)
+        return SqlResult()
+
+    guarded(ctx, True, run)
+
+
 def save_table_variable(ctx: ExecContext, physical: str) -> tables.SavedRows | None:
     """The rows of a table variable before a ROLLBACK (None when its table is gone)."""
     prepare_connection(ctx.conn)
@@ -285,6 +296,8 @@ def _create(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
     tree = parsed.tree
     assert isinstance(tree, exp.Create)
     kind = (tree.args.get("kind") or "").upper()
+    # sqlglot reads [NON]CLUSTERED INDEX as one word; the storage keeps no clustered order.
+    kind = kind.removeprefix("NONCLUSTERED ").removeprefix("CLUSTERED ")
     if kind == "TABLE":
         create_table(ctx, tree)
     elif kind == "INDEX":

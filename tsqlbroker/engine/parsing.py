@@ -120,6 +120,57 @@ def _plain_set_operands(tree: exp.Expression) -> None:
                 node.set(key, operand.this)
 
 
+# Table hints SQL Server accepts after an alias without WITH (FROM t a (NOLOCK)).
+_TABLE_HINTS = frozenset({"NOLOCK", "READUNCOMMITTED", "UPDLOCK", "ROWLOCK", "HOLDLOCK",
+                          "READPAST", "XLOCK", "TABLOCK", "TABLOCKX", "PAGLOCK", "NOWAIT",
+                          "READCOMMITTED", "READCOMMITTEDLOCK", "REPEATABLEREAD",
+                          "SERIALIZABLE", "FORCESEEK", "FORCESCAN", "NOEXPAND"})
+
+
+def _hints_without_with(tokens: list[Any], words: list[str],
+                        edits: list[tuple[int, int, str]]) -> None:
+    """``FROM t a (NOLOCK, …)``: written ``WITH (…)`` for sqlglot, which otherwise reads
+    several hints as column aliases."""
+    for i in range(1, len(words) - 2):
+        if words[i] == "(" and words[i + 1] in _TABLE_HINTS and words[i + 2] in (",", ")") \
+                and words[i - 1] != "WITH" and tokens[i - 1].token_type in (
+                    TokenType.VAR, TokenType.IDENTIFIER):
+            edits.append((tokens[i].start, tokens[i].end, "WITH ("))
+
+
+def _alter_table_forms(sql: str, tokens: list[Any], words: list[str], first: str,
+                       cut: list[tuple[int, int]], edits: list[tuple[int, int, str]]
+                       ) -> str | None:
+    """ALTER TABLE forms of schema scripts sqlglot does not read: ``WITH CHECK | NOCHECK``
+    before ADD (dropped: constraints are not checked against existing rows either way), and
+    ``ADD [CONSTRAINT name] DEFAULT expr FOR column``, rewritten to ``ALTER COLUMN column SET
+    DEFAULT expr``; returns the constraint's name then ('' for none), else None."""
+    if first != "ALTER" or len(words) < 4 or words[1] != "TABLE":
+        return None
+    for i in range(2, len(words) - 2):
+        if words[i] == "WITH" and words[i + 1] in ("CHECK", "NOCHECK") and words[i + 2] == "ADD":
+            cut.append((tokens[i].start, tokens[i + 1].end))
+            break
+    if "ADD" not in words:
+        return None
+    add = words.index("ADD")
+    j = add + 1
+    name = ""
+    if words[j:j + 1] == ["CONSTRAINT"] and j + 1 < len(words):
+        name = tokens[j + 1].text
+        j += 2
+    if words[j:j + 1] != ["DEFAULT"] or "FOR" not in words[j:] or words[-1] == "FOR":
+        return None
+    at_for = len(words) - 1 - words[::-1].index("FOR")
+    if at_for != len(words) - 2:
+        return None
+    expression = sql[tokens[j].end + 1:tokens[at_for].start].strip()
+    column = "[" + tokens[at_for + 1].text.replace("]", "]]") + "]"
+    edits.append((tokens[add].start, tokens[-1].end,
+                  f"ALTER COLUMN {column} SET DEFAULT {expression}"))
+    return name
+
+
 def _closing(words: list[str], i: int) -> int:
     """The index of the ")" matching the "(" at ``i`` (-1 when unbalanced)."""
     depth = 0
@@ -257,6 +308,8 @@ def _parse_uncached(sql: str) -> Parsed:
         if len(froms) >= 2 and froms[0] in (1, 2):
             cut.append((tokens[froms[0]].start, tokens[froms[0]].end))
     _spaced_operators(sql, tokens, edits)
+    _hints_without_with(tokens, words, edits)
+    default_name = _alter_table_forms(sql, tokens, words, first, cut, edits)
     _query_parentheses(words, tokens, first, cut)
     _money_literals(sql, tokens, edits)
     for t in tokens:
@@ -290,6 +343,8 @@ def _parse_uncached(sql: str) -> Parsed:
     except (GlotParseError, TokenError) as e:
         raise syntax_error(e, sql) from None
     _plain_set_operands(trees[0])
+    if default_name is not None:
+        trees[0].meta["default_constraint"] = default_name or None
     if namespaces is not None:
         for tree in (trees[0], *(output or ())):
             _pass_namespaces(tree, namespaces)

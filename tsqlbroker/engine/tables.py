@@ -78,10 +78,19 @@ def _names(nodes: Sequence[exp.Expression]) -> list[str]:
     return out
 
 
+def _inline_index(item: exp.Expression) -> bool:
+    """CREATE TABLE's ``INDEX ix [NONCLUSTERED] (a)``, which sqlglot reads as a column named
+    INDEX (a column of that name must be quoted: INDEX is a reserved word)."""
+    return isinstance(item, exp.ColumnDef) and isinstance(item.this, exp.Identifier) \
+        and not item.this.quoted and item.name.upper() == "INDEX"
+
+
 def _parse_definition(schema: exp.Schema) -> tuple[list[dict[str, Any]], list[PendingConstraint]]:
     columns: list[dict[str, Any]] = []
     constraints: list[PendingConstraint] = []
     for item in schema.expressions:
+        if _inline_index(item):
+            continue  # INDEX ix (a): an index only speeds reads up; the storage keeps none
         if isinstance(item, exp.ColumnDef):
             columns.append(column_def(item, constraints))
         elif isinstance(item, exp.Constraint):
@@ -125,6 +134,9 @@ def column_def(item: exp.ColumnDef, constraints: list[PendingConstraint]) -> dic
             constraints.append(PendingConstraint("PK", cname, [name]))
         elif isinstance(k, exp.UniqueColumnConstraint):
             constraints.append(PendingConstraint("UQ", cname, [name]))
+        elif isinstance(k, exp.PrimaryKey):
+            # "b int NOT NULL PRIMARY KEY (a, b)": the table's key, written without a comma.
+            constraints.append(PendingConstraint("PK", cname, _names(k.expressions)))
         elif isinstance(k, exp.GeneratedAsIdentityColumnConstraint):
             start = k.args.get("start")
             inc = k.args.get("increment")

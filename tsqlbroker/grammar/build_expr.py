@@ -444,6 +444,9 @@ class ExprBuilder:
 
     column_list = column_aliases
 
+    def hints_without_with(self, *hints: str) -> tuple[str, ...]:
+        return hints
+
     def table_hints(self, _w: Token, *hints: str) -> tuple[str, ...]:
         return hints
 

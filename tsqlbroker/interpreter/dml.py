@@ -268,10 +268,26 @@ for _cls in (ast.Delete, ast.Merge):
     handler(_cls)(lambda c, node: compile_storage_statement(c, node, writes=True,
                                                             count_rows=True))
 
-for _cls in (ast.Truncate, ast.AlterTable, ast.DropTable, ast.CreateIndex,
+for _cls in (ast.Truncate, ast.DropTable, ast.CreateIndex,
              ast.DropIndex, ast.CreateView, ast.DropView):
     handler(_cls)(lambda c, node: compile_storage_statement(c, node, writes=True,
                                                             count_rows=False))
+
+
+@handler(ast.AlterTable)
+def compile_alter_table(c: Compiler, node: ast.AlterTable) -> StmtFn:
+    """ALTER TABLE; ``CHECK | NOCHECK CONSTRAINT name | ALL`` switches constraint checking."""
+    if node.action != "check_constraint":
+        return compile_storage_statement(c, node, writes=True, count_rows=False)
+    mode, _, name = (node.target or "").partition(" ")
+    table = _object_text(node.name)
+
+    def run(f: Frame) -> None:
+        f.session.check_writable()
+        engine_dml.set_constraint_checking(exec_context(f), table, name or None,
+                                           mode == "check")
+        f.session.rowcount = 0
+    return run
 
 
 @handler(ast.CreateTable)
