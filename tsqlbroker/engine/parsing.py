@@ -138,6 +138,30 @@ def _hints_without_with(tokens: list[Any], words: list[str],
             edits.append((tokens[i].start, tokens[i].end, "WITH ("))
 
 
+def _for_after_set_operation(tokens: list[Any], words: list[str], first: str,
+                             edits: list[tuple[int, int, str]]) -> None:
+    """``SELECT … UNION SELECT … FOR XML …``: the FOR clause formats the whole set
+    operation; sqlglot would keep it on the last SELECT only, so the set operation becomes a
+    derived table the clause applies to."""
+    if first != "SELECT":
+        return
+    depth = 0
+    set_op = False
+    for i, w in enumerate(words):
+        depth += w == "("
+        depth -= w == ")"
+        if depth != 0:
+            continue
+        if w in ("UNION", "EXCEPT", "INTERSECT"):
+            set_op = True
+        elif w == "ORDER":
+            return  # ORDER BY of the whole set operation: left as it is
+        elif w == "FOR" and set_op and i + 1 < len(words) and words[i + 1] in ("XML", "JSON"):
+            edits.append((tokens[0].start, tokens[0].end, "SELECT * FROM (SELECT"))
+            edits.append((tokens[i].start, tokens[i].end, ") AS __set FOR"))
+            return
+
+
 def _alter_table_forms(sql: str, tokens: list[Any], words: list[str], first: str,
                        cut: list[tuple[int, int]], edits: list[tuple[int, int, str]]
                        ) -> str | None:
@@ -309,6 +333,7 @@ def _parse_uncached(sql: str) -> Parsed:
             cut.append((tokens[froms[0]].start, tokens[froms[0]].end))
     _spaced_operators(sql, tokens, edits)
     _hints_without_with(tokens, words, edits)
+    _for_after_set_operation(tokens, words, first, edits)
     default_name = _alter_table_forms(sql, tokens, words, first, cut, edits)
     _query_parentheses(words, tokens, first, cut)
     _money_literals(sql, tokens, edits)

@@ -285,8 +285,11 @@ class Binder:
 
     def _register_derived(self, sub: exp.Subquery) -> None:
         """A derived table ``(SELECT …) AS x`` in FROM: its columns' types, so that
-        ``x.total`` keeps the decimal scale (or type) of the expression it names."""
+        ``x.total`` keeps the decimal scale (or type) of the expression it names. A set
+        operation's columns are named (and here typed) by its first query."""
         body = sub.this
+        while isinstance(body, (exp.Union, exp.Except, exp.Intersect, exp.Subquery)):
+            body = body.this
         if not sub.alias or not isinstance(sub.parent, (exp.From, exp.Join)) \
                 or not isinstance(body, exp.Select) or sub.alias.lower() in self.sources:
             return
