@@ -23,7 +23,9 @@ from . import types as T
 from .compiler import CExpr, Compiler, EvalFn, const_expr, expr_handler
 from .expressions import DYNAMIC, coerce
 from .server_info import SERVER_NAME, VERSION, server_property
+from .convert import variant_type
 from .setoptions import options_bitmap, session_property
+from .variantprops import variant_property
 from .xmlvalue import XmlValue
 
 if TYPE_CHECKING:
@@ -500,6 +502,22 @@ def _identity_definition(index: int) -> SpecialFn:
 
 SPECIAL["ident_seed"] = _identity_definition(0)
 SPECIAL["ident_incr"] = _identity_definition(1)
+
+
+@special("sql_variant_property")
+def _sql_variant_property(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    """``SQL_VARIANT_PROPERTY(v, 'BaseType')`` …: of the argument's declared type, or of the
+    type a sql_variant's value has."""
+    args = _arity(c, node, 2, 2)
+    value, namef = args[0], str_arg(args[1])
+    static = value.type if value.type != DYNAMIC else None
+
+    def read(f: Frame) -> Any:
+        v, name = value.fn(f), namef(f)
+        if v is None or name is None:
+            return None
+        return variant_property(static or variant_type(v), name)
+    return CExpr(DYNAMIC, read)
 
 
 @special("sessionproperty")
