@@ -475,33 +475,31 @@ def _engine_identity(f: Frame, table: str, what: str) -> Any:
     return getattr(engine_dml, what)(exec_context(f), table)
 
 
-@special("ident_current")
-def _ident_current(c: Compiler, node: ast.FunctionCall) -> CExpr:
-    args = _arity(c, node, 1, 1)
-    nf = str_arg(args[0])
+def _of_name(t: T.SqlType, read: Callable[[Frame, str], Any]) -> SpecialFn:
+    """A function of one name argument (NULL for a NULL name): ``read(frame, name)``."""
+    def compile_call(c: Compiler, node: ast.FunctionCall) -> CExpr:
+        nf = str_arg(_arity(c, node, 1, 1)[0])
 
-    def ident_current(f: Frame) -> Any:
-        name = nf(f)
-        v = None if name is None else _engine_identity(f, name, "ident_current")
-        return None if v is None else Decimal(v)
-    return CExpr(T.decimal_type(38, 0), ident_current)
-
-
-def _identity_definition(index: int) -> SpecialFn:
-    def compile_identity(c: Compiler, node: ast.FunctionCall) -> CExpr:
-        args = _arity(c, node, 1, 1)
-        nf = str_arg(args[0])
-
-        def read(f: Frame) -> Any:
+        def run(f: Frame) -> Any:
             name = nf(f)
-            found = None if name is None else _engine_identity(f, name, "identity_definition")
-            return None if found is None else Decimal(found[index])
-        return CExpr(T.decimal_type(38, 0), read)
-    return compile_identity
+            return None if name is None else read(f, name)
+        return CExpr(t, run)
+    return compile_call
 
 
-SPECIAL["ident_seed"] = _identity_definition(0)
-SPECIAL["ident_incr"] = _identity_definition(1)
+def _as_numeric(v: Any) -> Any:
+    return None if v is None else Decimal(v)
+
+
+SPECIAL["ident_current"] = _of_name(T.decimal_type(38, 0), lambda f, name: _as_numeric(
+    _engine_identity(f, name, "ident_current")))
+SPECIAL["ident_seed"] = _of_name(T.decimal_type(38, 0), lambda f, name: _as_numeric(
+    (_engine_identity(f, name, "identity_definition") or (None, None))[0]))
+SPECIAL["ident_incr"] = _of_name(T.decimal_type(38, 0), lambda f, name: _as_numeric(
+    (_engine_identity(f, name, "identity_definition") or (None, None))[1]))
+# SESSIONPROPERTY('ANSI_NULLS'): 1 or 0 as sql_variant, NULL for another name.
+SPECIAL["sessionproperty"] = _of_name(DYNAMIC, lambda f, name: session_property(f.session,
+                                                                                 name))
 
 
 @special("sql_variant_property")
@@ -517,18 +515,6 @@ def _sql_variant_property(c: Compiler, node: ast.FunctionCall) -> CExpr:
         if v is None or name is None:
             return None
         return variant_property(static or variant_type(v), name)
-    return CExpr(DYNAMIC, read)
-
-
-@special("sessionproperty")
-def _sessionproperty(c: Compiler, node: ast.FunctionCall) -> CExpr:
-    """``SESSIONPROPERTY('ANSI_NULLS')``: 1 or 0 as sql_variant, NULL for another name."""
-    args = _arity(c, node, 1, 1)
-    namef = str_arg(args[0])
-
-    def read(f: Frame) -> Any:
-        name = namef(f)
-        return None if name is None else session_property(f.session, name)
     return CExpr(DYNAMIC, read)
 
 
