@@ -320,6 +320,10 @@ MESSAGES: dict[int, tuple[int, str]] = {
     8115: (16, "Arithmetic overflow error converting %ls to data type %ls."),
     8134: (16, "Divide by zero error encountered."),
     8152: (16, "String or binary data would be truncated."),
+    1781: (16, "Column already has a DEFAULT bound to it."),
+    4917: (16, "Constraint '%.*ls' does not exist."),
+    2744: (16, "Multiple identity columns specified for table '%.*ls'. Only one identity "
+               "column per table is allowed."),
     50000: (16, "%s"),
     # --- values: types, conversions, operators, built-in functions, XML (interpreter/types.py & co)
     131: (15, ("The size (%d) given to the %S_MSG '%.*ls' exceeds the maximum allowed for any "

@@ -60,6 +60,8 @@ def alter_table(ctx: ExecContext, tree: exp.Alter) -> None:
                                    info.physical)
         elif isinstance(action, exp.Drop):
             _drop_parts(ctx, info, action)
+        elif isinstance(action, exp.AlterColumn) and action.args.get("default") is not None:
+            _add_default(ctx, info, action, tree.meta.get("default_constraint"))
         elif isinstance(action, exp.AlterColumn):
             _alter_column(ctx, info, action)
         else:
@@ -184,6 +186,45 @@ def _drop_parts(ctx: ExecContext, info: TableInfo, action: exp.Drop) -> None:
                                      f"{quote_column(col.name, ctx.conn.dialect)}")
         else:
             raise not_supported(f"ALTER TABLE DROP {kind}")
+
+
+def set_constraint_checking(ctx: ExecContext, node: exp.Table, name: str | None,
+                            enabled: bool) -> None:
+    """``ALTER TABLE t CHECK | NOCHECK CONSTRAINT name | ALL``: a disabled CHECK or FOREIGN
+    KEY constraint is not checked on writes (Msg 4917 for a name the table lacks)."""
+    info = _table(ctx, node)
+    ctx.txn.write()
+    targets = [k for k in info.constraints if k.kind in ("C", "F")]
+    if name is not None:
+        targets = [k for k in targets if k.name.lower() == name.lower()]
+        if not targets:
+            raise tsql_error(4917, name)
+    catalog = Catalog.get(ctx.conn.store)
+    for k in targets:
+        row = catalog.object_by_id(ctx.conn, None, k.object_id)
+        detail: dict[str, Any] = json.loads(row.detail or "{}") if row is not None else {}
+        detail["disabled"] = not enabled
+        catalog.update_object(ctx.conn, k.object_id, detail=json.dumps(detail))
+    _touch(ctx, info)
+
+
+def _add_default(ctx: ExecContext, info: TableInfo, action: exp.AlterColumn,
+                 name: str | None) -> None:
+    """``ADD [CONSTRAINT name] DEFAULT expr FOR column`` (parsing.py gives it as ALTER
+    COLUMN … SET DEFAULT): Msg 1781 for a column that has a default already."""
+    col = info.column(action.name)
+    if col is None:
+        raise tsql_error(1911, action.name, cls=BindError)
+    if col.default_sql is not None:
+        raise tsql_error(1781)
+    default_sql = action.args["default"].sql("tsql")
+    c = Catalog.get(ctx.conn.store).t.columns
+    ctx.conn.execute(update(c).where(c.c.object_id == info.object_id,
+                                     c.c.column_id == col.column_id).values(
+        default_sql=default_sql))
+    add_constraint(ctx, info.db_id, info.schema, info.object_id, info.display_name,
+                   PendingConstraint("D", name, [col.name], check_sql=default_sql),
+                   info.backend_schema, info.physical)
 
 
 def _alter_column(ctx: ExecContext, info: TableInfo, action: exp.AlterColumn) -> None:

@@ -22,7 +22,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlglot import exp
 
 from ..errors import BindError, TSqlError, tsql_error
-from . import tables
+from . import ddl, tables
 from .catalog import Catalog
 from .context import ExecContext, Params, SqlResult, VirtualTable, register_virtual_table
 from .ddl import alter_table, create_index, create_view, drop_index, drop_view
@@ -167,6 +167,28 @@ def drop_table_variable(ctx: ExecContext, physical: str) -> None:
         ctx, lambda: (tables.drop_table_variable(ctx, physical), SqlResult())[1])
 
 
+def set_constraint_checking(ctx: ExecContext, table: str, name: str | None,
+                            enabled: bool) -> None:
+    """``ALTER TABLE table CHECK | NOCHECK CONSTRAINT name | ALL`` (None: ALL)."""
+    prepare_connection(ctx.conn)
+    def run() -> SqlResult:
+        ddl.set_constraint_checking(ctx, _table_node(table), name, enabled)
+        return SqlResult()
+
+    guarded(ctx, True, run)
+
+
+def save_table_variable(ctx: ExecContext, physical: str) -> tables.SavedRows | None:
+    """The rows of a table variable before a ROLLBACK (None when its table is gone)."""
+    prepare_connection(ctx.conn)
+    return tables.save_rows(ctx, physical)
+
+
+def restore_table_variable(ctx: ExecContext, saved: tables.SavedRows) -> None:
+    """After a ROLLBACK: the table variable holds the rows it held before."""
+    guarded(ctx, True, lambda: (tables.restore_rows(ctx, saved), SqlResult())[1])
+
+
 def _outside_transaction(ctx: ExecContext, fn: Callable[[], SqlResult]) -> None:
     """Run DDL for a table variable. SQL Server's ROLLBACK does not undo table variables, so
     when no storage transaction is open the DDL commits on its own; inside one it joins it
@@ -216,23 +238,42 @@ def ident_current(ctx: ExecContext, table: str) -> int | None:
     """``IDENT_CURRENT('table')``: the last identity value generated for the table (by any
     session), its seed before the first insert, NULL for a table without an identity
     column or a name that is no table."""
+    found = _identity_of(ctx, table, "IDENT_CURRENT", True)
+    return None if found is None else found[2]
+
+
+def identity_definition(ctx: ExecContext, table: str) -> tuple[int, int] | None:
+    """``IDENT_SEED`` / ``IDENT_INCR``: the table's identity (seed, increment), None for a
+    table without an identity column or a name that is no table."""
+    found = _identity_of(ctx, table, "IDENT_SEED", False)
+    return None if found is None else (found[0], found[1])
+
+
+def _identity_of(ctx: ExecContext, table: str, what: str,
+                 current: bool) -> tuple[int, int, int | None] | None:
+    """(seed, increment, last value generated when ``current`` is asked for) of the table's
+    identity column, None without one."""
     prepare_connection(ctx.conn)
 
     def run() -> SqlResult:
         try:
-            info = target_table(ctx, _table_node(table), "IDENT_CURRENT")
+            info = target_table(ctx, _table_node(table), what)
         except TSqlError:
             return SqlResult(identity=None)
         col = info.identity_column
         if col is None or col.identity is None:
             return SqlResult(identity=None)
-        c = Catalog.get(ctx.conn.store).t.columns
-        nxt = ctx.conn.execute(select(c.c.identity_next).where(
-            c.c.object_id == info.object_id, c.c.column_id == col.column_id)).scalar()
         seed, step = col.identity
-        return SqlResult(identity=seed if nxt is None else int(nxt) - step)
+        last = None
+        if current:
+            c = Catalog.get(ctx.conn.store).t.columns
+            nxt = ctx.conn.execute(select(c.c.identity_next).where(
+                c.c.object_id == info.object_id, c.c.column_id == col.column_id)).scalar()
+            last = seed if nxt is None else int(nxt) - step
+        return SqlResult(identity=(seed, step, last))
 
-    return guarded(ctx, False, run).identity
+    found: tuple[int, int, int | None] | None = guarded(ctx, False, run).identity
+    return found
 
 
 def _table_node(name: str) -> exp.Table:
@@ -255,6 +296,8 @@ def _create(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
     tree = parsed.tree
     assert isinstance(tree, exp.Create)
     kind = (tree.args.get("kind") or "").upper()
+    # sqlglot reads [NON]CLUSTERED INDEX as one word; the storage keeps no clustered order.
+    kind = kind.removeprefix("NONCLUSTERED ").removeprefix("CLUSTERED ")
     if kind == "TABLE":
         create_table(ctx, tree)
     elif kind == "INDEX":

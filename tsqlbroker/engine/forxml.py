@@ -48,6 +48,7 @@ class ForOptions:
     type_: bool = False
     without_array_wrapper: bool = False
     include_nulls: bool = False
+    binary_base64: bool = False
 
 
 def options_of(select: exp.Select) -> ForOptions | None:
@@ -76,6 +77,8 @@ def options_of(select: exp.Select) -> ForOptions | None:
             opts.without_array_wrapper = True
         elif key == "INCLUDE_NULL_VALUES":
             opts.include_nulls = True
+        elif key == "BINARY BASE64":
+            opts.binary_base64 = True
         else:
             raise not_supported(f"FOR {kind} option {key}")
     if opts.mode == "EXPLICIT" or not opts.mode:
@@ -163,7 +166,13 @@ class _Formatter:
         spec = self._spec(value)
         name = parse_spec(spec).name if spec else None
         if name in BINARY_TYPES:
-            raise not_supported(f"Binary columns in FOR {self.opts.kind}")
+            # PATH mode and FOR JSON write binary as base64; RAW and AUTO only when asked
+            # (BINARY BASE64): without it SQL Server writes a URL to the value.
+            if self.opts.kind == "XML" and self.opts.mode != "PATH" \
+                    and not self.opts.binary_base64:
+                raise not_supported(f"Binary columns in FOR XML {self.opts.mode} without "
+                                    "BINARY BASE64")
+            return exp.Anonymous(this="tsqlb_base64", expressions=[value.copy()])
         target = exp.DataType.build("nvarchar(max)", dialect="tsql")
         if name in DATE_TYPES:
             return exp.Convert(this=target, expression=value.copy(),

@@ -102,11 +102,13 @@ def typed_call(node: exp.Expression) -> tuple[str, list[exp.Expression]] | None:
         algorithm = "MD5" if isinstance(node, exp.MD5) else "SHA1" if isinstance(
             node, exp.SHA) else f"SHA2_{a['length'].name if a.get('length') else 256}"
         return "hashbytes", [exp.Literal.string(algorithm), node.this]
-    if isinstance(node, (exp.JSONExtractScalar, exp.JSONExtract)) \
-            and isinstance(node.expression, exp.JSONPath):
+    if isinstance(node, (exp.JSONExtractScalar, exp.JSONExtract)):
+        name = "json_value" if isinstance(node, exp.JSONExtractScalar) else "json_query"
+        if not isinstance(node.expression, exp.JSONPath):
+            # 'strict $.a' / 'lax $.a' (sqlglot leaves those text) or a variable's path
+            return name, [node.this, node.expression]
         # JSON_VALUE / JSON_QUERY(text, '$.path'): the path as written (sqlglot parsed it)
         path = node.expression.sql("tsql")
-        name = "json_value" if isinstance(node, exp.JSONExtractScalar) else "json_query"
         return name, [node.this, exp.Literal.string(path[1:-1].replace("''", "'"))]
     if isinstance(node, exp.CurrentTimestamp):
         return "getdate", []

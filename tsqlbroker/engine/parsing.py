@@ -91,6 +91,175 @@ def parse_statement(sql: str) -> Parsed:
         hit.max_recursion)
 
 
+# Two-character comparison operators; sqlglot knows neither !< nor !> (the same as >= / <=).
+_OPERATOR_HALVES = frozenset({TokenType.LT, TokenType.GT, TokenType.NOT, TokenType.EQ})
+_SPACED_OPERATORS = {"<>": "<>", "!=": "!=", "<=": "<=", ">=": ">=", "!<": ">=", "!>": "<="}
+
+
+def _spaced_operators(sql: str, tokens: list[Any], edits: list[tuple[int, int, str]]) -> None:
+    """``a < > b``, ``a ! = b``, ``a !> b``: SQL Server accepts blanks inside a two-character
+    comparison operator; sqlglot reads two operators, so they are joined (blanks behind)."""
+    for left, right in zip(tokens, tokens[1:], strict=False):
+        if left.token_type not in _OPERATOR_HALVES or right.token_type not in _OPERATOR_HALVES:
+            continue
+        op = _SPACED_OPERATORS.get(left.text + right.text)
+        if op is not None and (right.start == left.end + 1
+                               or sql[left.end + 1:right.start].isspace()):
+            edits.append((left.start, right.end, op.ljust(right.end - left.start + 1)))
+
+
+def _plain_set_operands(tree: exp.Expression) -> None:
+    """``(SELECT …) UNION SELECT …``: an operand in parentheses without ORDER BY or TOP is
+    the query itself (SQLite refuses parenthesised operands)."""
+    for node in list(tree.find_all(exp.Union, exp.Except, exp.Intersect)):
+        for key in ("this", "expression"):
+            operand = node.args.get(key)
+            if isinstance(operand, exp.Subquery) and not operand.alias \
+                    and isinstance(operand.this, exp.Select) \
+                    and not any(operand.this.args.get(k) for k in ("order", "limit", "offset")):
+                node.set(key, operand.this)
+
+
+# Table hints SQL Server accepts after an alias without WITH (FROM t a (NOLOCK)).
+_TABLE_HINTS = frozenset({"NOLOCK", "READUNCOMMITTED", "UPDLOCK", "ROWLOCK", "HOLDLOCK",
+                          "READPAST", "XLOCK", "TABLOCK", "TABLOCKX", "PAGLOCK", "NOWAIT",
+                          "READCOMMITTED", "READCOMMITTEDLOCK", "REPEATABLEREAD",
+                          "SERIALIZABLE", "FORCESEEK", "FORCESCAN", "NOEXPAND"})
+
+
+def _hints_without_with(tokens: list[Any], words: list[str],
+                        edits: list[tuple[int, int, str]]) -> None:
+    """``FROM t a (NOLOCK, …)``: written ``WITH (…)`` for sqlglot, which otherwise reads
+    several hints as column aliases."""
+    for i in range(1, len(words) - 2):
+        if words[i] == "(" and words[i + 1] in _TABLE_HINTS and words[i + 2] in (",", ")") \
+                and words[i - 1] != "WITH" and tokens[i - 1].token_type in (
+                    TokenType.VAR, TokenType.IDENTIFIER):
+            edits.append((tokens[i].start, tokens[i].end, "WITH ("))
+
+
+def _for_after_set_operation(tokens: list[Any], words: list[str], first: str,
+                             edits: list[tuple[int, int, str]]) -> None:
+    """``SELECT … UNION SELECT … FOR XML …``: the FOR clause formats the whole set
+    operation; sqlglot would keep it on the last SELECT only, so the set operation becomes a
+    derived table the clause applies to."""
+    if first != "SELECT":
+        return
+    depth = 0
+    set_op = False
+    for i, w in enumerate(words):
+        depth += w == "("
+        depth -= w == ")"
+        if depth != 0:
+            continue
+        if w in ("UNION", "EXCEPT", "INTERSECT"):
+            set_op = True
+        elif w == "ORDER":
+            return  # ORDER BY of the whole set operation: left as it is
+        elif w == "FOR" and set_op and i + 1 < len(words) and words[i + 1] in ("XML", "JSON"):
+            edits.append((tokens[0].start, tokens[0].end, "SELECT * FROM (SELECT"))
+            edits.append((tokens[i].start, tokens[i].end, ") AS __set FOR"))
+            return
+
+
+def _alter_table_forms(sql: str, tokens: list[Any], words: list[str], first: str,
+                       cut: list[tuple[int, int]], edits: list[tuple[int, int, str]]
+                       ) -> str | None:
+    """ALTER TABLE forms of schema scripts sqlglot does not read: ``WITH CHECK | NOCHECK``
+    before ADD (dropped: constraints are not checked against existing rows either way), and
+    ``ADD [CONSTRAINT name] DEFAULT expr FOR column``, rewritten to ``ALTER COLUMN column SET
+    DEFAULT expr``; returns the constraint's name then ('' for none), else None."""
+    if first != "ALTER" or len(words) < 4 or words[1] != "TABLE":
+        return None
+    for i in range(2, len(words) - 2):
+        if words[i] == "WITH" and words[i + 1] in ("CHECK", "NOCHECK") and words[i + 2] == "ADD":
+            cut.append((tokens[i].start, tokens[i + 1].end))
+            break
+    if "ADD" not in words:
+        return None
+    add = words.index("ADD")
+    j = add + 1
+    name = ""
+    if words[j:j + 1] == ["CONSTRAINT"] and j + 1 < len(words):
+        name = tokens[j + 1].text
+        j += 2
+    if words[j:j + 1] != ["DEFAULT"] or "FOR" not in words[j:] or words[-1] == "FOR":
+        return None
+    at_for = len(words) - 1 - words[::-1].index("FOR")
+    if at_for != len(words) - 2:
+        return None
+    expression = sql[tokens[j].end + 1:tokens[at_for].start].strip()
+    column = "[" + tokens[at_for + 1].text.replace("]", "]]") + "]"
+    edits.append((tokens[add].start, tokens[-1].end,
+                  f"ALTER COLUMN {column} SET DEFAULT {expression}"))
+    return name
+
+
+def _closing(words: list[str], i: int) -> int:
+    """The index of the ")" matching the "(" at ``i`` (-1 when unbalanced)."""
+    depth = 0
+    for k in range(i, len(words)):
+        depth += words[k] == "("
+        depth -= words[k] == ")"
+        if depth == 0:
+            return k
+    return -1
+
+
+# Words after which an INSERT's "(" is no longer the one around its whole query.
+_INSERT_SOURCE_WORDS = frozenset({"SELECT", "VALUES", "EXEC", "EXECUTE", "OUTPUT", "DEFAULT"})
+
+
+def _query_parentheses(words: list[str], tokens: list[Any], first: str,
+                       cut: list[tuple[int, int]]) -> None:
+    """Parentheses SQL Server allows around a whole query and sqlglot does not:
+    ``INSERT t [(cols)] (SELECT …)`` and doubled ones, ``WITH c AS ((SELECT …))``."""
+    starts = ("SELECT", "WITH", "(")
+    for i in range(len(words) - 1):
+        if words[i] != "(" or words[i + 1] not in starts:
+            continue
+        close = _closing(words, i)
+        if close < 0:
+            continue
+        inner_close = _closing(words, i + 1) if words[i + 1] == "(" else -1
+        doubled = inner_close == close - 1 and words[i + 2:i + 3] in (["SELECT"], ["WITH"]) \
+            and i > 0 and words[i - 1] == "AS"
+        inserted = first == "INSERT" and _depth_at(words, i) == 0 and words[i - 1] != "TOP" \
+            and not _INSERT_SOURCE_WORDS.intersection(words[:i]) and (
+            words[i + 1] != "(" or words[i + 2:i + 3] in (["SELECT"], ["WITH"]))
+        if doubled or inserted:
+            cut.append((tokens[i].start, tokens[i].end))
+            cut.append((tokens[close].start, tokens[close].end))
+            return
+
+
+_MONEY_TEXT = re.compile(r"\$[+-]?(?:\d+\.?\d*|\.\d+)")
+
+
+def _money_literals(sql: str, tokens: list[Any], edits: list[tuple[int, int, str]]) -> None:
+    """``$1.56``, ``$-2``: money constants, which sqlglot reads as parameters; written as
+    ``CAST(1.56 AS money)`` for it."""
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t.token_type != TokenType.VAR or not t.text.startswith("$"):
+            i += 1
+            continue
+        end = i
+        while end + 1 < len(tokens) and tokens[end + 1].start == tokens[end].end + 1 \
+                and tokens[end + 1].token_type in (TokenType.DOT, TokenType.NUMBER,
+                                                   TokenType.DASH, TokenType.PLUS):
+            end += 1
+        m = _MONEY_TEXT.match(sql, t.start, tokens[end].end + 1)
+        last = next((k for k in range(i, end + 1) if m is not None
+                     and tokens[k].end == m.end() - 1), None)
+        if m is not None and last is not None:
+            edits.append((t.start, tokens[last].end, f"CAST({m.group()[1:]} AS money)"))
+            i = last + 1
+            continue
+        i += 1
+
+
 def _parse_uncached(sql: str) -> Parsed:
     try:
         tokens = _TSQL.tokenize(sql)
@@ -162,6 +331,12 @@ def _parse_uncached(sql: str) -> Parsed:
         froms = [i for i, w in enumerate(words) if w == "FROM" and _depth_at(words, i) == 0]
         if len(froms) >= 2 and froms[0] in (1, 2):
             cut.append((tokens[froms[0]].start, tokens[froms[0]].end))
+    _spaced_operators(sql, tokens, edits)
+    _hints_without_with(tokens, words, edits)
+    _for_after_set_operation(tokens, words, first, edits)
+    default_name = _alter_table_forms(sql, tokens, words, first, cut, edits)
+    _query_parentheses(words, tokens, first, cut)
+    _money_literals(sql, tokens, edits)
     for t in tokens:
         # A bare 0x is T-SQL's empty binary literal; sqlglot reads it as a column named 0x
         # ([0x] and "0x" are columns, and are longer in the text).
@@ -192,6 +367,9 @@ def _parse_uncached(sql: str) -> Parsed:
             into = ins.this
     except (GlotParseError, TokenError) as e:
         raise syntax_error(e, sql) from None
+    _plain_set_operands(trees[0])
+    if default_name is not None:
+        trees[0].meta["default_constraint"] = default_name or None
     if namespaces is not None:
         for tree in (trees[0], *(output or ())):
             _pass_namespaces(tree, namespaces)

@@ -436,7 +436,8 @@ _FROM_NUMERIC = f"""
       IF v IS NULL THEN RETURN NULL; END IF;
       IF nm = 'bit' THEN RETURN CASE WHEN v = 0 THEN '0' ELSE '1' END; END IF;
       IF nm IN {_INTS} THEN
-        d := trunc(v);  -- SQL Server truncates toward zero
+        -- SQL Server rounds money and truncates other numbers toward zero
+        d := CASE WHEN sn IN ('money', 'smallmoney') THEN round(v) ELSE trunc(v) END;
         IF d BETWEEN lo AND hi THEN RETURN d::text; END IF;
         RETURN tsqlb_fail(try_, 8115, format(
           'Arithmetic overflow error converting expression to data type %s.', nm));

@@ -51,6 +51,8 @@ FUNCTIONS: list[str] = [
                     ELSE 2 * length(v) END $$""",
     """CREATE OR REPLACE FUNCTION tsqlb_datalength(v bytea, spec text) RETURNS integer
         LANGUAGE sql IMMUTABLE AS $$ SELECT octet_length(v) $$""",
+    """CREATE OR REPLACE FUNCTION tsqlb_base64(v bytea) RETURNS text
+        LANGUAGE sql IMMUTABLE AS $$ SELECT replace(encode(v, 'base64'), chr(10), '') $$""",
     """CREATE OR REPLACE FUNCTION tsqlb_datalength(v numeric, spec text) RETURNS integer
         LANGUAGE sql IMMUTABLE AS $$
         SELECT CASE WHEN v BETWEEN -2147483648 AND 2147483647 THEN 4 ELSE 8 END $$""",

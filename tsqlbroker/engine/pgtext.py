@@ -153,7 +153,17 @@ _JSON = [
         RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = '13609', MESSAGE =
           'JSON text is not properly formatted.';
       END;
-      r := jsonb_path_query_first(doc, p::jsonpath);
+      BEGIN
+        r := jsonb_path_query_first(doc, p::jsonpath);
+      EXCEPTION WHEN sqlstate '22000' OR sqlstate '22030' OR sqlstate '22033'
+                     OR sqlstate '22034' OR sqlstate '22035' OR sqlstate '22036'
+                     OR sqlstate '22037' OR sqlstate '22038' OR sqlstate '22039'
+                     OR sqlstate '2203A' OR sqlstate '2203B' OR sqlstate '2203C'
+                     OR sqlstate '2203D' OR sqlstate '2203E' OR sqlstate '2203F' THEN
+        -- a strict path that finds no property (lax paths give NULL instead)
+        RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = '13608', MESSAGE =
+          'Property cannot be found on the specified JSON path.';
+      END;
       IF r IS NULL OR jsonb_typeof(r) IN ('object', 'array', 'null') THEN RETURN NULL; END IF;
       IF length(r #>> '{}') > 4000 THEN RETURN NULL; END IF;
       RETURN r #>> '{}';

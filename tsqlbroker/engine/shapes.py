@@ -90,22 +90,38 @@ def sqlite_values(node: exp.Values) -> exp.Expression:
 
 def integer_avg(binder: Binder, node: exp.Avg) -> exp.Expression | None:
     """``AVG`` of an integer expression is an integer in SQL Server (the sum divided by
-    the count, truncated toward zero); the backends average in floating point or numeric.
-    Returns the backend form, or None when the argument is not an integer."""
+    the count, truncated toward zero; Msg 8115 when the sum of an int leaves int's range);
+    the backends average in floating point or numeric. Returns the backend form, or None
+    when the argument is not an integer."""
     if isinstance(node.parent, exp.Window):
         return None  # AVG(x) OVER (…) must stay the window's own call
     arg = node.this
     distinct = isinstance(arg, exp.Distinct)
     inner = arg.expressions[0] if distinct and arg.expressions else arg
-    if aggregate_spec("avg", binder.spec_of(inner)) not in ("int", "bigint"):
+    result = aggregate_spec("avg", binder.spec_of(inner))
+    if result not in ("int", "bigint"):
         return None
     rewritten = binder.rewrite(arg)
-    if binder.conn.dialect == "sqlite":
-        # SQLite's integer division truncates toward zero, as SQL Server's does.
-        return exp.Div(this=exp.Sum(this=rewritten),
-                       expression=exp.Count(this=rewritten.copy()), typed=True)
+    total: exp.Expression = exp.Sum(this=rewritten)
+    if result == "int":
+        total = binder.converted(total, "int", "bigint")
+    if binder.conn.dialect == "sqlite" or result == "int":
+        # Integer division truncates toward zero on both backends, as SQL Server's does.
+        return exp.Div(this=total, expression=exp.Count(this=rewritten.copy()), typed=True)
     return exp.Cast(this=exp.Anonymous(this="trunc", expressions=[exp.Avg(this=rewritten)]),
                     to=exp.DataType.build("bigint"))
+
+
+def integer_sum(binder: Binder, node: exp.Sum) -> exp.Expression | None:
+    """``SUM`` of tinyint, smallint or int is an int: Msg 8115 past int's range (the backends
+    sum in 64 bits). None for other arguments, and for a window's SUM."""
+    if isinstance(node.parent, exp.Window):
+        return None
+    arg = node.this
+    inner = arg.expressions[0] if isinstance(arg, exp.Distinct) and arg.expressions else arg
+    if aggregate_spec("sum", binder.spec_of(inner)) != "int":
+        return None
+    return binder.converted(exp.Sum(this=binder.rewrite(arg)), "int", "bigint")
 
 
 def aggregate_result_spec(binder: Binder, node: exp.Expression) -> str | None:

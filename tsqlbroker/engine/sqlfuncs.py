@@ -13,6 +13,7 @@ raised inside one is parked in a thread-local and re-raised by the caller
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import math
 import threading
@@ -106,6 +107,14 @@ def _len(value: Any) -> int | None:
         return None
     text = value if isinstance(value, str) else str(backend_value(value))
     return len(text.rstrip(" "))
+
+
+def _base64(value: Any) -> str | None:
+    """Binary as FOR XML / FOR JSON write it: base64, no line breaks."""
+    if value is None:
+        return None
+    data = value if isinstance(value, bytes) else str(value).encode("utf-8")
+    return base64.b64encode(data).decode("ascii")
 
 
 def _datalength(value: Any, spec: str = "") -> int | None:
@@ -324,6 +333,7 @@ BUILTINS: dict[str, tuple[int, Callable[..., Any]]] = {
     "tsqlb_left": (2, _left), "tsqlb_right": (2, _right), "tsqlb_dateadd": (3, _dateadd),
     "tsqlb_datediff": (3, _datediff), "tsqlb_datepart": (2, _datepart),
     "tsqlb_cast": (-1, _cast), "tsqlb_try_cast": (2, _try_cast),
+    "tsqlb_base64": (1, _base64),
 }
 
 

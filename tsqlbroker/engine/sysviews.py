@@ -302,7 +302,7 @@ def _key_constraints(ctx: ExecContext, db_id: int) -> VirtualTable:
 def _foreign_keys(ctx: ExecContext, db_id: int) -> VirtualTable:
     cols = [*_OBJECT_COLUMNS, ("referenced_object_id", "int"), ("is_disabled", "bit"),
             ("delete_referential_action_desc", "nvarchar(60)"), ("is_system_named", "bit")]
-    rows = [(*_constraint_base(o), d.get("ref_object_id"), False,
+    rows = [(*_constraint_base(o), d.get("ref_object_id"), bool(d.get("disabled")),
              (d.get("on_delete") or "NO ACTION").replace(" ", "_"), o.name.startswith("FK__"))
             for o, d, _ids in _constraint_rows(ctx, db_id, {"F"})]
     return VirtualTable(literal_rows(cols, rows), cols, refuse_error=_refuse())

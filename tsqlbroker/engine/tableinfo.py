@@ -45,6 +45,7 @@ class ConstraintInfo:
     check_sql: str | None = None
     on_delete: str | None = None  # 'CASCADE' / 'SET NULL' / None (NO ACTION)
     unique: bool = False  # for indexes (kind 'IX')
+    disabled: bool = False  # ALTER TABLE … NOCHECK CONSTRAINT (CHECK and FOREIGN KEY)
 
 
 @dataclass
@@ -118,7 +119,8 @@ def constraint_from_row(row: ObjectRow) -> ConstraintInfo:
         object_id=row.object_id, name=detail.get("name", row.name), kind=row.type,
         columns=tuple(detail.get("columns", ())), ref_object_id=detail.get("ref_object_id"),
         ref_columns=tuple(detail.get("ref_columns", ())), check_sql=detail.get("check"),
-        on_delete=detail.get("on_delete"), unique=bool(detail.get("unique")))
+        on_delete=detail.get("on_delete"), unique=bool(detail.get("unique")),
+        disabled=bool(detail.get("disabled")))
 
 
 def load_table(conn: StoreConnection, obj: ObjectRow) -> TableInfo:
@@ -179,7 +181,7 @@ def referencing_constraints(conn: StoreConnection, table: TableInfo) -> list[
         if fk_row is None:
             continue
         fk = constraint_from_row(fk_row)
-        if fk.ref_object_id != table.object_id:
+        if fk.ref_object_id != table.object_id or fk.disabled:
             continue
         parent = catalog.object_by_id(conn, None, fk_row.parent_object_id)
         if parent is not None:

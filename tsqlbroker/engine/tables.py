@@ -21,7 +21,7 @@ from sqlglot import exp
 from ..errors import BindError, TSqlError, tsql_error
 from .catalog import TEMPDB, Catalog
 from .context import ExecContext
-from .execsql import run_sql
+from .execsql import Marks, run_sql
 from .naming import (
     column_name,
     physical_table_name,
@@ -31,7 +31,7 @@ from .naming import (
     quote_column,
     quote_ident,
 )
-from .sqltypes import column_type
+from .sqltypes import column_type, parse_spec
 from .tableinfo import TableInfo, load_table, referencing_constraints
 from .transpile import (
     Binder,
@@ -78,10 +78,19 @@ def _names(nodes: Sequence[exp.Expression]) -> list[str]:
     return out
 
 
+def _inline_index(item: exp.Expression) -> bool:
+    """CREATE TABLE's ``INDEX ix [NONCLUSTERED] (a)``, which sqlglot reads as a column named
+    INDEX (a column of that name must be quoted: INDEX is a reserved word)."""
+    return isinstance(item, exp.ColumnDef) and isinstance(item.this, exp.Identifier) \
+        and not item.this.quoted and item.name.upper() == "INDEX"
+
+
 def _parse_definition(schema: exp.Schema) -> tuple[list[dict[str, Any]], list[PendingConstraint]]:
     columns: list[dict[str, Any]] = []
     constraints: list[PendingConstraint] = []
     for item in schema.expressions:
+        if _inline_index(item):
+            continue  # INDEX ix (a): an index only speeds reads up; the storage keeps none
         if isinstance(item, exp.ColumnDef):
             columns.append(column_def(item, constraints))
         elif isinstance(item, exp.Constraint):
@@ -92,6 +101,18 @@ def _parse_definition(schema: exp.Schema) -> tuple[list[dict[str, Any]], list[Pe
     return columns, constraints
 
 
+# The longest char / binary column of each type (Msg 131 beyond it).
+_MAX_COLUMN_SIZE = {"char": 8000, "varchar": 8000, "binary": 8000, "varbinary": 8000,
+                    "nchar": 4000, "nvarchar": 4000}
+
+
+def _check_column_size(name: str, spec: str) -> None:
+    t = parse_spec(spec)
+    limit = _MAX_COLUMN_SIZE.get(t.name)
+    if limit is not None and not t.is_max and t.length is not None and t.length > limit:
+        raise tsql_error(131, t.length, "column", name, limit, state=2, cls=BindError)
+
+
 def column_def(item: exp.ColumnDef, constraints: list[PendingConstraint]) -> dict[str, Any]:
     name = item.name
     kind = item.args.get("kind")
@@ -100,6 +121,7 @@ def column_def(item: exp.ColumnDef, constraints: list[PendingConstraint]) -> dic
     spec = datatype_spec(kind)
     if spec is None:
         raise tsql_error(2715, len(constraints) + 1, kind.sql("tsql"))
+    _check_column_size(name, spec)
     col: dict[str, Any] = {"name": name, "spec": spec, "nullable": True, "identity": None,
                            "default": None, "default_name": None}
     for cc in item.args.get("constraints") or []:
@@ -112,6 +134,9 @@ def column_def(item: exp.ColumnDef, constraints: list[PendingConstraint]) -> dic
             constraints.append(PendingConstraint("PK", cname, [name]))
         elif isinstance(k, exp.UniqueColumnConstraint):
             constraints.append(PendingConstraint("UQ", cname, [name]))
+        elif isinstance(k, exp.PrimaryKey):
+            # "b int NOT NULL PRIMARY KEY (a, b)": the table's key, written without a comma.
+            constraints.append(PendingConstraint("PK", cname, _names(k.expressions)))
         elif isinstance(k, exp.GeneratedAsIdentityColumnConstraint):
             start = k.args.get("start")
             inc = k.args.get("increment")
@@ -208,7 +233,8 @@ def create_table(ctx: ExecContext, create: exp.Create, *, variable: str | None =
             raise tsql_error(2714, name)
         oid = catalog.next_object_id(ctx.conn)
         physical = physical_table_name(db_id, oid, name)
-    _validate_columns(columns, constraints, name)
+    # Errors name a table variable as written (@t), not by its internal #name.
+    _validate_columns(columns, constraints, local_name if variable is not None else name)
     detail = json.dumps({"local_name": local_name}) if local_name else None
     catalog.create_object(ctx.conn, db_id, schema, name, "U", physical_name=physical,
                           detail=detail, session_id=session_id, object_id=oid)
@@ -247,6 +273,8 @@ def _validate_columns(columns: list[dict[str, Any]], constraints: list[PendingCo
         if low in seen:
             raise tsql_error(2705, col["name"], table)
         seen.add(low)
+    if sum(1 for col in columns if col["identity"] is not None) > 1:
+        raise tsql_error(2744, table)
     if sum(1 for c in constraints if c.kind == "PK") > 1:
         raise tsql_error(8110, table)
     for pc in constraints:
@@ -338,6 +366,40 @@ def declare_table_variable(ctx: ExecContext, name: str, columns_sql: str) -> str
 def drop_table_variable(ctx: ExecContext, physical: str) -> None:
     """Drop a table variable at the end of its frame."""
     _drop_by_physical(ctx, physical)
+
+
+@dataclass(frozen=True)
+class SavedRows:
+    """The rows of one table variable, kept across a ROLLBACK (:func:`save_rows`)."""
+
+    physical: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Any, ...], ...]
+
+
+def save_rows(ctx: ExecContext, physical: str) -> SavedRows | None:
+    """The rows a table variable holds now (None when its table is gone)."""
+    try:
+        result = run_sql(ctx.conn, f"SELECT * FROM {quote_ident(physical)}")
+    except Exception:  # noqa: BLE001 - a table the rollback will not find either
+        return None
+    return SavedRows(physical, tuple(result.keys()), tuple(tuple(r) for r in result))
+
+
+def restore_rows(ctx: ExecContext, saved: SavedRows) -> None:
+    """Put a table variable back as :func:`save_rows` saw it: table variables are not part
+    of transactions, so ROLLBACK leaves them as they were."""
+    ctx.txn.write()
+    table = quote_ident(saved.physical)
+    run_sql(ctx.conn, f"DELETE FROM {table}")
+    if not saved.rows:
+        return
+    marks = Marks(ctx.conn.dialect)
+    names = [f"c{i}" for i in range(len(saved.columns))]
+    sql = marks.sql(f"INSERT INTO {table} ({', '.join(quote_ident(c) for c in saved.columns)}) "
+                    f"VALUES ({', '.join(marks(n) for n in names)})")
+    for row in saved.rows:
+        run_sql(ctx.conn, sql, dict(zip(names, row, strict=True)))
 
 
 def drop_temp_tables(ctx: ExecContext) -> None:

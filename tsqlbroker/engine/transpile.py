@@ -285,8 +285,11 @@ class Binder:
 
     def _register_derived(self, sub: exp.Subquery) -> None:
         """A derived table ``(SELECT …) AS x`` in FROM: its columns' types, so that
-        ``x.total`` keeps the decimal scale (or type) of the expression it names."""
+        ``x.total`` keeps the decimal scale (or type) of the expression it names. A set
+        operation's columns are named (and here typed) by its first query."""
         body = sub.this
+        while isinstance(body, (exp.Union, exp.Except, exp.Intersect, exp.Subquery)):
+            body = body.this
         if not sub.alias or not isinstance(sub.parent, (exp.From, exp.Join)) \
                 or not isinstance(body, exp.Select) or sub.alias.lower() in self.sources:
             return
@@ -398,6 +401,10 @@ class Binder:
             averaged = shapes.integer_avg(self, node)
             if averaged is not None:
                 return averaged
+        if isinstance(node, exp.Sum):
+            summed = shapes.integer_sum(self, node)
+            if summed is not None:
+                return summed
         if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Anonymous):
             return self._xml_method(forxml.pg_fragment_target(self, node))
         if isinstance(node, exp.Column) and self.applied:
@@ -541,22 +548,27 @@ class Binder:
             # no conversion, so the value keeps its column's case-insensitive collation.
             return self.rewrite(value)
         try_ = isinstance(node, exp.TryCast) or bool(node.args.get("safe"))
-        source = self.spec_of(value)
+        return self.converted(self.rewrite(value), spec, self.spec_of(value),
+                              self.rewrite(style) if style is not None else None, try_)
+
+    def converted(self, value: exp.Expression, spec: str, source: str | None,
+                  style: exp.Expression | None = None, try_: bool = False) -> exp.Expression:
+        """The backend form of ``CAST(value AS spec)`` for an already rewritten ``value``
+        of type ``source`` (T-SQL's conversion rules and errors)."""
         fn = "try_convert" if try_ else "convert"
         if fn in self.functions:
             # The interpreter's conversion rules (styles, string forms of dates and
             # numbers): convert(value, target spec, style, source spec or NULL).
             return exp.Anonymous(this=f"tsql_{fn}", expressions=[
-                self.rewrite(value), exp.Literal.string(spec),
-                self.rewrite(style) if style is not None else exp.Null(),
+                value, exp.Literal.string(spec),
+                style if style is not None else exp.Null(),
                 exp.Literal.string(source) if source else exp.Null()])
         if self.conn.dialect != "sqlite":
-            return pg_cast(self.rewrite(value), spec, source,
-                           self.rewrite(style) if style is not None else None, try_)
-        fn = "tsqlb_try_cast" if isinstance(node, exp.TryCast) else "tsqlb_cast"
-        args: list[exp.Expression] = [self.rewrite(value), exp.Literal.string(spec)]
+            return pg_cast(value, spec, source, style, try_)
+        fn = "tsqlb_try_cast" if try_ else "tsqlb_cast"
+        args: list[exp.Expression] = [value, exp.Literal.string(spec)]
         if style is not None and fn == "tsqlb_cast":
-            args.append(self.rewrite(style))
+            args.append(style)
         return exp.Anonymous(this=fn, expressions=args)
 
     def rewrite_children(self, node: exp.Expression) -> exp.Expression:

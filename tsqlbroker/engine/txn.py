@@ -140,15 +140,16 @@ class Txn:
         when the write transaction begins if none is open yet)."""
         sp = f"tsqlb_sp_{self.id}_{len(self.marks)}"
         self.conn.savepoint(sp)
-        self.marks.append(_Mark(name.lower(), len(self.ops), len(self.undo),
+        # Savepoint names are case-sensitive, whatever the collation (SAVE TRANSACTION).
+        self.marks.append(_Mark(name, len(self.ops), len(self.undo),
                                 len(self.after_commit_hooks), sp))
 
     def has_savepoint(self, name: str) -> bool:
-        return any(m.name == name.lower() for m in self.marks)
+        return any(m.name == name for m in self.marks)
 
     def rollback_to(self, name: str) -> None:
         """``ROLLBACK TRANSACTION name``: undo the work after the savepoint, keep locks."""
-        idx = max(i for i, m in enumerate(self.marks) if m.name == name.lower())
+        idx = max(i for i, m in enumerate(self.marks) if m.name == name)
         mark = self.marks[idx]
         del self.marks[idx + 1:]
         del self.ops[mark.ops:]

@@ -246,7 +246,7 @@ class RowWriter:
     def _check_foreign_keys(self, values: dict[str, Any]) -> None:
         """547 when a referenced parent row is missing."""
         for k in self.info.constraints:
-            if k.kind != "F":
+            if k.kind != "F" or k.disabled:
                 continue
             keyvals = [values[c.lower()] for c in k.columns]
             if any(v is None for v in keyvals):
@@ -274,7 +274,7 @@ class RowWriter:
     def _check_checks(self, rowid: Any) -> None:
         """547 when a CHECK constraint is FALSE for the written row (NULL passes)."""
         for k in self.info.constraints:
-            if k.kind != "C" or not k.check_sql:
+            if k.kind != "C" or not k.check_sql or k.disabled:
                 continue
             sql = self._checks.get(k.object_id)
             if sql is None:

@@ -134,10 +134,10 @@ class ExprBuilder:
         return ast.Unary("not", a)
 
     def compare(self, a: ast.Expr, op: Token, b: ast.Expr) -> ast.Binary:
-        return ast.Binary(str(op), a, b)
+        return ast.Binary(_operator(op), a, b)
 
     def compare_quantified(self, a: ast.Expr, op: Token, q: Any, query: Any) -> ast.Expr:
-        return ast.QuantifiedComparison(str(op), a, str(q.children[0]).lower(), query)
+        return ast.QuantifiedComparison(_operator(op), a, str(q.children[0]).lower(), query)
 
     def is_null(self, a: ast.Expr) -> ast.IsNull:
         return ast.IsNull(a)
@@ -214,6 +214,16 @@ class ExprBuilder:
 
     def func_call_star(self, path: tuple[str, ...], _star: Token, over: Any) -> ast.FunctionCall:
         return ast.FunctionCall(object_name(list(path)), star=True, over=over)
+
+    def func_call_from(self, path: tuple[str, ...], chars: ast.Expr, word: Token,
+                       value: ast.Expr) -> ast.FunctionCall:
+        """``TRIM(chars FROM s)``: TRIM(s, chars) to the function library."""
+        if path[-1].lower() != "trim":
+            raise self.syntax_error(word)
+        return ast.FunctionCall(object_name(list(path)), (value, chars))
+
+    def from_word(self, tok: Token) -> Token:
+        return tok
 
     def distinct_all(self, tok: Token) -> str:
         return str(tok).lower()
@@ -434,6 +444,9 @@ class ExprBuilder:
 
     column_list = column_aliases
 
+    def hints_without_with(self, *hints: str) -> tuple[str, ...]:
+        return hints
+
     def table_hints(self, _w: Token, *hints: str) -> tuple[str, ...]:
         return hints
 
@@ -460,3 +473,8 @@ def _expr_text(e: ast.Expr) -> str:
     if isinstance(e, ast.Literal):
         return e.text
     return repr(e)
+
+
+def _operator(op: Token) -> str:
+    """A comparison operator without the blanks SQL Server allows inside it (``< >``)."""
+    return "".join(str(op).split())

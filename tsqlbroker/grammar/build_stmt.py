@@ -51,6 +51,12 @@ class StmtBuilder:
     def view_body(self, with_: Any, q: Any, _check: Any) -> ast.SelectStmt:
         return StmtBuilder.select_stmt(self, with_, q, None)
 
+    def view_body_paren(self, q: Any, _check: Any) -> ast.SelectStmt:
+        return StmtBuilder.select_stmt(self, None, q, None)
+
+    def view_body_with(self, with_: Any, q: Any, _check: Any) -> ast.SelectStmt:
+        return StmtBuilder.select_stmt(self, with_, q, None)
+
     def view_check(self) -> bool:
         return True
 
@@ -58,6 +64,10 @@ class StmtBuilder:
                     source: Any, _option: Any) -> ast.Insert:
         ctes = with_[0] if with_ else ()
         return ast.Insert(target, cols or (), source, output, top, ctes)
+
+    def insert_paren(self, with_: Any, top: Any, target: Any, cols: Any, source: Any,
+                     option: Any) -> ast.Insert:
+        return StmtBuilder.insert_stmt(self, with_, top, target, cols, None, source, option)
 
     def values_source(self, rows: Any) -> ast.ValuesSource:
         return ast.ValuesSource(rows)
@@ -147,6 +157,15 @@ class StmtBuilder:
     def table_on(self, _name: Token) -> None:
         return None
 
+    def textimage_on(self, _name: Token) -> None:
+        return None
+
+    def index_option(self, *_parts: Any) -> None:
+        return None
+
+    def index_option_value(self, *_parts: Any) -> None:
+        return None
+
     def column_def(self, name: Token, dtype: ast.DataType, collate: Any,
                    *constraints: Any) -> ast.ColumnDef:
         return _column(name_of(name), dtype, None, collate, constraints)
@@ -177,6 +196,15 @@ class StmtBuilder:
 
     def c_primary_key(self, clustered: Any) -> tuple[Any, ...]:
         return ("pk", clustered)
+
+    def c_table_primary_key(self, clustered: Any, _cols: Any, _with: Any) -> tuple[Any, ...]:
+        """``b int NOT NULL PRIMARY KEY (a, b)``: the table's key, written after a column
+        without a comma (the storage reads it from the statement's text)."""
+        return ("table_pk", clustered)
+
+    def table_index(self, *_parts: Any) -> None:
+        """An inline ``INDEX ix (a)`` of CREATE TABLE (the storage reads it from the text)."""
+        return None
 
     def c_unique(self, clustered: Any) -> tuple[Any, ...]:
         return ("unique", clustered)
@@ -213,10 +241,12 @@ class StmtBuilder:
         return ast.TableConstraint(body.kind, name_of(name), body.columns, body.references,
                                    body.check, body.clustered)
 
-    def tc_primary_key(self, clustered: Any, cols: Any) -> ast.TableConstraint:
+    def tc_primary_key(self, clustered: Any, cols: Any, _with: Any = None,
+                       _on: Any = None) -> ast.TableConstraint:
         return ast.TableConstraint("primary key", None, _col_names(cols), clustered=clustered)
 
-    def tc_unique(self, clustered: Any, cols: Any) -> ast.TableConstraint:
+    def tc_unique(self, clustered: Any, cols: Any, _with: Any = None,
+                  _on: Any = None) -> ast.TableConstraint:
         return ast.TableConstraint("unique", None, _col_names(cols), clustered=clustered)
 
     def tc_foreign_key(self, cols: Any, table: ast.ObjectName, refcols: Any,
@@ -240,11 +270,25 @@ class StmtBuilder:
     def at_alter_column(self, col: ast.ColumnDef) -> tuple[Any, ...]:
         return ("alter_column", col)
 
-    def at_add_constraint(self, con: ast.TableConstraint) -> tuple[Any, ...]:
+    def at_add_constraint(self, _check: Any, con: ast.TableConstraint,
+                          *_more: ast.TableConstraint) -> tuple[Any, ...]:
         return ("add_constraint", con)
 
-    def at_drop_column(self, name: Token) -> tuple[Any, ...]:
+    def at_add_default(self, name: Any, value: ast.Expr, column: Token) -> tuple[Any, ...]:
+        return ("add_default", name_of(column))
+
+    def at_drop_column(self, name: Token, *_more: Token) -> tuple[Any, ...]:
         return ("drop_column", name_of(name))
+
+    def at_with_check(self, mode: str) -> str:
+        return mode
+
+    def at_check(self, tok: Token) -> str:
+        return str(tok).lower()
+
+    def at_check_constraint(self, mode: str, name: Any = None) -> tuple[Any, ...]:
+        """CHECK | NOCHECK CONSTRAINT name | ALL: ``target`` "check name" / "nocheck" (ALL)."""
+        return ("check_constraint", mode + (" " + name_of(name) if name is not None else ""))
 
     def at_drop_constraint(self, name: Token) -> tuple[Any, ...]:
         return ("drop_constraint", name_of(name))
@@ -273,7 +317,8 @@ class StmtBuilder:
         return ast.DropType(name, bool(if_exists))
 
     def create_index(self, unique: Any, clustered: Any, name: Token, table: ast.ObjectName,
-                     cols: Any, include: Any, where: Any, _with: Any) -> ast.CreateIndex:
+                     cols: Any, include: Any, where: Any, _with: Any,
+                     _on: Any = None) -> ast.CreateIndex:
         return ast.CreateIndex(name_of(name), table, cols, bool(unique), clustered,
                                include or (), where)
 

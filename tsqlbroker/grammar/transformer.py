@@ -24,7 +24,7 @@ from tsqlbroker.grammar.build_stmt import StmtBuilder
 
 # Rules (and aliases) whose result is a statement node.
 STATEMENT_RULES = frozenset("""
-select_stmt insert_stmt update_stmt delete_stmt merge_stmt truncate_stmt create_table alter_table
+select_stmt insert_stmt insert_paren update_stmt delete_stmt merge_stmt truncate_stmt create_table alter_table
 drop_table create_index drop_index_on drop_index_dotted view_def drop_view proc_def
 drop_procedure func_def inline_func_def table_func_def drop_function create_table_type drop_type use_stmt create_database drop_database alter_database
 if_stmt while_stmt block try_catch break_stmt continue_stmt return_stmt goto_stmt label_stmt
@@ -47,7 +47,8 @@ revert_stmt create_role alter_role drop_role
 """.split())  # noqa: SIM905 — one name per word reads best
 
 # Rules that slice their own source text.
-TEXT_RULES = frozenset({"option_clause", "frame", "view_body", "cursor_query", "for_clause"})
+TEXT_RULES = frozenset({"option_clause", "frame", "view_body", "view_body_paren", "view_body_with",
+                        "cursor_query", "for_clause"})
 
 SPAN_RULES = STATEMENT_RULES | TEXT_RULES
 
@@ -134,10 +135,34 @@ class AstBuilder(ExprBuilder, StmtBuilder, BrokerBuilder, SecurityBuilder):
         object.__setattr__(node, "sql", self._slice())
         return node
 
+    def view_body_paren(self, q: Any, check: Any) -> ast.SelectStmt:
+        node = StmtBuilder.view_body_paren(self, q, check)
+        object.__setattr__(node, "sql", _unwrapped(self._slice()))
+        return node
+
+    def view_body_with(self, with_: Any, q: Any, check: Any) -> ast.SelectStmt:
+        node = StmtBuilder.view_body_with(self, with_, q, check)
+        object.__setattr__(node, "sql", _unwrapped(self._slice()))
+        return node
+
     def cursor_query(self, with_: Any, q: Any) -> ast.SelectStmt:
         node = StmtBuilder.select_stmt(self, with_, q, None)
         object.__setattr__(node, "sql", self._slice())
         return node
+
+
+def _unwrapped(text: str) -> str:
+    """``(SELECT …)`` without the parentheses around the whole text (if they are)."""
+    text = text.strip()
+    while text.startswith("(") and text.endswith(")"):
+        depth = 0
+        for i, ch in enumerate(text):  # a quote or comment holding a parenthesis is rare here
+            depth += ch == "("
+            depth -= ch == ")"
+            if depth == 0 and i < len(text) - 1:
+                return text
+        text = text[1:-1].strip()
+    return text
 
 
 for _name in STATEMENT_RULES:

@@ -66,7 +66,7 @@ class GotoSignal(Signal):
 
 
 # The states SQL Server reports for some compile-time errors.
-_BIND_STATES = {137: 2, 134: 1, 133: 1}
+_BIND_STATES = {137: 2, 134: 1, 133: 1, 444: 2}
 
 _BREAK = BreakSignal()
 _CONTINUE = ContinueSignal()
@@ -338,6 +338,10 @@ class Compiler:
         self.scan_pos = node.span.start_pos if node.span is not None else 0
         try:
             fn = h(self, node)
+        except TSqlError as e:
+            if e.line is None:  # raised by a value-library check (a type's size …)
+                e.line = line
+            raise
         finally:
             self.current_line, self.current_stmt, self.scan_pos = outer
         if getattr(fn, "self_wrapped", False):

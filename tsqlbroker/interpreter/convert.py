@@ -226,10 +226,13 @@ def _to_int(src: SqlType, dst: SqlType, style: int | None) -> Conv | None:
         if name == "bit":
             return lambda v: 1 if v else 0
 
+        # money rounds to an integer, decimal and float are truncated (CAST's table).
+        rounds = s == "money"
+
         def trunc(v: Any) -> int:
             if isinstance(v, float) and not math.isfinite(v):
                 raise tsql_error(8115, "expression", name)
-            i = int(v)
+            i = int(v.to_integral_value(ROUND_HALF_UP)) if rounds else int(v)
             if lo <= i <= hi:
                 return i
             raise tsql_error(8115, "expression", name)

@@ -213,7 +213,9 @@ def _bind_todatetimeoffset(types: Types, consts: Consts) -> Bound:
 
 
 def _bind_switchoffset(types: Types, consts: Consts) -> Bound:
-    _t, read = _date_arg(types[0])
+    # A string is read as the datetimeoffset it writes (its own offset kept).
+    _t, read = (_date_arg(types[0]) if not types[0].is_string else
+                (DATETIMEOFFSET, converter(types[0], DATETIMEOFFSET, explicit=False)))
     scale = types[0].scale if types[0].name == "datetimeoffset" else 7
     off = (lambda v: v) if types[1].is_integer else as_string(types[1])
 
@@ -305,6 +307,28 @@ def _time_from_parts(types: Types, consts: Consts) -> Bound:
     return SqlType("time", scale=scale if 0 <= scale <= 7 else 7), make
 
 
+def _datetimeoffset_from_parts(types: Types, consts: Consts) -> Bound:
+    """DATETIMEOFFSETFROMPARTS: both offset parts carry the sign (Msg 289 when they differ)."""
+    ints = [as_int(t) for t in types]
+    scale = consts[9] if isinstance(consts[9], int) else 7
+
+    def make(*vals: Any) -> Any:
+        if any(v is None for v in vals[:9]):
+            return None
+        p = [c(v) for c, v in zip(ints, vals, strict=False)]
+        try:
+            hours, minutes = p[7], p[8]
+            if (hours < 0 < minutes) or (minutes < 0 < hours) or not -14 <= hours <= 14 \
+                    or not -59 <= minutes <= 59:
+                raise ValueError
+            offset = timezone(timedelta(minutes=hours * 60 + minutes))
+            return datetime(p[0], p[1], p[2], p[3], p[4], p[5],
+                            _fraction_micro(p[6], p[9]), tzinfo=offset)
+        except (ValueError, OverflowError, TypeError):
+            raise tsql_error(289, "datetimeoffset") from None
+    return SqlType("datetimeoffset", scale=scale if 0 <= scale <= 7 else 7), make
+
+
 DATE_FUNCTIONS: dict[str, tuple[int, int, Callable[[Types, Consts], Bound], bool]] = {
     "getdate": (0, 0, _now_fn("getdate"), False),
     "current_timestamp": (0, 0, _now_fn("getdate"), False),
@@ -322,6 +346,7 @@ DATE_FUNCTIONS: dict[str, tuple[int, int, Callable[[Types, Consts], Bound], bool
     "datetime2fromparts": (8, 8, _from_parts("datetime2", 8), True),
     "smalldatetimefromparts": (5, 5, _from_parts("smalldatetime", 5), True),
     "timefromparts": (5, 5, _time_from_parts, True),
+    "datetimeoffsetfromparts": (10, 10, _datetimeoffset_from_parts, True),
     "isdate": (1, 1, _bind_isdate, True),
     "todatetimeoffset": (2, 2, _bind_todatetimeoffset, True),
     "switchoffset": (2, 2, _bind_switchoffset, True),

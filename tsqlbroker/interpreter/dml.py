@@ -11,6 +11,7 @@ the sink, IDENTITY values to ``@@IDENTITY`` / ``SCOPE_IDENTITY()``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine.context import ExecContext
@@ -169,11 +170,20 @@ def compile_select(c: Compiler, node: ast.SelectStmt) -> StmtFn:
     if is_local_select(node):
         return compile_local_select(c, node)
     q = node.query
+    if isinstance(q, ast.SetOperation) and _assigns_in(q):
+        raise c.bind_error(141, node)  # SELECT @a = 1 UNION ALL SELECT 1
     assigns = [it for it in q.items if it.assign_to] if isinstance(q, ast.Select) else []
     if assigns:
         return _compile_select_assign(c, node, q)  # type: ignore[arg-type]
     into = isinstance(q, ast.Select) and q.into is not None
     return compile_storage_statement(c, node, writes=into, count_rows=True)
+
+
+def _assigns_in(q: Any) -> bool:
+    """Whether a branch of a set operation assigns variables."""
+    if isinstance(q, ast.SetOperation):
+        return _assigns_in(q.left) or _assigns_in(q.right)
+    return isinstance(q, ast.Select) and any(it.assign_to for it in q.items)
 
 
 def _compile_select_assign(c: Compiler, node: ast.SelectStmt, q: ast.Select) -> StmtFn:
@@ -258,10 +268,50 @@ for _cls in (ast.Delete, ast.Merge):
     handler(_cls)(lambda c, node: compile_storage_statement(c, node, writes=True,
                                                             count_rows=True))
 
-for _cls in (ast.Truncate, ast.CreateTable, ast.AlterTable, ast.DropTable, ast.CreateIndex,
+for _cls in (ast.Truncate, ast.DropTable, ast.CreateIndex,
              ast.DropIndex, ast.CreateView, ast.DropView):
     handler(_cls)(lambda c, node: compile_storage_statement(c, node, writes=True,
                                                             count_rows=False))
+
+
+@handler(ast.AlterTable)
+def compile_alter_table(c: Compiler, node: ast.AlterTable) -> StmtFn:
+    """ALTER TABLE; ``CHECK | NOCHECK CONSTRAINT name | ALL`` switches constraint checking."""
+    if node.action != "check_constraint":
+        return compile_storage_statement(c, node, writes=True, count_rows=False)
+    mode, _, name = (node.target or "").partition(" ")
+    table = _object_text(node.name)
+
+    def run(f: Frame) -> None:
+        f.session.check_writable()
+        engine_dml.set_constraint_checking(exec_context(f), table, name or None,
+                                           mode == "check")
+        f.session.rowcount = 0
+    return run
+
+
+@handler(ast.CreateTable)
+def compile_create_table(c: Compiler, node: ast.CreateTable) -> StmtFn:
+    """CREATE TABLE; a procedure's ``#t`` hides its caller's ``#t`` until it ends."""
+    run = compile_storage_statement(c, node, writes=True, count_rows=False)
+    name = node.name.name
+    if not name.startswith("#") or name.startswith("##") or node.name.database:
+        return run
+    key = name.lower()
+
+    def create_temp(f: Frame) -> None:
+        s = f.session
+        hidden = None
+        if s.nestlevel > 0 and key in s.temp_tables and key not in s.temp_own:
+            hidden = s.temp_tables.pop(key)
+        try:
+            run(f)
+        except BaseException:
+            if hidden is not None:
+                s.temp_tables.setdefault(key, hidden)
+            raise
+        s.temp_own.add(key)
+    return create_temp
 
 
 def _object_text(name: ast.ObjectName) -> str:
@@ -355,7 +405,60 @@ def compile_declare_table(c: Compiler, node: ast.DeclareTable) -> StmtFn:
             return
         physical = engine_dml.declare_table_variable(exec_context(f), name, columns_sql)
         f.table_vars[key] = physical
+        TableVariables.of(f.session).live[physical] = (f.table_vars, key, name, columns_sql)
     return run
+
+
+class TableVariables:
+    """A session's declared table variables, which ROLLBACK leaves as they are (SQL Server's
+    table variables take no part in transactions): their rows are read before the storage
+    rollback and written back after it (:mod:`transactions` calls :meth:`around`)."""
+
+    KEY = "table_variables"
+
+    def __init__(self) -> None:
+        # physical table -> (the frame's name map, its key, the variable, its columns' SQL)
+        self.live: dict[str, tuple[dict[str, str], str, str, str]] = {}
+
+    @classmethod
+    def of(cls, s: Session) -> TableVariables:
+        keeper: TableVariables = s.extensions.setdefault(cls.KEY, cls())
+        return keeper
+
+    def around(self, s: Session, txn: Any, undo: Callable[[], None]) -> None:
+        """Run ``undo`` (a rollback of ``txn``) keeping the table variables' rows."""
+        if not self.live:
+            undo()
+            return
+        ctx = ExecContext(s.conn, txn, s.db_id, s.id, s.temp_tables, {},
+                          identity_insert=s.identity_insert)
+        saved = [engine_dml.save_table_variable(ctx, p) for p in self.live]
+        undo()
+        pending = s.stmt_txn
+        s.stmt_txn = None  # after a whole rollback the rows go back in a transaction of their own
+        try:
+            for rows in saved:
+                if rows is not None:
+                    self._put_back(s, rows)
+            if s.txn is None:
+                s.end_statement()
+        except TSqlError:
+            s.rollback_statement()  # cleanup must not hide the statement's own outcome
+        finally:
+            s.stmt_txn = pending
+
+    def _put_back(self, s: Session, rows: Any) -> None:
+        ctx = ExecContext(s.conn, s.txn_for_statement(), s.db_id, s.id, s.temp_tables, {},
+                          identity_insert=s.identity_insert)
+        try:
+            engine_dml.restore_table_variable(ctx, rows)
+        except TSqlError:
+            # Declared inside the transaction: the rollback took its table too.
+            names, key, name, columns_sql = self.live.pop(rows.physical)
+            physical = engine_dml.declare_table_variable(ctx, name, columns_sql)
+            names[key] = physical
+            self.live[physical] = (names, key, name, columns_sql)
+            engine_dml.restore_table_variable(ctx, replace(rows, physical=physical))
 
 
 def drop_table_variables(s: Session, f: Frame) -> None:
@@ -363,8 +466,10 @@ def drop_table_variables(s: Session, f: Frame) -> None:
     eng = engine_dml
     pending = s.stmt_txn
     s.stmt_txn = None  # the drops get their own implicit transaction
+    live = TableVariables.of(s).live
     try:
         for physical in list(f.table_vars.values()):
+            live.pop(physical, None)
             try:
                 eng.drop_table_variable(exec_context(f), physical)
             except TSqlError:  # cleanup must not hide the batch's own outcome
@@ -375,15 +480,15 @@ def drop_table_variables(s: Session, f: Frame) -> None:
     f.table_vars.clear()
 
 
-def drop_temp_tables_since(s: Session, keep: set[str]) -> None:
-    """Drop the temp tables created since ``keep`` was taken (a procedure ended)."""
+def drop_temp_tables_named(s: Session, names: list[str]) -> None:
+    """Drop the temp tables a procedure created (it ended)."""
     from .frames import Frame
 
     f = Frame(s, 0)
     pending = s.stmt_txn
     s.stmt_txn = None
     try:
-        for name in [n for n in s.temp_tables if n not in keep]:
+        for name in names:
             try:
                 run_sql(f, f"DROP TABLE {name}", {})
             except TSqlError:  # cleanup must not hide the procedure's own outcome

@@ -228,7 +228,8 @@ def invoke(s: Session, compiled: Compiled, values: dict[int, Any]) -> tuple[int,
 
                 frame.table_vars[key] = make_table_variable(frame, p.name, p.table_type)
     saved = (s.nocount, s.xact_abort, s.datefirst, dict(s.options))
-    temp_before = set(s.temp_tables)
+    temp_before = dict(s.temp_tables)
+    own_before, s.temp_own = s.temp_own, set()
     database = (s.db_id, s.current_database)
     if compiled.db_id is not None and compiled.db_id != s.db_id and compiled.db_name \
             and not (compiled.db_id == 1 and (compiled.name or "").lower().startswith("sp_")):
@@ -254,11 +255,16 @@ def invoke(s: Session, compiled: Compiled, values: dict[int, Any]) -> tuple[int,
         for key in lent:  # lent by the caller: not the procedure's to drop
             frame.table_vars.pop(key, None)
         s.drop_scope_objects(frame)
-        if len(s.temp_tables) > len(temp_before) or set(s.temp_tables) - temp_before:
-            # Temp tables a procedure creates are dropped when it ends.
-            from .dml import drop_temp_tables_since
+        created = [n for n, p in s.temp_tables.items() if temp_before.get(n) != p]
+        if created:
+            # Temp tables a procedure creates are dropped when it ends; the caller's of the
+            # same names, hidden meanwhile, are its own again.
+            from .dml import drop_temp_tables_named
 
-            drop_temp_tables_since(s, temp_before)
+            drop_temp_tables_named(s, created)
+        for n in s.temp_own & temp_before.keys():
+            s.temp_tables.setdefault(n, temp_before[n])
+        s.temp_own = own_before
     return status, frame
 
 
@@ -669,6 +675,7 @@ def call_table_function(f: Frame, name: ast.ObjectName, args: list[tuple[Any, T.
     if compiled.db_id is not None and compiled.db_name:
         s.db_id, s.current_database = compiled.db_id, compiled.db_name
     s.nestlevel += 1
+    s.function_depth += 1
     try:
         try:
             compiled.run(frame)
@@ -679,6 +686,7 @@ def call_table_function(f: Frame, name: ast.ObjectName, args: list[tuple[Any, T.
         return sets[0] if sets else ResultSet([])
     finally:
         s.nestlevel -= 1
+        s.function_depth -= 1
         s.db_id, s.current_database = database
         s.drop_scope_objects(frame)  # the function's table variables, its result included
 
@@ -711,6 +719,7 @@ def call_scalar_function(f: Frame, name: ast.ObjectName, args: list[Any],
     if compiled.db_id is not None and compiled.db_name:
         s.db_id, s.current_database = compiled.db_id, compiled.db_name
     s.nestlevel += 1
+    s.function_depth += 1
     value: Any = None
     try:
         compiled.run(frame)
@@ -718,6 +727,7 @@ def call_scalar_function(f: Frame, name: ast.ObjectName, args: list[Any],
         value = r.value
     finally:
         s.nestlevel -= 1
+        s.function_depth -= 1
         s.db_id, s.current_database = database
         s.drop_scope_objects(frame)  # the function's table variables
     return value

@@ -88,10 +88,16 @@ class Session:
         self.options: dict[str, str] = {}
         # -- error handling
         self.try_depth = 0
+        # Scalar / table-valued functions running: an error inside one stops the function
+        # and the statement that called it (statement-level errors do not go on there).
+        self.function_depth = 0
         self.caught: list[TSqlError] = []    # the errors of the CATCH blocks running
         self.errors_reported = 0
         # -- session objects
         self.temp_tables: dict[str, Any] = {}
+        # The #temp tables the running scope (batch or procedure) created itself: another
+        # scope's of the same name is the caller's, which a CREATE TABLE here hides.
+        self.temp_own: set[str] = set()
         # Object ids of the tables with SET IDENTITY_INSERT ON (engine ExecContext.identity_insert).
         self.identity_insert: set[int] = set()
         self.cursors: dict[str, Any] = {}    # GLOBAL cursors by lower-case name
@@ -387,7 +393,7 @@ class Session:
             else:
                 tx.rollback_all(self)
                 e.batch_abort = True  # type: ignore[attr-defined]
-        if self.try_depth > 0 or aborts_batch(e) or aborts_scope(e):
+        if self.try_depth > 0 or self.function_depth > 0 or aborts_batch(e) or aborts_scope(e):
             raise e
         self.report(e)
         if getattr(e, "terminated_note", False):

@@ -23,6 +23,9 @@ from . import types as T
 from .compiler import CExpr, Compiler, EvalFn, const_expr, expr_handler
 from .expressions import DYNAMIC, coerce
 from .server_info import SERVER_NAME, VERSION, server_property
+from .convert import variant_type
+from .setoptions import options_bitmap, session_property
+from .variantprops import variant_property
 from .xmlvalue import XmlValue
 
 if TYPE_CHECKING:
@@ -69,6 +72,7 @@ GLOBALS: dict[str, tuple[T.SqlType, EvalFn]] = {
     "@@lock_timeout": _g(T.INT, lambda f: _lock_timeout(f.session.options)),
     "@@textsize": _g(T.INT, lambda _f: 2147483647),
     "@@cursor_rows": _g(T.INT, lambda f: f.session.cursor_rows),
+    "@@options": _g(T.INT, lambda f: options_bitmap(f.session)),
 }
 
 
@@ -461,22 +465,57 @@ def _scope_identity(c: Compiler, node: ast.FunctionCall) -> CExpr:
     return CExpr(T.decimal_type(38, 0), scope_identity)
 
 
-@special("ident_current")
-def _ident_current(c: Compiler, node: ast.FunctionCall) -> CExpr:
-    args = _arity(c, node, 1, 1)
-    nf = str_arg(args[0])
+def _engine_identity(f: Frame, table: str, what: str) -> Any:
+    """The engine's ``ident_current`` / ``identity_definition`` of a table."""
+    # Imported here: engine.dml loads sqlglot, which a session without DML never needs.
+    from tsqlbroker.engine import dml as engine_dml
 
-    def ident_current(f: Frame) -> Any:
-        from tsqlbroker.engine import dml as engine_dml
+    from .dml import exec_context
 
-        from .dml import exec_context
+    return getattr(engine_dml, what)(exec_context(f), table)
 
-        name = nf(f)
-        if name is None:
+
+def _of_name(t: T.SqlType, read: Callable[[Frame, str], Any]) -> SpecialFn:
+    """A function of one name argument (NULL for a NULL name): ``read(frame, name)``."""
+    def compile_call(c: Compiler, node: ast.FunctionCall) -> CExpr:
+        nf = str_arg(_arity(c, node, 1, 1)[0])
+
+        def run(f: Frame) -> Any:
+            name = nf(f)
+            return None if name is None else read(f, name)
+        return CExpr(t, run)
+    return compile_call
+
+
+def _as_numeric(v: Any) -> Any:
+    return None if v is None else Decimal(v)
+
+
+SPECIAL["ident_current"] = _of_name(T.decimal_type(38, 0), lambda f, name: _as_numeric(
+    _engine_identity(f, name, "ident_current")))
+SPECIAL["ident_seed"] = _of_name(T.decimal_type(38, 0), lambda f, name: _as_numeric(
+    (_engine_identity(f, name, "identity_definition") or (None, None))[0]))
+SPECIAL["ident_incr"] = _of_name(T.decimal_type(38, 0), lambda f, name: _as_numeric(
+    (_engine_identity(f, name, "identity_definition") or (None, None))[1]))
+# SESSIONPROPERTY('ANSI_NULLS'): 1 or 0 as sql_variant, NULL for another name.
+SPECIAL["sessionproperty"] = _of_name(DYNAMIC, lambda f, name: session_property(f.session,
+                                                                                 name))
+
+
+@special("sql_variant_property")
+def _sql_variant_property(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    """``SQL_VARIANT_PROPERTY(v, 'BaseType')`` …: of the argument's declared type, or of the
+    type a sql_variant's value has."""
+    args = _arity(c, node, 2, 2)
+    value, namef = args[0], str_arg(args[1])
+    static = value.type if value.type != DYNAMIC else None
+
+    def read(f: Frame) -> Any:
+        v, name = value.fn(f), namef(f)
+        if v is None or name is None:
             return None
-        v = engine_dml.ident_current(exec_context(f), name)
-        return None if v is None else Decimal(v)
-    return CExpr(T.decimal_type(38, 0), ident_current)
+        return variant_property(static or variant_type(v), name)
+    return CExpr(DYNAMIC, read)
 
 
 def _error_fn(t: T.SqlType, get: Callable[[TSqlError], Any]) -> SpecialFn:

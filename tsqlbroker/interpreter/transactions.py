@@ -30,7 +30,8 @@ def begin(s: Session, name: str | None = None) -> None:
             s.txn, s.stmt_txn = s.stmt_txn, None
         else:
             s.txn = s.new_txn()
-        s.tran_name = name.lower() if name else None
+        # Transaction and savepoint names are case-sensitive (BEGIN / SAVE TRANSACTION).
+        s.tran_name = name or None
         s.doomed = False
     s.trancount += 1
 
@@ -56,13 +57,12 @@ def rollback(s: Session, name: str | None = None) -> None:
     if s.trancount == 0:
         raise tsql_error(3903)
     txn = s.txn
-    if name and txn is not None and txn.has_savepoint(name) and \
-            name.lower() != (s.tran_name or ""):
+    if name and txn is not None and txn.has_savepoint(name) and name != s.tran_name:
         if s.doomed:
             raise tsql_error(3931)
-        txn.rollback_to(name)
+        _keeping_table_variables(s, txn, lambda: txn.rollback_to(name))
         return
-    if name and name.lower() != (s.tran_name or "") and not (
+    if name and name != s.tran_name and not (
             txn is not None and txn.has_savepoint(name)):
         raise tsql_error(6401, name)
     rollback_all(s)
@@ -76,7 +76,17 @@ def rollback_all(s: Session) -> None:
     s.doomed = False
     s.tran_name = None
     if txn is not None:
-        txn.rollback()
+        _keeping_table_variables(s, txn, txn.rollback)
+
+
+def _keeping_table_variables(s: Session, txn: Any, undo: Any) -> None:
+    """Roll back leaving the session's table variables as they are (``dml.TableVariables``,
+    kept in the session's extensions so that this module needs no DML engine)."""
+    keeper = s.extensions.get("table_variables")
+    if keeper is None:
+        undo()
+    else:
+        keeper.around(s, txn, undo)
 
 
 def doom_rolled_back(s: Session) -> None:

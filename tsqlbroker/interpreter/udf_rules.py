@@ -2,12 +2,14 @@
 
 SQL Server refuses side effects in functions when the function is created: INSERT, UPDATE,
 DELETE and MERGE on anything but the function's own table variables, PRINT, RAISERROR,
-transaction statements and NEWID() / RAND() raise Msg 443. Queries may therefore call a function once per row (or
-once per distinct argument list) without changing what they see.
+transaction statements and NEWID() / RAND() raise Msg 443, and a SELECT that would send rows to
+the client Msg 444. Queries may therefore call a function once per row (or once per distinct
+argument list) without changing what they see.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from tsqlbroker.errors import MESSAGES
@@ -18,6 +20,8 @@ if TYPE_CHECKING:
 
 MESSAGES.setdefault(443, (16, ("Invalid use of a side-effecting operator '%.*ls' within a "
                               "function.")))
+MESSAGES.setdefault(444, (16, "Select statements included within a function cannot return "
+                              "data to a client."))
 
 _WRITES: dict[type, str] = {ast.Insert: "INSERT", ast.Update: "UPDATE", ast.Delete: "DELETE",
                             ast.Merge: "MERGE"}
@@ -31,12 +35,17 @@ _STATEMENTS: dict[type, str] = {ast.Print: "PRINT", ast.Raiserror: "RAISERROR",
 _SIDE_EFFECT_FUNCTIONS = frozenset({"newid", "rand", "newsequentialid"})
 
 
+def _body(node: ast.CreateFunction) -> Iterator[ast.Node]:
+    """Every node of the function's body."""
+    from .compiler import walk  # compiler loads the handlers, which import this module
+
+    return iter(walk(node.body))
+
+
 def side_effect(node: ast.CreateFunction) -> tuple[ast.Node, str] | None:
     """The first statement of the body SQL Server refuses in a function, with the operator
     name Msg 443 gives (None: the body is allowed)."""
-    from .compiler import walk
-
-    for n in walk(node.body):
+    for n in _body(node):
         if isinstance(n, ast.FunctionCall) and n.name.schema is None \
                 and n.name.name.lower() in _SIDE_EFFECT_FUNCTIONS:
             return n, n.name.name.lower()
@@ -50,10 +59,29 @@ def side_effect(node: ast.CreateFunction) -> tuple[ast.Node, str] | None:
     return None
 
 
+def returns_rows(node: ast.CreateFunction) -> ast.Node | None:
+    """The first SELECT of the body that would send rows to the client (no variable
+    assignment, no INTO)."""
+    for n in _body(node):
+        if isinstance(n, ast.SelectStmt):
+            q = n.query
+            if not (isinstance(q, ast.Select) and (q.into is not None
+                                                    or any(it.assign_to for it in q.items))):
+                return n
+    return None
+
+
 def check_function_body(c: Compiler, node: ast.CreateFunction) -> None:
-    """Msg 443 for a side-effecting statement in a function body."""
+    """Msg 443 for a side-effecting statement in a function body, Msg 444 for a SELECT
+    returning rows."""
     found = side_effect(node)
+    err = None
     if found is not None:
         err = c.bind_error(443, found[0], found[1])
+    else:
+        select = returns_rows(node)
+        if select is not None:
+            err = c.bind_error(444, select)
+    if err is not None:
         err.procedure = node.name.name  # reported inside the function, as SQL Server does
         raise err
