@@ -54,8 +54,33 @@ def default_url() -> str:
         return env
     base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
     path = base / "tsqlbroker" / "tsqlbroker.db"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    # The default store holds everything the user's scripts wrote: private to the user even
+    # where an older tsqlbroker made the directory and file with the umask's modes.
+    for made, mode in ((path.parent, 0o700), (path, 0o600), (Path(f"{path}-wal"), 0o600),
+                       (Path(f"{path}-shm"), 0o600)):
+        _restrict(made, mode)
     return f"sqlite:///{path}"
+
+
+def _restrict(path: Path, mode: int) -> None:
+    """Take group and other permissions off ``path`` if it is this user's."""
+    try:
+        st = path.stat()
+        if st.st_mode & 0o077 and (not hasattr(os, "getuid") or st.st_uid == os.getuid()):
+            path.chmod(mode)
+    except OSError:
+        pass
+
+
+def create_private_file(path: str) -> None:
+    """Create the SQLite file ``path`` 0600 before SQLite creates it with the umask's mode
+    (SQLite gives its -wal and -shm files the database file's mode). An existing file is
+    left as it is; a failure is left to SQLite to report."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError:
+        pass
 
 
 class Store:
@@ -73,6 +98,9 @@ class Store:
             parsed = make_url(url)
         self.url = url
         self.dialect: str = parsed.get_backend_name()
+        if self.dialect == "sqlite" and parsed.database and not parsed.database.startswith(
+                "file:") and parsed.database != ":memory:":
+            create_private_file(parsed.database)
         self.metadata = MetaData()
         self.engine: Engine = self._create_engine(parsed, busy_timeout_ms)
         # Extension point for the engine modules: state shared per store (catalog caches,
