@@ -92,15 +92,15 @@ class Store:
         if url is None:
             url = default_url()
         parsed = make_url(url)
-        if parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:"):
-            self._private = create_private_dir()
-            url = self._private.url
-            parsed = make_url(url)
+        if parsed.get_backend_name() == "sqlite":
+            if parsed.database in (None, "", ":memory:"):
+                self._private = create_private_dir()  # 0700: its file needs no more
+                url = self._private.url
+                parsed = make_url(url)
+            elif not parsed.database.startswith("file:"):
+                create_private_file(parsed.database)
         self.url = url
         self.dialect: str = parsed.get_backend_name()
-        if self.dialect == "sqlite" and parsed.database and not parsed.database.startswith(
-                "file:") and parsed.database != ":memory:":
-            create_private_file(parsed.database)
         self.metadata = MetaData()
         self.engine: Engine = self._create_engine(parsed, busy_timeout_ms)
         # Extension point for the engine modules: state shared per store (catalog caches,
