@@ -3,8 +3,8 @@ database master key (EXECUTE AS / REVERT and the functions naming the security c
 in :mod:`impersonation`).
 
 Statements record what they declare in the engine's security catalog (``engine.security``,
-``engine.permissions``) inside the statement's transaction; nothing enforces permissions
-(every session works as dbo, see docs/decisions.md).
+``engine.permissions``) inside the statement's transaction; :mod:`authorize` enforces the
+permissions (see docs/decisions.md).
 """
 
 from __future__ import annotations

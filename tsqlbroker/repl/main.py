@@ -109,8 +109,10 @@ class Repl:
     def __init__(self, config: Config, *, url: str | None = None, database: str = "master",
                  console: Console | None = None, log_console: Console | None = None,
                  input: Input | None = None, output: Output | None = None,
-                 instance_factory: InstanceFactory | None = None) -> None:
+                 instance_factory: InstanceFactory | None = None,
+                 login: tuple[str, str] | None = None) -> None:
         self.config = config
+        self.login = login  # (SQL login, password) from -U / -P; None: sa
         self.url = url if url is not None else config.url
         # The user's console is bound to the real stdout; the log console follows sys.stdout,
         # which patch_stdout redirects above the prompt while the user types.
@@ -150,7 +152,10 @@ class Repl:
         """Sessions on ``instance``: the user's (on the batch worker) and the helper."""
         worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tsql-batch")
         try:
-            session = worker.submit(lambda: instance.session(self.sink, database="master"))
+            as_login: dict[str, str] = {} if self.login is None else {
+                "login": self.login[0], "password": self.login[1]}
+            session = worker.submit(lambda: instance.session(self.sink, database="master",
+                                                             **as_login))
             link = _Link(instance, worker, session.result(), HelperSession(instance))
         except BaseException:
             worker.shutdown(wait=False)
@@ -634,9 +639,10 @@ def describe_storage(repl: Repl) -> str:
 
 
 def run_repl(url: str | None, database: str, output_format: str,
-             activation: str | None = None) -> int:
+             activation: str | None = None, login: tuple[str, str] | None = None) -> int:
     """``tsqlbroker`` with no mode: the REPL on ``url`` (or the configured storage);
-    ``activation`` (the command line's) wins over the configured setting."""
+    ``activation`` (the command line's) wins over the configured setting; ``login`` is
+    the SQL login and password to connect as (-U / -P; default sa)."""
     try:
         config, path, created = load_config()
     except ConfigError as exc:
@@ -653,7 +659,8 @@ def run_repl(url: str | None, database: str, output_format: str,
     guard = PipeGuard(sys.stdout) if not sys.stdin.isatty() else None
     try:
         repl = Repl(config, url=url, database=start_db,
-                    console=Console(file=guard, highlight=False) if guard else None)
+                    console=Console(file=guard, highlight=False) if guard else None,
+                    login=login)
     except TSqlError as err:
         print(err.render(), file=sys.stderr)
         return 1
