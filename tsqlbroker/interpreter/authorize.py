@@ -1,5 +1,6 @@
 """Permission checks of the statements a session runs, as SQL Server makes them
-(``engine/access.py`` decides whether a principal holds a permission).
+(``engine/access.py`` decides whether a principal holds a permission, ``engine/needs.py``
+says what an engine statement needs).
 
 Who is checked is the session's security context (:mod:`impersonation`: the login it
 connected as, mapped to a user of the current database, or an EXECUTE AS). No check is made
@@ -22,11 +23,15 @@ from typing import TYPE_CHECKING, Any
 from tsqlbroker.engine import access
 from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import tsql_error
+from tsqlbroker.lazy import LazyModule
 
 from .impersonation import current, privileged
 
 if TYPE_CHECKING:
     from .frames import Frame
+
+# Statement needs parse with sqlglot: loaded by the first statement a non-sysadmin runs.
+needs = LazyModule("tsqlbroker.engine.needs", globals(), "needs")
 
 # The refusals (a statement refused before it ran: no "The statement has been terminated.").
 PERMISSION_ERRORS = frozenset({229, 230, 262, 300, 1088, 3701})
@@ -90,12 +95,12 @@ def require_securable(f: Frame, permission: str, class_: int, major_id: int, nam
 
 
 def require_statement(f: Frame, sql: str) -> None:
-    """What the engine statement ``sql`` needs (:func:`access.statement_needs`)."""
+    """What the engine statement ``sql`` needs (:func:`needs.statement_needs`)."""
     if privileged(f):
         return
     s = f.session
     catalog = s.instance.catalog
-    for need in access.statement_needs(sql):
+    for need in needs.statement_needs(sql):
         if need.name is None:
             require_database(f, need.permission)
             continue
