@@ -14,9 +14,9 @@ def test_login_and_password_on_the_command_line(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str],
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     url = f"sqlite:///{tmp_path / 'store.db'}"
-    assert main(["--url", url, "-Q", "CREATE LOGIN app WITH PASSWORD = 'Str0ng!pw' "
+    assert main(["--url", url, "-Q", ("CREATE LOGIN app WITH PASSWORD = 'Str0ng!pw' "
                  "CREATE USER app FOR LOGIN app CREATE TABLE t (a int) "
-                 "GRANT SELECT ON t TO app"]) == 0
+                 "GRANT SELECT ON t TO app")]) == 0
     capsys.readouterr()
     assert main(["--url", url, "-U", "app", "-P", "Str0ng!pw", "--format", "json", "-Q",
                  "SELECT SUSER_SNAME() AS l, USER_NAME() AS u INSERT t VALUES (1)"]) == 1
