@@ -59,12 +59,13 @@ def default_url() -> str:
     # where an older tsqlbroker made the directory and file with the umask's modes.
     for made, mode in ((path.parent, 0o700), (path, 0o600), (Path(f"{path}-wal"), 0o600),
                        (Path(f"{path}-shm"), 0o600)):
-        _restrict(made, mode)
+        restrict_to_owner(made, mode)
     return f"sqlite:///{path}"
 
 
-def _restrict(path: Path, mode: int) -> None:
-    """Take group and other permissions off ``path`` if it is this user's."""
+def restrict_to_owner(path: Path, mode: int) -> None:
+    """Set ``path`` to ``mode`` if it is this user's and group or others have any access
+    (files an older version made with the umask's modes)."""
     try:
         st = path.stat()
         if st.st_mode & 0o077 and (not hasattr(os, "getuid") or st.st_uid == os.getuid()):

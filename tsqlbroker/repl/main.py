@@ -37,6 +37,7 @@ from rich.text import Text
 
 from tsqlbroker import __version__
 from tsqlbroker.engine.results import ResultSet
+from tsqlbroker.engine.store import restrict_to_owner
 from tsqlbroker.errors import StorageOpenError, TSqlError
 from tsqlbroker.repl.catalog import CatalogCache, HelperSession, bracket, changes_catalog
 from tsqlbroker.repl.completer import TSqlCompleter
@@ -502,8 +503,10 @@ class Repl:
         if path is None:
             return InMemoryHistory()
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.touch(exist_ok=True)
+            # Typed batches hold passwords (CREATE LOGIN, OPEN MASTER KEY): private file.
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            path.touch(mode=0o600, exist_ok=True)
+            restrict_to_owner(path, 0o600)
         except OSError:
             return InMemoryHistory()
         return FileHistory(str(path))
