@@ -190,6 +190,17 @@ MESSAGES: dict[int, tuple[int, str]] = {
     217: (16, ("Maximum stored procedure, function, trigger, or view nesting level exceeded "
                "(limit 32).")),
     226: (16, "%ls statement not allowed within multi-statement transaction."),
+    1088: (16, ('Cannot find the object "%.*ls" because it does not exist or you do not have '
+                'permissions.')),
+    229: (14, ("The %ls permission was denied on the object '%.*ls', database '%.*ls', schema "
+               "'%.*ls'.")),
+    230: (14, ("The %ls permission was denied on the column '%.*ls' of the object '%.*ls', "
+               "database '%.*ls', schema '%.*ls'.")),
+    262: (14, "%ls permission denied in database '%.*ls'."),
+    300: (14, "%ls permission was denied on object '%.*ls', database '%.*ls'."),
+    916: (14, ('The server principal "%.*ls" is not able to access the database "%.*ls" under '
+               "the current security context.")),
+    18456: (14, "Login failed for user '%.*ls'."),
     245: (16, "Conversion failed when converting the %ls value '%.*ls' to data type %ls."),
     266: (16, ("Transaction count after EXECUTE indicates a mismatching number of BEGIN and "
                "COMMIT statements. Previous count = %ld, current count = %ld.")),

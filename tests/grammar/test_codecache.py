@@ -46,7 +46,7 @@ def test_warm_cache_compiles_nothing_and_classes_behave(cache_dir: Path,
     with codecache.cached_dataclass_code("t"):
         cold = _make()
     assert len(seen) >= 5  # __init__, __repr__, __eq__, __hash__, __setattr__, __delattr__
-    assert list(cache_dir.glob("dataclasses-t-*.bin"))
+    assert list(cache_dir.glob("dataclasses-t-*.hmac"))
     seen.clear()
     with codecache.cached_dataclass_code("t"):
         warm = _make()
@@ -65,7 +65,7 @@ def test_corrupt_or_unwritable_cache_only_costs_compiling(cache_dir: Path,
                                                            ) -> None:
     with codecache.cached_dataclass_code("t"):
         _make()
-    (path,) = cache_dir.glob("dataclasses-t-*.bin")
+    (path,) = cache_dir.glob("dataclasses-t-*.hmac")
     path.write_bytes(b"\x00garbage")
     with codecache.cached_dataclass_code("t"):
         node = _make()
@@ -93,8 +93,8 @@ def test_contexts_nest(cache_dir: Path) -> None:
         assert vars(dataclasses)["exec"] is not None  # still patched for the outer one
     assert "exec" not in vars(dataclasses)
     assert inner("a") == inner("a") and outer("b").name == "b"
-    assert list(cache_dir.glob("dataclasses-inner-*.bin"))
-    assert list(cache_dir.glob("dataclasses-outer-*.bin"))
+    assert list(cache_dir.glob("dataclasses-inner-*.hmac"))
+    assert list(cache_dir.glob("dataclasses-outer-*.hmac"))
 
 
 def test_a_smaller_run_does_not_shrink_the_cache(cache_dir: Path,

@@ -42,7 +42,7 @@ def test_cached_tables_parse_like_tables_from_lark(cache_dir: Path) -> None:
     fresh = Driver.from_lark(loader.get_parser(), AstBuilder, SPAN_RULES)
     key = cache.cache_key(loader.grammar_text(), lark.__version__)
     cache.save(key, fresh.tables)
-    assert (cache_dir / f"grammar-{key}.bin").is_file()
+    assert (cache_dir / f"grammar-{key}.hmac").is_file()
     loaded = cache.load(key)
     assert loaded is not None
     assert loaded.actions == fresh.tables.actions
@@ -58,7 +58,7 @@ def test_missing_or_corrupt_cache_is_rebuilt(cache_dir: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     key = cache.cache_key(loader.grammar_text(), lark.__version__)
     assert cache.load(key) is None
-    (cache_dir / f"grammar-{key}.bin").write_bytes(b"not marshal data")
+    (cache_dir / f"grammar-{key}.hmac").write_bytes(b"not marshal data")
     assert cache.load(key) is None
     monkeypatch.setattr(loader, "_driver", None)
     driver = loader.get_driver()

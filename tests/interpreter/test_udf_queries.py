@@ -169,6 +169,7 @@ def test_principal_and_type_lookups_per_row(session: Any, sink: CollectingSink) 
 def test_impersonation_inside_queries(session: Any, sink: CollectingSink) -> None:
     _run(session, sink, SETUP + """
 CREATE USER bob WITHOUT LOGIN
+GRANT SELECT ON dbo.t TO bob
 GO
 CREATE PROCEDURE dbo.p AS
 BEGIN

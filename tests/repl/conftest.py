@@ -8,10 +8,15 @@ from typing import Any
 
 import pytest
 
+from tsqlbroker import codecache
+
 
 @pytest.fixture(autouse=True)
 def xdg_home(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """Config and data under a temporary directory, never the user's."""
+    """Config and data under a temporary directory, never the user's. The start-up caches
+    stay the user's (a fresh HOME would rebuild the grammar in every REPL started: seconds
+    of CPU, and timing tests would measure that)."""
+    monkeypatch.setenv(codecache.CACHE_ENV, str(codecache.cache_dir()))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.setenv("HOME", str(tmp_path))

@@ -6,6 +6,8 @@ test_real_instance.py."""
 
 from __future__ import annotations
 
+import os
+import stat
 import threading
 import time
 from typing import Any
@@ -188,3 +190,6 @@ def test_history_file_keeps_typed_batches(console: Any, pipe: Any, tmp_path: Any
     repl = make_repl(console, pipe, history_file=history)
     run(repl, pipe, "PRINT 'remember me'\rGO\r")
     assert "PRINT 'remember me'" in history.read_text()
+    if hasattr(os, "getuid"):  # typed batches hold passwords: private to the user
+        assert stat.S_IMODE(history.stat().st_mode) == 0o600
+        assert stat.S_IMODE(history.parent.stat().st_mode) == 0o700

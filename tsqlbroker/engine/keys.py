@@ -4,7 +4,9 @@
 Private keys are encrypted with their password or with the master key's secret (see
 :mod:`certs`); a private key "encrypted by the master key" needs the key to exist and be open:
 it opens itself while it is also encrypted by the service master key, else the session must
-OPEN it (Msg 15581 otherwise).
+OPEN it (Msg 15581 otherwise). The secret itself is stored only encrypted (by the service
+master key and by each password, :mod:`servicekey`); a store written before that kept it in
+clear, and the first read of such a row encrypts it.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import delete, insert, select, update
 
 from ..errors import BindError, tsql_error
-from . import certs
+from . import certs, servicekey
 from .catalog import MASTER
 
 if TYPE_CHECKING:
@@ -65,21 +67,29 @@ class KeysMixin:
         """The master key row of ``db_id`` (mapping) or None."""
         self.ensure(conn)
         mk = self.t.master_keys
-        return conn.execute(select(mk).where(mk.c.database_id == db_id)).mappings().first()
+        row = conn.execute(select(mk).where(mk.c.database_id == db_id)).mappings().first()
+        if row is not None and servicekey.is_clear(row["secret"]):
+            # A store from before the secret was encrypted: encrypt it on first sight.
+            conn.write()
+            conn.execute(update(mk).where(mk.c.database_id == db_id).values(
+                secret=servicekey.by_service_key(row["secret"])))
+            row = conn.execute(select(mk).where(mk.c.database_id == db_id)).mappings().first()
+        return row
 
     def create_master_key(self, conn: StoreConnection, db_id: int, password: str | None
                           ) -> None:
-        """CREATE MASTER KEY: one per database (Msg 15578); also encrypted by the service
-        master key, so it opens itself when needed."""
+        """CREATE MASTER KEY: one per database (Msg 15578); encrypted by the password and by
+        the service master key, so it opens itself when needed."""
         if self.master_key(conn, db_id) is not None:
             raise tsql_error(15578)
-        hashes = [certs.password_hash(password)] if password is not None else []
+        secret = secrets.token_hex(32)
+        encryptions = [servicekey.by_password(secret, password)] if password is not None else []
         now = _now()
         conn.write()
         conn.execute(insert(self.t.master_keys).values(
             database_id=db_id, key_guid=str(uuid.uuid4()).upper(),
-            secret=secrets.token_hex(32), by_service_key=True,
-            password_hashes=json.dumps(hashes), create_date=now, modify_date=now))
+            secret=servicekey.by_service_key(secret), by_service_key=True,
+            password_hashes=json.dumps(encryptions), create_date=now, modify_date=now))
 
     def _existing_key(self, conn: StoreConnection, db_id: int) -> Any:
         row = self.master_key(conn, db_id)
@@ -87,34 +97,73 @@ class KeysMixin:
             raise tsql_error(15151, "symmetric key", MASTER_KEY_NAME, cls=BindError)
         return row
 
-    def check_master_key_password(self, conn: StoreConnection, db_id: int, password: str
-                                  ) -> None:
-        """OPEN MASTER KEY: Msg 15313 unless ``password`` is one of the key's encryptors."""
-        row = self._existing_key(conn, db_id)
-        if not any(certs.password_matches(password, h)
-                   for h in json.loads(row["password_hashes"])):
+    @staticmethod
+    def _by_password(row: Any, password: str) -> str | None:
+        """The secret, decrypted with ``password``; None if it is none of the key's."""
+        for entry in json.loads(row["password_hashes"]):
+            if entry.startswith(servicekey.PASSWORD_PREFIX):
+                secret = servicekey.from_password(entry, password)
+                if secret is not None:
+                    return secret
+            elif certs.password_matches(password, entry) and row["secret"]:
+                # a password checked by hash only (older stores): the SMK copy holds the key
+                return servicekey.from_service_key(row["secret"])
+        return None
+
+    @staticmethod
+    def _encrypts_with(entry: str, password: str) -> bool:
+        if entry.startswith(servicekey.PASSWORD_PREFIX):
+            return servicekey.from_password(entry, password) is not None
+        return certs.password_matches(password, entry)
+
+    def open_master_key(self, conn: StoreConnection, db_id: int, password: str) -> str:
+        """OPEN MASTER KEY: the secret the session holds open; Msg 15313 unless
+        ``password`` is one of the key's encryptors."""
+        secret = self._by_password(self._existing_key(conn, db_id), password)
+        if secret is None:
             raise tsql_error(15313)
+        return secret
+
+    def _master_secret(self, row: Any, opened: str | None) -> str:
+        """The secret of an existing key: open in the session, else through the service
+        master key while the key is encrypted by it (Msg 15581 otherwise)."""
+        if opened is not None:
+            return opened
+        if row["by_service_key"] and row["secret"]:
+            secret = servicekey.from_service_key(row["secret"])
+            if secret is not None:
+                return secret
+        raise tsql_error(15581)
 
     def alter_master_key(self, conn: StoreConnection, db_id: int, action: str,
-                         password: str | None, service_key: bool) -> None:
-        """REGENERATE (new secret, private keys re-encrypted), ADD / DROP ENCRYPTION BY."""
+                         password: str | None, service_key: bool, opened: str | None = None
+                         ) -> None:
+        """REGENERATE (new secret, private keys re-encrypted), ADD / DROP ENCRYPTION BY; each
+        needs the key open (by the service master key or OPEN MASTER KEY: Msg 15581)."""
         row = self._existing_key(conn, db_id)
-        hashes: list[str] = json.loads(row["password_hashes"])
+        encryptions: list[str] = json.loads(row["password_hashes"])
         values: dict[str, Any] = {"modify_date": _now()}
-        if action == "REGENERATE":
-            secret = secrets.token_hex(32)
-            self._reencrypt_keys(conn, db_id, row["secret"], secret)
-            values.update(secret=secret, password_hashes=json.dumps(
-                [certs.password_hash(password or "")]))
-        elif service_key:
-            values["by_service_key"] = action == "ADD"
-        elif action == "ADD":
-            values["password_hashes"] = json.dumps([*hashes, certs.password_hash(password or "")])
-        else:
-            kept = [h for h in hashes if not certs.password_matches(password or "", h)]
-            if len(kept) == len(hashes):
+        if action == "DROP" and not service_key:
+            kept = [e for e in encryptions if not self._encrypts_with(e, password or "")]
+            if len(kept) == len(encryptions):
                 raise tsql_error(15313)
             values["password_hashes"] = json.dumps(kept)
+        elif action == "DROP":
+            values.update(by_service_key=False, secret="")
+        else:
+            secret = self._master_secret(row, opened)
+            if action == "REGENERATE":
+                new = secrets.token_hex(32)
+                self._reencrypt_keys(conn, db_id, secret, new)
+                values.update(password_hashes=json.dumps(
+                    [servicekey.by_password(new, password or "")]))
+                if row["by_service_key"]:
+                    values["secret"] = servicekey.by_service_key(new)
+            elif service_key:
+                values.update(by_service_key=True, secret=servicekey.by_service_key(secret))
+            else:
+                values["password_hashes"] = json.dumps(
+                    [*encryptions, servicekey.by_password(secret, password or "")])
         mk = self.t.master_keys
         conn.write()
         conn.execute(update(mk).where(mk.c.database_id == db_id).values(**values))
@@ -157,21 +206,22 @@ class KeysMixin:
                                             c.c.name_key == name.lower())).mappings().first()
 
     def _key_secret(self, conn: StoreConnection, db_id: int, password: str | None,
-                    master_key_open: bool) -> tuple[str, str]:
+                    master_key_open: str | None) -> tuple[str, str]:
         """(encryption type, secret) for a new private key: the password, else the master
-        key, which must exist and be open (Msg 15581)."""
+        key, which must exist and be open (Msg 15581); ``master_key_open`` is the secret
+        the session opened, if any."""
         if password is not None:
             return "PW", password
         row = self.master_key(conn, db_id)
-        if row is None or not (row["by_service_key"] or master_key_open):
+        if row is None:
             raise tsql_error(15581)
-        return "MK", str(row["secret"])
+        return "MK", self._master_secret(row, master_key_open)
 
     def create_certificate(self, conn: StoreConnection, db_id: int, name: str, *,
                            owner_id: int, subject: str | None, start: str | None,
                            expiry: str | None, password: str | None, file: str | None,
                            key_file: str | None, key_password: str | None,
-                           active: bool | None, master_key_open: bool) -> int:
+                           active: bool | None, master_key_open: str | None) -> int:
         """CREATE CERTIFICATE … WITH SUBJECT (generated) or FROM FILE (loaded)."""
         if self.find_certificate(conn, db_id, name) is not None:
             raise tsql_error(15232, name)
@@ -214,7 +264,7 @@ class KeysMixin:
     def alter_certificate(self, conn: StoreConnection, db_id: int, name: str, *,
                           remove_private_key: bool = False, active: bool | None = None,
                           key_file: str | None = None, key_password: str | None = None,
-                          new_password: str | None = None, master_key_open: bool = False
+                          new_password: str | None = None, master_key_open: str | None = None
                           ) -> None:
         """ALTER CERTIFICATE: REMOVE PRIVATE KEY, WITH ACTIVE FOR BEGIN_DIALOG, WITH
         PRIVATE KEY (FILE …)."""
@@ -254,7 +304,7 @@ class KeysMixin:
 
     def backup_certificate(self, conn: StoreConnection, db_id: int, name: str, file: str,
                            key_file: str | None, key_password: str | None,
-                           decryption_password: str | None, master_key_open: bool) -> None:
+                           decryption_password: str | None, master_key_open: str | None) -> None:
         """BACKUP CERTIFICATE … TO FILE [WITH PRIVATE KEY (FILE, ENCRYPTION BY PASSWORD)]."""
         row = self._existing_cert(conn, db_id, name)
         secret = None

@@ -3,8 +3,8 @@
 A permission row is (database, class, major_id, minor_id, grantee, type) → (grantor,
 state) as sys.database_permissions shows it; server-level ones (endpoints, logins, the
 server) are kept under database 0 and shown by sys.server_permissions. State ``G`` is GRANT,
-``W`` GRANT WITH GRANT OPTION, ``D`` DENY; REVOKE removes the row. Permissions are recorded,
-not enforced (every session works as dbo).
+``W`` GRANT WITH GRANT OPTION, ``D`` DENY; REVOKE removes the row. :mod:`access` decides from
+these rows whether a principal holds a permission.
 """
 
 from __future__ import annotations

@@ -262,6 +262,20 @@ class Security(KeysMixin):
         key = name.lower()
         return next((lg for lg in self.logins(conn) if lg.name.lower() == key), None)
 
+    def authenticate(self, conn: StoreConnection, name: str, password: str) -> Principal:
+        """The SQL login ``name`` if ``password`` is its password (checked against the
+        PBKDF2 hash CREATE / ALTER LOGIN stored) and it is enabled; Msg 18456 otherwise,
+        with no hint which part was wrong (as SQL Server says it)."""
+        self.ensure(conn)
+        lg = self.t.logins
+        row = conn.execute(select(lg.c.principal_id, lg.c.password_hash, lg.c.is_disabled)
+                           .where(lg.c.name_key == name.lower(), lg.c.type == "S")).first()
+        login = self.find_login(conn, name)
+        if row is None or login is None or row.is_disabled or not row.password_hash or \
+                not certs.password_matches(password, row.password_hash):
+            raise tsql_error(18456, name)
+        return login
+
     def create_login(self, conn: StoreConnection, name: str, kind: str,
                      certificate: str | None, options: dict[str, Any]) -> int:
         """CREATE LOGIN WITH PASSWORD / FROM WINDOWS / FROM CERTIFICATE (in master)."""

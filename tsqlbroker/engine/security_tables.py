@@ -99,9 +99,9 @@ def security_tables(metadata: MetaData) -> SecurityTables:
         PREFIX + "master_keys", metadata,
         Column("database_id", Integer, primary_key=True, autoincrement=False),
         Column("key_guid", String(36), nullable=False),
-        # The key's secret: private keys "encrypted by the master key" are encrypted with
-        # it. SQL Server keeps it encrypted by the service master key; tsqlbroker's store is
-        # the trust boundary, so it is kept as is.
+        # The key's secret (private keys "encrypted by the master key" are encrypted with
+        # it), encrypted by the service master key ('' once that encryption is dropped); the
+        # password encryptions are in password_hashes. Never in clear: engine/servicekey.py.
         Column("secret", String(100), nullable=False),
         Column("by_service_key", Boolean, nullable=False),
         Column("password_hashes", Text, nullable=False),               # JSON list

@@ -58,8 +58,34 @@ def default_url() -> str:
         return env
     base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
     path = base / "tsqlbroker" / "tsqlbroker.db"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    # The default store holds everything the user's scripts wrote: private to the user even
+    # where an older tsqlbroker made the directory and file with the umask's modes.
+    for made, mode in ((path.parent, 0o700), (path, 0o600), (Path(f"{path}-wal"), 0o600),
+                       (Path(f"{path}-shm"), 0o600)):
+        restrict_to_owner(made, mode)
     return f"sqlite:///{path}"
+
+
+def restrict_to_owner(path: Path, mode: int) -> None:
+    """Set ``path`` to ``mode`` if it is this user's and group or others have any access
+    (files an older version made with the umask's modes)."""
+    try:
+        st = path.stat()
+        if st.st_mode & 0o077 and (not hasattr(os, "getuid") or st.st_uid == os.getuid()):
+            path.chmod(mode)
+    except OSError:
+        pass
+
+
+def create_private_file(path: str) -> None:
+    """Create the SQLite file ``path`` 0600 before SQLite creates it with the umask's mode
+    (SQLite gives its -wal and -shm files the database file's mode). An existing file is
+    left as it is; a failure is left to SQLite to report."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError:
+        pass
 
 
 class Store:
@@ -71,10 +97,13 @@ class Store:
         if url is None:
             url = default_url()
         parsed = make_url(url)
-        if parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:"):
-            self._private = create_private_dir()
-            url = self._private.url
-            parsed = make_url(url)
+        if parsed.get_backend_name() == "sqlite":
+            if parsed.database in (None, "", ":memory:"):
+                self._private = create_private_dir()  # 0700: its file needs no more
+                url = self._private.url
+                parsed = make_url(url)
+            elif not parsed.database.startswith("file:"):
+                create_private_file(parsed.database)
         self.url = url
         self.dialect: str = parsed.get_backend_name()
         self.metadata = MetaData()

@@ -7,13 +7,17 @@ the transformer's method names.
 
 from __future__ import annotations
 
+import hashlib
+import io
+import sys
 import threading
 from pathlib import Path
 from typing import Any
 
+import lark
 from lark import Lark
 
-from tsqlbroker.codecache import write_atomically
+from tsqlbroker.codecache import cache_dir, read_verified, write_atomically, write_signed
 from tsqlbroker.grammar import tables as cache
 
 FRAGMENTS = ("terminals", "expr", "query", "dml", "ddl", "procedural", "broker",
@@ -66,21 +70,39 @@ def _reserved_callback(token):  # type: ignore[no-untyped-def]
 
 
 def build(strict: bool = False, cache: bool = True) -> Lark:
-    """A new Lark LALR parser for the grammar (``strict`` turns conflicts into errors)."""
-    return Lark(
-        grammar_text(),
-        parser="lalr",
-        lexer="contextual",
-        propagate_positions=True,
-        maybe_placeholders=True,
-        cache=cache and not strict,
-        strict=strict,
-        lexer_callbacks={"NAME": _reserved_callback},
-    )
+    """A new Lark LALR parser for the grammar (``strict`` turns conflicts into errors).
+
+    With ``cache``, the built parser is kept in the user's private cache directory (not
+    Lark's own cache, a pickle in the shared temporary directory) and loaded from there only
+    after its HMAC is verified (:func:`tsqlbroker.codecache.read_verified`)."""
+    text = grammar_text()
+    options: dict[str, Any] = {
+        "parser": "lalr", "lexer": "contextual", "propagate_positions": True,
+        "maybe_placeholders": True, "strict": strict,
+        "lexer_callbacks": {"NAME": _reserved_callback},
+    }
+    if strict or not cache:
+        return Lark(text, **options)
+    key = hashlib.sha256(f"{text}\x00{lark.__version__}\x00{sys.version}".encode()).hexdigest()
+    path = cache_dir() / f"lark-{key[:32]}.hmac"
+    data = read_verified(path)
+    if data is not None:
+        try:
+            return Lark.load(io.BytesIO(data))  # verified above: this user's own pickle
+        except Exception:  # noqa: BLE001, S110 — an unloadable cache only costs the build
+            pass
+    parser = Lark(text, **options)
+    buffer = io.BytesIO()
+    parser.save(buffer)
+    write_signed(path, buffer.getvalue())
+    for old in path.parent.glob("lark-*.hmac"):  # parsers of older grammars: never read again
+        if old != path:
+            old.unlink(missing_ok=True)
+    return parser
 
 
 def get_parser() -> Lark:
-    """The process-wide parser, built (or loaded from Lark's cache in the temp dir) once."""
+    """The process-wide parser, built (or loaded from the private cache) once."""
     global _parser
     if _parser is None:
         with _lock:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tsqlbroker.codecache import CACHE_ENV, cache_dir, write_atomically
+from tsqlbroker.codecache import CACHE_ENV, cache_dir, read_verified, write_signed
 
 FORMAT = 3
 __all__ = ["CACHE_ENV", "Tables", "cache_dir", "cache_key", "from_lark", "load", "load_shipped",
@@ -57,7 +57,7 @@ class Tables:
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Tables:
-        fields = marshal.loads(data)  # our own cache file, not user input
+        fields = marshal.loads(data)  # verified by read_verified: written by this user
         if fields[0] != FORMAT:
             raise ValueError("grammar cache format")
         return cls(*fields[1:])
@@ -78,10 +78,12 @@ def cache_key(grammar: str, lark_version: str) -> str:
 
 def load(key: str) -> Tables | None:
     """The cached tables for ``key``, or None (missing, unreadable or stale format)."""
-    path = cache_dir() / f"grammar-{key}.bin"
+    data = read_verified(cache_dir() / f"grammar-{key}.hmac")
+    if data is None:
+        return None
     try:
-        return Tables.from_bytes(path.read_bytes())
-    except (OSError, ValueError, EOFError, TypeError):
+        return Tables.from_bytes(data)
+    except (ValueError, EOFError, TypeError, IndexError):
         return None
 
 
@@ -104,10 +106,10 @@ def load_shipped(key: str) -> Tables | None:
 def save(key: str, tables: Tables) -> None:
     """Write the cache atomically; a read-only or missing cache directory is no error."""
     directory = cache_dir()
-    write_atomically(directory / f"grammar-{key}.bin", tables.to_bytes())
+    write_signed(directory / f"grammar-{key}.hmac", tables.to_bytes())
     # Tables of an older grammar or code are never read again: do not let them pile up.
-    for old in directory.glob("grammar-*.bin"):
-        if old.name != f"grammar-{key}.bin":
+    for old in directory.glob("grammar-*.hmac"):
+        if old.name != f"grammar-{key}.hmac":
             old.unlink(missing_ok=True)
 
 

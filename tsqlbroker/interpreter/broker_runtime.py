@@ -34,9 +34,11 @@ from tsqlbroker.engine.broker import Broker
 from tsqlbroker.engine.broker.hosting import NoSlot
 from tsqlbroker.engine.broker.transport import Transport
 from tsqlbroker.engine.brokerlog import BrokerLog
+from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import TSqlError, message_text
 
 from .server_info import SERVER_NAME
+from .impersonation import run_as_user
 
 if TYPE_CHECKING:
     from .instance import Instance
@@ -274,6 +276,32 @@ class BrokerRuntime:
         log_error(self.log, f"spid{task.spid}s", 9653, task.procedure)
         return False
 
+    def _run_as(self, session: Any, task: ActivatedTask) -> bool:
+        """Switch the activation session to the queue's EXECUTE AS user (OWNER and SELF of
+        dbo: the session stays dbo). A user that no longer exists: Msg 15517 in the log and
+        the task not run."""
+        who = task.execute_as
+        if who is None or who.upper() in ("OWNER", "SELF"):
+            return True
+        name = who
+        if who.isdigit():
+            user = Security.get(self.instance.store).user_by_id(session.conn, task.db_id,
+                                                                int(who))
+            if user is None:
+                task.aborted = True
+                log_error(self.log, f"spid{task.spid}s", 15517, f"principal_id {who}")
+                return False
+            name = user.name
+        if name.lower() == "dbo":
+            return True
+        try:
+            run_as_user(session, name)
+        except TSqlError:
+            task.aborted = True
+            log_error(self.log, f"spid{task.spid}s", 15517, name)
+            return False
+        return True
+
     def _reader_slot(self, task: ActivatedTask) -> Any:
         """Wait for one of the queue's MAX_QUEUE_READERS slots, over every process sharing
         the store (``hosting.StoreHosting.reader_slot``); None if the task should not run after
@@ -336,7 +364,7 @@ class BrokerRuntime:
         self.log.write("Activation", f"started {task.procedure} on queue {task.queue_name} "
                        f"(spid {task.spid})", "info")
         try:
-            if not self._signature_ok(session, task):
+            if not self._signature_ok(session, task) or not self._run_as(session, task):
                 return
             session.call_procedure(task.procedure)
             if session.trancount > 0 and not (self.stopping or task.ended_by_broker):

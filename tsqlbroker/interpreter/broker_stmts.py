@@ -20,14 +20,17 @@ from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine.broker import QUEUE_COLUMNS, ActivationSettings, Broker
 from tsqlbroker.engine.results import ResultSet
+from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import BindError, tsql_error
 from tsqlbroker.grammar import ast
 
 from . import types as T
+from .authorize import require_database, require_object, require_securable
 from .broker_runtime import runtime_for
 from .compiler import CExpr, Compiler, StmtFn, handler, walk
 from .convert import converter
 from .expressions import DYNAMIC
+from .impersonation import current, privileged
 from .sysfuncs import special
 
 if TYPE_CHECKING:
@@ -257,18 +260,41 @@ def _activation(a: ast.QueueActivation | None) -> ActivationSettings | None:
         max_queue_readers=a.max_readers, execute_as=a.execute_as)
 
 
+def _run_as(f: Frame, db_id: int, act: ActivationSettings | None
+            ) -> ActivationSettings | None:
+    """ACTIVATION (EXECUTE AS …) as the queue keeps it: OWNER, or the principal id of SELF
+    (the user running the statement) or of the named user of the queue's database (Msg
+    15151 when there is none), which sys.service_queues shows as execute_as_principal_id."""
+    if act is None or act.execute_as is None or act.execute_as.upper() == "OWNER":
+        return act
+    s = f.session
+    if act.execute_as.upper() == "SELF":
+        principal_id = current(s, f).user_id
+    else:
+        user = Security.get(s.instance.store).find_user(s.conn, db_id, act.execute_as)
+        if user is None or user.type == "R" or user.principal_id in (0, 3, 4):
+            raise tsql_error(15151, "user", act.execute_as, cls=BindError)
+        principal_id = user.principal_id
+    return dataclasses.replace(act, execute_as=str(principal_id))
+
+
 @handler(ast.CreateQueue)
 def compile_create_queue(c: Compiler, node: ast.CreateQueue) -> StmtFn:
     db, schema, name = _name_parts(node.name)
     act = _activation(node.activation)
-    kwargs: dict[str, Any] = {"activation": act}
+    kwargs: dict[str, Any] = {}
     if node.status is not None:
         kwargs["status"] = node.status
     if node.retention is not None:
         kwargs["retention"] = node.retention
     if node.poison_message_handling is not None:
         kwargs["poison_message_handling"] = node.poison_message_handling
-    return _ddl(lambda f, b, txn: b.create_queue(txn, _db_id(f, db), schema, name, **kwargs))
+
+    def run(f: Frame, b: Broker, txn: Any) -> None:
+        require_database(f, "CREATE QUEUE")
+        db_id = _db_id(f, db)
+        b.create_queue(txn, db_id, schema, name, activation=_run_as(f, db_id, act), **kwargs)
+    return _ddl(run)
 
 
 @handler(ast.AlterQueue)
@@ -282,10 +308,13 @@ def compile_alter_queue(c: Compiler, node: ast.AlterQueue) -> StmtFn:
         return _ddl(check)
     act = _activation(node.activation)
     drop = bool(node.activation is not None and node.activation.drop)
-    return _ddl(lambda f, b, txn: b.alter_queue(
-        txn, _db_id(f, db), schema, name, status=node.status, retention=node.retention,
-        activation=act, activation_drop=drop,
-        poison_message_handling=node.poison_message_handling))
+
+    def run(f: Frame, b: Broker, txn: Any) -> None:
+        db_id = _db_id(f, db)
+        b.alter_queue(txn, db_id, schema, name, status=node.status, retention=node.retention,
+                      activation=_run_as(f, db_id, act), activation_drop=drop,
+                      poison_message_handling=node.poison_message_handling)
+    return _ddl(run)
 
 
 @handler(ast.DropQueue)
@@ -297,9 +326,12 @@ def compile_drop_queue(c: Compiler, node: ast.DropQueue) -> StmtFn:
 @handler(ast.CreateService)
 def compile_create_service(c: Compiler, node: ast.CreateService) -> StmtFn:
     _db, qschema, qname = _name_parts(node.queue)
-    return _ddl(lambda f, b, txn: b.create_service(
-        txn, f.session.db_id, node.name, qschema, qname, list(node.contracts), node.owner,
-        node.retention))
+
+    def run(f: Frame, b: Broker, txn: Any) -> None:
+        require_database(f, "CREATE SERVICE")
+        b.create_service(txn, f.session.db_id, node.name, qschema, qname,
+                         list(node.contracts), node.owner, node.retention)
+    return _ddl(run)
 
 
 @handler(ast.AlterService)
@@ -527,6 +559,9 @@ def compile_begin_dialog(c: Compiler, node: ast.BeginDialog) -> StmtFn:
     def run(f: Frame) -> None:
         s = f.session
         s.check_writable()
+        if not privileged(f):
+            _dialog_permissions(f, from_service(f), to_service(f) if to_service else None,
+                                contract(f))
         handle = _broker(f).begin_dialog(
             s.txn_for_statement(), s.db_id, from_service(f),
             to_service(f) if to_service else None,
@@ -537,6 +572,29 @@ def compile_begin_dialog(c: Compiler, node: ast.BeginDialog) -> StmtFn:
             lifetime_given=lifetime_given)
         store(f, handle)
     return run
+
+
+def _dialog_permissions(f: Frame, from_service: str, to_service: str | None,
+                        contract: str | None) -> None:
+    """BEGIN DIALOG's permissions: RECEIVE on the FROM service's queue, REFERENCES on the
+    contract (the DEFAULT contract is everyone's), and SEND on the target service when it is
+    a service of this database (a remote one checks on its side)."""
+    s = f.session
+    meta = Broker.get(s.instance.store).meta.get(s.conn, s.db_id)
+    if meta is None:
+        return  # the broker reports the missing database / service itself
+    service = meta.services_by_name.get(from_service)
+    queue = meta.queues_by_id.get(service.service_queue_id) if service else None
+    if queue is not None:
+        obj = s.instance.catalog.object_by_id(s.conn, s.db_id, queue.object_id)
+        if obj is not None:
+            require_object(f, "RECEIVE", s.db_id, obj, chain=False)
+    found = meta.contracts_by_name.get(contract) if contract not in (None, "DEFAULT") else None
+    if found is not None:
+        require_securable(f, "REFERENCES", 16, found.service_contract_id, found.name)
+    target = meta.services_by_name.get(to_service or "")
+    if target is not None:
+        require_securable(f, "SEND", 17, target.service_id, target.name)
 
 
 def _body(c: Compiler, node: ast.Expr) -> EvalFn:
@@ -874,6 +932,8 @@ def _receive_runner(c: Compiler, node: ast.Receive, waitfor: bool,
         s.check_writable()
         broker = _broker(f, work=False)
         db_id = _db_id(f, db)
+        if not privileged(f):
+            _queue_permission(f, db_id, schema, name, "RECEIVE")
         txn = s.txn_for_statement()
         n = top(f) if top is not None else None
         column, wv = where_col, where_val(f) if where_val is not None else None
@@ -920,6 +980,13 @@ def _receive_runner(c: Compiler, node: ast.Receive, waitfor: bool,
         if not s.nocount:
             s.sink.rows_affected(len(out))
     return run
+
+
+def _queue_permission(f: Frame, db_id: int, schema: str | None, name: str,
+                      permission: str) -> None:
+    obj = f.session.instance.catalog.find_object(f.session.conn, db_id, schema, name, {"SQ"})
+    if obj is not None:  # else the broker reports the unknown queue
+        require_object(f, permission, db_id, obj)
 
 
 @handler(ast.Receive)

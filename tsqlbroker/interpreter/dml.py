@@ -20,6 +20,7 @@ from tsqlbroker.errors import TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
 from . import types as T
+from .authorize import PERMISSION_ERRORS, require_statement
 from .compiler import CExpr, Compiler, StmtFn, expr_handler, handler, variables_in
 from .expressions import DYNAMIC, comparison_fn, convert_fn
 from .statements import compile_local_select, is_local_select
@@ -103,7 +104,9 @@ def _walk_targets(node: Any) -> list[str]:
 
 
 def run_sql(f: Frame, sql: str, params: dict[str, tuple[Any, str]]) -> Any:
-    """Execute one statement through the engine in the statement's transaction."""
+    """Execute one statement through the engine in the statement's transaction (after
+    checking the permissions it needs)."""
+    require_statement(f, sql)
     s = f.session
     txn = s.txn
     if txn is None:
@@ -151,8 +154,9 @@ def compile_storage_statement(c: Compiler, node: Any, *, writes: bool, count_row
         try:
             result = run_sql(f, sql, params(f))
         except TSqlError as e:
-            if writes and count_rows:
-                # SQL Server follows a failed DML statement with Msg 3621 (informational).
+            if writes and count_rows and e.number not in PERMISSION_ERRORS:
+                # SQL Server follows a failed DML statement with Msg 3621 (informational),
+                # not one refused before it ran.
                 e.terminated_note = True  # type: ignore[attr-defined]
             raise
         _note_identity(f, result)

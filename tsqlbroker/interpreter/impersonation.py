@@ -2,9 +2,12 @@
 CURRENT_USER, SESSION_USER, USER, SUSER_SNAME(), SUSER_NAME(), SYSTEM_USER, USER_ID(),
 DATABASE_PRINCIPAL_ID(), SUSER_ID(), CERT_ID().
 
-The session keeps a stack of contexts; a switch made inside a procedure or dynamic SQL ends
-when that module returns. Permissions are not enforced (docs/decisions.md), so a context only
-changes the names these functions report.
+A session runs as the login it connected as (``sa``, a sysadmin, unless the command line
+named another: ``-U``), mapped in each database to the user with the login's SID (dbo for
+sysadmin; guest when none). It keeps a stack of EXECUTE AS contexts over that; a switch made
+inside a procedure or dynamic SQL ends when that module returns. A procedure WITH EXECUTE AS
+and an activated procedure of a queue with ACTIVATION (EXECUTE AS …) run in such a context
+too. :mod:`authorize` checks permissions for the context in effect.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from tsqlbroker.engine import access
+from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import tsql_error
 from tsqlbroker.grammar import ast
 
@@ -22,8 +27,6 @@ from .compiler import CExpr, Compiler, StmtFn, handler
 from .sysfuncs import _arity, _int_arg, _str_arg, special
 
 if TYPE_CHECKING:
-    from tsqlbroker.engine.security import Security
-
     from .frames import Frame
     from .session import Session
 
@@ -39,14 +42,13 @@ class Context:
     login: str
     no_revert: bool = False
     cookie: bytes | None = None
+    sysadmin: bool = False
     # The procedure / dynamic SQL frame that switched (None in a batch): the switch ends
     # when that module returns.
     frame: Frame | None = None
 
 
 def _sec(f: Frame) -> Security:
-    from tsqlbroker.engine.security import Security
-
     return Security.get(f.session.instance.store)
 
 
@@ -57,6 +59,69 @@ def context(s: Session, f: Frame | None = None) -> Context | None:
     while stack and stack[-1].frame is not None and not _running(stack[-1].frame, f):
         stack.pop()  # set inside a module that has returned since
     return stack[-1] if stack else None
+
+
+def base_context(s: Session) -> Context:
+    """The session's own identity in its current database: sysadmin works as dbo; another
+    login as the user mapped to its SID there, else guest."""
+    if s.sysadmin:
+        return Context("dbo", 1, s.login_name, sysadmin=True)
+    sec = Security.get(s.instance.store)
+    user = next((u for u in sec.users(s.conn, s.db_id)
+                 if s.login_sid is not None and u.sid == s.login_sid and u.type != "R"), None)
+    if user is None:
+        return Context("guest", 2, s.login_name)
+    return Context(user.name, user.principal_id, s.login_name)
+
+
+def current(s: Session, f: Frame | None = None) -> Context:
+    """The security context in effect for frame ``f``: an EXECUTE AS or the session's own."""
+    return context(s, f) or base_context(s)
+
+
+def privileged(f: Frame) -> bool:
+    """Whether frame ``f`` runs as sysadmin or as the database's dbo (no permission is
+    checked then). The common case, sa with no EXECUTE AS, costs two look-ups."""
+    s = f.session
+    if not s.extensions.get(_CONTEXT):
+        return s.sysadmin
+    ctx = current(s, f)
+    return ctx.sysadmin or ctx.user_id == 1
+
+
+def enter_module(f: Frame, execute_as: str | None) -> None:
+    """Switch frame ``f`` (a procedure just called) to its WITH EXECUTE AS principal:
+    ``OWNER`` (the schema owner, dbo), ``SELF`` (recorded as dbo: creators are not kept) or a
+    user of the module's database; ``CALLER`` (the default) keeps the caller's context."""
+    if execute_as is None or execute_as.upper() == "CALLER":
+        return
+    s = f.session
+    if execute_as.upper() in ("OWNER", "SELF"):
+        ctx = Context("dbo", 1, "sa" if s.sysadmin else s.login_name)
+    else:
+        ctx = _user_context(s, execute_as)
+    ctx.frame = f
+    s.extensions.setdefault(_CONTEXT, []).append(ctx)
+
+
+def _user_context(s: Session, name: str) -> Context:
+    """EXECUTE AS USER = ``name`` in the session's database (Msg 15517 when no such user
+    can be impersonated)."""
+    sec = Security.get(s.instance.store)
+    user = sec.find_user(s.conn, s.db_id, name)
+    if user is None or user.type in ("R", "C") or user.principal_id in (0, 3, 4):
+        raise tsql_error(15517, name)
+    login = next((lg.name for lg in sec.logins(s.conn) if lg.sid == user.sid
+                  and user.sid), None)
+    return Context(user.name, user.principal_id, login or user.name)
+
+
+def run_as_user(s: Session, name: str) -> None:
+    """Make the rest of session ``s`` run as user ``name`` (an activated procedure's
+    EXECUTE AS); REVERT cannot undo it."""
+    ctx = _user_context(s, name)
+    ctx.no_revert = True
+    s.extensions.setdefault(_CONTEXT, []).append(ctx)
 
 
 def _running(frame: Frame, current: Frame | None) -> bool:
@@ -80,25 +145,27 @@ def compile_execute_as(c: Compiler, node: ast.ExecuteAs) -> StmtFn:
     def run(f: Frame) -> None:
         s = f.session
         sec = _sec(f)
-        current = context(s, f)
+        now = current(s, f)
+        allowed = privileged(f)
         if node.kind == "USER":
-            user = sec.find_user(s.conn, s.db_id, node.name or "")
-            if user is None or user.type in ("R", "C") or user.principal_id in (0, 3, 4):
+            ctx = _user_context(s, node.name or "")
+            if not allowed and ctx.user_id != now.user_id and not _may_impersonate(
+                    f, s.db_id, now.user_id, 4, ctx.user_id):
                 raise tsql_error(15517, node.name)
-            login = next((lg.name for lg in sec.logins(s.conn) if lg.sid == user.sid
-                          and user.sid), None)
-            ctx = Context(user.name, user.principal_id, login or user.name)
         elif node.kind == "LOGIN":
             lg = sec.find_login(s.conn, node.name or "")
             if lg is None or lg.type == "R" or lg.is_disabled:
                 raise tsql_error(15406, node.name)
-            mapped = next((u for u in sec.users(s.conn, s.db_id) if u.sid == lg.sid and
-                           lg.sid), None)
-            ctx = Context(mapped.name if mapped else "guest",
-                          mapped.principal_id if mapped else 2, lg.name)
+            if not (now.sysadmin or lg.name.lower() == now.login.lower()
+                    or _may_impersonate(f, 0, _login_id(f, now.login), 101, lg.principal_id)):
+                raise tsql_error(15406, node.name)
+            mapped = None if lg.principal_id == 1 else next(
+                (u for u in sec.users(s.conn, s.db_id) if u.sid == lg.sid and lg.sid), None)
+            ctx = Context("dbo", 1, lg.name, sysadmin=True) if lg.principal_id == 1 else \
+                Context(mapped.name if mapped else "guest",
+                        mapped.principal_id if mapped else 2, lg.name)
         else:  # CALLER: the context the module was called in (the current one at batch level)
-            ctx = Context(current.user, current.user_id, current.login) if current else \
-                Context("dbo", 1, "sa")
+            ctx = Context(now.user, now.user_id, now.login, sysadmin=now.sysadmin)
         ctx.no_revert = node.no_revert
         ctx.frame = f if f.level > 0 else None
         if store_cookie is not None:
@@ -106,6 +173,21 @@ def compile_execute_as(c: Compiler, node: ast.ExecuteAs) -> StmtFn:
             store_cookie(f, ctx.cookie)
         s.extensions.setdefault(_CONTEXT, []).append(ctx)
     return run
+
+
+def _login_id(f: Frame, name: str) -> int:
+    lg = _sec(f).find_login(f.session.conn, name)
+    return lg.principal_id if lg is not None else -1
+
+
+def _may_impersonate(f: Frame, db_id: int, grantee: int, class_: int, major_id: int) -> bool:
+    """IMPERSONATE (or CONTROL) on the user / login ``major_id``, held by ``grantee`` (and,
+    in a database, its roles)."""
+    sec = _sec(f)
+    conn = f.session.conn
+    principals = access.principal_set(sec, conn, db_id, grantee) if db_id else \
+        frozenset({grantee})
+    return access.holds(sec, conn, db_id, principals, "IMPERSONATE", [(class_, major_id)])
 
 
 @handler(ast.Revert)
@@ -128,13 +210,15 @@ def compile_revert(c: Compiler, node: ast.Revert) -> StmtFn:
 # functions naming the security context
 # --------------------------------------------------------------------------------------------
 def _user_name(f: Frame) -> str:
-    ctx = context(f.session, f)
-    return ctx.user if ctx else "dbo"
+    return current(f.session, f).user
 
 
 def _login_name(f: Frame) -> str:
-    ctx = context(f.session, f)
-    return ctx.login if ctx else "sa"
+    return current(f.session, f).login
+
+
+def _original_login(f: Frame) -> str:
+    return f.session.login_name
 
 
 @special("user_name")
@@ -163,6 +247,7 @@ def _niladic(fn: Callable[[Frame], str]) -> Callable[[Compiler, ast.FunctionCall
 for _name in ("current_user", "session_user", "user"):
     special(_name)(_niladic(_user_name))
 special("system_user")(_niladic(_login_name))
+special("original_login")(_niladic(_original_login))
 
 
 @special("suser_sname", "suser_name")

@@ -84,11 +84,13 @@ class Instance:
         with self._lock:
             return next(self._spids)
 
-    def session(self, sink: Sink, database: str = "master") -> Any:
-        """A new session writing to ``sink``, starting in ``database``."""
+    def session(self, sink: Sink, database: str = "master", *, login: str | None = None,
+                password: str | None = None) -> Any:
+        """A new session writing to ``sink``, starting in ``database``, as the SQL login
+        ``login`` (its password checked: Msg 18456) or, by default, as ``sa``."""
         from .session import Session
 
-        s = Session(self, sink, database)
+        s = Session(self, sink, database, login=login, password=password)
         self.sessions[s.id] = s
         return s
 

@@ -29,11 +29,13 @@ from tsqlbroker.errors import (
 from tsqlbroker.grammar import ast
 
 from . import types as T
+from .authorize import require_database, require_execute
 from .compiler import Compiler, ReturnSignal, Scope, StmtFn, TableVarInfo, VarInfo, handler
 from .control import collect_labels
 from .convert import CONVERSION_ERRORS
 from .expressions import coerce, implicit
 from .frames import Frame
+from .impersonation import enter_module
 from .runtime_errors import aborts_scope
 
 if TYPE_CHECKING:
@@ -74,6 +76,8 @@ class Compiled:
     plans: dict[int, Any] = field(default_factory=dict)
     # A multi-statement table-valued function's RETURNS table variable (``@r``).
     table_var: str | None = None
+    # WITH EXECUTE AS: CALLER (None), SELF, OWNER or a user name.
+    execute_as: str | None = None
 
 
 def compile_batch(batch: ast.Batch) -> Compiled:
@@ -138,6 +142,7 @@ def compile_module_node(text: str, node: ast.CreateProcedure | ast.CreateFunctio
     collect_labels(c, body)
     run = c.block(body)
     compiled = Compiled(run, c.scope.nslots, c.scope, name, params, return_type)
+    compiled.execute_as = getattr(node, "execute_as", None)
     if isinstance(node, ast.CreateFunction):
         compiled.table_var = node.table_var
     return compiled
@@ -239,6 +244,7 @@ def invoke(s: Session, compiled: Compiled, values: dict[int, Any]) -> tuple[int,
     s.nestlevel += 1
     status = 0
     try:
+        enter_module(frame, compiled.execute_as)
         compiled.run(frame)
     except ReturnSignal as r:
         status = 0 if r.value is None else r.value
@@ -461,6 +467,8 @@ def compile_exec_proc(c: Compiler, node: ast.ExecProc) -> StmtFn:
         compiled = resolve_module(s, name, {"P"})
         if compiled is None:
             raise tsql_error(2812, _display(name), cls=BindError, state=62)
+        if compiled.object_id is not None and compiled.db_id is not None:
+            require_execute(f, compiled.db_id, compiled.object_id)
         status = run_exec(f, compiled, compiled.name or name.name, site, c_args, stores)
         if ret_store is not None:
             ret_store(f, status)
@@ -596,6 +604,8 @@ def _module_handler(kind: str, module_type: str, label: str
             txn = s.txn_for_statement()
             txn.write()
             existing = catalog.find_object(s.conn, s.db_id, name.schema, name.name)
+            if existing is None or not (alter or or_alter):
+                require_database(f, f"CREATE {label.upper()}")
             if existing is not None and existing.type != type_code and (alter or or_alter):
                 raise tsql_error(2714, name.name)
             if alter and existing is None:

@@ -3,8 +3,8 @@ database master key (EXECUTE AS / REVERT and the functions naming the security c
 in :mod:`impersonation`).
 
 Statements record what they declare in the engine's security catalog (``engine.security``,
-``engine.permissions``) inside the statement's transaction; nothing enforces permissions
-(every session works as dbo, see docs/decisions.md).
+``engine.permissions``) inside the statement's transaction; :mod:`authorize` enforces the
+permissions (see docs/decisions.md).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from .frames import Frame
 
-_OPEN_KEYS = "security_open_master_keys"  # session.extensions: set of database ids
+_OPEN_KEYS = "security_open_master_keys"  # session.extensions: database id -> open secret
 
 # WITH options each statement accepts (lower-case).
 _USER_OPTIONS = {"default_schema"}
@@ -75,8 +75,10 @@ def _current_user_id(f: Frame) -> int:
     return ctx.user_id if ctx else 1
 
 
-def _master_key_open(f: Frame) -> bool:
-    return f.session.db_id in (f.session.extensions.get(_OPEN_KEYS) or set())
+def _master_key_open(f: Frame) -> str | None:
+    """The master key secret the session opened in its database, if any."""
+    opened: dict[int, str] = f.session.extensions.get(_OPEN_KEYS) or {}
+    return opened.get(f.session.db_id)
 
 
 # --------------------------------------------------------------------------------------------
@@ -282,14 +284,15 @@ def compile_create_master_key(c: Compiler, node: ast.CreateMasterKey) -> StmtFn:
 @handler(ast.AlterMasterKey)
 def compile_alter_master_key(c: Compiler, node: ast.AlterMasterKey) -> StmtFn:
     return _ddl(lambda f, sec, conn: sec.alter_master_key(
-        conn, f.session.db_id, node.action, node.password, node.service_master_key))
+        conn, f.session.db_id, node.action, node.password, node.service_master_key,
+        _master_key_open(f)))
 
 
 @handler(ast.DropMasterKey)
 def compile_drop_master_key(c: Compiler, node: ast.DropMasterKey) -> StmtFn:
     def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
         sec.drop_master_key(conn, f.session.db_id)
-        (f.session.extensions.get(_OPEN_KEYS) or set()).discard(f.session.db_id)
+        (f.session.extensions.get(_OPEN_KEYS) or {}).pop(f.session.db_id, None)
     return _ddl(run)
 
 
@@ -297,14 +300,14 @@ def compile_drop_master_key(c: Compiler, node: ast.DropMasterKey) -> StmtFn:
 def compile_open_master_key(c: Compiler, node: ast.OpenMasterKey) -> StmtFn:
     def run(f: Frame) -> None:
         s = f.session
-        _sec(f).check_master_key_password(s.conn, s.db_id, node.password)
+        secret = _sec(f).open_master_key(s.conn, s.db_id, node.password)
         # An opened key stays open for the session, even if a transaction rolls back.
-        s.extensions.setdefault(_OPEN_KEYS, set()).add(s.db_id)
+        s.extensions.setdefault(_OPEN_KEYS, {})[s.db_id] = secret
     return run
 
 
 @handler(ast.CloseMasterKey)
 def compile_close_master_key(c: Compiler, node: ast.CloseMasterKey) -> StmtFn:
     def run(f: Frame) -> None:
-        (f.session.extensions.get(_OPEN_KEYS) or set()).discard(f.session.db_id)
+        (f.session.extensions.get(_OPEN_KEYS) or {}).pop(f.session.db_id, None)
     return run

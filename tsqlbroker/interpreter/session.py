@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine.failures import is_transient
+from tsqlbroker.engine.security import Security
 from tsqlbroker.engine.txn import Txn
 from tsqlbroker.errors import CancelledError, ExecutionError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
@@ -58,11 +59,25 @@ class Session:
     Not thread-safe except :meth:`cancel`: one batch runs at a time."""
 
     def __init__(self, instance: Instance, sink: Sink, database: str = "master",
-                 *, spid: int | None = None) -> None:
+                 *, spid: int | None = None, login: str | None = None,
+                 password: str | None = None) -> None:
         self.instance = instance
         self.sink = sink
         self.id: int = spid if spid is not None else instance.next_spid()
         self.conn = instance.store.connect()
+        # -- identity: sa (sysadmin) unless a SQL login and its password are given
+        self.login_name = "sa"
+        self.login_sid: bytes | None = b"\x01"
+        self.sysadmin = True
+        if login is not None:
+            try:
+                found = Security.get(instance.store).authenticate(self.conn, login,
+                                                                  password or "")
+            except TSqlError:
+                self.conn.close()
+                raise
+            self.login_name, self.login_sid = found.name, found.sid
+            self.sysadmin = found.principal_id == 1
         db_id = instance.catalog.database_id(self.conn, database)
         if db_id is None:
             self.conn.close()

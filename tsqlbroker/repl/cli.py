@@ -14,6 +14,8 @@ Imports stay light: ``-Q`` and ``parse`` load neither prompt-toolkit nor psycopg
 from __future__ import annotations
 
 import argparse
+import getpass
+import os
 import signal
 import sys
 import threading
@@ -22,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from tsqlbroker import __version__
-from tsqlbroker.errors import StorageOpenError
+from tsqlbroker.errors import StorageOpenError, TSqlError
 from tsqlbroker.repl.config import ACTIVATION_MODES
 from tsqlbroker.repl.pipes import EXIT_BROKEN_PIPE, PipeGuard, silence
 
@@ -58,6 +60,10 @@ def _add_storage_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--url", help="SQLAlchemy storage URL (default: an SQLite file; "
                                  "sqlite:// is a private in-memory store)")
     p.add_argument("-d", "--database", default="master", help="database to start in")
+    p.add_argument("-U", dest="login", metavar="LOGIN",
+                   help="connect as this SQL login (CREATE LOGIN … WITH PASSWORD) instead of "
+                        "sa; the password comes from -P, $SQLCMDPASSWORD or a prompt")
+    p.add_argument("-P", dest="password", metavar="PASSWORD", help="the password of -U")
 
 
 def _add_run_options(p: argparse.ArgumentParser) -> None:
@@ -114,7 +120,7 @@ def build_parser(mode: str | None) -> argparse.ArgumentParser:
 
 # Options that take a value: the word after them is never the mode.
 _VALUED = {"--url", "-d", "--database", "--format", "-v", "-o", "--wait-idle", "-Q", "-i",
-           "--log", "--activation"}
+           "--log", "--activation", "-U", "-P"}
 
 
 def split_mode(args: list[str]) -> tuple[str | None, list[str]]:
@@ -169,15 +175,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tsqlbroker.repl.main import run_repl
 
         return run_repl(url=args.url, database=args.database, output_format=args.format,
-                        activation=args.activation)
+                        activation=args.activation, login=_login(args))
     except KeyboardInterrupt:
         return 130
+    except TSqlError as exc:  # Msg 18456 for -U / -P: one line, as sqlcmd says it
+        print(exc.render(), file=sys.stderr)
+        return 1
     except StorageOpenError as exc:
         print(f"tsqlbroker: {exc}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # parse --ast | head: the reader has all it wanted
         silence(sys.stdout)
         return EXIT_BROKEN_PIPE
+
+
+def _login(args: argparse.Namespace) -> tuple[str, str] | None:
+    """(login, password) of ``-U`` (password: ``-P``, else ``$SQLCMDPASSWORD``, else asked
+    on the terminal, else empty), or None: connect as sa."""
+    login = getattr(args, "login", None)
+    if login is None:
+        return None
+    password = args.password
+    if password is None:
+        password = os.environ.get("SQLCMDPASSWORD")
+    if password is None and sys.stdin.isatty():
+        password = getpass.getpass("Password: ")
+    return login, password or ""
 
 
 def _exit_on_sigterm() -> None:
@@ -249,7 +272,7 @@ def run_scripts(args: argparse.Namespace, files: list[str], text: str | None,
                                   err=err if args.output is None else out,  # type: ignore
                                   sqlcmd=state, stop_on_error=args.stop_on_error,
                                   activation=args.activation or "auto",
-                                  host_at_start=bool(files))
+                                  host_at_start=bool(files), login=_login(args))
             get_driver()  # the grammar tables, loaded inside the phase too
         for stream in (out, err):
             if isinstance(stream, PipeGuard):

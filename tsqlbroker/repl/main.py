@@ -37,6 +37,7 @@ from rich.text import Text
 
 from tsqlbroker import __version__
 from tsqlbroker.engine.results import ResultSet
+from tsqlbroker.engine.store import restrict_to_owner
 from tsqlbroker.errors import StorageOpenError, TSqlError
 from tsqlbroker.repl.catalog import CatalogCache, HelperSession, bracket, changes_catalog
 from tsqlbroker.repl.completer import TSqlCompleter
@@ -109,8 +110,10 @@ class Repl:
     def __init__(self, config: Config, *, url: str | None = None, database: str = "master",
                  console: Console | None = None, log_console: Console | None = None,
                  input: Input | None = None, output: Output | None = None,
-                 instance_factory: InstanceFactory | None = None) -> None:
+                 instance_factory: InstanceFactory | None = None,
+                 login: tuple[str, str] | None = None) -> None:
         self.config = config
+        self.login = login  # (SQL login, password) from -U / -P; None: sa
         self.url = url if url is not None else config.url
         # The user's console is bound to the real stdout; the log console follows sys.stdout,
         # which patch_stdout redirects above the prompt while the user types.
@@ -150,7 +153,10 @@ class Repl:
         """Sessions on ``instance``: the user's (on the batch worker) and the helper."""
         worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tsql-batch")
         try:
-            session = worker.submit(lambda: instance.session(self.sink, database="master"))
+            as_login: dict[str, str] = {} if self.login is None else {
+                "login": self.login[0], "password": self.login[1]}
+            session = worker.submit(lambda: instance.session(self.sink, database="master",
+                                                             **as_login))
             link = _Link(instance, worker, session.result(), HelperSession(instance))
         except BaseException:
             worker.shutdown(wait=False)
@@ -497,8 +503,10 @@ class Repl:
         if path is None:
             return InMemoryHistory()
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.touch(exist_ok=True)
+            # Typed batches hold passwords (CREATE LOGIN, OPEN MASTER KEY): private file.
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            path.touch(mode=0o600, exist_ok=True)
+            restrict_to_owner(path, 0o600)
         except OSError:
             return InMemoryHistory()
         return FileHistory(str(path))
@@ -634,9 +642,10 @@ def describe_storage(repl: Repl) -> str:
 
 
 def run_repl(url: str | None, database: str, output_format: str,
-             activation: str | None = None) -> int:
+             activation: str | None = None, login: tuple[str, str] | None = None) -> int:
     """``tsqlbroker`` with no mode: the REPL on ``url`` (or the configured storage);
-    ``activation`` (the command line's) wins over the configured setting."""
+    ``activation`` (the command line's) wins over the configured setting; ``login`` is
+    the SQL login and password to connect as (-U / -P; default sa)."""
     try:
         config, path, created = load_config()
     except ConfigError as exc:
@@ -653,7 +662,8 @@ def run_repl(url: str | None, database: str, output_format: str,
     guard = PipeGuard(sys.stdout) if not sys.stdin.isatty() else None
     try:
         repl = Repl(config, url=url, database=start_db,
-                    console=Console(file=guard, highlight=False) if guard else None)
+                    console=Console(file=guard, highlight=False) if guard else None,
+                    login=login)
     except TSqlError as err:
         print(err.render(), file=sys.stderr)
         return 1

@@ -72,7 +72,7 @@ class ScriptRunner:
     def __init__(self, *, url: str | None, database: str, output_format: str, out: TextIO,
                  err: TextIO, sqlcmd: SqlcmdState | None = None,
                  stop_on_error: bool = False, activation: str = "auto",
-                 host_at_start: bool = True) -> None:
+                 host_at_start: bool = True, login: tuple[str, str] | None = None) -> None:
         from tsqlbroker.interpreter.instance import Instance
 
         base: Sink = JsonLinesSink(out) if output_format == "json" else TextSink(out, err)
@@ -101,7 +101,13 @@ class ScriptRunner:
         else:
             self.runtime.log.add_listener(partial(_log_record, base))
         self._err = err
-        self.session = self.instance.session(self.sink, database="master")
+        user, password = login or (None, None)
+        try:
+            self.session = self.instance.session(self.sink, database="master", login=user,
+                                                 password=password)
+        except TSqlError:  # Msg 18456: nothing runs
+            self.instance.close()
+            raise
         if database and database.lower() != "master" and not self._start_in(database):
             self.stopped = True  # as sqlcmd -d: a database that cannot be opened runs nothing
 

@@ -10,6 +10,12 @@ END
 GO
 CREATE PROCEDURE dbo.show AS PRINT 'nested: ' + USER_NAME()
 GO
+-- Outside a module pu needs EXECUTE on dbo.show (inside dbo.as_pu the ownership chain
+-- covers it): Msg 229 first, then granted.
+EXECUTE AS USER = 'pu'
+EXEC dbo.show
+REVERT
+GRANT EXECUTE ON dbo.show TO pu
 EXEC dbo.as_pu
 PRINT 'after: ' + USER_NAME()
 EXEC dbo.show

@@ -52,7 +52,7 @@ class FileLock:
         with self._lock:
             if self._fd is not None:
                 return True
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
             if fcntl is not None:
                 try:
                     fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
@@ -111,7 +111,7 @@ class LockDir:
 
     def __init__(self, db_file: Path) -> None:
         self.directory = db_file.with_name(db_file.name + _SUFFIX)
-        self.directory.mkdir(exist_ok=True)
+        self.directory.mkdir(mode=0o700, exist_ok=True)  # private, as the store file
         self.tag = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
         self._owner = self.lock(f"owner-{self.tag}")
         self._owner.try_acquire()

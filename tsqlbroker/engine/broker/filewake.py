@@ -128,7 +128,7 @@ class FileWake:
         self._close_sockets()
 
     def _bind(self) -> None:
-        self.directory.mkdir(exist_ok=True)
+        self.directory.mkdir(mode=0o700, exist_ok=True)  # private, as the store file
         self._dir_fd = os.open(self.directory, os.O_RDONLY)
         recv = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         try:

@@ -123,7 +123,9 @@ class ActivationSettings:
     status: bool | None = None
     procedure_name: str | None = None
     max_queue_readers: int | None = None
-    execute_as: str | None = None      # 'SELF' | 'OWNER' | a user name
+    # 'OWNER', or the principal id (as text) of SELF or the user named, as the interpreter
+    # resolved it; 'SELF' or a user name as given (older stores, direct engine calls)
+    execute_as: str | None = None
 
 
 @dataclass(frozen=True)

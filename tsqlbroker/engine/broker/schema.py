@@ -106,7 +106,7 @@ def broker_tables(metadata: MetaData) -> BrokerTables:
         Column("is_activation_enabled", Boolean, nullable=False),
         Column("activation_procedure", String(776)),
         Column("max_readers", Integer, nullable=False, default=0),
-        Column("execute_as", String(128)),                     # SELF / OWNER / user name
+        Column("execute_as", String(128)),                     # OWNER / principal id of SELF or the user (model.ActivationSettings)
         Column("is_poison_message_handling_enabled", Boolean, nullable=False),
         Column("create_date", DateTime, nullable=False),
         Column("modify_date", DateTime, nullable=False),

@@ -101,7 +101,11 @@ _VIEWS: dict[str, tuple[list[tuple[str, str]], str]] = {
         "'SQ' AS type, 'SERVICE_QUEUE' AS type_desc, create_date, modify_date, "
         "0 AS is_ms_shipped, 0 AS is_published, 0 AS is_schema_published, max_readers, "
         "activation_procedure, CASE WHEN execute_as IS NULL THEN NULL "
-        "WHEN UPPER(execute_as) = 'OWNER' THEN -2 ELSE 1 END AS execute_as_principal_id, "
+        "WHEN UPPER(execute_as) = 'OWNER' THEN -2 "
+        # the principal id the interpreter resolved SELF or the user to (older stores kept
+        # the name: shown as dbo's)
+        "WHEN SUBSTR(execute_as, 1, 1) IN ('0','1','2','3','4','5','6','7','8','9') "
+        "THEN CAST(execute_as AS INTEGER) ELSE 1 END AS execute_as_principal_id, "
         + _b("is_activation_enabled") + " AS is_activation_enabled, "
         + _b("is_receive_enabled") + " AS is_receive_enabled, "
         + _b("is_enqueue_enabled") + " AS is_enqueue_enabled, "

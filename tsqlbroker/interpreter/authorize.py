@@ -1,0 +1,124 @@
+"""Permission checks of the statements a session runs, as SQL Server makes them
+(``engine/access.py`` decides whether a principal holds a permission, ``engine/needs.py``
+says what an engine statement needs).
+
+Who is checked is the session's security context (:mod:`impersonation`: the login it
+connected as, mapped to a user of the current database, or an EXECUTE AS). No check is made
+for sysadmin (the ``sa`` login, the CLI's default) or the ``dbo`` user: that path costs one
+attribute test per statement. Every object belongs to the owner of its schema, and every
+schema to ``dbo`` (see docs/decisions.md), so a module (procedure, view) and the objects it
+uses in its own database share an owner: statements inside a procedure are not checked on
+its database's objects (SQL Server's ownership chain), dynamic SQL (EXEC of a string) is.
+
+Refusals: Msg 229 for an object (table, view, procedure, queue), Msg 262 for a statement
+permission (CREATE TABLE …), Msg 300 for a securable outside schemas (service, contract),
+Msg 3701 / 1088 for DROP / ALTER of an object (which SQL Server words as "does not exist or
+you do not have permission").
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tsqlbroker.engine import access
+from tsqlbroker.engine.security import Security
+from tsqlbroker.errors import tsql_error
+from tsqlbroker.lazy import LazyModule
+
+from .impersonation import current, privileged
+
+if TYPE_CHECKING:
+    from .frames import Frame
+
+# Statement needs parse with sqlglot: loaded by the first statement a non-sysadmin runs.
+needs = LazyModule("tsqlbroker.engine.needs", globals(), "needs")
+
+# The refusals (a statement refused before it ran: no "The statement has been terminated.").
+PERMISSION_ERRORS = frozenset({229, 230, 262, 300, 1088, 3701})
+
+
+def _sec(f: Frame) -> Security:
+    return Security.get(f.session.instance.store)
+
+
+def _chained(f: Frame, db_id: int) -> bool:
+    """Inside a module of database ``db_id``: the ownership chain covers its objects."""
+    return f.proc_id is not None and f.session.db_id == db_id
+
+
+def _holds(f: Frame, db_id: int, permission: str, path: list[tuple[int, int]]) -> bool:
+    s = f.session
+    sec = _sec(f)
+    user_id = current(s, f).user_id
+    principals = access.principal_set(sec, s.conn, db_id, user_id)
+    return access.holds(sec, s.conn, db_id, principals, permission, path)
+
+
+def _database_name(f: Frame, db_id: int) -> str:
+    row = f.session.instance.catalog.database(f.session.conn, db_id)
+    return row.name if row is not None else str(db_id)
+
+
+def require_database(f: Frame, permission: str) -> None:
+    """A statement permission in the current database (Msg 262)."""
+    if privileged(f):
+        return
+    db_id = f.session.db_id
+    if not _holds(f, db_id, permission, [(0, 0)]):
+        raise tsql_error(262, permission, _database_name(f, db_id))
+
+
+def require_object(f: Frame, permission: str, db_id: int, obj: Any, *, error: int = 229,
+                   kind: str = "table", chain: bool = True) -> None:
+    """``permission`` on the schema-scoped object ``obj`` (a catalog object row)."""
+    if privileged(f) or (chain and _chained(f, db_id)):
+        return
+    path = [(1, int(obj.object_id)), (3, int(obj.schema_id)), (0, 0)]
+    if _holds(f, db_id, permission, path):
+        return
+    if error == 229:
+        raise tsql_error(229, permission, obj.name, _database_name(f, db_id),
+                         obj.schema_name)
+    if error == 3701:
+        raise tsql_error(3701, kind, obj.name)
+    raise tsql_error(1088, obj.name)
+
+
+def require_securable(f: Frame, permission: str, class_: int, major_id: int, name: str
+                      ) -> None:
+    """``permission`` on a database securable outside schemas (Msg 300)."""
+    if privileged(f):
+        return
+    db_id = f.session.db_id
+    if not _holds(f, db_id, permission, [(class_, major_id), (0, 0)]):
+        raise tsql_error(300, permission, name, _database_name(f, db_id))
+
+
+def require_statement(f: Frame, sql: str) -> None:
+    """What the engine statement ``sql`` needs (:func:`needs.statement_needs`)."""
+    if privileged(f):
+        return
+    s = f.session
+    catalog = s.instance.catalog
+    for need in needs.statement_needs(sql):
+        if need.name is None:
+            require_database(f, need.permission)
+            continue
+        db_id = s.db_id
+        if need.catalog:
+            found = catalog.database_id(s.conn, need.catalog)
+            if found is None:
+                continue  # the engine reports the unknown name
+            db_id = found
+        obj = catalog.find_object(s.conn, db_id, need.schema, need.name)
+        if obj is not None:
+            require_object(f, need.permission, db_id, obj, error=need.error, kind=need.kind)
+
+
+def require_execute(f: Frame, db_id: int, object_id: int) -> None:
+    """EXECUTE on the procedure ``object_id`` (chained from a module of its database)."""
+    if privileged(f) or _chained(f, db_id):
+        return
+    obj = f.session.instance.catalog.object_by_id(f.session.conn, db_id, object_id)
+    if obj is not None:
+        require_object(f, "EXECUTE", db_id, obj)
