@@ -416,6 +416,8 @@ MESSAGES: dict[int, tuple[int, str]] = {
                 9747: (16, "The ADDRESS and MIRROR_ADDRESS of a route must be different."),       # [U]
     15151: (16, ("Cannot find the %S_MSG '%.*ls', because it does not exist or you do not "
                  "have permission.")),
+    # --- schemas, sequences, synonyms, alias types, computed columns, triggers (DDL)
+    15530: (16, 'The object with name "%.*ls" already exists.'),
     # --- Service Broker (reference §6)
     8403: (16, ("The message type '%.*ls' is specified more than once. Remove the duplicate "
                 "message type.")),

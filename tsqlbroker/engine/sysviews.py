@@ -119,8 +119,11 @@ def _databases(ctx: ExecContext, _db_id: int) -> VirtualTable:
 
 def _schemas(ctx: ExecContext, db_id: int) -> VirtualTable:
     s = Catalog.get(ctx.conn.store).t.schemas
+    # Built-in schemas belong to the principal of the same id (dbo 1, guest 2,
+    # INFORMATION_SCHEMA 3, sys 4); created ones to dbo (docs/decisions.md).
+    owner = case((s.c.schema_id < 5, s.c.schema_id), else_=literal(1))
     query = select(s.c.name.label("name"), s.c.schema_id.label("schema_id"),
-                   literal(1).label("principal_id")).where(s.c.database_id == db_id)
+                   owner.label("principal_id")).where(s.c.database_id == db_id)
     return VirtualTable(query, [("name", "sysname"), ("schema_id", "int"),
                                 ("principal_id", "int")], refuse_error=_refuse())
 

@@ -846,6 +846,31 @@ class DropType(Stmt):
 
 
 @dataclass(frozen=True)
+class CreateSchema(Stmt):
+    """``CREATE SCHEMA name [AUTHORIZATION owner] [element …]``: the elements (CREATE TABLE,
+    GRANT, REVOKE, DENY) run after the schema exists, unqualified tables in it."""
+
+    name: str
+    owner: str | None = None
+    elements: tuple[Stmt, ...] = ()
+
+
+@dataclass(frozen=True)
+class AlterSchemaTransfer(Stmt):
+    """``ALTER SCHEMA s TRANSFER [class::]name``."""
+
+    schema: str
+    name: ObjectName
+    object_class: str | None = None
+
+
+@dataclass(frozen=True)
+class DropSchema(Stmt):
+    name: str
+    if_exists: bool = False
+
+
+@dataclass(frozen=True)
 class DropFunction(Stmt):
     names: tuple[ObjectName, ...]
     if_exists: bool = False

@@ -272,6 +272,17 @@ class StmtBuilder:
     def drop_type(self, if_exists: Any, name: ast.ObjectName) -> ast.DropType:
         return ast.DropType(name, bool(if_exists))
 
+    def create_schema(self, name: Token, owner: Any, *elements: ast.Stmt) -> ast.CreateSchema:
+        return ast.CreateSchema(name_of(name), name_of(owner) if owner is not None else None,
+                                elements)
+
+    def alter_schema(self, schema: Token, klass: Any, name: ast.ObjectName
+                     ) -> ast.AlterSchemaTransfer:
+        return ast.AlterSchemaTransfer(name_of(schema), name, klass)
+
+    def drop_schema(self, if_exists: Any, name: Token) -> ast.DropSchema:
+        return ast.DropSchema(name_of(name), bool(if_exists))
+
     def create_index(self, unique: Any, clustered: Any, name: Token, table: ast.ObjectName,
                      cols: Any, include: Any, where: Any, _with: Any) -> ast.CreateIndex:
         return ast.CreateIndex(name_of(name), table, cols, bool(unique), clustered,
