@@ -53,6 +53,7 @@ TYPE_DESC: dict[str, str] = {
     "TR": "SQL_TRIGGER", "SQ": "SERVICE_QUEUE", "IT": "INTERNAL_TABLE", "S": "SYSTEM_TABLE",
     "PK": "PRIMARY_KEY_CONSTRAINT", "UQ": "UNIQUE_CONSTRAINT", "F": "FOREIGN_KEY_CONSTRAINT",
     "C": "CHECK_CONSTRAINT", "D": "DEFAULT_CONSTRAINT", "TT": "TYPE_TABLE",
+    "SO": "SEQUENCE_OBJECT", "SN": "SYNONYM",
 }
 
 # Object ids: deterministic, shaped like SQL Server's (which step by 16000057 from a start

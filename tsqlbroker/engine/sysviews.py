@@ -22,6 +22,7 @@ from sqlalchemy import Select, and_, case, cast, false, literal, select, true
 from ..errors import MESSAGES, tsql_error
 from .catalog import Catalog
 from .context import ExecContext, VirtualTable, register_virtual_table
+from .sequences import SEQUENCE_COLUMNS, sequences_query
 from .sqltypes import TypeSpec, parse_spec
 
 # name, system_type_id, max_length, precision, scale (as sys.types lists them)
@@ -325,6 +326,10 @@ def _definition_constraints(kind: str) -> Callable[[ExecContext, int], VirtualTa
     return build
 
 
+def _sequences(ctx: ExecContext, db_id: int) -> VirtualTable:
+    return VirtualTable(sequences_query(ctx, db_id), SEQUENCE_COLUMNS, refuse_error=_refuse())
+
+
 _SYS_VIEWS: dict[str, Callable[[ExecContext, int], VirtualTable]] = {
     "key_constraints": _key_constraints, "foreign_keys": _foreign_keys,
     "check_constraints": _definition_constraints("C"),
@@ -336,7 +341,7 @@ _SYS_VIEWS: dict[str, Callable[[ExecContext, int], VirtualTable]] = {
     "views": _objects_view(["V"], []),
     "procedures": _objects_view(["P"], []),
     "columns": _columns, "types": _types, "sql_modules": _sql_modules,
-    "messages": _messages,
+    "messages": _messages, "sequences": _sequences,
 }
 
 

@@ -51,6 +51,7 @@ from .parsing import (
     syntax_error,
 )
 from .pgxml import pg_xml_method
+from .sequences import resolve_sequences, sequence_call, sequence_spec
 from .sqlfuncs import backend_value, functions_version, registered_functions
 from .sqltypes import CI_COLLATION, STRING_TYPES, normalize_spec, parse_spec, to_storage
 from .tableinfo import TableInfo, load_table, table_by_physical
@@ -149,6 +150,8 @@ class Binder:
         self.functions = registered_functions(ctx.conn.store) if ctx.conn.dialect == "sqlite" \
             else {}
         self._extra_sig: list[Any] = []
+        # NEXT VALUE FOR: (database, schema, name) → (sequence object id, type spec).
+        self.sequences: dict[tuple[str, str, str], tuple[int, str]] = {}
         self._placeholder_specs: dict[str, str | None] = {}
         self._ci_order: set[int] = set()  # ORDER BY items to sort with TSQL_CI (SQLite)
         self._ci_items: set[tuple[int, str, int]] = set()  # other items to collate (SQLite)
@@ -276,12 +279,18 @@ class Binder:
             alias = node.alias_or_name.lower() if node.alias else _default_alias(key)
             self.sources.setdefault(alias, source)
         apply.register(self, tree)
+        resolve_sequences(self, tree)
         for sub in tree.find_all(exp.Subquery):
             self._register_derived(sub)
         for values in tree.find_all(exp.Values):
             derived = shapes.values_source(self, values)
             if derived is not None:
                 self.sources.setdefault(derived.name.lower(), derived)
+
+    def depends_on(self, item: Any) -> None:
+        """Make the compiled statement depend on ``item`` too (a catalog object's id and
+        modification): another value compiles anew."""
+        self._extra_sig.append(item)
 
     def _register_derived(self, sub: exp.Subquery) -> None:
         """A derived table ``(SELECT …) AS x`` in FROM: its columns' types, so that
@@ -372,6 +381,8 @@ class Binder:
             self._check_row_count(node.expression)
         if isinstance(node, exp.Parameter):
             return self._placeholder(_param_name(node))
+        if isinstance(node, exp.NextValueFor):
+            return sequence_call(self, node)
         if isinstance(node, (exp.Add, exp.Sub)):
             shifted = self._date_arithmetic(node)
             if shifted is not None:
@@ -906,6 +917,8 @@ class Binder:
             return self.spec_of(node.this.expressions[0])  # a scalar subquery
         if isinstance(node, exp.National):
             return f"nvarchar({max(len(node.name), 1)})"
+        if isinstance(node, exp.NextValueFor):
+            return sequence_spec(self, node)
         if isinstance(node, exp.Literal):
             if node.is_string:
                 return f"varchar({max(len(node.name), 1)})"

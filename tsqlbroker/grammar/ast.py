@@ -846,6 +846,31 @@ class DropType(Stmt):
 
 
 @dataclass(frozen=True)
+class CreateSequence(Stmt):
+    """``CREATE SEQUENCE`` (``alter`` False) or ``ALTER SEQUENCE``: ``options`` as
+    ``(word, value)`` pairs in written order (``('start', 5)``, ``('as', DataType)``,
+    ``('no_cycle', None)`` …)."""
+
+    name: ObjectName
+    options: tuple[tuple[str, Any], ...] = ()
+    alter: bool = False
+
+
+@dataclass(frozen=True)
+class DropSequence(Stmt):
+    names: tuple[ObjectName, ...]
+    if_exists: bool = False
+
+
+@dataclass(frozen=True)
+class NextValueFor(Expr):
+    """``NEXT VALUE FOR sequence [OVER (ORDER BY …)]``."""
+
+    name: ObjectName
+    over: Any = None
+
+
+@dataclass(frozen=True)
 class CreateSchema(Stmt):
     """``CREATE SCHEMA name [AUTHORIZATION owner] [element …]``: the elements (CREATE TABLE,
     GRANT, REVOKE, DENY) run after the schema exists, unqualified tables in it."""

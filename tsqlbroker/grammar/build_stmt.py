@@ -272,6 +272,53 @@ class StmtBuilder:
     def drop_type(self, if_exists: Any, name: ast.ObjectName) -> ast.DropType:
         return ast.DropType(name, bool(if_exists))
 
+    def create_sequence(self, name: ast.ObjectName, *options: tuple[str, Any]
+                        ) -> ast.CreateSequence:
+        return ast.CreateSequence(name, options)
+
+    def alter_sequence(self, name: ast.ObjectName, *options: tuple[str, Any]
+                       ) -> ast.CreateSequence:
+        return ast.CreateSequence(name, options, alter=True)
+
+    def drop_sequence(self, if_exists: Any, *names: ast.ObjectName) -> ast.DropSequence:
+        return ast.DropSequence(names, bool(if_exists))
+
+    def seq_as(self, dt: ast.DataType) -> tuple[str, Any]:
+        return ("as", dt)
+
+    def seq_start(self, n: int) -> tuple[str, Any]:
+        return ("start", n)
+
+    def seq_restart(self, n: Any) -> tuple[str, Any]:
+        return ("restart", n)
+
+    def seq_increment(self, n: int) -> tuple[str, Any]:
+        return ("increment", n)
+
+    def seq_minvalue(self, n: int) -> tuple[str, Any]:
+        return ("minvalue", n)
+
+    def seq_maxvalue(self, n: int) -> tuple[str, Any]:
+        return ("maxvalue", n)
+
+    def seq_cache(self, n: Any) -> tuple[str, Any]:
+        return ("cache", None if n is None else int(n))
+
+    def seq_no_minvalue(self) -> tuple[str, Any]:
+        return ("no_minvalue", None)
+
+    def seq_no_maxvalue(self) -> tuple[str, Any]:
+        return ("no_maxvalue", None)
+
+    def seq_cycle(self) -> tuple[str, Any]:
+        return ("cycle", None)
+
+    def seq_no_cycle(self) -> tuple[str, Any]:
+        return ("no_cycle", None)
+
+    def seq_no_cache(self) -> tuple[str, Any]:
+        return ("no_cache", None)
+
     def create_schema(self, name: Token, owner: Any, *elements: ast.Stmt) -> ast.CreateSchema:
         return ast.CreateSchema(name_of(name), name_of(owner) if owner is not None else None,
                                 elements)
