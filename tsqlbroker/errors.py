@@ -419,6 +419,11 @@ MESSAGES: dict[int, tuple[int, str]] = {
     # --- schemas, sequences, synonyms, alias types, computed columns, triggers (DDL)
     15530: (16, 'The object with name "%.*ls" already exists.'),
     8145: (16, "%.*ls is not a parameter for procedure %.*ls."),
+    218: (16, ("Could not find the type '%.*ls'. Either it does not exist or you do not have "
+               "the necessary permission.")),
+    219: (16, ("The type '%.*ls' already exists, or you do not have permission to create "
+               "it.")),
+    5313: (16, "Synonym '%.*ls' refers to an invalid object."),
     11700: (16, "The increment for sequence object '%.*ls' cannot be zero."),
     11702: (16, ("The sequence object '%.*ls' must be of data type int, bigint, smallint, "
                  "tinyint, or decimal or numeric with a scale of 0, or any user-defined data "

@@ -24,6 +24,8 @@ from .catalog import Catalog
 from .context import ExecContext, VirtualTable, register_virtual_table
 from .sequences import SEQUENCE_COLUMNS, sequences_query
 from .sqltypes import TypeSpec, parse_spec
+from .synonyms import SYNONYM_COLUMNS, synonyms_query
+from .usertypes import ALIAS, alias_type_rows
 
 # name, system_type_id, max_length, precision, scale (as sys.types lists them)
 SYSTEM_TYPES: list[tuple[str, int, int, int, int]] = [
@@ -59,7 +61,7 @@ def _objects_select(catalog: Catalog, db_id: int, types: Sequence[str] | None) -
     o = catalog.t.objects
     type_desc = case(*[(o.c.type == k, literal(v)) for k, v in _TYPE_DESCS.items()],
                      else_=o.c.type)
-    conds = [o.c.database_id == db_id, o.c.type != "IX"]
+    conds = [o.c.database_id == db_id, o.c.type.notin_(["IX", ALIAS])]
     if types:
         conds.append(o.c.type.in_(list(types)))
     return select(
@@ -254,13 +256,16 @@ def _info_columns(ctx: ExecContext, db_id: int) -> VirtualTable:
     return VirtualTable(literal_rows(cols, rows), cols, refuse_error=_refuse())
 
 
-def _types(_ctx: ExecContext, _db_id: int) -> VirtualTable:
+def _types(ctx: ExecContext, db_id: int) -> VirtualTable:
     cols: list[tuple[str, str | None]] = [
         ("name", "sysname"), ("system_type_id", "tinyint"), ("user_type_id", "int"),
         ("schema_id", "int"), ("max_length", "smallint"), ("precision", "tinyint"),
         ("scale", "tinyint"), ("is_nullable", "bit"), ("is_user_defined", "bit")]
     rows = [(n, tid, 256 if n == "sysname" else tid, 4, ml, p, s, n != "sysname", False)
             for n, tid, ml, p, s in SYSTEM_TYPES]
+    for name, schema_id, spec, user_type_id, nullable in alias_type_rows(ctx.conn, db_id):
+        _base, tid, ml, p, s, _chars = type_facts(spec)
+        rows.append((name, tid, user_type_id, schema_id, ml, p, s, nullable, True))
     return VirtualTable(literal_rows(cols, rows), cols, refuse_error=_refuse())
 
 
@@ -330,6 +335,10 @@ def _sequences(ctx: ExecContext, db_id: int) -> VirtualTable:
     return VirtualTable(sequences_query(ctx, db_id), SEQUENCE_COLUMNS, refuse_error=_refuse())
 
 
+def _synonyms(ctx: ExecContext, db_id: int) -> VirtualTable:
+    return VirtualTable(synonyms_query(ctx.conn, db_id), SYNONYM_COLUMNS, refuse_error=_refuse())
+
+
 _SYS_VIEWS: dict[str, Callable[[ExecContext, int], VirtualTable]] = {
     "key_constraints": _key_constraints, "foreign_keys": _foreign_keys,
     "check_constraints": _definition_constraints("C"),
@@ -341,7 +350,7 @@ _SYS_VIEWS: dict[str, Callable[[ExecContext, int], VirtualTable]] = {
     "views": _objects_view(["V"], []),
     "procedures": _objects_view(["P"], []),
     "columns": _columns, "types": _types, "sql_modules": _sql_modules,
-    "messages": _messages, "sequences": _sequences,
+    "messages": _messages, "sequences": _sequences, "synonyms": _synonyms,
 }
 
 

@@ -40,6 +40,7 @@ from .transpile import (
     table_key,
     written_name,
 )
+from .usertypes import alias_type
 
 
 def _hex(n: int, width: int) -> str:
@@ -78,12 +79,13 @@ def _names(nodes: Sequence[exp.Expression]) -> list[str]:
     return out
 
 
-def _parse_definition(schema: exp.Schema) -> tuple[list[dict[str, Any]], list[PendingConstraint]]:
+def _parse_definition(schema: exp.Schema, ctx: ExecContext
+                      ) -> tuple[list[dict[str, Any]], list[PendingConstraint]]:
     columns: list[dict[str, Any]] = []
     constraints: list[PendingConstraint] = []
     for item in schema.expressions:
         if isinstance(item, exp.ColumnDef):
-            columns.append(column_def(item, constraints))
+            columns.append(column_def(item, constraints, ctx))
         elif isinstance(item, exp.Constraint):
             for inner in item.expressions:
                 constraints.append(table_constraint(inner, item.name))
@@ -92,15 +94,22 @@ def _parse_definition(schema: exp.Schema) -> tuple[list[dict[str, Any]], list[Pe
     return columns, constraints
 
 
-def column_def(item: exp.ColumnDef, constraints: list[PendingConstraint]) -> dict[str, Any]:
+def column_def(item: exp.ColumnDef, constraints: list[PendingConstraint],
+               ctx: ExecContext | None = None) -> dict[str, Any]:
+    """A column definition as a dict (name, spec, nullable, identity, default …); a column
+    of an alias type gets its base type and, unless it says otherwise, its nullability."""
     name = item.name
     kind = item.args.get("kind")
     if not isinstance(kind, exp.DataType):
         raise not_supported("A computed column")
     spec = datatype_spec(kind)
+    nullable = True
     if spec is None:
-        raise tsql_error(2715, len(constraints) + 1, kind.sql("tsql"))
-    col: dict[str, Any] = {"name": name, "spec": spec, "nullable": True, "identity": None,
+        alias = alias_type(ctx.conn, ctx.db_id, kind.sql("tsql")) if ctx is not None else None
+        if alias is None:
+            raise tsql_error(2715, len(constraints) + 1, kind.sql("tsql"))
+        spec, nullable = alias
+    col: dict[str, Any] = {"name": name, "spec": spec, "nullable": nullable, "identity": None,
                            "default": None, "default_name": None}
     for cc in item.args.get("constraints") or []:
         cname = cc.name if isinstance(cc, exp.ColumnConstraint) and cc.this else None
@@ -175,7 +184,7 @@ def create_table(ctx: ExecContext, create: exp.Create, *, variable: str | None =
     schema_node = create.this
     if not isinstance(schema_node, exp.Schema) or not isinstance(schema_node.this, exp.Table):
         raise not_supported("CREATE TABLE without a column list")
-    columns, constraints = _parse_definition(schema_node)
+    columns, constraints = _parse_definition(schema_node, ctx)
     key = table_key(schema_node.this)
     catalog = Catalog.get(ctx.conn.store)
     ctx.txn.write()

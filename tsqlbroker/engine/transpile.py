@@ -54,6 +54,7 @@ from .pgxml import pg_xml_method
 from .sequences import resolve_sequences, sequence_call, sequence_spec
 from .sqlfuncs import backend_value, functions_version, registered_functions
 from .sqltypes import CI_COLLATION, STRING_TYPES, normalize_spec, parse_spec, to_storage
+from .synonyms import SYNONYM, synonym_target
 from .tableinfo import TableInfo, load_table, table_by_physical
 from .typeprec import arithmetic_spec, literal_spec
 from .udfcall import UdfCalls
@@ -212,6 +213,8 @@ class Binder:
                 return self._table_source(load_table(conn, obj), name)
             if obj is not None and obj.type == "V":
                 return self._view_source(obj, db_id, name)
+            if obj is not None and obj.type == SYNONYM:
+                return self._synonym_source(obj)
         db_row = self.catalog.database(conn, db_id)
         db_name = db_row.name if db_row else None
         for resolver in virtual_resolvers(conn.store):
@@ -221,6 +224,26 @@ class Binder:
                 return Source("virtual", name, list(vt.columns), sql=sql, virtual=vt,
                               signature=("v", db_id, sql))
         raise tsql_error(208, written_name(key), cls=BindError)
+
+    def _synonym_source(self, obj: Any) -> Source:
+        """The base object of synonym ``obj`` (Msg 5313 when there is none, or it is
+        another synonym)."""
+        database, schema, name = synonym_target(obj)
+        if database is None and self.ctx.db_id != obj.database_id:
+            db_row = self.catalog.database(self.conn, obj.database_id)
+            database = db_row.name if db_row is not None else None
+        shown = f"{obj.schema_name}.{obj.name}"
+        target = self.catalog.find_object(
+            self.conn, self.catalog.database_id(self.conn, database) if database
+            else self.ctx.db_id, schema, name)
+        if target is not None and target.type == SYNONYM:
+            raise tsql_error(5313, shown, cls=BindError)
+        try:
+            return self._resolve((database or "", schema or "", name, ""))
+        except TSqlError as e:
+            if e.number == 208:
+                raise tsql_error(5313, shown, cls=BindError) from None
+            raise
 
     def _ctx_for(self, db_id: int) -> ExecContext:
         if db_id == self.ctx.db_id:

@@ -846,6 +846,28 @@ class DropType(Stmt):
 
 
 @dataclass(frozen=True)
+class CreateAliasType(Stmt):
+    """``CREATE TYPE name FROM base_type [NULL | NOT NULL]`` (``nullable`` None: not
+    written, which allows NULL)."""
+
+    name: ObjectName
+    base: DataType
+    nullable: bool | None = None
+
+
+@dataclass(frozen=True)
+class CreateSynonym(Stmt):
+    name: ObjectName
+    target: ObjectName
+
+
+@dataclass(frozen=True)
+class DropSynonym(Stmt):
+    name: ObjectName
+    if_exists: bool = False
+
+
+@dataclass(frozen=True)
 class CreateSequence(Stmt):
     """``CREATE SEQUENCE`` (``alter`` False) or ``ALTER SEQUENCE``: ``options`` as
     ``(word, value)`` pairs in written order (``('start', 5)``, ``('as', DataType)``,

@@ -272,6 +272,23 @@ class StmtBuilder:
     def drop_type(self, if_exists: Any, name: ast.ObjectName) -> ast.DropType:
         return ast.DropType(name, bool(if_exists))
 
+    def create_alias_type(self, name: ast.ObjectName, base: ast.DataType, nullable: Any
+                          ) -> ast.CreateAliasType:
+        return ast.CreateAliasType(name, base, nullable)
+
+    def alias_null(self) -> bool:
+        return True
+
+    def alias_not_null(self) -> bool:
+        return False
+
+    def create_synonym(self, name: ast.ObjectName, target: ast.ObjectName
+                       ) -> ast.CreateSynonym:
+        return ast.CreateSynonym(name, target)
+
+    def drop_synonym(self, if_exists: Any, name: ast.ObjectName) -> ast.DropSynonym:
+        return ast.DropSynonym(name, bool(if_exists))
+
     def create_sequence(self, name: ast.ObjectName, *options: tuple[str, Any]
                         ) -> ast.CreateSequence:
         return ast.CreateSequence(name, options)

@@ -25,6 +25,7 @@ from tsqlbroker.grammar import ast
 
 from . import messages as _messages  # noqa: F401 - registers the interpreter's texts
 from . import transactions as tx
+from .aliastypes import bind_alias_types
 from .compiler import GotoSignal, ReturnSignal, Signal, internal_error
 from .frames import Frame
 from .runtime_errors import (
@@ -269,7 +270,8 @@ class Session:
                 self._request_cpu_start = time.thread_time()
                 self.command = "AWAITING COMMAND"
             try:
-                yield
+                with bind_alias_types(self):
+                    yield
             finally:
                 self._request_depth -= 1
                 if not outer:
