@@ -423,6 +423,10 @@ MESSAGES: dict[int, tuple[int, str]] = {
                "the necessary permission.")),
     219: (16, ("The type '%.*ls' already exists, or you do not have permission to create "
                "it.")),
+    271: (16, ('The column "%.*ls" cannot be modified because it is either a computed column '
+               "or is the result of a UNION operator.")),
+    1759: (16, ("Computed column '%.*ls' in table '%.*ls' is not allowed to be used in another "
+                "computed-column definition.")),
     5313: (16, "Synonym '%.*ls' refers to an invalid object."),
     11700: (16, "The increment for sequence object '%.*ls' cannot be zero."),
     11702: (16, ("The sequence object '%.*ls' must be of data type int, bigint, smallint, "

@@ -13,6 +13,7 @@ rows. All are read-only: writing to them raises Msg 259.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -214,7 +215,8 @@ def _columns_rows(ctx: ExecContext, db_id: int) -> list[tuple[Any, ...]]:
     o, c = catalog.t.objects, catalog.t.columns
     query = select(o.c.object_id, o.c.schema_name, o.c.name.label("table_name"), c.c.column_id,
                    c.c.name, c.c.type_spec, c.c.is_nullable, c.c.is_identity,
-                   c.c.default_sql).join(c, c.c.object_id == o.c.object_id).where(
+                   c.c.default_sql, c.c.is_computed, o.c.detail.label("table_detail")
+                   ).join(c, c.c.object_id == o.c.object_id).where(
         o.c.database_id == db_id).order_by(o.c.object_id, c.c.column_id)
     return list(ctx.conn.execute(query))
 
@@ -231,7 +233,28 @@ def _columns(ctx: ExecContext, db_id: int) -> VirtualTable:
         is_text = name in ("char", "varchar", "nchar", "nvarchar", "text", "ntext", "sysname")
         rows.append((r.object_id, r.name, r.column_id, type_id, type_id, max_length, precision,
                      scale, _COLLATION if is_text else None, bool(r.is_nullable),
-                     bool(r.is_identity), False))
+                     bool(r.is_identity), bool(r.is_computed)))
+    return VirtualTable(literal_rows(cols, rows), cols, refuse_error=_refuse())
+
+
+def _computed_columns(ctx: ExecContext, db_id: int) -> VirtualTable:
+    """sys.computed_columns: sys.columns' columns of the computed ones, with their
+    definition and whether they were declared PERSISTED."""
+    cols: list[tuple[str, str | None]] = [
+        ("object_id", "int"), ("name", "sysname"), ("column_id", "int"),
+        ("system_type_id", "tinyint"), ("user_type_id", "int"), ("max_length", "smallint"),
+        ("precision", "tinyint"), ("scale", "tinyint"), ("is_nullable", "bit"),
+        ("is_computed", "bit"), ("definition", "nvarchar(max)"),
+        ("uses_database_collation", "bit"), ("is_persisted", "bit")]
+    rows = []
+    for r in _columns_rows(ctx, db_id):
+        if not r.is_computed:
+            continue
+        _name, type_id, max_length, precision, scale, _chars = type_facts(r.type_spec)
+        persisted = json.loads(r.table_detail or "{}").get("persisted") or []
+        rows.append((r.object_id, r.name, r.column_id, type_id, type_id, max_length,
+                     precision, scale, bool(r.is_nullable), True, f"({r.default_sql})", True,
+                     r.name.lower() in persisted))
     return VirtualTable(literal_rows(cols, rows), cols, refuse_error=_refuse())
 
 
@@ -250,7 +273,7 @@ def _info_columns(ctx: ExecContext, db_id: int) -> VirtualTable:
         numeric = name in ("tinyint", "smallint", "int", "bigint", "decimal", "numeric",
                            "money", "smallmoney", "float", "real")
         rows.append((db.name if db else "", r.schema_name, r.table_name, r.name, r.column_id,
-                     f"({r.default_sql})" if r.default_sql else None,
+                     f"({r.default_sql})" if r.default_sql and not r.is_computed else None,
                      "YES" if r.is_nullable else "NO", name, chars,
                      precision if numeric else None, scale if numeric else None))
     return VirtualTable(literal_rows(cols, rows), cols, refuse_error=_refuse())
@@ -351,6 +374,7 @@ _SYS_VIEWS: dict[str, Callable[[ExecContext, int], VirtualTable]] = {
     "procedures": _objects_view(["P"], []),
     "columns": _columns, "types": _types, "sql_modules": _sql_modules,
     "messages": _messages, "sequences": _sequences, "synonyms": _synonyms,
+    "computed_columns": _computed_columns,
 }
 
 

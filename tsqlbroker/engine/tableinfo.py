@@ -30,6 +30,8 @@ class ColumnInfo:
     nullable: bool
     identity: tuple[int, int] | None = None  # (seed, increment)
     default_sql: str | None = None
+    # A computed column: default_sql holds its expression; the writer computes it.
+    computed: bool = False
 
 
 @dataclass(frozen=True)
@@ -135,7 +137,7 @@ def load_table(conn: StoreConnection, obj: ObjectRow) -> TableInfo:
     cols = [ColumnInfo(
         column_id=int(r.column_id), name=r.name, spec=r.type_spec, nullable=bool(r.is_nullable),
         identity=(int(r.seed_value), int(r.increment_value)) if r.is_identity else None,
-        default_sql=r.default_sql)
+        default_sql=r.default_sql, computed=bool(r.is_computed))
         for r in conn.execute(select(c).where(c.c.object_id == obj.object_id)
                               .order_by(c.c.column_id))]
     constraints = [constraint_from_row(r) for r in

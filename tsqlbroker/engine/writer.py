@@ -16,7 +16,7 @@ import sqlglot
 from sqlalchemy import select, update
 from sqlglot import exp
 
-from ..errors import BindError, tsql_error
+from ..errors import BindError, TSqlError, tsql_error
 from .catalog import Catalog
 from .context import ExecContext
 from .execsql import BackendSql, Marks, run_sql
@@ -24,9 +24,11 @@ from .naming import quote_column
 from .sqlfuncs import backend_value
 from .sqltypes import check_length, from_storage, pad_fixed, parse_spec, to_storage
 from .tableinfo import ColumnInfo, ConstraintInfo, TableInfo, load_table, referencing_constraints
-from .transpile import PHYSICAL_MARK, Binder
+from .transpile import PHYSICAL_MARK, Binder, parse_statement
 
 KIND_TEXT = {"PK": "PRIMARY KEY", "UQ": "UNIQUE KEY"}
+# The key of the compiled query of a table's computed columns among the writer's defaults.
+_COMPUTED = "\x00computed"
 
 
 class _DefaultMarker:
@@ -95,7 +97,7 @@ class RowWriter:
         return backend_value(pad_fixed(stored, col.spec))
 
     def default_value(self, col: ColumnInfo) -> Any:
-        if col.default_sql is None:
+        if col.default_sql is None or col.computed:
             return None
         sql = self._defaults.get(col.name)
         if sql is None:
@@ -115,13 +117,15 @@ class RowWriter:
         if columns is None:
             if explicit:
                 raise tsql_error(8101, info.display_name)
-            targets = [c for c in info.columns if c.identity is None]
+            targets = [c for c in info.columns if c.identity is None and not c.computed]
         else:
             targets = []
             for name in columns:
                 col = info.column(name)
                 if col is None:
                     raise tsql_error(207, name, cls=BindError)
+                if col.computed:
+                    raise computed_column_error(col.name)
                 if col.identity is not None and not explicit:
                     raise tsql_error(544, info.display_name)
                 targets.append(col)
@@ -174,11 +178,42 @@ class RowWriter:
             self._check_foreign_keys(values)
             params = {f"c{i}": values[n.lower()] for i, n in enumerate(names)}
             rid = self._execute_insert(sql, params)
+            rid = self._compute(rid)
             self._check_checks(rid)
             rowids.append(rid)
         if ident is not None and next_id is not None:
             self._identity_save(ident, next_id)
         return rowids
+
+    def _compute(self, rid: Any) -> Any:
+        """Store the computed columns' values of row ``rid`` (computed from its other
+        columns); returns the row's id afterwards (PostgreSQL's ctid moves)."""
+        computed = [c for c in self.info.columns if c.computed]
+        if not computed:
+            return rid
+        sql = self._defaults.get(_COMPUTED)
+        if sql is None:
+            parsed = parse_statement("SELECT " + ", ".join(
+                f"({c.default_sql})" for c in computed)).tree
+            assert isinstance(parsed, exp.Select)
+            query = parsed.from_(physical_table_ref(self.info)).where(exp.EQ(
+                this=exp.column(self.rowid), expression=exp.Placeholder(this="rid")))
+            sql = Binder(self.ctx, {}).compile(query, ("computed", self.info.object_id)).sql
+            self._defaults[_COMPUTED] = sql
+        row = run_sql(self.conn, sql, {"rid": rid}).first()
+        if row is None:
+            return rid
+        mark = Marks(self.dialect)
+        sets = ", ".join(f"{quote_column(c.name, self.dialect)} = {mark(f'v{i}')}"
+                         for i, c in enumerate(computed))
+        params = {f"v{i}": self.convert(c, v) for i, (c, v) in
+                  enumerate(zip(computed, row, strict=True))}
+        params["rid"] = rid
+        returning = "" if self.dialect == "sqlite" else f" RETURNING {self.rowid}"
+        result = run_sql(self.conn, mark.sql(
+            f"UPDATE {self.info.sql_name} SET {sets} WHERE {self.rowid} = {mark('rid')}"
+            f"{returning}"), params)
+        return result.scalar() if returning else rid
 
     def _execute_insert(self, sql: BackendSql, params: dict[str, Any]) -> Any:
         if self.dialect == "sqlite":
@@ -311,6 +346,8 @@ class RowWriter:
                     raise tsql_error(207, name, cls=BindError)
                 if col.identity is not None:
                     raise tsql_error(8102, col.name)
+                if col.computed:
+                    raise computed_column_error(col.name)
                 converted[col.name] = self.convert(col, value)
             mark = Marks(self.dialect)
             sets = ", ".join(f"{quote_column(n, self.dialect)} = {mark(f'u{i}')}"
@@ -320,7 +357,7 @@ class RowWriter:
             result = run_sql(
                 self.conn, mark.sql(f"UPDATE {info.sql_name} SET {sets} "
                                     f"WHERE {self.rowid} = {mark('rid')}{returning}"), params)
-            moved[rid] = result.scalar() if returning else rid
+            moved[rid] = self._compute(result.scalar() if returning else rid)
         current = self.fetch(list(moved.values()))
         for rid, _vals in changes:
             values = current.get(moved[rid])
@@ -419,6 +456,14 @@ class RowWriter:
         conds = " AND ".join(f"{quote_column(c, self.dialect)} = {mark(f'k{i}')}"
                              for i, c in enumerate(columns))
         return mark, conds, {f"k{i}": v for i, v in enumerate(keyvals)}
+
+
+def computed_column_error(column: str) -> TSqlError:
+    """Msg 271 for a statement writing computed column ``column``: SQL Server finds it when
+    it compiles the batch, so nothing more of the batch runs."""
+    err = tsql_error(271, column, cls=BindError)
+    err.batch_abort = True  # type: ignore[attr-defined]
+    return err
 
 
 def physical_table_ref(info: TableInfo, alias: str | None = None) -> exp.Table:
