@@ -427,6 +427,10 @@ MESSAGES: dict[int, tuple[int, str]] = {
                "or is the result of a UNION operator.")),
     1759: (16, ("Computed column '%.*ls' in table '%.*ls' is not allowed to be used in another "
                 "computed-column definition.")),
+    8197: (16, "The object '%.*ls' does not exist or is invalid for this operation."),
+    2111: (16, ("Cannot %ls trigger '%.*ls' on table '%.*ls' because an INSTEAD OF %ls trigger "
+                "already exists on this object.")),
+    3609: (16, "The transaction ended in the trigger. The batch has been aborted."),
     5313: (16, "Synonym '%.*ls' refers to an invalid object."),
     11700: (16, "The increment for sequence object '%.*ls' cannot be zero."),
     11702: (16, ("The sequence object '%.*ls' must be of data type int, bigint, smallint, "

@@ -26,6 +26,7 @@ from .context import ExecContext, VirtualTable, register_virtual_table
 from .sequences import SEQUENCE_COLUMNS, sequences_query
 from .sqltypes import TypeSpec, parse_spec
 from .synonyms import SYNONYM_COLUMNS, synonyms_query
+from .triggers import trigger_from_row
 from .usertypes import ALIAS, alias_type_rows
 
 # name, system_type_id, max_length, precision, scale (as sys.types lists them)
@@ -358,6 +359,24 @@ def _sequences(ctx: ExecContext, db_id: int) -> VirtualTable:
     return VirtualTable(sequences_query(ctx, db_id), SEQUENCE_COLUMNS, refuse_error=_refuse())
 
 
+def _triggers(ctx: ExecContext, db_id: int) -> VirtualTable:
+    """sys.triggers: the DML triggers of the database's tables."""
+    cols: list[tuple[str, str | None]] = [
+        ("name", "sysname"), ("object_id", "int"), ("parent_class", "tinyint"),
+        ("parent_class_desc", "nvarchar(60)"), ("parent_id", "int"), ("type", "char(2)"),
+        ("type_desc", "nvarchar(60)"), ("create_date", "datetime"),
+        ("modify_date", "datetime"), ("is_ms_shipped", "bit"), ("is_disabled", "bit"),
+        ("is_not_for_replication", "bit"), ("is_instead_of_trigger", "bit")]
+    rows = []
+    for o in Catalog.get(ctx.conn.store).objects(ctx.conn, db_id, {"TR"}):
+        t = trigger_from_row(o)
+        rows.append((o.name, o.object_id, 1, "OBJECT_OR_COLUMN", o.parent_object_id, "TR",
+                     "SQL_TRIGGER", o.create_date, o.modify_date, False, t.disabled, False,
+                     t.instead_of))
+    return VirtualTable(literal_rows(cols, rows, ctx.conn.dialect), cols,
+                        refuse_error=_refuse())
+
+
 def _synonyms(ctx: ExecContext, db_id: int) -> VirtualTable:
     return VirtualTable(synonyms_query(ctx.conn, db_id), SYNONYM_COLUMNS, refuse_error=_refuse())
 
@@ -374,7 +393,7 @@ _SYS_VIEWS: dict[str, Callable[[ExecContext, int], VirtualTable]] = {
     "procedures": _objects_view(["P"], []),
     "columns": _columns, "types": _types, "sql_modules": _sql_modules,
     "messages": _messages, "sequences": _sequences, "synonyms": _synonyms,
-    "computed_columns": _computed_columns,
+    "computed_columns": _computed_columns, "triggers": _triggers,
 }
 
 

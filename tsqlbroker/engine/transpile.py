@@ -201,6 +201,13 @@ class Binder:
             if info is None:
                 raise tsql_error(208, written_name(key), cls=BindError)
             return self._table_source(info, name)
+        if not catalog_name and not schema and kind == "" \
+                and name.lower() in ("inserted", "deleted") \
+                and name.lower() in self.ctx.table_variables:
+            # A trigger's inserted / deleted rows (table variables the trigger lends).
+            info = table_by_physical(conn, self.ctx.table_variables[name.lower()])
+            if info is not None:
+                return self._table_source(info, name)
         if catalog_name:
             db_id = self.catalog.database_id(conn, catalog_name)
             if db_id is None:

@@ -25,6 +25,7 @@ from .sqlfuncs import backend_value
 from .sqltypes import check_length, from_storage, pad_fixed, parse_spec, to_storage
 from .tableinfo import ColumnInfo, ConstraintInfo, TableInfo, load_table, referencing_constraints
 from .transpile import PHYSICAL_MARK, Binder, parse_statement
+from .triggers import TriggerEvent, wants
 
 KIND_TEXT = {"PK": "PRIMARY KEY", "UQ": "UNIQUE KEY"}
 # The key of the compiled query of a table's computed columns among the writer's defaults.
@@ -139,6 +140,8 @@ class RowWriter:
                     raise tsql_error(109 if len(row) < len(targets) else 110)
                 raise tsql_error(120 if len(row) < len(targets) else 121)
         self.ctx.txn.write()
+        if self._instead("INSERT"):
+            return self._insert_instead(targets, rows)
         next_id = self._identity_start(ident) if ident is not None else None
         rowids: list[Any] = []
         given = {c.name.lower() for c in targets}
@@ -183,7 +186,50 @@ class RowWriter:
             rowids.append(rid)
         if ident is not None and next_id is not None:
             self._identity_save(ident, next_id)
+        if self.info.triggers:
+            self._record("INSERT", inserted=self._images(rowids),
+                         columns=frozenset(c.name.lower() for c in info.columns))
         return rowids
+
+    # -- triggers ---------------------------------------------------------------------------
+    def _instead(self, action: str) -> bool:
+        """Whether an INSTEAD OF trigger takes this write (not while it runs itself)."""
+        return bool(self.info.triggers) and self.info.object_id not in \
+            self.ctx.instead_active and wants(self.info, action, instead_of=True)
+
+    def _record(self, action: str, *, inserted: list[tuple[Any, ...]] | None = None,
+                deleted: list[tuple[Any, ...]] | None = None,
+                columns: frozenset[str] = frozenset(), instead_of: bool = False) -> None:
+        if instead_of or wants(self.info, action, instead_of=False):
+            self.ctx.fired.append(TriggerEvent(self.info, action, inserted or [], deleted or [],
+                                               columns, instead_of))
+
+    def _images(self, rowids: Sequence[Any]) -> list[tuple[Any, ...]]:
+        """The rows ``rowids`` as storage values in column order."""
+        fetched = self.fetch(rowids)
+        names = [c.name.lower() for c in self.info.columns]
+        return [tuple(fetched[r][n] for n in names) for r in rowids if r in fetched]
+
+    def _insert_instead(self, targets: list[ColumnInfo], rows: Sequence[Sequence[Any]]
+                        ) -> list[Any]:
+        """INSERT into a table with an INSTEAD OF INSERT trigger: the rows it would insert
+        (converted, defaults filled, no IDENTITY value) go to the trigger instead."""
+        images = []
+        for row in rows:
+            by_name = {c.name.lower(): v for c, v in zip(targets, row, strict=True)}
+            image = []
+            for col in self.info.columns:
+                value = by_name.get(col.name.lower(), DEFAULT)
+                if col.identity is not None or col.computed:
+                    image.append(None)
+                elif value is DEFAULT:
+                    image.append(self.convert(col, self.default_value(col)))
+                else:
+                    image.append(self.convert(col, value))
+            images.append(tuple(image))
+        self._record("INSERT", inserted=images, instead_of=True,
+                     columns=frozenset(c.name.lower() for c in self.info.columns))
+        return [None] * len(images)
 
     def _compute(self, rid: Any) -> Any:
         """Store the computed columns' values of row ``rid`` (computed from its other
@@ -326,11 +372,35 @@ class RowWriter:
     def update(self, changes: list[tuple[Any, dict[str, Any]]]) -> list[Any]:
         """Apply ``(rowid, {column: new value})`` changes, then check constraints. Returns
         the rows' ids after the update (PostgreSQL's ctid moves when a row is updated)."""
+        info = self.info
+        touched = {name.lower() for _rid, vals in changes for name in vals}
+        if info.triggers and self.statement in ("UPDATE", "MERGE", "DELETE"):
+            before = self._images([rid for rid, _v in changes])
+            if self._instead("UPDATE"):
+                names = [c.name.lower() for c in info.columns]
+                after = []
+                for image, (_rid, vals) in zip(before, changes, strict=False):
+                    row = dict(zip(names, image, strict=True))
+                    for name, value in vals.items():
+                        col = info.column(name)
+                        if col is not None:
+                            row[col.name.lower()] = self.convert(col, value)
+                    after.append(tuple(row[n] for n in names))
+                self._record("UPDATE", inserted=after, deleted=before,
+                             columns=frozenset(touched), instead_of=True)
+                return [rid for rid, _v in changes]
+            moved_ids = self._update_rows(changes, touched)
+            self._record("UPDATE", inserted=self._images(moved_ids), deleted=before,
+                         columns=frozenset(touched))
+            return moved_ids
+        return self._update_rows(changes, touched)
+
+    def _update_rows(self, changes: list[tuple[Any, dict[str, Any]]], touched: set[str]
+                     ) -> list[Any]:
         if not changes:
             return []
         self.ctx.txn.write()
         info = self.info
-        touched = {name.lower() for _rid, vals in changes for name in vals}
         refs = referencing_constraints(self.conn, info) if any(
             k.kind in ("PK", "UQ") and touched & {c.lower() for c in k.columns}
             for k in info.constraints) else []
@@ -399,6 +469,17 @@ class RowWriter:
     # -- DELETE -----------------------------------------------------------------------------
     def delete(self, rowids: Sequence[Any]) -> None:
         """Delete rows by row id; 547 (REFERENCE) while child rows reference them."""
+        if self.info.triggers:
+            before = self._images(rowids)
+            if self._instead("DELETE"):
+                self._record("DELETE", deleted=before, instead_of=True)
+                return
+            self._delete_rows(rowids)
+            self._record("DELETE", deleted=before)
+            return
+        self._delete_rows(rowids)
+
+    def _delete_rows(self, rowids: Sequence[Any]) -> None:
         if not rowids:
             return
         self.ctx.txn.write()

@@ -856,6 +856,43 @@ class CreateAliasType(Stmt):
 
 
 @dataclass(frozen=True)
+class CreateTrigger(Stmt):
+    """CREATE / ALTER / CREATE OR ALTER TRIGGER name ON table {AFTER | FOR | INSTEAD OF}
+    events AS body. ``source`` is the whole statement text."""
+
+    name: ObjectName
+    table: ObjectName
+    instead_of: bool
+    events: tuple[str, ...]
+    body: tuple[Stmt, ...]
+    or_alter: bool = False
+    alter: bool = False
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class DropTrigger(Stmt):
+    names: tuple[ObjectName, ...]
+    if_exists: bool = False
+
+
+@dataclass(frozen=True)
+class EnableTrigger(Stmt):
+    """``ENABLE | DISABLE TRIGGER {name, … | ALL} ON table`` (``names`` empty: ALL)."""
+
+    enable: bool
+    names: tuple[ObjectName, ...]
+    table: ObjectName
+
+
+@dataclass(frozen=True)
+class UpdateColumn(Expr):
+    """``UPDATE(column)`` inside a trigger: whether the statement wrote the column."""
+
+    column: str
+
+
+@dataclass(frozen=True)
 class CreateSynonym(Stmt):
     name: ObjectName
     target: ObjectName

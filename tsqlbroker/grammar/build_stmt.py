@@ -282,6 +282,41 @@ class StmtBuilder:
     def alias_not_null(self) -> bool:
         return False
 
+    def trigger_def(self, head: str, name: ast.ObjectName, table: ast.ObjectName,
+                    _options: Any, instead_of: bool, *rest: Any) -> ast.CreateTrigger:
+        body = rest[-1]
+        events = tuple(dict.fromkeys(str(e).upper() for e in rest[:-1]
+                                     if isinstance(e, str) and e))
+        return ast.CreateTrigger(name, table, instead_of, events, body, head == "or_alter",
+                                 head == "alter")
+
+    def trigger_after(self) -> bool:
+        return False
+
+    def trigger_instead_of(self) -> bool:
+        return True
+
+    def trigger_event(self, tok: Token) -> str:
+        return str(tok).upper()
+
+    def trigger_append(self) -> None:
+        return None
+
+    def drop_trigger(self, if_exists: Any, *names: ast.ObjectName) -> ast.DropTrigger:
+        return ast.DropTrigger(names, bool(if_exists))
+
+    def trigger_names(self, *names: ast.ObjectName) -> tuple[ast.ObjectName, ...]:
+        return names
+
+    def trigger_all(self) -> tuple[ast.ObjectName, ...]:
+        return ()
+
+    def enable_trigger(self, names: Any, table: ast.ObjectName) -> ast.EnableTrigger:
+        return ast.EnableTrigger(True, tuple(names), table)
+
+    def disable_trigger(self, names: Any, table: ast.ObjectName) -> ast.EnableTrigger:
+        return ast.EnableTrigger(False, tuple(names), table)
+
     def create_synonym(self, name: ast.ObjectName, target: ast.ObjectName
                        ) -> ast.CreateSynonym:
         return ast.CreateSynonym(name, target)
