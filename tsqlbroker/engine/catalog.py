@@ -56,6 +56,14 @@ TYPE_DESC: dict[str, str] = {
     "SO": "SEQUENCE_OBJECT", "SN": "SYNONYM",
 }
 
+# The columns of sys.objects, which the views of kinds of objects begin with.
+OBJECT_COLUMNS: list[tuple[str, str | None]] = [
+    ("name", "sysname"), ("object_id", "int"), ("principal_id", "int"), ("schema_id", "int"),
+    ("parent_object_id", "int"), ("type", "char(2)"), ("type_desc", "nvarchar(60)"),
+    ("create_date", "datetime"), ("modify_date", "datetime"), ("is_ms_shipped", "bit"),
+    ("is_published", "bit"), ("is_schema_published", "bit"),
+]
+
 # Object ids: deterministic, shaped like SQL Server's (which step by 16000057 from a start
 # such as 245575913), unique in the whole store, always above 100.
 _OBJECT_ID_START = 245575913

@@ -5,8 +5,8 @@ A sequence is a catalog object of type ``SO`` with its state in ``tsqlb_sequence
 options, ``current_value`` (as ``sys.sequences`` shows it), ``next_value`` (what the next
 ``NEXT VALUE FOR`` returns; NULL once a sequence without CYCLE is exhausted) and
 ``last_used_value``. ``NEXT VALUE FOR`` inside a query is the backend function
-``tsqlb_nextval(object_id)`` — Python on SQLite (registered per connection by
-:func:`register_sqlite`), PL/pgSQL on PostgreSQL — so every row gets its own value; the
+``tsqlb_nextval(object_id)`` — Python on SQLite (``seqstate.py``), PL/pgSQL on
+PostgreSQL (``pgfuncs.py``) — so every row gets its own value; the
 interpreter's expressions call :func:`next_values`. Values are kept as bigint (a decimal
 sequence's range is limited to bigint's; docs/decisions.md).
 """
@@ -33,7 +33,7 @@ from sqlalchemy import (
 from sqlglot import exp
 
 from ..errors import BindError, tsql_error
-from .catalog import Catalog, ObjectRow, write_transaction
+from .catalog import OBJECT_COLUMNS, Catalog, ObjectRow
 from .context import ExecContext
 from .seqstate import advance
 from .sqltypes import parse_spec
@@ -42,26 +42,6 @@ from .store import Store, StoreConnection
 _BIGINT = (-(2 ** 63), 2 ** 63 - 1)
 _RANGES = {"tinyint": (0, 255), "smallint": (-(2 ** 15), 2 ** 15 - 1),
            "int": (-(2 ** 31), 2 ** 31 - 1), "bigint": _BIGINT}
-
-_NEXTVAL_PG = """CREATE OR REPLACE FUNCTION tsqlb_nextval(oid_ integer) RETURNS bigint
-    LANGUAGE plpgsql VOLATILE AS $$
-    DECLARE r record; f numeric;
-    BEGIN
-      SELECT * INTO r FROM tsqlb_sequences WHERE object_id = oid_ FOR UPDATE;
-      IF r.next_value IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = '11728', MESSAGE = format(
-          'The sequence object ''%s'' has reached its minimum or maximum value. Restart the '
-          'sequence object to allow new values to be generated.', r.name);
-      END IF;
-      f := r.next_value::numeric + r.increment;
-      IF f > r.maximum_value OR f < r.minimum_value THEN
-        f := CASE WHEN NOT r.is_cycling THEN NULL
-                  WHEN r.increment > 0 THEN r.minimum_value ELSE r.maximum_value END;
-      END IF;
-      UPDATE tsqlb_sequences SET current_value = r.next_value, last_used_value = r.next_value,
-             next_value = f WHERE object_id = oid_;
-      RETURN r.next_value;
-    END $$"""
 
 
 def sequences_table(metadata: MetaData) -> Table:
@@ -131,19 +111,12 @@ class Sequences:
         return found
 
     def ensure(self, conn: StoreConnection) -> None:
-        """Create the table (and, on PostgreSQL, ``tsqlb_nextval``) unless they exist."""
+        """Create the table unless it exists (PostgreSQL's ``tsqlb_nextval`` is one of the
+        engine's functions, ``pgfuncs.py``)."""
         if self._ready:
             return
         catalog = Catalog.get(self.store)
         committed = catalog.create_tables(conn, [self.t])
-        if conn.dialect == "postgresql":
-            with write_transaction(conn):
-                # Straight to the DBAPI cursor: with no parameters psycopg leaves '%' alone.
-                cursor = conn.conn.connection.dbapi_connection.cursor()
-                try:
-                    cursor.execute(_NEXTVAL_PG)
-                finally:
-                    cursor.close()
         self._ready = committed
 
     # -- DDL ----------------------------------------------------------------------------------
@@ -317,10 +290,7 @@ def sequence_spec(binder: Any, node: exp.NextValueFor) -> str | None:
 _TYPE_IDS = {"tinyint": (48, 3), "smallint": (52, 5), "int": (56, 10), "bigint": (127, 19),
              "decimal": (106, 18), "numeric": (108, 18)}
 SEQUENCE_COLUMNS: list[tuple[str, str | None]] = [
-    ("name", "sysname"), ("object_id", "int"), ("principal_id", "int"), ("schema_id", "int"),
-    ("parent_object_id", "int"), ("type", "char(2)"), ("type_desc", "nvarchar(60)"),
-    ("create_date", "datetime"), ("modify_date", "datetime"), ("is_ms_shipped", "bit"),
-    ("is_published", "bit"), ("is_schema_published", "bit"), ("start_value", "bigint"),
+    *OBJECT_COLUMNS, ("start_value", "bigint"),
     ("increment", "bigint"), ("minimum_value", "bigint"),
     ("maximum_value", "bigint"), ("is_cycling", "bit"), ("is_cached", "bit"),
     ("cache_size", "int"), ("system_type_id", "tinyint"), ("user_type_id", "int"),

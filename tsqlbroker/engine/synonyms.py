@@ -15,16 +15,12 @@ from typing import Any
 from sqlalchemy import Integer, cast, false, literal, select
 
 from ..errors import BindError, tsql_error
-from .catalog import Catalog, ObjectRow
+from .catalog import OBJECT_COLUMNS, Catalog, ObjectRow
 from .store import StoreConnection
 
 SYNONYM = "SN"
 SYNONYM_COLUMNS: list[tuple[str, str | None]] = [
-    ("name", "sysname"), ("object_id", "int"), ("principal_id", "int"), ("schema_id", "int"),
-    ("parent_object_id", "int"), ("type", "char(2)"), ("type_desc", "nvarchar(60)"),
-    ("create_date", "datetime"), ("modify_date", "datetime"), ("is_ms_shipped", "bit"),
-    ("is_published", "bit"), ("is_schema_published", "bit"),
-    ("base_object_name", "nvarchar(1035)")]
+    *OBJECT_COLUMNS, ("base_object_name", "nvarchar(1035)")]
 
 
 def _quoted(part: str) -> str:

@@ -21,7 +21,7 @@ from sqlalchemy import Integer as SaInteger
 from sqlalchemy import Select, and_, case, cast, false, literal, select, true
 
 from ..errors import MESSAGES, tsql_error
-from .catalog import Catalog
+from .catalog import OBJECT_COLUMNS, Catalog
 from .context import ExecContext, VirtualTable, register_virtual_table
 from .sequences import SEQUENCE_COLUMNS, sequences_query
 from .sqltypes import TypeSpec, parse_spec
@@ -45,12 +45,7 @@ SYSTEM_TYPES: list[tuple[str, int, int, int, int]] = [
 ]
 _TYPE_BY_NAME = {t[0]: t for t in SYSTEM_TYPES}
 _COLLATION = "SQL_Latin1_General_CP1_CI_AS"
-_OBJECT_COLUMNS: list[tuple[str, str | None]] = [
-    ("name", "sysname"), ("object_id", "int"), ("principal_id", "int"), ("schema_id", "int"),
-    ("parent_object_id", "int"), ("type", "char(2)"), ("type_desc", "nvarchar(60)"),
-    ("create_date", "datetime"), ("modify_date", "datetime"), ("is_ms_shipped", "bit"),
-    ("is_published", "bit"), ("is_schema_published", "bit"),
-]
+_OBJECT_COLUMNS = OBJECT_COLUMNS
 
 
 def _db(ctx: ExecContext, database: str | None) -> int | None:

@@ -231,6 +231,11 @@ class RowWriter:
                      columns=frozenset(c.name.lower() for c in self.info.columns))
         return [None] * len(images)
 
+    def _returning(self) -> str:
+        """What an UPDATE appends to learn the row's id after it (PostgreSQL's ctid moves;
+        SQLite's rowid stays)."""
+        return "" if self.dialect == "sqlite" else f" RETURNING {self.rowid}"
+
     def _compute(self, rid: Any) -> Any:
         """Store the computed columns' values of row ``rid`` (computed from its other
         columns); returns the row's id afterwards (PostgreSQL's ctid moves)."""
@@ -255,7 +260,7 @@ class RowWriter:
         params = {f"v{i}": self.convert(c, v) for i, (c, v) in
                   enumerate(zip(computed, row, strict=True))}
         params["rid"] = rid
-        returning = "" if self.dialect == "sqlite" else f" RETURNING {self.rowid}"
+        returning = self._returning()
         result = run_sql(self.conn, mark.sql(
             f"UPDATE {self.info.sql_name} SET {sets} WHERE {self.rowid} = {mark('rid')}"
             f"{returning}"), params)
@@ -406,7 +411,7 @@ class RowWriter:
             for k in info.constraints) else []
         old_rows = self.fetch([rid for rid, _v in changes]) if refs else {}
         moved: dict[Any, Any] = {}
-        returning = "" if self.dialect == "sqlite" else f" RETURNING {self.rowid}"
+        returning = self._returning()
         for rid, vals in changes:
             self.conn.check_cancelled()
             converted: dict[str, Any] = {}

@@ -11,6 +11,7 @@ in the new schema, and a failing element undoes the whole of it, as SQL Server d
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -21,12 +22,47 @@ from tsqlbroker.grammar import ast
 from .compiler import HANDLERS, Compiler, StmtFn, handler
 
 if TYPE_CHECKING:
+    from tsqlbroker.engine.catalog import ObjectRow
+
     from .frames import Frame
+    from .session import Session
 
 _CREATE_TABLE = re.compile(r"\s*CREATE\s+TABLE\s+", re.IGNORECASE)
 # Object kinds ALTER SCHEMA … TRANSFER moves per class: TYPE:: names types (table types and
 # alias types); OBJECT:: (the default) every other schema-scoped object.
 TYPE_KINDS = frozenset({"TT", "AT"})
+
+
+def ddl_statement(body: Callable[[Session], None]) -> StmtFn:
+    """A DDL statement's runner: refused in a doomed transaction (Msg 3930), ``body`` does
+    the work, ``@@ROWCOUNT`` is 0 after it."""
+    def run(f: Frame) -> None:
+        s = f.session
+        s.check_writable()
+        body(s)
+        s.rowcount = 0
+    return run
+
+
+def drop_objects(s: Session, names: tuple[ast.ObjectName, ...], types: set[str], label: str,
+                 if_exists: bool, drop: Callable[[ObjectRow], None]) -> None:
+    """``DROP <label> [IF EXISTS] name, …``: ``drop`` each object of ``types`` named (in its
+    database), Msg 3701 for one that does not exist unless IF EXISTS."""
+    for name in names:
+        db_id = s.db_id
+        if name.database:
+            found = s.instance.catalog.database_id(s.conn, name.database)
+            if found is None:
+                raise tsql_error(911, name.database, cls=BindError)
+            db_id = found
+        row = s.instance.catalog.find_object(s.conn, db_id, name.schema, name.name, types)
+        if row is None:
+            if if_exists:
+                continue
+            shown = f"{name.schema}.{name.name}" if name.schema else name.name
+            raise tsql_error(3701, label, shown, cls=BindError)
+        s.txn_for_statement().write()
+        drop(row)
 
 
 def bracketed(name: str) -> str:
@@ -96,11 +132,8 @@ def compile_alter_schema(c: Compiler, node: ast.AlterSchemaTransfer) -> StmtFn:
 def compile_drop_schema(c: Compiler, node: ast.DropSchema) -> StmtFn:
     name, if_exists = node.name, node.if_exists
 
-    def run(f: Frame) -> None:
-        s = f.session
-        s.check_writable()
+    def drop(s: Session) -> None:
         s.txn_for_statement().write()
         if not s.instance.catalog.drop_schema(s.conn, s.db_id, name) and not if_exists:
             raise tsql_error(3701, "schema", name, cls=BindError)
-        s.rowcount = 0
-    return run
+    return ddl_statement(drop)

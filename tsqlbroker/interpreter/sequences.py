@@ -17,7 +17,7 @@ from .compiler import CExpr, Compiler, StmtFn, expr_handler, handler
 from .dml import run_sql
 from .dynamic import SYSTEM_PROCEDURES
 from .expressions import coerce
-from .schemas import bracketed
+from .schemas import bracketed, ddl_statement, drop_objects
 
 if TYPE_CHECKING:
     from .frames import Frame
@@ -99,22 +99,10 @@ def compile_create_sequence(c: Compiler, node: ast.CreateSequence) -> StmtFn:
 
 @handler(ast.DropSequence)
 def compile_drop_sequence(c: Compiler, node: ast.DropSequence) -> StmtFn:
-    names, if_exists = node.names, node.if_exists
-
-    def run(f: Frame) -> None:
-        s = f.session
-        s.check_writable()
-        for name in names:
-            db_id = database_of(s, name)
-            obj = s.instance.catalog.find_object(s.conn, db_id, name.schema, name.name, {"SO"})
-            if obj is None:
-                if if_exists:
-                    continue
-                raise tsql_error(3701, "sequence", shown_name(name), cls=BindError)
-            s.txn_for_statement().write()
-            Sequences.get(s.conn.store).drop(s.conn, obj.object_id)
-        s.rowcount = 0
-    return run
+    def drop(s: Session) -> None:
+        drop_objects(s, node.names, {"SO"}, "sequence", node.if_exists,
+                     lambda row: Sequences.get(s.conn.store).drop(s.conn, row.object_id))
+    return ddl_statement(drop)
 
 
 @expr_handler(ast.NextValueFor)

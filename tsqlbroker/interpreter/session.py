@@ -25,7 +25,6 @@ from tsqlbroker.grammar import ast
 
 from . import messages as _messages  # noqa: F401 - registers the interpreter's texts
 from . import transactions as tx
-from .aliastypes import bind_alias_types
 from .compiler import GotoSignal, ReturnSignal, Signal, internal_error
 from .frames import Frame
 from .runtime_errors import (
@@ -36,6 +35,7 @@ from .runtime_errors import (
     is_raiserror,
 )
 from .sink import Sink
+from .typenames import bind_alias_types
 
 if TYPE_CHECKING:
     from .instance import Instance

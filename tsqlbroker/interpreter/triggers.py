@@ -26,6 +26,7 @@ from . import dml
 from . import types as T
 from .compiler import CExpr, Compiler, StmtFn, expr_handler, handler
 from .procedures import Compiled, ParamInfo, collect_labels, invoke
+from .schemas import ddl_statement, drop_objects
 from .sequences import database_of, shown_name
 from .sysfuncs import special
 from .tabletypes import TABLE
@@ -116,24 +117,12 @@ def _info(row: Any) -> TriggerInfo:
 
 @handler(ast.DropTrigger)
 def compile_drop_trigger(c: Compiler, node: ast.DropTrigger) -> StmtFn:
-    names, if_exists = node.names, node.if_exists
-
-    def run(f: Frame) -> None:
-        s = f.session
-        s.check_writable()
-        catalog = s.instance.catalog
-        for name in names:
-            row = catalog.find_object(s.conn, database_of(s, name), name.schema, name.name,
-                                      {"TR"})
-            if row is None:
-                if if_exists:
-                    continue
-                raise tsql_error(3701, "trigger", shown_name(name), cls=BindError)
-            s.txn_for_statement().write()
-            catalog.drop_object(s.conn, row.object_id)
-            catalog.update_object(s.conn, row.parent_object_id)
-        s.rowcount = 0
-    return run
+    def drop(s: Session) -> None:
+        def drop_one(row: Any) -> None:
+            s.instance.catalog.drop_object(s.conn, row.object_id)
+            s.instance.catalog.update_object(s.conn, row.parent_object_id)
+        drop_objects(s, node.names, {"TR"}, "trigger", node.if_exists, drop_one)
+    return ddl_statement(drop)
 
 
 @handler(ast.EnableTrigger)
