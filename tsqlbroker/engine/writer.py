@@ -200,6 +200,8 @@ class RowWriter:
     def _record(self, action: str, *, inserted: list[tuple[Any, ...]] | None = None,
                 deleted: list[tuple[Any, ...]] | None = None,
                 columns: frozenset[str] = frozenset(), instead_of: bool = False) -> None:
+        if not inserted and not deleted and self.statement != action:
+            return  # a MERGE fires the triggers of the actions it took
         if instead_of or wants(self.info, action, instead_of=False):
             self.ctx.fired.append(TriggerEvent(self.info, action, inserted or [], deleted or [],
                                                columns, instead_of))

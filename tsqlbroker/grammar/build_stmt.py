@@ -317,6 +317,12 @@ class StmtBuilder:
     def disable_trigger(self, names: Any, table: ast.ObjectName) -> ast.EnableTrigger:
         return ast.EnableTrigger(False, tuple(names), table)
 
+    def alter_table_enable(self, table: ast.ObjectName, names: Any) -> ast.EnableTrigger:
+        return ast.EnableTrigger(True, tuple(names), table)
+
+    def alter_table_disable(self, table: ast.ObjectName, names: Any) -> ast.EnableTrigger:
+        return ast.EnableTrigger(False, tuple(names), table)
+
     def create_synonym(self, name: ast.ObjectName, target: ast.ObjectName
                        ) -> ast.CreateSynonym:
         return ast.CreateSynonym(name, target)

@@ -87,6 +87,15 @@ SELECT name, is_disabled, is_instead_of_trigger, OBJECT_NAME(parent_id) AS [tabl
     FROM sys.triggers ORDER BY name
 ENABLE TRIGGER ALL ON dbo.Orders
 SELECT name, is_disabled FROM sys.triggers WHERE name = 'trOrders'
+ALTER TABLE dbo.Orders DISABLE TRIGGER trOrders
+SELECT name, is_disabled FROM sys.triggers WHERE name = 'trOrders'
+ALTER TABLE dbo.Orders ENABLE TRIGGER ALL
+SELECT name, is_disabled FROM sys.triggers WHERE name = 'trOrders'
+GO
+-- A MERGE fires the triggers of the actions it takes; an UPDATE of no row fires its own.
+MERGE dbo.Orders AS o USING (SELECT 6 AS id, 60 AS qty) AS s ON o.id = s.id
+    WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.qty, 'm');
+UPDATE dbo.Orders SET qty = 0 WHERE id = 99
 GO
 -- INSTEAD OF: the trigger runs in place of the statement and writes the table itself.
 CREATE TABLE dbo.Items (id int, name varchar(10))
