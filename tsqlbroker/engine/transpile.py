@@ -51,7 +51,7 @@ from .parsing import (
     syntax_error,
 )
 from .pgxml import pg_xml_method
-from .sequences import resolve_sequences, sequence_call, sequence_spec
+from .seqcalls import resolve_sequences, sequence_call, sequence_spec
 from .sqlfuncs import backend_value, functions_version, registered_functions
 from .sqltypes import CI_COLLATION, STRING_TYPES, normalize_spec, parse_spec, to_storage
 from .synonyms import SYNONYM, synonym_target
