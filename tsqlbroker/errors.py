@@ -436,6 +436,41 @@ MESSAGES: dict[int, tuple[int, str]] = {
                 "notification for queue_activation is already configured on this queue.")),
     9718: (16, ("Cannot create event notification for queue_activation on queue '%.*ls'. "
                 "Stored procedure activation is already configured on this queue.")),  # [U]
+    # --- schemas, sequences, synonyms, alias types, computed columns, triggers (DDL)
+    15530: (16, 'The object with name "%.*ls" already exists.'),
+    8145: (16, "%.*ls is not a parameter for procedure %.*ls."),
+    218: (16, ("Could not find the type '%.*ls'. Either it does not exist or you do not have "
+               "the necessary permission.")),
+    219: (16, ("The type '%.*ls' already exists, or you do not have permission to create "
+               "it.")),
+    271: (16, ('The column "%.*ls" cannot be modified because it is either a computed column '
+               "or is the result of a UNION operator.")),
+    1759: (16, ("Computed column '%.*ls' in table '%.*ls' is not allowed to be used in another "
+                "computed-column definition.")),
+    8197: (16, "The object '%.*ls' does not exist or is invalid for this operation."),
+    2111: (16, ("Cannot %ls trigger '%.*ls' on table '%.*ls' because an INSTEAD OF %ls trigger "
+                "already exists on this object.")),
+    3609: (16, "The transaction ended in the trigger. The batch has been aborted."),
+    5313: (16, "Synonym '%.*ls' refers to an invalid object."),
+    11700: (16, "The increment for sequence object '%.*ls' cannot be zero."),
+    11702: (16, ("The sequence object '%.*ls' must be of data type int, bigint, smallint, "
+                 "tinyint, or decimal or numeric with a scale of 0, or any user-defined data "
+                 "type that is based on one of the above integer data types.")),
+    11703: (16, ("The start value for sequence object '%.*ls' must be between the minimum and "
+                 "maximum value of the sequence object.")),
+    11704: (16, ("The current value '%.*ls' for sequence object '%.*ls' must be between the "
+                 "minimum and maximum value of the sequence object.")),
+    11705: (16, ("The minimum value for sequence object '%.*ls' must be less than its maximum "
+                 "value.")),
+    11706: (16, "The cache size for sequence object '%.*ls' must be greater than 0."),
+    11708: (16, "An invalid value was specified for argument '%.*ls' for the given data type."),
+    11709: (16, "The 'RESTART WITH' argument cannot be used in a CREATE SEQUENCE statement."),
+    11710: (16, "Argument 'START WITH' cannot be used in an ALTER SEQUENCE statement."),
+    11728: (16, ("The sequence object '%.*ls' has reached its minimum or maximum value. "
+                 "Restart the sequence object to allow new values to be generated.")),
+    11732: (16, ("The requested range for sequence object '%.*ls' exceeds the maximum or "
+                 "minimum limit. Retry with a smaller range.")),
+    11733: (16, "Parameter '%.*ls' must be a positive integer."),
     # --- Service Broker (reference §6)
     8403: (16, ("The message type '%.*ls' is specified more than once. Remove the duplicate "
                 "message type.")),

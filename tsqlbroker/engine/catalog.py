@@ -53,7 +53,16 @@ TYPE_DESC: dict[str, str] = {
     "TR": "SQL_TRIGGER", "SQ": "SERVICE_QUEUE", "IT": "INTERNAL_TABLE", "S": "SYSTEM_TABLE",
     "PK": "PRIMARY_KEY_CONSTRAINT", "UQ": "UNIQUE_CONSTRAINT", "F": "FOREIGN_KEY_CONSTRAINT",
     "C": "CHECK_CONSTRAINT", "D": "DEFAULT_CONSTRAINT", "TT": "TYPE_TABLE",
+    "SO": "SEQUENCE_OBJECT", "SN": "SYNONYM",
 }
+
+# The columns of sys.objects, which the views of kinds of objects begin with.
+OBJECT_COLUMNS: list[tuple[str, str | None]] = [
+    ("name", "sysname"), ("object_id", "int"), ("principal_id", "int"), ("schema_id", "int"),
+    ("parent_object_id", "int"), ("type", "char(2)"), ("type_desc", "nvarchar(60)"),
+    ("create_date", "datetime"), ("modify_date", "datetime"), ("is_ms_shipped", "bit"),
+    ("is_published", "bit"), ("is_schema_published", "bit"),
+]
 
 # Object ids: deterministic, shaped like SQL Server's (which step by 16000057 from a start
 # such as 245575913), unique in the whole store, always above 100.
@@ -397,6 +406,56 @@ class Catalog:
                                       name_key=name.lower()))
         self._changed(conn)
         return schema_id
+
+    def drop_schema(self, conn: StoreConnection, db_id: int, name: str) -> bool:
+        """``DROP SCHEMA name``: False when it does not exist; Msg 3708 for a built-in
+        schema, Msg 3729 while an object is in it."""
+        schema_id = self.schema_id(conn, db_id, name)
+        if schema_id is None:
+            return False
+        if schema_id < FIRST_USER_SCHEMA_ID:
+            raise tsql_error(3708, "drop", "schema", name, "schema")
+        o = self.t.objects
+        used = conn.execute(select(o.c.name).where(
+            o.c.database_id == db_id, o.c.schema_id == schema_id, o.c.parent_object_id == 0,
+            o.c.session_id.is_(None)).order_by(o.c.object_id).limit(1)).scalar()
+        if used is not None:
+            raise tsql_error(3729, "drop schema", name, used)
+        conn.write()
+        s = self.t.schemas
+        conn.execute(delete(s).where(s.c.database_id == db_id, s.c.schema_id == schema_id))
+        self._changed(conn)
+        return True
+
+    def transfer_object(self, conn: StoreConnection, object_id: int, schema: str) -> None:
+        """``ALTER SCHEMA schema TRANSFER``: move object ``object_id`` and its child objects
+        (constraints, indexes) into ``schema`` (Msg 15151 when it does not exist, Msg 15530
+        when it already has an object of the name)."""
+        row = self.object_by_id(conn, None, object_id)
+        if row is None:
+            return
+        schema_id = self.schema_id(conn, row.database_id, schema)
+        if schema_id is None:
+            raise tsql_error(15151, "schema", schema)
+        if schema_id == row.schema_id:
+            return
+        o = self.t.objects
+        moving = [object_id, *conn.execute(select(o.c.object_id).where(
+            o.c.parent_object_id == object_id)).scalars()]
+        names = conn.execute(select(o.c.name_key).where(o.c.object_id.in_(moving))).scalars()
+        clash = conn.execute(select(o.c.name).where(
+            o.c.database_id == row.database_id, o.c.schema_id == schema_id,
+            o.c.name_key.in_(list(names)))).scalar()
+        if clash is not None:
+            raise tsql_error(15530, clash)
+        conn.write()
+        schema_name = conn.execute(select(self.t.schemas.c.name).where(
+            self.t.schemas.c.database_id == row.database_id,
+            self.t.schemas.c.schema_id == schema_id)).scalar_one()
+        conn.execute(update(o).where(o.c.object_id.in_(moving)).values(
+            schema_id=schema_id, schema_name=schema_name))
+        self._changed(conn)
+        self.update_object(conn, object_id)
 
     # -- objects ------------------------------------------------------------------------------
     def create_object(self, conn: StoreConnection, db_id: int, schema: str | None, name: str,

@@ -36,6 +36,11 @@ class ExecContext:
     identity_insert: set[int] = field(default_factory=set)
     # The statement's OPTION (MAXRECURSION n) for its recursive CTEs (0: no limit).
     max_recursion: int = 100
+    # DML triggers: what the statement's writes did (triggers.TriggerEvent, filled by the
+    # row writer for tables with triggers) and the tables whose INSTEAD OF trigger is
+    # running (their writes happen as written).
+    fired: list[Any] = field(default_factory=list)
+    instead_active: frozenset[int] = frozenset()
 
 
 @dataclass

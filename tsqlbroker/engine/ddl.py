@@ -72,7 +72,9 @@ def alter_table(ctx: ExecContext, tree: exp.Alter) -> None:
 
 def _add_column(ctx: ExecContext, info: TableInfo, action: exp.ColumnDef) -> None:
     pending: list[PendingConstraint] = []
-    col = column_def(action, pending)
+    col = column_def(action, pending, ctx)
+    if col.get("computed") is not None:
+        raise not_supported("ALTER TABLE … ADD of a computed column")
     if info.column(col["name"]) is not None:
         raise tsql_error(2705, col["name"], info.display_name)
     has_rows = run_sql(

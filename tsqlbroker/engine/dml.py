@@ -40,8 +40,10 @@ from .modify import (
 from .plans import InsertPlan, InsertShape, ModifyPlan, PlanCache, new_plan
 from .query import run_query_plan, select_statement
 from .sqlfuncs import prepare_connection, register_functions
+from .tableinfo import table_by_physical
 from .tables import create_table, drop_table, truncate_table
 from .transpile import Parsed, not_supported, parse_statement, table_key, temp_table_object_id
+from .triggers import TriggerEvent
 from .writer import RowWriter
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
@@ -158,6 +160,27 @@ def declare_table_variable(ctx: ExecContext, name: str, columns_sql: str) -> str
 
     _outside_transaction(ctx, run)
     return physical[0]
+
+
+def trigger_tables(ctx: ExecContext, event: TriggerEvent) -> tuple[str, str]:
+    """The physical names of new table variables holding ``event``'s inserted and deleted
+    rows (the table's columns, plain: no IDENTITY, no constraints), in the statement's
+    transaction."""
+    prepare_connection(ctx.conn)
+    names: list[str] = []
+    columns = ", ".join(f"[{c.name.replace(']', ']]')}] {c.spec} NULL"
+                        for c in event.table.columns)
+
+    def run() -> SqlResult:
+        for label, rows in (("@inserted", event.inserted), ("@deleted", event.deleted)):
+            physical = tables.declare_table_variable(ctx, label, columns)
+            names.append(physical)
+            info = table_by_physical(ctx.conn, physical)
+            if rows and info is not None:
+                RowWriter(ctx, info, "INSERT").insert(None, rows)
+        return SqlResult()
+    guarded(ctx, True, run)
+    return names[0], names[1]
 
 
 def drop_table_variable(ctx: ExecContext, physical: str) -> None:

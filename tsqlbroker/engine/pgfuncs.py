@@ -32,7 +32,31 @@ _UNIT_CASE = """
       WHEN 'microsecond' THEN 'microseconds' WHEN 'mcs' THEN 'microseconds'
       ELSE NULL END"""
 
+# NEXT VALUE FOR (engine/sequences.py): the sequence's state row moves in the caller's
+# transaction; an exhausted sequence raises Msg 11728.
+_NEXTVAL = """CREATE OR REPLACE FUNCTION tsqlb_nextval(oid_ integer) RETURNS bigint
+    LANGUAGE plpgsql VOLATILE AS $$
+    DECLARE r record; f numeric;
+    BEGIN
+      SELECT * INTO r FROM tsqlb_sequences WHERE object_id = oid_ FOR UPDATE;
+      IF r.next_value IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = '11728', MESSAGE = format(
+          'The sequence object ''%s'' has reached its minimum or maximum value. Restart the '
+          'sequence object to allow new values to be generated.', r.name);
+      END IF;
+      f := r.next_value::numeric + r.increment;
+      IF f > r.maximum_value OR f < r.minimum_value THEN
+        f := CASE WHEN NOT r.is_cycling THEN NULL
+                  WHEN r.increment > 0 THEN r.minimum_value ELSE r.maximum_value END;
+      END IF;
+      UPDATE tsqlb_sequences SET current_value = r.next_value, last_used_value = r.next_value,
+             next_value = f WHERE object_id = oid_;
+      RETURN r.next_value;
+    END $$"""
+
+
 FUNCTIONS: list[str] = [
+    _NEXTVAL,
     f"""CREATE OR REPLACE FUNCTION tsqlb_getdate() RETURNS text LANGUAGE sql VOLATILE
         AS $$ SELECT to_char(clock_timestamp()::timestamp, {_TS}) $$""",
     f"""CREATE OR REPLACE FUNCTION tsqlb_getutcdate() RETURNS text LANGUAGE sql VOLATILE

@@ -24,6 +24,7 @@ from decimal import ROUND_DOWN, ROUND_HALF_UP, Context, Decimal
 from typing import Any
 
 from ..errors import TSqlError, tsql_error
+from .seqstate import sqlite_nextval
 from .sqltypes import CI_COLLATION, from_storage, parse_spec, to_storage
 from .store import Store, StoreConnection
 
@@ -420,6 +421,7 @@ def _register(store: Store, dbapi: Any) -> None:
         dbapi.create_function(name, nargs, _guard(fn))
     for name, (nargs, fn) in _registry(store).items():
         dbapi.create_function(f"tsql_{name}", nargs, _guard(fn))
+    dbapi.create_function("tsqlb_nextval", 1, _guard(sqlite_nextval(dbapi)))
     from .udfbridge import sqlite_functions  # udfbridge imports this module
 
     for name, (nargs, fn) in sqlite_functions(store).items():

@@ -13,6 +13,7 @@ rows. All are read-only: writing to them raises Msg 259.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -20,9 +21,13 @@ from sqlalchemy import Integer as SaInteger
 from sqlalchemy import Select, and_, case, cast, false, literal, select, true
 
 from ..errors import MESSAGES, tsql_error
-from .catalog import Catalog
+from .catalog import OBJECT_COLUMNS, Catalog
 from .context import ExecContext, VirtualTable, register_virtual_table
+from .sequences import SEQUENCE_COLUMNS, sequences_query
 from .sqltypes import TypeSpec, parse_spec
+from .synonyms import SYNONYM_COLUMNS, synonyms_query
+from .triggers import trigger_from_row
+from .usertypes import ALIAS, alias_type_rows
 
 # name, system_type_id, max_length, precision, scale (as sys.types lists them)
 SYSTEM_TYPES: list[tuple[str, int, int, int, int]] = [
@@ -40,12 +45,7 @@ SYSTEM_TYPES: list[tuple[str, int, int, int, int]] = [
 ]
 _TYPE_BY_NAME = {t[0]: t for t in SYSTEM_TYPES}
 _COLLATION = "SQL_Latin1_General_CP1_CI_AS"
-_OBJECT_COLUMNS: list[tuple[str, str | None]] = [
-    ("name", "sysname"), ("object_id", "int"), ("principal_id", "int"), ("schema_id", "int"),
-    ("parent_object_id", "int"), ("type", "char(2)"), ("type_desc", "nvarchar(60)"),
-    ("create_date", "datetime"), ("modify_date", "datetime"), ("is_ms_shipped", "bit"),
-    ("is_published", "bit"), ("is_schema_published", "bit"),
-]
+_OBJECT_COLUMNS = OBJECT_COLUMNS
 
 
 def _db(ctx: ExecContext, database: str | None) -> int | None:
@@ -58,7 +58,7 @@ def _objects_select(catalog: Catalog, db_id: int, types: Sequence[str] | None) -
     o = catalog.t.objects
     type_desc = case(*[(o.c.type == k, literal(v)) for k, v in _TYPE_DESCS.items()],
                      else_=o.c.type)
-    conds = [o.c.database_id == db_id, o.c.type != "IX"]
+    conds = [o.c.database_id == db_id, o.c.type.notin_(["IX", ALIAS])]
     if types:
         conds.append(o.c.type.in_(list(types)))
     return select(
@@ -119,8 +119,11 @@ def _databases(ctx: ExecContext, _db_id: int) -> VirtualTable:
 
 def _schemas(ctx: ExecContext, db_id: int) -> VirtualTable:
     s = Catalog.get(ctx.conn.store).t.schemas
+    # Built-in schemas belong to the principal of the same id (dbo 1, guest 2,
+    # INFORMATION_SCHEMA 3, sys 4); created ones to dbo (docs/decisions.md).
+    owner = case((s.c.schema_id < 5, s.c.schema_id), else_=literal(1))
     query = select(s.c.name.label("name"), s.c.schema_id.label("schema_id"),
-                   literal(1).label("principal_id")).where(s.c.database_id == db_id)
+                   owner.label("principal_id")).where(s.c.database_id == db_id)
     return VirtualTable(query, [("name", "sysname"), ("schema_id", "int"),
                                 ("principal_id", "int")], refuse_error=_refuse())
 
@@ -208,7 +211,8 @@ def _columns_rows(ctx: ExecContext, db_id: int) -> list[tuple[Any, ...]]:
     o, c = catalog.t.objects, catalog.t.columns
     query = select(o.c.object_id, o.c.schema_name, o.c.name.label("table_name"), c.c.column_id,
                    c.c.name, c.c.type_spec, c.c.is_nullable, c.c.is_identity,
-                   c.c.default_sql).join(c, c.c.object_id == o.c.object_id).where(
+                   c.c.default_sql, c.c.is_computed, o.c.detail.label("table_detail")
+                   ).join(c, c.c.object_id == o.c.object_id).where(
         o.c.database_id == db_id).order_by(o.c.object_id, c.c.column_id)
     return list(ctx.conn.execute(query))
 
@@ -225,7 +229,28 @@ def _columns(ctx: ExecContext, db_id: int) -> VirtualTable:
         is_text = name in ("char", "varchar", "nchar", "nvarchar", "text", "ntext", "sysname")
         rows.append((r.object_id, r.name, r.column_id, type_id, type_id, max_length, precision,
                      scale, _COLLATION if is_text else None, bool(r.is_nullable),
-                     bool(r.is_identity), False))
+                     bool(r.is_identity), bool(r.is_computed)))
+    return VirtualTable(literal_rows(cols, rows), cols, refuse_error=_refuse())
+
+
+def _computed_columns(ctx: ExecContext, db_id: int) -> VirtualTable:
+    """sys.computed_columns: sys.columns' columns of the computed ones, with their
+    definition and whether they were declared PERSISTED."""
+    cols: list[tuple[str, str | None]] = [
+        ("object_id", "int"), ("name", "sysname"), ("column_id", "int"),
+        ("system_type_id", "tinyint"), ("user_type_id", "int"), ("max_length", "smallint"),
+        ("precision", "tinyint"), ("scale", "tinyint"), ("is_nullable", "bit"),
+        ("is_computed", "bit"), ("definition", "nvarchar(max)"),
+        ("uses_database_collation", "bit"), ("is_persisted", "bit")]
+    rows = []
+    for r in _columns_rows(ctx, db_id):
+        if not r.is_computed:
+            continue
+        _name, type_id, max_length, precision, scale, _chars = type_facts(r.type_spec)
+        persisted = json.loads(r.table_detail or "{}").get("persisted") or []
+        rows.append((r.object_id, r.name, r.column_id, type_id, type_id, max_length,
+                     precision, scale, bool(r.is_nullable), True, f"({r.default_sql})", True,
+                     r.name.lower() in persisted))
     return VirtualTable(literal_rows(cols, rows), cols, refuse_error=_refuse())
 
 
@@ -244,19 +269,22 @@ def _info_columns(ctx: ExecContext, db_id: int) -> VirtualTable:
         numeric = name in ("tinyint", "smallint", "int", "bigint", "decimal", "numeric",
                            "money", "smallmoney", "float", "real")
         rows.append((db.name if db else "", r.schema_name, r.table_name, r.name, r.column_id,
-                     f"({r.default_sql})" if r.default_sql else None,
+                     f"({r.default_sql})" if r.default_sql and not r.is_computed else None,
                      "YES" if r.is_nullable else "NO", name, chars,
                      precision if numeric else None, scale if numeric else None))
     return VirtualTable(literal_rows(cols, rows), cols, refuse_error=_refuse())
 
 
-def _types(_ctx: ExecContext, _db_id: int) -> VirtualTable:
+def _types(ctx: ExecContext, db_id: int) -> VirtualTable:
     cols: list[tuple[str, str | None]] = [
         ("name", "sysname"), ("system_type_id", "tinyint"), ("user_type_id", "int"),
         ("schema_id", "int"), ("max_length", "smallint"), ("precision", "tinyint"),
         ("scale", "tinyint"), ("is_nullable", "bit"), ("is_user_defined", "bit")]
     rows = [(n, tid, 256 if n == "sysname" else tid, 4, ml, p, s, n != "sysname", False)
             for n, tid, ml, p, s in SYSTEM_TYPES]
+    for name, schema_id, spec, user_type_id, nullable in alias_type_rows(ctx.conn, db_id):
+        _base, tid, ml, p, s, _chars = type_facts(spec)
+        rows.append((name, tid, user_type_id, schema_id, ml, p, s, nullable, True))
     return VirtualTable(literal_rows(cols, rows), cols, refuse_error=_refuse())
 
 
@@ -322,6 +350,32 @@ def _definition_constraints(kind: str) -> Callable[[ExecContext, int], VirtualTa
     return build
 
 
+def _sequences(ctx: ExecContext, db_id: int) -> VirtualTable:
+    return VirtualTable(sequences_query(ctx, db_id), SEQUENCE_COLUMNS, refuse_error=_refuse())
+
+
+def _triggers(ctx: ExecContext, db_id: int) -> VirtualTable:
+    """sys.triggers: the DML triggers of the database's tables."""
+    cols: list[tuple[str, str | None]] = [
+        ("name", "sysname"), ("object_id", "int"), ("parent_class", "tinyint"),
+        ("parent_class_desc", "nvarchar(60)"), ("parent_id", "int"), ("type", "char(2)"),
+        ("type_desc", "nvarchar(60)"), ("create_date", "datetime"),
+        ("modify_date", "datetime"), ("is_ms_shipped", "bit"), ("is_disabled", "bit"),
+        ("is_not_for_replication", "bit"), ("is_instead_of_trigger", "bit")]
+    rows = []
+    for o in Catalog.get(ctx.conn.store).objects(ctx.conn, db_id, {"TR"}):
+        t = trigger_from_row(o)
+        rows.append((o.name, o.object_id, 1, "OBJECT_OR_COLUMN", o.parent_object_id, "TR",
+                     "SQL_TRIGGER", o.create_date, o.modify_date, False, t.disabled, False,
+                     t.instead_of))
+    return VirtualTable(literal_rows(cols, rows, ctx.conn.dialect), cols,
+                        refuse_error=_refuse())
+
+
+def _synonyms(ctx: ExecContext, db_id: int) -> VirtualTable:
+    return VirtualTable(synonyms_query(ctx.conn, db_id), SYNONYM_COLUMNS, refuse_error=_refuse())
+
+
 _SYS_VIEWS: dict[str, Callable[[ExecContext, int], VirtualTable]] = {
     "key_constraints": _key_constraints, "foreign_keys": _foreign_keys,
     "check_constraints": _definition_constraints("C"),
@@ -333,7 +387,8 @@ _SYS_VIEWS: dict[str, Callable[[ExecContext, int], VirtualTable]] = {
     "views": _objects_view(["V"], []),
     "procedures": _objects_view(["P"], []),
     "columns": _columns, "types": _types, "sql_modules": _sql_modules,
-    "messages": _messages,
+    "messages": _messages, "sequences": _sequences, "synonyms": _synonyms,
+    "computed_columns": _computed_columns, "triggers": _triggers,
 }
 
 

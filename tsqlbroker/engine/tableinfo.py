@@ -18,6 +18,7 @@ from sqlalchemy import select
 from .catalog import TEMPDB, Catalog, ObjectRow
 from .naming import qualified_name
 from .store import StoreConnection
+from .triggers import trigger_from_row
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,8 @@ class ColumnInfo:
     nullable: bool
     identity: tuple[int, int] | None = None  # (seed, increment)
     default_sql: str | None = None
+    # A computed column: default_sql holds its expression; the writer computes it.
+    computed: bool = False
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,8 @@ class TableInfo:
     # The backend schema the table lives in (PostgreSQL: its database's); None for the
     # home schema (SQLite, temp tables, table variables).
     backend_schema: str | None = None
+    # DML triggers (engine/triggers.py TriggerInfo), in creation order.
+    triggers: list[Any] = field(default_factory=list)
     _by_name: dict[str, ColumnInfo] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -137,19 +142,21 @@ def load_table(conn: StoreConnection, obj: ObjectRow) -> TableInfo:
     cols = [ColumnInfo(
         column_id=int(r.column_id), name=r.name, spec=r.type_spec, nullable=bool(r.is_nullable),
         identity=(int(r.seed_value), int(r.increment_value)) if r.is_identity else None,
-        default_sql=r.default_sql)
+        default_sql=r.default_sql, computed=bool(r.is_computed))
         for r in conn.execute(select(c).where(c.c.object_id == obj.object_id)
                               .order_by(c.c.column_id))]
-    constraints = [constraint_from_row(r) for r in
-                   catalog.objects(conn, obj.database_id, parent_id=obj.object_id)
+    children = catalog.objects(conn, obj.database_id, parent_id=obj.object_id)
+    constraints = [constraint_from_row(r) for r in children
                    if r.type in ("PK", "UQ", "F", "C", "D", "IX")]
+    triggers = [trigger_from_row(r) for r in children if r.type == "TR"]
     db = catalog.database(conn, obj.database_id)
     detail: dict[str, Any] = json.loads(obj.detail or "{}")
     info = TableInfo(
         object_id=obj.object_id, db_id=obj.database_id, db_name=db.name if db else "?",
         schema=obj.schema_name, name=obj.name, physical=obj.physical_name or "",
         columns=cols, constraints=constraints, modify_date=obj.modify_date,
-        local_name=detail.get("local_name"), backend_schema=catalog.table_schema(conn, obj))
+        local_name=detail.get("local_name"), backend_schema=catalog.table_schema(conn, obj),
+        triggers=triggers)
     with _cache_lock:
         if len(_cache) > 2048:
             _cache.clear()

@@ -37,9 +37,13 @@ from .transpile import (
     Binder,
     datatype_spec,
     not_supported,
+    parse_statement,
     table_key,
     written_name,
 )
+from .typeprec import common_spec
+from .usertypes import alias_type
+from .writer import physical_table_ref
 
 
 def _hex(n: int, width: int) -> str:
@@ -85,14 +89,15 @@ def _inline_index(item: exp.Expression) -> bool:
         and not item.this.quoted and item.name.upper() == "INDEX"
 
 
-def _parse_definition(schema: exp.Schema) -> tuple[list[dict[str, Any]], list[PendingConstraint]]:
+def _parse_definition(schema: exp.Schema, ctx: ExecContext
+                      ) -> tuple[list[dict[str, Any]], list[PendingConstraint]]:
     columns: list[dict[str, Any]] = []
     constraints: list[PendingConstraint] = []
     for item in schema.expressions:
         if _inline_index(item):
             continue  # INDEX ix (a): an index only speeds reads up; the storage keeps none
         if isinstance(item, exp.ColumnDef):
-            columns.append(column_def(item, constraints))
+            columns.append(column_def(item, constraints, ctx))
         elif isinstance(item, exp.Constraint):
             for inner in item.expressions:
                 constraints.append(table_constraint(inner, item.name))
@@ -113,16 +118,23 @@ def _check_column_size(name: str, spec: str) -> None:
         raise tsql_error(131, t.length, "column", name, limit, state=2, cls=BindError)
 
 
-def column_def(item: exp.ColumnDef, constraints: list[PendingConstraint]) -> dict[str, Any]:
+def column_def(item: exp.ColumnDef, constraints: list[PendingConstraint],
+               ctx: ExecContext | None = None) -> dict[str, Any]:
+    """A column definition as a dict (name, spec, nullable, identity, default …); a column
+    of an alias type gets its base type and, unless it says otherwise, its nullability."""
     name = item.name
     kind = item.args.get("kind")
     if not isinstance(kind, exp.DataType):
-        raise not_supported("A computed column")
+        return _computed_column(item)
     spec = datatype_spec(kind)
+    nullable = True
     if spec is None:
-        raise tsql_error(2715, len(constraints) + 1, kind.sql("tsql"))
+        alias = alias_type(ctx.conn, ctx.db_id, kind.sql("tsql")) if ctx is not None else None
+        if alias is None:
+            raise tsql_error(2715, len(constraints) + 1, kind.sql("tsql"))
+        spec, nullable = alias
     _check_column_size(name, spec)
-    col: dict[str, Any] = {"name": name, "spec": spec, "nullable": True, "identity": None,
+    col: dict[str, Any] = {"name": name, "spec": spec, "nullable": nullable, "identity": None,
                            "default": None, "default_name": None}
     for cc in item.args.get("constraints") or []:
         cname = cc.name if isinstance(cc, exp.ColumnConstraint) and cc.this else None
@@ -164,6 +176,54 @@ def column_def(item: exp.ColumnDef, constraints: list[PendingConstraint]) -> dic
     return col
 
 
+def _computed_column(item: exp.ColumnDef) -> dict[str, Any]:
+    """``name AS expression [PERSISTED]``: its type is decided once the table's other
+    columns are known (:func:`_computed_specs`)."""
+    found = next((cc.args.get("kind") for cc in item.args.get("constraints") or []
+                  if isinstance(cc.args.get("kind"), exp.ComputedColumnConstraint)), None)
+    if found is None:
+        raise not_supported(f"The column definition '{item.sql('tsql')}'")
+    body = found.this.this if isinstance(found.this, exp.Paren) else found.this
+    return {"name": item.name, "spec": None, "nullable": True, "identity": None,
+            "default": None, "default_name": None, "computed": body.sql("tsql"),
+            "persisted": bool(found.args.get("persisted"))}
+
+
+def _computed_specs(ctx: ExecContext, oid: int, columns: list[dict[str, Any]]) -> None:
+    """The types of the computed columns of new table ``oid``: their expressions' types
+    over the other columns (Msg 207 for an unknown column), recorded in the catalog."""
+    catalog = Catalog.get(ctx.conn.store)
+    obj = catalog.object_by_id(ctx.conn, None, oid)
+    assert obj is not None
+    info = load_table(ctx.conn, obj)
+    c = catalog.t.columns
+    for i, col in enumerate(columns, start=1):
+        if col.get("computed") is None:
+            continue
+        parsed = parse_statement(f"SELECT {col['computed']}").tree
+        assert isinstance(parsed, exp.Select)
+        for ref in parsed.find_all(exp.Column):
+            if not isinstance(ref.this, exp.Star) and info.column(ref.name) is None:
+                raise tsql_error(207, ref.name, cls=BindError)
+            found = info.column(ref.name)
+            if found is not None and found.computed:
+                raise tsql_error(1759, found.name, info.display_name)
+        tree = parsed.from_(physical_table_ref(info))
+        binder = Binder(ctx, {})
+        binder.collect(tree)
+        _names, types = binder.describe(tree)
+        spec = types[0]
+        body = tree.expressions[0]
+        body = body.this if isinstance(body, exp.Paren) else body
+        if spec is None and isinstance(body, (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)):
+            # Integer and money arithmetic: the operands' type of higher precedence.
+            spec = common_spec([binder.spec_of(body.this), binder.spec_of(body.expression)])
+        col["spec"] = spec or "sql_variant"
+        ctx.conn.execute(update(c).where(c.c.object_id == oid, c.c.column_id == i).values(
+            type_spec=col["spec"]))
+    catalog.update_object(ctx.conn, oid)
+
+
 def _fk(name: str | None, columns: list[str], ref: exp.Expression | None) -> PendingConstraint:
     if not isinstance(ref, exp.Reference):
         raise not_supported("This FOREIGN KEY form")
@@ -200,7 +260,7 @@ def create_table(ctx: ExecContext, create: exp.Create, *, variable: str | None =
     schema_node = create.this
     if not isinstance(schema_node, exp.Schema) or not isinstance(schema_node.this, exp.Table):
         raise not_supported("CREATE TABLE without a column list")
-    columns, constraints = _parse_definition(schema_node)
+    columns, constraints = _parse_definition(schema_node, ctx)
     key = table_key(schema_node.this)
     catalog = Catalog.get(ctx.conn.store)
     ctx.txn.write()
@@ -235,17 +295,25 @@ def create_table(ctx: ExecContext, create: exp.Create, *, variable: str | None =
         physical = physical_table_name(db_id, oid, name)
     # Errors name a table variable as written (@t), not by its internal #name.
     _validate_columns(columns, constraints, local_name if variable is not None else name)
-    detail = json.dumps({"local_name": local_name}) if local_name else None
+    persisted = [col["name"].lower() for col in columns if col.get("persisted")]
+    details: dict[str, Any] = {"local_name": local_name} if local_name else {}
+    if persisted:
+        details["persisted"] = persisted
+    detail = json.dumps(details) if details else None
     catalog.create_object(ctx.conn, db_id, schema, name, "U", physical_name=physical,
                           detail=detail, session_id=session_id, object_id=oid)
     c = catalog.t.columns
     for i, col in enumerate(columns, start=1):
         ident = col["identity"]
+        computed = col.get("computed")
         ctx.conn.execute(c.insert().values(
-            object_id=oid, column_id=i, name=col["name"], type_spec=col["spec"],
+            object_id=oid, column_id=i, name=col["name"], type_spec=col["spec"] or "sql_variant",
             is_nullable=col["nullable"], is_identity=ident is not None,
             seed_value=ident[0] if ident else None, increment_value=ident[1] if ident else None,
-            identity_next=None, default_sql=col["default"], is_computed=False))
+            identity_next=None, default_sql=computed or col["default"],
+            is_computed=computed is not None))
+    if any(col.get("computed") is not None for col in columns):
+        _computed_specs(ctx, oid, columns)
     backend_schema = None if session_id is not None else catalog.database_schema(ctx.conn, db_id)
     _create_physical(ctx, backend_schema, physical, columns)
     display = local_name or name
@@ -351,8 +419,6 @@ def _resolve_ref(ctx: ExecContext, pc: PendingConstraint, name: str, db_id: int)
 def declare_table_variable(ctx: ExecContext, name: str, columns_sql: str) -> str:
     """``DECLARE @t TABLE (…)``: create the table variable and return its physical name.
     The interpreter records it in the frame and calls :func:`drop_table_variable`."""
-    from .transpile import parse_statement
-
     body = columns_sql.strip()
     if not body.startswith("("):
         body = f"({body})"

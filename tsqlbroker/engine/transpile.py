@@ -51,8 +51,10 @@ from .parsing import (
     syntax_error,
 )
 from .pgxml import pg_xml_method
+from .seqcalls import resolve_sequences, sequence_call, sequence_spec
 from .sqlfuncs import backend_value, functions_version, registered_functions
 from .sqltypes import CI_COLLATION, STRING_TYPES, normalize_spec, parse_spec, to_storage
+from .synonyms import SYNONYM, synonym_target
 from .tableinfo import TableInfo, load_table, table_by_physical
 from .typeprec import arithmetic_spec, literal_spec
 from .udfcall import UdfCalls
@@ -149,6 +151,8 @@ class Binder:
         self.functions = registered_functions(ctx.conn.store) if ctx.conn.dialect == "sqlite" \
             else {}
         self._extra_sig: list[Any] = []
+        # NEXT VALUE FOR: (database, schema, name) → (sequence object id, type spec).
+        self.sequences: dict[tuple[str, str, str], tuple[int, str]] = {}
         self._placeholder_specs: dict[str, str | None] = {}
         self._ci_order: set[int] = set()  # ORDER BY items to sort with TSQL_CI (SQLite)
         self._ci_items: set[tuple[int, str, int]] = set()  # other items to collate (SQLite)
@@ -197,6 +201,13 @@ class Binder:
             if info is None:
                 raise tsql_error(208, written_name(key), cls=BindError)
             return self._table_source(info, name)
+        if not catalog_name and not schema and kind == "" \
+                and name.lower() in ("inserted", "deleted") \
+                and name.lower() in self.ctx.table_variables:
+            # A trigger's inserted / deleted rows (table variables the trigger lends).
+            info = table_by_physical(conn, self.ctx.table_variables[name.lower()])
+            if info is not None:
+                return self._table_source(info, name)
         if catalog_name:
             db_id = self.catalog.database_id(conn, catalog_name)
             if db_id is None:
@@ -209,6 +220,8 @@ class Binder:
                 return self._table_source(load_table(conn, obj), name)
             if obj is not None and obj.type == "V":
                 return self._view_source(obj, db_id, name)
+            if obj is not None and obj.type == SYNONYM:
+                return self._synonym_source(obj)
         db_row = self.catalog.database(conn, db_id)
         db_name = db_row.name if db_row else None
         for resolver in virtual_resolvers(conn.store):
@@ -218,6 +231,26 @@ class Binder:
                 return Source("virtual", name, list(vt.columns), sql=sql, virtual=vt,
                               signature=("v", db_id, sql))
         raise tsql_error(208, written_name(key), cls=BindError)
+
+    def _synonym_source(self, obj: Any) -> Source:
+        """The base object of synonym ``obj`` (Msg 5313 when there is none, or it is
+        another synonym)."""
+        database, schema, name = synonym_target(obj)
+        if database is None and self.ctx.db_id != obj.database_id:
+            db_row = self.catalog.database(self.conn, obj.database_id)
+            database = db_row.name if db_row is not None else None
+        shown = f"{obj.schema_name}.{obj.name}"
+        target = self.catalog.find_object(
+            self.conn, self.catalog.database_id(self.conn, database) if database
+            else self.ctx.db_id, schema, name)
+        if target is not None and target.type == SYNONYM:
+            raise tsql_error(5313, shown, cls=BindError)
+        try:
+            return self._resolve((database or "", schema or "", name, ""))
+        except TSqlError as e:
+            if e.number == 208:
+                raise tsql_error(5313, shown, cls=BindError) from None
+            raise
 
     def _ctx_for(self, db_id: int) -> ExecContext:
         if db_id == self.ctx.db_id:
@@ -276,12 +309,18 @@ class Binder:
             alias = node.alias_or_name.lower() if node.alias else _default_alias(key)
             self.sources.setdefault(alias, source)
         apply.register(self, tree)
+        resolve_sequences(self, tree)
         for sub in tree.find_all(exp.Subquery):
             self._register_derived(sub)
         for values in tree.find_all(exp.Values):
             derived = shapes.values_source(self, values)
             if derived is not None:
                 self.sources.setdefault(derived.name.lower(), derived)
+
+    def depends_on(self, item: Any) -> None:
+        """Make the compiled statement depend on ``item`` too (a catalog object's id and
+        modification): another value compiles anew."""
+        self._extra_sig.append(item)
 
     def _register_derived(self, sub: exp.Subquery) -> None:
         """A derived table ``(SELECT …) AS x`` in FROM: its columns' types, so that
@@ -375,6 +414,8 @@ class Binder:
             self._check_row_count(node.expression)
         if isinstance(node, exp.Parameter):
             return self._placeholder(_param_name(node))
+        if isinstance(node, exp.NextValueFor):
+            return sequence_call(self, node)
         if isinstance(node, (exp.Add, exp.Sub)):
             shifted = self._date_arithmetic(node)
             if shifted is not None:
@@ -918,6 +959,8 @@ class Binder:
             return self.spec_of(node.this.expressions[0])  # a scalar subquery
         if isinstance(node, exp.National):
             return f"nvarchar({max(len(node.name), 1)})"
+        if isinstance(node, exp.NextValueFor):
+            return sequence_spec(self, node)
         if isinstance(node, exp.Literal):
             if node.is_string:
                 return f"varchar({max(len(node.name), 1)})"

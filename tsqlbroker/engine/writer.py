@@ -16,7 +16,7 @@ import sqlglot
 from sqlalchemy import select, update
 from sqlglot import exp
 
-from ..errors import BindError, tsql_error
+from ..errors import BindError, TSqlError, tsql_error
 from .catalog import Catalog
 from .context import ExecContext
 from .execsql import BackendSql, Marks, run_sql
@@ -24,9 +24,12 @@ from .naming import quote_column
 from .sqlfuncs import backend_value
 from .sqltypes import check_length, from_storage, pad_fixed, parse_spec, to_storage
 from .tableinfo import ColumnInfo, ConstraintInfo, TableInfo, load_table, referencing_constraints
-from .transpile import PHYSICAL_MARK, Binder
+from .transpile import PHYSICAL_MARK, Binder, parse_statement
+from .triggers import TriggerEvent, wants
 
 KIND_TEXT = {"PK": "PRIMARY KEY", "UQ": "UNIQUE KEY"}
+# The key of the compiled query of a table's computed columns among the writer's defaults.
+_COMPUTED = "\x00computed"
 
 
 class _DefaultMarker:
@@ -95,7 +98,7 @@ class RowWriter:
         return backend_value(pad_fixed(stored, col.spec))
 
     def default_value(self, col: ColumnInfo) -> Any:
-        if col.default_sql is None:
+        if col.default_sql is None or col.computed:
             return None
         sql = self._defaults.get(col.name)
         if sql is None:
@@ -115,13 +118,15 @@ class RowWriter:
         if columns is None:
             if explicit:
                 raise tsql_error(8101, info.display_name)
-            targets = [c for c in info.columns if c.identity is None]
+            targets = [c for c in info.columns if c.identity is None and not c.computed]
         else:
             targets = []
             for name in columns:
                 col = info.column(name)
                 if col is None:
                     raise tsql_error(207, name, cls=BindError)
+                if col.computed:
+                    raise computed_column_error(col.name)
                 if col.identity is not None and not explicit:
                     raise tsql_error(544, info.display_name)
                 targets.append(col)
@@ -135,6 +140,8 @@ class RowWriter:
                     raise tsql_error(109 if len(row) < len(targets) else 110)
                 raise tsql_error(120 if len(row) < len(targets) else 121)
         self.ctx.txn.write()
+        if self._instead("INSERT"):
+            return self._insert_instead(targets, rows)
         next_id = self._identity_start(ident) if ident is not None else None
         rowids: list[Any] = []
         given = {c.name.lower() for c in targets}
@@ -174,11 +181,92 @@ class RowWriter:
             self._check_foreign_keys(values)
             params = {f"c{i}": values[n.lower()] for i, n in enumerate(names)}
             rid = self._execute_insert(sql, params)
+            rid = self._compute(rid)
             self._check_checks(rid)
             rowids.append(rid)
         if ident is not None and next_id is not None:
             self._identity_save(ident, next_id)
+        if self.info.triggers:
+            self._record("INSERT", inserted=self._images(rowids),
+                         columns=frozenset(c.name.lower() for c in info.columns))
         return rowids
+
+    # -- triggers ---------------------------------------------------------------------------
+    def _instead(self, action: str) -> bool:
+        """Whether an INSTEAD OF trigger takes this write (not while it runs itself)."""
+        return bool(self.info.triggers) and self.info.object_id not in \
+            self.ctx.instead_active and wants(self.info, action, instead_of=True)
+
+    def _record(self, action: str, *, inserted: list[tuple[Any, ...]] | None = None,
+                deleted: list[tuple[Any, ...]] | None = None,
+                columns: frozenset[str] = frozenset(), instead_of: bool = False) -> None:
+        if not inserted and not deleted and self.statement != action:
+            return  # a MERGE fires the triggers of the actions it took
+        if instead_of or wants(self.info, action, instead_of=False):
+            self.ctx.fired.append(TriggerEvent(self.info, action, inserted or [], deleted or [],
+                                               columns, instead_of))
+
+    def _images(self, rowids: Sequence[Any]) -> list[tuple[Any, ...]]:
+        """The rows ``rowids`` as storage values in column order."""
+        fetched = self.fetch(rowids)
+        names = [c.name.lower() for c in self.info.columns]
+        return [tuple(fetched[r][n] for n in names) for r in rowids if r in fetched]
+
+    def _insert_instead(self, targets: list[ColumnInfo], rows: Sequence[Sequence[Any]]
+                        ) -> list[Any]:
+        """INSERT into a table with an INSTEAD OF INSERT trigger: the rows it would insert
+        (converted, defaults filled, no IDENTITY value) go to the trigger instead."""
+        images = []
+        for row in rows:
+            by_name = {c.name.lower(): v for c, v in zip(targets, row, strict=True)}
+            image = []
+            for col in self.info.columns:
+                value = by_name.get(col.name.lower(), DEFAULT)
+                if col.identity is not None or col.computed:
+                    image.append(None)
+                elif value is DEFAULT:
+                    image.append(self.convert(col, self.default_value(col)))
+                else:
+                    image.append(self.convert(col, value))
+            images.append(tuple(image))
+        self._record("INSERT", inserted=images, instead_of=True,
+                     columns=frozenset(c.name.lower() for c in self.info.columns))
+        return [None] * len(images)
+
+    def _returning(self) -> str:
+        """What an UPDATE appends to learn the row's id after it (PostgreSQL's ctid moves;
+        SQLite's rowid stays)."""
+        return "" if self.dialect == "sqlite" else f" RETURNING {self.rowid}"
+
+    def _compute(self, rid: Any) -> Any:
+        """Store the computed columns' values of row ``rid`` (computed from its other
+        columns); returns the row's id afterwards (PostgreSQL's ctid moves)."""
+        computed = [c for c in self.info.columns if c.computed]
+        if not computed:
+            return rid
+        sql = self._defaults.get(_COMPUTED)
+        if sql is None:
+            parsed = parse_statement("SELECT " + ", ".join(
+                f"({c.default_sql})" for c in computed)).tree
+            assert isinstance(parsed, exp.Select)
+            query = parsed.from_(physical_table_ref(self.info)).where(exp.EQ(
+                this=exp.column(self.rowid), expression=exp.Placeholder(this="rid")))
+            sql = Binder(self.ctx, {}).compile(query, ("computed", self.info.object_id)).sql
+            self._defaults[_COMPUTED] = sql
+        row = run_sql(self.conn, sql, {"rid": rid}).first()
+        if row is None:
+            return rid
+        mark = Marks(self.dialect)
+        sets = ", ".join(f"{quote_column(c.name, self.dialect)} = {mark(f'v{i}')}"
+                         for i, c in enumerate(computed))
+        params = {f"v{i}": self.convert(c, v) for i, (c, v) in
+                  enumerate(zip(computed, row, strict=True))}
+        params["rid"] = rid
+        returning = self._returning()
+        result = run_sql(self.conn, mark.sql(
+            f"UPDATE {self.info.sql_name} SET {sets} WHERE {self.rowid} = {mark('rid')}"
+            f"{returning}"), params)
+        return result.scalar() if returning else rid
 
     def _execute_insert(self, sql: BackendSql, params: dict[str, Any]) -> Any:
         if self.dialect == "sqlite":
@@ -291,17 +379,41 @@ class RowWriter:
     def update(self, changes: list[tuple[Any, dict[str, Any]]]) -> list[Any]:
         """Apply ``(rowid, {column: new value})`` changes, then check constraints. Returns
         the rows' ids after the update (PostgreSQL's ctid moves when a row is updated)."""
+        info = self.info
+        touched = {name.lower() for _rid, vals in changes for name in vals}
+        if info.triggers and self.statement in ("UPDATE", "MERGE", "DELETE"):
+            before = self._images([rid for rid, _v in changes])
+            if self._instead("UPDATE"):
+                names = [c.name.lower() for c in info.columns]
+                after = []
+                for image, (_rid, vals) in zip(before, changes, strict=False):
+                    row = dict(zip(names, image, strict=True))
+                    for name, value in vals.items():
+                        col = info.column(name)
+                        if col is not None:
+                            row[col.name.lower()] = self.convert(col, value)
+                    after.append(tuple(row[n] for n in names))
+                self._record("UPDATE", inserted=after, deleted=before,
+                             columns=frozenset(touched), instead_of=True)
+                return [rid for rid, _v in changes]
+            moved_ids = self._update_rows(changes, touched)
+            self._record("UPDATE", inserted=self._images(moved_ids), deleted=before,
+                         columns=frozenset(touched))
+            return moved_ids
+        return self._update_rows(changes, touched)
+
+    def _update_rows(self, changes: list[tuple[Any, dict[str, Any]]], touched: set[str]
+                     ) -> list[Any]:
         if not changes:
             return []
         self.ctx.txn.write()
         info = self.info
-        touched = {name.lower() for _rid, vals in changes for name in vals}
         refs = referencing_constraints(self.conn, info) if any(
             k.kind in ("PK", "UQ") and touched & {c.lower() for c in k.columns}
             for k in info.constraints) else []
         old_rows = self.fetch([rid for rid, _v in changes]) if refs else {}
         moved: dict[Any, Any] = {}
-        returning = "" if self.dialect == "sqlite" else f" RETURNING {self.rowid}"
+        returning = self._returning()
         for rid, vals in changes:
             self.conn.check_cancelled()
             converted: dict[str, Any] = {}
@@ -311,6 +423,8 @@ class RowWriter:
                     raise tsql_error(207, name, cls=BindError)
                 if col.identity is not None:
                     raise tsql_error(8102, col.name)
+                if col.computed:
+                    raise computed_column_error(col.name)
                 converted[col.name] = self.convert(col, value)
             mark = Marks(self.dialect)
             sets = ", ".join(f"{quote_column(n, self.dialect)} = {mark(f'u{i}')}"
@@ -320,7 +434,7 @@ class RowWriter:
             result = run_sql(
                 self.conn, mark.sql(f"UPDATE {info.sql_name} SET {sets} "
                                     f"WHERE {self.rowid} = {mark('rid')}{returning}"), params)
-            moved[rid] = result.scalar() if returning else rid
+            moved[rid] = self._compute(result.scalar() if returning else rid)
         current = self.fetch(list(moved.values()))
         for rid, _vals in changes:
             values = current.get(moved[rid])
@@ -362,6 +476,17 @@ class RowWriter:
     # -- DELETE -----------------------------------------------------------------------------
     def delete(self, rowids: Sequence[Any]) -> None:
         """Delete rows by row id; 547 (REFERENCE) while child rows reference them."""
+        if self.info.triggers:
+            before = self._images(rowids)
+            if self._instead("DELETE"):
+                self._record("DELETE", deleted=before, instead_of=True)
+                return
+            self._delete_rows(rowids)
+            self._record("DELETE", deleted=before)
+            return
+        self._delete_rows(rowids)
+
+    def _delete_rows(self, rowids: Sequence[Any]) -> None:
         if not rowids:
             return
         self.ctx.txn.write()
@@ -419,6 +544,14 @@ class RowWriter:
         conds = " AND ".join(f"{quote_column(c, self.dialect)} = {mark(f'k{i}')}"
                              for i, c in enumerate(columns))
         return mark, conds, {f"k{i}": v for i, v in enumerate(keyvals)}
+
+
+def computed_column_error(column: str) -> TSqlError:
+    """Msg 271 for a statement writing computed column ``column``: SQL Server finds it when
+    it compiles the batch, so nothing more of the batch runs."""
+    err = tsql_error(271, column, cls=BindError)
+    err.batch_abort = True  # type: ignore[attr-defined]
+    return err
 
 
 def physical_table_ref(info: TableInfo, alias: str | None = None) -> exp.Table:

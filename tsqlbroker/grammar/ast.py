@@ -846,6 +846,115 @@ class DropType(Stmt):
 
 
 @dataclass(frozen=True)
+class CreateAliasType(Stmt):
+    """``CREATE TYPE name FROM base_type [NULL | NOT NULL]`` (``nullable`` None: not
+    written, which allows NULL)."""
+
+    name: ObjectName
+    base: DataType
+    nullable: bool | None = None
+
+
+@dataclass(frozen=True)
+class CreateTrigger(Stmt):
+    """CREATE / ALTER / CREATE OR ALTER TRIGGER name ON table {AFTER | FOR | INSTEAD OF}
+    events AS body. ``source`` is the whole statement text."""
+
+    name: ObjectName
+    table: ObjectName
+    instead_of: bool
+    events: tuple[str, ...]
+    body: tuple[Stmt, ...]
+    or_alter: bool = False
+    alter: bool = False
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class DropTrigger(Stmt):
+    names: tuple[ObjectName, ...]
+    if_exists: bool = False
+
+
+@dataclass(frozen=True)
+class EnableTrigger(Stmt):
+    """``ENABLE | DISABLE TRIGGER {name, … | ALL} ON table`` (``names`` empty: ALL)."""
+
+    enable: bool
+    names: tuple[ObjectName, ...]
+    table: ObjectName
+
+
+@dataclass(frozen=True)
+class UpdateColumn(Expr):
+    """``UPDATE(column)`` inside a trigger: whether the statement wrote the column."""
+
+    column: str
+
+
+@dataclass(frozen=True)
+class CreateSynonym(Stmt):
+    name: ObjectName
+    target: ObjectName
+
+
+@dataclass(frozen=True)
+class DropSynonym(Stmt):
+    name: ObjectName
+    if_exists: bool = False
+
+
+@dataclass(frozen=True)
+class CreateSequence(Stmt):
+    """``CREATE SEQUENCE`` (``alter`` False) or ``ALTER SEQUENCE``: ``options`` as
+    ``(word, value)`` pairs in written order (``('start', 5)``, ``('as', DataType)``,
+    ``('no_cycle', None)`` …)."""
+
+    name: ObjectName
+    options: tuple[tuple[str, Any], ...] = ()
+    alter: bool = False
+
+
+@dataclass(frozen=True)
+class DropSequence(Stmt):
+    names: tuple[ObjectName, ...]
+    if_exists: bool = False
+
+
+@dataclass(frozen=True)
+class NextValueFor(Expr):
+    """``NEXT VALUE FOR sequence [OVER (ORDER BY …)]``."""
+
+    name: ObjectName
+    over: Any = None
+
+
+@dataclass(frozen=True)
+class CreateSchema(Stmt):
+    """``CREATE SCHEMA name [AUTHORIZATION owner] [element …]``: the elements (CREATE TABLE,
+    GRANT, REVOKE, DENY) run after the schema exists, unqualified tables in it."""
+
+    name: str
+    owner: str | None = None
+    elements: tuple[Stmt, ...] = ()
+
+
+@dataclass(frozen=True)
+class AlterSchemaTransfer(Stmt):
+    """``ALTER SCHEMA s TRANSFER [class::]name``."""
+
+    schema: str
+    name: ObjectName
+    object_class: str | None = None
+
+
+@dataclass(frozen=True)
+class DropSchema(Stmt):
+    name: str
+    if_exists: bool = False
+
+
+@dataclass(frozen=True)
 class DropFunction(Stmt):
     names: tuple[ObjectName, ...]
     if_exists: bool = False

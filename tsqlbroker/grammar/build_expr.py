@@ -243,6 +243,12 @@ class ExprBuilder:
     def iif(self, cond: ast.Expr, a: ast.Expr, b: ast.Expr) -> ast.FunctionCall:
         return ast.FunctionCall(ast.ObjectName("IIF"), (cond, a, b))
 
+    def update_column(self, name: Token) -> ast.UpdateColumn:
+        return ast.UpdateColumn(name_of(name))
+
+    def next_value_for(self, _tok: Token, name: ast.ObjectName, over: Any) -> ast.NextValueFor:
+        return ast.NextValueFor(name, over)
+
     def action_column(self, tok: Token) -> ast.Column:
         return ast.Column((str(tok).lower(),))
 

@@ -316,6 +316,122 @@ class StmtBuilder:
     def drop_type(self, if_exists: Any, name: ast.ObjectName) -> ast.DropType:
         return ast.DropType(name, bool(if_exists))
 
+    def create_alias_type(self, name: ast.ObjectName, base: ast.DataType, nullable: Any
+                          ) -> ast.CreateAliasType:
+        return ast.CreateAliasType(name, base, nullable)
+
+    def alias_null(self) -> bool:
+        return True
+
+    def alias_not_null(self) -> bool:
+        return False
+
+    def trigger_def(self, head: str, name: ast.ObjectName, table: ast.ObjectName,
+                    _options: Any, instead_of: bool, *rest: Any) -> ast.CreateTrigger:
+        body = rest[-1]
+        events = tuple(dict.fromkeys(str(e).upper() for e in rest[:-1]
+                                     if isinstance(e, str) and e))
+        return ast.CreateTrigger(name, table, instead_of, events, body, head == "or_alter",
+                                 head == "alter")
+
+    def trigger_after(self) -> bool:
+        return False
+
+    def trigger_instead_of(self) -> bool:
+        return True
+
+    def trigger_event(self, tok: Token) -> str:
+        return str(tok).upper()
+
+    def trigger_append(self) -> None:
+        return None
+
+    def drop_trigger(self, if_exists: Any, *names: ast.ObjectName) -> ast.DropTrigger:
+        return ast.DropTrigger(names, bool(if_exists))
+
+    def trigger_names(self, *names: ast.ObjectName) -> tuple[ast.ObjectName, ...]:
+        return names
+
+    def trigger_all(self) -> tuple[ast.ObjectName, ...]:
+        return ()
+
+    def enable_trigger(self, names: Any, table: ast.ObjectName) -> ast.EnableTrigger:
+        return ast.EnableTrigger(True, tuple(names), table)
+
+    def disable_trigger(self, names: Any, table: ast.ObjectName) -> ast.EnableTrigger:
+        return ast.EnableTrigger(False, tuple(names), table)
+
+    def alter_table_enable(self, table: ast.ObjectName, names: Any) -> ast.EnableTrigger:
+        return ast.EnableTrigger(True, tuple(names), table)
+
+    def alter_table_disable(self, table: ast.ObjectName, names: Any) -> ast.EnableTrigger:
+        return ast.EnableTrigger(False, tuple(names), table)
+
+    def create_synonym(self, name: ast.ObjectName, target: ast.ObjectName
+                       ) -> ast.CreateSynonym:
+        return ast.CreateSynonym(name, target)
+
+    def drop_synonym(self, if_exists: Any, name: ast.ObjectName) -> ast.DropSynonym:
+        return ast.DropSynonym(name, bool(if_exists))
+
+    def create_sequence(self, name: ast.ObjectName, *options: tuple[str, Any]
+                        ) -> ast.CreateSequence:
+        return ast.CreateSequence(name, options)
+
+    def alter_sequence(self, name: ast.ObjectName, *options: tuple[str, Any]
+                       ) -> ast.CreateSequence:
+        return ast.CreateSequence(name, options, alter=True)
+
+    def drop_sequence(self, if_exists: Any, *names: ast.ObjectName) -> ast.DropSequence:
+        return ast.DropSequence(names, bool(if_exists))
+
+    def seq_as(self, dt: ast.DataType) -> tuple[str, Any]:
+        return ("as", dt)
+
+    def seq_start(self, n: int) -> tuple[str, Any]:
+        return ("start", n)
+
+    def seq_restart(self, n: Any) -> tuple[str, Any]:
+        return ("restart", n)
+
+    def seq_increment(self, n: int) -> tuple[str, Any]:
+        return ("increment", n)
+
+    def seq_minvalue(self, n: int) -> tuple[str, Any]:
+        return ("minvalue", n)
+
+    def seq_maxvalue(self, n: int) -> tuple[str, Any]:
+        return ("maxvalue", n)
+
+    def seq_cache(self, n: Any) -> tuple[str, Any]:
+        return ("cache", None if n is None else int(n))
+
+    def seq_no_minvalue(self) -> tuple[str, Any]:
+        return ("no_minvalue", None)
+
+    def seq_no_maxvalue(self) -> tuple[str, Any]:
+        return ("no_maxvalue", None)
+
+    def seq_cycle(self) -> tuple[str, Any]:
+        return ("cycle", None)
+
+    def seq_no_cycle(self) -> tuple[str, Any]:
+        return ("no_cycle", None)
+
+    def seq_no_cache(self) -> tuple[str, Any]:
+        return ("no_cache", None)
+
+    def create_schema(self, name: Token, owner: Any, *elements: ast.Stmt) -> ast.CreateSchema:
+        return ast.CreateSchema(name_of(name), name_of(owner) if owner is not None else None,
+                                elements)
+
+    def alter_schema(self, schema: Token, klass: Any, name: ast.ObjectName
+                     ) -> ast.AlterSchemaTransfer:
+        return ast.AlterSchemaTransfer(name_of(schema), name, klass)
+
+    def drop_schema(self, if_exists: Any, name: Token) -> ast.DropSchema:
+        return ast.DropSchema(name_of(name), bool(if_exists))
+
     def create_index(self, unique: Any, clustered: Any, name: Token, table: ast.ObjectName,
                      cols: Any, include: Any, where: Any, _with: Any,
                      _on: Any = None) -> ast.CreateIndex:

@@ -265,7 +265,8 @@ def _token_error(text: str, blanked: str, tok: Token, expected: frozenset[str],
 
 _WORD_REST = re.compile(r"[\w@#$]*")
 _FIRST_IN_BATCH = {"PROCEDURE": "CREATE/ALTER PROCEDURE", "PROC": "CREATE/ALTER PROCEDURE",
-                   "FUNCTION": "CREATE FUNCTION", "VIEW": "CREATE VIEW"}
+                   "FUNCTION": "CREATE FUNCTION", "VIEW": "CREATE VIEW",
+                   "SCHEMA": "CREATE SCHEMA", "TRIGGER": "CREATE TRIGGER"}
 _OR_ALTER = re.compile(r"\s+ALTER\s+(PROCEDURE|PROC|FUNCTION|VIEW)\b", re.IGNORECASE)
 _CREATE_BEFORE = re.compile(r"(?:CREATE|ALTER|CREATE\s+OR\s+ALTER)\s+\Z", re.IGNORECASE)
 

@@ -27,6 +27,8 @@ STATEMENT_RULES = frozenset("""
 select_stmt insert_stmt insert_paren update_stmt delete_stmt merge_stmt truncate_stmt create_table alter_table
 drop_table create_index drop_index_on drop_index_dotted view_def drop_view proc_def
 drop_procedure func_def inline_func_def table_func_def drop_function create_table_type drop_type use_stmt create_database drop_database alter_database
+create_schema alter_schema drop_schema create_sequence alter_sequence drop_sequence create_alias_type create_synonym drop_synonym trigger_def drop_trigger enable_trigger
+disable_trigger alter_table_enable alter_table_disable
 if_stmt while_stmt block try_catch break_stmt continue_stmt return_stmt goto_stmt label_stmt
 declare_stmt declare_table declare_cursor set_var set_method set_cursor set_option set_isolation
 set_rowcount set_identity_insert set_statistics begin_tran begin_distributed commit_tran rollback_tran

@@ -41,11 +41,27 @@ else:
 Params = Callable[["Frame"], dict[str, tuple[Any, str]]]
 
 
+class TriggerHooks:
+    """What ``triggers.py`` (which imports this module) plugs in: ``fire(frame, events)``
+    runs the triggers a statement's writes call for; ``instead_active(session)`` names the
+    tables whose INSTEAD OF trigger is running."""
+
+    fire: Callable[[Frame, list[Any]], None] | None = None
+    instead_active: Callable[[Session], frozenset[int]] | None = None
+
+    def active(self, s: Session) -> frozenset[int]:
+        return self.instead_active(s) if self.instead_active is not None else frozenset()
+
+
+TRIGGERS = TriggerHooks()
+
+
 def exec_context(f: Frame) -> ExecContext:
     """The engine ExecContext for the running statement of frame ``f``."""
     s = f.session
     return ExecContext(s.conn, s.txn_for_statement(), s.db_id, s.id, s.temp_tables,
-                       f.table_vars, identity_insert=s.identity_insert)
+                       f.table_vars, identity_insert=s.identity_insert,
+                       instead_active=TRIGGERS.active(s))
 
 
 def _xml_text(v: Any) -> Any:
@@ -112,8 +128,10 @@ def run_sql(f: Frame, sql: str, params: dict[str, tuple[Any, str]]) -> Any:
     if txn is None:
         txn = s.stmt_txn or s.txn_for_statement()
     ctx = ExecContext(s.conn, txn, s.db_id, s.id, s.temp_tables, f.table_vars,
-                      identity_insert=s.identity_insert)
+                      identity_insert=s.identity_insert, instead_active=TRIGGERS.active(s))
     result = engine_dml.execute_sql(ctx, sql, params)
+    if ctx.fired and TRIGGERS.fire is not None:
+        TRIGGERS.fire(f, ctx.fired)
     if s.statistics is not None and s.statistics.io:
         s.statistics.note_reads(engine_iostats.table_reads(
             ctx, sql, getattr(result, "rowcount", 0) or 0))
@@ -374,7 +392,10 @@ def _compile_insert_exec(c: Compiler, node: ast.Insert) -> StmtFn:
             s.sink = saved
             s.insert_exec_depth -= 1
         name = target if isinstance(target, str) else _object_text(target)
-        n = engine_dml.insert_rows(exec_context(f), name, columns or None, capture.rows)
+        ctx = exec_context(f)
+        n = engine_dml.insert_rows(ctx, name, columns or None, capture.rows)
+        if ctx.fired and TRIGGERS.fire is not None:
+            TRIGGERS.fire(f, ctx.fired)
         s.rowcount = n
         if not nocount:
             s.sink.rows_affected(n)

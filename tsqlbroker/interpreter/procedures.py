@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine.results import ResultSet
+from tsqlbroker.engine.synonyms import SYNONYM, synonym_target
 from tsqlbroker.errors import (
     BindError,
     CancelledError,
@@ -176,8 +177,10 @@ def _returns_table_span(text: str, node: ast.CreateFunction) -> Span | None:
 # --------------------------------------------------------------------------------------------
 # Lookup and cache
 # --------------------------------------------------------------------------------------------
-def resolve_module(s: Session, name: ast.ObjectName, types: set[str]) -> Compiled | None:
-    """The compiled procedure / function ``name`` (None if it does not exist)."""
+def resolve_module(s: Session, name: ast.ObjectName, types: set[str], *,
+                   synonyms: bool = True) -> Compiled | None:
+    """The compiled procedure / function ``name`` (None if it does not exist); a synonym
+    stands for its base object (one level: a synonym of a synonym names nothing)."""
     catalog = s.instance.catalog
     db_id = s.db_id
     if name.database:
@@ -189,6 +192,12 @@ def resolve_module(s: Session, name: ast.ObjectName, types: set[str]) -> Compile
     if row is None and name.name.lower().startswith("sp_") and not name.database \
             and db_id != 1:
         row = catalog.find_object(s.conn, 1, name.schema, name.name, types)
+    if row is None and synonyms:
+        synonym = catalog.find_object(s.conn, db_id, name.schema, name.name, {SYNONYM})
+        if synonym is not None:
+            database, schema, target = synonym_target(synonym)
+            return resolve_module(s, ast.ObjectName(target, schema, database), types,
+                                  synonyms=False)
     if row is None or not row.definition:
         return None
     key = (row.database_id, row.object_id)

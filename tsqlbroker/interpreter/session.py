@@ -37,6 +37,7 @@ from .runtime_errors import (
     is_raiserror,
 )
 from .sink import Sink
+from .typenames import bind_alias_types
 
 if TYPE_CHECKING:
     from .instance import Instance
@@ -317,7 +318,8 @@ class Session:
                 self._request_cpu_start = time.thread_time()
                 self.command = "AWAITING COMMAND"
             try:
-                yield
+                with bind_alias_types(self):
+                    yield
             finally:
                 self._request_depth -= 1
                 if not outer:

@@ -14,7 +14,7 @@ from tsqlbroker.errors import ExecutionError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
 from . import types as T
-from .compiler import CExpr, Compiler, StmtFn, handler, self_wrapped, touches_storage
+from .compiler import CExpr, Compiler, StmtFn, handler, self_wrapped, touches_storage, walk
 from .expressions import coerce
 from .printf import format_raiserror
 from .statistics import set_statistics
@@ -156,7 +156,9 @@ def is_local_select(node: ast.SelectStmt) -> bool:
             and not q.group_by and q.having is None
             and getattr(q, "for_clause", None) is None  # FOR XML / JSON: the engine's
             # SELECT COUNT(*) / MAX(@x) without FROM aggregates over one row: the engine's.
-            and not any(_has_aggregate(it.expr) for it in q.items))
+            and not any(_has_aggregate(it.expr) for it in q.items)
+            # NEXT VALUE FOR: the engine hands out the values.
+            and not any(isinstance(n, ast.NextValueFor) for n in walk(q.items)))
 
 
 _AGGREGATES = frozenset({"count", "count_big", "sum", "avg", "min", "max", "stdev", "stdevp",

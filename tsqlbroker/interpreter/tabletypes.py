@@ -106,7 +106,8 @@ def compile_create_table_type(c: Compiler, node: ast.CreateTableType) -> StmtFn:
         s.check_writable()
         catalog = s.instance.catalog
         s.txn_for_statement().write()
-        if catalog.find_object(s.conn, s.db_id, name.schema, name.name, {"TT"}) is not None:
+        if catalog.find_object(s.conn, s.db_id, name.schema, name.name,
+                               {"TT", "AT"}) is not None:
             raise tsql_error(219, shown)
         catalog.create_object(s.conn, s.db_id, name.schema, name.name, "TT",
                               definition=columns)
@@ -124,7 +125,7 @@ def compile_drop_type(c: Compiler, node: ast.DropType) -> StmtFn:
         s = f.session
         s.check_writable()
         catalog = s.instance.catalog
-        row = catalog.find_object(s.conn, s.db_id, name.schema, name.name, {"TT"})
+        row = catalog.find_object(s.conn, s.db_id, name.schema, name.name, {"TT", "AT"})
         if row is None:
             if if_exists:
                 return

@@ -12,6 +12,8 @@ documentation ("Data type precedence", "Constants", "char and varchar" …).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from decimal import Context, Decimal
 from typing import TYPE_CHECKING, Any
@@ -22,6 +24,11 @@ if TYPE_CHECKING:  # the AST is only needed for annotations
     from tsqlbroker.grammar import ast
 
 MAX = -1  # length of the (max) types
+
+# Alias types (CREATE TYPE name FROM base): the running request's session resolves names
+# that are no system type to their base type (set by Session.request, aliastypes.py).
+ALIAS_TYPES: ContextVar[Callable[[str], SqlType | None] | None] = ContextVar(
+    "alias_types", default=None)
 
 # Exact decimal work on values of up to 38 digits, and on floats made decimal (up to 309
 # integer digits): the default context's 28 digits cannot even quantize a decimal(38, 10).
@@ -267,6 +274,10 @@ def _make_type(
 ) -> SqlType:
     name = _canonical(raw_name)
     if name not in _KNOWN:
+        resolve = ALIAS_TYPES.get()
+        alias = resolve(raw_name) if resolve is not None and not args else None
+        if alias is not None:
+            return alias
         raise tsql_error(2715, position, raw_name, cls=BindError)
     if name not in _MAX_LENGTH and any(not _is_int(a) for a in args):
         raise tsql_error(2715, position, raw_name, cls=BindError)

@@ -1,0 +1,254 @@
+"""DML triggers: ``CREATE / ALTER / DROP TRIGGER``, ``ENABLE / DISABLE TRIGGER``,
+``UPDATE(column)`` and running a table's triggers after a statement's writes.
+
+The row writer records what each write did (``engine/triggers.py``); after the statement,
+:func:`fire` runs the table's enabled triggers for it — AFTER triggers once per statement and
+action, also when no row changed, an INSTEAD OF trigger in place of the write — with
+``inserted`` and ``deleted`` as table variables lent to the trigger's frame. The trigger runs
+in the statement's transaction (``@@TRANCOUNT`` is at least 1 inside it): an error that ends
+the statement undoes its writes too, and a ROLLBACK inside it ends the batch (Msg 3609).
+Triggers nest (a trigger's writes fire other triggers, up to 32 levels, Msg 217); a trigger
+does not fire itself again (the database option RECURSIVE_TRIGGERS is OFF).
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from tsqlbroker.engine.triggers import TriggerEvent, TriggerInfo, trigger_detail, trigger_from_row
+from tsqlbroker.errors import BindError, TSqlError, tsql_error
+from tsqlbroker.grammar import ast
+from tsqlbroker.grammar.parser import parse_batch
+
+from . import dml
+from . import types as T
+from .compiler import CExpr, Compiler, StmtFn, expr_handler, handler
+from .procedures import Compiled, ParamInfo, collect_labels, invoke
+from .schemas import ddl_statement, drop_objects
+from .sequences import database_of, shown_name
+from .sysfuncs import special
+from .tabletypes import TABLE
+
+if TYPE_CHECKING:
+    from .frames import Frame
+    from .session import Session
+
+_PSEUDO = ("inserted", "deleted")
+
+
+@dataclass
+class _Running:
+    trigger_id: int
+    table_id: int
+    instead_of: bool
+    columns: frozenset[str]
+
+
+# The triggers each session is running, innermost last.
+_running: weakref.WeakKeyDictionary[Any, list[_Running]] = weakref.WeakKeyDictionary()
+
+
+def _stack(s: Session) -> list[_Running]:
+    stack = _running.get(s)
+    if stack is None:
+        stack = _running[s] = []
+    return stack
+
+
+def instead_active(s: Session) -> frozenset[int]:
+    """The tables whose INSTEAD OF trigger the session is running (their writes happen)."""
+    return frozenset(r.table_id for r in _running.get(s, ()) if r.instead_of)
+
+
+# -- CREATE / ALTER / DROP / ENABLE / DISABLE ----------------------------------------------------
+def _table_of(s: Session, name: ast.ObjectName) -> Any:
+    """The catalog row of the trigger's table (Msg 8197 when it is none)."""
+    db_id = database_of(s, name)
+    row = s.instance.catalog.find_object(s.conn, db_id, name.schema, name.name)
+    if row is None or row.type != "U" or row.session_id is not None:
+        raise tsql_error(8197, shown_name(name), cls=BindError)
+    return row
+
+
+@handler(ast.CreateTrigger)
+def compile_create_trigger(c: Compiler, node: ast.CreateTrigger) -> StmtFn:
+    name, table = node.name, node.table
+    definition = node.source.strip() or c.source(node)
+    # Compiled now for its errors (Msg 137 …), as CREATE PROCEDURE does.
+    _compile_body(c.text, node, name.name)
+
+    def run(f: Frame) -> None:
+        s = f.session
+        s.check_writable()
+        catalog = s.instance.catalog
+        parent = _table_of(s, table)
+        s.txn_for_statement().write()
+        existing = catalog.find_object(s.conn, parent.database_id, name.schema or
+                                       parent.schema_name, name.name)
+        detail = trigger_detail(list(node.events), node.instead_of)
+        if node.instead_of:
+            for other in catalog.objects(s.conn, parent.database_id, {"TR"},
+                                         parent_id=parent.object_id):
+                if existing is not None and other.object_id == existing.object_id:
+                    continue
+                info = _info(other)
+                if info.instead_of and info.events & set(node.events):
+                    raise tsql_error(2111, "ALTER" if node.alter else "CREATE", name.name,
+                                 parent.name, min(info.events & set(node.events)))
+        if existing is not None and existing.type == "TR" and (node.alter or node.or_alter):
+            catalog.update_object(s.conn, existing.object_id, definition=definition,
+                                  detail=detail)
+        elif node.alter:
+            raise tsql_error(8197, shown_name(name), cls=BindError)
+        else:
+            catalog.create_object(s.conn, parent.database_id, name.schema or
+                                  parent.schema_name, name.name, "TR", definition=definition,
+                                  parent_id=parent.object_id, detail=detail)
+        catalog.update_object(s.conn, parent.object_id)  # the table's triggers changed
+        s.rowcount = 0
+    return run
+
+
+def _info(row: Any) -> TriggerInfo:
+    return trigger_from_row(row)
+
+
+@handler(ast.DropTrigger)
+def compile_drop_trigger(c: Compiler, node: ast.DropTrigger) -> StmtFn:
+    def drop(s: Session) -> None:
+        def drop_one(row: Any) -> None:
+            s.instance.catalog.drop_object(s.conn, row.object_id)
+            s.instance.catalog.update_object(s.conn, row.parent_object_id)
+        drop_objects(s, node.names, {"TR"}, "trigger", node.if_exists, drop_one)
+    return ddl_statement(drop)
+
+
+@handler(ast.EnableTrigger)
+def compile_enable_trigger(c: Compiler, node: ast.EnableTrigger) -> StmtFn:
+    def run(f: Frame) -> None:
+        s = f.session
+        s.check_writable()
+        catalog = s.instance.catalog
+        parent = _table_of(s, node.table)
+        mine = catalog.objects(s.conn, parent.database_id, {"TR"}, parent_id=parent.object_id)
+        chosen = mine
+        if node.names:
+            chosen = []
+            for name in node.names:
+                found = next((r for r in mine if r.name.lower() == name.name.lower()), None)
+                if found is None:
+                    raise tsql_error(3701, "trigger", shown_name(name), cls=BindError)
+                chosen.append(found)
+        s.txn_for_statement().write()
+        for row in chosen:
+            info = _info(row)
+            catalog.update_object(s.conn, row.object_id, detail=trigger_detail(
+                sorted(info.events), info.instead_of, disabled=not node.enable))
+        catalog.update_object(s.conn, parent.object_id)
+        s.rowcount = 0
+    return run
+
+
+# -- UPDATE(column) -------------------------------------------------------------------------------
+@expr_handler(ast.UpdateColumn)
+def compile_update_column(c: Compiler, node: ast.UpdateColumn) -> CExpr:
+    column = node.column.lower()
+
+    def updated(f: Frame) -> bool:
+        stack = _running.get(f.session)
+        return bool(stack) and column in stack[-1].columns  # type: ignore[index]
+    return CExpr(T.BIT, updated, predicate=True)
+
+
+@special("rowcount_big")
+def compile_rowcount_big(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    """``ROWCOUNT_BIG()``: ``@@ROWCOUNT`` as bigint."""
+    if node.args:
+        raise c.bind_error(174, node, "rowcount_big", 0)
+    return CExpr(T.BIGINT, lambda f: f.session.rowcount)
+
+
+# -- running triggers ------------------------------------------------------------------------------
+def _compile_body(text: str, node: ast.CreateTrigger, name: str) -> Compiled:
+    c = Compiler(text, proc_name=name, kind="procedure")
+    params = []
+    for pseudo in _PSEUDO:
+        hidden = c.declare(pseudo + "\x00table", TABLE, node)
+        params.append(ParamInfo(pseudo, hidden.slot, TABLE, False, True, None,
+                                table_type="trigger"))
+    collect_labels(c, node.body)
+    run = c.block(node.body)
+    return Compiled(run, c.scope.nslots, c.scope, name, params)
+
+
+def _trigger_module(s: Session, trigger: TriggerInfo) -> Compiled:
+    row = s.instance.catalog.object_by_id(s.conn, None, trigger.object_id)
+    if row is None or not row.definition:
+        raise tsql_error(8197, trigger.name, cls=BindError)
+    key = (row.database_id, row.object_id)
+    cached = s.instance.procedure_cache.get(key)
+    if cached is not None and cached[0] == row.modify_date:
+        return cached[1]  # type: ignore[no-any-return]
+    batch = parse_batch(row.definition, 1)
+    node = next(st for st in batch.statements if isinstance(st, ast.CreateTrigger))
+    compiled = _compile_body(batch.text, node, row.name)
+    compiled.object_id = row.object_id
+    compiled.db_id = row.database_id
+    db_row = s.instance.catalog.database(s.conn, row.database_id)
+    compiled.db_name = db_row.name if db_row is not None else None
+    s.instance.procedure_cache[key] = (row.modify_date, compiled)
+    return compiled
+
+
+def fire(f: Frame, events: list[TriggerEvent]) -> None:
+    """Run the triggers the statement's writes ``events`` call for."""
+    s = f.session
+    for event in events:
+        for trigger in event.table.triggers:
+            if trigger.disabled or event.action not in trigger.events \
+                    or trigger.instead_of != event.instead_of:
+                continue
+            stack = _stack(s)
+            if stack and stack[-1].trigger_id == trigger.object_id:
+                continue  # RECURSIVE_TRIGGERS OFF: no direct recursion
+            _run(f, trigger, event)
+
+
+def _run(f: Frame, trigger: TriggerInfo, event: TriggerEvent) -> None:
+    s = f.session
+    compiled = _trigger_module(s, trigger)
+    ctx = dml.exec_context(f)
+    inserted, deleted = dml.engine_dml.trigger_tables(ctx, event)
+    values = {compiled.params[0].slot: inserted, compiled.params[1].slot: deleted}
+    promoted = s.txn is None
+    if promoted:
+        # The statement's own transaction holds the trigger's work too.
+        s.txn, s.stmt_txn = s.txn_for_statement(), None
+        s.trancount = 1
+    # @@ROWCOUNT / ROWCOUNT_BIG() at the trigger's start: the rows of the statement.
+    s.rowcount = max(len(event.inserted), len(event.deleted))
+    stack = _stack(s)
+    stack.append(_Running(trigger.object_id, event.table.object_id, trigger.instead_of,
+                          event.columns))
+    ended = False
+    try:
+        invoke(s, compiled, values)
+    finally:
+        stack.pop()
+        ended = s.trancount == 0
+        if promoted and not ended:
+            s.stmt_txn, s.txn = s.txn, None
+            s.trancount = 0
+        if not ended:
+            for physical in (inserted, deleted):
+                dml.engine_dml.drop_table_variable(dml.exec_context(f), physical)
+    if ended:
+        err: TSqlError = tsql_error(3609)
+        err.batch_abort = True  # type: ignore[attr-defined]
+        raise err
+
+
+dml.TRIGGERS.fire = fire
+dml.TRIGGERS.instead_active = instead_active
