@@ -22,6 +22,8 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     directory = tmp_path / "cache"
     monkeypatch.setenv(codecache.CACHE_ENV, str(directory))
     monkeypatch.setattr(codecache, "_keys", {})
+    # The tables an install ships (trusted as the code is) would spare the user cache.
+    monkeypatch.setattr(cache, "load_shipped", lambda key: None)
     return directory
 
 

@@ -292,12 +292,26 @@ class LockManager:
         with self._cond:
             if not self.held_by_other(resource, txn):
                 return
+            marked = self._waiting.get(txn.id) == resource   # by begin_wait: stays
             self._waiting[txn.id] = resource
             try:
                 self._check_deadlock(txn)
                 self._cond.wait(seconds)
             finally:
-                self._waiting.pop(txn.id, None)
+                if not marked:
+                    self._waiting.pop(txn.id, None)
+
+    def begin_wait(self, resource: Any, txn: Txn) -> None:
+        """``txn`` waits for ``resource`` from now until :meth:`end_wait`, between the steps
+        of a polled wait too (:meth:`wait_turn`): a transaction that closes a cycle with it
+        later finds the cycle and is the victim, not this one when it comes back."""
+        with self._cond:
+            self._waiting[txn.id] = resource
+
+    def end_wait(self, txn: Txn) -> None:
+        """``txn`` no longer waits (see :meth:`begin_wait`)."""
+        with self._cond:
+            self._waiting.pop(txn.id, None)
 
     def _check_deadlock(self, txn: Txn) -> None:
         """Follow the wait-for graph from ``txn`` (what it waits for, who holds that, what

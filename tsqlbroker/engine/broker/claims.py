@@ -91,8 +91,17 @@ class GroupClaims:
         most ``deadlock_wait``. Leaves the write transaction open on success. ``picked``: the
         group was just picked under the write lock still held, by a pick that passes over
         groups other processes claim — no claim needs looking up (one statement less)."""
-        conn = txn.conn
         key = (db_id, group)
+        try:
+            return self._lock(txn, key, queue_id, timeout, cancelled, deadlock_wait, picked)
+        finally:
+            self.locks.end_wait(txn)
+
+    def _lock(self, txn: Txn, key: GroupKey, queue_id: int, timeout: float | None,
+              cancelled: Callable[[], bool] | None, deadlock_wait: float,
+              picked: bool) -> bool:
+        conn = txn.conn
+        db_id, group = key
         deadline = None if timeout is None else time.monotonic() + timeout
         if conn.in_write_txn and conn.written:
             cap = time.monotonic() + deadlock_wait
@@ -128,6 +137,7 @@ class GroupClaims:
         step = _WAIT_STEP_S if deadline is None else max(
             0.0, min(_WAIT_STEP_S, deadline - time.monotonic()))
         if self.locks.held_by_other(key, txn):
+            self.locks.begin_wait(key, txn)         # ended by lock()
             self.locks.wait_turn(key, txn, step)    # 1205 if it closes a cycle
             return
         qkey = (key[0], queue_id)
@@ -168,7 +178,10 @@ class GroupClaims:
             members.append(node)
             wanted = waits.get(node)
             node = None if wanted is None else holder.get(wanted)
-        return node == me and max(members) == me
+        # A cycle within this process is the lock manager's to break (wait_turn): judging it
+        # here too could pick a second victim.
+        local = all(owner == self.tag for owner, _txn in members)
+        return node == me and not local and max(members) == me
 
     def claimed_elsewhere(self, conn: StoreConnection, group: str) -> bool:
         """Whether a live process other than this one claims ``group``."""
