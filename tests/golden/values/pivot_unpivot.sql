@@ -80,3 +80,17 @@ INSERT t VALUES (1, 1, 2), (2, 1, 3), (3, 2, 2), (3, 3, 9);
 SELECT k, n, v FROM t PIVOT (MAX(b) FOR a IN ([1], [2])) p UNPIVOT (v FOR n IN ([1], [2])) q
 ORDER BY k, n;
 GO
+-- Sources: a CTE, a view with a date pivot column, a join after the operator, a variable.
+CREATE TABLE s (g int, d date, who nvarchar(10), amt int);
+INSERT s VALUES (1, '2024-01-01', N'ann', 5), (1, '2024-01-02', N'bob', 7), (2, '2024-01-01', N'ann', 1);
+GO
+WITH c AS (SELECT g, who, amt FROM s)
+SELECT g, ann, bob FROM c PIVOT (SUM(amt) FOR who IN (ann, bob)) AS p ORDER BY g;
+GO
+CREATE VIEW v AS SELECT g, d, amt FROM s;
+GO
+SELECT g, [2024-01-01], [2024-01-02] FROM v PIVOT (MAX(amt) FOR d IN ([2024-01-01], [2024-01-02])) AS p ORDER BY g;
+SELECT p.g, x.n FROM (SELECT g, who, amt FROM s) q PIVOT (MIN(amt) FOR who IN ([ann])) AS p JOIN (SELECT 1 AS n) x ON x.n = p.g;
+DECLARE @k int = 1;
+SELECT * FROM (SELECT g, who, amt FROM s WHERE g = @k) q PIVOT (MIN(amt) FOR who IN ([ann])) AS p;
+GO
