@@ -22,9 +22,8 @@ from sqlglot import exp
 from ..errors import MESSAGES, BindError, tsql_error
 from .parsing import not_supported
 
-MESSAGES.setdefault(8167, (16, 'The type of column "%.*ls" conflicts with the type of other '
-                               "columns specified in the UNPIVOT list."))
-MESSAGES.setdefault(207, (16, "Invalid column name '%.*ls'."))
+MESSAGES.setdefault(8167, (16, ('The type of column "%.*ls" conflicts with the type of other '
+                                "columns specified in the UNPIVOT list.")))
 
 _NUMERIC = ("tinyint", "smallint", "int", "bigint", "decimal", "numeric", "float", "real",
             "money", "smallmoney", "bit")
