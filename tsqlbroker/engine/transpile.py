@@ -26,7 +26,7 @@ import sqlglot
 from sqlglot import exp
 
 from ..errors import BindError, TSqlError, tsql_error
-from . import apply, forxml, recursion, shapes, sysviews, tvf
+from . import apply, forxml, pivot, recursion, shapes, sysviews, tvf
 from .catalog import TEMPDB, Catalog
 from .context import ExecContext, VirtualTable, virtual_resolvers
 from .execsql import BackendSql, generate
@@ -289,13 +289,12 @@ class Binder:
     def collect(self, tree: exp.Expression) -> None:
         """Resolve every table reference in ``tree`` (CTE names excepted)."""
         tvf.expand(self, tree)  # inline table-valued functions become derived tables
+        pivot.expand(self, tree)  # so do PIVOT and UNPIVOT
         for cte in tree.find_all(exp.CTE):
             self.ctes.add(cte.alias_or_name.lower())
         for select in tree.find_all(exp.Select):
             forxml.options_of(select)  # refuses FOR XML EXPLICIT and unknown options
         for node in tree.find_all(exp.Table):
-            if node.args.get("pivots"):
-                raise not_supported("PIVOT / UNPIVOT")
             if node.args.get("sample") is not None:
                 raise not_supported("TABLESAMPLE")
             if isinstance(node.this, exp.Anonymous):
@@ -316,6 +315,10 @@ class Binder:
             derived = shapes.values_source(self, values)
             if derived is not None:
                 self.sources.setdefault(derived.name.lower(), derived)
+
+    def table_columns(self, node: exp.Table) -> list[tuple[str, str | None]]:
+        """The columns (name, type spec) of the table, view or synonym ``node`` names."""
+        return list(self.resolve(table_key(node)).columns)
 
     def depends_on(self, item: Any) -> None:
         """Make the compiled statement depend on ``item`` too (a catalog object's id and

@@ -331,7 +331,21 @@ class Join(Node):
     on: Expr | None = None
 
 
-TableRef = TableName | TableVariableRef | DerivedTable | FunctionTable | ValuesTable | Join
+@dataclass(frozen=True)
+class PivotTable(Node):
+    """``source PIVOT (agg FOR column IN (…)) AS alias``, or UNPIVOT with ``value`` (a name)
+    in place of the aggregate (``unpivot``)."""
+
+    source: TableRef
+    value: Expr | str
+    column: str
+    listed: tuple[str, ...]
+    alias: str
+    unpivot: bool = False
+
+
+TableRef = (TableName | TableVariableRef | DerivedTable | FunctionTable | ValuesTable | Join
+            | PivotTable)
 
 
 @dataclass(frozen=True)

@@ -417,6 +417,14 @@ class ExprBuilder:
     def outer_apply(self, left: Any, right: Any) -> ast.Join:
         return ast.Join(left, right, "outer apply")
 
+    def pivot_table(self, source: Any, agg: ast.Expr, column: Token, listed: tuple[str, ...],
+                    alias: str) -> ast.PivotTable:
+        return ast.PivotTable(source, agg, name_of(column), listed, alias)
+
+    def unpivot_table(self, source: Any, value: Token, column: Token, listed: tuple[str, ...],
+                      alias: str) -> ast.PivotTable:
+        return ast.PivotTable(source, name_of(value), name_of(column), listed, alias, True)
+
     def table_name(self, name: ast.ObjectName, alias: Any, hints: Any) -> ast.TableName:
         return ast.TableName(name, alias, hints or ())
 
