@@ -324,7 +324,45 @@ def _bind_json_modify(types: Types, consts: Consts) -> Bound:
     return NVARCHAR_MAX, modify
 
 
+def json_build(flags: str, values: list[Any], keys: list[Any] | None = None) -> str:
+    """JSON_OBJECT (with ``keys``) / JSON_ARRAY text. ``flags`` (from the parser): ``a`` or
+    ``n`` for ABSENT / NULL ON NULL, then ``j`` per value that is JSON already, else ``v``."""
+    parts = []
+    for i, value in enumerate(values):
+        if value is None and flags[0] == "a":
+            continue
+        text = _literal(value, flags[i + 1] == "j")
+        if keys is not None:
+            text = _literal(str(keys[i]), False) + ":" + text
+        parts.append(text)
+    return ("{%s}" if keys is not None else "[%s]") % ",".join(parts)
+
+
+def _scalar_conv(t: SqlType) -> Callable[[Any], Any]:
+    if t.name == "bit":
+        return lambda v: None if v is None else bool(v)
+    return (lambda v: v) if (t.is_numeric or t.is_string or t.is_null) else \
+        (lambda v, s=as_string(t): None if v is None else s(v))
+
+
+def _bind_json_object(types: Types, consts: Consts) -> Bound:
+    convs = [_scalar_conv(t) for t in types[1:]]
+
+    def build(flags: str, *args: Any) -> str:
+        vals = [c(a) for c, a in zip(convs, args, strict=True)]
+        return json_build(flags, vals[1::2], vals[0::2])
+    return NVARCHAR_MAX, build
+
+
+def _bind_json_array(types: Types, consts: Consts) -> Bound:
+    convs = [_scalar_conv(t) for t in types[1:]]
+    return NVARCHAR_MAX, lambda flags, *args: json_build(
+        flags, [c(a) for c, a in zip(convs, args, strict=True)])
+
+
 JSON_FUNCTIONS: dict[str, tuple[int, int, Callable[[Types, Consts], Bound], bool]] = {
     "isjson": (1, 2, _bind_isjson, True), "json_value": (2, 2, _bind_json_value, True),
     "json_query": (1, 2, _bind_json_query, True), "json_modify": (3, 3, _bind_json_modify, True),
+    "json_object": (1, 2049, _bind_json_object, True),
+    "json_array": (1, 2049, _bind_json_array, True),
 }
