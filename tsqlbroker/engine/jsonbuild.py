@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-# JSON_ARRAY(… NULL ON NULL) as parsing.py hands it over (sqlglot has no such clause).
-JSON_ARRAY_NULLS = "JSON_ARRAY_NULLS"
+# JSON_ARRAY(…) as parsing.py hands it over (sqlglot has no NULL ON NULL clause).
+JSON_ARRAY_ABSENT = "TSQLB_JSON_ARRAY_ABSENT"
+JSON_ARRAY_NULLS = "TSQLB_JSON_ARRAY_NULLS"
 _IS_JSON = "tsqlb_is_json"  # meta key on the built expressions
 _NUMERIC_SPECS = ("int", "bigint", "smallint", "tinyint", "decimal", "numeric", "float",
                   "real", "money", "smallmoney")
@@ -72,8 +73,8 @@ def json_build(node: exp.Expression, dialect: str,
         members: list[tuple[exp.Expression | None, exp.Expression]] = [
             (kv.this, kv.expression) for kv in node.expressions]
         return _build(members, absent, "{}", dialect, specs)
-    if isinstance(node, exp.Anonymous) and node.name.upper() in ("JSON_ARRAY",
+    if isinstance(node, exp.Anonymous) and node.name.upper() in (JSON_ARRAY_ABSENT,
                                                                   JSON_ARRAY_NULLS):
         return _build([(None, v) for v in node.expressions],
-                      node.name.upper() == "JSON_ARRAY", "[]", dialect, specs)
+                      node.name.upper() == JSON_ARRAY_ABSENT, "[]", dialect, specs)
     return None

@@ -23,7 +23,7 @@ from sqlglot.errors import TokenError
 from sqlglot.tokens import TokenType
 
 from ..errors import BindError, ParseError, TSqlError, tsql_error
-from .jsonbuild import JSON_ARRAY_NULLS
+from .jsonbuild import JSON_ARRAY_ABSENT, JSON_ARRAY_NULLS
 
 _TSQL = TSQL()
 _BACKEND_DIALECT = {"sqlite": "sqlite", "postgresql": "postgres"}
@@ -240,16 +240,18 @@ _MONEY_TEXT = re.compile(r"\$[+-]?(?:\d+\.?\d*|\.\d+)")
 def _json_array_nulls(tokens: list[Any], words: list[str], cut: list[tuple[int, int]],
                       edits: list[tuple[int, int, str]]) -> None:
     """``JSON_ARRAY(… NULL ON NULL | ABSENT ON NULL)``: sqlglot knows no such clause; it is
-    cut, and NULL ON NULL (ABSENT is the default) renames the call for jsonbuild.py."""
+    cut and the call renamed for jsonbuild.py (a name of its own, apart from the backend
+    json_array calls the APPLY rewriting builds)."""
     for i, w in enumerate(words[:-1]):
         if w != "JSON_ARRAY" or words[i + 1] != "(":
             continue
         k = _closing(words, i + 1)
-        if k - 3 > i + 1 and words[k - 2:k] == ["ON", "NULL"] \
-                and words[k - 3] in ("NULL", "ABSENT"):
+        nulls = k - 3 > i + 1 and words[k - 2:k] == ["ON", "NULL"] \
+            and words[k - 3] in ("NULL", "ABSENT")
+        if nulls:
             cut.append((tokens[k - 3].start, tokens[k - 1].end))
-            if words[k - 3] == "NULL":
-                edits.append((tokens[i].start, tokens[i].end, JSON_ARRAY_NULLS))
+        edits.append((tokens[i].start, tokens[i].end, JSON_ARRAY_NULLS if nulls and words[
+            k - 3] == "NULL" else JSON_ARRAY_ABSENT))
 
 
 def _money_literals(sql: str, tokens: list[Any], edits: list[tuple[int, int, str]]) -> None:
