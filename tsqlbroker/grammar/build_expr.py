@@ -456,6 +456,16 @@ class ExprBuilder:
         parts = tuple(p for p in name.parts() if p is not None)
         return ast.FunctionTable(_call_or_method(parts, args or ()), alias, cols or ())
 
+    def function_table_with(self, name: ast.ObjectName, args: Any, schema: Any,
+                            alias: Any) -> ast.FunctionTable:
+        """``OPENJSON(…) WITH (…)``: the schema is the storage query's (transpiled) business."""
+        if name.name.lower() != "openjson":
+            raise self.syntax_error(schema)
+        return self.function_table(name, args, alias, None)
+
+    def openjson_schema(self, tok: Token, *cols: Any) -> Token:
+        return tok
+
     def function_table_args(self, *items: ast.Expr) -> tuple[ast.Expr, ...]:
         return items
 

@@ -338,6 +338,55 @@ def json_build(flags: str, values: list[Any], keys: list[Any] | None = None) -> 
     return ("{%s}" if keys is not None else "[%s]") % ",".join(parts)
 
 
+# OPENJSON's type column: SQL Server's codes for each JSON kind.
+_OPENJSON_TYPES = {"null": 0, "string": 1, "number": 2, "true": 3, "false": 3, "array": 4,
+                   "object": 5}
+
+
+def _scalar_text(text: str, node: Node) -> str | None:
+    if node.kind == "null":
+        return None
+    if node.kind in ("object", "array"):
+        return text[node.start:node.end]
+    return str(node.value)
+
+
+def openjson_rows(text: str | None, path: str | None = "$",
+                  schema: list[tuple[str, str | None, bool]] | None = None) -> list[tuple]:
+    """OPENJSON's rows. Without ``schema``: (key, value, type) per member of the object or
+    element of the array at ``path``; with it (name, path or None for ``$.name``, AS JSON):
+    one row per element (or the one object), each column JSON_VALUE / JSON_QUERY of it.
+    Lax paths that lead nowhere give no rows; strict ones Msg 13608."""
+    if text is None or path is None:
+        return []
+    strict, steps = parse_path(path)
+    node = _walk(parse(text), steps)
+    if node is None:
+        if strict:
+            raise tsql_error(13608)
+        return []
+    if schema is None:
+        if node.kind == "object":
+            items = [(k, v) for k, v, _ in node.members]
+        elif node.kind == "array":
+            items = [(str(i), v) for i, v in enumerate(node.value)]
+        else:
+            raise tsql_error(13611)
+        return [(k, _scalar_text(text, v), _OPENJSON_TYPES[v.kind]) for k, v in items]
+    elements = node.value if node.kind == "array" else [node]
+    rows = []
+    for element in elements:
+        source = text[element.start:element.end]
+        row = []
+        for name, col_path, as_json in schema:
+            p = col_path if col_path is not None else "$." + (
+                name if re.fullmatch(r"[A-Za-z_$][\w$]*", name) else json.dumps(name))
+            row.append(json_query(source, p) if as_json else json_value(source, p)
+                       if element.kind in ("object", "array") else None)
+        rows.append(tuple(row))
+    return rows
+
+
 def _scalar_conv(t: SqlType) -> Callable[[Any], Any]:
     if t.name == "bit":
         return lambda v: None if v is None else bool(v)
