@@ -193,7 +193,8 @@ def _openjson_rows(binder: Binder, call: exp.OpenJSON) -> exp.Expression:
 
 def _constant_rows(names: list[str], specs: list[str], rows: list[Any]) -> exp.Expression:
     """``SELECT CAST(v AS spec) AS name … UNION ALL …`` (no rows: one that WHERE 1=0 drops)."""
-    columns = [exp.to_identifier(c) for c in names]
+    # Quoted: a name may be a keyword ([Order]).
+    columns = [exp.to_identifier(c, quoted=True) for c in names]
     if not rows:
         nulls = [exp.alias_(_cast(None, spec), col) for col, spec in zip(columns, specs,
                                                                           strict=True)]

@@ -16,7 +16,7 @@ DECLARE @json NVARCHAR(MAX) = N'[
 SELECT * FROM OPENJSON(@json) WITH (
   Number VARCHAR(200) '$.Order.Number', Date DATETIME '$.Order.Date',
   Customer VARCHAR(200) '$.AccountNumber', Quantity INT '$.Item.Quantity',
-  OrderDoc NVARCHAR(MAX) '$.Order' AS JSON);
+  [Order] NVARCHAR(MAX) AS JSON);
 GO
 SELECT * FROM OPENJSON(N'{"a":1}', 'strict $.a');
 GO
