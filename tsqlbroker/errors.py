@@ -403,6 +403,8 @@ MESSAGES: dict[int, tuple[int, str]] = {
     13607: (16, ("JSON path is not properly formatted. Unexpected character '%.*ls' is found at "
                  "position %d.")),
     13608: (16, "Property cannot be found on the specified JSON path."),
+    13611: (16, ("Value referenced by JSON path is not an array or object and cannot be "
+                 "opened with OPENJSON.")),
     13609: (16, ("JSON text is not properly formatted. Unexpected character '%.*ls' is found at "
                  "position %d.")),
     13623: (16, "Scalar value cannot be found in the specified JSON path."),

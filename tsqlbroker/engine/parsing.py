@@ -23,6 +23,7 @@ from sqlglot.errors import TokenError
 from sqlglot.tokens import TokenType
 
 from ..errors import BindError, ParseError, TSqlError, tsql_error
+from .jsonbuild import JSON_ARRAY_ABSENT, JSON_ARRAY_NULLS
 
 _TSQL = TSQL()
 _BACKEND_DIALECT = {"sqlite": "sqlite", "postgresql": "postgres"}
@@ -236,6 +237,23 @@ def _query_parentheses(words: list[str], tokens: list[Any], first: str,
 _MONEY_TEXT = re.compile(r"\$[+-]?(?:\d+\.?\d*|\.\d+)")
 
 
+def _json_array_nulls(tokens: list[Any], words: list[str], cut: list[tuple[int, int]],
+                      edits: list[tuple[int, int, str]]) -> None:
+    """``JSON_ARRAY(… NULL ON NULL | ABSENT ON NULL)``: sqlglot knows no such clause; it is
+    cut and the call renamed for jsonbuild.py (a name of its own, apart from the backend
+    json_array calls the APPLY rewriting builds)."""
+    for i, w in enumerate(words[:-1]):
+        if w != "JSON_ARRAY" or words[i + 1] != "(":
+            continue
+        k = _closing(words, i + 1)
+        nulls = k - 3 > i + 1 and words[k - 2:k] == ["ON", "NULL"] \
+            and words[k - 3] in ("NULL", "ABSENT")
+        if nulls:
+            cut.append((tokens[k - 3].start, tokens[k - 1].end))
+        edits.append((tokens[i].start, tokens[i].end, JSON_ARRAY_NULLS if nulls and words[
+            k - 3] == "NULL" else JSON_ARRAY_ABSENT))
+
+
 def _money_literals(sql: str, tokens: list[Any], edits: list[tuple[int, int, str]]) -> None:
     """``$1.56``, ``$-2``: money constants, which sqlglot reads as parameters; written as
     ``CAST(1.56 AS money)`` for it."""
@@ -337,6 +355,7 @@ def _parse_uncached(sql: str) -> Parsed:
     default_name = _alter_table_forms(sql, tokens, words, first, cut, edits)
     _query_parentheses(words, tokens, first, cut)
     _money_literals(sql, tokens, edits)
+    _json_array_nulls(tokens, words, cut, edits)
     for t in tokens:
         # A bare 0x is T-SQL's empty binary literal; sqlglot reads it as a column named 0x
         # ([0x] and "0x" are columns, and are longer in the text).

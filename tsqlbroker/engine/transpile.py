@@ -26,7 +26,7 @@ import sqlglot
 from sqlglot import exp
 
 from ..errors import BindError, TSqlError, tsql_error
-from . import apply, forxml, pivot, recursion, shapes, sysviews, tvf
+from . import apply, forxml, jsonbuild, pivot, recursion, shapes, sysviews, tvf
 from .catalog import TEMPDB, Catalog
 from .context import ExecContext, VirtualTable, virtual_resolvers
 from .execsql import BackendSql, generate
@@ -675,6 +675,9 @@ class Binder:
             return exp.HexString(this=digits)
         if isinstance(node, exp.SessionParameter):
             return self._placeholder("@@" + node.name.lower())
+        built = jsonbuild.json_build(node, self.conn.dialect, self._placeholder_specs)
+        if built is not None:
+            return built
         return self._function(node)
 
     def _check_row_count(self, count: exp.Expression | None) -> None:

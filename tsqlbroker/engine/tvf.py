@@ -24,6 +24,7 @@ from sqlglot import exp
 
 from ..errors import MESSAGES, BindError, tsql_error
 from .parsing import not_supported, parse_statement
+from .sqlfuncs import registered_functions
 from .udfcall import bridge_of
 
 if TYPE_CHECKING:
@@ -48,6 +49,26 @@ def expand(binder: Binder, tree: exp.Expression) -> None:
 
 def _expand_once(binder: Binder, tree: exp.Expression) -> bool:
     changed = False
+    for call in list(tree.find_all(exp.OpenJSON)):
+        holder = call.parent
+        query = _openjson_rows(binder, call)
+        alias = holder.args.get("alias") if holder is not None else None
+        if alias is None:
+            alias = exp.TableAlias(this=exp.to_identifier("openjson"))
+        if isinstance(holder, exp.Lateral) and isinstance(holder.parent, exp.Join):
+            # Uncorrelated rows: CROSS APPLY is a cross join, OUTER APPLY a left join.
+            join = holder.parent
+            holder.replace(exp.Subquery(this=query, alias=alias.copy()))
+            if holder.args.get("cross_apply"):
+                join.set("kind", "CROSS")
+            else:
+                join.set("side", "LEFT")
+                join.set("on", exp.true())
+        elif isinstance(holder, exp.Table):
+            holder.replace(exp.Subquery(this=query, alias=alias.copy()))
+        else:
+            raise not_supported("OPENJSON outside FROM or APPLY")
+        changed = True
     for node in list(tree.find_all(exp.Table)):
         if not isinstance(node.this, exp.Anonymous):
             continue
@@ -137,14 +158,49 @@ def _table_function_rows(binder: Binder, schema: str | None, call: exp.Anonymous
                                         args)
     # Each execution runs the function again: its plan must not be reused.
     binder._extra_sig.append(("tf", object()))
-    columns = [exp.to_identifier(c) for c in result.columns]
-    specs = [t or "sql_variant" for t in result.types]
-    if not result.rows:
+    return _constant_rows(list(result.columns), [t or "sql_variant" for t in result.types],
+                          result.rows)
+
+
+def _openjson_rows(binder: Binder, call: exp.OpenJSON) -> exp.Expression:
+    """``OPENJSON(json [, path]) [WITH (…)]`` with a constant or variable argument: its rows
+    (the interpreter's ``openjson_rows``) become a derived table of constants."""
+    entry = registered_functions(binder.conn.store).get("openjson_rows")
+    if entry is None:
+        raise not_supported("OPENJSON in FROM")
+    given = [a for a in (call.this, call.args.get("path")) if isinstance(a, exp.Expression)]
+    if any(a.find(exp.Column) for a in given):
+        raise not_supported("OPENJSON of the enclosing query's columns (CROSS APPLY "
+                            "OPENJSON(t.c))")
+    args = [_argument(binder, a, "OPENJSON") for a in given]
+    text = args[0][0] if args[0] is not None else None
+    path = args[1][0] if len(args) > 1 and args[1] is not None else "$"
+    defs = list(call.expressions)
+    if defs:
+        schema = [(d.name, d.args["path"].name if d.args.get("path") else None,
+                   bool(d.args.get("as_json"))) for d in defs]
+        names = [d.name for d in defs]
+        specs = ["nvarchar(max)" if d.args.get("as_json") else d.args["kind"].sql("tsql")
+                 for d in defs]
+    else:
+        schema, names, specs = None, ["key", "value", "type"], ["nvarchar(4000)",
+                                                                 "nvarchar(max)", "int"]
+    rows = entry[1](text, path, schema)
+    # The JSON may come from a variable: the plan must not be reused for other values.
+    binder._extra_sig.append(("openjson", object()))
+    return _constant_rows(names, specs, rows)
+
+
+def _constant_rows(names: list[str], specs: list[str], rows: list[Any]) -> exp.Expression:
+    """``SELECT CAST(v AS spec) AS name … UNION ALL …`` (no rows: one that WHERE 1=0 drops)."""
+    # Quoted: a name may be a keyword ([Order]).
+    columns = [exp.to_identifier(c, quoted=True) for c in names]
+    if not rows:
         nulls = [exp.alias_(_cast(None, spec), col) for col, spec in zip(columns, specs,
                                                                           strict=True)]
         return exp.select(*nulls).where(exp.false())
     query: exp.Expression | None = None
-    for row in result.rows:
+    for row in rows:
         select = exp.select(*(exp.alias_(_cast(v, spec), col)
                               for v, spec, col in zip(row, specs, columns, strict=True)))
         query = select if query is None else exp.union(query, select, distinct=False)
@@ -158,6 +214,10 @@ def _argument(binder: Binder, arg: exp.Expression, name: str) -> tuple[Any, str 
         return None
     if isinstance(arg, exp.Null):
         return (None, None)
+    if isinstance(arg, exp.National):
+        return arg.name, f"nvarchar({max(len(arg.name), 1)})"
+    if isinstance(arg, exp.Placeholder) and arg.name in binder.binds:
+        return binder.binds[arg.name], binder._placeholder_specs.get(arg.name)
     if isinstance(arg, exp.Parameter):
         hit = binder.params.get(f"@{arg.name}".lower())
         if hit is not None:

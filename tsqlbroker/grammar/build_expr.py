@@ -40,6 +40,21 @@ def object_name(parts: list[str | None]) -> ast.ObjectName:
     return ast.ObjectName(parts[-1] or "", schema=parts[-2], database=parts[-3], server=parts[-4])
 
 
+JSON_BUILDERS = frozenset({"json_object", "json_array", "json_query"})
+
+
+def _json_call(name: str, args: list[ast.Expr], nulls: str) -> ast.FunctionCall:
+    """The call with a leading flags literal: ``a`` / ``n`` (ABSENT / NULL ON NULL), then per
+    value ``j`` when it is JSON already (a nested JSON_OBJECT / JSON_ARRAY / JSON_QUERY), else
+    ``v``; values are every argument of JSON_ARRAY and every second one of JSON_OBJECT."""
+    values = args[1::2] if name == "json_object" else args
+    flags = nulls[0] + "".join(
+        "j" if isinstance(v, ast.FunctionCall) and v.name.name.lower() in JSON_BUILDERS
+        else "v" for v in values)
+    return ast.FunctionCall(ast.ObjectName(name.upper()),
+                            (ast.Literal("string", flags, f"'{flags}'"), *args))
+
+
 def _call_or_method(path: tuple[str, ...], args: tuple[ast.Expr, ...]) -> ast.Expr:
     """``a.b.value(…)`` is an xml method on column ``a.b``; ``dbo.fn(…)`` a function."""
     if len(path) > 1 and path[-1].lower() in XML_METHODS:
@@ -243,6 +258,22 @@ class ExprBuilder:
     def iif(self, cond: ast.Expr, a: ast.Expr, b: ast.Expr) -> ast.FunctionCall:
         return ast.FunctionCall(ast.ObjectName("IIF"), (cond, a, b))
 
+    def json_object(self, *items: Any) -> ast.FunctionCall:
+        """``JSON_OBJECT(k: v, … [NULL | ABSENT ON NULL])`` (NULL ON NULL by default)."""
+        pairs = [x for x in items[:-1] if x is not None]
+        return _json_call("json_object", [e for pair in pairs for e in pair],
+                          items[-1] or "null")
+
+    def json_array(self, values: Any, nulls: Any) -> ast.FunctionCall:
+        """``JSON_ARRAY(v, … [NULL | ABSENT ON NULL])`` (ABSENT ON NULL by default)."""
+        return _json_call("json_array", list(values or ()), nulls or "absent")
+
+    def json_pair(self, key: ast.Expr, value: ast.Expr) -> tuple[ast.Expr, ast.Expr]:
+        return key, value
+
+    def json_nulls(self, word: Token, *_rest: Token) -> str:
+        return str(word).lower()
+
     def update_column(self, name: Token) -> ast.UpdateColumn:
         return ast.UpdateColumn(name_of(name))
 
@@ -432,6 +463,16 @@ class ExprBuilder:
                        cols: Any) -> ast.FunctionTable:
         parts = tuple(p for p in name.parts() if p is not None)
         return ast.FunctionTable(_call_or_method(parts, args or ()), alias, cols or ())
+
+    def function_table_with(self, name: ast.ObjectName, args: Any, schema: Any,
+                            alias: Any) -> ast.FunctionTable:
+        """``OPENJSON(…) WITH (…)``: the schema is the storage query's (transpiled) business."""
+        if name.name.lower() != "openjson":
+            raise self.syntax_error(schema)
+        return self.function_table(name, args, alias, None)
+
+    def openjson_schema(self, tok: Token, *cols: Any) -> Token:
+        return tok
 
     def function_table_args(self, *items: ast.Expr) -> tuple[ast.Expr, ...]:
         return items

@@ -324,7 +324,94 @@ def _bind_json_modify(types: Types, consts: Consts) -> Bound:
     return NVARCHAR_MAX, modify
 
 
+def json_build(flags: str, values: list[Any], keys: list[Any] | None = None) -> str:
+    """JSON_OBJECT (with ``keys``) / JSON_ARRAY text. ``flags`` (from the parser): ``a`` or
+    ``n`` for ABSENT / NULL ON NULL, then ``j`` per value that is JSON already, else ``v``."""
+    parts = []
+    for i, value in enumerate(values):
+        if value is None and flags[0] == "a":
+            continue
+        text = _literal(value, flags[i + 1] == "j")
+        if keys is not None:
+            text = _literal(str(keys[i]), False) + ":" + text
+        parts.append(text)
+    return ("{%s}" if keys is not None else "[%s]") % ",".join(parts)
+
+
+# OPENJSON's type column: SQL Server's codes for each JSON kind.
+_OPENJSON_TYPES = {"null": 0, "string": 1, "number": 2, "true": 3, "false": 3, "array": 4,
+                   "object": 5}
+
+
+def _scalar_text(text: str, node: Node) -> str | None:
+    if node.kind == "null":
+        return None
+    if node.kind in ("object", "array"):
+        return text[node.start:node.end]
+    return str(node.value)
+
+
+def openjson_rows(text: str | None, path: str | None = "$",
+                  schema: list[tuple[str, str | None, bool]] | None = None) -> list[tuple]:
+    """OPENJSON's rows. Without ``schema``: (key, value, type) per member of the object or
+    element of the array at ``path``; with it (name, path or None for ``$.name``, AS JSON):
+    one row per element (or the one object), each column JSON_VALUE / JSON_QUERY of it.
+    Lax paths that lead nowhere give no rows; strict ones Msg 13608."""
+    if text is None or path is None:
+        return []
+    strict, steps = parse_path(path)
+    node = _walk(parse(text), steps)
+    if node is None:
+        if strict:
+            raise tsql_error(13608)
+        return []
+    if schema is None:
+        if node.kind == "object":
+            items = [(k, v) for k, v, _ in node.members]
+        elif node.kind == "array":
+            items = [(str(i), v) for i, v in enumerate(node.value)]
+        else:
+            raise tsql_error(13611)
+        return [(k, _scalar_text(text, v), _OPENJSON_TYPES[v.kind]) for k, v in items]
+    elements = node.value if node.kind == "array" else [node]
+    rows = []
+    for element in elements:
+        source = text[element.start:element.end]
+        row = []
+        for name, col_path, as_json in schema:
+            p = col_path if col_path is not None else "$." + (
+                name if re.fullmatch(r"[A-Za-z_$][\w$]*", name) else json.dumps(name))
+            row.append(json_query(source, p) if as_json else json_value(source, p)
+                       if element.kind in ("object", "array") else None)
+        rows.append(tuple(row))
+    return rows
+
+
+def _scalar_conv(t: SqlType) -> Callable[[Any], Any]:
+    if t.name == "bit":
+        return lambda v: None if v is None else bool(v)
+    return (lambda v: v) if (t.is_numeric or t.is_string or t.is_null) else \
+        (lambda v, s=as_string(t): None if v is None else s(v))
+
+
+def _bind_json_object(types: Types, consts: Consts) -> Bound:
+    convs = [_scalar_conv(t) for t in types[1:]]
+
+    def build(flags: str, *args: Any) -> str:
+        vals = [c(a) for c, a in zip(convs, args, strict=True)]
+        return json_build(flags, vals[1::2], vals[0::2])
+    return NVARCHAR_MAX, build
+
+
+def _bind_json_array(types: Types, consts: Consts) -> Bound:
+    convs = [_scalar_conv(t) for t in types[1:]]
+    return NVARCHAR_MAX, lambda flags, *args: json_build(
+        flags, [c(a) for c, a in zip(convs, args, strict=True)])
+
+
 JSON_FUNCTIONS: dict[str, tuple[int, int, Callable[[Types, Consts], Bound], bool]] = {
     "isjson": (1, 2, _bind_isjson, True), "json_value": (2, 2, _bind_json_value, True),
     "json_query": (1, 2, _bind_json_query, True), "json_modify": (3, 3, _bind_json_modify, True),
+    "json_object": (1, 2049, _bind_json_object, True),
+    "json_array": (1, 2049, _bind_json_array, True),
 }
