@@ -394,7 +394,19 @@ def _scalar_conv(t: SqlType) -> Callable[[Any], Any]:
         (lambda v, s=as_string(t): None if v is None else s(v))
 
 
+def _check_flags(name: str, types: Types, consts: Consts) -> None:
+    """The parser's flags (first argument): a constant ``a``/``n`` and one ``j``/``v`` per
+    value; anything else did not come from JSON_OBJECT / JSON_ARRAY's syntax."""
+    flags, values = consts[0], len(types) - 1
+    if name == "JSON_OBJECT":
+        values //= 2
+    if not (isinstance(flags, str) and len(flags) == values + 1 and flags[:1] in ("a", "n")
+            and set(flags[1:]) <= {"j", "v"}) or (name == "JSON_OBJECT" and len(types) % 2 == 0):
+        raise tsql_error(174, name, len(types) - 1)
+
+
 def _bind_json_object(types: Types, consts: Consts) -> Bound:
+    _check_flags("JSON_OBJECT", types, consts)
     convs = [_scalar_conv(t) for t in types[1:]]
 
     def build(flags: str, *args: Any) -> str:
@@ -404,6 +416,7 @@ def _bind_json_object(types: Types, consts: Consts) -> Bound:
 
 
 def _bind_json_array(types: Types, consts: Consts) -> Bound:
+    _check_flags("JSON_ARRAY", types, consts)
     convs = [_scalar_conv(t) for t in types[1:]]
     return NVARCHAR_MAX, lambda flags, *args: json_build(
         flags, [c(a) for c, a in zip(convs, args, strict=True)])
