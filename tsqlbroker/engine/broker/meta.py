@@ -42,6 +42,8 @@ class DbMeta:
     services_by_id: dict[int, ServiceRow] = field(default_factory=dict)
     queues_by_id: dict[int, QueueRow] = field(default_factory=dict)
     queues_by_name: dict[tuple[str, str], QueueRow] = field(default_factory=dict)
+    # Queue id → the event types its event notifications ask for (QUEUE_ACTIVATION …).
+    queue_events: dict[int, frozenset[str]] = field(default_factory=dict)
 
 
 class MetaCache:
@@ -155,6 +157,11 @@ class MetaCache:
             qrow = queue_row(r)
             meta.queues_by_id[qrow.object_id] = qrow
             meta.queues_by_name[(qrow.schema_name.lower(), qrow.name.lower())] = qrow
+        n = t.notifications
+        for queue_id, events in conn.execute(select(n.c.parent_id, n.c.events).where(
+                n.c.database_id == db_id)):
+            meta.queue_events[queue_id] = meta.queue_events.get(
+                queue_id, frozenset()) | frozenset(events.split(","))
         return meta
 
 

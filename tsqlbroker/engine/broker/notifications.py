@@ -116,11 +116,10 @@ class NotificationsMixin(ObjectsMixin, ConversationsMixin):
         txn.conn.execute(delete(n).where(n.c.database_id == db_id, n.c.parent_id == q.object_id))
 
     def queue_notified(self, conn: Any, db_id: int, queue_id: int, event: str) -> bool:
-        """Whether some event notification on the queue is for ``event``."""
-        n = self.t.notifications
-        rows = conn.execute(select(n.c.events).where(
-            n.c.database_id == db_id, n.c.parent_id == queue_id)).scalars()
-        return any(event in r.split(",") for r in rows)
+        """Whether some event notification on the queue is for ``event`` (from the broker
+        metadata cache: the activation monitor asks on every look at the queue)."""
+        meta = self.meta.get(conn, db_id)
+        return meta is not None and event in meta.queue_events.get(queue_id, ())
 
     def notified_queues(self, conn: Any) -> list[tuple[int, int]]:
         """(db_id, queue_id) of every queue with a QUEUE_ACTIVATION notification."""
