@@ -561,8 +561,8 @@ def touches_storage(node: Any) -> bool:
     return False
 
 
-_STORAGE_FUNCTIONS = frozenset({"db_id", "db_name", "object_id", "object_name", "schema_name",
-                                "schema_id"})
+_STORAGE_FUNCTIONS = frozenset({"db_id", "db_name", "object_id", "object_name",
+                                "object_schema_name", "schema_name", "schema_id"})
 
 
 def walk(node: Any) -> Iterator[Any]:

@@ -1,6 +1,6 @@
 """Session-aware built-ins and the function-call dispatch.
 
-``@@`` variables, DB_ID / DB_NAME / OBJECT_ID / OBJECT_NAME / SCHEMA_NAME, the user and
+``@@`` variables, DB_ID / DB_NAME / OBJECT_ID / OBJECT_NAME / OBJECT_SCHEMA_NAME / SCHEMA_NAME, the user and
 host functions, XACT_STATE, ERROR_NUMBER() and friends, SCOPE_IDENTITY, and the
 short-circuiting IIF / COALESCE / ISNULL live here; every other function comes from the value
 library (``functions.lookup``) or is a user-defined scalar function (schema-qualified name).
@@ -332,21 +332,32 @@ def _object_definition(c: Compiler, node: ast.FunctionCall) -> CExpr:
     return CExpr(T.NVARCHAR_MAX, object_definition)
 
 
-@special("object_name")
-def _object_name(c: Compiler, node: ast.FunctionCall) -> CExpr:
+def _object_attr(c: Compiler, node: ast.FunctionCall, attr: str) -> CExpr:
+    """OBJECT_NAME / OBJECT_SCHEMA_NAME (object_id [, database_id]): one column of the
+    object's catalog row, NULL for an unknown id."""
     args = _arity(c, node, 1, 2)
     idf = _int_arg(args[0])
     dbf = _int_arg(args[1]) if len(args) > 1 else None
 
-    def object_name(f: Frame) -> Any:
+    def object_attr(f: Frame) -> Any:
         i = idf(f)
         if i is None:
             return None
         s = f.session
         db = dbf(f) if dbf is not None else s.db_id
         row = s.instance.catalog.object_by_id(s.conn, db, int(i))
-        return None if row is None else row.name
-    return CExpr(T.SYSNAME, object_name)
+        return None if row is None else getattr(row, attr)
+    return CExpr(T.SYSNAME, object_attr)
+
+
+@special("object_name")
+def _object_name(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    return _object_attr(c, node, "name")
+
+
+@special("object_schema_name")
+def _object_schema_name(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    return _object_attr(c, node, "schema_name")
 
 
 @special("schema_name")

@@ -1,5 +1,5 @@
 """DML triggers: ``CREATE / ALTER / DROP TRIGGER``, ``ENABLE / DISABLE TRIGGER``,
-``UPDATE(column)`` and running a table's triggers after a statement's writes.
+``UPDATE(column)``, ``COLUMNS_UPDATED()`` and running a table's triggers after a statement's writes.
 
 The row writer records what each write did (``engine/triggers.py``); after the statement,
 :func:`fire` runs the table's enabled triggers for it — AFTER triggers once per statement and
@@ -44,6 +44,8 @@ class _Running:
     table_id: int
     instead_of: bool
     columns: frozenset[str]
+    # The table's column names in column_id order (COLUMNS_UPDATED's bit order).
+    table_columns: tuple[str, ...] = ()
 
 
 # The triggers each session is running, innermost last.
@@ -162,6 +164,28 @@ def compile_update_column(c: Compiler, node: ast.UpdateColumn) -> CExpr:
     return CExpr(T.BIT, updated, predicate=True)
 
 
+@special("columns_updated")
+def compile_columns_updated(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    """``COLUMNS_UPDATED()``: a varbinary with one bit per column of the trigger's table, set
+    for the columns the statement wrote; byte 1 holds columns 1-8 with column 1 in its lowest
+    bit, as SQL Server lays it out. Outside a trigger it is NULL (SQL Server refuses it at
+    CREATE time; a batch here has no trigger to ask)."""
+    if node.args:
+        raise c.bind_error(174, node, "columns_updated", 0)
+
+    def columns_updated(f: Frame) -> bytes | None:
+        stack = _running.get(f.session)
+        if not stack:
+            return None
+        top = stack[-1]
+        mask = bytearray((len(top.table_columns) + 7) // 8)
+        for i, name in enumerate(top.table_columns):
+            if name in top.columns:
+                mask[i // 8] |= 1 << (i % 8)
+        return bytes(mask)
+    return CExpr(T.VARBINARY_MAX, columns_updated)
+
+
 @special("rowcount_big")
 def compile_rowcount_big(c: Compiler, node: ast.FunctionCall) -> CExpr:
     """``ROWCOUNT_BIG()``: ``@@ROWCOUNT`` as bigint."""
@@ -231,7 +255,8 @@ def _run(f: Frame, trigger: TriggerInfo, event: TriggerEvent) -> None:
     s.rowcount = max(len(event.inserted), len(event.deleted))
     stack = _stack(s)
     stack.append(_Running(trigger.object_id, event.table.object_id, trigger.instead_of,
-                          event.columns))
+                          event.columns,
+                          tuple(col.name.lower() for col in event.table.columns)))
     ended = False
     try:
         invoke(s, compiled, values)
