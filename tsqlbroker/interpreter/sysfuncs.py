@@ -188,9 +188,10 @@ def _udf_call(c: Compiler, node: ast.FunctionCall) -> CExpr:
 def _arity(c: Compiler, node: ast.FunctionCall, lo: int, hi: int) -> list[CExpr]:
     n = len(node.args)
     if not lo <= n <= hi:
-        raise c.bind_error(174, node, node.name.name.upper(), lo) if n < lo else \
-            c.bind_error_text(node, f"The {node.name.name.upper()} function requires {hi} "
-                                    "argument(s).", 174)
+        # As the built-ins' registry says it (functions.py): 174 for a fixed count, else 189.
+        name = node.name.name.lower()
+        raise (c.bind_error(174, node, name, lo) if lo == hi
+               else c.bind_error(189, node, name, lo, hi))
     return [c.expr(a) for a in node.args]
 
 
