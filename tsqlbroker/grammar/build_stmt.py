@@ -48,6 +48,10 @@ class StmtBuilder:
 
     cursor_query = select_stmt
 
+    def select_stmt_paren(self, with_: Any, q: Any, order: Any, offset: Any, option: Any
+                          ) -> ast.SelectStmt:
+        return self.select_stmt(with_, self.query(q, order, offset, None), option)
+
     def view_body(self, with_: Any, q: Any, _check: Any) -> ast.SelectStmt:
         return StmtBuilder.select_stmt(self, with_, q, None)
 

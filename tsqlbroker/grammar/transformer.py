@@ -50,7 +50,7 @@ revert_stmt create_role alter_role drop_role
 
 # Rules that slice their own source text.
 TEXT_RULES = frozenset({"option_clause", "frame", "view_body", "view_body_paren", "view_body_with",
-                        "cursor_query", "for_clause"})
+                        "cursor_query", "for_clause", "select_stmt_paren"})
 
 SPAN_RULES = STATEMENT_RULES | TEXT_RULES
 
@@ -147,10 +147,62 @@ class AstBuilder(ExprBuilder, StmtBuilder, BrokerBuilder, SecurityBuilder):
         object.__setattr__(node, "sql", _unwrapped(self._slice()))
         return node
 
+    def select_stmt_paren(self, with_: Any, q: Any, order: Any, offset: Any, option: Any
+                          ) -> ast.SelectStmt:
+        node = StmtBuilder.select_stmt_paren(self, with_, q, order, offset, option)
+        start, end = self.span
+        if start is not None:
+            # A statement of its own (span, source text) that slices its text itself.
+            text = self.text[start:end]
+            bare = isinstance(q, ast.Select) and q.top is None and not q.order_by
+            object.__setattr__(node, "span", self._make_span(start, end))
+            object.__setattr__(node, "sql", text if with_ else _statement_query(text, bare))
+        return node
+
     def cursor_query(self, with_: Any, q: Any) -> ast.SelectStmt:
         node = StmtBuilder.select_stmt(self, with_, q, None)
         object.__setattr__(node, "sql", self._slice())
         return node
+
+
+def _closing(text: str, at: int) -> int | None:
+    """Where the parenthesis opened at ``text[at]`` closes (quotes and brackets skipped)."""
+    depth, i, n = 0, at, len(text)
+    while i < n:
+        ch = text[i]
+        if ch in "'\"[":
+            end = text.find("]" if ch == "[" else ch, i + 1)
+            if end < 0:
+                return None
+            i = end + 1
+            continue
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0:
+            return i
+        i += 1
+    return None
+
+
+def _statement_query(text: str, bare: bool) -> str:
+    """A statement that begins with "(" as the SQL generator takes it: doubled parentheses
+    around the first operand reduced to one pair, and "(SELECT …) [OPTION (…)]" without its
+    parentheses (alone it would be a subquery), also before ORDER BY / OFFSET when the query
+    in them is ``bare`` (no TOP or ORDER BY of its own). Parentheses before a set operator
+    stay: they bound the operand's own TOP / ORDER BY."""
+    text = text.strip()
+    while text.startswith("("):
+        close = _closing(text, 0)
+        if close is None:
+            break
+        inner, rest = text[1:close].strip(), text[close + 1:].strip()
+        doubled = inner.startswith("(") and _closing(inner, 0) == len(inner) - 1
+        tail = rest[:6].upper()
+        if not (doubled or not rest or tail == "OPTION"
+                or (bare and tail[:5] in ("ORDER", "OFFSE"))):
+            break
+        text = f"{inner} {rest}".strip()
+    return text
 
 
 def _unwrapped(text: str) -> str:
