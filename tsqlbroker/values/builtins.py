@@ -27,14 +27,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tsqlbroker.errors import MESSAGES, BindError, format_message, tsql_error
-from tsqlbroker.interpreter.convert import converter
-from tsqlbroker.interpreter.datefunctions import DATE_FUNCTIONS
-from tsqlbroker.interpreter.formatting import format_value, str_function
-from tsqlbroker.interpreter.jsonvalue import JSON_FUNCTIONS
-from tsqlbroker.interpreter.mathfunctions import MATH_FUNCTIONS, num_arg
-from tsqlbroker.interpreter.operators import comparison
-from tsqlbroker.interpreter.strings import STRING_FUNCTIONS, as_int, as_string
-from tsqlbroker.interpreter.types import (
+from tsqlbroker.values.convert import converter
+from tsqlbroker.values.date_builtins import DATE_FUNCTIONS
+from tsqlbroker.values.format_builtins import format_value, str_function
+from tsqlbroker.values.json_builtins import JSON_FUNCTIONS
+from tsqlbroker.values.math_builtins import MATH_FUNCTIONS, num_arg
+from tsqlbroker.values.operators import comparison
+from tsqlbroker.values.string_builtins import STRING_FUNCTIONS, as_int, as_string
+from tsqlbroker.values.types import (
     FLOAT,
     INT,
     UNIQUEIDENTIFIER,
@@ -204,7 +204,7 @@ def _bind_str(types: Types, consts: Consts) -> Bound:
 
 
 def _bind_formatmessage(types: Types, consts: Consts) -> Bound:
-    from tsqlbroker.interpreter.printf import format_raiserror
+    from tsqlbroker.values.message_format import format_raiserror
 
     first = types[0]
     conv0 = as_string(first) if not first.is_integer else (lambda v: v)

@@ -19,8 +19,8 @@ from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation, localcont
 from typing import Any
 
 from tsqlbroker.errors import TSqlError, tsql_error
-from tsqlbroker.interpreter import datetimes as dt
-from tsqlbroker.interpreter.textforms import (
+from tsqlbroker.values import dates as dt
+from tsqlbroker.values.text import (
     binary_text,
     cp1252_encode,
     float_text,
@@ -28,7 +28,7 @@ from tsqlbroker.interpreter.textforms import (
     parse_guid,
     to_varchar_text,
 )
-from tsqlbroker.interpreter.types import (
+from tsqlbroker.values.types import (
     INT_BYTES,
     INT_INTERNAL_NAMES,
     INT_RANGES,
@@ -673,7 +673,7 @@ def _between_dates(src: SqlType, dst: SqlType) -> Conv | None:
 
 # ---- to xml
 def _to_xml(src: SqlType, dst: SqlType, style: int | None) -> Conv | None:
-    from tsqlbroker.interpreter.xmlvalue import XmlValue
+    from tsqlbroker.values.xml_value import XmlValue
 
     fam = _family(src)
     if fam == "xml":
@@ -689,7 +689,7 @@ def _to_xml(src: SqlType, dst: SqlType, style: int | None) -> Conv | None:
 # ---- from sql_variant: the value's own type decides, looked up once per Python type
 def variant_type(v: Any) -> SqlType:
     """The base type of a sql_variant value, as far as its Python type tells."""
-    from tsqlbroker.interpreter.xmlvalue import XmlValue
+    from tsqlbroker.values.xml_value import XmlValue
 
     if isinstance(v, (bool, int)):
         return SqlType("bigint") if not -(2**31) <= v < 2**31 else SqlType("int")

@@ -13,10 +13,10 @@ from datetime import UTC, date, datetime, time, timedelta, timezone
 from typing import Any
 
 from tsqlbroker.errors import BindError, tsql_error
-from tsqlbroker.interpreter import datetimes as dt
-from tsqlbroker.interpreter.convert import converter
-from tsqlbroker.interpreter.strings import as_int, as_string
-from tsqlbroker.interpreter.types import (
+from tsqlbroker.values import dates as dt
+from tsqlbroker.values.convert import converter
+from tsqlbroker.values.string_builtins import as_int, as_string
+from tsqlbroker.values.types import (
     BIGINT,
     DATE,
     DATETIME,

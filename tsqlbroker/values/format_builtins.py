@@ -16,8 +16,8 @@ from decimal import ROUND_HALF_UP, Decimal, localcontext
 from typing import Any
 
 from tsqlbroker.errors import tsql_error
-from tsqlbroker.interpreter.datetimes import DAYS, MONTHS
-from tsqlbroker.interpreter.types import EXACT
+from tsqlbroker.values.dates import DAYS, MONTHS
+from tsqlbroker.values.types import EXACT
 
 
 @dataclass(frozen=True)
@@ -424,9 +424,9 @@ def display_text(value: Any, spec: Any = None) -> str:
     """A result value as SQL Server's tools show it, given its type (a SqlType or spec string;
     None when unknown): datetime2/time/datetimeoffset with their own fraction digits, money
     with four decimals, float as the shortest exact text, real at single precision."""
-    from tsqlbroker.interpreter.datetimes import default_text
-    from tsqlbroker.interpreter.textforms import money_text
-    from tsqlbroker.interpreter.types import SqlType, parse_type_spec
+    from tsqlbroker.values.dates import default_text
+    from tsqlbroker.values.text import money_text
+    from tsqlbroker.values.types import SqlType, parse_type_spec
 
     if value is None:
         return "NULL"

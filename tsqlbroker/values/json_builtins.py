@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tsqlbroker.errors import tsql_error
-from tsqlbroker.interpreter.strings import as_string
-from tsqlbroker.interpreter.types import INT, NVARCHAR_MAX, SqlType, nvarchar
+from tsqlbroker.values.string_builtins import as_string
+from tsqlbroker.values.types import INT, NVARCHAR_MAX, SqlType, nvarchar
 
 Bound = tuple[SqlType, Callable[..., Any]]
 Types = list[SqlType]
@@ -390,8 +390,10 @@ def openjson_rows(text: str | None, path: str | None = "$",
 def _scalar_conv(t: SqlType) -> Callable[[Any], Any]:
     if t.name == "bit":
         return lambda v: None if v is None else bool(v)
-    return (lambda v: v) if (t.is_numeric or t.is_string or t.is_null) else \
-        (lambda v, s=as_string(t): None if v is None else s(v))
+    if t.is_numeric or t.is_string or t.is_null:
+        return lambda v: v
+    text = as_string(t)
+    return lambda v: None if v is None else text(v)
 
 
 def _check_flags(name: str, types: Types, consts: Consts) -> None:

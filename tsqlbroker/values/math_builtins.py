@@ -16,9 +16,9 @@ from decimal import ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, ROUND_HALF_UP, Decim
 from typing import Any
 
 from tsqlbroker.errors import tsql_error
-from tsqlbroker.interpreter.convert import converter
-from tsqlbroker.interpreter.strings import as_int
-from tsqlbroker.interpreter.types import (
+from tsqlbroker.values.convert import converter
+from tsqlbroker.values.string_builtins import as_int
+from tsqlbroker.values.types import (
     EXACT,
     FLOAT,
     INT,
@@ -262,8 +262,8 @@ def _bind_least(types: Types, consts: Consts) -> Bound:
 
 def _extreme(types: Types, pick: Callable[..., Any]) -> Bound:
     """GREATEST / LEAST: the common type of the arguments; NULLs are ignored."""
-    from tsqlbroker.interpreter.operators import compare
-    from tsqlbroker.interpreter.types import common_type
+    from tsqlbroker.values.operators import compare
+    from tsqlbroker.values.types import common_type
 
     rt = common_type(types)
     convs = [converter(t, rt, explicit=False) for t in types]

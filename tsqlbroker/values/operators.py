@@ -19,10 +19,10 @@ from typing import Any
 
 from tsqlbroker.engine.typeprec import decimal_arith
 from tsqlbroker.errors import tsql_error
-from tsqlbroker.interpreter import datetimes as dt
-from tsqlbroker.interpreter.convert import converter, to_real
-from tsqlbroker.interpreter.textforms import to_varchar_text
-from tsqlbroker.interpreter.types import (
+from tsqlbroker.values import dates as dt
+from tsqlbroker.values.convert import converter, to_real
+from tsqlbroker.values.text import to_varchar_text
+from tsqlbroker.values.types import (
     INT,
     INT_RANGES,
     MAX,
@@ -459,7 +459,7 @@ def _compare_plan(lt: SqlType, rt: SqlType) -> tuple[Callable[[Any], Any] | None
 
 def _variant_plan(build: Callable[[SqlType, SqlType], Fn2]) -> Fn2:
     """sql_variant operands: the values' own types decide, resolved once per type pair."""
-    from tsqlbroker.interpreter.convert import variant_type
+    from tsqlbroker.values.convert import variant_type
 
     cache: dict[tuple[str, str], Fn2] = {}
 

@@ -12,10 +12,10 @@ from collections.abc import Callable
 from typing import Any
 
 from tsqlbroker.errors import tsql_error
-from tsqlbroker.interpreter.convert import converter
-from tsqlbroker.interpreter.operators import like_regex
-from tsqlbroker.interpreter.textforms import cp1252_decode, cp1252_encode, to_varchar_text
-from tsqlbroker.interpreter.types import (
+from tsqlbroker.values.convert import converter
+from tsqlbroker.values.operators import like_regex
+from tsqlbroker.values.text import cp1252_decode, cp1252_encode, to_varchar_text
+from tsqlbroker.values.types import (
     BIGINT,
     INT,
     MAX,

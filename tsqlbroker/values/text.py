@@ -12,7 +12,7 @@ import uuid
 from decimal import ROUND_HALF_UP, Decimal
 
 from tsqlbroker.errors import tsql_error
-from tsqlbroker.interpreter.types import EXACT
+from tsqlbroker.values.types import EXACT
 
 _FOUR = Decimal("0.0001")
 

@@ -1,8 +1,8 @@
-"""T-SQL data types as the interpreter sees them at compile time.
+"""T-SQL data types: the static type of an expression, variable or column.
 
 A :class:`SqlType` is the static type of an expression, variable or column. Runtime values are
 plain Python objects (see docs/ARCHITECTURE.md "Values"); the compiler asks this module (and
-``convert``/``operators``/``functions``) for result types and specialised callables once, so
+``convert``/``operators``/``builtins``) for result types and specialised callables once, so
 nothing here runs per row.
 
 Data-type precedence, literal typing and the declare/cast defaults follow SQL Server's
@@ -16,12 +16,9 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from decimal import Context, Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tsqlbroker.errors import BindError, tsql_error
-
-if TYPE_CHECKING:  # the AST is only needed for annotations
-    from tsqlbroker.grammar import ast
 
 MAX = -1  # length of the (max) types
 
@@ -250,28 +247,21 @@ def _canonical(name: str) -> str:
     return _ALIASES.get(name, name)
 
 
-def type_from_ast(dt: ast.DataType, context: str = "declare", *, position: int = 1) -> SqlType:
-    """The :class:`SqlType` a written type denotes.
-
-    ``context`` decides defaults for a missing length: ``'declare'`` (DECLARE, parameters,
-    columns) gives 1, ``'cast'`` (CAST/CONVERT) gives 30. ``decimal`` defaults to (18,0),
-    ``float(1..24)`` is ``real``, the fractional-second types default to scale 7. Unknown
-    names raise Msg 2715 (``position`` is the ``#%d`` of that message).
-    """
-    coll = None
-    if dt.xml_collection is not None:
-        c = dt.xml_collection
-        coll = f"{c.schema}.{c.name}" if c.schema else c.name
-    return _make_type(dt.name, tuple(dt.args), context, position, coll)
-
-
 def _is_int(a: Any) -> bool:
     return isinstance(a, int) or (isinstance(a, str) and a.strip().lstrip("-").isdigit())
 
 
-def _make_type(
+def make_type(
     raw_name: str, args: tuple[Any, ...], context: str, position: int, coll: str | None = None
 ) -> SqlType:
+    """The :class:`SqlType` a written type name with its arguments denotes.
+
+    ``context`` decides defaults for a missing length: ``'declare'`` (DECLARE, parameters,
+    columns) gives 1, ``'cast'`` (CAST/CONVERT) gives 30. ``decimal`` defaults to (18,0),
+    ``float(1..24)`` is ``real``, the fractional-second types default to scale 7. Unknown
+    names raise Msg 2715 (``position`` is the ``#%d`` of that message); ``coll`` is an xml
+    type's schema collection.
+    """
     name = _canonical(raw_name)
     if name not in _KNOWN:
         resolve = ALIAS_TYPES.get()
@@ -345,16 +335,17 @@ def parse_type_spec(spec: str) -> SqlType:
         if _canonical(name) == "xml":
             return SqlType("xml", xml_collection=parts[0])
         args = tuple(int(a) if a.lstrip("-").isdigit() else a for a in parts)
-    return _make_type(name, args, "declare", 1)
+    return make_type(name, args, "declare", 1)
 
 
-def literal_type(lit: ast.Literal) -> tuple[SqlType, Any]:
-    """The type and runtime value of a literal, typed as SQL Server types constants.
+def constant_type(kind: str, value: Any, text: str | None) -> tuple[SqlType, Any]:
+    """The type and runtime value of a constant, typed as SQL Server types constants.
 
+    ``kind`` is the literal's lexical kind (``int``, ``decimal``, ``float``, ``money``,
+    ``string``, ``nstring``, ``binary``, ``null``), ``text`` its source text when known.
     Integer constants are ``int`` when they fit, otherwise ``numeric(p,0)`` (SQL Server never
     types a constant as bigint); ``1.50`` is ``numeric(3,2)``; ``'ab'`` is ``varchar(2)``.
     """
-    kind, value = lit.kind, lit.value
     if kind == "null" or value is None:
         return NULL, None
     if kind == "int":
@@ -366,7 +357,7 @@ def literal_type(lit: ast.Literal) -> tuple[SqlType, Any]:
             return FLOAT, float(v)
         return SqlType("numeric", precision=digits, scale=0), Decimal(v)
     if kind == "decimal":
-        written = (lit.text or str(value)).strip()
+        written = (text or str(value)).strip()
         text = written.lstrip("+-")
         # The sign of a folded "-2.5" stays on the value; precision / scale ignore it.
         negative = (len(written) - len(text) - written[:len(written) - len(text)].count("+")) % 2
@@ -383,7 +374,7 @@ def literal_type(lit: ast.Literal) -> tuple[SqlType, Any]:
     if kind == "float":
         f = float(value)
         if f in (float("inf"), float("-inf")):
-            raise tsql_error(168, (lit.text or str(value)).strip(), 8, cls=BindError)
+            raise tsql_error(168, (text or str(value)).strip(), 8, cls=BindError)
         return FLOAT, f
     if kind == "money":
         d = Decimal(str(value)).quantize(Decimal("0.0001"), context=EXACT)

@@ -18,7 +18,7 @@ from lxml import etree
 from tsqlbroker.errors import tsql_error
 
 if TYPE_CHECKING:
-    from tsqlbroker.interpreter.xmlvalue import Resolver, XmlValue
+    from tsqlbroker.values.xml_value import Resolver, XmlValue
 
 _PROLOG = re.compile(r"^\s*((?:declare\s+[^;]*;\s*)*)(.*)$", re.DOTALL)
 _INSERT = re.compile(
@@ -35,7 +35,7 @@ METHOD = "modify()"
 def modify(x: XmlValue, dml: str, namespaces: dict[str, str] | None = None,
            resolver: Resolver | None = None) -> XmlValue:
     """Apply one XML DML statement to a copy of ``x`` and return the copy."""
-    from tsqlbroker.interpreter.xmlvalue import XmlValue
+    from tsqlbroker.values.xml_value import XmlValue
 
     m = _PROLOG.match(dml)
     prolog, body = (m.group(1), m.group(2).strip()) if m else ("", dml.strip())
@@ -69,7 +69,7 @@ def _content(doc: XmlValue, what: str, namespaces: dict[str, str] | None,
              resolver: Resolver | None, prolog: str) -> tuple[list[Any], str | None,
                                                               tuple[str, str] | None]:
     """(element copies, text, attribute) that ``what`` stands for."""
-    from tsqlbroker.interpreter.xmlvalue import XmlValue
+    from tsqlbroker.values.xml_value import XmlValue
 
     if what.startswith("<"):
         return _construct(what, prolog, namespaces)
@@ -95,7 +95,7 @@ def _content(doc: XmlValue, what: str, namespaces: dict[str, str] | None,
 def namespace_decls(prolog: str, namespaces: dict[str, str] | None, method: str) -> str:
     """``xmlns`` attributes declaring the namespaces in scope for a constructor: those of
     WITH XMLNAMESPACES and of the query prolog."""
-    from tsqlbroker.interpreter.xquery import DEFAULT_PREFIX, translate
+    from tsqlbroker.values.xquery import DEFAULT_PREFIX, translate
 
     declared = translate(prolog + ".", tuple(sorted((namespaces or {}).items())), method)
     return "".join(
@@ -107,7 +107,7 @@ def _construct(what: str, prolog: str, namespaces: dict[str, str] | None
                ) -> tuple[list[Any], str | None, None]:
     """Parse a written-out constructor with the query's namespaces in scope (so ``<b/>``
     under ``declare default element namespace`` is in that namespace)."""
-    from tsqlbroker.interpreter.xmlvalue import _strip_blank
+    from tsqlbroker.values.xml_value import _strip_blank
 
     try:
         wrapper = etree.fromstring(f"<w{namespace_decls(prolog, namespaces, METHOD)}>{what}</w>")
@@ -187,7 +187,7 @@ def _delete(node: Any) -> None:
 def _value_text(doc: XmlValue, prolog: str, expr: str, namespaces: dict[str, str] | None,
                 resolver: Resolver | None) -> str:
     """The text an expression yields (a string, a number, sql:variable or an XQuery)."""
-    from tsqlbroker.interpreter.xmlvalue import _atom_text
+    from tsqlbroker.values.xml_value import _atom_text
 
     if expr[:1] in "\"'" and expr[-1:] == expr[:1]:
         return _unquote(expr)

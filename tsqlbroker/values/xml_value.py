@@ -19,7 +19,7 @@ from typing import Any
 from lxml import etree
 
 from tsqlbroker.errors import TSqlError, tsql_error
-from tsqlbroker.interpreter.xquery import ROOT_VAR, Translated, translate
+from tsqlbroker.values.xquery import ROOT_VAR, Translated, translate
 
 _WRAP = "tsql__fragment"
 _OPEN = f"<{_WRAP}>"
@@ -218,7 +218,7 @@ class XmlValue:
               resolver: Resolver | None = None) -> Any:
         """``xml.value(query, 'type')``: one atomic value converted to ``sqltype`` (a SqlType
         or type spec); Msg 2389 unless the query is statically a singleton."""
-        from tsqlbroker.interpreter.types import SqlType, parse_type_spec
+        from tsqlbroker.values.types import SqlType, parse_type_spec
 
         tr = translate(query, tuple(sorted((namespaces or {}).items())), "value()")
         if not tr.singleton:
@@ -235,7 +235,7 @@ class XmlValue:
               resolver: Resolver | None = None) -> XmlValue:
         """``xml.query(query)``: the resulting sequence as a new xml value (paths, and also
         element constructors with ``{…}`` and ``for … where … order by … return``)."""
-        from tsqlbroker.interpreter.xqeval import evaluate, is_extended
+        from tsqlbroker.values.xquery_eval import evaluate, is_extended
 
         if is_extended(query):
             return XmlValue.of_nodes(evaluate(self, query, namespaces, resolver))
@@ -257,7 +257,7 @@ class XmlValue:
                resolver: Resolver | None = None) -> XmlValue:
         """``xml.modify(dml)``: a new value with the XML DML (insert / delete / replace
         value of) applied; assign it back to the variable or column."""
-        from tsqlbroker.interpreter.xmldml import modify
+        from tsqlbroker.values.xml_modify import modify
 
         return modify(self, dml, namespaces, resolver)
 
@@ -274,8 +274,8 @@ class XmlValue:
 @lru_cache(maxsize=256)
 def _value_converter(target: Any) -> Callable[[Any], Any]:
     """value()'s conversion of the atomic text to the requested SQL type (built once)."""
-    from tsqlbroker.interpreter.convert import converter
-    from tsqlbroker.interpreter.types import NVARCHAR_MAX
+    from tsqlbroker.values.convert import converter
+    from tsqlbroker.values.types import NVARCHAR_MAX
 
     return converter(NVARCHAR_MAX, target)
 

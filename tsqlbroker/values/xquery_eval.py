@@ -17,7 +17,7 @@ from lxml import etree
 from tsqlbroker.errors import tsql_error
 
 if TYPE_CHECKING:
-    from tsqlbroker.interpreter.xmlvalue import Resolver, XmlValue
+    from tsqlbroker.values.xml_value import Resolver, XmlValue
 
 METHOD = "query()"
 _PROLOG = re.compile(r"^\s*((?:declare\s+[^;]*;\s*)*)(.*)$", re.DOTALL)
@@ -123,8 +123,8 @@ def _enclosed(template: str) -> tuple[str, list[str]]:
 
 def _construct(doc: XmlValue, template: str, prolog: str, namespaces: dict[str, str] | None,
                resolver: Resolver | None, bound: dict[str, Any]) -> list[Any]:
-    from tsqlbroker.interpreter.xmldml import namespace_decls
-    from tsqlbroker.interpreter.xmlvalue import _atom_text, _strip_blank
+    from tsqlbroker.values.xml_modify import namespace_decls
+    from tsqlbroker.values.xml_value import _atom_text, _strip_blank
 
     text, exprs = _enclosed(template)
     values = [_items(doc, e, prolog, namespaces, resolver, bound) for e in exprs]
@@ -175,7 +175,7 @@ def _slots(text: str) -> str:
 
 
 def _fill(slot: Any, items: list[Any]) -> None:
-    from tsqlbroker.interpreter.xmlvalue import _atom_text
+    from tsqlbroker.values.xml_value import _atom_text
 
     parent = slot.getparent()
     index = parent.index(slot)
