@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import re
 import uuid
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
@@ -35,6 +34,7 @@ from sqlalchemy import (
 from sqlalchemy.types import TypeEngine
 
 from ..errors import tsql_error
+from ..values.types import canonical_name, split_type_spec
 
 CI_COLLATION = "TSQL_CI"
 # PostgreSQL's case-insensitive collation for character columns (see pgstrings.py).
@@ -50,7 +50,6 @@ NUMERIC_TYPES = INT_TYPES | DECIMAL_TYPES | FLOAT_TYPES
 
 _INT_RANGES = {"bigint": (-2**63, 2**63 - 1), "int": (-2**31, 2**31 - 1),
                "smallint": (-2**15, 2**15 - 1), "tinyint": (0, 255)}
-_SPEC = re.compile(r"^\s*([a-z_][a-z0-9_ ]*?)\s*(?:\(\s*([^)]*)\))?\s*$")
 _DATETIME_FMT = "%Y-%m-%d %H:%M:%S.%f"
 
 
@@ -94,35 +93,45 @@ class TypeSpec:
         return None
 
 
-_ALIASES = {"integer": "int", "dec": "decimal", "double precision": "float",
-            "character": "char", "character varying": "varchar", "national character": "nchar",
-            "national character varying": "nvarchar", "national char varying": "nvarchar",
-            "rowversion": "timestamp", "bool": "bit", "boolean": "bit"}
+# Names sqlglot types expressions with that T-SQL does not write (a comparison is BOOLEAN).
+_SQLGLOT_NAMES = {"bool": "bit", "boolean": "bit"}
+_KNOWN = (INT_TYPES | DECIMAL_TYPES | FLOAT_TYPES | STRING_TYPES | BINARY_TYPES | DATE_TYPES
+          | {"uniqueidentifier", "xml", "sql_variant"})
+
+
+def _spec_int(text: str, spec: str) -> int:
+    if not text.lstrip("-").isdigit():
+        raise tsql_error(2715, 1, spec)
+    return int(text)
 
 
 @functools.lru_cache(maxsize=1024)
 def parse_spec(spec: str) -> TypeSpec:
-    """Parse a type spec; an unknown base name raises Msg 2715 (results are cached)."""
-    m = _SPEC.match(spec.lower())
-    if not m:
+    """The catalog's view of a type spec (names kept as written: ``sysname``, ``timestamp``;
+    lengths not range-checked); an unknown base name raises Msg 2715 (results are cached).
+
+    The text is read by :func:`tsqlbroker.values.types.split_type_spec`, the one type-name
+    reader; this only arranges its parts as a :class:`TypeSpec`.
+    """
+    parts = split_type_spec(spec)
+    if parts is None:
         raise tsql_error(2715, 1, spec)
-    name = _ALIASES.get(m.group(1), m.group(1))
-    args = [a.strip() for a in (m.group(2) or "").split(",") if a.strip()]
+    name = canonical_name(parts[0])
+    name = _SQLGLOT_NAMES.get(name, name)
+    args = [a.lower() for a in parts[1] if a]
     if name in ("char", "varchar", "nchar", "nvarchar", "binary", "varbinary"):
         if args and args[0] == "max":
             return TypeSpec(name, is_max=True)
-        return TypeSpec(name, length=int(args[0]) if args else 1)
+        return TypeSpec(name, length=_spec_int(args[0], spec) if args else 1)
     if name in ("decimal", "numeric"):
-        p = int(args[0]) if args else 18
-        s = int(args[1]) if len(args) > 1 else 0
+        p = _spec_int(args[0], spec) if args else 18
+        s = _spec_int(args[1], spec) if len(args) > 1 else 0
         return TypeSpec(name, precision=p, scale=s)
     if name in ("datetime2", "time", "datetimeoffset"):
-        return TypeSpec(name, scale=int(args[0]) if args else 7)
+        return TypeSpec(name, scale=_spec_int(args[0], spec) if args else 7)
     if name == "float":
-        return TypeSpec("real" if args and int(args[0]) <= 24 else "float")
-    known = (INT_TYPES | DECIMAL_TYPES | FLOAT_TYPES | STRING_TYPES | BINARY_TYPES
-             | DATE_TYPES | {"uniqueidentifier", "xml", "sql_variant"})
-    if name not in known:
+        return TypeSpec("real" if args and _spec_int(args[0], spec) <= 24 else "float")
+    if name not in _KNOWN:
         raise tsql_error(2715, 1, spec)
     return TypeSpec(name)
 

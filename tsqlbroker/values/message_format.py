@@ -15,7 +15,7 @@ from tsqlbroker.errors import ExecutionError
 
 from . import types as T
 
-_SPEC = re.compile(r"%(?P<flags>[-+0# ]*)(?P<width>\*|\d+)?(?:\.(?P<prec>\*|\d+))?"
+_PRINTF_SPEC = re.compile(r"%(?P<flags>[-+0# ]*)(?P<width>\*|\d+)?(?:\.(?P<prec>\*|\d+))?"
                    r"(?:I64|h|l)?(?P<type>[diosuxX])|%%")
 
 
@@ -82,7 +82,7 @@ def format_raiserror(template: str, args: list[tuple[Any, T.SqlType]]) -> str:
             digits = digits.rjust(width - len(prefix), "0")
         return _pad(prefix + digits, flags, width)
 
-    return _SPEC.sub(sub, template)
+    return _PRINTF_SPEC.sub(sub, template)
 
 
 def _pad(text: str, flags: str, width: int | None) -> str:

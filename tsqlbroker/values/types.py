@@ -238,7 +238,9 @@ _MAX_LENGTH = {"char": 8000, "varchar": 8000, "binary": 8000, "varbinary": 8000,
                "nchar": 4000, "nvarchar": 4000}
 
 
-def _canonical(name: str) -> str:
+def canonical_name(name: str) -> str:
+    """A written type name as the one base name it denotes (``integer`` → ``int``,
+    ``sys.int`` → ``int``, ``national char varying`` → ``nvarchar``)."""
     name = " ".join(name.lower().split())
     if "." in name:  # sys.int, dbo.nvarchar: schema-qualified system types
         schema, _, rest = name.rpartition(".")
@@ -262,7 +264,7 @@ def make_type(
     names raise Msg 2715 (``position`` is the ``#%d`` of that message); ``coll`` is an xml
     type's schema collection.
     """
-    name = _canonical(raw_name)
+    name = canonical_name(raw_name)
     if name not in _KNOWN:
         resolve = ALIAS_TYPES.get()
         alias = resolve(raw_name) if resolve is not None and not args else None
@@ -323,19 +325,36 @@ def make_type(
 _SPEC_RE = re.compile(r"^\s*([A-Za-z_][\w .\[\]]*?)\s*(?:\(\s*([^)]*)\s*\))?\s*$")
 
 
-def parse_type_spec(spec: str) -> SqlType:
-    """Parse a type spec string (``'nvarchar(max)'``, ``'decimal(10,2)'``) back to a type."""
+def split_type_spec(spec: str) -> tuple[str, list[str]] | None:
+    """A type spec text (``'nvarchar(max)'``, ``'decimal(10, 2)'``) as its written base name
+    and argument texts, or None when it is not a type spec.
+
+    The one reader of type-spec text: :func:`parse_type` builds a :class:`SqlType` from its
+    parts, the engine's ``sqltypes.parse_spec`` its catalog view of them.
+    """
     m = _SPEC_RE.match(spec)
     if not m:
-        raise tsql_error(2715, 1, spec, cls=BindError)
+        return None
     name, argtext = m.group(1), m.group(2)
-    args: tuple[Any, ...] = ()
-    if argtext:
-        parts = [a.strip() for a in argtext.split(",")]
-        if _canonical(name) == "xml":
-            return SqlType("xml", xml_collection=parts[0])
-        args = tuple(int(a) if a.lstrip("-").isdigit() else a for a in parts)
-    return make_type(name, args, "declare", 1)
+    return name, ([a.strip() for a in argtext.split(",")] if argtext else [])
+
+
+def parse_type(spec: str, context: str = "declare") -> SqlType:
+    """Parse a type spec string (``'nvarchar(max)'``, ``'decimal(10,2)'``) to a type, with the
+    defaults of ``context`` (see :func:`make_type`); a bad spec raises Msg 2715."""
+    parts = split_type_spec(spec)
+    if parts is None:
+        raise tsql_error(2715, 1, spec, cls=BindError)
+    name, argv = parts
+    if argv and canonical_name(name) == "xml":
+        return SqlType("xml", xml_collection=argv[0])
+    args = tuple(int(a) if a.lstrip("-").isdigit() else a for a in argv)
+    return make_type(name, args, context, 1)
+
+
+def parse_type_spec(spec: str) -> SqlType:
+    """:func:`parse_type` in the ``declare`` context (the name callers used before issue 15)."""
+    return parse_type(spec)
 
 
 def constant_type(kind: str, value: Any, text: str | None) -> tuple[SqlType, Any]:
