@@ -16,9 +16,7 @@ upper-case TEXT; date and time types as ISO-8601 TEXT (which sorts correctly).
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import uuid
-from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from typing import Any
 
@@ -34,7 +32,10 @@ from sqlalchemy import (
 from sqlalchemy.types import TypeEngine
 
 from ..errors import tsql_error
-from ..values.types import canonical_name, split_type_spec
+
+# The spec reader and the catalog's TypeSpec view live in values.types; engine modules import
+# them from here until P5 switches them.
+from ..values.types import TypeSpec, normalize_spec, parse_spec  # noqa: F401 - re-exported
 
 CI_COLLATION = "TSQL_CI"
 # PostgreSQL's case-insensitive collation for character columns (see pgstrings.py).
@@ -51,94 +52,6 @@ NUMERIC_TYPES = INT_TYPES | DECIMAL_TYPES | FLOAT_TYPES
 _INT_RANGES = {"bigint": (-2**63, 2**63 - 1), "int": (-2**31, 2**31 - 1),
                "smallint": (-2**15, 2**15 - 1), "tinyint": (0, 255)}
 _DATETIME_FMT = "%Y-%m-%d %H:%M:%S.%f"
-
-
-@dataclass(frozen=True)
-class TypeSpec:
-    """A parsed type spec: base name and arguments (``None`` length means MAX)."""
-
-    name: str
-    length: int | None = None
-    precision: int | None = None
-    scale: int | None = None
-    is_max: bool = False
-
-    @property
-    def spec(self) -> str:
-        """The canonical spec text."""
-        if self.name in ("decimal", "numeric"):
-            return f"{self.name}({self.precision},{self.scale})"
-        if self.name in ("char", "varchar", "nchar", "nvarchar", "binary", "varbinary"):
-            return f"{self.name}(max)" if self.is_max else f"{self.name}({self.length})"
-        if self.name in ("datetime2", "time", "datetimeoffset") and self.scale is not None \
-                and self.scale != 7:
-            return f"{self.name}({self.scale})"
-        return self.name
-
-    @property
-    def is_string(self) -> bool:
-        return self.name in STRING_TYPES or self.name == "xml"
-
-    @property
-    def is_numeric(self) -> bool:
-        return self.name in NUMERIC_TYPES
-
-    @property
-    def max_length(self) -> int | None:
-        """Characters (or bytes) the type holds, None when unlimited."""
-        if self.name in ("char", "varchar", "nchar", "nvarchar", "binary", "varbinary"):
-            return None if self.is_max else self.length
-        if self.name == "sysname":
-            return 128
-        return None
-
-
-# Names sqlglot types expressions with that T-SQL does not write (a comparison is BOOLEAN).
-_SQLGLOT_NAMES = {"bool": "bit", "boolean": "bit"}
-_KNOWN = (INT_TYPES | DECIMAL_TYPES | FLOAT_TYPES | STRING_TYPES | BINARY_TYPES | DATE_TYPES
-          | {"uniqueidentifier", "xml", "sql_variant"})
-
-
-def _spec_int(text: str, spec: str) -> int:
-    if not text.lstrip("-").isdigit():
-        raise tsql_error(2715, 1, spec)
-    return int(text)
-
-
-@functools.lru_cache(maxsize=1024)
-def parse_spec(spec: str) -> TypeSpec:
-    """The catalog's view of a type spec (names kept as written: ``sysname``, ``timestamp``;
-    lengths not range-checked); an unknown base name raises Msg 2715 (results are cached).
-
-    The text is read by :func:`tsqlbroker.values.types.split_type_spec`, the one type-name
-    reader; this only arranges its parts as a :class:`TypeSpec`.
-    """
-    parts = split_type_spec(spec)
-    if parts is None:
-        raise tsql_error(2715, 1, spec)
-    name = canonical_name(parts[0])
-    name = _SQLGLOT_NAMES.get(name, name)
-    args = [a.lower() for a in parts[1] if a]
-    if name in ("char", "varchar", "nchar", "nvarchar", "binary", "varbinary"):
-        if args and args[0] == "max":
-            return TypeSpec(name, is_max=True)
-        return TypeSpec(name, length=_spec_int(args[0], spec) if args else 1)
-    if name in ("decimal", "numeric"):
-        p = _spec_int(args[0], spec) if args else 18
-        s = _spec_int(args[1], spec) if len(args) > 1 else 0
-        return TypeSpec(name, precision=p, scale=s)
-    if name in ("datetime2", "time", "datetimeoffset"):
-        return TypeSpec(name, scale=_spec_int(args[0], spec) if args else 7)
-    if name == "float":
-        return TypeSpec("real" if args and _spec_int(args[0], spec) <= 24 else "float")
-    if name not in _KNOWN:
-        raise tsql_error(2715, 1, spec)
-    return TypeSpec(name)
-
-
-def normalize_spec(spec: str) -> str:
-    """The canonical form of ``spec`` (``'NVARCHAR( 50 )'`` → ``'nvarchar(50)'``)."""
-    return parse_spec(spec).spec
 
 
 def column_type(spec: str, dialect: str) -> TypeEngine[Any]:

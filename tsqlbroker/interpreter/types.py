@@ -1,6 +1,7 @@
 """Moved to :mod:`tsqlbroker.values.types` and :mod:`tsqlbroker.interpreter.ast_types` (issue 15);
 removed in P5."""  # issue15-shim
 from tsqlbroker.interpreter.ast_types import literal_type, type_from_ast  # issue15-shim
+from tsqlbroker.values.precedence import common_type, int_as_decimal, precedence  # issue15-shim
 from tsqlbroker.values.types import (  # issue15-shim
     ALIAS_TYPES,
     BIGINT,
@@ -45,14 +46,11 @@ from tsqlbroker.values.types import (  # issue15-shim
     XML,
     ArgumentTypeError,
     SqlType,
-    common_type,
     constant_type,
     decimal_type,
-    int_as_decimal,
     make_type,
     nvarchar,
     parse_type_spec,
-    precedence,
     varchar,
 )
 

@@ -33,6 +33,7 @@ from tsqlbroker.values.format_builtins import format_value, str_function
 from tsqlbroker.values.json_builtins import JSON_FUNCTIONS
 from tsqlbroker.values.math_builtins import MATH_FUNCTIONS, num_arg
 from tsqlbroker.values.operators import comparison
+from tsqlbroker.values.precedence import common_type
 from tsqlbroker.values.string_builtins import STRING_FUNCTIONS, as_int, as_string
 from tsqlbroker.values.types import (
     FLOAT,
@@ -40,7 +41,6 @@ from tsqlbroker.values.types import (
     UNIQUEIDENTIFIER,
     ArgumentTypeError,
     SqlType,
-    common_type,
     nvarchar,
     varchar,
 )

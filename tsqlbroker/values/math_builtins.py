@@ -263,7 +263,7 @@ def _bind_least(types: Types, consts: Consts) -> Bound:
 def _extreme(types: Types, pick: Callable[..., Any]) -> Bound:
     """GREATEST / LEAST: the common type of the arguments; NULLs are ignored."""
     from tsqlbroker.values.operators import compare
-    from tsqlbroker.values.types import common_type
+    from tsqlbroker.values.precedence import common_type
 
     rt = common_type(types)
     convs = [converter(t, rt, explicit=False) for t in types]

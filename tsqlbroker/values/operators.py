@@ -17,10 +17,10 @@ from decimal import ROUND_HALF_UP, Context, Decimal
 from functools import lru_cache
 from typing import Any
 
-from tsqlbroker.engine.typeprec import decimal_arith
 from tsqlbroker.errors import tsql_error
 from tsqlbroker.values import dates as dt
 from tsqlbroker.values.convert import converter, to_real
+from tsqlbroker.values.precedence import decimal_arith, int_as_decimal, precedence
 from tsqlbroker.values.text import to_varchar_text
 from tsqlbroker.values.types import (
     INT,
@@ -28,8 +28,6 @@ from tsqlbroker.values.types import (
     MAX,
     SqlType,
     decimal_type,
-    int_as_decimal,
-    precedence,
 )
 
 Fn2 = Callable[[Any, Any], Any]

@@ -1,47 +1,114 @@
-"""SQL Server's data type precedence and aggregate result types, on type specs.
+"""SQL Server's data type precedence, and the result types it decides: the one table.
 
-Used where the storage layer must type a column the way SQL Server would although the
-backend types it otherwise: the columns of a table value constructor (``VALUES (1), (2.5)``
-is ``decimal(11,1)``), and ``SUM`` / ``AVG`` (``AVG`` of an ``int`` column is an ``int``).
+On :class:`SqlType` for the interpreter (``common_type`` of CASE / COALESCE / UNION,
+``int_as_decimal``) and on spec texts where the storage layer must type a column the way SQL
+Server would although the backend types it otherwise: the columns of a table value constructor
+(``VALUES (1), (2.5)`` is ``decimal(11,1)``), ``SUM`` / ``AVG`` (``AVG`` of an ``int`` column is
+an ``int``) and decimal arithmetic.
 """
 
 from __future__ import annotations
 
 import re
 
-from ..errors import TSqlError
-from .sqltypes import parse_spec
+from tsqlbroker.errors import TSqlError
+from tsqlbroker.values.types import (
+    FIXED_LENGTH,
+    INT,
+    INT_DECIMAL_PRECISION,
+    MAX,
+    SqlType,
+    decimal_type,
+    parse_spec,
+)
 
-# Highest first (SQL Server "Data type precedence"); sysname is nvarchar.
-_PRECEDENCE = ["sql_variant", "xml", "datetimeoffset", "datetime2", "datetime",
-               "smalldatetime", "date", "time", "float", "real", "decimal", "numeric", "money",
-               "smallmoney", "bigint", "int", "smallint", "tinyint", "bit", "ntext", "text",
-               "image", "timestamp", "uniqueidentifier", "nvarchar", "sysname", "nchar",
-               "varchar", "char", "varbinary", "binary"]
-_RANK = {name: i for i, name in enumerate(_PRECEDENCE)}
-# Integer types as the decimal precision they convert to.
-_INT_DIGITS = {"bit": 1, "tinyint": 3, "smallint": 5, "int": 10, "bigint": 19}
+# Highest first, as "Data type precedence (Transact-SQL)" lists them; NULL below everything.
+PRECEDENCE_ORDER = (
+    "sql_variant", "xml", "datetimeoffset", "datetime2", "datetime", "smalldatetime", "date",
+    "time", "float", "real", "decimal", "numeric", "money", "smallmoney", "bigint", "int",
+    "smallint", "tinyint", "bit", "ntext", "text", "image", "timestamp", "uniqueidentifier",
+    "nvarchar", "nchar", "varchar", "char", "varbinary", "binary", "null",
+)
+# Rank by base type name, higher wins. decimal and numeric are the same type; sysname is
+# nvarchar(128).
+PRECEDENCE = {name: len(PRECEDENCE_ORDER) - i for i, name in enumerate(PRECEDENCE_ORDER)}
+PRECEDENCE["numeric"] = PRECEDENCE["decimal"]
+PRECEDENCE["sysname"] = PRECEDENCE["nvarchar"]
 _STRINGS = {"char", "varchar", "nchar", "nvarchar", "sysname"}
 
 
-def literal_spec(text: str, is_string: bool, national: bool = False) -> str | None:
-    """The type SQL Server gives a constant: ``1`` int, ``2.50`` decimal(3,2), ``1e3`` float,
-    ``'ab'`` varchar(2), ``N'ab'`` nvarchar(2)."""
-    if is_string:
-        return f"{'n' if national else ''}varchar({max(len(text), 1)})"
-    if re.fullmatch(r"\d+", text):
-        value = int(text)
-        if value < 2**31:
-            return "int"
-        return f"decimal({len(text)},0)" if len(text) <= 38 else "float"
-    m = re.fullmatch(r"(\d*)\.(\d*)", text)
-    if m:
-        whole, frac = m.group(1).lstrip("0"), m.group(2)
-        scale = len(frac)
-        return f"decimal({max(len(whole) + scale, 1)},{scale})"
-    if re.fullmatch(r"[\d.]+[eE][-+]?\d+", text):
-        return "float"
-    return None
+def precedence(t: SqlType) -> int:
+    """Data-type precedence rank: higher wins when two types meet."""
+    return PRECEDENCE.get(t.name, 0)
+
+
+def int_as_decimal(t: SqlType) -> SqlType:
+    """The decimal an exact type turns into when mixed with decimals."""
+    if t.is_decimal:
+        return t
+    if t.is_integer:
+        p = t.const_digits if t.const_digits is not None else INT_DECIMAL_PRECISION[t.name]
+        return decimal_type(p, 0)
+    if t.name == "money":
+        return decimal_type(19, 4)
+    if t.name == "smallmoney":
+        return decimal_type(10, 4)
+    return decimal_type(38, 0)
+
+
+def _merge_strings(types: list[SqlType], winner: SqlType) -> SqlType:
+    unicode = winner.is_unicode
+    varying = any(t.name not in FIXED_LENGTH for t in types)
+    lengths = [t.length or 1 for t in types]
+    if winner.name in ("text", "ntext"):
+        return winner
+    cap = 4000 if unicode else 8000
+    if any(n == MAX for n in lengths):
+        n = MAX
+    else:
+        n = max(lengths)
+        if n > cap:
+            n = MAX
+    if unicode:
+        return SqlType("nvarchar" if varying else "nchar", n)
+    return SqlType("varchar" if varying else "char", n)
+
+
+def common_type(types: list[SqlType]) -> SqlType:
+    """The type of CASE / COALESCE / UNION / IN over ``types``: highest precedence wins.
+
+    Lengths, precisions and scales are widened so every input fits: strings take the longest
+    length (unicode if the winner is), decimals ``max(p-s)+max(s)`` capped at 38. A list of
+    bare NULLs is ``int``, as ``SELECT CASE WHEN 1=1 THEN NULL END`` is.
+    """
+    real = [t for t in types if t.name != "null"]
+    if not real:
+        return INT
+    winner = max(real, key=precedence)
+    same_family = [t for t in real if precedence(t) == precedence(winner)]
+    if winner.is_string:
+        strings = [t for t in real if t.is_string]
+        return _merge_strings(strings, winner)
+    if winner.is_binary:
+        bins = [t for t in real if t.is_binary]
+        if winner.name == "image":
+            return winner
+        lengths = [t.length or 1 for t in bins]
+        n = MAX if MAX in lengths else max(lengths)
+        varying = any(t.name != "binary" for t in bins)
+        return SqlType("varbinary" if varying else "binary", n)
+    if winner.is_decimal:
+        decs = [int_as_decimal(t) for t in real if t.is_exact_numeric]
+        s = max(t.scale or 0 for t in decs)
+        ip = max((t.precision or 18) - (t.scale or 0) for t in decs)
+        p = min(ip + s, 38)
+        return SqlType(winner.name, precision=p, scale=min(s, p))
+    if winner.name in ("time", "datetime2", "datetimeoffset"):
+        s = max((t.scale if t.scale is not None else 7) for t in same_family)
+        return SqlType(winner.name, scale=s)
+    if winner.is_integer and winner.const_digits is not None:
+        return SqlType(winner.name)
+    return winner
 
 
 def common_spec(specs: list[str | None]) -> str | None:
@@ -58,15 +125,15 @@ def common_spec(specs: list[str | None]) -> str | None:
             return None
     if not known:
         return None
-    top = min(known, key=lambda t: _RANK.get(t.name, len(_RANK)))
+    top = max(known, key=lambda t: PRECEDENCE.get(t.name, 0))
     if top.name in ("decimal", "numeric"):
         scale, whole = 0, 1
         for t in known:
             if t.name in ("decimal", "numeric"):
                 scale = max(scale, t.scale or 0)
                 whole = max(whole, (t.precision or 18) - (t.scale or 0))
-            elif t.name in _INT_DIGITS:
-                whole = max(whole, _INT_DIGITS[t.name])
+            elif t.name in INT_DECIMAL_PRECISION:
+                whole = max(whole, INT_DECIMAL_PRECISION[t.name])
         return f"decimal({min(whole + scale, 38)},{scale})"
     if top.name in _STRINGS:
         unicode_ = any(t.name in ("nchar", "nvarchar", "sysname") for t in known)
@@ -108,8 +175,8 @@ def _decimal_parts(spec: str | None) -> tuple[int, int] | None:
     if spec is None:
         return None
     base = spec.split("(")[0].strip().lower()
-    if base in _INT_DIGITS:
-        return _INT_DIGITS[base], 0
+    if base in INT_DECIMAL_PRECISION:
+        return INT_DECIMAL_PRECISION[base], 0
     m = re.fullmatch(r"(?:decimal|numeric)\s*\((\d+)\s*(?:,\s*(\d+))?\)", spec.strip().lower())
     if m:
         return int(m.group(1)), int(m.group(2) or 0)

@@ -11,6 +11,7 @@ documentation ("Data type precedence", "Constants", "char and varchar" …).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from contextvars import ContextVar
@@ -54,17 +55,6 @@ DATETIME_TYPES = frozenset(
     {"date", "time", "datetime", "datetime2", "smalldatetime", "datetimeoffset"}
 )
 FIXED_LENGTH = frozenset({"char", "nchar", "binary"})
-
-# Highest first, as "Data type precedence (Transact-SQL)" lists them.
-_PRECEDENCE_ORDER = (
-    "sql_variant", "xml", "datetimeoffset", "datetime2", "datetime", "smalldatetime", "date",
-    "time", "float", "real", "decimal", "numeric", "money", "smallmoney", "bigint", "int",
-    "smallint", "tinyint", "bit", "ntext", "text", "image", "uniqueidentifier", "nvarchar",
-    "nchar", "varchar", "char", "varbinary", "binary", "null",
-)
-# decimal and numeric are the same type: give them the same rank.
-_PRECEDENCE = {name: 100 - i for i, name in enumerate(_PRECEDENCE_ORDER)}
-_PRECEDENCE["numeric"] = _PRECEDENCE["decimal"]
 
 # The decimal(p,0) an integer type becomes when mixed with decimals.
 INT_DECIMAL_PRECISION = {"bigint": 19, "int": 10, "smallint": 5, "tinyint": 3, "bit": 1}
@@ -231,9 +221,9 @@ _ALIASES = {
     "national text": "ntext", "double precision": "float", "binary varying": "varbinary",
     "rowversion": "timestamp",
 }
-_KNOWN = (
-    set(_PRECEDENCE) - {"null"}
-) | {"timestamp", "sysname"}
+# Every base type name (after aliases) a spec may name.
+KNOWN_TYPES = (NUMERIC_TYPES | STRING_TYPES | BINARY_TYPES | DATETIME_TYPES
+               | {"uniqueidentifier", "xml", "sql_variant", "timestamp", "sysname"})
 _MAX_LENGTH = {"char": 8000, "varchar": 8000, "binary": 8000, "varbinary": 8000,
                "nchar": 4000, "nvarchar": 4000}
 
@@ -265,7 +255,7 @@ def make_type(
     type's schema collection.
     """
     name = canonical_name(raw_name)
-    if name not in _KNOWN:
+    if name not in KNOWN_TYPES:
         resolve = ALIAS_TYPES.get()
         alias = resolve(raw_name) if resolve is not None and not args else None
         if alias is not None:
@@ -410,75 +400,110 @@ def constant_type(kind: str, value: Any, text: str | None) -> tuple[SqlType, Any
     raise ValueError(f"unknown literal kind {kind!r}")
 
 
-def precedence(t: SqlType) -> int:
-    """Data-type precedence rank: higher wins when two types meet."""
-    return _PRECEDENCE.get(t.name, 0)
+def literal_spec(text: str, is_string: bool, national: bool = False) -> str | None:
+    """The spec text of the type SQL Server gives a constant written ``text``: ``1`` int, ``2.50`` decimal(3,2), ``1e3`` float,
+    ``'ab'`` varchar(2), ``N'ab'`` nvarchar(2)."""
+    if is_string:
+        return f"{'n' if national else ''}varchar({max(len(text), 1)})"
+    if re.fullmatch(r"\d+", text):
+        value = int(text)
+        if value < 2**31:
+            return "int"
+        return f"decimal({len(text)},0)" if len(text) <= 38 else "float"
+    m = re.fullmatch(r"(\d*)\.(\d*)", text)
+    if m:
+        whole, frac = m.group(1).lstrip("0"), m.group(2)
+        scale = len(frac)
+        return f"decimal({max(len(whole) + scale, 1)},{scale})"
+    if re.fullmatch(r"[\d.]+[eE][-+]?\d+", text):
+        return "float"
+    return None
 
 
-def int_as_decimal(t: SqlType) -> SqlType:
-    """The decimal an exact type turns into when mixed with decimals."""
-    if t.is_decimal:
-        return t
-    if t.is_integer:
-        p = t.const_digits if t.const_digits is not None else INT_DECIMAL_PRECISION[t.name]
-        return decimal_type(p, 0)
-    if t.name == "money":
-        return decimal_type(19, 4)
-    if t.name == "smallmoney":
-        return decimal_type(10, 4)
-    return decimal_type(38, 0)
+# ------------------------------------------------- the catalog's view of a spec text
+@dataclass(frozen=True)
+class TypeSpec:
+    """A type spec as the catalog stores it: base name (``sysname``, ``timestamp`` kept) and
+    arguments (``None`` length means MAX); :func:`parse_spec` builds it."""
+
+    name: str
+    length: int | None = None
+    precision: int | None = None
+    scale: int | None = None
+    is_max: bool = False
+
+    @property
+    def spec(self) -> str:
+        """The canonical spec text."""
+        if self.name in ("decimal", "numeric"):
+            return f"{self.name}({self.precision},{self.scale})"
+        if self.name in ("char", "varchar", "nchar", "nvarchar", "binary", "varbinary"):
+            return f"{self.name}(max)" if self.is_max else f"{self.name}({self.length})"
+        if self.name in ("datetime2", "time", "datetimeoffset") and self.scale is not None \
+                and self.scale != 7:
+            return f"{self.name}({self.scale})"
+        return self.name
+
+    @property
+    def is_string(self) -> bool:
+        return self.name in STRING_TYPES or self.name in ("sysname", "xml")
+
+    @property
+    def is_numeric(self) -> bool:
+        return self.name in NUMERIC_TYPES
+
+    @property
+    def max_length(self) -> int | None:
+        """Characters (or bytes) the type holds, None when unlimited."""
+        if self.name in ("char", "varchar", "nchar", "nvarchar", "binary", "varbinary"):
+            return None if self.is_max else self.length
+        if self.name == "sysname":
+            return 128
+        return None
 
 
-def _merge_strings(types: list[SqlType], winner: SqlType) -> SqlType:
-    unicode = winner.is_unicode
-    varying = any(t.name not in FIXED_LENGTH for t in types)
-    lengths = [t.length or 1 for t in types]
-    if winner.name in ("text", "ntext"):
-        return winner
-    cap = 4000 if unicode else 8000
-    if any(n == MAX for n in lengths):
-        n = MAX
-    else:
-        n = max(lengths)
-        if n > cap:
-            n = MAX
-    if unicode:
-        return SqlType("nvarchar" if varying else "nchar", n)
-    return SqlType("varchar" if varying else "char", n)
+# Names sqlglot types expressions with that T-SQL does not write (a comparison is BOOLEAN).
+_SQLGLOT_NAMES = {"bool": "bit", "boolean": "bit"}
 
 
-def common_type(types: list[SqlType]) -> SqlType:
-    """The type of CASE / COALESCE / UNION / IN over ``types``: highest precedence wins.
+def _spec_int(text: str, spec: str) -> int:
+    if not text.lstrip("-").isdigit():
+        raise tsql_error(2715, 1, spec)
+    return int(text)
 
-    Lengths, precisions and scales are widened so every input fits: strings take the longest
-    length (unicode if the winner is), decimals ``max(p-s)+max(s)`` capped at 38. A list of
-    bare NULLs is ``int``, as ``SELECT CASE WHEN 1=1 THEN NULL END`` is.
+
+@functools.lru_cache(maxsize=1024)
+def parse_spec(spec: str) -> TypeSpec:
+    """The catalog's view of a type spec (names kept as written: ``sysname``, ``timestamp``;
+    lengths not range-checked); an unknown base name raises Msg 2715 (results are cached).
+
+    The text is read by :func:`split_type_spec`, the one type-name reader; this only arranges
+    its parts as a :class:`TypeSpec` (the engine's view until P5 switches its callers to
+    :class:`SqlType`).
     """
-    real = [t for t in types if t.name != "null"]
-    if not real:
-        return INT
-    winner = max(real, key=precedence)
-    same_family = [t for t in real if precedence(t) == precedence(winner)]
-    if winner.is_string:
-        strings = [t for t in real if t.is_string]
-        return _merge_strings(strings, winner)
-    if winner.is_binary:
-        bins = [t for t in real if t.is_binary]
-        if winner.name == "image":
-            return winner
-        lengths = [t.length or 1 for t in bins]
-        n = MAX if MAX in lengths else max(lengths)
-        varying = any(t.name != "binary" for t in bins)
-        return SqlType("varbinary" if varying else "binary", n)
-    if winner.is_decimal:
-        decs = [int_as_decimal(t) for t in real if t.is_exact_numeric]
-        s = max(t.scale or 0 for t in decs)
-        ip = max((t.precision or 18) - (t.scale or 0) for t in decs)
-        p = min(ip + s, 38)
-        return SqlType(winner.name, precision=p, scale=min(s, p))
-    if winner.name in ("time", "datetime2", "datetimeoffset"):
-        s = max((t.scale if t.scale is not None else 7) for t in same_family)
-        return SqlType(winner.name, scale=s)
-    if winner.is_integer and winner.const_digits is not None:
-        return SqlType(winner.name)
-    return winner
+    parts = split_type_spec(spec)
+    if parts is None:
+        raise tsql_error(2715, 1, spec)
+    name = canonical_name(parts[0])
+    name = _SQLGLOT_NAMES.get(name, name)
+    args = [a.lower() for a in parts[1] if a]
+    if name in ("char", "varchar", "nchar", "nvarchar", "binary", "varbinary"):
+        if args and args[0] == "max":
+            return TypeSpec(name, is_max=True)
+        return TypeSpec(name, length=_spec_int(args[0], spec) if args else 1)
+    if name in ("decimal", "numeric"):
+        p = _spec_int(args[0], spec) if args else 18
+        s = _spec_int(args[1], spec) if len(args) > 1 else 0
+        return TypeSpec(name, precision=p, scale=s)
+    if name in ("datetime2", "time", "datetimeoffset"):
+        return TypeSpec(name, scale=_spec_int(args[0], spec) if args else 7)
+    if name == "float":
+        return TypeSpec("real" if args and _spec_int(args[0], spec) <= 24 else "float")
+    if name not in KNOWN_TYPES:
+        raise tsql_error(2715, 1, spec)
+    return TypeSpec(name)
+
+
+def normalize_spec(spec: str) -> str:
+    """The canonical form of ``spec`` (``'NVARCHAR( 50 )'`` → ``'nvarchar(50)'``)."""
+    return parse_spec(spec).spec
