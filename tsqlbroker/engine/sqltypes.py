@@ -35,7 +35,7 @@ from ..errors import tsql_error
 
 # The spec reader and the catalog's TypeSpec view live in values.types; engine modules import
 # them from here until P5 switches them.
-from ..values.types import TypeSpec, normalize_spec, parse_spec  # noqa: F401 - re-exported
+from ..values.types import TypeSpec, normalize_spec, parse_spec, type_of_value  # noqa: F401 - re-exported
 
 CI_COLLATION = "TSQL_CI"
 # PostgreSQL's case-insensitive collation for character columns (see pgstrings.py).
@@ -322,22 +322,22 @@ def pad_fixed(value: Any, spec: str) -> Any:
     return value
 
 
-def spec_of_value(value: Any) -> str | None:
-    """A reasonable spec for a Python value of unknown declared type (SELECT … INTO)."""
+# Stored column specs for the types of values nobody declared: the catalog keeps these texts
+# (datetime, not datetime2; decimal(38,10) whatever the value's scale; text for time and xml).
+_COLUMN_SPEC_OF = {"datetime2": "datetime", "datetimeoffset": "datetime", "time": "nvarchar(max)",
+                   "xml": "nvarchar(max)"}
+
+
+def column_spec_for(value: Any) -> str | None:
+    """The spec of a column (or parameter) made for a value of unknown declared type (SELECT …
+    INTO, a UDF argument): :func:`type_of_value` as the catalog names it; None for NULL."""
     if value is None:
         return None
-    if isinstance(value, (bool, int)):
-        return "int" if -2**31 <= int(value) < 2**31 else "bigint"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, Decimal):
+    t = type_of_value(value)
+    if t.name == "decimal":
         return "decimal(38,10)"
-    if isinstance(value, (bytes, bytearray)):
-        return "varbinary(max)"
-    if isinstance(value, uuid.UUID):
-        return "uniqueidentifier"
-    if isinstance(value, dt.datetime):
-        return "datetime"
-    if isinstance(value, dt.date):
-        return "date"
-    return "nvarchar(max)"
+    return _COLUMN_SPEC_OF.get(t.name) or t.spec()
+
+
+# The old name, called by query.py, udfbridge.py, udfcall.py until P5 (issue 15).
+spec_of_value = column_spec_for

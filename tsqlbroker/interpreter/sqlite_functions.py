@@ -412,14 +412,14 @@ def _convert(value: Any, target: Any, style: Any = None, source: Any = None,
     a byte-order mark as SQL Server's XML parser does."""
     if value is None:
         return None
-    from tsqlbroker.engine.sqltypes import from_storage, spec_of_value, to_storage
+    from tsqlbroker.engine.sqltypes import column_spec_for, from_storage, to_storage
     from tsqlbroker.values.convert import converter
     from tsqlbroker.values.types import parse_type_spec
     from tsqlbroker.values.xml_value import XmlValue
 
     source_spec = _text(source) if source is not None else None
     if source_spec is None:
-        source_spec = "nvarchar(max)" if isinstance(value, str) else spec_of_value(value)
+        source_spec = "nvarchar(max)" if isinstance(value, str) else column_spec_for(value)
     src = parse_type_spec(source_spec or "nvarchar(max)")
     dst = parse_type_spec(_text(target))
     py = from_storage(value, source_spec)

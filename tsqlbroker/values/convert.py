@@ -14,7 +14,7 @@ import re
 import struct
 import uuid
 from collections.abc import Callable
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation, localcontext
 from typing import Any
 
@@ -34,6 +34,7 @@ from tsqlbroker.values.types import (
     INT_RANGES,
     MAX,
     SqlType,
+    type_of_value,
 )
 
 Conv = Callable[[Any], Any]
@@ -687,40 +688,15 @@ def _to_xml(src: SqlType, dst: SqlType, style: int | None) -> Conv | None:
 
 
 # ---- from sql_variant: the value's own type decides, looked up once per Python type
-def variant_type(v: Any) -> SqlType:
-    """The base type of a sql_variant value, as far as its Python type tells."""
-    from tsqlbroker.values.xml_value import XmlValue
-
-    if isinstance(v, (bool, int)):
-        return SqlType("bigint") if not -(2**31) <= v < 2**31 else SqlType("int")
-    if isinstance(v, Decimal):
-        exp = v.as_tuple().exponent
-        s = -exp if isinstance(exp, int) and exp < 0 else 0
-        return SqlType("decimal", precision=38, scale=min(s, 38))
-    if isinstance(v, float):
-        return SqlType("float")
-    if isinstance(v, str):
-        return SqlType("nvarchar", MAX)
-    if isinstance(v, (bytes, bytearray)):
-        return SqlType("varbinary", MAX)
-    if isinstance(v, uuid.UUID):
-        return SqlType("uniqueidentifier")
-    if isinstance(v, datetime):
-        return SqlType("datetimeoffset", scale=7) if v.tzinfo else SqlType("datetime2", scale=7)
-    if isinstance(v, date):
-        return SqlType("date")
-    if isinstance(v, time):
-        return SqlType("time", scale=7)
-    if isinstance(v, XmlValue):
-        return SqlType("xml")
-    return SqlType("nvarchar", MAX)
+# The old name, called by interpreter/sysfuncs.py and expressions.py until P5 (issue 15).
+variant_type = type_of_value
 
 
 def _from_variant(dst: SqlType, style: int | None) -> Conv:
     cache: dict[tuple[type, str], Conv] = {}
 
     def conv(v: Any) -> Any:
-        st = variant_type(v)
+        st = type_of_value(v)
         key = (type(v), st.spec())
         f = cache.get(key)
         if f is None:

@@ -28,6 +28,7 @@ from tsqlbroker.values.types import (
     MAX,
     SqlType,
     decimal_type,
+    type_of_value,
 )
 
 Fn2 = Callable[[Any, Any], Any]
@@ -457,14 +458,13 @@ def _compare_plan(lt: SqlType, rt: SqlType) -> tuple[Callable[[Any], Any] | None
 
 def _variant_plan(build: Callable[[SqlType, SqlType], Fn2]) -> Fn2:
     """sql_variant operands: the values' own types decide, resolved once per type pair."""
-    from tsqlbroker.values.convert import variant_type
 
     cache: dict[tuple[str, str], Fn2] = {}
 
     def dynamic(a: Any, b: Any) -> Any:
         if a is None or b is None:
             return None
-        ta, tb = variant_type(a), variant_type(b)
+        ta, tb = type_of_value(a), type_of_value(b)
         key = (ta.spec(), tb.spec())
         fn = cache.get(key)
         if fn is None:

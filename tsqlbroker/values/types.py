@@ -11,8 +11,10 @@ documentation ("Data type precedence", "Constants", "char and varchar" …).
 
 from __future__ import annotations
 
+import datetime
 import functools
 import re
+import uuid
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -418,6 +420,37 @@ def literal_spec(text: str, is_string: bool, national: bool = False) -> str | No
     if re.fullmatch(r"[\d.]+[eE][-+]?\d+", text):
         return "float"
     return None
+
+
+def type_of_value(v: Any) -> SqlType:
+    """The type a runtime value stands for when nothing declared one (a sql_variant's base
+    type, SQL_VARIANT_PROPERTY, a column made by SELECT … INTO), as far as its Python type
+    tells: int or bigint by range, decimal(38,s) with the value's scale, datetime2(7) or
+    datetimeoffset(7), time(7), xml for a value object naming its type, else nvarchar(max)."""
+    if isinstance(v, (bool, int)):
+        return SqlType("bigint") if not -(2**31) <= v < 2**31 else INT
+    if isinstance(v, Decimal):
+        exp = v.as_tuple().exponent
+        s = -exp if isinstance(exp, int) and exp < 0 else 0
+        return SqlType("decimal", precision=38, scale=min(s, 38))
+    if isinstance(v, float):
+        return FLOAT
+    if isinstance(v, str):
+        return NVARCHAR_MAX
+    if isinstance(v, (bytes, bytearray)):
+        return VARBINARY_MAX
+    if isinstance(v, uuid.UUID):
+        return UNIQUEIDENTIFIER
+    if isinstance(v, datetime.datetime):
+        return DATETIMEOFFSET if v.tzinfo else SqlType("datetime2", scale=7)
+    if isinstance(v, datetime.date):
+        return DATE
+    if isinstance(v, datetime.time):
+        return TIME
+    name = getattr(v, "sql_type_name", None)  # XmlValue
+    if name is not None:
+        return SqlType(name)
+    return NVARCHAR_MAX
 
 
 # ------------------------------------------------- the catalog's view of a spec text

@@ -84,6 +84,9 @@ class XmlValue:
     """A parsed xml document or fragment (or, from ``nodes()``, a context node in one)."""
 
     __slots__ = ("_node", "_root", "_text")
+    # values.types.type_of_value reads this: the values layer's types module cannot import
+    # this module (it imports types).
+    sql_type_name = "xml"
 
     def __init__(self, root: Any, node: Any = None) -> None:
         self._root = root
