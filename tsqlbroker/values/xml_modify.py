@@ -11,14 +11,20 @@ from __future__ import annotations
 
 import copy
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lxml import etree
 
 from tsqlbroker.errors import tsql_error
-
-if TYPE_CHECKING:
-    from tsqlbroker.values.xml_value import Resolver, XmlValue
+from tsqlbroker.values.xml_tree import (
+    Resolver,
+    XmlDocument,
+    append_text,
+    atom_text,
+    is_xml,
+    namespace_decls,
+    strip_blank,
+)
 
 _PROLOG = re.compile(r"^\s*((?:declare\s+[^;]*;\s*)*)(.*)$", re.DOTALL)
 _INSERT = re.compile(
@@ -32,17 +38,15 @@ _VARIABLE = re.compile(r"""^sql:(?P<kind>variable|column)\(\s*["'](?P<name>[^"']
 METHOD = "modify()"
 
 
-def modify(x: XmlValue, dml: str, namespaces: dict[str, str] | None = None,
-           resolver: Resolver | None = None) -> XmlValue:
+def modify(x: XmlDocument, dml: str, namespaces: dict[str, str] | None = None,
+           resolver: Resolver | None = None) -> XmlDocument:
     """Apply one XML DML statement to a copy of ``x`` and return the copy."""
-    from tsqlbroker.values.xml_value import XmlValue
-
     m = _PROLOG.match(dml)
     prolog, body = (m.group(1), m.group(2).strip()) if m else ("", dml.strip())
-    doc = XmlValue(copy.deepcopy(x._root))
+    doc = x.copy()
 
     def nodes(expr: str) -> list[Any]:
-        result, _tr = doc._eval(prolog + expr, namespaces, resolver, METHOD)
+        result, _tr = doc.evaluate(prolog + expr, namespaces, resolver, METHOD)
         return result if isinstance(result, list) else [result]
 
     if mi := _INSERT.match(body):
@@ -60,17 +64,14 @@ def modify(x: XmlValue, dml: str, namespaces: dict[str, str] | None = None,
                                              namespaces, resolver))
     else:
         raise tsql_error(2209, METHOD, body.split()[0] if body.split() else body)
-    doc._text = None
     return doc
 
 
 # ------------------------------------------------------------------------------- insert
-def _content(doc: XmlValue, what: str, namespaces: dict[str, str] | None,
+def _content(doc: XmlDocument, what: str, namespaces: dict[str, str] | None,
              resolver: Resolver | None, prolog: str) -> tuple[list[Any], str | None,
                                                               tuple[str, str] | None]:
     """(element copies, text, attribute) that ``what`` stands for."""
-    from tsqlbroker.values.xml_value import XmlValue
-
     if what.startswith("<"):
         return _construct(what, prolog, namespaces)
     if what[:1] in "\"'":
@@ -82,42 +83,29 @@ def _content(doc: XmlValue, what: str, namespaces: dict[str, str] | None,
         if resolver is None:
             raise tsql_error(2209, METHOD, what)
         v = resolver(mv.group("kind"), mv.group("name"))
-        if isinstance(v, XmlValue):
-            return [copy.deepcopy(c) for c in v._root], v._root.text, None
+        if is_xml(v):
+            return [copy.deepcopy(c) for c in v.root], v.root.text, None
         return [], None if v is None else str(v), None
-    result, _tr = doc._eval(prolog + what, namespaces, resolver, METHOD)
+    result, _tr = doc.evaluate(prolog + what, namespaces, resolver, METHOD)
     items = result if isinstance(result, list) else [result]
     elements = [copy.deepcopy(i) for i in items if isinstance(i, etree._Element)]
     texts = "".join(str(i) for i in items if not isinstance(i, etree._Element))
     return elements, texts or None, None
 
 
-def namespace_decls(prolog: str, namespaces: dict[str, str] | None, method: str) -> str:
-    """``xmlns`` attributes declaring the namespaces in scope for a constructor: those of
-    WITH XMLNAMESPACES and of the query prolog."""
-    from tsqlbroker.values.xquery import DEFAULT_PREFIX, translate
-
-    declared = translate(prolog + ".", tuple(sorted((namespaces or {}).items())), method)
-    return "".join(
-        f' xmlns="{uri}"' if prefix == DEFAULT_PREFIX else f' xmlns:{prefix}="{uri}"'
-        for prefix, uri in declared.namespaces)
-
-
 def _construct(what: str, prolog: str, namespaces: dict[str, str] | None
                ) -> tuple[list[Any], str | None, None]:
     """Parse a written-out constructor with the query's namespaces in scope (so ``<b/>``
     under ``declare default element namespace`` is in that namespace)."""
-    from tsqlbroker.values.xml_value import _strip_blank
-
     try:
         wrapper = etree.fromstring(f"<w{namespace_decls(prolog, namespaces, METHOD)}>{what}</w>")
     except etree.XMLSyntaxError as e:
         raise tsql_error(2209, METHOD, (e.msg or what)[:40]) from None
-    _strip_blank(wrapper)
+    strip_blank(wrapper)
     return [copy.deepcopy(c) for c in wrapper], wrapper.text, None
 
 
-def _insert(doc: XmlValue, what: str, where: str, targets: list[Any],
+def _insert(doc: XmlDocument, what: str, where: str, targets: list[Any],
             namespaces: dict[str, str] | None, resolver: Resolver | None, prolog: str) -> None:
     if len(targets) != 1 or not isinstance(targets[0], etree._Element):
         found = "empty-sequence()" if not targets else "node()*"
@@ -132,7 +120,7 @@ def _insert(doc: XmlValue, what: str, where: str, targets: list[Any],
     if where in ("into", "as last into"):
         if text:
             last = target[-1] if len(target) else None
-            _append_text(target, last, text)
+            append_text(target, last, text)
         for el in elements:
             target.append(el)
     elif where == "as first into":
@@ -151,16 +139,9 @@ def _insert(doc: XmlValue, what: str, where: str, targets: list[Any],
             anchor = elements[-1] if elements else (target if where == "after" else None)
             if anchor is None:
                 prev = target.getprevious()
-                _append_text(parent, prev, text)
+                append_text(parent, prev, text)
             else:
                 anchor.tail = text + (anchor.tail or "")
-
-
-def _append_text(parent: Any, last: Any, text: str) -> None:
-    if last is None:
-        parent.text = (parent.text or "") + text
-    else:
-        last.tail = (last.tail or "") + text
 
 
 # ------------------------------------------------------------------------------- delete
@@ -171,7 +152,7 @@ def _delete(node: Any) -> None:
             return
         if node.tail:  # keep the text that followed the deleted element
             prev = node.getprevious()
-            _append_text(parent, prev, node.tail)
+            append_text(parent, prev, node.tail)
         parent.remove(node)
     elif getattr(node, "is_attribute", False):
         owner = node.getparent()
@@ -184,17 +165,15 @@ def _delete(node: Any) -> None:
 
 
 # ------------------------------------------------------------------------------ replace
-def _value_text(doc: XmlValue, prolog: str, expr: str, namespaces: dict[str, str] | None,
+def _value_text(doc: XmlDocument, prolog: str, expr: str, namespaces: dict[str, str] | None,
                 resolver: Resolver | None) -> str:
     """The text an expression yields (a string, a number, sql:variable or an XQuery)."""
-    from tsqlbroker.values.xml_value import _atom_text
-
     if expr[:1] in "\"'" and expr[-1:] == expr[:1]:
         return _unquote(expr)
-    result, _tr = doc._eval(prolog + expr, namespaces, resolver, METHOD)
+    result, _tr = doc.evaluate(prolog + expr, namespaces, resolver, METHOD)
     if isinstance(result, list):
-        return " ".join(_atom_text(i) for i in result)
-    return _atom_text(result)
+        return " ".join(atom_text(i) for i in result)
+    return atom_text(result)
 
 
 def _replace(node: Any, text: str) -> None:

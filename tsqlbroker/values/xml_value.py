@@ -10,7 +10,7 @@ empty elements.
 
 from __future__ import annotations
 
-import math
+import copy
 import re
 from collections.abc import Callable
 from functools import lru_cache
@@ -19,7 +19,10 @@ from typing import Any
 from lxml import etree
 
 from tsqlbroker.errors import TSqlError, tsql_error
+from tsqlbroker.values.xml_modify import modify
+from tsqlbroker.values.xml_tree import Resolver, append_text, atom_text, strip_blank
 from tsqlbroker.values.xquery import ROOT_VAR, Translated, translate
+from tsqlbroker.values.xquery_eval import evaluate, is_extended
 
 _WRAP = "tsql__fragment"
 _OPEN = f"<{_WRAP}>"
@@ -27,9 +30,6 @@ _CLOSE = f"</{_WRAP}>"
 _DECL = re.compile(r"^\s*<\?xml\s[^>]*\?>", re.IGNORECASE)
 _ENCODING = re.compile(rb"""^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
 _PARSER = etree.XMLParser(resolve_entities=False, huge_tree=True, remove_comments=False)
-
-Resolver = Callable[[str, str], Any]  # (kind 'variable'|'column', name) -> value
-
 
 def _error_number(msg: str) -> int:
     m = msg.lower()
@@ -61,23 +61,6 @@ def _parse_error(text: str, e: etree.XMLSyntaxError) -> TSqlError:
     elif line == 1:
         col -= len(_OPEN)
     return tsql_error(number, line, max(col, 1))
-
-
-def _strip_blank(el: Any) -> None:
-    """Drop whitespace-only text nodes (SQL Server keeps them only with xml:space)."""
-    preserve = "{http://www.w3.org/XML/1998/namespace}space"
-    stack = [el]
-    while stack:
-        e = stack.pop()
-        if e.get(preserve) == "preserve":
-            continue
-        if e.text is not None and not e.text.strip():
-            e.text = None
-        for child in e:
-            if child.tail is not None and not child.tail.strip():
-                child.tail = None
-            if isinstance(child.tag, str):
-                stack.append(child)
 
 
 class XmlValue:
@@ -112,7 +95,7 @@ class XmlValue:
             root = etree.fromstring(_OPEN + body + _CLOSE, _PARSER)
         except etree.XMLSyntaxError as e:
             raise _parse_error(body, e) from None
-        _strip_blank(root)
+        strip_blank(root)
         return cls(root)
 
     @classmethod
@@ -153,14 +136,14 @@ class XmlValue:
                         root.append(_copy(child))
                         last = root[-1]
                     if item.text:
-                        _append_text(root, last, item.text)
+                        append_text(root, last, item.text)
                     continue
                 root.append(_copy(item))
                 last = root[-1]
             else:
                 # adjacent atomic values serialise separated by one space
-                text = (" " if prev_atomic else "") + _atom_text(item)
-                _append_text(root, last, text)
+                text = (" " if prev_atomic else "") + atom_text(item)
+                append_text(root, last, text)
             prev_atomic = atomic
         return cls(root)
 
@@ -192,8 +175,19 @@ class XmlValue:
         return hash(self.to_string())
 
     # ------------------------------------------------------------------------- methods
-    def _eval(self, query: str, namespaces: dict[str, str] | None, resolver: Resolver | None,
-              method: str, bound: dict[str, Any] | None = None) -> tuple[Any, Translated]:
+    @property
+    def root(self) -> Any:
+        """The wrapper element holding the document's or fragment's nodes."""
+        return self._root
+
+    def copy(self) -> XmlValue:
+        """A deep copy of the whole document (XML DML changes the copy)."""
+        return XmlValue(copy.deepcopy(self._root))
+
+    def evaluate(self, query: str, namespaces: dict[str, str] | None, resolver: Resolver | None,
+                 method: str, bound: dict[str, Any] | None = None) -> tuple[Any, Translated]:
+        """The XPath result of ``query`` (translated for ``method``) on this value, with
+        ``sql:variable`` / ``sql:column`` read through ``resolver``."""
         tr = translate(query, tuple(sorted((namespaces or {}).items())), method)
         variables: dict[str, Any] = {ROOT_VAR: [self._root], **(bound or {})}
         for i, (kind, name) in enumerate(tr.externals):
@@ -214,7 +208,7 @@ class XmlValue:
         if tr.aggregate:
             result = _aggregate(tr.aggregate, result)
         elif tr.atomize and isinstance(result, list):
-            result = [_atom_text(item) for item in result]
+            result = [atom_text(item) for item in result]
         return result, tr
 
     def value(self, query: str, sqltype: Any, namespaces: dict[str, str] | None = None,
@@ -226,30 +220,28 @@ class XmlValue:
         tr = translate(query, tuple(sorted((namespaces or {}).items())), "value()")
         if not tr.singleton:
             raise tsql_error(2389, "value()", "value()", "xdt:untypedAtomic *")
-        result, _ = self._eval(query, namespaces, resolver, "value()")
+        result, _ = self.evaluate(query, namespaces, resolver, "value()")
         target = sqltype if isinstance(sqltype, SqlType) else parse_type_spec(str(sqltype))
         if isinstance(result, list):
             if not result:
                 return None
             result = result[0]
-        return _value_converter(target)(_atom_text(result))
+        return _value_converter(target)(atom_text(result))
 
     def query(self, query: str, namespaces: dict[str, str] | None = None,
               resolver: Resolver | None = None) -> XmlValue:
         """``xml.query(query)``: the resulting sequence as a new xml value (paths, and also
         element constructors with ``{…}`` and ``for … where … order by … return``)."""
-        from tsqlbroker.values.xquery_eval import evaluate, is_extended
-
         if is_extended(query):
             return XmlValue.of_nodes(evaluate(self, query, namespaces, resolver))
-        result, _ = self._eval(query, namespaces, resolver, "query()")
+        result, _ = self.evaluate(query, namespaces, resolver, "query()")
         items = result if isinstance(result, list) else [result]
         return XmlValue.of_nodes(items)
 
     def exist(self, query: str, namespaces: dict[str, str] | None = None,
               resolver: Resolver | None = None) -> int:
         """``xml.exist(query)``: 1 if the result is not empty (or is true), else 0."""
-        result, _ = self._eval(query, namespaces, resolver, "exist()")
+        result, _ = self.evaluate(query, namespaces, resolver, "exist()")
         if isinstance(result, list):
             return 1 if result else 0
         if isinstance(result, bool):
@@ -260,14 +252,12 @@ class XmlValue:
                resolver: Resolver | None = None) -> XmlValue:
         """``xml.modify(dml)``: a new value with the XML DML (insert / delete / replace
         value of) applied; assign it back to the variable or column."""
-        from tsqlbroker.values.xml_modify import modify
-
         return modify(self, dml, namespaces, resolver)
 
     def nodes(self, query: str, namespaces: dict[str, str] | None = None,
               resolver: Resolver | None = None) -> list[XmlValue]:
         """``xml.nodes(query)``: one context-node value per resulting node."""
-        result, _ = self._eval(query, namespaces, resolver, "nodes()")
+        result, _ = self.evaluate(query, namespaces, resolver, "nodes()")
         if not isinstance(result, list):
             raise tsql_error(2209, "nodes()", query.strip()[:40])
         return [XmlValue(self._root, node) for node in result]
@@ -298,32 +288,9 @@ def _check_encoding(decl: str, source: str | None) -> None:
 
 
 def _copy(el: Any) -> Any:
-    import copy
-
     c = copy.deepcopy(el)
     c.tail = None
     return c
-
-
-def _append_text(root: Any, last: Any, text: str) -> None:
-    if last is None:
-        root.text = (root.text or "") + text
-    else:
-        last.tail = (last.tail or "") + text
-
-
-def _atom_text(item: Any) -> str:
-    if isinstance(item, etree._Element):
-        return "".join(item.itertext())
-    if isinstance(item, bool):
-        return "true" if item else "false"
-    if isinstance(item, float):
-        if math.isnan(item):
-            return "NaN"
-        if item.is_integer() and abs(item) < 1e15:
-            return str(int(item))
-        return repr(item)
-    return str(item)
 
 
 def _xpath_value(v: Any) -> Any:
@@ -352,16 +319,16 @@ def _aggregate(name: str, result: Any) -> Any:
     if name == "distinct-values":
         seen: list[str] = []
         for v in values:
-            t = _atom_text(v)
+            t = atom_text(v)
             if t not in seen:
                 seen.append(t)
         return seen
     nums = []
     for v in values:
         try:
-            nums.append(float(_atom_text(v)))
+            nums.append(float(atom_text(v)))
         except ValueError:
-            raise tsql_error(2209, f"{name}()", _atom_text(v)[:40]) from None
+            raise tsql_error(2209, f"{name}()", atom_text(v)[:40]) from None
     if not nums:
         return []
     if name == "avg":

@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import copy
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lxml import etree
 
 from tsqlbroker.errors import tsql_error
-
-if TYPE_CHECKING:
-    from tsqlbroker.values.xml_value import Resolver, XmlValue
+from tsqlbroker.values.xml_tree import (
+    Resolver,
+    XmlDocument,
+    atom_text,
+    namespace_decls,
+    strip_blank,
+)
 
 METHOD = "query()"
 _PROLOG = re.compile(r"^\s*((?:declare\s+[^;]*;\s*)*)(.*)$", re.DOTALL)
@@ -42,14 +46,14 @@ def is_extended(query: str) -> bool:
     return body.startswith("<") or bool(re.match(r"for\s+\$", body))
 
 
-def evaluate(doc: XmlValue, query: str, namespaces: dict[str, str] | None,
+def evaluate(doc: XmlDocument, query: str, namespaces: dict[str, str] | None,
              resolver: Resolver | None) -> list[Any]:
     """The items (nodes and atomic values) ``query`` yields over ``doc``."""
     prolog, body = _split(query)
     return _items(doc, body, prolog, namespaces, resolver, {})
 
 
-def _items(doc: XmlValue, body: str, prolog: str, namespaces: dict[str, str] | None,
+def _items(doc: XmlDocument, body: str, prolog: str, namespaces: dict[str, str] | None,
            resolver: Resolver | None, bound: dict[str, Any]) -> list[Any]:
     body = body.strip()
     if body.startswith("<"):
@@ -58,24 +62,24 @@ def _items(doc: XmlValue, body: str, prolog: str, namespaces: dict[str, str] | N
         return _flwor(doc, m, prolog, namespaces, resolver, bound)
     if body.startswith(("for ", "let ")):
         raise tsql_error(2209, METHOD, body.split()[0])
-    result, _tr = doc._eval(prolog + body, namespaces, resolver, METHOD, bound)
+    result, _tr = doc.evaluate(prolog + body, namespaces, resolver, METHOD, bound)
     return result if isinstance(result, list) else [result]
 
 
-def _flwor(doc: XmlValue, m: re.Match[str], prolog: str, namespaces: dict[str, str] | None,
+def _flwor(doc: XmlDocument, m: re.Match[str], prolog: str, namespaces: dict[str, str] | None,
            resolver: Resolver | None, bound: dict[str, Any]) -> list[Any]:
     var = m.group("var")
     rows: list[tuple[Any, list[Any]]] = []
     for node in _items(doc, m.group("src"), prolog, namespaces, resolver, bound):
         env = {**bound, var: [node]}
         if m.group("where"):
-            ok, _tr = doc._eval(f"{prolog}boolean({m.group('where')})", namespaces, resolver,
+            ok, _tr = doc.evaluate(f"{prolog}boolean({m.group('where')})", namespaces, resolver,
                                 METHOD, env)
             if not ok:
                 continue
         key: Any = None
         if m.group("key"):
-            key, _tr = doc._eval(f"{prolog}string({m.group('key')})", namespaces, resolver,
+            key, _tr = doc.evaluate(f"{prolog}string({m.group('key')})", namespaces, resolver,
                                  METHOD, env)
         rows.append((key, _items(doc, m.group("ret"), prolog, namespaces, resolver, env)))
     if m.group("key"):
@@ -121,11 +125,8 @@ def _enclosed(template: str) -> tuple[str, list[str]]:
     return "".join(out), exprs
 
 
-def _construct(doc: XmlValue, template: str, prolog: str, namespaces: dict[str, str] | None,
+def _construct(doc: XmlDocument, template: str, prolog: str, namespaces: dict[str, str] | None,
                resolver: Resolver | None, bound: dict[str, Any]) -> list[Any]:
-    from tsqlbroker.values.xml_modify import namespace_decls
-    from tsqlbroker.values.xml_value import _atom_text, _strip_blank
-
     text, exprs = _enclosed(template)
     values = [_items(doc, e, prolog, namespaces, resolver, bound) for e in exprs]
     try:
@@ -133,12 +134,12 @@ def _construct(doc: XmlValue, template: str, prolog: str, namespaces: dict[str, 
             f"<w{namespace_decls(prolog, namespaces, METHOD)}>{_slots(text)}</w>")
     except etree.XMLSyntaxError as e:
         raise tsql_error(2209, METHOD, (e.msg or template)[:40]) from None
-    _strip_blank(wrapper)
+    strip_blank(wrapper)
     for el in wrapper.iter():
         for name, value in list(el.attrib.items()):
             if _MARK in value:
                 el.set(name, _MARK_RE.sub(lambda mm: " ".join(
-                    _atom_text(v) for v in values[int(mm.group(1))]), value))
+                    atom_text(v) for v in values[int(mm.group(1))]), value))
     # a slot takes the default namespace in scope, so match it by local name
     slots = [e for e in wrapper.iter() if isinstance(e.tag, str)
              and etree.QName(e).localname == _SLOT]
@@ -175,8 +176,6 @@ def _slots(text: str) -> str:
 
 
 def _fill(slot: Any, items: list[Any]) -> None:
-    from tsqlbroker.values.xml_value import _atom_text
-
     parent = slot.getparent()
     index = parent.index(slot)
     prev = slot.getprevious()
@@ -189,7 +188,7 @@ def _fill(slot: Any, items: list[Any]) -> None:
             inserted[-1].tail = None
             last_atomic = False
         else:
-            piece = (" " if last_atomic else "") + _atom_text(item)
+            piece = (" " if last_atomic else "") + atom_text(item)
             if inserted:
                 inserted[-1].tail = (inserted[-1].tail or "") + piece
             else:
