@@ -32,6 +32,7 @@ from tsqlbroker.values.date_builtins import DATE_FUNCTIONS
 from tsqlbroker.values.format_builtins import format_value, str_function
 from tsqlbroker.values.json_builtins import JSON_FUNCTIONS
 from tsqlbroker.values.math_builtins import MATH_FUNCTIONS, num_arg
+from tsqlbroker.values.message_format import format_raiserror
 from tsqlbroker.values.operators import comparison
 from tsqlbroker.values.precedence import common_type
 from tsqlbroker.values.string_builtins import STRING_FUNCTIONS, as_int, as_string
@@ -204,8 +205,6 @@ def _bind_str(types: Types, consts: Consts) -> Bound:
 
 
 def _bind_formatmessage(types: Types, consts: Consts) -> Bound:
-    from tsqlbroker.values.message_format import format_raiserror
-
     first = types[0]
     conv0 = as_string(first) if not first.is_integer else (lambda v: v)
     rest = types[1:]

@@ -674,6 +674,7 @@ def _between_dates(src: SqlType, dst: SqlType) -> Conv | None:
 
 # ---- to xml
 def _to_xml(src: SqlType, dst: SqlType, style: int | None) -> Conv | None:
+    # start-up laziness: lxml (xml_value) loads only when an xml conversion is built
     from tsqlbroker.values.xml_value import XmlValue
 
     fam = _family(src)

@@ -10,14 +10,16 @@ format gives NULL, as SQL Server's FORMAT does.
 from __future__ import annotations
 
 import re
+import struct
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 from typing import Any
 
 from tsqlbroker.errors import tsql_error
-from tsqlbroker.values.dates import DAYS, MONTHS
-from tsqlbroker.values.types import EXACT
+from tsqlbroker.values.dates import DAYS, MONTHS, default_text
+from tsqlbroker.values.text import money_text
+from tsqlbroker.values.types import EXACT, SqlType, parse_type_spec
 
 
 @dataclass(frozen=True)
@@ -403,8 +405,6 @@ __all__ = ["CULTURES", "culture", "display_text", "format_value", "real_text", "
 def real_text(v: float) -> str:
     """The shortest text that reads back as the same single-precision value (0.1, not
     0.10000000149011612)."""
-    import struct
-
     target = struct.pack("<f", v)
     for digits in range(1, 10):
         text = f"{v:.{digits}g}"
@@ -424,10 +424,6 @@ def display_text(value: Any, spec: Any = None) -> str:
     """A result value as SQL Server's tools show it, given its type (a SqlType or spec string;
     None when unknown): datetime2/time/datetimeoffset with their own fraction digits, money
     with four decimals, float as the shortest exact text, real at single precision."""
-    from tsqlbroker.values.dates import default_text
-    from tsqlbroker.values.text import money_text
-    from tsqlbroker.values.types import SqlType, parse_type_spec
-
     if value is None:
         return "NULL"
     t = spec if isinstance(spec, SqlType) or spec is None else parse_type_spec(str(spec))

@@ -17,6 +17,8 @@ from typing import Any
 
 from tsqlbroker.errors import tsql_error
 from tsqlbroker.values.convert import converter
+from tsqlbroker.values.operators import compare
+from tsqlbroker.values.precedence import common_type
 from tsqlbroker.values.string_builtins import as_int
 from tsqlbroker.values.types import (
     EXACT,
@@ -262,9 +264,6 @@ def _bind_least(types: Types, consts: Consts) -> Bound:
 
 def _extreme(types: Types, pick: Callable[..., Any]) -> Bound:
     """GREATEST / LEAST: the common type of the arguments; NULLs are ignored."""
-    from tsqlbroker.values.operators import compare
-    from tsqlbroker.values.precedence import common_type
-
     rt = common_type(types)
     convs = [converter(t, rt, explicit=False) for t in types]
     cmp = compare(rt, rt)

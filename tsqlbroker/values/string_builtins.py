@@ -7,6 +7,7 @@ time. Searches and replacements compare as the default collation does: case-inse
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable
 from typing import Any
@@ -494,8 +495,6 @@ _HASHES = {"md2": None, "md4": "md4", "md5": "md5", "sha": "sha1", "sha1": "sha1
 
 def hashbytes(algorithm: str, data: bytes) -> bytes | None:
     """HASHBYTES: the digest, or NULL for an algorithm this platform lacks or none exists."""
-    import hashlib
-
     name = _HASHES.get(algorithm.strip().lower())
     if name is None:
         return None

@@ -13,12 +13,15 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable
+from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
 from lxml import etree
 
 from tsqlbroker.errors import TSqlError, tsql_error
+from tsqlbroker.values.convert import converter
+from tsqlbroker.values.types import NVARCHAR_MAX, SqlType, parse_type_spec
 from tsqlbroker.values.xml_modify import modify
 from tsqlbroker.values.xml_tree import Resolver, append_text, atom_text, strip_blank
 from tsqlbroker.values.xquery import ROOT_VAR, Translated, translate
@@ -215,8 +218,6 @@ class XmlValue:
               resolver: Resolver | None = None) -> Any:
         """``xml.value(query, 'type')``: one atomic value converted to ``sqltype`` (a SqlType
         or type spec); Msg 2389 unless the query is statically a singleton."""
-        from tsqlbroker.values.types import SqlType, parse_type_spec
-
         tr = translate(query, tuple(sorted((namespaces or {}).items())), "value()")
         if not tr.singleton:
             raise tsql_error(2389, "value()", "value()", "xdt:untypedAtomic *")
@@ -267,9 +268,6 @@ class XmlValue:
 @lru_cache(maxsize=256)
 def _value_converter(target: Any) -> Callable[[Any], Any]:
     """value()'s conversion of the atomic text to the requested SQL type (built once)."""
-    from tsqlbroker.values.convert import converter
-    from tsqlbroker.values.types import NVARCHAR_MAX
-
     return converter(NVARCHAR_MAX, target)
 
 
@@ -305,8 +303,6 @@ def _xpath_value(v: Any) -> Any:
     if isinstance(v, bytes):
         return "0x" + v.hex().upper()
     try:
-        from decimal import Decimal
-
         if isinstance(v, Decimal):
             return float(v)
     except ImportError:  # pragma: no cover
