@@ -1,10 +1,10 @@
 """Type specs on the engine side: backend column types and value adaptation.
 
 A *type spec* is the T-SQL type as lower-case text (``'int'``, ``'nvarchar(50)'``,
-``'decimal(10,2)'``, ``'varchar(max)'`` …; see ARCHITECTURE "Values"). This module parses
-specs, picks the backend column type for a declared column, converts Python values to what
-the backend stores (``to_storage``) and converts stored values back to the Python value of the
-declared type (``from_storage``).
+``'decimal(10,2)'``, ``'varchar(max)'`` …; see ARCHITECTURE "Values"). This module picks the
+backend column type for a declared column; it re-exports the spec reader (values.types) and the
+value adaptation (storage.stored_values: ``to_storage``, ``from_storage`` …) for the engine
+modules that import them from here until P5.
 
 SQLite storage: integers and bit as INTEGER; decimal/money with NUMERIC affinity (so that
 comparison and arithmetic work in SQL; read back as a Decimal quantized to the scale); float
@@ -15,12 +15,6 @@ upper-case TEXT; date and time types as ISO-8601 TEXT (which sorts correctly).
 
 from __future__ import annotations
 
-import datetime as dt
-import functools
-import re
-import uuid
-from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from typing import Any
 
 from sqlalchemy import (
@@ -34,102 +28,29 @@ from sqlalchemy import (
 )
 from sqlalchemy.types import TypeEngine
 
-from ..errors import tsql_error
+# The spec reader (values.types) and the value adaptation (storage.stored_values) are imported
+# from here by engine modules until P5 switches them.
+from ..storage.backends import backend_named
+from ..storage.stored_values import (  # noqa: F401 - re-exported
+    BINARY_TYPES,
+    DATE_TYPES,
+    DECIMAL_TYPES,
+    FLOAT_TYPES,
+    INT_TYPES,
+    NUMERIC_TYPES,
+    STRING_TYPES,
+    check_length,
+    column_spec_for,
+    from_storage,
+    pad_fixed,
+    spec_of_value,
+    to_storage,
+)
+from ..values.types import TypeSpec, normalize_spec, parse_spec  # noqa: F401 - re-exported
 
 CI_COLLATION = "TSQL_CI"
 # PostgreSQL's case-insensitive collation for character columns (see pgstrings.py).
 PG_CI_COLLATION = "tsqlb_ci"
-
-INT_TYPES = {"bigint", "int", "smallint", "tinyint", "bit"}
-DECIMAL_TYPES = {"decimal", "numeric", "money", "smallmoney"}
-FLOAT_TYPES = {"float", "real"}
-STRING_TYPES = {"char", "varchar", "nchar", "nvarchar", "text", "ntext", "sysname"}
-BINARY_TYPES = {"binary", "varbinary", "image", "rowversion", "timestamp"}
-DATE_TYPES = {"date", "time", "datetime", "datetime2", "smalldatetime", "datetimeoffset"}
-NUMERIC_TYPES = INT_TYPES | DECIMAL_TYPES | FLOAT_TYPES
-
-_INT_RANGES = {"bigint": (-2**63, 2**63 - 1), "int": (-2**31, 2**31 - 1),
-               "smallint": (-2**15, 2**15 - 1), "tinyint": (0, 255)}
-_SPEC = re.compile(r"^\s*([a-z_][a-z0-9_ ]*?)\s*(?:\(\s*([^)]*)\))?\s*$")
-_DATETIME_FMT = "%Y-%m-%d %H:%M:%S.%f"
-
-
-@dataclass(frozen=True)
-class TypeSpec:
-    """A parsed type spec: base name and arguments (``None`` length means MAX)."""
-
-    name: str
-    length: int | None = None
-    precision: int | None = None
-    scale: int | None = None
-    is_max: bool = False
-
-    @property
-    def spec(self) -> str:
-        """The canonical spec text."""
-        if self.name in ("decimal", "numeric"):
-            return f"{self.name}({self.precision},{self.scale})"
-        if self.name in ("char", "varchar", "nchar", "nvarchar", "binary", "varbinary"):
-            return f"{self.name}(max)" if self.is_max else f"{self.name}({self.length})"
-        if self.name in ("datetime2", "time", "datetimeoffset") and self.scale is not None \
-                and self.scale != 7:
-            return f"{self.name}({self.scale})"
-        return self.name
-
-    @property
-    def is_string(self) -> bool:
-        return self.name in STRING_TYPES or self.name == "xml"
-
-    @property
-    def is_numeric(self) -> bool:
-        return self.name in NUMERIC_TYPES
-
-    @property
-    def max_length(self) -> int | None:
-        """Characters (or bytes) the type holds, None when unlimited."""
-        if self.name in ("char", "varchar", "nchar", "nvarchar", "binary", "varbinary"):
-            return None if self.is_max else self.length
-        if self.name == "sysname":
-            return 128
-        return None
-
-
-_ALIASES = {"integer": "int", "dec": "decimal", "double precision": "float",
-            "character": "char", "character varying": "varchar", "national character": "nchar",
-            "national character varying": "nvarchar", "national char varying": "nvarchar",
-            "rowversion": "timestamp", "bool": "bit", "boolean": "bit"}
-
-
-@functools.lru_cache(maxsize=1024)
-def parse_spec(spec: str) -> TypeSpec:
-    """Parse a type spec; an unknown base name raises Msg 2715 (results are cached)."""
-    m = _SPEC.match(spec.lower())
-    if not m:
-        raise tsql_error(2715, 1, spec)
-    name = _ALIASES.get(m.group(1), m.group(1))
-    args = [a.strip() for a in (m.group(2) or "").split(",") if a.strip()]
-    if name in ("char", "varchar", "nchar", "nvarchar", "binary", "varbinary"):
-        if args and args[0] == "max":
-            return TypeSpec(name, is_max=True)
-        return TypeSpec(name, length=int(args[0]) if args else 1)
-    if name in ("decimal", "numeric"):
-        p = int(args[0]) if args else 18
-        s = int(args[1]) if len(args) > 1 else 0
-        return TypeSpec(name, precision=p, scale=s)
-    if name in ("datetime2", "time", "datetimeoffset"):
-        return TypeSpec(name, scale=int(args[0]) if args else 7)
-    if name == "float":
-        return TypeSpec("real" if args and int(args[0]) <= 24 else "float")
-    known = (INT_TYPES | DECIMAL_TYPES | FLOAT_TYPES | STRING_TYPES | BINARY_TYPES
-             | DATE_TYPES | {"uniqueidentifier", "xml", "sql_variant"})
-    if name not in known:
-        raise tsql_error(2715, 1, spec)
-    return TypeSpec(name)
-
-
-def normalize_spec(spec: str) -> str:
-    """The canonical form of ``spec`` (``'NVARCHAR( 50 )'`` → ``'nvarchar(50)'``)."""
-    return parse_spec(spec).spec
 
 
 def column_type(spec: str, dialect: str) -> TypeEngine[Any]:
@@ -146,276 +67,9 @@ def column_type(spec: str, dialect: str) -> TypeEngine[Any]:
         return Float()
     if t.name in BINARY_TYPES:
         return LargeBinary()
-    if t.name in STRING_TYPES and dialect == "sqlite":
-        return Text(collation=CI_COLLATION)
-    if t.name in STRING_TYPES and dialect == "postgresql":
-        return Text(collation=PG_CI_COLLATION)  # created by pgfuncs.install (pgstrings.py)
+    if t.name in STRING_TYPES:
+        # TSQL_CI on SQLite; tsqlb_ci on PostgreSQL, created by pgfuncs.install (pgstrings.py)
+        return Text(collation=backend_named(dialect).ci_collation)
     return Text()
 
 
-def _quantum(scale: int) -> Decimal:
-    return Decimal(1).scaleb(-scale)
-
-
-# Quantizing a decimal(38, s) needs 38 digits (a float made decimal up to 309): the
-# default context has 28.
-EXACT = Context(prec=1000)
-
-
-def _type_name(t: TypeSpec) -> str:
-    return t.spec
-
-
-def to_storage(value: Any, spec: str | None, dialect: str = "sqlite") -> Any:
-    """Convert a Python value to what the backend stores for a column (or parameter) of
-    ``spec``. Raises SQL Server's conversion errors (245, 241, 8169 …)."""
-    if value is None:
-        return None
-    if spec is None:
-        return _plain(value, dialect)
-    t = parse_spec(spec)
-    name = t.name
-    try:
-        if name in INT_TYPES:
-            if name == "bit":
-                if isinstance(value, str):
-                    low = value.strip().lower()
-                    if low in ("true", "false"):
-                        return 1 if low == "true" else 0
-                return 1 if Decimal(str(value).strip()) != 0 else 0
-            if isinstance(value, (bytes, bytearray)):
-                return int.from_bytes(value, "big")
-            n = int(Decimal(str(value).strip())) if not isinstance(value, int) else int(value)
-            lo, hi = _INT_RANGES[name]
-            if not lo <= n <= hi:
-                raise tsql_error(220, name, n)
-            return n
-        if name in DECIMAL_TYPES:
-            d = value if isinstance(value, Decimal) else Decimal(str(value).strip())
-            scale = t.scale if name in ("decimal", "numeric") else 4
-            d = d.quantize(_quantum(scale or 0), rounding=ROUND_HALF_UP, context=EXACT)
-            if name in ("decimal", "numeric") and \
-                    abs(d) >= Decimal(10) ** ((t.precision or 18) - (scale or 0)):
-                raise tsql_error(8115, _value_kind(value), "numeric")
-            if dialect != "sqlite":
-                return d
-            # SQLite's INTEGER holds 64 bits; beyond that it keeps numbers as REAL anyway.
-            return int(d) if scale == 0 and -(2**63) <= d < 2**63 else float(d)
-        if name in FLOAT_TYPES:
-            return float(value)
-        if name in BINARY_TYPES:
-            if isinstance(value, (bytes, bytearray, memoryview)):
-                return bytes(value)
-            if isinstance(value, str):
-                return value.encode("utf-16-le")
-            if isinstance(value, int):
-                return value.to_bytes(4, "big", signed=True)
-            if isinstance(value, uuid.UUID):
-                return value.bytes_le
-            raise ValueError
-        if name == "uniqueidentifier":
-            if isinstance(value, uuid.UUID):
-                return str(value).upper()
-            if isinstance(value, (bytes, bytearray)):
-                return str(uuid.UUID(bytes_le=bytes(value))).upper()
-            try:
-                return str(uuid.UUID(str(value).strip())).upper()
-            except ValueError:
-                raise tsql_error(8169) from None
-        if name in DATE_TYPES:
-            return _date_to_storage(value, name)
-        if name in STRING_TYPES or name == "xml":
-            return _string_value(value)
-    except (InvalidOperation, ValueError, TypeError, OverflowError):
-        kind = _value_kind(value)
-        shown = value if not isinstance(value, (bytes, bytearray)) else "0x" + value.hex()
-        raise tsql_error(245, kind, str(shown), name) from None
-    return _plain(value, dialect)
-
-
-def _value_kind(value: Any) -> str:
-    if isinstance(value, str):
-        return "varchar"
-    if isinstance(value, (bytes, bytearray)):
-        return "varbinary"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, Decimal):
-        return "numeric"
-    return "int"
-
-
-def _string_value(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, uuid.UUID):
-        return str(value).upper()
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    if isinstance(value, dt.datetime):
-        return value.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
-    if isinstance(value, (dt.date, dt.time)):
-        return value.isoformat()
-    if isinstance(value, (bytes, bytearray)):
-        return bytes(value).decode("utf-16-le", errors="replace")
-    return str(value)
-
-
-_DAY_ZERO = dt.datetime(1900, 1, 1)
-
-
-def _date_to_storage(value: Any, name: str) -> str:
-    if isinstance(value, str):
-        value = _parse_datetime_text(value.strip())
-    elif isinstance(value, (int, float, Decimal)) and name in ("datetime", "smalldatetime"):
-        # Numbers convert to the old types only: days (and fractions) since 1900-01-01.
-        value = _DAY_ZERO + dt.timedelta(days=float(value))
-    elif not isinstance(value, (dt.date, dt.time)):
-        raise tsql_error(206, _value_kind(value) if not isinstance(value, uuid.UUID)
-                         else "uniqueidentifier", name)
-    if name == "date":
-        if isinstance(value, dt.datetime):
-            value = value.date()
-        return value.isoformat()
-    if name == "time":
-        if isinstance(value, dt.datetime):
-            value = value.time()
-        return value.strftime("%H:%M:%S.%f")
-    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
-        value = dt.datetime(value.year, value.month, value.day)
-    if not isinstance(value, dt.datetime):
-        raise ValueError(f"not a date/time: {value!r}")  # noqa: TRY004 - mapped to Msg 245
-    if name == "datetimeoffset":
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=dt.UTC)
-        return value.isoformat(sep=" ", timespec="microseconds")
-    if value.tzinfo is not None:
-        value = value.replace(tzinfo=None)
-    return value.strftime(_DATETIME_FMT)
-
-
-def _parse_datetime_text(text: str) -> dt.datetime | dt.date | dt.time:
-    try:
-        return dt.datetime.fromisoformat(text.replace("T", " ") if "T" in text else text)
-    except ValueError:
-        pass
-    for fmt in ("%Y%m%d", "%m/%d/%Y", "%m/%d/%Y %H:%M:%S", "%Y%m%d %H:%M:%S",
-                "%b %d %Y %I:%M%p", "%d %b %Y"):
-        try:
-            return dt.datetime.strptime(text, fmt)
-        except ValueError:
-            continue
-    try:
-        return dt.time.fromisoformat(text)
-    except ValueError:
-        raise tsql_error(241) from None
-
-
-def _plain(value: Any, dialect: str) -> Any:
-    """A value of unknown declared type in backend form."""
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, Decimal):
-        return value if dialect != "sqlite" else float(value)
-    if isinstance(value, uuid.UUID):
-        return str(value).upper()
-    if isinstance(value, dt.datetime):
-        if value.tzinfo is not None:
-            return value.isoformat(sep=" ", timespec="microseconds")
-        return value.strftime(_DATETIME_FMT)
-    if isinstance(value, (dt.date, dt.time)):
-        return value.isoformat()
-    if isinstance(value, (bytearray, memoryview)):
-        return bytes(value)
-    return value
-
-
-def from_storage(value: Any, spec: str | None) -> Any:
-    """Convert a stored value back to the Python value of ``spec`` (None: as stored)."""
-    if value is None or spec is None:
-        return value
-    t = parse_spec(spec)
-    name = t.name
-    try:
-        if name in INT_TYPES:
-            return int(value)
-        if name in DECIMAL_TYPES:
-            scale = t.scale if name in ("decimal", "numeric") else 4
-            d = value if isinstance(value, Decimal) else Decimal(str(value))
-            return d.quantize(_quantum(scale or 0), rounding=ROUND_HALF_UP, context=EXACT)
-        if name in FLOAT_TYPES:
-            return float(value)
-        if name in BINARY_TYPES:
-            return bytes(value) if not isinstance(value, str) else value.encode("utf-16-le")
-        if name == "uniqueidentifier":
-            return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
-        if name == "date":
-            return value if isinstance(value, dt.date) else dt.date.fromisoformat(str(value)[:10])
-        if name == "time":
-            return value if isinstance(value, dt.time) else dt.time.fromisoformat(str(value))
-        if name in DATE_TYPES:
-            if isinstance(value, dt.datetime):
-                return value
-            parsed = dt.datetime.fromisoformat(str(value))
-            return parsed
-        if name in STRING_TYPES or name == "xml":
-            return value if isinstance(value, str) else _string_value(value)
-    except (ValueError, InvalidOperation, TypeError):
-        return value
-    return value
-
-
-def check_length(value: Any, spec: str) -> bool:
-    """Whether a storage value fits the declared length of ``spec`` (False → Msg 8152)."""
-    if value is None:
-        return True
-    t = parse_spec(spec)
-    limit = t.max_length
-    if limit is None:
-        return True
-    if isinstance(value, str):
-        # SQL Server ignores trailing spaces when checking for truncation.
-        return len(value.rstrip(" ")) <= limit
-    if isinstance(value, (bytes, bytearray)):
-        return len(value) <= limit
-    return True
-
-
-def pad_fixed(value: Any, spec: str) -> Any:
-    """char(n) / nchar(n) / binary(n) values are padded to their length, as SQL Server does;
-    a string that passed :func:`check_length` but is longer (by trailing spaces) is cut to
-    its type's length ('N ' into nchar(1) is 'N')."""
-    if value is None:
-        return None
-    t = parse_spec(spec)
-    if isinstance(value, str):
-        limit = t.max_length
-        if limit is not None and len(value) > limit:
-            value = value[:limit]
-        if t.name in ("char", "nchar") and t.length:
-            return value.ljust(t.length)
-        return value
-    if t.name == "binary" and isinstance(value, (bytes, bytearray)) and t.length:
-        return bytes(value).ljust(t.length, b"\x00")
-    return value
-
-
-def spec_of_value(value: Any) -> str | None:
-    """A reasonable spec for a Python value of unknown declared type (SELECT … INTO)."""
-    if value is None:
-        return None
-    if isinstance(value, (bool, int)):
-        return "int" if -2**31 <= int(value) < 2**31 else "bigint"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, Decimal):
-        return "decimal(38,10)"
-    if isinstance(value, (bytes, bytearray)):
-        return "varbinary(max)"
-    if isinstance(value, uuid.UUID):
-        return "uniqueidentifier"
-    if isinstance(value, dt.datetime):
-        return "datetime"
-    if isinstance(value, dt.date):
-        return "date"
-    return "nvarchar(max)"

@@ -18,12 +18,12 @@ from decimal import Decimal
 from typing import Any
 
 from tsqlbroker.errors import TSqlError, tsql_error
-from tsqlbroker.interpreter import datetimes as dt
-from tsqlbroker.interpreter.formatting import format_value, str_function
-from tsqlbroker.interpreter.functions import isnumeric, newsequentialid
-from tsqlbroker.interpreter.operators import like, string_key
-from tsqlbroker.interpreter.strings import patindex, quotename
-from tsqlbroker.interpreter.textforms import cp1252_decode, cp1252_encode
+from tsqlbroker.values import dates as dt
+from tsqlbroker.values.builtins import isnumeric, newsequentialid
+from tsqlbroker.values.format_builtins import format_value, str_function
+from tsqlbroker.values.operators import like, string_key
+from tsqlbroker.values.string_builtins import patindex, quotename
+from tsqlbroker.values.text import cp1252_decode, cp1252_encode
 
 
 def TSQL_COLLATION(a: str, b: str) -> int:
@@ -40,7 +40,7 @@ def _text(v: Any) -> str:
     if isinstance(v, bytes):
         return cp1252_decode(v)
     if isinstance(v, float):
-        from tsqlbroker.interpreter.textforms import float_text
+        from tsqlbroker.values.text import float_text
 
         return float_text(v)
     return str(v)
@@ -163,7 +163,7 @@ def _replace(v: Any, find: Any, repl: Any) -> str:
 
 
 def _replicate(v: Any, n: Any) -> Any:
-    from tsqlbroker.interpreter.strings import replicate_text
+    from tsqlbroker.values.string_builtins import replicate_text
 
     return replicate_text(_text(v), _int(n))
 
@@ -289,7 +289,7 @@ def _isnumeric(v: Any) -> int:
 
 # ------------------------------------------------------------------------------------ xml
 def _xml(v: Any) -> Any:
-    from tsqlbroker.interpreter.xmlvalue import XmlValue
+    from tsqlbroker.values.xml_value import XmlValue
 
     return XmlValue.from_bytes(v) if isinstance(v, bytes) else XmlValue.parse(_text(v))
 
@@ -326,7 +326,7 @@ def _xml_xpath(query: Any, method: Any) -> str:
     (engine/pgxml.py); raises the interpreter's XQuery errors (Msg 2209, 2395 …)."""
     import json
 
-    from .xquery import translate
+    from tsqlbroker.values.xquery import translate
 
     tr = translate(_text(query), (), _text(method))
     return json.dumps({"xpath": tr.xpath, "namespaces": [list(p) for p in tr.namespaces],
@@ -335,30 +335,30 @@ def _xml_xpath(query: Any, method: Any) -> str:
 
 
 def _json_value(text: Any, path: Any) -> Any:
-    from tsqlbroker.interpreter.jsonvalue import json_value
+    from tsqlbroker.values.json_builtins import json_value
 
     return json_value(_text(text), _text(path))
 
 
 def _openjson_rows(*args: Any) -> Any:
-    from tsqlbroker.interpreter.jsonvalue import openjson_rows  # lazy: start-up time
+    from tsqlbroker.values.json_builtins import openjson_rows  # lazy: start-up time
     return openjson_rows(*args)
 
 
 def _json_query(text: Any, path: Any = "$") -> Any:
-    from tsqlbroker.interpreter.jsonvalue import json_query
+    from tsqlbroker.values.json_builtins import json_query
 
     return json_query(_text(text), _text(path))
 
 
 def _isjson(text: Any) -> Any:
-    from tsqlbroker.interpreter.jsonvalue import is_json
+    from tsqlbroker.values.json_builtins import is_json
 
     return None if text is None else int(is_json(_text(text)))
 
 
 def _hashbytes(algorithm: Any, data: Any) -> Any:
-    from tsqlbroker.interpreter.strings import hashbytes
+    from tsqlbroker.values.string_builtins import hashbytes
 
     raw = data if isinstance(data, bytes) else _text(data).encode("utf-16-le", "surrogatepass")
     return hashbytes(_text(algorithm), raw)  # text is stored nvarchar: hashed as UTF-16LE
@@ -412,15 +412,14 @@ def _convert(value: Any, target: Any, style: Any = None, source: Any = None,
     a byte-order mark as SQL Server's XML parser does."""
     if value is None:
         return None
-    from tsqlbroker.engine.sqltypes import from_storage, spec_of_value, to_storage
-
-    from .convert import converter
-    from .types import parse_type_spec
-    from .xmlvalue import XmlValue
+    from tsqlbroker.engine.sqltypes import column_spec_for, from_storage, to_storage
+    from tsqlbroker.values.convert import converter
+    from tsqlbroker.values.types import parse_type_spec
+    from tsqlbroker.values.xml_value import XmlValue
 
     source_spec = _text(source) if source is not None else None
     if source_spec is None:
-        source_spec = "nvarchar(max)" if isinstance(value, str) else spec_of_value(value)
+        source_spec = "nvarchar(max)" if isinstance(value, str) else column_spec_for(value)
     src = parse_type_spec(source_spec or "nvarchar(max)")
     dst = parse_type_spec(_text(target))
     py = from_storage(value, source_spec)

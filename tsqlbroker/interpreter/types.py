@@ -1,474 +1,112 @@
-"""T-SQL data types as the interpreter sees them at compile time.
-
-A :class:`SqlType` is the static type of an expression, variable or column. Runtime values are
-plain Python objects (see docs/ARCHITECTURE.md "Values"); the compiler asks this module (and
-``convert``/``operators``/``functions``) for result types and specialised callables once, so
-nothing here runs per row.
-
-Data-type precedence, literal typing and the declare/cast defaults follow SQL Server's
-documentation ("Data type precedence", "Constants", "char and varchar" …).
-"""
-
-from __future__ import annotations
-
-import re
-from collections.abc import Callable
-from contextvars import ContextVar
-from dataclasses import dataclass, field
-from decimal import Context, Decimal
-from typing import TYPE_CHECKING, Any
-
-from tsqlbroker.errors import BindError, tsql_error
-
-if TYPE_CHECKING:  # the AST is only needed for annotations
-    from tsqlbroker.grammar import ast
-
-MAX = -1  # length of the (max) types
-
-# Alias types (CREATE TYPE name FROM base): the running request's session resolves names
-# that are no system type to their base type (set by Session.request, aliastypes.py).
-ALIAS_TYPES: ContextVar[Callable[[str], SqlType | None] | None] = ContextVar(
-    "alias_types", default=None)
-
-# Exact decimal work on values of up to 38 digits, and on floats made decimal (up to 309
-# integer digits): the default context's 28 digits cannot even quantize a decimal(38, 10).
-EXACT = Context(prec=1000)
-
-
-class ArgumentTypeError(Exception):
-    """A built-in function was bound to an argument type it does not take; the function
-    registry turns this into Msg 8116 naming the function."""
-
-    def __init__(self, type_name: str, position: int) -> None:
-        super().__init__(type_name, position)
-        self.type_name = type_name
-        self.position = position
-
-STRING_TYPES = frozenset({"char", "varchar", "nchar", "nvarchar", "text", "ntext"})
-UNICODE_TYPES = frozenset({"nchar", "nvarchar", "ntext"})
-BINARY_TYPES = frozenset({"binary", "varbinary", "image"})
-INTEGER_TYPES = frozenset({"bigint", "int", "smallint", "tinyint", "bit"})
-DECIMAL_TYPES = frozenset({"decimal", "numeric"})
-MONEY_TYPES = frozenset({"money", "smallmoney"})
-EXACT_TYPES = INTEGER_TYPES | DECIMAL_TYPES | MONEY_TYPES
-FLOAT_TYPES = frozenset({"float", "real"})
-NUMERIC_TYPES = EXACT_TYPES | FLOAT_TYPES
-DATETIME_TYPES = frozenset(
-    {"date", "time", "datetime", "datetime2", "smalldatetime", "datetimeoffset"}
+"""Moved to :mod:`tsqlbroker.values.types` and :mod:`tsqlbroker.interpreter.ast_types` (issue 15);
+removed in P5."""  # issue15-shim
+from tsqlbroker.interpreter.ast_types import literal_type, type_from_ast  # issue15-shim
+from tsqlbroker.values.precedence import common_type, int_as_decimal, precedence  # issue15-shim
+from tsqlbroker.values.types import (  # issue15-shim
+    ALIAS_TYPES,
+    BIGINT,
+    BINARY_TYPES,
+    BIT,
+    DATE,
+    DATETIME,
+    DATETIME2,
+    DATETIME_TYPES,
+    DATETIMEOFFSET,
+    DECIMAL_TYPES,
+    EXACT,
+    EXACT_TYPES,
+    FIXED_LENGTH,
+    FLOAT,
+    FLOAT_TYPES,
+    INT,
+    INT_BYTES,
+    INT_DECIMAL_PRECISION,
+    INT_INTERNAL_NAMES,
+    INT_RANGES,
+    INTEGER_TYPES,
+    MAX,
+    MONEY,
+    MONEY_TYPES,
+    NULL,
+    NUMERIC_TYPES,
+    NVARCHAR_MAX,
+    REAL,
+    SMALLDATETIME,
+    SMALLINT,
+    SMALLMONEY,
+    SQL_VARIANT,
+    STRING_TYPES,
+    SYSNAME,
+    TIME,
+    TINYINT,
+    UNICODE_TYPES,
+    UNIQUEIDENTIFIER,
+    VARBINARY_MAX,
+    VARCHAR_MAX,
+    XML,
+    ArgumentTypeError,
+    SqlType,
+    constant_type,
+    decimal_type,
+    make_type,
+    nvarchar,
+    parse_type_spec,
+    varchar,
 )
-FIXED_LENGTH = frozenset({"char", "nchar", "binary"})
 
-# Highest first, as "Data type precedence (Transact-SQL)" lists them.
-_PRECEDENCE_ORDER = (
-    "sql_variant", "xml", "datetimeoffset", "datetime2", "datetime", "smalldatetime", "date",
-    "time", "float", "real", "decimal", "numeric", "money", "smallmoney", "bigint", "int",
-    "smallint", "tinyint", "bit", "ntext", "text", "image", "uniqueidentifier", "nvarchar",
-    "nchar", "varchar", "char", "varbinary", "binary", "null",
-)
-# decimal and numeric are the same type: give them the same rank.
-_PRECEDENCE = {name: 100 - i for i, name in enumerate(_PRECEDENCE_ORDER)}
-_PRECEDENCE["numeric"] = _PRECEDENCE["decimal"]
-
-# The decimal(p,0) an integer type becomes when mixed with decimals.
-INT_DECIMAL_PRECISION = {"bigint": 19, "int": 10, "smallint": 5, "tinyint": 3, "bit": 1}
-INT_RANGES = {
-    "bigint": (-(2**63), 2**63 - 1),
-    "int": (-(2**31), 2**31 - 1),
-    "smallint": (-(2**15), 2**15 - 1),
-    "tinyint": (0, 255),
-    "bit": (0, 1),
-}
-INT_BYTES = {"bigint": 8, "int": 4, "smallint": 2, "tinyint": 1, "bit": 1}
-# SQL Server's internal names in some overflow messages ("overflowed an INT1 column").
-INT_INTERNAL_NAMES = {"tinyint": "INT1", "smallint": "INT2", "int": "INT4", "bigint": "INT8"}
-
-
-@dataclass(frozen=True)
-class SqlType:
-    """A T-SQL data type: canonical lower-case ``name`` plus length / precision / scale.
-
-    ``length`` counts characters for the character types and bytes for the binary types;
-    ``-1`` means ``(max)``. ``precision``/``scale`` apply to decimal/numeric, ``scale`` to the
-    fractional-second types (time, datetime2, datetimeoffset). ``const_digits`` is set only on
-    the type of an integer literal: SQL Server types such a constant as ``decimal(digits,0)``
-    when it meets a decimal (``1.0/3`` is ``0.333333``); it takes no part in equality.
-    """
-
-    name: str
-    length: int | None = None
-    precision: int | None = None
-    scale: int | None = None
-    xml_collection: str | None = None
-    const_digits: int | None = field(default=None, compare=False, repr=False)
-
-    def spec(self) -> str:
-        """The type as T-SQL text: ``'nvarchar(max)'``, ``'decimal(10,2)'``, ``'int'`` …"""
-        n = self.name
-        if n in ("char", "varchar", "nchar", "nvarchar", "binary", "varbinary"):
-            if self.length is None:
-                return n
-            return f"{n}(max)" if self.length == MAX else f"{n}({self.length})"
-        if n in DECIMAL_TYPES:
-            return f"{n}({self.precision if self.precision is not None else 18},"\
-                   f"{self.scale or 0})"
-        if n in ("time", "datetime2", "datetimeoffset"):
-            return f"{n}({7 if self.scale is None else self.scale})"
-        if n == "xml" and self.xml_collection:
-            return f"xml({self.xml_collection})"
-        return n
-
-    def __str__(self) -> str:
-        return self.spec()
-
-    @property
-    def is_string(self) -> bool:
-        """char, varchar, nchar, nvarchar, text, ntext."""
-        return self.name in STRING_TYPES
-
-    @property
-    def is_unicode(self) -> bool:
-        """nchar, nvarchar, ntext."""
-        return self.name in UNICODE_TYPES
-
-    @property
-    def is_numeric(self) -> bool:
-        """Exact or approximate numbers, bit included."""
-        return self.name in NUMERIC_TYPES
-
-    @property
-    def is_exact_numeric(self) -> bool:
-        """Integers, bit, decimal/numeric, money/smallmoney."""
-        return self.name in EXACT_TYPES
-
-    @property
-    def is_integer(self) -> bool:
-        """bigint, int, smallint, tinyint, bit."""
-        return self.name in INTEGER_TYPES
-
-    @property
-    def is_decimal(self) -> bool:
-        """decimal / numeric."""
-        return self.name in DECIMAL_TYPES
-
-    @property
-    def is_money(self) -> bool:
-        """money / smallmoney."""
-        return self.name in MONEY_TYPES
-
-    @property
-    def is_float(self) -> bool:
-        """float / real."""
-        return self.name in FLOAT_TYPES
-
-    @property
-    def is_binary(self) -> bool:
-        """binary, varbinary, image."""
-        return self.name in BINARY_TYPES
-
-    @property
-    def is_datetime(self) -> bool:
-        """date, time, datetime, datetime2, smalldatetime, datetimeoffset."""
-        return self.name in DATETIME_TYPES
-
-    @property
-    def is_xml(self) -> bool:
-        """xml (typed or untyped)."""
-        return self.name == "xml"
-
-    @property
-    def is_null(self) -> bool:
-        """The type of a bare ``NULL``."""
-        return self.name == "null"
-
-    @property
-    def is_max(self) -> bool:
-        """``(max)`` types and the legacy large types text/ntext/image."""
-        return self.length == MAX or self.name in ("text", "ntext", "image")
-
-
-# Frequently used types.
-NULL = SqlType("null")
-BIT = SqlType("bit")
-TINYINT = SqlType("tinyint")
-SMALLINT = SqlType("smallint")
-INT = SqlType("int")
-BIGINT = SqlType("bigint")
-FLOAT = SqlType("float")
-REAL = SqlType("real")
-MONEY = SqlType("money")
-SMALLMONEY = SqlType("smallmoney")
-DATE = SqlType("date")
-DATETIME = SqlType("datetime")
-SMALLDATETIME = SqlType("smalldatetime")
-DATETIME2 = SqlType("datetime2", scale=7)
-DATETIMEOFFSET = SqlType("datetimeoffset", scale=7)
-TIME = SqlType("time", scale=7)
-UNIQUEIDENTIFIER = SqlType("uniqueidentifier")
-XML = SqlType("xml")
-SQL_VARIANT = SqlType("sql_variant")
-SYSNAME = SqlType("nvarchar", 128)
-NVARCHAR_MAX = SqlType("nvarchar", MAX)
-VARCHAR_MAX = SqlType("varchar", MAX)
-VARBINARY_MAX = SqlType("varbinary", MAX)
-
-
-def varchar(n: int) -> SqlType:
-    """``varchar(n)`` (n = -1 for max)."""
-    return SqlType("varchar", n)
-
-
-def nvarchar(n: int) -> SqlType:
-    """``nvarchar(n)`` (n = -1 for max)."""
-    return SqlType("nvarchar", n)
-
-
-def decimal_type(p: int, s: int) -> SqlType:
-    """``decimal(p,s)``."""
-    return SqlType("decimal", precision=p, scale=s)
-
-
-_ALIASES = {
-    "integer": "int", "dec": "decimal", "character": "char", "char varying": "varchar",
-    "character varying": "varchar", "national character": "nchar", "national char": "nchar",
-    "national character varying": "nvarchar", "national char varying": "nvarchar",
-    "national text": "ntext", "double precision": "float", "binary varying": "varbinary",
-    "rowversion": "timestamp",
-}
-_KNOWN = (
-    set(_PRECEDENCE) - {"null"}
-) | {"timestamp", "sysname"}
-_MAX_LENGTH = {"char": 8000, "varchar": 8000, "binary": 8000, "varbinary": 8000,
-               "nchar": 4000, "nvarchar": 4000}
-
-
-def _canonical(name: str) -> str:
-    name = " ".join(name.lower().split())
-    if "." in name:  # sys.int, dbo.nvarchar: schema-qualified system types
-        schema, _, rest = name.rpartition(".")
-        if schema.strip("[]") in ("sys", "dbo", ""):
-            name = rest
-    return _ALIASES.get(name, name)
-
-
-def type_from_ast(dt: ast.DataType, context: str = "declare", *, position: int = 1) -> SqlType:
-    """The :class:`SqlType` a written type denotes.
-
-    ``context`` decides defaults for a missing length: ``'declare'`` (DECLARE, parameters,
-    columns) gives 1, ``'cast'`` (CAST/CONVERT) gives 30. ``decimal`` defaults to (18,0),
-    ``float(1..24)`` is ``real``, the fractional-second types default to scale 7. Unknown
-    names raise Msg 2715 (``position`` is the ``#%d`` of that message).
-    """
-    coll = None
-    if dt.xml_collection is not None:
-        c = dt.xml_collection
-        coll = f"{c.schema}.{c.name}" if c.schema else c.name
-    return _make_type(dt.name, tuple(dt.args), context, position, coll)
-
-
-def _is_int(a: Any) -> bool:
-    return isinstance(a, int) or (isinstance(a, str) and a.strip().lstrip("-").isdigit())
-
-
-def _make_type(
-    raw_name: str, args: tuple[Any, ...], context: str, position: int, coll: str | None = None
-) -> SqlType:
-    name = _canonical(raw_name)
-    if name not in _KNOWN:
-        resolve = ALIAS_TYPES.get()
-        alias = resolve(raw_name) if resolve is not None and not args else None
-        if alias is not None:
-            return alias
-        raise tsql_error(2715, position, raw_name, cls=BindError)
-    if name not in _MAX_LENGTH and any(not _is_int(a) for a in args):
-        raise tsql_error(2715, position, raw_name, cls=BindError)
-    if name == "sysname":
-        return SYSNAME
-    if name == "timestamp":
-        return SqlType("binary", 8)
-    if name in _MAX_LENGTH:
-        if not args:
-            return SqlType(name, 30 if context == "cast" else 1)
-        a = args[0]
-        if isinstance(a, str):
-            if a.lower() != "max":
-                raise tsql_error(2715, position, raw_name, cls=BindError)
-            if name in FIXED_LENGTH:
-                raise tsql_error(2715, position, f"{name}(max)", cls=BindError)
-            return SqlType(name, MAX)
-        if not _is_int(a):
-            raise tsql_error(2715, position, raw_name, cls=BindError)
-        n = int(a)
-        if n < 1 or n > _MAX_LENGTH[name]:
-            raise tsql_error(131, n, "type", name, _MAX_LENGTH[name], cls=BindError)
-        return SqlType(name, n)
-    if name in DECIMAL_TYPES:
-        p = int(args[0]) if args else 18
-        s = int(args[1]) if len(args) > 1 else 0
-        if p < 1 or p > 38:
-            raise tsql_error(2750, position, p, 38, cls=BindError)
-        if s < 0 or s > p:
-            raise tsql_error(192, cls=BindError)
-        return SqlType(name, precision=p, scale=s)
-    if name == "float":
-        n = int(args[0]) if args else 53
-        if n < 1 or n > 53:
-            raise tsql_error(2750, position, n, 53, cls=BindError)
-        return REAL if n <= 24 else FLOAT
-    if name in ("time", "datetime2", "datetimeoffset"):
-        s = int(args[0]) if args else 7
-        if s < 0 or s > 7:
-            raise tsql_error(2750, position, s, 7, cls=BindError)
-        return SqlType(name, scale=s)
-    if name == "xml":
-        return SqlType("xml", xml_collection=coll)
-    if name == "text":
-        return SqlType("text", MAX)
-    if name == "ntext":
-        return SqlType("ntext", MAX)
-    if name == "image":
-        return SqlType("image", MAX)
-    return SqlType(name)
-
-
-_SPEC_RE = re.compile(r"^\s*([A-Za-z_][\w .\[\]]*?)\s*(?:\(\s*([^)]*)\s*\))?\s*$")
-
-
-def parse_type_spec(spec: str) -> SqlType:
-    """Parse a type spec string (``'nvarchar(max)'``, ``'decimal(10,2)'``) back to a type."""
-    m = _SPEC_RE.match(spec)
-    if not m:
-        raise tsql_error(2715, 1, spec, cls=BindError)
-    name, argtext = m.group(1), m.group(2)
-    args: tuple[Any, ...] = ()
-    if argtext:
-        parts = [a.strip() for a in argtext.split(",")]
-        if _canonical(name) == "xml":
-            return SqlType("xml", xml_collection=parts[0])
-        args = tuple(int(a) if a.lstrip("-").isdigit() else a for a in parts)
-    return _make_type(name, args, "declare", 1)
-
-
-def literal_type(lit: ast.Literal) -> tuple[SqlType, Any]:
-    """The type and runtime value of a literal, typed as SQL Server types constants.
-
-    Integer constants are ``int`` when they fit, otherwise ``numeric(p,0)`` (SQL Server never
-    types a constant as bigint); ``1.50`` is ``numeric(3,2)``; ``'ab'`` is ``varchar(2)``.
-    """
-    kind, value = lit.kind, lit.value
-    if kind == "null" or value is None:
-        return NULL, None
-    if kind == "int":
-        v = int(value)
-        digits = max(len(str(abs(v))), 1)
-        if -(2**31) <= v < 2**31:
-            return SqlType("int", const_digits=digits), v
-        if digits > 38:
-            return FLOAT, float(v)
-        return SqlType("numeric", precision=digits, scale=0), Decimal(v)
-    if kind == "decimal":
-        written = (lit.text or str(value)).strip()
-        text = written.lstrip("+-")
-        # The sign of a folded "-2.5" stays on the value; precision / scale ignore it.
-        negative = (len(written) - len(text) - written[:len(written) - len(text)].count("+")) % 2
-        d = (-Decimal(text) if negative else Decimal(text)) if text else Decimal(value)
-        ip, _, fp = text.partition(".")
-        if "e" in text.lower():  # defensive: an exponent makes it float
-            return FLOAT, float(d)
-        s = len(fp)
-        p = max(len(ip.lstrip("0")) + s, 1, s)
-        if p > 38:
-            return FLOAT, float(d)
-        return SqlType("numeric", precision=p, scale=s), d.quantize(Decimal(1).scaleb(-s),
-                                                                    context=EXACT)
-    if kind == "float":
-        f = float(value)
-        if f in (float("inf"), float("-inf")):
-            raise tsql_error(168, (lit.text or str(value)).strip(), 8, cls=BindError)
-        return FLOAT, f
-    if kind == "money":
-        d = Decimal(str(value)).quantize(Decimal("0.0001"), context=EXACT)
-        return MONEY, d
-    if kind == "string":
-        n = len(value)
-        return SqlType("varchar", MAX if n > 8000 else max(n, 1)), value
-    if kind == "nstring":
-        n = len(value)
-        return SqlType("nvarchar", MAX if n > 4000 else max(n, 1)), value
-    if kind == "binary":
-        n = len(value)
-        return SqlType("varbinary", MAX if n > 8000 else max(n, 1)), bytes(value)
-    raise ValueError(f"unknown literal kind {kind!r}")
-
-
-def precedence(t: SqlType) -> int:
-    """Data-type precedence rank: higher wins when two types meet."""
-    return _PRECEDENCE.get(t.name, 0)
-
-
-def int_as_decimal(t: SqlType) -> SqlType:
-    """The decimal an exact type turns into when mixed with decimals."""
-    if t.is_decimal:
-        return t
-    if t.is_integer:
-        p = t.const_digits if t.const_digits is not None else INT_DECIMAL_PRECISION[t.name]
-        return decimal_type(p, 0)
-    if t.name == "money":
-        return decimal_type(19, 4)
-    if t.name == "smallmoney":
-        return decimal_type(10, 4)
-    return decimal_type(38, 0)
-
-
-def _merge_strings(types: list[SqlType], winner: SqlType) -> SqlType:
-    unicode = winner.is_unicode
-    varying = any(t.name not in FIXED_LENGTH for t in types)
-    lengths = [t.length or 1 for t in types]
-    if winner.name in ("text", "ntext"):
-        return winner
-    cap = 4000 if unicode else 8000
-    if any(n == MAX for n in lengths):
-        n = MAX
-    else:
-        n = max(lengths)
-        if n > cap:
-            n = MAX
-    if unicode:
-        return SqlType("nvarchar" if varying else "nchar", n)
-    return SqlType("varchar" if varying else "char", n)
-
-
-def common_type(types: list[SqlType]) -> SqlType:
-    """The type of CASE / COALESCE / UNION / IN over ``types``: highest precedence wins.
-
-    Lengths, precisions and scales are widened so every input fits: strings take the longest
-    length (unicode if the winner is), decimals ``max(p-s)+max(s)`` capped at 38. A list of
-    bare NULLs is ``int``, as ``SELECT CASE WHEN 1=1 THEN NULL END`` is.
-    """
-    real = [t for t in types if t.name != "null"]
-    if not real:
-        return INT
-    winner = max(real, key=precedence)
-    same_family = [t for t in real if precedence(t) == precedence(winner)]
-    if winner.is_string:
-        strings = [t for t in real if t.is_string]
-        return _merge_strings(strings, winner)
-    if winner.is_binary:
-        bins = [t for t in real if t.is_binary]
-        if winner.name == "image":
-            return winner
-        lengths = [t.length or 1 for t in bins]
-        n = MAX if MAX in lengths else max(lengths)
-        varying = any(t.name != "binary" for t in bins)
-        return SqlType("varbinary" if varying else "binary", n)
-    if winner.is_decimal:
-        decs = [int_as_decimal(t) for t in real if t.is_exact_numeric]
-        s = max(t.scale or 0 for t in decs)
-        ip = max((t.precision or 18) - (t.scale or 0) for t in decs)
-        p = min(ip + s, 38)
-        return SqlType(winner.name, precision=p, scale=min(s, p))
-    if winner.name in ("time", "datetime2", "datetimeoffset"):
-        s = max((t.scale if t.scale is not None else 7) for t in same_family)
-        return SqlType(winner.name, scale=s)
-    if winner.is_integer and winner.const_digits is not None:
-        return SqlType(winner.name)
-    return winner
+__all__ = [
+    "ALIAS_TYPES",
+    "BIGINT",
+    "BINARY_TYPES",
+    "BIT",
+    "DATE",
+    "DATETIME",
+    "DATETIME2",
+    "DATETIMEOFFSET",
+    "DATETIME_TYPES",
+    "DECIMAL_TYPES",
+    "EXACT",
+    "EXACT_TYPES",
+    "FIXED_LENGTH",
+    "FLOAT",
+    "FLOAT_TYPES",
+    "INT",
+    "INTEGER_TYPES",
+    "INT_BYTES",
+    "INT_DECIMAL_PRECISION",
+    "INT_INTERNAL_NAMES",
+    "INT_RANGES",
+    "MAX",
+    "MONEY",
+    "MONEY_TYPES",
+    "NULL",
+    "NUMERIC_TYPES",
+    "NVARCHAR_MAX",
+    "REAL",
+    "SMALLDATETIME",
+    "SMALLINT",
+    "SMALLMONEY",
+    "SQL_VARIANT",
+    "STRING_TYPES",
+    "SYSNAME",
+    "TIME",
+    "TINYINT",
+    "UNICODE_TYPES",
+    "UNIQUEIDENTIFIER",
+    "VARBINARY_MAX",
+    "VARCHAR_MAX",
+    "XML",
+    "ArgumentTypeError",
+    "SqlType",
+    "common_type",
+    "constant_type",
+    "decimal_type",
+    "int_as_decimal",
+    "literal_type",
+    "make_type",
+    "nvarchar",
+    "parse_type_spec",
+    "precedence",
+    "type_from_ast",
+    "varchar",
+]

@@ -1,170 +1,89 @@
-"""The one error hierarchy of tsqlbroker, shared by every layer.
+"""SQL Server's ``sys.messages`` texts of every error tsqlbroker raises: one dict, each number once.
 
-Every error a user can see is a :class:`TSqlError` carrying SQL Server's number, severity and
-state, rendered the way SQL Server renders it::
-
-    Msg 8429, Level 16, State 1, Line 3
-    The conversation endpoint is not in a valid state for SEND. The current endpoint state is 'DI'.
-
-``TRY ... CATCH`` catches only these; ``ERROR_NUMBER()`` and friends read them. Message texts
-live in :data:`MESSAGES` (SQL Server's ``sys.messages`` wording) so that every layer raises the
-same text for the same number through :func:`tsql_error`.
+:func:`tsqlbroker.errors.tsql_error` and ``sys.messages`` read them; printf-style placeholders are
+kept as SQL Server writes them and :func:`tsqlbroker.errors.format_message` fills them in.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from typing import Any
-
-
-@dataclass(frozen=True)
-class Span:
-    """A region of source text: 1-based lines and columns, 0-based character offsets."""
-
-    line: int
-    column: int
-    end_line: int
-    end_column: int
-    start_pos: int = 0
-    end_pos: int = 0
-
-
-# SQL Server's longest error message: a longer one shows its first 2,044 characters and
-# "..." (RAISERROR's documented rule, applied to every message: an unclosed 10 MB literal's
-# Msg 105 does not repeat the literal).
-MAX_MESSAGE = 2047
-_CLIPPED = 2044
-# A syntax error shows at most this many characters of its source line around the caret.
-MAX_SOURCE_SHOWN = 160
-
-
-def clip_message(message: str) -> str:
-    """``message`` as SQL Server shows it: at most :data:`MAX_MESSAGE` characters."""
-    if len(message) > MAX_MESSAGE:
-        return message[:_CLIPPED] + "..."
-    return message
-
-
-class TSqlError(Exception):
-    """An error as SQL Server reports it: number, severity (level), state and text."""
-
-    def __init__(
-        self,
-        number: int,
-        message: str,
-        severity: int = 16,
-        state: int = 1,
-        line: int | None = None,
-        procedure: str | None = None,
-        span: Span | None = None,
-    ) -> None:
-        message = clip_message(message)
-        super().__init__(message)
-        self.number = number
-        self.message = message
-        self.severity = severity
-        self.state = state
-        self.line = line if line is not None else (span.line if span else None)
-        self.procedure = procedure
-        self.span = span
-
-    def header(self) -> str:
-        """The ``Msg n, Level n, State n, [Procedure p, ]Line n`` line."""
-        parts = [f"Msg {self.number}", f"Level {self.severity}", f"State {self.state}"]
-        if self.procedure:
-            parts.append(f"Procedure {self.procedure}")
-        parts.append(f"Line {self.line if self.line is not None else 1}")
-        return ", ".join(parts)
-
-    def render(self) -> str:
-        """The full text SQL Server tools print for this error."""
-        return f"{self.header()}\n{self.message}"
-
-    def as_record(self) -> dict[str, Any]:
-        """The JSON-lines record of the command-line contract."""
-        return {
-            "type": "error",
-            "number": self.number,
-            "severity": self.severity,
-            "state": self.state,
-            "line": self.line if self.line is not None else 1,
-            "message": self.message,
-            **({"procedure": self.procedure} if self.procedure else {}),
-        }
-
-    def __str__(self) -> str:
-        return self.render()
-
-
-def source_excerpt(line: str, column: int) -> tuple[str, int]:
-    """At most :data:`MAX_SOURCE_SHOWN` characters of ``line`` around ``column`` (1-based),
-    elided with "...", and the caret's column in the excerpt."""
-    if len(line) <= MAX_SOURCE_SHOWN:
-        return line, column
-    half = MAX_SOURCE_SHOWN // 2
-    start = max(0, min(column - 1 - half, len(line) - MAX_SOURCE_SHOWN))
-    end = start + MAX_SOURCE_SHOWN
-    head = "..." if start > 0 else ""
-    tail = "..." if end < len(line) else ""
-    return head + line[start:end] + tail, column - start + len(head)
-
-
-class ParseError(TSqlError):
-    """A syntax error (Msg 102 and relatives, severity 15) with the source line and a caret."""
-
-    def __init__(
-        self,
-        message: str,
-        line: int,
-        column: int,
-        source_line: str = "",
-        number: int = 102,
-        expected: list[str] | None = None,
-        state: int = 1,
-    ) -> None:
-        super().__init__(number, message, severity=15, state=state, line=line)
-        self.column = column
-        self.source_line = source_line
-        self.expected = expected or []
-
-    def render(self) -> str:
-        text = f"{self.header()}\n{self.message}"
-        if self.source_line:
-            src, column = source_excerpt(self.source_line.rstrip("\r\n").expandtabs(1),
-                                         self.column)
-            text += f"\n  {src}\n  {' ' * max(column - 1, 0)}^"
-        if self.expected:
-            text += f"\nExpected one of: {', '.join(self.expected)}"
-        return text
-
-
-class BindError(TSqlError):
-    """Names that do not resolve: unknown objects, columns, variables (Msg 137, 208, 2812 …)."""
-
-
-class ExecutionError(TSqlError):
-    """Errors raised while a statement runs (conversion, arithmetic, constraints …)."""
-
-
-class BrokerError(ExecutionError):
-    """Service Broker errors (84xx, 96xx, 97xx …)."""
-
-
-class CancelledError(ExecutionError):
-    """The running batch was cancelled (``Session.cancel``: Ctrl-C, SIGINT, a stopping
-    broker), between statements, in a wait or inside a backend statement; TRY…CATCH does
-    not catch it."""
-
-    def __init__(self) -> None:
-        super().__init__(3621, "Query was cancelled by user. The statement has been "
-                               "terminated.", severity=16)
-        self.batch_abort = True
-
-
 # SQL Server's sys.messages texts for the numbers we raise. printf-style placeholders are kept
 # as SQL Server writes them; :func:`format_message` fills them in.
 MESSAGES: dict[int, tuple[int, str]] = {
+    # --- procedures, control flow, cursors, transactions, KILL, table types, UDF rules
+    # (registered by the interpreter and engine modules until issue 15)
+    119: (15, ("Must pass parameter number %d and subsequent parameters as '@name = value'. "
+               "After the form '@name = value' has been used, all subsequent parameters must "
+               "be passed in the form '@name = value'.")),
+    132: (15, ("The label '%.*ls' has already been declared. Label names must be unique within "
+               "a query batch or stored procedure.")),
+    133: (15, ("A GOTO statement references the label '%.*ls' but the label has not been "
+               "declared.")),
+    135: (15, "Cannot use a BREAK statement outside the scope of a WHILE statement."),
+    136: (15, "Cannot use a CONTINUE statement outside the scope of a WHILE statement."),
+    214: (16, "Procedure expects parameter '%ls' of type '%ls'."),
+    313: (16, ("An insufficient number of arguments were supplied for the procedure or "
+               "function %.*ls.")),
+    352: (15, ('The table-valued parameter "%.*ls" must be declared with the '
+               "READONLY option.")),
+    443: (16, ("Invalid use of a side-effecting operator '%.*ls' within a "
+               "function.")),
+    444: (16, ("Select statements included within a function cannot return "
+               "data to a client.")),
+    512: (16, ("Subquery returned more than 1 value. This is not permitted when the subquery "
+               "follows =, !=, <, <= , >, >= or when the subquery is used as an expression.")),
+    628: (16, "Cannot issue SAVE TRANSACTION when there is no active transaction."),
+    2732: (16, ("Error number %ld is invalid. The number must be from %ld through %ld and it "
+                "cannot be 50000.")),
+    2754: (16, ("Error severity levels greater than 18 can only be specified by members of the "
+                "sysadmin role, using the WITH LOG option.")),
+    3702: (16, 'Cannot drop database "%.*ls" because it is currently in use.'),
+    3931: (16, ("The current transaction cannot be committed and cannot be rolled back to a "
+                "savepoint. Roll back the entire transaction.")),
+    3980: (16, ("The request failed to run because the batch is aborted, this can be caused by "
+                "abort signal sent from client, or another request is running in the same "
+                "session, which makes the session busy.")),
+    3998: (16, ("Uncommittable transaction is detected at the end of the batch. The "
+                "transaction is rolled back.")),
+    4121: (16, ('Cannot find either column "%.*ls" or the user-defined function or aggregate '
+                '"%.*ls", or the name is ambiguous.')),
+    4145: (15, ("An expression of non-boolean type specified in a context where a condition is "
+                "expected, near '%.*ls'.")),
+    6104: (16, "Cannot use KILL to kill your own process."),
+    6106: (16, "Process ID %d is not an active process ID."),
+    6107: (14, "Only user processes can be killed."),
+    6115: (16, "KILL command cannot be used inside user transactions."),
+    6120: (16, ("Status report cannot be obtained. Rollback operation for Process ID %d is not "
+                "in progress.")),
+    6401: (16, "Cannot roll back %.*ls. No transaction or savepoint of that name was found."),
+    8143: (16, "Parameter '%.*ls' was supplied multiple times."),
+    8144: (16, "Procedure or function %.*ls has too many arguments specified."),
+    8146: (16, "Procedure %.*ls has no parameters and arguments were supplied."),
+    8162: (16, ('The formal parameter "%.*ls" was not declared as an OUTPUT parameter, but the '
+                'actual parameter passed in requested output.')),
+    8164: (16, "An INSERT EXEC statement cannot be nested."),
+    8167: (16, ('The type of column "%.*ls" conflicts with the type of other '
+                "columns specified in the UNPIVOT list.")),
+    8178: (16, ("The parameterized query '%.*ls' expects the parameter '%.*ls', which was not "
+                "supplied.")),
+    10700: (16, ('The table-valued parameter "%.*ls" is READONLY and cannot be '
+                 "modified.")),
+    10704: (15, "To rethrow an error, a THROW statement must be used inside a CATCH block."),
+    15010: (16, ("The database '%s' does not exist. Supply a valid database name. To see "
+                 "available databases, use sys.databases.")),
+    15123: (16, ("The configuration option '%s' does not exist, or it may be an advanced "
+                 "option.")),
+    16905: (16, "The cursor is already open."),
+    16915: (16, "A cursor with the name '%.*ls' already exists."),
+    16916: (16, "A cursor with the name '%.*ls' does not exist."),
+    16917: (16, "Cursor is not open."),
+    16924: (16, ("Cursorfetch: The number of variables declared in the INTO list must match "
+                 "that of selected columns.")),
+    16950: (16, "The variable '%.*ls' does not currently have a cursor allocated to it."),
+    18054: (16, ("Error %d, severity %d, state %d was raised, but no message with that error "
+                 "number was found in sys.messages. If error is larger than 50000, make sure "
+                 "the user-defined message is added using sp_addmessage.")),
+    35100: (16, ("Error number %ld in the THROW statement is outside the valid range. Specify "
+                 "an error number in the valid range of 50000 to 2147483647.")),
     # --- general / binding
     102: (15, "Incorrect syntax near '%.*ls'."),
     127: (15, "A TOP N or FETCH rowcount value may not be negative."),
@@ -333,8 +252,8 @@ MESSAGES: dict[int, tuple[int, str]] = {
     8152: (16, "String or binary data would be truncated."),
     1781: (16, "Column already has a DEFAULT bound to it."),
     4917: (16, "Constraint '%.*ls' does not exist."),
-    2744: (16, "Multiple identity columns specified for table '%.*ls'. Only one identity "
-               "column per table is allowed."),
+    2744: (16, ("Multiple identity columns specified for table '%.*ls'. Only one identity "
+                "column per table is allowed.")),
     50000: (16, "%s"),
     # --- values: types, conversions, operators, built-in functions, XML (interpreter/types.py & co)
     131: (15, ("The size (%d) given to the %S_MSG '%.*ls' exceeds the maximum allowed for any "
@@ -627,48 +546,3 @@ MESSAGES: dict[int, tuple[int, str]] = {
                  "operation.")),
     15197: (16, "There is no text for object '%.*ls'."),
 }
-
-_PLACEHOLDER = re.compile(r"%(?:\.\*ls|ls|S_MSG|I64d|ld|d|i|s|u)")
-
-
-def format_message(template: str, *args: Any) -> str:
-    """Fill SQL Server printf-style placeholders (``%.*ls``, ``%ls``, ``%d`` …) in order."""
-    it = iter(args)
-
-    def sub(_m: re.Match[str]) -> str:
-        try:
-            value = next(it)
-        except StopIteration:
-            return ""
-        return "" if value is None else str(value)
-
-    return _PLACEHOLDER.sub(sub, template)
-
-
-def message_text(number: int, *args: Any) -> str:
-    """The formatted text of error ``number`` (raises KeyError for an unknown number)."""
-    return format_message(MESSAGES[number][1], *args)
-
-
-def tsql_error(
-    number: int,
-    *args: Any,
-    state: int = 1,
-    cls: type[TSqlError] = ExecutionError,
-    span: Span | None = None,
-) -> TSqlError:
-    """Build the error SQL Server raises as ``number``, its text filled with ``args``."""
-    severity, template = MESSAGES[number]
-    return cls(number, format_message(template, *args), severity=severity, state=state, span=span)
-
-
-def broker_error(number: int, *args: Any, state: int = 1) -> BrokerError:
-    """Build a Service Broker error (a :class:`BrokerError`) by number."""
-    err = tsql_error(number, *args, state=state, cls=BrokerError)
-    assert isinstance(err, BrokerError)
-    return err
-
-
-class StorageOpenError(Exception):
-    """The storage named by ``--url`` (or ``:connect``) cannot be opened; the text is one
-    line naming it and saying why (see ``tsqlbroker.engine.opening``)."""
