@@ -153,7 +153,7 @@ def _accumulations(binder: Binder, select: exp.Expression, targets: list[tuple[s
                 or isinstance(first.this, exp.Parameter) \
                 or "@" + first.name.lower() != name.lower():
             continue
-        concat = isinstance(value, exp.Add) and binder._concatenates(value)
+        concat = isinstance(value, exp.Add) and binder.is_concatenation(value)
         rest = operands[1]
         for operand in operands[2:]:
             rest = exp.Add(this=rest, expression=operand)

@@ -19,7 +19,6 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import sqlglot
@@ -29,7 +28,7 @@ from ..errors import BindError, TSqlError, tsql_error
 from . import apply, forxml, jsonbuild, pivot, recursion, shapes, sysviews, tvf
 from .catalog import TEMPDB, Catalog
 from .context import ExecContext, VirtualTable, virtual_resolvers
-from .execsql import BackendSql, generate
+from .execsql import generate
 from .funcmap import (
     BUILTIN_FALLBACK,
     DATEPART_FIRST,
@@ -53,9 +52,22 @@ from .parsing import (
 from .pgxml import pg_xml_method
 from .seqcalls import resolve_sequences, sequence_call, sequence_spec
 from .sqlfuncs import backend_value, functions_version, registered_functions
-from .sqltypes import CI_COLLATION, STRING_TYPES, normalize_spec, parse_spec, to_storage
+from .sqltypes import CI_COLLATION, STRING_TYPES, parse_spec, to_storage
 from .synonyms import SYNONYM, synonym_target
 from .tableinfo import TableInfo, load_table, table_by_physical
+from .transpiler.scope import (
+    PHYSICAL_MARK,
+    Applied,
+    Compiled,
+    Source,
+    datatype_spec,
+    default_alias,
+    param_name,
+    projection_name,
+    source_alias,
+    table_key,
+    written_name,
+)
 from .typeprec import arithmetic_spec, literal_spec
 from .udfcall import UdfCalls
 from .udfcall import spec_of as udf_call_spec
@@ -68,69 +80,7 @@ _COMPILE_CACHE_SIZE = 1024
 _compile_lock = threading.Lock()
 
 # -- phase 2: binding -----------------------------------------------------------------------
-@dataclass
-class Source:
-    """A resolved row source (table, view, virtual table, temp table, table variable)."""
-
-    kind: str  # 'table', 'view', 'virtual'
-    name: str  # the name as written, for messages
-    columns: list[tuple[str, str | None]]
-    table: TableInfo | None = None
-    sql: str | None = None  # backend SELECT text of a virtual table
-    virtual: VirtualTable | None = None
-    signature: tuple[Any, ...] = ()
-    tree: exp.Expression | None = None  # the backend query of a view (or the parsed sql)
-
-    def query(self, dialect: str) -> exp.Expression:
-        """A private copy of the backend query of a view or virtual table (sqlglot
-        ``dialect``)."""
-        if self.tree is None:
-            self.tree = sqlglot.parse_one(self.sql or "", read=dialect)
-        return self.tree.copy()
-
-    def spec_of(self, column: str) -> str | None:
-        low = column.lower()
-        return next((s for n, s in self.columns if n.lower() == low), None)
-
-    def has_column(self, column: str) -> bool:
-        low = column.lower()
-        return any(n.lower() == low for n, _s in self.columns)
-
-
-def table_key(node: exp.Table) -> tuple[str, str, str, str]:
-    """(catalog, db, name, kind) of a table reference; kind '#', '@' or ''."""
-    this = node.this
-    if isinstance(this, exp.Parameter):
-        return ("", "", "@" + _param_name(this)[1:], "@")
-    ident = node.args.get("this")
-    temporary = isinstance(ident, exp.Identifier) and bool(ident.args.get("temporary"))
-    name = node.name
-    if temporary:
-        return (node.catalog, node.db, "#" + name, "#")
-    return (node.catalog, node.db, name, "")
-
-
-def written_name(key: tuple[str, str, str, str]) -> str:
-    """The table name as the user wrote it, for Msg 208."""
-    catalog, db, name, _kind = key
-    if catalog:
-        return f"{catalog}.{db}.{name}"
-    if db:
-        return f"{db}.{name}"
-    return name
-
-
-def _param_name(node: exp.Expression) -> str:
-    """'@x' / '@@x' for a (possibly nested) Parameter node."""
-    inner = node.this
-    if isinstance(inner, exp.Parameter):
-        return "@@" + inner.name.lower()
-    return "@" + node.name.lower()
-
-
 _SYSTEM_SCHEMAS = {"sys", "information_schema"}
-# Prefix of a table name that names a backend table directly (engine-generated queries).
-PHYSICAL_MARK = "\x00phys:"
 
 
 class Binder:
@@ -156,9 +106,9 @@ class Binder:
         self._placeholder_specs: dict[str, str | None] = {}
         self._ci_order: set[int] = set()  # ORDER BY items to sort with TSQL_CI (SQLite)
         self._ci_items: set[tuple[int, str, int]] = set()  # other items to collate (SQLite)
-        self.applied: dict[str, apply.Applied] = {}  # CROSS / OUTER APPLY aliases (SQLite)
+        self.applied: dict[str, Applied] = {}  # CROSS / OUTER APPLY aliases (SQLite)
         self.udf_calls = UdfCalls(self)  # scalar UDF calls (udfcall.py)
-        self.meta_calls: dict[int, str] = {}  # session function values (metafuncs.py)
+        self.session_calls: dict[int, str] = {}  # session function values (metafuncs.py)
         # Types worked out per node (spec_of / _kind), each asked once however often the
         # nodes above ask again: without them, typing ``a + b + c …`` doubled its work per
         # term. Keyed by id with the node kept (no id reuse); valid while the sources and
@@ -305,7 +255,7 @@ class Binder:
             if key[3] == "" and not key[0] and not key[1] and key[2].lower() in self.ctes:
                 continue
             source = self.resolve(key)
-            alias = node.alias_or_name.lower() if node.alias else _default_alias(key)
+            alias = node.alias_or_name.lower() if node.alias else default_alias(key)
             self.sources.setdefault(alias, source)
         apply.register(self, tree)
         resolve_sequences(self, tree)
@@ -324,6 +274,14 @@ class Binder:
         """Make the compiled statement depend on ``item`` too (a catalog object's id and
         modification): another value compiles anew."""
         self._extra_sig.append(item)
+
+    def compile_apart(self, tree: exp.Expression, cache_key: Any
+                      ) -> tuple[Compiled, dict[str, Any]]:
+        """Compile ``tree`` with a binder of its own (same context and variables): the
+        compiled statement and the parameter values it binds."""
+        inner = Binder(self.ctx, dict(self.params))
+        compiled = inner.compile(tree, cache_key)
+        return compiled, inner.binds
 
     def _register_derived(self, sub: exp.Subquery) -> None:
         """A derived table ``(SELECT …) AS x`` in FROM: its columns' types, so that
@@ -416,14 +374,14 @@ class Binder:
         if isinstance(node, exp.Limit):
             self._check_row_count(node.expression)
         if isinstance(node, exp.Parameter):
-            return self._placeholder(_param_name(node))
+            return self.variable(param_name(node))
         if isinstance(node, exp.NextValueFor):
             return sequence_call(self, node)
         if isinstance(node, (exp.Add, exp.Sub)):
             shifted = self._date_arithmetic(node)
             if shifted is not None:
                 return shifted
-        if isinstance(node, exp.Add) and self._concatenates(node):
+        if isinstance(node, exp.Add) and self.is_concatenation(node):
             left, right = self.rewrite(node.this), self.rewrite(node.expression)
             return exp.DPipe(this=left, expression=right, safe=True)
         if isinstance(node, exp.Anonymous) and node.name.lower() == "datalength" \
@@ -479,7 +437,7 @@ class Binder:
 
     def _date_arithmetic(self, node: exp.Expression) -> exp.Expression | None:
         """``datetime ± number`` adds days in T-SQL (``GETDATE() - 1`` is yesterday)."""
-        left, right = self.spec_of(node.this), self._kind(node.expression)
+        left, right = self.spec_of(node.this), self.kind_of(node.expression)
         if left is None or right != "number":
             return None
         if parse_spec(left).name not in ("datetime", "smalldatetime"):
@@ -567,7 +525,7 @@ class Binder:
             return node
         source = self.resolve(key)
         alias_node = node.args.get("alias")
-        alias = alias_node.name if alias_node is not None else _default_alias(key)
+        alias = alias_node.name if alias_node is not None else default_alias(key)
         if source.kind == "table" and source.table is not None:
             schema = source.table.backend_schema
             new = exp.Table(this=exp.Identifier(this=source.table.physical, quoted=True),
@@ -674,7 +632,7 @@ class Binder:
                                 to=exp.DataType.build("bytea", dialect="postgres"))
             return exp.HexString(this=digits)
         if isinstance(node, exp.SessionParameter):
-            return self._placeholder("@@" + node.name.lower())
+            return self.variable("@@" + node.name.lower())
         built = jsonbuild.json_build(node, self.conn.dialect, self._placeholder_specs)
         if built is not None:
             return built
@@ -695,13 +653,15 @@ class Binder:
             if negative and int(count.name):
                 raise tsql_error(127, cls=BindError)
         elif isinstance(count, exp.Parameter) and not negative:
-            value, spec = self.params.get(_param_name(count), (None, None))
+            value, spec = self.params.get(param_name(count), (None, None))
             if spec is not None and spec.split("(")[0] not in _INTEGER_SPECS:
                 raise tsql_error(1060, cls=BindError)
             if isinstance(value, int) and value < 0:
                 raise tsql_error(127, cls=BindError)
 
-    def _placeholder(self, name: str) -> exp.Expression:
+    def variable(self, name: str) -> exp.Placeholder:
+        """The bound parameter of variable ``name`` ('@x' / '@@x', lower-case); Msg 137
+        when the statement has no such variable."""
         if name not in self.params:
             if name.startswith("@@"):
                 raise not_supported(f"{name.upper()} inside a query")
@@ -709,7 +669,11 @@ class Binder:
         value, spec = self.params[name]
         key = "v_" + re.sub(r"\W", "_", name.lstrip("@")) + ("_s" if name.startswith(
             "@@") else "")
-        self.binds[key] = backend_value(to_storage(value, spec, self.conn.dialect))
+        return self.bind(key, backend_value(to_storage(value, spec, self.conn.dialect)), spec)
+
+    def bind(self, key: str, value: Any, spec: str | None) -> exp.Placeholder:
+        """Bind backend ``value`` (of type ``spec``) as parameter ``key``."""
+        self.binds[key] = value
         self._placeholder_specs[key] = spec
         return exp.Placeholder(this=key)
 
@@ -783,7 +747,7 @@ class Binder:
         'a' from 'A'; SQL Server keeps the case-insensitive collation."""
         def computed(e: exp.Expression) -> bool:
             return not isinstance(e, (exp.Column, exp.Literal, exp.Star, exp.Collate)) \
-                and self._kind(e) == "string"
+                and self.kind_of(e) == "string"
 
         for i, proj in enumerate(select.expressions):
             inner = proj.this if isinstance(proj, exp.Alias) else proj
@@ -831,7 +795,7 @@ class Binder:
                     if not item.table else None
                 if source is None or isinstance(source, exp.Column):
                     continue
-            if self._kind(source) == "string":
+            if self.kind_of(source) == "string":
                 self._ci_order.add(id(ordered))
 
     def _sqlite_order_item(self, node: exp.Ordered) -> exp.Expression:
@@ -899,7 +863,7 @@ class Binder:
 
     def _placeholder_or_unsupported(self, name: str, node: exp.Expression) -> exp.Expression:
         if name in self.params:
-            return self._placeholder(name)
+            return self.variable(name)
         raise not_supported(f"{node.sql('tsql')} inside a query")
 
     def _object_id(self, arg: exp.Expression) -> exp.Expression:
@@ -922,7 +886,7 @@ class Binder:
                ) -> str | None:
         """``work(node)``, remembered in ``table`` (forgotten once what types depend on
         has grown)."""
-        now = (len(self.sources), len(self.meta_calls))
+        now = (len(self.sources), len(self.session_calls))
         if now != self._typed_for:
             self._specs.clear()
             self._kinds.clear()
@@ -947,7 +911,7 @@ class Binder:
             return
         for inner in reversed(chain[1:]):
             self.spec_of(inner)
-            self._kind(inner)
+            self.kind_of(inner)
 
     def _spec_of(self, node: exp.Expression) -> str | None:
         if isinstance(node, exp.Paren):
@@ -975,7 +939,7 @@ class Binder:
         if isinstance(node, exp.Column):
             return self.column_spec(node)
         if isinstance(node, exp.Parameter):
-            entry = self.params.get(_param_name(node))
+            entry = self.params.get(param_name(node))
             return entry[1] if entry else None
         if isinstance(node, exp.Placeholder):
             return self._placeholder_specs.get(node.name)
@@ -1019,7 +983,7 @@ class Binder:
             return shapes.aggregate_result_spec(self, node.this)
         if isinstance(node, (exp.Add, exp.Sub)):
             left = self.spec_of(node.this)
-            if left in ("datetime", "smalldatetime") and self._kind(node.expression) == "number":
+            if left in ("datetime", "smalldatetime") and self.kind_of(node.expression) == "number":
                 return left
         if isinstance(node, exp.Add) and self.is_string(node):
             return self._string_result(node)
@@ -1100,17 +1064,17 @@ class Binder:
                 return "nvarchar(max)"
         return "varchar(max)"
 
-    def _concatenates(self, node: exp.Add) -> bool:
+    def is_concatenation(self, node: exp.Add) -> bool:
         """T-SQL ``+`` concatenates when both sides are strings, or one is a string and the
         other is not evidently numeric (int + '1' is arithmetic, as data type precedence
         converts the string)."""
-        left, right = self._kind(node.this), self._kind(node.expression)
+        left, right = self.kind_of(node.this), self.kind_of(node.expression)
         if left == "string" and right == "string":
             return True
         return (left == "string" and right != "number") or (
             right == "string" and left != "number")
 
-    def _kind(self, node: exp.Expression | None) -> str | None:
+    def kind_of(self, node: exp.Expression | None) -> str | None:
         """'string', 'number' or None (not evident) for an expression."""
         if node is None:
             return None
@@ -1118,9 +1082,9 @@ class Binder:
 
     def _kind_of(self, node: exp.Expression) -> str | None:
         if isinstance(node, exp.Paren):
-            return self._kind(node.this)
+            return self.kind_of(node.this)
         if isinstance(node, exp.Add):
-            return "string" if self._concatenates(node) else self._kind(node.this)
+            return "string" if self.is_concatenation(node) else self.kind_of(node.this)
         spec = self.spec_of(node)
         if spec is None:
             return None
@@ -1134,7 +1098,7 @@ class Binder:
 
     def is_string(self, node: exp.Expression | None) -> bool:
         """Whether an expression is evidently a character string (for ``+``)."""
-        return self._kind(node) == "string"
+        return self.kind_of(node) == "string"
 
     def _aliased_column(self, node: exp.Column) -> exp.Expression | None:
         """A virtual table's other name for a column (a queue's ``service_instance_id``):
@@ -1256,9 +1220,9 @@ class Binder:
         order: list[str] = []
         from_ = select.args.get("from_") or select.args.get("from")
         if from_ is not None:
-            order.append(_source_alias(from_.this))
+            order.append(source_alias(from_.this))
         for join in select.args.get("joins") or []:
-            order.append(_source_alias(join.this))
+            order.append(source_alias(join.this))
         out: list[tuple[str, str | None]] = []
         for alias in order:
             if table and alias != table:
@@ -1268,20 +1232,6 @@ class Binder:
                 return None
             out.extend(source.columns)
         return out or None
-
-
-@dataclass(frozen=True)
-class Compiled:
-    """Generated backend SQL with output names/specs and the parameters it binds."""
-
-    sql: BackendSql
-    names: list[str] | None
-    types: list[str | None]
-    param_keys: tuple[tuple[str, str], ...] = field(default=())
-    # The rewritten tree the SQL was generated from, when asked for (a view's query goes into
-    # the trees of the statements reading it); shared by every user of the cache entry:
-    # copy, never edit.
-    tree: exp.Expression | None = None
 
 
 _compile_cache: OrderedDict[Any, Compiled] = OrderedDict()
@@ -1345,46 +1295,6 @@ def _folded(node: exp.Expression) -> exp.Expression:
     ignored) where the backend has no such collation."""
     return exp.Lower(this=exp.Anonymous(this="rtrim", expressions=[
         exp.Cast(this=node, to=exp.DataType.build("text"))]))
-
-
-def _source_alias(node: exp.Expression) -> str:
-    if isinstance(node, exp.Table):
-        if node.alias:
-            return node.alias.lower()
-        return _default_alias(table_key(node))
-    return node.alias_or_name.lower()
-
-
-def _default_alias(key: tuple[str, str, str, str]) -> str:
-    name = key[2].removeprefix(PHYSICAL_MARK)
-    return name.lstrip("#@").lower() if key[3] == "#" else name.lower()
-
-
-def projection_name(proj: exp.Expression) -> str:
-    """The column name SQL Server gives a select-list item ('' when it has none)."""
-    if isinstance(proj, exp.Alias):
-        return proj.alias
-    if isinstance(proj, exp.Column):
-        return proj.name
-    if isinstance(proj, exp.Dot):
-        return proj.name
-    return ""
-
-
-_DTYPE_NAMES = {"integer": "int", "numeric": "decimal", "rowversion": "timestamp"}
-
-
-def datatype_spec(dt_node: exp.DataType) -> str | None:
-    """The T-SQL type spec of a sqlglot DataType (as the T-SQL generator writes it)."""
-    text = dt_node.sql("tsql").lower().replace(" ", "")
-    m = re.match(r"([a-z_0-9]+)(.*)", text)
-    if not m:
-        return None
-    base = _DTYPE_NAMES.get(m.group(1), m.group(1))
-    try:
-        return normalize_spec(base + m.group(2))
-    except TSqlError:
-        return None
 
 
 def _view_select_text(definition: str) -> str:
