@@ -14,7 +14,7 @@ from ..context import ExecContext
 from ..store import StoreConnection
 from .scope import Applied, Compiled, Source, TableKey
 
-__all__ = ["BindContext"]
+__all__ = ["BindContext", "BoundStatement"]
 
 
 class BindContext(Protocol):
@@ -91,4 +91,35 @@ class BindContext(Protocol):
                       ) -> tuple[Compiled, dict[str, Any]]:
         """Compile ``tree`` with a binder of its own (same context and variables): the
         compiled statement and the parameter values it binds."""
+        ...
+
+
+class BoundStatement(BindContext, Protocol):
+    """What the passes (resolve, annotate, rewrite, generate) ask of the binder besides
+    what the features do: the statement's further state and the front's own steps."""
+
+    resolved: dict[TableKey, Source]  # table reference → source
+    ctes: set[str]  # CTE names (lower) of the statement
+    functions: dict[str, Any]  # Python functions the backend's SQL may call
+    placeholder_specs: dict[str, str | None]  # bound parameter → its type spec
+    dependencies: list[Any]  # what the compiled SQL depends on besides text and tables
+    udf_calls: Any  # udfcall.UdfCalls of the statement
+
+    def collect(self, tree: exp.Expression) -> None:
+        """Resolve every table reference in ``tree``."""
+        ...
+
+    def binder_for(self, ctx: ExecContext, params: dict[str, tuple[Any, str | None]]
+                   ) -> BoundStatement:
+        """A binder of its own for another statement (a view's query) in ``ctx``."""
+        ...
+
+    def compile(self, tree: exp.Expression, cache_key: Any, *, keep_tree: bool = False
+                ) -> Compiled:
+        """Bind and generate ``tree``."""
+        ...
+
+    def compile_text(self, sql: str, tag: str = "", *, keep_tree: bool = False
+                     ) -> Compiled:
+        """Parse, bind and generate a SELECT given as T-SQL text."""
         ...
