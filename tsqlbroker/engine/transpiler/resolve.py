@@ -43,34 +43,26 @@ class Resolver:
         # transaction alive until the cyclic collector runs.
         self.b: BoundStatement = weakref.proxy(binder)
         self.types = types
-        self.ctx = binder.ctx
-        self.conn = binder.conn
-        self.catalog = binder.catalog
-        self.params = binder.params
-        self.sources = binder.sources
-        self.resolved = binder.resolved
-        self.binds = binder.binds
-        self.ctes = binder.ctes
 
     def resolve(self, key: tuple[str, str, str, str]) -> Source:
         """Resolve a table reference (raises Msg 208 / 1087 when it does not exist)."""
-        hit = self.resolved.get(key)
+        hit = self.b.resolved.get(key)
         if hit is not None:
             return hit
         source = self._resolve(key)
-        self.resolved[key] = source
+        self.b.resolved[key] = source
         return source
 
     def _resolve(self, key: tuple[str, str, str, str]) -> Source:
         catalog_name, schema, name, kind = key
-        conn = self.conn
+        conn = self.b.conn
         if name.startswith(PHYSICAL_MARK):
             info = table_by_physical(conn, name[len(PHYSICAL_MARK):])
             if info is None:
                 raise tsql_error(208, name, cls=BindError)
             return self._table_source(info, info.display_name)
         if kind == "@":
-            physical = self.ctx.table_variables.get(name.lower())
+            physical = self.b.ctx.table_variables.get(name.lower())
             info = table_by_physical(conn, physical) if physical else None
             if info is None:
                 raise tsql_error(1087, name, cls=BindError)
@@ -78,33 +70,33 @@ class Resolver:
         if kind == "#":
             if catalog_name and catalog_name.lower() != "tempdb":
                 raise tsql_error(208, written_name(key), cls=BindError)
-            physical = self.ctx.temp_tables.get(name.lower())
+            physical = self.b.ctx.temp_tables.get(name.lower())
             info = table_by_physical(conn, physical) if physical else None
             if info is None:
                 raise tsql_error(208, written_name(key), cls=BindError)
             return self._table_source(info, name)
         if not catalog_name and not schema and kind == "" \
                 and name.lower() in ("inserted", "deleted") \
-                and name.lower() in self.ctx.table_variables:
+                and name.lower() in self.b.ctx.table_variables:
             # A trigger's inserted / deleted rows (table variables the trigger lends).
-            info = table_by_physical(conn, self.ctx.table_variables[name.lower()])
+            info = table_by_physical(conn, self.b.ctx.table_variables[name.lower()])
             if info is not None:
                 return self._table_source(info, name)
         if catalog_name:
-            db_id = self.catalog.database_id(conn, catalog_name)
+            db_id = self.b.catalog.database_id(conn, catalog_name)
             if db_id is None:
                 raise tsql_error(208, written_name(key), cls=BindError)
         else:
-            db_id = self.ctx.db_id
+            db_id = self.b.ctx.db_id
         if not (schema and schema.lower() in _SYSTEM_SCHEMAS):
-            obj = self.catalog.find_object(conn, db_id, schema or None, name)
+            obj = self.b.catalog.find_object(conn, db_id, schema or None, name)
             if obj is not None and obj.type == "U" and obj.physical_name:
                 return self._table_source(load_table(conn, obj), name)
             if obj is not None and obj.type == "V":
                 return self._view_source(obj, db_id, name)
             if obj is not None and obj.type == SYNONYM:
                 return self._synonym_source(obj)
-        db_row = self.catalog.database(conn, db_id)
+        db_row = self.b.catalog.database(conn, db_id)
         db_name = db_row.name if db_row else None
         for resolver in virtual_resolvers(conn.store):
             vt = resolver(self._ctx_for(db_id), db_name, schema or None, name)
@@ -118,13 +110,13 @@ class Resolver:
         """The base object of synonym ``obj`` (Msg 5313 when there is none, or it is
         another synonym)."""
         database, schema, name = synonym_target(obj)
-        if database is None and self.ctx.db_id != obj.database_id:
-            db_row = self.catalog.database(self.conn, obj.database_id)
+        if database is None and self.b.ctx.db_id != obj.database_id:
+            db_row = self.b.catalog.database(self.b.conn, obj.database_id)
             database = db_row.name if db_row is not None else None
         shown = f"{obj.schema_name}.{obj.name}"
-        target = self.catalog.find_object(
-            self.conn, self.catalog.database_id(self.conn, database) if database
-            else self.ctx.db_id, schema, name)
+        target = self.b.catalog.find_object(
+            self.b.conn, self.b.catalog.database_id(self.b.conn, database) if database
+            else self.b.ctx.db_id, schema, name)
         if target is not None and target.type == SYNONYM:
             raise tsql_error(5313, shown, cls=BindError)
         try:
@@ -135,27 +127,27 @@ class Resolver:
             raise
 
     def _ctx_for(self, db_id: int) -> ExecContext:
-        if db_id == self.ctx.db_id:
-            return self.ctx
-        return ExecContext(self.ctx.conn, self.ctx.txn, db_id, self.ctx.session_id,
-                           self.ctx.temp_tables, self.ctx.table_variables,
-                           self.ctx.view_depth, max_recursion=self.ctx.max_recursion)
+        if db_id == self.b.ctx.db_id:
+            return self.b.ctx
+        return ExecContext(self.b.ctx.conn, self.b.ctx.txn, db_id, self.b.ctx.session_id,
+                           self.b.ctx.temp_tables, self.b.ctx.table_variables,
+                           self.b.ctx.view_depth, max_recursion=self.b.ctx.max_recursion)
 
     def _table_source(self, info: TableInfo, name: str) -> Source:
         return Source("table", name, [(c.name, c.spec) for c in info.columns], table=info,
                       signature=("t", info.object_id, info.modify_date, info.backend_schema))
 
     def _view_source(self, obj: Any, db_id: int, name: str) -> Source:
-        if self.ctx.view_depth >= 32:
+        if self.b.ctx.view_depth >= 32:
             raise tsql_error(217)
-        inner_ctx = ExecContext(self.ctx.conn, self.ctx.txn, db_id, self.ctx.session_id,
-                                self.ctx.temp_tables, self.ctx.table_variables,
-                                self.ctx.view_depth + 1, max_recursion=self.ctx.max_recursion)
+        inner_ctx = ExecContext(self.b.ctx.conn, self.b.ctx.txn, db_id, self.b.ctx.session_id,
+                                self.b.ctx.temp_tables, self.b.ctx.table_variables,
+                                self.b.ctx.view_depth + 1, max_recursion=self.b.ctx.max_recursion)
         select_text = _view_select_text(obj.definition or "")
         inner = self.b.binder_for(inner_ctx, {})
         compiled = inner.compile_text(select_text, tag="view", keep_tree=True)
         # Values the view's function calls bound (UDFs, USER_NAME() …) travel with its SQL.
-        self.binds.update(inner.binds)
+        self.b.binds.update(inner.binds)
         self.b.dependencies.extend(inner.dependencies)
         columns = list(zip(compiled.names, compiled.types, strict=False))
         return Source("view", name, columns, tree=compiled.tree,
@@ -164,7 +156,7 @@ class Resolver:
     def _virtual_sql(self, vt: VirtualTable) -> str:
         if isinstance(vt.sql, str):
             return vt.sql
-        compiled = vt.sql.compile(dialect=_literal_dialect(self.conn.conn.dialect),
+        compiled = vt.sql.compile(dialect=_literal_dialect(self.b.conn.conn.dialect),
                                   compile_kwargs={"literal_binds": True})
         return str(compiled)
 
@@ -173,7 +165,7 @@ class Resolver:
         tvf.expand(self.b, tree)  # inline table-valued functions become derived tables
         pivot.expand(self.b, tree)  # so do PIVOT and UNPIVOT
         for cte in tree.find_all(exp.CTE):
-            self.ctes.add(cte.alias_or_name.lower())
+            self.b.ctes.add(cte.alias_or_name.lower())
         for select in tree.find_all(exp.Select):
             forxml.options_of(select)  # refuses FOR XML EXPLICIT and unknown options
         for node in tree.find_all(exp.Table):
@@ -184,11 +176,11 @@ class Resolver:
             if not node.name and not isinstance(node.this, exp.Parameter):
                 continue
             key = table_key(node)
-            if key[3] == "" and not key[0] and not key[1] and key[2].lower() in self.ctes:
+            if key[3] == "" and not key[0] and not key[1] and key[2].lower() in self.b.ctes:
                 continue
             source = self.resolve(key)
             alias = node.alias_or_name.lower() if node.alias else default_alias(key)
-            self.sources.setdefault(alias, source)
+            self.b.sources.setdefault(alias, source)
         apply.register(self.b, tree)
         resolve_sequences(self.b, tree)
         for sub in tree.find_all(exp.Subquery):
@@ -196,7 +188,7 @@ class Resolver:
         for values in tree.find_all(exp.Values):
             derived = shapes.values_source(self.b, values)
             if derived is not None:
-                self.sources.setdefault(derived.name.lower(), derived)
+                self.b.sources.setdefault(derived.name.lower(), derived)
 
     def table_columns(self, node: exp.Table) -> list[tuple[str, str | None]]:
         """The columns (name, type spec) of the table, view or synonym ``node`` names."""
@@ -210,7 +202,7 @@ class Resolver:
         while isinstance(body, (exp.Union, exp.Except, exp.Intersect, exp.Subquery)):
             body = body.this
         if not sub.alias or not isinstance(sub.parent, (exp.From, exp.Join)) \
-                or not isinstance(body, exp.Select) or sub.alias.lower() in self.sources:
+                or not isinstance(body, exp.Select) or sub.alias.lower() in self.b.sources:
             return
         items = body.expressions
         if any(isinstance(i, exp.Star) or isinstance(i, exp.Column)
@@ -222,7 +214,7 @@ class Resolver:
             return
         names = named or [i.alias_or_name for i in items]
         columns = [(n, self.types.spec_of(i)) for n, i in zip(names, items, strict=True)]
-        self.sources[sub.alias.lower()] = Source("derived", sub.alias, columns)
+        self.b.sources[sub.alias.lower()] = Source("derived", sub.alias, columns)
 
 
 _literal_dialects: dict[type, Any] = {}

@@ -78,13 +78,7 @@ class Rewriter:
         before = self._before(node)
         if before is not None:
             return before
-        for key, value in list(node.args.items()):
-            if isinstance(value, exp.Expression):
-                node.set(key, self.rewrite(value))
-            elif isinstance(value, list):
-                node.set(key, [self.rewrite(v) if isinstance(v, exp.Expression) else v
-                               for v in value])
-        return self._after(node)
+        return self._after(self.rewrite_children(node))
 
     def _rewrite_chain(self, top: exp.Binary) -> None:
         """``a + b + c …`` nests each operator in the next one's left operand: rewriting it
@@ -228,7 +222,15 @@ class Rewriter:
             for other in others:
                 if other is not None and self.types.is_string(other):
                     replaced[id(other)] = self._cast_to(self.rewrite(other), spec)
+        return self._rewrite_children_with(node, replaced)
+
+    def _rewrite_children_with(self, node: exp.Expression, replaced: dict[int, exp.Expression],
+                               skip: frozenset[str] = frozenset()) -> exp.Expression:
+        """``node`` with its children rewritten, those in ``replaced`` (by id) replaced by
+        their rewritten form there, those under the keys in ``skip`` left as they are."""
         for key, value in list(node.args.items()):
+            if key in skip:
+                continue
             if isinstance(value, exp.Expression):
                 node.set(key, replaced.get(id(value)) or self.rewrite(value))
             elif isinstance(value, list):
@@ -250,19 +252,9 @@ class Rewriter:
                 return None  # a column brings COLLATE TSQL_CI itself
             node.set("this", exp.Collate(this=self.rewrite(node.this),
                                          expression=exp.Var(this=CI_COLLATION)))
-            skip = {"this"}
-        else:
-            skip = set()
-        replaced = {id(o): _folded(self.rewrite(o)) for o in operands} if not skip else {}
-        for key, value in list(node.args.items()):
-            if key in skip:
-                continue
-            if isinstance(value, exp.Expression):
-                node.set(key, replaced.get(id(value)) or self.rewrite(value))
-            elif isinstance(value, list):
-                node.set(key, [replaced.get(id(v)) or self.rewrite(v)
-                               if isinstance(v, exp.Expression) else v for v in value])
-        return node
+            return self._rewrite_children_with(node, {}, frozenset({"this"}))
+        return self._rewrite_children_with(node, {id(o): _folded(self.rewrite(o))
+                                                  for o in operands})
 
     def _cast_to(self, value: exp.Expression, spec: str) -> exp.Expression:
         """``value`` (already rewritten) converted to ``spec``'s storage form."""
@@ -327,6 +319,7 @@ class Rewriter:
         return exp.Anonymous(this=fn, expressions=args)
 
     def rewrite_children(self, node: exp.Expression) -> exp.Expression:
+        """``node`` with its children rewritten for the backend (itself left as it is)."""
         for key, value in list(node.args.items()):
             if isinstance(value, exp.Expression):
                 node.set(key, self.rewrite(value))
