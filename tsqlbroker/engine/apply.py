@@ -68,7 +68,7 @@ def register(binder: BindContext, tree: exp.Expression) -> None:
         columns = applied_columns(binder, lateral)
         source = Source("derived", alias.name, columns)
         binder.sources.setdefault(alias.name.lower(), source)
-        if binder.conn.dialect == "sqlite":
+        if not binder.backend.supports_lateral:  # emulated: see the module docstring
             if any(s is not None and parse_spec(s).name in BINARY_TYPES for _n, s in columns):
                 raise not_supported("Binary columns from CROSS APPLY / OUTER APPLY on SQLite")
             binder.applied[alias.name.lower()] = Applied(

@@ -144,7 +144,6 @@ class _Formatter:
     def __init__(self, binder: BindContext, opts: ForOptions) -> None:
         self.binder = binder
         self.opts = opts
-        self.dialect = binder.conn.dialect
 
     # -- values ---------------------------------------------------------------------------
     def _spec(self, value: exp.Expression) -> str | None:
@@ -206,13 +205,7 @@ class _Formatter:
         return _replace(quoted, [("/", "\\/")])
 
     def _json_quote(self, value: exp.Expression) -> exp.Expression:
-        if self.dialect == "sqlite":
-            return exp.Anonymous(this="json_quote", expressions=[
-                exp.Cast(this=value, to=exp.DataType.build("text"))
-                if not isinstance(value, exp.Cast) else value])
-        # '' || json is text (REPLACE and concatenation need text, not json).
-        return _cat(_s(""), exp.Anonymous(this="to_json", expressions=[
-            exp.Cast(this=value, to=exp.DataType.build("nvarchar(max)", dialect="tsql"))]))
+        return self.binder.backend.rewrites.json_quote(value)
 
     # -- rows -----------------------------------------------------------------------------
     def xml_row(self, items: list[tuple[str, exp.Expression]], table: str | None
@@ -425,7 +418,7 @@ def pg_fragment_target(binder: BindContext, node: exp.Dot) -> exp.Dot:
     the path is moved under it ('.' → '(/tsqlb_fragment)[1]', '(/i)[2]' →
     '(/tsqlb_fragment/i)[2]'). Other targets and path forms are left as they are."""
     target, method = node.this, node.expression
-    if binder.conn.dialect == "sqlite" or not isinstance(target, exp.Paren | exp.Subquery):
+    if not binder.backend.xpath_in_sql or not isinstance(target, exp.Paren | exp.Subquery):
         return node
     inner = target.this
     while isinstance(inner, exp.Paren | exp.Subquery):

@@ -100,7 +100,7 @@ def _output(ctx: ExecContext, info: TableInfo, parsed: Parsed, params: Params,
                     col.replace(repl)
         exprs.append(e)
     names = [c.name for c in info.columns]
-    typed = ctx.conn.dialect == "postgresql"
+    typed = ctx.conn.backend.untyped_parameters_are_text
 
     def value(key: str, spec: str | None) -> exp.Expression:
         mark = exp.Placeholder(this=key)

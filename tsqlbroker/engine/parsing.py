@@ -26,7 +26,6 @@ from ..errors import BindError, ParseError, TSqlError, tsql_error
 from .jsonbuild import JSON_ARRAY_ABSENT, JSON_ARRAY_NULLS
 
 TSQL_DIALECT = TSQL()
-_BACKEND_DIALECT = {"sqlite": "sqlite", "postgresql": "postgres"}
 
 
 def not_supported(what: str) -> TSqlError:

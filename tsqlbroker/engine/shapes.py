@@ -99,14 +99,11 @@ def integer_avg(binder: BindContext, node: exp.Avg) -> exp.Expression | None:
     if result not in ("int", "bigint"):
         return None
     rewritten = binder.rewrite(arg)
-    total: exp.Expression = exp.Sum(this=rewritten)
-    if result == "int":
-        total = binder.converted(total, "int", "bigint")
-    if binder.conn.dialect == "sqlite" or result == "int":
-        # Integer division truncates toward zero on both backends, as SQL Server's does.
-        return exp.Div(this=total, expression=exp.Count(this=rewritten.copy()), typed=True)
-    return exp.Cast(this=exp.Anonymous(this="trunc", expressions=[exp.Avg(this=rewritten)]),
-                    to=exp.DataType.build("bigint"))
+    if result == "bigint":
+        return binder.backend.rewrites.integer_average(rewritten)
+    total = binder.converted(exp.Sum(this=rewritten), "int", "bigint")
+    # Integer division truncates toward zero on both backends, as SQL Server's does.
+    return exp.Div(this=total, expression=exp.Count(this=rewritten.copy()), typed=True)
 
 
 def integer_sum(binder: BindContext, node: exp.Sum) -> exp.Expression | None:

@@ -151,7 +151,7 @@ class UdfCalls:
         if not calls:
             return
         binder.depends_on(("udf",))  # never a reusable plan: values are bound per run
-        if binder.conn.dialect == "sqlite":
+        if binder.backend.python_functions:
             binder.binds["tsqlb_sid"] = binder.ctx.session_id
         bridge = bridge_of(binder.conn.store)
         for dot in calls:
@@ -171,7 +171,7 @@ class UdfCalls:
                     self.by_node[id(dot)] = exp.Null()
                     continue
                 self.by_node[id(dot)] = self._bound(key, value, info.return_spec)
-            elif binder.conn.dialect == "sqlite":
+            elif binder.backend.python_functions:
                 self.by_node[id(dot)] = self._sqlite_call(name, info, args)
             else:
                 self.by_node[id(dot)] = self._pg_lookup(dot, name, info, args)
@@ -213,7 +213,7 @@ class UdfCalls:
             name = udf_name(self.binder, node)
             if name is None:
                 return None
-            if self.binder.conn.dialect != "sqlite":
+            if not self.binder.backend.python_functions:
                 raise _unsupported(name)
             self.binder.binds["tsqlb_sid"] = self.binder.ctx.session_id
             out = self._sqlite_call(name, _info(self.binder, name),

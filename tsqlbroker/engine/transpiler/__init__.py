@@ -20,7 +20,6 @@ from sqlglot import exp
 from .. import parsing, sysviews
 from ..catalog import Catalog
 from ..context import ExecContext
-from ..sqlfuncs import registered_functions
 from ..udfcall import UdfCalls
 from . import annotate, generate, resolve, rewrite
 from .annotate import TypeAnnotator
@@ -32,9 +31,6 @@ __all__ = ["PASSES", "Binder"]
 
 PASSES = (parsing, resolve, annotate, rewrite, generate)
 
-_BACKEND_DIALECT = {"sqlite": "sqlite", "postgresql": "postgres"}
-
-
 class Binder:
     """Resolves names of one statement against the catalog and rewrites it for the backend."""
 
@@ -43,15 +39,15 @@ class Binder:
         self.conn = ctx.conn
         self.catalog = Catalog.get(ctx.conn.store)
         sysviews.install(ctx.conn.store)
-        self.dialect = _BACKEND_DIALECT.get(ctx.conn.dialect, ctx.conn.dialect)
+        self.backend = ctx.conn.backend
+        self.dialect = self.backend.sqlglot_dialect
         self.params = {k.lower(): v for k, v in params.items()}
         self.sources: dict[str, Source] = {}  # alias (lower) → source
         self.resolved: dict[TableKey, Source] = {}
         self.binds: dict[str, Any] = {}
         self.ctes: set[str] = set()
-        # The interpreter's functions are Python: callable from SQLite only.
-        self.functions = registered_functions(ctx.conn.store) if ctx.conn.dialect == "sqlite" \
-            else {}
+        # The interpreter's functions where queries may call Python ({} elsewhere).
+        self.functions = self.backend.query_functions(ctx.conn.store)
         self.dependencies: list[Any] = []  # see depends_on
         # NEXT VALUE FOR: (database, schema, name) → (sequence object id, type spec).
         self.sequences: dict[tuple[str, str, str], tuple[int, str]] = {}

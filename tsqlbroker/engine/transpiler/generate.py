@@ -51,7 +51,7 @@ def compile_tree(binder: BoundStatement, tree: exp.Expression, cache_key: Any,
     stats["compile_misses"] += 1
     names, types = binder.describe(tree)
     out = binder.rewrite(tree)
-    if binder.conn.dialect != "sqlite":
+    if binder.backend.folds_names:
         # Backend names are lower-case there (naming.column_name): fold every name.
         for ident in out.find_all(exp.Identifier):
             ident.set("this", ident.name.lower())

@@ -5,10 +5,12 @@ nor the passes, so the passes may call them without an import cycle."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 from sqlglot import exp
 
+from ...storage.backends.base import Backend
 from ..catalog import Catalog
 from ..context import ExecContext
 from ..store import StoreConnection
@@ -23,6 +25,7 @@ class BindContext(Protocol):
     ctx: ExecContext
     conn: StoreConnection
     catalog: Catalog
+    backend: Backend  # what the store's backend can do (flags) and its rewrites
     dialect: str  # sqlglot name of the generated SQL's dialect
     params: dict[str, tuple[Any, str | None]]  # variable name (lower) → (value, type spec)
     sources: dict[str, Source]  # alias (lower) → source; features add derived ones
@@ -100,7 +103,7 @@ class BoundStatement(BindContext, Protocol):
 
     resolved: dict[TableKey, Source]  # table reference → source
     ctes: set[str]  # CTE names (lower) of the statement
-    functions: dict[str, Any]  # Python functions the backend's SQL may call
+    functions: Mapping[str, tuple[int, Any]]  # Python functions the backend's SQL may call
     placeholder_specs: dict[str, str | None]  # bound parameter → its type spec
     dependencies: list[Any]  # what the compiled SQL depends on besides text and tables
     udf_calls: Any  # udfcall.UdfCalls of the statement

@@ -55,6 +55,7 @@ class Rewriter:
         self.conn = binder.conn
         self.catalog = binder.catalog
         self.dialect = binder.dialect
+        self.backend = binder.backend
         self.params = binder.params
         self.sources = binder.sources
         self.binds = binder.binds
@@ -99,13 +100,13 @@ class Rewriter:
         if isinstance(node, (exp.Div, exp.Mod)) and self.conn.dialect == "sqlite" \
                 and is_decimal(self.types.spec_of(node)):
             return self._sqlite_decimal_division(node)
-        if isinstance(node, exp.Subquery) and self.conn.dialect == "sqlite":
+        if isinstance(node, exp.Subquery) and not self.backend.derived_column_aliases:
             _inline_column_aliases(node)
-        if self.conn.dialect == "sqlite" and isinstance(node, _QUANT_COMPARISONS) \
+        if not self.backend.quantified_subqueries and isinstance(node, _QUANT_COMPARISONS) \
                 and isinstance(node.expression, (exp.Any, exp.All)):
             self.ctes.add(_QUANT)
             return self.rewrite(_quantified(node))
-        if isinstance(node, exp.With) and self.conn.dialect == "postgresql":
+        if isinstance(node, exp.With) and self.backend.recursive_keyword:
             _mark_recursive(node)
         if isinstance(node, exp.Select) and node.args.get("for_") is not None:
             formatted = forxml.rewrite_for(self.b, node)
@@ -140,9 +141,9 @@ class Rewriter:
         if isinstance(node, exp.Select) and self.applied:
             apply.expand_stars(self.b, node)
         if isinstance(node, exp.Join) and isinstance(node.this, exp.Lateral) \
-                and self.conn.dialect == "sqlite":
+                and not self.backend.supports_lateral:
             return apply.sqlite_join_node(self.b, node)
-        if isinstance(node, exp.Values) and self.conn.dialect == "sqlite" \
+        if isinstance(node, exp.Values) and not self.backend.values_column_aliases \
                 and isinstance(node.args.get("alias"), exp.TableAlias) \
                 and node.args["alias"].columns:
             return shapes.sqlite_values(self.rewrite_children(node))
@@ -211,7 +212,8 @@ class Rewriter:
                 column, others = node.expression, [node.this]
         spec = self.types.column_spec(column) if isinstance(column, exp.Column) else None
         replaced: dict[int, exp.Expression] = {}
-        if self.conn.dialect != "sqlite" and (spec is not None and self.types.is_string(column)):
+        if not self.backend.ci_collation_everywhere and spec is not None \
+                and self.types.is_string(column):
             # No case-insensitive collation on PostgreSQL: compare folded text instead.
             for operand in (column, *others):
                 if operand is not None:
@@ -247,7 +249,7 @@ class Rewriter:
         operands = [o for o in (first, *others) if o is not None]
         if not operands or not all(self.types.is_string(o) for o in operands):
             return None
-        if self.conn.dialect == "sqlite":
+        if self.backend.ci_collation_everywhere:
             if any(isinstance(o, exp.Column) for o in operands):
                 return None  # a column brings COLLATE TSQL_CI itself
             node.set("this", exp.Collate(this=self.rewrite(node.this),
@@ -335,7 +337,7 @@ class Rewriter:
         method = node.expression
         assert isinstance(method, exp.Anonymous)
         name = f"xml_{method.name.lower()}"
-        if name not in self.functions and self.conn.dialect != "sqlite":
+        if name not in self.functions and self.backend.xpath_in_sql:
             translator = registered_functions(self.conn.store).get("xml_xpath")
             return pg_xml_method(method.name.lower(), self.rewrite(self._xml_target(node)),
                                  list(method.expressions),
