@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 import sqlglot
@@ -20,8 +21,6 @@ from .. import apply, forxml, jsonbuild, shapes
 from ..funcmap import (
     BUILTIN_FALLBACK,
     DATEPART_FIRST,
-    PG_FALLBACK,
-    PG_UNSUPPORTED,
     pg_cast,
     typed_call,
 )
@@ -31,7 +30,7 @@ from ..pgxml import pg_xml_method
 from ..seqcalls import sequence_call
 from ..sqlfuncs import backend_value, registered_functions
 from ..sqltypes import CI_COLLATION, STRING_TYPES, parse_spec, to_storage
-from .annotate import CHAIN_MIN, TypeAnnotator, is_decimal, left_chain
+from .annotate import CHAIN_MIN, TypeAnnotator, left_chain
 from .interface import BoundStatement
 from .resolve import object_id_of
 from .scope import (
@@ -67,6 +66,8 @@ class Rewriter:
         self._ci_items: set[tuple[int, str, int]] = set()  # other items to collate (SQLite)
         # Nodes of a long operator chain rewritten ahead of their parent (see rewrite).
         self._rewritten: dict[int, tuple[exp.Expression, exp.Expression]] = {}
+        self.rewrites = self.backend.rewrites
+        self._scratch: dict[str, Any] = {}
 
     def rewrite(self, node: exp.Expression) -> exp.Expression:
         """Rewrite ``node`` (already a private copy) for the backend, bottom-up."""
@@ -97,9 +98,10 @@ class Rewriter:
         """Rewrites that must see the original children (type decisions, tables)."""
         if isinstance(node, exp.Table):
             return self._rewrite_table(node)
-        if isinstance(node, (exp.Div, exp.Mod)) and self.conn.dialect == "sqlite" \
-                and is_decimal(self.types.spec_of(node)):
-            return self._sqlite_decimal_division(node)
+        if isinstance(node, (exp.Div, exp.Mod)):
+            divided = self._backend_rule(self.rewrites.BEFORE, node)
+            if divided is not None:
+                return divided
         if isinstance(node, exp.Subquery) and not self.backend.derived_column_aliases:
             _inline_column_aliases(node)
         if not self.backend.quantified_subqueries and isinstance(node, _QUANT_COMPARISONS) \
@@ -172,15 +174,8 @@ class Rewriter:
             return self._rewrite_cast(node)
         if isinstance(node, _COMPARISONS):
             return self._rewrite_comparison(node)
-        if isinstance(node, exp.GroupConcat) and isinstance(node.this, exp.Order) \
-                and self.conn.dialect == "sqlite":
-            order = node.this
-            args = [self.rewrite(order.this), self.rewrite(node.args.get("separator")
-                                                           or exp.Literal.string(","))]
-            for item in order.expressions:
-                args += [self.rewrite(item.this),
-                         exp.Literal.number(1 if item.args.get("desc") else 0)]
-            return exp.Anonymous(this="tsqlb_string_agg", expressions=args)
+        if isinstance(node, exp.GroupConcat):
+            return self._backend_rule(self.rewrites.BEFORE, node)
         return None
 
     def _date_arithmetic(self, node: exp.Expression) -> exp.Expression | None:
@@ -225,6 +220,34 @@ class Rewriter:
                 if other is not None and self.types.is_string(other):
                     replaced[id(other)] = self._cast_to(self.rewrite(other), spec)
         return self._rewrite_children_with(node, replaced)
+
+    def _backend_rule(self, table: dict[type, Callable[[Any, Any], Any]],
+                      node: exp.Expression) -> exp.Expression | None:
+        """What the backend's rewrite for ``node``'s class in ``table`` (its rewrites'
+        BEFORE or AFTER) makes of it; None: none, or not handled."""
+        rule = table.get(type(node))
+        return rule(self, node) if rule is not None else None
+
+    # -- what backend rewrites may ask (storage.backends.base.QueryRewriter) ---------------
+    def spec_of(self, node: exp.Expression | None) -> str | None:
+        """The type spec of an expression of the original tree, when evident."""
+        return self.types.spec_of(node)
+
+    def kind_of(self, node: exp.Expression | None) -> str | None:
+        """'string', 'number' or None for an expression of the original tree."""
+        return self.types.kind_of(node)
+
+    def column_spec(self, node: exp.Column) -> str | None:
+        """The type spec of a column reference."""
+        return self.types.column_spec(node)
+
+    def add_cte(self, name: str) -> None:
+        """Note a CTE the rewrite adds (its name is no table to resolve)."""
+        self.ctes.add(name)
+
+    def scratch(self) -> dict[str, Any]:
+        """Per-statement state a backend's rewrites keep between their calls."""
+        return self._scratch
 
     def _rewrite_children_with(self, node: exp.Expression, replaced: dict[int, exp.Expression],
                                skip: frozenset[str] = frozenset()) -> exp.Expression:
@@ -359,26 +382,20 @@ class Rewriter:
         return target
 
     def _after(self, node: exp.Expression) -> exp.Expression:
-        if isinstance(node, (exp.Div, exp.Mod)) and self.conn.dialect == "sqlite":
-            node.set("expression", _checked_divisor(node.expression))
+        if isinstance(node, (exp.Div, exp.Mod)):  # the divisor checked, where the backend must
+            node = self._backend_rule(self.rewrites.AFTER, node) or node
         if self._ci_items and isinstance(node, (exp.Select, exp.Group, exp.Distinct)):
             self._sqlite_collate_items(node)
         if isinstance(node, exp.National):
             return exp.Literal.string(node.name)
-        if isinstance(node, exp.Round) and node.args.get("truncate") is not None \
-                and self.conn.dialect != "sqlite":  # SQLite: a 3-argument round (sqlfuncs)
-            raise not_supported("ROUND with a third (function) argument in a query on "
-                                "PostgreSQL")
+        if isinstance(node, exp.Round):  # refused where the backend has no such ROUND
+            self._backend_rule(self.rewrites.AFTER, node)
         if isinstance(node, exp.HexString):
             # T-SQL pads an odd number of digits on the left (0xABC is 0x0ABC); both
             # backends refuse odd hex.
             digits = str(node.this)
-            digits = "0" + digits if len(digits) % 2 else digits
-            if self.conn.dialect == "postgresql":
-                # PostgreSQL reads X'00FF' as a bit string; T-SQL's 0x00FF is binary (bytea).
-                return exp.Cast(this=exp.Literal.string("\\x" + digits),
-                                to=exp.DataType.build("bytea", dialect="postgres"))
-            return exp.HexString(this=digits)
+            padded = exp.HexString(this="0" + digits if len(digits) % 2 else digits)
+            return self._backend_rule(self.rewrites.AFTER, padded) or padded
         if isinstance(node, exp.SessionParameter):
             return self.variable("@@" + node.name.lower())
         built = jsonbuild.json_build(node, self.conn.dialect, self.placeholder_specs)
@@ -437,8 +454,8 @@ class Rewriter:
                 args[0] = exp.Literal.string(args[0].name)
             if low in self.functions:
                 return exp.Anonymous(this=f"tsql_{low}", expressions=args)
-            if self.conn.dialect != "sqlite" and low in PG_FALLBACK:
-                return exp.Anonymous(this=PG_FALLBACK[low], expressions=args)
+            if low in self.rewrites.FUNCTION_NAMES:
+                return exp.Anonymous(this=self.rewrites.FUNCTION_NAMES[low], expressions=args)
             node.set("expressions", args)
             return self._anonymous(node, low)
         if isinstance(node, exp.Escape) and isinstance(node.this, exp.Like) \
@@ -447,8 +464,10 @@ class Rewriter:
             call = exp.Anonymous(this="tsql_like", expressions=[
                 like.this, like.expression, node.expression])
             return exp.Not(this=call) if like.args.get("negate") else call
-        if self.conn.dialect != "sqlite" and isinstance(node, (exp.Like, exp.Escape)):
-            return self._pg_like(node)
+        if isinstance(node, (exp.Like, exp.Escape)):
+            like = self._backend_rule(self.rewrites.AFTER, node)
+            if like is not None:
+                return like
         if isinstance(node, exp.Ordered):
             if self.conn.dialect == "sqlite":
                 return self._sqlite_order_item(node)
@@ -463,10 +482,10 @@ class Rewriter:
                 return exp.Not(this=call)
             return call
         builtin = BUILTIN_FALLBACK.get(name)
-        if builtin is None and self.conn.dialect != "sqlite":
-            if name in PG_UNSUPPORTED:
+        if builtin is None:
+            if name in self.rewrites.UNSUPPORTED_FUNCTIONS:
                 raise not_supported(f"{name.upper()} inside a query on PostgreSQL")
-            builtin = PG_FALLBACK.get(name)
+            builtin = self.rewrites.FUNCTION_NAMES.get(name)
         if builtin is None:
             if isinstance(node, exp.ObjectId):
                 return self._object_id(node.this)
@@ -474,19 +493,6 @@ class Rewriter:
         if name in ("year", "month", "day"):
             args = [exp.Literal.string(name), *args]
         return exp.Anonymous(this=builtin, expressions=args)
-
-    def _pg_like(self, node: exp.Like | exp.Escape) -> exp.Expression:
-        """LIKE on PostgreSQL: ``tsqlb_like`` (T-SQL patterns with ``[…]``, case-insensitive,
-        and usable on ``tsqlb_ci`` columns, where PostgreSQL 15 refuses LIKE)."""
-        if isinstance(node, exp.Like) and isinstance(node.parent, exp.Escape):
-            return node  # the ESCAPE around it makes the call
-        like, escape = (node.this, node.expression) if isinstance(node, exp.Escape) \
-            else (node, None)
-        if not isinstance(like, exp.Like):
-            return node
-        args = [like.this, like.expression] + ([escape] if escape is not None else [])
-        call: exp.Expression = exp.Anonymous(this="tsqlb_like", expressions=args)
-        return exp.Not(this=call) if like.args.get("negate") else call
 
     def _note_sqlite_strings(self, select: exp.Select) -> None:
         """Before rewriting a SELECT on SQLite: which select-list items, GROUP BY items and
@@ -639,17 +645,6 @@ class Rewriter:
             return column
         return None
 
-    def _sqlite_decimal_division(self, node: exp.Div | exp.Mod) -> exp.Expression:
-        """Decimal ``/`` and ``%`` on SQLite: a decimal holding a whole number is stored as
-        an integer there, and SQLite would divide (7 / 3.00 gave 2) or take the remainder
-        (2.50 % 2 gave 0) in integers."""
-        left = self.rewrite(node.this)
-        right = _checked_divisor(self.rewrite(node.expression))
-        real = exp.DataType.build("REAL")
-        if isinstance(node, exp.Div):
-            return exp.Div(this=exp.Cast(this=left, to=real), expression=right)
-        return exp.Anonymous(this="mod", expressions=[exp.Cast(this=left, to=real), right])
-
 
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between)
 # Types stored as canonical text whose comparisons with strings need a conversion first.
@@ -686,18 +681,6 @@ def _mark_recursive(node: exp.With) -> None:
 
 
 _INTEGER_SPECS = frozenset({"bigint", "int", "smallint", "tinyint", "bit"})
-
-
-def _checked_divisor(node: exp.Expression) -> exp.Expression:
-    """SQLite divides by zero into NULL: a divisor that is not a non-zero constant goes
-    through ``tsqlb_divisor``, which raises Msg 8134 as SQL Server does."""
-    if isinstance(node, exp.Literal) and not node.is_string:
-        try:
-            if float(node.name) != 0:
-                return node
-        except ValueError:
-            pass
-    return exp.Anonymous(this="tsqlb_divisor", expressions=[node])
 
 
 def _inline_column_aliases(sub: exp.Subquery) -> None:
