@@ -29,7 +29,7 @@ from ..parsing import not_supported
 from ..pgxml import pg_xml_method
 from ..seqcalls import sequence_call
 from ..sqlfuncs import backend_value, registered_functions
-from ..sqltypes import CI_COLLATION, STRING_TYPES, parse_spec, to_storage
+from ..sqltypes import STRING_TYPES, parse_spec, to_storage
 from .annotate import CHAIN_MIN, TypeAnnotator, left_chain
 from .interface import BoundStatement
 from .resolve import object_id_of
@@ -118,9 +118,9 @@ class Rewriter:
             windowed = shapes.top_window(self.b, node)
             if windowed is not None:
                 return self.rewrite(windowed)
-        if isinstance(node, exp.Select) and self.conn.dialect == "sqlite":
-            self._note_sqlite_order(node)
-            self._note_sqlite_strings(node)
+        if isinstance(node, exp.Select) and self.backend.ci_collation_everywhere:
+            self._note_collated_order(node)
+            self._note_collated_strings(node)
         if isinstance(node, exp.Limit):
             self._check_row_count(node.expression)
         if isinstance(node, exp.Parameter):
@@ -276,7 +276,7 @@ class Rewriter:
             if any(isinstance(o, exp.Column) for o in operands):
                 return None  # a column brings COLLATE TSQL_CI itself
             node.set("this", exp.Collate(this=self.rewrite(node.this),
-                                         expression=exp.Var(this=CI_COLLATION)))
+                                         expression=exp.Var(this=self.backend.ci_collation)))
             return self._rewrite_children_with(node, {}, frozenset({"this"}))
         return self._rewrite_children_with(node, {id(o): _folded(self.rewrite(o))
                                                   for o in operands})
@@ -385,7 +385,7 @@ class Rewriter:
         if isinstance(node, (exp.Div, exp.Mod)):  # the divisor checked, where the backend must
             node = self._backend_rule(self.rewrites.AFTER, node) or node
         if self._ci_items and isinstance(node, (exp.Select, exp.Group, exp.Distinct)):
-            self._sqlite_collate_items(node)
+            self._collate_items(node)
         if isinstance(node, exp.National):
             return exp.Literal.string(node.name)
         if isinstance(node, exp.Round):  # refused where the backend has no such ROUND
@@ -469,9 +469,9 @@ class Rewriter:
             if like is not None:
                 return like
         if isinstance(node, exp.Ordered):
-            if self.conn.dialect == "sqlite":
-                return self._sqlite_order_item(node)
-            return self._pg_order_item(node)
+            if self.backend.ci_collation_everywhere:
+                return self._collated_order_item(node)
+            return self._folded_order_item(node)
         mapped = typed_call(node)
         if mapped is None:
             return node
@@ -494,7 +494,7 @@ class Rewriter:
             args = [exp.Literal.string(name), *args]
         return exp.Anonymous(this=builtin, expressions=args)
 
-    def _note_sqlite_strings(self, select: exp.Select) -> None:
+    def _note_collated_strings(self, select: exp.Select) -> None:
         """Before rewriting a SELECT on SQLite: which select-list items, GROUP BY items and
         DISTINCT aggregate arguments are computed strings (``LEFT(w, 1)``, ``a + b``). SQLite
         gives a function's result no collation, so DISTINCT, GROUP BY and UNION would tell
@@ -517,22 +517,22 @@ class Rewriter:
                     if computed(item):
                         self._ci_items.add((id(distinct), "expressions", i))
 
-    def _sqlite_collate_items(self, node: exp.Expression) -> None:
-        """After rewriting: ``COLLATE TSQL_CI`` on the items :meth:`_note_sqlite_strings`
+    def _collate_items(self, node: exp.Expression) -> None:
+        """After rewriting: ``COLLATE TSQL_CI`` on the items :meth:`_note_collated_strings`
         chose."""
         items = node.args.get("expressions") or []
         for i, item in enumerate(items):
             if (id(node), "expressions", i) not in self._ci_items:
                 continue
             target = item.this if isinstance(item, exp.Alias) else item
-            wrapped = exp.Collate(this=target, expression=exp.Var(this=CI_COLLATION))
+            wrapped = exp.Collate(this=target, expression=exp.Var(this=self.backend.ci_collation))
             if isinstance(item, exp.Alias):
                 item.set("this", wrapped)
             else:
                 items[i] = wrapped
         node.set("expressions", items)
 
-    def _note_sqlite_order(self, select: exp.Select) -> None:
+    def _note_collated_order(self, select: exp.Select) -> None:
         """Before rewriting a SELECT on SQLite: which ORDER BY items sort a computed string
         (``UPPER(w)``, a select-list alias of one) — they get ``COLLATE TSQL_CI``, as SQL
         Server keeps the collation through string functions where SQLite would compare the
@@ -552,12 +552,12 @@ class Rewriter:
             if self.types.kind_of(source) == "string":
                 self._ci_order.add(id(ordered))
 
-    def _sqlite_order_item(self, node: exp.Ordered) -> exp.Expression:
+    def _collated_order_item(self, node: exp.Ordered) -> exp.Expression:
         if id(node) in self._ci_order:
-            node.set("this", exp.Collate(this=node.this, expression=exp.Var(this=CI_COLLATION)))
+            node.set("this", exp.Collate(this=node.this, expression=exp.Var(this=self.backend.ci_collation)))
         return node
 
-    def _pg_order_item(self, node: exp.Ordered) -> exp.Expression:
+    def _folded_order_item(self, node: exp.Ordered) -> exp.Expression:
         """ORDER BY a character column on PostgreSQL sorts by ``rtrim(column)``: the
         column's ``tsqlb_ci`` collation ignores case, SQL Server also ignores trailing spaces.
         Left alone where ORDER BY may only name select-list items (DISTINCT, UNION) and
