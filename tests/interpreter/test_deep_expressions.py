@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tsqlbroker.engine import transpile
-from tsqlbroker.engine.transpile import Binder
+from tsqlbroker.engine.transpiler.annotate import TypeAnnotator
 from tsqlbroker.interpreter.sink import CollectingSink
 
 
@@ -28,24 +28,24 @@ def _typing_steps(session: Any, sink: CollectingSink, monkeypatch: pytest.Monkey
                   sql: str) -> int:
     """How many times the binder typed a node (spec or kind) compiling ``sql``."""
     count = [0]
-    spec_of, kind_of = Binder._spec_of, Binder._kind_of
+    spec_of, kind_of = TypeAnnotator._spec_of, TypeAnnotator._kind_of
 
-    def counted_spec(self: Binder, node: Any) -> Any:
+    def counted_spec(self: TypeAnnotator, node: Any) -> Any:
         count[0] += 1
         return spec_of(self, node)
 
-    def counted_kind(self: Binder, node: Any) -> Any:
+    def counted_kind(self: TypeAnnotator, node: Any) -> Any:
         count[0] += 1
         return kind_of(self, node)
 
-    monkeypatch.setattr(Binder, "_spec_of", counted_spec)
-    monkeypatch.setattr(Binder, "_kind_of", counted_kind)
+    monkeypatch.setattr(TypeAnnotator, "_spec_of", counted_spec)
+    monkeypatch.setattr(TypeAnnotator, "_kind_of", counted_kind)
     transpile.clear_caches()
     try:
         _values(session, sink, sql)
     finally:
-        monkeypatch.setattr(Binder, "_spec_of", spec_of)
-        monkeypatch.setattr(Binder, "_kind_of", kind_of)
+        monkeypatch.setattr(TypeAnnotator, "_spec_of", spec_of)
+        monkeypatch.setattr(TypeAnnotator, "_kind_of", kind_of)
     return count[0]
 
 

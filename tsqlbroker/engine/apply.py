@@ -20,32 +20,17 @@ query returning varbinary columns is refused on SQLite.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
 from sqlglot import exp
 
 from .parsing import not_supported
-from .shapes import is_star, replace_stars, source_aliases
+from .shapes import is_star, order_key, replace_stars, source_aliases, values_source
 from .sqltypes import BINARY_TYPES, parse_spec
-
-if TYPE_CHECKING:
-    from .transpile import Binder
-
-
-@dataclass
-class Applied:
-    """An applied table expression on SQLite: its alias and column names (lower-case)."""
-
-    alias: str
-    columns: list[str]
+from .transpiler.interface import BindContext
+from .transpiler.scope import Applied, Source, projection_name
 
 
-def applied_columns(binder: Binder, lateral: exp.Lateral) -> list[tuple[str, str | None]]:
+def applied_columns(binder: BindContext, lateral: exp.Lateral) -> list[tuple[str, str | None]]:
     """The columns (name, type spec) of an applied table expression."""
-    from . import shapes
-    from .transpile import projection_name
-
     alias = lateral.args.get("alias")
     named = [c.name for c in alias.columns] if isinstance(alias, exp.TableAlias) else []
     inner = lateral.this.this if isinstance(lateral.this, exp.Subquery) else lateral.this
@@ -55,7 +40,7 @@ def applied_columns(binder: Binder, lateral: exp.Lateral) -> list[tuple[str, str
         fake = inner.copy()
         fake.set("alias", exp.TableAlias(this=exp.to_identifier(alias.name),
                                          columns=[exp.to_identifier(n) for n in named]))
-        source = shapes.values_source(binder, fake)
+        source = values_source(binder, fake)
         # values_source CASTs mismatched items in the copy: keep them in the original.
         inner.set("expressions", fake.expressions)
         return list(source.columns) if source is not None else [(n, None) for n in named]
@@ -74,10 +59,8 @@ def applied_columns(binder: Binder, lateral: exp.Lateral) -> list[tuple[str, str
     raise not_supported("This CROSS APPLY / OUTER APPLY table expression")
 
 
-def register(binder: Binder, tree: exp.Expression) -> None:
+def register(binder: BindContext, tree: exp.Expression) -> None:
     """Give every applied table expression in ``tree`` a source (names and types)."""
-    from .transpile import Source
-
     for lateral in tree.find_all(exp.Lateral):
         alias = lateral.args.get("alias")
         if not isinstance(alias, exp.TableAlias) or not alias.name:
@@ -85,14 +68,14 @@ def register(binder: Binder, tree: exp.Expression) -> None:
         columns = applied_columns(binder, lateral)
         source = Source("derived", alias.name, columns)
         binder.sources.setdefault(alias.name.lower(), source)
-        if binder.conn.dialect == "sqlite":
+        if not binder.backend.supports_lateral:  # emulated: see the module docstring
             if any(s is not None and parse_spec(s).name in BINARY_TYPES for _n, s in columns):
                 raise not_supported("Binary columns from CROSS APPLY / OUTER APPLY on SQLite")
             binder.applied[alias.name.lower()] = Applied(
                 alias.name.lower(), [n.lower() for n, _s in columns])
 
 
-def sqlite_join(binder: Binder, lateral: exp.Lateral) -> exp.Expression:
+def sqlite_join(binder: BindContext, lateral: exp.Lateral) -> exp.Expression:
     """The SQLite form of an applied table expression (see the module docstring)."""
     alias = lateral.args["alias"].name
     inner = lateral.this.this if isinstance(lateral.this, exp.Subquery) else lateral.this
@@ -103,8 +86,6 @@ def sqlite_join(binder: Binder, lateral: exp.Lateral) -> exp.Expression:
         array: exp.Expression = exp.Anonymous(this="json_array", expressions=rows)
     else:
         assert isinstance(inner, exp.Select)
-        from .shapes import order_key
-
         order = inner.args.get("order")
         if order is not None:  # select-list aliases vanish into the JSON array below
             order.set("expressions", [order_key(o, list(inner.expressions))
@@ -122,7 +103,7 @@ def sqlite_join(binder: Binder, lateral: exp.Lateral) -> exp.Expression:
                      alias=exp.TableAlias(this=exp.to_identifier(alias, quoted=True)))
 
 
-def sqlite_join_node(binder: Binder, join: exp.Join) -> exp.Join:
+def sqlite_join_node(binder: BindContext, join: exp.Join) -> exp.Join:
     """``JOIN json_each(…)`` for CROSS APPLY, ``LEFT JOIN … ON 1 = 1`` for OUTER APPLY."""
     lateral = join.this
     assert isinstance(lateral, exp.Lateral)
@@ -134,7 +115,7 @@ def sqlite_join_node(binder: Binder, join: exp.Join) -> exp.Join:
     return exp.Join(this=table, kind="CROSS")
 
 
-def column_reference(binder: Binder, node: exp.Column) -> exp.Expression | None:
+def column_reference(binder: BindContext, node: exp.Column) -> exp.Expression | None:
     """``x.col`` of an applied expression on SQLite: the JSON array element it reads."""
     if not binder.applied or isinstance(node.this, exp.Star):
         return None
@@ -157,7 +138,7 @@ def column_reference(binder: Binder, node: exp.Column) -> exp.Expression | None:
     return value
 
 
-def expand_stars(binder: Binder, select: exp.Select) -> None:
+def expand_stars(binder: BindContext, select: exp.Select) -> None:
     """``SELECT *`` / ``x.*`` over applied expressions on SQLite: the applied columns by name
     (json_each's own columns are not the applied expression's)."""
     if not any(is_star(p) for p in select.expressions):

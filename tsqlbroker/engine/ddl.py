@@ -19,10 +19,12 @@ from .catalog import Catalog
 from .context import ExecContext
 from .execsql import Marks, run_sql
 from .naming import quote_column, quote_ident
+from .parsing import not_supported
 from .sqltypes import column_type
 from .tableinfo import TableInfo, load_table
 from .tables import PendingConstraint, add_constraint, column_def, table_constraint
-from .transpile import Binder, datatype_spec, not_supported, table_key, written_name
+from .transpiler import Binder
+from .transpiler.scope import datatype_spec, table_key, written_name
 from .writer import RowWriter, format_key
 
 

@@ -24,7 +24,13 @@ from sqlglot import exp
 from ..errors import BindError, TSqlError, tsql_error
 from . import ddl, tables
 from .catalog import Catalog
-from .context import ExecContext, Params, SqlResult, VirtualTable, register_virtual_table
+from .context import (
+    ExecContext,
+    Params,
+    SqlResult,
+    VirtualTable,
+    register_virtual_table,
+)
 from .ddl import alter_table, create_index, create_view, drop_index, drop_view
 from .failures import backend_error
 from .guard import guarded
@@ -37,12 +43,14 @@ from .modify import (
     target_table,
     update_statement,
 )
+from .parsing import Parsed, not_supported, parse_statement
 from .plans import InsertPlan, InsertShape, ModifyPlan, PlanCache, new_plan
 from .query import run_query_plan, select_statement
 from .sqlfuncs import register_functions
 from .tableinfo import table_by_physical
 from .tables import create_table, drop_table, truncate_table
-from .transpile import Parsed, not_supported, parse_statement, table_key, temp_table_object_id
+from .transpiler.resolve import temp_table_object_id
+from .transpiler.scope import table_key
 from .triggers import TriggerEvent
 from .writer import RowWriter
 

@@ -20,16 +20,15 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
 from ..errors import TSqlError, tsql_error
-from .parsing import not_supported
+from .parsing import TSQL_DIALECT, not_supported
+from .shapes import aliased, expand_all_stars, order_key
 from .sqltypes import BINARY_TYPES, DATE_TYPES, parse_spec
-
-if TYPE_CHECKING:
-    from .transpile import Binder
+from .transpiler.interface import BindContext
+from .transpiler.scope import Source, projection_name
 
 # The column name SQL Server gives the result of a top-level FOR XML / FOR JSON query.
 XML_COLUMN = "XML_F52E2B61-18A1-11d1-B105-00805F49916B"
@@ -92,9 +91,7 @@ def check_lost_clauses(text: str, tree: exp.Expression) -> None:
     upper = text.upper()
     if "XML" not in upper and "JSON" not in upper:
         return
-    from .parsing import _TSQL
-
-    words = [t.text.upper() for t in _TSQL.tokenize(text)]
+    words = [t.text.upper() for t in TSQL_DIALECT.tokenize(text)]
     written = sum(1 for a, b in itertools.pairwise(words)
                   if a == "FOR" and b in ("XML", "JSON"))
     parsed = sum(1 for s in tree.find_all(exp.Select) if s.args.get("for_") is not None)
@@ -144,10 +141,9 @@ _ATTR_ESCAPES = [*_TEXT_ESCAPES, ('"', "&quot;")]
 class _Formatter:
     """Builds the per-row text expression of one FOR clause."""
 
-    def __init__(self, binder: Binder, opts: ForOptions) -> None:
+    def __init__(self, binder: BindContext, opts: ForOptions) -> None:
         self.binder = binder
         self.opts = opts
-        self.dialect = binder.conn.dialect
 
     # -- values ---------------------------------------------------------------------------
     def _spec(self, value: exp.Expression) -> str | None:
@@ -209,13 +205,7 @@ class _Formatter:
         return _replace(quoted, [("/", "\\/")])
 
     def _json_quote(self, value: exp.Expression) -> exp.Expression:
-        if self.dialect == "sqlite":
-            return exp.Anonymous(this="json_quote", expressions=[
-                exp.Cast(this=value, to=exp.DataType.build("text"))
-                if not isinstance(value, exp.Cast) else value])
-        # '' || json is text (REPLACE and concatenation need text, not json).
-        return _cat(_s(""), exp.Anonymous(this="to_json", expressions=[
-            exp.Cast(this=value, to=exp.DataType.build("nvarchar(max)", dialect="tsql"))]))
+        return self.binder.backend.rewrites.json_quote(value)
 
     # -- rows -----------------------------------------------------------------------------
     def xml_row(self, items: list[tuple[str, exp.Expression]], table: str | None
@@ -336,12 +326,9 @@ class _Formatter:
         return _cat(_s("{"), inner, _s("}"))
 
 
-def rewrite_for(binder: Binder, select: exp.Select) -> exp.Select | None:
+def rewrite_for(binder: BindContext, select: exp.Select) -> exp.Select | None:
     """The backend-ready (still T-SQL) form of a query with FOR XML / FOR JSON (see the
     module docstring), or None when it has no FOR clause."""
-    from .shapes import aliased, expand_all_stars, order_key
-    from .transpile import projection_name
-
     opts = options_of(select)
     if opts is None:
         return None
@@ -363,8 +350,6 @@ def rewrite_for(binder: Binder, select: exp.Select) -> exp.Select | None:
     if select.args.get("distinct") is not None:
         # DISTINCT applies to the selected values (compared as SQL Server compares them),
         # not to their formatted text: select them distinct one level down, typed as before.
-        from .transpile import Source
-
         specs = [binder.spec_of(value) for _name, value in named]
         select.set("expressions", [
             *[aliased(value.copy(), f"__c{i}") for i, (_n, value) in enumerate(named)],
@@ -426,14 +411,14 @@ def _fragment_query(query: str) -> str | None:
     return None
 
 
-def pg_fragment_target(binder: Binder, node: exp.Dot) -> exp.Dot:
+def pg_fragment_target(binder: BindContext, node: exp.Dot) -> exp.Dot:
     """``(SELECT … FOR XML …, TYPE).value(…)`` (also ``query()``, ``exist()``) on
     PostgreSQL: the FOR XML value is a fragment (several top-level nodes or bare text) and
     PostgreSQL's xpath() takes only documents, so the fragment is wrapped in an element and
     the path is moved under it ('.' → '(/tsqlb_fragment)[1]', '(/i)[2]' →
     '(/tsqlb_fragment/i)[2]'). Other targets and path forms are left as they are."""
     target, method = node.this, node.expression
-    if binder.conn.dialect == "sqlite" or not isinstance(target, exp.Paren | exp.Subquery):
+    if not binder.backend.xpath_in_sql or not isinstance(target, exp.Paren | exp.Subquery):
         return node
     inner = target.this
     while isinstance(inner, exp.Paren | exp.Subquery):

@@ -23,17 +23,6 @@ BUILTIN_FALLBACK = {
     "year": "tsqlb_datepart", "month": "tsqlb_datepart", "day": "tsqlb_datepart",
     "getdate": "tsqlb_getdate", "newid": "tsqlb_newid", "object_id": None,
 }
-# PostgreSQL: T-SQL's case-insensitive string searches (pgstrings.py), also usable on the
-# nondeterministic tsqlb_ci collation where strpos / replace refuse to run.
-PG_FALLBACK = {"charindex": "tsqlb_charindex", "replace": "tsqlb_replace",
-               "stuff": "tsqlb_stuff", "patindex": "tsqlb_patindex",
-               "quotename": "tsqlb_quotename", "char": "tsqlb_char", "nchar": "tsqlb_nchar",
-               "isnumeric": "tsqlb_isnumeric", "datename": "tsqlb_datename", "str": "tsqlb_str",
-               "hashbytes": "tsqlb_hashbytes", "ascii": "tsqlb_ascii",
-               "isdate": "tsqlb_isdate", "json_value": "tsqlb_json_value",
-               "isjson": "tsqlb_isjson"}
-# T-SQL functions with no PostgreSQL implementation yet: a clear Msg 40000, not Msg 195.
-PG_UNSUPPORTED = frozenset({"format", "json_query"})
 # DATENAME(part, d) as sqlglot parses it: TimeToStr with a strftime-like format per part.
 _DATENAME_FORMATS = {"'%B'": "month", "'%A'": "weekday", "'%Y'": "year",
                      "'quarter'": "quarter", "'%j'": "dayofyear", "'%d'": "day",

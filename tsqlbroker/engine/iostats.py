@@ -18,7 +18,8 @@ from .catalog import Catalog
 from .context import ExecContext
 from .parsing import parse_statement
 from .tableinfo import TableInfo, load_table, table_by_physical
-from .transpile import object_id_of, table_key, written_name
+from .transpiler.resolve import object_id_of
+from .transpiler.scope import table_key, written_name
 
 
 @dataclass(frozen=True)

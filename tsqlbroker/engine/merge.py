@@ -18,10 +18,12 @@ from sqlglot import exp
 from ..errors import tsql_error
 from .context import ExecContext
 from .execsql import read_rows
+from .parsing import Parsed, not_supported
 from .query import run_query
 from .results import ResultSet
 from .tableinfo import TableInfo
-from .transpile import Binder, Parsed, Source, not_supported, table_key
+from .transpiler import Binder
+from .transpiler.scope import Source, table_key
 from .writer import RowWriter, rowid_column
 
 Params = dict[str, tuple[Any, "str | None"]]
@@ -98,7 +100,7 @@ def _output(ctx: ExecContext, info: TableInfo, parsed: Parsed, params: Params,
                     col.replace(repl)
         exprs.append(e)
     names = [c.name for c in info.columns]
-    typed = ctx.conn.dialect == "postgresql"
+    typed = ctx.conn.backend.untyped_parameters_are_text
 
     def value(key: str, spec: str | None) -> exp.Expression:
         mark = exp.Placeholder(this=key)

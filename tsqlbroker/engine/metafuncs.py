@@ -19,16 +19,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import sqlglot
 from sqlglot import exp
 
+from ..errors import BindError, tsql_error
 from .parsing import not_supported
+from .transpiler.interface import BindContext
+from .transpiler.scope import param_name
 from .udfcall import bind_key, bridge_of, constant_args
-
-if TYPE_CHECKING:
-    from .transpile import Binder
 
 # Handled by the transpiler itself (SQL of their own, or frame state the bridge lacks).
 _ENGINE_OWN = frozenset({"scope_identity", "ident_current", "choose", "datepart",
@@ -65,7 +65,7 @@ def _call_name(node: exp.Expression, bare_users: list[str], text: str) -> str | 
     return None
 
 
-def _is_user_keyword(binder: Binder, node: exp.Column) -> bool:
+def _is_user_keyword(binder: BindContext, node: exp.Column) -> bool:
     """``USER`` (sqlglot reads it as a column) where no table of the query has such a
     column."""
     ident = node.this
@@ -84,12 +84,13 @@ def _arguments(node: exp.Expression) -> list[exp.Expression]:
     return []
 
 
-def prepare(binder: Binder, tree: exp.Expression, text: str) -> None:
+def prepare(binder: BindContext, tree: exp.Expression, text: str) -> None:
     """Before the statement is looked up in the compile cache: evaluate the session functions
-    with constant arguments into parameters (``binder.meta_calls`` maps node ids to them)."""
+    with constant arguments into parameters (``binder.session_calls`` maps node ids to
+    them)."""
     bridge = bridge_of(binder.conn.store)
     calls: dict[int, str] = {}
-    binder.meta_calls = calls
+    binder.session_calls = calls
     if bridge is None:
         return
     names = bridge.session_names()
@@ -122,32 +123,30 @@ def prepare(binder: Binder, tree: exp.Expression, text: str) -> None:
         # of the compiled SQL's key.
         nulls = tuple(k for k in calls.values()
                       if not k.startswith("row:") and binder.params[k][0] is None)
-        binder._extra_sig.append(("session-values", nulls))
+        binder.depends_on(("session-values", nulls))
 
 
-def _prepare_global(binder: Binder, node: exp.Parameter, names: frozenset[str]) -> None:
-    from .transpile import _param_name
-
-    name = _param_name(node)
+def _prepare_global(binder: BindContext, node: exp.Parameter, names: frozenset[str]) -> None:
+    name = param_name(node)
     if not name.startswith("@@") or name in binder.params or name not in names:
         return
     bridge = bridge_of(binder.conn.store)
     assert bridge is not None
     binder.params[name] = bridge.session_value(binder.ctx.session_id, name, [])
-    binder._extra_sig.append(("session-values",))
+    binder.depends_on(("session-values",))
 
 
-def replacement(binder: Binder, node: exp.Expression) -> exp.Expression | None:
+def replacement(binder: BindContext, node: exp.Expression) -> exp.Expression | None:
     """The backend expression for a session / metadata function call (children already
     rewritten), or None when ``node`` is none of them."""
-    calls: dict[int, str] = getattr(binder, "meta_calls", {})
+    calls: dict[int, str] = binder.session_calls
     key = calls.get(id(node))
     if key is not None and key.startswith("row:"):
         return _per_row(binder, key[4:], _arguments(node))
     if key is not None:
         if binder.params[key][0] is None:
             return exp.Null()
-        return binder._placeholder(key)
+        return binder.variable(key)
     if isinstance(node, exp.CurrentSchema) and node.this is not None:
         return _schema_name(binder, [node.this])
     if not isinstance(node, exp.Anonymous):
@@ -160,7 +159,7 @@ def replacement(binder: Binder, node: exp.Expression) -> exp.Expression | None:
     return None
 
 
-def _per_row(binder: Binder, name: str, args: list[exp.Expression]) -> exp.Expression:
+def _per_row(binder: BindContext, name: str, args: list[exp.Expression]) -> exp.Expression:
     """A session / metadata function with column arguments: its catalog SQL, if it has one."""
     build = PER_ROW.get(name)
     if build is None:
@@ -168,9 +167,9 @@ def _per_row(binder: Binder, name: str, args: list[exp.Expression]) -> exp.Expre
     return build(binder, args)
 
 
-def spec_of(binder: Binder, node: exp.Expression) -> str | None:
+def spec_of(binder: BindContext, node: exp.Expression) -> str | None:
     """The type spec of a prepared session value or a per-row catalog function."""
-    calls: dict[int, str] = getattr(binder, "meta_calls", {})
+    calls: dict[int, str] = binder.session_calls
     key = calls.get(id(node))
     if key is not None and key.startswith("row:"):
         return "int" if key[4:] in _INT_RESULTS else "nvarchar(128)"
@@ -184,7 +183,7 @@ def spec_of(binder: Binder, node: exp.Expression) -> str | None:
 
 
 # -- catalog look-ups per row ----------------------------------------------------------------
-def _scalar(binder: Binder, column: str, table: Any, conds: list[exp.Expression]
+def _scalar(binder: BindContext, column: str, table: Any, conds: list[exp.Expression]
             ) -> exp.Expression:
     """``(SELECT column FROM table WHERE conds)``: the catalog columns are renamed
     ``tsqlb_m_<name>`` in a derived table, so an unqualified column of the outer query in
@@ -210,16 +209,14 @@ def _col(name: str) -> exp.Column:
 
 def _arity(name: str, args: list[exp.Expression], lo: int, hi: int) -> None:
     if not lo <= len(args) <= hi:
-        from ..errors import BindError, tsql_error
-
         raise tsql_error(174, name, lo, cls=BindError)
 
 
-def _db(binder: Binder, args: list[exp.Expression], at: int) -> exp.Expression:
+def _db(binder: BindContext, args: list[exp.Expression], at: int) -> exp.Expression:
     return args[at] if len(args) > at else exp.Literal.number(binder.ctx.db_id)
 
 
-def _object_name(binder: Binder, args: list[exp.Expression]) -> exp.Expression:
+def _object_name(binder: BindContext, args: list[exp.Expression]) -> exp.Expression:
     _arity("OBJECT_NAME", args, 1, 2)
     t = binder.catalog.t.objects
     return _scalar(binder, "name", t, [exp.EQ(this=_col("object_id"), expression=args[0]),
@@ -227,7 +224,7 @@ def _object_name(binder: Binder, args: list[exp.Expression]) -> exp.Expression:
                                               expression=_db(binder, args, 1))])
 
 
-def _object_schema_name(binder: Binder, args: list[exp.Expression]) -> exp.Expression:
+def _object_schema_name(binder: BindContext, args: list[exp.Expression]) -> exp.Expression:
     _arity("OBJECT_SCHEMA_NAME", args, 1, 2)
     t = binder.catalog.t.objects
     return _scalar(binder, "schema_name", t, [
@@ -235,7 +232,7 @@ def _object_schema_name(binder: Binder, args: list[exp.Expression]) -> exp.Expre
         exp.EQ(this=_col("database_id"), expression=_db(binder, args, 1))])
 
 
-def _schema_name(binder: Binder, args: list[exp.Expression]) -> exp.Expression:
+def _schema_name(binder: BindContext, args: list[exp.Expression]) -> exp.Expression:
     _arity("SCHEMA_NAME", args, 0, 1)
     t = binder.catalog.t.schemas
     return _scalar(binder, "name", t, [
@@ -243,7 +240,7 @@ def _schema_name(binder: Binder, args: list[exp.Expression]) -> exp.Expression:
         exp.EQ(this=_col("database_id"), expression=exp.Literal.number(binder.ctx.db_id))])
 
 
-def _schema_id(binder: Binder, args: list[exp.Expression]) -> exp.Expression:
+def _schema_id(binder: BindContext, args: list[exp.Expression]) -> exp.Expression:
     _arity("SCHEMA_ID", args, 0, 1)
     t = binder.catalog.t.schemas
     return _scalar(binder, "schema_id", t, [
@@ -251,7 +248,7 @@ def _schema_id(binder: Binder, args: list[exp.Expression]) -> exp.Expression:
         exp.EQ(this=_col("database_id"), expression=exp.Literal.number(binder.ctx.db_id))])
 
 
-def _col_name(binder: Binder, args: list[exp.Expression]) -> exp.Expression:
+def _col_name(binder: BindContext, args: list[exp.Expression]) -> exp.Expression:
     _arity("COL_NAME", args, 2, 2)
     t = binder.catalog.t.columns
     return _scalar(binder, "name", t, [exp.EQ(this=_col("object_id"), expression=args[0]),
@@ -259,11 +256,11 @@ def _col_name(binder: Binder, args: list[exp.Expression]) -> exp.Expression:
 
 
 def _view_lookup(view: str, result: str, key: str, by_name: bool, lo: int = 1
-                 ) -> Callable[[Binder, list[exp.Expression]], exp.Expression]:
+                 ) -> Callable[[BindContext, list[exp.Expression]], exp.Expression]:
     """A look-up in catalog view ``sys.<view>``: ``result`` of the row whose ``key`` equals
     the argument (names compared case-insensitively), through the view's own SQL — so the
     built-in principals and types it lists are found too."""
-    def build(binder: Binder, args: list[exp.Expression]) -> exp.Expression:
+    def build(binder: BindContext, args: list[exp.Expression]) -> exp.Expression:
         _arity(view, args, lo, 1)
         source = binder.resolve(("", "sys", view, ""))
         columns = sqlglot.select(exp.alias_(exp.column(result), "tsqlb_m_r"),
@@ -281,7 +278,7 @@ def _view_lookup(view: str, result: str, key: str, by_name: bool, lo: int = 1
     return build
 
 
-PER_ROW: dict[str, Callable[[Binder, list[exp.Expression]], exp.Expression]] = {
+PER_ROW: dict[str, Callable[[BindContext, list[exp.Expression]], exp.Expression]] = {
     "object_name": _object_name, "object_schema_name": _object_schema_name,
     "schema_name": _schema_name, "schema_id": _schema_id, "col_name": _col_name,
     "user_name": _view_lookup("database_principals", "name", "principal_id", False),

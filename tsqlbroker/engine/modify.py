@@ -16,12 +16,14 @@ from sqlglot import exp
 from ..errors import BindError, tsql_error
 from .context import ExecContext, Params, SqlResult
 from .execsql import read_rows, run_sql
+from .parsing import Parsed, not_supported, parse_statement
 from .plans import ModifyPlan, PlanCache, query_binds
 from .query import run_query
 from .results import ResultSet
 from .sqltypes import from_storage
 from .tableinfo import TableInfo
-from .transpile import Binder, Parsed, Source, not_supported, parse_statement, table_key
+from .transpiler import Binder
+from .transpiler.scope import Source, table_key
 from .writer import DEFAULT, RowWriter, physical_table_ref, rowid_column
 
 

@@ -25,8 +25,7 @@ from sqlglot.tokens import TokenType
 from ..errors import BindError, ParseError, TSqlError, tsql_error
 from .jsonbuild import JSON_ARRAY_ABSENT, JSON_ARRAY_NULLS
 
-_TSQL = TSQL()
-_BACKEND_DIALECT = {"sqlite": "sqlite", "postgresql": "postgres"}
+TSQL_DIALECT = TSQL()
 
 
 def not_supported(what: str) -> TSqlError:
@@ -280,7 +279,7 @@ def _money_literals(sql: str, tokens: list[Any], edits: list[tuple[int, int, str
 
 def _parse_uncached(sql: str) -> Parsed:
     try:
-        tokens = _TSQL.tokenize(sql)
+        tokens = TSQL_DIALECT.tokenize(sql)
     except TokenError as e:
         raise syntax_error(e, sql) from None
     cut: list[tuple[int, int]] = []
@@ -367,7 +366,7 @@ def _parse_uncached(sql: str) -> Parsed:
     for start, end, replacement in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
         text = text[:start] + replacement + text[end + 1:]
     try:
-        trees = _TSQL.parse(text)
+        trees = TSQL_DIALECT.parse(text)
     except (GlotParseError, TokenError) as e:
         raise syntax_error(e, sql) from None
     trees = [t for t in trees if t is not None]
@@ -402,7 +401,7 @@ def query_hints(hints: str) -> int | None:
     """The MAXRECURSION of the hints of an ``OPTION (…)`` clause (``hints`` is what stands
     between its parentheses), checked as for a statement the engine runs (Msg 310)."""
     try:
-        tokens = _TSQL.tokenize(f"OPTION ({hints})")
+        tokens = TSQL_DIALECT.tokenize(f"OPTION ({hints})")
     except TokenError as e:
         raise syntax_error(e, hints) from None
     return _query_options(hints, tokens, [])

@@ -15,12 +15,11 @@ alias before the statement is bound:
 
 from __future__ import annotations
 
-from typing import Protocol
-
 from sqlglot import exp
 
 from ..errors import MESSAGES, BindError, tsql_error
 from .parsing import not_supported
+from .transpiler.interface import BindContext
 
 MESSAGES.setdefault(8167, (16, ('The type of column "%.*ls" conflicts with the type of other '
                                 "columns specified in the UNPIVOT list.")))
@@ -29,16 +28,7 @@ _NUMERIC = ("tinyint", "smallint", "int", "bigint", "decimal", "numeric", "float
             "money", "smallmoney", "bit")
 
 
-class Binder(Protocol):
-    """What the expansion asks of the statement's binder (``transpile.Binder``)."""
-
-    def describe(self, tree: exp.Expression
-                 ) -> tuple[list[str] | None, list[str | None]]: ...
-
-    def table_columns(self, node: exp.Table) -> list[tuple[str, str | None]]: ...
-
-
-def expand(binder: Binder, tree: exp.Expression) -> None:
+def expand(binder: BindContext, tree: exp.Expression) -> None:
     """Replace every PIVOT / UNPIVOT of ``tree`` by its derived table (innermost first)."""
     holders = [n for n in tree.find_all(exp.Table, exp.Subquery) if n.args.get("pivots")]
     for node in reversed(holders):
@@ -55,7 +45,7 @@ def expand(binder: Binder, tree: exp.Expression) -> None:
         node.replace(current)
 
 
-def _source_columns(binder: Binder, node: exp.Expression, tree: exp.Expression
+def _source_columns(binder: BindContext, node: exp.Expression, tree: exp.Expression
                     ) -> list[tuple[str, str | None]]:
     """The columns (name, type spec) of the table source a PIVOT / UNPIVOT reads."""
     if isinstance(node, exp.Subquery):

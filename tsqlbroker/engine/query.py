@@ -11,12 +11,14 @@ from ..errors import tsql_error
 from . import forxml
 from .context import ExecContext, Params, SqlResult
 from .execsql import read_rows
+from .parsing import Parsed, parse_statement
 from .plans import PlanCache, QueryPlan, query_binds
 from .results import ResultSet
 from .shapes import aliased
 from .sqltypes import from_storage, spec_of_value
 from .tables import create_table
-from .transpile import Binder, Compiled, Parsed, parse_statement, table_key
+from .transpiler import Binder
+from .transpiler.scope import Compiled, table_key
 from .writer import RowWriter
 
 
@@ -153,7 +155,7 @@ def _accumulations(binder: Binder, select: exp.Expression, targets: list[tuple[s
                 or isinstance(first.this, exp.Parameter) \
                 or "@" + first.name.lower() != name.lower():
             continue
-        concat = isinstance(value, exp.Add) and binder._concatenates(value)
+        concat = isinstance(value, exp.Add) and binder.is_concatenation(value)
         rest = operands[1]
         for operand in operands[2:]:
             rest = exp.Add(this=rest, expression=operand)

@@ -5,13 +5,13 @@ backend function ``tsqlb_nextval(object_id)`` of its sequence (``sequences.py``)
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from sqlglot import exp
 
 from ..errors import BindError, tsql_error
 from .catalog import Catalog
 from .sequences import Sequences
+from .transpiler.interface import BindContext
 
 
 def _sequence_key(node: exp.NextValueFor) -> tuple[str, str, str]:
@@ -26,7 +26,7 @@ def _written(key: tuple[str, str, str]) -> str:
     return ".".join(p for p in key if p)
 
 
-def resolve_sequences(binder: Any, tree: exp.Expression) -> None:
+def resolve_sequences(binder: BindContext, tree: exp.Expression) -> None:
     """Find the sequence of every ``NEXT VALUE FOR`` in ``tree`` (Msg 208 for none) and
     make the compiled statement depend on it (a recreated sequence recompiles)."""
     nodes = list(tree.find_all(exp.NextValueFor))
@@ -51,13 +51,13 @@ def resolve_sequences(binder: Any, tree: exp.Expression) -> None:
         binder.depends_on(("sequence", key, obj.object_id, obj.modify_date))
 
 
-def sequence_call(binder: Any, node: exp.NextValueFor) -> exp.Expression:
+def sequence_call(binder: BindContext, node: exp.NextValueFor) -> exp.Expression:
     """``NEXT VALUE FOR s`` as the backend's ``tsqlb_nextval(object_id)``."""
     oid, _spec = binder.sequences[_sequence_key(node)]
     return exp.Anonymous(this="tsqlb_nextval", expressions=[exp.Literal.number(oid)])
 
 
-def sequence_spec(binder: Any, node: exp.NextValueFor) -> str | None:
+def sequence_spec(binder: BindContext, node: exp.NextValueFor) -> str | None:
     """The type of ``NEXT VALUE FOR s``: the sequence's."""
     found = binder.sequences.get(_sequence_key(node))
     return None if found is None else str(found[1])

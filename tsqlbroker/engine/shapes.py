@@ -11,16 +11,15 @@ becomes ``(SELECT column1 AS n, column2 AS s FROM (VALUES …)) AS v``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
 from ..errors import tsql_error
+from .parsing import not_supported
 from .sqltypes import parse_spec
+from .transpiler.interface import BindContext
+from .transpiler.scope import Source, projection_name, source_alias
 from .typeprec import aggregate_spec, common_spec, literal_spec
-
-if TYPE_CHECKING:
-    from .transpile import Binder, Source
 
 
 def aliased(node: exp.Expression, name: str) -> exp.Alias:
@@ -28,7 +27,7 @@ def aliased(node: exp.Expression, name: str) -> exp.Alias:
     return exp.Alias(this=node, alias=exp.to_identifier(name, quoted=True))
 
 
-def value_spec(binder: Binder, node: exp.Expression) -> str | None:
+def value_spec(binder: BindContext, node: exp.Expression) -> str | None:
     """The type of one constructor item: constants typed as SQL Server types them."""
     if isinstance(node, exp.Neg):
         return value_spec(binder, node.this)
@@ -48,12 +47,10 @@ def _kind(spec: str | None) -> str | None:
     return "string" if t.is_string else "number" if t.is_numeric else t.name
 
 
-def values_source(binder: Binder, node: exp.Values) -> Source | None:
+def values_source(binder: BindContext, node: exp.Values) -> Source | None:
     """A derived table ``(VALUES …) AS alias(columns)``: its columns and their types.
     Items whose kind differs from the column's type (``'1'`` in an int column) get an
     explicit CAST, so they convert (or fail with Msg 245) as SQL Server converts them."""
-    from .transpile import Source  # import cycle: transpile uses this module
-
     alias = node.args.get("alias")
     if not isinstance(alias, exp.TableAlias) or not alias.columns:
         return None
@@ -88,7 +85,7 @@ def sqlite_values(node: exp.Values) -> exp.Expression:
     return exp.Subquery(this=inner, alias=exp.TableAlias(this=alias.this))
 
 
-def integer_avg(binder: Binder, node: exp.Avg) -> exp.Expression | None:
+def integer_avg(binder: BindContext, node: exp.Avg) -> exp.Expression | None:
     """``AVG`` of an integer expression is an integer in SQL Server (the sum divided by
     the count, truncated toward zero; Msg 8115 when the sum of an int leaves int's range);
     the backends average in floating point or numeric. Returns the backend form, or None
@@ -102,17 +99,14 @@ def integer_avg(binder: Binder, node: exp.Avg) -> exp.Expression | None:
     if result not in ("int", "bigint"):
         return None
     rewritten = binder.rewrite(arg)
-    total: exp.Expression = exp.Sum(this=rewritten)
-    if result == "int":
-        total = binder.converted(total, "int", "bigint")
-    if binder.conn.dialect == "sqlite" or result == "int":
-        # Integer division truncates toward zero on both backends, as SQL Server's does.
-        return exp.Div(this=total, expression=exp.Count(this=rewritten.copy()), typed=True)
-    return exp.Cast(this=exp.Anonymous(this="trunc", expressions=[exp.Avg(this=rewritten)]),
-                    to=exp.DataType.build("bigint"))
+    if result == "bigint":
+        return binder.backend.rewrites.integer_average(rewritten)
+    total = binder.converted(exp.Sum(this=rewritten), "int", "bigint")
+    # Integer division truncates toward zero on both backends, as SQL Server's does.
+    return exp.Div(this=total, expression=exp.Count(this=rewritten.copy()), typed=True)
 
 
-def integer_sum(binder: Binder, node: exp.Sum) -> exp.Expression | None:
+def integer_sum(binder: BindContext, node: exp.Sum) -> exp.Expression | None:
     """``SUM`` of tinyint, smallint or int is an int: Msg 8115 past int's range (the backends
     sum in 64 bits). None for other arguments, and for a window's SUM."""
     if isinstance(node.parent, exp.Window):
@@ -124,7 +118,7 @@ def integer_sum(binder: Binder, node: exp.Sum) -> exp.Expression | None:
     return binder.converted(exp.Sum(this=binder.rewrite(arg)), "int", "bigint")
 
 
-def aggregate_result_spec(binder: Binder, node: exp.Expression) -> str | None:
+def aggregate_result_spec(binder: BindContext, node: exp.Expression) -> str | None:
     """The type spec of a ``SUM`` / ``AVG`` call, as SQL Server types it."""
     arg = node.this
     if isinstance(arg, exp.Distinct) and arg.expressions:
@@ -138,7 +132,7 @@ def aggregate_result_spec(binder: Binder, node: exp.Expression) -> str | None:
     return aggregate_spec(function, spec)
 
 
-def top_window(binder: Binder, select: exp.Select) -> exp.Expression | None:
+def top_window(binder: BindContext, select: exp.Select) -> exp.Expression | None:
     """``TOP (n) PERCENT`` and ``TOP (n) WITH TIES``, which neither backend's LIMIT has, as a
     window over the query::
 
@@ -149,8 +143,6 @@ def top_window(binder: Binder, select: exp.Select) -> exp.Expression | None:
     WITH TIES keeps the rows whose RANK is at most n (exactly the first n rows and those
     tying with the n-th); PERCENT takes CEILING(n * COUNT(*) / 100) rows, as SQL Server
     rounds up. Returns None for a plain TOP."""
-    from .parsing import not_supported
-
     limit = select.args.get("limit")
     options = limit.args.get("limit_options") if isinstance(limit, exp.Limit) else None
     if options is None or not (options.args.get("percent") or options.args.get("with_ties")):
@@ -167,8 +159,6 @@ def top_window(binder: Binder, select: exp.Select) -> exp.Expression | None:
     inner_items: list[exp.Expression] = []
     outer_items: list[exp.Expression] = []
     for i, item in enumerate(items, 1):
-        from .transpile import projection_name
-
         hidden = f"__c{i}"
         inner_items.append(aliased(item.this if isinstance(item, exp.Alias) else item,
                                    hidden))
@@ -225,11 +215,9 @@ def is_star(node: exp.Expression) -> bool:
 
 def source_aliases(select: exp.Select) -> list[str]:
     """The aliases of ``select``'s FROM and JOIN sources, in order."""
-    from .transpile import _source_alias
-
     from_ = select.args.get("from_") or select.args.get("from")
-    order = [_source_alias(from_.this)] if from_ is not None else []
-    return order + [_source_alias(j.this) for j in select.args.get("joins") or []]
+    order = [source_alias(from_.this)] if from_ is not None else []
+    return order + [source_alias(j.this) for j in select.args.get("joins") or []]
 
 
 def replace_stars(select: exp.Select, order: list[str],
@@ -248,7 +236,7 @@ def replace_stars(select: exp.Select, order: list[str],
     select.set("expressions", items)
 
 
-def expand_all_stars(binder: Binder, select: exp.Select) -> None:
+def expand_all_stars(binder: BindContext, select: exp.Select) -> None:
     """``*`` and ``t.*`` as the columns they stand for (the query gets a hidden column)."""
     if not any(is_star(p) for p in select.expressions):
         return

@@ -31,16 +31,11 @@ from .naming import (
     quote_column,
     quote_ident,
 )
+from .parsing import not_supported, parse_statement
 from .sqltypes import column_type, parse_spec
 from .tableinfo import TableInfo, load_table, referencing_constraints
-from .transpile import (
-    Binder,
-    datatype_spec,
-    not_supported,
-    parse_statement,
-    table_key,
-    written_name,
-)
+from .transpiler import Binder
+from .transpiler.scope import datatype_spec, table_key, written_name
 from .typeprec import common_spec
 from .usertypes import alias_type
 from .writer import physical_table_ref

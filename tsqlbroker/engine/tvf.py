@@ -18,17 +18,15 @@ import datetime
 import re
 import uuid
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlglot import exp
 
 from ..errors import MESSAGES, BindError, tsql_error
 from .parsing import not_supported, parse_statement
 from .sqlfuncs import registered_functions
+from .transpiler.interface import BindContext
 from .udfcall import bridge_of
-
-if TYPE_CHECKING:
-    from .transpile import Binder
 
 MESSAGES.setdefault(313, (16, ("An insufficient number of arguments were supplied for the "
                                "procedure or function %.*ls.")))
@@ -39,7 +37,7 @@ _MAX_DEPTH = 32
 _HEAD = re.compile(r"\b(?:CREATE\s+OR\s+ALTER|CREATE|ALTER)\s+FUNCTION\b", re.IGNORECASE)
 
 
-def expand(binder: Binder, tree: exp.Expression) -> None:
+def expand(binder: BindContext, tree: exp.Expression) -> None:
     """Replace every call of an inline table-valued function in ``tree`` by its query."""
     for _ in range(_MAX_DEPTH + 1):
         if not _expand_once(binder, tree):
@@ -47,7 +45,7 @@ def expand(binder: Binder, tree: exp.Expression) -> None:
     raise tsql_error(217)
 
 
-def _expand_once(binder: Binder, tree: exp.Expression) -> bool:
+def _expand_once(binder: BindContext, tree: exp.Expression) -> bool:
     changed = False
     for call in list(tree.find_all(exp.OpenJSON)):
         holder = call.parent
@@ -100,7 +98,7 @@ def _expand_once(binder: Binder, tree: exp.Expression) -> bool:
     return changed
 
 
-def _inline_query(binder: Binder, schema: str | None, call: exp.Anonymous
+def _inline_query(binder: BindContext, schema: str | None, call: exp.Anonymous
                   ) -> exp.Expression | None:
     """The query of inline function ``schema.name`` with the call's arguments in place of its
     parameters (None when no inline function has that name)."""
@@ -141,11 +139,11 @@ def _inline_query(binder: Binder, schema: str | None, call: exp.Anonymous
         if value is not None:
             p.replace(value.copy())
     # ALTER FUNCTION must not leave plans built from the old query in the cache.
-    binder._extra_sig.append(("if", obj.object_id, obj.modify_date))
+    binder.depends_on(("if", obj.object_id, obj.modify_date))
     return query
 
 
-def _table_function_rows(binder: Binder, schema: str | None, call: exp.Anonymous
+def _table_function_rows(binder: BindContext, schema: str | None, call: exp.Anonymous
                          ) -> exp.Expression:
     """A multi-statement table-valued function runs (through the interpreter's bridge) when
     the statement is bound; its rows become a derived table of constants. Its arguments must
@@ -157,12 +155,12 @@ def _table_function_rows(binder: Binder, schema: str | None, call: exp.Anonymous
     result = bridge.call_table_function(binder.ctx.session_id, (None, schema, call.name),
                                         args)
     # Each execution runs the function again: its plan must not be reused.
-    binder._extra_sig.append(("tf", object()))
+    binder.depends_on(("tf", object()))
     return _constant_rows(list(result.columns), [t or "sql_variant" for t in result.types],
                           result.rows)
 
 
-def _openjson_rows(binder: Binder, call: exp.OpenJSON) -> exp.Expression:
+def _openjson_rows(binder: BindContext, call: exp.OpenJSON) -> exp.Expression:
     """``OPENJSON(json [, path]) [WITH (…)]`` with a constant or variable argument: its rows
     (the interpreter's ``openjson_rows``) become a derived table of constants."""
     entry = registered_functions(binder.conn.store).get("openjson_rows")
@@ -187,7 +185,7 @@ def _openjson_rows(binder: Binder, call: exp.OpenJSON) -> exp.Expression:
                                                                  "nvarchar(max)", "int"]
     rows = entry[1](text, path, schema)
     # The JSON may come from a variable: the plan must not be reused for other values.
-    binder._extra_sig.append(("openjson", object()))
+    binder.depends_on(("openjson", object()))
     return _constant_rows(names, specs, rows)
 
 
@@ -208,7 +206,7 @@ def _constant_rows(names: list[str], specs: list[str], rows: list[Any]) -> exp.E
     return query
 
 
-def _argument(binder: Binder, arg: exp.Expression, name: str) -> tuple[Any, str | None] | None:
+def _argument(binder: BindContext, arg: exp.Expression, name: str) -> tuple[Any, str | None] | None:
     """The value and type spec of a constant / variable argument; None for DEFAULT."""
     if isinstance(arg, exp.Column) and not arg.table and arg.name.upper() == "DEFAULT":
         return None
@@ -217,7 +215,7 @@ def _argument(binder: Binder, arg: exp.Expression, name: str) -> tuple[Any, str 
     if isinstance(arg, exp.National):
         return arg.name, f"nvarchar({max(len(arg.name), 1)})"
     if isinstance(arg, exp.Placeholder) and arg.name in binder.binds:
-        return binder.binds[arg.name], binder._placeholder_specs.get(arg.name)
+        return binder.binds[arg.name], binder.spec_of(arg)
     if isinstance(arg, exp.Parameter):
         hit = binder.params.get(f"@{arg.name}".lower())
         if hit is not None:

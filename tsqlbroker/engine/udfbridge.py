@@ -17,7 +17,7 @@ from .store import Store
 
 # (database or None, schema or None, name) as written.
 UdfName = tuple["str | None", "str | None", str]
-_SPEC_SEP = "|"
+SPEC_SEP = "|"
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ def sqlite_functions(store: Store) -> dict[str, tuple[int, Any]]:
             *args: Any) -> Any:
         bridge = bridge_of(store)
         assert bridge is not None
-        arg_specs = [s or None for s in str(specs).split(_SPEC_SEP)] if args else []
+        arg_specs = [s or None for s in str(specs).split(SPEC_SEP)] if args else []
         values = []
         for value, spec in zip(args, arg_specs, strict=True):
             py = from_storage(value, spec)

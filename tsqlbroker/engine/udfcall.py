@@ -25,23 +25,24 @@ import json
 import weakref
 import zlib
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlglot import exp
 
 from ..errors import BindError, tsql_error
 from .execsql import read_rows
+from .funcmap import pg_storage
+from .parsing import not_supported
 from .sqlfuncs import backend_value
 from .sqltypes import from_storage, spec_of_value, to_storage
-from .udfbridge import _SPEC_SEP, UdfInfo, UdfName, bridge_of
-
-if TYPE_CHECKING:
-    from .transpile import Binder
+from .transpiler.interface import BindContext
+from .transpiler.scope import param_name
+from .udfbridge import SPEC_SEP, UdfInfo, UdfName, bridge_of
 
 _XML_METHODS = frozenset({"value", "query", "exist", "nodes", "modify"})
 
 
-def udf_name(binder: Binder, node: exp.Dot) -> UdfName | None:
+def udf_name(binder: BindContext, node: exp.Dot) -> UdfName | None:
     """The function name if ``node`` (``x.f(…)``, ``x.y.f(…)``) calls a UDF rather than an
     xml method of a column: its first part names no table alias of the query."""
     call = node.expression
@@ -72,7 +73,7 @@ def _display(name: UdfName) -> str:
     return ".".join(p for p in name if p)
 
 
-def _info(binder: Binder, name: UdfName) -> UdfInfo:
+def _info(binder: BindContext, name: UdfName) -> UdfInfo:
     bridge = bridge_of(binder.conn.store)
     info = bridge.udf_info(binder.ctx.session_id, name) if bridge is not None else None
     if info is None:
@@ -81,7 +82,7 @@ def _info(binder: Binder, name: UdfName) -> UdfInfo:
     return info
 
 
-def _constant(binder: Binder, node: exp.Expression) -> tuple[bool, Any, str | None]:
+def _constant(binder: BindContext, node: exp.Expression) -> tuple[bool, Any, str | None]:
     """(is constant, value, spec) of an argument known before the query runs."""
     if isinstance(node, exp.Paren):
         return _constant(binder, node.this)
@@ -108,15 +109,13 @@ def _constant(binder: Binder, node: exp.Expression) -> tuple[bool, Any, str | No
             return False, None, spec
         return True, -value, spec
     if isinstance(node, exp.Parameter):
-        from .transpile import _param_name
-
-        entry = binder.params.get(_param_name(node))
+        entry = binder.params.get(param_name(node))
         if entry is not None:
             return True, entry[0], entry[1]
     return False, None, None
 
 
-def constant_args(binder: Binder, args: Sequence[exp.Expression]
+def constant_args(binder: BindContext, args: Sequence[exp.Expression]
                   ) -> list[tuple[Any, str | None]] | None:
     """The arguments' (value, spec) when every one is known before the query runs."""
     out = []
@@ -131,7 +130,7 @@ def constant_args(binder: Binder, args: Sequence[exp.Expression]
 class UdfCalls:
     """The UDF calls of one statement being bound: values decided before it runs."""
 
-    def __init__(self, binder: Binder) -> None:
+    def __init__(self, binder: BindContext) -> None:
         # Weak: a Binder → UdfCalls → Binder cycle would keep the statement's transaction and
         # so its session alive until the cyclic collector runs (DROP DATABASE: "in use").
         self._binder = weakref.ref(binder)
@@ -139,7 +138,7 @@ class UdfCalls:
         self.lookups: dict[int, tuple[str, str | None]] = {}  # id(Dot) → (map bind, spec)
 
     @property
-    def binder(self) -> Binder:
+    def binder(self) -> BindContext:
         """The binder these calls belong to."""
         binder = self._binder()
         assert binder is not None
@@ -151,15 +150,15 @@ class UdfCalls:
         calls = [d for d in tree.find_all(exp.Dot) if udf_name(binder, d) is not None]
         if not calls:
             return
-        binder._extra_sig.append(("udf",))  # never a reusable plan: values are bound per run
-        if binder.conn.dialect == "sqlite":
+        binder.depends_on(("udf",))  # never a reusable plan: values are bound per run
+        if binder.backend.python_functions:
             binder.binds["tsqlb_sid"] = binder.ctx.session_id
         bridge = bridge_of(binder.conn.store)
         for dot in calls:
             name = udf_name(binder, dot)
             assert name is not None and bridge is not None
             info = _info(binder, name)
-            binder._extra_sig.append(("udf", name, info))  # ALTER FUNCTION recompiles
+            binder.depends_on(("udf", name, info))  # ALTER FUNCTION recompiles
             args = list(dot.expression.expressions)
             if len(args) > info.nparams:
                 raise tsql_error(8144, _display(name))
@@ -168,27 +167,25 @@ class UdfCalls:
                 key = bind_key("tsqlb_udfv", name, const)
                 value = bridge.call_udf(binder.ctx.session_id, name, const)
                 if value is None:  # written NULL: PostgreSQL cannot type a NULL parameter
-                    binder._extra_sig.append(("udf-null", key))
+                    binder.depends_on(("udf-null", key))
                     self.by_node[id(dot)] = exp.Null()
                     continue
                 self.by_node[id(dot)] = self._bound(key, value, info.return_spec)
-            elif binder.conn.dialect == "sqlite":
+            elif binder.backend.python_functions:
                 self.by_node[id(dot)] = self._sqlite_call(name, info, args)
             else:
                 self.by_node[id(dot)] = self._pg_lookup(dot, name, info, args)
 
     def _bound(self, key: str, value: Any, spec: str | None) -> exp.Expression:
         binder = self.binder
-        binder.binds[key] = backend_value(to_storage(value, spec or spec_of_value(value),
-                                                     binder.conn.dialect))
-        binder._placeholder_specs[key] = spec
-        return exp.Placeholder(this=key)
+        return binder.bind(key, backend_value(to_storage(value, spec or spec_of_value(value),
+                                                         binder.conn.dialect)), spec)
 
     def _sqlite_call(self, name: UdfName, info: UdfInfo, args: list[exp.Expression]
                      ) -> exp.Expression:
         binder = self.binder
         binder.binds["tsqlb_sid"] = binder.ctx.session_id
-        specs = _SPEC_SEP.join(binder.spec_of(a) or "" for a in args)
+        specs = SPEC_SEP.join(binder.spec_of(a) or "" for a in args)
         return exp.Anonymous(this="tsqlb_udf", expressions=[
             exp.Placeholder(this="tsqlb_sid"), exp.Literal.string(name[0] or ""),
             exp.Literal.string(name[1] or ""), exp.Literal.string(name[2]),
@@ -216,7 +213,7 @@ class UdfCalls:
             name = udf_name(self.binder, node)
             if name is None:
                 return None
-            if self.binder.conn.dialect != "sqlite":
+            if not self.binder.backend.python_functions:
                 raise _unsupported(name)
             self.binder.binds["tsqlb_sid"] = self.binder.ctx.session_id
             out = self._sqlite_call(name, _info(self.binder, name),
@@ -231,8 +228,6 @@ class UdfCalls:
 
     def _lookup(self, node: exp.Dot) -> exp.Expression:
         """PostgreSQL: the call as a look-up of its (rewritten) arguments in the bound map."""
-        from .funcmap import pg_storage
-
         key, spec = self.lookups[id(node)]
         args = [self.binder.rewrite(a) for a in node.expression.expressions]
         lookup = exp.Anonymous(this="tsqlb_udf_lookup", expressions=[
@@ -248,11 +243,11 @@ def bind_key(prefix: str, *parts: Any) -> str:
     return f"{prefix}_{zlib.crc32(repr(parts).encode()):08x}"
 
 
-def _udf_free(binder: Binder, node: exp.Expression) -> bool:
+def _udf_free(binder: BindContext, node: exp.Expression) -> bool:
     return not any(udf_name(binder, d) is not None for d in node.find_all(exp.Dot))
 
 
-def _probe(binder: Binder, dot: exp.Dot, name: UdfName, args: list[exp.Expression]
+def _probe(binder: BindContext, dot: exp.Dot, name: UdfName, args: list[exp.Expression]
            ) -> exp.Select:
     """The DISTINCT argument tuples of the rows the call can see: the FROM / joins of the
     call's SELECT — and of the enclosing ones when the arguments use their columns (a
@@ -316,18 +311,15 @@ def _conjuncts(select: exp.Select) -> list[exp.Expression]:
     return list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
 
 
-def _prefetch(binder: Binder, probe: exp.Select, name: UdfName, nargs: int
+def _prefetch(binder: BindContext, probe: exp.Select, name: UdfName, nargs: int
               ) -> dict[str, str | None]:
     """PostgreSQL: run the UDF for each row of ``probe``;
     ``{jsonb key text: storage text of the value}``."""
-    from .transpile import Binder as _Binder
-
-    inner = _Binder(binder.ctx, dict(binder.params))
-    compiled = inner.compile(probe, ("udf-probe", probe.sql("tsql")))
+    compiled, binds = binder.compile_apart(probe, ("udf-probe", probe.sql("tsql")))
     cols = ", ".join(f'q."tsqlb_a{j}"' for j in range(nargs))
     sql = compiled.sql.wrap(f"SELECT q.*, CAST(jsonb_build_array({cols}) AS text) AS "
                             "tsqlb_key FROM (", ") AS q")
-    rows = read_rows(binder.conn, sql, inner.binds)[1]
+    rows = read_rows(binder.conn, sql, binds)[1]
     bridge = bridge_of(binder.conn.store)
     assert bridge is not None
     info = _info(binder, name)
@@ -343,7 +335,7 @@ def _prefetch(binder: Binder, probe: exp.Select, name: UdfName, nargs: int
     return out
 
 
-def _local(binder: Binder, chain: list[exp.Select], exprs: list[exp.Expression]) -> bool:
+def _local(binder: BindContext, chain: list[exp.Select], exprs: list[exp.Expression]) -> bool:
     """Whether every column ``exprs`` use comes from the FROM / joins of the SELECTs in
     ``chain`` (not a further outer query, nor a select-list alias): only then can the probe
     compute them. A failing probe would abort the PostgreSQL transaction, so this is
@@ -373,14 +365,12 @@ def _storage_text(value: Any, spec: str | None) -> str | None:
 
 
 def _unsupported(name: UdfName) -> Exception:
-    from .parsing import not_supported
-
     return not_supported(f"The user-defined function '{_display(name)}' with arguments that "
                          "use select-list aliases, or one alias for two tables of the "
                          "query, on PostgreSQL")
 
 
-def spec_of(binder: Binder, node: exp.Expression) -> str | None:
+def spec_of(binder: BindContext, node: exp.Expression) -> str | None:
     """The return type spec of a UDF call node (None: not a UDF call)."""
     if not isinstance(node, exp.Dot):
         return None

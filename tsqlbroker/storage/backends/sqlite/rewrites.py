@@ -1,12 +1,88 @@
-"""Query rewrites this backend needs (node type → rewrite; None: not handled).
-
-Filled when the transpiler's backend checks move here (issue 15, P3).
-"""
+"""Query rewrites SQLite needs: the backend forms of what the transpiler writes per backend.
+BEFORE / AFTER map a node's exact class to a rewrite ``(rewriter, node) → node`` (None: not
+handled), consulted by the transpiler's Rewriter where the case arises, before or after the
+node's children are rewritten; the names and helpers below are asked by name."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-BEFORE: dict[type, Callable[[Any, Any], Any]] = {}
-AFTER: dict[type, Callable[[Any, Any], Any]] = {}
+from sqlglot import exp
+
+# The interpreter's Python implementations serve every T-SQL built-in here.
+FUNCTION_NAMES: dict[str, str] = {}
+UNSUPPORTED_FUNCTIONS: frozenset[str] = frozenset()
+
+
+def _is_decimal(spec: object) -> bool:
+    return isinstance(spec, str) and spec.split("(")[0].strip().lower() in ("decimal", "numeric")
+
+
+def checked_divisor(node: exp.Expression) -> exp.Expression:
+    """SQLite divides by zero into NULL: a divisor that is not a non-zero constant goes
+    through ``tsqlb_divisor``, which raises Msg 8134 as SQL Server does."""
+    if isinstance(node, exp.Literal) and not node.is_string:
+        try:
+            if float(node.name) != 0:
+                return node
+        except ValueError:
+            pass
+    return exp.Anonymous(this="tsqlb_divisor", expressions=[node])
+
+
+def _decimal_division(rewriter: Any, node: exp.Div | exp.Mod) -> exp.Expression | None:
+    """Decimal ``/`` and ``%``: a decimal holding a whole number is stored as an integer
+    here, and SQLite would divide (7 / 3.00 gave 2) or take the remainder (2.50 % 2 gave 0)
+    in integers."""
+    if not _is_decimal(rewriter.spec_of(node)):
+        return None
+    left = rewriter.rewrite(node.this)
+    right = checked_divisor(rewriter.rewrite(node.expression))
+    real = exp.DataType.build("REAL")
+    if isinstance(node, exp.Div):
+        return exp.Div(this=exp.Cast(this=left, to=real), expression=right)
+    return exp.Anonymous(this="mod", expressions=[exp.Cast(this=left, to=real), right])
+
+
+def _ordered_string_agg(rewriter: Any, node: exp.GroupConcat) -> exp.Expression | None:
+    """``STRING_AGG(…) WITHIN GROUP (ORDER BY …)``: the ``tsqlb_string_agg`` aggregate,
+    given the sort keys and directions after the value and the separator."""
+    if not isinstance(node.this, exp.Order):
+        return None
+    order = node.this
+    args = [rewriter.rewrite(order.this), rewriter.rewrite(node.args.get("separator")
+                                                           or exp.Literal.string(","))]
+    for item in order.expressions:
+        args += [rewriter.rewrite(item.this),
+                 exp.Literal.number(1 if item.args.get("desc") else 0)]
+    return exp.Anonymous(this="tsqlb_string_agg", expressions=args)
+
+
+def _divisor(rewriter: Any, node: exp.Div | exp.Mod) -> exp.Expression:
+    node.set("expression", checked_divisor(node.expression))
+    return node
+
+
+BEFORE: dict[type, Callable[[Any, Any], Any]] = {
+    exp.Div: _decimal_division,
+    exp.Mod: _decimal_division,
+    exp.GroupConcat: _ordered_string_agg,
+}
+AFTER: dict[type, Callable[[Any, Any], Any]] = {
+    exp.Div: _divisor,
+    exp.Mod: _divisor,
+}
+
+
+def json_quote(value: exp.Expression) -> exp.Expression:
+    """A value as a JSON string literal's text (FOR JSON): ``json_quote`` of its text."""
+    return exp.Anonymous(this="json_quote", expressions=[
+        exp.Cast(this=value, to=exp.DataType.build("text"))
+        if not isinstance(value, exp.Cast) else value])
+
+
+def integer_average(arg: exp.Expression) -> exp.Expression:
+    """``AVG`` of a bigint (rewritten) argument as SQL Server computes it: the sum divided by
+    the count in integers (SQLite's integer division truncates toward zero too)."""
+    return exp.Div(this=exp.Sum(this=arg), expression=exp.Count(this=arg.copy()), typed=True)
