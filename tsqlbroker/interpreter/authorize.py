@@ -18,9 +18,11 @@ you do not have permission").
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine import access
+from tsqlbroker.engine.permissions import COLUMN_LEVEL, table_columns
 from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import tsql_error
 from tsqlbroker.lazy import LazyModule
@@ -32,6 +34,8 @@ if TYPE_CHECKING:
 
 # Statement needs parse with sqlglot: loaded by the first statement a non-sysadmin runs.
 needs = LazyModule("tsqlbroker.engine.needs", globals(), "needs")
+
+_Key = tuple[str | None, str | None, str]  # a table as a statement names it
 
 # The refusals (a statement refused before it ran: no "The statement has been terminated.").
 PERMISSION_ERRORS = frozenset({229, 230, 262, 300, 1088, 3701})
@@ -69,19 +73,50 @@ def require_database(f: Frame, permission: str) -> None:
 
 
 def require_object(f: Frame, permission: str, db_id: int, obj: Any, *, error: int = 229,
-                   kind: str = "table", chain: bool = True) -> None:
-    """``permission`` on the schema-scoped object ``obj`` (a catalog object row)."""
+                   kind: str = "table", chain: bool = True,
+                   columns: Callable[[], set[str]] | None = None) -> None:
+    """``permission`` on the schema-scoped object ``obj`` (a catalog object row); for
+    SELECT / UPDATE / REFERENCES, ``columns()`` names the columns used (lower case, ``*`` for
+    all), read only when column permissions exist (Msg 230 for a column refused)."""
     if privileged(f) or (chain and _chained(f, db_id)):
         return
     path = [(1, int(obj.object_id)), (3, int(obj.schema_id)), (0, 0)]
-    if _holds(f, db_id, permission, path):
-        return
+    if columns is None or permission not in COLUMN_LEVEL:
+        if _holds(f, db_id, permission, path):
+            return
+        refused = 0
+    else:
+        refused = _refused_column(f, db_id, permission, path, obj, columns)
+        if refused is None:
+            return
     if error == 229:
+        if refused:
+            raise tsql_error(230, permission, refused, obj.name, _database_name(f, db_id),
+                             obj.schema_name)
         raise tsql_error(229, permission, obj.name, _database_name(f, db_id),
                          obj.schema_name)
     if error == 3701:
         raise tsql_error(3701, kind, obj.name)
     raise tsql_error(1088, obj.name)
+
+
+def _refused_column(f: Frame, db_id: int, permission: str, path: list[tuple[int, int]],
+                    obj: Any, columns: Callable[[], set[str]]) -> str | int | None:
+    """None when ``permission`` is held on the columns used, 0 when the object is refused,
+    else the name of the first column refused."""
+    s = f.session
+    sec = _sec(f)
+    table = table_columns(sec, s.conn, int(obj.object_id))
+
+    def used() -> list[int]:
+        names = columns()
+        return [i for i, name in table if "*" in names or name.lower() in names]
+
+    principals = access.principal_set(sec, s.conn, db_id, current(s, f).user_id)
+    refused = access.refused_column(sec, s.conn, db_id, principals, permission, path, used)
+    if not refused:
+        return refused
+    return dict(table).get(refused, str(refused))
 
 
 def require_securable(f: Frame, permission: str, class_: int, major_id: int, name: str
@@ -100,19 +135,40 @@ def require_statement(f: Frame, sql: str) -> None:
         return
     s = f.session
     catalog = s.instance.catalog
+    found: dict[_Key, tuple[int, Any] | None] = {}
+
+    def lookup(key: _Key) -> tuple[int, Any] | None:
+        if key not in found:
+            db_id: int | None = s.db_id
+            if key[0]:
+                db_id = catalog.database_id(s.conn, key[0])
+            obj = None if db_id is None else catalog.find_object(s.conn, db_id, key[1], key[2])
+            found[key] = None if obj is None else (db_id, obj)
+        return found[key]
+
+    def columns_of(key: _Key) -> frozenset[str]:
+        hit = lookup(key)
+        if hit is None:
+            return frozenset()
+        return frozenset(n.lower() for _i, n in table_columns(_sec(f), s.conn,
+                                                              int(hit[1].object_id)))
+
     for need in needs.statement_needs(sql):
         if need.name is None:
             require_database(f, need.permission)
             continue
-        db_id = s.db_id
-        if need.catalog:
-            found = catalog.database_id(s.conn, need.catalog)
-            if found is None:
-                continue  # the engine reports the unknown name
-            db_id = found
-        obj = catalog.find_object(s.conn, db_id, need.schema, need.name)
-        if obj is not None:
-            require_object(f, need.permission, db_id, obj, error=need.error, kind=need.kind)
+        hit = lookup(need.key)
+        if hit is None:
+            continue  # the engine reports the unknown name
+        used = None if need.columns is None else _binder(need, columns_of)
+        require_object(f, need.permission, hit[0], hit[1], error=need.error, kind=need.kind,
+                       columns=used)
+
+
+def _binder(need: Any, columns_of: Callable[[_Key], frozenset[str]]
+            ) -> Callable[[], set[str]]:
+    """``need``'s columns, bound when first asked."""
+    return lambda: needs.columns_used(need, columns_of)
 
 
 def require_execute(f: Frame, db_id: int, object_id: int) -> None:

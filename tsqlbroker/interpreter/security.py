@@ -104,6 +104,8 @@ def compile_permission(c: Compiler, node: ast.PermissionStatement) -> StmtFn:
         if node.as_principal is not None:
             grantor = P.grantee_id(sec, conn, target, node.as_principal)
         for perm in node.permissions:
+            if perm.columns and perm.name not in P.COLUMN_LEVEL:
+                raise tsql_error(1020)
             columns = P.column_ids(sec, conn, target, perm.columns) if perm.columns else [0]
             P.change(sec, conn, node.action, target, P.expand([perm.name], target), grantees,
                      grantor, with_grant_option=node.with_grant_option,
