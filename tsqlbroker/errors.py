@@ -630,6 +630,7 @@ MESSAGES: dict[int, tuple[int, str]] = {
     1020: (16, ("Sub-entity lists (such as column or security expressions) cannot be specified "
                 "for entity-level permissions.")),
     4613: (16, "Grantor does not have GRANT permission."),
+    15247: (16, "User does not have permission to perform this action."),
 }
 
 _PLACEHOLDER = re.compile(r"%(?:\.\*ls|ls|S_MSG|I64d|ld|d|i|s|u)")

@@ -47,6 +47,30 @@ FIXED_ROLES: dict[int, tuple[str, frozenset[str]]] = {
 }
 
 
+_SERVER_CONTROL = frozenset({"CONTROL SERVER"})
+# fixed server role -> the server permissions it carries (sysadmin: CONTROL SERVER, all)
+SERVER_ROLE_PERMISSIONS: dict[int, frozenset[str]] = {
+    3: _SERVER_CONTROL,                                                       # sysadmin
+    4: frozenset({"ALTER ANY LOGIN"}),                                        # securityadmin
+    5: frozenset({"ALTER ANY ENDPOINT", "SHUTDOWN", "VIEW SERVER STATE"}),    # serveradmin
+    7: frozenset({"ALTER ANY CONNECTION", "VIEW SERVER STATE"}),              # processadmin
+    9: frozenset({"CREATE ANY DATABASE", "ALTER ANY DATABASE"}),              # dbcreator
+}
+
+
+def server_holds(sec: Security, conn: StoreConnection, principals: frozenset[int],
+                 permission: str) -> bool:
+    """Whether the login and server roles ``principals`` hold the server permission
+    ``permission``: granted (to them, kept under database 0) or carried by a fixed server
+    role, or CONTROL SERVER, and not denied."""
+    states = {s for _c, _m, _t, s in _rows(sec, conn, 0, principals, permission, [(100, 0)])}
+    for role in principals & SERVER_ROLE_PERMISSIONS.keys():
+        carried = SERVER_ROLE_PERMISSIONS[role]
+        if permission in carried or carried is _SERVER_CONTROL:
+            states.add("G")
+    return _allowed(states)
+
+
 def principal_set(sec: Security, conn: StoreConnection, db_id: int, user_id: int
                   ) -> frozenset[int]:
     """``user_id``, ``public`` and every role ``user_id`` is a member of, transitively."""
@@ -96,6 +120,26 @@ def holds(sec: Security, conn: StoreConnection, db_id: int, principals: frozense
     (class, major_id) and containers' are ``path`` (the database, (0, 0), last)."""
     states = {s for _c, _m, _t, s in _rows(sec, conn, db_id, principals, permission, path)}
     return _allowed(states | _role_states(principals, permission))
+
+
+def denied(sec: Security, conn: StoreConnection, db_id: int, principals: frozenset[int],
+           permission: str, path: list[tuple[int, int]]) -> bool:
+    """Whether ``permission`` (or CONTROL) is denied to ``principals`` on ``path``."""
+    states = {s for _c, _m, _t, s in _rows(sec, conn, db_id, principals, permission, path)}
+    return "D" in states | _role_states(principals, permission)
+
+
+def may_grant(sec: Security, conn: StoreConnection, db_id: int, principals: frozenset[int],
+              permission: str, path: list[tuple[int, int]], *, deny: bool = False) -> bool:
+    """Whether ``principals`` may GRANT / REVOKE (``deny``: DENY) ``permission`` on ``path``:
+    CONTROL on the securable or a container (db_owner holds it on the database), or, except
+    for DENY, the permission itself WITH GRANT OPTION; nothing of it denied."""
+    rows = _rows(sec, conn, db_id, principals, permission, path)
+    control = {s for _c, _m, t, s in rows if t == "CL"} | _role_states(principals, "CONTROL")
+    own = {s for _c, _m, t, s in rows if t == CODES[permission]}
+    if "D" in control or "D" in own:
+        return False
+    return bool(control & {"G", "W"}) or (not deny and "W" in own)
 
 
 def refused_column(sec: Security, conn: StoreConnection, db_id: int,

@@ -157,6 +157,39 @@ def _references(tree: exp.Expression) -> list[Need]:
     return out
 
 
+_XML_METHODS = frozenset({"value", "query", "exist", "nodes", "modify"})
+
+
+def _dotted(node: exp.Expression) -> list[str] | None:
+    """``[db,] schema`` of a function call's qualifier (None: not a plain name)."""
+    if isinstance(node, exp.Identifier):
+        return [node.name]
+    if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
+        head = _dotted(node.this)
+        return None if head is None else [*head, node.expression.name]
+    return None
+
+
+def _function_calls(tree: exp.Expression) -> list[Need]:
+    """EXECUTE on the scalar functions a statement calls (``schema.f(…)``), SELECT on the
+    table-valued functions it reads from (``FROM [schema.]f(…)``); names that are no such
+    object (built-ins, xml methods) are found to be none by the caller's look-up."""
+    out = []
+    for dot in tree.find_all(exp.Dot):
+        call = dot.expression
+        if not isinstance(call, exp.Anonymous) or str(call.this).lower() in _XML_METHODS:
+            continue
+        parts = _dotted(dot.this)
+        if parts and len(parts) <= 2:
+            catalog = parts[0] if len(parts) == 2 else None
+            out.append(Need("EXECUTE", catalog, parts[-1], str(call.this)))
+    for table in tree.find_all(exp.Table):
+        if isinstance(table.this, exp.Anonymous) and (table.db or "").lower() != "sys":
+            out.append(Need("SELECT", table.catalog or None, table.db or None,
+                            str(table.this.this)))
+    return out
+
+
 class _Scopes:
     """The query scopes of a statement: each SELECT / UPDATE / DELETE / MERGE with the
     tables it reads from (alias → key; None for a CTE or derived table)."""
@@ -296,6 +329,7 @@ def _needs(tree: exp.Expression) -> list[Need]:
                  for w in tree.find_all(exp.When)}
         if target is not None:
             out.extend(n for v in sorted(verbs) if (n := _object(target, v)))
+    out.extend(_function_calls(tree))
     if into is not None:
         out.append(Need("CREATE TABLE"))
         tables = [t for t in tables if t is not into]

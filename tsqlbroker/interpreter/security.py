@@ -12,12 +12,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from tsqlbroker.engine import access, roles
+from tsqlbroker.engine import permissions as P
 from tsqlbroker.errors import BindError, tsql_error
 from tsqlbroker.grammar import ast
 
 from . import types as T
+from .authorize import holds_server, server_principals
 from .compiler import Compiler, StmtFn, handler, wrap_statement
-from .impersonation import context
+from .impersonation import context, current, principal_in, privileged, unchecked
 from .sysfuncs import str_arg
 
 if TYPE_CHECKING:
@@ -86,8 +89,6 @@ def _master_key_open(f: Frame) -> str | None:
 # --------------------------------------------------------------------------------------------
 @handler(ast.PermissionStatement)
 def compile_permission(c: Compiler, node: ast.PermissionStatement) -> StmtFn:
-    from tsqlbroker.engine import permissions as P
-
     def run(f: Frame) -> None:
         sec, conn = _sec(f), _write_conn(f)
         db_id = f.session.db_id
@@ -103,6 +104,9 @@ def compile_permission(c: Compiler, node: ast.PermissionStatement) -> StmtFn:
         grantor = _current_user_id(f) if target.database_id else 1
         if node.as_principal is not None:
             grantor = P.grantee_id(sec, conn, target, node.as_principal)
+        if not privileged(f):
+            _check_grantor(f, sec, conn, target, names, node.action,
+                           grantor if node.as_principal is not None else None)
         for perm in node.permissions:
             if perm.columns and perm.name not in P.COLUMN_LEVEL:
                 raise tsql_error(1020)
@@ -112,6 +116,35 @@ def compile_permission(c: Compiler, node: ast.PermissionStatement) -> StmtFn:
                      grant_option_for=node.grant_option_for, cascade=node.cascade,
                      columns=columns)
     return run
+
+
+def _check_grantor(f: Frame, sec: Security, conn: StoreConnection, target: Any,
+                   names: list[str], action: str, as_principal: int | None) -> None:
+    """Who may GRANT / REVOKE / DENY (Msg 4613): the grantor (the AS principal, else the
+    current user) needs CONTROL on the securable or a container, or, for GRANT and REVOKE,
+    the permission WITH GRANT OPTION; server-level permissions only sysadmin grants."""
+    db_id = target.database_id
+    if db_id == 0:
+        # Server permissions: sysadmin and securityadmin grant them (or WITH GRANT OPTION).
+        logins = server_principals(f)
+        if 4 in logins or all(access.may_grant(sec, conn, 0, logins, name,
+                                               [(target.class_, target.major_id), (100, 0)],
+                                               deny=action == "DENY")
+                              for name in P.expand(names, target)):
+            return
+        raise tsql_error(4613)
+    path = [(target.class_, target.major_id), (0, 0)]
+    if target.class_ == 1:
+        obj = sec.catalog.object_by_id(conn, db_id, target.major_id)
+        path.insert(1, (3, int(obj.schema_id)) if obj is not None else (0, 0))
+    elif target.class_ == 0:
+        path = [(0, 0)]
+    who = as_principal if as_principal is not None else principal_in(f, db_id)
+    principals = access.principal_set(sec, conn, db_id, who)
+    for name in P.expand(names, target):
+        if not access.may_grant(sec, conn, db_id, principals, name, path,
+                                deny=action == "DENY"):
+            raise tsql_error(4613)
 
 
 # --------------------------------------------------------------------------------------------
@@ -141,19 +174,34 @@ def compile_create_login(c: Compiler, node: ast.CreateLogin) -> StmtFn:
     opts = _options(node, node.options, _LOGIN_OPTIONS)
     if node.kind == "PASSWORD" and "password" not in opts:
         raise c.bind_error(102, node, node.options[0][0].upper() if node.options else "WITH")
-    return _ddl(lambda f, sec, conn: sec.create_login(conn, node.name, node.kind,
-                                                      node.certificate, opts))
+    def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
+        if not holds_server(f, "ALTER ANY LOGIN"):
+            raise tsql_error(15247)
+        sec.create_login(conn, node.name, node.kind, node.certificate, opts)
+    return _ddl(run)
 
 
 @handler(ast.AlterLogin)
 def compile_alter_login(c: Compiler, node: ast.AlterLogin) -> StmtFn:
     opts = _options(node, node.options, _ALTER_LOGIN_OPTIONS)
-    return _ddl(lambda f, sec, conn: sec.alter_login(conn, node.name, node.enable, opts))
+
+    def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
+        # A login may change its own password; anything else needs ALTER ANY LOGIN.
+        own = node.name.lower() == current(f.session, f).login.lower() and \
+            node.enable is None and set(opts) <= {"password"}
+        if not own and not holds_server(f, "ALTER ANY LOGIN"):
+            raise tsql_error(15151, "login", node.name, cls=BindError)
+        sec.alter_login(conn, node.name, node.enable, opts)
+    return _ddl(run)
 
 
 @handler(ast.DropLogin)
 def compile_drop_login(c: Compiler, node: ast.DropLogin) -> StmtFn:
-    return _ddl(lambda f, sec, conn: sec.drop_login(conn, node.name))
+    def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
+        if not holds_server(f, "ALTER ANY LOGIN"):
+            raise tsql_error(15151, "login", node.name, cls=BindError)
+        sec.drop_login(conn, node.name)
+    return _ddl(run)
 
 
 # --------------------------------------------------------------------------------------------
@@ -161,8 +209,6 @@ def compile_drop_login(c: Compiler, node: ast.DropLogin) -> StmtFn:
 # --------------------------------------------------------------------------------------------
 @handler(ast.CreateRole)
 def compile_create_role(c: Compiler, node: ast.CreateRole) -> StmtFn:
-    from tsqlbroker.engine import roles
-
     def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
         roles.create_role(sec, conn, f.session.db_id, node.name,
                           _owner_id(f, sec, conn, node.owner))
@@ -171,12 +217,13 @@ def compile_create_role(c: Compiler, node: ast.CreateRole) -> StmtFn:
 
 @handler(ast.AlterRole)
 def compile_alter_role(c: Compiler, node: ast.AlterRole) -> StmtFn:
-    from tsqlbroker.engine import roles
-
     opts = _options(node, node.options, {"name"})
 
     def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
         db_id = f.session.db_id
+        if node.server:
+            _alter_server_role(f, sec, conn, node)
+            return
         if node.add_member is not None or node.drop_member is not None:
             roles.change_member(sec, conn, db_id, node.name,
                                 node.add_member or node.drop_member or "",
@@ -186,10 +233,21 @@ def compile_alter_role(c: Compiler, node: ast.AlterRole) -> StmtFn:
     return _ddl(run)
 
 
+def _alter_server_role(f: Frame, sec: Security, conn: StoreConnection, node: ast.AlterRole
+                       ) -> None:
+    """ALTER SERVER ROLE fixed_role ADD / DROP MEMBER login: by sysadmin, or by a member of
+    that role (not of sysadmin); Msg 15151 otherwise."""
+    role = roles.server_role_id(node.name)
+    if node.add_member is None and node.drop_member is None:
+        raise tsql_error(15151, "server role", node.name, cls=BindError)
+    if not unchecked(f, None) and (role == roles.SYSADMIN or role not in server_principals(f)):
+        raise tsql_error(15151, "server role", node.name, cls=BindError)
+    roles.change_server_member(sec, conn, node.name, node.add_member or node.drop_member or "",
+                               node.add_member is not None)
+
+
 @handler(ast.DropRole)
 def compile_drop_role(c: Compiler, node: ast.DropRole) -> StmtFn:
-    from tsqlbroker.engine import roles
-
     return _ddl(lambda f, sec, conn: roles.drop_role(sec, conn, f.session.db_id, node.name,
                                                      node.if_exists))
 
@@ -197,8 +255,6 @@ def compile_drop_role(c: Compiler, node: ast.DropRole) -> StmtFn:
 def compile_sp_rolemember(c: Compiler, node: ast.ExecProc) -> StmtFn:
     """``sp_addrolemember`` / ``sp_droprolemember`` @rolename, @membername (the older form of
     ALTER ROLE … ADD / DROP MEMBER, with its own messages 15014 and 15410)."""
-    from tsqlbroker.engine import roles
-
     add = node.proc.name.lower() == "sp_addrolemember"
     given: dict[str, ast.Expr | None] = {}
     for i, arg in enumerate(node.args):
