@@ -65,6 +65,15 @@ def _database_name(f: Frame, db_id: int) -> str:
     return row.name if row is not None else str(db_id)
 
 
+def holds_here(f: Frame, permission: str, securable: tuple[int, int] | None = None) -> bool:
+    """Whether frame ``f``'s context holds ``permission`` on the current database, or on the
+    database-level ``securable`` (class, major_id) of it."""
+    if privileged(f):
+        return True
+    path = [(0, 0)] if securable is None else [securable, (0, 0)]
+    return _holds(f, f.session.db_id, permission, path)
+
+
 def require_database(f: Frame, permission: str) -> None:
     """A statement permission in the current database (Msg 262)."""
     if privileged(f):

@@ -18,7 +18,7 @@ from tsqlbroker.errors import BindError, tsql_error
 from tsqlbroker.grammar import ast
 
 from . import types as T
-from .authorize import holds_server, server_principals
+from .authorize import holds_here, holds_server, server_principals
 from .compiler import Compiler, StmtFn, handler, wrap_statement
 from .impersonation import context, current, principal_in, privileged, unchecked
 from .sysfuncs import str_arg
@@ -153,20 +153,28 @@ def _check_grantor(f: Frame, sec: Security, conn: StoreConnection, target: Any,
 @handler(ast.CreateUser)
 def compile_create_user(c: Compiler, node: ast.CreateUser) -> StmtFn:
     opts = _options(node, node.options, _USER_OPTIONS)
-    return _ddl(lambda f, sec, conn: sec.create_user(conn, f.session.db_id, node.name,
-                                                     node.kind, node.mapped_to, opts))
+    def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
+        if not holds_here(f, "ALTER ANY USER"):
+            raise tsql_error(15247)
+        sec.create_user(conn, f.session.db_id, node.name, node.kind, node.mapped_to, opts)
+    return _ddl(run)
 
 
 @handler(ast.AlterUser)
 def compile_alter_user(c: Compiler, node: ast.AlterUser) -> StmtFn:
     opts = _options(node, node.options, _ALTER_USER_OPTIONS)
-    return _ddl(lambda f, sec, conn: sec.alter_user(conn, f.session.db_id, node.name, opts))
+    def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
+        _require_on_user(f, sec, conn, node.name, "ALTER")
+        sec.alter_user(conn, f.session.db_id, node.name, opts)
+    return _ddl(run)
 
 
 @handler(ast.DropUser)
 def compile_drop_user(c: Compiler, node: ast.DropUser) -> StmtFn:
-    return _ddl(lambda f, sec, conn: sec.drop_user(conn, f.session.db_id, node.name,
-                                                   node.if_exists))
+    def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
+        _require_on_user(f, sec, conn, node.name, "CONTROL")
+        sec.drop_user(conn, f.session.db_id, node.name, node.if_exists)
+    return _ddl(run)
 
 
 @handler(ast.CreateLogin)
@@ -174,6 +182,7 @@ def compile_create_login(c: Compiler, node: ast.CreateLogin) -> StmtFn:
     opts = _options(node, node.options, _LOGIN_OPTIONS)
     if node.kind == "PASSWORD" and "password" not in opts:
         raise c.bind_error(102, node, node.options[0][0].upper() if node.options else "WITH")
+
     def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
         if not holds_server(f, "ALTER ANY LOGIN"):
             raise tsql_error(15247)
@@ -210,6 +219,8 @@ def compile_drop_login(c: Compiler, node: ast.DropLogin) -> StmtFn:
 @handler(ast.CreateRole)
 def compile_create_role(c: Compiler, node: ast.CreateRole) -> StmtFn:
     def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
+        if not holds_here(f, "CREATE ROLE"):
+            raise tsql_error(15247)
         roles.create_role(sec, conn, f.session.db_id, node.name,
                           _owner_id(f, sec, conn, node.owner))
     return _ddl(run)
@@ -224,6 +235,7 @@ def compile_alter_role(c: Compiler, node: ast.AlterRole) -> StmtFn:
         if node.server:
             _alter_server_role(f, sec, conn, node)
             return
+        _require_on_role(f, sec, conn, node.name, "ALTER")
         if node.add_member is not None or node.drop_member is not None:
             roles.change_member(sec, conn, db_id, node.name,
                                 node.add_member or node.drop_member or "",
@@ -246,10 +258,47 @@ def _alter_server_role(f: Frame, sec: Security, conn: StoreConnection, node: ast
                                node.add_member is not None)
 
 
+def _require_on_role(f: Frame, sec: Security, conn: StoreConnection, name: str,
+                     permission: str) -> None:
+    """ALTER (membership, name) or CONTROL (DROP) on a database role: by its owner, with the
+    permission on it or ALTER ANY ROLE (db_securityadmin); a fixed role only by db_owner.
+    Msg 15151 otherwise (an unknown role is left to the statement's own error)."""
+    if privileged(f):
+        return
+    role = sec.find_user(conn, f.session.db_id, name)
+    if role is None or role.type != "R":
+        return
+    if role.is_fixed_role or role.principal_id == 0:
+        allowed = holds_here(f, "CONTROL")
+    else:
+        allowed = role.owning_principal_id == principal_in(f, f.session.db_id) or \
+            holds_here(f, "ALTER ANY ROLE") or holds_here(f, permission, (4, role.principal_id))
+    if not allowed:
+        raise tsql_error(15151, "role", name, cls=BindError)
+
+
+def _require_on_user(f: Frame, sec: Security, conn: StoreConnection, name: str,
+                     permission: str) -> None:
+    """ALTER / DROP USER: ALTER ANY USER (db_accessadmin) or the permission on the user
+    (a user may alter itself); Msg 15151 otherwise."""
+    if privileged(f):
+        return
+    user = sec.find_user(conn, f.session.db_id, name)
+    if user is None or user.type == "R":
+        return
+    me = principal_in(f, f.session.db_id)
+    if (permission == "ALTER" and user.principal_id == me) or holds_here(f, "ALTER ANY USER") \
+            or holds_here(f, permission, (4, user.principal_id)):
+        return
+    raise tsql_error(15151, "user", name, cls=BindError)
+
+
 @handler(ast.DropRole)
 def compile_drop_role(c: Compiler, node: ast.DropRole) -> StmtFn:
-    return _ddl(lambda f, sec, conn: roles.drop_role(sec, conn, f.session.db_id, node.name,
-                                                     node.if_exists))
+    def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
+        _require_on_role(f, sec, conn, node.name, "CONTROL")
+        roles.drop_role(sec, conn, f.session.db_id, node.name, node.if_exists)
+    return _ddl(run)
 
 
 def compile_sp_rolemember(c: Compiler, node: ast.ExecProc) -> StmtFn:
@@ -276,6 +325,7 @@ def compile_sp_rolemember(c: Compiler, node: ast.ExecProc) -> StmtFn:
             raise tsql_error(15014, role)
         if sec.find_user(conn, db_id, member) is None:
             raise tsql_error(15410, member)
+        _require_on_role(f, sec, conn, role, "ALTER")
         roles.change_member(sec, conn, db_id, role, member, add)
         if ret is not None:
             ret(f, 0)
