@@ -67,10 +67,42 @@ def _options(node: ast.Node, options: tuple[tuple[str, Any], ...], allowed: set[
     return out
 
 
-def _ddl(fn: Callable[[Frame, Security, StoreConnection], None]) -> StmtFn:
+DdlFn = Callable[["Frame", "Security", "StoreConnection"], None]
+
+
+def _ddl(fn: DdlFn, guard: DdlFn | None = None) -> StmtFn:
+    """A security statement ``fn`` in the statement's transaction, after its permission
+    check ``guard`` (skipped for sysadmin and dbo)."""
     def run(f: Frame) -> None:
-        fn(f, _sec(f), _write_conn(f))
+        sec, conn = _sec(f), _write_conn(f)
+        if guard is not None and not privileged(f):
+            guard(f, sec, conn)
+        fn(f, sec, conn)
     return run
+
+
+def _control_database(f: Frame, sec: Security, conn: StoreConnection) -> None:
+    """The database master key is managed with CONTROL on the database (Msg 15247)."""
+    if not holds_here(f, "CONTROL"):
+        raise tsql_error(15247)
+
+
+def _create_certificate(f: Frame, sec: Security, conn: StoreConnection) -> None:
+    if not holds_here(f, "CREATE CERTIFICATE"):
+        raise tsql_error(262, "CREATE CERTIFICATE", sec.catalog.database(
+            conn, f.session.db_id).name)
+
+
+def _on_certificate(name: str, permission: str) -> DdlFn:
+    """``permission`` on certificate ``name`` (its owner holds it; Msg 15151 otherwise; an
+    unknown certificate is left to the statement's own error)."""
+    def guard(f: Frame, sec: Security, conn: StoreConnection) -> None:
+        cert = sec.find_certificate(conn, f.session.db_id, name)
+        if cert is None or cert["principal_id"] == principal_in(f, f.session.db_id):
+            return
+        if not holds_here(f, permission, (25, int(cert["certificate_id"]))):
+            raise tsql_error(15151, "certificate", name, cls=BindError)
+    return guard
 
 
 def _current_user_id(f: Frame) -> int:
@@ -357,7 +389,7 @@ def compile_create_certificate(c: Compiler, node: ast.CreateCertificate) -> Stmt
             password=node.password or pk.encryption_password, file=node.file,
             key_file=pk.file, key_password=pk.decryption_password,
             active=node.active_for_begin_dialog, master_key_open=_master_key_open(f))
-    return _ddl(run)
+    return _ddl(run, _create_certificate)
 
 
 @handler(ast.AlterCertificate)
@@ -367,12 +399,13 @@ def compile_alter_certificate(c: Compiler, node: ast.AlterCertificate) -> StmtFn
         conn, f.session.db_id, node.name, remove_private_key=node.remove_private_key,
         active=node.active_for_begin_dialog, key_file=pk.file,
         key_password=pk.decryption_password, new_password=pk.encryption_password,
-        master_key_open=_master_key_open(f)))
+        master_key_open=_master_key_open(f)), _on_certificate(node.name, "ALTER"))
 
 
 @handler(ast.DropCertificate)
 def compile_drop_certificate(c: Compiler, node: ast.DropCertificate) -> StmtFn:
-    return _ddl(lambda f, sec, conn: sec.drop_certificate(conn, f.session.db_id, node.name))
+    return _ddl(lambda f, sec, conn: sec.drop_certificate(conn, f.session.db_id, node.name),
+                _on_certificate(node.name, "CONTROL"))
 
 
 @handler(ast.BackupCertificate)
@@ -380,20 +413,20 @@ def compile_backup_certificate(c: Compiler, node: ast.BackupCertificate) -> Stmt
     pk = node.private_key or ast.PrivateKeyOptions()
     return _ddl(lambda f, sec, conn: sec.backup_certificate(
         conn, f.session.db_id, node.name, node.file, pk.file, pk.encryption_password,
-        pk.decryption_password, _master_key_open(f)))
+        pk.decryption_password, _master_key_open(f)), _on_certificate(node.name, "CONTROL"))
 
 
 @handler(ast.CreateMasterKey)
 def compile_create_master_key(c: Compiler, node: ast.CreateMasterKey) -> StmtFn:
     return _ddl(lambda f, sec, conn: sec.create_master_key(conn, f.session.db_id,
-                                                           node.password))
+                                                           node.password), _control_database)
 
 
 @handler(ast.AlterMasterKey)
 def compile_alter_master_key(c: Compiler, node: ast.AlterMasterKey) -> StmtFn:
     return _ddl(lambda f, sec, conn: sec.alter_master_key(
         conn, f.session.db_id, node.action, node.password, node.service_master_key,
-        _master_key_open(f)))
+        _master_key_open(f)), _control_database)
 
 
 @handler(ast.DropMasterKey)
@@ -401,13 +434,15 @@ def compile_drop_master_key(c: Compiler, node: ast.DropMasterKey) -> StmtFn:
     def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
         sec.drop_master_key(conn, f.session.db_id)
         (f.session.extensions.get(_OPEN_KEYS) or {}).pop(f.session.db_id, None)
-    return _ddl(run)
+    return _ddl(run, _control_database)
 
 
 @handler(ast.OpenMasterKey)
 def compile_open_master_key(c: Compiler, node: ast.OpenMasterKey) -> StmtFn:
     def run(f: Frame) -> None:
         s = f.session
+        if not privileged(f):
+            _control_database(f, _sec(f), s.conn)
         secret = _sec(f).open_master_key(s.conn, s.db_id, node.password)
         # An opened key stays open for the session, even if a transaction rolls back.
         s.extensions.setdefault(_OPEN_KEYS, {})[s.db_id] = secret
