@@ -37,7 +37,8 @@ CREATE PROCEDURE p AS SELECT 1 AS one
 MATRIX: dict[str, tuple[str, str, int, str]] = {
     "SELECT": ("SELECT a FROM t", "ON t", 229, "db_datareader"),
     "INSERT": ("INSERT t VALUES (2)", "ON t", 229, "db_datawriter"),
-    "UPDATE": ("UPDATE t SET a = a", "ON t", 229, "db_datawriter"),
+    # SET a = 2, not a = a: reading a column of the target needs SELECT too.
+    "UPDATE": ("UPDATE t SET a = 2", "ON t", 229, "db_datawriter"),
     "DELETE": ("DELETE FROM t", "ON t", 229, "db_datawriter"),
     "EXECUTE": ("EXEC p", "ON p", 229, "db_owner"),
     "CREATE TABLE": ("CREATE TABLE x (a int)", "", 262, "db_ddladmin"),

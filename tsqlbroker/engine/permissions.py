@@ -47,6 +47,8 @@ CODES: dict[str, str] = {
     "ALTER ANY DATABASE": "ALDB", "VIEW ANY DATABASE": "VWDB", "SHUTDOWN": "SHDN",
     "CREATE ANY DATABASE": "CRDB", "ALTER ANY CONNECTION": "ALCO",
 }
+# The permissions SQL Server grants per column (GRANT SELECT (col, …) ON t).
+COLUMN_LEVEL = frozenset({"SELECT", "UPDATE", "REFERENCES"})
 NAMES = {code: name for name, code in reversed(list(CODES.items()))}
 NAMES["CL"] = "CONTROL"
 
@@ -264,6 +266,10 @@ def change(sec: Security, conn: StoreConnection, action: str, target: Target,
                 if action != "GRANT" and state == "W" and not cascade:
                     raise tsql_error(4611)
                 if action == "REVOKE":
+                    if minor == 0 and not grant_option_for:
+                        # A REVOKE on the whole object takes its column permissions too.
+                        conn.execute(delete(p).where(*key[:3], p.c.minor_id != 0,
+                                                     *key[4:]))
                     if grant_option_for:
                         if state == "W":
                             conn.execute(update(p).where(*key).values(state="G"))
@@ -288,14 +294,21 @@ def grant_connect(conn: StoreConnection, sec: Security, db_id: int, principal_id
     change(sec, conn, "GRANT", target, ["CONNECT"], [principal_id], 1)
 
 
+def table_columns(sec: Security, conn: StoreConnection, object_id: int
+                  ) -> list[tuple[int, str]]:
+    """(column_id, name) of the columns of table ``object_id``, by column_id."""
+    c = sec.catalog.t.columns
+    return [(int(i), str(n)) for i, n in conn.execute(
+        select(c.c.column_id, c.c.name).where(c.c.object_id == object_id)
+        .order_by(c.c.column_id))]
+
+
 def column_ids(sec: Security, conn: StoreConnection, target: Target,
                columns: tuple[str, ...]) -> list[int]:
     """The column ids (minor_id) of ``columns`` of the target table (Msg 207 if unknown)."""
     if not columns:
         return [0]
-    c = sec.catalog.t.columns
-    ids = {r.name.lower(): int(r.column_id) for r in conn.execute(
-        select(c.c.name, c.c.column_id).where(c.c.object_id == target.major_id))}
+    ids = {name.lower(): i for i, name in table_columns(sec, conn, target.major_id)}
     out = []
     for col in columns:
         if col.lower() not in ids:

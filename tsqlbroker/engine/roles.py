@@ -12,10 +12,15 @@ from datetime import datetime
 from sqlalchemy import delete, insert, select, update
 
 from ..errors import BindError, tsql_error
-from .security import FIRST_USER_PRINCIPAL_ID, Principal, Security
+from .security import BUILTIN_LOGINS, FIRST_USER_PRINCIPAL_ID, Principal, Security
 from .store import StoreConnection
 
 DB_OWNER = 16384
+SERVER = 0          # role memberships of the fixed server roles are kept under database 0
+SYSADMIN = 3
+# The fixed server roles (sys.server_principals ids), public (2) excepted.
+SERVER_ROLES = {p.name.lower(): p.principal_id for p in BUILTIN_LOGINS
+                if p.type == "R" and p.principal_id > 2}
 
 
 def _role(sec: Security, conn: StoreConnection, db_id: int, name: str) -> Principal:
@@ -114,3 +119,43 @@ def drop_role(sec: Security, conn: StoreConnection, db_id: int, name: str,
                        (sec.t.role_members, sec.t.role_members.c.member_principal_id)):
         conn.execute(delete(table).where(table.c.database_id == db_id,
                                          col == role.principal_id))
+
+
+def server_roles(sec: Security, conn: StoreConnection, login_id: int) -> frozenset[int]:
+    """The server roles login ``login_id`` is a member of: public (2) always, sysadmin for
+    sa, and those ALTER SERVER ROLE … ADD MEMBER gave it."""
+    sec.ensure(conn)
+    rm = sec.t.role_members
+    found = {int(r) for r in conn.execute(select(rm.c.role_principal_id).where(
+        rm.c.database_id == SERVER, rm.c.member_principal_id == login_id)).scalars()}
+    return frozenset({2, *found, *((SYSADMIN,) if login_id == 1 else ())})
+
+
+def server_role_id(name: str) -> int:
+    """The fixed server role ``name`` (Msg 15151 when there is none)."""
+    role = SERVER_ROLES.get(name.lower())
+    if role is None:
+        raise tsql_error(15151, "server role", name, cls=BindError)
+    return role
+
+
+def change_server_member(sec: Security, conn: StoreConnection, role_name: str,
+                         login_name: str, add: bool) -> None:
+    """ALTER SERVER ROLE … ADD / DROP MEMBER: a fixed server role and a login (Msg 15151);
+    sa stays in sysadmin (Msg 15405)."""
+    role = server_role_id(role_name)
+    login = sec.find_login(conn, login_name)
+    if login is None or login.type == "R":
+        raise tsql_error(15151, "login", login_name, cls=BindError)
+    if login.principal_id == 1 and role == SYSADMIN:
+        raise tsql_error(15405, login.name)
+    rm = sec.t.role_members
+    key = (rm.c.database_id == SERVER, rm.c.role_principal_id == role,
+           rm.c.member_principal_id == login.principal_id)
+    conn.write()
+    present = conn.execute(select(rm.c.database_id).where(*key)).first() is not None
+    if add and not present:
+        conn.execute(insert(rm).values(database_id=SERVER, role_principal_id=role,
+                                       member_principal_id=login.principal_id))
+    elif not add and present:
+        conn.execute(delete(rm).where(*key))

@@ -3,7 +3,7 @@
 Every method takes the caller's :class:`StoreConnection` (writers call ``conn.write()``), so
 CREATE USER inside ``BEGIN TRAN`` rolls back with it. Names compare case-insensitively.
 Permissions live in :mod:`permissions`; the catalog views in :mod:`security_views`.
-Nothing here enforces permissions: every session works as dbo (docs/decisions.md).
+Permissions are enforced by ``interpreter/authorize.py`` with :mod:`access`.
 """
 
 from __future__ import annotations
@@ -355,4 +355,7 @@ class Security(KeysMixin):
         conn.write()
         conn.execute(delete(perm).where(perm.c.database_id == 0,
                                         perm.c.grantee_principal_id == login.principal_id))
+        rm = self.t.role_members  # its server role memberships (kept under database 0)
+        conn.execute(delete(rm).where(rm.c.database_id == 0,
+                                      rm.c.member_principal_id == login.principal_id))
         conn.execute(delete(lg).where(lg.c.principal_id == login.principal_id))

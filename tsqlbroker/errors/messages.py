@@ -545,4 +545,9 @@ MESSAGES: dict[int, tuple[int, str]] = {
     15009: (16, ("The object '%.*ls' does not exist in database '%.*ls' or is invalid for this "
                  "operation.")),
     15197: (16, "There is no text for object '%.*ls'."),
+    # issue 19 (sec2)
+    1020: (16, ("Sub-entity lists (such as column or security expressions) cannot be specified "
+                "for entity-level permissions.")),
+    4613: (16, "Grantor does not have GRANT permission."),
+    15247: (16, "User does not have permission to perform this action."),
 }

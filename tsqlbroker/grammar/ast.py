@@ -1586,12 +1586,13 @@ class CreateRole(Stmt):
 
 @dataclass(frozen=True)
 class AlterRole(Stmt):
-    """``ALTER ROLE``: ADD MEMBER, DROP MEMBER or WITH NAME = …"""
+    """``ALTER [SERVER] ROLE``: ADD MEMBER, DROP MEMBER or WITH NAME = …"""
 
     name: str
     add_member: str | None = None
     drop_member: str | None = None
     options: tuple[tuple[str, Any], ...] = ()
+    server: bool = False      # ALTER SERVER ROLE: a fixed server role, logins as members
 
 
 @dataclass(frozen=True)

@@ -158,6 +158,9 @@ class SecurityBuilder:
     def alter_role(self, name: str, change: dict[str, Any]) -> ast.AlterRole:
         return ast.AlterRole(name, **change)
 
+    def alter_server_role(self, name: str, change: dict[str, Any]) -> ast.AlterRole:
+        return ast.AlterRole(name, **change, server=True)
+
     def drop_role(self, if_exists: Any, name: str) -> ast.DropRole:
         return ast.DropRole(name, bool(if_exists))
 

@@ -18,20 +18,26 @@ you do not have permission").
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from tsqlbroker.engine import access
+from tsqlbroker.engine import access, roles
+from tsqlbroker.engine.broker.fastsql import fetch_endpoint
+from tsqlbroker.engine.broker.model import uid
+from tsqlbroker.engine.permissions import COLUMN_LEVEL, table_columns
 from tsqlbroker.engine.security import Security
-from tsqlbroker.errors import tsql_error
+from tsqlbroker.errors import TSqlError, tsql_error
 from tsqlbroker.lazy import LazyModule
 
-from .impersonation import current, privileged
+from .impersonation import current, may_connect, principal_in, privileged, unchecked
 
 if TYPE_CHECKING:
     from .frames import Frame
 
 # Statement needs parse with sqlglot: loaded by the first statement a non-sysadmin runs.
 needs = LazyModule("tsqlbroker.engine.needs", globals(), "needs")
+
+_Key = tuple[str | None, str | None, str]  # a table as a statement names it
 
 # The refusals (a statement refused before it ran: no "The statement has been terminated.").
 PERMISSION_ERRORS = frozenset({229, 230, 262, 300, 1088, 3701})
@@ -49,7 +55,7 @@ def _chained(f: Frame, db_id: int) -> bool:
 def _holds(f: Frame, db_id: int, permission: str, path: list[tuple[int, int]]) -> bool:
     s = f.session
     sec = _sec(f)
-    user_id = current(s, f).user_id
+    user_id = principal_in(f, db_id)
     principals = access.principal_set(sec, s.conn, db_id, user_id)
     return access.holds(sec, s.conn, db_id, principals, permission, path)
 
@@ -57,6 +63,15 @@ def _holds(f: Frame, db_id: int, permission: str, path: list[tuple[int, int]]) -
 def _database_name(f: Frame, db_id: int) -> str:
     row = f.session.instance.catalog.database(f.session.conn, db_id)
     return row.name if row is not None else str(db_id)
+
+
+def holds_here(f: Frame, permission: str, securable: tuple[int, int] | None = None) -> bool:
+    """Whether frame ``f``'s context holds ``permission`` on the current database, or on the
+    database-level ``securable`` (class, major_id) of it."""
+    if privileged(f):
+        return True
+    path = [(0, 0)] if securable is None else [securable, (0, 0)]
+    return _holds(f, f.session.db_id, permission, path)
 
 
 def require_database(f: Frame, permission: str) -> None:
@@ -69,19 +84,50 @@ def require_database(f: Frame, permission: str) -> None:
 
 
 def require_object(f: Frame, permission: str, db_id: int, obj: Any, *, error: int = 229,
-                   kind: str = "table", chain: bool = True) -> None:
-    """``permission`` on the schema-scoped object ``obj`` (a catalog object row)."""
-    if privileged(f) or (chain and _chained(f, db_id)):
+                   kind: str = "table", chain: bool = True,
+                   columns: Callable[[], set[str]] | None = None) -> None:
+    """``permission`` on the schema-scoped object ``obj`` (a catalog object row); for
+    SELECT / UPDATE / REFERENCES, ``columns()`` names the columns used (lower case, ``*`` for
+    all), read only when column permissions exist (Msg 230 for a column refused)."""
+    if unchecked(f, db_id) or (chain and _chained(f, db_id)):
         return
     path = [(1, int(obj.object_id)), (3, int(obj.schema_id)), (0, 0)]
-    if _holds(f, db_id, permission, path):
-        return
+    if columns is None or permission not in COLUMN_LEVEL:
+        if _holds(f, db_id, permission, path):
+            return
+        refused = 0
+    else:
+        refused = _refused_column(f, db_id, permission, path, obj, columns)
+        if refused is None:
+            return
     if error == 229:
+        if refused:
+            raise tsql_error(230, permission, refused, obj.name, _database_name(f, db_id),
+                             obj.schema_name)
         raise tsql_error(229, permission, obj.name, _database_name(f, db_id),
                          obj.schema_name)
     if error == 3701:
         raise tsql_error(3701, kind, obj.name)
     raise tsql_error(1088, obj.name)
+
+
+def _refused_column(f: Frame, db_id: int, permission: str, path: list[tuple[int, int]],
+                    obj: Any, columns: Callable[[], set[str]]) -> str | int | None:
+    """None when ``permission`` is held on the columns used, 0 when the object is refused,
+    else the name of the first column refused."""
+    s = f.session
+    sec = _sec(f)
+    table = table_columns(sec, s.conn, int(obj.object_id))
+
+    def used() -> list[int]:
+        names = columns()
+        return [i for i, name in table if "*" in names or name.lower() in names]
+
+    principals = access.principal_set(sec, s.conn, db_id, principal_in(f, db_id))
+    refused = access.refused_column(sec, s.conn, db_id, principals, permission, path, used)
+    if not refused:
+        return refused
+    return dict(table).get(refused, str(refused))
 
 
 def require_securable(f: Frame, permission: str, class_: int, major_id: int, name: str
@@ -96,29 +142,149 @@ def require_securable(f: Frame, permission: str, class_: int, major_id: int, nam
 
 def require_statement(f: Frame, sql: str) -> None:
     """What the engine statement ``sql`` needs (:func:`needs.statement_needs`)."""
-    if privileged(f):
+    if unchecked(f, None):
         return
     s = f.session
     catalog = s.instance.catalog
+    found: dict[_Key, tuple[int, Any] | None] = {}
+
+    def lookup(key: _Key) -> tuple[int, Any] | None:
+        if key not in found:
+            db_id: int | None = s.db_id
+            if key[0]:
+                db_id = catalog.database_id(s.conn, key[0])
+            obj = None if db_id is None else catalog.find_object(s.conn, db_id, key[1], key[2])
+            found[key] = None if obj is None else (db_id, obj)
+        return found[key]
+
+    def columns_of(key: _Key) -> frozenset[str]:
+        hit = lookup(key)
+        if hit is None:
+            return frozenset()
+        return frozenset(n.lower() for _i, n in table_columns(_sec(f), s.conn,
+                                                              int(hit[1].object_id)))
+
     for need in needs.statement_needs(sql):
         if need.name is None:
-            require_database(f, need.permission)
+            if not unchecked(f, s.db_id):
+                require_database(f, need.permission)
             continue
-        db_id = s.db_id
-        if need.catalog:
-            found = catalog.database_id(s.conn, need.catalog)
-            if found is None:
-                continue  # the engine reports the unknown name
-            db_id = found
-        obj = catalog.find_object(s.conn, db_id, need.schema, need.name)
-        if obj is not None:
-            require_object(f, need.permission, db_id, obj, error=need.error, kind=need.kind)
+        hit = lookup(need.key)
+        if hit is None:
+            continue  # the engine reports the unknown name
+        used = None if need.columns is None else _binder(need, columns_of)
+        require_object(f, need.permission, hit[0], hit[1], error=need.error, kind=need.kind,
+                       columns=used)
+
+
+def _binder(need: Any, columns_of: Callable[[_Key], frozenset[str]]
+            ) -> Callable[[], set[str]]:
+    """``need``'s columns, bound when first asked."""
+    return lambda: needs.columns_used(need, columns_of)
 
 
 def require_execute(f: Frame, db_id: int, object_id: int) -> None:
     """EXECUTE on the procedure ``object_id`` (chained from a module of its database)."""
-    if privileged(f) or _chained(f, db_id):
+    if unchecked(f, db_id) or _chained(f, db_id):
         return
     obj = f.session.instance.catalog.object_by_id(f.session.conn, db_id, object_id)
     if obj is not None:
         require_object(f, "EXECUTE", db_id, obj)
+
+
+def require_connect(f: Frame, database: str) -> None:
+    """USE ``database``: the security context must map to a principal there holding CONNECT
+    (a login with no user where guest may not connect, an impersonation from a database that
+    is not TRUSTWORTHY, a user denied CONNECT: Msg 916)."""
+    s = f.session
+    db_id = s.instance.catalog.database_id(s.conn, database)
+    if db_id is None or unchecked(f, db_id):
+        return  # USE reports an unknown database itself
+    user_id = principal_in(f, db_id)
+    if not may_connect(f, db_id, user_id):
+        login = current(s, f).login
+        raise tsql_error(916, login, _database_name(f, db_id))
+
+
+def require_send(f: Frame, handles: list[Any]) -> None:
+    """SEND ON CONVERSATION: RECEIVE on the queue of the service each conversation sends
+    from (SQL Server's SEND permission; Msg 229 naming the queue). Chained inside a module,
+    as RECEIVE is; an unknown handle is left to the broker's own error."""
+    s = f.session
+    if unchecked(f, s.db_id):
+        return
+    catalog = s.instance.catalog
+    for handle in handles:
+        try:
+            endpoint = fetch_endpoint(s.conn, uid(handle))
+        except (ValueError, TypeError):
+            continue
+        if endpoint is None or endpoint.database_id != s.db_id:
+            continue
+        queue = catalog.object_by_id(s.conn, s.db_id, endpoint.queue_id)
+        if queue is not None:
+            require_object(f, "RECEIVE", s.db_id, queue)
+
+
+DdlFn = Callable[["Frame", Any, Any], None]
+
+
+def permitted(permission: str, fn: DdlFn, message_types: list[str] | None = None) -> DdlFn:
+    """A broker DDL statement ``fn(frame, broker, txn)`` run after its statement permission
+    (CREATE MESSAGE TYPE, CREATE CONTRACT, CREATE ROUTE …: Msg 262) and, for a contract, the
+    REFERENCES on each message type it names (Msg 300)."""
+    def run(f: Frame, broker: Any, txn: Any) -> None:
+        if not privileged(f):
+            require_database(f, permission)
+            if message_types:
+                meta = broker.meta.get(f.session.conn, f.session.db_id)
+                for name in message_types:
+                    found = meta.types_by_name.get(name) if meta is not None else None
+                    if found is not None:
+                        require_securable(f, "REFERENCES", 15, found.message_type_id,
+                                          found.name)
+        fn(f, broker, txn)
+    return run
+
+
+def server_principals(f: Frame) -> frozenset[int]:
+    """The login of frame ``f``'s security context and its server roles (public only for a
+    database-scoped impersonation, which carries no server permissions)."""
+    s = f.session
+    ctx = current(s, f)
+    if ctx.db_id is not None:
+        return frozenset({2})
+    sec = _sec(f)
+    lg = sec.find_login(s.conn, ctx.login)
+    if lg is None:
+        return frozenset({2})
+    return roles.server_roles(sec, s.conn, lg.principal_id) | {lg.principal_id}
+
+
+def holds_server(f: Frame, permission: str) -> bool:
+    """Whether frame ``f``'s context holds the server permission ``permission``."""
+    if unchecked(f, None):
+        return True
+    return access.server_holds(_sec(f), f.session.conn, server_principals(f), permission)
+
+
+def require_create_database(f: Frame) -> None:
+    """CREATE DATABASE: CREATE ANY DATABASE (dbcreator), else Msg 262 in master."""
+    if not holds_server(f, "CREATE ANY DATABASE"):
+        raise tsql_error(262, "CREATE DATABASE", "master")
+
+
+def require_drop_database(f: Frame, database: str) -> None:
+    """DROP DATABASE: ALTER ANY DATABASE (dbcreator) or CONTROL on it (its db_owner), else
+    Msg 3701."""
+    s = f.session
+    db_id = s.instance.catalog.database_id(s.conn, database)
+    if db_id is None or holds_server(f, "ALTER ANY DATABASE"):
+        return  # DROP reports an unknown database itself
+    try:
+        user_id = principal_in(f, db_id)
+    except TSqlError:
+        user_id = None
+    if user_id == 1 or (user_id is not None and _holds(f, db_id, "CONTROL", [(0, 0)])):
+        return
+    raise tsql_error(3701, "database", database)

@@ -25,7 +25,13 @@ from tsqlbroker.errors import BindError, tsql_error
 from tsqlbroker.grammar import ast
 
 from . import types as T
-from .authorize import require_database, require_object, require_securable
+from .authorize import (
+    permitted,
+    require_database,
+    require_object,
+    require_securable,
+    require_send,
+)
 from .broker_runtime import runtime_for
 from .compiler import CExpr, Compiler, StmtFn, handler, walk
 from .convert import converter
@@ -180,9 +186,9 @@ def _validation(node: ast.CreateMessageType | ast.AlterMessageType) -> str | Non
 def compile_create_message_type(c: Compiler, node: ast.CreateMessageType) -> StmtFn:
     coll = _object_text(node.schema_collection) if node.schema_collection else None
     validation = _validation(node) or "NONE"
-    return _ddl(lambda f, b, txn: b.create_message_type(
+    return _ddl(permitted("CREATE MESSAGE TYPE", lambda f, b, txn: b.create_message_type(
         txn, f.session.db_id, node.name, validation, coll, node.schema_namespace,
-        node.owner))
+        node.owner)))
 
 
 @handler(ast.AlterMessageType)
@@ -239,8 +245,8 @@ def compile_drop_xml_schema_collection(c: Compiler,
 @handler(ast.CreateContract)
 def compile_create_contract(c: Compiler, node: ast.CreateContract) -> StmtFn:
     usages = [(u.message_type, u.sent_by) for u in node.usages]
-    return _ddl(lambda f, b, txn: b.create_contract(txn, f.session.db_id, node.name, usages,
-                                                    node.owner))
+    return _ddl(permitted("CREATE CONTRACT", lambda f, b, txn: b.create_contract(
+        txn, f.session.db_id, node.name, usages, node.owner), [u[0] for u in usages]))
 
 
 @handler(ast.DropContract)
@@ -395,7 +401,8 @@ def _options(c: Compiler, options: tuple[tuple[str, ast.Expr | None], ...]
 @handler(ast.CreateRoute)
 def compile_create_route(c: Compiler, node: ast.CreateRoute) -> StmtFn:
     opts = _options(c, node.options)
-    return _ddl(lambda f, b, txn: b.create_route(txn, f.session.db_id, node.name, opts(f)))
+    return _ddl(permitted("CREATE ROUTE", lambda f, b, txn: b.create_route(
+        txn, f.session.db_id, node.name, opts(f))))
 
 
 @handler(ast.AlterRoute)
@@ -621,6 +628,7 @@ def compile_send(c: Compiler, node: ast.Send) -> StmtFn:
         values = [h(f) for h in handles if h is not None]
         if any(v is None for v in values):
             raise tsql_error(8418)
+        require_send(f, values)
         _broker(f).send(s.txn_for_statement(), s.db_id, values, message_type(f),
                         body(f) if body is not None else None, body is not None)
     return run

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tsqlbroker.engine import access
+from tsqlbroker.engine import access, roles
 from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import tsql_error
 from tsqlbroker.grammar import ast
@@ -46,6 +46,11 @@ class Context:
     # The procedure / dynamic SQL frame that switched (None in a batch): the switch ends
     # when that module returns.
     frame: Frame | None = None
+    # The database of a database-scoped impersonation (EXECUTE AS USER, a module's EXECUTE
+    # AS, activation); None for the server-scoped ones (EXECUTE AS LOGIN).
+    db_id: int | None = None
+    # For a server-scoped context: the database its user was mapped in.
+    mapped_db: int | None = None
 
 
 def _sec(f: Frame) -> Security:
@@ -61,10 +66,28 @@ def context(s: Session, f: Frame | None = None) -> Context | None:
     return stack[-1] if stack else None
 
 
+def login_is_sysadmin(s: Session, name: str) -> bool:
+    """Whether login ``name`` holds CONTROL SERVER: sa, a member of sysadmin (ALTER SERVER
+    ROLE sysadmin ADD MEMBER), or granted it."""
+    sec = Security.get(s.instance.store)
+    lg = sec.find_login(s.conn, name)
+    if lg is None or lg.type == "R":
+        return False
+    if lg.principal_id == 1:
+        return True
+    principals = roles.server_roles(sec, s.conn, lg.principal_id) | {lg.principal_id}
+    return access.server_holds(sec, s.conn, principals, "CONTROL SERVER")
+
+
+def session_sysadmin(s: Session) -> bool:
+    """Whether session ``s`` connected as a sysadmin (sa, the CLI's default, costs nothing)."""
+    return s.sysadmin or login_is_sysadmin(s, s.login_name)
+
+
 def base_context(s: Session) -> Context:
     """The session's own identity in its current database: sysadmin works as dbo; another
     login as the user mapped to its SID there, else guest."""
-    if s.sysadmin:
+    if session_sysadmin(s):
         return Context("dbo", 1, s.login_name, sysadmin=True)
     sec = Security.get(s.instance.store)
     user = next((u for u in sec.users(s.conn, s.db_id)
@@ -75,8 +98,96 @@ def base_context(s: Session) -> Context:
 
 
 def current(s: Session, f: Frame | None = None) -> Context:
-    """The security context in effect for frame ``f``: an EXECUTE AS or the session's own."""
-    return context(s, f) or base_context(s)
+    """The security context in effect for frame ``f``: an EXECUTE AS or the session's own.
+    A server-scoped one (EXECUTE AS LOGIN) is the login's user of the current database."""
+    ctx = context(s, f)
+    if ctx is None:
+        return base_context(s)
+    if ctx.db_id is None and not ctx.sysadmin and ctx.mapped_db != s.db_id:
+        sec = Security.get(s.instance.store)
+        lg = sec.find_login(s.conn, ctx.login)
+        user = next((u for u in sec.users(s.conn, s.db_id) if lg is not None and lg.sid
+                     and u.sid == lg.sid and u.type != "R"), None)
+        ctx.user, ctx.user_id = (user.name, user.principal_id) if user else ("guest", 2)
+        ctx.mapped_db = s.db_id
+    return ctx
+
+
+def principal_in(f: Frame, db_id: int) -> int:
+    """The database principal frame ``f``'s security context acts as in database ``db_id``.
+
+    A login (the session's own, or EXECUTE AS LOGIN) is the user with its SID there, else
+    guest when guest may connect. A database-scoped impersonation (EXECUTE AS USER, a
+    module's or an activated procedure's EXECUTE AS) is trusted outside its database only
+    when that database is TRUSTWORTHY (its owner, sa, may authenticate everywhere); then the
+    impersonated user's login is mapped the same way. Anything else: Msg 916."""
+    s = f.session
+    ctx = context(s, f)
+    if ctx is None:
+        return 1 if session_sysadmin(s) else _mapped(f, db_id, s.login_sid, s.login_name)
+    if ctx.sysadmin:
+        return 1
+    if ctx.db_id == db_id:
+        return ctx.user_id
+    if ctx.db_id is None:
+        lg = _sec(f).find_login(s.conn, ctx.login)
+        return _mapped(f, db_id, lg.sid if lg else None, ctx.login)
+    home = s.instance.catalog.database(s.conn, ctx.db_id)
+    if home is None or not home.is_trustworthy_on:
+        raise tsql_error(916, ctx.login, _database_name(f, db_id))
+    user = _sec(f).user_by_id(s.conn, ctx.db_id, ctx.user_id)
+    if user is not None and ctx.user_id == 1:
+        return 1  # dbo of a TRUSTWORTHY database owned by sa: sa's user everywhere
+    return _mapped(f, db_id, user.sid if user else None, ctx.login)
+
+
+def _database_name(f: Frame, db_id: int) -> str:
+    row = f.session.instance.catalog.database(f.session.conn, db_id)
+    return row.name if row is not None else str(db_id)
+
+
+def _mapped(f: Frame, db_id: int, sid: bytes | None, login: str) -> int:
+    """The user of ``db_id`` with ``sid``; guest when guest may connect; else Msg 916."""
+    s = f.session
+    sec = _sec(f)
+    if sid:
+        user = next((u for u in sec.users(s.conn, db_id) if u.sid == sid and u.type != "R"),
+                    None)
+        if user is not None:
+            return user.principal_id
+    if may_connect(f, db_id, 2):
+        return 2
+    raise tsql_error(916, login, _database_name(f, db_id))
+
+
+def may_connect(f: Frame, db_id: int, user_id: int) -> bool:
+    """Whether database principal ``user_id`` holds CONNECT on ``db_id`` (guest does in
+    master, tempdb and msdb, as in SQL Server; dbo always)."""
+    if user_id == 1:
+        return True
+    s = f.session
+    sec = _sec(f)
+    principals = access.principal_set(sec, s.conn, db_id, user_id)
+    if access.holds(sec, s.conn, db_id, principals, "CONNECT", [(0, 0)]):
+        return True
+    name = _database_name(f, db_id).lower()
+    return user_id == 2 and name in ("master", "tempdb", "msdb") and not access.denied(
+        sec, s.conn, db_id, principals, "CONNECT", [(0, 0)])
+
+
+def unchecked(f: Frame, db_id: int | None) -> bool:
+    """Whether no permission is checked for frame ``f`` in database ``db_id`` (None: in
+    every database): sysadmin anywhere; dbo in its own database, and elsewhere only where
+    its context maps to dbo (:func:`principal_in`, which may refuse with Msg 916)."""
+    s = f.session
+    if not s.extensions.get(_CONTEXT):
+        return session_sysadmin(s)
+    ctx = current(s, f)
+    if ctx.sysadmin:
+        return True
+    if ctx.user_id != 1 or db_id is None:
+        return False
+    return ctx.db_id == db_id or principal_in(f, db_id) == 1
 
 
 def privileged(f: Frame) -> bool:
@@ -84,7 +195,7 @@ def privileged(f: Frame) -> bool:
     checked then). The common case, sa with no EXECUTE AS, costs two look-ups."""
     s = f.session
     if not s.extensions.get(_CONTEXT):
-        return s.sysadmin
+        return session_sysadmin(s)
     ctx = current(s, f)
     return ctx.sysadmin or ctx.user_id == 1
 
@@ -97,7 +208,7 @@ def enter_module(f: Frame, execute_as: str | None) -> None:
         return
     s = f.session
     if execute_as.upper() in ("OWNER", "SELF"):
-        ctx = Context("dbo", 1, "sa" if s.sysadmin else s.login_name)
+        ctx = Context("dbo", 1, "sa" if s.sysadmin else s.login_name, db_id=s.db_id)
     else:
         ctx = _user_context(s, execute_as)
     ctx.frame = f
@@ -113,7 +224,7 @@ def _user_context(s: Session, name: str) -> Context:
         raise tsql_error(15517, name)
     login = next((lg.name for lg in sec.logins(s.conn) if lg.sid == user.sid
                   and user.sid), None)
-    return Context(user.name, user.principal_id, login or user.name)
+    return Context(user.name, user.principal_id, login or user.name, db_id=s.db_id)
 
 
 def run_as_user(s: Session, name: str) -> None:
@@ -161,11 +272,14 @@ def compile_execute_as(c: Compiler, node: ast.ExecuteAs) -> StmtFn:
                 raise tsql_error(15406, node.name)
             mapped = None if lg.principal_id == 1 else next(
                 (u for u in sec.users(s.conn, s.db_id) if u.sid == lg.sid and lg.sid), None)
-            ctx = Context("dbo", 1, lg.name, sysadmin=True) if lg.principal_id == 1 else \
-                Context(mapped.name if mapped else "guest",
-                        mapped.principal_id if mapped else 2, lg.name)
+            if login_is_sysadmin(s, lg.name):
+                ctx = Context("dbo", 1, lg.name, sysadmin=True)
+            else:
+                ctx = Context(mapped.name if mapped else "guest",
+                              mapped.principal_id if mapped else 2, lg.name, mapped_db=s.db_id)
         else:  # CALLER: the context the module was called in (the current one at batch level)
-            ctx = Context(now.user, now.user_id, now.login, sysadmin=now.sysadmin)
+            ctx = Context(now.user, now.user_id, now.login, sysadmin=now.sysadmin,
+                          db_id=now.db_id)
         ctx.no_revert = node.no_revert
         ctx.frame = f if f.level > 0 else None
         if store_cookie is not None:
@@ -302,3 +416,27 @@ def _fn_cert_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
         row = _sec(f).find_certificate(f.session.conn, f.session.db_id, name)
         return None if row is None else int(row["certificate_id"])
     return CExpr(T.INT, cert_id)
+
+
+@special("is_srvrolemember")
+def _fn_is_srvrolemember(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    """IS_SRVROLEMEMBER('role' [, 'login']): 1 / 0, NULL for an unknown role or login."""
+    args = _arity(c, node, 1, 2)
+    rolef = _str_arg(args[0])
+    loginf = _str_arg(args[1]) if len(args) > 1 else None
+
+    def is_member(f: Frame) -> Any:
+        s = f.session
+        role_name = rolef(f)
+        name = loginf(f) if loginf is not None else current(s, f).login
+        role = roles.SERVER_ROLES.get((role_name or "").lower())
+        if role_name is not None and role_name.lower() == "public":
+            role = 2
+        sec = _sec(f)
+        lg = sec.find_login(s.conn, name) if name is not None else None
+        if role is None or lg is None:
+            return None
+        if role == roles.SYSADMIN:
+            return int(login_is_sysadmin(s, lg.name))
+        return int(role in roles.server_roles(sec, s.conn, lg.principal_id))
+    return CExpr(T.INT, is_member)

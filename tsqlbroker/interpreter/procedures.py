@@ -719,6 +719,8 @@ def call_scalar_function(f: Frame, name: ast.ObjectName, args: list[Any],
     compiled = resolved if resolved is not None else resolve_module(s, name, {"FN"})
     if compiled is None:
         raise tsql_error(4121, name.schema or "dbo", _display(name), cls=BindError)
+    if resolved is None and compiled.object_id is not None and compiled.db_id is not None:
+        require_execute(f, compiled.db_id, compiled.object_id)  # queries checked theirs
     if len(args) > len(compiled.params):
         raise tsql_error(8144, compiled.name)
     values: dict[int, Any] = {}

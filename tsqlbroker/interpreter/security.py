@@ -12,12 +12,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from tsqlbroker.engine import access, roles
+from tsqlbroker.engine import permissions as P
 from tsqlbroker.errors import BindError, tsql_error
 from tsqlbroker.grammar import ast
 
 from . import types as T
+from .authorize import holds_here, holds_server, server_principals
 from .compiler import Compiler, StmtFn, handler, wrap_statement
-from .impersonation import context
+from .impersonation import context, current, principal_in, privileged, unchecked
 from .sysfuncs import str_arg
 
 if TYPE_CHECKING:
@@ -64,10 +67,42 @@ def _options(node: ast.Node, options: tuple[tuple[str, Any], ...], allowed: set[
     return out
 
 
-def _ddl(fn: Callable[[Frame, Security, StoreConnection], None]) -> StmtFn:
+DdlFn = Callable[["Frame", "Security", "StoreConnection"], None]
+
+
+def _ddl(fn: DdlFn, guard: DdlFn | None = None) -> StmtFn:
+    """A security statement ``fn`` in the statement's transaction, after its permission
+    check ``guard`` (skipped for sysadmin and dbo)."""
     def run(f: Frame) -> None:
-        fn(f, _sec(f), _write_conn(f))
+        sec, conn = _sec(f), _write_conn(f)
+        if guard is not None and not privileged(f):
+            guard(f, sec, conn)
+        fn(f, sec, conn)
     return run
+
+
+def _control_database(f: Frame, sec: Security, conn: StoreConnection) -> None:
+    """The database master key is managed with CONTROL on the database (Msg 15247)."""
+    if not holds_here(f, "CONTROL"):
+        raise tsql_error(15247)
+
+
+def _create_certificate(f: Frame, sec: Security, conn: StoreConnection) -> None:
+    if not holds_here(f, "CREATE CERTIFICATE"):
+        raise tsql_error(262, "CREATE CERTIFICATE", sec.catalog.database(
+            conn, f.session.db_id).name)
+
+
+def _on_certificate(name: str, permission: str) -> DdlFn:
+    """``permission`` on certificate ``name`` (its owner holds it; Msg 15151 otherwise; an
+    unknown certificate is left to the statement's own error)."""
+    def guard(f: Frame, sec: Security, conn: StoreConnection) -> None:
+        cert = sec.find_certificate(conn, f.session.db_id, name)
+        if cert is None or cert["principal_id"] == principal_in(f, f.session.db_id):
+            return
+        if not holds_here(f, permission, (25, int(cert["certificate_id"]))):
+            raise tsql_error(15151, "certificate", name, cls=BindError)
+    return guard
 
 
 def _current_user_id(f: Frame) -> int:
@@ -86,8 +121,6 @@ def _master_key_open(f: Frame) -> str | None:
 # --------------------------------------------------------------------------------------------
 @handler(ast.PermissionStatement)
 def compile_permission(c: Compiler, node: ast.PermissionStatement) -> StmtFn:
-    from tsqlbroker.engine import permissions as P
-
     def run(f: Frame) -> None:
         sec, conn = _sec(f), _write_conn(f)
         db_id = f.session.db_id
@@ -103,7 +136,12 @@ def compile_permission(c: Compiler, node: ast.PermissionStatement) -> StmtFn:
         grantor = _current_user_id(f) if target.database_id else 1
         if node.as_principal is not None:
             grantor = P.grantee_id(sec, conn, target, node.as_principal)
+        if not privileged(f):
+            _check_grantor(f, sec, conn, target, names, node.action,
+                           grantor if node.as_principal is not None else None)
         for perm in node.permissions:
+            if perm.columns and perm.name not in P.COLUMN_LEVEL:
+                raise tsql_error(1020)
             columns = P.column_ids(sec, conn, target, perm.columns) if perm.columns else [0]
             P.change(sec, conn, node.action, target, P.expand([perm.name], target), grantees,
                      grantor, with_grant_option=node.with_grant_option,
@@ -112,26 +150,63 @@ def compile_permission(c: Compiler, node: ast.PermissionStatement) -> StmtFn:
     return run
 
 
+def _check_grantor(f: Frame, sec: Security, conn: StoreConnection, target: Any,
+                   names: list[str], action: str, as_principal: int | None) -> None:
+    """Who may GRANT / REVOKE / DENY (Msg 4613): the grantor (the AS principal, else the
+    current user) needs CONTROL on the securable or a container, or, for GRANT and REVOKE,
+    the permission WITH GRANT OPTION; server-level permissions only sysadmin grants."""
+    db_id = target.database_id
+    if db_id == 0:
+        # Server permissions: sysadmin and securityadmin grant them (or WITH GRANT OPTION).
+        logins = server_principals(f)
+        if 4 in logins or all(access.may_grant(sec, conn, 0, logins, name,
+                                               [(target.class_, target.major_id), (100, 0)],
+                                               deny=action == "DENY")
+                              for name in P.expand(names, target)):
+            return
+        raise tsql_error(4613)
+    path = [(target.class_, target.major_id), (0, 0)]
+    if target.class_ == 1:
+        obj = sec.catalog.object_by_id(conn, db_id, target.major_id)
+        path.insert(1, (3, int(obj.schema_id)) if obj is not None else (0, 0))
+    elif target.class_ == 0:
+        path = [(0, 0)]
+    who = as_principal if as_principal is not None else principal_in(f, db_id)
+    principals = access.principal_set(sec, conn, db_id, who)
+    for name in P.expand(names, target):
+        if not access.may_grant(sec, conn, db_id, principals, name, path,
+                                deny=action == "DENY"):
+            raise tsql_error(4613)
+
+
 # --------------------------------------------------------------------------------------------
 # users and logins
 # --------------------------------------------------------------------------------------------
 @handler(ast.CreateUser)
 def compile_create_user(c: Compiler, node: ast.CreateUser) -> StmtFn:
     opts = _options(node, node.options, _USER_OPTIONS)
-    return _ddl(lambda f, sec, conn: sec.create_user(conn, f.session.db_id, node.name,
-                                                     node.kind, node.mapped_to, opts))
+    def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
+        if not holds_here(f, "ALTER ANY USER"):
+            raise tsql_error(15247)
+        sec.create_user(conn, f.session.db_id, node.name, node.kind, node.mapped_to, opts)
+    return _ddl(run)
 
 
 @handler(ast.AlterUser)
 def compile_alter_user(c: Compiler, node: ast.AlterUser) -> StmtFn:
     opts = _options(node, node.options, _ALTER_USER_OPTIONS)
-    return _ddl(lambda f, sec, conn: sec.alter_user(conn, f.session.db_id, node.name, opts))
+    def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
+        _require_on_user(f, sec, conn, node.name, "ALTER")
+        sec.alter_user(conn, f.session.db_id, node.name, opts)
+    return _ddl(run)
 
 
 @handler(ast.DropUser)
 def compile_drop_user(c: Compiler, node: ast.DropUser) -> StmtFn:
-    return _ddl(lambda f, sec, conn: sec.drop_user(conn, f.session.db_id, node.name,
-                                                   node.if_exists))
+    def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
+        _require_on_user(f, sec, conn, node.name, "CONTROL")
+        sec.drop_user(conn, f.session.db_id, node.name, node.if_exists)
+    return _ddl(run)
 
 
 @handler(ast.CreateLogin)
@@ -139,19 +214,35 @@ def compile_create_login(c: Compiler, node: ast.CreateLogin) -> StmtFn:
     opts = _options(node, node.options, _LOGIN_OPTIONS)
     if node.kind == "PASSWORD" and "password" not in opts:
         raise c.bind_error(102, node, node.options[0][0].upper() if node.options else "WITH")
-    return _ddl(lambda f, sec, conn: sec.create_login(conn, node.name, node.kind,
-                                                      node.certificate, opts))
+
+    def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
+        if not holds_server(f, "ALTER ANY LOGIN"):
+            raise tsql_error(15247)
+        sec.create_login(conn, node.name, node.kind, node.certificate, opts)
+    return _ddl(run)
 
 
 @handler(ast.AlterLogin)
 def compile_alter_login(c: Compiler, node: ast.AlterLogin) -> StmtFn:
     opts = _options(node, node.options, _ALTER_LOGIN_OPTIONS)
-    return _ddl(lambda f, sec, conn: sec.alter_login(conn, node.name, node.enable, opts))
+
+    def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
+        # A login may change its own password; anything else needs ALTER ANY LOGIN.
+        own = node.name.lower() == current(f.session, f).login.lower() and \
+            node.enable is None and set(opts) <= {"password"}
+        if not own and not holds_server(f, "ALTER ANY LOGIN"):
+            raise tsql_error(15151, "login", node.name, cls=BindError)
+        sec.alter_login(conn, node.name, node.enable, opts)
+    return _ddl(run)
 
 
 @handler(ast.DropLogin)
 def compile_drop_login(c: Compiler, node: ast.DropLogin) -> StmtFn:
-    return _ddl(lambda f, sec, conn: sec.drop_login(conn, node.name))
+    def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
+        if not holds_server(f, "ALTER ANY LOGIN"):
+            raise tsql_error(15151, "login", node.name, cls=BindError)
+        sec.drop_login(conn, node.name)
+    return _ddl(run)
 
 
 # --------------------------------------------------------------------------------------------
@@ -159,9 +250,9 @@ def compile_drop_login(c: Compiler, node: ast.DropLogin) -> StmtFn:
 # --------------------------------------------------------------------------------------------
 @handler(ast.CreateRole)
 def compile_create_role(c: Compiler, node: ast.CreateRole) -> StmtFn:
-    from tsqlbroker.engine import roles
-
     def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
+        if not holds_here(f, "CREATE ROLE"):
+            raise tsql_error(15247)
         roles.create_role(sec, conn, f.session.db_id, node.name,
                           _owner_id(f, sec, conn, node.owner))
     return _ddl(run)
@@ -169,12 +260,14 @@ def compile_create_role(c: Compiler, node: ast.CreateRole) -> StmtFn:
 
 @handler(ast.AlterRole)
 def compile_alter_role(c: Compiler, node: ast.AlterRole) -> StmtFn:
-    from tsqlbroker.engine import roles
-
     opts = _options(node, node.options, {"name"})
 
     def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
         db_id = f.session.db_id
+        if node.server:
+            _alter_server_role(f, sec, conn, node)
+            return
+        _require_on_role(f, sec, conn, node.name, "ALTER")
         if node.add_member is not None or node.drop_member is not None:
             roles.change_member(sec, conn, db_id, node.name,
                                 node.add_member or node.drop_member or "",
@@ -184,19 +277,65 @@ def compile_alter_role(c: Compiler, node: ast.AlterRole) -> StmtFn:
     return _ddl(run)
 
 
+def _alter_server_role(f: Frame, sec: Security, conn: StoreConnection, node: ast.AlterRole
+                       ) -> None:
+    """ALTER SERVER ROLE fixed_role ADD / DROP MEMBER login: by sysadmin, or by a member of
+    that role (not of sysadmin); Msg 15151 otherwise."""
+    role = roles.server_role_id(node.name)
+    if node.add_member is None and node.drop_member is None:
+        raise tsql_error(15151, "server role", node.name, cls=BindError)
+    if not unchecked(f, None) and (role == roles.SYSADMIN or role not in server_principals(f)):
+        raise tsql_error(15151, "server role", node.name, cls=BindError)
+    roles.change_server_member(sec, conn, node.name, node.add_member or node.drop_member or "",
+                               node.add_member is not None)
+
+
+def _require_on_role(f: Frame, sec: Security, conn: StoreConnection, name: str,
+                     permission: str) -> None:
+    """ALTER (membership, name) or CONTROL (DROP) on a database role: by its owner, with the
+    permission on it or ALTER ANY ROLE (db_securityadmin); a fixed role only by db_owner.
+    Msg 15151 otherwise (an unknown role is left to the statement's own error)."""
+    if privileged(f):
+        return
+    role = sec.find_user(conn, f.session.db_id, name)
+    if role is None or role.type != "R":
+        return
+    if role.is_fixed_role or role.principal_id == 0:
+        allowed = holds_here(f, "CONTROL")
+    else:
+        allowed = role.owning_principal_id == principal_in(f, f.session.db_id) or \
+            holds_here(f, "ALTER ANY ROLE") or holds_here(f, permission, (4, role.principal_id))
+    if not allowed:
+        raise tsql_error(15151, "role", name, cls=BindError)
+
+
+def _require_on_user(f: Frame, sec: Security, conn: StoreConnection, name: str,
+                     permission: str) -> None:
+    """ALTER / DROP USER: ALTER ANY USER (db_accessadmin) or the permission on the user
+    (a user may alter itself); Msg 15151 otherwise."""
+    if privileged(f):
+        return
+    user = sec.find_user(conn, f.session.db_id, name)
+    if user is None or user.type == "R":
+        return
+    me = principal_in(f, f.session.db_id)
+    if (permission == "ALTER" and user.principal_id == me) or holds_here(f, "ALTER ANY USER") \
+            or holds_here(f, permission, (4, user.principal_id)):
+        return
+    raise tsql_error(15151, "user", name, cls=BindError)
+
+
 @handler(ast.DropRole)
 def compile_drop_role(c: Compiler, node: ast.DropRole) -> StmtFn:
-    from tsqlbroker.engine import roles
-
-    return _ddl(lambda f, sec, conn: roles.drop_role(sec, conn, f.session.db_id, node.name,
-                                                     node.if_exists))
+    def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
+        _require_on_role(f, sec, conn, node.name, "CONTROL")
+        roles.drop_role(sec, conn, f.session.db_id, node.name, node.if_exists)
+    return _ddl(run)
 
 
 def compile_sp_rolemember(c: Compiler, node: ast.ExecProc) -> StmtFn:
     """``sp_addrolemember`` / ``sp_droprolemember`` @rolename, @membername (the older form of
     ALTER ROLE … ADD / DROP MEMBER, with its own messages 15014 and 15410)."""
-    from tsqlbroker.engine import roles
-
     add = node.proc.name.lower() == "sp_addrolemember"
     given: dict[str, ast.Expr | None] = {}
     for i, arg in enumerate(node.args):
@@ -218,6 +357,7 @@ def compile_sp_rolemember(c: Compiler, node: ast.ExecProc) -> StmtFn:
             raise tsql_error(15014, role)
         if sec.find_user(conn, db_id, member) is None:
             raise tsql_error(15410, member)
+        _require_on_role(f, sec, conn, role, "ALTER")
         roles.change_member(sec, conn, db_id, role, member, add)
         if ret is not None:
             ret(f, 0)
@@ -249,7 +389,7 @@ def compile_create_certificate(c: Compiler, node: ast.CreateCertificate) -> Stmt
             password=node.password or pk.encryption_password, file=node.file,
             key_file=pk.file, key_password=pk.decryption_password,
             active=node.active_for_begin_dialog, master_key_open=_master_key_open(f))
-    return _ddl(run)
+    return _ddl(run, _create_certificate)
 
 
 @handler(ast.AlterCertificate)
@@ -259,12 +399,13 @@ def compile_alter_certificate(c: Compiler, node: ast.AlterCertificate) -> StmtFn
         conn, f.session.db_id, node.name, remove_private_key=node.remove_private_key,
         active=node.active_for_begin_dialog, key_file=pk.file,
         key_password=pk.decryption_password, new_password=pk.encryption_password,
-        master_key_open=_master_key_open(f)))
+        master_key_open=_master_key_open(f)), _on_certificate(node.name, "ALTER"))
 
 
 @handler(ast.DropCertificate)
 def compile_drop_certificate(c: Compiler, node: ast.DropCertificate) -> StmtFn:
-    return _ddl(lambda f, sec, conn: sec.drop_certificate(conn, f.session.db_id, node.name))
+    return _ddl(lambda f, sec, conn: sec.drop_certificate(conn, f.session.db_id, node.name),
+                _on_certificate(node.name, "CONTROL"))
 
 
 @handler(ast.BackupCertificate)
@@ -272,20 +413,20 @@ def compile_backup_certificate(c: Compiler, node: ast.BackupCertificate) -> Stmt
     pk = node.private_key or ast.PrivateKeyOptions()
     return _ddl(lambda f, sec, conn: sec.backup_certificate(
         conn, f.session.db_id, node.name, node.file, pk.file, pk.encryption_password,
-        pk.decryption_password, _master_key_open(f)))
+        pk.decryption_password, _master_key_open(f)), _on_certificate(node.name, "CONTROL"))
 
 
 @handler(ast.CreateMasterKey)
 def compile_create_master_key(c: Compiler, node: ast.CreateMasterKey) -> StmtFn:
     return _ddl(lambda f, sec, conn: sec.create_master_key(conn, f.session.db_id,
-                                                           node.password))
+                                                           node.password), _control_database)
 
 
 @handler(ast.AlterMasterKey)
 def compile_alter_master_key(c: Compiler, node: ast.AlterMasterKey) -> StmtFn:
     return _ddl(lambda f, sec, conn: sec.alter_master_key(
         conn, f.session.db_id, node.action, node.password, node.service_master_key,
-        _master_key_open(f)))
+        _master_key_open(f)), _control_database)
 
 
 @handler(ast.DropMasterKey)
@@ -293,13 +434,15 @@ def compile_drop_master_key(c: Compiler, node: ast.DropMasterKey) -> StmtFn:
     def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
         sec.drop_master_key(conn, f.session.db_id)
         (f.session.extensions.get(_OPEN_KEYS) or {}).pop(f.session.db_id, None)
-    return _ddl(run)
+    return _ddl(run, _control_database)
 
 
 @handler(ast.OpenMasterKey)
 def compile_open_master_key(c: Compiler, node: ast.OpenMasterKey) -> StmtFn:
     def run(f: Frame) -> None:
         s = f.session
+        if not privileged(f):
+            _control_database(f, _sec(f), s.conn)
         secret = _sec(f).open_master_key(s.conn, s.db_id, node.password)
         # An opened key stays open for the session, even if a transaction rolls back.
         s.extensions.setdefault(_OPEN_KEYS, {})[s.db_id] = secret

@@ -14,6 +14,7 @@ from tsqlbroker.errors import ExecutionError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
 from . import types as T
+from .authorize import require_connect, require_create_database, require_drop_database
 from .compiler import CExpr, Compiler, StmtFn, handler, self_wrapped, touches_storage, walk
 from .expressions import coerce
 from .printf import format_raiserror
@@ -343,6 +344,7 @@ def compile_use(c: Compiler, node: ast.Use) -> StmtFn:
     name = node.database
 
     def run(f: Frame) -> None:
+        require_connect(f, name)
         f.session.use(name)
         f.session.rowcount = 0
     return run
@@ -357,6 +359,7 @@ def compile_create_database(c: Compiler, node: ast.CreateDatabase) -> StmtFn:
         if s.trancount > 0:
             raise ExecutionError(226, "CREATE DATABASE statement not allowed within "
                                       "multi-statement transaction.", severity=16)
+        require_create_database(f)
         txn = s.txn_for_statement()
         txn.write()
         s.instance.catalog.create_database(s.conn, name)
@@ -380,6 +383,7 @@ def compile_drop_database(c: Compiler, node: ast.DropDatabase) -> StmtFn:
                 if if_exists:
                     continue
                 raise tsql_error(3701, "database", name)
+            require_drop_database(f, row.name)
             users = [o for o in list(s.instance.sessions.values())
                      if o.db_id == row.database_id and not o.closed]
             if users and row.database_id >= FIRST_USER_DATABASE_ID:
