@@ -626,6 +626,11 @@ MESSAGES: dict[int, tuple[int, str]] = {
     15009: (16, ("The object '%.*ls' does not exist in database '%.*ls' or is invalid for this "
                  "operation.")),
     15197: (16, "There is no text for object '%.*ls'."),
+    # issue 20 (tls)
+    28034: (16, ("Connection handshake failed. The login '%.*ls' does not have CONNECT "
+                 "permission on the endpoint. State %d.")),
+    28099: (16, ("Windows authentication is not available for Service Broker endpoints in "
+                 "this instance. Use AUTHENTICATION = CERTIFICATE certificate_name.")),
 }
 
 _PLACEHOLDER = re.compile(r"%(?:\.\*ls|ls|S_MSG|I64d|ld|d|i|s|u)")
