@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 from broker_env import REQ, TARGET_SVC, Env
-from tls_peers import PeerSecurity, secure_endpoint
 from sqlalchemy import select
+from tls_peers import PeerSecurity, secure_endpoint
 
 from tsqlbroker.engine.broker.transport import Transport
 from tsqlbroker.engine.broker.transport_link import handshake

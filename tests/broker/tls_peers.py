@@ -7,10 +7,11 @@ from __future__ import annotations
 import ssl
 from collections.abc import Iterable
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from tsqlbroker.engine import certs
+from tsqlbroker.engine.broker import Broker
 from tsqlbroker.engine.broker.endpoint_tls import (
     NO_CERTIFICATE,
     REQUIRED,
@@ -19,7 +20,6 @@ from tsqlbroker.engine.broker.endpoint_tls import (
     Peer,
     Refused,
 )
-from tsqlbroker.engine.broker import Broker
 from tsqlbroker.engine.catalog import MASTER
 from tsqlbroker.engine.security import Security
 from tsqlbroker.engine.store import Store
@@ -35,7 +35,7 @@ class PeerSecurity(EndpointSecurity):
     def __init__(self, trusted: Iterable[bytes] = (), encryption: str = REQUIRED,
                  subject: str = "far peer") -> None:
         super().__init__(None)      # type: ignore[arg-type] - no store: nothing is read
-        now = datetime.utcnow().replace(microsecond=0)
+        now = datetime.now(UTC).replace(microsecond=0, tzinfo=None)
         made = certs.generate(subject, now - timedelta(minutes=5), now + timedelta(days=1),
                               _SECRET)
         assert made.der is not None and made.private_key_pem is not None

@@ -278,6 +278,10 @@ def _make_context(local: LocalEndpoint, server: bool) -> ssl.SSLContext:
         # No session tickets: nothing arrives after the handshake that a reader did not ask
         # for (the sender waits for answers with select on the socket).
         ctx.num_tickets = 0
+    # A peer's certificate is trusted when it *is* one of master's (exact match, as its
+    # thumbprint is looked up afterwards), not when a same-named one could have issued it:
+    # self-signed certificates of two instances often share a subject.
+    ctx.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN
     ctx.load_verify_locations(cadata=b"".join(local.trusted))
     # ssl loads a key only from a file: a private (0600) temporary one, removed at once.
     fd, path = tempfile.mkstemp(prefix="tsqlb-ep-", suffix=".pem")

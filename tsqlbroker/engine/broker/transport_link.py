@@ -141,9 +141,26 @@ def handshake(sock: socket.socket, stats: ConnStats | None, arbitration_id: str 
             raise
         return _exchange_hellos(tls, stats, arbitration_id, initiating, deadline,
                                 (local.encryption, peer))
-    except BaseException:
+    except BaseException as exc:
+        if not initiating and isinstance(exc, Refused):
+            _linger(tls)
         tls.close()
         raise
+
+
+LINGER_S = 0.5       # a refusing listener lets the peer read why before it closes
+
+
+def _linger(tls: ssl.SSLSocket) -> None:
+    """Stop writing and read what the refused peer still sends, briefly, so that closing
+    does not reset the connection under the alert or refusal it has yet to read."""
+    with contextlib.suppress(OSError, ValueError):
+        tls.shutdown(socket.SHUT_WR)
+        until = time.monotonic() + LINGER_S
+        while (left := until - time.monotonic()) > 0:
+            tls.settimeout(left)
+            if not tls.recv(4096):
+                return
 
 
 _UNKNOWN_CERT = (18, 19, 20, 21)    # self-signed / untrusted issuer: not in master
@@ -198,7 +215,7 @@ def _exchange_hellos(sock: socket.socket, stats: ConnStats | None,
     mine = hello(arbitration_id, **share.hello_fields(), **extra)
     try:
         if initiating:
-            send_frame(sock, mine, stats)
+            _send_first(sock, mine, stats)
         greeting = recv_frame(sock, stats, deadline=deadline)
         if secured is not None and greeting is not None and greeting.get("op") == "refused":
             raise Refused(str(greeting.get("reason") or "Connection handshake failed."))
@@ -223,6 +240,24 @@ def _exchange_hellos(sock: socket.socket, stats: ConnStats | None,
         stats.secured(secured[1].principal_name, secured[1].certificate_id,
                       cipher[0] if cipher else None)
     return Link(sock, send_key, recv_key, stats), greeting
+
+
+def _send_first(sock: socket.socket, frame: dict[str, Any], stats: ConnStats | None) -> None:
+    """The connecting side's hello. In TLS 1.3 the listener checks this side's certificate
+    after our handshake ended: when it refused it, its alert (which says why) may be
+    waiting while the write fails on the closed connection, so it is read then."""
+    try:
+        send_frame(sock, frame, stats)
+    except (ssl.SSLError, OSError) as exc:
+        if isinstance(sock, ssl.SSLSocket):
+            try:
+                sock.recv(1)
+            except ssl.SSLError as alert:
+                if "ALERT" in str(getattr(alert, "reason", "") or ""):
+                    raise alert from exc
+            except OSError:
+                pass
+        raise
 
 
 def refuse(sock: socket.socket, reason: str, stats: ConnStats | None = None) -> None:
