@@ -28,7 +28,7 @@ from tests.broker.test_tcp_transport import (
     setup_side,
     wait_for,
 )
-from tests.broker.tls_peers import PeerSecurity, endpoint_der
+from tests.broker.tls_peers import PeerSecurity, endpoint_der, log_text, refusals
 from tests.conftest import FreshPostgres
 from tests.tsql_client import Client
 from tsqlbroker.engine.broker.endpoint_tls import (
@@ -59,11 +59,10 @@ class Side:
         self.transport: Transport = runtime_for(self.inst).transport
 
     def refused(self) -> dict[str, int]:
-        with self.transport.registry.lock:
-            return dict(self.transport.registry.refused)
+        return refusals(self.transport)
 
     def log_text(self) -> str:
-        return "\n".join(e.text for e in self.transport.log.entries())
+        return log_text(self.transport)
 
 
 @pytest.fixture

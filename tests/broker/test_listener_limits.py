@@ -27,6 +27,7 @@ from tests.broker.test_tcp_transport import (
     setup_pair,
     wait_for,
 )
+from tests.broker.tls_peers import log_text, refusals
 from tests.tsql_client import Client
 from tsqlbroker.engine.broker.endpoint_tls import EndpointSecurity
 from tsqlbroker.engine.broker.transport import Transport
@@ -57,11 +58,10 @@ class Side:
         self.security = EndpointSecurity.get(inst.store)
 
     def refused(self) -> dict[str, int]:
-        with self.transport.registry.lock:
-            return dict(self.transport.registry.refused)
+        return refusals(self.transport)
 
     def log_text(self) -> str:
-        return "\n".join(e.text for e in self.transport.log.entries())
+        return log_text(self.transport)
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@ from tsqlbroker.engine.broker.endpoint_tls import (
     Peer,
     Refused,
 )
+from tsqlbroker.engine.broker.transport import Transport
 from tsqlbroker.engine.catalog import MASTER
 from tsqlbroker.engine.security import Security
 from tsqlbroker.engine.store import Store
@@ -93,3 +94,14 @@ def secure_endpoint(store: Store, txn: Txn, far: PeerSecurity, folder: Path) -> 
         "authentication": "CERTIFICATE EndpointCert", "encryption": "REQUIRED"})
     der = sec.find_certificate(conn, MASTER, "EndpointCert")["der"]
     far.trust(bytes(der))
+
+
+def refusals(transport: Transport) -> dict[str, int]:
+    """The connections ``transport``'s listener refused, by reason."""
+    with transport.registry.lock:
+        return dict(transport.registry.refused)
+
+
+def log_text(transport: Transport) -> str:
+    """``transport``'s broker log as text."""
+    return "\n".join(e.text for e in transport.log.entries())

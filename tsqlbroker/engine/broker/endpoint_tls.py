@@ -27,6 +27,7 @@ import os
 import ssl
 import tempfile
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,7 +45,7 @@ REQUIRED, SUPPORTED, DISABLED = "REQUIRED", "SUPPORTED", "DISABLED"
 MODES = (REQUIRED, SUPPORTED, DISABLED)
 _SA, _PUBLIC_SERVER_ROLE, _DBO = 1, 2, 1
 _ENDPOINT_CLASS, _SERVER_CLASS = 105, 100
-_WINDOWS_WORDS = {"WINDOWS", "NTLM", "KERBEROS", "NEGOTIATE"}
+SETTINGS_S = 1.0      # how long the endpoint's settings read from the store are used
 
 # The texts SQL Server writes to its error log when a broker connection is refused.
 NO_CERTIFICATE = ("Connection handshake failed. The certificate used by the peer is invalid "
@@ -122,14 +123,15 @@ class Peer:
 
 
 class EndpointSecurity:
-    """One store's endpoint security: reads the endpoint and master's certificates at each
-    new connection (so CREATE CERTIFICATE, GRANT and ALTER ENDPOINT take effect on the next
-    connection) and keeps the TLS contexts made from them."""
+    """One store's endpoint security: reads the endpoint and master's certificates for new
+    connections (at most once a second) and who may connect at each one (GRANT takes effect
+    on the next connection), and keeps the TLS contexts made from them."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
         self._lock = threading.Lock()
         self._contexts: dict[tuple[Any, ...], ssl.SSLContext] = {}
+        self._settings: tuple[float, LocalEndpoint] | None = None
 
     @classmethod
     def get(cls, store: Store) -> EndpointSecurity:
@@ -140,12 +142,22 @@ class EndpointSecurity:
     # -- what this side presents --------------------------------------------------------------
     def local(self) -> LocalEndpoint:
         """This instance's endpoint settings; :class:`Refused` when it cannot authenticate
-        (no endpoint, Windows authentication, certificate missing, no usable private key)."""
+        (no endpoint, Windows authentication, certificate missing, no usable private key).
+        Read again at most every :data:`SETTINGS_S` seconds: every accepted connection asks,
+        and a stranger's connections should not each cost reads and a key decryption."""
+        now = time.monotonic()
+        with self._lock:
+            cached = self._settings
+        if cached is not None and now - cached[0] < SETTINGS_S:
+            return cached[1]
         conn = self.store.connect()
         try:
-            return self._local(conn)
+            found = self._local(conn)
         finally:
             conn.close()
+        with self._lock:
+            self._settings = (now, found)
+        return found
 
     def _local(self, conn: StoreConnection) -> LocalEndpoint:
         ep_table = broker_tables(self.store.metadata).endpoints_net
