@@ -7,9 +7,9 @@ shared secret (HKDF-SHA256, one key per direction). A frame whose tag does not v
 changed on the way — is dropped, counted (``sys.dm_broker_connections`` shows it nowhere, the
 registry's ``corrupted`` does) and not answered: its sender resends the message after its
 acknowledgement wait. Frame numbers increase per direction and are under the tag, so a frame
-replayed or moved within the connection is dropped the same way. The keys authenticate
-nothing: without endpoint certificates an active attacker on the path could answer both
-hellos; they detect damage and injection by a third party that did not see the hellos.
+replayed or moved within the connection is dropped the same way. The hellos travel inside
+the endpoints' mutual TLS session (``endpoint_tls``, :func:`handshake`), so the keys belong
+to the authenticated peer even when the frames then go in clear (no encryption negotiated).
 
 A message is sent as fragments of at most :data:`FRAGMENT` bytes; the receiving side keeps
 the fragments of a message in a spooled temporary file (memory up to :data:`SPOOL`, then
