@@ -6,8 +6,10 @@ only; bounded counts and times (small limits for the test)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
+import ssl
 import struct
 import threading
 import time
@@ -25,10 +27,13 @@ from tests.broker.test_tcp_transport import (
     setup_pair,
     wait_for,
 )
+from tests.broker.tls_peers import log_text, refusals
 from tests.tsql_client import Client
+from tsqlbroker.engine.broker.endpoint_tls import EndpointSecurity
 from tsqlbroker.engine.broker.transport import Transport
 from tsqlbroker.engine.broker.transport_link import KeyShare, Link, handshake
 from tsqlbroker.engine.broker.transport_listen import (
+    REFUSED_AUTH,
     REFUSED_FRAME,
     REFUSED_HELLO,
     REFUSED_LIMIT,
@@ -49,13 +54,14 @@ class Side:
         self.client = Client(inst, db)
         self.transport: Transport = runtime_for(inst).transport
         self.transport.listener.limits = LIMITS
+        # This instance's endpoint identity, which the other side trusts (setup_pair).
+        self.security = EndpointSecurity.get(inst.store)
 
     def refused(self) -> dict[str, int]:
-        with self.transport.registry.lock:
-            return dict(self.transport.registry.refused)
+        return refusals(self.transport)
 
     def log_text(self) -> str:
-        return "\n".join(e.text for e in self.transport.log.entries())
+        return log_text(self.transport)
 
 
 @pytest.fixture
@@ -83,42 +89,74 @@ def _connect(side: Side) -> socket.socket:
 
 def _until_closed(sock: socket.socket) -> bytes:
     """Everything the listener sends until it closes the connection (a reset, when it
-    closed with our bytes unread, is a close too)."""
+    closed with our bytes unread, or a TLS alert or end, is a close too)."""
     got = b""
     try:
         while chunk := sock.recv(65536):
             got += chunk
-    except ConnectionResetError:
+    except (ConnectionResetError, ssl.SSLError):
         pass
     return got
 
 
-def _greeted(side: Side) -> Link:
-    """A connection past the hellos (ours accepted, the listener's read)."""
-    link, greeting = handshake(_connect(side), None, None, initiating=True)
+def _tls(side: Side, via: Side) -> ssl.SSLSocket:
+    """A TLS connection to ``side``'s listener presenting ``via``'s endpoint certificate
+    (which ``side`` trusts), before any hello."""
+    local = via.security.local()
+    return via.security.context(local, server=False).wrap_socket(_connect(side))
+
+
+def _greeted(side: Side, via: Side) -> Link:
+    """A connection past the hellos (ours accepted, the listener's read), authenticated as
+    ``via``."""
+    link, greeting = handshake(_connect(side), None, None, initiating=True,
+                               security=via.security)
     assert greeting["op"] == "hello"
     return link
 
 
-def test_nothing_is_sent_before_the_peers_hello_and_the_hello_reveals_nothing(
+def test_nothing_is_sent_before_the_peer_is_authenticated_and_the_hello_reveals_nothing(
         sides: tuple[Side, Side]) -> None:
-    _, b = sides
+    a, b = sides
     guid = str(b.client.scalar("SELECT service_broker_guid FROM sys.databases "
                                "WHERE name = 'db'")).upper()
     t0 = time.monotonic()
     with _connect(b) as silent:
-        assert _until_closed(silent) == b""          # no hello until ours: closed after 0.5 s
+        assert _until_closed(silent) == b""          # no TLS hello: closed after 0.5 s
     assert 0.3 < time.monotonic() - t0 < 5
-    with _connect(b) as sock:
-        sock.sendall(encode(hello(**KeyShare().hello_fields())))
+    wait_for(lambda: b.refused().get(REFUSED_HELLO) == 1, "the silent peer counted",
+             describe=b.refused)
+    assert "refused: TLS handshake not completed in time" in b.log_text()
+    # TLS without a certificate: refused before a hello is read or sent.
+    anonymous = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    anonymous.check_hostname, anonymous.verify_mode = False, ssl.CERT_NONE
+    with anonymous.wrap_socket(_connect(b)) as tls:
+        with contextlib.suppress(ssl.SSLError):     # the listener may have refused already
+            tls.sendall(encode(hello(**KeyShare().hello_fields())))
+        assert _until_closed(tls) == b""
+    wait_for(lambda: b.refused().get(REFUSED_AUTH) == 1, "the anonymous peer counted",
+             describe=b.refused)
+    assert "The peer did not present a certificate" in b.log_text()
+    # Authenticated: the listener's hello says nothing about the instance.
+    with _tls(b, a) as sock:
+        sock.sendall(encode(hello(**KeyShare().hello_fields(), encryption="REQUIRED")))
         data = sock.recv(4096)
     (size,) = struct.unpack(">I", data[:4])
     assert set(json.loads(data[4:4 + size])) == {"op", "protocol", "version",
-                                                 "arbitration_id", "key", "nonce"}
+                                                 "arbitration_id", "key", "nonce",
+                                                 "encryption"}
     assert guid not in data.decode("utf-8", "replace").upper()
-    wait_for(lambda: b.refused().get(REFUSED_HELLO) == 1, "the silent peer counted",
+
+
+def test_a_peer_that_does_not_speak_tls_is_refused_as_a_bad_hello(
+        sides: tuple[Side, Side]) -> None:
+    _, b = sides
+    with _connect(b) as sock:
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert _until_closed(sock) == b""
+    wait_for(lambda: b.refused().get(REFUSED_HELLO) == 1, "the refusal counted",
              describe=b.refused)
-    assert "refused: no frame in time" in b.log_text()
+    assert "TLS handshake failed" in b.log_text()
 
 
 @pytest.mark.parametrize("data, reason", [
@@ -133,8 +171,8 @@ def test_nothing_is_sent_before_the_peers_hello_and_the_hello_reveals_nothing(
 ])
 def test_a_bad_or_slow_hello_is_refused_logged_and_counted(
         sides: tuple[Side, Side], data: bytes, reason: str) -> None:
-    _, b = sides
-    with _connect(b) as sock:
+    a, b = sides
+    with _tls(b, a) as sock:
         sock.sendall(data)
         assert _until_closed(sock) == b""
     wait_for(lambda: b.refused().get(REFUSED_HELLO) == 1, "the refusal counted",
@@ -142,8 +180,9 @@ def test_a_bad_or_slow_hello_is_refused_logged_and_counted(
     assert reason in b.log_text()
 
 
-def _frame_refused(b: Side, send: Callable[[Link], None], reason: str, n: int) -> None:
-    link = _greeted(b)
+def _frame_refused(b: Side, a: Side, send: Callable[[Link], None], reason: str, n: int
+                   ) -> None:
+    link = _greeted(b, a)
     with link.sock:
         send(link)
         assert _until_closed(link.sock) == b""       # no answer: closed
@@ -154,7 +193,7 @@ def _frame_refused(b: Side, send: Callable[[Link], None], reason: str, n: int) -
 
 def test_bad_frames_after_the_hello_close_the_connection_and_nothing_is_queued(
         sides: tuple[Side, Side]) -> None:
-    _, b = sides
+    a, b = sides
     msg = {"op": "msg", "id": 1, "cid": "0" * 8 + "-0000-0000-0000-" + "0" * 12, "init": 1,
            "seq": 0, "type": "//tcp/Req", "body": None, "from_service": "//A/Init",
            "from_broker": None, "to_service": "//B/Targ", "to_broker": None,
@@ -178,7 +217,7 @@ def test_bad_frames_after_the_hello_close_the_connection_and_nothing_is_queued(
          "not completed in time"),                                   # slow, never finished
     ]
     for n, (send, reason) in enumerate(cases, 1):
-        _frame_refused(b, send, reason, n)
+        _frame_refused(b, a, send, reason, n)
     assert count(b.client, "SELECT COUNT(*) FROM Q") == 0
     assert count(b.client, "SELECT COUNT(*) FROM sys.conversation_endpoints") == 0
 

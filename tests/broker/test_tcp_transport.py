@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -52,9 +53,21 @@ CREATE QUEUE Q;
 CREATE SERVICE [{svc}] ON QUEUE Q ([//tcp/C]);
 CREATE ROUTE ToFar WITH SERVICE_NAME = '{far}', ADDRESS = 'TCP://127.0.0.1:{far_port}';
 """
+# Each instance's endpoint authenticates with its own certificate in master (its private
+# key encrypted by master's database master key), as SQL Server's certificate transport
+# security is set up; TRUST makes the other instance's certificate known and lets its
+# owner's login CONNECT (docs/transport.md, *Endpoint security*).
+ENDPOINT_CERT = """USE master;
+CREATE MASTER KEY ENCRYPTION BY PASSWORD = 'M@sterKey1';
+CREATE CERTIFICATE EndpointCert WITH SUBJECT = 'endpoint {name}';"""
 ENDPOINT = """CREATE ENDPOINT BrokerEndpoint STATE = STARTED
 AS TCP (LISTENER_PORT = {port}, LISTENER_IP = (127.0.0.1))
-FOR SERVICE_BROKER (AUTHENTICATION = WINDOWS, ENCRYPTION = DISABLED);"""
+FOR SERVICE_BROKER (AUTHENTICATION = CERTIFICATE EndpointCert, ENCRYPTION = {encryption});"""
+TRUST = """USE master;
+CREATE LOGIN FarLogin WITH PASSWORD = 'F@rLogin1';
+CREATE USER FarUser FOR LOGIN FarLogin;
+CREATE CERTIFICATE FarCert AUTHORIZATION FarUser FROM FILE = '{file}';
+GRANT CONNECT ON ENDPOINT::BrokerEndpoint TO FarLogin;"""
 BEGIN = """DECLARE @h uniqueidentifier;
 BEGIN DIALOG @h FROM SERVICE [//A/Init] TO SERVICE '//B/Targ' ON CONTRACT [//tcp/C]
     WITH ENCRYPTION = OFF;
@@ -99,24 +112,47 @@ def held(c: Client) -> list[tuple[Any, ...]]:
 
 
 def setup_side(url: str, *, db: str, svc: str, far: str, port: int, far_port: int,
-               endpoint: bool = True) -> None:
+               endpoint: bool = True, encryption: str = "REQUIRED") -> None:
     """Create one side's database, service, route (and endpoint) and close the instance."""
     inst = Instance(url)
     try:
         c = Client(inst)
         c.run(SETUP.format(db=db, svc=svc, far=far, far_port=far_port))
         if endpoint:
-            c.run(ENDPOINT.format(port=port))
+            c.run(ENDPOINT_CERT.format(name=db))
+            c.run(ENDPOINT.format(port=port, encryption=encryption))
     finally:
         inst.close()
 
 
+def run_on(url: str, sql: str) -> None:
+    """Run ``sql`` on the store at ``url`` (an instance opened for it and closed)."""
+    inst = Instance(url)
+    try:
+        Client(inst).run(sql)
+    finally:
+        inst.close()
+
+
+def trust_each_other(ua: str, ub: str) -> None:
+    """Each instance's endpoint certificate, backed up to a file, becomes FarCert in the
+    other's master, owned by FarUser whose login FarLogin may CONNECT to its endpoint."""
+    with tempfile.TemporaryDirectory() as tmp:
+        files = [str(Path(tmp) / f"{n}.cer") for n in ("a", "b")]
+        for url, file in zip((ua, ub), files, strict=True):
+            run_on(url, f"USE master; BACKUP CERTIFICATE EndpointCert TO FILE = '{file}';")
+        run_on(ua, TRUST.format(file=files[1]))
+        run_on(ub, TRUST.format(file=files[0]))
+
+
 def setup_pair(ua: str, ub: str, ports: tuple[int, int]) -> None:
     """Set up side A (initiator //A/Init, database da) at ``ua`` and side B (target
-    //B/Targ, database db) at ``ub``, each with an endpoint and a route to the other."""
+    //B/Targ, database db) at ``ub``, each with an endpoint, a route to the other, and the
+    other's certificate trusted."""
     pa, pb = ports
     setup_side(ua, db="da", svc="//A/Init", far="//B/Targ", port=pa, far_port=pb)
     setup_side(ub, db="db", svc="//B/Targ", far="//A/Init", port=pb, far_port=pa)
+    trust_each_other(ua, ub)
 
 
 def child_env() -> dict[str, str]:
@@ -241,7 +277,7 @@ def test_the_endpoint_keeps_its_listener_port_and_ip(tmp_path: Path,
                                                      ports: tuple[int, int]) -> None:
     inst = Instance(f"sqlite:///{tmp_path}/e.db")
     try:
-        Client(inst).run(ENDPOINT.format(port=ports[0]))
+        Client(inst).run(ENDPOINT.format(port=ports[0], encryption="REQUIRED"))
         broker = Broker.get(inst.store)
         conn = inst.store.connect()
         try:
@@ -415,7 +451,8 @@ CONNECTION_COLUMNS = [
     "login_time", "last_activity_time", "total_bytes_sent", "total_bytes_received",
     "total_fragments_sent", "total_fragments_received", "total_sends", "total_receives",
     "peer_arbitration_id", "encryption_algorithm", "encryption_algorithm_desc",
-    "connection_id"]
+    "connection_id", "authentication_method", "principal_name", "remote_user_name",
+    "peer_certificate_id"]
 
 
 def connections(c: Client) -> list[dict[str, Any]]:
@@ -447,7 +484,15 @@ def test_dm_broker_connections_counts_the_traffic_of_both_ends(
         assert (row["login_state"], row["login_state_desc"]) == (12, "ONLINE")
         assert bool(row["is_accept"]) is accept
         assert row["connect_time"] <= row["login_time"] <= row["last_activity_time"]
-        assert (row["encryption_algorithm"], row["encryption_algorithm_desc"]) == (0, "NONE")
+        # Authenticated by certificate, encrypted (both endpoints ENCRYPTION = REQUIRED):
+        # the far instance's certificate in this master (FarCert), owned by FarLogin's user.
+        assert (row["encryption_algorithm"], row["encryption_algorithm_desc"]) == (2, "AES")
+        assert (row["authentication_method"], row["principal_name"]) == ("CERTIFICATE",
+                                                                         "FarLogin")
+        assert row["remote_user_name"] is None
+    for row, c in ((out, ca), (into, cb)):
+        assert row["peer_certificate_id"] == c.scalar(
+            "SELECT certificate_id FROM master.sys.certificates WHERE name = 'FarCert'")
         assert row["total_sends"] >= 4                   # the hello, then a frame per message
         assert row["total_receives"] >= 4
     assert out["total_bytes_sent"] == into["total_bytes_received"]

@@ -8,11 +8,13 @@ import contextlib
 import socket
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from broker_env import REQ, TARGET_SVC, Env
 from sqlalchemy import select
+from tls_peers import PeerSecurity, secure_endpoint
 
 from tsqlbroker.engine.broker.transport import Transport
 from tsqlbroker.engine.broker.transport_link import handshake
@@ -78,6 +80,7 @@ class FarBroker:
 
     def __init__(self, on_message: Callable[[dict[str, Any]], None]) -> None:
         self.on_message = on_message
+        self.security = PeerSecurity()
         self.frames: list[dict[str, Any]] = []
         self.server = socket.create_server(("127.0.0.1", 0))
         self.port = int(self.server.getsockname()[1])
@@ -88,7 +91,8 @@ class FarBroker:
         with contextlib.suppress(OSError):
             sock, _ = self.server.accept()
             with sock:
-                link, _ = handshake(sock, None, None, initiating=False)
+                link, _ = handshake(sock, None, None, initiating=False,
+                                    security=self.security)
                 while (frame := link.receive()) is not None:
                     self.frames.append(frame)
                     self.on_message(frame)
@@ -108,7 +112,7 @@ def far() -> Iterator[list[FarBroker]]:
 
 
 def test_messages_dropped_by_end_with_error_while_one_is_sent_are_not_sent(
-        env: Env, db: int, far: list[FarBroker]) -> None:
+        env: Env, db: int, far: list[FarBroker], tmp_path: Path) -> None:
     handle: list[Any] = []
 
     def end_with_error_once(frame: dict[str, Any]) -> None:
@@ -122,6 +126,7 @@ def test_messages_dropped_by_end_with_error_while_one_is_sent_are_not_sent(
 
     broker = FarBroker(end_with_error_once)
     far.append(broker)
+    env.run(lambda t: secure_endpoint(env.store, t, broker.security, tmp_path))
     h, _ = _a_remote_message_held(env, db, broker.port)
     handle.append(h)
     env.send(db, h, REQ, b"<m/>")              # held behind message 0

@@ -123,7 +123,7 @@ def test_grants_on_endpoints_and_logins_are_server_permissions(session: Any,
                                                                 sink: CollectingSink) -> None:
     events = _run(session, sink, """
         CREATE ENDPOINT BrokerEndpoint STATE = STARTED AS TCP (LISTENER_PORT = 4022)
-            FOR SERVICE_BROKER (AUTHENTICATION = WINDOWS)
+            FOR SERVICE_BROKER (AUTHENTICATION = CERTIFICATE BrokerCert)
         CREATE LOGIN remote_login WITH PASSWORD = 'R!passw0rd'
         GRANT CONNECT ON ENDPOINT::BrokerEndpoint TO remote_login
         GRANT CONNECT ON ENDPOINT::BrokerEndpoint TO nobody

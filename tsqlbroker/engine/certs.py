@@ -110,6 +110,19 @@ def _material(cert: Any, key_pem: bytes | None) -> CertMaterial:
         cert.public_key().key_size, der, key_pem)
 
 
+def pem_of(der: bytes) -> bytes:
+    """A certificate's DER as PEM (what the ``ssl`` module loads)."""
+    return x509.load_der_x509_certificate(der).public_bytes(serialization.Encoding.PEM)
+
+
+def clear_key_pem(key_pem: bytes, secret: str) -> bytes:
+    """A stored private key (PKCS#8 PEM encrypted with ``secret``) as unencrypted PKCS#8
+    PEM, for a TLS context; ValueError / TypeError when ``secret`` does not open it."""
+    key = serialization.load_pem_private_key(key_pem, secret.encode("utf-8"))
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                             serialization.NoEncryption())
+
+
 def _bad_file() -> Exception:
     return tsql_error(15208)
 

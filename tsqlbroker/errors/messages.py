@@ -550,4 +550,9 @@ MESSAGES: dict[int, tuple[int, str]] = {
                 "for entity-level permissions.")),
     4613: (16, "Grantor does not have GRANT permission."),
     15247: (16, "User does not have permission to perform this action."),
+    # issue 20 (tls)
+    28034: (16, ("Connection handshake failed. The login '%.*ls' does not have CONNECT "
+                 "permission on the endpoint. State %d.")),
+    28099: (16, ("Windows authentication is not available for Service Broker endpoints in "
+                 "this instance. Use AUTHENTICATION = CERTIFICATE certificate_name.")),
 }

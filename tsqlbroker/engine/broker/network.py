@@ -19,6 +19,7 @@ from sqlalchemy import delete, func, insert, select, update
 from ...errors import BindError, broker_error, tsql_error
 from ..txn import Txn
 from .conversations import ConversationsMixin
+from .endpoint_tls import check_authentication
 from .model import MAX_LIFETIME, lifetime_expiry, utcnow
 
 _TCP = re.compile(r"^TCP://[^:/\s]+:(\d{1,5})/?$", re.IGNORECASE)
@@ -222,6 +223,7 @@ class NetworkMixin(ConversationsMixin):
         if conn.execute(select(e.c.endpoint_id)).first() is not None:
             raise tsql_error(7862)
         o = _endpoint_options(options)
+        check_authentication(o.get("authentication"))
         port = o.get("port")
         if port is not None and not (str(port).isdigit() and 1024 <= int(port) <= 32767):
             raise tsql_error(102, str(port), cls=BindError)
@@ -246,6 +248,8 @@ class NetworkMixin(ConversationsMixin):
         if row is None:
             raise tsql_error(15151, "endpoint", name, cls=BindError)
         o = _endpoint_options(options)
+        if o.get("authentication") is not None:
+            check_authentication(o["authentication"])
         values: dict[str, Any] = {}
         for key, col in (("state", "state"), ("port", "port"), ("ip", "ip"),
                          ("authentication", "authentication"), ("encryption", "encryption"),

@@ -78,6 +78,9 @@ class ConnStats:
     fragments_received: int = 0
     sends: int = 0
     receives: int = 0
+    principal_name: str | None = None       # the login admitted by its certificate
+    peer_certificate_id: int | None = None  # the peer's certificate in master
+    cipher: str | None = None               # the TLS cipher; None: frames in clear
 
     def set_state(self, state: int, login_state: int | None = None) -> None:
         """Move to ``state`` (and ``login_state``), stamping connect / login times."""
@@ -97,6 +100,15 @@ class ConnStats:
         with self.registry.lock:
             self.peer_arbitration_id = str(peer_id).upper() if peer_id else None
         self.set_state(LOGGED_IN, ONLINE)
+
+    def secured(self, principal_name: str, peer_certificate_id: int, cipher: str | None
+                ) -> None:
+        """The peer was authenticated by its certificate (owned by ``principal_name``'s
+        login) and the connection is encrypted with ``cipher`` (None: not encrypted)."""
+        with self.registry.lock:
+            self.principal_name = principal_name
+            self.peer_certificate_id = peer_certificate_id
+            self.cipher = cipher
 
     def posting(self, send: bool, delta: int) -> None:
         """A send (``send``) or receive starts (+1) or completes (-1)."""
@@ -131,12 +143,18 @@ class ConnStats:
         self.registry.remove(self)
 
     def row(self) -> tuple[Any, ...]:
-        """The DMV row (caller holds the lock). Nothing is authenticated or encrypted on
-        tsqlbroker's wire (docs/transport.md), so those columns say so."""
+        """The DMV row (caller holds the lock): authentication CERTIFICATE once the peer was
+        admitted; encryption AES when TLS carries the frames (TLS 1.3's AES-GCM suites),
+        NONE when the endpoints negotiated no encryption."""
+        method = None if self.peer_certificate_id is None else "CERTIFICATE"
+        algorithm = (0, "NONE") if self.cipher is None else \
+            (2, "AES") if "AES" in self.cipher else (0, self.cipher)
         return (self.connection_id, self.transport_stream_id, self.state,
-                STATE_DESC[self.state], self.connect_time, self.login_time, None, None, None,
+                STATE_DESC[self.state], self.connect_time, self.login_time, method,
+                self.principal_name, None,
                 self.last_activity_time, int(self.is_accept), self.login_state,
-                LOGIN_STATE_DESC[self.login_state], None, 0, "NONE", self.receives_posted,
+                LOGIN_STATE_DESC[self.login_state], self.peer_certificate_id, *algorithm,
+                self.receives_posted,
                 0, self.sends_posted, 0, self.bytes_sent, self.bytes_received,
                 self.fragments_sent, self.fragments_received, self.sends, self.receives,
                 self.peer_arbitration_id)
@@ -145,8 +163,11 @@ class ConnStats:
 class ConnectionRegistry:
     """The connections of one store's transport (thread-safe)."""
 
-    def __init__(self) -> None:
+    def __init__(self, store: Any = None) -> None:
         self.lock = threading.Lock()
+        # Whose endpoint security the connections use (transport_link.handshake reads it
+        # from there); None only in the frame layer's own tests.
+        self.store = store
         self._conns: list[ConnStats] = []
         # Sent in this process's hello: the far side's peer_arbitration_id.
         self.arbitration_id = _uuid()
@@ -187,4 +208,4 @@ class ConnectionRegistry:
 
 def registry(store: Any) -> ConnectionRegistry:
     """The store's connection registry (one per store and process)."""
-    return store.extension("broker_connections", lambda _s: ConnectionRegistry())
+    return store.extension("broker_connections", ConnectionRegistry)

@@ -7,9 +7,9 @@ shared secret (HKDF-SHA256, one key per direction). A frame whose tag does not v
 changed on the way — is dropped, counted (``sys.dm_broker_connections`` shows it nowhere, the
 registry's ``corrupted`` does) and not answered: its sender resends the message after its
 acknowledgement wait. Frame numbers increase per direction and are under the tag, so a frame
-replayed or moved within the connection is dropped the same way. The keys authenticate
-nothing: without endpoint certificates an active attacker on the path could answer both
-hellos; they detect damage and injection by a third party that did not see the hellos.
+replayed or moved within the connection is dropped the same way. The hellos travel inside
+the endpoints' mutual TLS session (``endpoint_tls``, :func:`handshake`), so the keys belong
+to the authenticated peer even when the frames then go in clear (no encryption negotiated).
 
 A message is sent as fragments of at most :data:`FRAGMENT` bytes; the receiving side keeps
 the fragments of a message in a spooled temporary file (memory up to :data:`SPOOL`, then
@@ -22,13 +22,17 @@ discarded, and the sender's resend starts over.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import hmac
 import json
 import os
+import select
 import socket
+import ssl
 import struct
 import tempfile
+import time
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
@@ -36,6 +40,16 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
+from .endpoint_tls import (
+    NO_CERTIFICATE,
+    NO_PEER_CERTIFICATE,
+    REFUSED_BY_PEER,
+    EndpointSecurity,
+    Peer,
+    Refused,
+    encryption_mode,
+    negotiate,
+)
 from .transport_wire import (
     Deadline,
     WireError,
@@ -95,20 +109,161 @@ class KeyShare:
 
 
 def handshake(sock: socket.socket, stats: ConnStats | None, arbitration_id: str | None, *,
-              initiating: bool, deadline: Deadline | None = None
-              ) -> tuple[Link, dict[str, Any]]:
-    """Exchange hellos on a new connection — the connecting side speaks first, the listening
-    side answers only a hello it accepted — and make the :class:`Link` keyed by them; also
-    the peer's hello. Raises :class:`WireError` for anything but a compatible hello."""
+              initiating: bool, deadline: Deadline | None = None,
+              security: EndpointSecurity | None = None) -> tuple[Link, dict[str, Any]]:
+    """Secure a new connection and exchange hellos; the :class:`Link` keyed by them and the
+    peer's hello. With endpoint security (``security``, else the connection registry's),
+    mutual TLS comes first and the peer must be admitted (``endpoint_tls``); the hellos then
+    travel inside TLS, carry each side's ENCRYPTION setting, and when the negotiated result
+    is "not encrypted" both sides end TLS and the frames go in clear (still tagged). The
+    connecting side speaks first; the listening side answers only a hello it accepted.
+    Raises :class:`WireError` (:class:`Refused` for authentication and encryption) for
+    anything else; the socket is then closed."""
+    if security is None and stats is not None and stats.registry.store is not None:
+        security = EndpointSecurity.get(stats.registry.store)
+    if security is None:
+        # Only the frame layer's own tests build links without endpoint security.
+        return _exchange_hellos(sock, stats, arbitration_id, initiating, deadline, None)
+    local = security.local()
+    timeout = sock.gettimeout()
+    limit = deadline.idle_s if deadline is not None and deadline.idle_s is not None \
+        else timeout
+    tls = security.context(local, server=not initiating).wrap_socket(
+        sock, server_side=not initiating, do_handshake_on_connect=False)
+    try:
+        _tls_handshake(tls, limit)
+        tls.settimeout(timeout)
+        try:
+            peer = security.admit(local, tls.getpeercert(binary_form=True))
+        except Refused as exc:
+            if not initiating:
+                refuse(tls, str(exc), stats)
+            raise
+        return _exchange_hellos(tls, stats, arbitration_id, initiating, deadline,
+                                (local.encryption, peer))
+    except BaseException as exc:
+        if not initiating and isinstance(exc, Refused):
+            _linger(tls)
+        tls.close()
+        raise
+
+
+LINGER_S = 0.5       # a refusing listener lets the peer read why before it closes
+
+
+def _linger(tls: ssl.SSLSocket) -> None:
+    """Stop writing and read what the refused peer still sends, briefly, so that closing
+    does not reset the connection under the alert or refusal it has yet to read."""
+    with contextlib.suppress(OSError, ValueError):
+        tls.shutdown(socket.SHUT_WR)
+        until = time.monotonic() + LINGER_S
+        while (left := until - time.monotonic()) > 0:
+            tls.settimeout(left)
+            if not tls.recv(4096):
+                return
+
+
+_UNKNOWN_CERT = (18, 19, 20, 21)    # self-signed / untrusted issuer: not in master
+
+
+def _tls_handshake(tls: ssl.SSLSocket, limit: float | None) -> None:
+    """The TLS handshake, whole within ``limit`` seconds (None: no limit) however slowly
+    the peer sends its bytes. A peer that does not speak TLS is a :class:`WireError`
+    (like a bad hello); a certificate that is not accepted, :class:`Refused`."""
+    until = None if limit is None else time.monotonic() + limit
+    tls.setblocking(False)
+    while True:
+        try:
+            tls.do_handshake()
+            return
+        except ssl.SSLWantReadError:
+            want: tuple[list[Any], list[Any]] = ([tls], [])
+        except ssl.SSLWantWriteError:
+            want = ([], [tls])
+        except ssl.SSLCertVerificationError as exc:
+            raise Refused(NO_CERTIFICATE if exc.verify_code in _UNKNOWN_CERT
+                          else NO_CERTIFICATE.replace("Certificate not found",
+                                                      str(exc.verify_message))) from None
+        except ssl.SSLError as exc:
+            raise _tls_refusal(exc) from None
+        left = None if until is None else until - time.monotonic()
+        if left is not None and left <= 0:
+            raise WireError("TLS handshake not completed in time")
+        readable, writable, _ = select.select(*want, [], left)
+        if not readable and not writable:
+            raise WireError("TLS handshake not completed in time")
+
+
+def _tls_refusal(exc: ssl.SSLError) -> WireError:
+    """What a failed TLS handshake means: the peer's certificate missing (:class:`Refused`),
+    this side's refused by the peer (an alert: :class:`Refused`), or no TLS at all."""
+    reason = str(getattr(exc, "reason", "") or exc)
+    if "ALERT" in reason:
+        return Refused(REFUSED_BY_PEER.format(reason.lower().replace("_", " ")))
+    if "CERTIFICATE_REQUIRED" in reason or "PEER_DID_NOT_RETURN" in reason:
+        return Refused(NO_PEER_CERTIFICATE)
+    return WireError(f"TLS handshake failed: {reason or exc.__class__.__name__}")
+
+
+def _exchange_hellos(sock: socket.socket, stats: ConnStats | None,
+                     arbitration_id: str | None, initiating: bool, deadline: Deadline | None,
+                     secured: tuple[str, Peer] | None) -> tuple[Link, dict[str, Any]]:
+    """The hellos (with ``secured``: this side's ENCRYPTION setting and the admitted peer),
+    then the link over TLS, or over the clear socket when encryption is not negotiated."""
     share = KeyShare()
-    mine = hello(arbitration_id, **share.hello_fields())
-    if initiating:
-        send_frame(sock, mine, stats)
-    greeting = check_hello(recv_frame(sock, stats, deadline=deadline))
-    send_key, recv_key = share.keys(greeting, initiating)
-    if not initiating:
-        send_frame(sock, mine, stats)
+    extra = {"encryption": secured[0]} if secured else {}
+    mine = hello(arbitration_id, **share.hello_fields(), **extra)
+    try:
+        if initiating:
+            _send_first(sock, mine, stats)
+        greeting = recv_frame(sock, stats, deadline=deadline)
+        if secured is not None and greeting is not None and greeting.get("op") == "refused":
+            raise Refused(str(greeting.get("reason") or "Connection handshake failed."))
+        greeting = check_hello(greeting)
+        send_key, recv_key = share.keys(greeting, initiating)
+        encrypted = False
+        if secured is not None:
+            try:
+                encrypted = negotiate(secured[0], encryption_mode(greeting.get("encryption")))
+            except Refused as exc:
+                if not initiating:
+                    send_frame(sock, {"op": "refused", "reason": str(exc)}, stats)
+                raise
+        if not initiating:
+            send_frame(sock, mine, stats)
+        if secured is not None and not encrypted and isinstance(sock, ssl.SSLSocket):
+            sock = sock.unwrap()
+    except ssl.SSLError as exc:
+        raise _tls_refusal(exc) from None
+    if stats is not None and secured is not None:
+        cipher = sock.cipher() if encrypted and isinstance(sock, ssl.SSLSocket) else None
+        stats.secured(secured[1].principal_name, secured[1].certificate_id,
+                      cipher[0] if cipher else None)
     return Link(sock, send_key, recv_key, stats), greeting
+
+
+def _send_first(sock: socket.socket, frame: dict[str, Any], stats: ConnStats | None) -> None:
+    """The connecting side's hello. In TLS 1.3 the listener checks this side's certificate
+    after our handshake ended: when it refused it, its alert (which says why) may be
+    waiting while the write fails on the closed connection, so it is read then."""
+    try:
+        send_frame(sock, frame, stats)
+    except (ssl.SSLError, OSError) as exc:
+        if isinstance(sock, ssl.SSLSocket):
+            try:
+                sock.recv(1)
+            except ssl.SSLError as alert:
+                if "ALERT" in str(getattr(alert, "reason", "") or ""):
+                    raise alert from exc
+            except OSError:
+                pass
+        raise
+
+
+def refuse(sock: socket.socket, reason: str, stats: ConnStats | None = None) -> None:
+    """Tell an authenticated peer why it is refused (it shows the text); best effort."""
+    with contextlib.suppress(OSError, ValueError):
+        send_frame(sock, {"op": "refused", "reason": reason}, stats)
 
 
 @dataclass

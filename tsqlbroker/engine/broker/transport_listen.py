@@ -6,8 +6,10 @@ not know yet: at most ``max_connections`` connections (each one thread) at a tim
 peer's hello within ``hello_s`` and at most 4 KiB, every later frame wholly within
 ``frame_s`` once it has begun (and at most 72 KiB, partial messages spooled to disk: see
 ``transport_link``), an idle connection closed after ``idle_s``. It answers a hello only
-after accepting the peer's, and the hello says nothing about the instance. A refused or cut-off connection is logged with the reason
-and counted (:attr:`ConnectionRegistry.refused`); the other connections go on.
+after accepting the peer's, and the hello says nothing about the instance. Before the hellos
+the peer must pass the endpoint's authentication (mutual TLS with certificates in master, and
+CONNECT on the endpoint: ``endpoint_tls``). A refused or cut-off connection is logged with the
+reason and counted (:attr:`ConnectionRegistry.refused`); the other connections go on.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
+from .endpoint_tls import Refused
 from .transport_conns import CONNECTED, WAIT_LOGIN_NEGOTIATE, ConnectionRegistry, ConnStats
 from .transport_link import Link, handshake
 from .transport_recv import Receiver
@@ -32,6 +35,7 @@ if TYPE_CHECKING:
 REFUSED_LIMIT = "connection limit"      # more connections than max_connections
 REFUSED_HELLO = "hello"                 # no (acceptable) hello in time
 REFUSED_FRAME = "frame"                 # a bad, oversized, slow or unfinished frame
+REFUSED_AUTH = "authentication"         # no / unknown certificate, no CONNECT, encryption
 
 
 @dataclass(frozen=True)
@@ -130,6 +134,10 @@ class Listener:
             link, greeting = handshake(sock, stats, self.registry.arbitration_id,
                                        initiating=False,
                                        deadline=Deadline(limits.hello_s, limits.hello_s))
+            with self._lock:
+                # TLS took the socket over: stopping must cut the one that now carries it.
+                self._inbound.discard(sock)
+                self._inbound.add(link.sock)
             stats.logged_in(greeting)
             stage = REFUSED_FRAME
             deadline = Deadline(limits.idle_s, limits.frame_s)
@@ -138,6 +146,8 @@ class Listener:
                 if frame is None:
                     return
                 link.send_control(self._answer(frame, peer))
+        except Refused as exc:
+            self._refuse(peer, REFUSED_AUTH, str(exc))
         except WireError as exc:
             if str(exc) == "no frame in time" and stage == REFUSED_FRAME:
                 self.log.write("Transport", f"connection from {peer} closed: idle", "info")
@@ -148,6 +158,8 @@ class Listener:
         finally:
             with self._lock:
                 self._inbound.discard(sock)
+                if link is not None:
+                    self._inbound.discard(link.sock)
             if stats is not None:
                 stats.close()
             if link is not None:
