@@ -11,7 +11,7 @@ that still cannot be delivered.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -44,6 +44,7 @@ from .model import (
     ERROR,
     SENDABLE_STATES,
     Endpoint,
+    Outgoing,
     ServiceRow,
     error_body,
     new_uid,
@@ -54,37 +55,8 @@ from .schema import PREFIX
 from .transport_route import held_for_network
 from .validation import valid_error, well_formed_error
 
-
 # Peers kept in DeliveryMixin._peers (all forgotten at once beyond this: it is only a hint).
 _PEERS_KEPT = 4096
-
-
-@dataclass(slots=True)
-class Outgoing:
-    """One message on its way from a conversation endpoint to its peer."""
-
-    db_id: int
-    handle: str
-    conversation_id: str
-    is_initiator: int
-    from_service: str
-    to_service: str
-    target_broker: str | None
-    contract_name: str
-    seq: int
-    message_type: str
-    body: bytes | None
-    priority: int
-    lifetime: datetime
-    enqueue_time: datetime = field(default_factory=utcnow)
-
-    @property
-    def is_end(self) -> bool:
-        return self.message_type == END_DIALOG
-
-    @property
-    def is_error(self) -> bool:
-        return self.message_type == ERROR
 
 
 @dataclass(slots=True)

@@ -221,3 +221,31 @@ class Endpoint:
         """Build from a SQLAlchemy mapping row."""
         m = dict(row)  # type: ignore[call-overload]
         return cls(**{k: m[k] for k in cls.__dataclass_fields__})
+
+
+@dataclass(slots=True)
+class Outgoing:
+    """One message on its way from a conversation endpoint to its peer."""
+
+    db_id: int
+    handle: str
+    conversation_id: str
+    is_initiator: int
+    from_service: str
+    to_service: str
+    target_broker: str | None
+    contract_name: str
+    seq: int
+    message_type: str
+    body: bytes | None
+    priority: int
+    lifetime: datetime
+    enqueue_time: datetime = field(default_factory=utcnow)
+
+    @property
+    def is_end(self) -> bool:
+        return self.message_type == END_DIALOG
+
+    @property
+    def is_error(self) -> bool:
+        return self.message_type == ERROR

@@ -20,10 +20,10 @@ from sqlalchemy import Column, Integer, String, Table, delete, insert, select, t
 
 from ...errors import message_text
 from ..txn import Txn
-from .delivery import UPDATE_RECEIVE_SEQUENCE, Outgoing
+from .delivery import UPDATE_RECEIVE_SEQUENCE
 from .fastsql import fetch_peer, run
 from .meta import DbMeta
-from .model import Endpoint, new_uid, utcnow
+from .model import Endpoint, Outgoing, new_uid, utcnow
 from .schema import PREFIX
 from .transport_wire import WireError, check_close, check_message, time_in
 
