@@ -12,9 +12,9 @@ UTC — on SQLite as text in SQLAlchemy's own ``DateTime`` format, so both paths
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime
 from functools import lru_cache
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..store import GUARD_FAILED, StoreConnection

@@ -141,8 +141,8 @@ class Receiver:
         for meta in b.meta.all_loaded(txn.conn):
             if want and meta.broker_guid.upper() != want:
                 continue
-            if meta.database_id not in b._initialised_dbs:
-                meta = b._db(txn.conn, meta.database_id)
+            if meta.database_id not in b.state.initialised_dbs:
+                meta = b.state.db(txn.conn, meta.database_id)
             if out.to_service in meta.services_by_name:
                 if meta.is_broker_enabled:
                     return meta
@@ -202,21 +202,21 @@ class Receiver:
                 if out.is_end or out.is_error:
                     # Both sides ended at the same time: ours closes, and its close notice
                     # (the remote-dialogs row stays) closes the far side.
-                    b._close(conn, peer)
+                    b.delivery.close(conn, peer)
                 return {"op": "ack", "broker": meta.broker_guid}
             if peer.state == "ER":
                 return {"op": "ack", "broker": meta.broker_guid}
-        problem = b._check_incoming(conn, meta, peer, out)
+        problem = b.delivery.check_incoming(conn, meta, peer, out)
         if problem is not None:
             code, text = problem
             if created:
-                b._delete_endpoint(conn, peer)
+                b.delivery.delete_endpoint(conn, peer)
             else:
-                b._close(conn, peer)
+                b.delivery.close(conn, peer)
                 self._forget(txn, peer)
             return self._error(code, text, meta.broker_guid)
-        b._enqueue(conn, txn, meta, peer, out.message_type, out.body, out.seq,
-                   out.enqueue_time)
+        b.delivery.enqueue(conn, txn, meta, peer, out.message_type, out.body, out.seq,
+                           out.enqueue_time)
         state = peer.state
         if out.is_end and state in ("SO", "SI", "CO"):
             state = "DI"
@@ -245,8 +245,8 @@ class Receiver:
             "far_broker_instance": from_broker or None, "target_broker": from_broker or None,
             "security_timestamp": None, "dialog_timer": None, "send_sequence": 0,
             "end_dialog_sequence": -1, "receive_sequence": 0, "system_sequence": 0,
-            "priority": b._priority_for(conn, meta.database_id, contract_id, svc.service_id,
-                                        out.from_service),
+            "priority": b.delivery.priority_for(conn, meta.database_id, contract_id,
+                                                svc.service_id, out.from_service),
             "encryption": False, "create_date": utcnow()}
         conn.execute(insert(b.t.conversations).values(**values))
         conn.execute(insert(b.t.groups).values(
@@ -266,7 +266,7 @@ class Receiver:
         _serialize(txn, cid)
         peer = fetch_peer(txn.conn, cid, 0 if init else 1)
         if peer is not None and peer.state == "DO":
-            self.broker._close(txn.conn, peer)
+            self.broker.delivery.close(txn.conn, peer)
         if peer is not None and peer.state in ("DO", "CD"):
             self._forget(txn, peer)
         return {"op": "ack"}
