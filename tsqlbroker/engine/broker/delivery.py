@@ -43,6 +43,7 @@ from .model import (
     END_DIALOG,
     ERROR,
     SENDABLE_STATES,
+    Acceptance,
     Endpoint,
     Outgoing,
     ServiceRow,
@@ -459,15 +460,25 @@ class Delivery:
                 return None
             if peer.state == "ER":
                 return None
+        problem = self._admit(conn, txn, meta, peer, out, created)
+        if problem is not None:
+            self._reject(conn, txn, out, *problem)
+        return None
+
+    def _admit(self, conn: StoreConnection, txn: Txn | None, meta: DbMeta, peer: Endpoint,
+               out: Outgoing, created: bool) -> tuple[int, str] | None:
+        """The target side's last step for a message the far endpoint ``peer`` (of database
+        ``meta``) may take: checked with the target database's definitions, then enqueued and
+        the endpoint's receive sequence (and state: DI after an EndDialog, ER after an Error)
+        moved on. A refused message deletes an endpoint it ``created`` or closes the one
+        there; the refusal, ``(code, text)`` of the Error for the sender, is returned."""
         problem = self.check_incoming(conn, meta, peer, out)
         if problem is not None:
-            code, text = problem
             if created:
                 self.delete_endpoint(conn, peer)
             else:
                 self.close(conn, peer)
-            self._reject(conn, txn, out, code, text)
-            return None
+            return problem
         self.enqueue(conn, txn, meta, peer, out.message_type, out.body, out.seq,
                      out.enqueue_time)
         state = peer.state
@@ -477,6 +488,103 @@ class Delivery:
             state = "ER"
         run(conn, UPDATE_RECEIVE_SEQUENCE, (out.seq + 1, state, peer.conversation_handle))
         return None
+
+    # -- messages from other brokers (the transport's receiver) -------------------------------
+    def accept(self, txn: Txn, out: Outgoing, *, from_broker: str) -> Acceptance:
+        """Take a message another broker (instance ``from_broker``) sent, the way local
+        delivery does (reference §5.5, §5.6), inside ``txn``: a first message makes the
+        target endpoint; a resent one (its sequence number already received) is acknowledged
+        again without a second copy; one ahead of the next expected number, or one the
+        target cannot take now, is refused for a later retry (nack). The caller serialises
+        the frames of one conversation."""
+        conn = txn.conn
+        peer = fetch_peer(conn, out.conversation_id, 0 if out.is_initiator else 1)
+        created = False
+        if peer is None:
+            if not out.is_initiator or out.is_end or out.is_error:
+                return Acceptance("ack")       # nobody to tell: the endpoint is gone
+            target = self._remote_target(conn, out)
+            if target is None:
+                return Acceptance("error", code=-8490,
+                                  text=message_text(8490, out.to_service))
+            if isinstance(target, str):
+                return Acceptance("nack", status=target)
+            meta = target
+            svc = meta.services_by_name[out.to_service]
+            queue = meta.queues_by_id.get(svc.service_queue_id)
+            if queue is None or not queue.is_enqueue_enabled:
+                return Acceptance("nack", status=message_text(
+                    9617, queue.name if queue else svc.name))
+            contract = meta.contracts_by_name.get(out.contract_name)
+            if contract is None:
+                return Acceptance("error", code=-8425,
+                                  text=message_text(8425, out.contract_name))
+            if contract.service_contract_id not in svc.contract_ids:
+                return Acceptance("error", code=-8408,
+                                  text=message_text(8408, svc.name, out.contract_name))
+            peer = self._create_target(conn, out, meta, svc, contract.service_contract_id,
+                                       from_broker=from_broker)
+            created = True
+        else:
+            loaded = self.state.meta.get(conn, peer.database_id)
+            if loaded is None:
+                return Acceptance("ack")
+            meta = loaded
+            if out.seq < peer.receive_sequence:
+                return Acceptance("ack", broker=meta.broker_guid, duplicate=True)
+            if out.seq > peer.receive_sequence and not out.is_error:
+                # The sender sends in order and waits for each ack: a gap means an earlier
+                # message is still on its way; it is asked to resend later. (END … WITH
+                # ERROR drops the messages not yet sent: its Error may follow a gap.)
+                return Acceptance("nack", status="Out of order message; waiting for "
+                                  f"message {peer.receive_sequence}.")
+            if not meta.is_broker_enabled:
+                return Acceptance("nack", status=message_text(9793))
+            queue = meta.queues_by_id.get(peer.queue_id)
+            if queue is None or not queue.is_enqueue_enabled:
+                return Acceptance("nack", status=message_text(
+                    9617, queue.name if queue else ""))
+            if peer.state in ("DO", "CD"):
+                if out.is_end or out.is_error:
+                    # Both sides ended at the same time: ours closes, and its close notice
+                    # (the remote-dialogs row stays) closes the far side.
+                    self.close(conn, peer)
+                return Acceptance("ack", broker=meta.broker_guid)
+            if peer.state == "ER":
+                return Acceptance("ack", broker=meta.broker_guid)
+        problem = self._admit(conn, txn, meta, peer, out, created)
+        made = peer if created else None
+        if problem is not None:
+            return Acceptance("error", code=problem[0], text=problem[1],
+                              broker=meta.broker_guid, created=made,
+                              closed=None if created else peer)
+        return Acceptance("ack", broker=meta.broker_guid, created=made)
+
+    def accept_close(self, txn: Txn, conversation_id: str, is_initiator: int
+                     ) -> Endpoint | None:
+        """The far side (on another broker) of the conversation closed its endpoint: ours,
+        waiting in DISCONNECTED_OUTBOUND (DO) for that, closes too. The endpoint if it is
+        closed now (the far side needs no close notice of it), else None."""
+        peer = fetch_peer(txn.conn, conversation_id, 0 if is_initiator else 1)
+        if peer is not None and peer.state == "DO":
+            self.close(txn.conn, peer)
+        return peer if peer is not None and peer.state in ("DO", "CD") else None
+
+    def _remote_target(self, conn: StoreConnection, out: Outgoing) -> DbMeta | str | None:
+        """The database holding the target service of a first message from another broker;
+        a status text to retry later; None when no database here has it."""
+        want = (out.target_broker or "").strip().upper()
+        found: DbMeta | None = None
+        for meta in self.state.meta.all_loaded(conn):
+            if want and meta.broker_guid.upper() != want:
+                continue
+            if meta.database_id not in self.state.initialised_dbs:
+                meta = self.state.db(conn, meta.database_id)
+            if out.to_service in meta.services_by_name:
+                if meta.is_broker_enabled:
+                    return meta
+                found = found or meta
+        return message_text(9793) if found is not None else None
 
     def _deliver_claimed(self, conn: StoreConnection, txn: Txn | None, out: Outgoing, *,
                          last: bool = False) -> bool:
@@ -511,9 +619,15 @@ class Delivery:
         return fetch_peer(conn, out.conversation_id, 0 if out.is_initiator else 1)
 
     def _create_target(self, conn: StoreConnection, out: Outgoing, meta: DbMeta,
-                       svc: ServiceRow, contract_id: int) -> Endpoint:
-        """The target endpoint and its new conversation group, made by the first message."""
-        sender = self.state.meta.get(conn, out.db_id)
+                       svc: ServiceRow, contract_id: int, *, from_broker: str | None = None
+                       ) -> Endpoint:
+        """The target endpoint and its new conversation group, made by the first message.
+        From another broker (``from_broker``, its instance): ``target_broker`` keeps the
+        initiator's broker instance, so replies are routed there; locally the initiator
+        learns the target's broker instance."""
+        remote = from_broker is not None
+        sender = None if remote else self.state.meta.get(conn, out.db_id)
+        far = (from_broker or None) if remote else (sender.broker_guid if sender else None)
         now = utcnow()
         group = new_uid()
         priority = self.priority_for(conn, meta.database_id, contract_id, svc.service_id,
@@ -524,8 +638,8 @@ class Delivery:
             "service_contract_id": contract_id, "conversation_group_id": group,
             "service_id": svc.service_id, "queue_id": svc.service_queue_id,
             "lifetime": out.lifetime, "state": "CO", "far_service": out.from_service,
-            "far_broker_instance": sender.broker_guid if sender else None,
-            "target_broker": None, "security_timestamp": None, "dialog_timer": None,
+            "far_broker_instance": far, "target_broker": far if remote else None,
+            "security_timestamp": None, "dialog_timer": None,
             "send_sequence": 0, "end_dialog_sequence": -1, "receive_sequence": 0,
             "system_sequence": 0, "priority": priority, "encryption": False,
             "create_date": now}
@@ -533,9 +647,10 @@ class Delivery:
         conn.execute(insert(self.state.t.groups).values(
             conversation_group_id=group, database_id=meta.database_id,
             service_id=svc.service_id, queue_id=svc.service_queue_id))
-        c = self.state.t.conversations
-        conn.execute(update(c).where(c.c.conversation_handle == out.handle)
-                     .values(far_broker_instance=meta.broker_guid))
+        if not remote:
+            c = self.state.t.conversations
+            conn.execute(update(c).where(c.c.conversation_handle == out.handle)
+                         .values(far_broker_instance=meta.broker_guid))
         return Endpoint(**values)  # type: ignore[arg-type]
 
     def check_incoming(self, conn: StoreConnection, meta: DbMeta, peer: Endpoint,
