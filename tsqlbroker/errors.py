@@ -662,6 +662,11 @@ def tsql_error(
     return cls(number, format_message(template, *args), severity=severity, state=state, span=span)
 
 
+def not_supported(what: str) -> TSqlError:
+    """The error for T-SQL the storage layer does not implement (Msg 40000)."""
+    return tsql_error(40000, what)
+
+
 def broker_error(number: int, *args: Any, state: int = 1) -> BrokerError:
     """Build a Service Broker error (a :class:`BrokerError`) by number."""
     err = tsql_error(number, *args, state=state, cls=BrokerError)

@@ -33,7 +33,6 @@ from sqlalchemy.exc import IntegrityError
 
 from ..errors import BindError, tsql_error
 from .naming import database_schema_name, qualified_name, quote_ident
-from .sqlfuncs import install_connect_hook, prepare_connection
 from .store import Store, StoreConnection
 from .systables import SystemTables, system_tables
 
@@ -129,7 +128,7 @@ class Catalog:
         self.home_schema: str | None = None
         self.database_schemas = False
         # User tables declare text columns COLLATE TSQL_CI: every connection needs it.
-        install_connect_hook(store)
+        store.backend.connect_hook(store)
 
     @classmethod
     def get(cls, store: Store) -> Catalog:
@@ -141,7 +140,7 @@ class Catalog:
     def ensure_schema(self, conn: StoreConnection) -> None:
         """Create the system tables and the system databases (master, tempdb, model, msdb)
         unless they exist. Cheap after the first call."""
-        prepare_connection(conn)
+        conn.backend.prepare_connection(conn)
         if self._ready:
             return
         with write_transaction(conn) as opened:

@@ -39,7 +39,7 @@ from .modify import (
 )
 from .plans import InsertPlan, InsertShape, ModifyPlan, PlanCache, new_plan
 from .query import run_query_plan, select_statement
-from .sqlfuncs import prepare_connection, register_functions
+from .sqlfuncs import register_functions
 from .tableinfo import table_by_physical
 from .tables import create_table, drop_table, truncate_table
 from .transpile import Parsed, not_supported, parse_statement, table_key, temp_table_object_id
@@ -58,7 +58,7 @@ __all__ = [
 def execute_sql(ctx: ExecContext, sql: str, params: Params) -> SqlResult:
     """Run one T-SQL statement; variables in ``params`` (``'@name'`` → (value, type spec))
     are bound, never spliced into the text."""
-    prepare_connection(ctx.conn)
+    ctx.conn.backend.prepare_connection(ctx.conn)
     cache = PlanCache.get(ctx.conn.store)
     shape = cache.shape_known(sql)
     if isinstance(shape, InsertShape):
@@ -137,7 +137,7 @@ def insert_rows(ctx: ExecContext, table: str, columns: list[str] | None,
                 rows: list[tuple[Any, ...]]) -> int:
     """Insert Python rows (``INSERT … EXEC``, ``RECEIVE … INTO``) into ``table`` ('@t', '#t',
     't', 'db.schema.t'); returns the number of rows."""
-    prepare_connection(ctx.conn)
+    ctx.conn.backend.prepare_connection(ctx.conn)
 
     def run() -> SqlResult:
         info = target_table(ctx, _table_node(table), "INSERT")
@@ -151,7 +151,7 @@ def insert_rows(ctx: ExecContext, table: str, columns: list[str] | None,
 def declare_table_variable(ctx: ExecContext, name: str, columns_sql: str) -> str:
     """``DECLARE @t TABLE (…)``: create the table variable, return its physical name (the
     interpreter maps ``'@t'`` to it in the frame and drops it at frame end)."""
-    prepare_connection(ctx.conn)
+    ctx.conn.backend.prepare_connection(ctx.conn)
     physical: list[str] = []
 
     def run() -> SqlResult:
@@ -166,7 +166,7 @@ def trigger_tables(ctx: ExecContext, event: TriggerEvent) -> tuple[str, str]:
     """The physical names of new table variables holding ``event``'s inserted and deleted
     rows (the table's columns, plain: no IDENTITY, no constraints), in the statement's
     transaction."""
-    prepare_connection(ctx.conn)
+    ctx.conn.backend.prepare_connection(ctx.conn)
     names: list[str] = []
     columns = ", ".join(f"[{c.name.replace(']', ']]')}] {c.spec} NULL"
                         for c in event.table.columns)
@@ -185,7 +185,7 @@ def trigger_tables(ctx: ExecContext, event: TriggerEvent) -> tuple[str, str]:
 
 def drop_table_variable(ctx: ExecContext, physical: str) -> None:
     """Drop a table variable (frame end)."""
-    prepare_connection(ctx.conn)
+    ctx.conn.backend.prepare_connection(ctx.conn)
     _outside_transaction(
         ctx, lambda: (tables.drop_table_variable(ctx, physical), SqlResult())[1])
 
@@ -193,7 +193,7 @@ def drop_table_variable(ctx: ExecContext, physical: str) -> None:
 def set_constraint_checking(ctx: ExecContext, table: str, name: str | None,
                             enabled: bool) -> None:
     """``ALTER TABLE table CHECK | NOCHECK CONSTRAINT name | ALL`` (None: ALL)."""
-    prepare_connection(ctx.conn)
+    ctx.conn.backend.prepare_connection(ctx.conn)
     def run() -> SqlResult:
         ddl.set_constraint_checking(ctx, _table_node(table), name, enabled)
         return SqlResult()
@@ -203,7 +203,7 @@ def set_constraint_checking(ctx: ExecContext, table: str, name: str | None,
 
 def save_table_variable(ctx: ExecContext, physical: str) -> tables.SavedRows | None:
     """The rows of a table variable before a ROLLBACK (None when its table is gone)."""
-    prepare_connection(ctx.conn)
+    ctx.conn.backend.prepare_connection(ctx.conn)
     return tables.save_rows(ctx, physical)
 
 
@@ -229,7 +229,7 @@ def _outside_transaction(ctx: ExecContext, fn: Callable[[], SqlResult]) -> None:
 
 def drop_temp_tables(ctx: ExecContext) -> None:
     """Drop every temp table of the session (session end)."""
-    prepare_connection(ctx.conn)
+    ctx.conn.backend.prepare_connection(ctx.conn)
     guarded(ctx, True, lambda: (tables.drop_temp_tables(ctx), SqlResult())[1])
 
 
@@ -237,7 +237,7 @@ def set_identity_insert(ctx: ExecContext, table: str, on: bool) -> None:
     """``SET IDENTITY_INSERT table ON|OFF`` for the session whose set of tables is
     ``ctx.identity_insert`` (Msg 8106 without an identity column, 8107 when another table
     of the session already has it ON)."""
-    prepare_connection(ctx.conn)
+    ctx.conn.backend.prepare_connection(ctx.conn)
 
     def run() -> SqlResult:
         info = target_table(ctx, _table_node(table), "SET IDENTITY_INSERT")
@@ -276,7 +276,7 @@ def _identity_of(ctx: ExecContext, table: str, what: str,
                  current: bool) -> tuple[int, int, int | None] | None:
     """(seed, increment, last value generated when ``current`` is asked for) of the table's
     identity column, None without one."""
-    prepare_connection(ctx.conn)
+    ctx.conn.backend.prepare_connection(ctx.conn)
 
     def run() -> SqlResult:
         try:

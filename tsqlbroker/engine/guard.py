@@ -19,7 +19,6 @@ from ..errors import TSqlError, tsql_error
 from .context import ExecContext, SqlResult
 from .execsql import run_sql
 from .failures import backend_error
-from .sqlfuncs import clear_pending_error
 
 _log = logging.getLogger(__name__)
 _savepoint_ids = itertools.count(1)
@@ -34,7 +33,7 @@ def guarded(ctx: ExecContext, writes: bool, fn: Callable[[], SqlResult], *,
     so reads there get a savepoint too (SQLite needs none for reads). A caller whose
     statement makes at most one backend write on SQLite (which applies it whole or not at
     all) passes ``savepoint_needed=False``: there is nothing partial to undo."""
-    clear_pending_error()
+    ctx.conn.backend.clear_pending_error()
     savepoint = None
     undo_mark = len(ctx.txn.undo)
     try:

@@ -31,6 +31,8 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool, QueuePool
 
 from ..errors import CancelledError
+from ..storage.backends import backend_named
+from ..storage.backends.base import Backend
 from .privatestore import PrivateDir, create_private_dir
 
 if TYPE_CHECKING:
@@ -108,6 +110,8 @@ class Store:
         self.dialect: str = parsed.get_backend_name()
         self.metadata = MetaData()
         self.engine: Engine = self._create_engine(parsed, busy_timeout_ms)
+        # What differs between backends: the engine asks it, never the name.
+        self.backend: Backend = backend_named(self.dialect)
         # Extension point for the engine modules: state shared per store (catalog caches,
         # lock manager, queue signals, activation monitor …), keyed by module.
         self.extensions: dict[str, Any] = {}
@@ -202,6 +206,7 @@ class StoreConnection:
         self.conn = conn
         # The backend's name ("sqlite" / "postgresql"), copied: the hot path asks it often.
         self.dialect: str = store.dialect
+        self.backend: Backend = store.backend
         self.in_write_txn = False
         # PostgreSQL: the write transaction is open for the engine but its BEGIN is not sent
         # yet: it travels with the transaction's first statement (one round trip saved per
@@ -303,6 +308,11 @@ class StoreConnection:
             self._after_error(e)
             raise
 
+    def execute_fast(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
+        """Run hot-path SQL (``?`` placeholders) on the driver connection, in this
+        connection's transaction; a cursor-like object (see ``Backend.execute_fast``)."""
+        return self.backend.execute_fast(self, sql, params)
+
     def pg_call(self, fn: Callable[..., T], *args: Any) -> T:
         """PostgreSQL: ``fn(psycopg_connection, *args)``, one of :mod:`.pgexec`'s direct
         libpq calls, failing as statements on SQLAlchemy's path fail (a ``DBAPIError``);
@@ -326,6 +336,9 @@ class StoreConnection:
             if isinstance(err, DBAPIError):
                 self._after_error(err)
             raise err from e
+
+    # The name backend hooks use (``BackendConnection``); pg_call's callers move to it.
+    driver_call = pg_call
 
     def _after_error(self, e: DBAPIError) -> None:
         """A statement failed (on PostgreSQL the error learns the server process that ran

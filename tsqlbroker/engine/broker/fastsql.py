@@ -11,31 +11,20 @@ UTC — on SQLite as text in SQLAlchemy's own ``DateTime`` format, so both paths
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
 from datetime import datetime
-from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from ..store import GUARD_FAILED, StoreConnection
 from ..txn import CommitGuard, Txn
 from .model import Endpoint
 from .schema import PREFIX
 
-if TYPE_CHECKING:
-    from .. import pgexec
-else:
-    # psycopg loads with the first PostgreSQL statement: SQLite runs never need it.
-    from ...lazy import LazyModule
-
-    pgexec = LazyModule("tsqlbroker.engine.pgexec", globals(), "pgexec")
-
 ENDPOINT_COLUMNS = list(Endpoint.__dataclass_fields__)
 _DATETIME_FIELDS = ("lifetime", "security_timestamp", "dialog_timer", "create_date")
 _BOOL_FIELDS = ("encryption",)
 _DATETIME_INDEXES = tuple(ENDPOINT_COLUMNS.index(f) for f in _DATETIME_FIELDS)
 _BOOL_INDEXES = tuple(ENDPOINT_COLUMNS.index(f) for f in _BOOL_FIELDS)
-_UNARY_PLUS = re.compile(r"(?<=\s)\+(?=[a-z_])")
 
 SELECT_ENDPOINT = (f"SELECT {', '.join(ENDPOINT_COLUMNS)} FROM {PREFIX}conversation_endpoints "
                    "WHERE conversation_handle = ?")
@@ -181,18 +170,14 @@ def run(conn: StoreConnection, sql: str, params: tuple[Any, ...] = ()) -> Any:
     returns a cursor-like object (``fetchone`` / ``fetchall`` / iteration). On PostgreSQL
     through libpq directly (:mod:`.pgexec`; its failures are SQLAlchemy's ``DBAPIError`` as
     on every other PostgreSQL path)."""
-    if conn.dialect == "postgresql":
-        return conn.pg_call(pgexec.execute, pg_sql(sql), params)
-    cursor = conn.conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-    cursor.execute(sql, params)
-    return cursor
+    backend = conn.backend
+    return backend.execute_fast(
+        conn, _PG_FORMS.get(sql, sql) if backend.plans_by_statistics else sql, params)
 
 
-@lru_cache(maxsize=4096)        # texts with IN lists of every length: bounded
-def pg_sql(sql: str) -> str:
-    """``sql``'s PostgreSQL form: without SQLite's ``+column`` planner hints (or the form
-    of :data:`_PG_FORMS`), placeholders still ``?``."""
-    return _PG_FORMS.get(sql) or _UNARY_PLUS.sub("", sql)
+def _planned(conn: StoreConnection, sql: str) -> str:
+    """``sql`` or, where plans follow table statistics, its form in :data:`_PG_FORMS`."""
+    return _PG_FORMS.get(sql, sql) if conn.backend.plans_by_statistics else sql
 
 
 def run_with_commit(txn: Txn, sql: str, params: tuple[Any, ...] = ()) -> bool:
@@ -201,12 +186,7 @@ def run_with_commit(txn: Txn, sql: str, params: tuple[Any, ...] = ()) -> bool:
     for both — the parameters merged in client-side (:func:`.pgexec.merged`). True when so
     arranged (the statement runs at commit, after any other statement); False: the caller
     runs it."""
-    conn = txn.conn
-    if not txn.flushing_last or not conn.sends_with_commit:
-        return False
-    text = conn.pg_call(pgexec.merged, pg_sql(sql), params)
-    txn.before_commit(lambda: text)
-    return True
+    return txn.conn.backend.execute_with_commit(txn, _planned(txn.conn, sql), params)
 
 
 def guarded_with_commit(txn: Txn, sql: str, params: tuple[Any, ...],
@@ -218,18 +198,14 @@ def guarded_with_commit(txn: Txn, sql: str, params: tuple[Any, ...],
     conn = txn.conn
     if not txn.flushing_last or not conn.sends_with_commit or txn.commit_guard is not None:
         return False
-    txn.commit_guard = CommitGuard(conn.pg_call(pgexec.merged, pg_sql(sql), params), fallback)
+    txn.commit_guard = CommitGuard(conn.backend.merged_text(conn, _planned(conn, sql), params),
+                                   fallback)
     return True
 
 
 def db_time(conn: StoreConnection, value: datetime | None) -> Any:
     """A naive UTC time as the backend stores it."""
-    if value is None or conn.dialect != "sqlite":
-        return value
-    if value.year >= 1000 and value.microsecond:
-        # Same text as the strftime form below (naive values), about 4x faster.
-        return value.isoformat(" ")
-    return f"{value:%Y-%m-%d %H:%M:%S.%f}"
+    return conn.backend.time_param(value)
 
 
 def py_time(value: Any) -> datetime | None:

@@ -1,0 +1,83 @@
+"""PostgreSQL: a server shared by processes; row locks, NOTIFY, SQL functions of its own."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import datetime
+from functools import lru_cache
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.types import TypeEngine
+
+from ....engine import pgexec, sqltypes  # issue15-c0: moved into this package by P1/P2
+from ..base import Backend, BackendConnection, SqlText
+
+# SQLite's ``+column`` planner hint (keeps an index out of a plan): not PostgreSQL syntax.
+_UNARY_PLUS = re.compile(r"(?<=\s)\+(?=[a-z_])")
+_SCHEMA_LOCK = "SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':' || :k))"
+_SERVER_LOCK = "SELECT pg_advisory_xact_lock(hashtext(:k))"
+
+
+@lru_cache(maxsize=4096)        # texts with IN lists of every length: bounded
+def server_sql(sql: str) -> str:
+    """Hot-path SQL (``?`` placeholders, written for both backends) as PostgreSQL takes it:
+    without SQLite's ``+column`` planner hints; placeholders still ``?``."""
+    return _UNARY_PLUS.sub("", sql)
+
+
+class PostgresBackend(Backend):
+    """The server backend (SQLAlchemy ``postgresql``, driver psycopg)."""
+
+    name = "postgresql"
+    sqlglot_dialect = "postgres"
+    in_process = False
+    single_writer = False
+    row_locks = True
+    commit_notices = True
+    errors_abort_transaction = True
+    write_begin_sql = "BEGIN"
+    plans_by_statistics = True
+    folds_names = True
+    rowid_column = "ctid"
+    rowid_changes_on_update = True
+    insert_lastrowid = False
+    native_decimal = True
+    ci_collation = sqltypes.PG_CI_COLLATION
+    ci_collation_everywhere = False
+    untyped_parameters_are_text = True
+    numbered_placeholders = True
+    schemas_per_database = True
+    python_functions = False
+    supports_lateral = True
+    derived_column_aliases = True
+    values_column_aliases = True
+    quantified_subqueries = True
+    recursive_keyword = True
+    xpath_in_sql = True
+
+    def column_type(self, spec: str) -> TypeEngine[Any]:
+        return sqltypes.column_type(spec, self.name)
+
+    def bytes_literal(self, value: bytes) -> str:
+        return f"'\\x{value.hex()}'::bytea"
+
+    def xact_lock(self, conn: BackendConnection, key: str, *, schema_scoped: bool = True
+                  ) -> None:
+        conn.execute(text(_SCHEMA_LOCK if schema_scoped else _SERVER_LOCK), {"k": key})
+
+    def execute_fast(self, conn: BackendConnection, sql: str, params: tuple[Any, ...]) -> Any:
+        # libpq directly: its failures are SQLAlchemy's DBAPIError as on every other path.
+        return conn.driver_call(pgexec.execute, server_sql(sql), params)
+
+    def merged_text(self, conn: BackendConnection, sql: str, params: tuple[Any, ...]) -> str:
+        return conn.driver_call(pgexec.merged, server_sql(sql), params)
+
+    def time_param(self, value: datetime | None) -> Any:
+        return value
+
+    def run_sql(self, conn: BackendConnection, sql: SqlText,
+                params: Mapping[str, Any] | None) -> Any:
+        values = [params[n] for n in sql.names or ()] if params else []
+        return conn.driver_call(pgexec.run_raw, sql.text, values)
