@@ -104,7 +104,7 @@ class ActivationLink:
         not seen here: a reader launched for them finds nothing and ends."""
         conn = self.state.store.connect()
         try:
-            if conn.dialect != "postgresql":
+            if not conn.backend.row_locks:
                 return self.receiving.queue_has_ready_messages(conn, db_id, queue_id)
             self.state.ensure_schema(conn)
             m = self.state.t.messages

@@ -11,8 +11,8 @@ from datetime import datetime
 from sqlalchemy import and_, func, select, update
 
 from ...errors import message_text
+from ..store import StoreConnection
 from ..txn import Txn
-from . import pgsync
 from .delivery import Delivery
 from .model import DIALOG_TIMER, Endpoint, utcnow
 from .state import BrokerState
@@ -40,9 +40,11 @@ class Clock:
         txn = Txn(conn, owner="broker-clock")
         try:
             self.state.ensure_schema(conn)
-            if conn.dialect == "postgresql":
-                # One process's clock at a time; the next one sees what it did.
-                pgsync.clock_lock(conn)
+            if not conn.backend.single_writer:
+                # One process's clock at a time (a single writer is alone anyway); the next
+                # one sees what it did.
+                conn.write()
+                conn.backend.xact_lock(conn, "tsqlb_clock")
             c = self.state.t.conversations
             due_timers = conn.execute(select(c).where(c.c.dialog_timer <= now)).mappings().all()
             expired = conn.execute(select(c).where(
@@ -91,13 +93,13 @@ class Clock:
             self.state.signals.bump(key)
         self.state.claims_released(queues)
 
-    def _prune_held(self, conn: object) -> None:
+    def _prune_held(self, conn: StoreConnection) -> None:
         """Forget handles with nothing held any more. Exact only while this transaction holds
-        SQLite's single write lock (no other writer can be holding a message meanwhile)."""
-        if getattr(conn, "dialect", None) != "sqlite":
+        the store's single write lock (no other writer can be holding a message meanwhile)."""
+        if not conn.backend.single_writer:
             return
         tq = self.state.t.transmission
-        present = set(conn.execute(  # type: ignore[attr-defined]
+        present = set(conn.execute(
             select(tq.c.conversation_handle).distinct()).scalars())
         for handle in list(self.state.held_handles):
             if handle not in present:

@@ -206,7 +206,7 @@ class Delivery:
         …). A contract check failing after the claim leaves the group's row locked until the
         transaction ends (the full path checks before locking)."""
         conn = txn.conn
-        if (handle is None or conn.dialect != "postgresql"
+        if (handle is None or not conn.backend.row_locks
                 or type_name not in meta.types_by_name):
             return False
         try:
@@ -272,7 +272,7 @@ class Delivery:
         ends of a conversation would each hold their own row and wait for the other's; with
         it they queue. Once per conversation and transaction; elsewhere ``ep`` as it is."""
         conn = txn.conn
-        if conn.dialect != "postgresql" or ep.is_initiator:
+        if not conn.backend.row_locks or ep.is_initiator:
             return ep
         done = self.state.txn_state(txn).initiators_locked
         if ep.conversation_id in done:
@@ -593,7 +593,7 @@ class Delivery:
         expects exactly ``out.seq`` (the peer's read and its sequence update are one UPDATE …
         RETURNING; ``last``: the INSERT, the transaction's final statement, travels with the
         COMMIT). False, with nothing changed, for anything else: the full path decides."""
-        if out.is_end or out.is_error or conn.dialect != "postgresql":
+        if out.is_end or out.is_error or not conn.backend.row_locks:
             return False
         row = run(conn, CLAIM_PEER, (out.seq + 1, out.conversation_id,
                                      0 if out.is_initiator else 1, out.seq)).fetchall()

@@ -24,12 +24,12 @@ LOCK_TIMEOUT_S = 60.0
 DEADLOCK_WAIT_S = 2.0
 
 
-def holds_sqlite_writes(txn: Txn | None) -> bool:
-    """Whether ``txn`` holds SQLite's write lock for writes of its own (not only for group
+def holds_single_writer_lock(txn: Txn | None) -> bool:
+    """Whether ``txn`` holds the store's single write lock (SQLite's) for writes of its own (not only for group
     claims it can publish, see claims.py): no other session can commit meanwhile, so a wait
     for one of them could only end in a timeout while blocking everyone else."""
     return (txn is not None and txn.conn.in_write_txn and txn.conn.written
-            and txn.conn.dialect == "sqlite")
+            and txn.conn.backend.single_writer)
 
 
 class GroupLocks:
@@ -53,9 +53,9 @@ class GroupLocks:
         # (try_acquire and acquire take a lock the transaction holds already at once.)
         if row_locked:
             ok = self.state.locks.try_acquire((db_id, group), txn)
-        elif txn.conn.dialect == "postgresql":
+        elif txn.conn.backend.row_locks:
             ok = (self.state.locks.holder((db_id, group)) == txn.id
-                  or self._lock_pg(txn, db_id, group, timeout, cancelled))
+                  or self._lock_rows(txn, db_id, group, timeout, cancelled))
         elif self.state.claims is not None:
             ok = self.state.claims.lock(txn, db_id, group, queue_id, timeout, cancelled,
                                         DEADLOCK_WAIT_S, picked=picked)
@@ -65,7 +65,7 @@ class GroupLocks:
             ok = self.state.locks.acquire((db_id, group), txn, timeout, cancelled)
         if ok:
             st.locked_queues.add((db_id, queue_id))
-            if txn.conn.dialect == "postgresql":
+            if txn.conn.backend.commit_notices:
                 # Other processes' waiters hear of the release with the commit's NOTIFY.
                 pgsync.commit_notices(txn).locked.add((db_id, queue_id))
             if not st.wake_registered:
@@ -75,7 +75,7 @@ class GroupLocks:
                 txn.after_end(lambda c, s=st, t=txn: self._wake_locked(s, t, c))
         return ok
 
-    def _lock_pg(self, txn: Txn, db_id: int, group: str, timeout: float | None,
+    def _lock_rows(self, txn: Txn, db_id: int, group: str, timeout: float | None,
                  cancelled: Callable[[], bool] | None) -> bool:
         """Row lock (other processes) and in-process lock (other sessions here), tried
         together until both are had or ``timeout`` passes."""
@@ -101,7 +101,7 @@ class GroupLocks:
     def _wake_locked(self, st: TxnBrokerState, txn: Txn, committed: bool) -> None:
         for key in st.locked_queues:
             self.state.signals.bump(key)
-        if txn.conn.dialect == "postgresql" and st.locked_queues:
+        if txn.conn.backend.commit_notices and st.locked_queues:
             # Waiters of other processes may have skipped these groups. A commit told them
             # already (its NOTIFY); a rollback or a failed commit did not.
             notices = txn.state.get("pg_notices")
@@ -121,7 +121,7 @@ class GroupLocks:
         holder's commit needs the write lock): it waits briefly, then is the victim (1205)."""
         if self.lock(txn, db_id, group, queue_id, timeout=0.0):
             return
-        blocking = holds_sqlite_writes(txn)
+        blocking = holds_single_writer_lock(txn)
         timeout = DEADLOCK_WAIT_S if blocking else LOCK_TIMEOUT_S
         if not self.lock(txn, db_id, group, queue_id, timeout=timeout):
             if blocking:

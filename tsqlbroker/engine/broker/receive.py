@@ -38,7 +38,7 @@ from .fastsql import (
     run,
     run_with_commit,
 )
-from .group_locks import DEADLOCK_WAIT_S, LOCK_TIMEOUT_S, GroupLocks, holds_sqlite_writes
+from .group_locks import DEADLOCK_WAIT_S, LOCK_TIMEOUT_S, GroupLocks, holds_single_writer_lock
 from .model import QueueRow, uid, utcnow
 from .schema import PREFIX
 from .state import BrokerState
@@ -130,7 +130,7 @@ class Receiving:
                     wanted = set(queuing_orders)
                     rows = [r for r in self._group_rows(conn, q, group, handle, st.received)
                             if r["queuing_order"] in wanted]
-        elif conn.dialect == "postgresql":
+        elif conn.backend.row_locks:
             tried: set[str] = set()
             while True:
                 first: list[tuple[Any, ...]] | None = None
@@ -342,7 +342,7 @@ class Receiving:
         """Whether queue ``queue_id`` has a ready message (in a group not locked by another
         transaction than ``txn``, and not already received by ``txn``)."""
         self.state.ensure_schema(conn)
-        if conn.dialect == "postgresql":
+        if conn.backend.row_locks:
             # Groups other processes hold count as locked too (the row locks say which).
             st = txn.state.get("broker") if txn is not None else None
             return pgsync.ready_group_unlocked(conn, queue_id, st.received if st else set())
@@ -413,7 +413,7 @@ class Receiving:
         can commit a message, so waiting could only end in a timeout while blocking everyone
         else. SQL Server returns an empty result when a WAITFOR would deadlock against locks
         its transaction holds; so do we."""
-        return holds_sqlite_writes(txn)
+        return holds_single_writer_lock(txn)
 
     def _ready_for(self, conn: StoreConnection, txn: Txn | None, q: QueueRow,
                    where: tuple[str, Any] | None) -> bool:
@@ -424,7 +424,7 @@ class Receiving:
             return False
         if self.state.claims is not None and self.state.claims.claimed_elsewhere(conn, group):
             return False
-        if conn.dialect == "postgresql" and not pgsync.group_unlocked(conn, group):
+        if conn.backend.row_locks and not pgsync.group_unlocked(conn, group):
             return False
         st = txn.state.get("broker") if txn is not None else None
         return bool(self._group_rows(conn, q, group, handle, st.received if st else set(),

@@ -104,7 +104,7 @@ class BrokerState:
         # The queues this process waits on, declared to the others (their commits NOTIFY
         # only then).
         self.interest: pgwake.Interest | None = None
-        if store.dialect == "postgresql":
+        if store.backend.commit_notices:
             self.interest = pgwake.Interest(lambda: pgsync.connect_autocommit(store))
             self.listener = pgsync.Listener(store, self._remote_event, self._listening_again)
             self.listener.start()
@@ -300,7 +300,7 @@ class BrokerState:
             self.signals.bump(key)
             self.notify("enqueued", db_id, queue_id)
         txn.after_commit(fire)
-        if txn.conn.dialect == "postgresql":
+        if txn.conn.backend.commit_notices:
             # Delivered to the other processes exactly when the messages become visible.
             txn.defer(pgsync.NotifyOp("e", db_id, queue_id, pgsync.commit_notices(txn)))
         # A savepoint rollback drops the hook: forget the queue so a later enqueue re-adds it.

@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Column, Integer, String, Table, delete, insert, select, text, update
+from sqlalchemy import Column, Integer, String, Table, delete, insert, select, update
 
 from ..txn import Txn
 from .model import Acceptance, Endpoint, Outgoing, utcnow
@@ -54,10 +54,8 @@ def ensure_remote_dialogs(broker: Broker) -> None:
     try:
         broker.ensure_schema(conn)
         conn.write()
-        if conn.dialect == "postgresql":
-            # Processes starting together take turns creating tables (as ensure_schema).
-            conn.exec_driver_sql("SELECT pg_advisory_xact_lock(hashtext("
-                                 "current_schema() || ':tsqlb_schema'))")
+        # Processes starting together take turns creating tables (as ensure_schema).
+        conn.backend.xact_lock(conn, "tsqlb_schema")
         broker.store.metadata.create_all(conn.conn, tables=[remote_dialogs(broker)],
                                          checkfirst=True)
         conn.commit()
@@ -83,9 +81,8 @@ def _serialize(txn: Txn, conversation_id: str) -> None:
     """One frame of a conversation at a time. SQLite's write lock (taken before anything is
     read) already does it; on PostgreSQL a resend racing the original on another connection
     would otherwise read the same receive_sequence and queue the message twice."""
-    if txn.conn.dialect == "postgresql":
-        txn.conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:k))"),
-                         {"k": "tsqlb_sb_conv:" + conversation_id})
+    txn.conn.backend.xact_lock(txn.conn, "tsqlb_sb_conv:" + conversation_id,
+                               schema_scoped=False)
 
 
 class Receiver:
