@@ -17,7 +17,7 @@ import pytest
 from tsql_client import Client
 
 from tsqlbroker.engine.activation import POISON_THRESHOLD
-from tsqlbroker.engine.broker import base
+from tsqlbroker.engine.broker import group_locks
 from tsqlbroker.interpreter.broker_runtime import BrokerRuntime, runtime_for
 from tsqlbroker.interpreter.instance import Instance
 
@@ -245,7 +245,7 @@ def test_rollbacks_after_transient_failures_are_not_counted(
     message's fault: the rollback that follows neither counts toward the five nor resets
     the count (docs/decisions.md). On PostgreSQL, where processes sharing the store meet
     such failures more often than one SQL Server instance does."""
-    monkeypatch.setattr(base, "LOCK_TIMEOUT_S", 0.2)
+    monkeypatch.setattr(group_locks, "LOCK_TIMEOUT_S", 0.2)
     instance = Instance(fresh_postgres.url())
     try:
         rt = runtime_for(instance, recheck_seconds=0.1)

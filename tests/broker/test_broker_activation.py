@@ -17,7 +17,7 @@ from tsqlbroker.engine.txn import Txn
 def test_listener_events(env: Env, db: int) -> None:
     events: list[tuple[str, int, int]] = []
     env.broker.add_queue_listener(lambda e, d, q: events.append((e, d, q)))
-    qid = env.broker._queue(env.conn, db, None, "TargQ").object_id
+    qid = env.broker.state.queue(env.conn, db, None, "TargQ").object_id
     h = env.dialog(db)
     env.send(db, h, REQ, b"x")
     assert ("enqueued", db, qid) in events
@@ -98,7 +98,7 @@ def test_poison_message_disables_the_queue(env: Env, db: int) -> None:
     env.broker.attach_activation(manager)
     h = env.dialog(db)
     env.send(db, h, REQ, b"poison")
-    qid = env.broker._queue(env.conn, db, None, "TargQ").object_id
+    qid = env.broker.state.queue(env.conn, db, None, "TargQ").object_id
     for _ in range(5):
         txn = Txn(env.conn)
         assert env.broker.receive(txn, db, None, "TargQ").rows
@@ -117,7 +117,7 @@ def test_dm_views_read_the_activation_manager(env: Env, db: int) -> None:
                                 clock_seconds=0.2)
     env.broker.attach_activation(manager)
     _activate(env, db)
-    qid = env.broker._queue(env.conn, db, None, "TargQ").object_id
+    qid = env.broker.state.queue(env.conn, db, None, "TargQ").object_id
     manager.notify("startup", db, qid)
     ctx = ExecContext(env.conn, Txn(env.conn), db, 1)
     vt = env.broker.resolve_virtual(ctx, None, "sys", "dm_broker_queue_monitors")

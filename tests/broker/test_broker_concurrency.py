@@ -166,7 +166,7 @@ def test_waitfor_wakes_on_another_sessions_commit(env: Env, db: int) -> None:
     t.start()
     assert started.wait(5)
     time.sleep(0.3)
-    key = (db, b._queue(env.conn, db, None, "TargQ").object_id)
+    key = (db, b.state.queue(env.conn, db, None, "TargQ").object_id)
     assert b.signals.tasks_waiting(key) == 1
     env.send(db, h, REQ, b"wake up")
     t.join(10)
@@ -320,12 +320,12 @@ def test_group_lock_wait_while_holding_the_write_lock_ends_as_deadlock_victim(
     expected = 1205 if env.store.dialect == "sqlite" else 1222
     with pytest.raises(BrokerError) as e:
         if expected == 1222:
-            from tsqlbroker.engine.broker import base
-            base.LOCK_TIMEOUT_S, saved = 0.5, base.LOCK_TIMEOUT_S
+            from tsqlbroker.engine.broker import group_locks
+            group_locks.LOCK_TIMEOUT_S, saved = 0.5, group_locks.LOCK_TIMEOUT_S
             try:
                 b.end_conversation(txn, db, target)
             finally:
-                base.LOCK_TIMEOUT_S = saved
+                group_locks.LOCK_TIMEOUT_S = saved
         else:
             b.end_conversation(txn, db, target)
     assert e.value.number == expected

@@ -148,7 +148,7 @@ def test_receiver_checks_with_its_own_definitions(env: Env) -> None:
         rows = env.receive(a, "InitQ")
         assert [r["message_type_name"] for r in rows] == [ERROR], mtype
         assert error_code(rows[0]["message_body"]) == code
-        assert env.broker._endpoint(env.conn, a, h).state == "ER"
+        assert env.broker.state.endpoint(env.conn, a, h).state == "ER"
         env.run(lambda t, h=h: b.end_conversation(t, a, h))
     assert env.receive(b_, "TargQ") == []
     # A type in the sender's contract that the receiver's contract lacks: -8498.

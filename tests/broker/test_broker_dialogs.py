@@ -41,7 +41,7 @@ def test_begin_dialog_creates_so_endpoint_and_locks_group(env: Env, db: int) -> 
     txn = Txn(env.conn)
     h = env.broker.begin_dialog(txn, db, INIT_SVC, TARGET_SVC, contract=CONTRACT,
                                 lifetime=600, encryption=False)
-    ep = env.broker._endpoint(env.conn, db, h)
+    ep = env.broker.state.endpoint(env.conn, db, h)
     assert ep is not None and ep.state == "SO" and ep.is_initiator == 1
     assert ep.far_service == TARGET_SVC and ep.far_broker_instance is None
     assert timedelta(seconds=590) < ep.lifetime - utcnow() <= timedelta(seconds=600)
@@ -57,12 +57,12 @@ def test_related_conversation_and_group(env: Env, db: int) -> None:
     h1 = env.dialog(db)
     h2 = env.run(lambda t: b.begin_dialog(t, db, INIT_SVC, TARGET_SVC, contract=CONTRACT,
                                           related_conversation=h1))
-    g1 = b._endpoint(env.conn, db, h1).conversation_group_id
-    assert b._endpoint(env.conn, db, h2).conversation_group_id == g1
+    g1 = b.state.endpoint(env.conn, db, h1).conversation_group_id
+    assert b.state.endpoint(env.conn, db, h2).conversation_group_id == g1
     wanted = uuid.uuid4()
     h3 = env.run(lambda t: b.begin_dialog(t, db, INIT_SVC, TARGET_SVC, contract=CONTRACT,
                                           related_group=wanted))
-    assert b._endpoint(env.conn, db, h3).conversation_group_id == str(wanted).upper()
+    assert b.state.endpoint(env.conn, db, h3).conversation_group_id == str(wanted).upper()
     env.run(lambda t: b.create_service(t, db, "//other", None, "InitQ"))
     with pytest.raises(BrokerError) as e:
         env.run(lambda t: b.begin_dialog(t, db, "//other", TARGET_SVC, contract=CONTRACT,
@@ -301,9 +301,9 @@ def test_lifetime_expiry_errors_both_sides(env: Env, db: int) -> None:
 def test_move_conversation(env: Env, db: int) -> None:
     b = env.broker
     h1, h2 = env.dialog(db), env.dialog(db)
-    g2 = b._endpoint(env.conn, db, h2).conversation_group_id
+    g2 = b.state.endpoint(env.conn, db, h2).conversation_group_id
     env.run(lambda t: b.move_conversation(t, db, h1, g2))
-    assert b._endpoint(env.conn, db, h1).conversation_group_id == g2
+    assert b.state.endpoint(env.conn, db, h1).conversation_group_id == g2
     with pytest.raises(BrokerError) as e:
         env.run(lambda t: b.move_conversation(t, db, h1, uuid.uuid4()))
     assert number(e) == 8439
@@ -321,7 +321,7 @@ def test_retention_keeps_copies(env: Env) -> None:
     h = env.dialog(d)
     env.send(d, h, REQ, b"kept")
     rows = env.sql("SELECT status, message_body FROM tsqlb_sb_messages WHERE queue_id = "
-                   f"{b._queue(env.conn, d, None, 'InitQ').object_id}")
+                   f"{b.state.queue(env.conn, d, None, 'InitQ').object_id}")
     assert rows == [(3, b"kept")]
     th = env.receive(d, "TargQ")[0]["conversation_handle"]
     env.run(lambda t: b.send(t, d, [th], RESP, b"r", True))

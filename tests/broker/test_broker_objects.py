@@ -23,7 +23,7 @@ def test_builtin_objects_exist_in_every_database(env: Env) -> None:
     d = env.new_db("Fresh")
     b = env.broker
     for dbid in (d, 1, 4):      # a user db, master, msdb
-        meta = b._db(env.conn, dbid)
+        meta = b.state.db(env.conn, dbid)
         assert meta.types_by_name["DEFAULT"].message_type_id == 14
         assert meta.types_by_name["http://schemas.microsoft.com/SQL/ServiceBroker/Error"
                                   ].validation == "X"
@@ -43,11 +43,11 @@ def test_message_type_duplicate_and_validation_values(env: Env) -> None:
     assert err(e) == 2714
     # Names are byte-compared: a different case is a different message type.
     env.run(lambda t: b.create_message_type(t, d, "//A", "WELL_FORMED_XML"))
-    meta = b._db(env.conn, d)
+    meta = b.state.db(env.conn, d)
     assert meta.types_by_name["//a"].validation == "E"
     assert meta.types_by_name["//A"].validation == "X"
     env.run(lambda t: b.alter_message_type(t, d, "//a", "NONE"))
-    assert b._db(env.conn, d).types_by_name["//a"].validation == "N"
+    assert b.state.db(env.conn, d).types_by_name["//a"].validation == "N"
 
 
 def test_drop_message_type_refused_while_a_contract_uses_it(env: Env, db: int) -> None:
@@ -57,7 +57,7 @@ def test_drop_message_type_refused_while_a_contract_uses_it(env: Env, db: int) -
     assert err(e) == 3729
     env.run(lambda t: b.create_message_type(t, db, "//free"))
     env.run(lambda t: b.drop_message_type(t, db, ["//free"]))
-    assert "//free" not in b._db(env.conn, db).types_by_name
+    assert "//free" not in b.state.db(env.conn, db).types_by_name
     with pytest.raises(TSqlError) as e:
         env.run(lambda t: b.drop_message_type(t, db, ["//free"]))
     assert err(e) == 15151
@@ -77,7 +77,7 @@ def test_contract_rules(env: Env) -> None:
         env.run(lambda t: b.create_contract(t, d, "//c1", [("//nope", "ANY")]))
     assert err(e) == 15151
     env.run(lambda t: b.create_contract(t, d, "//c1", [("//x", "ANY"), ("DEFAULT", "TARGET")]))
-    c = b._db(env.conn, d).contracts_by_name["//c1"]
+    c = b.state.db(env.conn, d).contracts_by_name["//c1"]
     assert c.usages[14] == (False, True)
     assert set(c.usages.values()) == {(True, True), (False, True)}
 
@@ -118,9 +118,9 @@ def test_queue_ddl_rolled_back_leaves_no_trace_in_the_cache(env: Env) -> None:
     from tsqlbroker.engine.txn import Txn
     txn = Txn(env.conn)
     b.create_queue(txn, d, None, "Tmp")
-    assert ("dbo", "tmp") in b._db(env.conn, d).queues_by_name
+    assert ("dbo", "tmp") in b.state.db(env.conn, d).queues_by_name
     txn.rollback()
-    assert ("dbo", "tmp") not in b._db(env.conn, d).queues_by_name
+    assert ("dbo", "tmp") not in b.state.db(env.conn, d).queues_by_name
 
 
 def test_service_alter_rules(env: Env, db: int) -> None:
@@ -131,7 +131,7 @@ def test_service_alter_rules(env: Env, db: int) -> None:
     env.run(lambda t: b.create_queue(t, db, None, "OtherQ"))
     env.run(lambda t: b.alter_service(t, db, TARGET_SVC, None, "OtherQ", add=["DEFAULT"],
                                       drop=[CONTRACT]))
-    meta = b._db(env.conn, db)
+    meta = b.state.db(env.conn, db)
     svc = meta.services_by_name[TARGET_SVC]
     assert svc.service_queue_id == meta.queues_by_name[("dbo", "otherq")].object_id
     assert svc.contract_ids == frozenset({6})
@@ -155,7 +155,7 @@ def test_xml_schema_collection_and_bad_schema(env: Env) -> None:
     cid = env.run(lambda t: b.create_xml_schema_collection(t, d, None, "TradeSchema", XSD))
     env.run(lambda t: b.create_message_type(t, d, "//v", "VALID_XML",
                                             schema_collection="dbo.TradeSchema"))
-    assert b._db(env.conn, d).types_by_name["//v"].xml_collection_id == cid
+    assert b.state.db(env.conn, d).types_by_name["//v"].xml_collection_id == cid
     with pytest.raises(TSqlError) as e:
         env.run(lambda t: b.create_xml_schema_collection(t, d, None, "Bad", "<xsd:schema"))
     assert err(e) == 2378

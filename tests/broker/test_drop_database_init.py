@@ -29,15 +29,15 @@ def test_drop_does_not_wait_for_a_setup_that_waits_for_it() -> None:
 
         def set_up() -> None:
             try:
-                broker._db(other, db_id)
+                broker.state.db(other, db_id)
             except BaseException as exc:  # noqa: BLE001 - looked at below
                 failed.append(exc)
 
         setup = threading.Thread(target=set_up, daemon=True)
         setup.start()
         deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and broker._init_lock.acquire(blocking=False):
-            broker._init_lock.release()  # not taken yet by the set-up
+        while time.monotonic() < deadline and broker.state.init_lock.acquire(blocking=False):
+            broker.state.init_lock.release()  # not taken yet by the set-up
             time.sleep(0.01)
         # The set-up holds its lock and waits for the write lock this transaction holds.
         catalog.drop_database(dropper, db_id)

@@ -5,9 +5,9 @@ control included; the bounds are statement counts, not timings."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 import dataclasses
 import tempfile
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -185,9 +185,9 @@ def test_a_stale_peer_hint_costs_a_round_trip_never_a_message(
     assert s.execute(ROUNDS.format(handle=handle, n=2)), sink.errors()
     broker = Broker.get(s.instance.store)
     if backend == "postgresql":
-        assert broker._peers, "a delivery leaves its peer as a hint"
-    for key, peer in list(broker._peers.items()):
-        broker._peers[key] = dataclasses.replace(peer, service_id=-1)
+        assert broker.delivery.peers, "a delivery leaves its peer as a hint"
+    for key, peer in list(broker.delivery.peers.items()):
+        broker.delivery.peers[key] = dataclasses.replace(peer, service_id=-1)
     outcomes: list[bool] = []
     guarded = StoreConnection.commit_guarded
 
@@ -199,6 +199,6 @@ def test_a_stale_peer_hint_costs_a_round_trip_never_a_message(
     assert sink.resultsets()[-1].rows[0][0] == 3
     if backend == "postgresql":
         assert outcomes == [False, True, True]     # the long way once, then the hint again
-    assert all(p.service_id != -1 for p in broker._peers.values())
+    assert all(p.service_id != -1 for p in broker.delivery.peers.values())
     assert s.execute("SELECT COUNT(*) FROM TargQ"), sink.errors()
     assert sink.resultsets()[-1].rows == [(0,)]

@@ -47,7 +47,7 @@ def _a_remote_message_held(env: Env, db: int, port: int = 4022
 def test_a_late_acknowledgement_does_not_delete_the_error_that_took_its_rows_id(
         env: Env, db: int, store_url: str) -> None:
     h, sent = _a_remote_message_held(env, db)
-    ep = env.run(lambda t: env.broker._endpoint(t.conn, db, h))
+    ep = env.run(lambda t: env.broker.state.endpoint(t.conn, db, h))
     # While the far broker's ack of message 0 is on its way, END … WITH ERROR deletes the
     # conversation's held rows (message 0's too) and holds the Error in their place.
     env.run(lambda t: env.broker.end_conversation(t, db, h, 50, "gave up", with_error=True))
@@ -66,11 +66,11 @@ def test_a_late_acknowledgement_does_not_delete_the_error_that_took_its_rows_id(
 
 def test_an_acknowledgement_deletes_its_row_and_pins_the_dialog(env: Env, db: int) -> None:
     h, sent = _a_remote_message_held(env, db)
-    ep = env.run(lambda t: env.broker._endpoint(t.conn, db, h))
+    ep = env.run(lambda t: env.broker.state.endpoint(t.conn, db, h))
     transport = Transport(env.broker, BrokerLog())
     assert transport._apply(sent, ep, {"op": "ack", "broker": FAR_BROKER}) is True
     assert _held(env) == []
-    pinned = env.run(lambda t: env.broker._endpoint(t.conn, db, h))
+    pinned = env.run(lambda t: env.broker.state.endpoint(t.conn, db, h))
     assert pinned.far_broker_instance == FAR_BROKER
 
 

@@ -37,8 +37,8 @@ from tsqlbroker.engine.brokerlog import BrokerLog
 from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import TSqlError, message_text
 
-from .server_info import SERVER_NAME
 from .impersonation import run_as_user
+from .server_info import SERVER_NAME
 
 if TYPE_CHECKING:
     from .instance import Instance

@@ -1,41 +1,143 @@
 """SQL Server Service Broker for tsqlbroker: one :class:`Broker` per store.
 
 Modules: ``schema`` (tables), ``model`` (rows, constants), ``meta`` (metadata cache),
-``base`` (shared state, locks, signals, listeners), ``objects`` (message types, schema
-collections, contracts, queues, services), ``delivery`` (SEND, routing, validation,
-transmission queue), ``conversations`` (BEGIN DIALOG, END, timers, MOVE), ``network`` (routes,
-bindings, endpoint, priorities, ALTER DATABASE), ``receive`` (RECEIVE, GET CONVERSATION GROUP,
-WAITFOR), ``clock`` (tick), ``views`` (queues and catalog views for the DML layer),
-``notifications`` (event notifications on queues: external activation).
+``state`` (what every part shares: tables, lookups, per-transaction state, signals,
+listeners), ``group_locks`` (conversation-group locks), and one part per statement family:
+``objects`` (message types, schema collections, contracts, queues, services), ``delivery``
+(SEND, routing, validation, transmission queue), ``conversations`` (BEGIN DIALOG, END, timers,
+MOVE), ``network`` (routes, bindings, endpoint, priorities, ALTER DATABASE), ``receive``
+(RECEIVE, GET CONVERSATION GROUP, WAITFOR), ``clock`` (tick), ``views`` (queues and catalog
+views for the DML layer), ``notifications`` (event notifications on queues: external
+activation), ``activation_link`` (the activation manager's view of the broker).
 
+:class:`Broker` is a front: it builds the state and the parts (each given what it uses) and
+binds their public methods as its own, so callers write ``broker.send(…)``.
 Every statement method takes the caller's :class:`~tsqlbroker.engine.txn.Txn` and joins its
 transaction; the engine never imports the grammar or the interpreter.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from sqlalchemy import and_, select, update
-
 from ..store import Store
-from ..txn import Txn
-from .clock import ClockMixin
+from .activation_link import ActivationLink
+from .clock import Clock
+from .conversations import Conversations
+from .delivery import Delivery
+from .group_locks import GroupLocks
 from .model import ActivationSettings, QueueRow
-from .notifications import NotificationsMixin
-from .receive import COLUMN_ALIASES, QUEUE_COLUMNS, ReceiveMixin
-from .views import ViewsMixin
+from .network import Routing
+from .notifications import Notifications
+from .objects import Objects
+from .receive import COLUMN_ALIASES, QUEUE_COLUMNS, Receiving
+from .state import BrokerState
+from .views import Views
 
 __all__ = ["COLUMN_ALIASES", "QUEUE_COLUMNS", "ActivationSettings", "Broker", "QueueRow"]
 
 
-class Broker(ViewsMixin, ReceiveMixin, NotificationsMixin, ClockMixin):
-    """The Service Broker of one store (all its databases)."""
+def _shared(name: str, doc: str) -> property:
+    """A read-only view of the state's attribute ``name`` on the front."""
+    return property(lambda self: getattr(self.state, name), doc=doc)
+
+
+class Broker:
+    """The Service Broker of one store (all its databases): a front over its parts."""
+
+    store = _shared("store", "The store the broker keeps its tables in.")
+    t = _shared("t", "The broker's tables (:class:`~.schema.BrokerTables`).")
+    catalog = _shared("catalog", "The store's catalog.")
+    meta = _shared("meta", "The broker metadata cache.")
+    locks = _shared("locks", "The store's lock manager (conversation-group locks).")
+    signals = _shared("signals", "Queue signals (waiters of WAITFOR, activation).")
+    interest = _shared("interest", "PostgreSQL: the queues this process declared interest in.")
+    listener = _shared("listener", "PostgreSQL: the listener of other processes' NOTIFYs.")
+    filewake = _shared("filewake", "Shared SQLite file: wake-ups between processes.")
+    lockdir = _shared("lockdir", "Shared SQLite file: the lock directory beside it.")
+    claims = _shared("claims", "Shared SQLite file: conversation-group claims.")
+    store_hosting = _shared("store_hosting", "Who hosts the background work of the store.")
+    activation = _shared("activation", "The attached activation manager, if any.")
 
     def __init__(self, store: Store) -> None:
-        super().__init__(store)
-        self.register_views()
-        self._watched: set[tuple[int, int]] = set()    # see watch_queue
+        self.state = state = BrokerState(store)
+        self.group_locks = group_locks = GroupLocks(state)
+        self.delivery = delivery = Delivery(state, group_locks)
+        self.conversations = conversations = Conversations(state, group_locks, delivery)
+        self.routing = routing = Routing(state, conversations, delivery)
+        self.objects = objects = Objects(state, conversations, delivery)
+        self.receiving = receiving = Receiving(state, group_locks)
+        self.clock = clock = Clock(state, delivery)
+        self.views = views = Views(state, objects)
+        self.notifications = notifications = Notifications(state, objects, conversations,
+                                                           delivery)
+        self.activation_link = link = ActivationLink(state, receiving, objects, notifications)
+        # -- state
+        self.ensure_schema = state.ensure_schema
+        self.add_queue_listener = state.add_queue_listener
+        # -- objects (ALTER / DROP QUEUE go through the notifications part: it checks and
+        # drops the queue's event notifications around them)
+        self.create_message_type = objects.create_message_type
+        self.alter_message_type = objects.alter_message_type
+        self.drop_message_type = objects.drop_message_type
+        self.create_xml_schema_collection = objects.create_xml_schema_collection
+        self.alter_xml_schema_collection = objects.alter_xml_schema_collection
+        self.drop_xml_schema_collection = objects.drop_xml_schema_collection
+        self.create_contract = objects.create_contract
+        self.drop_contract = objects.drop_contract
+        self.create_queue = objects.create_queue
+        self.alter_queue = notifications.alter_queue
+        self.drop_queue = notifications.drop_queue
+        self.queue_info = objects.queue_info
+        self.queues = objects.queues
+        self.create_service = objects.create_service
+        self.alter_service = objects.alter_service
+        self.drop_service = objects.drop_service
+        # -- delivery
+        self.send = delivery.send
+        self.get_transmission_status = delivery.get_transmission_status
+        # -- conversations
+        self.begin_dialog = conversations.begin_dialog
+        self.end_conversation = conversations.end_conversation
+        self.begin_conversation_timer = conversations.begin_conversation_timer
+        self.move_conversation = conversations.move_conversation
+        self.endpoint_create_dates = conversations.endpoint_create_dates
+        # -- routing
+        self.create_route = routing.create_route
+        self.alter_route = routing.alter_route
+        self.drop_route = routing.drop_route
+        self.create_remote_service_binding = routing.create_remote_service_binding
+        self.alter_remote_service_binding = routing.alter_remote_service_binding
+        self.drop_remote_service_binding = routing.drop_remote_service_binding
+        self.create_endpoint = routing.create_endpoint
+        self.alter_endpoint = routing.alter_endpoint
+        self.drop_endpoint = routing.drop_endpoint
+        self.create_broker_priority = routing.create_broker_priority
+        self.alter_broker_priority = routing.alter_broker_priority
+        self.drop_broker_priority = routing.drop_broker_priority
+        self.set_database_broker_option = routing.set_database_broker_option
+        # -- receiving
+        self.receive = receiving.receive
+        self.get_conversation_group = receiving.get_conversation_group
+        self.queue_has_ready_messages = receiving.queue_has_ready_messages
+        self.wait_for_message = receiving.wait_for_message
+        # -- clock
+        self.tick = clock.tick
+        # -- views
+        self.register_views = views.register_views
+        self.resolve_virtual = views.resolve_virtual
+        # -- event notifications
+        self.create_event_notification = notifications.create_event_notification
+        self.drop_event_notification = notifications.drop_event_notification
+        self.queue_notified = notifications.queue_notified
+        self.notified_queues = notifications.notified_queues
+        self.post_queue_event = notifications.post_queue_event
+        # -- activation
+        self.attach_activation = link.attach_activation
+        self.activation_queue_settings = link.activation_queue_settings
+        self.watch_queue = link.watch_queue
+        self.activation_queues = link.activation_queues
+        self.queue_ready = link.queue_ready
+        self.disable_queue = link.disable_queue
+        views.register_views()
 
     @classmethod
     def get(cls, store: Store) -> Broker:
@@ -43,111 +145,11 @@ class Broker(ViewsMixin, ReceiveMixin, NotificationsMixin, ClockMixin):
         broker: Broker = store.extension("broker", cls)
         return broker
 
-    # -- the activation manager's view of the broker (engine/activation.BrokerQueues) ---------
-    def attach_activation(self, manager: Any) -> None:
-        """Connect an :class:`~tsqlbroker.engine.activation.ActivationManager`: queue events
-        go to ``manager.notify``, ends of receiving transactions to
-        ``manager.receive_outcome`` (the poison-message counter); the dm_broker_* views read
-        its monitors and tasks; new timers wake its clock (``manager.wake`` if it has one)."""
-        self.activation = manager
+    @property
+    def server_name(self) -> str:
+        """@@SERVERNAME as EVENT_INSTANCE documents show it (set by the hosting interpreter)."""
+        return self.notifications.server_name
 
-        def forward(event: str, db_id: int, queue_id: int) -> None:
-            if event in ("rollback_receive", "commit_receive", "forced_rollback_receive"):
-                manager.receive_outcome(db_id, queue_id, event == "commit_receive",
-                                        forced=event == "forced_rollback_receive")
-            else:
-                manager.notify(event, db_id, queue_id)
-        self.add_queue_listener(forward)
-
-    def activation_queue_settings(self, db_id: int, queue_id: int) -> Any:
-        """QueueSettings of a queue (None if it is gone), for the activation manager."""
-        from ..activation import QueueSettings
-        conn = self.store.connect()
-        try:
-            meta = self._db(conn, db_id)
-            q = meta.queues_by_id.get(queue_id)
-            if q is None:
-                return None
-            return QueueSettings(
-                db_id=db_id, queue_id=queue_id,
-                name=f"[{meta.name}].[{q.schema_name}].[{q.name}]",
-                procedure=q.activation_procedure, max_readers=q.max_readers,
-                activation_enabled=q.is_activation_enabled,
-                receive_enabled=q.is_receive_enabled, execute_as=q.execute_as,
-                poison_message_handling=q.is_poison_message_handling_enabled,
-                notification=self.queue_notified(conn, db_id, queue_id, "QUEUE_ACTIVATION"))
-        finally:
-            conn.close()
-
-    def watch_queue(self, db_id: int, queue_id: int, watching: bool) -> None:
-        """Whether the activation manager must hear of messages other processes enqueue on
-        the queue (PostgreSQL: declared as interest, see ``pgwake``; returns once in effect,
-        so a look at the queue afterwards misses nothing)."""
-        if self.interest is None:
-            return
-        key = (db_id, queue_id)
-        with self._init_lock:
-            if (key in self._watched) == watching:
-                return
-            if watching:
-                self._watched.add(key)
-            else:
-                self._watched.discard(key)
-        if watching:
-            self.interest.acquire(db_id, queue_id)
-        else:
-            self.interest.release(db_id, queue_id)
-
-    def activation_queues(self) -> list[tuple[int, int]]:
-        """(db_id, queue_id) of every queue with activation enabled or a QUEUE_ACTIVATION
-        event notification."""
-        conn = self.store.connect()
-        try:
-            keys = [(q.database_id, q.object_id) for q in self.queues(conn)
-                    if q.is_activation_enabled]
-            return keys + [k for k in self.notified_queues(conn) if k not in keys]
-        finally:
-            conn.close()
-
-    def queue_ready(self, db_id: int, queue_id: int) -> bool:
-        """Whether the queue has a message some session could RECEIVE now.
-
-        On PostgreSQL a plain read, not the row-lock probe WAITFOR uses: FOR UPDATE SKIP
-        LOCKED locks the rows for the probe's moment, and a WAITFOR (RECEIVE) checking just
-        then skips them and sleeps through the message (nothing wakes it when a probe ends);
-        the monitor probes often (``wait_idle`` polls it). Groups other processes hold are
-        not seen here: a reader launched for them finds nothing and ends."""
-        conn = self.store.connect()
-        try:
-            if conn.dialect != "postgresql":
-                return self.queue_has_ready_messages(conn, db_id, queue_id)
-            self.ensure_schema(conn)
-            m = self.t.messages
-            conds = [m.c.queue_id == queue_id, m.c.status == 1]
-            locked = {g for (d, g) in self.locks.locked_by_others(None) if d == db_id}
-            if locked:
-                conds.append(m.c.conversation_group_id.not_in(sorted(locked)))
-            return conn.execute(select(m.c.queuing_order).where(and_(*conds)).limit(1)
-                                ).first() is not None
-        finally:
-            conn.close()
-
-    def disable_queue(self, db_id: int, queue_id: int) -> None:
-        """Poison-message handling: STATUS = OFF on the queue (committed at once)."""
-        conn = self.store.connect()
-        txn = Txn(conn, owner="poison-message")
-        try:
-            self._db(conn, db_id)
-            txn.write()
-            self.meta.changed(txn, db_id)
-            qt = self.t.queues
-            conn.execute(update(qt).where(qt.c.object_id == queue_id).values(
-                is_receive_enabled=False, is_enqueue_enabled=False))
-            txn.after_commit(lambda: (self.signals.bump((db_id, queue_id)),
-                                      self._notify("altered", db_id, queue_id)))
-            txn.commit()
-        except BaseException:
-            txn.rollback()
-            raise
-        finally:
-            conn.close()
+    @server_name.setter
+    def server_name(self, value: str) -> None:
+        self.notifications.server_name = value

@@ -15,7 +15,8 @@ from sqlalchemy import delete, insert, select, update
 
 from ...errors import broker_error, message_text
 from ..txn import Txn
-from .delivery import DeliveryMixin
+from .delivery import Delivery
+from .group_locks import GroupLocks
 from .model import (
     END_DIALOG,
     ERROR,
@@ -27,10 +28,17 @@ from .model import (
     uid,
     utcnow,
 )
+from .state import BrokerState
 
 
-class ConversationsMixin(DeliveryMixin):
-    """Dialog statements."""
+class Conversations:
+    """Dialog statements (a part of :class:`~tsqlbroker.engine.broker.Broker`)."""
+
+    def __init__(self, state: BrokerState, group_locks: GroupLocks, delivery: Delivery
+                 ) -> None:
+        self.state = state
+        self.group_locks = group_locks
+        self.delivery = delivery
 
     def begin_dialog(self, txn: Txn, db_id: int, from_service: str, to_service: str | None,
                      to_broker: str | None = None, contract: str | None = None,
@@ -41,7 +49,7 @@ class ConversationsMixin(DeliveryMixin):
         conversation group, which it locks. Nothing reaches the target before the first SEND.
         ``lifetime_given`` with ``lifetime`` None is ``LIFETIME = NULL`` (Msg 8406)."""
         conn = txn.conn
-        meta = self._db(conn, db_id)
+        meta = self.state.db(conn, db_id)
         svc = meta.services_by_name.get(from_service) if from_service is not None else None
         if svc is None:
             raise broker_error(8423, from_service or "")
@@ -58,7 +66,7 @@ class ConversationsMixin(DeliveryMixin):
         group: str
         new_group = True
         if related_conversation is not None:
-            rel = self._endpoint(conn, db_id, related_conversation)
+            rel = self.state.endpoint(conn, db_id, related_conversation)
             if rel is None:
                 raise broker_error(8426, str(related_conversation).upper())
             if rel.service_id != svc.service_id:
@@ -71,7 +79,7 @@ class ConversationsMixin(DeliveryMixin):
                 group = uid(related_group)
             except (ValueError, TypeError):
                 raise broker_error(8436, str(related_group)) from None
-            g = self.t.groups
+            g = self.state.t.groups
             row = conn.execute(select(g).where(g.c.conversation_group_id == group,
                                                g.c.database_id == db_id)).mappings().first()
             if row is not None:
@@ -83,17 +91,17 @@ class ConversationsMixin(DeliveryMixin):
         else:
             group = new_uid()
         if new_group:
-            self._lock_group(txn, db_id, group, svc.service_queue_id)
+            self.group_locks.lock(txn, db_id, group, svc.service_queue_id)
         else:
-            self._lock_group_or_fail(txn, db_id, group, svc.service_queue_id)
+            self.group_locks.lock_or_fail(txn, db_id, group, svc.service_queue_id)
         txn.write()
         if new_group:
-            conn.execute(insert(self.t.groups).values(
+            conn.execute(insert(self.state.t.groups).values(
                 conversation_group_id=group, database_id=db_id, service_id=svc.service_id,
                 queue_id=svc.service_queue_id))
         now = utcnow()
         handle = new_uid()
-        conn.execute(insert(self.t.conversations).values(
+        conn.execute(insert(self.state.t.conversations).values(
             conversation_handle=handle, database_id=db_id, conversation_id=new_uid(),
             is_initiator=1, service_contract_id=crow.service_contract_id,
             conversation_group_id=group, service_id=svc.service_id,
@@ -102,8 +110,8 @@ class ConversationsMixin(DeliveryMixin):
             state="SO", far_service=to_service, far_broker_instance=None,
             target_broker=to_broker, security_timestamp=None, dialog_timer=None,
             send_sequence=0, end_dialog_sequence=-1, receive_sequence=0, system_sequence=0,
-            priority=self._priority_for(conn, db_id, crow.service_contract_id,
-                                        svc.service_id, to_service),
+            priority=self.delivery.priority_for(conn, db_id, crow.service_contract_id,
+                                                svc.service_id, to_service),
             encryption=True if encryption is None else bool(encryption), create_date=now))
         self._clock_changed()
         return uuid.UUID(handle)
@@ -112,7 +120,7 @@ class ConversationsMixin(DeliveryMixin):
         """When each endpoint of a database was created (UTC), by conversation handle.
 
         sys.conversation_endpoints has no such column; the REPL shows conversations' ages."""
-        c = self.t.conversations
+        c = self.state.t.conversations
         rows = conn.execute(select(c.c.conversation_handle, c.c.create_date)
                             .where(c.c.database_id == db_id))
         return {uuid.UUID(str(h)): created for h, created in rows}
@@ -128,7 +136,7 @@ class ConversationsMixin(DeliveryMixin):
         the WITH ERROR form when both values may be NULL (Msg 8419). Msg 8426 for an unknown
         or closed handle, 8427 when already ended (DO)."""
         conn = txn.conn
-        meta = self._db(conn, db_id)
+        meta = self.state.db(conn, db_id)
         if handle is None:
             raise broker_error(8418)
         erroring = with_error or error_code is not None or description is not None
@@ -137,48 +145,48 @@ class ConversationsMixin(DeliveryMixin):
         if erroring and int(error_code) <= 0:  # type: ignore[arg-type]
             raise broker_error(8440, error_code)
         txn.write()          # read the state under the write lock (see send)
-        ep = self._endpoint(conn, db_id, handle)
+        ep = self.state.endpoint(conn, db_id, handle)
         if ep is None or (ep.state == "CD" and not cleanup):
             raise broker_error(8426, str(handle).upper())
-        self._lock_group_or_fail(txn, db_id, ep.conversation_group_id, ep.queue_id)
+        self.group_locks.lock_or_fail(txn, db_id, ep.conversation_group_id, ep.queue_id)
         txn.write()
-        ep = self._lock_initiator_first(txn, ep)
+        ep = self.delivery.lock_initiator_first(txn, ep)
         if ep is None or (ep.state == "CD" and not cleanup):
             raise broker_error(8426, str(handle).upper())
         if cleanup:
             self._cancel_pending(txn, ep.conversation_handle)
-            self._delete_endpoint(conn, ep)
+            self.delivery.delete_endpoint(conn, ep)
             return
         if ep.state == "DO":
             raise broker_error(8427, ep.state)
-        m = self.t.messages
+        m = self.state.t.messages
         conn.execute(delete(m).where(m.c.conversation_handle == ep.conversation_handle))
         if ep.state in ("DI", "ER"):
-            peer = self._peer(conn, ep)
-            self._close(conn, ep)
+            peer = self.state.peer(conn, ep)
+            self.delivery.close(conn, ep)
             if peer is not None and peer.state == "DO":
-                self._close(conn, peer)
+                self.delivery.close(conn, peer)
             return
         if ep.state == "SO":
             # Nothing was ever sent: there is no far endpoint to tell.
-            self._delete_endpoint(conn, ep)
+            self.delivery.delete_endpoint(conn, ep)
             return
         if erroring:
             self._cancel_pending(txn, ep.conversation_handle)
-            tq = self.t.transmission
+            tq = self.state.t.transmission
             conn.execute(delete(tq).where(tq.c.conversation_handle == ep.conversation_handle))
-            self._queue_outgoing(txn, meta, ep, ERROR,
-                                 error_body(int(error_code), str(description)))  # type: ignore
+            body = error_body(int(error_code), str(description))  # type: ignore
+            self.delivery.queue_outgoing(txn, meta, ep, ERROR, body)
         else:
-            self._queue_outgoing(txn, meta, ep, END_DIALOG, None)
-        c = self.t.conversations
+            self.delivery.queue_outgoing(txn, meta, ep, END_DIALOG, None)
+        c = self.state.t.conversations
         conn.execute(update(c).where(c.c.conversation_handle == ep.conversation_handle)
                      .values(state="DO", dialog_timer=None,
                              end_dialog_sequence=ep.send_sequence - 1))
 
     def _cancel_pending(self, txn: Txn, handle: str) -> None:
         """Drop this transaction's not-yet-delivered messages of ``handle``."""
-        ops = self._state(txn).pending_ops.get(handle, [])
+        ops = self.state.txn_state(txn).pending_ops.get(handle, [])
         live = [op for op in ops if not op.cancelled]
         for op in live:
             op.cancelled = True
@@ -194,10 +202,10 @@ class ConversationsMixin(DeliveryMixin):
         local queue after ``s`` seconds (re-issuing replaces the timer). Msg 8426 unknown
         handle, 8458 ended endpoint, 8410 beyond the lifetime."""
         conn = txn.conn
-        self._db(conn, db_id)
+        self.state.db(conn, db_id)
         if handle is None:
             raise broker_error(8418)
-        ep = self._endpoint(conn, db_id, handle)
+        ep = self.state.endpoint(conn, db_id, handle)
         if ep is None:
             raise broker_error(8426, str(handle).upper())
         if ep.state in ("DO", "CD", "ER"):
@@ -205,14 +213,14 @@ class ConversationsMixin(DeliveryMixin):
         fire = lifetime_expiry(utcnow(), max(int(timeout_s or 0), 0))
         if fire > ep.lifetime:
             raise broker_error(8410)
-        self._lock_group_or_fail(txn, db_id, ep.conversation_group_id, ep.queue_id)
+        self.group_locks.lock_or_fail(txn, db_id, ep.conversation_group_id, ep.queue_id)
         txn.write()
-        ep = self._lock_initiator_first(txn, ep)
+        ep = self.delivery.lock_initiator_first(txn, ep)
         if ep is None:
             raise broker_error(8426, str(handle).upper())
         if ep.state in ("DO", "CD", "ER"):
             raise broker_error(8458, ep.state)
-        c = self.t.conversations
+        c = self.state.t.conversations
         conn.execute(update(c).where(c.c.conversation_handle == ep.conversation_handle)
                      .values(dialog_timer=fire))
         txn.after_commit(self._clock_changed)
@@ -221,12 +229,12 @@ class ConversationsMixin(DeliveryMixin):
         """``MOVE CONVERSATION h TO g``: into another group of the same queue, which must
         exist (8439); both groups are locked; 8438 for an ended endpoint."""
         conn = txn.conn
-        self._db(conn, db_id)
+        self.state.db(conn, db_id)
         if handle is None:
             raise broker_error(8418)
         if group is None:
             raise broker_error(8420)
-        ep = self._endpoint(conn, db_id, handle)
+        ep = self.state.endpoint(conn, db_id, handle)
         if ep is None:
             raise broker_error(8426, str(handle).upper())
         if ep.state in ("DO", "CD"):
@@ -235,19 +243,19 @@ class ConversationsMixin(DeliveryMixin):
             target = uid(group)
         except (ValueError, TypeError):
             raise broker_error(8439, str(group)) from None
-        g = self.t.groups
+        g = self.state.t.groups
         row = conn.execute(select(g).where(g.c.conversation_group_id == target,
                                            g.c.database_id == db_id)).mappings().first()
         if row is None or row["queue_id"] != ep.queue_id:
             raise broker_error(8439, target)
         if target == ep.conversation_group_id:
             return
-        self._lock_group_or_fail(txn, db_id, ep.conversation_group_id, ep.queue_id)
-        self._lock_group_or_fail(txn, db_id, target, ep.queue_id)
+        self.group_locks.lock_or_fail(txn, db_id, ep.conversation_group_id, ep.queue_id)
+        self.group_locks.lock_or_fail(txn, db_id, target, ep.queue_id)
         txn.write()
-        if self._lock_initiator_first(txn, ep) is None:
+        if self.delivery.lock_initiator_first(txn, ep) is None:
             raise broker_error(8426, str(handle).upper())
-        c, m = self.t.conversations, self.t.messages
+        c, m = self.state.t.conversations, self.state.t.messages
         conn.execute(update(c).where(c.c.conversation_handle == ep.conversation_handle)
                      .values(conversation_group_id=target))
         conn.execute(update(m).where(m.c.conversation_handle == ep.conversation_handle)
@@ -258,53 +266,53 @@ class ConversationsMixin(DeliveryMixin):
             conn.execute(delete(g).where(g.c.conversation_group_id == ep.conversation_group_id))
 
     # -- bulk endings (DROP SERVICE, ALTER DATABASE) ------------------------------------------
-    def _drop_service_conversations(self, txn: Txn, db_id: int, service_id: int) -> None:
+    def drop_service_conversations(self, txn: Txn, db_id: int, service_id: int) -> None:
         """DROP SERVICE: the far side of each open conversation gets Error -8470; the
         service's endpoints and messages go."""
-        c = self.t.conversations
+        c = self.state.t.conversations
         self._drop_conversations(txn, db_id, c.c.service_id == service_id, 8470)
 
-    def _drop_contract_conversations(self, txn: Txn, db_id: int, contract_id: int) -> None:
+    def drop_contract_conversations(self, txn: Txn, db_id: int, contract_id: int) -> None:
         """DROP CONTRACT: conversations on it end; the far side gets Error -8487 ("The
         remote service contract has been dropped.")."""
-        c = self.t.conversations
+        c = self.state.t.conversations
         self._drop_conversations(txn, db_id, c.c.service_contract_id == contract_id, 8487)
 
     def _drop_conversations(self, txn: Txn, db_id: int, cond: Any, number: int) -> None:
         conn = txn.conn
-        c = self.t.conversations
+        c = self.state.t.conversations
         rows = conn.execute(select(c).where(c.c.database_id == db_id, cond)).mappings().all()
         for r in rows:
             ep = Endpoint.from_row(r)
-            peer = self._peer(conn, ep)
+            peer = self.state.peer(conn, ep)
             if peer is not None and peer.state != "CD":
-                self._error_endpoint(conn, txn, peer, -number, message_text(number))
-            self._delete_endpoint(conn, ep)
+                self.delivery.error_endpoint(conn, txn, peer, -number, message_text(number))
+            self.delivery.delete_endpoint(conn, ep)
 
-    def _end_all(self, txn: Txn, db_id: int, code: int | None) -> None:
+    def end_all(self, txn: Txn, db_id: int, code: int | None) -> None:
         """NEW_BROKER (``code`` None: remove every conversation silently) or
         ERROR_BROKER_CONVERSATIONS (each endpoint and its far side get Error ``code``)."""
         conn = txn.conn
-        c = self.t.conversations
+        c = self.state.t.conversations
         rows = conn.execute(select(c).where(c.c.database_id == db_id)).mappings().all()
         for r in rows:
             ep = Endpoint.from_row(r)
             if code is None:
-                self._delete_endpoint(conn, ep)
+                self.delivery.delete_endpoint(conn, ep)
                 continue
             if ep.state == "CD":
                 continue
             text = message_text(-code)
-            peer = self._peer(conn, ep)
-            self._error_endpoint(conn, txn, ep, code, text)
+            peer = self.state.peer(conn, ep)
+            self.delivery.error_endpoint(conn, txn, ep, code, text)
             if peer is not None and peer.database_id != db_id and peer.state != "CD":
-                self._error_endpoint(conn, txn, peer, code, text)
+                self.delivery.error_endpoint(conn, txn, peer, code, text)
         if code is None:
-            for table in (self.t.groups, self.t.messages, self.t.transmission):
+            for table in (self.state.t.groups, self.state.t.messages, self.state.t.transmission):
                 conn.execute(delete(table).where(table.c.database_id == db_id))
 
     def _clock_changed(self) -> None:
         """A timer or lifetime may now be due sooner: let the clock thread know."""
-        wake = getattr(self.activation, "wake", None)
+        wake = getattr(self.state.activation, "wake", None)
         if callable(wake):
             wake()

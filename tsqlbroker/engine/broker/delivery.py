@@ -11,7 +11,7 @@ that still cannot be delivered.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -20,7 +20,6 @@ from sqlalchemy import and_, delete, insert, select, update
 from ...errors import BrokerError, broker_error, message_text
 from ..store import StoreConnection
 from ..txn import Txn
-from .base import BrokerBase
 from .fastsql import (
     CLAIM_PEER,
     CLAIM_SEND_PG,
@@ -36,6 +35,7 @@ from .fastsql import (
     run,
     run_with_commit,
 )
+from .group_locks import GroupLocks
 from .meta import DbMeta
 from .model import (
     ALWAYS_ALLOWED,
@@ -43,7 +43,9 @@ from .model import (
     END_DIALOG,
     ERROR,
     SENDABLE_STATES,
+    Acceptance,
     Endpoint,
+    Outgoing,
     ServiceRow,
     error_body,
     new_uid,
@@ -51,47 +53,19 @@ from .model import (
     utcnow,
 )
 from .schema import PREFIX
+from .state import BrokerState
 from .transport_route import held_for_network
 from .validation import valid_error, well_formed_error
 
-
-# Peers kept in DeliveryMixin._peers (all forgotten at once beyond this: it is only a hint).
+# Peers kept in Delivery.peers (all forgotten at once beyond this: it is only a hint).
 _PEERS_KEPT = 4096
-
-
-@dataclass(slots=True)
-class Outgoing:
-    """One message on its way from a conversation endpoint to its peer."""
-
-    db_id: int
-    handle: str
-    conversation_id: str
-    is_initiator: int
-    from_service: str
-    to_service: str
-    target_broker: str | None
-    contract_name: str
-    seq: int
-    message_type: str
-    body: bytes | None
-    priority: int
-    lifetime: datetime
-    enqueue_time: datetime = field(default_factory=utcnow)
-
-    @property
-    def is_end(self) -> bool:
-        return self.message_type == END_DIALOG
-
-    @property
-    def is_error(self) -> bool:
-        return self.message_type == ERROR
 
 
 @dataclass(slots=True)
 class DeliverOp:
     """Deferred delivery of one outgoing message (a :class:`~..txn.DeferredOp`)."""
 
-    broker: DeliveryMixin
+    delivery: Delivery
     txn: Txn
     out: Outgoing
     retain: tuple[int, str, int] | None = None    # (queue id, group id, service id) for copies
@@ -102,21 +76,21 @@ class DeliverOp:
         if self.cancelled:
             return
         if self.retain is not None:
-            self.broker._retain_copy(conn, self.out, *self.retain)
-        self.broker._deliver(conn, self.txn, self.out, last=self.txn.flushing_last)
+            self.delivery._retain_copy(conn, self.out, *self.retain)
+        self.delivery._deliver(conn, self.txn, self.out, last=self.txn.flushing_last)
 
 
 @dataclass
 class RetryOp:
     """Deferred retry of held messages (after ALTER QUEUE ON, CREATE SERVICE …)."""
 
-    broker: DeliveryMixin
+    delivery: Delivery
     txn: Txn
     filters: dict[str, Any]
 
     def flush(self, conn: StoreConnection) -> None:
         """Retry the held messages inside the committing storage transaction."""
-        self.broker._retry_held(conn, self.txn, **self.filters)
+        self.delivery.retry_held(conn, self.txn, **self.filters)
 
 
 UPDATE_SEND_SEQUENCE = (f"UPDATE {PREFIX}conversation_endpoints SET send_sequence = ?, "
@@ -140,13 +114,17 @@ def _rank(message_type: str) -> int:
     return 0 if message_type == DIALOG_TIMER else 1 if message_type == ERROR else 2
 
 
-class DeliveryMixin(BrokerBase):
-    """SEND, routing, receiver-side validation, the transmission queue."""
+class Delivery:
+    """SEND, routing, receiver-side validation, the transmission queue (a part of
+    :class:`~tsqlbroker.engine.broker.Broker`)."""
 
-    _held_handles: set[str]
-    # PostgreSQL: the peer endpoint last seen by a delivery, by (conversation id, side): what
-    # the next delivery on the conversation checks its message against (_deliver_guarded).
-    _peers: dict[tuple[str, int], Endpoint]
+    def __init__(self, state: BrokerState, group_locks: GroupLocks) -> None:
+        self.state = state
+        self.group_locks = group_locks
+        # PostgreSQL: the peer endpoint last seen by a delivery, by (conversation id, side):
+        # what the next delivery on the conversation checks its message against
+        # (_deliver_guarded).
+        self.peers: dict[tuple[str, int], Endpoint] = {}
 
     # -- SEND ---------------------------------------------------------------------------------
     def send(self, txn: Txn, db_id: int, handles: list[Any], message_type: str | None,
@@ -158,7 +136,7 @@ class DeliveryMixin(BrokerBase):
         twice), 8429 state, 8428 unknown type, 8431/8432/8434 contract, 8433 NULL body, 9618
         own queue disabled with retention. Delivery happens at commit."""
         conn = txn.conn
-        meta = self._db(conn, db_id)
+        meta = self.state.db(conn, db_id)
         if body_given and body is None:
             raise broker_error(8433)
         # Endpoint states are read under the storage write lock SEND needs anyway, so a
@@ -175,7 +153,7 @@ class DeliveryMixin(BrokerBase):
         for handle in handles:
             if handle is None:
                 raise broker_error(8418)
-            ep = self._endpoint(conn, db_id, handle)
+            ep = self.state.endpoint(conn, db_id, handle)
             if ep is None:
                 raise broker_error(8426, str(handle).upper())
             if ep.conversation_handle in seen:
@@ -184,19 +162,19 @@ class DeliveryMixin(BrokerBase):
             self._check_sendable(meta, ep, type_name)
             endpoints.append(ep)
         for ep in endpoints:
-            self._lock_group_or_fail(txn, db_id, ep.conversation_group_id, ep.queue_id)
+            self.group_locks.lock_or_fail(txn, db_id, ep.conversation_group_id, ep.queue_id)
         # Locks in the one order (groups, initiator endpoints, target endpoints), then the
         # checks again on what a commit waited for may have changed, then the sends.
         locked: list[Endpoint] = []
         for ep in endpoints:
-            fresh = self._lock_initiator_first(txn, ep)
+            fresh = self.lock_initiator_first(txn, ep)
             if fresh is None:
                 raise broker_error(8426, ep.conversation_handle)
             if fresh is not ep:
                 self._check_sendable(meta, fresh, type_name)
             locked.append(fresh)
         for ep in locked:
-            self._queue_outgoing(txn, meta, ep, type_name, body)
+            self.queue_outgoing(txn, meta, ep, type_name, body)
 
     def _check_sendable(self, meta: DbMeta, ep: Endpoint, type_name: str) -> None:
         """SEND's checks of one endpoint: 8429 state, 8428 type, 8431/8432/8434 contract,
@@ -228,7 +206,7 @@ class DeliveryMixin(BrokerBase):
         …). A contract check failing after the claim leaves the group's row locked until the
         transaction ends (the full path checks before locking)."""
         conn = txn.conn
-        if (handle is None or conn.dialect != "postgresql"
+        if (handle is None or not conn.backend.row_locks
                 or type_name not in meta.types_by_name):
             return False
         try:
@@ -247,15 +225,15 @@ class DeliveryMixin(BrokerBase):
             raise
         # The in-process lock after the checks, as on the full path; the row lock came with
         # the claim.
-        if not self._lock_group(txn, db_id, ep.conversation_group_id, ep.queue_id,
-                                timeout=0.0, row_locked=True):
+        if not self.group_locks.lock(txn, db_id, ep.conversation_group_id, ep.queue_id,
+                                     timeout=0.0, row_locked=True):
             run(conn, UNCLAIM_SEND, (ep.send_sequence, key))
             return False
-        self._queue_outgoing(txn, meta, ep, type_name, body, claimed=True)
+        self.queue_outgoing(txn, meta, ep, type_name, body, claimed=True)
         return True
 
-    def _queue_outgoing(self, txn: Txn, meta: DbMeta, ep: Endpoint, type_name: str,
-                        body: bytes | None, *, claimed: bool = False) -> DeliverOp:
+    def queue_outgoing(self, txn: Txn, meta: DbMeta, ep: Endpoint, type_name: str,
+                       body: bytes | None, *, claimed: bool = False) -> DeliverOp:
         """Take the next sequence number of ``ep`` (``claimed``: already taken in storage)
         and defer the delivery of one message."""
         conn = txn.conn
@@ -279,14 +257,14 @@ class DeliveryMixin(BrokerBase):
             retain = (ep.queue_id, ep.conversation_group_id, ep.service_id)
         op = DeliverOp(self, txn, out, retain)
         txn.defer(op)
-        pending = self._state(txn).pending_ops.setdefault(ep.conversation_handle, [])
+        pending = self.state.txn_state(txn).pending_ops.setdefault(ep.conversation_handle, [])
         pending.append(op)
         ep.send_sequence += 1
         if ep.state == "SO":
             ep.state = "CO"
         return op
 
-    def _lock_initiator_first(self, txn: Txn, ep: Endpoint) -> Endpoint | None:
+    def lock_initiator_first(self, txn: Txn, ep: Endpoint) -> Endpoint | None:
         """PostgreSQL, before target endpoint ``ep``'s row is changed: lock the row of its
         conversation's initiator endpoint first (waiting for it if need be), then read ``ep``
         again — a commit waited for may have changed it (None: it is gone). Delivery at commit
@@ -294,26 +272,26 @@ class DeliveryMixin(BrokerBase):
         ends of a conversation would each hold their own row and wait for the other's; with
         it they queue. Once per conversation and transaction; elsewhere ``ep`` as it is."""
         conn = txn.conn
-        if conn.dialect != "postgresql" or ep.is_initiator:
+        if not conn.backend.row_locks or ep.is_initiator:
             return ep
-        done = self._state(txn).initiators_locked
+        done = self.state.txn_state(txn).initiators_locked
         if ep.conversation_id in done:
             return ep
         run(conn, LOCK_INITIATOR_PG, (ep.conversation_id,))
         done.add(ep.conversation_id)
         # A rollback to an earlier savepoint releases the lock again.
         txn.on_undo(lambda: done.discard(ep.conversation_id))
-        return self._endpoint(conn, ep.database_id, ep.conversation_handle)
+        return self.state.endpoint(conn, ep.database_id, ep.conversation_handle)
 
     def _retain_copy(self, conn: StoreConnection, out: Outgoing, queue_id: int, group: str,
                      service_id: int) -> None:
         """RETENTION = ON: a status-3 copy of a sent message in the sender's own queue."""
-        meta = self.meta.get(conn, out.db_id)
+        meta = self.state.meta.get(conn, out.db_id)
         if meta is None:
             return
         contract = meta.contracts_by_name.get(out.contract_name)
         mt = meta.types_by_name.get(out.message_type)
-        conn.execute(insert(self.t.messages).values(
+        conn.execute(insert(self.state.t.messages).values(
             database_id=out.db_id, queue_id=queue_id, status=3, priority=out.priority,
             conversation_group_id=group, conversation_handle=out.handle,
             message_sequence_number=out.seq, service_name=out.from_service,
@@ -332,15 +310,15 @@ class DeliveryMixin(BrokerBase):
         """Deliver ``out`` now (inside the storage transaction) or hold it. ``last``: the
         transaction's last deferred operation is flushing (the final statement may travel
         with the COMMIT; on PostgreSQL the whole delivery may, see :meth:`_deliver_guarded`)."""
-        sender = self.meta.get(conn, out.db_id)
+        sender = self.state.meta.get(conn, out.db_id)
         if sender is None:
             return
         if not sender.is_broker_enabled:
             self._hold(conn, out, message_text(9791))
             return
-        if out.handle in self._held_handles and self._has_held(conn, out.handle):
+        if out.handle in self.state.held_handles and self._has_held(conn, out.handle):
             self._hold(conn, out, "")
-            self._retry_held(conn, txn, handle=out.handle)
+            self.retry_held(conn, txn, handle=out.handle)
             return
         if last and self._deliver_guarded(conn, txn, out):
             return
@@ -360,14 +338,14 @@ class DeliveryMixin(BrokerBase):
         if txn is None or out.is_end or out.is_error or txn.commit_guard is not None:
             return False
         # Only PostgreSQL's claims leave hints (_deliver_claimed).
-        peer = self._peers.get((out.conversation_id, 0 if out.is_initiator else 1))
+        peer = self.peers.get((out.conversation_id, 0 if out.is_initiator else 1))
         if peer is None:
             return False
-        meta = self.meta.get(conn, peer.database_id)
+        meta = self.state.meta.get(conn, peer.database_id)
         queue = meta.queues_by_id.get(peer.queue_id) if meta is not None else None
         if (meta is None or not meta.is_broker_enabled or queue is None
                 or not queue.is_enqueue_enabled
-                or self._check_incoming(conn, meta, peer, out) is not None):
+                or self.check_incoming(conn, meta, peer, out) is not None):
             return False
         values = self._message_values(conn, meta, peer, out.message_type, out.body, out.seq,
                                       out.enqueue_time)
@@ -376,30 +354,30 @@ class DeliveryMixin(BrokerBase):
                   *(values[i] for i in DELIVER_PARAM_INDEXES))
 
         def long_way(c: StoreConnection) -> None:
-            self._peers.pop((out.conversation_id, peer.is_initiator), None)
+            self.peers.pop((out.conversation_id, peer.is_initiator), None)
             status = self._try_deliver(c, txn, out)
             if status is not None:
                 self._hold(c, out, status)
         if not guarded_with_commit(txn, DELIVER_GUARDED_PG, params, long_way):
             return False
-        self._enqueued_after_commit(txn, peer.database_id, peer.queue_id)
+        self.state.enqueued_after_commit(txn, peer.database_id, peer.queue_id)
         return True
 
     def _has_held(self, conn: StoreConnection, handle: str) -> bool:
-        tq = self.t.transmission
+        tq = self.state.t.transmission
         if conn.execute(select(tq.c.id).where(tq.c.conversation_handle == handle).limit(1)
                         ).first() is not None:
             return True
-        self._held_handles.discard(handle)
+        self.state.held_handles.discard(handle)
         return False
 
     def _hold(self, conn: StoreConnection, out: Outgoing, status: str) -> None:
         target = out.target_broker
         if target is not None and target.strip().upper() == "CURRENT DATABASE":
             # sys.transmission_queue shows the broker instance the dialog was pinned to.
-            sender = self.meta.get(conn, out.db_id)
+            sender = self.state.meta.get(conn, out.db_id)
             target = sender.broker_guid if sender else None
-        conn.execute(insert(self.t.transmission).values(
+        conn.execute(insert(self.state.t.transmission).values(
             database_id=out.db_id, conversation_handle=out.handle,
             to_service_name=out.to_service, to_broker_instance=target,
             from_service_name=out.from_service, service_contract_name=out.contract_name,
@@ -407,25 +385,26 @@ class DeliveryMixin(BrokerBase):
             message_type_name=out.message_type, is_conversation_error=out.is_error,
             is_end_of_dialog=out.is_end, message_body=out.body, transmission_status=status,
             priority=out.priority))
-        self._held_handles.add(out.handle)
+        self.state.held_handles.add(out.handle)
 
     def _route(self, conn: StoreConnection, out: Outgoing
                ) -> tuple[DbMeta, ServiceRow] | str:
         """The target database and service of a conversation's first message, or the
         transmission status explaining why there is none (reference §7, LOCAL routes)."""
         candidates: list[DbMeta] = []
-        sender = self.meta.get(conn, out.db_id)
+        sender = self.state.meta.get(conn, out.db_id)
         tb = (out.target_broker or "").strip()
         if tb.upper() == "CURRENT DATABASE":
             candidates = [sender] if sender else []
         elif tb:
-            candidates = [m for m in self.meta.all_loaded(conn) if m.broker_guid == tb.upper()]
+            candidates = [m for m in self.state.meta.all_loaded(conn)
+                          if m.broker_guid == tb.upper()]
         else:
-            others = [m for m in self.meta.all_loaded(conn) if m.database_id != out.db_id]
+            others = [m for m in self.state.meta.all_loaded(conn) if m.database_id != out.db_id]
             candidates = ([sender] if sender else []) + others
         for meta in candidates:
-            if meta.database_id not in self._initialised_dbs:
-                meta = self._db(conn, meta.database_id)
+            if meta.database_id not in self.state.initialised_dbs:
+                meta = self.state.db(conn, meta.database_id)
             svc = meta.services_by_name.get(out.to_service)
             if svc is not None and meta.is_broker_enabled:
                 return meta, svc
@@ -440,7 +419,7 @@ class DeliveryMixin(BrokerBase):
         peer = self._peer_of(conn, out)
         created = False
         if peer is None:
-            remote = held_for_network(self, conn, out)   # another broker's (transport.py)
+            remote = held_for_network(self.state, conn, out)   # another broker's (transport.py)
             if remote is not None:
                 return remote
             if not out.is_initiator or out.is_end or out.is_error:
@@ -463,7 +442,7 @@ class DeliveryMixin(BrokerBase):
             peer = self._create_target(conn, out, meta, svc, contract.service_contract_id)
             created = True
         else:
-            meta = self.meta.get(conn, peer.database_id)
+            meta = self.state.meta.get(conn, peer.database_id)
             if meta is None:
                 return None
             if not meta.is_broker_enabled:
@@ -474,24 +453,34 @@ class DeliveryMixin(BrokerBase):
             if peer.state in ("DO", "CD"):
                 if out.is_end or out.is_error:
                     # Both sides ended at the same time: each end answers the other.
-                    self._close(conn, peer)
-                    sender = self._endpoint(conn, out.db_id, out.handle)
+                    self.close(conn, peer)
+                    sender = self.state.endpoint(conn, out.db_id, out.handle)
                     if sender is not None and sender.state == "DO":
-                        self._close(conn, sender)
+                        self.close(conn, sender)
                 return None
             if peer.state == "ER":
                 return None
-        problem = self._check_incoming(conn, meta, peer, out)
+        problem = self._admit(conn, txn, meta, peer, out, created)
         if problem is not None:
-            code, text = problem
+            self._reject(conn, txn, out, *problem)
+        return None
+
+    def _admit(self, conn: StoreConnection, txn: Txn | None, meta: DbMeta, peer: Endpoint,
+               out: Outgoing, created: bool) -> tuple[int, str] | None:
+        """The target side's last step for a message the far endpoint ``peer`` (of database
+        ``meta``) may take: checked with the target database's definitions, then enqueued and
+        the endpoint's receive sequence (and state: DI after an EndDialog, ER after an Error)
+        moved on. A refused message deletes an endpoint it ``created`` or closes the one
+        there; the refusal, ``(code, text)`` of the Error for the sender, is returned."""
+        problem = self.check_incoming(conn, meta, peer, out)
+        if problem is not None:
             if created:
-                self._delete_endpoint(conn, peer)
+                self.delete_endpoint(conn, peer)
             else:
-                self._close(conn, peer)
-            self._reject(conn, txn, out, code, text)
-            return None
-        self._enqueue(conn, txn, meta, peer, out.message_type, out.body, out.seq,
-                      out.enqueue_time)
+                self.close(conn, peer)
+            return problem
+        self.enqueue(conn, txn, meta, peer, out.message_type, out.body, out.seq,
+                     out.enqueue_time)
         state = peer.state
         if out.is_end and state in ("SO", "SI", "CO"):
             state = "DI"
@@ -500,6 +489,103 @@ class DeliveryMixin(BrokerBase):
         run(conn, UPDATE_RECEIVE_SEQUENCE, (out.seq + 1, state, peer.conversation_handle))
         return None
 
+    # -- messages from other brokers (the transport's receiver) -------------------------------
+    def accept(self, txn: Txn, out: Outgoing, *, from_broker: str) -> Acceptance:
+        """Take a message another broker (instance ``from_broker``) sent, the way local
+        delivery does (reference §5.5, §5.6), inside ``txn``: a first message makes the
+        target endpoint; a resent one (its sequence number already received) is acknowledged
+        again without a second copy; one ahead of the next expected number, or one the
+        target cannot take now, is refused for a later retry (nack). The caller serialises
+        the frames of one conversation."""
+        conn = txn.conn
+        peer = fetch_peer(conn, out.conversation_id, 0 if out.is_initiator else 1)
+        created = False
+        if peer is None:
+            if not out.is_initiator or out.is_end or out.is_error:
+                return Acceptance("ack")       # nobody to tell: the endpoint is gone
+            target = self._remote_target(conn, out)
+            if target is None:
+                return Acceptance("error", code=-8490,
+                                  text=message_text(8490, out.to_service))
+            if isinstance(target, str):
+                return Acceptance("nack", status=target)
+            meta = target
+            svc = meta.services_by_name[out.to_service]
+            queue = meta.queues_by_id.get(svc.service_queue_id)
+            if queue is None or not queue.is_enqueue_enabled:
+                return Acceptance("nack", status=message_text(
+                    9617, queue.name if queue else svc.name))
+            contract = meta.contracts_by_name.get(out.contract_name)
+            if contract is None:
+                return Acceptance("error", code=-8425,
+                                  text=message_text(8425, out.contract_name))
+            if contract.service_contract_id not in svc.contract_ids:
+                return Acceptance("error", code=-8408,
+                                  text=message_text(8408, svc.name, out.contract_name))
+            peer = self._create_target(conn, out, meta, svc, contract.service_contract_id,
+                                       from_broker=from_broker)
+            created = True
+        else:
+            loaded = self.state.meta.get(conn, peer.database_id)
+            if loaded is None:
+                return Acceptance("ack")
+            meta = loaded
+            if out.seq < peer.receive_sequence:
+                return Acceptance("ack", broker=meta.broker_guid, duplicate=True)
+            if out.seq > peer.receive_sequence and not out.is_error:
+                # The sender sends in order and waits for each ack: a gap means an earlier
+                # message is still on its way; it is asked to resend later. (END … WITH
+                # ERROR drops the messages not yet sent: its Error may follow a gap.)
+                return Acceptance("nack", status="Out of order message; waiting for "
+                                  f"message {peer.receive_sequence}.")
+            if not meta.is_broker_enabled:
+                return Acceptance("nack", status=message_text(9793))
+            queue = meta.queues_by_id.get(peer.queue_id)
+            if queue is None or not queue.is_enqueue_enabled:
+                return Acceptance("nack", status=message_text(
+                    9617, queue.name if queue else ""))
+            if peer.state in ("DO", "CD"):
+                if out.is_end or out.is_error:
+                    # Both sides ended at the same time: ours closes, and its close notice
+                    # (the remote-dialogs row stays) closes the far side.
+                    self.close(conn, peer)
+                return Acceptance("ack", broker=meta.broker_guid)
+            if peer.state == "ER":
+                return Acceptance("ack", broker=meta.broker_guid)
+        problem = self._admit(conn, txn, meta, peer, out, created)
+        made = peer if created else None
+        if problem is not None:
+            return Acceptance("error", code=problem[0], text=problem[1],
+                              broker=meta.broker_guid, created=made,
+                              closed=None if created else peer)
+        return Acceptance("ack", broker=meta.broker_guid, created=made)
+
+    def accept_close(self, txn: Txn, conversation_id: str, is_initiator: int
+                     ) -> Endpoint | None:
+        """The far side (on another broker) of the conversation closed its endpoint: ours,
+        waiting in DISCONNECTED_OUTBOUND (DO) for that, closes too. The endpoint if it is
+        closed now (the far side needs no close notice of it), else None."""
+        peer = fetch_peer(txn.conn, conversation_id, 0 if is_initiator else 1)
+        if peer is not None and peer.state == "DO":
+            self.close(txn.conn, peer)
+        return peer if peer is not None and peer.state in ("DO", "CD") else None
+
+    def _remote_target(self, conn: StoreConnection, out: Outgoing) -> DbMeta | str | None:
+        """The database holding the target service of a first message from another broker;
+        a status text to retry later; None when no database here has it."""
+        want = (out.target_broker or "").strip().upper()
+        found: DbMeta | None = None
+        for meta in self.state.meta.all_loaded(conn):
+            if want and meta.broker_guid.upper() != want:
+                continue
+            if meta.database_id not in self.state.initialised_dbs:
+                meta = self.state.db(conn, meta.database_id)
+            if out.to_service in meta.services_by_name:
+                if meta.is_broker_enabled:
+                    return meta
+                found = found or meta
+        return message_text(9793) if found is not None else None
+
     def _deliver_claimed(self, conn: StoreConnection, txn: Txn | None, out: Outgoing, *,
                          last: bool = False) -> bool:
         """PostgreSQL: the common case of :meth:`_try_deliver` in two round trips instead of
@@ -507,61 +593,68 @@ class DeliveryMixin(BrokerBase):
         expects exactly ``out.seq`` (the peer's read and its sequence update are one UPDATE …
         RETURNING; ``last``: the INSERT, the transaction's final statement, travels with the
         COMMIT). False, with nothing changed, for anything else: the full path decides."""
-        if out.is_end or out.is_error or conn.dialect != "postgresql":
+        if out.is_end or out.is_error or not conn.backend.row_locks:
             return False
         row = run(conn, CLAIM_PEER, (out.seq + 1, out.conversation_id,
                                      0 if out.is_initiator else 1, out.seq)).fetchall()
         if not row:
             return False
         peer = endpoint_from(row[0])
-        if len(self._peers) >= _PEERS_KEPT:
-            self._peers.clear()
-        self._peers[(out.conversation_id, peer.is_initiator)] = peer
-        meta = self.meta.get(conn, peer.database_id)
+        if len(self.peers) >= _PEERS_KEPT:
+            self.peers.clear()
+        self.peers[(out.conversation_id, peer.is_initiator)] = peer
+        meta = self.state.meta.get(conn, peer.database_id)
         queue = meta.queues_by_id.get(peer.queue_id) if meta is not None else None
         if (meta is None or not meta.is_broker_enabled or queue is None
                 or not queue.is_enqueue_enabled
-                or self._check_incoming(conn, meta, peer, out) is not None):
+                or self.check_incoming(conn, meta, peer, out) is not None):
             # Held, discarded or rejected: give the number back for the full path.
             run(conn, UPDATE_RECEIVE_SEQUENCE, (out.seq, peer.state, peer.conversation_handle))
             return False
-        self._enqueue(conn, txn, meta, peer, out.message_type, out.body, out.seq,
-                      out.enqueue_time, with_commit=last)
+        self.enqueue(conn, txn, meta, peer, out.message_type, out.body, out.seq,
+                     out.enqueue_time, with_commit=last)
         return True
 
     def _peer_of(self, conn: StoreConnection, out: Outgoing) -> Endpoint | None:
         return fetch_peer(conn, out.conversation_id, 0 if out.is_initiator else 1)
 
     def _create_target(self, conn: StoreConnection, out: Outgoing, meta: DbMeta,
-                       svc: ServiceRow, contract_id: int) -> Endpoint:
-        """The target endpoint and its new conversation group, made by the first message."""
-        sender = self.meta.get(conn, out.db_id)
+                       svc: ServiceRow, contract_id: int, *, from_broker: str | None = None
+                       ) -> Endpoint:
+        """The target endpoint and its new conversation group, made by the first message.
+        From another broker (``from_broker``, its instance): ``target_broker`` keeps the
+        initiator's broker instance, so replies are routed there; locally the initiator
+        learns the target's broker instance."""
+        remote = from_broker is not None
+        sender = None if remote else self.state.meta.get(conn, out.db_id)
+        far = (from_broker or None) if remote else (sender.broker_guid if sender else None)
         now = utcnow()
         group = new_uid()
-        priority = self._priority_for(conn, meta.database_id, contract_id, svc.service_id,
-                                      out.from_service)
+        priority = self.priority_for(conn, meta.database_id, contract_id, svc.service_id,
+                                     out.from_service)
         values = {
             "conversation_handle": new_uid(), "database_id": meta.database_id,
             "conversation_id": out.conversation_id, "is_initiator": 0,
             "service_contract_id": contract_id, "conversation_group_id": group,
             "service_id": svc.service_id, "queue_id": svc.service_queue_id,
             "lifetime": out.lifetime, "state": "CO", "far_service": out.from_service,
-            "far_broker_instance": sender.broker_guid if sender else None,
-            "target_broker": None, "security_timestamp": None, "dialog_timer": None,
+            "far_broker_instance": far, "target_broker": far if remote else None,
+            "security_timestamp": None, "dialog_timer": None,
             "send_sequence": 0, "end_dialog_sequence": -1, "receive_sequence": 0,
             "system_sequence": 0, "priority": priority, "encryption": False,
             "create_date": now}
-        conn.execute(insert(self.t.conversations).values(**values))
-        conn.execute(insert(self.t.groups).values(
+        conn.execute(insert(self.state.t.conversations).values(**values))
+        conn.execute(insert(self.state.t.groups).values(
             conversation_group_id=group, database_id=meta.database_id,
             service_id=svc.service_id, queue_id=svc.service_queue_id))
-        c = self.t.conversations
-        conn.execute(update(c).where(c.c.conversation_handle == out.handle)
-                     .values(far_broker_instance=meta.broker_guid))
+        if not remote:
+            c = self.state.t.conversations
+            conn.execute(update(c).where(c.c.conversation_handle == out.handle)
+                         .values(far_broker_instance=meta.broker_guid))
         return Endpoint(**values)  # type: ignore[arg-type]
 
-    def _check_incoming(self, conn: StoreConnection, meta: DbMeta, peer: Endpoint,
-                        out: Outgoing) -> tuple[int, str] | None:
+    def check_incoming(self, conn: StoreConnection, meta: DbMeta, peer: Endpoint,
+                       out: Outgoing) -> tuple[int, str] | None:
         """Receiver-side validation with the target database's definitions (§5.6)."""
         name = out.message_type
         mt = meta.types_by_name.get(name)
@@ -581,8 +674,8 @@ class DeliveryMixin(BrokerBase):
             return -8430, message_text(8430)
         if mt.validation == "X" and body:
             if mt.xml_collection_id is not None or mt.schema_namespace:
-                texts = self._schema_texts(conn, meta.database_id, mt.xml_collection_id,
-                                           mt.schema_namespace)
+                texts = self.state.schema_texts(conn, meta.database_id, mt.xml_collection_id,
+                                                mt.schema_namespace)
                 why = valid_error(body, texts) if texts else well_formed_error(body)
             else:
                 why = well_formed_error(body)
@@ -594,14 +687,14 @@ class DeliveryMixin(BrokerBase):
     def _reject(self, conn: StoreConnection, txn: Txn | None, out: Outgoing, code: int,
                 text: str) -> None:
         """The target refused ``out``: the sender's endpoint errors (Error message)."""
-        sender = self._endpoint(conn, out.db_id, out.handle)
+        sender = self.state.endpoint(conn, out.db_id, out.handle)
         if sender is not None:
-            self._error_endpoint(conn, txn, sender, code, text)
+            self.error_endpoint(conn, txn, sender, code, text)
 
     # -- local enqueue and endpoint state changes -------------------------------------------
-    def _enqueue(self, conn: StoreConnection, txn: Txn | None, meta: DbMeta, ep: Endpoint,
-                 type_name: str, body: bytes | None, seq: int,
-                 when: datetime | None = None, *, with_commit: bool = False) -> None:
+    def enqueue(self, conn: StoreConnection, txn: Txn | None, meta: DbMeta, ep: Endpoint,
+                type_name: str, body: bytes | None, seq: int,
+                when: datetime | None = None, *, with_commit: bool = False) -> None:
         """Insert a ready message for endpoint ``ep`` into its queue (``with_commit``: as the
         transaction's final statement, sent with its COMMIT when the backend allows)."""
         values = self._message_values(conn, meta, ep, type_name, body, seq, when)
@@ -609,7 +702,7 @@ class DeliveryMixin(BrokerBase):
                 and run_with_commit(txn, INSERT_MESSAGE, values)):
             run(conn, INSERT_MESSAGE, values)
         if txn is not None:
-            self._enqueued_after_commit(txn, ep.database_id, ep.queue_id)
+            self.state.enqueued_after_commit(txn, ep.database_id, ep.queue_id)
 
     def _message_values(self, conn: StoreConnection, meta: DbMeta, ep: Endpoint, type_name: str,
                         body: bytes | None, seq: int, when: datetime | None
@@ -625,41 +718,41 @@ class DeliveryMixin(BrokerBase):
             mt.message_type_id if mt else 0, mt.validation if mt else "N", body,
             db_time(conn, when or utcnow()), new_uid(), _rank(type_name))
 
-    def _error_endpoint(self, conn: StoreConnection, txn: Txn | None, ep: Endpoint, code: int,
-                        text: str) -> None:
+    def error_endpoint(self, conn: StoreConnection, txn: Txn | None, ep: Endpoint, code: int,
+                       text: str) -> None:
         """A broker-generated Error for endpoint ``ep``: state ER and an Error message on its
         queue — or, for an endpoint that already ended (DO), just closed (§5.7.5)."""
         if ep.state in ("DO", "CD"):
-            self._close(conn, ep)
+            self.close(conn, ep)
             return
-        meta = self.meta.get(conn, ep.database_id)
+        meta = self.state.meta.get(conn, ep.database_id)
         if meta is None:
             return
-        c = self.t.conversations
+        c = self.state.t.conversations
         conn.execute(update(c).where(c.c.conversation_handle == ep.conversation_handle)
                      .values(state="ER", dialog_timer=None))
-        self._enqueue(conn, txn, meta, ep, ERROR, error_body(code, text), 0)
+        self.enqueue(conn, txn, meta, ep, ERROR, error_body(code, text), 0)
         ep.state = "ER"
 
-    def _close(self, conn: StoreConnection, ep: Endpoint) -> None:
+    def close(self, conn: StoreConnection, ep: Endpoint) -> None:
         """Endpoint ``ep`` reaches CLOSED: an initiator goes at once; a target is kept as CD
         for replay protection until its security timestamp (+30 min), then purged by tick."""
         if ep.is_initiator:
-            self._delete_endpoint(conn, ep)
+            self.delete_endpoint(conn, ep)
             return
         from .model import CLOSED_KEEP
-        c = self.t.conversations
+        c = self.state.t.conversations
         conn.execute(update(c).where(c.c.conversation_handle == ep.conversation_handle)
                      .values(state="CD", dialog_timer=None,
                              security_timestamp=utcnow() + CLOSED_KEEP))
-        m = self.t.messages
+        m = self.state.t.messages
         conn.execute(delete(m).where(m.c.conversation_handle == ep.conversation_handle))
         ep.state = "CD"
 
-    def _delete_endpoint(self, conn: StoreConnection, ep: Endpoint) -> None:
+    def delete_endpoint(self, conn: StoreConnection, ep: Endpoint) -> None:
         """Remove an endpoint, its queued / held messages, and its group if now empty."""
-        c, m, tq, g = (self.t.conversations, self.t.messages, self.t.transmission,
-                       self.t.groups)
+        c, m, tq, g = (self.state.t.conversations, self.state.t.messages, self.state.t.transmission,
+                       self.state.t.groups)
         conn.execute(delete(m).where(m.c.conversation_handle == ep.conversation_handle))
         conn.execute(delete(tq).where(tq.c.conversation_handle == ep.conversation_handle))
         conn.execute(delete(c).where(c.c.conversation_handle == ep.conversation_handle))
@@ -669,11 +762,11 @@ class DeliveryMixin(BrokerBase):
             conn.execute(delete(g).where(g.c.conversation_group_id == ep.conversation_group_id))
         ep.state = "CD"
 
-    def _priority_for(self, conn: StoreConnection, db_id: int, contract_id: int,
-                      service_id: int, far_service: str) -> int:
+    def priority_for(self, conn: StoreConnection, db_id: int, contract_id: int,
+                     service_id: int, far_service: str) -> int:
         """The conversation priority (1..10, default 5): best-matching broker priority,
         contract before local service before remote service (§1.8)."""
-        p = self.t.priorities
+        p = self.state.t.priorities
         best: tuple[int, int] | None = None
         for r in conn.execute(select(p).where(p.c.database_id == db_id)).mappings():
             if r["service_contract_id"] not in (None, contract_id):
@@ -690,8 +783,8 @@ class DeliveryMixin(BrokerBase):
         return 5 if best is None else best[1]
 
     # -- the transmission queue ---------------------------------------------------------------
-    def _defer_retry(self, txn: Txn, *, queue_key: tuple[int, int] | None = None,
-                     to_service: str | None = None, db_id: int | None = None) -> None:
+    def defer_retry(self, txn: Txn, *, queue_key: tuple[int, int] | None = None,
+                    to_service: str | None = None, db_id: int | None = None) -> None:
         """Retry held messages at commit (optionally only some)."""
         filters: dict[str, Any] = {}
         if to_service is not None:
@@ -700,11 +793,11 @@ class DeliveryMixin(BrokerBase):
             filters["db_id"] = db_id
         txn.defer(RetryOp(self, txn, filters))
 
-    def _retry_held(self, conn: StoreConnection, txn: Txn | None, *, handle: str | None = None,
-                    to_service: str | None = None, db_id: int | None = None) -> int:
+    def retry_held(self, conn: StoreConnection, txn: Txn | None, *, handle: str | None = None,
+                   to_service: str | None = None, db_id: int | None = None) -> int:
         """Try to deliver held messages, per conversation in sequence order; returns how many
         were delivered."""
-        tq = self.t.transmission
+        tq = self.state.t.transmission
         stmt = select(tq).order_by(tq.c.conversation_handle, tq.c.message_sequence_number,
                                    tq.c.id)
         if handle is not None:
@@ -722,11 +815,11 @@ class DeliveryMixin(BrokerBase):
             h = r["conversation_handle"]
             if h in blocked:
                 continue
-            ep = self._endpoint(conn, r["database_id"], h)
+            ep = self.state.endpoint(conn, r["database_id"], h)
             if ep is None:
                 conn.execute(delete(tq).where(held_row(tq, r)))
                 continue
-            sender = self.meta.get(conn, r["database_id"])
+            sender = self.state.meta.get(conn, r["database_id"])
             if sender is None:
                 continue
             if not sender.is_broker_enabled:
@@ -753,8 +846,8 @@ class DeliveryMixin(BrokerBase):
     def get_transmission_status(self, conn: StoreConnection, db_id: int, handle: Any) -> str:
         """``GET_TRANSMISSION_STATUS(h)``: the status text of the conversation's oldest held
         message; '' if none is held, the last attempt worked, or the handle is unknown."""
-        self.ensure_schema(conn)
-        tq = self.t.transmission
+        self.state.ensure_schema(conn)
+        tq = self.state.t.transmission
         try:
             key = uid(handle)
         except (ValueError, TypeError):

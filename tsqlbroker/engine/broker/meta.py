@@ -92,7 +92,7 @@ class MetaCache:
             holders.add(txn.id)
         if first:
             txn.after_end(lambda _committed, t=txn.id: self._ended(db_id, t))
-            if txn.conn.dialect == "postgresql":
+            if txn.conn.backend.commit_notices:
                 # Other processes on the store drop their copy when this commits.
                 from .pgsync import NotifyOp
                 txn.defer(NotifyOp("m", db_id))

@@ -9,6 +9,7 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
+from typing import Literal
 
 SB = "http://schemas.microsoft.com/SQL/ServiceBroker/"
 END_DIALOG = SB + "EndDialog"
@@ -221,3 +222,46 @@ class Endpoint:
         """Build from a SQLAlchemy mapping row."""
         m = dict(row)  # type: ignore[call-overload]
         return cls(**{k: m[k] for k in cls.__dataclass_fields__})
+
+
+@dataclass(slots=True)
+class Outgoing:
+    """One message on its way from a conversation endpoint to its peer."""
+
+    db_id: int
+    handle: str
+    conversation_id: str
+    is_initiator: int
+    from_service: str
+    to_service: str
+    target_broker: str | None
+    contract_name: str
+    seq: int
+    message_type: str
+    body: bytes | None
+    priority: int
+    lifetime: datetime
+    enqueue_time: datetime = field(default_factory=utcnow)
+
+    @property
+    def is_end(self) -> bool:
+        return self.message_type == END_DIALOG
+
+    @property
+    def is_error(self) -> bool:
+        return self.message_type == ERROR
+
+
+@dataclass(frozen=True)
+class Acceptance:
+    """What the target side did with one message that came from another broker (the
+    transport's receiver turns it into the answer frame)."""
+
+    outcome: Literal["ack", "nack", "error"]
+    status: str | None = None          # nack: the transmission status (the sender retries)
+    code: int | None = None            # error: the Error message's code and text
+    text: str | None = None
+    broker: str | None = None          # the broker instance of the target's database
+    duplicate: bool = False            # ack of a message committed before (a resend)
+    created: Endpoint | None = None    # target endpoint made by this message
+    closed: Endpoint | None = None     # endpoint this message closed (forget the dialog)

@@ -18,9 +18,11 @@ from sqlalchemy import delete, func, insert, select, update
 
 from ...errors import BindError, broker_error, tsql_error
 from ..txn import Txn
-from .conversations import ConversationsMixin
+from .conversations import Conversations
+from .delivery import Delivery
 from .endpoint_tls import check_authentication
 from .model import MAX_LIFETIME, lifetime_expiry, utcnow
+from .state import BrokerState
 
 _TCP = re.compile(r"^TCP://[^:/\s]+:(\d{1,5})/?$", re.IGNORECASE)
 
@@ -45,8 +47,15 @@ def _endpoint_options(options: dict[str, Any]) -> dict[str, Any]:
     return o
 
 
-class NetworkMixin(ConversationsMixin):
-    """Routes, bindings, endpoints, priorities, database broker options."""
+class Routing:
+    """Routes, bindings, endpoints, priorities, database broker options (a part of
+    :class:`~tsqlbroker.engine.broker.Broker`)."""
+
+    def __init__(self, state: BrokerState, conversations: Conversations, delivery: Delivery
+                 ) -> None:
+        self.state = state
+        self.conversations = conversations
+        self.delivery = delivery
 
     # -- routes -------------------------------------------------------------------------------
     def _check_route(self, name: str, o: dict[str, Any]) -> None:
@@ -85,7 +94,7 @@ class NetworkMixin(ConversationsMixin):
                 raise broker_error(9743, broker) from None
 
     def _route_row(self, txn: Txn, db_id: int, name: str) -> dict[str, Any] | None:
-        r = self.t.routes
+        r = self.state.t.routes
         row = txn.conn.execute(select(r).where(r.c.database_id == db_id,
                                                func.lower(r.c.name) == name.lower())
                                ).mappings().first()
@@ -94,13 +103,13 @@ class NetworkMixin(ConversationsMixin):
     def create_route(self, txn: Txn, db_id: int, name: str, options: dict[str, Any]) -> int:
         """``CREATE ROUTE name WITH SERVICE_NAME=…, BROKER_INSTANCE=…, LIFETIME=…,
         ADDRESS=…, MIRROR_ADDRESS=…`` (option keys case-insensitive)."""
-        self._db(txn.conn, db_id)
+        self.state.db(txn.conn, db_id)
         o = _norm(options)
         self._check_route(name, o)
         if self._route_row(txn, db_id, name) is not None:
             raise tsql_error(2714, name)
         txn.write()
-        r = self.t.routes
+        r = self.state.t.routes
         rid = max(int(txn.conn.execute(select(func.max(r.c.route_id)).where(
             r.c.database_id == db_id)).scalar() or 0) + 1, 65537)
         life = o.get("lifetime")
@@ -115,7 +124,7 @@ class NetworkMixin(ConversationsMixin):
 
     def alter_route(self, txn: Txn, db_id: int, name: str, options: dict[str, Any]) -> None:
         """``ALTER ROUTE``: clauses not given stay as they are."""
-        self._db(txn.conn, db_id)
+        self.state.db(txn.conn, db_id)
         row = self._route_row(txn, db_id, name)
         if row is None:
             raise tsql_error(15151, "route", name, cls=BindError)
@@ -137,19 +146,19 @@ class NetworkMixin(ConversationsMixin):
             values["mirror_address"] = o["mirror_address"]
         if values:
             txn.write()
-            r = self.t.routes
+            r = self.state.t.routes
             txn.conn.execute(update(r).where(r.c.database_id == db_id,
                                              r.c.route_id == row["route_id"]).values(**values))
 
     def drop_route(self, txn: Txn, db_id: int, name: str, options: dict[str, Any] | None = None
                    ) -> None:
         """``DROP ROUTE name``."""
-        self._db(txn.conn, db_id)
+        self.state.db(txn.conn, db_id)
         row = self._route_row(txn, db_id, name)
         if row is None:
             raise tsql_error(15151, "route", name, cls=BindError)
         txn.write()
-        r = self.t.routes
+        r = self.state.t.routes
         txn.conn.execute(delete(r).where(r.c.database_id == db_id,
                                          r.c.route_id == row["route_id"]))
 
@@ -158,8 +167,8 @@ class NetworkMixin(ConversationsMixin):
                                       user: str | None = None, anonymous: bool = False) -> int:
         """``CREATE REMOTE SERVICE BINDING … TO SERVICE 's' WITH USER = u, ANONYMOUS = …``
         (Msg 9619 if the service already has one)."""
-        self._db(txn.conn, db_id)
-        b = self.t.bindings
+        self.state.db(txn.conn, db_id)
+        b = self.state.t.bindings
         conn = txn.conn
         rows = conn.execute(select(b).where(b.c.database_id == db_id)).mappings().all()
         if any(r["name"].lower() == name.lower() for r in rows):
@@ -175,7 +184,7 @@ class NetworkMixin(ConversationsMixin):
         return bid
 
     def _binding(self, txn: Txn, db_id: int, name: str) -> dict[str, Any]:
-        b = self.t.bindings
+        b = self.state.t.bindings
         row = txn.conn.execute(select(b).where(b.c.database_id == db_id,
                                                func.lower(b.c.name) == name.lower())
                                ).mappings().first()
@@ -187,7 +196,7 @@ class NetworkMixin(ConversationsMixin):
                                      user: str | None = None, anonymous: bool | None = None
                                      ) -> None:
         """``ALTER REMOTE SERVICE BINDING … WITH USER = …, ANONYMOUS = …``."""
-        self._db(txn.conn, db_id)
+        self.state.db(txn.conn, db_id)
         row = self._binding(txn, db_id, name)
         values: dict[str, Any] = {}
         if user is not None:
@@ -196,7 +205,7 @@ class NetworkMixin(ConversationsMixin):
             values["is_anonymous_on"] = bool(anonymous)
         if values:
             txn.write()
-            b = self.t.bindings
+            b = self.state.t.bindings
             txn.conn.execute(update(b).where(
                 b.c.database_id == db_id,
                 b.c.remote_service_binding_id == row["remote_service_binding_id"])
@@ -204,10 +213,10 @@ class NetworkMixin(ConversationsMixin):
 
     def drop_remote_service_binding(self, txn: Txn, db_id: int, name: str) -> None:
         """``DROP REMOTE SERVICE BINDING name``."""
-        self._db(txn.conn, db_id)
+        self.state.db(txn.conn, db_id)
         row = self._binding(txn, db_id, name)
         txn.write()
-        b = self.t.bindings
+        b = self.state.t.bindings
         txn.conn.execute(delete(b).where(
             b.c.database_id == db_id,
             b.c.remote_service_binding_id == row["remote_service_binding_id"]))
@@ -217,8 +226,8 @@ class NetworkMixin(ConversationsMixin):
         """``CREATE ENDPOINT … FOR SERVICE_BROKER`` (one per instance: Msg 7862). Options:
         state, port, ip, authentication, encryption, algorithm, message_forwarding,
         message_forward_size."""
-        self.ensure_schema(txn.conn)
-        e = self.t.endpoints_net
+        self.state.ensure_schema(txn.conn)
+        e = self.state.t.endpoints_net
         conn = txn.conn
         if conn.execute(select(e.c.endpoint_id)).first() is not None:
             raise tsql_error(7862)
@@ -242,8 +251,8 @@ class NetworkMixin(ConversationsMixin):
 
     def alter_endpoint(self, txn: Txn, name: str, options: dict[str, Any]) -> None:
         """``ALTER ENDPOINT name STATE = …`` (and the other options)."""
-        self.ensure_schema(txn.conn)
-        e = self.t.endpoints_net
+        self.state.ensure_schema(txn.conn)
+        e = self.state.t.endpoints_net
         row = txn.conn.execute(select(e).where(func.lower(e.c.name) == name.lower())).first()
         if row is None:
             raise tsql_error(15151, "endpoint", name, cls=BindError)
@@ -265,8 +274,8 @@ class NetworkMixin(ConversationsMixin):
 
     def drop_endpoint(self, txn: Txn, name: str) -> None:
         """``DROP ENDPOINT name``."""
-        self.ensure_schema(txn.conn)
-        e = self.t.endpoints_net
+        self.state.ensure_schema(txn.conn)
+        e = self.state.t.endpoints_net
         row = txn.conn.execute(select(e).where(func.lower(e.c.name) == name.lower())).first()
         if row is None:
             raise tsql_error(15151, "endpoint", name, cls=BindError)
@@ -275,7 +284,7 @@ class NetworkMixin(ConversationsMixin):
 
     # -- broker priorities --------------------------------------------------------------------
     def _priority_values(self, txn: Txn, db_id: int, o: dict[str, Any]) -> dict[str, Any]:
-        meta = self._db(txn.conn, db_id)
+        meta = self.state.db(txn.conn, db_id)
         values: dict[str, Any] = {}
 
         def is_any(v: Any) -> bool:
@@ -323,7 +332,7 @@ class NetworkMixin(ConversationsMixin):
         values = {"service_contract_id": None, "local_service_id": None,
                   "remote_service_name": None, "priority": 5,
                   **self._priority_values(txn, db_id, o)}
-        p = self.t.priorities
+        p = self.state.t.priorities
         conn = txn.conn
         if conn.execute(select(p.c.priority_id).where(
                 p.c.database_id == db_id, func.lower(p.c.name) == name.lower())).first():
@@ -338,7 +347,7 @@ class NetworkMixin(ConversationsMixin):
                               options: dict[str, Any]) -> None:
         """``ALTER BROKER PRIORITY``: options not given stay."""
         values = self._priority_values(txn, db_id, _norm(options))
-        p = self.t.priorities
+        p = self.state.t.priorities
         cond = (p.c.database_id == db_id) & (func.lower(p.c.name) == name.lower())
         if txn.conn.execute(select(p.c.priority_id).where(cond)).first() is None:
             raise tsql_error(15151, "broker priority", name, cls=BindError)
@@ -348,8 +357,8 @@ class NetworkMixin(ConversationsMixin):
 
     def drop_broker_priority(self, txn: Txn, db_id: int, name: str) -> None:
         """``DROP BROKER PRIORITY name``."""
-        self._db(txn.conn, db_id)
-        p = self.t.priorities
+        self.state.db(txn.conn, db_id)
+        p = self.state.t.priorities
         cond = (p.c.database_id == db_id) & (func.lower(p.c.name) == name.lower())
         if txn.conn.execute(select(p.c.priority_id).where(cond)).first() is None:
             raise tsql_error(15151, "broker priority", name, cls=BindError)
@@ -361,27 +370,27 @@ class NetworkMixin(ConversationsMixin):
                                    value: Any = None) -> None:
         """``ALTER DATABASE … SET ENABLE_BROKER | DISABLE_BROKER | NEW_BROKER |
         ERROR_BROKER_CONVERSATIONS | HONOR_BROKER_PRIORITY {ON|OFF}`` (reference §1.9)."""
-        self._db(txn.conn, db_id)
+        self.state.db(txn.conn, db_id)
         opt = option.lower()
         conn = txn.conn
         txn.write()
-        self.meta.changed(txn, db_id)
+        self.state.meta.changed(txn, db_id)
         if opt == "enable_broker":
-            self.catalog.set_database_option(conn, db_id, is_broker_enabled=True)
-            self._defer_retry(txn)
+            self.state.catalog.set_database_option(conn, db_id, is_broker_enabled=True)
+            self.delivery.defer_retry(txn)
         elif opt == "disable_broker":
-            self.catalog.set_database_option(conn, db_id, is_broker_enabled=False)
+            self.state.catalog.set_database_option(conn, db_id, is_broker_enabled=False)
         elif opt == "new_broker":
-            self.catalog.set_database_option(conn, db_id, is_broker_enabled=True,
-                                             service_broker_guid=uuid.uuid4())
-            self._end_all(txn, db_id, None)
+            self.state.catalog.set_database_option(conn, db_id, is_broker_enabled=True,
+                                                   service_broker_guid=uuid.uuid4())
+            self.conversations.end_all(txn, db_id, None)
         elif opt == "error_broker_conversations":
-            self.catalog.set_database_option(conn, db_id, is_broker_enabled=True)
-            self._end_all(txn, db_id, -9719)
-            self._defer_retry(txn)
+            self.state.catalog.set_database_option(conn, db_id, is_broker_enabled=True)
+            self.conversations.end_all(txn, db_id, -9719)
+            self.delivery.defer_retry(txn)
         elif opt == "honor_broker_priority":
             on = value if isinstance(value, bool) else str(value).upper() in ("ON", "1", "TRUE")
-            self.catalog.set_database_option(conn, db_id, is_honor_broker_priority_on=on)
+            self.state.catalog.set_database_option(conn, db_id, is_honor_broker_priority_on=on)
         else:
             raise tsql_error(102, option, cls=BindError)
 

@@ -23,7 +23,8 @@ from sqlalchemy import delete, insert, select, update
 
 from ...errors import tsql_error
 from ..txn import Txn
-from .conversations import ConversationsMixin
+from .conversations import Conversations
+from .delivery import Delivery
 from .model import (
     EVENT_NOTIFICATION,
     EVENT_NOTIFICATION_SERVICE,
@@ -31,7 +32,8 @@ from .model import (
     SENDABLE_STATES,
     utcnow,
 )
-from .objects import ObjectsMixin
+from .objects import Objects
+from .state import BrokerState
 
 # Event types a queue takes (CREATE EVENT NOTIFICATION: "the only events that can be
 # specified on a queue are QUEUE_ACTIVATION and BROKER_QUEUE_DISABLED").
@@ -42,23 +44,29 @@ ERRORS_QUEUE = "EventNotificationErrorsQueue"
 BROKER_SPID = 21
 
 
-class NotificationsMixin(ObjectsMixin, ConversationsMixin):
-    """Event notifications on queues (part of :class:`~tsqlbroker.engine.broker.Broker`)."""
+class Notifications:
+    """Event notifications on queues (a part of :class:`~tsqlbroker.engine.broker.Broker`)."""
 
-    server_name = "TSQLBROKER"    # @@SERVERNAME, set by the interpreter that hosts the broker
+    def __init__(self, state: BrokerState, objects: Objects, conversations: Conversations,
+                 delivery: Delivery) -> None:
+        self.state = state
+        self.objects = objects
+        self.conversations = conversations
+        self.delivery = delivery
+        self.server_name = "TSQLBROKER"   # @@SERVERNAME, set by the interpreter hosting it
 
     def create_event_notification(self, txn: Txn, db_id: int, name: str, schema: str | None,
                                   queue: str, events: list[str], service: str,
                                   broker_instance: str) -> int:
         """``CREATE EVENT NOTIFICATION name ON QUEUE q FOR events TO SERVICE 's', 'b'``."""
-        meta = self._ddl(txn, db_id)
+        meta = self.objects.ddl(txn, db_id)
         conn = txn.conn
-        q = self._queue(conn, db_id, schema, queue)
+        q = self.state.queue(conn, db_id, schema, queue)
         upper = [e.upper() for e in events]
         bad = [e for e in upper if e not in QUEUE_EVENTS]
         if bad:
             raise tsql_error(1098)
-        n = self.t.notifications
+        n = self.state.t.notifications
         taken = conn.execute(select(n.c.object_id).where(
             n.c.database_id == db_id, n.c.parent_id == q.object_id, n.c.name == name)).first()
         if taken is not None:
@@ -67,24 +75,24 @@ class NotificationsMixin(ObjectsMixin, ConversationsMixin):
             raise tsql_error(9718, queue)
         if EVENT_NOTIFICATION_SERVICE not in meta.services_by_name:
             if (("dbo", ERRORS_QUEUE.lower())) not in meta.queues_by_name:
-                self.create_queue(txn, db_id, "dbo", ERRORS_QUEUE)
-            self.create_service(txn, db_id, EVENT_NOTIFICATION_SERVICE, "dbo", ERRORS_QUEUE,
-                                [POST_EVENT_NOTIFICATION])
-        object_id = self.catalog.next_object_id(conn)
+                self.objects.create_queue(txn, db_id, "dbo", ERRORS_QUEUE)
+            self.objects.create_service(txn, db_id, EVENT_NOTIFICATION_SERVICE, "dbo", ERRORS_QUEUE,
+                                        [POST_EVENT_NOTIFICATION])
+        object_id = self.state.catalog.next_object_id(conn)
         conn.execute(insert(n).values(
             object_id=object_id, database_id=db_id, name=name, parent_id=q.object_id,
             events=",".join(dict.fromkeys(upper)), service_name=service,
             broker_instance=broker_instance, conversation_handle=None, create_date=utcnow()))
-        txn.after_commit(lambda: self._notify("altered", db_id, q.object_id))
+        txn.after_commit(lambda: self.state.notify("altered", db_id, q.object_id))
         return object_id
 
     def drop_event_notification(self, txn: Txn, db_id: int, names: list[str],
                                 schema: str | None, queue: str) -> None:
         """``DROP EVENT NOTIFICATION n [, …] ON QUEUE q``: Msg 15151 for a name not there."""
-        self._ddl(txn, db_id)
+        self.objects.ddl(txn, db_id)
         conn = txn.conn
-        q = self._queue(conn, db_id, schema, queue)
-        n = self.t.notifications
+        q = self.state.queue(conn, db_id, schema, queue)
+        n = self.state.t.notifications
         for name in names:
             row = conn.execute(select(n.c.object_id).where(
                 n.c.database_id == db_id, n.c.parent_id == q.object_id, n.c.name == name)
@@ -92,7 +100,7 @@ class NotificationsMixin(ObjectsMixin, ConversationsMixin):
             if row is None:
                 raise tsql_error(15151, "event notification", name)
             conn.execute(delete(n).where(n.c.object_id == row[0]))
-        txn.after_commit(lambda: self._notify("altered", db_id, q.object_id))
+        txn.after_commit(lambda: self.state.notify("altered", db_id, q.object_id))
 
     def alter_queue(self, txn: Txn, db_id: int, schema: str | None, name: str,
                     **changes: Any) -> None:
@@ -100,42 +108,42 @@ class NotificationsMixin(ObjectsMixin, ConversationsMixin):
         with a QUEUE_ACTIVATION notification."""
         act = changes.get("activation")
         if act is not None and act.status is not False:
-            q = self._queue(txn.conn, db_id, schema, name)
+            q = self.state.queue(txn.conn, db_id, schema, name)
             turning_on = act.status is True or (not q.activation_procedure
                                                 and bool(act.procedure_name))
             if turning_on and self.queue_notified(txn.conn, db_id, q.object_id,
                                                   "QUEUE_ACTIVATION"):
                 raise tsql_error(9717, name)
-        super().alter_queue(txn, db_id, schema, name, **changes)
+        self.objects.alter_queue(txn, db_id, schema, name, **changes)
 
     def drop_queue(self, txn: Txn, db_id: int, schema: str | None, name: str) -> None:
         """``DROP QUEUE`` takes the queue's event notifications along."""
-        q = self._queue(txn.conn, db_id, schema, name)
-        super().drop_queue(txn, db_id, schema, name)
-        n = self.t.notifications
+        q = self.state.queue(txn.conn, db_id, schema, name)
+        self.objects.drop_queue(txn, db_id, schema, name)
+        n = self.state.t.notifications
         txn.conn.execute(delete(n).where(n.c.database_id == db_id, n.c.parent_id == q.object_id))
 
     def queue_notified(self, conn: Any, db_id: int, queue_id: int, event: str) -> bool:
         """Whether some event notification on the queue is for ``event`` (from the broker
         metadata cache: the activation monitor asks on every look at the queue)."""
-        meta = self.meta.get(conn, db_id)
+        meta = self.state.meta.get(conn, db_id)
         return meta is not None and event in meta.queue_events.get(queue_id, ())
 
     def notified_queues(self, conn: Any) -> list[tuple[int, int]]:
         """(db_id, queue_id) of every queue with a QUEUE_ACTIVATION notification."""
-        n = self.t.notifications
+        n = self.state.t.notifications
         rows = conn.execute(select(n.c.database_id, n.c.parent_id, n.c.events)).all()
         return [(d, q) for d, q, ev in rows if "QUEUE_ACTIVATION" in ev.split(",")]
 
     def post_queue_event(self, db_id: int, queue_id: int, event: str) -> int:
         """Send ``event`` (QUEUE_ACTIVATION …) to every notification on the queue asking
         for it, in a transaction of its own; the number of messages sent."""
-        conn = self.store.connect()
+        conn = self.state.store.connect()
         txn = Txn(conn, owner="event-notification")
         try:
-            meta = self._db(conn, db_id)
+            meta = self.state.db(conn, db_id)
             q = meta.queues_by_id.get(queue_id)
-            n = self.t.notifications
+            n = self.state.t.notifications
             rows = [] if q is None else [
                 r for r in conn.execute(select(n).where(
                     n.c.database_id == db_id, n.c.parent_id == queue_id)).mappings()
@@ -148,15 +156,15 @@ class NotificationsMixin(ObjectsMixin, ConversationsMixin):
             txn.write()
             for r in rows:
                 handle = r["conversation_handle"]
-                ep = self._endpoint(conn, db_id, handle) if handle else None
+                ep = self.state.endpoint(conn, db_id, handle) if handle else None
                 if ep is None or ep.state not in SENDABLE_STATES:
-                    handle = str(self.begin_dialog(
+                    handle = str(self.conversations.begin_dialog(
                         txn, db_id, EVENT_NOTIFICATION_SERVICE, r["service_name"],
                         r["broker_instance"], POST_EVENT_NOTIFICATION,
                         encryption=False)).upper()
                     conn.execute(update(n).where(n.c.object_id == r["object_id"])
                                  .values(conversation_handle=handle))
-                self.send(txn, db_id, [handle], EVENT_NOTIFICATION, body, True)
+                self.delivery.send(txn, db_id, [handle], EVENT_NOTIFICATION, body, True)
             txn.commit()
             return len(rows)
         except BaseException:

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from sqlalchemy import delete, func, insert, select, update
 
 from ...errors import BindError, broker_error, tsql_error
 from ..store import StoreConnection
 from ..txn import Txn
-from .base import BrokerBase
+from .conversations import Conversations
+from .delivery import Delivery
 from .meta import DbMeta
 from .model import (
     USER_ID_BASE,
@@ -26,6 +26,7 @@ from .model import (
     QueueRow,
     utcnow,
 )
+from .state import BrokerState
 from .validation import SchemaError, target_namespaces
 
 
@@ -39,28 +40,24 @@ def split_name(name: str) -> list[str]:
     return out
 
 
-class ObjectsMixin(BrokerBase):
+class Objects:
     """CREATE / ALTER / DROP of message types, schema collections, contracts, queues and
-    services."""
+    services (a part of :class:`~tsqlbroker.engine.broker.Broker`)."""
 
-    if TYPE_CHECKING:  # provided by the delivery / conversation mixins
-        def _drop_service_conversations(self, txn: Txn, db_id: int, service_id: int
-                                        ) -> None: ...
-
-        def _drop_contract_conversations(self, txn: Txn, db_id: int, contract_id: int
-                                         ) -> None: ...
-
-        def _defer_retry(self, txn: Txn, *, queue_key: tuple[int, int] | None = None,
-                         to_service: str | None = None, db_id: int | None = None) -> None: ...
+    def __init__(self, state: BrokerState, conversations: Conversations, delivery: Delivery
+                 ) -> None:
+        self.state = state
+        self.conversations = conversations
+        self.delivery = delivery
 
     # -- helpers ------------------------------------------------------------------------------
-    def _ddl(self, txn: Txn, db_id: int) -> DbMeta:
+    def ddl(self, txn: Txn, db_id: int) -> DbMeta:
         """Start a DDL statement on ``db_id``: metadata as this transaction sees it."""
-        meta = self._db(txn.conn, db_id)
+        meta = self.state.db(txn.conn, db_id)
         txn.write()
-        self._add_later_builtins(txn.conn, db_id)
-        self.meta.changed(txn, db_id)
-        return self.meta.get(txn.conn, db_id) or meta
+        self.state.add_later_builtins(txn.conn, db_id)
+        self.state.meta.changed(txn, db_id)
+        return self.state.meta.get(txn.conn, db_id) or meta
 
     def _next_id(self, conn: StoreConnection, column: object, db_id: int) -> int:
         table = column.table  # type: ignore[attr-defined]
@@ -76,15 +73,15 @@ class ObjectsMixin(BrokerBase):
         """``CREATE MESSAGE TYPE``; returns the new message_type_id. ``schema_namespace`` is
         the pre-release ``ENCODING XML WITH 'ns'`` form (validated against the schema
         registered for that targetNamespace)."""
-        meta = self._ddl(txn, db_id)
+        meta = self.ddl(txn, db_id)
         if name in meta.types_by_name:
             raise tsql_error(2714, name)
         code, coll_id = self._validation(txn.conn, db_id, validation, schema_collection)
         if schema_namespace:
             code = "X"
         conn = txn.conn
-        mid = self._next_id(conn, self.t.message_types.c.message_type_id, db_id)
-        conn.execute(insert(self.t.message_types).values(
+        mid = self._next_id(conn, self.state.t.message_types.c.message_type_id, db_id)
+        conn.execute(insert(self.state.t.message_types).values(
             database_id=db_id, message_type_id=mid, name=name, principal_id=1,
             validation=code, xml_collection_id=coll_id, schema_namespace=schema_namespace,
             is_system=False))
@@ -105,7 +102,7 @@ class ObjectsMixin(BrokerBase):
                            schema_collection: str | None = None,
                            schema_namespace: str | None = None) -> None:
         """``ALTER MESSAGE TYPE … VALIDATION = …`` (queued messages are not re-checked)."""
-        meta = self._ddl(txn, db_id)
+        meta = self.ddl(txn, db_id)
         row = meta.types_by_name.get(name)
         if row is None or row.is_system:
             raise tsql_error(15151, "message type", name, cls=BindError)
@@ -116,14 +113,14 @@ class ObjectsMixin(BrokerBase):
         if schema_namespace is not None:
             values.update(validation="X", schema_namespace=schema_namespace)
         if values:
-            mt = self.t.message_types
+            mt = self.state.t.message_types
             txn.conn.execute(update(mt).where(mt.c.database_id == db_id,
                                               mt.c.message_type_id == row.message_type_id
                                               ).values(**values))
 
     def drop_message_type(self, txn: Txn, db_id: int, names: list[str] | str) -> None:
         """``DROP MESSAGE TYPE a [, b …]``: refused (Msg 3729) while a contract uses one."""
-        meta = self._ddl(txn, db_id)
+        meta = self.ddl(txn, db_id)
         for name in [names] if isinstance(names, str) else names:
             row = meta.types_by_name.get(name)
             if row is None or row.is_system:
@@ -131,7 +128,7 @@ class ObjectsMixin(BrokerBase):
             for contract in meta.contracts_by_id.values():
                 if row.message_type_id in contract.usages:
                     raise tsql_error(3729, "DROP MESSAGE TYPE", name, contract.name)
-            mt = self.t.message_types
+            mt = self.state.t.message_types
             txn.conn.execute(delete(mt).where(mt.c.database_id == db_id,
                                               mt.c.message_type_id == row.message_type_id))
 
@@ -139,7 +136,7 @@ class ObjectsMixin(BrokerBase):
     def _collection_id(self, conn: StoreConnection, db_id: int, qualified: str) -> int:
         parts = split_name(qualified)
         schema, name = (parts[-2] if len(parts) > 1 else "dbo"), parts[-1]
-        x = self.t.xml_schemas
+        x = self.state.t.xml_schemas
         cid = conn.execute(select(x.c.xml_collection_id).where(
             x.c.database_id == db_id, func.lower(x.c.schema_name) == schema.lower(),
             func.lower(x.c.name) == name.lower())).scalar()
@@ -152,7 +149,7 @@ class ObjectsMixin(BrokerBase):
         """``CREATE XML SCHEMA COLLECTION [schema.]name AS '…'`` — or, with ``name`` None,
         the pre-release ``CREATE XMLSCHEMA '…'``, registered under its targetNamespace.
         Returns the xml_collection_id. An XSD that does not compile raises Msg 2378."""
-        self._ddl(txn, db_id)
+        self.ddl(txn, db_id)
         try:
             namespaces = target_namespaces(xsd_text)
         except SchemaError as exc:
@@ -161,7 +158,7 @@ class ObjectsMixin(BrokerBase):
             name = (namespaces[0] or "")[:128] if namespaces else ""
         schema = schema or "dbo"
         conn = txn.conn
-        x = self.t.xml_schemas
+        x = self.state.t.xml_schemas
         clash = conn.execute(select(x.c.xml_collection_id).where(
             x.c.database_id == db_id, func.lower(x.c.schema_name) == schema.lower(),
             func.lower(x.c.name) == name.lower())).first()
@@ -173,10 +170,10 @@ class ObjectsMixin(BrokerBase):
 
     def _add_schema(self, conn: StoreConnection, db_id: int, cid: int, schema: str, name: str,
                     xsd_text: str, namespaces: list[str | None]) -> None:
-        sid = self.catalog.schema_id(conn, db_id, schema)
+        sid = self.state.catalog.schema_id(conn, db_id, schema)
         if sid is None:
             raise tsql_error(2760, schema, cls=BindError)
-        conn.execute(insert(self.t.xml_schemas).values(
+        conn.execute(insert(self.state.t.xml_schemas).values(
             database_id=db_id, xml_collection_id=cid, schema_id=sid, schema_name=schema,
             name=name, target_namespace=namespaces[0] if namespaces else None, xsd=xsd_text,
             create_date=utcnow()))
@@ -184,7 +181,7 @@ class ObjectsMixin(BrokerBase):
     def alter_xml_schema_collection(self, txn: Txn, db_id: int, schema: str | None, name: str,
                                     xsd_text: str) -> None:
         """``ALTER XML SCHEMA COLLECTION … ADD '…'``."""
-        self._ddl(txn, db_id)
+        self.ddl(txn, db_id)
         cid = self._collection_id(txn.conn, db_id, f"[{schema or 'dbo'}].[{name}]")
         try:
             namespaces = target_namespaces(xsd_text)
@@ -195,24 +192,14 @@ class ObjectsMixin(BrokerBase):
     def drop_xml_schema_collection(self, txn: Txn, db_id: int, schema: str | None, name: str
                                    ) -> None:
         """``DROP XML SCHEMA COLLECTION``: refused while a message type validates with it."""
-        meta = self._ddl(txn, db_id)
+        meta = self.ddl(txn, db_id)
         cid = self._collection_id(txn.conn, db_id, f"[{schema or 'dbo'}].[{name}]")
         for mt in meta.types_by_id.values():
             if mt.xml_collection_id == cid:
                 raise tsql_error(3729, "DROP XML SCHEMA COLLECTION", name, mt.name)
-        x = self.t.xml_schemas
+        x = self.state.t.xml_schemas
         txn.conn.execute(delete(x).where(x.c.database_id == db_id,
                                          x.c.xml_collection_id == cid))
-
-    def _schema_texts(self, conn: StoreConnection, db_id: int, collection_id: int | None,
-                      namespace: str | None) -> list[str]:
-        x = self.t.xml_schemas
-        if collection_id is not None:
-            cond = x.c.xml_collection_id == collection_id
-        else:
-            cond = x.c.target_namespace == namespace
-        return list(conn.execute(select(x.c.xsd).where(x.c.database_id == db_id, cond)
-                                 .order_by(x.c.id)).scalars())
 
     # -- contracts ----------------------------------------------------------------------------
     def create_contract(self, txn: Txn, db_id: int, name: str,
@@ -220,7 +207,7 @@ class ObjectsMixin(BrokerBase):
         """``CREATE CONTRACT name (type SENT BY INITIATOR|TARGET|ANY, …)``. Msg 2714 for a
         taken name, 8403 for a repeated type, 15151 for an unknown type (SQL Server's number
         for a missing object in DDL), 8492 if nothing is sent by the initiator."""
-        meta = self._ddl(txn, db_id)
+        meta = self.ddl(txn, db_id)
         if name in meta.contracts_by_name:
             raise tsql_error(2714, name)
         rows: dict[int, tuple[bool, bool]] = {}
@@ -235,10 +222,10 @@ class ObjectsMixin(BrokerBase):
         if not any(by_init for by_init, _t in rows.values()):
             raise broker_error(8492, name)
         conn = txn.conn
-        cid = self._next_id(conn, self.t.contracts.c.service_contract_id, db_id)
-        conn.execute(insert(self.t.contracts).values(
+        cid = self._next_id(conn, self.state.t.contracts.c.service_contract_id, db_id)
+        conn.execute(insert(self.state.t.contracts).values(
             database_id=db_id, service_contract_id=cid, name=name, principal_id=1))
-        conn.execute(insert(self.t.contract_usages), [
+        conn.execute(insert(self.state.t.contract_usages), [
             {"database_id": db_id, "service_contract_id": cid, "message_type_id": mid,
              "is_sent_by_initiator": i, "is_sent_by_target": tg}
             for mid, (i, tg) in rows.items()])
@@ -247,7 +234,7 @@ class ObjectsMixin(BrokerBase):
     def drop_contract(self, txn: Txn, db_id: int, names: list[str] | str) -> None:
         """``DROP CONTRACT a [, b …]``: refused (3729) while a service or priority uses it;
         conversations on it end, their far sides get Error -8487."""
-        meta = self._ddl(txn, db_id)
+        meta = self.ddl(txn, db_id)
         conn = txn.conn
         for name in [names] if isinstance(names, str) else names:
             row = meta.contracts_by_name.get(name)
@@ -256,14 +243,14 @@ class ObjectsMixin(BrokerBase):
             for svc in meta.services_by_id.values():
                 if row.service_contract_id in svc.contract_ids:
                     raise tsql_error(3729, "DROP CONTRACT", name, svc.name)
-            p = self.t.priorities
+            p = self.state.t.priorities
             prio = conn.execute(select(p.c.name).where(
                 p.c.database_id == db_id,
                 p.c.service_contract_id == row.service_contract_id)).scalar()
             if prio is not None:
                 raise tsql_error(3729, "DROP CONTRACT", name, prio)
-            self._drop_contract_conversations(txn, db_id, row.service_contract_id)
-            for table in (self.t.contracts, self.t.contract_usages):
+            self.conversations.drop_contract_conversations(txn, db_id, row.service_contract_id)
+            for table in (self.state.t.contracts, self.state.t.contract_usages):
                 conn.execute(delete(table).where(
                     table.c.database_id == db_id,
                     table.c.service_contract_id == row.service_contract_id))
@@ -286,15 +273,15 @@ class ObjectsMixin(BrokerBase):
                      activation: ActivationSettings | None = None,
                      poison_message_handling: bool = True) -> int:
         """``CREATE QUEUE``; returns the queue's object id (Msg 2714 if the name is taken)."""
-        meta = self._ddl(txn, db_id)
+        meta = self.ddl(txn, db_id)
         if name.startswith("#"):
             raise tsql_error(2714, name)
         conn = txn.conn
-        object_id = self.catalog.create_object(conn, db_id, schema or "dbo", name, "SQ")
-        obj = self.catalog.object_by_id(conn, db_id, object_id)
+        object_id = self.state.catalog.create_object(conn, db_id, schema or "dbo", name, "SQ")
+        obj = self.state.catalog.object_by_id(conn, db_id, object_id)
         act = activation or ActivationSettings()
         now = utcnow()
-        conn.execute(insert(self.t.queues).values(
+        conn.execute(insert(self.state.t.queues).values(
             object_id=object_id, database_id=db_id,
             schema_id=obj.schema_id if obj else 1,
             schema_name=obj.schema_name if obj else (schema or "dbo"), name=name,
@@ -316,8 +303,8 @@ class ObjectsMixin(BrokerBase):
         """``ALTER QUEUE … WITH …``. Unspecified settings stay. STATUS = ON again delivers
         the messages held for the queue's services in transmission queues (at commit).
         Listeners get 'altered' after commit."""
-        meta = self._ddl(txn, db_id)
-        q = self._queue(txn.conn, db_id, schema, name)
+        meta = self.ddl(txn, db_id)
+        q = self.state.queue(txn.conn, db_id, schema, name)
         values: dict[str, object] = {"modify_date": utcnow()}
         if status is not None:
             values.update(is_receive_enabled=status, is_enqueue_enabled=status)
@@ -340,37 +327,38 @@ class ObjectsMixin(BrokerBase):
                 values["is_activation_enabled"] = activation.status
             elif not q.activation_procedure and activation.procedure_name:
                 values["is_activation_enabled"] = True
-        qt = self.t.queues
+        qt = self.state.t.queues
         txn.conn.execute(update(qt).where(qt.c.object_id == q.object_id).values(**values))
         if status:
-            self._defer_retry(txn, queue_key=(db_id, q.object_id))
+            self.delivery.defer_retry(txn, queue_key=(db_id, q.object_id))
 
         def altered(key: tuple[int, int] = (db_id, q.object_id)) -> None:
-            self.signals.bump(key)
-            self._notify("altered", *key)
+            self.state.signals.bump(key)
+            self.state.notify("altered", *key)
         txn.after_commit(altered)
 
     def drop_queue(self, txn: Txn, db_id: int, schema: str | None, name: str) -> None:
         """``DROP QUEUE``: refused (3729) while a service uses it; its messages go."""
-        meta = self._ddl(txn, db_id)
-        q = self._queue(txn.conn, db_id, schema, name)
+        meta = self.ddl(txn, db_id)
+        q = self.state.queue(txn.conn, db_id, schema, name)
         for svc in meta.services_by_id.values():
             if svc.service_queue_id == q.object_id:
                 raise tsql_error(3729, "DROP QUEUE", name, svc.name)
         conn = txn.conn
-        m = self.t.messages
+        m = self.state.t.messages
         conn.execute(delete(m).where(m.c.queue_id == q.object_id))
-        conn.execute(delete(self.t.queues).where(self.t.queues.c.object_id == q.object_id))
-        self.catalog.drop_object(conn, db_id, q.object_id)
+        qt = self.state.t.queues
+        conn.execute(delete(qt).where(qt.c.object_id == q.object_id))
+        self.state.catalog.drop_object(conn, db_id, q.object_id)
 
         def dropped(key: tuple[int, int] = (db_id, q.object_id)) -> None:
-            self.signals.bump(key)
-            self._notify("dropped", *key)
+            self.state.signals.bump(key)
+            self.state.notify("dropped", *key)
         txn.after_commit(dropped)
 
     def queue_info(self, conn: StoreConnection, db_id: int, queue_id: int) -> QueueRow:
         """The settings of queue ``queue_id`` (incl. activation); Msg 208 if it is gone."""
-        meta = self._db(conn, db_id)
+        meta = self.state.db(conn, db_id)
         q = meta.queues_by_id.get(queue_id)
         if q is None:
             raise tsql_error(208, str(queue_id), cls=BindError)
@@ -378,13 +366,13 @@ class ObjectsMixin(BrokerBase):
 
     def queues(self, conn: StoreConnection, db_id: int | None = None) -> list[QueueRow]:
         """Every queue (of one database, or of all), e.g. for the activation monitor."""
-        self.ensure_schema(conn)
-        qt = self.t.queues
+        self.state.ensure_schema(conn)
+        qt = self.state.t.queues
         stmt = select(qt.c.database_id).distinct()
         dbs = [db_id] if db_id is not None else list(conn.execute(stmt).scalars())
         out: list[QueueRow] = []
         for d in dbs:
-            out.extend(self._db(conn, d).queues_by_id.values())
+            out.extend(self.state.db(conn, d).queues_by_id.values())
         return out
 
     # -- services -----------------------------------------------------------------------------
@@ -402,21 +390,21 @@ class ObjectsMixin(BrokerBase):
                        retention: bool | None = None) -> int:
         """``CREATE SERVICE name ON QUEUE q (contracts)``; returns the service id. Messages
         held for this service name in transmission queues are delivered at commit."""
-        meta = self._ddl(txn, db_id)
+        meta = self.ddl(txn, db_id)
         if name in meta.services_by_name:
             raise tsql_error(2714, name)
-        q = self._queue(txn.conn, db_id, queue_schema, queue_name)
+        q = self.state.queue(txn.conn, db_id, queue_schema, queue_name)
         cids = self._contract_ids(meta, contracts)
         conn = txn.conn
-        sid = self._next_id(conn, self.t.services.c.service_id, db_id)
-        conn.execute(insert(self.t.services).values(
+        sid = self._next_id(conn, self.state.t.services.c.service_id, db_id)
+        conn.execute(insert(self.state.t.services).values(
             database_id=db_id, service_id=sid, name=name, principal_id=1,
             service_queue_id=q.object_id))
         if cids:
-            conn.execute(insert(self.t.service_contracts), [
+            conn.execute(insert(self.state.t.service_contracts), [
                 {"database_id": db_id, "service_id": sid, "service_contract_id": c}
                 for c in dict.fromkeys(cids)])
-        self._defer_retry(txn, to_service=name)
+        self.delivery.defer_retry(txn, to_service=name)
         return sid
 
     def alter_service(self, txn: Txn, db_id: int, name: str, queue_schema: str | None = None,
@@ -424,7 +412,7 @@ class ObjectsMixin(BrokerBase):
                       drop: Iterable[str] = ()) -> None:
         """``ALTER SERVICE``: move to another queue (with its messages) and/or add / drop
         contracts; Msg 8493 when nothing would change."""
-        meta = self._ddl(txn, db_id)
+        meta = self.ddl(txn, db_id)
         svc = meta.services_by_name.get(name)
         if svc is None:
             raise tsql_error(15151, "service", name, cls=BindError)
@@ -433,7 +421,7 @@ class ObjectsMixin(BrokerBase):
         conn = txn.conn
         if queue_name is None and not add_ids and not drop_ids:
             raise broker_error(8493, name)
-        sc = self.t.service_contracts
+        sc = self.state.t.service_contracts
         for cid in drop_ids:
             conn.execute(delete(sc).where(sc.c.database_id == db_id, sc.c.service_id ==
                                           svc.service_id, sc.c.service_contract_id == cid))
@@ -442,9 +430,10 @@ class ObjectsMixin(BrokerBase):
                 conn.execute(insert(sc).values(database_id=db_id, service_id=svc.service_id,
                                                service_contract_id=cid))
         if queue_name is not None:
-            q = self._queue(conn, db_id, queue_schema, queue_name)
+            q = self.state.queue(conn, db_id, queue_schema, queue_name)
             if q.object_id != svc.service_queue_id:
-                s, m, c, g = self.t.services, self.t.messages, self.t.conversations, self.t.groups
+                t = self.state.t
+                s, m, c, g = t.services, t.messages, t.conversations, t.groups
                 conn.execute(update(s).where(s.c.database_id == db_id,
                                              s.c.service_id == svc.service_id)
                              .values(service_queue_id=q.object_id))
@@ -457,28 +446,28 @@ class ObjectsMixin(BrokerBase):
                 conn.execute(update(g).where(g.c.database_id == db_id,
                                              g.c.service_id == svc.service_id)
                              .values(queue_id=q.object_id))
-                self._enqueued_after_commit(txn, db_id, q.object_id)
-                self._defer_retry(txn, to_service=name)
+                self.state.enqueued_after_commit(txn, db_id, q.object_id)
+                self.delivery.defer_retry(txn, to_service=name)
 
     def drop_service(self, txn: Txn, db_id: int, name: str) -> None:
         """``DROP SERVICE``: its messages leave its queue; the far side of each open
         conversation gets an Error (-8470 "Remote service has been dropped.")."""
-        meta = self._ddl(txn, db_id)
+        meta = self.ddl(txn, db_id)
         svc = meta.services_by_name.get(name)
         if svc is None:
             raise tsql_error(15151, "service", name, cls=BindError)
         conn = txn.conn
-        p = self.t.priorities
+        p = self.state.t.priorities
         prio = conn.execute(select(p.c.name).where(
             p.c.database_id == db_id, p.c.local_service_id == svc.service_id)).scalar()
         if prio is not None:
             raise tsql_error(3729, "DROP SERVICE", name, prio)
-        self._drop_service_conversations(txn, db_id, svc.service_id)
-        s, sc = self.t.services, self.t.service_contracts
+        self.conversations.drop_service_conversations(txn, db_id, svc.service_id)
+        s, sc = self.state.t.services, self.state.t.service_contracts
         conn.execute(delete(sc).where(sc.c.database_id == db_id,
                                       sc.c.service_id == svc.service_id))
         conn.execute(delete(s).where(s.c.database_id == db_id,
                                      s.c.service_id == svc.service_id))
 
 
-__all__ = ["ObjectsMixin", "split_name"]
+__all__ = ["Objects", "split_name"]

@@ -26,7 +26,6 @@ from ..results import ResultSet
 from ..store import StoreConnection
 from ..txn import Txn
 from . import pgsync
-from .base import DEADLOCK_WAIT_S, LOCK_TIMEOUT_S, BrokerBase, holds_sqlite_writes
 from .claims import FOREIGN_CLAIMED
 from .fastsql import (
     MESSAGE_COLUMNS,
@@ -39,8 +38,10 @@ from .fastsql import (
     run,
     run_with_commit,
 )
+from .group_locks import DEADLOCK_WAIT_S, LOCK_TIMEOUT_S, GroupLocks, holds_single_writer_lock
 from .model import QueueRow, uid, utcnow
 from .schema import PREFIX
+from .state import BrokerState
 
 QUEUE_COLUMNS: list[tuple[str, str]] = [
     ("status", "tinyint"), ("priority", "tinyint"), ("queuing_order", "bigint"),
@@ -67,7 +68,7 @@ class ReceiveOp:
 
     ids: list[int]
     retention: bool
-    broker: ReceiveMixin
+    receiving: Receiving
     txn: Txn | None = None
 
     def flush(self, conn: StoreConnection) -> None:
@@ -84,8 +85,13 @@ class ReceiveOp:
                 run(conn, sql, chunk)
 
 
-class ReceiveMixin(BrokerBase):
-    """RECEIVE, GET CONVERSATION GROUP, WAITFOR support."""
+class Receiving:
+    """RECEIVE, GET CONVERSATION GROUP, WAITFOR support (a part of
+    :class:`~tsqlbroker.engine.broker.Broker`)."""
+
+    def __init__(self, state: BrokerState, group_locks: GroupLocks) -> None:
+        self.state = state
+        self.group_locks = group_locks
 
     # -- RECEIVE ------------------------------------------------------------------------------
     def receive(self, txn: Txn, db_id: int, queue_schema: str | None, queue_name: str,
@@ -104,27 +110,27 @@ class ReceiveMixin(BrokerBase):
         if queuing_orders is not None and where_column is None:
             raise ValueError("queuing_orders needs a WHERE on the group or conversation")
         conn = txn.conn
-        q = self._queue(conn, db_id, queue_schema, queue_name)
+        q = self.state.queue(conn, db_id, queue_schema, queue_name)
         if not q.is_receive_enabled:
             raise broker_error(9617, q.name)
         if top is not None and top <= 0:
             return empty_result()
         group, handle = self._where(conn, db_id, q, where_column, where_value)
-        st = self._state(txn)
+        st = self.state.txn_state(txn)
         key = (db_id, q.object_id)
         rows: list[Any] = []
         if group is not None:
             wait = lock_timeout or 0.0
             if self._would_deadlock(txn):
                 wait = min(wait, DEADLOCK_WAIT_S)      # see _lock_group_or_fail
-            if self._lock_group(txn, db_id, group, q.object_id, wait, cancelled):
+            if self.group_locks.lock(txn, db_id, group, q.object_id, wait, cancelled):
                 if queuing_orders is None:
                     rows = self._group_rows(conn, q, group, handle, st.received, top)
                 else:
                     wanted = set(queuing_orders)
                     rows = [r for r in self._group_rows(conn, q, group, handle, st.received)
                             if r["queuing_order"] in wanted]
-        elif conn.dialect == "postgresql":
+        elif conn.backend.row_locks:
             tried: set[str] = set()
             while True:
                 first: list[tuple[Any, ...]] | None = None
@@ -137,7 +143,7 @@ class ReceiveMixin(BrokerBase):
                 if group is None:
                     break
                 tried.add(group)
-                if not self._lock_group(txn, db_id, group, q.object_id, row_locked=True):
+                if not self.group_locks.lock(txn, db_id, group, q.object_id, row_locked=True):
                     continue
                 rows = ([dict(zip(MESSAGE_COLUMNS, r, strict=True)) for r in first]
                         if first is not None
@@ -151,8 +157,8 @@ class ReceiveMixin(BrokerBase):
                     if rows:
                         break
         if not rows:
-            self.signals.last_empty_rowset_time[key] = utcnow()
-            self._notify("empty_receive", db_id, q.object_id)
+            self.state.signals.last_empty_rowset_time[key] = utcnow()
+            self.state.notify("empty_receive", db_id, q.object_id)
             return empty_result()
         if top is not None:
             rows = rows[:top]
@@ -161,7 +167,7 @@ class ReceiveMixin(BrokerBase):
         txn.on_undo(lambda: st.received.difference_update(ids))
         st.received_queues.add(key)
         txn.defer(ReceiveOp(ids, q.is_retention_enabled, self, txn))
-        self._notify("received", db_id, q.object_id)
+        self.state.notify("received", db_id, q.object_id)
         return ResultSet([c for c, _t in QUEUE_COLUMNS], [t for _c, t in QUEUE_COLUMNS],
                          [_result_row(r) for r in rows])
 
@@ -172,7 +178,7 @@ class ReceiveMixin(BrokerBase):
             return None, None
         col = COLUMN_ALIASES.get(column.lower(), column.lower())
         if col == "conversation_handle":
-            ep = self._endpoint(conn, db_id, value) if value is not None else None
+            ep = self.state.endpoint(conn, db_id, value) if value is not None else None
             if ep is None or ep.queue_id != q.object_id:
                 raise broker_error(8426, "" if value is None else str(value).upper())
             return ep.conversation_group_id, ep.conversation_handle
@@ -181,7 +187,7 @@ class ReceiveMixin(BrokerBase):
                 group = uid(value)
             except (ValueError, TypeError):
                 raise broker_error(8436, "" if value is None else str(value)) from None
-            g = self.t.groups
+            g = self.state.t.groups
             row = conn.execute(select(g.c.queue_id).where(
                 g.c.conversation_group_id == group, g.c.database_id == db_id)).first()
             if row is None or row[0] != q.object_id:
@@ -193,12 +199,12 @@ class ReceiveMixin(BrokerBase):
     def _next_group(self, conn: StoreConnection, txn: Txn, q: QueueRow, overlay: set[int],
                     tried: set[str]) -> str | None:
         """The group of the best ready message not locked by another transaction."""
-        excluded = {g for (d, g) in self.locks.locked_by_others(txn)
+        excluded = {g for (d, g) in self.state.locks.locked_by_others(txn)
                     if d == q.database_id} | tried
         params: tuple[Any, ...] = (q.object_id, *sorted(excluded), *sorted(overlay))
-        if self.claims is not None:
-            params = (*params, self.claims.tag)
-        row = run(conn, _next_group_sql(len(excluded), len(overlay), self.claims is not None),
+        if self.state.claims is not None:
+            params = (*params, self.state.claims.tag)
+        row = run(conn, _next_group_sql(len(excluded), len(overlay), self.state.claims is not None),
                   (*params, *params)).fetchone()
         return None if row is None else str(row[0])
 
@@ -261,7 +267,7 @@ class ReceiveMixin(BrokerBase):
         when it has a message ready for this transaction, else None (a Spark drain confines
         a queue's activation procedure to the group its task owns)."""
         conn = txn.conn
-        q = self._queue(conn, db_id, queue_schema, queue_name)
+        q = self.state.queue(conn, db_id, queue_schema, queue_name)
         if not q.is_receive_enabled:
             raise broker_error(9617, q.name)
         if only is not None:
@@ -269,10 +275,10 @@ class ReceiveMixin(BrokerBase):
         with self._picking(txn, q) as pick:
             group = pick()
         if group is None:
-            self.signals.last_empty_rowset_time[(db_id, q.object_id)] = utcnow()
-            self._notify("empty_receive", db_id, q.object_id)
+            self.state.signals.last_empty_rowset_time[(db_id, q.object_id)] = utcnow()
+            self.state.notify("empty_receive", db_id, q.object_id)
             return None
-        self._notify("received", db_id, q.object_id)
+        self.state.notify("received", db_id, q.object_id)
         return uuid.UUID(group)
 
     @contextmanager
@@ -285,9 +291,9 @@ class ReceiveMixin(BrokerBase):
         way are removed once. The write transaction is ended again when it was opened here
         and nothing was locked."""
         conn = txn.conn
-        claims = self.claims
+        claims = self.state.claims
         opened = claims is not None and conn.begin_unwritten()
-        st = self._state(txn)
+        st = self.state.txn_state(txn)
         tried: set[str] = set()
         found: list[str] = []
         looked = reaped = False
@@ -307,8 +313,8 @@ class ReceiveMixin(BrokerBase):
                     return None
                 tried.add(group)
                 # Picked under the file's write lock when claims are in use (see above).
-                if self._lock_group(txn, q.database_id, group, q.object_id,
-                                    picked=claims is not None and conn.in_write_txn):
+                if self.group_locks.lock(txn, q.database_id, group, q.object_id,
+                                         picked=claims is not None and conn.in_write_txn):
                     found.append(group)
                     return group
 
@@ -320,14 +326,14 @@ class ReceiveMixin(BrokerBase):
 
     def _confined_group(self, txn: Txn, q: QueueRow, group: str) -> uuid.UUID | None:
         """:meth:`get_conversation_group` confined to ``group``."""
-        st = self._state(txn)
+        st = self.state.txn_state(txn)
         key = (q.database_id, q.object_id)
-        if (self._lock_group(txn, q.database_id, group, q.object_id)
+        if (self.group_locks.lock(txn, q.database_id, group, q.object_id)
                 and self._group_rows(txn.conn, q, group, None, st.received, limit=1)):
-            self._notify("received", *key)
+            self.state.notify("received", *key)
             return uuid.UUID(group)
-        self.signals.last_empty_rowset_time[key] = utcnow()
-        self._notify("empty_receive", *key)
+        self.state.signals.last_empty_rowset_time[key] = utcnow()
+        self.state.notify("empty_receive", *key)
         return None
 
     # -- waiting ------------------------------------------------------------------------------
@@ -335,20 +341,20 @@ class ReceiveMixin(BrokerBase):
                                  txn: Txn | None = None) -> bool:
         """Whether queue ``queue_id`` has a ready message (in a group not locked by another
         transaction than ``txn``, and not already received by ``txn``)."""
-        self.ensure_schema(conn)
-        if conn.dialect == "postgresql":
+        self.state.ensure_schema(conn)
+        if conn.backend.row_locks:
             # Groups other processes hold count as locked too (the row locks say which).
             st = txn.state.get("broker") if txn is not None else None
             return pgsync.ready_group_unlocked(conn, queue_id, st.received if st else set())
-        m = self.t.messages
+        m = self.state.t.messages
         conds = [m.c.queue_id == queue_id, m.c.status == 1]
-        locked = {g for (d, g) in self.locks.locked_by_others(txn) if d == db_id}
+        locked = {g for (d, g) in self.state.locks.locked_by_others(txn) if d == db_id}
         if locked:
             conds.append(m.c.conversation_group_id.not_in(sorted(locked)))
-        if self.claims is not None:
-            c = self.t.claims
+        if self.state.claims is not None:
+            c = self.state.t.claims
             conds.append(m.c.conversation_group_id.not_in(
-                select(c.c.conversation_group_id).where(c.c.owner != self.claims.tag)))
+                select(c.c.conversation_group_id).where(c.c.owner != self.state.claims.tag)))
         if txn is not None:
             st = txn.state.get("broker")
             if st is not None and st.received:
@@ -370,34 +376,34 @@ class ReceiveMixin(BrokerBase):
         if conn is None:
             conn = txn.conn if txn is not None else None
         if conn is None:
-            own = conn = self.store.connect()
+            own = conn = self.state.store.connect()
         try:
-            q = self._queue(conn, db_id, queue_schema, queue_name)
+            q = self.state.queue(conn, db_id, queue_schema, queue_name)
             key = (db_id, q.object_id)
             deadline = None if timeout_s is None else time.monotonic() + timeout_s
             if txn is not None:
                 txn.pause()       # no group claim keeps SQLite's write lock while it waits
-            self.signals.enter(key)
+            self.state.signals.enter(key)
             try:
-                if self.interest is not None:
+                if self.state.interest is not None:
                     # Before the first look at the queue: a commit of another process either
                     # sees this process waiting (and NOTIFYs) or is visible to that look.
-                    self.interest.acquire(*key)
+                    self.state.interest.acquire(*key)
                 while True:
-                    seen = self.signals.generation(key)
-                    q = self._queue(conn, db_id, queue_schema, queue_name)
+                    seen = self.state.signals.generation(key)
+                    q = self.state.queue(conn, db_id, queue_schema, queue_name)
                     if not q.is_receive_enabled:
                         raise broker_error(9617, q.name)
                     if self._ready_for(conn, txn, q, where):
                         return True
                     if self._would_deadlock(txn):
                         return False
-                    if not self.signals.wait_change(key, seen, deadline, cancelled):
+                    if not self.state.signals.wait_change(key, seen, deadline, cancelled):
                         return False
             finally:
-                if self.interest is not None:
-                    self.interest.release(*key)
-                self.signals.leave(key)
+                if self.state.interest is not None:
+                    self.state.interest.release(*key)
+                self.state.signals.leave(key)
         finally:
             if own is not None:
                 own.close()
@@ -407,18 +413,18 @@ class ReceiveMixin(BrokerBase):
         can commit a message, so waiting could only end in a timeout while blocking everyone
         else. SQL Server returns an empty result when a WAITFOR would deadlock against locks
         its transaction holds; so do we."""
-        return holds_sqlite_writes(txn)
+        return holds_single_writer_lock(txn)
 
     def _ready_for(self, conn: StoreConnection, txn: Txn | None, q: QueueRow,
                    where: tuple[str, Any] | None) -> bool:
         if where is None:
             return self.queue_has_ready_messages(conn, q.database_id, q.object_id, txn)
         group, handle = self._where(conn, q.database_id, q, where[0], where[1])
-        if group is None or self.locks.held_by_other((q.database_id, group), txn):
+        if group is None or self.state.locks.held_by_other((q.database_id, group), txn):
             return False
-        if self.claims is not None and self.claims.claimed_elsewhere(conn, group):
+        if self.state.claims is not None and self.state.claims.claimed_elsewhere(conn, group):
             return False
-        if conn.dialect == "postgresql" and not pgsync.group_unlocked(conn, group):
+        if conn.backend.row_locks and not pgsync.group_unlocked(conn, group):
             return False
         st = txn.state.get("broker") if txn is not None else None
         return bool(self._group_rows(conn, q, group, handle, st.received if st else set(),
@@ -427,7 +433,7 @@ class ReceiveMixin(BrokerBase):
 
 @lru_cache(maxsize=256)
 def _next_group_sql(excluded: int, overlay: int, claims: bool) -> str:
-    """:meth:`ReceiveMixin._next_group`'s statement for so many excluded groups and already
+    """:meth:`Receiving._next_group`'s statement for so many excluded groups and already
     received rows, and with ``claims`` without the groups other processes claim (claims.py)
     (parameters: queue id, the groups, the rows, this process's tag — twice)."""
     where = f"FROM {PREFIX}messages WHERE queue_id = ? AND status = 1"

@@ -233,7 +233,7 @@ class Transport:
         conn = self.broker.store.connect()
         try:
             self.broker.ensure_schema(conn)
-            ep = endpoint_started(self.broker, conn)
+            ep = endpoint_started(self.broker.state, conn)
         finally:
             conn.close()
         want: tuple[str, int] | None = None
@@ -386,8 +386,8 @@ class Transport:
             for handle in handles:
                 if self._local.get(handle, 0.0) > now or (skip and handle in skip):
                     continue
-                ep = b._endpoint(conn, None, handle)
-                hop = None if ep is None else next_hop(b, conn, ep)
+                ep = b.state.endpoint(conn, None, handle)
+                hop = None if ep is None else next_hop(b.state, conn, ep)
                 if ep is None or hop is None:
                     # Local delivery's (or an orphan's): not looked at again for a while.
                     self._local[handle] = now + LOCAL_RECHECK_S
@@ -397,7 +397,7 @@ class Transport:
                     .order_by(tq.c.message_sequence_number, tq.c.id).limit(BATCH)).mappings()]
                 if not held:
                     continue
-                status = hop.status or security_status(b, conn, ep)
+                status = hop.status or security_status(b.state, conn, ep)
                 if ep.state == "ER":
                     status = message_text(9784)
                 if status or ep.state == "CD":
@@ -602,13 +602,13 @@ class Transport:
 
         def commit(txn: Txn) -> bool:
             txn.conn.execute(delete(tq).where(held_row(tq, r)))
-            now = b._endpoint(txn.conn, None, ep.conversation_handle)
+            now = b.state.endpoint(txn.conn, None, ep.conversation_handle)
             if now is None:
                 return False
             far = reply.get("broker")
             if op == "error":
-                b._error_endpoint(txn.conn, txn, now, int(reply.get("code") or 0),
-                                  str(reply.get("text") or ""))
+                b.delivery.error_endpoint(txn.conn, txn, now, int(reply.get("code") or 0),
+                                          str(reply.get("text") or ""))
                 return False
             if now.is_initiator and far:
                 pin(b, txn, now, str(far))
@@ -632,7 +632,7 @@ class Transport:
             for r in [dict(x) for x in conn.execute(closed).mappings()]:
                 routes = [dict(x) for x in conn.execute(select(b.t.routes).where(
                     b.t.routes.c.database_id == r["database_id"])).mappings()]
-                hop = choose(b, conn, routes, r["far_service"], r["far_broker"],
+                hop = choose(b.state, conn, routes, r["far_service"], r["far_broker"],
                              remote_side=True)
                 if hop is not None and hop.host is not None and hop.port is not None:
                     todo.append((r, (hop.host, hop.port)))

@@ -24,16 +24,14 @@ import re
 import socket
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import select
 
 from ...errors import message_text
 from ..store import StoreConnection
-from .model import Endpoint, utcnow
-
-if TYPE_CHECKING:
-    from .delivery import DeliveryMixin, Outgoing
+from .model import Endpoint, Outgoing, utcnow
+from .state import BrokerState
 
 _ADDRESS = re.compile(r"^TCP://(\[[^\]]+\]|[^:/\s]+):(\d{1,5})/?", re.IGNORECASE)
 _turn = itertools.count()        # round-robin among equal routes (process-wide is enough)
@@ -105,16 +103,16 @@ def match_routes(rows: list[dict[str, Any]], service: str, guid: str | None
     return [r for r in live if not r["remote_service_name"] and not r["broker_instance"]]
 
 
-def _local_dbs(broker: DeliveryMixin, conn: StoreConnection) -> list[Any]:
+def _local_dbs(broker: BrokerState, conn: StoreConnection) -> list[Any]:
     return broker.meta.all_loaded(conn)
 
 
-def _is_local_guid(broker: DeliveryMixin, conn: StoreConnection, guid: str | None) -> bool:
+def _is_local_guid(broker: BrokerState, conn: StoreConnection, guid: str | None) -> bool:
     g = (guid or "").strip().upper()
     return bool(g) and any(m.broker_guid.upper() == g for m in _local_dbs(broker, conn))
 
 
-def _service_here(broker: DeliveryMixin, conn: StoreConnection, service: str,
+def _service_here(broker: BrokerState, conn: StoreConnection, service: str,
                   guid: str | None) -> bool:
     g = (guid or "").strip().upper()
     return any(service in m.services_by_name and (not g or m.broker_guid.upper() == g)
@@ -124,7 +122,7 @@ def _service_here(broker: DeliveryMixin, conn: StoreConnection, service: str,
 _LOOPBACK = {"127.0.0.1", "localhost", "::1", "0.0.0.0", ""}
 
 
-def _is_self(broker: DeliveryMixin, conn: StoreConnection, hop: Hop) -> bool:
+def _is_self(broker: BrokerState, conn: StoreConnection, hop: Hop) -> bool:
     """Whether ``hop`` is this instance's own endpoint (its port, on a loopback address, this
     host's name or the endpoint's LISTENER_IP)."""
     ep = endpoint_started(broker, conn)
@@ -135,13 +133,13 @@ def _is_self(broker: DeliveryMixin, conn: StoreConnection, hop: Hop) -> bool:
     return host in _LOOPBACK or host in own or host.startswith("127.")
 
 
-def _routes(broker: DeliveryMixin, conn: StoreConnection, db_id: int) -> list[dict[str, Any]]:
+def _routes(broker: BrokerState, conn: StoreConnection, db_id: int) -> list[dict[str, Any]]:
     r = broker.t.routes
     return [dict(x) for x in conn.execute(select(r).where(r.c.database_id == db_id)
                                           .order_by(r.c.route_id)).mappings()]
 
 
-def choose(broker: DeliveryMixin, conn: StoreConnection, rows: list[dict[str, Any]],
+def choose(broker: BrokerState, conn: StoreConnection, rows: list[dict[str, Any]],
            service: str, guid: str | None, *, remote_side: bool) -> Hop | None:
     """The next hop among the matching routes; None = deliver locally. ``remote_side``: the
     conversation's far endpoint is known to be on another broker (a target answering), so
@@ -171,7 +169,7 @@ def choose(broker: DeliveryMixin, conn: StoreConnection, rows: list[dict[str, An
     return Hop(status=message_text(9750))
 
 
-def next_hop(broker: DeliveryMixin, conn: StoreConnection, ep: Endpoint,
+def next_hop(broker: BrokerState, conn: StoreConnection, ep: Endpoint,
              routes: list[dict[str, Any]] | None = None) -> Hop | None:
     """Where endpoint ``ep``'s messages go; None when its far endpoint is (to be) local.
 
@@ -197,7 +195,7 @@ def next_hop(broker: DeliveryMixin, conn: StoreConnection, ep: Endpoint,
                   remote_side=bool(ep.far_broker_instance))
 
 
-def endpoint_started(broker: DeliveryMixin, conn: StoreConnection) -> dict[str, Any] | None:
+def endpoint_started(broker: BrokerState, conn: StoreConnection) -> dict[str, Any] | None:
     """The instance's Service Broker endpoint if it is STARTED with a port, else None."""
     e = broker.t.endpoints_net
     row = conn.execute(select(e)).mappings().first()
@@ -206,7 +204,7 @@ def endpoint_started(broker: DeliveryMixin, conn: StoreConnection) -> dict[str, 
     return dict(row)
 
 
-def security_status(broker: DeliveryMixin, conn: StoreConnection, ep: Endpoint) -> str:
+def security_status(broker: BrokerState, conn: StoreConnection, ep: Endpoint) -> str:
     """Why an ENCRYPTION = ON dialog cannot leave this instance ('' if it is not one).
 
     Dialog security needs certificates, which tsqlbroker does not have: without a remote
@@ -221,7 +219,7 @@ def security_status(broker: DeliveryMixin, conn: StoreConnection, ep: Endpoint) 
     return message_text(28050) if bound else message_text(9727)
 
 
-def held_for_network(broker: DeliveryMixin, conn: StoreConnection, out: Outgoing
+def held_for_network(broker: BrokerState, conn: StoreConnection, out: Outgoing
                      ) -> str | None:
     """Called by local delivery when ``out`` has no local far endpoint: None to go on with
     local delivery, else the transmission_status under which the message waits for the
@@ -231,7 +229,7 @@ def held_for_network(broker: DeliveryMixin, conn: StoreConnection, out: Outgoing
     rows = _routes(broker, conn, out.db_id) if out.is_initiator else None
     if rows is not None and all(str(r["address"]).upper() == "LOCAL" for r in rows):
         return None              # the common case: one cheap read, then local delivery
-    ep = broker._endpoint(conn, out.db_id, out.handle)
+    ep = broker.endpoint(conn, out.db_id, out.handle)
     if ep is None:
         return None
     hop = next_hop(broker, conn, ep, rows)

@@ -15,10 +15,11 @@ from typing import Any
 
 from ...errors import BrokerError
 from ..context import ExecContext, VirtualTable, register_virtual_table
-from .base import BrokerBase
 from .endpoint_views import VIEWS as ENDPOINT_VIEWS
+from .objects import Objects
 from .receive import COLUMN_ALIASES, QUEUE_COLUMNS
 from .schema import PREFIX
+from .state import BrokerState
 
 _UUID0 = "00000000-0000-0000-0000-000000000000"
 _UNSET = "1900-01-01 00:00:00"
@@ -221,13 +222,19 @@ def _refuse(what: str) -> BrokerError:
                             "is changed only by Service Broker statements.)")
 
 
-class ViewsMixin(BrokerBase):
-    """Resolver of queue names and broker catalog views for the DML layer."""
+class Views:
+    """Resolver of queue names and broker catalog views for the DML layer (a part of
+    :class:`~tsqlbroker.engine.broker.Broker`)."""
+
+    def __init__(self, state: BrokerState, objects: Objects) -> None:
+        self.state = state
+        self.objects = objects
+        self._views_registered = False
 
     def register_views(self) -> None:
         """Register the resolver with the store's virtual-table registry (idempotent)."""
-        if not getattr(self, "_views_registered", False):
-            register_virtual_table(self.store, self.resolve_virtual)
+        if not self._views_registered:
+            register_virtual_table(self.state.store, self.resolve_virtual)
             self._views_registered = True
 
     def resolve_virtual(self, ctx: ExecContext, database: str | None, schema: str | None,
@@ -237,7 +244,7 @@ class ViewsMixin(BrokerBase):
         key = name.lower()
         if schema is not None and schema.lower() == "sys":
             return self._view(ctx, db_id, key)
-        meta = self._db(ctx.conn, db_id)
+        meta = self.state.db(ctx.conn, db_id)
         q = meta.queues_by_name.get(((schema or "dbo").lower(), key))
         if q is None:
             return None
@@ -248,12 +255,12 @@ class ViewsMixin(BrokerBase):
 
     def _view(self, ctx: ExecContext, db_id: int, key: str) -> VirtualTable | None:
         if key in _VIEWS:
-            self._db(ctx.conn, db_id)
+            self.state.db(ctx.conn, db_id)
             columns, template = _VIEWS[key]
             return VirtualTable(template.format(p=PREFIX, db=int(db_id)), list(columns),
                                 False, _refuse(f"sys.{key}"))
         if key in ENDPOINT_VIEWS:
-            columns, rows = ENDPOINT_VIEWS[key](self, ctx.conn)
+            columns, rows = ENDPOINT_VIEWS[key](self.state, ctx.conn)
             return VirtualTable(literal_rows(columns, rows), list(columns), False,
                                 _refuse(f"sys.{key}"))
         if key == "dm_broker_queue_monitors":
@@ -270,28 +277,28 @@ class ViewsMixin(BrokerBase):
         yet. A monitor whose activated tasks still run after ACTIVATION (STATUS = OFF) or
         (DROP) is shown until they end."""
         rows: list[tuple[Any, ...]] = []
-        enabled = {(q.database_id, q.object_id) for q in self.queues(ctx.conn)
+        enabled = {(q.database_id, q.object_id) for q in self.objects.queues(ctx.conn)
                    if q.is_activation_enabled}
         seen: set[tuple[int, int]] = set()
-        manager = self.activation
+        manager = self.state.activation
         if manager is not None and hasattr(manager, "monitors"):
             for mon in manager.monitors():
                 key = (mon.db_id, mon.queue_id)
                 if key not in enabled and not getattr(mon, "tasks", None):
                     continue  # a queue without activation (or dropped): no monitor
                 waiting = max(int(getattr(mon, "tasks_waiting", 0) or 0),
-                              self.signals.tasks_waiting(key))
+                              self.state.signals.tasks_waiting(key))
                 rows.append((mon.db_id, mon.queue_id, mon.state, mon.last_empty_rowset_time,
                              mon.last_activated_time, waiting))
                 seen.add(key)
         for key in sorted(enabled - seen):
             rows.append((key[0], key[1], "INACTIVE",
-                         self.signals.last_empty_rowset_time.get(key), None,
-                         self.signals.tasks_waiting(key)))
+                         self.state.signals.last_empty_rowset_time.get(key), None,
+                         self.state.signals.tasks_waiting(key)))
         return rows
 
     def _task_rows(self) -> list[tuple[Any, ...]]:
-        manager = self.activation
+        manager = self.state.activation
         if manager is None or not hasattr(manager, "activated_tasks"):
             return []
         return [(t.spid, t.db_id, t.queue_id, t.procedure,

@@ -1,8 +1,9 @@
-"""Shared state and helpers of the broker: tables, metadata cache, lazily created built-in
-objects of each database, conversation-group locks, queue signals and listeners.
+"""What the parts of the broker share: tables, metadata cache, lazily created built-in
+objects of each database, per-transaction broker state, queue signals and listeners, the
+other processes' wake-ups, and the lookups every part makes (database, queue, endpoint).
 
-The public :class:`~tsqlbroker.engine.broker.Broker` combines this base with one mixin per
-statement family (objects, conversations, delivery, receive, clock, views).
+The public :class:`~tsqlbroker.engine.broker.Broker` is a front over one part per statement
+family (objects, conversations, delivery, receiving, clock, views …), each holding this state.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 from sqlalchemy import delete, insert, select
 
-from ...errors import broker_error
+from ...errors import BindError, broker_error, tsql_error
 from ..catalog import Catalog
 from ..store import Store, StoreConnection
 from ..txn import LockManager, Txn
@@ -42,12 +43,6 @@ from .waits import QueueSignals
 log = logging.getLogger(__name__)
 
 Listener = Callable[[str, int, int], None]
-# How long a statement waits for a conversation-group lock before Msg 1222.
-LOCK_TIMEOUT_S = 60.0
-# How long a transaction holding SQLite's write lock waits for a group lock before it is
-# chosen as a deadlock victim.
-DEADLOCK_WAIT_S = 2.0
-
 # System contracts: (id, name, [(type name, by initiator, by target)]).
 _SYSTEM_CONTRACTS: tuple[tuple[int, str, tuple[tuple[str, bool, bool], ...]], ...] = (
     (5, POST_EVENT_NOTIFICATION, ((EVENT_NOTIFICATION, True, False),)),
@@ -65,14 +60,6 @@ _SYSTEM_CONTRACTS: tuple[tuple[int, str, tuple[tuple[str, bool, bool], ...]], ..
 )
 
 
-def holds_sqlite_writes(txn: Txn | None) -> bool:
-    """Whether ``txn`` holds SQLite's write lock for writes of its own (not only for group
-    claims it can publish, see claims.py): no other session can commit meanwhile, so a wait
-    for one of them could only end in a timeout while blocking everyone else."""
-    return (txn is not None and txn.conn.in_write_txn and txn.conn.written
-            and txn.conn.dialect == "sqlite")
-
-
 @dataclass
 class TxnBrokerState:
     """What the broker remembers about one transaction."""
@@ -88,12 +75,13 @@ class TxnBrokerState:
     # Whether the wake-up of waiters on locked_queues is registered (after the lock release).
     wake_registered: bool = False
     # PostgreSQL: conversations whose initiator endpoint row this transaction has locked
-    # ahead of changing their target endpoint (DeliveryMixin._lock_initiator_first).
+    # ahead of changing their target endpoint (Delivery.lock_initiator_first).
     initiators_locked: set[str] = field(default_factory=set)
 
 
-class BrokerBase:
-    """State shared by the broker's mixins (one instance per store)."""
+class BrokerState:
+    """What every part of the broker shares (one instance per store): the tables, the
+    metadata cache, locks, queue signals and listeners, the other processes' wake-ups."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -104,12 +92,10 @@ class BrokerBase:
         self.signals = QueueSignals()
         self._listeners: list[Listener] = []
         self._ready = False
-        self._init_lock = threading.RLock()
-        self._initialised_dbs: set[int] = set()
+        self.init_lock = threading.RLock()
+        self.initialised_dbs: set[int] = set()
         # Handles that may have messages held in a transmission queue (a superset).
-        self._held_handles: set[str] = set()
-        # See DeliveryMixin._peers.
-        self._peers: dict[tuple[str, int], Endpoint] = {}
+        self.held_handles: set[str] = set()
         # The activation manager, when one runs (for the dm_broker_* views).
         self.activation: Any = None
         self.catalog.on_drop_database(self._on_drop_database)
@@ -118,7 +104,7 @@ class BrokerBase:
         # The queues this process waits on, declared to the others (their commits NOTIFY
         # only then).
         self.interest: pgwake.Interest | None = None
-        if store.dialect == "postgresql":
+        if store.backend.commit_notices:
             self.interest = pgwake.Interest(lambda: pgsync.connect_autocommit(store))
             self.listener = pgsync.Listener(store, self._remote_event, self._listening_again)
             self.listener.start()
@@ -137,7 +123,7 @@ class BrokerBase:
             self.lockdir = LockDir(shared)
             store.on_close(self.lockdir.close)
             self.claims = GroupClaims(self.lockdir, self.locks, self.signals,
-                                      self._claims_released)
+                                      self.claims_released)
         # Who hosts the background work (activation, clock, transport), reader slots.
         self.store_hosting = StoreHosting(store, self.lockdir)
 
@@ -146,20 +132,20 @@ class BrokerBase:
         """Create the broker tables (and the catalog's) if they do not exist yet."""
         if self._ready:
             return
-        with self._init_lock:
+        with self.init_lock:
             if self._ready:
                 return
             stays = self.catalog.create_tables(conn, self.t.all())
             tq = self.t.transmission
-            self._held_handles.update(conn.execute(
+            self.held_handles.update(conn.execute(
                 select(tq.c.conversation_handle).distinct()).scalars())
             # Only a committed setup is known to stay; a caller's transaction may roll back.
             self._ready = stays
 
-    def _db(self, conn: StoreConnection, db_id: int) -> DbMeta:
+    def db(self, conn: StoreConnection, db_id: int) -> DbMeta:
         """The broker metadata of ``db_id``, creating its built-in objects on first use."""
         self.ensure_schema(conn)
-        if db_id not in self._initialised_dbs:
+        if db_id not in self.initialised_dbs:
             self._init_database(conn, db_id)
         meta = self.meta.get(conn, db_id)
         if meta is None:
@@ -167,13 +153,13 @@ class BrokerBase:
         return meta
 
     def _init_database(self, conn: StoreConnection, db_id: int) -> None:
-        with self._init_lock:
-            if db_id in self._initialised_dbs:
+        with self.init_lock:
+            if db_id in self.initialised_dbs:
                 return
             d = self.t.dbinit
             if conn.execute(select(d.c.database_id).where(d.c.database_id == db_id)).first():
                 if not conn.in_write_txn:
-                    self._initialised_dbs.add(db_id)
+                    self.initialised_dbs.add(db_id)
                 return
             if self.catalog.database(conn, db_id) is None:
                 raise broker_error(8442)
@@ -198,7 +184,7 @@ class BrokerBase:
                             d.c.database_id == db_id)).first():
                         self._write_builtins(own, db_id)
                     own.commit()
-                    self._initialised_dbs.add(db_id)
+                    self.initialised_dbs.add(db_id)
                 else:
                     conn.write()
                     self._write_builtins(conn, db_id)
@@ -225,7 +211,7 @@ class BrokerBase:
             remote_service_name=None, broker_instance=None, lifetime=None, address="LOCAL",
             mirror_address=None))
 
-    def _add_later_builtins(self, conn: StoreConnection, db_id: int) -> None:
+    def add_later_builtins(self, conn: StoreConnection, db_id: int) -> None:
         """Give a database whose built-ins an older version wrote the event-notification
         message type and contract (called by DDL, which writes)."""
         mt = self.t.message_types
@@ -259,11 +245,11 @@ class BrokerBase:
         # Not under _init_lock: an initialisation holding it may wait for the storage write
         # lock this transaction holds (a deadlock until the busy timeout). A set's discard
         # is atomic, and _init_database looks at the database again under the write lock.
-        self._initialised_dbs.discard(db_id)
+        self.initialised_dbs.discard(db_id)
         self.meta.invalidate(db_id)
 
     # -- per-transaction state ----------------------------------------------------------------
-    def _state(self, txn: Txn) -> TxnBrokerState:
+    def txn_state(self, txn: Txn) -> TxnBrokerState:
         st = txn.state.get("broker")
         if st is None:
             st = TxnBrokerState()
@@ -275,107 +261,15 @@ class BrokerBase:
         event = ("commit_receive" if committed else
                  "forced_rollback_receive" if txn.forced_rollback else "rollback_receive")
         for db_id, queue_id in st.received_queues:
-            self._notify(event, db_id, queue_id)
+            self.notify(event, db_id, queue_id)
 
-    # -- locks --------------------------------------------------------------------------------
-    def _lock_group(self, txn: Txn, db_id: int, group: str, queue_id: int,
-                    timeout: float | None = 0.0,
-                    cancelled: Callable[[], bool] | None = None, *,
-                    row_locked: bool = False, picked: bool = False) -> bool:
-        """Lock conversation group ``group`` for ``txn`` (waiting up to ``timeout`` seconds;
-        0 = do not wait). Registers the queue so its waiters wake when the lock goes.
-        On PostgreSQL the group's row is locked too, so other processes respect the lock
-        (``row_locked``: the caller already holds it); on a shared SQLite file see
-        ``claims.lock`` (``picked``: the group was picked under the write lock, passing over
-        other processes' claims)."""
-        st = self._state(txn)
-        # (try_acquire and acquire take a lock the transaction holds already at once.)
-        if row_locked:
-            ok = self.locks.try_acquire((db_id, group), txn)
-        elif txn.conn.dialect == "postgresql":
-            ok = (self.locks.holder((db_id, group)) == txn.id
-                  or self._lock_group_pg(txn, db_id, group, timeout, cancelled))
-        elif self.claims is not None:
-            ok = self.claims.lock(txn, db_id, group, queue_id, timeout, cancelled,
-                                  DEADLOCK_WAIT_S, picked=picked)
-        elif timeout == 0.0:
-            ok = self.locks.try_acquire((db_id, group), txn)
-        else:
-            ok = self.locks.acquire((db_id, group), txn, timeout, cancelled)
-        if ok:
-            st.locked_queues.add((db_id, queue_id))
-            if txn.conn.dialect == "postgresql":
-                # Other processes' waiters hear of the release with the commit's NOTIFY.
-                pgsync.commit_notices(txn).locked.add((db_id, queue_id))
-            if not st.wake_registered:
-                # Registered after the lock manager's release hook (added by the first
-                # acquire), so waiters wake when the groups are really free.
-                st.wake_registered = True
-                txn.after_end(lambda c, s=st, t=txn: self._wake_locked(s, t, c))
-        return ok
-
-    def _lock_group_pg(self, txn: Txn, db_id: int, group: str, timeout: float | None,
-                       cancelled: Callable[[], bool] | None) -> bool:
-        """Row lock (other processes) and in-process lock (other sessions here), tried
-        together until both are had or ``timeout`` passes."""
-        import time
-
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
-            # The in-process lock first: a session of this process holding the group would
-            # make the row lock wait for nothing (its row lock is held too).
-            if self.locks.try_acquire((db_id, group), txn):
-                remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
-                if remaining == 0.0 and pgsync.try_row_lock(txn.conn, group):
-                    return True
-                if remaining != 0.0 and pgsync.row_lock(txn.conn, group, remaining, cancelled):
-                    return True
-                # Held in another process: local rivals may have it once that one is done.
-                self.locks.release((db_id, group), txn)
-                return False
-            if cancelled is not None and cancelled():
-                return False
-            if deadline is not None and time.monotonic() >= deadline:
-                return False
-            self.locks.wait_turn((db_id, group), txn, 0.02)    # 1205 if it closes a cycle
-
-    def _wake_locked(self, st: TxnBrokerState, txn: Txn, committed: bool) -> None:
-        for key in st.locked_queues:
-            self.signals.bump(key)
-        if txn.conn.dialect == "postgresql" and st.locked_queues:
-            # Waiters of other processes may have skipped these groups. A commit told them
-            # already (its NOTIFY); a rollback or a failed commit did not.
-            notices = txn.state.get("pg_notices")
-            if committed and notices is not None and notices.sent:
-                return
-            try:
-                pgsync.send_notices(txn.conn, [("l", db_id, queue_id)
-                                               for db_id, queue_id in sorted(st.locked_queues)])
-            except Exception:
-                log.warning("could not notify other processes of released locks",
-                            exc_info=True)
-
-    def _claims_released(self, queues: list[tuple[int, int]]) -> None:
+    def claims_released(self, queues: list[tuple[int, int]]) -> None:
         """Published group claims on ``queues`` are gone: the other processes on the file
         look again (their waiters may have skipped those groups)."""
         if self.filewake is None:
             return
         for db_id, queue_id in queues:
             self.filewake.signal("l", db_id, queue_id)
-
-    def _lock_group_or_fail(self, txn: Txn, db_id: int, group: str, queue_id: int) -> None:
-        """Lock a group a statement must have (BEGIN DIALOG, SEND, END …): waits as a lock
-        would, up to 60 s (Msg 1222). On SQLite a transaction that holds the storage write
-        lock and waits for a group lock is in a deadlock unless the holder rolls back (the
-        holder's commit needs the write lock): it waits briefly, then is the victim (1205)."""
-        if self._lock_group(txn, db_id, group, queue_id, timeout=0.0):
-            return
-        blocking = holds_sqlite_writes(txn)
-        timeout = DEADLOCK_WAIT_S if blocking else LOCK_TIMEOUT_S
-        if not self._lock_group(txn, db_id, group, queue_id, timeout=timeout):
-            if blocking:
-                raise broker_error(1205, txn.id, "lock")
-            raise broker_error(1222)
 
     # -- listeners ----------------------------------------------------------------------------
     def add_queue_listener(self, fn: Listener) -> None:
@@ -386,14 +280,14 @@ class BrokerBase:
         (exceptions are logged and ignored) and must not block."""
         self._listeners.append(fn)
 
-    def _notify(self, event: str, db_id: int, queue_id: int) -> None:
+    def notify(self, event: str, db_id: int, queue_id: int) -> None:
         for fn in list(self._listeners):
             try:
                 fn(event, db_id, queue_id)
             except Exception:  # a listener's bug must not break the session
                 log.exception("broker queue listener failed")
 
-    def _enqueued_after_commit(self, txn: Txn, db_id: int, queue_id: int) -> None:
+    def enqueued_after_commit(self, txn: Txn, db_id: int, queue_id: int) -> None:
         """Wake waiters and tell listeners once ``txn`` commits (messages now visible);
         once per queue and transaction however many messages it enqueued."""
         seen: set[tuple[int, int]] = txn.state.setdefault("broker_enqueued", set())
@@ -404,9 +298,9 @@ class BrokerBase:
 
         def fire() -> None:
             self.signals.bump(key)
-            self._notify("enqueued", db_id, queue_id)
+            self.notify("enqueued", db_id, queue_id)
         txn.after_commit(fire)
-        if txn.conn.dialect == "postgresql":
+        if txn.conn.backend.commit_notices:
             # Delivered to the other processes exactly when the messages become visible.
             txn.defer(pgsync.NotifyOp("e", db_id, queue_id, pgsync.commit_notices(txn)))
         # A savepoint rollback drops the hook: forget the queue so a later enqueue re-adds it.
@@ -421,13 +315,13 @@ class BrokerBase:
         self.interest.restore()
         for key in self.interest.held():
             self.signals.bump(key)
-            self._notify("enqueued", *key)
+            self.notify("enqueued", *key)
 
     def _remote_event(self, kind: str, db_id: int, queue_id: int) -> None:
         """An event NOTIFYed by another process sharing the PostgreSQL store."""
         if kind == "e":
             self.signals.bump((db_id, queue_id))
-            self._notify("enqueued", db_id, queue_id)
+            self.notify("enqueued", db_id, queue_id)
         elif kind == "l":
             self.signals.bump((db_id, queue_id))
         elif kind == "m":
@@ -442,21 +336,20 @@ class BrokerBase:
                 conn.close()
             for qid in queue_ids:
                 self.signals.bump((db_id, qid))
-                self._notify("altered", db_id, qid)
+                self.notify("altered", db_id, qid)
 
     # -- lookups ------------------------------------------------------------------------------
-    def _queue(self, conn: StoreConnection, db_id: int, schema: str | None, name: str
-               ) -> QueueRow:
-        meta = self._db(conn, db_id)
+    def queue(self, conn: StoreConnection, db_id: int, schema: str | None, name: str
+              ) -> QueueRow:
+        meta = self.db(conn, db_id)
         q = meta.queues_by_name.get(((schema or "dbo").lower(), name.lower()))
         if q is None:
-            from ...errors import BindError, tsql_error
             raise tsql_error(208, name if schema is None else f"{schema}.{name}",
                              cls=BindError)
         return q
 
-    def _endpoint(self, conn: StoreConnection, db_id: int | None, handle: Any
-                  ) -> Endpoint | None:
+    def endpoint(self, conn: StoreConnection, db_id: int | None, handle: Any
+                 ) -> Endpoint | None:
         """Endpoint ``handle`` (of database ``db_id`` unless None), or None."""
         try:
             key = uid(handle)
@@ -467,6 +360,18 @@ class BrokerBase:
             return None
         return ep
 
-    def _peer(self, conn: StoreConnection, ep: Endpoint) -> Endpoint | None:
+    def schema_texts(self, conn: StoreConnection, db_id: int, collection_id: int | None,
+                     namespace: str | None) -> list[str]:
+        """The XSD texts of an XML schema collection (or of the schemas of ``namespace``),
+        what a VALID_XML message is validated against."""
+        x = self.t.xml_schemas
+        if collection_id is not None:
+            cond = x.c.xml_collection_id == collection_id
+        else:
+            cond = x.c.target_namespace == namespace
+        return list(conn.execute(select(x.c.xsd).where(x.c.database_id == db_id, cond)
+                                 .order_by(x.c.id)).scalars())
+
+    def peer(self, conn: StoreConnection, ep: Endpoint) -> Endpoint | None:
         """The other endpoint of ``ep``'s conversation, if it exists."""
         return fetch_peer(conn, ep.conversation_id, 0 if ep.is_initiator else 1)
