@@ -40,7 +40,7 @@ def guarded(ctx: ExecContext, writes: bool, fn: Callable[[], SqlResult], *,
         if writes:
             ctx.txn.write()
         if savepoint_needed and (
-                writes or (ctx.conn.in_write_txn and ctx.conn.dialect != "sqlite")):
+                writes or (ctx.conn.in_write_txn and ctx.conn.backend.errors_abort_transaction)):
             savepoint = f"tsqlb_stmt_{next(_savepoint_ids)}"
             run_sql(ctx.conn, f'SAVEPOINT "{savepoint}"')
         result = fn()

@@ -235,7 +235,7 @@ def query_binds(plan: QueryPlan | ModifyPlan, params: Params, dialect: str) -> d
 
 def new_plan(ctx: ExecContext, shape: InsertShape, info: TableInfo) -> InsertPlan:
     """The plan of ``shape`` resolved to ``info`` in ``ctx``."""
-    single = (ctx.conn.dialect == "sqlite" and len(shape.rows) == 1
+    single = (ctx.conn.backend.insert_lastrowid and len(shape.rows) == 1
               and info.identity_column is None
               and not any(k.kind == "C" for k in info.constraints))
     return InsertPlan(shape, info, single)

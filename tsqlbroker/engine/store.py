@@ -25,15 +25,14 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlalchemy import Connection, Engine, MetaData, create_engine, event
+from sqlalchemy import Connection, Engine, MetaData, create_engine
 from sqlalchemy.engine import CursorResult, make_url
-from sqlalchemy.exc import DBAPIError
-from sqlalchemy.pool import NullPool, QueuePool
+from sqlalchemy.exc import DBAPIError, NoSuchModuleError
 
 from ..errors import CancelledError
 from ..storage.backends import backend_named
 from ..storage.backends.base import Backend
-from .privatestore import PrivateDir, create_private_dir
+from .privatestore import PrivateDir
 
 if TYPE_CHECKING:
     from . import pgexec
@@ -80,14 +79,15 @@ def restrict_to_owner(path: Path, mode: int) -> None:
         pass
 
 
-def create_private_file(path: str) -> None:
-    """Create the SQLite file ``path`` 0600 before SQLite creates it with the umask's mode
-    (SQLite gives its -wal and -shm files the database file's mode). An existing file is
-    left as it is; a failure is left to SQLite to report."""
+def _backend_of(url: str) -> Backend:
+    """The backend of ``url``; an unknown kind of database or a missing driver is reported
+    as SQLAlchemy reports it, a kind it knows but tsqlbroker does not use as such too."""
+    parsed = make_url(url)
     try:
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-    except OSError:
-        pass
+        return backend_named(parsed.get_backend_name())
+    except NoSuchModuleError:
+        create_engine(parsed)     # raises for an unknown kind or a driver not installed
+        raise
 
 
 class Store:
@@ -98,64 +98,30 @@ class Store:
         self._private: PrivateDir | None = None
         if url is None:
             url = default_url()
-        parsed = make_url(url)
-        if parsed.get_backend_name() == "sqlite":
-            if parsed.database in (None, "", ":memory:"):
-                self._private = create_private_dir()  # 0700: its file needs no more
-                url = self._private.url
-                parsed = make_url(url)
-            elif not parsed.database.startswith("file:"):
-                create_private_file(parsed.database)
-        self.url = url
-        self.dialect: str = parsed.get_backend_name()
-        self.metadata = MetaData()
-        self.engine: Engine = self._create_engine(parsed, busy_timeout_ms)
         # What differs between backends: the engine asks it, never the name.
-        self.backend: Backend = backend_named(self.dialect)
+        self.backend: Backend = _backend_of(url)
+        self.url, self._private = self.backend.resolve_url(url)
+        self.dialect: str = self.backend.name
+        self.metadata = MetaData()
+        self.engine: Engine = self.backend.create_engine(make_url(self.url), busy_timeout_ms,
+                                                         self._on_connect)
         # Extension point for the engine modules: state shared per store (catalog caches,
         # lock manager, queue signals, activation monitor …), keyed by module.
         self.extensions: dict[str, Any] = {}
         self._lock = threading.RLock()
         self._close_hooks: list[Any] = []
 
-    def _create_engine(self, parsed: Any, busy_timeout_ms: int) -> Engine:
-        if self.dialect == "sqlite":
-            engine = create_engine(
-                parsed,
-                isolation_level="AUTOCOMMIT",
-                poolclass=QueuePool,
-                pool_size=8,
-                max_overflow=64,
-                connect_args={"check_same_thread": False, "timeout": busy_timeout_ms / 1000},
-            )
+    def _on_connect(self, dbapi_conn: Any) -> None:
+        for hook in list(self.extensions.get("connect_hooks", [])):
+            hook(dbapi_conn)
 
-            @event.listens_for(engine, "connect")
-            def _pragmas(dbapi_conn: Any, _record: Any) -> None:
-                cur = dbapi_conn.cursor()
-                cur.execute("PRAGMA journal_mode=WAL")
-                cur.execute("PRAGMA synchronous=NORMAL")
-                cur.execute(f"PRAGMA busy_timeout={busy_timeout_ms}")
-                cur.execute("PRAGMA foreign_keys=ON")
-                cur.close()
-                for hook in list(self.extensions.get("sqlite_connect_hooks", [])):
-                    hook(dbapi_conn)
+    def add_connect_hook(self, hook: Callable[[Any], None]) -> None:
+        """Run ``hook(dbapi_connection)`` on every new connection of an in-process backend
+        (e.g. to register Python functions with ``create_function``)."""
+        self.extensions.setdefault("connect_hooks", []).append(hook)
 
-            return engine
-        if self.dialect == "postgresql":
-            # psycopg's automatic preparing stays off: after any ROLLBACK or DROP it runs
-            # (a statement savepoint rolled back, a table variable dropped …) it sends
-            # DEALLOCATE ALL, which took pgexec's statements with it on a live connection.
-            # pgexec prepares the hot statements itself; see that module.
-            return create_engine(parsed, isolation_level="AUTOCOMMIT", poolclass=NullPool
-                                 if os.environ.get("TSQLBROKER_NULLPOOL") else QueuePool,
-                                 pool_size=8, max_overflow=64,
-                                 connect_args={"prepare_threshold": None})
-        return create_engine(parsed, isolation_level="AUTOCOMMIT")
-
-    def add_sqlite_connect_hook(self, hook: Any) -> None:
-        """Run ``hook(dbapi_connection)`` on every new SQLite connection (e.g. to register
-        Python functions with ``create_function``)."""
-        self.extensions.setdefault("sqlite_connect_hooks", []).append(hook)
+    # The old name, still called by engine/sqlfuncs.py (P2 moves it; P5 drops this).
+    add_sqlite_connect_hook = add_connect_hook
 
     def extension(self, key: str, factory: Any) -> Any:
         """The per-store object registered under ``key``, created by ``factory(store)`` once."""
@@ -223,7 +189,7 @@ class StoreConnection:
         self.cancel_requested: Callable[[], bool] | None = None
         # SQLite runs in this process: its statements look for a cancel themselves (a
         # progress handler); a server is sent a cancel request instead.
-        self._in_process = store.dialect == "sqlite"
+        self._in_process = store.backend.in_process
         # Whether statements can travel with the COMMIT in one round trip (a server's
         # multi-statement query; see :meth:`commit` and :meth:`commit_guarded`).
         self.sends_with_commit = not self._in_process
@@ -313,7 +279,7 @@ class StoreConnection:
         connection's transaction; a cursor-like object (see ``Backend.execute_fast``)."""
         return self.backend.execute_fast(self, sql, params)
 
-    def pg_call(self, fn: Callable[..., T], *args: Any) -> T:
+    def driver_call(self, fn: Callable[..., T], *args: Any) -> T:
         """PostgreSQL: ``fn(psycopg_connection, *args)``, one of :mod:`.pgexec`'s direct
         libpq calls, failing as statements on SQLAlchemy's path fail (a ``DBAPIError``);
         a lost connection is handed back to the pool as such (see :meth:`_after_error`).
@@ -337,8 +303,8 @@ class StoreConnection:
                 self._after_error(err)
             raise err from e
 
-    # The name backend hooks use (``BackendConnection``); pg_call's callers move to it.
-    driver_call = pg_call
+    # The old name, still called by engine/execsql.py (P3's; P5 drops this).
+    pg_call = driver_call
 
     def _after_error(self, e: DBAPIError) -> None:
         """A statement failed (on PostgreSQL the error learns the server process that ran
@@ -347,10 +313,7 @@ class StoreConnection:
         statements prepared on the old one are never looked for again) and the next
         statement runs on a new connection, outside any transaction."""
         if not e.connection_invalidated:
-            if self.dialect == "postgresql":
-                # SQL Server names the deadlock victim's process: the server's, here.
-                info = getattr(self.conn.connection.dbapi_connection, "info", None)
-                e.backend_pid = getattr(info, "backend_pid", 0)  # type: ignore[attr-defined]
+            self.backend.note_statement_error(self, e)
             return
         if not self.conn.invalidated:
             self.conn.invalidate(e.orig)  # type: ignore[arg-type]
@@ -364,15 +327,7 @@ class StoreConnection:
         # bookkeeping (events, result set-up) costs several times what the backend takes to
         # run BEGIN / COMMIT, and these run twice per T-SQL transaction. SQLAlchemy does not
         # track them either way (the connection is in AUTOCOMMIT mode).
-        if self.dialect == "postgresql":
-            self.pg_call(pgexec.execute_text, sql)       # libpq directly: see that module
-            return
-        dbapi = self.conn.connection.dbapi_connection
-        cursor = dbapi.cursor()  # type: ignore[union-attr]
-        try:
-            cursor.execute(sql)
-        finally:
-            cursor.close()
+        self.backend.control(self, sql)
 
     def write(self) -> None:
         """Make sure a storage transaction is open before writing."""
@@ -412,13 +367,13 @@ class StoreConnection:
     def _send_begin(self) -> None:
         """Send the pending BEGIN on its own (the next statement cannot carry it)."""
         self._begin_pending = False
-        self._control("BEGIN")
+        self._control(self.backend.write_begin_sql)
 
     def _begin(self) -> None:
-        if self.dialect == "sqlite":
-            self._control("BEGIN IMMEDIATE")
+        if self.backend.deferred_begin:
+            self._begin_pending = True   # sent with the first statement (see driver_call)
         else:
-            self._begin_pending = True   # sent with the first statement (see pg_call)
+            self._control(self.backend.write_begin_sql)
         self.in_write_txn = True
         for name in self._early_savepoints:
             self.exec_driver_sql(f'SAVEPOINT "{name}"')

@@ -36,8 +36,6 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sqlalchemy.engine import make_url
-
 if TYPE_CHECKING:
     from ..store import Store
 
@@ -57,12 +55,7 @@ _WIRE_KINDS = {"enqueued": "e", "altered": "m", "dropped": "m"}
 def shared_file(store: Store) -> Path | None:
     """The database file of an SQLite store other processes can open, or None (another
     backend, or the private temporary file of ``sqlite://``)."""
-    if store.dialect != "sqlite":
-        return None
-    requested = make_url(store.requested_url) if store.requested_url else make_url(store.url)
-    if requested.database in (None, "", ":memory:"):
-        return None
-    return Path(str(make_url(store.url).database)).resolve()
+    return store.backend.shared_file(store)
 
 
 def scan_seconds() -> float:

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import URL, Engine, create_engine, text
+from sqlalchemy.pool import NullPool, QueuePool
 from sqlalchemy.types import TypeEngine
 
-from ....engine import pgexec, sqltypes  # issue15-c0: moved into this package by P1/P2
+from ....engine import pgexec, pgfuncs, sqltypes  # issue15-c0: move here (P1 step 6, P2)
 from ..base import Backend, BackendConnection, SqlText
 
 # SQLite's ``+column`` planner hint (keeps an index out of a plan): not PostgreSQL syntax.
@@ -38,6 +40,7 @@ class PostgresBackend(Backend):
     commit_notices = True
     errors_abort_transaction = True
     write_begin_sql = "BEGIN"
+    deferred_begin = True       # one round trip saved per transaction
     plans_by_statistics = True
     folds_names = True
     rowid_column = "ctid"
@@ -56,6 +59,33 @@ class PostgresBackend(Backend):
     quantified_subqueries = True
     recursive_keyword = True
     xpath_in_sql = True
+
+    def create_engine(self, url: URL, busy_timeout_ms: int,
+                      on_connect: Callable[[Any], None]) -> Engine:
+        # psycopg's automatic preparing stays off: after any ROLLBACK or DROP it runs
+        # (a statement savepoint rolled back, a table variable dropped …) it sends
+        # DEALLOCATE ALL, which took pgexec's statements with it on a live connection.
+        # pgexec prepares the hot statements itself; see that module.
+        return create_engine(url, isolation_level="AUTOCOMMIT", poolclass=NullPool
+                             if os.environ.get("TSQLBROKER_NULLPOOL") else QueuePool,
+                             pool_size=8, max_overflow=64,
+                             connect_args={"prepare_threshold": None})
+
+    def control(self, conn: BackendConnection, sql: str) -> None:
+        conn.driver_call(pgexec.execute_text, sql)       # libpq directly: see that module
+
+    def note_statement_error(self, conn: BackendConnection, err: Any) -> None:
+        # SQL Server names the deadlock victim's process: the server's, here.
+        info = getattr(conn.conn.connection.dbapi_connection, "info", None)
+        err.backend_pid = getattr(info, "backend_pid", 0)
+
+    def table_exists(self, conn: BackendConnection, name: str, schema: str | None) -> bool:
+        q = text("SELECT 1 FROM information_schema.tables WHERE table_name = :n "
+                 "AND table_schema = coalesce(:s, current_schema())")
+        return conn.execute(q, {"n": name, "s": schema}).first() is not None
+
+    def install_schema_objects(self, conn: BackendConnection) -> None:
+        pgfuncs.install(conn)  # type: ignore[arg-type]
 
     def column_type(self, spec: str) -> TypeEngine[Any]:
         return sqltypes.column_type(spec, self.name)
