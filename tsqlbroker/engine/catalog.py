@@ -32,8 +32,8 @@ from sqlalchemy import Table, and_, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..errors import BindError, tsql_error
-from .naming import database_schema_name, qualified_name, quote_ident
-from .store import Store, StoreConnection
+from ..storage.naming import database_schema_name, qualified_name, quote_ident
+from ..storage.store import Store, StoreConnection
 from .systables import SystemTables, system_tables
 
 MASTER, TEMPDB, MODEL, MSDB = 1, 2, 3, 4

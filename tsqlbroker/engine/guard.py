@@ -16,9 +16,9 @@ from collections.abc import Callable
 from sqlalchemy.exc import DBAPIError
 
 from ..errors import TSqlError, tsql_error
+from ..storage.failures import backend_error
 from .context import ExecContext, SqlResult
 from .execsql import run_sql
-from .failures import backend_error
 
 _log = logging.getLogger(__name__)
 _savepoint_ids = itertools.count(1)

@@ -9,10 +9,10 @@ available on PostgreSQL; the transpiler then uses these and native functions.
 
 from __future__ import annotations
 
+from ..storage.store import StoreConnection
 from .pgconvert import FUNCTIONS as CONVERSIONS
 from .pgstrings import FUNCTIONS as STRINGS
 from .pgtext import FUNCTIONS as TEXT_FUNCTIONS
-from .store import StoreConnection
 
 _TS = "'YYYY-MM-DD HH24:MI:SS.US'"
 

@@ -19,7 +19,7 @@ import sqlite3
 from sqlalchemy.exc import DBAPIError
 
 from ..errors import MESSAGES, BindError, CancelledError, TSqlError, tsql_error
-from ..storage.backends import take_pending_error
+from .backends import take_pending_error
 
 _log = logging.getLogger(__name__)
 

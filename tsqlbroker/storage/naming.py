@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import zlib
 
-from ..storage.backends import backend_named
+from .backends import backend_named
 
 _MAX_IDENT = 63
 _UNSAFE = re.compile(r"[^a-z0-9_]+")

@@ -29,13 +29,13 @@ from sqlalchemy import Connection, Engine, MetaData, create_engine
 from sqlalchemy.engine import CursorResult, make_url
 from sqlalchemy.exc import DBAPIError, NoSuchModuleError
 
+from ..engine.privatestore import PrivateDir  # storage/ in P5
 from ..errors import CancelledError
-from ..storage.backends import backend_named
-from ..storage.backends.base import Backend
-from .privatestore import PrivateDir
+from .backends import backend_named
+from .backends.base import Backend
 
 if TYPE_CHECKING:
-    from . import pgexec
+    from ..engine import pgexec
 else:
     # psycopg loads with the first PostgreSQL statement: SQLite runs never need it.
     from ..lazy import LazyModule
@@ -289,7 +289,7 @@ class StoreConnection:
         if self._begin_pending and fn is not pgexec.merged:
             self._begin_pending = False
             if fn is pgexec.execute:
-                fn, args = pgexec.execute_after_begin, args
+                fn = pgexec.execute_after_begin
             elif fn is pgexec.execute_text:
                 args = (f"BEGIN; {args[0]}", *args[1:])
             else:

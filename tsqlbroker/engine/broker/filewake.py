@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..store import Store
+    from ...storage.store import Store
 
 log = logging.getLogger(__name__)
 

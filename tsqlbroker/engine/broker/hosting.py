@@ -26,7 +26,7 @@ import logging
 import threading
 from typing import Any, Protocol
 
-from ..store import Store
+from ...storage.store import Store
 from . import pgsync
 from .filelocks import FileLock, LockDir
 

@@ -39,8 +39,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import broker_error
-from ..store import Store, StoreConnection
-from ..txn import Txn
+from ...storage.store import Store, StoreConnection
+from ...storage.txn import Txn
 from . import pgwake
 from .fastsql import MESSAGE_COLUMNS, run
 from .schema import PREFIX
