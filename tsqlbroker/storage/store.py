@@ -35,12 +35,12 @@ from .backends import backend_named
 from .backends.base import Backend
 
 if TYPE_CHECKING:
-    from ..engine import pgexec
+    from .backends.postgres import libpq as pgexec
 else:
     # psycopg loads with the first PostgreSQL statement: SQLite runs never need it.
     from ..lazy import LazyModule
 
-    pgexec = LazyModule("tsqlbroker.engine.pgexec", globals(), "pgexec")
+    pgexec = LazyModule("tsqlbroker.storage.backends.postgres.libpq", globals(), "pgexec")
 
 DEFAULT_DB_ENV = "TSQLBROKER_URL"
 T = TypeVar("T")

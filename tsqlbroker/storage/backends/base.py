@@ -36,6 +36,8 @@ class BackendConnection(Protocol):
 
     def driver_call(self, fn: Callable[..., T], *args: Any) -> T: ...
 
+    def flush_begin(self) -> None: ...
+
 
 class CommitTxn(Protocol):
     """What :meth:`Backend.execute_with_commit` uses of an engine transaction (``Txn``)."""

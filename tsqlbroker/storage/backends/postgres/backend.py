@@ -13,8 +13,9 @@ from sqlalchemy import URL, Engine, create_engine, text
 from sqlalchemy.pool import NullPool, QueuePool
 from sqlalchemy.types import TypeEngine
 
-from ....engine import pgexec, pgfuncs, sqltypes  # issue15-c0: move here (P1 step 6, P2)
+from ....engine import sqltypes  # issue15-c0: storage/stored_values.py (P2)
 from ..base import Backend, BackendConnection, SqlText
+from . import functions, libpq
 
 # SQLite's ``+column`` planner hint (keeps an index out of a plan): not PostgreSQL syntax.
 _UNARY_PLUS = re.compile(r"(?<=\s)\+(?=[a-z_])")
@@ -64,15 +65,15 @@ class PostgresBackend(Backend):
                       on_connect: Callable[[Any], None]) -> Engine:
         # psycopg's automatic preparing stays off: after any ROLLBACK or DROP it runs
         # (a statement savepoint rolled back, a table variable dropped …) it sends
-        # DEALLOCATE ALL, which took pgexec's statements with it on a live connection.
-        # pgexec prepares the hot statements itself; see that module.
+        # DEALLOCATE ALL, which took libpq.py's statements with it on a live connection.
+        # libpq.py prepares the hot statements itself; see that module.
         return create_engine(url, isolation_level="AUTOCOMMIT", poolclass=NullPool
                              if os.environ.get("TSQLBROKER_NULLPOOL") else QueuePool,
                              pool_size=8, max_overflow=64,
                              connect_args={"prepare_threshold": None})
 
     def control(self, conn: BackendConnection, sql: str) -> None:
-        conn.driver_call(pgexec.execute_text, sql)       # libpq directly: see that module
+        conn.driver_call(libpq.execute_text, sql)       # libpq directly: see that module
 
     def note_statement_error(self, conn: BackendConnection, err: Any) -> None:
         # SQL Server names the deadlock victim's process: the server's, here.
@@ -85,7 +86,7 @@ class PostgresBackend(Backend):
         return conn.execute(q, {"n": name, "s": schema}).first() is not None
 
     def install_schema_objects(self, conn: BackendConnection) -> None:
-        pgfuncs.install(conn)  # type: ignore[arg-type]
+        functions.install(conn)
 
     def column_type(self, spec: str) -> TypeEngine[Any]:
         return sqltypes.column_type(spec, self.name)
@@ -99,10 +100,10 @@ class PostgresBackend(Backend):
 
     def execute_fast(self, conn: BackendConnection, sql: str, params: tuple[Any, ...]) -> Any:
         # libpq directly: its failures are SQLAlchemy's DBAPIError as on every other path.
-        return conn.driver_call(pgexec.execute, server_sql(sql), params)
+        return conn.driver_call(libpq.execute, server_sql(sql), params)
 
     def merged_text(self, conn: BackendConnection, sql: str, params: tuple[Any, ...]) -> str:
-        return conn.driver_call(pgexec.merged, server_sql(sql), params)
+        return conn.driver_call(libpq.merged, server_sql(sql), params)
 
     def time_param(self, value: datetime | None) -> Any:
         return value
@@ -110,4 +111,4 @@ class PostgresBackend(Backend):
     def run_sql(self, conn: BackendConnection, sql: SqlText,
                 params: Mapping[str, Any] | None) -> Any:
         values = [params[n] for n in sql.names or ()] if params else []
-        return conn.driver_call(pgexec.run_raw, sql.text, values)
+        return conn.driver_call(libpq.run_raw, sql.text, values)

@@ -9,10 +9,10 @@ available on PostgreSQL; the transpiler then uses these and native functions.
 
 from __future__ import annotations
 
-from ..storage.store import StoreConnection
-from .pgconvert import FUNCTIONS as CONVERSIONS
-from .pgstrings import FUNCTIONS as STRINGS
-from .pgtext import FUNCTIONS as TEXT_FUNCTIONS
+from ..base import BackendConnection
+from .convert_sql import FUNCTIONS as CONVERSIONS
+from .strings_sql import FUNCTIONS as STRINGS
+from .text_sql import FUNCTIONS as TEXT_FUNCTIONS
 
 _TS = "'YYYY-MM-DD HH24:MI:SS.US'"
 
@@ -149,7 +149,7 @@ FUNCTIONS: list[str] = [
 ]
 
 
-def install(conn: StoreConnection) -> None:
+def install(conn: BackendConnection) -> None:
     """Create (or replace) the functions in the store's PostgreSQL schema."""
     # Straight to the DBAPI cursor: with no parameters psycopg leaves '%' alone.
     conn.flush_begin()
