@@ -26,9 +26,9 @@ import logging
 import threading
 from typing import Any, Protocol
 
+from ...storage.backends.sqlite.file_locks import FileLock, LockDir
 from ...storage.store import Store
 from . import pgsync
-from .filelocks import FileLock, LockDir
 
 log = logging.getLogger(__name__)
 

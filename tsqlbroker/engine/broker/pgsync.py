@@ -39,9 +39,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import broker_error
+from ...storage.backends.postgres import interest as pgwake
 from ...storage.store import Store, StoreConnection
 from ...storage.txn import Txn
-from . import pgwake
 from .fastsql import MESSAGE_COLUMNS, run
 from .schema import PREFIX
 
@@ -375,9 +375,9 @@ def _pick(queue_id: int, received: set[int], tried: set[str]) -> tuple[str, tupl
     look of :func:`_group_pick` (the executor stops at the first row)."""
     where, params = _ready_where(queue_id, received, tried)
     by_group, group_params = _group_pick(queue_id, received, tried)
-    return (f"WITH a AS ({_pick_top_priority(where)}), b AS ({by_group}) "
-            "SELECT conversation_group_id FROM a UNION ALL "
-            "(SELECT conversation_group_id FROM b) LIMIT 1",
+    return ((f"WITH a AS ({_pick_top_priority(where)}), b AS ({by_group}) "
+             "SELECT conversation_group_id FROM a UNION ALL "
+             "(SELECT conversation_group_id FROM b) LIMIT 1"),
             (*params, *params, *group_params))
 
 

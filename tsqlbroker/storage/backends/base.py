@@ -39,6 +39,16 @@ class BackendConnection(Protocol):
     def flush_begin(self) -> None: ...
 
 
+class BackendStore(Protocol):
+    """What a backend module may use of a store (``Store``)."""
+
+    backend: Backend
+    url: str
+    requested_url: str | None
+
+    def on_close(self, fn: Callable[[], Any]) -> None: ...
+
+
 class CommitTxn(Protocol):
     """What :meth:`Backend.execute_with_commit` uses of an engine transaction (``Txn``)."""
 

@@ -34,10 +34,8 @@ import time
 import uuid
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from ...storage.store import Store
+from ..base import BackendStore
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +50,7 @@ _MAX_SUN_PATH = 100
 _WIRE_KINDS = {"enqueued": "e", "altered": "m", "dropped": "m"}
 
 
-def shared_file(store: Store) -> Path | None:
+def shared_file(store: BackendStore) -> Path | None:
     """The database file of an SQLite store other processes can open, or None (another
     backend, or the private temporary file of ``sqlite://``)."""
     return store.backend.shared_file(store)
@@ -284,7 +282,7 @@ def _data_version(conn: sqlite3.Connection | None) -> int | None:
         return None
 
 
-def attach(store: Store, handler: Handler,
+def attach(store: BackendStore, handler: Handler,
            waiting: Callable[[], Iterable[tuple[int, int]]]) -> FileWake | None:
     """Start the wake-ups of ``store`` if it is an SQLite file other processes may share:
     ``handler(kind, db_id, queue_id)`` gets their events (the broker's remote-event hook),
