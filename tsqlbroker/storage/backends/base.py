@@ -19,6 +19,7 @@ from sqlalchemy import URL, Engine
 from sqlalchemy.types import TypeEngine
 
 from ...errors import TSqlError
+from .leases import HostLease, LocalLease, NoSlot, ReaderSlotLike
 
 T = TypeVar("T")
 
@@ -45,8 +46,11 @@ class BackendStore(Protocol):
     backend: Backend
     url: str
     requested_url: str | None
+    engine: Engine
 
     def on_close(self, fn: Callable[[], Any]) -> None: ...
+
+    def connect(self) -> Any: ...
 
 
 class CommitTxn(Protocol):
@@ -221,6 +225,16 @@ class Backend:
         """The database file of ``store`` that other processes can open (they then share
         it through sidecar files beside it), or None."""
         return None
+
+    def host_lease(self, store: BackendStore, lockdir: Any) -> HostLease:
+        """The lease on hosting ``store``'s background broker work (``lockdir``: the lock
+        directory of a file other processes share, or None)."""
+        return LocalLease()
+
+    def reader_slot(self, store: BackendStore, lockdir: Any, db_id: int, queue_id: int
+                    ) -> ReaderSlotLike:
+        """A (not yet taken) activation reader slot of queue ``queue_id``."""
+        return NoSlot()
 
     @property
     def rewrites(self) -> ModuleType:

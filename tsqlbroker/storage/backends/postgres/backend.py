@@ -14,8 +14,10 @@ from sqlalchemy.pool import NullPool, QueuePool
 from sqlalchemy.types import TypeEngine
 
 from ....engine import sqltypes  # issue15-c0: storage/stored_values.py (P2)
-from ..base import Backend, BackendConnection, SqlText
+from ..base import Backend, BackendConnection, BackendStore, SqlText
+from ..leases import HostLease, ReaderSlotLike
 from . import functions, libpq
+from .advisory import PgLease, ReaderSlot
 
 # SQLite's ``+column`` planner hint (keeps an index out of a plan): not PostgreSQL syntax.
 _UNARY_PLUS = re.compile(r"(?<=\s)\+(?=[a-z_])")
@@ -87,6 +89,13 @@ class PostgresBackend(Backend):
 
     def install_schema_objects(self, conn: BackendConnection) -> None:
         functions.install(conn)
+
+    def host_lease(self, store: BackendStore, lockdir: Any) -> HostLease:
+        return PgLease(store)
+
+    def reader_slot(self, store: BackendStore, lockdir: Any, db_id: int, queue_id: int
+                    ) -> ReaderSlotLike:
+        return ReaderSlot(store, db_id, queue_id)
 
     def column_type(self, spec: str) -> TypeEngine[Any]:
         return sqltypes.column_type(spec, self.name)

@@ -16,7 +16,10 @@ from sqlalchemy.types import TypeEngine
 from ....engine import sqltypes  # issue15-c0: storage/stored_values.py in P5
 from ....engine.privatestore import PrivateDir, create_private_dir  # storage/ in P5
 from ....errors import TSqlError
-from ..base import Backend, BackendConnection, SqlText
+from ..base import Backend, BackendConnection, BackendStore, SqlText
+from ..leases import HostLease, LocalLease, NoSlot, ReaderSlotLike
+from .file_locks import LockDir
+from .leases import FileLease, FileReaderSlot
 
 
 def create_private_file(path: str) -> None:
@@ -121,6 +124,13 @@ class SqliteBackend(Backend):
         if requested.database in (None, "", ":memory:"):
             return None
         return Path(str(make_url(store.url).database)).resolve()
+
+    def host_lease(self, store: BackendStore, lockdir: LockDir | None) -> HostLease:
+        return LocalLease() if lockdir is None else FileLease(lockdir)
+
+    def reader_slot(self, store: BackendStore, lockdir: LockDir | None, db_id: int,
+                    queue_id: int) -> ReaderSlotLike:
+        return NoSlot() if lockdir is None else FileReaderSlot(lockdir, db_id, queue_id)
 
     def column_type(self, spec: str) -> TypeEngine[Any]:
         return sqltypes.column_type(spec, self.name)
