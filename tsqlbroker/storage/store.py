@@ -80,8 +80,9 @@ def restrict_to_owner(path: Path, mode: int) -> None:
 
 
 def _backend_of(url: str) -> Backend:
-    """The backend of ``url``; an unknown kind of database or a missing driver is reported
-    as SQLAlchemy reports it, a kind it knows but tsqlbroker does not use as such too."""
+    """The backend of ``url``. An unknown kind of database or a missing driver is reported
+    as SQLAlchemy reports it; a kind SQLAlchemy knows but tsqlbroker cannot store on is
+    refused the same way (``NoSuchModuleError``)."""
     parsed = make_url(url)
     try:
         return backend_named(parsed.get_backend_name())
