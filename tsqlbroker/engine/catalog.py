@@ -28,12 +28,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Table, and_, delete, func, insert, select, text, update
+from sqlalchemy import Table, and_, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..errors import BindError, tsql_error
-from .naming import database_schema_name, qualified_name, quote_ident
-from .store import Store, StoreConnection
+from ..storage.naming import database_schema_name, qualified_name, quote_ident
+from ..storage.store import Store, StoreConnection
 from .systables import SystemTables, system_tables
 
 MASTER, TEMPDB, MODEL, MSDB = 1, 2, 3, 4
@@ -146,15 +146,12 @@ class Catalog:
         with write_transaction(conn) as opened:
             lock_schema(conn)
             self.store.metadata.create_all(conn.conn, checkfirst=True)
-            if conn.dialect == "postgresql":
-                from . import pgfuncs  # the engine's SQL functions (Python ones on SQLite)
-
-                pgfuncs.install(conn)
+            conn.backend.install_schema_objects(conn)
             present = {r[0] for r in conn.execute(select(self.t.databases.c.database_id))}
             for db_id, name, broker in _SYSTEM_DATABASES:
                 if db_id not in present:
                     self._insert_database(conn, db_id, name, broker)
-            if conn.dialect == "postgresql":
+            if conn.backend.schemas_per_database:
                 self._init_layout(conn)
         # Only a committed setup is known to stay; a caller's transaction may roll back.
         self._ready = opened
@@ -222,16 +219,7 @@ class Catalog:
 
     # -- lookup cache -------------------------------------------------------------------------
     def _token(self, conn: StoreConnection) -> int | None:
-        if conn.dialect == "sqlite":
-            # Read on every lookup: straight on the DBAPI cursor (SQLAlchemy's result set-up
-            # costs several times the query itself).
-            cursor = conn.conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-            try:
-                row = cursor.execute(_TOKEN_SQL).fetchone()
-            finally:
-                cursor.close()
-        else:
-            row = conn.exec_driver_sql(_TOKEN_SQL).first()
+        row = conn.backend.read_row(conn, _TOKEN_SQL)     # read on every lookup
         return None if row is None else int(row[0])
 
     def version(self, conn: StoreConnection) -> int | None:
@@ -640,12 +628,7 @@ class Catalog:
                                 schema: str | None = None) -> bool:
         """Whether the backend has table ``physical_name`` in backend schema ``schema``
         (None: the home schema) — for consistency checks."""
-        if conn.dialect == "sqlite":
-            q = text("SELECT 1 FROM sqlite_master WHERE type='table' AND name=:n")
-            return conn.execute(q, {"n": physical_name}).first() is not None
-        q = text("SELECT 1 FROM information_schema.tables WHERE table_name = :n "
-                 "AND table_schema = coalesce(:s, current_schema())")
-        return conn.execute(q, {"n": physical_name, "s": schema}).first() is not None
+        return conn.backend.table_exists(conn, physical_name, schema)
 
 
 @contextmanager
@@ -665,12 +648,10 @@ def write_transaction(conn: StoreConnection) -> Iterator[bool]:
 
 
 def lock_schema(conn: StoreConnection) -> None:
-    """On PostgreSQL, take the store's table-creation lock until the transaction ends:
+    """Take the store's table-creation lock (where several processes write at once) until the transaction ends:
     processes starting together on one store take turns (else the loser of a CREATE race
     fails: duplicate table, "tuple concurrently updated")."""
-    if conn.dialect == "postgresql":
-        conn.exec_driver_sql("SELECT pg_advisory_xact_lock(hashtext(current_schema() "
-                             "|| ':tsqlb_schema'))")
+    conn.backend.xact_lock(conn, "tsqlb_schema")
 
 
 def _database_row(row: Any) -> DatabaseRow:

@@ -16,9 +16,9 @@ from collections.abc import Callable
 from sqlalchemy.exc import DBAPIError
 
 from ..errors import TSqlError, tsql_error
+from ..storage.failures import backend_error
 from .context import ExecContext, SqlResult
 from .execsql import run_sql
-from .failures import backend_error
 
 _log = logging.getLogger(__name__)
 _savepoint_ids = itertools.count(1)
@@ -40,7 +40,7 @@ def guarded(ctx: ExecContext, writes: bool, fn: Callable[[], SqlResult], *,
         if writes:
             ctx.txn.write()
         if savepoint_needed and (
-                writes or (ctx.conn.in_write_txn and ctx.conn.dialect != "sqlite")):
+                writes or (ctx.conn.in_write_txn and ctx.conn.backend.errors_abort_transaction)):
             savepoint = f"tsqlb_stmt_{next(_savepoint_ids)}"
             run_sql(ctx.conn, f'SAVEPOINT "{savepoint}"')
         result = fn()

@@ -33,12 +33,12 @@ from typing import Any
 from sqlglot import exp
 
 from ..errors import BindError, tsql_error
+from ..storage.store import Store
 from .catalog import Catalog
 from .context import ExecContext, Params
 from .execsql import BackendSql
 from .sqlfuncs import backend_value, functions_version
 from .sqltypes import to_storage
-from .store import Store
 from .tableinfo import TableInfo
 from .transpile import Parsed, Source, table_key
 
@@ -235,7 +235,7 @@ def query_binds(plan: QueryPlan | ModifyPlan, params: Params, dialect: str) -> d
 
 def new_plan(ctx: ExecContext, shape: InsertShape, info: TableInfo) -> InsertPlan:
     """The plan of ``shape`` resolved to ``info`` in ``ctx``."""
-    single = (ctx.conn.dialect == "sqlite" and len(shape.rows) == 1
+    single = (ctx.conn.backend.insert_lastrowid and len(shape.rows) == 1
               and info.identity_column is None
               and not any(k.kind == "C" for k in info.constraints))
     return InsertPlan(shape, info, single)

@@ -21,6 +21,7 @@ from sqlalchemy import Integer as SaInteger
 from sqlalchemy import Select, and_, case, cast, false, literal, select, true
 
 from ..errors import MESSAGES, tsql_error
+from ..storage.backends import backend_named
 from .catalog import OBJECT_COLUMNS, Catalog
 from .context import ExecContext, VirtualTable, register_virtual_table
 from .sequences import SEQUENCE_COLUMNS, sequences_query
@@ -163,7 +164,7 @@ def _sql_literal(value: Any, dialect: str) -> str:
     if isinstance(value, (int, float)):
         return repr(value)
     if isinstance(value, bytes):
-        return f"'\\x{value.hex()}'::bytea" if dialect == "postgresql" else f"X'{value.hex()}'"
+        return backend_named(dialect).bytes_literal(value)
     if isinstance(value, dt.datetime):
         value = value.strftime("%Y-%m-%d %H:%M:%S.%f")
     return "'" + str(value).replace("'", "''") + "'"

@@ -17,10 +17,11 @@ from sqlalchemy import select, update
 from sqlglot import exp
 
 from ..errors import BindError, TSqlError, tsql_error
+from ..storage.backends import backend_named
+from ..storage.naming import quote_column
 from .catalog import Catalog
 from .context import ExecContext
 from .execsql import BackendSql, Marks, run_sql
-from .naming import quote_column
 from .sqlfuncs import backend_value
 from .sqltypes import check_length, from_storage, pad_fixed, parse_spec, to_storage
 from .tableinfo import ColumnInfo, ConstraintInfo, TableInfo, load_table, referencing_constraints
@@ -44,7 +45,7 @@ DEFAULT = _DefaultMarker()
 
 def rowid_column(dialect: str) -> str:
     """The backend's row identity used to address rows (SQLite rowid, PostgreSQL ctid)."""
-    return "rowid" if dialect == "sqlite" else "ctid"
+    return backend_named(dialect).rowid_column
 
 
 def _table_text(info: TableInfo) -> str:
@@ -80,7 +81,8 @@ class RowWriter:
         self.statement = statement  # 'INSERT' / 'UPDATE' / 'DELETE'
         self.conn = ctx.conn
         self.dialect = ctx.conn.dialect
-        self.rowid = rowid_column(self.dialect)
+        self.backend = ctx.conn.backend
+        self.rowid = self.backend.rowid_column
         self.last_identity: int | None = None
         self._defaults: dict[str, BackendSql] = {} if defaults is None else defaults
         self._checks: dict[int, BackendSql] = {} if checks is None else checks
@@ -236,7 +238,7 @@ class RowWriter:
     def _returning(self) -> str:
         """What an UPDATE appends to learn the row's id after it (PostgreSQL's ctid moves;
         SQLite's rowid stays)."""
-        return "" if self.dialect == "sqlite" else f" RETURNING {self.rowid}"
+        return f" RETURNING {self.rowid}" if self.backend.rowid_changes_on_update else ""
 
     def _compute(self, rid: Any) -> Any:
         """Store the computed columns' values of row ``rid`` (computed from its other
@@ -269,7 +271,7 @@ class RowWriter:
         return result.scalar() if returning else rid
 
     def _execute_insert(self, sql: BackendSql, params: dict[str, Any]) -> Any:
-        if self.dialect == "sqlite":
+        if self.backend.insert_lastrowid:
             cur = self.conn.conn.connection.dbapi_connection.cursor()
             try:
                 cur.execute(sql.text, params)
@@ -282,7 +284,7 @@ class RowWriter:
         c = Catalog.get(self.conn.store).t.columns
         query = select(c.c.identity_next).where(
             c.c.object_id == self.info.object_id, c.c.column_id == col.column_id)
-        if self.conn.dialect == "postgresql":
+        if not self.backend.single_writer:
             # Concurrent inserters (other sessions, other processes) take turns on the
             # counter; SQLite's single writer serialises them already.
             query = query.with_for_update()
@@ -298,7 +300,7 @@ class RowWriter:
 
     # -- constraint checks ------------------------------------------------------------------
     def _null_safe_eq(self, column: str, param: str) -> str:
-        if self.dialect == "sqlite":
+        if self.backend.ci_collation_everywhere:
             return f"{quote_column(column, self.dialect)} IS {param}"  # the column's TSQL_CI collation
         col = self.info.column(column)
         if col is not None and parse_spec(col.spec).is_string:

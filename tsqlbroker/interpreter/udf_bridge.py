@@ -140,7 +140,7 @@ def _inside_statement(s: Session) -> Iterator[None]:
     s.try_depth += 1
     shadowed = s.__dict__.get("drop_scope_objects")
     txn = s.txn
-    if s.conn.dialect == "sqlite" and txn is not None:
+    if s.conn.backend.python_functions and txn is not None:
         s.drop_scope_objects = _deferred_drops(s, txn)  # type: ignore[method-assign]
     try:
         yield

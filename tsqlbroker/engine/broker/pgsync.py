@@ -39,9 +39,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import broker_error
-from ..store import Store, StoreConnection
-from ..txn import Txn
-from . import pgwake
+from ...storage.backends.postgres import interest as pgwake
+from ...storage.backends.postgres.advisory import connect_autocommit
+from ...storage.store import Store, StoreConnection
+from ...storage.txn import Txn
 from .fastsql import MESSAGE_COLUMNS, run
 from .schema import PREFIX
 
@@ -68,13 +69,9 @@ _WAKE_KINDS = frozenset("el")
 
 
 def is_postgres(conn: StoreConnection) -> bool:
-    """Whether ``conn`` is a PostgreSQL connection (processes may share the store)."""
-    return conn.dialect == "postgresql"
-
-
-def is_postgres_store(store: Store) -> bool:
-    """Whether ``store`` is a PostgreSQL store (processes may share it)."""
-    return store.dialect == "postgresql"
+    """Whether transactions of several processes write to ``conn``'s store at once (a
+    PostgreSQL server): queuing orders may then commit out of order."""
+    return not conn.backend.single_writer
 
 
 def schema(conn: StoreConnection) -> str:
@@ -375,9 +372,9 @@ def _pick(queue_id: int, received: set[int], tried: set[str]) -> tuple[str, tupl
     look of :func:`_group_pick` (the executor stops at the first row)."""
     where, params = _ready_where(queue_id, received, tried)
     by_group, group_params = _group_pick(queue_id, received, tried)
-    return (f"WITH a AS ({_pick_top_priority(where)}), b AS ({by_group}) "
-            "SELECT conversation_group_id FROM a UNION ALL "
-            "(SELECT conversation_group_id FROM b) LIMIT 1",
+    return ((f"WITH a AS ({_pick_top_priority(where)}), b AS ({by_group}) "
+             "SELECT conversation_group_id FROM a UNION ALL "
+             "(SELECT conversation_group_id FROM b) LIMIT 1"),
             (*params, *params, *group_params))
 
 
@@ -478,54 +475,6 @@ def clock_lock(conn: StoreConnection) -> None:
     """
     conn.write()
     run(conn, "SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':tsqlb_clock'))")
-
-
-class ReaderSlot:
-    """One of a queue's MAX_QUEUE_READERS activation slots, held (on a connection of its own)
-    by the process running that activated task."""
-
-    def __init__(self, store: Store, db_id: int, queue_id: int) -> None:
-        self.store = store
-        self.key = f"{db_id}:{queue_id}"
-        self.slot: int | None = None
-        self._conn: StoreConnection | None = None
-
-    def acquire(self, max_readers: int) -> bool:
-        """Take a free slot below ``max_readers`` (True), or none is free (False)."""
-        if self._conn is None:
-            self._conn = self.store.connect()
-        for slot in range(max_readers):
-            got = run(self._conn, "SELECT pg_try_advisory_lock(hashtext(current_schema() || "
-                                  "':tsqlb_reader:' || ?), ?::int)", (self.key, slot)).fetchone()[0]
-            if got:
-                self.slot = slot
-                return True
-        return False
-
-    def release(self) -> None:
-        """Give the slot back and close the slot's connection."""
-        conn, self._conn = self._conn, None
-        if conn is None:
-            return
-        try:
-            if self.slot is not None:
-                run(conn, "SELECT pg_advisory_unlock(hashtext(current_schema() || "
-                          "':tsqlb_reader:' || ?), ?::int)", (self.key, self.slot))
-        except Exception:
-            log.debug("advisory unlock failed", exc_info=True)
-        finally:
-            self.slot = None
-            conn.close()
-
-
-def connect_autocommit(store: Store) -> Any:
-    """A new psycopg connection to ``store``'s server, in autocommit mode, outside the pool
-    (for a thread that keeps it for itself)."""
-    import psycopg
-
-    engine = store.engine
-    args, kwargs = engine.dialect.create_connect_args(engine.url)
-    return psycopg.connect(*args, autocommit=True, **kwargs)
 
 
 class Listener:

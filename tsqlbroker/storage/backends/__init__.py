@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import NoSuchModuleError
 
 from ...errors import TSqlError
 from .base import Backend
@@ -16,7 +16,8 @@ _lock = threading.Lock()
 
 def backend_named(name: str) -> Backend:
     """The backend of SQLAlchemy backend ``name`` ("sqlite", "postgresql"); one object per
-    name and process. Raises ``ArgumentError`` for any other kind of database."""
+    name and process. Raises ``NoSuchModuleError`` (SQLAlchemy's error for an unknown kind of
+    database) for any other kind."""
     found = _loaded.get(name)
     if found is not None:
         return found
@@ -28,8 +29,8 @@ def backend_named(name: str) -> Backend:
             elif name == "postgresql":
                 from .postgres.backend import PostgresBackend as chosen  # type: ignore[assignment]
             else:
-                raise ArgumentError(f"tsqlbroker stores its data on SQLite or PostgreSQL, "
-                                    f"not on '{name}'")
+                raise NoSuchModuleError(f"tsqlbroker stores its data on SQLite or "
+                                        f"PostgreSQL, not on '{name}'")
             _loaded[name] = chosen()
         return _loaded[name]
 

@@ -11,12 +11,15 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from datetime import datetime
+from pathlib import Path
 from types import ModuleType
 from typing import Any, ClassVar, Protocol, TypeVar
 
+from sqlalchemy import URL, Engine
 from sqlalchemy.types import TypeEngine
 
 from ...errors import TSqlError
+from .leases import HostLease, LocalLease, NoSlot, ReaderSlotLike
 
 T = TypeVar("T")
 
@@ -33,6 +36,21 @@ class BackendConnection(Protocol):
     def exec_driver_sql(self, sql: str, params: Any = None) -> Any: ...
 
     def driver_call(self, fn: Callable[..., T], *args: Any) -> T: ...
+
+    def flush_begin(self) -> None: ...
+
+
+class BackendStore(Protocol):
+    """What a backend module may use of a store (``Store``)."""
+
+    backend: Backend
+    url: str
+    requested_url: str | None
+    engine: Engine
+
+    def on_close(self, fn: Callable[[], Any]) -> None: ...
+
+    def connect(self) -> Any: ...
 
 
 class CommitTxn(Protocol):
@@ -82,6 +100,7 @@ class Backend:
     commit_notices: ClassVar[bool]       # other processes hear of a commit inside it (NOTIFY)
     errors_abort_transaction: ClassVar[bool]  # a failed statement dooms the txn (savepoints)
     write_begin_sql: ClassVar[str]       # what opens a write transaction
+    deferred_begin: ClassVar[bool]       # BEGIN travels with the first statement (a server)
     plans_by_statistics: ClassVar[bool]  # plans may follow stale table statistics (bursts)
     # -- stored data ---------------------------------------------------------------------
     folds_names: ClassVar[bool]          # user column names stored lower-case
@@ -165,6 +184,57 @@ class Backend:
                 params: Mapping[str, Any] | None) -> Any:
         """Run a statement in the driver's form with ``params`` by placeholder name."""
         raise NotImplementedError
+
+    # -- hooks of the store (storage/ calls them) ---------------------------------------
+    def resolve_url(self, url: str) -> tuple[str, Any]:
+        """The URL to open for ``url`` and the private files to remove at close (an object
+        with ``remove()``), or None."""
+        return url, None
+
+    def create_engine(self, url: URL, busy_timeout_ms: int,
+                      on_connect: Callable[[Any], None]) -> Engine:
+        """The SQLAlchemy engine of a store (driver autocommit: the store sends BEGIN and
+        COMMIT itself); ``on_connect(dbapi_connection)`` runs on each new connection of an
+        in-process backend."""
+        raise NotImplementedError
+
+    def control(self, conn: BackendConnection, sql: str) -> None:
+        """Run transaction control (BEGIN, COMMIT, ``…; COMMIT``) straight on the driver:
+        SQLAlchemy's per-statement bookkeeping costs several times the statement."""
+        raise NotImplementedError
+
+    def note_statement_error(self, conn: BackendConnection, err: Any) -> None:
+        """A statement failed on a live connection: note on ``err`` (a ``DBAPIError``)
+        what the error mapping reports with it."""
+
+    def read_row(self, conn: BackendConnection, sql: str) -> Any:
+        """The first row of a parameterless read (or None), the cheapest way the backend
+        has: for reads made on every lookup."""
+        return conn.exec_driver_sql(sql).first()
+
+    def table_exists(self, conn: BackendConnection, name: str, schema: str | None) -> bool:
+        """Whether the backend has table ``name`` in backend schema ``schema`` (None: the
+        store's home schema)."""
+        raise NotImplementedError
+
+    def install_schema_objects(self, conn: BackendConnection) -> None:
+        """Create (or replace) what the engine's SQL needs besides tables (functions,
+        collations) in the store, in the caller's write transaction."""
+
+    def shared_file(self, store: Any) -> Path | None:
+        """The database file of ``store`` that other processes can open (they then share
+        it through sidecar files beside it), or None."""
+        return None
+
+    def host_lease(self, store: BackendStore, lockdir: Any) -> HostLease:
+        """The lease on hosting ``store``'s background broker work (``lockdir``: the lock
+        directory of a file other processes share, or None)."""
+        return LocalLease()
+
+    def reader_slot(self, store: BackendStore, lockdir: Any, db_id: int, queue_id: int
+                    ) -> ReaderSlotLike:
+        """A (not yet taken) activation reader slot of queue ``queue_id``."""
+        return NoSlot()
 
     @property
     def rewrites(self) -> ModuleType:

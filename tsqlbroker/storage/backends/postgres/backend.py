@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import URL, Engine, create_engine, text
+from sqlalchemy.pool import NullPool, QueuePool
 from sqlalchemy.types import TypeEngine
 
-from ....engine import pgexec, sqltypes  # issue15-c0: moved into this package by P1/P2
-from ..base import Backend, BackendConnection, SqlText
+from ....engine import sqltypes  # issue15-c0: storage/stored_values.py (P2)
+from ..base import Backend, BackendConnection, BackendStore, SqlText
+from ..leases import HostLease, ReaderSlotLike
+from . import functions, libpq
+from .advisory import PgLease, ReaderSlot
 
 # SQLite's ``+column`` planner hint (keeps an index out of a plan): not PostgreSQL syntax.
 _UNARY_PLUS = re.compile(r"(?<=\s)\+(?=[a-z_])")
@@ -38,6 +43,7 @@ class PostgresBackend(Backend):
     commit_notices = True
     errors_abort_transaction = True
     write_begin_sql = "BEGIN"
+    deferred_begin = True       # one round trip saved per transaction
     plans_by_statistics = True
     folds_names = True
     rowid_column = "ctid"
@@ -57,6 +63,40 @@ class PostgresBackend(Backend):
     recursive_keyword = True
     xpath_in_sql = True
 
+    def create_engine(self, url: URL, busy_timeout_ms: int,
+                      on_connect: Callable[[Any], None]) -> Engine:
+        # psycopg's automatic preparing stays off: after any ROLLBACK or DROP it runs
+        # (a statement savepoint rolled back, a table variable dropped …) it sends
+        # DEALLOCATE ALL, which took libpq.py's statements with it on a live connection.
+        # libpq.py prepares the hot statements itself; see that module.
+        return create_engine(url, isolation_level="AUTOCOMMIT", poolclass=NullPool
+                             if os.environ.get("TSQLBROKER_NULLPOOL") else QueuePool,
+                             pool_size=8, max_overflow=64,
+                             connect_args={"prepare_threshold": None})
+
+    def control(self, conn: BackendConnection, sql: str) -> None:
+        conn.driver_call(libpq.execute_text, sql)       # libpq directly: see that module
+
+    def note_statement_error(self, conn: BackendConnection, err: Any) -> None:
+        # SQL Server names the deadlock victim's process: the server's, here.
+        info = getattr(conn.conn.connection.dbapi_connection, "info", None)
+        err.backend_pid = getattr(info, "backend_pid", 0)
+
+    def table_exists(self, conn: BackendConnection, name: str, schema: str | None) -> bool:
+        q = text("SELECT 1 FROM information_schema.tables WHERE table_name = :n "
+                 "AND table_schema = coalesce(:s, current_schema())")
+        return conn.execute(q, {"n": name, "s": schema}).first() is not None
+
+    def install_schema_objects(self, conn: BackendConnection) -> None:
+        functions.install(conn)
+
+    def host_lease(self, store: BackendStore, lockdir: Any) -> HostLease:
+        return PgLease(store)
+
+    def reader_slot(self, store: BackendStore, lockdir: Any, db_id: int, queue_id: int
+                    ) -> ReaderSlotLike:
+        return ReaderSlot(store, db_id, queue_id)
+
     def column_type(self, spec: str) -> TypeEngine[Any]:
         return sqltypes.column_type(spec, self.name)
 
@@ -69,10 +109,10 @@ class PostgresBackend(Backend):
 
     def execute_fast(self, conn: BackendConnection, sql: str, params: tuple[Any, ...]) -> Any:
         # libpq directly: its failures are SQLAlchemy's DBAPIError as on every other path.
-        return conn.driver_call(pgexec.execute, server_sql(sql), params)
+        return conn.driver_call(libpq.execute, server_sql(sql), params)
 
     def merged_text(self, conn: BackendConnection, sql: str, params: tuple[Any, ...]) -> str:
-        return conn.driver_call(pgexec.merged, server_sql(sql), params)
+        return conn.driver_call(libpq.merged, server_sql(sql), params)
 
     def time_param(self, value: datetime | None) -> Any:
         return value
@@ -80,4 +120,4 @@ class PostgresBackend(Backend):
     def run_sql(self, conn: BackendConnection, sql: SqlText,
                 params: Mapping[str, Any] | None) -> Any:
         values = [params[n] for n in sql.names or ()] if params else []
-        return conn.driver_call(pgexec.run_raw, sql.text, values)
+        return conn.driver_call(libpq.run_raw, sql.text, values)

@@ -1,0 +1,161 @@
+"""The engine's ``tsqlb_*`` functions for PostgreSQL, as SQL / PL/pgSQL.
+
+On SQLite they are Python functions (``sqlfuncs.py``); PostgreSQL cannot call Python, so the
+same contracts are written in SQL here and created (``CREATE OR REPLACE``) when the catalog
+sets up a PostgreSQL store. Date/time values are the engine's canonical text
+(``YYYY-MM-DD HH24:MI:SS.US``). Functions the interpreter registers in Python are not
+available on PostgreSQL; the transpiler then uses these and native functions.
+"""
+
+from __future__ import annotations
+
+from ..base import BackendConnection
+from .convert_sql import FUNCTIONS as CONVERSIONS
+from .strings_sql import FUNCTIONS as STRINGS
+from .text_sql import FUNCTIONS as TEXT_FUNCTIONS
+
+_TS = "'YYYY-MM-DD HH24:MI:SS.US'"
+
+_UNIT_CASE = """
+    CASE lower(unit)
+      WHEN 'year' THEN 'year' WHEN 'yy' THEN 'year' WHEN 'yyyy' THEN 'year'
+      WHEN 'quarter' THEN 'quarter' WHEN 'qq' THEN 'quarter' WHEN 'q' THEN 'quarter'
+      WHEN 'month' THEN 'month' WHEN 'mm' THEN 'month' WHEN 'm' THEN 'month'
+      WHEN 'dayofyear' THEN 'doy' WHEN 'dy' THEN 'doy' WHEN 'y' THEN 'doy'
+      WHEN 'day' THEN 'day' WHEN 'dd' THEN 'day' WHEN 'd' THEN 'day'
+      WHEN 'week' THEN 'week' WHEN 'wk' THEN 'week' WHEN 'ww' THEN 'week'
+      WHEN 'weekday' THEN 'dow' WHEN 'dw' THEN 'dow'
+      WHEN 'hour' THEN 'hour' WHEN 'hh' THEN 'hour'
+      WHEN 'minute' THEN 'minute' WHEN 'mi' THEN 'minute' WHEN 'n' THEN 'minute'
+      WHEN 'second' THEN 'second' WHEN 'ss' THEN 'second' WHEN 's' THEN 'second'
+      WHEN 'millisecond' THEN 'milliseconds' WHEN 'ms' THEN 'milliseconds'
+      WHEN 'microsecond' THEN 'microseconds' WHEN 'mcs' THEN 'microseconds'
+      ELSE NULL END"""
+
+# NEXT VALUE FOR (engine/sequences.py): the sequence's state row moves in the caller's
+# transaction; an exhausted sequence raises Msg 11728.
+_NEXTVAL = """CREATE OR REPLACE FUNCTION tsqlb_nextval(oid_ integer) RETURNS bigint
+    LANGUAGE plpgsql VOLATILE AS $$
+    DECLARE r record; f numeric;
+    BEGIN
+      SELECT * INTO r FROM tsqlb_sequences WHERE object_id = oid_ FOR UPDATE;
+      IF r.next_value IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = '11728', MESSAGE = format(
+          'The sequence object ''%s'' has reached its minimum or maximum value. Restart the '
+          'sequence object to allow new values to be generated.', r.name);
+      END IF;
+      f := r.next_value::numeric + r.increment;
+      IF f > r.maximum_value OR f < r.minimum_value THEN
+        f := CASE WHEN NOT r.is_cycling THEN NULL
+                  WHEN r.increment > 0 THEN r.minimum_value ELSE r.maximum_value END;
+      END IF;
+      UPDATE tsqlb_sequences SET current_value = r.next_value, last_used_value = r.next_value,
+             next_value = f WHERE object_id = oid_;
+      RETURN r.next_value;
+    END $$"""
+
+
+FUNCTIONS: list[str] = [
+    _NEXTVAL,
+    f"""CREATE OR REPLACE FUNCTION tsqlb_getdate() RETURNS text LANGUAGE sql VOLATILE
+        AS $$ SELECT to_char(clock_timestamp()::timestamp, {_TS}) $$""",
+    f"""CREATE OR REPLACE FUNCTION tsqlb_getutcdate() RETURNS text LANGUAGE sql VOLATILE
+        AS $$ SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', {_TS}) $$""",
+    """CREATE OR REPLACE FUNCTION tsqlb_newid() RETURNS text LANGUAGE sql VOLATILE
+        AS $$ SELECT upper(gen_random_uuid()::text) $$""",
+    """CREATE OR REPLACE FUNCTION tsqlb_len(v text) RETURNS integer LANGUAGE sql IMMUTABLE
+        AS $$ SELECT length(rtrim(v, ' ')) $$""",
+    """CREATE OR REPLACE FUNCTION tsqlb_len(v numeric) RETURNS integer LANGUAGE sql IMMUTABLE
+        AS $$ SELECT length(v::text) $$""",
+    """CREATE OR REPLACE FUNCTION tsqlb_datalength(v text, spec text) RETURNS integer
+        LANGUAGE sql IMMUTABLE AS $$
+        SELECT CASE WHEN spec <> '' AND spec COLLATE "C" NOT LIKE 'n%'
+                         AND spec COLLATE "C" NOT LIKE 'sysname%'
+                         AND spec COLLATE "C" NOT LIKE 'xml%' THEN octet_length(convert_to(v, 'LATIN1'))
+                    ELSE 2 * length(v) END $$""",
+    """CREATE OR REPLACE FUNCTION tsqlb_datalength(v bytea, spec text) RETURNS integer
+        LANGUAGE sql IMMUTABLE AS $$ SELECT octet_length(v) $$""",
+    """CREATE OR REPLACE FUNCTION tsqlb_base64(v bytea) RETURNS text
+        LANGUAGE sql IMMUTABLE AS $$ SELECT replace(encode(v, 'base64'), chr(10), '') $$""",
+    """CREATE OR REPLACE FUNCTION tsqlb_datalength(v numeric, spec text) RETURNS integer
+        LANGUAGE sql IMMUTABLE AS $$
+        SELECT CASE WHEN v BETWEEN -2147483648 AND 2147483647 THEN 4 ELSE 8 END $$""",
+    """CREATE OR REPLACE FUNCTION tsqlb_left(v text, n integer) RETURNS text
+        LANGUAGE sql IMMUTABLE AS $$ SELECT left(v, greatest(n, 0)) $$""",
+    """CREATE OR REPLACE FUNCTION tsqlb_right(v text, n integer) RETURNS text
+        LANGUAGE sql IMMUTABLE AS $$ SELECT right(v, greatest(n, 0)) $$""",
+    f"""CREATE OR REPLACE FUNCTION tsqlb_dateadd(unit text, n bigint, v text) RETURNS text
+        LANGUAGE plpgsql IMMUTABLE AS $$
+        DECLARE u text := {_UNIT_CASE}; t timestamp := v::timestamp;
+        BEGIN
+          IF u IS NULL THEN RAISE EXCEPTION 'not a recognized datepart: %', unit; END IF;
+          IF u = 'quarter' THEN t := t + make_interval(months => (3 * n)::int);
+          ELSIF u = 'doy' OR u = 'dow' THEN t := t + make_interval(days => n::int);
+          ELSIF u = 'milliseconds' THEN t := t + n * interval '1 millisecond';
+          ELSIF u = 'microseconds' THEN t := t + n * interval '1 microsecond';
+          ELSE t := t + n * ('1 ' || u)::interval;
+          END IF;
+          RETURN to_char(t, {_TS});
+        END $$""",
+    f"""CREATE OR REPLACE FUNCTION tsqlb_datediff(unit text, a text, b text) RETURNS bigint
+        LANGUAGE plpgsql IMMUTABLE AS $$
+        DECLARE u text := {_UNIT_CASE}; x timestamp := a::timestamp; y timestamp := b::timestamp;
+        BEGIN
+          IF u IS NULL THEN RAISE EXCEPTION 'not a recognized datepart: %', unit; END IF;
+          IF u = 'year' THEN RETURN extract(year FROM y) - extract(year FROM x); END IF;
+          IF u = 'quarter' THEN RETURN (extract(year FROM y) - extract(year FROM x)) * 4
+              + extract(quarter FROM y) - extract(quarter FROM x); END IF;
+          IF u = 'month' THEN RETURN (extract(year FROM y) - extract(year FROM x)) * 12
+              + extract(month FROM y) - extract(month FROM x); END IF;
+          IF u IN ('day', 'doy', 'dow') THEN RETURN y::date - x::date; END IF;
+          IF u = 'week' THEN RETURN ((y::date - extract(dow FROM y)::int)
+              - (x::date - extract(dow FROM x)::int)) / 7; END IF;
+          IF u IN ('hour', 'minute', 'second') THEN
+            RETURN (extract(epoch FROM date_trunc(u, y)) - extract(epoch FROM date_trunc(u, x)))
+                   / CASE u WHEN 'hour' THEN 3600 WHEN 'minute' THEN 60 ELSE 1 END;
+          END IF;
+          RETURN floor(extract(epoch FROM y - x) * CASE u WHEN 'milliseconds' THEN 1000
+                                                     ELSE 1000000 END);
+        END $$""",
+    f"""CREATE OR REPLACE FUNCTION tsqlb_datepart(unit text, v text) RETURNS integer
+        LANGUAGE plpgsql IMMUTABLE AS $$
+        DECLARE u text := {_UNIT_CASE}; t timestamp := v::timestamp;
+        BEGIN
+          IF u IS NULL THEN RAISE EXCEPTION 'not a recognized datepart: %', unit; END IF;
+          IF u = 'dow' THEN RETURN extract(dow FROM t)::int + 1; END IF;
+          IF u = 'milliseconds' THEN RETURN (extract(microseconds FROM t)::int / 1000) % 1000;
+          END IF;
+          IF u = 'microseconds' THEN RETURN extract(microseconds FROM t)::int % 1000000; END IF;
+          IF u = 'week' THEN RETURN ((t::date - date_trunc('year', t)::date)
+              + extract(dow FROM date_trunc('year', t))::int) / 7 + 1; END IF;
+          RETURN date_part(u, t)::int;
+        END $$""",
+    # A scalar UDF's value computed in Python per distinct argument tuple (udfcall.py):
+    # the map's keys are the text of jsonb_build_array(arguments).
+    """CREATE OR REPLACE FUNCTION tsqlb_udf_lookup(m jsonb, k jsonb) RETURNS text
+        LANGUAGE sql IMMUTABLE AS $$ SELECT m ->> (k::text) $$""",
+    # The recursion level of a row a recursive CTE makes, Msg 530 beyond MAXRECURSION
+    # (recursion.py). VOLATILE: evaluated for each row made, never folded ahead.
+    """CREATE OR REPLACE FUNCTION tsqlb_recursion_level(lvl integer, lim integer)
+        RETURNS integer LANGUAGE plpgsql VOLATILE AS $$
+        BEGIN
+          IF lvl > lim THEN
+            RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = '530', MESSAGE = format(
+              'The statement terminated. The maximum recursion %s has been exhausted '
+              'before statement completion.', lim);
+          END IF;
+          RETURN lvl;
+        END $$""",
+]
+
+
+def install(conn: BackendConnection) -> None:
+    """Create (or replace) the functions in the store's PostgreSQL schema."""
+    # Straight to the DBAPI cursor: with no parameters psycopg leaves '%' alone.
+    conn.flush_begin()
+    cursor = conn.conn.connection.dbapi_connection.cursor()
+    try:
+        for ddl in STRINGS + FUNCTIONS + CONVERSIONS + TEXT_FUNCTIONS:
+            cursor.execute(ddl)
+    finally:
+        cursor.close()
