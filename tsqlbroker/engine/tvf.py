@@ -23,8 +23,8 @@ from typing import Any
 from sqlglot import exp
 
 from ..errors import MESSAGES, BindError, tsql_error
+from ..values.json_builtins import openjson_rows
 from .parsing import not_supported, parse_statement
-from .sqlfuncs import registered_functions
 from .transpiler.interface import BindContext
 from .udfcall import bridge_of
 
@@ -162,10 +162,7 @@ def _table_function_rows(binder: BindContext, schema: str | None, call: exp.Anon
 
 def _openjson_rows(binder: BindContext, call: exp.OpenJSON) -> exp.Expression:
     """``OPENJSON(json [, path]) [WITH (…)]`` with a constant or variable argument: its rows
-    (the interpreter's ``openjson_rows``) become a derived table of constants."""
-    entry = registered_functions(binder.conn.store).get("openjson_rows")
-    if entry is None:
-        raise not_supported("OPENJSON in FROM")
+    (``values.json_builtins.openjson_rows``) become a derived table of constants."""
     given = [a for a in (call.this, call.args.get("path")) if isinstance(a, exp.Expression)]
     if any(a.find(exp.Column) for a in given):
         raise not_supported("OPENJSON of the enclosing query's columns (CROSS APPLY "
@@ -183,7 +180,7 @@ def _openjson_rows(binder: BindContext, call: exp.OpenJSON) -> exp.Expression:
     else:
         schema, names, specs = None, ["key", "value", "type"], ["nvarchar(4000)",
                                                                  "nvarchar(max)", "int"]
-    rows = entry[1](text, path, schema)
+    rows = openjson_rows(text, path, schema)
     # The JSON may come from a variable: the plan must not be reused for other values.
     binder.depends_on(("openjson", object()))
     return _constant_rows(names, specs, rows)

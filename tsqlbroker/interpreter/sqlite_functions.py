@@ -340,11 +340,6 @@ def _json_value(text: Any, path: Any) -> Any:
     return json_value(_text(text), _text(path))
 
 
-def _openjson_rows(*args: Any) -> Any:
-    from tsqlbroker.values.json_builtins import openjson_rows  # lazy: start-up time
-    return openjson_rows(*args)
-
-
 def _json_query(text: Any, path: Any = "$") -> Any:
     from tsqlbroker.values.json_builtins import json_query
 
@@ -441,7 +436,6 @@ SQLITE_FUNCTIONS: dict[str, tuple[int, Callable[..., Any]]] = {
     name: (nargs, _guarded(name, fn)) for name, (nargs, fn) in {
         "convert": (-1, _convert), "try_convert": (-1, _try_convert),
         # OPENJSON's rows, for the engine to bind as a derived table (not called in SQL).
-        "openjson_rows": (-1, _openjson_rows),
         "len": (1, _nulls(_len)), "datalength": (1, _nulls(_datalength)),
         "charindex": (-1, _nulls(_charindex)), "patindex": (2, _nulls(
             lambda p, s: patindex(_text(p), _text(s)))),

@@ -278,6 +278,14 @@ def binary(op: str, lt: SqlType, rt: SqlType) -> tuple[SqlType, Fn2]:
     if fw == "datetime":
         return _datetime_arith(op, lt, rt, w)
     if op in _BITWISE:
+        if fl == "binary" and fr == "int" and lt.name != "image":
+            # One operand may be binary / varbinary: it is read as the other's integer type
+            # (COLUMNS_UPDATED() & 14), as SQL Server's bitwise operators document.
+            rtype = SqlType(rt.name)
+            return rtype, _with_conversions(_int_op(op, rtype), converter(lt, rtype), None)
+        if fr == "binary" and fl == "int" and rt.name != "image":
+            rtype = SqlType(lt.name)
+            return rtype, _with_conversions(_int_op(op, rtype), None, converter(rt, rtype))
         if fl != "int" or fr != "int":
             raise _operand_error(op, lt, rt)
         rtype = SqlType(w.name)

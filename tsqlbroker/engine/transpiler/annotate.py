@@ -103,6 +103,8 @@ class TypeAnnotator:
             return self.spec_of(node.this.expressions[0])  # a scalar subquery
         if isinstance(node, exp.National):
             return f"nvarchar({max(len(node.name), 1)})"
+        if isinstance(node, exp.HexString):  # 0x… is varbinary of its bytes (0xABC: 2)
+            return f"varbinary({max((len(str(node.this)) + 1) // 2, 1)})"
         if isinstance(node, exp.NextValueFor):
             return sequence_spec(self.b, node)
         if isinstance(node, exp.Literal):

@@ -176,6 +176,21 @@ class Rewriter:
             return self._rewrite_comparison(node)
         if isinstance(node, exp.GroupConcat):
             return self._backend_rule(self.rewrites.BEFORE, node)
+        if isinstance(node, _BITWISE):
+            return self._bitwise_with_binary(node)
+        return None
+
+    def _bitwise_with_binary(self, node: exp.Binary) -> exp.Expression | None:
+        """``varbinary & int`` (``COLUMNS_UPDATED() & 14``): SQL Server reads the binary
+        operand as the other operand's integer type; the stores would read a blob as 0."""
+        specs = [self.types.spec_of(node.this), self.types.spec_of(node.expression)]
+        names = [parse_spec(s).name if s else None for s in specs]
+        for mine, other in ((0, 1), (1, 0)):
+            if names[mine] in ("binary", "varbinary") and names[other] in _INTEGER_NAMES:
+                key = ("this", "expression")[mine]
+                operand = node.args[key]
+                converted = self.converted(self.rewrite(operand), names[other], specs[mine])
+                return self._after(self._rewrite_children_with(node, {id(operand): converted}))
         return None
 
     def _date_arithmetic(self, node: exp.Expression) -> exp.Expression | None:
@@ -383,6 +398,8 @@ class Rewriter:
 
     def _after(self, node: exp.Expression) -> exp.Expression:
         if isinstance(node, (exp.Div, exp.Mod)):  # the divisor checked, where the backend must
+            node = self._backend_rule(self.rewrites.AFTER, node) or node
+        if isinstance(node, exp.BitwiseXor):  # where the backend has no XOR operator
             node = self._backend_rule(self.rewrites.AFTER, node) or node
         if self._ci_items and isinstance(node, (exp.Select, exp.Group, exp.Distinct)):
             self._collate_items(node)
@@ -650,6 +667,10 @@ _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.B
 # Types stored as canonical text whose comparisons with strings need a conversion first.
 _CANONICAL_TEXT_TYPES = {"date", "time", "datetime", "datetime2", "smalldatetime",
                          "datetimeoffset", "uniqueidentifier"}
+
+
+_BITWISE = (exp.BitwiseAnd, exp.BitwiseOr, exp.BitwiseXor)
+_INTEGER_NAMES = frozenset({"tinyint", "smallint", "int", "bigint", "bit"})
 
 
 def _implicit_text_cast(node: exp.Expression) -> bool:

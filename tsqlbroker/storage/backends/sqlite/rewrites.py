@@ -64,6 +64,14 @@ def _divisor(rewriter: Any, node: exp.Div | exp.Mod) -> exp.Expression:
     return node
 
 
+def _exclusive_or(rewriter: Any, node: exp.BitwiseXor) -> exp.Expression:
+    """``a ^ b``: SQLite has no XOR operator; ``(a | b) - (a & b)`` is the same bits."""
+    a, b = node.this, node.expression
+    return exp.Paren(this=exp.Sub(
+        this=exp.Paren(this=exp.BitwiseOr(this=a, expression=b)),
+        expression=exp.Paren(this=exp.BitwiseAnd(this=a.copy(), expression=b.copy()))))
+
+
 BEFORE: dict[type, Callable[[Any, Any], Any]] = {
     exp.Div: _decimal_division,
     exp.Mod: _decimal_division,
@@ -72,6 +80,7 @@ BEFORE: dict[type, Callable[[Any, Any], Any]] = {
 AFTER: dict[type, Callable[[Any, Any], Any]] = {
     exp.Div: _divisor,
     exp.Mod: _divisor,
+    exp.BitwiseXor: _exclusive_or,
 }
 
 
