@@ -1,0 +1,519 @@
+"""The layer rules of docs/ARCHITECTURE.md, checked on the syntax trees of tsqlbroker/.
+
+Imports point down: errors ← values ← storage ← engine ← interpreter ← repl, the grammar
+beside the engine (errors, values, codecache only), spark on the interpreter and below; no import
+cycles (``if TYPE_CHECKING:`` imports included); no ``_private`` name imported from another
+module; every import inside a function says ``start-up laziness`` in a comment on its line or
+the line above; no backend name (``"sqlite"``, ``"postgresql"``, ``"postgres"``) as a string
+outside ``storage/backends/``.
+
+What today's tree still breaks is listed in the ``KNOWN_*`` tables below, each entry with why.
+The test fails on a violation not listed and on a listed one that is gone (delete its entry:
+the lists only shrink). ``python tests/test_layers.py`` prints the violations found, in the
+tables' form.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import sys
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PKG = "tsqlbroker"
+
+# Layer of a module: its first package under tsqlbroker/ (top-level modules by name).
+LAYER_OF_TOP = {"__main__": "repl", "codecache": "codecache",
+                "lazy": "lazy", "startup": "startup"}
+# What each layer may import (itself included).
+MAY_IMPORT = {
+    "errors": {"errors"},
+    "values": {"values", "errors", "lazy"},
+    "storage": {"storage", "values", "errors", "lazy"},
+    "engine": {"engine", "storage", "values", "errors", "lazy"},
+    "grammar": {"grammar", "values", "errors", "codecache"},
+    "interpreter": {"interpreter", "engine", "storage", "grammar", "values", "errors", "lazy",
+                    "codecache"},
+    "spark": {"spark", "interpreter", "engine", "storage", "grammar", "values", "errors",
+              "lazy", "codecache"},
+    "repl": {"repl", "interpreter", "engine", "storage", "grammar", "values", "errors", "lazy",
+             "codecache", "startup"},
+    "codecache": {"codecache"},
+    "lazy": {"lazy"},
+    "startup": {"startup", "codecache"},
+    "package": {"package"},
+}
+BACKEND_NAMES = {"sqlite", "postgresql", "postgres"}
+BACKEND_HOME = PKG + ".storage.backends"
+LAZY_MARK = "start-up laziness"
+
+# --- known exceptions (each shrinks to nothing as issue 15 P5 lands) -----------------------
+# Modules are named without the leading "tsqlbroker."; libraries by their top-level name.
+
+
+def because(why: str, *rows: tuple[str, ...]) -> dict[tuple[str, ...], str]:
+    return dict.fromkeys(rows, why)
+
+
+# (importer, imported) → why. Layer-rule breaks, wherever the import sits.
+KNOWN_LAYER_BREAKS: dict[tuple[str, ...], str] = {
+    ("repl.cli", "spark.cli"): "`tsqlbroker spark …` subcommand dispatch; the CLI should find "
+                               "it by entry point, not import spark (P5 step 4)",
+    **because(
+        "the SQLAlchemy column types still live in engine/sqltypes.py: to move to storage "
+        "(P5 step 2)",
+        ("storage.backends.postgres.backend", "engine.sqltypes"),
+        ("storage.backends.postgres.strings_sql", "engine.sqltypes"),
+        ("storage.backends.sqlite.backend", "engine.sqltypes"),
+    ),
+    **because(
+        "engine/privatestore.py is still to move to storage/backends/sqlite/private_store.py "
+        "(P5 step 2)",
+        ("storage.backends.sqlite.backend", "engine.privatestore"),
+        ("storage.store", "engine.privatestore"),
+    ),
+    ("storage.backends.sqlite.backend", "engine.sqlfuncs"):
+        "engine/sqlfuncs.py moves to storage/backends/sqlite/functions.py (p5b)",
+}
+
+# Import cycles, as the sorted tuple of their modules → why.
+KNOWN_CYCLES: dict[tuple[str, ...], str] = {
+    ("interpreter.compiler", "interpreter.frames", "interpreter.session",
+     "interpreter.transactions"):
+        "frames.py imports Session for its type; p5c drops it (P5 step 4)",
+}
+
+# (importer, imported module, name) → why.
+KNOWN_PRIVATE_IMPORTS: dict[tuple[str, ...], str] = {
+    ("engine.security_views", "engine.security", "_SQL_EPOCH"):
+        "security modules move into engine/security/ with public names (P5 step 2)",
+    **because(
+        "grammar builders split into build_common.py: ident_value, options (P5 step 3)",
+        ("grammar.build_broker", "grammar.build_stmt", "_ident_value"),
+        ("grammar.build_broker", "grammar.build_stmt", "_opts"),
+    ),
+    **because(
+        "interpreter helpers shared by handler modules, to be public (p5c, P5 step 4)",
+        ("interpreter.broker_runtime", "interpreter.procedures", "_parse_object_name"),
+        ("interpreter.control", "interpreter.compiler", "_BREAK"),
+        ("interpreter.control", "interpreter.compiler", "_CONTINUE"),
+        ("interpreter.dml", "interpreter.expressions", "_dynamic_binary"),
+        ("interpreter.dynamic", "interpreter.procedures", "_bind_plan"),
+        ("interpreter.dynamic", "interpreter.procedures", "_site_id"),
+        ("interpreter.impersonation", "interpreter.sysfuncs", "_arity"),
+        ("interpreter.impersonation", "interpreter.sysfuncs", "_int_arg"),
+        ("interpreter.impersonation", "interpreter.sysfuncs", "_str_arg"),
+        ("interpreter.tabletypes", "interpreter.dml", "_columns_sql"),
+    ),
+}
+
+# Imports inside functions without a start-up laziness comment: (importer, imported) → why.
+# One entry covers every such import of that module in that file.
+KNOWN_LOCAL_IMPORTS: dict[tuple[str, str], str] = {
+    **because(
+        "deferred for start-up time or an optional driver; the `# start-up laziness:` comment "
+        "is still to be written (P5 step 4)",
+            ("codecache", "tempfile"),
+            ("engine.execsql", "storage.backends.postgres.libpq"),
+            ("engine.security_views", "sqlalchemy"),
+            ("grammar.driver", "lark"),
+            ("grammar.driver", "grammar.tables"),
+            ("grammar.loader", "lark"),
+            ("grammar.loader", "grammar.driver"),
+            ("grammar.loader", "grammar.transformer"),
+            ("grammar.sre_image", "_sre"),
+            ("grammar.sre_image", "re"),
+            ("grammar.tables", "lark"),
+            ("grammar.tables", "grammar.driver"),
+            ("grammar.tables", "grammar.sre_image"),
+            ("interpreter.instance", "interpreter.activity"),
+            ("interpreter.instance", "interpreter.broker_runtime"),
+            ("interpreter.instance", "interpreter.compiler"),
+            ("interpreter.instance", "interpreter.session"),
+            ("interpreter.instance", "interpreter.udf_bridge"),
+            ("repl.cli", "grammar.check"),
+            ("repl.cli", "grammar.loader"),
+            ("repl.cli", "grammar.scriptfile"),
+            ("repl.cli", "repl.main"),
+            ("repl.cli", "repl.runner"),
+            ("repl.cli", "repl.serve"),
+            ("repl.cli", "repl.sqlcmd"),
+            ("repl.cli", "spark.cli"),
+            ("repl.cli", "startup"),
+            ("repl.completer", "repl.special"),
+            ("repl.main", "sqlalchemy"),
+            ("repl.main", "engine.broker"),
+            ("repl.main", "grammar"),
+            ("repl.main", "interpreter.broker_runtime"),
+            ("repl.main", "interpreter.instance"),
+            ("repl.runner", "grammar"),
+            ("repl.runner", "interpreter.broker_runtime"),
+            ("repl.runner", "interpreter.instance"),
+            ("repl.serve", "sqlalchemy"),
+            ("repl.serve", "errors"),
+            ("repl.serve", "interpreter.broker_runtime"),
+            ("repl.serve", "interpreter.instance"),
+            ("storage.backends", "storage.backends.postgres.backend"),
+            ("storage.backends", "storage.backends.sqlite.backend"),
+            ("storage.backends.postgres.advisory", "psycopg"),
+    ),
+    **because(
+        "SQLite function modules that p5b moves to storage/backends/sqlite/ (P5 CAST step)",
+            ("engine.sqlfuncs", "calendar"),
+            ("engine.sqlfuncs", "engine.udfbridge"),
+            ("interpreter.instance", "engine.sqlfuncs"),
+            ("interpreter.instance", "interpreter.sqlite_functions"),
+            ("interpreter.sqlite_functions", "datetime"),
+            ("interpreter.sqlite_functions", "json"),
+            ("interpreter.sqlite_functions", "re"),
+            ("interpreter.sqlite_functions", "engine.sqltypes"),
+            ("interpreter.sqlite_functions", "values.convert"),
+            ("interpreter.sqlite_functions", "values.json_builtins"),
+            ("interpreter.sqlite_functions", "values.string_builtins"),
+            ("interpreter.sqlite_functions", "values.text"),
+            ("interpreter.sqlite_functions", "values.types"),
+            ("interpreter.sqlite_functions", "values.xml_value"),
+            ("interpreter.sqlite_functions", "values.xquery"),
+            ("storage.backends.sqlite.backend", "engine.sqlfuncs"),
+    ),
+    **because(
+        "standard library imported in a function for no start-up reason: hoist (P5 step 4)",
+            ("engine.sysviews", "json"),
+            ("interpreter.compiler", "importlib"),
+    ),
+    **because(
+        "handler modules calling each other around the compiler/session cycle: route "
+        "through the Session object or hoist (P5 step 4)",
+            ("interpreter.broker_runtime", "interpreter.procedures"),
+            ("interpreter.broker_stmts", "interpreter.dml"),
+            ("interpreter.compiler", "interpreter.expressions"),
+            ("interpreter.control", "interpreter.compiler"),
+            ("interpreter.control", "interpreter.expressions"),
+            ("interpreter.cursors", "interpreter.dml"),
+            ("interpreter.cursors", "interpreter.statements"),
+            ("interpreter.dml", "interpreter.compiler"),
+            ("interpreter.dml", "interpreter.expressions"),
+            ("interpreter.dml", "interpreter.frames"),
+            ("interpreter.dynamic", "interpreter.security"),
+            ("interpreter.dynamic", "interpreter.sysprocs"),
+            ("interpreter.procedures", "interpreter.compiler"),
+            ("interpreter.procedures", "interpreter.dml"),
+            ("interpreter.procedures", "interpreter.dynamic"),
+            ("interpreter.procedures", "interpreter.tabletypes"),
+            ("interpreter.procedures", "interpreter.transactions"),
+            ("interpreter.procedures", "interpreter.udf_rules"),
+            ("interpreter.session", "interpreter.dml"),
+            ("interpreter.session", "interpreter.procedures"),
+            ("interpreter.statements", "interpreter.dml"),
+            ("interpreter.statements", "interpreter.sysfuncs"),
+            ("interpreter.statements", "interpreter.tabletypes"),
+            ("interpreter.sysfuncs", "interpreter.dml"),
+            ("interpreter.sysfuncs", "interpreter.procedures"),
+            ("interpreter.sysprocs", "interpreter.dml"),
+            ("interpreter.tabletypes", "interpreter.dml"),
+            ("interpreter.udf_bridge", "interpreter.compiler"),
+            ("interpreter.udf_bridge", "interpreter.dml"),
+            ("interpreter.udf_bridge", "interpreter.frames"),
+            ("interpreter.udf_bridge", "interpreter.procedures"),
+            ("interpreter.udf_bridge", "interpreter.sysfuncs"),
+            ("interpreter.udf_rules", "interpreter.compiler"),
+    ),
+    **because(
+        "defers a same-package import that would close a cycle: hoist once the modules are "
+        "split (P5 steps 2, 4)",
+            ("engine.broker.activation_link", "engine.activation"),
+            ("engine.broker.delivery", "engine.broker.model"),
+            ("engine.broker.meta", "engine.broker.pgsync"),
+            ("engine.permissions", "engine.broker"),
+            ("engine.security", "engine.permissions"),
+            ("engine.security_views", "engine.roles"),
+            ("engine.sysviews", "engine.catalog"),
+            ("engine.sysviews", "engine.security_views"),
+            ("grammar.build_stmt", "grammar.build_expr"),
+    ),
+    **because(
+        "a lower layer imported late for no start-up reason: hoist (P5 step 4)",
+            ("engine.broker.receive", "errors"),
+            ("interpreter.broker_stmts", "engine.dml"),
+            ("interpreter.control", "values.types"),
+            ("interpreter.dynamic", "grammar.parser"),
+            ("interpreter.expressions", "errors"),
+            ("interpreter.procedures", "grammar.parser"),
+            ("interpreter.security", "engine.security"),
+            ("interpreter.session", "grammar.parser"),
+            ("interpreter.statements", "errors"),
+            ("interpreter.statements", "values.xml_modify"),
+            ("interpreter.sysfuncs", "engine.dml"),
+            ("interpreter.sysfuncs", "engine.transpiler.resolve"),
+            ("interpreter.sysfuncs", "values.builtins"),
+            ("interpreter.sysprocs", "engine.sysviews"),
+            ("interpreter.sysprocs", "engine.tableinfo"),
+            ("interpreter.sysprocs", "engine.transpiler.resolve"),
+    ),
+}
+
+# Backend names as strings outside storage/backends/: (module, the string) → why.
+KNOWN_BACKEND_NAMES: dict[tuple[str, ...], str] = {
+    **because(
+        "a dialect name still passed where the backend object should be (p5c: Marks, "
+        "to_storage, run_sql take the backend)",
+        ("engine.execsql", "postgresql"),
+        ("engine.execsql", "sqlite"),
+        ("engine.jsonbuild", "sqlite"),
+        ("engine.sqltypes", "sqlite"),
+        ("engine.sysviews", "sqlite"),
+        ("engine.transpiler.rewrite", "sqlite"),
+        ("engine.udfbridge", "sqlite"),
+        ("engine.udfcall", "postgresql"),
+        ("storage.stored_values", "sqlite"),
+    ),
+    **because(
+        "sqlglot's dialect name for PostgreSQL type syntax; to go through "
+        "backend.sqlglot_dialect (p5c transpiler rewrites)",
+        ("engine.funcmap", "postgres"),
+        ("engine.pgxml", "postgres"),
+        ("engine.udfcall", "postgres"),
+    ),
+    ("engine.sqlfuncs", "sqlite"): "moves to storage/backends/sqlite/functions.py (p5b)",
+}
+
+
+@dataclass(frozen=True)
+class Import:
+    importer: str
+    target: str  # the imported tsqlbroker module (or the external top name)
+    names: tuple[str, ...]
+    line: int
+    in_function: bool
+    internal: bool
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def layer(mod: str) -> str:
+    parts = mod.split(".")
+    if len(parts) == 1:
+        return "package"  # tsqlbroker/__init__.py: ``__version__`` only, for every layer
+    if len(parts) == 2 and parts[1] in LAYER_OF_TOP:
+        return LAYER_OF_TOP[parts[1]]
+    return parts[1]
+
+
+@dataclass(frozen=True)
+class Parsed:
+    text: str
+    imports: list[tuple[ast.Import | ast.ImportFrom, bool]]  # (node, inside a function)
+    strings: list[str]  # string constants that are not docstrings
+    is_pkg: bool
+
+
+def scan(text: str, filename: str) -> Parsed:
+    """One pass over the tree: the imports (inside a function or not) and the strings."""
+    found = Parsed(text, [], [], filename.endswith("__init__.py"))
+    docstrings: set[int] = set()
+    stack: list[tuple[ast.AST, bool]] = [(ast.parse(text, filename), False)]
+    while stack:
+        node, in_function = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.imports.append((node, in_function))
+            continue
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, str) and id(node) not in docstrings:
+                found.strings.append(node.value)
+            continue
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = node.body[0] if node.body else None
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                docstrings.add(id(first.value))
+        inner = in_function or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                 ast.Lambda))
+        stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+    return found
+
+
+@functools.cache
+def sources() -> dict[str, Parsed]:
+    return {module_name(path): scan(path.read_text(encoding="utf-8"), str(path))
+            for path in sorted((ROOT / PKG).rglob("*.py"))}
+
+
+def resolve(mod: str, is_pkg: bool, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    base = mod.split(".") if is_pkg else mod.split(".")[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def known_module(name: str, mods: dict) -> str | None:
+    while name not in mods and "." in name:
+        name = name.rsplit(".", 1)[0]
+    return name if name in mods else None
+
+
+@functools.cache
+def imports() -> tuple[Import, ...]:
+    mods = sources()
+    out: list[Import] = []
+    for mod, parsed in mods.items():
+        for node, local in parsed.imports:
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    target = known_module(a.name, mods) if a.name.startswith(PKG) else None
+                    out.append(Import(mod, target or a.name.split(".")[0], (), node.lineno,
+                                      local, target is not None))
+                continue
+            base = resolve(mod, parsed.is_pkg, node)
+            if not base.startswith(PKG):
+                out.append(Import(mod, base.split(".")[0], (), node.lineno, local, False))
+                continue
+            by_target: dict[str, list[str]] = defaultdict(list)
+            for a in node.names:
+                sub = f"{base}.{a.name}"
+                target = sub if sub in mods else known_module(base, mods)
+                by_target[target or base].append(a.name if target != sub else "")
+            for target, names in by_target.items():
+                out.append(Import(mod, target, tuple(n for n in names if n), node.lineno,
+                                  local, True))
+    return tuple(out)
+
+
+def layer_breaks() -> Iterator[tuple[str, str]]:
+    for imp in imports():
+        if imp.internal and imp.target != imp.importer:
+            allowed = MAY_IMPORT[layer(imp.importer)] | {"package"}
+            if layer(imp.target) not in allowed:
+                yield imp.importer, imp.target
+
+
+def cycles() -> list[tuple[str, ...]]:
+    """Strongly connected groups of the module-level import graph (TYPE_CHECKING included);
+    a module importing its own package (an ``__init__`` gathering its children) is no cycle."""
+    graph: dict[str, set[str]] = defaultdict(set)
+    for imp in imports():
+        if imp.internal and not imp.in_function and imp.target != imp.importer \
+                and not imp.importer.startswith(imp.target + "."):
+            graph[imp.importer].add(imp.target)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[tuple[str, ...]] = []
+
+    def visit(v: str) -> None:  # Tarjan; the graph is shallow enough for recursion
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(tuple(sorted(group)))
+
+    for v in sorted(sources()):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def private_imports() -> Iterator[tuple[str, str, str]]:
+    for imp in imports():
+        if imp.internal and imp.target != imp.importer:
+            for name in imp.names:
+                if name.startswith("_") and not name.startswith("__"):
+                    yield imp.importer, imp.target, name
+
+
+def uncommented_local_imports() -> Iterator[tuple[str, str]]:
+    for imp in imports():
+        if not imp.in_function:
+            continue
+        lines = sources()[imp.importer].text.splitlines()
+        here = lines[imp.line - 1]
+        above = lines[imp.line - 2] if imp.line > 1 else ""
+        if LAZY_MARK not in here and not (above.lstrip().startswith("#") and LAZY_MARK in above):
+            yield imp.importer, imp.target
+
+
+def backend_names() -> Iterator[tuple[str, str]]:
+    for mod, parsed in sources().items():
+        if mod == BACKEND_HOME or mod.startswith(BACKEND_HOME + "."):
+            continue
+        for value in parsed.strings:
+            if value.lower() in BACKEND_NAMES:
+                yield mod, value
+
+
+def short(row: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(x[len(PKG) + 1:] if x.startswith(PKG + ".") else x for x in row)
+
+
+def compare(found: set, known: dict, what: str) -> None:
+    found = {short(row) for row in found}
+    new = sorted(found - set(known))
+    gone = sorted(set(known) - found)
+    problems = [f"new {what}: {x!r}" for x in new]
+    problems += [f"{what} listed in tests/test_layers.py but gone (delete its entry): {x!r}"
+                 for x in gone]
+    assert not problems, "\n".join(problems)
+
+
+def test_imports_point_down() -> None:
+    compare(set(layer_breaks()), KNOWN_LAYER_BREAKS, "layer break")
+
+
+def test_no_import_cycles() -> None:
+    compare(set(cycles()), KNOWN_CYCLES, "import cycle")
+
+
+def test_no_private_names_across_modules() -> None:
+    compare(set(private_imports()), KNOWN_PRIVATE_IMPORTS, "private import")
+
+
+def test_imports_inside_functions_say_why() -> None:
+    compare(set(uncommented_local_imports()), KNOWN_LOCAL_IMPORTS,
+            f"import inside a function without a '# {LAZY_MARK}: …' comment")
+
+
+def test_backend_names_only_in_backends() -> None:
+    compare(set(backend_names()), KNOWN_BACKEND_NAMES, "backend name outside storage/backends")
+
+
+def test_rules_see_the_tree() -> None:
+    """The checks above look at real code: the graph has the layers' known edges."""
+    edges = {(i.importer, i.target) for i in imports() if i.internal}
+    assert (PKG + ".interpreter.session", PKG + ".storage.txn") in edges
+    assert layer(PKG + ".storage.backends.sqlite.backend") == "storage"
+    assert len(sources()) > 150
+
+
+if __name__ == "__main__":
+    for title, rows in (("KNOWN_LAYER_BREAKS", sorted(set(layer_breaks()))),
+                        ("KNOWN_CYCLES", sorted(set(cycles()))),
+                        ("KNOWN_PRIVATE_IMPORTS", sorted(set(private_imports()))),
+                        ("KNOWN_LOCAL_IMPORTS", sorted(set(uncommented_local_imports()))),
+                        ("KNOWN_BACKEND_NAMES", sorted(set(backend_names())))):
+        print(f"{title} ({len(rows)})")
+        for row in rows:
+            print(f"    {short(row)!r},")
+    sys.exit(0)
