@@ -32,7 +32,7 @@ LAYER_OF_TOP = {"__main__": "repl", "codecache": "codecache",
 # What each layer may import (itself included).
 MAY_IMPORT = {
     "errors": {"errors"},
-    "values": {"values", "errors", "lazy"},
+    "values": {"values", "errors"},
     "storage": {"storage", "values", "errors", "lazy"},
     "engine": {"engine", "storage", "values", "errors", "lazy"},
     "grammar": {"grammar", "values", "errors", "codecache"},
