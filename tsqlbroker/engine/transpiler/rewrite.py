@@ -28,7 +28,8 @@ from ..metafuncs import replacement as session_call
 from ..parsing import not_supported
 from ..pgxml import pg_xml_method
 from ..seqcalls import sequence_call
-from ..sqlfuncs import backend_value, registered_functions
+from ...storage.function_registry import registered_functions
+from ...storage.stored_values import backend_value
 from ..sqltypes import STRING_TYPES, parse_spec, to_storage
 from .annotate import CHAIN_MIN, TypeAnnotator, left_chain
 from .interface import BoundStatement
