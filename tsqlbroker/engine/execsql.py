@@ -23,7 +23,7 @@ from sqlglot import exp
 from sqlglot.dialects.postgres import Postgres
 from sqlglot.dialects.sqlite import SQLite
 
-from .store import StoreConnection
+from ..storage.store import StoreConnection
 
 
 @dataclass(frozen=True)
@@ -130,7 +130,8 @@ def run_sql(conn: StoreConnection, sql: BackendSql | str,
     if isinstance(sql, str):
         sql = BackendSql(sql, ())
     if _NUMBERED[conn.dialect]:
-        from . import pgexec  # psycopg: imported only once a PostgreSQL store runs SQL
+        # psycopg: imported only once a PostgreSQL store runs SQL
+        from ..storage.backends.postgres import libpq as pgexec
 
         values = [params[n] for n in sql.names or ()] if params else []
         return conn.pg_call(pgexec.run_raw, sql.text, values)

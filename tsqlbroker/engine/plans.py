@@ -39,9 +39,10 @@ from ..storage.stored_values import backend_value
 from .catalog import Catalog
 from .context import ExecContext, Params
 from .execsql import BackendSql
+from .parsing import Parsed
 from .sqltypes import to_storage
 from .tableinfo import TableInfo
-from .transpile import Parsed, Source, table_key
+from .transpiler.scope import Source, table_key
 
 _MAX_SHAPES = 2048
 _MAX_PLANS = 4096
