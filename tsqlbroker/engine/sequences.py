@@ -32,10 +32,10 @@ from sqlalchemy import (
 )
 
 from ..errors import BindError, tsql_error
+from ..storage.sequence_state import advance
 from ..storage.store import Store, StoreConnection
 from .catalog import OBJECT_COLUMNS, Catalog, ObjectRow
 from .context import ExecContext
-from ..storage.sequence_state import advance
 from .sqltypes import parse_spec
 
 _BIGINT = (-(2 ** 63), 2 ** 63 - 1)

@@ -22,7 +22,10 @@ from typing import Any
 from ....errors import BindError, TSqlError, tsql_error
 from ....values.operators import collation_key
 from ...function_registry import (
-    Functions, connection_functions, functions_version, registered_functions,
+    Functions,
+    connection_functions,
+    functions_version,
+    registered_functions,
 )
 from ...sequence_state import advance
 from ...stored_values import backend_value

@@ -29,7 +29,6 @@ from ....values.operators import like
 from ....values.string_builtins import hashbytes, patindex, quotename, replicate_text
 from ....values.text import cp1252_decode, cp1252_encode, float_text
 from ....values.types import parse_type_spec
-from ....values.xquery import translation_json
 from ...stored_values import column_spec_for, from_storage, to_storage
 
 
@@ -318,10 +317,6 @@ def _xml_query(x: Any, query: Any, ns: Any = None) -> Any:
     return _xml(x).query(_text(query), _namespaces(ns)).to_string()
 
 
-def _xml_xpath(query: Any, method: Any) -> str:
-    return translation_json(_text(query), _text(method))
-
-
 def _json_value(text: Any, path: Any) -> Any:
     return json_value(_text(text), _text(path))
 
@@ -444,7 +439,7 @@ TSQL_FUNCTIONS: dict[str, tuple[int, Callable[..., Any]]] = {
         "getutcdate": (0, _getutcdate), "sysdatetime": (0, _sysdatetime),
         "newid": (0, _newid), "newsequentialid": (0, _newsequentialid),
         "xml_value": (-1, _nulls(_xml_value)), "xml_exist": (-1, _xml_exist),
-        "xml_query": (-1, _nulls(_xml_query)), "xml_xpath": (2, _nulls(_xml_xpath)),
+        "xml_query": (-1, _nulls(_xml_query)),
         "json_value": (2, _nulls(_json_value)), "json_query": (-1, _nulls(_json_query)),
         "isjson": (1, _isjson), "hashbytes": (2, _nulls(_hashbytes)),
     }.items()
