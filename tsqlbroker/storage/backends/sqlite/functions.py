@@ -15,14 +15,14 @@ from __future__ import annotations
 import base64
 import math
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from decimal import ROUND_DOWN, ROUND_HALF_UP, Context, Decimal
+from types import MappingProxyType
 from typing import Any
 
 from ....errors import BindError, TSqlError, tsql_error
 from ....values.operators import collation_key
 from ...function_registry import (
-    Functions,
     connection_functions,
     functions_version,
     registered_functions,
@@ -131,10 +131,17 @@ BUILTINS: dict[str, tuple[int, Callable[..., Any]]] = {
 }
 
 
-def query_functions(store: BackendStore) -> Functions:
+def query_functions(store: BackendStore) -> Mapping[str, tuple[int, Callable[..., Any]]]:
     """The T-SQL functions SQL may call on ``store``'s connections (``tsql_<name>``): the
-    values layer's built-ins and what the store registered."""
-    return {**TSQL_FUNCTIONS, **registered_functions(store)}
+    values layer's built-ins and what the store registered (one mapping per version of the
+    registrations: the transpiler asks for every statement)."""
+    version = functions_version(store)
+    cached = store.extensions.get("tsqlb_query_functions")
+    if cached is None or cached[0] != version:
+        cached = (version, MappingProxyType({**TSQL_FUNCTIONS, **registered_functions(store)}))
+        store.extensions["tsqlb_query_functions"] = cached
+    functions: Mapping[str, tuple[int, Callable[..., Any]]] = cached[1]
+    return functions
 
 
 def install_connect_hook(store: BackendStore) -> None:
