@@ -76,8 +76,6 @@ KNOWN_LAYER_BREAKS: dict[tuple[str, ...], str] = {
         ("storage.backends.sqlite.backend", "engine.privatestore"),
         ("storage.store", "engine.privatestore"),
     ),
-    ("storage.backends.sqlite.backend", "engine.sqlfuncs"):
-        "engine/sqlfuncs.py moves to storage/backends/sqlite/functions.py (p5b)",
 }
 
 # Import cycles, as the sorted tuple of their modules → why.
@@ -160,25 +158,6 @@ KNOWN_LOCAL_IMPORTS: dict[tuple[str, str], str] = {
             ("storage.backends", "storage.backends.postgres.backend"),
             ("storage.backends", "storage.backends.sqlite.backend"),
             ("storage.backends.postgres.advisory", "psycopg"),
-    ),
-    **because(
-        "SQLite function modules that p5b moves to storage/backends/sqlite/ (P5 CAST step)",
-            ("engine.sqlfuncs", "calendar"),
-            ("engine.sqlfuncs", "engine.udfbridge"),
-            ("interpreter.instance", "engine.sqlfuncs"),
-            ("interpreter.instance", "interpreter.sqlite_functions"),
-            ("interpreter.sqlite_functions", "datetime"),
-            ("interpreter.sqlite_functions", "json"),
-            ("interpreter.sqlite_functions", "re"),
-            ("interpreter.sqlite_functions", "engine.sqltypes"),
-            ("interpreter.sqlite_functions", "values.convert"),
-            ("interpreter.sqlite_functions", "values.json_builtins"),
-            ("interpreter.sqlite_functions", "values.string_builtins"),
-            ("interpreter.sqlite_functions", "values.text"),
-            ("interpreter.sqlite_functions", "values.types"),
-            ("interpreter.sqlite_functions", "values.xml_value"),
-            ("interpreter.sqlite_functions", "values.xquery"),
-            ("storage.backends.sqlite.backend", "engine.sqlfuncs"),
     ),
     **because(
         "standard library imported in a function for no start-up reason: hoist (P5 step 4)",
@@ -278,7 +257,6 @@ KNOWN_BACKEND_NAMES: dict[tuple[str, ...], str] = {
         ("engine.pgxml", "postgres"),
         ("engine.udfcall", "postgres"),
     ),
-    ("engine.sqlfuncs", "sqlite"): "moves to storage/backends/sqlite/functions.py (p5b)",
 }
 
 

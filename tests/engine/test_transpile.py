@@ -138,9 +138,9 @@ def test_xml_methods_and_namespaces(sqlite_ctx: ExecContext) -> None:
 
     run(sqlite_ctx, "CREATE TABLE t (x xml)")
     run(sqlite_ctx, "INSERT INTO t VALUES ('<a/>')")
-    with pytest.raises(TSqlError) as ei:
-        run(sqlite_ctx, "SELECT x.value('(/a)[1]', 'int') FROM t")
-    assert ei.value.number == 40000
+    # The storage backend's own xml methods (the values layer's), without an interpreter;
+    # a function registered on the store replaces them.
+    assert rows(sqlite_ctx, "SELECT x.value('(/a)[1]', 'int') FROM t") == [(0,)]
     register_functions(sqlite_ctx.conn.store, {"xml_value": (-1, value)})
     assert rows(sqlite_ctx, "SELECT t.x.value('(/a)[1]', 'int') FROM t") == [
         ("<a/>|(/a)[1]|int|None",)]

@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tsqlbroker.errors import TSqlError
-from tsqlbroker.interpreter.sqlite_functions import SQLITE_FUNCTIONS, TSQL_COLLATION
+from tsqlbroker.storage.backends.sqlite.functions import ci_collate as TSQL_COLLATION
+from tsqlbroker.storage.backends.sqlite.tsql_functions import TSQL_FUNCTIONS as SQLITE_FUNCTIONS
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ from sqlglot import exp
 
 from ..errors import BindError, TSqlError, tsql_error
 from ..storage.failures import backend_error
+from ..storage.function_registry import register_functions
 from . import ddl, tables
 from .catalog import Catalog
 from .context import (
@@ -46,7 +47,6 @@ from .modify import (
 from .parsing import Parsed, not_supported, parse_statement
 from .plans import InsertPlan, InsertShape, ModifyPlan, PlanCache, new_plan
 from .query import run_query_plan, select_statement
-from .sqlfuncs import register_functions
 from .tableinfo import table_by_physical
 from .tables import create_table, drop_table, truncate_table
 from .transpiler.resolve import temp_table_object_id

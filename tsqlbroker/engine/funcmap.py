@@ -2,9 +2,9 @@
 
 sqlglot parses many T-SQL functions into typed nodes (``LEN`` → ``Length``, ``DATEADD`` →
 ``DateAdd`` …) with their own argument order. :func:`typed_call` gives back the T-SQL name
-and the arguments in T-SQL order, so that the binder can call the interpreter's registered
-implementation (``tsql_<name>``) or the engine's fallback (``tsqlb_<name>``, see
-``sqlfuncs.py``); anything else stays a native backend function.
+and the arguments in T-SQL order, so that the binder can call the backend's Python
+implementation (``tsql_<name>``, storage/backends/sqlite/tsql_functions.py) or else its
+``tsqlb_<name>`` (PL/pgSQL on PostgreSQL); anything else stays a native backend function.
 """
 
 from __future__ import annotations

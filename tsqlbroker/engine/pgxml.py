@@ -2,9 +2,9 @@
 
 SQLite calls the interpreter's XML implementation (``tsql_xml_value`` …). PostgreSQL evaluates
 XPath 1.0 with the same library (libxml2) through ``xpath()``, so the query is translated once,
-at bind time, by the interpreter's XQuery → XPath translator (registered with the engine as
-the function ``xml_xpath``, as the engine never imports the interpreter) and the XPath runs in
-the server. What has no XPath 1.0 form here — ``sql:variable`` / ``sql:column`` (not in
+at bind time, by the values layer's XQuery → XPath translator
+(:func:`~tsqlbroker.values.xquery.translation_json`) and the XPath runs in the server.
+What has no XPath 1.0 form here — ``sql:variable`` / ``sql:column`` (not in
 queries on SQLite either), ``avg`` / ``max`` / ``min`` / ``distinct-values``, FLWOR and
 constructors, ``nodes()`` — is refused with a T-SQL error.
 """
@@ -18,6 +18,7 @@ from typing import Any
 from sqlglot import exp
 
 from ..errors import tsql_error
+from ..values.xquery import translation_json
 from .funcmap import pg_cast
 from .parsing import not_supported
 from .sqltypes import normalize_spec
@@ -54,7 +55,7 @@ def pg_xml_method(method: str, doc: exp.Expression, args: list[exp.Expression],
     if method not in ("value", "exist", "query"):
         raise not_supported(f"The XML method '{method}' in a query")
     if translate is None:
-        raise not_supported(f"The XML method '{method}' in a query without an interpreter")
+        translate = translation_json
     want = 2 if method == "value" else 1
     if len(args) != want:
         raise tsql_error(174, method, want)

@@ -5,7 +5,7 @@ A sequence is a catalog object of type ``SO`` with its state in ``tsqlb_sequence
 options, ``current_value`` (as ``sys.sequences`` shows it), ``next_value`` (what the next
 ``NEXT VALUE FOR`` returns; NULL once a sequence without CYCLE is exhausted) and
 ``last_used_value``. ``NEXT VALUE FOR`` inside a query is the backend function
-``tsqlb_nextval(object_id)`` — Python on SQLite (``seqstate.py``), PL/pgSQL on
+``tsqlb_nextval(object_id)`` — Python on SQLite (backends/sqlite/functions.py), PL/pgSQL on
 PostgreSQL (``pgfuncs.py``) — so every row gets its own value; the
 interpreter's expressions call :func:`next_values`. Values are kept as bigint (a decimal
 sequence's range is limited to bigint's; docs/decisions.md).
@@ -32,10 +32,10 @@ from sqlalchemy import (
 )
 
 from ..errors import BindError, tsql_error
+from ..storage.sequence_state import advance
 from ..storage.store import Store, StoreConnection
 from .catalog import OBJECT_COLUMNS, Catalog, ObjectRow
 from .context import ExecContext
-from .seqstate import advance
 from .sqltypes import parse_spec
 
 _BIGINT = (-(2 ** 63), 2 ** 63 - 1)

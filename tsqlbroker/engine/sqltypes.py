@@ -48,7 +48,6 @@ from ..storage.stored_values import (  # noqa: F401 - re-exported
 )
 from ..values.types import TypeSpec, normalize_spec, parse_spec  # noqa: F401 - re-exported
 
-CI_COLLATION = "TSQL_CI"
 # PostgreSQL's case-insensitive collation for character columns (see pgstrings.py).
 PG_CI_COLLATION = "tsqlb_ci"
 

@@ -1,6 +1,6 @@
 """The bridge through which storage queries call interpreted T-SQL functions: the
 interpreter registers a :class:`UdfBridge` per store (``register_bridge``); SQLite
-connections get the ``tsqlb_udf`` connection function from :func:`sqlite_functions`.
+connections get the ``tsqlb_udf`` connection function from :func:`udf_functions`.
 
 Kept apart from ``udfcall.py`` (which rewrites calls with sqlglot) so that opening an SQLite
 connection does not import sqlglot: a batch without storage queries never loads it.
@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..storage.function_registry import register_connection_functions
 from ..storage.store import Store
 from .sqltypes import from_storage, spec_of_value, to_storage
 
@@ -53,11 +54,10 @@ class UdfBridge(Protocol):
 
 
 def register_bridge(store: Store, bridge: UdfBridge) -> None:
-    """Install the interpreter's bridge for ``store`` (SQLite connections re-register
-    their functions, as for :func:`sqlfuncs.register_functions`)."""
+    """Install the interpreter's bridge for ``store`` and the ``tsqlb_udf`` function that
+    calls it from inside a query (on backends that run Python functions)."""
     store.extensions["tsqlb_udf_bridge"] = bridge
-    store.extensions["tsql_functions_version"] = store.extensions.get(
-        "tsql_functions_version", 0) + 1
+    register_connection_functions(store, udf_functions(store))
 
 
 def bridge_of(store: Store) -> UdfBridge | None:
@@ -66,11 +66,8 @@ def bridge_of(store: Store) -> UdfBridge | None:
     return bridge
 
 
-def sqlite_functions(store: Store) -> dict[str, tuple[int, Any]]:
-    """The connection functions SQLite needs for UDF calls (none without a bridge)."""
-    if bridge_of(store) is None:
-        return {}
-
+def udf_functions(store: Store) -> dict[str, tuple[int, Any]]:
+    """``tsqlb_udf``: a scalar UDF called from inside a query, through the bridge."""
     def udf(session_id: Any, db: Any, schema: Any, name: Any, ret: Any, specs: Any,
             *args: Any) -> Any:
         bridge = bridge_of(store)

@@ -30,10 +30,10 @@ from typing import Any
 from sqlglot import exp
 
 from ..errors import BindError, tsql_error
+from ..storage.stored_values import backend_value
 from .execsql import read_rows
 from .funcmap import pg_storage
 from .parsing import not_supported
-from .sqlfuncs import backend_value
 from .sqltypes import from_storage, spec_of_value, to_storage
 from .transpiler.interface import BindContext
 from .transpiler.scope import param_name

@@ -63,14 +63,8 @@ class Instance:
         runtime_for(self, start=False)
 
     def _register_functions(self) -> None:
-        """Make the T-SQL built-ins callable from SQL the engine runs (``LEN(name)`` …)."""
-        # From sqlfuncs, not its re-export in engine.dml: that would import the DML engine
-        # (and sqlglot) before any statement needs it.
-        from tsqlbroker.engine.sqlfuncs import register_functions
-        from tsqlbroker.interpreter.sqlite_functions import SQLITE_FUNCTIONS
-
-        register_functions(self.store, SQLITE_FUNCTIONS)
-        # Scalar UDFs and session functions (USER_NAME() …) called from storage queries.
+        """Make scalar UDFs and session functions (``USER_NAME()`` …) callable from SQL the
+        engine runs (the built-ins, ``LEN(name)`` …, are the storage backend's own)."""
         from .udf_bridge import install
 
         install(self)

@@ -121,9 +121,6 @@ class Store:
         (e.g. to register Python functions with ``create_function``)."""
         self.extensions.setdefault("connect_hooks", []).append(hook)
 
-    # The old name, still called by engine/sqlfuncs.py (P2 moves it; P5 drops this).
-    add_sqlite_connect_hook = add_connect_hook
-
     def extension(self, key: str, factory: Any) -> Any:
         """The per-store object registered under ``key``, created by ``factory(store)`` once."""
         found = self.extensions.get(key)      # the usual case, asked per statement: no lock

@@ -302,3 +302,25 @@ def column_spec_for(value: Any) -> str | None:
 
 # The old name, called by query.py, udfbridge.py, udfcall.py until P5 (issue 15).
 spec_of_value = column_spec_for
+
+
+def backend_value(value: Any) -> Any:
+    """A Python value in a form every backend driver accepts as a parameter or an SQLite
+    function result: bool as int, an integral decimal as int (else float), a GUID as
+    upper-case text, a date/time as ISO text, other values as text."""
+    if value is None or isinstance(value, (int, float, str, bytes)):
+        return int(value) if isinstance(value, bool) else value
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() and \
+            value.as_tuple().exponent >= 0 else float(value)
+    if isinstance(value, uuid.UUID):
+        return str(value).upper()
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is not None:
+            return value.isoformat(sep=" ", timespec="microseconds")
+        return value.strftime("%Y-%m-%d %H:%M:%S.%f")
+    if isinstance(value, (dt.date, dt.time)):
+        return value.isoformat()
+    if isinstance(value, (bytearray, memoryview)):
+        return bytes(value)
+    return str(value)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import operator
 import re
+import unicodedata
 from collections.abc import Callable
 from datetime import UTC, timedelta
 from decimal import ROUND_HALF_UP, Context, Decimal
@@ -407,6 +408,20 @@ def unary(op: str, t: SqlType) -> tuple[SqlType, Callable[[Any], Any]]:
 
 
 # ------------------------------------------------------------------------------- comparison
+def collation_key(s: str) -> tuple[str, str]:
+    """Sort key of SQL Server's default collation in stored data (case-insensitive,
+    accent-sensitive, trailing spaces ignored): letters first by their base letter (é sorts
+    with e, before f), then accents break ties — as PostgreSQL's ICU collation ``tsqlb_ci``
+    sorts. (:func:`string_key` is the interpreter's, which ignores accent order; see
+    docs/decisions.md.)"""
+    folded = s.rstrip(" ").casefold()
+    if folded.isascii():
+        return folded, folded
+    base = "".join(c for c in unicodedata.normalize("NFD", folded)
+                   if not unicodedata.combining(c))
+    return base, folded
+
+
 def string_key(s: str) -> str:
     """Collation key of SQL_Latin1_General_CP1_CI_AS-like comparison: case- and
     trailing-space-insensitive."""

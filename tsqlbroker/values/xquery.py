@@ -13,6 +13,7 @@ rule behind Msg 2389 for ``value()``.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -361,3 +362,13 @@ def translate(query: str, namespaces: tuple[tuple[str, str], ...] = (),
     xpath, externals = _translate_tokens(toks, ns, method)
     xp_ns = tuple((DEFAULT_PREFIX if p == "" else p, u) for p, u in sorted(ns.items()))
     return Translated(xpath, xp_ns, tuple(externals), _is_singleton(toks), aggregate, atomize)
+
+
+def translation_json(query: str, method: str) -> str:
+    """:func:`translate` of an xml method's query as JSON (``xpath``, ``namespaces``,
+    ``externals``, ``singleton``, ``aggregate``): PostgreSQL runs the XPath with ``xpath()``
+    (engine/pgxml.py); raises the XQuery errors (Msg 2209, 2395 …)."""
+    tr = translate(query, (), method)
+    return json.dumps({"xpath": tr.xpath, "namespaces": [list(p) for p in tr.namespaces],
+                       "externals": [list(e) for e in tr.externals],
+                       "singleton": tr.singleton, "aggregate": tr.aggregate})

@@ -12,11 +12,12 @@ from typing import Any
 
 from sqlglot import exp
 
+from ...storage.function_registry import functions_version
+from ...storage.stored_values import backend_value
 from .. import recursion
 from ..execsql import generate
 from ..metafuncs import prepare as prepare_session_calls
 from ..parsing import clear_parse_cache, stats
-from ..sqlfuncs import backend_value, functions_version
 from ..sqltypes import to_storage
 from .interface import BoundStatement
 from .scope import Compiled

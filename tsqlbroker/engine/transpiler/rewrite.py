@@ -17,6 +17,8 @@ import sqlglot
 from sqlglot import exp
 
 from ...errors import BindError, tsql_error
+from ...storage.function_registry import registered_functions
+from ...storage.stored_values import backend_value
 from .. import apply, forxml, jsonbuild, shapes
 from ..funcmap import (
     BUILTIN_FALLBACK,
@@ -28,7 +30,6 @@ from ..metafuncs import replacement as session_call
 from ..parsing import not_supported
 from ..pgxml import pg_xml_method
 from ..seqcalls import sequence_call
-from ..sqlfuncs import backend_value, registered_functions
 from ..sqltypes import STRING_TYPES, parse_spec, to_storage
 from .annotate import CHAIN_MIN, TypeAnnotator, left_chain
 from .interface import BoundStatement

@@ -1,8 +1,8 @@
 """The engine's ``tsqlb_*`` functions for PostgreSQL, as SQL / PL/pgSQL.
 
-On SQLite they are Python functions (``sqlfuncs.py``); PostgreSQL cannot call Python, so the
-same contracts are written in SQL here and created (``CREATE OR REPLACE``) when the catalog
-sets up a PostgreSQL store. Date/time values are the engine's canonical text
+On SQLite they are Python functions (``backends/sqlite/tsql_functions.py``); PostgreSQL cannot
+call Python, so the same contracts are written in SQL here and created (``CREATE OR
+REPLACE``) when the catalog sets up a PostgreSQL store. Date/time values are the engine's canonical text
 (``YYYY-MM-DD HH24:MI:SS.US``). Functions the interpreter registers in Python are not
 available on PostgreSQL; the transpiler then uses these and native functions.
 """

@@ -2,7 +2,7 @@
 equivalent with the same result: STUFF, PATINDEX, QUOTENAME, CHAR / NCHAR / ASCII (code page
 1252 and Unicode), ISNUMERIC, DATENAME, STR and HASHBYTES.
 
-On SQLite the interpreter's implementations run (``sqlite_functions.py``); the transpiler
+On SQLite the values layer's implementations run (``sqlite/tsql_functions.py``); the transpiler
 maps the calls here through ``funcmap.PG_FALLBACK``. They use the helpers of ``pgstrings``
 (LIKE patterns) and ``pgconvert`` (code page 1252, UTF-16LE), so they are created last.
 """

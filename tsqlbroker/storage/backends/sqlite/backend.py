@@ -18,6 +18,7 @@ from ....engine.privatestore import PrivateDir, create_private_dir  # storage/ i
 from ....errors import TSqlError
 from ..base import Backend, BackendConnection, BackendStore, SqlText
 from ..leases import HostLease, LocalLease, NoSlot, ReaderSlotLike
+from . import functions
 from .file_locks import LockDir
 from .leases import FileLease, FileReaderSlot
 
@@ -50,7 +51,7 @@ class SqliteBackend(Backend):
     rowid_changes_on_update = False
     insert_lastrowid = True
     native_decimal = False
-    ci_collation = sqltypes.CI_COLLATION
+    ci_collation = functions.CI_COLLATION
     ci_collation_everywhere = True
     untyped_parameters_are_text = False
     numbered_placeholders = False
@@ -157,29 +158,19 @@ class SqliteBackend(Backend):
         return f"{value:%Y-%m-%d %H:%M:%S.%f}"
 
     def prepare_connection(self, conn: BackendConnection) -> None:
-        from ....engine import sqlfuncs  # issue15-c0: sqlfuncs imports the store
-
-        sqlfuncs.prepare_connection(conn)  # type: ignore[arg-type]
+        functions.prepare_connection(conn)
 
     def connect_hook(self, store: Any) -> None:
-        from ....engine import sqlfuncs  # issue15-c0: sqlfuncs imports the store
-
-        sqlfuncs.install_connect_hook(store)
+        functions.install_connect_hook(store)
 
     def query_functions(self, store: Any) -> Mapping[str, tuple[int, Callable[..., Any]]]:
-        from ....engine import sqlfuncs  # issue15-c0: sqlfuncs imports the store
-
-        return sqlfuncs.registered_functions(store)
+        return functions.query_functions(store)
 
     def take_pending_error(self) -> TSqlError | None:
-        from ....engine import sqlfuncs  # issue15-c0: sqlfuncs imports the store
-
-        return sqlfuncs.take_pending_error()
+        return functions.take_pending_error()
 
     def clear_pending_error(self) -> None:
-        from ....engine import sqlfuncs  # issue15-c0: sqlfuncs imports the store
-
-        sqlfuncs.clear_pending_error()
+        functions.clear_pending_error()
 
     def run_sql(self, conn: BackendConnection, sql: SqlText,
                 params: Mapping[str, Any] | None) -> Any:

@@ -1,35 +1,35 @@
-"""T-SQL scalar functions for transpiled SQL running inside SQLite.
+"""T-SQL scalar functions inside SQLite queries: adapters over the values layer.
 
-The storage layer registers each entry of :data:`SQLITE_FUNCTIONS` on every SQLite connection
-as ``tsql_<name>`` and rewrites calls in transpiled SQL to them. The callables receive SQLite
-storage values — int, float, str, bytes, None; uniqueidentifiers, decimals and date/times
-arrive as TEXT (dates as ``YYYY-MM-DD HH:MM:SS.ffffff``) — and return storage values in the
-same forms. They reuse the interpreter's implementations so both paths agree.
-
-:func:`TSQL_COLLATION` is the ``TSQL_CI`` collation: case-insensitive, trailing spaces ignored.
+``functions.py`` registers each entry of :data:`TSQL_FUNCTIONS` on every SQLite connection as
+``tsql_<name>`` (the transpiler rewrites T-SQL calls to them), and the entries of
+:data:`ENGINE_FUNCTIONS` under the ``tsqlb_*`` names the transpiler writes on either backend
+(PostgreSQL's are PL/pgSQL). The callables receive SQLite storage values — int, float, str,
+bytes, None; uniqueidentifiers, decimals and date/times arrive as TEXT (dates as
+``YYYY-MM-DD HH:MM:SS.ffffff``) — convert them to T-SQL values, call the one implementation
+in ``tsqlbroker.values`` (CAST / CONVERT in values/convert.py, DATEADD … in values/dates.py,
+the string built-ins in values/string_builtins.py) and return storage values.
 """
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Callable
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any
 
-from tsqlbroker.errors import TSqlError, tsql_error
-from tsqlbroker.values import dates as dt
-from tsqlbroker.values.builtins import isnumeric, newsequentialid
-from tsqlbroker.values.format_builtins import format_value, str_function
-from tsqlbroker.values.operators import like, string_key
-from tsqlbroker.values.string_builtins import patindex, quotename
-from tsqlbroker.values.text import cp1252_decode, cp1252_encode
-
-
-def TSQL_COLLATION(a: str, b: str) -> int:
-    """Collation function: case-insensitive, trailing-space-insensitive comparison."""
-    ka, kb = string_key(a), string_key(b)
-    return (ka > kb) - (ka < kb)
+from ....errors import TSqlError, tsql_error
+from ....values import dates as dt
+from ....values.builtins import isnumeric, newsequentialid
+from ....values.convert import converter
+from ....values.format_builtins import format_value, str_function
+from ....values.json_builtins import is_json, json_query, json_value
+from ....values.operators import like
+from ....values.string_builtins import hashbytes, patindex, quotename, replicate_text
+from ....values.text import cp1252_decode, cp1252_encode, float_text
+from ....values.types import parse_type_spec
+from ...stored_values import column_spec_for, from_storage, to_storage
 
 
 # ------------------------------------------------------------------------------ storage I/O
@@ -40,8 +40,6 @@ def _text(v: Any) -> str:
     if isinstance(v, bytes):
         return cp1252_decode(v)
     if isinstance(v, float):
-        from tsqlbroker.values.text import float_text
-
         return float_text(v)
     return str(v)
 
@@ -60,8 +58,6 @@ def _int(v: Any) -> int:
 def _when(v: Any) -> Any:
     """A stored date/time (ISO text, or a number of days since 1900 as datetime does)."""
     if isinstance(v, (int, float)):
-        from datetime import timedelta
-
         return dt.EPOCH + timedelta(days=v)
     text = _text(v).strip()
     try:
@@ -110,14 +106,19 @@ def _len(v: Any) -> int:
     return len(v) if isinstance(v, bytes) else len(_text(v).rstrip(" "))
 
 
-def _datalength(v: Any) -> int:
+def _datalength(v: Any, spec: Any = None) -> int:
+    """DATALENGTH of a stored value; ``spec`` (the argument's type, when the transpiler knows
+    it) tells a varchar (a byte per character) from an nvarchar (two per UTF-16 unit)."""
     if isinstance(v, bytes):
         return len(v)
     if isinstance(v, (bool, int)):
         return 4 if -(2**31) <= v < 2**31 else 8
     if isinstance(v, float):
         return 8
-    return len(_text(v).encode("utf-16-le", "surrogatepass"))  # strings stored as nvarchar
+    text = _text(v)
+    if spec and not str(spec).startswith(("n", "sysname", "xml")):
+        return len(cp1252_encode(text))  # char / varchar: the single-byte code page
+    return len(text.encode("utf-16-le", "surrogatepass"))
 
 
 def _charindex(find: Any, text: Any, start: Any = 1) -> int:
@@ -154,8 +155,6 @@ def _right(v: Any, n: Any) -> Any:
 
 
 def _replace(v: Any, find: Any, repl: Any) -> str:
-    import re
-
     s, f, r = _text(v), _text(find), _text(repl)
     if not f:
         return s
@@ -163,8 +162,6 @@ def _replace(v: Any, find: Any, repl: Any) -> str:
 
 
 def _replicate(v: Any, n: Any) -> Any:
-    from tsqlbroker.values.string_builtins import replicate_text
-
     return replicate_text(_text(v), _int(n))
 
 
@@ -289,7 +286,7 @@ def _isnumeric(v: Any) -> int:
 
 # ------------------------------------------------------------------------------------ xml
 def _xml(v: Any) -> Any:
-    from tsqlbroker.values.xml_value import XmlValue
+    from ....values.xml_value import XmlValue  # start-up laziness: lxml
 
     return XmlValue.from_bytes(v) if isinstance(v, bytes) else XmlValue.parse(_text(v))
 
@@ -320,41 +317,19 @@ def _xml_query(x: Any, query: Any, ns: Any = None) -> Any:
     return _xml(x).query(_text(query), _namespaces(ns)).to_string()
 
 
-def _xml_xpath(query: Any, method: Any) -> str:
-    """The XPath 1.0 form of an xml method's XQuery, as JSON (``xpath``, ``namespaces``,
-    ``externals``, ``singleton``, ``aggregate``): PostgreSQL runs it with ``xpath()``
-    (engine/pgxml.py); raises the interpreter's XQuery errors (Msg 2209, 2395 …)."""
-    import json
-
-    from tsqlbroker.values.xquery import translate
-
-    tr = translate(_text(query), (), _text(method))
-    return json.dumps({"xpath": tr.xpath, "namespaces": [list(p) for p in tr.namespaces],
-                       "externals": [list(e) for e in tr.externals],
-                       "singleton": tr.singleton, "aggregate": tr.aggregate})
-
-
 def _json_value(text: Any, path: Any) -> Any:
-    from tsqlbroker.values.json_builtins import json_value
-
     return json_value(_text(text), _text(path))
 
 
 def _json_query(text: Any, path: Any = "$") -> Any:
-    from tsqlbroker.values.json_builtins import json_query
-
     return json_query(_text(text), _text(path))
 
 
 def _isjson(text: Any) -> Any:
-    from tsqlbroker.values.json_builtins import is_json
-
     return None if text is None else int(is_json(_text(text)))
 
 
 def _hashbytes(algorithm: Any, data: Any) -> Any:
-    from tsqlbroker.values.string_builtins import hashbytes
-
     raw = data if isinstance(data, bytes) else _text(data).encode("utf-16-le", "surrogatepass")
     return hashbytes(_text(algorithm), raw)  # text is stored nvarchar: hashed as UTF-16LE
 
@@ -364,12 +339,19 @@ def _getdate() -> str:
 
 
 def _getutcdate() -> str:
-
-    return _stored(dt.round_datetime(datetime.now(UTC).replace(tzinfo=None)))
+    return _stored(dt.round_datetime(_utc_now()))
 
 
 def _sysdatetime() -> str:
     return _stored(datetime.now())
+
+
+def _sysutcdatetime() -> str:
+    return _stored(_utc_now())
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
 
 
 def _newid() -> str:
@@ -407,11 +389,6 @@ def _convert(value: Any, target: Any, style: Any = None, source: Any = None,
     a byte-order mark as SQL Server's XML parser does."""
     if value is None:
         return None
-    from tsqlbroker.engine.sqltypes import column_spec_for, from_storage, to_storage
-    from tsqlbroker.values.convert import converter
-    from tsqlbroker.values.types import parse_type_spec
-    from tsqlbroker.values.xml_value import XmlValue
-
     source_spec = _text(source) if source is not None else None
     if source_spec is None:
         source_spec = "nvarchar(max)" if isinstance(value, str) else column_spec_for(value)
@@ -419,9 +396,9 @@ def _convert(value: Any, target: Any, style: Any = None, source: Any = None,
     dst = parse_type_spec(_text(target))
     py = from_storage(value, source_spec)
     if src.is_xml and isinstance(py, str):
-        py = XmlValue.parse(py)
+        py = _xml(py)
     out = converter(src, dst, style=None if style is None else int(style), try_=try_)(py)
-    if isinstance(out, XmlValue):
+    if dst.is_xml and out is not None:
         return out.to_string()
     return to_storage(out, dst.spec())
 
@@ -432,11 +409,10 @@ def _try_convert(value: Any, target: Any, style: Any = None, source: Any = None)
     return _convert(value, target, style, source, try_=True)
 
 
-SQLITE_FUNCTIONS: dict[str, tuple[int, Callable[..., Any]]] = {
+TSQL_FUNCTIONS: dict[str, tuple[int, Callable[..., Any]]] = {
     name: (nargs, _guarded(name, fn)) for name, (nargs, fn) in {
         "convert": (-1, _convert), "try_convert": (-1, _try_convert),
-        # OPENJSON's rows, for the engine to bind as a derived table (not called in SQL).
-        "len": (1, _nulls(_len)), "datalength": (1, _nulls(_datalength)),
+        "len": (1, _nulls(_len)), "datalength": (-1, _nulls(_datalength)),
         "charindex": (-1, _nulls(_charindex)), "patindex": (2, _nulls(
             lambda p, s: patindex(_text(p), _text(s)))),
         "substring": (3, _nulls(_substring)), "left": (2, _nulls(_left)),
@@ -463,8 +439,26 @@ SQLITE_FUNCTIONS: dict[str, tuple[int, Callable[..., Any]]] = {
         "getutcdate": (0, _getutcdate), "sysdatetime": (0, _sysdatetime),
         "newid": (0, _newid), "newsequentialid": (0, _newsequentialid),
         "xml_value": (-1, _nulls(_xml_value)), "xml_exist": (-1, _xml_exist),
-        "xml_query": (-1, _nulls(_xml_query)), "xml_xpath": (2, _nulls(_xml_xpath)),
+        "xml_query": (-1, _nulls(_xml_query)),
         "json_value": (2, _nulls(_json_value)), "json_query": (-1, _nulls(_json_query)),
         "isjson": (1, _isjson), "hashbytes": (2, _nulls(_hashbytes)),
     }.items()
 }
+
+
+def _engine_functions() -> dict[str, tuple[int, Callable[..., Any]]]:
+    f = TSQL_FUNCTIONS
+    return {
+        # The names the transpiler writes on either backend (PostgreSQL: PL/pgSQL) for a
+        # conversion to a column's storage form, the clock, and built-ins it writes itself.
+        "tsqlb_cast": f["convert"], "tsqlb_try_cast": f["try_convert"],
+        "tsqlb_datalength": f["datalength"],
+        "tsqlb_len": f["len"], "tsqlb_left": f["left"], "tsqlb_right": f["right"],
+        "tsqlb_dateadd": f["dateadd"], "tsqlb_datediff": f["datediff"],
+        "tsqlb_datepart": f["datepart"], "tsqlb_newid": f["newid"],
+        "tsqlb_getdate": (0, _guarded("sysdatetime", _sysdatetime)),
+        "tsqlb_getutcdate": (0, _guarded("sysutcdatetime", _sysutcdatetime)),
+    }
+
+
+ENGINE_FUNCTIONS = _engine_functions()
