@@ -18,7 +18,7 @@ from typing import Any
 from sqlglot import exp
 
 from ..errors import tsql_error
-from .funcmap import pg_cast
+from ..storage.backends.postgres.casts import cast_to
 from .parsing import not_supported
 from .sqltypes import normalize_spec
 
@@ -94,7 +94,7 @@ def pg_xml_method(method: str, doc: exp.Expression, args: list[exp.Expression],
             raise not_supported("An XML value() whose type is not a string literal")
         found = _fn("xpath_exists", exp.Literal.string(xpath), xml_doc.copy(),
                     *[n.copy() for n in ns])
-        value = pg_cast(_unescaped(joined(f"string({xpath})")), normalize_spec(spec_node.name),
+        value = cast_to(_unescaped(joined(f"string({xpath})")), normalize_spec(spec_node.name),
                         "nvarchar(max)")
         return exp.Case(ifs=[exp.If(this=found, true=value)])
     if method == "exist":

@@ -21,7 +21,6 @@ from .. import apply, forxml, jsonbuild, shapes
 from ..funcmap import (
     BUILTIN_FALLBACK,
     DATEPART_FIRST,
-    pg_cast,
     typed_call,
 )
 from ..metafuncs import replacement as session_call
@@ -298,9 +297,7 @@ class Rewriter:
 
     def _cast_to(self, value: exp.Expression, spec: str) -> exp.Expression:
         """``value`` (already rewritten) converted to ``spec``'s storage form."""
-        if self.conn.dialect != "sqlite":
-            return pg_cast(value, spec)
-        return exp.Anonymous(this="tsqlb_cast", expressions=[value, exp.Literal.string(spec)])
+        return self.rewrites.convert(value, spec)
 
     def _rewrite_table(self, node: exp.Table) -> exp.Expression:
         if not node.name and not isinstance(node.this, exp.Parameter):
@@ -350,13 +347,7 @@ class Rewriter:
                 value, exp.Literal.string(spec),
                 style if style is not None else exp.Null(),
                 exp.Literal.string(source) if source else exp.Null()])
-        if self.conn.dialect != "sqlite":
-            return pg_cast(value, spec, source, style, try_)
-        fn = "tsqlb_try_cast" if try_ else "tsqlb_cast"
-        args: list[exp.Expression] = [value, exp.Literal.string(spec)]
-        if style is not None and fn == "tsqlb_cast":
-            args.append(style)
-        return exp.Anonymous(this=fn, expressions=args)
+        return self.rewrites.convert(value, spec, source, style, try_)
 
     def rewrite_children(self, node: exp.Expression) -> exp.Expression:
         """``node`` with its children rewritten for the backend (itself left as it is)."""
@@ -415,7 +406,7 @@ class Rewriter:
             return self._backend_rule(self.rewrites.AFTER, padded) or padded
         if isinstance(node, exp.SessionParameter):
             return self.variable("@@" + node.name.lower())
-        built = jsonbuild.json_build(node, self.conn.dialect, self.placeholder_specs)
+        built = jsonbuild.json_build(node, self.rewrites.json_scalar, self.placeholder_specs)
         if built is not None:
             return built
         return self._function(node)
