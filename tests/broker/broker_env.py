@@ -9,8 +9,8 @@ from typing import Any, TypeVar
 
 from tsqlbroker.engine.broker import Broker
 from tsqlbroker.engine.catalog import Catalog
-from tsqlbroker.engine.store import Store, StoreConnection
-from tsqlbroker.engine.txn import Txn
+from tsqlbroker.storage.store import Store, StoreConnection
+from tsqlbroker.storage.txn import Txn
 
 T = TypeVar("T")
 

@@ -9,7 +9,7 @@ from broker_env import Env
 
 from tsqlbroker.engine.broker import Broker
 from tsqlbroker.engine.catalog import Catalog
-from tsqlbroker.engine.store import Store
+from tsqlbroker.storage.store import Store
 
 
 @pytest.fixture

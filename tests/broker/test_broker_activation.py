@@ -11,7 +11,7 @@ from broker_env import REQ, Env
 from tsqlbroker.engine.activation import ActivatedTask, ActivationManager
 from tsqlbroker.engine.broker import ActivationSettings
 from tsqlbroker.engine.brokerlog import BrokerLog
-from tsqlbroker.engine.txn import Txn
+from tsqlbroker.storage.txn import Txn
 
 
 def test_listener_events(env: Env, db: int) -> None:

@@ -10,8 +10,8 @@ import uuid
 import pytest
 from broker_env import REQ, Env
 
-from tsqlbroker.engine.txn import Txn
 from tsqlbroker.errors import BrokerError
+from tsqlbroker.storage.txn import Txn
 
 
 def bodies(rs: object) -> list[bytes]:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from broker_env import CONTRACT, INIT_SVC, REQ, RESP, TARGET_SVC, Env
 
 from tsqlbroker.engine.broker.model import ERROR
-from tsqlbroker.engine.txn import Txn
 from tsqlbroker.errors import message_text
+from tsqlbroker.storage.txn import Txn
 
 XSD = ('<xsd:schema xmlns:xsd="http://www.w3.org/2001/XMLSchema" targetNamespace="urn:t" '
        'xmlns="urn:t" elementFormDefault="qualified"><xsd:element name="trade">'

@@ -11,8 +11,8 @@ from broker_env import CONTRACT, INIT_SVC, REQ, RESP, TARGET_SVC, Env
 from lxml import etree
 
 from tsqlbroker.engine.broker.model import DIALOG_TIMER, END_DIALOG, ERROR, utcnow
-from tsqlbroker.engine.txn import Txn
 from tsqlbroker.errors import BrokerError, TSqlError
+from tsqlbroker.storage.txn import Txn
 
 
 def number(e: pytest.ExceptionInfo[TSqlError]) -> int:

@@ -115,7 +115,7 @@ def test_queue_create_alter_drop(env: Env) -> None:
 def test_queue_ddl_rolled_back_leaves_no_trace_in_the_cache(env: Env) -> None:
     d = env.new_db("R")
     b = env.broker
-    from tsqlbroker.engine.txn import Txn
+    from tsqlbroker.storage.txn import Txn
     txn = Txn(env.conn)
     b.create_queue(txn, d, None, "Tmp")
     assert ("dbo", "tmp") in b.state.db(env.conn, d).queues_by_name

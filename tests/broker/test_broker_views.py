@@ -9,7 +9,7 @@ from broker_env import CONTRACT, REQ, TARGET_SVC, Env
 
 from tsqlbroker.engine.broker.receive import QUEUE_COLUMNS
 from tsqlbroker.engine.context import ExecContext, VirtualTable, virtual_resolvers
-from tsqlbroker.engine.txn import Txn
+from tsqlbroker.storage.txn import Txn
 
 
 def view(env: Env, db: int, schema: str | None, name: str) -> VirtualTable:

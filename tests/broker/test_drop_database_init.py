@@ -10,7 +10,7 @@ import time
 
 from tsqlbroker.engine.broker import Broker
 from tsqlbroker.engine.catalog import Catalog
-from tsqlbroker.engine.store import Store
+from tsqlbroker.storage.store import Store
 
 
 def test_drop_does_not_wait_for_a_setup_that_waits_for_it() -> None:

@@ -15,10 +15,10 @@ import pytest
 from tsql_client import services_script
 
 from tsqlbroker.engine.broker import Broker
-from tsqlbroker.engine.store import StoreConnection
 from tsqlbroker.interpreter.instance import Instance
 from tsqlbroker.interpreter.session import Session
 from tsqlbroker.interpreter.sink import CollectingSink
+from tsqlbroker.storage.store import StoreConnection
 
 SETUP = services_script("hot")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine.broker import pgsync
-from tsqlbroker.engine.store import Store
+from tsqlbroker.storage.store import Store
 
 if TYPE_CHECKING:
     from conftest import FreshPostgres

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from tsql_client import Client, services_script
 
-from tsqlbroker.engine.broker import Broker, pgsync, pgwake
+from tsqlbroker.engine.broker import Broker, pgsync
 from tsqlbroker.interpreter.instance import Instance
+from tsqlbroker.storage.backends.postgres import interest as pgwake
 
 if TYPE_CHECKING:
     from conftest import FreshPostgres

@@ -23,8 +23,8 @@ from tsqlbroker.engine.broker.endpoint_tls import (
 from tsqlbroker.engine.broker.transport import Transport
 from tsqlbroker.engine.catalog import MASTER
 from tsqlbroker.engine.security import Security
-from tsqlbroker.engine.store import Store
-from tsqlbroker.engine.txn import Txn
+from tsqlbroker.storage.store import Store
+from tsqlbroker.storage.txn import Txn
 
 _SECRET = "peer key secret"
 

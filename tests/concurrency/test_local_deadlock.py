@@ -10,10 +10,10 @@ import time
 import pytest
 from tsql_client import Client
 
-from tsqlbroker.engine.store import Store
-from tsqlbroker.engine.txn import LockManager, Txn
 from tsqlbroker.errors import TSqlError
 from tsqlbroker.interpreter.instance import Instance
+from tsqlbroker.storage.store import Store
+from tsqlbroker.storage.txn import LockManager, Txn
 
 SETUP = """
 CREATE QUEUE TargQ;

@@ -1,4 +1,4 @@
-"""Processes sharing one SQLite file wake each other (tsqlbroker.engine.broker.filewake): a
+"""Processes sharing one SQLite file wake each other (tsqlbroker.storage.backends.sqlite.wake): a
 ``WAITFOR (RECEIVE …)`` in one process returns as soon as another process commits a SEND,
 not at the next periodic scan; the scan still finds what a lost wake-up would have missed.
 """
@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from tsql_client import Client, create_database
 
-from tsqlbroker.engine.broker import filewake
 from tsqlbroker.interpreter.instance import Instance
+from tsqlbroker.storage.backends.sqlite import wake as filewake
 
 ROOT = Path(__file__).resolve().parents[2]
 DB = "w"

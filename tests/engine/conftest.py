@@ -9,8 +9,8 @@ import pytest
 
 from tsqlbroker.engine.catalog import Catalog
 from tsqlbroker.engine.dml import ExecContext, SqlResult, execute_sql
-from tsqlbroker.engine.store import Store, StoreConnection
-from tsqlbroker.engine.txn import Txn
+from tsqlbroker.storage.store import Store, StoreConnection
+from tsqlbroker.storage.txn import Txn
 
 
 @pytest.fixture

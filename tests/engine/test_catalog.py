@@ -7,8 +7,8 @@ import uuid
 import pytest
 
 from tsqlbroker.engine.catalog import Catalog
-from tsqlbroker.engine.store import Store, StoreConnection
 from tsqlbroker.errors import TSqlError
+from tsqlbroker.storage.store import Store, StoreConnection
 
 
 def test_system_databases(catalog: Catalog, conn: StoreConnection) -> None:

@@ -7,9 +7,9 @@ import sqlalchemy
 
 from tsqlbroker.engine.catalog import Catalog
 from tsqlbroker.engine.dml import ExecContext
-from tsqlbroker.engine.store import Store
-from tsqlbroker.engine.txn import Txn
 from tsqlbroker.errors import TSqlError
+from tsqlbroker.storage.store import Store
+from tsqlbroker.storage.txn import Txn
 
 from .conftest import new_session, rows, run
 

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
-from tsqlbroker.engine.store import GUARD_FAILED, Store, StoreConnection
+from tsqlbroker.storage.store import GUARD_FAILED, Store, StoreConnection
 
 if TYPE_CHECKING:
     from conftest import FreshPostgres

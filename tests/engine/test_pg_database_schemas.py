@@ -20,9 +20,9 @@ from sqlalchemy import inspect, text
 from tsql_client import Client
 
 from tsqlbroker.engine.catalog import Catalog
-from tsqlbroker.engine.naming import database_schema_name
-from tsqlbroker.engine.store import Store
 from tsqlbroker.interpreter.instance import Instance
+from tsqlbroker.storage.naming import database_schema_name
+from tsqlbroker.storage.store import Store
 
 LISTINGS = Path(__file__).resolve().parent.parent / "listings"
 

@@ -1,4 +1,4 @@
-"""The broker's statements prepared on a PostgreSQL connection (``engine/pgexec``) live exactly
+"""The broker's statements prepared on a PostgreSQL connection (``postgres/libpq``) live exactly
 as long as the server keeps them: on every path a pooled connection takes — a ROLLBACK after a
 PREPARE in the same transaction, an error mid-transaction, psycopg's own ROLLBACK / DROP /
 savepoint handling, the pool's reset on return, a connection the server dropped — the next
@@ -17,10 +17,10 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 from tsql_client import Client
 
-from tsqlbroker.engine import pgexec
 from tsqlbroker.engine.broker.fastsql import run
-from tsqlbroker.engine.store import Store, StoreConnection
 from tsqlbroker.interpreter.instance import Instance
+from tsqlbroker.storage.backends.postgres import libpq as pgexec
+from tsqlbroker.storage.store import Store, StoreConnection
 
 if TYPE_CHECKING:
     from conftest import FreshPostgres

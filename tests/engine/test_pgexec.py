@@ -1,4 +1,4 @@
-"""``engine/pgexec``: the broker's hot-path statements through libpq give what a psycopg
+"""``postgres/libpq``: the broker's hot-path statements through libpq give what a psycopg
 cursor gives — the same values both ways, the same exception classes — and a connection
 keeps a bounded number of prepared statements."""
 
@@ -14,7 +14,7 @@ import psycopg
 import pytest
 from sqlalchemy.engine import make_url
 
-from tsqlbroker.engine import pgexec
+from tsqlbroker.storage.backends.postgres import libpq as pgexec
 
 if TYPE_CHECKING:
     from conftest import FreshPostgres

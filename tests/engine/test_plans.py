@@ -9,9 +9,9 @@ from tsqlbroker.engine import parsing
 from tsqlbroker.engine.catalog import Catalog
 from tsqlbroker.engine.dml import ExecContext, declare_table_variable
 from tsqlbroker.engine.plans import PlanCache, insert_shape
-from tsqlbroker.engine.store import Store
-from tsqlbroker.engine.txn import Txn
 from tsqlbroker.errors import TSqlError
+from tsqlbroker.storage.store import Store
+from tsqlbroker.storage.txn import Txn
 
 from .conftest import new_session, rows, run
 

@@ -17,9 +17,9 @@ from sqlalchemy import update
 from tsqlbroker.engine import servicekey
 from tsqlbroker.engine.catalog import Catalog
 from tsqlbroker.engine.security import Security
-from tsqlbroker.engine.store import default_url
 from tsqlbroker.interpreter.instance import Instance
 from tsqlbroker.interpreter.sink import CollectingSink
+from tsqlbroker.storage.store import default_url
 
 posix = pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX file modes")
 SETUP = """

@@ -15,10 +15,10 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 from tsql_client import Client
 
-from tsqlbroker.engine.failures import connection_lost, is_transient, storage_error
 from tsqlbroker.errors import TSqlError, tsql_error
 from tsqlbroker.interpreter.compiler import internal_error
 from tsqlbroker.interpreter.instance import Instance
+from tsqlbroker.storage.failures import connection_lost, is_transient, storage_error
 
 if TYPE_CHECKING:
     from conftest import FreshPostgres

@@ -13,9 +13,9 @@ from tsqlbroker.engine.dml import (
     insert_rows,
     temp_table_object_id,
 )
-from tsqlbroker.engine.store import Store
-from tsqlbroker.engine.txn import Txn
 from tsqlbroker.errors import TSqlError
+from tsqlbroker.storage.store import Store
+from tsqlbroker.storage.txn import Txn
 
 from .conftest import new_session, rows, run
 

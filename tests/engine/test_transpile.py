@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tsqlbroker.engine import transpile
+from tsqlbroker.engine import parsing
 from tsqlbroker.engine.dml import ExecContext, register_functions
 from tsqlbroker.engine.plans import PlanCache
-from tsqlbroker.engine.transpile import Binder
+from tsqlbroker.engine.transpiler import Binder, generate
 from tsqlbroker.errors import TSqlError, tsql_error
 
 from .conftest import rows, run
@@ -41,18 +41,18 @@ def test_undeclared_variable(ctx: ExecContext) -> None:
 
 def test_parse_and_compile_are_cached(ctx: ExecContext) -> None:
     run(ctx, "CREATE TABLE t (a int)")
-    transpile.clear_caches()
+    generate.clear_caches()
     sql = "SELECT a FROM t WHERE a = @a"
     for value in (1, 2, 3):
         run(ctx, sql, a=(value, "int"))
     # The second and third runs reuse the compiled plan: neither parsed nor compiled again.
-    assert transpile.stats["parse_misses"] == 1 and transpile.stats["parse_hits"] == 0
-    assert transpile.stats["compile_misses"] == 1 and transpile.stats["compile_hits"] == 0
+    assert parsing.stats["parse_misses"] == 1 and parsing.stats["parse_hits"] == 0
+    assert parsing.stats["compile_misses"] == 1 and parsing.stats["compile_hits"] == 0
     assert PlanCache.get(ctx.conn.store).stats["hits"] >= 2
     # A change of the table's definition invalidates the generated SQL.
     run(ctx, "ALTER TABLE t ADD b int NULL")
     run(ctx, sql, a=(1, "int"))
-    assert transpile.stats["compile_misses"] == 2
+    assert parsing.stats["compile_misses"] == 2
 
 
 def test_plus_concatenates_strings_only(ctx: ExecContext) -> None:

@@ -1,8 +1,9 @@
-"""SQL Server's data type precedence and SUM / AVG result types (engine/typeprec.py)."""
+"""SQL Server's data type precedence and SUM / AVG result types (values/precedence.py)."""
 
 from __future__ import annotations
 
-from tsqlbroker.engine.typeprec import aggregate_spec, common_spec, literal_spec
+from tsqlbroker.values.precedence import aggregate_spec, common_spec
+from tsqlbroker.values.types import literal_spec
 
 
 def test_literal_types() -> None:

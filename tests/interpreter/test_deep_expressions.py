@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tsqlbroker.engine import transpile
+from tsqlbroker.engine.transpiler import generate
 from tsqlbroker.engine.transpiler.annotate import TypeAnnotator
 from tsqlbroker.interpreter.sink import CollectingSink
 
@@ -40,7 +40,7 @@ def _typing_steps(session: Any, sink: CollectingSink, monkeypatch: pytest.Monkey
 
     monkeypatch.setattr(TypeAnnotator, "_spec_of", counted_spec)
     monkeypatch.setattr(TypeAnnotator, "_kind_of", counted_kind)
-    transpile.clear_caches()
+    generate.clear_caches()
     try:
         _values(session, sink, sql)
     finally:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tsqlbroker.errors import TSqlError
-from tsqlbroker.interpreter import types as T
-from tsqlbroker.interpreter.printf import format_raiserror
+from tsqlbroker.values import types as T
+from tsqlbroker.values.message_format import format_raiserror
 
 S = T.nvarchar(10)
 

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from tsqlbroker.errors import TSqlError
-from tsqlbroker.interpreter.convert import converter, implicit_converter
-from tsqlbroker.interpreter.textforms import float_text
-from tsqlbroker.interpreter.types import SqlType, parse_type_spec
+from tsqlbroker.values.convert import converter, implicit_converter
+from tsqlbroker.values.text import float_text
+from tsqlbroker.values.types import SqlType, parse_type_spec
 
 T = parse_type_spec
 

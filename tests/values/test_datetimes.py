@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tsqlbroker.errors import TSqlError
-from tsqlbroker.interpreter import datetimes as dt
+from tsqlbroker.values import dates as dt
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tsqlbroker.interpreter.formatting import format_value, str_function
+from tsqlbroker.values.format_builtins import format_value, str_function
 
 D = datetime(2024, 3, 5, 13, 7, 9, 123000)
 
@@ -104,6 +104,6 @@ def test_str(args: tuple, expected: str | None) -> None:
     ],
 )
 def test_display_text(value: Any, spec: str | None, expected: str) -> None:
-    from tsqlbroker.interpreter.formatting import display_text
+    from tsqlbroker.values.format_builtins import display_text
 
     assert display_text(value, spec) == expected

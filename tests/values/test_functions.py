@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from tsqlbroker.errors import TSqlError
-from tsqlbroker.interpreter.functions import NOTCONST, lookup, names
-from tsqlbroker.interpreter.types import SqlType, parse_type_spec
+from tsqlbroker.values.builtins import NOTCONST, lookup, names
+from tsqlbroker.values.types import SqlType, parse_type_spec
 
 T = parse_type_spec
 
@@ -310,14 +310,14 @@ def test_now_functions_shapes() -> None:
 
 
 def test_convert_getdate_112_shape() -> None:
-    from tsqlbroker.interpreter.convert import converter
+    from tsqlbroker.values.convert import converter
 
     text = converter(T("datetime"), T("varchar(30)"), style=112)(call("getdate"))
     assert re.fullmatch(r"\d{8}", text)
 
 
 def test_newid_is_uppercase_text() -> None:
-    from tsqlbroker.interpreter.convert import converter
+    from tsqlbroker.values.convert import converter
 
     g = call("newid")
     assert isinstance(g, uuid.UUID)
@@ -327,7 +327,7 @@ def test_newid_is_uppercase_text() -> None:
 
 
 def test_newsequentialid_increases_in_sql_server_order() -> None:
-    from tsqlbroker.interpreter.operators import compare
+    from tsqlbroker.values.operators import compare
 
     cmp = compare(T("uniqueidentifier"), T("uniqueidentifier"))
     ids = [call("newsequentialid") for _ in range(5)]

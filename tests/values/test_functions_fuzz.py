@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tsqlbroker.errors import TSqlError
-from tsqlbroker.interpreter.functions import NOTCONST, lookup, names
-from tsqlbroker.interpreter.types import parse_type_spec
+from tsqlbroker.values.builtins import NOTCONST, lookup, names
+from tsqlbroker.values.types import parse_type_spec
 
 VALUES: dict[str, st.SearchStrategy[Any]] = {
     "int": st.integers(-(2**31), 2**31 - 1),
@@ -88,7 +88,7 @@ def pair_case(draw: st.DrawFn) -> tuple[str, str, Any, Any]:
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(pair_case(), st.sampled_from(["+", "-", "*", "/", "%", "&", "|", "^", "=", "<", ">="]))
 def test_operators_never_raise_python_errors(case: tuple[str, str, Any, Any], op: str) -> None:
-    from tsqlbroker.interpreter.operators import binary, comparison
+    from tsqlbroker.values.operators import binary, comparison
 
     lt, rt, a, b = case
     try:
@@ -106,7 +106,7 @@ def test_operators_never_raise_python_errors(case: tuple[str, str, Any, Any], op
 @given(pair_case(), st.sampled_from([None, 0, 1, 2, 101, 112, 121, 126]))
 def test_conversions_never_raise_python_errors(case: tuple[str, str, Any, Any],
                                                style: int | None) -> None:
-    from tsqlbroker.interpreter.convert import converter
+    from tsqlbroker.values.convert import converter
 
     src, dst, value, _b = case
     for explicit in (True, False):

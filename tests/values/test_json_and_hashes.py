@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from tsqlbroker.errors import TSqlError
-from tsqlbroker.interpreter.functions import NOTCONST, lookup
-from tsqlbroker.interpreter.jsonvalue import is_json, json_modify, json_query, json_value
-from tsqlbroker.interpreter.types import parse_type_spec
+from tsqlbroker.values.builtins import NOTCONST, lookup
+from tsqlbroker.values.json_builtins import is_json, json_modify, json_query, json_value
+from tsqlbroker.values.types import parse_type_spec
 
 DOC = '{"id": 7, "name": "Ann", "tags": ["a", "b"], "addr": {"city": "Oslo", "zip": null},' \
       ' "ok": true, "n": 1.50, "k y": "v"}'

@@ -9,12 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tsqlbroker.errors import TSqlError
-from tsqlbroker.interpreter.convert import converter
-from tsqlbroker.interpreter.formatting import format_value
-from tsqlbroker.interpreter.jsonvalue import json_modify, json_query, json_value
-from tsqlbroker.interpreter.operators import like
-from tsqlbroker.interpreter.types import parse_type_spec
-from tsqlbroker.interpreter.xmlvalue import XmlValue
+from tsqlbroker.values.convert import converter
+from tsqlbroker.values.format_builtins import format_value
+from tsqlbroker.values.json_builtins import json_modify, json_query, json_value
+from tsqlbroker.values.operators import like
+from tsqlbroker.values.types import parse_type_spec
+from tsqlbroker.values.xml_value import XmlValue
 
 TARGETS = ["int", "tinyint", "bigint", "bit", "decimal(10,2)", "money", "float", "real",
            "uniqueidentifier", "date", "time", "datetime", "smalldatetime", "datetime2",

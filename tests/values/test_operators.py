@@ -10,17 +10,9 @@ import pytest
 
 from tsqlbroker.errors import TSqlError
 from tsqlbroker.grammar import ast
-from tsqlbroker.interpreter.operators import (
-    and3,
-    binary,
-    compare,
-    comparison,
-    like,
-    not3,
-    or3,
-    unary,
-)
-from tsqlbroker.interpreter.types import SqlType, literal_type, parse_type_spec
+from tsqlbroker.interpreter.ast_types import literal_type
+from tsqlbroker.values.operators import and3, binary, compare, comparison, like, not3, or3, unary
+from tsqlbroker.values.types import SqlType, parse_type_spec
 
 T = parse_type_spec
 
@@ -346,7 +338,7 @@ def test_sql_variant_comparisons_use_the_values_types() -> None:
 
 
 def test_sort_key_orders_like_order_by() -> None:
-    from tsqlbroker.interpreter.operators import sort_key
+    from tsqlbroker.values.operators import sort_key
 
     words = ["b", None, "A", "a ", "C"]
     assert sorted(words, key=sort_key(T("varchar(5)")))[:2] == [None, "A"]

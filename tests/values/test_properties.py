@@ -8,9 +8,9 @@ from decimal import ROUND_HALF_UP, Decimal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tsqlbroker.interpreter.convert import converter
-from tsqlbroker.interpreter.operators import binary, comparison, like
-from tsqlbroker.interpreter.types import parse_type_spec
+from tsqlbroker.values.convert import converter
+from tsqlbroker.values.operators import binary, comparison, like
+from tsqlbroker.values.types import parse_type_spec
 
 T = parse_type_spec
 INT32 = st.integers(-(2**31), 2**31 - 1)

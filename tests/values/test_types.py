@@ -8,17 +8,9 @@ import pytest
 
 from tsqlbroker.errors import TSqlError
 from tsqlbroker.grammar import ast
-from tsqlbroker.interpreter.types import (
-    INT,
-    MAX,
-    SqlType,
-    common_type,
-    decimal_type,
-    literal_type,
-    parse_type_spec,
-    precedence,
-    type_from_ast,
-)
+from tsqlbroker.interpreter.ast_types import literal_type, type_from_ast
+from tsqlbroker.values.precedence import common_type, precedence
+from tsqlbroker.values.types import INT, MAX, SqlType, decimal_type, parse_type_spec
 
 
 @pytest.mark.parametrize(

@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 
 from tsqlbroker.errors import TSqlError
-from tsqlbroker.interpreter.convert import converter
-from tsqlbroker.interpreter.operators import binary
-from tsqlbroker.interpreter.types import parse_type_spec
-from tsqlbroker.interpreter.xmlvalue import XmlValue
+from tsqlbroker.values.convert import converter
+from tsqlbroker.values.operators import binary
+from tsqlbroker.values.types import parse_type_spec
+from tsqlbroker.values.xml_value import XmlValue
 
 T = parse_type_spec
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from tsqlbroker.errors import TSqlError
-from tsqlbroker.interpreter.xmlvalue import XmlValue
+from tsqlbroker.values.xml_value import XmlValue
 
 X = XmlValue.parse('<r><a id="1">x</a><a id="2">y</a></r>')
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tsqlbroker.errors import TSqlError
-from tsqlbroker.interpreter.xmlvalue import XmlValue
+from tsqlbroker.values.xml_value import XmlValue
 
 X = XmlValue.parse('<r><a id="2">x</a><a id="1">y</a><n>5</n></r>')
 

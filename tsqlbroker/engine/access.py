@@ -23,8 +23,8 @@ from .permissions import CODES
 from .roles import members
 
 if TYPE_CHECKING:
+    from ..storage.store import StoreConnection
     from .security import Security
-    from .store import StoreConnection
 
 DBO = 1
 PUBLIC = 0

@@ -5,7 +5,7 @@ One backend store holds many T-SQL databases. The catalog keeps them in the syst
 questions the interpreter, the DML layer and the Service Broker ask: does this database exist,
 what is its broker GUID, is there an object ``dbo.x`` of type ``U``, what is object 245575913.
 
-Every method takes the caller's :class:`~tsqlbroker.engine.store.StoreConnection` so that it
+Every method takes the caller's :class:`~tsqlbroker.storage.store.StoreConnection` so that it
 joins the caller's storage transaction; writers call ``conn.write()`` first, so a
 ``CREATE TABLE`` inside ``BEGIN TRAN`` is rolled back with it. Names compare
 case-insensitively (SQL Server's default collation) through lower-cased key columns.

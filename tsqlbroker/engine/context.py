@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import TSqlError
+from ..storage.store import Store, StoreConnection
+from ..storage.txn import Txn
 from .results import ResultSet
-from .store import Store, StoreConnection
-from .txn import Txn
 
 
 @dataclass

@@ -15,10 +15,10 @@ from sqlalchemy import delete, func, select, update
 from sqlglot import exp
 
 from ..errors import BindError, tsql_error
+from ..storage.naming import quote_column, quote_ident
 from .catalog import Catalog
 from .context import ExecContext
 from .execsql import Marks, run_sql
-from .naming import quote_column, quote_ident
 from .parsing import not_supported
 from .tableinfo import TableInfo, load_table
 from .tables import PendingConstraint, add_constraint, column_def, table_constraint

@@ -22,6 +22,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlglot import exp
 
 from ..errors import BindError, TSqlError, tsql_error
+from ..storage.failures import backend_error
 from . import ddl, tables
 from .catalog import Catalog
 from .context import (
@@ -32,7 +33,6 @@ from .context import (
     register_virtual_table,
 )
 from .ddl import alter_table, create_index, create_view, drop_index, drop_view
-from .failures import backend_error
 from .guard import guarded
 from .merge import merge
 from .modify import (

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 from sqlglot import exp
 
 from ..storage.backends.base import Backend
-from .store import StoreConnection
+from ..storage.store import StoreConnection
 
 
 @dataclass(frozen=True)

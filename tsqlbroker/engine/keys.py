@@ -24,8 +24,8 @@ from . import certs, servicekey
 from .catalog import MASTER
 
 if TYPE_CHECKING:
+    from ..storage.store import StoreConnection
     from .security_tables import SecurityTables
-    from .store import StoreConnection
 
 MASTER_KEY_NAME = "##MS_DatabaseMasterKey##"
 FIRST_CERTIFICATE_ID = 256

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import delete, insert, select, update
 
 from ..errors import BindError, tsql_error
-from .store import StoreConnection
+from ..storage.store import StoreConnection
 
 if TYPE_CHECKING:
     from .security import Security

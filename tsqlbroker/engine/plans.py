@@ -37,10 +37,11 @@ from ..storage.store import Store
 from .catalog import Catalog
 from .context import ExecContext, Params
 from .execsql import BackendSql
+from .parsing import Parsed
 from .sqlfuncs import backend_value, functions_version
 from .sqltypes import to_storage
 from .tableinfo import TableInfo
-from .transpile import Parsed, Source, table_key
+from .transpiler.scope import Source, table_key
 
 _MAX_SHAPES = 2048
 _MAX_PLANS = 4096

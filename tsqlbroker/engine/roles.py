@@ -12,8 +12,8 @@ from datetime import datetime
 from sqlalchemy import delete, insert, select, update
 
 from ..errors import BindError, tsql_error
+from ..storage.store import StoreConnection
 from .security import BUILTIN_LOGINS, FIRST_USER_PRINCIPAL_ID, Principal, Security
-from .store import StoreConnection
 
 DB_OWNER = 16384
 SERVER = 0          # role memberships of the fixed server roles are kept under database 0

@@ -18,11 +18,11 @@ from typing import Any
 from sqlalchemy import delete, func, insert, select, update
 
 from ..errors import BindError, tsql_error
+from ..storage.store import Store, StoreConnection
 from . import certs
 from .catalog import MASTER, Catalog
 from .keys import KeysMixin
 from .security_tables import SecurityTables, security_tables
-from .store import Store, StoreConnection
 
 PUBLIC, DBO, GUEST = 0, 1, 2
 FIRST_USER_PRINCIPAL_ID = 5

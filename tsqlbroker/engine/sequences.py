@@ -32,11 +32,11 @@ from sqlalchemy import (
 )
 
 from ..errors import BindError, tsql_error
+from ..storage.store import Store, StoreConnection
 from .catalog import OBJECT_COLUMNS, Catalog, ObjectRow
 from .context import ExecContext
 from .seqstate import advance
 from .sqltypes import parse_spec
-from .store import Store, StoreConnection
 
 _BIGINT = (-(2 ** 63), 2 ** 63 - 1)
 _RANGES = {"tinyint": (0, 255), "smallint": (-(2 ** 15), 2 ** 15 - 1),

@@ -15,11 +15,12 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from ..errors import tsql_error
+from ..values.precedence import aggregate_spec, common_spec
+from ..values.types import literal_spec
 from .parsing import not_supported
 from .sqltypes import parse_spec
 from .transpiler.interface import BindContext
 from .transpiler.scope import Source, projection_name, source_alias
-from .typeprec import aggregate_spec, common_spec, literal_spec
 
 
 def aliased(node: exp.Expression, name: str) -> exp.Alias:

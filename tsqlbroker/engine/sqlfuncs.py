@@ -24,9 +24,9 @@ from decimal import ROUND_DOWN, ROUND_HALF_UP, Context, Decimal
 from typing import Any
 
 from ..errors import TSqlError, tsql_error
+from ..storage.store import Store, StoreConnection
 from .seqstate import sqlite_nextval
 from .sqltypes import CI_COLLATION, from_storage, parse_spec, to_storage
-from .store import Store, StoreConnection
 
 _pending = threading.local()
 

@@ -15,8 +15,8 @@ from typing import Any
 from sqlalchemy import Integer, cast, false, literal, select
 
 from ..errors import BindError, tsql_error
+from ..storage.store import StoreConnection
 from .catalog import OBJECT_COLUMNS, Catalog, ObjectRow
-from .store import StoreConnection
 
 SYNONYM = "SN"
 SYNONYM_COLUMNS: list[tuple[str, str | None]] = [

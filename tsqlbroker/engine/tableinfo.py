@@ -15,9 +15,9 @@ from typing import Any
 
 from sqlalchemy import select
 
+from ..storage.naming import qualified_name
+from ..storage.store import StoreConnection
 from .catalog import TEMPDB, Catalog, ObjectRow
-from .naming import qualified_name
-from .store import StoreConnection
 from .triggers import trigger_from_row
 
 

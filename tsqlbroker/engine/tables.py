@@ -19,10 +19,7 @@ from sqlalchemy.schema import CreateTable
 from sqlglot import exp
 
 from ..errors import BindError, TSqlError, tsql_error
-from .catalog import TEMPDB, Catalog
-from .context import ExecContext
-from .execsql import Marks, run_sql
-from .naming import (
+from ..storage.naming import (
     column_name,
     physical_table_name,
     physical_table_variable_name,
@@ -31,12 +28,15 @@ from .naming import (
     quote_column,
     quote_ident,
 )
+from ..values.precedence import common_spec
+from .catalog import TEMPDB, Catalog
+from .context import ExecContext
+from .execsql import Marks, run_sql
 from .parsing import not_supported, parse_statement
 from .sqltypes import parse_spec
 from .tableinfo import TableInfo, load_table, referencing_constraints
 from .transpiler import Binder
 from .transpiler.scope import datatype_spec, table_key, written_name
-from .typeprec import common_spec
 from .usertypes import alias_type
 from .writer import physical_table_ref
 

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..storage.store import Store
 from .sqltypes import from_storage, spec_of_value, to_storage
-from .store import Store
 
 # (database or None, schema or None, name) as written.
 UdfName = tuple["str | None", "str | None", str]

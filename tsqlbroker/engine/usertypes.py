@@ -13,8 +13,8 @@ import json
 from typing import Any
 
 from ..errors import BindError, tsql_error
+from ..storage.store import StoreConnection
 from .catalog import Catalog
-from .store import StoreConnection
 
 ALIAS = "AT"
 FIRST_USER_TYPE_ID = 257

@@ -22,10 +22,12 @@ from ..storage.naming import quote_column
 from .catalog import Catalog
 from .context import ExecContext
 from .execsql import BackendSql, Marks, run_sql
+from .parsing import parse_statement
 from .sqlfuncs import backend_value
 from .sqltypes import check_length, from_storage, pad_fixed, parse_spec, to_storage
 from .tableinfo import ColumnInfo, ConstraintInfo, TableInfo, load_table, referencing_constraints
-from .transpile import PHYSICAL_MARK, Binder, parse_statement
+from .transpiler import Binder
+from .transpiler.scope import PHYSICAL_MARK
 from .triggers import TriggerEvent, wants
 
 KIND_TEXT = {"PK": "PRIMARY KEY", "UQ": "UNIQUE KEY"}

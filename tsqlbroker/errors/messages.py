@@ -255,7 +255,7 @@ MESSAGES: dict[int, tuple[int, str]] = {
     2744: (16, ("Multiple identity columns specified for table '%.*ls'. Only one identity "
                 "column per table is allowed.")),
     50000: (16, "%s"),
-    # --- values: types, conversions, operators, built-in functions, XML (interpreter/types.py & co)
+    # --- values: types, conversions, operators, built-in functions, XML (values/)
     131: (15, ("The size (%d) given to the %S_MSG '%.*ls' exceeds the maximum allowed for any "
                "data type (%d).")),
     155: (15, "'%.*ls' is not a recognized %ls option."),

@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING, Any
 from tsqlbroker.engine.context import ExecContext, VirtualTable, register_virtual_table
 from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.engine.sysviews import literal_rows
-from tsqlbroker.engine.txn import LockManager
 from tsqlbroker.errors import tsql_error
 from tsqlbroker.grammar import ast
+from tsqlbroker.storage.txn import LockManager
 
-from . import types as T
+from ..values import types as T
 from .compiler import Compiler, StmtFn, handler
 from .dynamic import SYSTEM_PROCEDURES
 from .frames import Frame

@@ -10,7 +10,7 @@ from tsqlbroker.engine.synonyms import SYNONYM, create_synonym
 from tsqlbroker.engine.usertypes import create_alias_type
 from tsqlbroker.grammar import ast
 
-from . import types as T
+from . import ast_types
 from .compiler import Compiler, StmtFn, handler
 from .schemas import ddl_statement, drop_objects
 
@@ -26,7 +26,7 @@ def compile_create_alias_type(c: Compiler, node: ast.CreateAliasType) -> StmtFn:
     def create(s: Session) -> None:
         # At run time, as SQL Server reports an unknown base type (Msg 2715) for the
         # statement, not the batch.
-        base = T.type_from_ast(node.base, "declare").spec()
+        base = ast_types.type_from_ast(node.base, "declare").spec()
         s.txn_for_statement().write()
         create_alias_type(s.conn, s.db_id, name.schema, name.name, base, nullable)
     return ddl_statement(create)

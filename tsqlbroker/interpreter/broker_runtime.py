@@ -31,11 +31,11 @@ from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine.activation import ActivatedTask, ActivationManager, log_error
 from tsqlbroker.engine.broker import Broker
-from tsqlbroker.engine.broker.hosting import NoSlot
 from tsqlbroker.engine.broker.transport import Transport
 from tsqlbroker.engine.brokerlog import BrokerLog
 from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import TSqlError, message_text
+from tsqlbroker.storage.backends.leases import NoSlot
 
 from .impersonation import run_as_user
 from .server_info import SERVER_NAME

@@ -24,7 +24,8 @@ from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import BindError, tsql_error
 from tsqlbroker.grammar import ast
 
-from . import types as T
+from ..values import types as T
+from ..values.convert import converter
 from .authorize import (
     permitted,
     require_database,
@@ -34,7 +35,6 @@ from .authorize import (
 )
 from .broker_runtime import runtime_for
 from .compiler import CExpr, Compiler, StmtFn, handler, walk
-from .convert import converter
 from .expressions import DYNAMIC
 from .impersonation import current, privileged
 from .sysfuncs import special

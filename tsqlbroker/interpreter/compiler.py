@@ -21,11 +21,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import TYPE_CHECKING, Any
 
-from tsqlbroker.engine.failures import storage_error
 from tsqlbroker.errors import BindError, ExecutionError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
+from tsqlbroker.storage.failures import storage_error
 
-from . import types as T
+from ..values import types as T
 
 if TYPE_CHECKING:
     from .frames import Frame

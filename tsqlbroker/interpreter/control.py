@@ -202,7 +202,7 @@ def compile_return(c: Compiler, node: ast.Return) -> StmtFn:
         return run_plain
     if c.kind == "batch" or c.kind == "dynamic":
         raise c.bind_error(178, node)
-    from . import types as T
+    from ..values import types as T
     from .expressions import coerce
 
     e = c.expr(node.expr)

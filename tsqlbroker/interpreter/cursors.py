@@ -16,7 +16,7 @@ from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.errors import ExecutionError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
-from . import types as T
+from ..values import types as T
 from .compiler import CExpr, Compiler, StmtFn, handler
 from .expressions import DYNAMIC, coerce, convert_fn
 from .sysfuncs import special

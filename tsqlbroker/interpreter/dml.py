@@ -19,7 +19,7 @@ from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.errors import TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
-from . import types as T
+from ..values import types as T
 from .authorize import PERMISSION_ERRORS, require_statement
 from .compiler import CExpr, Compiler, StmtFn, expr_handler, handler, variables_in
 from .expressions import DYNAMIC, comparison_fn, convert_fn

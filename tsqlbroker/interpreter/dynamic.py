@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 from tsqlbroker.errors import TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
-from . import types as T
+from ..values import types as T
+from . import ast_types
 from .batchcache import CompiledCache
 from .compiler import Compiler, ReturnSignal, StmtFn, handler
 from .control import collect_labels
@@ -61,7 +62,7 @@ def compile_dynamic(s: Session, text: str, params: str = "") -> Compiled:
         formal: list[ParamInfo] = []
         if params.strip():
             for p in _parse_params(params):
-                t = T.type_from_ast(p.type, "declare")
+                t = ast_types.type_from_ast(p.type, "declare")
                 info = c.declare(p.name, t, p, output=p.output)
                 formal.append(ParamInfo(p.name, info.slot, t, p.output, False))
         collect_labels(c, batch.statements)

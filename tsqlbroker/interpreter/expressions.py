@@ -18,9 +18,11 @@ from typing import TYPE_CHECKING, Any
 from tsqlbroker.errors import TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
-from . import convert as C
-from . import operators as O
-from . import types as T
+from ..values import convert as C
+from ..values import operators as O
+from ..values import precedence
+from ..values import types as T
+from . import ast_types
 from .compiler import CExpr, Compiler, EvalFn, const_expr, expr_handler
 
 if TYPE_CHECKING:
@@ -102,7 +104,7 @@ def _try_const(t: T.SqlType, fn: EvalFn, predicate: bool = False) -> CExpr:
 # --------------------------------------------------------------------------------------------
 @expr_handler(ast.Literal)
 def compile_literal(c: Compiler, node: ast.Literal) -> CExpr:
-    t, value = T.literal_type(node)
+    t, value = ast_types.literal_type(node)
     return const_expr(t, value)
 
 
@@ -540,7 +542,7 @@ def compile_like(c: Compiler, node: ast.Like) -> CExpr:
 def compile_case(c: Compiler, node: ast.Case) -> CExpr:
     results = [c.expr(r) for _w, r in node.whens]
     else_ = c.expr(node.else_) if node.else_ is not None else None
-    rtype = T.common_type([r.type for r in results] + ([else_.type] if else_ else []))
+    rtype = precedence.common_type([r.type for r in results] + ([else_.type] if else_ else []))
     rfns = [_coerce(r, rtype) for r in results]
     elsef = _coerce(else_, rtype) if else_ is not None else (lambda _f: None)
     if node.operand is not None:
@@ -592,14 +594,14 @@ def coerce(e: CExpr, t: T.SqlType) -> EvalFn:
 @expr_handler(ast.Cast)
 def compile_cast(c: Compiler, node: ast.Cast) -> CExpr:
     e = c.expr(node.expr)
-    t = T.type_from_ast(node.type, "cast")
+    t = ast_types.type_from_ast(node.type, "cast")
     return _conversion(e, t, None, node.try_)
 
 
 @expr_handler(ast.Convert)
 def compile_convert(c: Compiler, node: ast.Convert) -> CExpr:
     e = c.expr(node.expr)
-    t = T.type_from_ast(node.type, "cast")
+    t = ast_types.type_from_ast(node.type, "cast")
     style = None
     if node.style is not None:
         s = c.expr(node.style)

@@ -22,7 +22,7 @@ from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import tsql_error
 from tsqlbroker.grammar import ast
 
-from . import types as T
+from ..values import types as T
 from .compiler import CExpr, Compiler, StmtFn, handler
 from .sysfuncs import arity_args, int_arg, special, str_arg
 

@@ -1,6 +1,6 @@
 """The instance: one storage URL per process, shared by its sessions.
 
-It owns the :class:`~tsqlbroker.engine.store.Store`, the catalog, the compiled-procedure
+It owns the :class:`~tsqlbroker.storage.store.Store`, the catalog, the compiled-procedure
 cache and the T-SQL functions registered into the backend (so that queries the engine runs
 can call ``LEN``, ``DATEADD`` …).
 """
@@ -15,7 +15,7 @@ from typing import Any
 
 from tsqlbroker.engine.catalog import Catalog
 from tsqlbroker.engine.opening import opening
-from tsqlbroker.engine.store import Store
+from tsqlbroker.storage.store import Store
 
 from .batchcache import CompiledCache
 from .sink import Sink

@@ -29,11 +29,12 @@ from tsqlbroker.errors import (
 )
 from tsqlbroker.grammar import ast
 
-from . import types as T
+from ..values import types as T
+from ..values.convert import CONVERSION_ERRORS
+from . import ast_types
 from .authorize import require_database, require_execute
 from .compiler import Compiler, ReturnSignal, Scope, StmtFn, TableVarInfo, VarInfo, handler
 from .control import collect_labels
-from .convert import CONVERSION_ERRORS
 from .expressions import coerce, implicit
 from .frames import Frame
 from .impersonation import enter_module
@@ -122,7 +123,7 @@ def compile_module_node(text: str, node: ast.CreateProcedure | ast.CreateFunctio
             params.append(ParamInfo(p.name, hidden.slot, TABLE, False, True, None,
                                     table_type=p.type.name))
             continue
-        t = T.type_from_ast(p.type, "declare")
+        t = ast_types.type_from_ast(p.type, "declare")
         default: Any = None
         has_default = p.default is not None
         if p.default is not None:
@@ -138,7 +139,7 @@ def compile_module_node(text: str, node: ast.CreateProcedure | ast.CreateFunctio
         object.__setattr__(declare, "span", _returns_table_span(text, node))
         body = (declare, *body)
     elif isinstance(node, ast.CreateFunction):
-        return_type = T.type_from_ast(node.returns, "declare")
+        return_type = ast_types.type_from_ast(node.returns, "declare")
         c.return_type = return_type
     collect_labels(c, body)
     run = c.block(body)
@@ -592,7 +593,7 @@ def _module_handler(kind: str, module_type: str, label: str
             # The query is bound when a statement uses the function; the parameters' types
             # are checked now.
             for p in node.params:
-                T.type_from_ast(p.type, "declare")
+                ast_types.type_from_ast(p.type, "declare")
         else:
             # Validate the body now (Msg 137 … fail the CREATE, as in SQL Server).
             try:

@@ -17,7 +17,7 @@ from tsqlbroker.engine import permissions as P
 from tsqlbroker.errors import BindError, tsql_error
 from tsqlbroker.grammar import ast
 
-from . import types as T
+from ..values import types as T
 from .authorize import holds_here, holds_server, server_principals
 from .compiler import Compiler, StmtFn, handler, wrap_statement
 from .impersonation import context, current, principal_in, privileged, unchecked
@@ -25,7 +25,7 @@ from .sysfuncs import str_arg
 
 if TYPE_CHECKING:
     from tsqlbroker.engine.security import Security
-    from tsqlbroker.engine.store import StoreConnection
+    from tsqlbroker.storage.store import StoreConnection
 
     from .frames import Frame
 

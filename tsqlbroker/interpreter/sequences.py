@@ -12,7 +12,8 @@ from tsqlbroker.engine.sequences import SequenceOptions, Sequences
 from tsqlbroker.errors import BindError, tsql_error
 from tsqlbroker.grammar import ast
 
-from . import types as T
+from ..values import types as T
+from . import ast_types
 from .compiler import CExpr, Compiler, StmtFn, expr_handler, handler
 from .dml import run_sql
 from .dynamic import SYSTEM_PROCEDURES
@@ -51,7 +52,7 @@ def _options(c: Compiler, node: ast.CreateSequence) -> SequenceOptions:
     opts = SequenceOptions()
     for word, value in node.options:
         if word == "as":
-            opts.type_spec = T.type_from_ast(value, "sequence").spec()
+            opts.type_spec = ast_types.type_from_ast(value, "sequence").spec()
         elif word == "start":
             opts.start = value
         elif word == "restart":

@@ -18,13 +18,12 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from tsqlbroker.engine.failures import is_transient
 from tsqlbroker.engine.security import Security
-from tsqlbroker.engine.txn import Txn
 from tsqlbroker.errors import CancelledError, ExecutionError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
+from tsqlbroker.storage.failures import is_transient
+from tsqlbroker.storage.txn import Txn
 
-from . import messages as _messages  # noqa: F401 - registers the interpreter's texts
 from . import transactions as tx
 from .batchcache import batch_key, split_key
 from .compiler import GotoSignal, ReturnSignal, Signal, internal_error

@@ -13,11 +13,12 @@ from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.errors import ExecutionError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
-from . import types as T
+from ..values import types as T
+from ..values.message_format import format_raiserror
+from . import ast_types
 from .authorize import require_connect, require_create_database, require_drop_database
 from .compiler import CExpr, Compiler, StmtFn, handler, self_wrapped, touches_storage, walk
 from .expressions import coerce
-from .printf import format_raiserror
 from .statistics import set_statistics
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ def compile_declare(c: Compiler, node: ast.Declare) -> StmtFn:
         if not is_builtin(item.type):  # DECLARE @t dbo.SomeTableType
             tables.append(compile_declare_typed(c, item))
             continue
-        t = T.type_from_ast(item.type, "declare")
+        t = ast_types.type_from_ast(item.type, "declare")
         init = c.expr(item.default) if item.default is not None else None
         info = c.declare(item.name, t, item)
         if init is not None:
@@ -120,8 +121,8 @@ def compile_set_variable(c: Compiler, node: ast.SetVariable) -> StmtFn:
 
 def _compile_xml_modify(c: Compiler, node: ast.SetVariable) -> StmtFn:
     """``SET @x.modify('insert … | delete … | replace value of …')`` on an xml variable."""
+    from ..values.xml_modify import modify
     from .sysfuncs import xml_resolver
-    from .xmldml import modify
 
     info = c.var(node.name, node)
     call = node.expr

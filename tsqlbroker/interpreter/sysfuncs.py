@@ -19,14 +19,15 @@ from typing import TYPE_CHECKING, Any
 from tsqlbroker.errors import BindError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
-from . import types as T
+from ..values import precedence
+from ..values import types as T
+from ..values.convert import variant_type
+from ..values.xml_value import XmlValue
 from .compiler import CExpr, Compiler, EvalFn, const_expr, expr_handler
-from .convert import variant_type
 from .expressions import DYNAMIC, coerce
 from .server_info import SERVER_NAME, VERSION, server_property
 from .setoptions import options_bitmap, session_property
 from .variantprops import variant_property
-from .xmlvalue import XmlValue
 
 if TYPE_CHECKING:
     from .frames import Frame
@@ -117,7 +118,7 @@ def compile_call(c: Compiler, node: ast.FunctionCall) -> CExpr:
 def compile_builtin(c: Compiler, node: ast.FunctionCall) -> CExpr:
     """A call of a value-library built-in (``functions.lookup``), bound to its argument types
     once; constant calls of deterministic functions are folded."""
-    from . import functions as FN
+    from ..values import builtins as FN
 
     name = node.name
     key = name.name.lower()
@@ -213,7 +214,7 @@ def _iif(c: Compiler, node: ast.FunctionCall) -> CExpr:
         raise c.bind_error(174, node, "iif", 3)
     cond = c.predicate(node.args[0])
     a, b = c.expr(node.args[1]), c.expr(node.args[2])
-    t = T.common_type([a.type, b.type])
+    t = precedence.common_type([a.type, b.type])
     af, bf = coerce(a, t), coerce(b, t)
     return CExpr(t, lambda f: af(f) if cond(f) else bf(f))
 
@@ -224,7 +225,7 @@ def _coalesce(c: Compiler, node: ast.FunctionCall) -> CExpr:
         raise c.bind_error_text(node, "The coalesce function requires at least 2 arguments.",
                                 189)
     args = [c.expr(a) for a in node.args]
-    t = T.common_type([a.type for a in args])
+    t = precedence.common_type([a.type for a in args])
     fns = [coerce(a, t) for a in args]
 
     def coalesce(f: Frame) -> Any:
@@ -291,7 +292,7 @@ def _object_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
     tf = str_arg(args[1]) if len(args) > 1 else (lambda _f: None)
 
     def object_id(f: Frame) -> Any:
-        from tsqlbroker.engine.transpile import object_id_of
+        from tsqlbroker.engine.transpiler.resolve import object_id_of
 
         name = nf(f)
         if name is None:

@@ -12,7 +12,7 @@ from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.errors import tsql_error
 from tsqlbroker.grammar import ast
 
-from . import types as T
+from ..values import types as T
 from .compiler import Compiler, StmtFn
 from .frames import Frame
 from .server_info import config_options
@@ -57,7 +57,7 @@ def _objname_arg(c: Compiler, node: ast.ExecProc) -> Any:
 
 def _resolve(f: Frame, name: str | None) -> Any:
     """The catalog row of object ``name`` in the current database, or Msg 15009."""
-    from tsqlbroker.engine.transpile import object_id_of
+    from tsqlbroker.engine.transpiler.resolve import object_id_of
 
     from .dml import exec_context
 

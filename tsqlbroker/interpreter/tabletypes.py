@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 from tsqlbroker.errors import MESSAGES, BindError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
-from . import types as T
+from ..values import types as T
+from . import ast_types
 from .compiler import CExpr, Compiler, StmtFn, TableVarInfo, handler
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ def _split(type_name: str) -> tuple[str | None, str]:
 def is_builtin(dt: ast.DataType) -> bool:
     """True when ``dt`` names a system type (False: a user-defined type, Msg 2715 if none)."""
     try:
-        T.type_from_ast(dt, "declare")
+        ast_types.type_from_ast(dt, "declare")
     except TSqlError as e:
         if e.number == 2715:
             return False

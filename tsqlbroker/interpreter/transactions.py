@@ -1,4 +1,4 @@
-"""T-SQL transactions mapped onto :class:`tsqlbroker.engine.txn.Txn`.
+"""T-SQL transactions mapped onto :class:`tsqlbroker.storage.txn.Txn`.
 
 ``BEGIN TRAN`` nests a count (``@@TRANCOUNT``); only the outermost COMMIT commits; ROLLBACK
 without a savepoint name undoes everything and sets the count to 0; ``ROLLBACK TRAN name``

@@ -22,8 +22,8 @@ from tsqlbroker.errors import BindError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 from tsqlbroker.grammar.parser import parse_batch
 
+from ..values import types as T
 from . import dml
-from . import types as T
 from .compiler import CExpr, Compiler, StmtFn, expr_handler, handler
 from .procedures import Compiled, ParamInfo, collect_labels, invoke
 from .schemas import ddl_statement, drop_objects

@@ -9,11 +9,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Protocol
 
-from tsqlbroker.engine.store import StoreConnection
 from tsqlbroker.engine.usertypes import alias_type
 from tsqlbroker.errors import TSqlError
+from tsqlbroker.storage.store import StoreConnection
 
-from . import types as T
+from ..values import types as T
 
 
 class InDatabase(Protocol):

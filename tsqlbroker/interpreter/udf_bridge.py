@@ -19,7 +19,7 @@ from tsqlbroker.engine.udfbridge import UdfInfo, UdfName, register_bridge
 from tsqlbroker.errors import ExecutionError
 from tsqlbroker.grammar import ast
 
-from . import types as T
+from ..values import types as T
 
 if TYPE_CHECKING:
     from .frames import Frame

@@ -11,7 +11,7 @@ from typing import Any
 
 from tsqlbroker.errors import tsql_error
 
-from .types import MAX, SqlType
+from ..values.types import MAX, SqlType
 
 COLLATION = "SQL_Latin1_General_CP1_CI_AS"
 # Precision and scale per base type, as the SQL_VARIANT_PROPERTY page lists them.

@@ -37,7 +37,6 @@ from rich.text import Text
 
 from tsqlbroker import __version__
 from tsqlbroker.engine.results import ResultSet
-from tsqlbroker.engine.store import restrict_to_owner
 from tsqlbroker.errors import StorageOpenError, TSqlError
 from tsqlbroker.repl.catalog import CatalogCache, HelperSession, bracket, changes_catalog
 from tsqlbroker.repl.completer import TSqlCompleter
@@ -55,6 +54,7 @@ from tsqlbroker.repl.sqlcmd import (
     preprocess,
     split_at_last_go,
 )
+from tsqlbroker.storage.store import restrict_to_owner
 
 InstanceFactory = Callable[[str | None], Any]
 

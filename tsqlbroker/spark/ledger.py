@@ -33,7 +33,7 @@ from sqlalchemy import (
 
 from tsqlbroker.engine.broker.model import utcnow
 from tsqlbroker.engine.catalog import Catalog
-from tsqlbroker.engine.store import Store, StoreConnection
+from tsqlbroker.storage.store import Store, StoreConnection
 
 _PREFIX = "tsqlb_spark_"
 _CHUNK = 500

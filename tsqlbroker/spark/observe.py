@@ -18,7 +18,7 @@ from pyspark.sql.datasource import DataSourceReader, Filter, InputPartition
 
 from tsqlbroker.engine.broker.validation import decode_body
 from tsqlbroker.errors import TSqlError
-from tsqlbroker.interpreter.xmlvalue import XmlValue
+from tsqlbroker.values.xml_value import XmlValue
 
 from .columns import row_converter, schema_ddl
 from .filters import Condition, Pushdown, where

@@ -5,7 +5,7 @@ themselves. That lets a session *read* without holding a storage transaction (SQ
 READ COMMITTED: each statement sees what is committed) and take the storage write lock only at
 its first write (``BEGIN IMMEDIATE`` on SQLite, so a reader never has to upgrade and fail).
 Broker operations that SQL Server applies at commit (delivery of SENDs, removal of RECEIVEd
-messages) are flushed by :class:`~tsqlbroker.engine.txn.Txn` at commit, so an idle ``WAITFOR``
+messages) are flushed by :class:`~tsqlbroker.storage.txn.Txn` at commit, so an idle ``WAITFOR``
 or a long RECEIVE loop holds no storage lock.
 
 URLs: ``None`` → the default SQLite file; ``sqlite://`` → a private database that lives in

@@ -3,7 +3,7 @@
 A T-SQL transaction (explicit ``BEGIN TRAN`` or the implicit one around a single statement)
 maps to one :class:`Txn`. It owns:
 
-* the session's :class:`~tsqlbroker.engine.store.StoreConnection` (storage transaction opened
+* the session's :class:`~tsqlbroker.storage.store.StoreConnection` (storage transaction opened
   lazily at the first write);
 * *deferred operations*: work SQL Server applies at commit (delivering SENDs, deleting RECEIVEd
   messages). They are flushed, in order, inside the storage transaction just before COMMIT, so
@@ -88,7 +88,7 @@ class Txn:
     # poison-message counter), keyed by module.
     state: dict[str, Any] = field(default_factory=dict)
     # The transaction met a failure not of its own making (deadlock victim, lock timeout,
-    # lost connection, cancellation; engine/failures.py): its rollback is no sign of a
+    # lost connection, cancellation; storage/failures.py): its rollback is no sign of a
     # poison message.
     forced_rollback: bool = False
 

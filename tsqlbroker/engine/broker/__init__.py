@@ -12,13 +12,13 @@ activation), ``activation_link`` (the activation manager's view of the broker).
 
 :class:`Broker` is a front: it builds the state and the parts (each given what it uses) and
 binds their public methods as its own, so callers write ``broker.send(…)``.
-Every statement method takes the caller's :class:`~tsqlbroker.engine.txn.Txn` and joins its
+Every statement method takes the caller's :class:`~tsqlbroker.storage.txn.Txn` and joins its
 transaction; the engine never imports the grammar or the interpreter.
 """
 
 from __future__ import annotations
 
-from ..store import Store
+from ...storage.store import Store
 from .activation_link import ActivationLink
 from .clock import Clock
 from .conversations import Conversations

@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy import and_, select, update
 
-from ..txn import Txn
+from ...storage.txn import Txn
 from .notifications import Notifications
 from .objects import Objects
 from .receive import Receiving

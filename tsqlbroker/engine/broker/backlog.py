@@ -14,7 +14,7 @@ import logging
 
 from sqlalchemy import Text, cast, func, select
 
-from ..store import StoreConnection
+from ...storage.store import StoreConnection
 from . import pgsync
 from .schema import BrokerTables
 

@@ -1,6 +1,6 @@
 """Conversation-group ownership across processes sharing one SQLite file.
 
-In one process the lock manager (``engine/txn.LockManager``) says which transaction holds a
+In one process the lock manager (``storage/txn.LockManager``) says which transaction holds a
 conversation group; PostgreSQL adds row locks (``pgsync``). SQLite has neither row locks nor
 a way to show a row to other processes before the transaction that wrote it commits, and a
 RECEIVE deletes what it took only at commit: before this module, two processes RECEIVE-ing
@@ -34,10 +34,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ...errors import broker_error
-from ..store import StoreConnection
-from ..txn import LockManager, Txn
+from ...storage.backends.sqlite.file_locks import LockDir
+from ...storage.store import StoreConnection
+from ...storage.txn import LockManager, Txn
 from .fastsql import run
-from .filelocks import LockDir
 from .schema import PREFIX
 from .waits import QueueSignals
 

@@ -11,8 +11,8 @@ from datetime import datetime
 from sqlalchemy import and_, func, select, update
 
 from ...errors import message_text
-from ..store import StoreConnection
-from ..txn import Txn
+from ...storage.store import StoreConnection
+from ...storage.txn import Txn
 from .delivery import Delivery
 from .model import DIALOG_TIMER, Endpoint, utcnow
 from .state import BrokerState

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import delete, insert, select, update
 
 from ...errors import broker_error, message_text
-from ..txn import Txn
+from ...storage.txn import Txn
 from .delivery import Delivery
 from .group_locks import GroupLocks
 from .model import (

@@ -18,8 +18,8 @@ from typing import Any
 from sqlalchemy import and_, delete, insert, select, update
 
 from ...errors import BrokerError, broker_error, message_text
-from ..store import StoreConnection
-from ..txn import Txn
+from ...storage.store import StoreConnection
+from ...storage.txn import Txn
 from .fastsql import (
     CLAIM_PEER,
     CLAIM_SEND_PG,

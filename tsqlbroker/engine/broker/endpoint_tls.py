@@ -34,10 +34,10 @@ from typing import Any
 from sqlalchemy import and_, or_, select
 
 from ...errors import message_text, tsql_error
+from ...storage.store import Store, StoreConnection
 from .. import certs, servicekey
 from ..catalog import MASTER
 from ..security import Security
-from ..store import Store, StoreConnection
 from .schema import broker_tables
 from .transport_wire import WireError
 

@@ -15,9 +15,9 @@ from typing import Any
 
 from sqlalchemy import select
 
+from ...storage.store import StoreConnection
 from ..catalog import Catalog
 from ..security import Security
-from ..store import StoreConnection
 from .transport_conns import COLUMNS as CONNECTION_COLUMNS
 from .transport_conns import registry
 

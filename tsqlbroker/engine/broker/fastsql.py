@@ -4,19 +4,19 @@ SQLAlchemy Core builds and cache-keys a statement, and sets up result metadata, 
 execution, which costs several times what SQLite takes to run it. The few statements SEND
 and RECEIVE run for every message are kept here as backend SQL text with positional
 parameters (``?``) and executed on the session's DBAPI connection: SQLite's cursor, or on
-PostgreSQL libpq itself (:mod:`tsqlbroker.engine.pgexec`). Values follow the
+PostgreSQL libpq itself (:mod:`tsqlbroker.storage.backends.postgres.libpq`). Values follow the
 storage conventions of ``schema.py``: uniqueidentifiers as upper-case text, times as naive
 UTC — on SQLite as text in SQLAlchemy's own ``DateTime`` format, so both paths read alike.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
-from ..store import GUARD_FAILED, StoreConnection
-from ..txn import CommitGuard, Txn
+from ...storage.store import GUARD_FAILED, StoreConnection
+from ...storage.txn import CommitGuard, Txn
 from .model import Endpoint
 from .schema import PREFIX
 

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 
 from ...errors import broker_error
-from ..txn import Txn
+from ...storage.txn import Txn
 from . import pgsync
 from .state import BrokerState, TxnBrokerState
 

@@ -23,12 +23,9 @@ file (``storage/backends/sqlite/leases.py``): the store's backend gives both.
 
 from __future__ import annotations
 
-from ...storage.backends.leases import HostLease, LocalLease, NoSlot, ReaderSlotLike
+from ...storage.backends.leases import HostLease, ReaderSlotLike
 from ...storage.backends.sqlite.file_locks import LockDir
 from ...storage.store import Store
-
-# Where the lease and slot kinds live now, for the files still importing them from here.
-__all__ = ["HostLease", "LocalLease", "NoSlot", "ReaderSlotLike", "StoreHosting"]  # issue15-shim
 
 
 class StoreHosting:

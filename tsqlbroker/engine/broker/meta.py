@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import select
 
-from ..store import StoreConnection
-from ..txn import Txn
+from ...storage.store import StoreConnection
+from ...storage.txn import Txn
 from .model import ContractRow, MessageTypeRow, QueueRow, ServiceRow
 from .schema import BrokerTables
 

@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import delete, func, insert, select, update
 
 from ...errors import BindError, broker_error, tsql_error
-from ..txn import Txn
+from ...storage.txn import Txn
 from .conversations import Conversations
 from .delivery import Delivery
 from .endpoint_tls import check_authentication

@@ -22,7 +22,7 @@ from xml.sax.saxutils import escape
 from sqlalchemy import delete, insert, select, update
 
 from ...errors import tsql_error
-from ..txn import Txn
+from ...storage.txn import Txn
 from .conversations import Conversations
 from .delivery import Delivery
 from .model import (

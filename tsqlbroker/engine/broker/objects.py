@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from sqlalchemy import delete, func, insert, select, update
 
 from ...errors import BindError, broker_error, tsql_error
-from ..store import StoreConnection
-from ..txn import Txn
+from ...storage.store import StoreConnection
+from ...storage.txn import Txn
 from .conversations import Conversations
 from .delivery import Delivery
 from .meta import DbMeta

@@ -22,9 +22,9 @@ from typing import Any
 from sqlalchemy import and_, select
 
 from ...errors import broker_error
+from ...storage.store import StoreConnection
+from ...storage.txn import Txn
 from ..results import ResultSet
-from ..store import StoreConnection
-from ..txn import Txn
 from . import pgsync
 from .claims import FOREIGN_CLAIMED
 from .fastsql import (

@@ -17,13 +17,15 @@ from typing import Any
 from sqlalchemy import delete, insert, select
 
 from ...errors import BindError, broker_error, tsql_error
+from ...storage.backends.postgres import interest as pgwake
+from ...storage.backends.sqlite import wake as filewake
+from ...storage.backends.sqlite.file_locks import LockDir
+from ...storage.store import Store, StoreConnection
+from ...storage.txn import LockManager, Txn
 from ..catalog import Catalog
-from ..store import Store, StoreConnection
-from ..txn import LockManager, Txn
-from . import filewake, pgsync, pgwake
+from . import pgsync
 from .claims import GroupClaims
 from .fastsql import fetch_endpoint, fetch_peer
-from .filelocks import LockDir
 from .hosting import StoreHosting
 from .meta import DbMeta, MetaCache
 from .model import (

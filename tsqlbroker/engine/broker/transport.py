@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import and_, delete, or_, select, update
 
 from ...errors import message_text
-from ..txn import Txn
+from ...storage.txn import Txn
 from .delivery import held_row
 from .model import Endpoint
 from .transport_conns import CONNECTED, WAIT_LOGIN_NEGOTIATE, ConnStats, registry

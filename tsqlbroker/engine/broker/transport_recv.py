@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Column, Integer, String, Table, delete, insert, select, update
 
-from ..txn import Txn
+from ...storage.txn import Txn
 from .model import Acceptance, Endpoint, Outgoing, utcnow
 from .schema import PREFIX
 from .transport_wire import WireError, check_close, check_message, time_in

@@ -29,7 +29,7 @@ from typing import Any
 from sqlalchemy import select
 
 from ...errors import message_text
-from ..store import StoreConnection
+from ...storage.store import StoreConnection
 from .model import Endpoint, Outgoing, utcnow
 from .state import BrokerState
 

@@ -11,9 +11,9 @@ from typing import Any, Protocol
 from sqlglot import exp
 
 from ...storage.backends.base import Backend
+from ...storage.store import StoreConnection
 from ..catalog import Catalog
 from ..context import ExecContext
-from ..store import StoreConnection
 from .scope import Applied, Compiled, Source, TableKey
 
 __all__ = ["BindContext", "BoundStatement"]

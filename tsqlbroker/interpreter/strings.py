@@ -1,6 +1,0 @@
-"""Moved to :mod:`tsqlbroker.values.string_builtins` (issue 15); removed in P5."""  # issue15-shim
-import sys
-
-from tsqlbroker.values import string_builtins as moved
-
-sys.modules[__name__] = moved
