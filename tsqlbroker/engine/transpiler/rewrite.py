@@ -25,7 +25,6 @@ from ..funcmap import (
 )
 from ..metafuncs import replacement as session_call
 from ..parsing import not_supported
-from ..pgxml import pg_xml_method
 from ..seqcalls import sequence_call
 from ..sqlfuncs import backend_value, registered_functions
 from ..sqltypes import STRING_TYPES, parse_spec, to_storage
@@ -368,7 +367,7 @@ class Rewriter:
         name = f"xml_{method.name.lower()}"
         if name not in self.functions and self.backend.xpath_in_sql:
             translator = registered_functions(self.conn.store).get("xml_xpath")
-            return pg_xml_method(method.name.lower(), self.rewrite(self._xml_target(node)),
+            return self.rewrites.xml_method(method.name.lower(), self.rewrite(self._xml_target(node)),
                                  list(method.expressions),
                                  translator[1] if translator is not None else None)
         if name not in self.functions:

@@ -3,7 +3,7 @@
 The conversion runs in the server function ``tsqlb_cvt`` (:mod:`.convert_sql`), which returns
 the engine's storage text of the target type; :func:`from_storage_text` turns such text into
 the backend value of the type. Used by this backend's query rewrites (``rewrites.convert``),
-its xml methods and the UDF look-ups, which bind values computed in Python as storage text.
+its xml methods (``xml_methods.py``) and the UDF look-ups, which bind values computed in Python as storage text.
 """
 
 from __future__ import annotations

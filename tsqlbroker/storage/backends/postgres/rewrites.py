@@ -13,6 +13,7 @@ from sqlglot.dialects.postgres import Postgres
 
 from ....errors import not_supported
 from .casts import cast_to
+from .xml_methods import xml_method  # noqa: F401 - the transpiler asks it by name
 
 # T-SQL's case-insensitive string searches and other built-ins as the SQL functions of
 # pgtext.py / pgstrings.py (also usable on the nondeterministic tsqlb_ci collation, where

@@ -17,10 +17,9 @@ from typing import Any
 
 from sqlglot import exp
 
-from ..errors import tsql_error
-from ..storage.backends.postgres.casts import cast_to
-from .parsing import not_supported
-from .sqltypes import normalize_spec
+from ....errors import not_supported, tsql_error
+from ....values.types import normalize_spec
+from .casts import cast_to
 
 Translator = Callable[[str, str], Any]
 
@@ -47,8 +46,8 @@ def _xpath_text(xpath: str) -> str:
     return xpath.replace("$__r/", "/").replace("$__r", "/")
 
 
-def pg_xml_method(method: str, doc: exp.Expression, args: list[exp.Expression],
-                  translate: Translator | None) -> exp.Expression:
+def xml_method(method: str, doc: exp.Expression, args: list[exp.Expression],
+               translate: Translator | None) -> exp.Expression:
     """``doc.method(args…)`` (``doc`` already rewritten) as PostgreSQL SQL."""
     label = f"{method}()"
     if method not in ("value", "exist", "query"):
