@@ -80,33 +80,10 @@ KNOWN_LAYER_BREAKS: dict[tuple[str, ...], str] = {
 
 # Import cycles, as the sorted tuple of their modules → why.
 KNOWN_CYCLES: dict[tuple[str, ...], str] = {
-    ("interpreter.compiler", "interpreter.frames", "interpreter.session",
-     "interpreter.transactions"):
-        "frames.py imports Session for its type; p5c drops it (P5 step 4)",
 }
 
 # (importer, imported module, name) → why.
 KNOWN_PRIVATE_IMPORTS: dict[tuple[str, ...], str] = {
-    ("engine.security_views", "engine.security", "_SQL_EPOCH"):
-        "security modules move into engine/security/ with public names (P5 step 2)",
-    **because(
-        "grammar builders split into build_common.py: ident_value, options (P5 step 3)",
-        ("grammar.build_broker", "grammar.build_stmt", "_ident_value"),
-        ("grammar.build_broker", "grammar.build_stmt", "_opts"),
-    ),
-    **because(
-        "interpreter helpers shared by handler modules, to be public (p5c, P5 step 4)",
-        ("interpreter.broker_runtime", "interpreter.procedures", "_parse_object_name"),
-        ("interpreter.control", "interpreter.compiler", "_BREAK"),
-        ("interpreter.control", "interpreter.compiler", "_CONTINUE"),
-        ("interpreter.dml", "interpreter.expressions", "_dynamic_binary"),
-        ("interpreter.dynamic", "interpreter.procedures", "_bind_plan"),
-        ("interpreter.dynamic", "interpreter.procedures", "_site_id"),
-        ("interpreter.impersonation", "interpreter.sysfuncs", "_arity"),
-        ("interpreter.impersonation", "interpreter.sysfuncs", "_int_arg"),
-        ("interpreter.impersonation", "interpreter.sysfuncs", "_str_arg"),
-        ("interpreter.tabletypes", "interpreter.dml", "_columns_sql"),
-    ),
 }
 
 # Imports inside functions without a start-up laziness comment: (importer, imported) → why.
@@ -116,7 +93,6 @@ KNOWN_LOCAL_IMPORTS: dict[tuple[str, str], str] = {
         "deferred for start-up time or an optional driver; the `# start-up laziness:` comment "
         "is still to be written (P5 step 4)",
             ("codecache", "tempfile"),
-            ("engine.execsql", "storage.backends.postgres.libpq"),
             ("engine.security_views", "sqlalchemy"),
             ("grammar.driver", "lark"),
             ("grammar.driver", "grammar.tables"),
@@ -206,7 +182,6 @@ KNOWN_LOCAL_IMPORTS: dict[tuple[str, str], str] = {
         "split (P5 steps 2, 4)",
             ("engine.broker.activation_link", "engine.activation"),
             ("engine.broker.delivery", "engine.broker.model"),
-            ("engine.broker.meta", "engine.broker.pgsync"),
             ("engine.permissions", "engine.broker"),
             ("engine.security", "engine.permissions"),
             ("engine.security_views", "engine.roles"),
@@ -240,22 +215,10 @@ KNOWN_BACKEND_NAMES: dict[tuple[str, ...], str] = {
     **because(
         "a dialect name still passed where the backend object should be (p5c: Marks, "
         "to_storage, run_sql take the backend)",
-        ("engine.execsql", "postgresql"),
-        ("engine.execsql", "sqlite"),
-        ("engine.jsonbuild", "sqlite"),
-        ("engine.sqltypes", "sqlite"),
         ("engine.sysviews", "sqlite"),
-        ("engine.transpiler.rewrite", "sqlite"),
         ("engine.udfbridge", "sqlite"),
         ("engine.udfcall", "postgresql"),
         ("storage.stored_values", "sqlite"),
-    ),
-    **because(
-        "sqlglot's dialect name for PostgreSQL type syntax; to go through "
-        "backend.sqlglot_dialect (p5c transpiler rewrites)",
-        ("engine.funcmap", "postgres"),
-        ("engine.pgxml", "postgres"),
-        ("engine.udfcall", "postgres"),
     ),
 }
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tsqlbroker.engine.broker import pgsync
+from tsqlbroker.storage.backends.postgres import notices
 from tsqlbroker.storage.store import Store
 
 if TYPE_CHECKING:
@@ -13,10 +13,10 @@ if TYPE_CHECKING:
 
 
 def test_stop_wakes_the_listener(fresh_postgres: FreshPostgres, monkeypatch: Any) -> None:
-    monkeypatch.setattr(pgsync.Listener, "POLL_SECONDS", 3600.0)
+    monkeypatch.setattr(notices.Listener, "POLL_SECONDS", 3600.0)
     store = Store(fresh_postgres.url())
     seen: list[tuple[str, int, int]] = []
-    listener = pgsync.Listener(store, lambda *event: seen.append(event))
+    listener = notices.Listener(store, lambda *event: seen.append(event))
     try:
         listener.start()
         listener.stop()

@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from tsql_client import Client, services_script
 
-from tsqlbroker.engine.broker import Broker, pgsync
+from tsqlbroker.engine.broker import Broker
 from tsqlbroker.interpreter.instance import Instance
 from tsqlbroker.storage.backends.postgres import interest as pgwake
+from tsqlbroker.storage.backends.postgres import notices as pg_notices
+from tsqlbroker.storage.backends.postgres.advisory import connect_autocommit
 
 if TYPE_CHECKING:
     from conftest import FreshPostgres
@@ -23,13 +25,13 @@ if TYPE_CHECKING:
 
 def test_events_travel_in_one_payload_without_duplicates() -> None:
     events = [("e", 5, 10), ("l", 5, 11), ("e", 5, 10)]
-    payloads = pgsync._payloads(events)
-    assert payloads == [f"{pgsync.PROCESS_TAG}|e|5|10;l|5|11"]
+    payloads = pg_notices._payloads(events)
+    assert payloads == [f"{pg_notices.PROCESS_TAG}|e|5|10;l|5|11"]
 
 
 def test_a_payload_too_large_for_one_notify_is_split() -> None:
     events = [("e", 1, queue) for queue in range(2000)]
-    payloads = pgsync._payloads(events)
+    payloads = pg_notices._payloads(events)
     assert len(payloads) > 1
     assert all(len(p) < 8000 for p in payloads)
     items = [item for p in payloads for item in p.split("|", 1)[1].split(";")]
@@ -37,41 +39,41 @@ def test_a_payload_too_large_for_one_notify_is_split() -> None:
 
 
 def test_literals_are_quoted_for_the_commit_statement() -> None:
-    assert pgsync._literal("it's") == "'it''s'"
+    assert pg_notices._literal("it's") == "'it''s'"
 
 
 def test_the_listener_dispatches_every_event_of_another_process(
         caplog: pytest.LogCaptureFixture) -> None:
     seen: list[tuple[str, int, int]] = []
-    listener = pgsync.Listener(store=None, handler=lambda *e: seen.append(e))  # type: ignore[arg-type]
+    listener = pg_notices.Listener(store=None, handler=lambda *e: seen.append(e))  # type: ignore[arg-type]
     listener._dispatch("other-1|e|5|10;l|5|11")
     listener._dispatch("other-1|m|5|0")              # the one-event form of older processes
-    listener._dispatch(f"{pgsync.PROCESS_TAG}|e|5|10")   # this process's own echo
+    listener._dispatch(f"{pg_notices.PROCESS_TAG}|e|5|10")   # this process's own echo
     listener._dispatch("other-1|")                    # another process's listener stopping
     assert seen == [("e", 5, 10), ("l", 5, 11), ("m", 5, 0)]
     assert not [r for r in caplog.records if r.levelname == "ERROR"]
 
 
 def test_commit_notices_name_the_locked_queues_once(monkeypatch: Any) -> None:
-    monkeypatch.setattr(pgsync, "schema", lambda _conn: "x")
-    notices = pgsync.CommitNotices()
+    monkeypatch.setattr(pg_notices, "schema", lambda _conn: "x")
+    notices = pg_notices.CommitNotices()
     notices.events += [("e", 2, 7), ("e", 2, 7)]
     notices.locked |= {(2, 8), (2, 7)}
     sql = notices.sql(conn=None)  # type: ignore[arg-type]
     # Behind the gate of both queues, and only if some process waits on one of them.
     assert sql == (f"{pgwake.gate_sql('x', [(2, 7), (2, 8)])}; "
-                   f"SELECT pg_notify('tsqlb_x', '{pgsync.PROCESS_TAG}|e|2|7;l|2|7;l|2|8') "
+                   f"SELECT pg_notify('tsqlb_x', '{pg_notices.PROCESS_TAG}|e|2|7;l|2|7;l|2|8') "
                    f"WHERE {pgwake.waiter_condition('x', [(2, 7), (2, 8)])}")
     assert notices.sent
-    assert pgsync.CommitNotices().sql(conn=None) is None  # type: ignore[arg-type]
+    assert pg_notices.CommitNotices().sql(conn=None) is None  # type: ignore[arg-type]
 
 
 def test_metadata_changes_are_always_notified(monkeypatch: Any) -> None:
-    monkeypatch.setattr(pgsync, "schema", lambda _conn: "x")
+    monkeypatch.setattr(pg_notices, "schema", lambda _conn: "x")
     sent: list[str] = []
-    monkeypatch.setattr(pgsync, "run", lambda _conn, sql, *_a: sent.append(sql))
-    pgsync.notify(conn=None, kind="m", db_id=5)  # type: ignore[arg-type]
-    assert sent == [f"SELECT pg_notify('tsqlb_x', '{pgsync.PROCESS_TAG}|m|5|0')"]
+    monkeypatch.setattr(pg_notices, "execute", lambda _conn, sql, *_a: sent.append(sql))
+    pg_notices.notify(conn=None, kind="m", db_id=5)  # type: ignore[arg-type]
+    assert sent == [f"SELECT pg_notify('tsqlb_x', '{pg_notices.PROCESS_TAG}|m|5|0')"]
 
 
 def test_gate_and_interest_keys_are_distinct_per_purpose_queue_and_database() -> None:
@@ -103,12 +105,12 @@ def test_a_commit_notifies_only_while_some_process_waits_on_the_queue(
             "SEND ON CONVERSATION @h MESSAGE TYPE [//n/Msg] (0x01); COMMIT")
     receive = "BEGIN TRAN; RECEIVE TOP (1) message_body FROM TargQ; COMMIT"
     store = pg_instance.store
-    listen = pgsync.connect_autocommit(store)
-    other = pgwake.Interest(lambda: pgsync.connect_autocommit(store))  # another process's
+    listen = connect_autocommit(store)
+    other = pgwake.Interest(lambda: connect_autocommit(store))  # another process's
     try:
         conn = store.connect()
         try:
-            listen.execute(f'LISTEN "{pgsync.channel(conn)}"')
+            listen.execute(f'LISTEN "{pg_notices.channel(conn)}"')
         finally:
             conn.close()
 

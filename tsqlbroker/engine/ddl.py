@@ -20,7 +20,6 @@ from .catalog import Catalog
 from .context import ExecContext
 from .execsql import Marks, run_sql
 from .parsing import not_supported
-from .sqltypes import column_type
 from .tableinfo import TableInfo, load_table
 from .tables import PendingConstraint, add_constraint, column_def, table_constraint
 from .transpiler import Binder
@@ -93,7 +92,7 @@ def _add_column(ctx: ExecContext, info: TableInfo, action: exp.ColumnDef) -> Non
         type_spec=col["spec"], is_nullable=col["nullable"], is_identity=ident is not None,
         seed_value=ident[0] if ident else None, increment_value=ident[1] if ident else None,
         identity_next=None, default_sql=col["default"], is_computed=False))
-    ddl_type = column_type(col["spec"], ctx.conn.dialect).compile(
+    ddl_type = ctx.conn.backend.column_type(col["spec"]).compile(
         dialect=ctx.conn.conn.dialect)
     run_sql(ctx.conn, f"ALTER TABLE {info.sql_name} ADD COLUMN "
                              f"{quote_column(col['name'], ctx.conn.dialect)} {ddl_type}")
@@ -261,7 +260,7 @@ def _alter_column(ctx: ExecContext, info: TableInfo, action: exp.AlterColumn) ->
 def _store(ctx: ExecContext, info: TableInfo, column: str, rowid_column: str, row_id: Any,
            stored: Any) -> None:
     """Write a value already in storage form into one row's column, unchecked."""
-    mark = Marks(ctx.conn.dialect)
+    mark = Marks(ctx.conn.backend.numbered_placeholders)
     run_sql(ctx.conn, mark.sql(
         f"UPDATE {info.sql_name} SET {quote_column(column, ctx.conn.dialect)} = {mark('v')} "
         f"WHERE {rowid_column} = {mark('r')}"), {"v": stored, "r": row_id})

@@ -20,9 +20,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from sqlglot import exp
-from sqlglot.dialects.postgres import Postgres
-from sqlglot.dialects.sqlite import SQLite
 
+from ..storage.backends.base import Backend
 from ..storage.store import StoreConnection
 
 
@@ -60,8 +59,9 @@ class Marks:
     ``marks("k0")`` is ``:k0`` on SQLite, ``$1`` on PostgreSQL; :meth:`sql` gives the
     statement to run with a mapping of those names."""
 
-    def __init__(self, dialect: str) -> None:
-        self._numbered = _NUMBERED.get(dialect, False)
+    def __init__(self, numbered: bool) -> None:
+        """``numbered``: the backend's ``numbered_placeholders``."""
+        self._numbered = numbered
         self._index: dict[str, int] = {}
 
     def __call__(self, name: str) -> str:
@@ -77,41 +77,10 @@ class Marks:
         return BackendSql(text, tuple(self._index) if self._numbered else None)
 
 
-class _NumberedPostgres(Postgres.Generator):  # type: ignore[misc]
-    """PostgreSQL SQL with ``$n`` placeholders, numbered per distinct name."""
-
-    def __init__(self, **opts: Any) -> None:
-        super().__init__(dialect=Postgres(), **opts)
-        self.param_names: dict[str, int] = {}
-
-    def placeholder_sql(self, expression: exp.Placeholder) -> str:
-        name = expression.name
-        if not name:
-            raise ValueError("an unnamed placeholder in generated SQL")
-        number = self.param_names.get(name)
-        if number is None:
-            number = self.param_names[name] = len(self.param_names) + 1
-        return f"${number}"
-
-
-def _numbered_postgres(tree: exp.Expression) -> BackendSql:
-    gen = _NumberedPostgres()
-    text = gen.generate(tree)
-    return BackendSql(text, tuple(gen.param_names))
-
-
-def _named_sqlite(tree: exp.Expression) -> BackendSql:
-    return BackendSql(SQLite().generate(tree))
-
-
-# Per backend: whether its placeholders are numbered, and the generator of its SQL.
-_NUMBERED = {"postgresql": True, "sqlite": False}
-_GENERATORS = {"postgresql": _numbered_postgres, "sqlite": _named_sqlite}
-
-
-def generate(tree: exp.Expression, dialect: str) -> BackendSql:
+def generate(tree: exp.Expression, backend: Backend) -> BackendSql:
     """The backend SQL of a rewritten sqlglot tree, its placeholders in the driver's form."""
-    return _GENERATORS[dialect](tree)
+    text, names = backend.rewrites.generate(tree)
+    return BackendSql(text, names)
 
 
 def read_rows(conn: StoreConnection, sql: BackendSql,
@@ -129,10 +98,4 @@ def run_sql(conn: StoreConnection, sql: BackendSql | str,
     placeholder name."""
     if isinstance(sql, str):
         sql = BackendSql(sql, ())
-    if _NUMBERED[conn.dialect]:
-        # psycopg: imported only once a PostgreSQL store runs SQL
-        from ..storage.backends.postgres import libpq as pgexec
-
-        values = [params[n] for n in sql.names or ()] if params else []
-        return conn.pg_call(pgexec.run_raw, sql.text, values)
-    return conn.exec_driver_sql(sql.text, dict(params) if params else None)
+    return conn.backend.run_sql(conn, sql, params)

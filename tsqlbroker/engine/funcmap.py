@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from .sqltypes import PG_CI_COLLATION, STRING_TYPES
-
 # Functions whose first argument is a datepart keyword (parsed as a column name).
 DATEPART_FIRST = {"datename", "datediff_big", "datepart", "dateadd", "datediff",
                    "datetrunc"}
@@ -122,48 +120,3 @@ def uncast(node: exp.Expression | None) -> exp.Expression:
         node = inner
     assert node is not None
     return node
-
-
-def pg_cast(value: exp.Expression, spec: str, source: str | None = None,
-            style: exp.Expression | None = None, try_: bool = False) -> exp.Expression:
-    """``CAST(value AS spec)`` for PostgreSQL, producing the engine's storage form (dates
-    and uniqueidentifiers as canonical text, strings cut to their length, binary as bytea).
-
-    The conversion runs in ``tsqlb_cvt`` (``pgconvert.py``), overloaded on the value's
-    backend type, so it follows SQL Server's rules whatever the value's static type;
-    ``source`` (the value's type spec when the binder knows it) says how text and numbers
-    read (varchar or nvarchar bytes, an int's size), ``try_`` gives NULL instead of an error
-    (TRY_CAST / TRY_CONVERT)."""
-    call = exp.Anonymous(this="tsqlb_cvt", expressions=[
-        value, exp.Literal.string(spec), exp.Literal.string(source or ""),
-        style if style is not None else exp.Cast(this=exp.Null(),
-                                                 to=exp.DataType.build("int")),
-        exp.Boolean(this=try_)])
-    out = _pg_storage(call, spec)
-    out.set("_explicit", True)  # a user's conversion: uncast() must keep it
-    return out
-
-
-def pg_storage(text: exp.Expression, spec: str) -> exp.Expression:
-    """The backend value of ``spec`` from its storage text (a value computed in Python and
-    bound as text, e.g. a UDF's result looked up in a JSON map)."""
-    return _pg_storage(text, spec)
-
-
-def _pg_storage(text: exp.Expression, spec: str) -> exp.Expression:
-    """The backend value of ``spec`` from its storage text (as ``tsqlb_cvt`` returns it)."""
-    name, _, args = spec.partition("(")
-    if name in ("int", "bigint", "smallint", "tinyint", "bit"):
-        return exp.Cast(this=text, to=exp.DataType.build("bigint"))
-    if name in ("decimal", "numeric", "money", "smallmoney"):
-        target = f"numeric({args.rstrip(')')})" if args else "numeric(19,4)"
-        return exp.Cast(this=text, to=exp.DataType.build(target, dialect="postgres"))
-    if name in ("float", "real"):
-        return exp.Cast(this=text, to=exp.DataType.build("double precision",
-                                                         dialect="postgres"))
-    if name in ("binary", "varbinary", "image"):
-        return exp.Anonymous(this="decode", expressions=[text, exp.Literal.string("hex")])
-    if name in STRING_TYPES:
-        # SQL Server gives a converted string the database's (case-insensitive) collation.
-        return exp.Collate(this=text, expression=exp.Var(this=PG_CI_COLLATION))
-    return text

@@ -3,20 +3,23 @@
 Each member is ``key:value`` text (NULL when the value is NULL and ABSENT ON NULL drops it);
 ``coalesce(member || ',', '')`` skips the dropped ones and ``rtrim(…, ',')`` takes off the
 last separator (a JSON value never ends in a comma). Scalars become JSON with the backend's
-own quoting (``json_quote`` on SQLite, ``to_json`` on PostgreSQL); a nested JSON_OBJECT /
+own quoting (its rewrites' ``json_scalar``); a nested JSON_OBJECT /
 JSON_ARRAY / JSON_QUERY is inserted as it is, as SQL Server does.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sqlglot import exp
+
+# The backend's JSON text of a scalar value (``rewrites.json_scalar``): ``(value, specs)``.
+JsonText = Callable[[exp.Expression, dict[str, str]], exp.Expression]
 
 # JSON_ARRAY(…) as parsing.py hands it over (sqlglot has no NULL ON NULL clause).
 JSON_ARRAY_ABSENT = "TSQLB_JSON_ARRAY_ABSENT"
 JSON_ARRAY_NULLS = "TSQLB_JSON_ARRAY_NULLS"
 _IS_JSON = "tsqlb_is_json"  # meta key on the built expressions
-_NUMERIC_SPECS = ("int", "bigint", "smallint", "tinyint", "decimal", "numeric", "float",
-                  "real", "money", "smallmoney")
 
 
 def _is_json(node: exp.Expression) -> bool:
@@ -24,34 +27,23 @@ def _is_json(node: exp.Expression) -> bool:
         isinstance(node, exp.Anonymous) and node.name.lower().endswith("json_query"))
 
 
-def _scalar(value: exp.Expression, dialect: str, specs: dict[str, str]) -> exp.Expression:
-    if dialect == "sqlite":
-        # json_quote(NULL) is the text null; a string 'null' comes back quoted.
-        quoted: exp.Expression = exp.Nullif(this=exp.Anonymous(
-            this="json_quote", expressions=[value]), expression=exp.Literal.string("null"))
-    else:
-        if isinstance(value, exp.Placeholder):
-            spec = specs.get(value.name) or "nvarchar"
-            typed = "numeric" if spec.split("(")[0].lower() in _NUMERIC_SPECS else "text"
-            value = exp.Cast(this=value, to=exp.DataType.build(typed))
-        elif isinstance(value, exp.Literal) and value.is_string:
-            value = exp.Cast(this=value, to=exp.DataType.build("text"))
-        quoted = exp.Cast(this=exp.Anonymous(this="to_json", expressions=[value]),
-                          to=exp.DataType.build("text"))
+def _scalar(value: exp.Expression, json_text: JsonText, specs: dict[str, str]
+            ) -> exp.Expression:
+    quoted = json_text(value, specs)
     # SQL Server escapes the solidus in JSON strings (as FOR JSON does).
     return exp.Anonymous(this="replace", expressions=[
         quoted, exp.Literal.string("/"), exp.Literal.string("\\/")])
 
 
 def _build(members: list[tuple[exp.Expression | None, exp.Expression]], absent: bool,
-           braces: str, dialect: str, specs: dict[str, str]) -> exp.Expression:
+           braces: str, json_text: JsonText, specs: dict[str, str]) -> exp.Expression:
     body: exp.Expression = exp.Literal.string("")
     for key, value in members:
-        text = value if _is_json(value) else _scalar(value, dialect, specs)
+        text = value if _is_json(value) else _scalar(value, json_text, specs)
         if not absent:
             text = exp.Coalesce(this=text, expressions=[exp.Literal.string("null")])
         if key is not None:
-            text = exp.DPipe(this=exp.DPipe(this=_scalar(key, dialect, specs),
+            text = exp.DPipe(this=exp.DPipe(this=_scalar(key, json_text, specs),
                                             expression=exp.Literal.string(":")),
                              expression=text)
         body = exp.DPipe(this=body, expression=exp.Coalesce(
@@ -64,17 +56,18 @@ def _build(members: list[tuple[exp.Expression | None, exp.Expression]], absent: 
     return built
 
 
-def json_build(node: exp.Expression, dialect: str,
+def json_build(node: exp.Expression, json_text: JsonText,
                specs: dict[str, str]) -> exp.Expression | None:
     """The SQL for a (children already rewritten) JSON_OBJECT / JSON_ARRAY call, else None.
-    ``specs``: the bound parameters' T-SQL types, by placeholder name."""
+    ``json_text``: the backend's JSON text of a scalar; ``specs``: the bound parameters'
+    T-SQL types, by placeholder name."""
     if isinstance(node, exp.JSONObject):
         absent = str(node.args.get("null_handling") or "").upper().startswith("ABSENT")
         members: list[tuple[exp.Expression | None, exp.Expression]] = [
             (kv.this, kv.expression) for kv in node.expressions]
-        return _build(members, absent, "{}", dialect, specs)
+        return _build(members, absent, "{}", json_text, specs)
     if isinstance(node, exp.Anonymous) and node.name.upper() in (JSON_ARRAY_ABSENT,
                                                                   JSON_ARRAY_NULLS):
         return _build([(None, v) for v in node.expressions],
-                      node.name.upper() == JSON_ARRAY_ABSENT, "[]", dialect, specs)
+                      node.name.upper() == JSON_ARRAY_ABSENT, "[]", json_text, specs)
     return None

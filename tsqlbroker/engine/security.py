@@ -47,7 +47,7 @@ class Principal:
     default_database_name: str | None = None
 
 
-_SQL_EPOCH = datetime(2003, 4, 8, 9, 10, 42, 287000)  # SQL Server's built-ins' create_date
+SQL_EPOCH = datetime(2003, 4, 8, 9, 10, 42, 287000)  # SQL Server's built-ins' create_date
 # Every database's built-in principals, with SQL Server's ids.
 BUILTIN_USERS: tuple[Principal, ...] = (
     Principal(0, "public", "R", owning_principal_id=1),

@@ -18,9 +18,9 @@ from .context import ExecContext, VirtualTable
 from .keys import MASTER_KEY_NAME
 from .permissions import CLASS_DESC, NAMES
 from .security import (
-    _SQL_EPOCH,
     AUTH_DESC,
     LOGIN_TYPE_DESC,
+    SQL_EPOCH,
     USER_TYPE_DESC,
     Security,
 )
@@ -48,7 +48,7 @@ def _database_principals(ctx: ExecContext, db_id: int) -> VirtualTable:
         ("default_language_name", "sysname"), ("default_language_lcid", "int"),
         ("allow_encrypted_value_modifications", "bit")]
     rows = [(u.name, u.principal_id, u.type, USER_TYPE_DESC.get(u.type, u.type),
-             u.default_schema_name, u.create_date or _SQL_EPOCH, u.modify_date or _SQL_EPOCH,
+             u.default_schema_name, u.create_date or SQL_EPOCH, u.modify_date or SQL_EPOCH,
              u.owning_principal_id, u.sid, u.is_fixed_role,
              u.authentication_type if u.type != "R" else 0,
              AUTH_DESC[u.authentication_type if u.type != "R" else 0], None, None, False)
@@ -71,7 +71,7 @@ def _login_rows(ctx: ExecContext, types: set[str] | None = None) -> list[tuple[A
             continue
         role = lg.type == "R"
         out.append((lg.name, lg.principal_id, lg.sid, lg.type, LOGIN_TYPE_DESC[lg.type],
-                    lg.is_disabled, lg.create_date or _SQL_EPOCH, lg.modify_date or _SQL_EPOCH,
+                    lg.is_disabled, lg.create_date or SQL_EPOCH, lg.modify_date or SQL_EPOCH,
                     None if role else lg.default_database_name or "master",
                     None if role else "us_english", None, lg.owning_principal_id,
                     lg.is_fixed_role))

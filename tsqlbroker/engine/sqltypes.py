@@ -30,7 +30,6 @@ from sqlalchemy.types import TypeEngine
 
 # The spec reader (values.types) and the value adaptation (storage.stored_values) are imported
 # from here by engine modules until P5 switches them.
-from ..storage.backends import backend_named
 from ..storage.stored_values import (  # noqa: F401 - re-exported
     BINARY_TYPES,
     DATE_TYPES,
@@ -52,13 +51,15 @@ from ..values.types import TypeSpec, normalize_spec, parse_spec  # noqa: F401 - 
 PG_CI_COLLATION = "tsqlb_ci"
 
 
-def column_type(spec: str, dialect: str) -> TypeEngine[Any]:
-    """The SQLAlchemy type of a backend column that stores values of ``spec``."""
+def column_type(spec: str, *, small_integers: bool, collation: str) -> TypeEngine[Any]:
+    """The SQLAlchemy type of a backend column that stores values of ``spec``
+    (``small_integers``: the backend has a 2-byte integer type for smallint/tinyint/bit;
+    ``collation``: its case-insensitive one). Called by the backends' ``column_type`` hooks."""
     t = parse_spec(spec)
     if t.name in ("bigint", "int"):
         return BigInteger() if t.name == "bigint" else Integer()
     if t.name in ("smallint", "tinyint", "bit"):
-        return SmallInteger() if dialect != "sqlite" else Integer()
+        return SmallInteger() if small_integers else Integer()
     if t.name in DECIMAL_TYPES:
         p, s = (t.precision or 19, t.scale or 0) if t.name in ("decimal", "numeric") else (19, 4)
         return Numeric(p, s, asdecimal=True)
@@ -68,7 +69,7 @@ def column_type(spec: str, dialect: str) -> TypeEngine[Any]:
         return LargeBinary()
     if t.name in STRING_TYPES:
         # TSQL_CI on SQLite; tsqlb_ci on PostgreSQL, created by pgfuncs.install (pgstrings.py)
-        return Text(collation=backend_named(dialect).ci_collation)
+        return Text(collation=collation)
     return Text()
 
 

@@ -33,7 +33,7 @@ from .catalog import TEMPDB, Catalog
 from .context import ExecContext
 from .execsql import Marks, run_sql
 from .parsing import not_supported, parse_statement
-from .sqltypes import column_type, parse_spec
+from .sqltypes import parse_spec
 from .tableinfo import TableInfo, load_table, referencing_constraints
 from .transpiler import Binder
 from .transpiler.scope import datatype_spec, table_key, written_name
@@ -355,7 +355,7 @@ def _create_physical(ctx: ExecContext, backend_schema: str | None, physical: str
     md = MetaData()
     dialect = ctx.conn.dialect
     table = Table(physical, md, *[Column(column_name(col["name"], dialect),
-                                         column_type(col["spec"], dialect)) for col in columns],
+                                         ctx.conn.backend.column_type(col["spec"])) for col in columns],
                   schema=backend_schema)
     ctx.conn.execute(CreateTable(table))
 
@@ -455,7 +455,7 @@ def restore_rows(ctx: ExecContext, saved: SavedRows) -> None:
     run_sql(ctx.conn, f"DELETE FROM {table}")
     if not saved.rows:
         return
-    marks = Marks(ctx.conn.dialect)
+    marks = Marks(ctx.conn.backend.numbered_placeholders)
     names = [f"c{i}" for i in range(len(saved.columns))]
     sql = marks.sql(f"INSERT INTO {table} ({', '.join(quote_ident(c) for c in saved.columns)}) "
                     f"VALUES ({', '.join(marks(n) for n in names)})")

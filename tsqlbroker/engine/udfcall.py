@@ -30,9 +30,9 @@ from typing import Any
 from sqlglot import exp
 
 from ..errors import BindError, tsql_error
+from ..storage.backends.postgres.casts import from_storage_text, jsonb
 from ..storage.stored_values import backend_value
 from .execsql import read_rows
-from .funcmap import pg_storage
 from .parsing import not_supported
 from .sqltypes import from_storage, spec_of_value, to_storage
 from .transpiler.interface import BindContext
@@ -231,10 +231,9 @@ class UdfCalls:
         key, spec = self.lookups[id(node)]
         args = [self.binder.rewrite(a) for a in node.expression.expressions]
         lookup = exp.Anonymous(this="tsqlb_udf_lookup", expressions=[
-            exp.Cast(this=exp.Placeholder(this=key), to=exp.DataType.build("jsonb",
-                                                                            dialect="postgres")),
+            jsonb(exp.Placeholder(this=key)),
             exp.Anonymous(this="jsonb_build_array", expressions=args)])
-        return pg_storage(lookup, spec) if spec else lookup
+        return from_storage_text(lookup, spec) if spec else lookup
 
 
 def bind_key(prefix: str, *parts: Any) -> str:
@@ -353,7 +352,7 @@ def _local(binder: BindContext, chain: list[exp.Select], exprs: list[exp.Express
 
 
 def _storage_text(value: Any, spec: str | None) -> str | None:
-    """A value as the text ``funcmap.pg_storage`` reads back as ``spec``'s storage form."""
+    """A value as the text ``casts.from_storage_text`` reads back as ``spec``'s storage form."""
     stored = backend_value(to_storage(value, spec or spec_of_value(value), "postgresql"))
     if stored is None:
         return None

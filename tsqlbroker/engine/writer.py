@@ -150,7 +150,7 @@ class RowWriter:
         rowids: list[Any] = []
         given = {c.name.lower() for c in targets}
         names = [c.name for c in info.columns]
-        mark = Marks(self.dialect)
+        mark = Marks(self.backend.numbered_placeholders)
         sql = mark.sql(f"INSERT INTO {info.sql_name} ("
                        + ", ".join(quote_column(n, self.dialect) for n in names) + ") VALUES ("
                        + ", ".join(mark(f"c{i}") for i in range(len(names))) + ")")
@@ -260,7 +260,7 @@ class RowWriter:
         row = run_sql(self.conn, sql, {"rid": rid}).first()
         if row is None:
             return rid
-        mark = Marks(self.dialect)
+        mark = Marks(self.backend.numbered_placeholders)
         sets = ", ".join(f"{quote_column(c.name, self.dialect)} = {mark(f'v{i}')}"
                          for i, c in enumerate(computed))
         params = {f"v{i}": self.convert(c, v) for i, (c, v) in
@@ -317,7 +317,7 @@ class RowWriter:
             if k.kind not in ("PK", "UQ") and not (k.kind == "IX" and k.unique):
                 continue
             keyvals = [values[c.lower()] for c in k.columns]
-            mark = Marks(self.dialect)
+            mark = Marks(self.backend.numbered_placeholders)
             conds = [self._null_safe_eq(c, mark(f"k{i}")) for i, c in enumerate(k.columns)]
             params: dict[str, Any] = {f"k{i}": v for i, v in enumerate(keyvals)}
             sql = f"SELECT 1 FROM {self.info.sql_name} WHERE " + " AND ".join(conds)
@@ -430,7 +430,7 @@ class RowWriter:
                 if col.computed:
                     raise computed_column_error(col.name)
                 converted[col.name] = self.convert(col, value)
-            mark = Marks(self.dialect)
+            mark = Marks(self.backend.numbered_placeholders)
             sets = ", ".join(f"{quote_column(n, self.dialect)} = {mark(f'u{i}')}"
                              for i, n in enumerate(converted))
             params = {f"u{i}": v for i, v in enumerate(converted.values())}
@@ -467,7 +467,7 @@ class RowWriter:
         cols = ", ".join([self.rowid] + [quote_column(n, self.dialect) for n in names])
         for start in range(0, len(rowids), 500):
             chunk = list(rowids[start:start + 500])
-            mark = Marks(self.dialect)
+            mark = Marks(self.backend.numbered_placeholders)
             marks = ", ".join(mark(f"r{i}") for i in range(len(chunk)))
             rows = run_sql(
                 self.conn, mark.sql(f"SELECT {cols} FROM {self.info.sql_name} "
@@ -511,7 +511,7 @@ class RowWriter:
         for start in range(0, len(rowids), 500):
             self.conn.check_cancelled()
             chunk = list(rowids[start:start + 500])
-            mark = Marks(self.dialect)
+            mark = Marks(self.backend.numbered_placeholders)
             marks = ", ".join(mark(f"r{i}") for i in range(len(chunk)))
             run_sql(
                 self.conn,
@@ -544,7 +544,7 @@ class RowWriter:
     def _key_condition(self, columns: Sequence[str], keyvals: Sequence[Any]
                        ) -> tuple[Marks, str, dict[str, Any]]:
         """``c1 = $1 AND c2 = $2 …`` over ``columns``: its marks, text and parameters."""
-        mark = Marks(self.dialect)
+        mark = Marks(self.backend.numbered_placeholders)
         conds = " AND ".join(f"{quote_column(c, self.dialect)} = {mark(f'k{i}')}"
                              for i, c in enumerate(columns))
         return mark, conds, {f"k{i}": v for i, v in enumerate(keyvals)}

@@ -14,7 +14,7 @@ from lark import Token, Tree
 
 from tsqlbroker.grammar import ast
 from tsqlbroker.grammar.build_expr import name_of
-from tsqlbroker.grammar.build_stmt import _ident_value, _opts
+from tsqlbroker.grammar.build_stmt import ident_value, options
 
 # Pre-release RECEIVE/queue column names and their released equivalents.
 RECEIVE_COLUMN_ALIASES = {"service_instance_id": "conversation_group_id"}
@@ -133,7 +133,7 @@ class BrokerBuilder:
         return ast.AlterQueue(name, action="move")
 
     def queue_options(self, *opts: Any) -> tuple[Any, ...]:
-        return tuple(_opts(opts))
+        return tuple(options(opts))
 
     def q_status(self, b: bool) -> tuple[str, bool]:
         return ("status", b)
@@ -151,7 +151,7 @@ class BrokerBuilder:
         return ("poison", True if b is None else b)
 
     def activation_options(self, *opts: Any) -> ast.QueueActivation:
-        return ast.QueueActivation(**dict(_opts(opts)))
+        return ast.QueueActivation(**dict(options(opts)))
 
     def a_status(self, b: bool) -> tuple[str, Any]:
         return ("status", b)
@@ -187,7 +187,7 @@ class BrokerBuilder:
         return ("retention", b)
 
     def alter_service(self, name: Token, queue: Any, *changes: Any) -> ast.AlterService:
-        ch = _opts(changes)
+        ch = options(changes)
         return ast.AlterService(name_of(name), queue,
                                 tuple(n for k, n in ch if k == "add"),
                                 tuple(n for k, n in ch if k == "drop"))
@@ -203,10 +203,10 @@ class BrokerBuilder:
 
     # ---- routes, bindings, endpoints, priorities, authorization --------------------------
     def create_route(self, name: Token, owner: Any, *opts: Any) -> ast.CreateRoute:
-        return ast.CreateRoute(name_of(name), tuple(_opts(opts)), owner[1] if owner else None)
+        return ast.CreateRoute(name_of(name), tuple(options(opts)), owner[1] if owner else None)
 
     def alter_route(self, name: Token, *opts: Any) -> ast.AlterRoute:
-        return ast.AlterRoute(name_of(name), tuple(_opts(opts)))
+        return ast.AlterRoute(name_of(name), tuple(options(opts)))
 
     def route_option(self, key: Token, e: ast.Expr) -> tuple[str, ast.Expr]:
         return (name_of(key).lower(), e)
@@ -216,12 +216,12 @@ class BrokerBuilder:
 
     def create_rsb(self, name: Token, owner: Any, service: ast.Literal,
                    *opts: Any) -> ast.CreateRemoteServiceBinding:
-        kw = dict(_opts(opts))
+        kw = dict(options(opts))
         return ast.CreateRemoteServiceBinding(name_of(name), str(service.value), kw.get("user", ""),
                                               kw.get("anonymous"), owner[1] if owner else None)
 
     def alter_rsb(self, name: Token, *opts: Any) -> ast.AlterRemoteServiceBinding:
-        kw = dict(_opts(opts))
+        kw = dict(options(opts))
         return ast.AlterRemoteServiceBinding(name_of(name), kw.get("user"), kw.get("anonymous"))
 
     def rsb_user(self, name: Token) -> tuple[str, str]:
@@ -254,7 +254,7 @@ class BrokerBuilder:
         return name_of(tok).upper()
 
     def ep_options(self, *opts: Any) -> tuple[Any, ...]:
-        return tuple(_opts(opts))
+        return tuple(options(opts))
 
     def ep_option(self, key: Any, *values: Any) -> tuple[str, str]:
         words = []
@@ -281,10 +281,10 @@ class BrokerBuilder:
         return ast.CreateBrokerPriority(name_of(name), opts or (), alter=True)
 
     def priority_set(self, _set: Token, *opts: Any) -> tuple[Any, ...]:
-        return tuple(_opts(opts))
+        return tuple(options(opts))
 
     def priority_option(self, key: Token, value: Any) -> tuple[str, Any]:
-        return (name_of(key).lower(), _ident_value(value))
+        return (name_of(key).lower(), ident_value(value))
 
     def any_value(self) -> None:
         return None
@@ -308,7 +308,7 @@ class BrokerBuilder:
     # ---- conversations ------------------------------------------------------------------
     def begin_dialog(self, handle: Token, from_service: Token, to_service: ast.Expr,
                      to_broker: Any, contract: Any, *opts: Any) -> ast.BeginDialog:
-        kw = dict(_opts(opts))
+        kw = dict(options(opts))
         return ast.BeginDialog(str(handle), _sb_name(from_service), to_service, to_broker,
                                _sb_name(contract),
                                kw.get("related_conversation"), kw.get("related_group"),

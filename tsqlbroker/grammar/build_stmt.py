@@ -21,11 +21,12 @@ def _onoff(b: bool) -> str:
     return "on" if b else "off"
 
 
-def _opts(items: Any) -> list[Any]:
+def options(items: Any) -> list[Any]:
+    """The options given in a list of optional clauses (the absent ones are None)."""
     return [i for i in items if i is not None]
 
 
-def _ident_value(e: Any) -> Any:
+def ident_value(e: Any) -> Any:
     """A bare identifier given as an option value (``CONTRACT_NAME = c``) becomes its name."""
     if isinstance(e, ast.Column) and len(e.parts) == 1:
         name = e.parts[0]
@@ -472,7 +473,7 @@ class StmtBuilder:
     def create_or_alter_head(self) -> str:
         return "or_alter"
 
-    def view_def(self, head: str, name: ast.ObjectName, cols: Any, _opts: Any,
+    def view_def(self, head: str, name: ast.ObjectName, cols: Any, options: Any,
                  body: ast.SelectStmt) -> ast.CreateView:
         return ast.CreateView(name, cols or (), body, head == "or_alter", head == "alter")
 

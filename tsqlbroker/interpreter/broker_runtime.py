@@ -264,10 +264,10 @@ class BrokerRuntime:
         the procedure may be created after the queue, or altered to take parameters later,
         and neither statement looks at the queues that name it. A missing procedure is left
         to ``call_procedure`` (Msg 2812 in the log, like any error of the procedure)."""
-        from .procedures import _parse_object_name, resolve_module
+        from .procedures import parse_object_name, resolve_module
 
         try:
-            compiled = resolve_module(session, _parse_object_name(task.procedure), {"P"})
+            compiled = resolve_module(session, parse_object_name(task.procedure), {"P"})
         except TSqlError:
             return True  # reported by call_procedure in the 9724 form
         if compiled is None or not compiled.params:

@@ -68,8 +68,8 @@ class GotoSignal(Signal):
 # The states SQL Server reports for some compile-time errors.
 _BIND_STATES = {137: 2, 134: 1, 133: 1, 444: 2}
 
-_BREAK = BreakSignal()
-_CONTINUE = ContinueSignal()
+BREAK = BreakSignal()
+CONTINUE = ContinueSignal()
 
 
 # --------------------------------------------------------------------------------------------

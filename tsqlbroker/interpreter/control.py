@@ -15,8 +15,8 @@ from tsqlbroker.errors import CancelledError, TSqlError
 from tsqlbroker.grammar import ast
 
 from .compiler import (
-    _BREAK,
-    _CONTINUE,
+    BREAK,
+    CONTINUE,
     BreakSignal,
     Compiler,
     ContinueSignal,
@@ -180,7 +180,7 @@ def compile_break(c: Compiler, node: ast.Break) -> StmtFn:
         raise c.bind_error(135, node)
 
     def run(_f: Frame) -> None:
-        raise _BREAK
+        raise BREAK
     return run
 
 
@@ -190,7 +190,7 @@ def compile_continue(c: Compiler, node: ast.Continue) -> StmtFn:
         raise c.bind_error(136, node)
 
     def run(_f: Frame) -> None:
-        raise _CONTINUE
+        raise CONTINUE
     return run
 
 

@@ -243,9 +243,9 @@ def _compile_select_assign(c: Compiler, node: ast.SelectStmt, q: ast.Select) -> 
 
 
 def _compound_fn(op: str, t: T.SqlType) -> Callable[[Any, Any], Any]:
-    from .expressions import _dynamic_binary
+    from .expressions import dynamic_binary
 
-    return _dynamic_binary(op, t, DYNAMIC)
+    return dynamic_binary(op, t, DYNAMIC)
 
 
 # --------------------------------------------------------------------------------------------
@@ -405,7 +405,8 @@ def _compile_insert_exec(c: Compiler, node: ast.Insert) -> StmtFn:
 # --------------------------------------------------------------------------------------------
 # Table variables and session objects
 # --------------------------------------------------------------------------------------------
-def _columns_sql(c: Compiler, node: ast.DeclareTable) -> str:
+def table_columns_sql(c: Compiler, node: ast.DeclareTable) -> str:
+    """The text between the parentheses of a table declaration (its column definitions)."""
     text = c.source(node)
     upper = text.upper()
     at = upper.find("TABLE")
@@ -421,7 +422,7 @@ def compile_declare_table(c: Compiler, node: ast.DeclareTable) -> StmtFn:
         raise c.bind_error(134, node, node.name)
     from .compiler import TableVarInfo
 
-    columns_sql = _columns_sql(c, node)
+    columns_sql = table_columns_sql(c, node)
     c.scope.table_vars[key] = TableVarInfo(node.name, columns_sql)
     name = node.name
 

@@ -26,9 +26,9 @@ from .procedures import (
     MAX_NESTING,
     Compiled,
     ParamInfo,
-    _bind_plan,
-    _site_id,
+    bind_plan,
     compile_exec_args,
+    site_id,
 )
 from .runtime_errors import aborts_scope
 
@@ -155,7 +155,7 @@ def compile_sp_executesql(c: Compiler, node: ast.ExecProc) -> StmtFn:
         paramsf = pe.fn
     c_args, stores = compile_exec_args(c, tuple(rest))
     ret_store = c.assigner(c.var(node.return_var, node), T.INT) if node.return_var else None
-    site = _site_id()
+    site = site_id()
 
     def run(f: Frame) -> None:
         s = f.session
@@ -169,7 +169,7 @@ def compile_sp_executesql(c: Compiler, node: ast.ExecProc) -> StmtFn:
         if plan is None:
             params_text = paramsf(f) or ""
             try:
-                plan = compiled.plans[site] = _bind_plan(c_args, compiled, "sp_executesql",
+                plan = compiled.plans[site] = bind_plan(c_args, compiled, "sp_executesql",
                                                          stores)
             except TSqlError as e:
                 if e.number != 201:

@@ -325,7 +325,7 @@ def _combiner(op: str, lt: T.SqlType, rt: T.SqlType
     """The result type of ``op`` and the function of two values computing it (NULL in,
     NULL out; integer overflow as Msg 8115)."""
     if lt == DYNAMIC or rt == DYNAMIC:
-        return DYNAMIC, _dynamic_binary(op, lt, rt)
+        return DYNAMIC, dynamic_binary(op, lt, rt)
     t, fn = O.binary(op, lt, rt)
     if op in _INT_ARITH and _is_plain_int(lt) and _is_plain_int(rt) and _is_plain_int(t):
         lo, hi = T.INT_RANGES[t.name]
@@ -345,7 +345,7 @@ def _combiner(op: str, lt: T.SqlType, rt: T.SqlType
 def _arith(op: str, left: CExpr, right: CExpr) -> CExpr:
     lf, rf = left.fn, right.fn
     if left.type == DYNAMIC or right.type == DYNAMIC:
-        fn = _dynamic_binary(op, left.type, right.type)
+        fn = dynamic_binary(op, left.type, right.type)
 
         def dyn(f: Frame) -> Any:
             return fn(lf(f), rf(f))
@@ -398,7 +398,7 @@ def _arith(op: str, left: CExpr, right: CExpr) -> CExpr:
     return CExpr(t, out)
 
 
-def _dynamic_binary(op: str, lt: T.SqlType, rt: T.SqlType) -> Callable[[Any, Any], Any]:
+def dynamic_binary(op: str, lt: T.SqlType, rt: T.SqlType) -> Callable[[Any, Any], Any]:
     """A binary operator resolved per actual value types (run-time-typed operands)."""
     cache: dict[tuple[str, str], Callable[[Any, Any], Any]] = {}
 

@@ -7,10 +7,7 @@ variable. Compiled closures read ``frame.v[slot]`` directly — no name lookups 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .session import Session
+from typing import Any
 
 
 class Frame:
@@ -27,7 +24,9 @@ class Frame:
         "v",
     )
 
-    def __init__(self, session: Session, nslots: int, *, proc: str | None = None,
+    # ``session`` is the running :class:`~.session.Session`, typed ``Any``: the session module
+    # builds frames, so naming its class here would close an import cycle.
+    def __init__(self, session: Any, nslots: int, *, proc: str | None = None,
                  level: int = 0, proc_id: int | None = None) -> None:
         self.v: list[Any] = [None] * nslots
         self.session = session

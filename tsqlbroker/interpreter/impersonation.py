@@ -24,7 +24,7 @@ from tsqlbroker.grammar import ast
 
 from ..values import types as T
 from .compiler import CExpr, Compiler, StmtFn, handler
-from .sysfuncs import _arity, _int_arg, _str_arg, special
+from .sysfuncs import arity_args, int_arg, special, str_arg
 
 if TYPE_CHECKING:
     from .frames import Frame
@@ -337,10 +337,10 @@ def _original_login(f: Frame) -> str:
 
 @special("user_name")
 def _fn_user_name(c: Compiler, node: ast.FunctionCall) -> CExpr:
-    args = _arity(c, node, 0, 1)
+    args = arity_args(c, node, 0, 1)
     if not args:
         return CExpr(T.SYSNAME, _user_name)
-    idf = _int_arg(args[0])
+    idf = int_arg(args[0])
 
     def user_name(f: Frame) -> Any:
         pid = idf(f)
@@ -353,7 +353,7 @@ def _fn_user_name(c: Compiler, node: ast.FunctionCall) -> CExpr:
 
 def _niladic(fn: Callable[[Frame], str]) -> Callable[[Compiler, ast.FunctionCall], CExpr]:
     def compile_name(c: Compiler, node: ast.FunctionCall) -> CExpr:
-        _arity(c, node, 0, 0)
+        arity_args(c, node, 0, 0)
         return CExpr(T.SYSNAME, fn)
     return compile_name
 
@@ -366,11 +366,11 @@ special("original_login")(_niladic(_original_login))
 
 @special("suser_sname", "suser_name")
 def _fn_suser_name(c: Compiler, node: ast.FunctionCall) -> CExpr:
-    args = _arity(c, node, 0, 1)
+    args = arity_args(c, node, 0, 1)
     if not args:
         return CExpr(T.SYSNAME, _login_name)
     by_sid = node.name.name.lower() == "suser_sname"
-    argf = args[0].fn if by_sid else _int_arg(args[0])
+    argf = args[0].fn if by_sid else int_arg(args[0])
 
     def suser_name(f: Frame) -> Any:
         key = argf(f)
@@ -385,8 +385,8 @@ def _fn_suser_name(c: Compiler, node: ast.FunctionCall) -> CExpr:
 
 def _principal_id_fn(server: bool) -> Callable[[Compiler, ast.FunctionCall], CExpr]:
     def compile_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
-        args = _arity(c, node, 0, 1)
-        namef = _str_arg(args[0]) if args else None
+        args = arity_args(c, node, 0, 1)
+        namef = str_arg(args[0]) if args else None
 
         def principal_id(f: Frame) -> Any:
             s = f.session
@@ -407,7 +407,7 @@ special("suser_id")(_principal_id_fn(True))
 
 @special("cert_id")
 def _fn_cert_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
-    namef = _str_arg(_arity(c, node, 1, 1)[0])
+    namef = str_arg(arity_args(c, node, 1, 1)[0])
 
     def cert_id(f: Frame) -> Any:
         name = namef(f)
@@ -421,9 +421,9 @@ def _fn_cert_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
 @special("is_srvrolemember")
 def _fn_is_srvrolemember(c: Compiler, node: ast.FunctionCall) -> CExpr:
     """IS_SRVROLEMEMBER('role' [, 'login']): 1 / 0, NULL for an unknown role or login."""
-    args = _arity(c, node, 1, 2)
-    rolef = _str_arg(args[0])
-    loginf = _str_arg(args[1]) if len(args) > 1 else None
+    args = arity_args(c, node, 1, 2)
+    rolef = str_arg(args[0])
+    loginf = str_arg(args[1]) if len(args) > 1 else None
 
     def is_member(f: Frame) -> Any:
         s = f.session

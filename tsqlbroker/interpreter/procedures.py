@@ -301,7 +301,7 @@ class _Plan:
     outputs: list[tuple[int, Callable[[Frame, Any], None]]]
 
 
-def _bind_plan(c_args: list[tuple[ast.ExecArg, Any]], compiled: Compiled, proc_name: str,
+def bind_plan(c_args: list[tuple[ast.ExecArg, Any]], compiled: Compiled, proc_name: str,
                stores: dict[int, Any]) -> _Plan:
     """Match the call's arguments to the parameters (Msg 201, 8144, 8145, 8162, 119)."""
     try:
@@ -420,7 +420,7 @@ def run_exec(f: Frame, compiled: Compiled, proc_name: str, site: int,
     s = f.session
     plan = compiled.plans.get(site)
     if plan is None:
-        plan = compiled.plans[site] = _bind_plan(c_args, compiled, proc_name, stores)
+        plan = compiled.plans[site] = bind_plan(c_args, compiled, proc_name, stores)
     values = {slot: fn(f) for slot, fn in plan.binds}
     before = s.trancount
     status, frame = invoke(s, compiled, values)
@@ -431,7 +431,7 @@ def run_exec(f: Frame, compiled: Compiled, proc_name: str, site: int,
     return status
 
 
-def _site_id() -> int:
+def site_id() -> int:
     """A process-unique id for an EXEC call site (keys its binding plans)."""
     return next(_site_ids)
 
@@ -455,13 +455,13 @@ def compile_exec_proc(c: Compiler, node: ast.ExecProc) -> StmtFn:
     ret_store = None
     if node.return_var:
         ret_store = c.assigner(c.var(node.return_var, node), T.INT)
-    site = _site_id()
+    site = site_id()
     if isinstance(node.proc, ast.Variable):
         name_fn = c.expr(node.proc).fn
 
         def target(f: Frame) -> ast.ObjectName:
             v = name_fn(f)
-            return _parse_object_name("" if v is None else str(v))
+            return parse_object_name("" if v is None else str(v))
     else:
         fixed = node.proc
 
@@ -489,7 +489,7 @@ def _display(name: ast.ObjectName) -> str:
     return ".".join(p for p in (name.database, name.schema, name.name) if p)
 
 
-def _parse_object_name(text: str) -> ast.ObjectName:
+def parse_object_name(text: str) -> ast.ObjectName:
     """``[db.][schema.]name`` from a string (``EXEC @name``), brackets removed."""
     parts: list[str] = []
     cur = ""
@@ -521,7 +521,7 @@ def _parse_object_name(text: str) -> ast.ObjectName:
 def call_procedure_batch(s: Session, name: str, args: dict[str, Any]) -> int:
     """:meth:`Session.call_procedure`: run a procedure as a batch of its own."""
     try:
-        compiled = resolve_module(s, _parse_object_name(name), {"P"})
+        compiled = resolve_module(s, parse_object_name(name), {"P"})
         if compiled is None:
             raise tsql_error(2812, name, cls=BindError)
         given = {k.lower().lstrip("@"): v for k, v in args.items()}

@@ -186,7 +186,8 @@ def _udf_call(c: Compiler, node: ast.FunctionCall) -> CExpr:
     return CExpr(DYNAMIC, call)
 
 
-def _arity(c: Compiler, node: ast.FunctionCall, lo: int, hi: int) -> list[CExpr]:
+def arity_args(c: Compiler, node: ast.FunctionCall, lo: int, hi: int) -> list[CExpr]:
+    """``node``'s arguments compiled, after checking there are ``lo`` to ``hi`` of them."""
     n = len(node.args)
     if not lo <= n <= hi:
         # As the built-ins' registry says it (functions.py): 174 for a fixed count, else 189.
@@ -201,10 +202,8 @@ def str_arg(e: CExpr) -> EvalFn:
     return coerce(e, T.NVARCHAR_MAX) if not e.type.is_string else e.fn
 
 
-_str_arg = str_arg  # the name impersonation.py imports
-
-
-def _int_arg(e: CExpr) -> EvalFn:
+def int_arg(e: CExpr) -> EvalFn:
+    """``e`` evaluated as an int (converted unless it is one)."""
     return coerce(e, T.INT) if e.type != T.INT else e.fn
 
 
@@ -255,7 +254,7 @@ def _isnull(c: Compiler, node: ast.FunctionCall) -> CExpr:
 # -- sessions, databases, objects ----------------------------------------------------------
 @special("db_id")
 def _db_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
-    args = _arity(c, node, 0, 1)
+    args = arity_args(c, node, 0, 1)
     if not args:
         return CExpr(T.SMALLINT, lambda f: f.session.db_id)
     nf = str_arg(args[0])
@@ -271,10 +270,10 @@ def _db_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
 
 @special("db_name")
 def _db_name(c: Compiler, node: ast.FunctionCall) -> CExpr:
-    args = _arity(c, node, 0, 1)
+    args = arity_args(c, node, 0, 1)
     if not args:
         return CExpr(T.SYSNAME, lambda f: f.session.current_database)
-    idf = _int_arg(args[0])
+    idf = int_arg(args[0])
 
     def db_name(f: Frame) -> Any:
         i = idf(f)
@@ -288,7 +287,7 @@ def _db_name(c: Compiler, node: ast.FunctionCall) -> CExpr:
 
 @special("object_id")
 def _object_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
-    args = _arity(c, node, 1, 2)
+    args = arity_args(c, node, 1, 2)
     nf = str_arg(args[0])
     tf = str_arg(args[1]) if len(args) > 1 else (lambda _f: None)
 
@@ -319,8 +318,8 @@ MODULE_TYPES = frozenset({"P", "FN", "IF", "TF", "V", "TR"})
 def _object_definition(c: Compiler, node: ast.FunctionCall) -> CExpr:
     """``OBJECT_DEFINITION(object_id [, ...])``: the module's text as written, NULL for an
     object without one (a table) or an unknown id."""
-    args = _arity(c, node, 1, 1)
-    idf = _int_arg(args[0])
+    args = arity_args(c, node, 1, 1)
+    idf = int_arg(args[0])
 
     def object_definition(f: Frame) -> Any:
         oid = idf(f)
@@ -337,9 +336,9 @@ def _object_definition(c: Compiler, node: ast.FunctionCall) -> CExpr:
 def _object_attr(c: Compiler, node: ast.FunctionCall, attr: str) -> CExpr:
     """OBJECT_NAME / OBJECT_SCHEMA_NAME (object_id [, database_id]): one column of the
     object's catalog row, NULL for an unknown id."""
-    args = _arity(c, node, 1, 2)
-    idf = _int_arg(args[0])
-    dbf = _int_arg(args[1]) if len(args) > 1 else None
+    args = arity_args(c, node, 1, 2)
+    idf = int_arg(args[0])
+    dbf = int_arg(args[1]) if len(args) > 1 else None
 
     def object_attr(f: Frame) -> Any:
         i = idf(f)
@@ -364,10 +363,10 @@ def _object_schema_name(c: Compiler, node: ast.FunctionCall) -> CExpr:
 
 @special("schema_name")
 def _schema_name(c: Compiler, node: ast.FunctionCall) -> CExpr:
-    args = _arity(c, node, 0, 1)
+    args = arity_args(c, node, 0, 1)
     if not args:
         return const_expr(T.SYSNAME, "dbo")
-    idf = _int_arg(args[0])
+    idf = int_arg(args[0])
 
     def schema_name(f: Frame) -> Any:
         i = idf(f)
@@ -383,7 +382,7 @@ def _schema_name(c: Compiler, node: ast.FunctionCall) -> CExpr:
 
 @special("schema_id")
 def _schema_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
-    args = _arity(c, node, 0, 1)
+    args = arity_args(c, node, 0, 1)
     if not args:
         return const_expr(T.INT, 1)
     nf = str_arg(args[0])
@@ -399,7 +398,7 @@ def _schema_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
 
 def _const_name(value: str) -> SpecialFn:
     def compile_name(c: Compiler, node: ast.FunctionCall) -> CExpr:
-        _arity(c, node, 0, 1)
+        arity_args(c, node, 0, 1)
         return const_expr(T.SYSNAME, value)
     return compile_name
 
@@ -450,27 +449,27 @@ def _datepart(c: Compiler, node: ast.FunctionCall) -> CExpr:
 
 @special("host_name")
 def _host_name(c: Compiler, node: ast.FunctionCall) -> CExpr:
-    _arity(c, node, 0, 0)
+    arity_args(c, node, 0, 0)
     return const_expr(T.nvarchar(128), socket.gethostname())
 
 
 @special("serverproperty")
 def _serverproperty(c: Compiler, node: ast.FunctionCall) -> CExpr:
     """``SERVERPROPERTY('ProductVersion')`` …: sql_variant, NULL for an unknown name."""
-    args = _arity(c, node, 1, 1)
+    args = arity_args(c, node, 1, 1)
     namef = str_arg(args[0])
     return CExpr(DYNAMIC, lambda f: server_property(namef(f)))
 
 
 @special("xact_state")
 def _xact_state(c: Compiler, node: ast.FunctionCall) -> CExpr:
-    _arity(c, node, 0, 0)
+    arity_args(c, node, 0, 0)
     return CExpr(T.SMALLINT, lambda f: f.session.xact_state)
 
 
 @special("scope_identity")
 def _scope_identity(c: Compiler, node: ast.FunctionCall) -> CExpr:
-    _arity(c, node, 0, 0)
+    arity_args(c, node, 0, 0)
 
     def scope_identity(f: Frame) -> Any:
         v = f.scope_identity
@@ -491,7 +490,7 @@ def _engine_identity(f: Frame, table: str, what: str) -> Any:
 def _of_name(t: T.SqlType, read: Callable[[Frame, str], Any]) -> SpecialFn:
     """A function of one name argument (NULL for a NULL name): ``read(frame, name)``."""
     def compile_call(c: Compiler, node: ast.FunctionCall) -> CExpr:
-        nf = str_arg(_arity(c, node, 1, 1)[0])
+        nf = str_arg(arity_args(c, node, 1, 1)[0])
 
         def run(f: Frame) -> Any:
             name = nf(f)
@@ -519,7 +518,7 @@ SPECIAL["sessionproperty"] = _of_name(DYNAMIC, lambda f, name: session_property(
 def _sql_variant_property(c: Compiler, node: ast.FunctionCall) -> CExpr:
     """``SQL_VARIANT_PROPERTY(v, 'BaseType')`` …: of the argument's declared type, or of the
     type a sql_variant's value has."""
-    args = _arity(c, node, 2, 2)
+    args = arity_args(c, node, 2, 2)
     value, namef = args[0], str_arg(args[1])
     static = value.type if value.type != DYNAMIC else None
 
@@ -533,7 +532,7 @@ def _sql_variant_property(c: Compiler, node: ast.FunctionCall) -> CExpr:
 
 def _error_fn(t: T.SqlType, get: Callable[[TSqlError], Any]) -> SpecialFn:
     def compile_error(c: Compiler, node: ast.FunctionCall) -> CExpr:
-        _arity(c, node, 0, 0)
+        arity_args(c, node, 0, 0)
 
         def read(f: Frame) -> Any:
             caught = f.session.caught

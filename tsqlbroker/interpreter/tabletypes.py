@@ -96,9 +96,9 @@ def table_argument(c: Compiler, value: ast.Expr) -> CExpr | None:
 
 @handler(ast.CreateTableType)
 def compile_create_table_type(c: Compiler, node: ast.CreateTableType) -> StmtFn:
-    from .dml import _columns_sql
+    from .dml import table_columns_sql
 
-    columns = _columns_sql(c, node)  # type: ignore[arg-type]  # slices "TABLE (…)" alike
+    columns = table_columns_sql(c, node)  # type: ignore[arg-type]  # slices "TABLE (…)" alike
     name = node.name
     shown = f"{name.schema}.{name.name}" if name.schema else name.name
 

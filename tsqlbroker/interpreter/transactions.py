@@ -9,7 +9,7 @@ statement ends (see :meth:`Session.txn_for_statement`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tsqlbroker.errors import TSqlError, tsql_error
 from tsqlbroker.grammar import ast
@@ -18,10 +18,23 @@ from .compiler import Compiler, StmtFn, handler
 
 if TYPE_CHECKING:
     from .frames import Frame
-    from .session import Session
 
 
-def begin(s: Session, name: str | None = None) -> None:
+class TransactionHolder(Protocol):
+    """What this module reads and sets on a :class:`~.session.Session` (declared here: the
+    session module calls these functions, so importing it would close an import cycle)."""
+
+    trancount: int
+    txn: Any
+    stmt_txn: Any
+    tran_name: str | None
+    doomed: bool
+    extensions: dict[str, Any]
+
+    def new_txn(self) -> Any: ...
+
+
+def begin(s: TransactionHolder, name: str | None = None) -> None:
     """``BEGIN TRAN [name]``."""
     if s.trancount == 0:
         if s.stmt_txn is not None:
@@ -36,7 +49,7 @@ def begin(s: Session, name: str | None = None) -> None:
     s.trancount += 1
 
 
-def commit(s: Session) -> None:
+def commit(s: TransactionHolder) -> None:
     """``COMMIT [TRAN]``: Msg 3902 without a transaction, 3930 when it is doomed."""
     if s.trancount == 0:
         raise tsql_error(3902)
@@ -52,7 +65,7 @@ def commit(s: Session) -> None:
         s.trancount -= 1
 
 
-def rollback(s: Session, name: str | None = None) -> None:
+def rollback(s: TransactionHolder, name: str | None = None) -> None:
     """``ROLLBACK [TRAN [name]]``: to a savepoint, or everything (Msg 3903 / 6401)."""
     if s.trancount == 0:
         raise tsql_error(3903)
@@ -68,7 +81,7 @@ def rollback(s: Session, name: str | None = None) -> None:
     rollback_all(s)
 
 
-def rollback_all(s: Session) -> None:
+def rollback_all(s: TransactionHolder) -> None:
     """Undo the whole transaction (if any) and set ``@@TRANCOUNT`` to 0."""
     txn = s.txn
     s.trancount = 0
@@ -79,7 +92,7 @@ def rollback_all(s: Session) -> None:
         _keeping_table_variables(s, txn, txn.rollback)
 
 
-def _keeping_table_variables(s: Session, txn: Any, undo: Any) -> None:
+def _keeping_table_variables(s: TransactionHolder, txn: Any, undo: Any) -> None:
     """Roll back leaving the session's table variables as they are (``dml.TableVariables``,
     kept in the session's extensions so that this module needs no DML engine)."""
     keeper = s.extensions.get("table_variables")
@@ -89,7 +102,7 @@ def _keeping_table_variables(s: Session, txn: Any, undo: Any) -> None:
         keeper.around(s, txn, undo)
 
 
-def doom_rolled_back(s: Session) -> None:
+def doom_rolled_back(s: TransactionHolder) -> None:
     """A deadlock victim inside TRY (Msg 1205): its work is undone and its locks released at
     once — the other transaction must go on — but, as in SQL Server, the transaction stays
     open and doomed (``@@TRANCOUNT`` unchanged, ``XACT_STATE()`` = -1) until the CATCH block
@@ -101,7 +114,7 @@ def doom_rolled_back(s: Session) -> None:
     s.doomed = True
 
 
-def save(s: Session, name: str) -> None:
+def save(s: TransactionHolder, name: str) -> None:
     """``SAVE TRAN name``: Msg 628 outside a transaction, 3931 when doomed."""
     if s.trancount == 0 or s.txn is None:
         raise tsql_error(628)
@@ -110,7 +123,7 @@ def save(s: Session, name: str) -> None:
     s.txn.save(name)
 
 
-def xact_state(s: Session) -> int:
+def xact_state(s: TransactionHolder) -> int:
     """``XACT_STATE()``: 1 committable, 0 none, -1 doomed."""
     if s.trancount == 0:
         return 0

@@ -239,7 +239,7 @@ class LockManager:
     PostgreSQL backend adds row locks for several processes. Waiters are kept in a wait-for
     graph: a wait that would close a cycle ends in Msg 1205 (deadlock victim) instead of
     waiting out its timeout. Cycles through other processes' row locks are PostgreSQL's to
-    find (see ``broker/pgsync.py``).
+    find (see ``engine/broker/row_locks.py``).
     """
 
     def __init__(self) -> None:

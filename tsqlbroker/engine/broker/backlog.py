@@ -4,7 +4,7 @@ stream draining the queue): how far the next read may go.
 Queuing orders grow in commit order on SQLite (one writer at a time). On PostgreSQL they
 come from a sequence when a commit flushes its messages, so a slower commit may show a lower
 queuing order after a faster one: the horizon is only returned once the transactions that
-were writing messages when it was read are over (:func:`pgsync.wait_for_enqueuers`), so that
+were writing messages when it was read are over (:func:`row_locks.wait_for_enqueuers`), so that
 no message below it can still appear.
 """
 
@@ -15,7 +15,7 @@ import logging
 from sqlalchemy import Text, cast, func, select
 
 from ...storage.store import StoreConnection
-from . import pgsync
+from . import row_locks
 from .schema import BrokerTables
 
 log = logging.getLogger(__name__)
@@ -36,14 +36,15 @@ def ready_horizon(tables: BrokerTables, conn: StoreConnection, queue_id: int, af
         inner = inner.limit(limit)
     sub = inner.subquery()
     stmt = select(func.max(sub.c.queuing_order), func.count())
-    pg = pgsync.is_postgres(conn)
+    # Several processes' transactions write at once: queuing orders may commit out of order.
+    pg = not conn.backend.single_writer
     if pg:      # the snapshot of this very statement: see the module docstring
         stmt = stmt.add_columns(cast(func.pg_current_snapshot(), Text))
     row = conn.execute(stmt).one()
     end, count = row[0], int(row[1])
     if end is None:
         return after, 0
-    if pg and not pgsync.wait_for_enqueuers(conn, row[2], SETTLE_TIMEOUT_S):
+    if pg and not row_locks.wait_for_enqueuers(conn, row[2], SETTLE_TIMEOUT_S):
         log.warning("transactions writing messages stayed open for %.0f s; going on with "
                     "queuing order %s", SETTLE_TIMEOUT_S, end)
     return int(end), count

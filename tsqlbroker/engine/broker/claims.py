@@ -1,7 +1,7 @@
 """Conversation-group ownership across processes sharing one SQLite file.
 
 In one process the lock manager (``storage/txn.LockManager``) says which transaction holds a
-conversation group; PostgreSQL adds row locks (``pgsync``). SQLite has neither row locks nor
+conversation group; PostgreSQL adds row locks (``row_locks``). SQLite has neither row locks nor
 a way to show a row to other processes before the transaction that wrote it commits, and a
 RECEIVE deletes what it took only at commit: before this module, two processes RECEIVE-ing
 one queue each picked the same group (the pick was a plain read) and both got its messages.

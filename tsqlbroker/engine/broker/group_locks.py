@@ -11,8 +11,9 @@ import time
 from collections.abc import Callable
 
 from ...errors import broker_error
+from ...storage.backends.postgres import notices
 from ...storage.txn import Txn
-from . import pgsync
+from . import row_locks
 from .state import BrokerState, TxnBrokerState
 
 log = logging.getLogger(__name__)
@@ -67,7 +68,7 @@ class GroupLocks:
             st.locked_queues.add((db_id, queue_id))
             if txn.conn.backend.commit_notices:
                 # Other processes' waiters hear of the release with the commit's NOTIFY.
-                pgsync.commit_notices(txn).locked.add((db_id, queue_id))
+                notices.commit_notices(txn).locked.add((db_id, queue_id))
             if not st.wake_registered:
                 # Registered after the lock manager's release hook (added by the first
                 # acquire), so waiters wake when the groups are really free.
@@ -85,9 +86,9 @@ class GroupLocks:
             # make the row lock wait for nothing (its row lock is held too).
             if self.state.locks.try_acquire((db_id, group), txn):
                 remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
-                if remaining == 0.0 and pgsync.try_row_lock(txn.conn, group):
+                if remaining == 0.0 and row_locks.try_row_lock(txn.conn, group):
                     return True
-                if remaining != 0.0 and pgsync.row_lock(txn.conn, group, remaining, cancelled):
+                if remaining != 0.0 and row_locks.row_lock(txn.conn, group, remaining, cancelled):
                     return True
                 # Held in another process: local rivals may have it once that one is done.
                 self.state.locks.release((db_id, group), txn)
@@ -108,7 +109,7 @@ class GroupLocks:
             if committed and notices is not None and notices.sent:
                 return
             try:
-                pgsync.send_notices(txn.conn, [("l", db_id, queue_id)
+                notices.send_notices(txn.conn, [("l", db_id, queue_id)
                                                for db_id, queue_id in sorted(st.locked_queues)])
             except Exception:
                 log.warning("could not notify other processes of released locks",

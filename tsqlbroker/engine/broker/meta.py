@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import select
 
+from ...storage.backends.postgres.notices import NotifyOp
 from ...storage.store import StoreConnection
 from ...storage.txn import Txn
 from .model import ContractRow, MessageTypeRow, QueueRow, ServiceRow
@@ -94,7 +95,6 @@ class MetaCache:
             txn.after_end(lambda _committed, t=txn.id: self._ended(db_id, t))
             if txn.conn.backend.commit_notices:
                 # Other processes on the store drop their copy when this commits.
-                from .pgsync import NotifyOp
                 txn.defer(NotifyOp("m", db_id))
 
     def invalidate(self, db_id: int | None = None) -> None:

@@ -25,7 +25,7 @@ from ...errors import broker_error
 from ...storage.store import StoreConnection
 from ...storage.txn import Txn
 from ..results import ResultSet
-from . import pgsync
+from . import row_locks
 from .claims import FOREIGN_CLAIMED
 from .fastsql import (
     MESSAGE_COLUMNS,
@@ -136,10 +136,10 @@ class Receiving:
                 first: list[tuple[Any, ...]] | None = None
                 if top is not None and not st.received:
                     # Picks, row-locks and (one conversation) reads in one statement.
-                    picked = pgsync.next_group_rows(conn, q.object_id, tried, top)
+                    picked = row_locks.next_group_rows(conn, q.object_id, tried, top)
                     group, first = picked if picked is not None else (None, None)
                 else:   # picks and row-locks in one statement
-                    group = pgsync.next_group(conn, q.object_id, st.received, tried)
+                    group = row_locks.next_group(conn, q.object_id, st.received, tried)
                 if group is None:
                     break
                 tried.add(group)
@@ -345,7 +345,7 @@ class Receiving:
         if conn.backend.row_locks:
             # Groups other processes hold count as locked too (the row locks say which).
             st = txn.state.get("broker") if txn is not None else None
-            return pgsync.ready_group_unlocked(conn, queue_id, st.received if st else set())
+            return row_locks.ready_group_unlocked(conn, queue_id, st.received if st else set())
         m = self.state.t.messages
         conds = [m.c.queue_id == queue_id, m.c.status == 1]
         locked = {g for (d, g) in self.state.locks.locked_by_others(txn) if d == db_id}
@@ -424,7 +424,7 @@ class Receiving:
             return False
         if self.state.claims is not None and self.state.claims.claimed_elsewhere(conn, group):
             return False
-        if conn.backend.row_locks and not pgsync.group_unlocked(conn, group):
+        if conn.backend.row_locks and not row_locks.group_unlocked(conn, group):
             return False
         st = txn.state.get("broker") if txn is not None else None
         return bool(self._group_rows(conn, q, group, handle, st.received if st else set(),

@@ -18,12 +18,13 @@ from sqlalchemy import delete, insert, select
 
 from ...errors import BindError, broker_error, tsql_error
 from ...storage.backends.postgres import interest as pgwake
+from ...storage.backends.postgres import notices
+from ...storage.backends.postgres.advisory import connect_autocommit
 from ...storage.backends.sqlite import wake as filewake
 from ...storage.backends.sqlite.file_locks import LockDir
 from ...storage.store import Store, StoreConnection
 from ...storage.txn import LockManager, Txn
 from ..catalog import Catalog
-from . import pgsync
 from .claims import GroupClaims
 from .fastsql import fetch_endpoint, fetch_peer
 from .hosting import StoreHosting
@@ -102,13 +103,13 @@ class BrokerState:
         self.activation: Any = None
         self.catalog.on_drop_database(self._on_drop_database)
         # Other processes on a PostgreSQL store tell this one of what they did (NOTIFY).
-        self.listener: pgsync.Listener | None = None
+        self.listener: notices.Listener | None = None
         # The queues this process waits on, declared to the others (their commits NOTIFY
         # only then).
         self.interest: pgwake.Interest | None = None
         if store.backend.commit_notices:
-            self.interest = pgwake.Interest(lambda: pgsync.connect_autocommit(store))
-            self.listener = pgsync.Listener(store, self._remote_event, self._listening_again)
+            self.interest = pgwake.Interest(lambda: connect_autocommit(store))
+            self.listener = notices.Listener(store, self._remote_event, self._listening_again)
             self.listener.start()
             store.on_close(self.listener.stop)
             store.on_close(self.interest.close)
@@ -304,7 +305,7 @@ class BrokerState:
         txn.after_commit(fire)
         if txn.conn.backend.commit_notices:
             # Delivered to the other processes exactly when the messages become visible.
-            txn.defer(pgsync.NotifyOp("e", db_id, queue_id, pgsync.commit_notices(txn)))
+            txn.defer(notices.NotifyOp("e", db_id, queue_id, notices.commit_notices(txn)))
         # A savepoint rollback drops the hook: forget the queue so a later enqueue re-adds it.
         txn.on_undo(lambda: seen.discard(key))
 

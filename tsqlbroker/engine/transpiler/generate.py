@@ -57,7 +57,7 @@ def compile_tree(binder: BoundStatement, tree: exp.Expression, cache_key: Any,
         for ident in out.find_all(exp.Identifier):
             ident.set("this", ident.name.lower())
             ident.set("quoted", True)
-    compiled = Compiled(generate(out, binder.conn.dialect), names, types,
+    compiled = Compiled(generate(out, binder.backend), names, types,
                         tuple(sorted(binds_used(binder, out))), out if keep_tree else None)
     with _compile_lock:
         _compile_cache[key] = compiled

@@ -17,18 +17,15 @@ import sqlglot
 from sqlglot import exp
 
 from ...errors import BindError, tsql_error
-from ...storage.function_registry import registered_functions
 from ...storage.stored_values import backend_value
 from .. import apply, forxml, jsonbuild, shapes
 from ..funcmap import (
     BUILTIN_FALLBACK,
     DATEPART_FIRST,
-    pg_cast,
     typed_call,
 )
 from ..metafuncs import replacement as session_call
 from ..parsing import not_supported
-from ..pgxml import pg_xml_method
 from ..seqcalls import sequence_call
 from ..sqltypes import STRING_TYPES, parse_spec, to_storage
 from .annotate import CHAIN_MIN, TypeAnnotator, left_chain
@@ -299,9 +296,7 @@ class Rewriter:
 
     def _cast_to(self, value: exp.Expression, spec: str) -> exp.Expression:
         """``value`` (already rewritten) converted to ``spec``'s storage form."""
-        if self.conn.dialect != "sqlite":
-            return pg_cast(value, spec)
-        return exp.Anonymous(this="tsqlb_cast", expressions=[value, exp.Literal.string(spec)])
+        return self.rewrites.convert(value, spec)
 
     def _rewrite_table(self, node: exp.Table) -> exp.Expression:
         if not node.name and not isinstance(node.this, exp.Parameter):
@@ -351,13 +346,7 @@ class Rewriter:
                 value, exp.Literal.string(spec),
                 style if style is not None else exp.Null(),
                 exp.Literal.string(source) if source else exp.Null()])
-        if self.conn.dialect != "sqlite":
-            return pg_cast(value, spec, source, style, try_)
-        fn = "tsqlb_try_cast" if try_ else "tsqlb_cast"
-        args: list[exp.Expression] = [value, exp.Literal.string(spec)]
-        if style is not None and fn == "tsqlb_cast":
-            args.append(style)
-        return exp.Anonymous(this=fn, expressions=args)
+        return self.rewrites.convert(value, spec, source, style, try_)
 
     def rewrite_children(self, node: exp.Expression) -> exp.Expression:
         """``node`` with its children rewritten for the backend (itself left as it is)."""
@@ -377,10 +366,9 @@ class Rewriter:
         assert isinstance(method, exp.Anonymous)
         name = f"xml_{method.name.lower()}"
         if name not in self.functions and self.backend.xpath_in_sql:
-            translator = registered_functions(self.conn.store).get("xml_xpath")
-            return pg_xml_method(method.name.lower(), self.rewrite(self._xml_target(node)),
-                                 list(method.expressions),
-                                 translator[1] if translator is not None else None)
+            return self.rewrites.xml_method(method.name.lower(),
+                                            self.rewrite(self._xml_target(node)),
+                                            list(method.expressions), None)
         if name not in self.functions:
             raise not_supported(f"The XML method '{method.name}' in a query")
         args = [self.rewrite(self._xml_target(node))] + [self.rewrite(a)
@@ -416,7 +404,7 @@ class Rewriter:
             return self._backend_rule(self.rewrites.AFTER, padded) or padded
         if isinstance(node, exp.SessionParameter):
             return self.variable("@@" + node.name.lower())
-        built = jsonbuild.json_build(node, self.conn.dialect, self.placeholder_specs)
+        built = jsonbuild.json_build(node, self.rewrites.json_scalar, self.placeholder_specs)
         if built is not None:
             return built
         return self._function(node)

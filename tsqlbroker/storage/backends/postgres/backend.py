@@ -98,7 +98,8 @@ class PostgresBackend(Backend):
         return ReaderSlot(store, db_id, queue_id)
 
     def column_type(self, spec: str) -> TypeEngine[Any]:
-        return sqltypes.column_type(spec, self.name)
+        return sqltypes.column_type(spec, small_integers=True,
+                                     collation=self.ci_collation)
 
     def bytes_literal(self, value: bytes) -> str:
         return f"'\\x{value.hex()}'::bytea"

@@ -5,7 +5,7 @@ PostgreSQL ``tsqlb_cvt(value, target spec, source spec, style, try)`` does the s
 the server: one overload per storage type the value can arrive as (text, bytea, integers,
 numeric, double precision), so a value of unknown static type (a subquery, a queue column)
 still converts by what it is. The result is always text in the engine's storage form (binary
-as hex); :func:`funcmap.pg_cast` casts it to the backend type of the target.
+as hex); :func:`.casts.cast_to` casts it to the backend type of the target.
 
 Conversion failures raise SQL Server's error text with SQLSTATE ``TSQLE`` and the error
 number as the detail (``guard.py`` maps it back), or give NULL when ``try`` is set (TRY_CAST / TRY_CONVERT).

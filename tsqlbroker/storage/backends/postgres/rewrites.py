@@ -9,8 +9,11 @@ from collections.abc import Callable
 from typing import Any
 
 from sqlglot import exp
+from sqlglot.dialects.postgres import Postgres
 
 from ....errors import not_supported
+from .casts import cast_to
+from .xml_methods import xml_method  # noqa: F401 - the transpiler asks it by name
 
 # T-SQL's case-insensitive string searches and other built-ins as the SQL functions of
 # pgtext.py / pgstrings.py (also usable on the nondeterministic tsqlb_ci collation, where
@@ -23,6 +26,9 @@ FUNCTION_NAMES = {"charindex": "tsqlb_charindex", "replace": "tsqlb_replace",
                   "hashbytes": "tsqlb_hashbytes", "ascii": "tsqlb_ascii",
                   "isdate": "tsqlb_isdate", "json_value": "tsqlb_json_value",
                   "isjson": "tsqlb_isjson"}
+# Parameters of these types go into to_json as numbers, the others as text.
+_NUMERIC_SPECS = ("int", "bigint", "smallint", "tinyint", "decimal", "numeric", "float",
+                  "real", "money", "smallmoney")
 # T-SQL functions with no PostgreSQL implementation yet: a clear Msg 40000, not Msg 195.
 UNSUPPORTED_FUNCTIONS = frozenset({"format", "json_query"})
 
@@ -75,3 +81,49 @@ def integer_average(arg: exp.Expression) -> exp.Expression:
     zero (PostgreSQL averages bigint in numeric)."""
     return exp.Cast(this=exp.Anonymous(this="trunc", expressions=[exp.Avg(this=arg)]),
                     to=exp.DataType.build("bigint"))
+
+
+def convert(value: exp.Expression, spec: str, source: str | None = None,
+            style: exp.Expression | None = None, try_: bool = False) -> exp.Expression:
+    """``CAST(value AS spec)`` / ``CONVERT`` of an already rewritten ``value`` of type
+    ``source``: the server's ``tsqlb_cvt`` (see :func:`.casts.cast_to`)."""
+    return cast_to(value, spec, source, style, try_)
+
+
+def json_scalar(value: exp.Expression, specs: dict[str, str]) -> exp.Expression:
+    """A scalar member of JSON_OBJECT / JSON_ARRAY as JSON text (NULL for NULL): ``to_json``
+    of the value, typed first where PostgreSQL cannot tell (parameters, string literals);
+    ``specs``: the bound parameters' T-SQL types, by placeholder name."""
+    if isinstance(value, exp.Placeholder):
+        spec = specs.get(value.name) or "nvarchar"
+        typed = "numeric" if spec.split("(")[0].lower() in _NUMERIC_SPECS else "text"
+        value = exp.Cast(this=value, to=exp.DataType.build(typed))
+    elif isinstance(value, exp.Literal) and value.is_string:
+        value = exp.Cast(this=value, to=exp.DataType.build("text"))
+    return exp.Cast(this=exp.Anonymous(this="to_json", expressions=[value]),
+                    to=exp.DataType.build("text"))
+
+
+class _NumberedPostgres(Postgres.Generator):  # type: ignore[misc]
+    """PostgreSQL SQL with ``$n`` placeholders, numbered per distinct name."""
+
+    def __init__(self, **opts: Any) -> None:
+        super().__init__(dialect=Postgres(), **opts)
+        self.param_names: dict[str, int] = {}
+
+    def placeholder_sql(self, expression: exp.Placeholder) -> str:
+        name = expression.name
+        if not name:
+            raise ValueError("an unnamed placeholder in generated SQL")
+        number = self.param_names.get(name)
+        if number is None:
+            number = self.param_names[name] = len(self.param_names) + 1
+        return f"${number}"
+
+
+def generate(tree: exp.Expression) -> tuple[str, tuple[str, ...] | None]:
+    """The SQL text of a rewritten tree with ``$n`` placeholders, and the parameter name
+    behind each number (``execsql.BackendSql``'s parts)."""
+    gen = _NumberedPostgres()
+    text = gen.generate(tree)
+    return text, tuple(gen.param_names)

@@ -134,7 +134,8 @@ class SqliteBackend(Backend):
         return NoSlot() if lockdir is None else FileReaderSlot(lockdir, db_id, queue_id)
 
     def column_type(self, spec: str) -> TypeEngine[Any]:
-        return sqltypes.column_type(spec, self.name)
+        return sqltypes.column_type(spec, small_integers=False,
+                                     collation=self.ci_collation)
 
     def bytes_literal(self, value: bytes) -> str:
         return f"X'{value.hex()}'"

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from sqlglot import exp
+from sqlglot.dialects.sqlite import SQLite
 
 # The interpreter's Python implementations serve every T-SQL built-in here.
 FUNCTION_NAMES: dict[str, str] = {}
@@ -95,3 +96,28 @@ def integer_average(arg: exp.Expression) -> exp.Expression:
     """``AVG`` of a bigint (rewritten) argument as SQL Server computes it: the sum divided by
     the count in integers (SQLite's integer division truncates toward zero too)."""
     return exp.Div(this=exp.Sum(this=arg), expression=exp.Count(this=arg.copy()), typed=True)
+
+
+def convert(value: exp.Expression, spec: str, source: str | None = None,
+            style: exp.Expression | None = None, try_: bool = False) -> exp.Expression:
+    """``CAST(value AS spec)`` / ``CONVERT`` of an already rewritten ``value``: the Python
+    function ``tsqlb_cast`` (``tsqlb_try_cast`` for TRY_CAST / TRY_CONVERT, which take no
+    style). ``source`` is not needed: the function sees the value's Python type."""
+    fn = "tsqlb_try_cast" if try_ else "tsqlb_cast"
+    args: list[exp.Expression] = [value, exp.Literal.string(spec)]
+    if style is not None and not try_:
+        args.append(style)
+    return exp.Anonymous(this=fn, expressions=args)
+
+
+def json_scalar(value: exp.Expression, specs: dict[str, str]) -> exp.Expression:
+    """A scalar member of JSON_OBJECT / JSON_ARRAY as JSON text (NULL for NULL)."""
+    # json_quote(NULL) is the text null; a string 'null' comes back quoted.
+    return exp.Nullif(this=exp.Anonymous(this="json_quote", expressions=[value]),
+                      expression=exp.Literal.string("null"))
+
+
+def generate(tree: exp.Expression) -> tuple[str, tuple[str, ...] | None]:
+    """The SQL text of a rewritten tree with ``:name`` placeholders (SQLite's parser tells
+    them from literals), and None: no numbering (``execsql.BackendSql``'s parts)."""
+    return SQLite().generate(tree), None

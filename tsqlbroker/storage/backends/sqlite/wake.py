@@ -3,7 +3,7 @@
 
 In one process a commit that enqueues messages bumps the queue's signal at once (``WAITFOR``
 returns, the activation monitor hears of it). A process sharing the file cannot see that
-bump; PostgreSQL stores carry it with ``LISTEN``/``NOTIFY`` (:mod:`.pgsync`). SQLite has no
+bump; PostgreSQL stores carry it with ``LISTEN``/``NOTIFY`` (``storage/backends/postgres/notices.py``). SQLite has no
 such channel, so this module makes one beside the database file:
 
 * a directory ``<database file>-wake/`` holds one Unix-domain datagram socket per process

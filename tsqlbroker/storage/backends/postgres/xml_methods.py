@@ -17,11 +17,10 @@ from typing import Any
 
 from sqlglot import exp
 
-from ..errors import tsql_error
-from ..values.xquery import translation_json
-from .funcmap import pg_cast
-from .parsing import not_supported
-from .sqltypes import normalize_spec
+from ....errors import not_supported, tsql_error
+from ....values.types import normalize_spec
+from ....values.xquery import translation_json
+from .casts import cast_to
 
 Translator = Callable[[str, str], Any]
 
@@ -48,8 +47,8 @@ def _xpath_text(xpath: str) -> str:
     return xpath.replace("$__r/", "/").replace("$__r", "/")
 
 
-def pg_xml_method(method: str, doc: exp.Expression, args: list[exp.Expression],
-                  translate: Translator | None) -> exp.Expression:
+def xml_method(method: str, doc: exp.Expression, args: list[exp.Expression],
+               translate: Translator | None) -> exp.Expression:
     """``doc.method(args…)`` (``doc`` already rewritten) as PostgreSQL SQL."""
     label = f"{method}()"
     if method not in ("value", "exist", "query"):
@@ -95,7 +94,7 @@ def pg_xml_method(method: str, doc: exp.Expression, args: list[exp.Expression],
             raise not_supported("An XML value() whose type is not a string literal")
         found = _fn("xpath_exists", exp.Literal.string(xpath), xml_doc.copy(),
                     *[n.copy() for n in ns])
-        value = pg_cast(_unescaped(joined(f"string({xpath})")), normalize_spec(spec_node.name),
+        value = cast_to(_unescaped(joined(f"string({xpath})")), normalize_spec(spec_node.name),
                         "nvarchar(max)")
         return exp.Case(ifs=[exp.If(this=found, true=value)])
     if method == "exist":

@@ -1,57 +1,27 @@
-"""What several processes sharing one PostgreSQL store need from each other.
+"""Conversation-group locks and picks as PostgreSQL row locks, seen by every process.
 
-In one process the broker coordinates through memory (the lock manager, queue signals,
-the metadata cache). Processes sharing a PostgreSQL store (several ``tsqlbroker serve`` and
-clients) also coordinate through the server:
-
-* **conversation-group locks** are row locks on the group's ``conversation_groups`` row, held
-  to the end of the storage transaction: ``FOR UPDATE SKIP LOCKED`` for the readers that skip
-  locked groups, a blocking ``FOR UPDATE`` for those that wait, so that PostgreSQL's deadlock
-  detector sees the wait and a cycle across processes ends in Msg 1205 (bounded by the
-  statement's lock timeout, and cancellable) — see :func:`try_row_lock`, :func:`row_lock`;
-* **wake-ups** go through ``LISTEN``/``NOTIFY``: a transaction that enqueued messages or
-  held group locks sends one ``NOTIFY`` inside its commit, naming every queue concerned (so
-  it is delivered exactly when the messages are visible and the locks gone; a rolled-back
-  one tells of its released locks afterwards) — only when some process waits on one of
-  those queues (``pgwake``: a NOTIFY nobody needs would still queue every notifying commit
-  of the server behind one lock); one that changed broker metadata sends one always; a
-  :class:`Listener` thread per process feeds them to the in-memory signals (``WAITFOR`` wakes
-  at once, activation monitors hear of messages other processes enqueued);
-* **activation readers** across processes are capped by MAX_QUEUE_READERS with session-level
-  advisory locks, one per reader slot (:class:`ReaderSlot`): a slot dies with its connection,
-  so a killed process frees its slots at once;
-* **the broker clock** runs in one process at a time (a transaction-level advisory lock), so
-  a timer or a lifetime fires once.
-
-The channel is per backend schema (tests and tenants can share a server), and every payload
-carries this process's id so a process ignores its own echoes.
+Processes sharing a PostgreSQL store (``Backend.row_locks``) lock a conversation group as a
+row lock on the group's ``conversation_groups`` row, held to the end of the storage
+transaction: ``FOR UPDATE SKIP LOCKED`` for the readers that skip locked groups, a blocking
+``FOR UPDATE`` for those that wait, so that PostgreSQL's deadlock detector sees the wait and a
+cycle across processes ends in Msg 1205 (bounded by the statement's lock timeout, and
+cancellable) — see :func:`try_row_lock`, :func:`row_lock`. RECEIVE's pick of the next group
+locks it in the same statement (:func:`next_group`, :func:`next_group_rows`). The commit
+notices that go with these locks are in ``storage/backends/postgres/notices.py``.
 """
 
 from __future__ import annotations
 
-import logging
-import os
-import threading
 import time
-import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from ...errors import broker_error
-from ...storage.backends.postgres import interest as pgwake
-from ...storage.backends.postgres.advisory import connect_autocommit
-from ...storage.store import Store, StoreConnection
-from ...storage.txn import Txn
+from ...storage.backends.postgres.notices import schema
+from ...storage.store import StoreConnection
 from .fastsql import MESSAGE_COLUMNS, run
 from .schema import PREFIX
 
-log = logging.getLogger(__name__)
-
-PROCESS_TAG = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
-Handler = Callable[[str, int, int], None]
-# NOTIFY payloads must stay under 8000 bytes.
-_PAYLOAD_MAX = 7000
 # A blocking group-lock wait is cut into slices of this length (at least deadlock_timeout
 # plus the margin), between which cancellation and the statement's timeout are checked.
 _LOCK_SLICE_S = 2.0
@@ -59,151 +29,9 @@ _LOCK_SLICE_MARGIN_S = 0.5
 _SLICE_SAVEPOINT = "tsqlb_row_lock"
 _LOCK_NOT_AVAILABLE = "55P03"      # lock_timeout expired
 _DEADLOCK_DETECTED = "40P01"
-_notify_sql_cache: dict[tuple[str, bool, tuple[tuple[str, int, int], ...]], str | None] = {}
-_NOTIFY_SQL_CACHE_MAX = 1024
 # Ready messages of the top priority a pick looks at in queuing order before it looks group
 # by group (_pick_top_priority, _group_pick).
 _PICK_WINDOW = 32
-# Events that only wake waiters: sent only when a process waits on the queue (pgwake).
-_WAKE_KINDS = frozenset("el")
-
-
-def is_postgres(conn: StoreConnection) -> bool:
-    """Whether transactions of several processes write to ``conn``'s store at once (a
-    PostgreSQL server): queuing orders may then commit out of order."""
-    return not conn.backend.single_writer
-
-
-def schema(conn: StoreConnection) -> str:
-    """The backend schema the store of ``conn`` lives in (read once per store)."""
-    cached: str | None = conn.store.extensions.get("pg_schema")
-    if cached is None:
-        cached = run(conn, "SELECT current_schema()").fetchone()[0] or "public"
-        conn.store.extensions["pg_schema"] = cached
-    return cached
-
-
-def channel(conn: StoreConnection) -> str:
-    """The NOTIFY channel of the store ``conn`` belongs to (one per backend schema)."""
-    return f"tsqlb_{schema(conn)}"[:63]
-
-
-def notify(conn: StoreConnection, kind: str, db_id: int, queue_id: int = 0) -> None:
-    """Send ``kind`` ('e' enqueued, 'l' locks released, 'm' metadata changed) for a queue
-    (or a database); inside a transaction it is delivered at commit, outside at once."""
-    send_notices(conn, [(kind, db_id, queue_id)])
-
-
-def send_notices(conn: StoreConnection, events: list[tuple[str, int, int]]) -> None:
-    """Send several events now (after the change they tell of: a rollback's released locks,
-    a metadata change inside its transaction), in as few ``pg_notify`` calls as the payload
-    limit allows — one, in practice; wake-ups only when some process waits on a queue
-    concerned (see ``pgwake``)."""
-    sql = _notify_sql(conn, events, gate=False)
-    if sql is not None:
-        run(conn, sql)
-
-
-def notices_sql(conn: StoreConnection, events: list[tuple[str, int, int]]) -> str | None:
-    """The NOTIFY of :func:`send_notices` as parameterless SQL to travel with the COMMIT,
-    behind the commit's gate (see ``pgwake``); None when there is nothing to send."""
-    return _notify_sql(conn, events, gate=True)
-
-
-def _notify_sql(conn: StoreConnection, events: list[tuple[str, int, int]], *, gate: bool
-                ) -> str | None:
-    if not events:
-        return None
-    # The same few event lists come back on every commit of a SEND/RECEIVE loop: built once.
-    key = (schema(conn), gate, tuple(events))
-    sql = _notify_sql_cache.get(key)
-    if sql is None:
-        if len(_notify_sql_cache) >= _NOTIFY_SQL_CACHE_MAX:
-            _notify_sql_cache.clear()
-        sql = _notify_sql_cache[key] = _build_notify_sql(conn, events, gate=gate)
-    return sql
-
-
-def _build_notify_sql(conn: StoreConnection, events: list[tuple[str, int, int]], *, gate: bool
-                      ) -> str | None:
-    payloads = _payloads(events)
-    if not payloads:
-        return None
-    chan = _literal(channel(conn))
-    sql = "SELECT " + ", ".join(f"pg_notify({chan}, {_literal(p)})" for p in payloads)
-    if any(kind not in _WAKE_KINDS for kind, _db, _queue in events):
-        return sql
-    queues = sorted({(db, queue) for _kind, db, queue in events})
-    sql += " WHERE " + pgwake.waiter_condition(schema(conn), queues)
-    return f"{pgwake.gate_sql(schema(conn), queues)}; {sql}" if gate else sql
-
-
-def _payloads(events: list[tuple[str, int, int]]) -> list[str]:
-    """``tag|kind|db|queue;kind|db|queue…`` payloads under the size limit, duplicates out."""
-    items = [f"{kind}|{db}|{queue}" for kind, db, queue in dict.fromkeys(events)]
-    payloads: list[str] = []
-    while items:
-        size, count = len(PROCESS_TAG), 0
-        while count < len(items) and (count == 0 or size + len(items[count]) < _PAYLOAD_MAX):
-            size += len(items[count]) + 1
-            count += 1
-        payloads.append(PROCESS_TAG + "|" + ";".join(items[:count]))
-        del items[:count]
-    return payloads
-
-
-def _literal(text: str) -> str:
-    """A PostgreSQL string literal (standard_conforming_strings, the default since 9.1)."""
-    return "'" + text.replace("'", "''") + "'"
-
-
-class CommitNotices:
-    """The events one transaction publishes at its commit, sent as one NOTIFY together with
-    the storage COMMIT (a :meth:`~..txn.Txn.before_commit` hook: one round trip for both,
-    and every notifying commit queues behind PostgreSQL's notify lock once): the enqueues of
-    its flushed deferred operations, and 'l' for every queue whose groups it locked (the row
-    locks go with the commit, which is exactly when the NOTIFY is delivered)."""
-
-    def __init__(self) -> None:
-        self.events: list[tuple[str, int, int]] = []
-        self.locked: set[tuple[int, int]] = set()
-        self.sent = False
-
-    def sql(self, conn: StoreConnection) -> str | None:
-        """The NOTIFY of everything collected, as SQL for the COMMIT to carry (None when
-        there is nothing to say). Asked again — a commit that took the long way after all
-        (``Txn.commit_guard``) — it tells everything collected by then."""
-        events = self.events + [("l", db, queue) for db, queue in sorted(self.locked)]
-        self.sent = True
-        return notices_sql(conn, events)
-
-
-def commit_notices(txn: Txn) -> CommitNotices:
-    """The :class:`CommitNotices` of ``txn``, registered for its commit on first use."""
-    notices: CommitNotices | None = txn.state.get("pg_notices")
-    if notices is None:
-        notices = CommitNotices()
-        txn.state["pg_notices"] = notices
-        txn.before_commit(lambda: notices.sql(txn.conn))
-    return notices
-
-
-@dataclass
-class NotifyOp:
-    """A deferred :func:`notify`: flushed inside the committing transaction — into the
-    transaction's :class:`CommitNotices` when given (one NOTIFY for the whole commit), else
-    as a NOTIFY of its own. A rollback to a savepoint drops it like any deferred work."""
-
-    kind: str
-    db_id: int
-    queue_id: int = 0
-    notices: CommitNotices | None = None
-
-    def flush(self, conn: StoreConnection) -> None:
-        if self.notices is not None:
-            self.notices.events.append((self.kind, self.db_id, self.queue_id))
-        else:
-            notify(conn, self.kind, self.db_id, self.queue_id)
 
 
 def try_row_lock(conn: StoreConnection, group: str) -> bool:
@@ -467,103 +295,6 @@ def group_unlocked(conn: StoreConnection, group: str) -> bool:
         return True
     return run(conn, f"SELECT 1 FROM {PREFIX}conversation_groups WHERE conversation_group_id"
                      " = ?", (group,)).fetchone() is None
-
-
-def clock_lock(conn: StoreConnection) -> None:
-    """Serialise the broker clock of every process on this store, until the transaction of
-    ``conn`` ends (the second process then sees what the first did, and fires nothing twice).
-    """
-    conn.write()
-    run(conn, "SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':tsqlb_clock'))")
-
-
-class Listener:
-    """A thread that LISTENs on the store's channel and hands other processes' events to
-    ``handler(kind, db_id, queue_id)``."""
-
-    # How long one wait for notifications lasts; stop() wakes the wait, it does not end it.
-    POLL_SECONDS = 0.5
-
-    def __init__(self, store: Store, handler: Handler,
-                 on_reconnect: Callable[[], None] | None = None) -> None:
-        """``on_reconnect()`` runs when listening again after a lost connection (events of
-        the outage are lost: waiters should look again)."""
-        self.store = store
-        self.handler = handler
-        self.on_reconnect = on_reconnect
-        self._stop = threading.Event()
-        self._ready = threading.Event()
-        self._channel: str | None = None  # once listening
-        self._thread = threading.Thread(target=self._run, name="tsqlbroker-pg-listener",
-                                        daemon=True)
-
-    def start(self) -> None:
-        """Start listening; returns once LISTEN is in effect (or after 10 s)."""
-        self._thread.start()
-        self._ready.wait(10.0)
-
-    def stop(self) -> None:
-        """Stop the thread and close its connection: a notification of our own wakes it
-        from its wait at once (an exit does not wait out the poll)."""
-        self._stop.set()
-        if self._thread.is_alive() and self._thread is not threading.current_thread():
-            self._wake()
-            self._thread.join(5.0)
-
-    def _wake(self) -> None:
-        channel = self._channel
-        if channel is None:
-            return
-        try:
-            conn = self.store.connect()
-            try:
-                # No events, tagged as this process's: every listener ignores it.
-                run(conn, "SELECT pg_notify(?, ?)", (channel, PROCESS_TAG + "|"))
-            finally:
-                conn.close()
-        except Exception:  # the poll notices the stop anyway
-            log.debug("could not wake the listener", exc_info=True)
-
-    def _connect(self) -> Any:
-        return connect_autocommit(self.store)
-
-    def _run(self) -> None:
-        failures = 0
-        while not self._stop.is_set():
-            try:
-                with self._connect() as pg:
-                    name = pg.execute("SELECT current_schema()").fetchone()[0] or "public"
-                    chan = f"tsqlb_{name}"[:63]
-                    pg.execute(f'LISTEN "{chan}"')
-                    self._channel = chan
-                    self._ready.set()
-                    if failures and self.on_reconnect is not None:
-                        self.on_reconnect()
-                    failures = 0
-                    while not self._stop.is_set():
-                        for note in pg.notifies(timeout=self.POLL_SECONDS):
-                            if self._stop.is_set():
-                                break  # woken by stop(): the wait does not run out first
-                            self._dispatch(note.payload)
-            except Exception as exc:  # noqa: BLE001 - the server went away: reconnect
-                # Said once per outage; retried every second (quietly) until it is back.
-                failures += 1
-                level = logging.WARNING if failures == 1 else logging.DEBUG
-                log.log(level, "broker listener lost its connection (%s); reconnecting",
-                        str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
-                self._ready.set()
-                self._stop.wait(1.0)
-
-    def _dispatch(self, payload: str) -> None:
-        try:
-            tag, events = payload.split("|", 1)
-            if tag == PROCESS_TAG or not events:  # our own, or a listener's wake-up call
-                return
-            for event in events.split(";"):
-                kind, db, queue = event.split("|")
-                self.handler(kind, int(db), int(queue))
-        except Exception:
-            log.exception("broker listener: cannot handle %r", payload)
 
 
 def wait_for_enqueuers(conn: StoreConnection, snapshot: str, timeout: float) -> bool:
