@@ -105,8 +105,8 @@ class GroupLocks:
         if txn.conn.backend.commit_notices and st.locked_queues:
             # Waiters of other processes may have skipped these groups. A commit told them
             # already (its NOTIFY); a rollback or a failed commit did not.
-            notices = txn.state.get("pg_notices")
-            if committed and notices is not None and notices.sent:
+            sent = txn.state.get("pg_notices")
+            if committed and sent is not None and sent.sent:
                 return
             try:
                 notices.send_notices(txn.conn, [("l", db_id, queue_id)

@@ -156,44 +156,53 @@ class BrokerState:
         return meta
 
     def _init_database(self, conn: StoreConnection, db_id: int) -> None:
+        if conn.in_write_txn and conn.backend.single_writer:
+            # This connection holds the store's only write lock, so no other writer can add
+            # the built-ins meanwhile; and the init lock may be held by a thread of this
+            # process waiting for that very write lock (a deadlock if we waited for it).
+            self._init_database_locked(conn, db_id)
+            return
         with self.init_lock:
-            if db_id in self.initialised_dbs:
-                return
-            d = self.t.dbinit
-            if conn.execute(select(d.c.database_id).where(d.c.database_id == db_id)).first():
-                if not conn.in_write_txn:
-                    self.initialised_dbs.add(db_id)
-                return
-            if self.catalog.database(conn, db_id) is None:
-                raise broker_error(8442)
-            # Built-ins go in on a private connection, committed at once, when the database
-            # is committed; else (created in the caller's open transaction) on the caller's
-            # connection, so they roll back with the database.
-            if conn.in_write_txn:
-                # A private writer would wait for the caller's own storage lock.
-                self._write_builtins(conn, db_id)
-                self.meta.invalidate(db_id)
-                return
-            own = self.store.connect()
-            try:
-                if self.catalog.database(own, db_id) is not None:
-                    own.write()
-                    # Looked at again under the write lock: a DROP DATABASE may have
-                    # committed while this waited for it.
-                    if self.catalog.database(own, db_id) is None:
-                        own.rollback()
-                        raise broker_error(8442)
-                    if not own.execute(select(d.c.database_id).where(
-                            d.c.database_id == db_id)).first():
-                        self._write_builtins(own, db_id)
-                    own.commit()
-                    self.initialised_dbs.add(db_id)
-                else:
-                    conn.write()
-                    self._write_builtins(conn, db_id)
-            finally:
-                own.close()
+            self._init_database_locked(conn, db_id)
+
+    def _init_database_locked(self, conn: StoreConnection, db_id: int) -> None:
+        if db_id in self.initialised_dbs:
+            return
+        d = self.t.dbinit
+        if conn.execute(select(d.c.database_id).where(d.c.database_id == db_id)).first():
+            if not conn.in_write_txn:
+                self.initialised_dbs.add(db_id)
+            return
+        if self.catalog.database(conn, db_id) is None:
+            raise broker_error(8442)
+        # Built-ins go in on a private connection, committed at once, when the database
+        # is committed; else (created in the caller's open transaction) on the caller's
+        # connection, so they roll back with the database.
+        if conn.in_write_txn:
+            # A private writer would wait for the caller's own storage lock.
+            self._write_builtins(conn, db_id)
             self.meta.invalidate(db_id)
+            return
+        own = self.store.connect()
+        try:
+            if self.catalog.database(own, db_id) is not None:
+                own.write()
+                # Looked at again under the write lock: a DROP DATABASE may have
+                # committed while this waited for it.
+                if self.catalog.database(own, db_id) is None:
+                    own.rollback()
+                    raise broker_error(8442)
+                if not own.execute(select(d.c.database_id).where(
+                        d.c.database_id == db_id)).first():
+                    self._write_builtins(own, db_id)
+                own.commit()
+                self.initialised_dbs.add(db_id)
+            else:
+                conn.write()
+                self._write_builtins(conn, db_id)
+        finally:
+            own.close()
+        self.meta.invalidate(db_id)
 
     def _write_builtins(self, conn: StoreConnection, db_id: int) -> None:
         t = self.t
