@@ -211,7 +211,8 @@ def test_serve_writes_its_threads_stacks_on_sigusr1(tmp_path: Path,
     wait loop, the broker's own threads by name of their code), and serving goes on."""
     log = tmp_path / "broker.log"
     with serving(persistent_url, log) as proc:
-        assert "serving" in _log_until(log, "serving", proc)
+        # The broker's threads start just after it says it hosts activation.
+        assert "hosting activation" in _log_until(log, "hosting activation", proc)
         os.kill(proc.pid, signal.SIGUSR1)
         dump = _log_until(log, " in _serve", proc, seconds=10)
         assert "Current thread" in dump and 'File "' in dump and " in _serve" in dump
