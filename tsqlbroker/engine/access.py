@@ -61,11 +61,13 @@ SERVER_ROLE_PERMISSIONS: dict[int, frozenset[str]] = {
 
 
 def server_holds(sec: Security, conn: StoreConnection, principals: frozenset[int],
-                 permission: str) -> bool:
+                 permission: str, securable: tuple[int, int] | None = None) -> bool:
     """Whether the login and server roles ``principals`` hold the server permission
-    ``permission``: granted (to them, kept under database 0) or carried by a fixed server
-    role, or CONTROL SERVER, and not denied."""
-    states = {s for _c, _m, _t, s in _rows(sec, conn, 0, principals, permission, [(100, 0)])}
+    ``permission`` (on the server-level ``securable`` (class, major_id), an endpoint or a
+    login, when given): granted (to them, kept under database 0) or carried by a fixed
+    server role, or CONTROL SERVER, and not denied."""
+    path = [(100, 0)] if securable is None else [securable, (100, 0)]
+    states = {s for _c, _m, _t, s in _rows(sec, conn, 0, principals, permission, path)}
     for role in principals & SERVER_ROLE_PERMISSIONS.keys():
         carried = SERVER_ROLE_PERMISSIONS[role]
         if permission in carried or carried is _SERVER_CONTROL:

@@ -172,7 +172,7 @@ def resolve_target(sec: Security, conn: StoreConnection, db_id: int, cls: str | 
         major = None if login is None else login.principal_id
         db_id = 0
     else:
-        major = _broker_target(sec, conn, db_id, kind, name)
+        major = broker_securable_id(sec, conn, db_id, kind, name)
         if kind == "ENDPOINT":
             db_id = 0
     if major is None:
@@ -180,8 +180,10 @@ def resolve_target(sec: Security, conn: StoreConnection, db_id: int, cls: str | 
     return Target(db_id, number, major, None, valid)
 
 
-def _broker_target(sec: Security, conn: StoreConnection, db_id: int, kind: str, name: str
-                   ) -> int | None:
+def broker_securable_id(sec: Security, conn: StoreConnection, db_id: int, kind: str,
+                        name: str) -> int | None:
+    """The id of the broker securable ``kind`` (MESSAGE TYPE, CONTRACT, SERVICE, ROUTE,
+    REMOTE SERVICE BINDING, XML SCHEMA COLLECTION, ENDPOINT) named ``name``, or None."""
     from .broker import Broker
 
     broker = Broker.get(sec.store)

@@ -222,10 +222,11 @@ class Routing:
             b.c.remote_service_binding_id == row["remote_service_binding_id"]))
 
     # -- the broker endpoint (instance-wide) --------------------------------------------------
-    def create_endpoint(self, txn: Txn, name: str, options: dict[str, Any]) -> int:
-        """``CREATE ENDPOINT … FOR SERVICE_BROKER`` (one per instance: Msg 7862). Options:
-        state, port, ip, authentication, encryption, algorithm, message_forwarding,
-        message_forward_size."""
+    def create_endpoint(self, txn: Txn, name: str, options: dict[str, Any], owner_id: int = 1
+                        ) -> int:
+        """``CREATE ENDPOINT … FOR SERVICE_BROKER`` (one per instance: Msg 7862), owned by
+        the login ``owner_id``. Options: state, port, ip, authentication, encryption,
+        algorithm, message_forwarding, message_forward_size."""
         self.state.ensure_schema(txn.conn)
         e = self.state.t.endpoints_net
         conn = txn.conn
@@ -238,7 +239,7 @@ class Routing:
             raise tsql_error(102, str(port), cls=BindError)
         txn.write()
         conn.execute(insert(e).values(
-            endpoint_id=65536, name=name, principal_id=1,
+            endpoint_id=65536, name=name, principal_id=owner_id,
             state=str(o.get("state") or "STOPPED").upper(),
             port=None if port is None else int(port), ip=o.get("ip"),
             authentication=str(o.get("authentication") or "NEGOTIATE").upper(),
@@ -271,6 +272,14 @@ class Routing:
             txn.write()
             txn.conn.execute(update(e).where(func.lower(e.c.name) == name.lower())
                              .values(**values))
+
+    def endpoint_owner(self, conn: StoreConnection, name: str) -> tuple[int, int] | None:
+        """(endpoint_id, owning login's principal_id) of endpoint ``name``, or None."""
+        self.state.ensure_schema(conn)
+        e = self.state.t.endpoints_net
+        row = conn.execute(select(e.c.endpoint_id, e.c.principal_id).where(
+            func.lower(e.c.name) == name.lower())).first()
+        return None if row is None else (int(row[0]), int(row[1] or 1))
 
     def drop_endpoint(self, txn: Txn, name: str) -> None:
         """``DROP ENDPOINT name``."""
