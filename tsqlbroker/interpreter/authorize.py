@@ -372,6 +372,19 @@ def holds_server(f: Frame, permission: str) -> bool:
     return access.server_holds(_sec(f), f.session.conn, server_principals(f), permission)
 
 
+def catalog_viewer(f: Frame, db_id: int) -> frozenset[int] | None:
+    """The principals frame ``f``'s context views database ``db_id``'s catalog as
+    (:mod:`engine.visibility`): None for sysadmin, dbo and VIEW ANY DEFINITION (they see
+    everything); public alone when the context has no principal there."""
+    try:
+        if unchecked(f, db_id) or holds_server(f, "VIEW ANY DEFINITION"):
+            return None
+        user_id = principal_in(f, db_id)
+    except TSqlError:
+        return frozenset({access.PUBLIC})
+    return access.principal_set(_sec(f), f.session.conn, db_id, user_id)
+
+
 def require_create_database(f: Frame) -> None:
     """CREATE DATABASE: CREATE ANY DATABASE (dbcreator), else Msg 262 in master."""
     if not holds_server(f, "CREATE ANY DATABASE"):

@@ -27,10 +27,10 @@ from tsqlbroker.grammar import ast
 from ..values import types as T
 from ..values.convert import converter
 from .authorize import (
+    login_id,
     permitted,
     require_broker_ddl,
     require_database,
-    login_id,
     require_endpoint_ddl,
     require_object,
     require_queue_ddl,
