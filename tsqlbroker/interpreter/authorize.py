@@ -19,14 +19,14 @@ you do not have permission").
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from tsqlbroker.engine import access, roles
 from tsqlbroker.engine.broker.fastsql import fetch_endpoint
 from tsqlbroker.engine.broker.model import uid
 from tsqlbroker.engine.permissions import COLUMN_LEVEL, broker_securable_id, table_columns
 from tsqlbroker.engine.security import Security
-from tsqlbroker.errors import BindError, TSqlError, tsql_error
+from tsqlbroker.errors import TSqlError, cannot, tsql_error
 from tsqlbroker.lazy import LazyModule
 
 from .impersonation import current, may_connect, principal_in, privileged, unchecked
@@ -264,20 +264,20 @@ def require_broker_ddl(f: Frame, kind: str, name: str, *, drop: bool = False) ->
             _holds(f, db_id, permission, on_it) or _holds(f, db_id, alter_any, [(0, 0)])
             or _holds(f, db_id, "ALTER", [(0, 0)])):
         return
-    raise tsql_error(15151, kind.lower(), name, cls=BindError)
+    raise cannot("drop" if drop else "alter", kind.lower(), name)
 
 
 def require_queue_ddl(f: Frame, db_id: int, schema: str | None, name: str, *,
                       drop: bool = False) -> None:
     """ALTER QUEUE (ALTER on the queue or its schema) or DROP QUEUE (CONTROL on the queue or
     ALTER on its schema); ALTER ANY SCHEMA (db_ddladmin) covers every schema. Refused as
-    SQL Server refuses an object it will not show: Msg 1088 / 3701. A missing queue is left
-    to the broker."""
-    if unchecked(f, db_id):
-        return
+    SQL Server refuses an object it will not show: Msg 1088 / 3701 (level 14, state 20); a
+    missing queue gets the same texts."""
     obj = f.session.instance.catalog.find_object(f.session.conn, db_id, schema, name, {"SQ"})
-    if obj is None:
+    if obj is not None and unchecked(f, db_id):
         return
+    if obj is None:
+        _no_queue(name, drop)
     on_queue = [(1, int(obj.object_id)), (3, int(obj.schema_id)), (0, 0)]
     permission = "CONTROL" if drop else "ALTER"
     if drop:
@@ -288,8 +288,15 @@ def require_queue_ddl(f: Frame, db_id: int, schema: str | None, name: str, *,
             held or _holds(f, db_id, "ALTER ANY SCHEMA", [(0, 0)])):
         return
     if drop:
-        raise tsql_error(3701, "queue", name)
+        refused = tsql_error(3701, "queue", name, state=20)
+        refused.severity = 14  # SQL Server's refused DROP (a missing object's is level 11)
+        raise refused
     raise tsql_error(1088, name)
+
+
+def _no_queue(name: str, drop: bool) -> NoReturn:
+    """A missing queue, worded as a refused one is (Msg 3701 level 11 / Msg 1088)."""
+    raise tsql_error(3701, "queue", name) if drop else tsql_error(1088, name)
 
 
 def require_endpoint_ddl(f: Frame, name: str | None, owned: tuple[int, int] | None = None,
@@ -316,7 +323,7 @@ def require_endpoint_ddl(f: Frame, name: str | None, owned: tuple[int, int] | No
         held = (access.server_holds(sec, conn, principals, "ALTER", securable)
                 or access.server_holds(sec, conn, principals, "ALTER ANY ENDPOINT"))
     if not held:
-        raise tsql_error(15151, "endpoint", name, cls=BindError)
+        raise cannot("drop" if drop else "alter", "endpoint", name)
 
 
 def login_id(f: Frame) -> int | None:
