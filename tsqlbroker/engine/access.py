@@ -40,7 +40,8 @@ _DDL = frozenset({
 FIXED_ROLES: dict[int, tuple[str, frozenset[str]]] = {
     16384: ("G", frozenset({"CONTROL"})),          # db_owner
     16385: ("G", frozenset({"ALTER ANY USER", "CREATE SCHEMA"})),                # db_accessadmin
-    16386: ("G", frozenset({"ALTER ANY ROLE", "CREATE ROLE", "CREATE SCHEMA"})),  # db_securityadmin
+    16386: ("G", frozenset({"ALTER ANY ROLE", "CREATE ROLE", "CREATE SCHEMA",  # db_securityadmin
+                            "ALTER ANY APPLICATION ROLE"})),
     16387: ("G", _DDL),                            # db_ddladmin
     16390: ("G", frozenset({"SELECT"})),           # db_datareader
     16391: ("G", _DATA),                           # db_datawriter

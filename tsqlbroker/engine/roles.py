@@ -33,6 +33,16 @@ def _role(sec: Security, conn: StoreConnection, db_id: int, name: str) -> Princi
 def create_role(sec: Security, conn: StoreConnection, db_id: int, name: str, owner_id: int
                 ) -> int:
     """CREATE ROLE [AUTHORIZATION owner]: Msg 15023 when the name is taken."""
+    pid = insert_principal(sec, conn, db_id, name, "R")
+    conn.execute(insert(sec.t.roles).values(database_id=db_id, principal_id=pid,
+                                            owning_principal_id=owner_id))
+    return pid
+
+
+def insert_principal(sec: Security, conn: StoreConnection, db_id: int, name: str, type_: str,
+                     default_schema: str | None = None, sid: str | None = None) -> int:
+    """A new database principal of ``type_`` numbered after the others (Msg 15023 when the
+    name is taken); its principal_id."""
     sec.ensure(conn)
     if sec.find_user(conn, db_id, name) is not None:
         raise tsql_error(15023, name)
@@ -43,11 +53,9 @@ def create_role(sec: Security, conn: StoreConnection, db_id: int, name: str, own
     pid = max(FIRST_USER_PRINCIPAL_ID, (top or 0) + 1)
     now = datetime.now()
     conn.execute(insert(p).values(
-        database_id=db_id, principal_id=pid, name=name, name_key=name.lower(), type="R",
-        default_schema_name=None, sid=None, authentication_type=0, create_date=now,
+        database_id=db_id, principal_id=pid, name=name, name_key=name.lower(), type=type_,
+        default_schema_name=default_schema, sid=sid, authentication_type=0, create_date=now,
         modify_date=now))
-    conn.execute(insert(sec.t.roles).values(database_id=db_id, principal_id=pid,
-                                            owning_principal_id=owner_id))
     return pid
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..errors import tsql_error
 from . import certs
+from .approles import SID_BYTES
 from .catalog import MASTER, MSDB, TEMPDB
 from .context import ExecContext, VirtualTable
 from .keys import MASTER_KEY_NAME
@@ -49,7 +50,9 @@ def _database_principals(ctx: ExecContext, db_id: int) -> VirtualTable:
         ("allow_encrypted_value_modifications", "bit")]
     rows = [(u.name, u.principal_id, u.type, USER_TYPE_DESC.get(u.type, u.type),
              u.default_schema_name, u.create_date or SQL_EPOCH, u.modify_date or SQL_EPOCH,
-             u.owning_principal_id, u.sid, u.is_fixed_role,
+             # an application role's sid column holds its password hash: the salt is shown
+             u.owning_principal_id, u.sid[:SID_BYTES] if u.type == "A" and u.sid else u.sid,
+             u.is_fixed_role,
              u.authentication_type if u.type != "R" else 0,
              AUTH_DESC[u.authentication_type if u.type != "R" else 0], None, None, False)
             for u in Security.get(ctx.conn.store).users(ctx.conn, db_id)]

@@ -29,7 +29,7 @@ from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import TSqlError, cannot, tsql_error
 from tsqlbroker.lazy import LazyModule
 
-from .impersonation import current, may_connect, principal_in, privileged, unchecked
+from .impersonation import context, current, may_connect, principal_in, privileged, unchecked
 
 if TYPE_CHECKING:
     from .frames import Frame
@@ -209,6 +209,9 @@ def require_connect(f: Frame, database: str) -> None:
     db_id = s.instance.catalog.database_id(s.conn, database)
     if db_id is None or unchecked(f, db_id):
         return  # USE reports an unknown database itself
+    active = context(s, f)
+    if active is not None and active.approle and active.db_id == db_id:
+        return  # an application role's own database: it needs no CONNECT there
     user_id = principal_in(f, db_id)
     if not may_connect(f, db_id, user_id):
         login = current(s, f).login

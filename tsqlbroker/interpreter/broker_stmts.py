@@ -308,7 +308,7 @@ def _run_as(f: Frame, db_id: int, act: ActivationSettings | None
         principal_id = current(s, f).user_id
     else:
         user = Security.get(s.instance.store).find_user(s.conn, db_id, act.execute_as)
-        if user is None or user.type == "R" or user.principal_id in (0, 3, 4):
+        if user is None or user.type in ("R", "A") or user.principal_id in (0, 3, 4):
             raise tsql_error(15151, "user", act.execute_as, cls=BindError)
         principal_id = user.principal_id
     return dataclasses.replace(act, execute_as=str(principal_id))
