@@ -139,6 +139,16 @@ def server_roles(sec: Security, conn: StoreConnection, login_id: int) -> frozens
     return frozenset({2, *found, *((SYSADMIN,) if login_id == 1 else ())})
 
 
+def server_members(sec: Security, conn: StoreConnection) -> list[tuple[int, int]]:
+    """(role_principal_id, member_principal_id) of the fixed server roles, sa in sysadmin
+    included (sys.server_role_members)."""
+    sec.ensure(conn)
+    rm = sec.t.role_members
+    rows = conn.execute(select(rm.c.role_principal_id, rm.c.member_principal_id).where(
+        rm.c.database_id == SERVER)).all()
+    return sorted({(SYSADMIN, 1), *((int(r), int(m)) for r, m in rows)})
+
+
 def server_role_id(name: str) -> int:
     """The fixed server role ``name`` (Msg 15151 when there is none)."""
     role = SERVER_ROLES.get(name.lower())

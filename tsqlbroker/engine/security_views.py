@@ -18,6 +18,7 @@ from .catalog import MASTER, MSDB, TEMPDB
 from .context import ExecContext, VirtualTable
 from .keys import MASTER_KEY_NAME
 from .permissions import CLASS_DESC, NAMES
+from .roles import members, server_members
 from .security import (
     AUTH_DESC,
     LOGIN_TYPE_DESC,
@@ -182,10 +183,13 @@ def _symmetric_keys(ctx: ExecContext, db_id: int) -> VirtualTable:
 
 
 def _database_role_members(ctx: ExecContext, db_id: int) -> VirtualTable:
-    from .roles import members
-
     cols: Columns = [("role_principal_id", "int"), ("member_principal_id", "int")]
     return _rows(ctx, cols, members(Security.get(ctx.conn.store), ctx.conn, db_id))
+
+
+def _server_role_members(ctx: ExecContext, _db_id: int) -> VirtualTable:
+    cols: Columns = [("role_principal_id", "int"), ("member_principal_id", "int")]
+    return _rows(ctx, cols, server_members(Security.get(ctx.conn.store), ctx.conn))
 
 
 VIEWS: dict[str, Callable[[ExecContext, int], VirtualTable]] = {
@@ -193,4 +197,5 @@ VIEWS: dict[str, Callable[[ExecContext, int], VirtualTable]] = {
     "sql_logins": _sql_logins, "certificates": _certificates,
     "database_permissions": _database_permissions, "server_permissions": _server_permissions,
     "symmetric_keys": _symmetric_keys, "database_role_members": _database_role_members,
+    "server_role_members": _server_role_members,
 }

@@ -426,7 +426,8 @@ def _security_view(name: str) -> Callable[[ExecContext, int], VirtualTable]:
 
 _SYS_VIEWS.update({n: _security_view(n) for n in (
     "database_principals", "server_principals", "sql_logins", "certificates",
-    "database_permissions", "server_permissions", "symmetric_keys", "database_role_members")})
+    "database_permissions", "server_permissions", "symmetric_keys", "database_role_members",
+    "server_role_members")})
 
 _INFO_VIEWS: dict[str, Callable[[ExecContext, int], VirtualTable]] = {
     "tables": _info_tables, "columns": _info_columns,
