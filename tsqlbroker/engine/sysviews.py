@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import Integer as SaInteger
-from sqlalchemy import Select, and_, case, cast, false, literal, select, true
+from sqlalchemy import Select, and_, case, cast, false, literal, or_, select, true
 
 from ..errors import MESSAGES, tsql_error
 from ..storage.backends import backend_named
@@ -105,7 +105,22 @@ def _seen(ctx: ExecContext, db_id: int, o: Any, *,
         return true()
     seen = visibility.visible(Security.get(ctx.conn.store), ctx.conn, db_id, principals,
                               visibility.OBJECT, only=only)
-    return visibility.condition(seen, o.c.object_id, o.c.schema_id, o.c.type)
+    parent = o.alias()
+    # a constraint or trigger is seen with its table
+    children = o.c.parent_object_id.in_(select(parent.c.object_id).where(
+        parent.c.database_id == db_id,
+        visibility.condition(seen, parent.c.object_id, parent.c.schema_id, parent.c.type)))
+    return or_(visibility.condition(seen, o.c.object_id, o.c.schema_id, o.c.type), children)
+
+
+def _sees(ctx: ExecContext, db_id: int) -> Callable[[int, int, str], bool]:
+    """``sees(object_id, schema_id, type)``: :func:`_seen` for rows built in Python."""
+    principals = visibility.viewer(ctx, db_id)
+    if principals is None:
+        return lambda _o, _s, _t: True
+    seen = visibility.visible(Security.get(ctx.conn.store), ctx.conn, db_id, principals,
+                              visibility.OBJECT)
+    return (lambda _o, _s, _t: True) if seen is None else seen.covers
 
 
 def _refuse() -> Any:
@@ -328,8 +343,11 @@ def _constraint_rows(ctx: ExecContext, db_id: int, kinds: set[str]
 
     catalog = Catalog.get(ctx.conn.store)
     c = catalog.t.columns
+    sees = _sees(ctx, db_id)
     out = []
     for obj in catalog.objects(ctx.conn, db_id, kinds):
+        if not sees(obj.parent_object_id, obj.schema_id, "U"):
+            continue  # a constraint is seen with its table
         ids = {r.name.lower(): int(r.column_id) for r in ctx.conn.execute(
             select(c.c.name, c.c.column_id).where(c.c.object_id == obj.parent_object_id))}
         out.append((obj, json.loads(obj.detail or "{}"), ids))
@@ -385,7 +403,10 @@ def _triggers(ctx: ExecContext, db_id: int) -> VirtualTable:
         ("modify_date", "datetime"), ("is_ms_shipped", "bit"), ("is_disabled", "bit"),
         ("is_not_for_replication", "bit"), ("is_instead_of_trigger", "bit")]
     rows = []
+    sees = _sees(ctx, db_id)
     for o in Catalog.get(ctx.conn.store).objects(ctx.conn, db_id, {"TR"}):
+        if not sees(o.parent_object_id, o.schema_id, "U"):
+            continue  # a trigger is seen with its table
         t = trigger_from_row(o)
         rows.append((o.name, o.object_id, 1, "OBJECT_OR_COLUMN", o.parent_object_id, "TR",
                      "SQL_TRIGGER", o.create_date, o.modify_date, False, t.disabled, False,

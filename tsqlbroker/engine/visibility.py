@@ -61,6 +61,13 @@ class Visible:
     schemas: tuple[tuple[int, frozenset[str] | None], ...] = ()
     types: frozenset[str] = frozenset()    # objects: those of these types
 
+    def covers(self, object_id: int, schema_id: int, type_: str) -> bool:
+        """Whether the object (``type_`` its sys.objects type) is visible."""
+        if object_id in self.ids or type_ in self.types:
+            return True
+        return any(schema_id == s and (types is None or type_ in types)
+                   for s, types in self.schemas)
+
 
 def viewer(ctx: ExecContext, db_id: int) -> frozenset[int] | None:
     """The principals of database ``db_id`` the session of ``ctx`` views the catalog as, or

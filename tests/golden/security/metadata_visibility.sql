@@ -5,9 +5,13 @@ SET NOCOUNT ON
 CREATE DATABASE vis
 GO
 USE vis
-CREATE TABLE dbo.t1 (a int)
+CREATE TABLE dbo.t1 (a int CONSTRAINT pk_t1 PRIMARY KEY)
 CREATE TABLE dbo.t2 (a int, b int)
-CREATE TABLE dbo.t3 (a int)
+CREATE TABLE dbo.t3 (a int CONSTRAINT pk_t3 PRIMARY KEY CONSTRAINT ck_t3 CHECK (a > 0))
+GO
+CREATE TRIGGER dbo.tr_t1 ON dbo.t1 AFTER INSERT AS SELECT 1
+GO
+CREATE TRIGGER dbo.tr_t3 ON dbo.t3 AFTER INSERT AS SELECT 1
 GO
 CREATE PROCEDURE dbo.p1 AS SELECT 1
 GO
@@ -42,6 +46,9 @@ SELECT name FROM sys.service_contracts
 SELECT OBJECT_NAME(object_id) AS o, definition FROM sys.sql_modules
 SELECT OBJECT_NAME(object_id) AS t, name FROM sys.columns ORDER BY t, column_id
 SELECT TABLE_NAME FROM INFORMATION_SCHEMA.TABLES ORDER BY 1
+SELECT name FROM sys.key_constraints ORDER BY name
+SELECT name FROM sys.check_constraints
+SELECT name FROM sys.triggers ORDER BY name
 REVERT
 GRANT VIEW DEFINITION ON dbo.p1 TO u
 EXECUTE AS USER = 'u'
