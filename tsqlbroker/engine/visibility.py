@@ -22,12 +22,12 @@ from sqlalchemy import and_, false, literal_column, or_, select
 
 from .access import FIXED_ROLES
 from .permissions import NAMES
+from .security import Security
 from .udfbridge import bridge_of
 
 if TYPE_CHECKING:
     from ..storage.store import StoreConnection
     from .context import ExecContext
-    from .security import Security
 
 OBJECT = 1
 # database-level permission -> {securable class: the object types it covers (None: every
@@ -123,6 +123,24 @@ def _schemas(rows: Iterable[Any]) -> tuple[tuple[int, frozenset[str] | None], ..
         else:
             out.setdefault(key, set()).update(covered)  # type: ignore[union-attr]
     return tuple((k, None if v is None else frozenset(v)) for k, v in sorted(out.items()))
+
+
+def object_visible(conn: StoreConnection, session_id: int, obj: Any, *,
+                   definition: bool = False) -> bool:
+    """Whether session ``session_id`` may see the catalog object ``obj`` (``definition``: its
+    module text, which needs VIEW DEFINITION or the like); a constraint or trigger goes
+    with its table."""
+    bridge = bridge_of(conn.store)
+    principals = None if bridge is None else bridge.viewer(session_id, int(obj.database_id))
+    if principals is None:
+        return True
+    seen = visible(Security.get(conn.store), conn, int(obj.database_id), principals,
+                   OBJECT, only=DEFINITION if definition else None)
+    if seen is None:
+        return True
+    schema_id, parent = int(obj.schema_id), int(obj.parent_object_id or 0)
+    return seen.covers(int(obj.object_id), schema_id, str(obj.type).strip()) or bool(
+        parent and seen.covers(parent, schema_id, "U"))
 
 
 def _ints(values: Iterable[int]) -> str:

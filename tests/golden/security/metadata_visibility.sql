@@ -49,10 +49,15 @@ SELECT TABLE_NAME FROM INFORMATION_SCHEMA.TABLES ORDER BY 1
 SELECT name FROM sys.key_constraints ORDER BY name
 SELECT name FROM sys.check_constraints
 SELECT name FROM sys.triggers ORDER BY name
+SELECT OBJECT_DEFINITION(OBJECT_ID('dbo.p1')) AS p1_text
+EXEC sp_helptext 'dbo.p1'
+EXEC sp_helptext 'dbo.tr_t3'
 REVERT
 GRANT VIEW DEFINITION ON dbo.p1 TO u
 EXECUTE AS USER = 'u'
 SELECT OBJECT_NAME(object_id) AS o, definition FROM sys.sql_modules
+SELECT OBJECT_DEFINITION(OBJECT_ID('dbo.p1')) AS p1_text
+EXEC sp_helptext 'dbo.p1'
 REVERT
 EXECUTE AS USER = 'vd'
 SELECT COUNT(*) AS vd_objects FROM sys.objects
