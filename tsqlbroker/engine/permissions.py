@@ -307,11 +307,14 @@ def table_columns(sec: Security, conn: StoreConnection, object_id: int
 
 
 def column_ids(sec: Security, conn: StoreConnection, target: Target,
-               columns: tuple[str, ...]) -> list[int]:
-    """The column ids (minor_id) of ``columns`` of the target table (Msg 207 if unknown)."""
+               columns: tuple[str, ...], known: list[tuple[int, str]] | None = None
+               ) -> list[int]:
+    """The column ids (minor_id) of ``columns`` of the target table (Msg 207 if unknown);
+    ``known``: the (column_id, name) of a view, which the catalog does not keep."""
     if not columns:
         return [0]
-    ids = {name.lower(): i for i, name in table_columns(sec, conn, target.major_id)}
+    listed = known if known is not None else table_columns(sec, conn, target.major_id)
+    ids = {name.lower(): i for i, name in listed}
     out = []
     for col in columns:
         if col.lower() not in ids:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from tsqlbroker.engine import access, roles
 from tsqlbroker.engine.broker.fastsql import fetch_endpoint
 from tsqlbroker.engine.broker.model import uid
+from tsqlbroker.engine.context import ExecContext
 from tsqlbroker.engine.permissions import COLUMN_LEVEL, broker_securable_id, table_columns
 from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import TSqlError, cannot, tsql_error
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
 
 # Statement needs parse with sqlglot: loaded by the first statement a non-sysadmin runs.
 needs = LazyModule("tsqlbroker.engine.needs", globals(), "needs")
+# A view's columns come from running it (sqlglot too): loaded by the first column check on one.
+engine_dml = LazyModule("tsqlbroker.engine.dml", globals(), "engine_dml")
 
 _Key = tuple[str | None, str | None, str]  # a table as a statement names it
 
@@ -67,6 +70,26 @@ def _denied(f: Frame, db_id: int, permission: str, path: list[tuple[int, int]]) 
     sec = _sec(f)
     principals = access.principal_set(sec, s.conn, db_id, principal_in(f, db_id))
     return access.denied(sec, s.conn, db_id, principals, permission, path)
+
+
+def _bracketed(name: str) -> str:
+    return "[" + name.replace("]", "]]") + "]"
+
+
+def object_columns(f: Frame, obj: Any) -> list[tuple[int, str]]:
+    """(column_id, name) of the table ``obj`` (a catalog object row); of a view, its result
+    columns in order, numbered from 1 (the catalog keeps no columns for views: they are
+    read from the view itself, run with WHERE 1 = 0)."""
+    s = f.session
+    if str(obj.type).strip() != "V":
+        return table_columns(_sec(f), s.conn, int(obj.object_id))
+    db_id = int(obj.database_id)
+    sql = (f"SELECT * FROM {_bracketed(_database_name(f, db_id))}."
+           f"{_bracketed(obj.schema_name)}.{_bracketed(obj.name)} WHERE 1 = 0")
+    ctx = ExecContext(s.conn, s.txn_for_statement(), s.db_id, s.id, s.temp_tables)
+    result = engine_dml.execute_sql(ctx, sql, {})
+    names = result.resultsets[0].columns if result.resultsets else []
+    return list(enumerate(names, 1))
 
 
 def _database_name(f: Frame, db_id: int) -> str:
@@ -126,7 +149,7 @@ def _refused_column(f: Frame, db_id: int, permission: str, path: list[tuple[int,
     else the name of the first column refused."""
     s = f.session
     sec = _sec(f)
-    table = table_columns(sec, s.conn, int(obj.object_id))
+    table = object_columns(f, obj)
 
     def used() -> list[int]:
         names = columns()
@@ -170,8 +193,7 @@ def require_statement(f: Frame, sql: str) -> None:
         hit = lookup(key)
         if hit is None:
             return frozenset()
-        return frozenset(n.lower() for _i, n in table_columns(_sec(f), s.conn,
-                                                              int(hit[1].object_id)))
+        return frozenset(n.lower() for _i, n in object_columns(f, hit[1]))
 
     for need in needs.statement_needs(sql):
         if need.name is None:
