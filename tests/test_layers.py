@@ -184,7 +184,6 @@ KNOWN_LOCAL_IMPORTS: dict[tuple[str, str], str] = {
             ("engine.broker.delivery", "engine.broker.model"),
             ("engine.permissions", "engine.broker"),
             ("engine.security", "engine.permissions"),
-            ("engine.security_views", "engine.roles"),
             ("engine.sysviews", "engine.catalog"),
             ("engine.sysviews", "engine.security_views"),
             ("grammar.build_stmt", "grammar.build_expr"),

@@ -40,7 +40,8 @@ _DDL = frozenset({
 FIXED_ROLES: dict[int, tuple[str, frozenset[str]]] = {
     16384: ("G", frozenset({"CONTROL"})),          # db_owner
     16385: ("G", frozenset({"ALTER ANY USER", "CREATE SCHEMA"})),                # db_accessadmin
-    16386: ("G", frozenset({"ALTER ANY ROLE", "CREATE ROLE", "CREATE SCHEMA"})),  # db_securityadmin
+    16386: ("G", frozenset({"ALTER ANY ROLE", "CREATE ROLE", "CREATE SCHEMA",  # db_securityadmin
+                            "ALTER ANY APPLICATION ROLE"})),
     16387: ("G", _DDL),                            # db_ddladmin
     16390: ("G", frozenset({"SELECT"})),           # db_datareader
     16391: ("G", _DATA),                           # db_datawriter
@@ -61,11 +62,13 @@ SERVER_ROLE_PERMISSIONS: dict[int, frozenset[str]] = {
 
 
 def server_holds(sec: Security, conn: StoreConnection, principals: frozenset[int],
-                 permission: str) -> bool:
+                 permission: str, securable: tuple[int, int] | None = None) -> bool:
     """Whether the login and server roles ``principals`` hold the server permission
-    ``permission``: granted (to them, kept under database 0) or carried by a fixed server
-    role, or CONTROL SERVER, and not denied."""
-    states = {s for _c, _m, _t, s in _rows(sec, conn, 0, principals, permission, [(100, 0)])}
+    ``permission`` (on the server-level ``securable`` (class, major_id), an endpoint or a
+    login, when given): granted (to them, kept under database 0) or carried by a fixed
+    server role, or CONTROL SERVER, and not denied."""
+    path = [(100, 0)] if securable is None else [securable, (100, 0)]
+    states = {s for _c, _m, _t, s in _rows(sec, conn, 0, principals, permission, path)}
     for role in principals & SERVER_ROLE_PERMISSIONS.keys():
         carried = SERVER_ROLE_PERMISSIONS[role]
         if permission in carried or carried is _SERVER_CONTROL:

@@ -46,6 +46,7 @@ CODES: dict[str, str] = {
     "VIEW SERVER STATE": "VWSS", "VIEW ANY DEFINITION": "VWAD", "CONNECT SQL": "COSQ",
     "ALTER ANY DATABASE": "ALDB", "VIEW ANY DATABASE": "VWDB", "SHUTDOWN": "SHDN",
     "CREATE ANY DATABASE": "CRDB", "ALTER ANY CONNECTION": "ALCO",
+    "ALTER ANY APPLICATION ROLE": "ALAR",
 }
 # The permissions SQL Server grants per column (GRANT SELECT (col, …) ON t).
 COLUMN_LEVEL = frozenset({"SELECT", "UPDATE", "REFERENCES"})
@@ -172,7 +173,7 @@ def resolve_target(sec: Security, conn: StoreConnection, db_id: int, cls: str | 
         major = None if login is None else login.principal_id
         db_id = 0
     else:
-        major = _broker_target(sec, conn, db_id, kind, name)
+        major = broker_securable_id(sec, conn, db_id, kind, name)
         if kind == "ENDPOINT":
             db_id = 0
     if major is None:
@@ -180,8 +181,10 @@ def resolve_target(sec: Security, conn: StoreConnection, db_id: int, cls: str | 
     return Target(db_id, number, major, None, valid)
 
 
-def _broker_target(sec: Security, conn: StoreConnection, db_id: int, kind: str, name: str
-                   ) -> int | None:
+def broker_securable_id(sec: Security, conn: StoreConnection, db_id: int, kind: str,
+                        name: str) -> int | None:
+    """The id of the broker securable ``kind`` (MESSAGE TYPE, CONTRACT, SERVICE, ROUTE,
+    REMOTE SERVICE BINDING, XML SCHEMA COLLECTION, ENDPOINT) named ``name``, or None."""
     from .broker import Broker
 
     broker = Broker.get(sec.store)
@@ -304,11 +307,14 @@ def table_columns(sec: Security, conn: StoreConnection, object_id: int
 
 
 def column_ids(sec: Security, conn: StoreConnection, target: Target,
-               columns: tuple[str, ...]) -> list[int]:
-    """The column ids (minor_id) of ``columns`` of the target table (Msg 207 if unknown)."""
+               columns: tuple[str, ...], known: list[tuple[int, str]] | None = None
+               ) -> list[int]:
+    """The column ids (minor_id) of ``columns`` of the target table (Msg 207 if unknown);
+    ``known``: the (column_id, name) of a view, which the catalog does not keep."""
     if not columns:
         return [0]
-    ids = {name.lower(): i for i, name in table_columns(sec, conn, target.major_id)}
+    listed = known if known is not None else table_columns(sec, conn, target.major_id)
+    ids = {name.lower(): i for i, name in listed}
     out = []
     for col in columns:
         if col.lower() not in ids:

@@ -33,6 +33,16 @@ def _role(sec: Security, conn: StoreConnection, db_id: int, name: str) -> Princi
 def create_role(sec: Security, conn: StoreConnection, db_id: int, name: str, owner_id: int
                 ) -> int:
     """CREATE ROLE [AUTHORIZATION owner]: Msg 15023 when the name is taken."""
+    pid = insert_principal(sec, conn, db_id, name, "R")
+    conn.execute(insert(sec.t.roles).values(database_id=db_id, principal_id=pid,
+                                            owning_principal_id=owner_id))
+    return pid
+
+
+def insert_principal(sec: Security, conn: StoreConnection, db_id: int, name: str, type_: str,
+                     default_schema: str | None = None, sid: str | None = None) -> int:
+    """A new database principal of ``type_`` numbered after the others (Msg 15023 when the
+    name is taken); its principal_id."""
     sec.ensure(conn)
     if sec.find_user(conn, db_id, name) is not None:
         raise tsql_error(15023, name)
@@ -43,11 +53,9 @@ def create_role(sec: Security, conn: StoreConnection, db_id: int, name: str, own
     pid = max(FIRST_USER_PRINCIPAL_ID, (top or 0) + 1)
     now = datetime.now()
     conn.execute(insert(p).values(
-        database_id=db_id, principal_id=pid, name=name, name_key=name.lower(), type="R",
-        default_schema_name=None, sid=None, authentication_type=0, create_date=now,
+        database_id=db_id, principal_id=pid, name=name, name_key=name.lower(), type=type_,
+        default_schema_name=default_schema, sid=sid, authentication_type=0, create_date=now,
         modify_date=now))
-    conn.execute(insert(sec.t.roles).values(database_id=db_id, principal_id=pid,
-                                            owning_principal_id=owner_id))
     return pid
 
 
@@ -129,6 +137,16 @@ def server_roles(sec: Security, conn: StoreConnection, login_id: int) -> frozens
     found = {int(r) for r in conn.execute(select(rm.c.role_principal_id).where(
         rm.c.database_id == SERVER, rm.c.member_principal_id == login_id)).scalars()}
     return frozenset({2, *found, *((SYSADMIN,) if login_id == 1 else ())})
+
+
+def server_members(sec: Security, conn: StoreConnection) -> list[tuple[int, int]]:
+    """(role_principal_id, member_principal_id) of the fixed server roles, sa in sysadmin
+    included (sys.server_role_members)."""
+    sec.ensure(conn)
+    rm = sec.t.role_members
+    rows = conn.execute(select(rm.c.role_principal_id, rm.c.member_principal_id).where(
+        rm.c.database_id == SERVER)).all()
+    return sorted({(SYSADMIN, 1), *((int(r), int(m)) for r, m in rows)})
 
 
 def server_role_id(name: str) -> int:

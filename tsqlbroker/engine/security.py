@@ -68,7 +68,7 @@ BUILTIN_LOGINS: tuple[Principal, ...] = (
         (10, "bulkadmin"))),
 )
 USER_TYPE_DESC = {"S": "SQL_USER", "U": "WINDOWS_USER", "R": "DATABASE_ROLE",
-                  "C": "CERTIFICATE_MAPPED_USER", "G": "WINDOWS_GROUP"}
+                  "C": "CERTIFICATE_MAPPED_USER", "G": "WINDOWS_GROUP", "A": "APPLICATION_ROLE"}
 LOGIN_TYPE_DESC = {"S": "SQL_LOGIN", "U": "WINDOWS_LOGIN", "R": "SERVER_ROLE",
                    "C": "CERTIFICATE_MAPPED_LOGIN"}
 AUTH_DESC = {0: "NONE", 1: "INSTANCE", 2: "DATABASE", 3: "WINDOWS"}
@@ -190,7 +190,7 @@ class Security(KeysMixin):
     def _stored_user(self, conn: StoreConnection, db_id: int, name: str, verb: str
                      ) -> Principal:
         user = self.find_user(conn, db_id, name)
-        if user is None or user.type == "R":
+        if user is None or user.type in ("R", "A"):
             raise tsql_error(15151, "user", name, cls=BindError)
         if user.principal_id < FIRST_USER_PRINCIPAL_ID:
             raise tsql_error(15150, verb, "user", user.name)

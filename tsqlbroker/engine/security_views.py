@@ -13,10 +13,12 @@ from typing import Any
 
 from ..errors import tsql_error
 from . import certs
+from .approles import SID_BYTES
 from .catalog import MASTER, MSDB, TEMPDB
 from .context import ExecContext, VirtualTable
 from .keys import MASTER_KEY_NAME
 from .permissions import CLASS_DESC, NAMES
+from .roles import members, server_members
 from .security import (
     AUTH_DESC,
     LOGIN_TYPE_DESC,
@@ -49,7 +51,9 @@ def _database_principals(ctx: ExecContext, db_id: int) -> VirtualTable:
         ("allow_encrypted_value_modifications", "bit")]
     rows = [(u.name, u.principal_id, u.type, USER_TYPE_DESC.get(u.type, u.type),
              u.default_schema_name, u.create_date or SQL_EPOCH, u.modify_date or SQL_EPOCH,
-             u.owning_principal_id, u.sid, u.is_fixed_role,
+             # an application role's sid column holds its password hash: the salt is shown
+             u.owning_principal_id, u.sid[:SID_BYTES] if u.type == "A" and u.sid else u.sid,
+             u.is_fixed_role,
              u.authentication_type if u.type != "R" else 0,
              AUTH_DESC[u.authentication_type if u.type != "R" else 0], None, None, False)
             for u in Security.get(ctx.conn.store).users(ctx.conn, db_id)]
@@ -179,10 +183,13 @@ def _symmetric_keys(ctx: ExecContext, db_id: int) -> VirtualTable:
 
 
 def _database_role_members(ctx: ExecContext, db_id: int) -> VirtualTable:
-    from .roles import members
-
     cols: Columns = [("role_principal_id", "int"), ("member_principal_id", "int")]
     return _rows(ctx, cols, members(Security.get(ctx.conn.store), ctx.conn, db_id))
+
+
+def _server_role_members(ctx: ExecContext, _db_id: int) -> VirtualTable:
+    cols: Columns = [("role_principal_id", "int"), ("member_principal_id", "int")]
+    return _rows(ctx, cols, server_members(Security.get(ctx.conn.store), ctx.conn))
 
 
 VIEWS: dict[str, Callable[[ExecContext, int], VirtualTable]] = {
@@ -190,4 +197,5 @@ VIEWS: dict[str, Callable[[ExecContext, int], VirtualTable]] = {
     "sql_logins": _sql_logins, "certificates": _certificates,
     "database_permissions": _database_permissions, "server_permissions": _server_permissions,
     "symmetric_keys": _symmetric_keys, "database_role_members": _database_role_members,
+    "server_role_members": _server_role_members,
 }

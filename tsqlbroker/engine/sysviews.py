@@ -18,12 +18,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import Integer as SaInteger
-from sqlalchemy import Select, and_, case, cast, false, literal, select, true
+from sqlalchemy import Select, and_, case, cast, false, literal, or_, select, true
 
 from ..errors import MESSAGES, tsql_error
 from ..storage.backends import backend_named
+from . import visibility
 from .catalog import OBJECT_COLUMNS, Catalog
 from .context import ExecContext, VirtualTable, register_virtual_table
+from .security import Security
 from .sequences import SEQUENCE_COLUMNS, sequences_query
 from .sqltypes import TypeSpec, parse_spec
 from .synonyms import SYNONYM_COLUMNS, synonyms_query
@@ -85,12 +87,40 @@ def _objects_view(types: Sequence[str] | None, extra: list[tuple[str, str | None
     def build(ctx: ExecContext, db_id: int) -> VirtualTable:
         catalog = Catalog.get(ctx.conn.store)
         query = _objects_select(catalog, db_id, types)
+        query = query.where(_seen(ctx, db_id, catalog.t.objects))
         cols = list(_OBJECT_COLUMNS)
         for name, spec in extra:
             query = query.add_columns(literal(0).label(name))
             cols.append((name, spec))
         return VirtualTable(query, cols, refuse_error=_refuse())
     return build
+
+
+def _seen(ctx: ExecContext, db_id: int, o: Any, *,
+          only: frozenset[str] | None = None) -> Any:
+    """The condition on the objects table ``o`` the session's metadata visibility allows
+    (:mod:`visibility`); ``only``: the permissions that count (a module's definition)."""
+    principals = visibility.viewer(ctx, db_id)
+    if principals is None:
+        return true()
+    seen = visibility.visible(Security.get(ctx.conn.store), ctx.conn, db_id, principals,
+                              visibility.OBJECT, only=only)
+    parent = o.alias()
+    # a constraint or trigger is seen with its table
+    children = o.c.parent_object_id.in_(select(parent.c.object_id).where(
+        parent.c.database_id == db_id,
+        visibility.condition(seen, parent.c.object_id, parent.c.schema_id, parent.c.type)))
+    return or_(visibility.condition(seen, o.c.object_id, o.c.schema_id, o.c.type), children)
+
+
+def _sees(ctx: ExecContext, db_id: int) -> Callable[[int, int, str], bool]:
+    """``sees(object_id, schema_id, type)``: :func:`_seen` for rows built in Python."""
+    principals = visibility.viewer(ctx, db_id)
+    if principals is None:
+        return lambda _o, _s, _t: True
+    seen = visibility.visible(Security.get(ctx.conn.store), ctx.conn, db_id, principals,
+                              visibility.OBJECT)
+    return (lambda _o, _s, _t: True) if seen is None else seen.covers
 
 
 def _refuse() -> Any:
@@ -131,10 +161,15 @@ def _schemas(ctx: ExecContext, db_id: int) -> VirtualTable:
 
 def _sql_modules(ctx: ExecContext, db_id: int) -> VirtualTable:
     o = Catalog.get(ctx.conn.store).t.objects
-    query = select(o.c.object_id.label("object_id"), o.c.definition.label("definition"),
+    # A module's text needs VIEW DEFINITION (or ALTER, CONTROL …); another permission on it
+    # (EXECUTE) shows the row with a NULL definition.
+    readable = _seen(ctx, db_id, o, only=visibility.DEFINITION)
+    definition = case((readable, o.c.definition), else_=cast(literal(None), o.c.definition.type))
+    query = select(o.c.object_id.label("object_id"), definition.label("definition"),
                    true().label("uses_ansi_nulls"), true().label("uses_quoted_identifier"),
                    false().label("is_schema_bound")).where(
-        o.c.database_id == db_id, o.c.type.in_(["P", "V", "FN", "IF", "TF", "TR"]))
+        o.c.database_id == db_id, o.c.type.in_(["P", "V", "FN", "IF", "TF", "TR"]),
+        _seen(ctx, db_id, o))
     return VirtualTable(query, [("object_id", "int"), ("definition", "nvarchar(max)"),
                                 ("uses_ansi_nulls", "bit"), ("uses_quoted_identifier", "bit"),
                                 ("is_schema_bound", "bit")], refuse_error=_refuse())
@@ -148,7 +183,8 @@ def _info_tables(ctx: ExecContext, db_id: int) -> VirtualTable:
         literal(db.name if db else "").label("table_catalog"),
         o.c.schema_name.label("table_schema"), o.c.name.label("table_name"),
         case((o.c.type == "V", literal("VIEW")), else_=literal("BASE TABLE")).label(
-            "table_type")).where(o.c.database_id == db_id, o.c.type.in_(["U", "V"]))
+            "table_type")).where(o.c.database_id == db_id, o.c.type.in_(["U", "V"]),
+                                 _seen(ctx, db_id, o))
     return VirtualTable(query, [("TABLE_CATALOG", "nvarchar(128)"),
                                 ("TABLE_SCHEMA", "nvarchar(128)"),
                                 ("TABLE_NAME", "sysname"), ("TABLE_TYPE", "varchar(10)")],
@@ -214,7 +250,7 @@ def _columns_rows(ctx: ExecContext, db_id: int) -> list[tuple[Any, ...]]:
                    c.c.name, c.c.type_spec, c.c.is_nullable, c.c.is_identity,
                    c.c.default_sql, c.c.is_computed, o.c.detail.label("table_detail")
                    ).join(c, c.c.object_id == o.c.object_id).where(
-        o.c.database_id == db_id).order_by(o.c.object_id, c.c.column_id)
+        o.c.database_id == db_id, _seen(ctx, db_id, o)).order_by(o.c.object_id, c.c.column_id)
     return list(ctx.conn.execute(query))
 
 
@@ -307,8 +343,11 @@ def _constraint_rows(ctx: ExecContext, db_id: int, kinds: set[str]
 
     catalog = Catalog.get(ctx.conn.store)
     c = catalog.t.columns
+    sees = _sees(ctx, db_id)
     out = []
     for obj in catalog.objects(ctx.conn, db_id, kinds):
+        if not sees(obj.parent_object_id, obj.schema_id, "U"):
+            continue  # a constraint is seen with its table
         ids = {r.name.lower(): int(r.column_id) for r in ctx.conn.execute(
             select(c.c.name, c.c.column_id).where(c.c.object_id == obj.parent_object_id))}
         out.append((obj, json.loads(obj.detail or "{}"), ids))
@@ -364,7 +403,10 @@ def _triggers(ctx: ExecContext, db_id: int) -> VirtualTable:
         ("modify_date", "datetime"), ("is_ms_shipped", "bit"), ("is_disabled", "bit"),
         ("is_not_for_replication", "bit"), ("is_instead_of_trigger", "bit")]
     rows = []
+    sees = _sees(ctx, db_id)
     for o in Catalog.get(ctx.conn.store).objects(ctx.conn, db_id, {"TR"}):
+        if not sees(o.parent_object_id, o.schema_id, "U"):
+            continue  # a trigger is seen with its table
         t = trigger_from_row(o)
         rows.append((o.name, o.object_id, 1, "OBJECT_OR_COLUMN", o.parent_object_id, "TR",
                      "SQL_TRIGGER", o.create_date, o.modify_date, False, t.disabled, False,
@@ -405,7 +447,8 @@ def _security_view(name: str) -> Callable[[ExecContext, int], VirtualTable]:
 
 _SYS_VIEWS.update({n: _security_view(n) for n in (
     "database_principals", "server_principals", "sql_logins", "certificates",
-    "database_permissions", "server_permissions", "symmetric_keys", "database_role_members")})
+    "database_permissions", "server_permissions", "symmetric_keys", "database_role_members",
+    "server_role_members")})
 
 _INFO_VIEWS: dict[str, Callable[[ExecContext, int], VirtualTable]] = {
     "tables": _info_tables, "columns": _info_columns,

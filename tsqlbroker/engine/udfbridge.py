@@ -52,6 +52,11 @@ class UdfBridge(Protocol):
         """A session-aware built-in (``USER_NAME()``, ``@@SPID`` …) evaluated for the session
         with constant arguments: (value, type spec)."""
 
+    def viewer(self, session_id: int, db_id: int) -> frozenset[int] | None:
+        """The database principals (the user, public, its roles) the session's security
+        context views the catalog of database ``db_id`` as; None when it sees everything
+        (sysadmin, dbo, VIEW ANY DEFINITION): :mod:`visibility`."""
+
 
 def register_bridge(store: Store, bridge: UdfBridge) -> None:
     """Install the interpreter's bridge for ``store`` and the ``tsqlb_udf`` function that

@@ -198,6 +198,15 @@ def tsql_error(
     return cls(number, format_message(template, *args), severity=severity, state=state, span=span)
 
 
+def cannot(verb: str, kind: str, name: str) -> TSqlError:
+    """Msg 15151 worded with the statement's verb, as SQL Server fills it (*Cannot drop the
+    message type 'x', because it does not exist or you do not have permission.*; the
+    catalogue's template is the *find* form): the same text for an object that is missing
+    and for one the principal may not touch."""
+    return BindError(15151, f"Cannot {verb} the {kind} '{name}', because it does not exist "
+                            "or you do not have permission.", severity=16)
+
+
 def not_supported(what: str) -> TSqlError:
     """The error for T-SQL the storage layer does not implement (Msg 40000)."""
     return tsql_error(40000, what)

@@ -1599,3 +1599,12 @@ class AlterRole(Stmt):
 class DropRole(Stmt):
     name: str
     if_exists: bool = False
+
+
+@dataclass(frozen=True)
+class ApplicationRole(Stmt):
+    """``CREATE / ALTER APPLICATION ROLE name WITH …`` and ``DROP APPLICATION ROLE name``."""
+
+    action: str                                   # CREATE, ALTER or DROP
+    name: str
+    options: tuple[tuple[str, Any], ...] = ()

@@ -164,6 +164,15 @@ class SecurityBuilder:
     def drop_role(self, if_exists: Any, name: str) -> ast.DropRole:
         return ast.DropRole(name, bool(if_exists))
 
+    def create_approle(self, name: str, options: Options) -> ast.ApplicationRole:
+        return ast.ApplicationRole("CREATE", name, options)
+
+    def alter_approle(self, name: str, options: Options) -> ast.ApplicationRole:
+        return ast.ApplicationRole("ALTER", name, options)
+
+    def drop_approle(self, name: str) -> ast.ApplicationRole:
+        return ast.ApplicationRole("DROP", name)
+
     # ---- certificates ------------------------------------------------------------------
     def cert_owner(self, name: str) -> str:
         return name

@@ -19,23 +19,26 @@ you do not have permission").
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from tsqlbroker.engine import access, roles
 from tsqlbroker.engine.broker.fastsql import fetch_endpoint
 from tsqlbroker.engine.broker.model import uid
-from tsqlbroker.engine.permissions import COLUMN_LEVEL, table_columns
+from tsqlbroker.engine.context import ExecContext
+from tsqlbroker.engine.permissions import COLUMN_LEVEL, broker_securable_id, table_columns
 from tsqlbroker.engine.security import Security
-from tsqlbroker.errors import TSqlError, tsql_error
+from tsqlbroker.errors import TSqlError, cannot, tsql_error
 from tsqlbroker.lazy import LazyModule
 
-from .impersonation import current, may_connect, principal_in, privileged, unchecked
+from .impersonation import context, current, may_connect, principal_in, privileged, unchecked
 
 if TYPE_CHECKING:
     from .frames import Frame
 
 # Statement needs parse with sqlglot: loaded by the first statement a non-sysadmin runs.
 needs = LazyModule("tsqlbroker.engine.needs", globals(), "needs")
+# A view's columns come from running it (sqlglot too): loaded by the first column check on one.
+engine_dml = LazyModule("tsqlbroker.engine.dml", globals(), "engine_dml")
 
 _Key = tuple[str | None, str | None, str]  # a table as a statement names it
 
@@ -58,6 +61,35 @@ def _holds(f: Frame, db_id: int, permission: str, path: list[tuple[int, int]]) -
     user_id = principal_in(f, db_id)
     principals = access.principal_set(sec, s.conn, db_id, user_id)
     return access.holds(sec, s.conn, db_id, principals, permission, path)
+
+
+def _denied(f: Frame, db_id: int, permission: str, path: list[tuple[int, int]]) -> bool:
+    """Whether ``permission`` (or CONTROL) is denied to frame ``f``'s context on ``path``:
+    such a DENY beats what a role or an ALTER ANY … would allow."""
+    s = f.session
+    sec = _sec(f)
+    principals = access.principal_set(sec, s.conn, db_id, principal_in(f, db_id))
+    return access.denied(sec, s.conn, db_id, principals, permission, path)
+
+
+def _bracketed(name: str) -> str:
+    return "[" + name.replace("]", "]]") + "]"
+
+
+def object_columns(f: Frame, obj: Any) -> list[tuple[int, str]]:
+    """(column_id, name) of the table ``obj`` (a catalog object row); of a view, its result
+    columns in order, numbered from 1 (the catalog keeps no columns for views: they are
+    read from the view itself, run with WHERE 1 = 0)."""
+    s = f.session
+    if str(obj.type).strip() != "V":
+        return table_columns(_sec(f), s.conn, int(obj.object_id))
+    db_id = int(obj.database_id)
+    sql = (f"SELECT * FROM {_bracketed(_database_name(f, db_id))}."
+           f"{_bracketed(obj.schema_name)}.{_bracketed(obj.name)} WHERE 1 = 0")
+    ctx = ExecContext(s.conn, s.txn_for_statement(), s.db_id, s.id, s.temp_tables)
+    result = engine_dml.execute_sql(ctx, sql, {})
+    names = result.resultsets[0].columns if result.resultsets else []
+    return list(enumerate(names, 1))
 
 
 def _database_name(f: Frame, db_id: int) -> str:
@@ -117,7 +149,7 @@ def _refused_column(f: Frame, db_id: int, permission: str, path: list[tuple[int,
     else the name of the first column refused."""
     s = f.session
     sec = _sec(f)
-    table = table_columns(sec, s.conn, int(obj.object_id))
+    table = object_columns(f, obj)
 
     def used() -> list[int]:
         names = columns()
@@ -161,8 +193,7 @@ def require_statement(f: Frame, sql: str) -> None:
         hit = lookup(key)
         if hit is None:
             return frozenset()
-        return frozenset(n.lower() for _i, n in table_columns(_sec(f), s.conn,
-                                                              int(hit[1].object_id)))
+        return frozenset(n.lower() for _i, n in object_columns(f, hit[1]))
 
     for need in needs.statement_needs(sql):
         if need.name is None:
@@ -200,6 +231,9 @@ def require_connect(f: Frame, database: str) -> None:
     db_id = s.instance.catalog.database_id(s.conn, database)
     if db_id is None or unchecked(f, db_id):
         return  # USE reports an unknown database itself
+    active = context(s, f)
+    if active is not None and active.approle and active.db_id == db_id:
+        return  # an application role's own database: it needs no CONNECT there
     user_id = principal_in(f, db_id)
     if not may_connect(f, db_id, user_id):
         login = current(s, f).login
@@ -224,6 +258,108 @@ def require_send(f: Frame, handles: list[Any]) -> None:
         queue = catalog.object_by_id(s.conn, s.db_id, endpoint.queue_id)
         if queue is not None:
             require_object(f, "RECEIVE", s.db_id, queue)
+
+
+# broker securable outside schemas -> (class, the database permission covering every one of
+# the class: ALTER ANY …, which db_ddladmin carries)
+_ALTER_ANY: dict[str, tuple[int, str]] = {
+    "MESSAGE TYPE": (15, "ALTER ANY MESSAGE TYPE"), "CONTRACT": (16, "ALTER ANY CONTRACT"),
+    "SERVICE": (17, "ALTER ANY SERVICE"),
+    "REMOTE SERVICE BINDING": (18, "ALTER ANY REMOTE SERVICE BINDING"),
+    "ROUTE": (19, "ALTER ANY ROUTE")}
+
+
+def require_broker_ddl(f: Frame, kind: str, name: str, *, drop: bool = False) -> None:
+    """ALTER (``drop``: DROP) of the message type, contract, service, route or remote
+    service binding ``name`` of the current database: ALTER (DROP: CONTROL) on it, or ALTER
+    ANY <class> / ALTER on the database (db_ddladmin, db_owner). Every broker object is owned
+    by dbo, who is not checked. Refused with the error a missing one gives (Msg 15151), so
+    that a principal learns nothing of what it may not touch; a missing one is left to the
+    broker."""
+    if privileged(f):
+        return
+    db_id = f.session.db_id
+    major = broker_securable_id(_sec(f), f.session.conn, db_id, kind, name)
+    if major is None:
+        return
+    class_, alter_any = _ALTER_ANY[kind]
+    on_it = [(class_, major), (0, 0)]
+    permission = "CONTROL" if drop else "ALTER"
+    if not _denied(f, db_id, permission, on_it) and (
+            _holds(f, db_id, permission, on_it) or _holds(f, db_id, alter_any, [(0, 0)])
+            or _holds(f, db_id, "ALTER", [(0, 0)])):
+        return
+    raise cannot("drop" if drop else "alter", kind.lower(), name)
+
+
+def require_queue_ddl(f: Frame, db_id: int, schema: str | None, name: str, *,
+                      drop: bool = False) -> None:
+    """ALTER QUEUE (ALTER on the queue or its schema) or DROP QUEUE (CONTROL on the queue or
+    ALTER on its schema); ALTER ANY SCHEMA (db_ddladmin) covers every schema. Refused as
+    SQL Server refuses an object it will not show: Msg 1088 / 3701 (level 14, state 20); a
+    missing queue gets the same texts."""
+    obj = f.session.instance.catalog.find_object(f.session.conn, db_id, schema, name, {"SQ"})
+    if obj is not None and unchecked(f, db_id):
+        return
+    if obj is None:
+        _no_queue(name, drop)
+    on_queue = [(1, int(obj.object_id)), (3, int(obj.schema_id)), (0, 0)]
+    permission = "CONTROL" if drop else "ALTER"
+    if drop:
+        held = _holds(f, db_id, "CONTROL", on_queue) or _holds(f, db_id, "ALTER", on_queue[1:])
+    else:
+        held = _holds(f, db_id, "ALTER", on_queue)
+    if not _denied(f, db_id, permission, on_queue) and (
+            held or _holds(f, db_id, "ALTER ANY SCHEMA", [(0, 0)])):
+        return
+    if drop:
+        refused = tsql_error(3701, "queue", name, state=20)
+        refused.severity = 14  # SQL Server's refused DROP (a missing object's is level 11)
+        raise refused
+    raise tsql_error(1088, name)
+
+
+def _no_queue(name: str, drop: bool) -> NoReturn:
+    """A missing queue, worded as a refused one is (Msg 3701 level 11 / Msg 1088)."""
+    raise tsql_error(3701, "queue", name) if drop else tsql_error(1088, name)
+
+
+def require_endpoint_ddl(f: Frame, name: str | None, owned: tuple[int, int] | None = None,
+                         *, drop: bool = False) -> None:
+    """CREATE ENDPOINT (``name`` None: the CREATE ENDPOINT server permission, which ALTER
+    ANY ENDPOINT implies; Msg 262 in master), ALTER ENDPOINT (ALTER ANY ENDPOINT, or ALTER
+    / CONTROL on it) or DROP ENDPOINT (CONTROL on it); its owner and CONTROL SERVER
+    (sysadmin) may do all; ``owned`` is the endpoint's (endpoint_id, owner's principal_id),
+    None when it does not exist (left to the broker). A refused ALTER / DROP says what a
+    missing endpoint does (Msg 15151)."""
+    if unchecked(f, None):
+        return
+    if name is None:
+        if not (holds_server(f, "CREATE ENDPOINT") or holds_server(f, "ALTER ANY ENDPOINT")):
+            raise tsql_error(262, "CREATE ENDPOINT", "master")
+        return
+    if owned is None or owned[1] == login_id(f):
+        return
+    principals = server_principals(f)
+    sec, conn, securable = _sec(f), f.session.conn, (105, owned[0])
+    if drop:
+        held = access.server_holds(sec, conn, principals, "CONTROL", securable)
+    else:
+        held = (access.server_holds(sec, conn, principals, "ALTER", securable)
+                or access.server_holds(sec, conn, principals, "ALTER ANY ENDPOINT"))
+    if not held:
+        raise cannot("drop" if drop else "alter", "endpoint", name)
+
+
+def login_id(f: Frame) -> int | None:
+    """The principal id of frame ``f``'s login (None for a database-scoped impersonation,
+    which has no login outside its database)."""
+    s = f.session
+    ctx = current(s, f)
+    if ctx.db_id is not None:
+        return None
+    lg = _sec(f).find_login(s.conn, ctx.login)
+    return None if lg is None else lg.principal_id
 
 
 DdlFn = Callable[["Frame", Any, Any], None]
@@ -266,6 +402,19 @@ def holds_server(f: Frame, permission: str) -> bool:
     if unchecked(f, None):
         return True
     return access.server_holds(_sec(f), f.session.conn, server_principals(f), permission)
+
+
+def catalog_viewer(f: Frame, db_id: int) -> frozenset[int] | None:
+    """The principals frame ``f``'s context views database ``db_id``'s catalog as
+    (:mod:`engine.visibility`): None for sysadmin, dbo and VIEW ANY DEFINITION (they see
+    everything); public alone when the context has no principal there."""
+    try:
+        if unchecked(f, db_id) or holds_server(f, "VIEW ANY DEFINITION"):
+            return None
+        user_id = principal_in(f, db_id)
+    except TSqlError:
+        return frozenset({access.PUBLIC})
+    return access.principal_set(_sec(f), f.session.conn, db_id, user_id)
 
 
 def require_create_database(f: Frame) -> None:

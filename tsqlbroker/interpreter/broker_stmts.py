@@ -15,7 +15,7 @@ import itertools
 import re
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine.broker import QUEUE_COLUMNS, ActivationSettings, Broker
@@ -27,9 +27,13 @@ from tsqlbroker.grammar import ast
 from ..values import types as T
 from ..values.convert import converter
 from .authorize import (
+    login_id,
     permitted,
+    require_broker_ddl,
     require_database,
+    require_endpoint_ddl,
     require_object,
+    require_queue_ddl,
     require_securable,
     require_send,
 )
@@ -171,6 +175,26 @@ def _task(f: Frame) -> Any:
     return f.session.extensions.get("activation_task")
 
 
+_BrokerDdl = Callable[["Frame", Broker, Any], None]
+
+
+def _altering(kind: str, name: str, fn: _BrokerDdl) -> _BrokerDdl:
+    """ALTER of the broker securable ``kind`` ``name``, after its permission check."""
+    def run(f: Frame, b: Broker, txn: Any) -> None:
+        require_broker_ddl(f, kind, name)
+        fn(f, b, txn)
+    return run
+
+
+def _dropping(kind: str, names: Iterable[str], fn: _BrokerDdl) -> _BrokerDdl:
+    """DROP of the broker securables ``kind`` ``names``, after each one's permission check."""
+    def run(f: Frame, b: Broker, txn: Any) -> None:
+        for name in names:
+            require_broker_ddl(f, kind, name, drop=True)
+        fn(f, b, txn)
+    return run
+
+
 # --------------------------------------------------------------------------------------------
 # message types, schema collections, contracts
 # --------------------------------------------------------------------------------------------
@@ -195,13 +219,18 @@ def compile_create_message_type(c: Compiler, node: ast.CreateMessageType) -> Stm
 def compile_alter_message_type(c: Compiler, node: ast.AlterMessageType) -> StmtFn:
     coll = _object_text(node.schema_collection) if node.schema_collection else None
     validation = _validation(node)
-    return _ddl(lambda f, b, txn: b.alter_message_type(
-        txn, f.session.db_id, node.name, validation, coll, node.schema_namespace))
+
+    def run(f: Frame, b: Broker, txn: Any) -> None:
+        require_broker_ddl(f, "MESSAGE TYPE", node.name)
+        b.alter_message_type(txn, f.session.db_id, node.name, validation, coll,
+                             node.schema_namespace)
+    return _ddl(run)
 
 
 @handler(ast.DropMessageType)
 def compile_drop_message_type(c: Compiler, node: ast.DropMessageType) -> StmtFn:
-    return _ddl(lambda f, b, txn: b.drop_message_type(txn, f.session.db_id, list(node.names)))
+    return _ddl(_dropping("MESSAGE TYPE", node.names, lambda f, b, txn: b.drop_message_type(
+        txn, f.session.db_id, list(node.names))))
 
 
 def _xsd_text(c: Compiler, node: ast.Expr) -> EvalFn:
@@ -251,7 +280,8 @@ def compile_create_contract(c: Compiler, node: ast.CreateContract) -> StmtFn:
 
 @handler(ast.DropContract)
 def compile_drop_contract(c: Compiler, node: ast.DropContract) -> StmtFn:
-    return _ddl(lambda f, b, txn: b.drop_contract(txn, f.session.db_id, list(node.names)))
+    return _ddl(_dropping("CONTRACT", node.names, lambda f, b, txn: b.drop_contract(
+        txn, f.session.db_id, list(node.names))))
 
 
 # --------------------------------------------------------------------------------------------
@@ -278,7 +308,7 @@ def _run_as(f: Frame, db_id: int, act: ActivationSettings | None
         principal_id = current(s, f).user_id
     else:
         user = Security.get(s.instance.store).find_user(s.conn, db_id, act.execute_as)
-        if user is None or user.type == "R" or user.principal_id in (0, 3, 4):
+        if user is None or user.type in ("R", "A") or user.principal_id in (0, 3, 4):
             raise tsql_error(15151, "user", act.execute_as, cls=BindError)
         principal_id = user.principal_id
     return dataclasses.replace(act, execute_as=str(principal_id))
@@ -310,6 +340,7 @@ def compile_alter_queue(c: Compiler, node: ast.AlterQueue) -> StmtFn:
         # REBUILD / REORGANIZE / MOVE TO: storage maintenance with nothing to do here, but
         # the queue must exist, as in SQL Server.
         def check(f: Frame, b: Broker, txn: Any) -> None:
+            require_queue_ddl(f, _db_id(f, db), schema, name)
             b.alter_queue(txn, _db_id(f, db), schema, name)
         return _ddl(check)
     act = _activation(node.activation)
@@ -317,6 +348,7 @@ def compile_alter_queue(c: Compiler, node: ast.AlterQueue) -> StmtFn:
 
     def run(f: Frame, b: Broker, txn: Any) -> None:
         db_id = _db_id(f, db)
+        require_queue_ddl(f, db_id, schema, name)
         b.alter_queue(txn, db_id, schema, name, status=node.status, retention=node.retention,
                       activation=_run_as(f, db_id, act), activation_drop=drop,
                       poison_message_handling=node.poison_message_handling)
@@ -326,7 +358,12 @@ def compile_alter_queue(c: Compiler, node: ast.AlterQueue) -> StmtFn:
 @handler(ast.DropQueue)
 def compile_drop_queue(c: Compiler, node: ast.DropQueue) -> StmtFn:
     db, schema, name = _name_parts(node.name)
-    return _ddl(lambda f, b, txn: b.drop_queue(txn, _db_id(f, db), schema, name))
+
+    def run(f: Frame, b: Broker, txn: Any) -> None:
+        db_id = _db_id(f, db)
+        require_queue_ddl(f, db_id, schema, name, drop=True)
+        b.drop_queue(txn, db_id, schema, name)
+    return _ddl(run)
 
 
 @handler(ast.CreateService)
@@ -343,14 +380,15 @@ def compile_create_service(c: Compiler, node: ast.CreateService) -> StmtFn:
 @handler(ast.AlterService)
 def compile_alter_service(c: Compiler, node: ast.AlterService) -> StmtFn:
     qschema, qname = (node.queue.schema, node.queue.name) if node.queue else (None, None)
-    return _ddl(lambda f, b, txn: b.alter_service(
+    return _ddl(_altering("SERVICE", node.name, lambda f, b, txn: b.alter_service(
         txn, f.session.db_id, node.name, qschema, qname, list(node.add_contracts),
-        list(node.drop_contracts)))
+        list(node.drop_contracts))))
 
 
 @handler(ast.DropService)
 def compile_drop_service(c: Compiler, node: ast.DropService) -> StmtFn:
-    return _ddl(lambda f, b, txn: b.drop_service(txn, f.session.db_id, node.name))
+    return _ddl(_dropping("SERVICE", (node.name,), lambda f, b, txn: b.drop_service(
+        txn, f.session.db_id, node.name)))
 
 
 def _queue_target(node: ast.CreateEventNotification | ast.DropEventNotification,
@@ -408,12 +446,14 @@ def compile_create_route(c: Compiler, node: ast.CreateRoute) -> StmtFn:
 @handler(ast.AlterRoute)
 def compile_alter_route(c: Compiler, node: ast.AlterRoute) -> StmtFn:
     opts = _options(c, node.options)
-    return _ddl(lambda f, b, txn: b.alter_route(txn, f.session.db_id, node.name, opts(f)))
+    return _ddl(_altering("ROUTE", node.name, lambda f, b, txn: b.alter_route(
+        txn, f.session.db_id, node.name, opts(f))))
 
 
 @handler(ast.DropRoute)
 def compile_drop_route(c: Compiler, node: ast.DropRoute) -> StmtFn:
-    return _ddl(lambda f, b, txn: b.drop_route(txn, f.session.db_id, node.name))
+    return _ddl(_dropping("ROUTE", (node.name,), lambda f, b, txn: b.drop_route(
+        txn, f.session.db_id, node.name)))
 
 
 @handler(ast.CreateRemoteServiceBinding)
@@ -424,19 +464,33 @@ def compile_create_binding(c: Compiler, node: ast.CreateRemoteServiceBinding) ->
 
 @handler(ast.AlterRemoteServiceBinding)
 def compile_alter_binding(c: Compiler, node: ast.AlterRemoteServiceBinding) -> StmtFn:
-    return _ddl(lambda f, b, txn: b.alter_remote_service_binding(
-        txn, f.session.db_id, node.name, node.user, node.anonymous))
+    return _ddl(_altering("REMOTE SERVICE BINDING", node.name,
+                          lambda f, b, txn: b.alter_remote_service_binding(
+                              txn, f.session.db_id, node.name, node.user, node.anonymous)))
 
 
 @handler(ast.DropRemoteServiceBinding)
 def compile_drop_binding(c: Compiler, node: ast.DropRemoteServiceBinding) -> StmtFn:
-    return _ddl(lambda f, b, txn: b.drop_remote_service_binding(txn, f.session.db_id,
-                                                                node.name))
+    return _ddl(_dropping("REMOTE SERVICE BINDING", (node.name,),
+                          lambda f, b, txn: b.drop_remote_service_binding(
+                              txn, f.session.db_id, node.name)))
 
 
 def _no_user_transaction(f: Frame, what: str) -> None:
     if f.session.trancount > 0:
         raise tsql_error(226, what)
+
+
+def _endpoint_owner(f: Frame, authorization: str | None) -> int:
+    """The login owning a new endpoint: AUTHORIZATION's (Msg 15151 for an unknown one),
+    else the creating login (sa for a database-scoped impersonation's, which carries none:
+    it could not have passed the permission check unless sysadmin)."""
+    if authorization is None:
+        return login_id(f) or 1
+    found = Security.get(f.session.instance.store).find_login(f.session.conn, authorization)
+    if found is None:
+        raise tsql_error(15151, "login", authorization, cls=BindError)
+    return found.principal_id
 
 
 @handler(ast.CreateEndpoint)
@@ -448,9 +502,11 @@ def compile_create_endpoint(c: Compiler, node: ast.CreateEndpoint) -> StmtFn:
     def run(f: Frame, b: Broker, txn: Any) -> None:
         _no_user_transaction(f, "ALTER ENDPOINT" if node.alter else "CREATE ENDPOINT")
         if node.alter:
+            require_endpoint_ddl(f, node.name, b.endpoint_owner(txn.conn, node.name))
             b.alter_endpoint(txn, node.name, options)
         else:
-            b.create_endpoint(txn, node.name, options)
+            require_endpoint_ddl(f, None)
+            b.create_endpoint(txn, node.name, options, _endpoint_owner(f, node.owner))
     return _ddl(run)
 
 
@@ -458,6 +514,7 @@ def compile_create_endpoint(c: Compiler, node: ast.CreateEndpoint) -> StmtFn:
 def compile_drop_endpoint(c: Compiler, node: ast.DropEndpoint) -> StmtFn:
     def run(f: Frame, b: Broker, txn: Any) -> None:
         _no_user_transaction(f, "DROP ENDPOINT")
+        require_endpoint_ddl(f, node.name, b.endpoint_owner(txn.conn, node.name), drop=True)
         b.drop_endpoint(txn, node.name)
     return _ddl(run)
 

@@ -208,7 +208,7 @@ def load_handlers() -> None:
 # The modules that register statement / expression handlers.
 HANDLER_MODULES = ("expressions", "statements", "control", "transactions", "dml", "procedures",
                    "dynamic", "cursors", "sysfuncs", "broker_stmts", "security", "tabletypes",
-                   "activity", "schemas", "sequences", "aliastypes", "triggers")
+                   "activity", "schemas", "sequences", "aliastypes", "triggers", "approles")
 
 
 def missing_handlers() -> list[str]:

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .frames import Frame
     from .session import Session
 
-_CONTEXT = "security_context"          # session.extensions: list[Context]
+CONTEXT_STACK = "security_context"          # session.extensions: list[Context]
 
 
 @dataclass
@@ -51,6 +51,8 @@ class Context:
     db_id: int | None = None
     # For a server-scoped context: the database its user was mapped in.
     mapped_db: int | None = None
+    # An application role (sp_setapprole): outside its database the session is guest.
+    approle: bool = False
 
 
 def _sec(f: Frame) -> Security:
@@ -60,7 +62,7 @@ def _sec(f: Frame) -> Security:
 def context(s: Session, f: Frame | None = None) -> Context | None:
     """The innermost EXECUTE AS in effect for frame ``f`` of session ``s`` (None: the
     session's own identity)."""
-    stack: list[Context] = s.extensions.get(_CONTEXT) or []
+    stack: list[Context] = s.extensions.get(CONTEXT_STACK) or []
     while stack and stack[-1].frame is not None and not _running(stack[-1].frame, f):
         stack.pop()  # set inside a module that has returned since
     return stack[-1] if stack else None
@@ -103,6 +105,8 @@ def current(s: Session, f: Frame | None = None) -> Context:
     ctx = context(s, f)
     if ctx is None:
         return base_context(s)
+    if ctx.approle and ctx.db_id != s.db_id:
+        return Context("guest", 2, ctx.login, db_id=s.db_id)  # an application role elsewhere
     if ctx.db_id is None and not ctx.sysadmin and ctx.mapped_db != s.db_id:
         sec = Security.get(s.instance.store)
         lg = sec.find_login(s.conn, ctx.login)
@@ -120,7 +124,8 @@ def principal_in(f: Frame, db_id: int) -> int:
     guest when guest may connect. A database-scoped impersonation (EXECUTE AS USER, a
     module's or an activated procedure's EXECUTE AS) is trusted outside its database only
     when that database is TRUSTWORTHY (its owner, sa, may authenticate everywhere); then the
-    impersonated user's login is mapped the same way. Anything else: Msg 916."""
+    impersonated user's login is mapped the same way. An application role is guest outside
+    its database. Anything else: Msg 916."""
     s = f.session
     ctx = context(s, f)
     if ctx is None:
@@ -132,6 +137,8 @@ def principal_in(f: Frame, db_id: int) -> int:
     if ctx.db_id is None:
         lg = _sec(f).find_login(s.conn, ctx.login)
         return _mapped(f, db_id, lg.sid if lg else None, ctx.login)
+    if ctx.approle:
+        return _mapped(f, db_id, None, ctx.login)
     home = s.instance.catalog.database(s.conn, ctx.db_id)
     if home is None or not home.is_trustworthy_on:
         raise tsql_error(916, ctx.login, _database_name(f, db_id))
@@ -180,7 +187,7 @@ def unchecked(f: Frame, db_id: int | None) -> bool:
     every database): sysadmin anywhere; dbo in its own database, and elsewhere only where
     its context maps to dbo (:func:`principal_in`, which may refuse with Msg 916)."""
     s = f.session
-    if not s.extensions.get(_CONTEXT):
+    if not s.extensions.get(CONTEXT_STACK):
         return session_sysadmin(s)
     ctx = current(s, f)
     if ctx.sysadmin:
@@ -194,7 +201,7 @@ def privileged(f: Frame) -> bool:
     """Whether frame ``f`` runs as sysadmin or as the database's dbo (no permission is
     checked then). The common case, sa with no EXECUTE AS, costs two look-ups."""
     s = f.session
-    if not s.extensions.get(_CONTEXT):
+    if not s.extensions.get(CONTEXT_STACK):
         return session_sysadmin(s)
     ctx = current(s, f)
     return ctx.sysadmin or ctx.user_id == 1
@@ -212,7 +219,7 @@ def enter_module(f: Frame, execute_as: str | None) -> None:
     else:
         ctx = _user_context(s, execute_as)
     ctx.frame = f
-    s.extensions.setdefault(_CONTEXT, []).append(ctx)
+    s.extensions.setdefault(CONTEXT_STACK, []).append(ctx)
 
 
 def _user_context(s: Session, name: str) -> Context:
@@ -220,7 +227,7 @@ def _user_context(s: Session, name: str) -> Context:
     can be impersonated)."""
     sec = Security.get(s.instance.store)
     user = sec.find_user(s.conn, s.db_id, name)
-    if user is None or user.type in ("R", "C") or user.principal_id in (0, 3, 4):
+    if user is None or user.type in ("R", "C", "A") or user.principal_id in (0, 3, 4):
         raise tsql_error(15517, name)
     login = next((lg.name for lg in sec.logins(s.conn) if lg.sid == user.sid
                   and user.sid), None)
@@ -232,7 +239,7 @@ def run_as_user(s: Session, name: str) -> None:
     EXECUTE AS); REVERT cannot undo it."""
     ctx = _user_context(s, name)
     ctx.no_revert = True
-    s.extensions.setdefault(_CONTEXT, []).append(ctx)
+    s.extensions.setdefault(CONTEXT_STACK, []).append(ctx)
 
 
 def _running(frame: Frame, current: Frame | None) -> bool:
@@ -285,7 +292,7 @@ def compile_execute_as(c: Compiler, node: ast.ExecuteAs) -> StmtFn:
         if store_cookie is not None:
             ctx.cookie = secrets.token_bytes(8)
             store_cookie(f, ctx.cookie)
-        s.extensions.setdefault(_CONTEXT, []).append(ctx)
+        s.extensions.setdefault(CONTEXT_STACK, []).append(ctx)
     return run
 
 
@@ -310,7 +317,7 @@ def compile_revert(c: Compiler, node: ast.Revert) -> StmtFn:
 
     def run(f: Frame) -> None:
         context(f.session, f)  # drops switches of modules that have returned
-        stack: list[Context] = f.session.extensions.get(_CONTEXT) or []
+        stack: list[Context] = f.session.extensions.get(CONTEXT_STACK) or []
         if not stack or stack[-1].no_revert:
             return  # nothing to revert to; a NO REVERT context stays
         top = stack[-1]

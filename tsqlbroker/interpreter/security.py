@@ -18,7 +18,7 @@ from tsqlbroker.errors import BindError, tsql_error
 from tsqlbroker.grammar import ast
 
 from ..values import types as T
-from .authorize import holds_here, holds_server, server_principals
+from .authorize import holds_here, holds_server, object_columns, server_principals
 from .compiler import Compiler, StmtFn, handler, wrap_statement
 from .impersonation import context, current, principal_in, privileged, unchecked
 from .sysfuncs import str_arg
@@ -142,12 +142,23 @@ def compile_permission(c: Compiler, node: ast.PermissionStatement) -> StmtFn:
         for perm in node.permissions:
             if perm.columns and perm.name not in P.COLUMN_LEVEL:
                 raise tsql_error(1020)
-            columns = P.column_ids(sec, conn, target, perm.columns) if perm.columns else [0]
+            columns = P.column_ids(sec, conn, target, perm.columns,
+                                   _view_columns(f, target)) if perm.columns else [0]
             P.change(sec, conn, node.action, target, P.expand([perm.name], target), grantees,
                      grantor, with_grant_option=node.with_grant_option,
                      grant_option_for=node.grant_option_for, cascade=node.cascade,
                      columns=columns)
     return run
+
+
+def _view_columns(f: Frame, target: Any) -> list[tuple[int, str]] | None:
+    """A view's columns for a column-level GRANT / DENY / REVOKE on it (None: a table's are
+    in the catalog)."""
+    if target.class_ != 1 or target.object_type != "V":
+        return None
+    obj = f.session.instance.catalog.object_by_id(f.session.conn, target.database_id,
+                                                  target.major_id)
+    return None if obj is None else object_columns(f, obj)
 
 
 def _check_grantor(f: Frame, sec: Security, conn: StoreConnection, target: Any,

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from tsqlbroker.engine.visibility import object_visible
 from tsqlbroker.errors import BindError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
@@ -329,6 +330,8 @@ def _object_definition(c: Compiler, node: ast.FunctionCall) -> CExpr:
         row = s.instance.catalog.object_by_id(s.conn, s.db_id, oid)
         if row is None or row.type.strip().upper() not in MODULE_TYPES:
             return None
+        if not object_visible(s.conn, s.id, row, definition=True):
+            return None  # metadata visibility: the text needs VIEW DEFINITION
         return row.definition
     return CExpr(T.NVARCHAR_MAX, object_definition)
 

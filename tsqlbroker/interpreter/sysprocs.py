@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy.engine import make_url
 
 from tsqlbroker.engine.results import ResultSet
+from tsqlbroker.engine.visibility import object_visible
 from tsqlbroker.errors import tsql_error
 from tsqlbroker.grammar import ast
 
@@ -64,7 +65,7 @@ def _resolve(f: Frame, name: str | None) -> Any:
     s = f.session
     oid = object_id_of(exec_context(f), name) if name else None
     row = s.instance.catalog.object_by_id(s.conn, None, oid) if oid is not None else None
-    if row is None:
+    if row is None or not object_visible(s.conn, s.id, row):
         raise tsql_error(15009, name or "", s.current_database)
     return row
 
@@ -81,7 +82,8 @@ def compile_sp_helptext(c: Compiler, node: ast.ExecProc) -> StmtFn:
     def run(f: Frame) -> None:
         name = namef(f)
         row = _resolve(f, name)
-        if row.type.strip().upper() not in MODULE_TYPES or row.definition is None:
+        if row.type.strip().upper() not in MODULE_TYPES or row.definition is None or \
+                not object_visible(f.session.conn, f.session.id, row, definition=True):
             raise tsql_error(15197, name)
         rows = [(line,) for line in split_module_text(row.definition)]
         f.session.sink.resultset(ResultSet(["Text"], ["nvarchar(255)"], rows))

@@ -20,9 +20,10 @@ from tsqlbroker.errors import ExecutionError
 from tsqlbroker.grammar import ast
 
 from ..values import types as T
+from .authorize import catalog_viewer
+from .frames import Frame
 
 if TYPE_CHECKING:
-    from .frames import Frame
     from .instance import Instance
     from .session import Session
 
@@ -63,7 +64,6 @@ class InstanceBridge:
     def call_udf(self, session_id: int, name: UdfName,
                  args: Sequence[tuple[Any, str | None]]) -> Any:
         """Run scalar UDF ``name`` in the session; its value (XML as text)."""
-        from .frames import Frame
         from .procedures import call_scalar_function
 
         s = self._session(session_id)
@@ -80,7 +80,6 @@ class InstanceBridge:
         """Run multi-statement table-valued function ``name`` in the session: the
         ResultSet of its RETURNS table, or None when there is no such function. An argument
         None is DEFAULT."""
-        from .frames import Frame
         from .procedures import call_table_function
 
         s = self._session(session_id)
@@ -103,7 +102,6 @@ class InstanceBridge:
                       args: Sequence[tuple[Any, str | None]]) -> tuple[Any, str | None]:
         """Evaluate ``name(args…)`` (or ``@@name``) for the session: (value, type spec)."""
         from .compiler import Compiler
-        from .frames import Frame
 
         s = self._session(session_id)
         node: ast.Expr
@@ -118,6 +116,12 @@ class InstanceBridge:
         value = compiled.fn(Frame(s, 0, level=s.nestlevel + 1))
         spec = None if compiled.type == T.SQL_VARIANT else compiled.type.spec()
         return value, spec
+
+    def viewer(self, session_id: int, db_id: int) -> frozenset[int] | None:
+        """The principals the session views database ``db_id``'s catalog as (None: all)."""
+        s = self._session(session_id)
+        # As session_value: one level inside the running module, whose EXECUTE AS holds.
+        return catalog_viewer(Frame(s, 0, level=s.nestlevel + 1), db_id)
 
 
 @contextlib.contextmanager

@@ -49,6 +49,8 @@ SELECT IS_SRVROLEMEMBER('sysadmin') AS me_sa, IS_SRVROLEMEMBER('dbcreator', 'cre
 EXECUTE AS LOGIN = 'plain'
 SELECT IS_SRVROLEMEMBER('sysadmin') AS me_sa, IS_SRVROLEMEMBER('dbcreator') AS me_dbc
 REVERT
+SELECT SUSER_NAME(role_principal_id) AS role_name, SUSER_NAME(member_principal_id) AS member
+    FROM sys.server_role_members ORDER BY role_name, member
 GO
 DROP LOGIN guard
 CREATE LOGIN guard WITH PASSWORD = 'Str0ng!Passw0rd'

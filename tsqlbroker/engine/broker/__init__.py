@@ -110,6 +110,7 @@ class Broker:
         self.create_endpoint = routing.create_endpoint
         self.alter_endpoint = routing.alter_endpoint
         self.drop_endpoint = routing.drop_endpoint
+        self.endpoint_owner = routing.endpoint_owner
         self.create_broker_priority = routing.create_broker_priority
         self.alter_broker_priority = routing.alter_broker_priority
         self.drop_broker_priority = routing.drop_broker_priority

@@ -16,7 +16,8 @@ from typing import Any
 
 from sqlalchemy import delete, func, insert, select, update
 
-from ...errors import BindError, broker_error, tsql_error
+from ...errors import BindError, broker_error, cannot, tsql_error
+from ...storage.store import StoreConnection
 from ...storage.txn import Txn
 from .conversations import Conversations
 from .delivery import Delivery
@@ -127,7 +128,7 @@ class Routing:
         self.state.db(txn.conn, db_id)
         row = self._route_row(txn, db_id, name)
         if row is None:
-            raise tsql_error(15151, "route", name, cls=BindError)
+            raise cannot("alter", "route", name)
         o = _norm(options)
         merged = {"service_name": row["remote_service_name"],
                   "broker_instance": row["broker_instance"], "lifetime": None,
@@ -156,7 +157,7 @@ class Routing:
         self.state.db(txn.conn, db_id)
         row = self._route_row(txn, db_id, name)
         if row is None:
-            raise tsql_error(15151, "route", name, cls=BindError)
+            raise cannot("drop", "route", name)
         txn.write()
         r = self.state.t.routes
         txn.conn.execute(delete(r).where(r.c.database_id == db_id,
@@ -183,13 +184,13 @@ class Routing:
             remote_user=user, is_anonymous_on=bool(anonymous)))
         return bid
 
-    def _binding(self, txn: Txn, db_id: int, name: str) -> dict[str, Any]:
+    def _binding(self, txn: Txn, db_id: int, name: str, verb: str) -> dict[str, Any]:
         b = self.state.t.bindings
         row = txn.conn.execute(select(b).where(b.c.database_id == db_id,
                                                func.lower(b.c.name) == name.lower())
                                ).mappings().first()
         if row is None:
-            raise tsql_error(15151, "remote service binding", name, cls=BindError)
+            raise cannot(verb, "remote service binding", name)
         return dict(row)
 
     def alter_remote_service_binding(self, txn: Txn, db_id: int, name: str,
@@ -197,7 +198,7 @@ class Routing:
                                      ) -> None:
         """``ALTER REMOTE SERVICE BINDING … WITH USER = …, ANONYMOUS = …``."""
         self.state.db(txn.conn, db_id)
-        row = self._binding(txn, db_id, name)
+        row = self._binding(txn, db_id, name, "alter")
         values: dict[str, Any] = {}
         if user is not None:
             values["remote_user"] = user
@@ -214,7 +215,7 @@ class Routing:
     def drop_remote_service_binding(self, txn: Txn, db_id: int, name: str) -> None:
         """``DROP REMOTE SERVICE BINDING name``."""
         self.state.db(txn.conn, db_id)
-        row = self._binding(txn, db_id, name)
+        row = self._binding(txn, db_id, name, "drop")
         txn.write()
         b = self.state.t.bindings
         txn.conn.execute(delete(b).where(
@@ -222,10 +223,11 @@ class Routing:
             b.c.remote_service_binding_id == row["remote_service_binding_id"]))
 
     # -- the broker endpoint (instance-wide) --------------------------------------------------
-    def create_endpoint(self, txn: Txn, name: str, options: dict[str, Any]) -> int:
-        """``CREATE ENDPOINT … FOR SERVICE_BROKER`` (one per instance: Msg 7862). Options:
-        state, port, ip, authentication, encryption, algorithm, message_forwarding,
-        message_forward_size."""
+    def create_endpoint(self, txn: Txn, name: str, options: dict[str, Any], owner_id: int = 1
+                        ) -> int:
+        """``CREATE ENDPOINT … FOR SERVICE_BROKER`` (one per instance: Msg 7862), owned by
+        the login ``owner_id``. Options: state, port, ip, authentication, encryption,
+        algorithm, message_forwarding, message_forward_size."""
         self.state.ensure_schema(txn.conn)
         e = self.state.t.endpoints_net
         conn = txn.conn
@@ -238,7 +240,7 @@ class Routing:
             raise tsql_error(102, str(port), cls=BindError)
         txn.write()
         conn.execute(insert(e).values(
-            endpoint_id=65536, name=name, principal_id=1,
+            endpoint_id=65536, name=name, principal_id=owner_id,
             state=str(o.get("state") or "STOPPED").upper(),
             port=None if port is None else int(port), ip=o.get("ip"),
             authentication=str(o.get("authentication") or "NEGOTIATE").upper(),
@@ -255,7 +257,7 @@ class Routing:
         e = self.state.t.endpoints_net
         row = txn.conn.execute(select(e).where(func.lower(e.c.name) == name.lower())).first()
         if row is None:
-            raise tsql_error(15151, "endpoint", name, cls=BindError)
+            raise cannot("alter", "endpoint", name)
         o = _endpoint_options(options)
         if o.get("authentication") is not None:
             check_authentication(o["authentication"])
@@ -272,13 +274,21 @@ class Routing:
             txn.conn.execute(update(e).where(func.lower(e.c.name) == name.lower())
                              .values(**values))
 
+    def endpoint_owner(self, conn: StoreConnection, name: str) -> tuple[int, int] | None:
+        """(endpoint_id, owning login's principal_id) of endpoint ``name``, or None."""
+        self.state.ensure_schema(conn)
+        e = self.state.t.endpoints_net
+        row = conn.execute(select(e.c.endpoint_id, e.c.principal_id).where(
+            func.lower(e.c.name) == name.lower())).first()
+        return None if row is None else (int(row[0]), int(row[1] or 1))
+
     def drop_endpoint(self, txn: Txn, name: str) -> None:
         """``DROP ENDPOINT name``."""
         self.state.ensure_schema(txn.conn)
         e = self.state.t.endpoints_net
         row = txn.conn.execute(select(e).where(func.lower(e.c.name) == name.lower())).first()
         if row is None:
-            raise tsql_error(15151, "endpoint", name, cls=BindError)
+            raise cannot("drop", "endpoint", name)
         txn.write()
         txn.conn.execute(delete(e).where(func.lower(e.c.name) == name.lower()))
 

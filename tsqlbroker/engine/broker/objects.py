@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from sqlalchemy import delete, func, insert, select, update
 
-from ...errors import BindError, broker_error, tsql_error
+from ...errors import BindError, broker_error, cannot, tsql_error
 from ...storage.store import StoreConnection
 from ...storage.txn import Txn
 from .conversations import Conversations
@@ -105,7 +105,7 @@ class Objects:
         meta = self.ddl(txn, db_id)
         row = meta.types_by_name.get(name)
         if row is None or row.is_system:
-            raise tsql_error(15151, "message type", name, cls=BindError)
+            raise cannot("alter", "message type", name)
         values: dict[str, object] = {}
         if validation is not None:
             code, coll = self._validation(txn.conn, db_id, validation, schema_collection)
@@ -124,7 +124,7 @@ class Objects:
         for name in [names] if isinstance(names, str) else names:
             row = meta.types_by_name.get(name)
             if row is None or row.is_system:
-                raise tsql_error(15151, "message type", name, cls=BindError)
+                raise cannot("drop", "message type", name)
             for contract in meta.contracts_by_id.values():
                 if row.message_type_id in contract.usages:
                     raise tsql_error(3729, "DROP MESSAGE TYPE", name, contract.name)
@@ -239,7 +239,7 @@ class Objects:
         for name in [names] if isinstance(names, str) else names:
             row = meta.contracts_by_name.get(name)
             if row is None or row.service_contract_id < USER_ID_BASE:
-                raise tsql_error(15151, "contract", name, cls=BindError)
+                raise cannot("drop", "contract", name)
             for svc in meta.services_by_id.values():
                 if row.service_contract_id in svc.contract_ids:
                     raise tsql_error(3729, "DROP CONTRACT", name, svc.name)
@@ -415,7 +415,7 @@ class Objects:
         meta = self.ddl(txn, db_id)
         svc = meta.services_by_name.get(name)
         if svc is None:
-            raise tsql_error(15151, "service", name, cls=BindError)
+            raise cannot("alter", "service", name)
         add_ids = self._contract_ids(meta, add)
         drop_ids = self._contract_ids(meta, drop)
         conn = txn.conn
@@ -455,7 +455,7 @@ class Objects:
         meta = self.ddl(txn, db_id)
         svc = meta.services_by_name.get(name)
         if svc is None:
-            raise tsql_error(15151, "service", name, cls=BindError)
+            raise cannot("drop", "service", name)
         conn = txn.conn
         p = self.state.t.priorities
         prio = conn.execute(select(p.c.name).where(

@@ -14,7 +14,9 @@ from datetime import datetime
 from typing import Any
 
 from ...errors import BrokerError
+from .. import visibility
 from ..context import ExecContext, VirtualTable, register_virtual_table
+from ..security import Security
 from .endpoint_views import VIEWS as ENDPOINT_VIEWS
 from .objects import Objects
 from .receive import COLUMN_ALIASES, QUEUE_COLUMNS
@@ -22,6 +24,16 @@ from .schema import PREFIX
 from .state import BrokerState
 
 _UUID0 = "00000000-0000-0000-0000-000000000000"
+# catalog views filtered by metadata visibility: view -> (securable class, id column, rows
+# everyone sees: the built-in message types and contracts, as public's REFERENCES on them)
+_FILTERED: dict[str, tuple[int, str, str | None]] = {
+    "service_message_types": (15, "message_type_id", "is_system"),
+    "service_contracts": (16, "service_contract_id", "service_contract_id < 65536"),
+    "services": (17, "service_id", None),
+    "service_queues": (visibility.OBJECT, "object_id", None),
+    "routes": (19, "route_id", None),
+    "remote_service_bindings": (18, "remote_service_binding_id", None),
+}
 _UNSET = "1900-01-01 00:00:00"
 
 
@@ -257,8 +269,16 @@ class Views:
         if key in _VIEWS:
             self.state.db(ctx.conn, db_id)
             columns, template = _VIEWS[key]
-            return VirtualTable(template.format(p=PREFIX, db=int(db_id)), list(columns),
-                                False, _refuse(f"sys.{key}"))
+            sql = template.format(p=PREFIX, db=int(db_id))
+            if key in _FILTERED and (principals := visibility.viewer(ctx, db_id)) is not None:
+                class_, id_col, shown = _FILTERED[key]
+                seen = visibility.visible(Security.get(ctx.conn.store), ctx.conn, db_id,
+                                          principals, class_)
+                text = visibility.condition_text(seen, id_col, "schema_id", "'SQ'")
+                if shown:
+                    text = f"({text} OR {shown})"
+                sql += f" AND {text}"
+            return VirtualTable(sql, list(columns), False, _refuse(f"sys.{key}"))
         if key in ENDPOINT_VIEWS:
             columns, rows = ENDPOINT_VIEWS[key](self.state, ctx.conn)
             return VirtualTable(literal_rows(columns, rows), list(columns), False,

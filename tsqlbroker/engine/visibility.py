@@ -1,0 +1,187 @@
+"""Metadata visibility as SQL Server limits it: a principal sees in the catalog views only
+the securables it owns or holds some permission on.
+
+A row is visible when one of the viewer's principals (itself, public, its roles) holds a
+GRANT of any permission on the securable (a column permission counts for its object), on
+the schema containing it, or at the database level a permission that implies one on it
+(CONTROL, ALTER or VIEW DEFINITION on the database imply one on everything; SELECT on the
+database one on every table and view; ALTER ANY SCHEMA on every schema's objects; ALTER ANY
+MESSAGE TYPE on every message type …); the fixed database roles count with what they carry
+(``access.FIXED_ROLES``). Every object is dbo's (docs/decisions.md), and dbo and sysadmin
+are never filtered: the interpreter says who is looking (``UdfBridge.viewer``), None for
+someone who sees everything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import and_, false, literal_column, or_, select
+
+from .access import FIXED_ROLES
+from .permissions import NAMES
+from .security import Security
+from .udfbridge import bridge_of
+
+if TYPE_CHECKING:
+    from ..storage.store import StoreConnection
+    from .context import ExecContext
+
+OBJECT = 1
+# database-level permission -> {securable class: the object types it covers (None: every
+# securable of the class)}; "*" is every class
+_DATA = frozenset({"U", "V"})
+_DB_IMPLIES: dict[str, dict[int, frozenset[str] | None] | str] = {
+    "CONTROL": "*", "ALTER": "*", "VIEW DEFINITION": "*",
+    "SELECT": {OBJECT: frozenset({"U", "V", "IF", "TF", "SQ"})},
+    "INSERT": {OBJECT: _DATA}, "UPDATE": {OBJECT: _DATA}, "DELETE": {OBJECT: _DATA},
+    "EXECUTE": {OBJECT: frozenset({"P", "PC", "X", "FN", "FS", "AF"})},
+    "REFERENCES": {OBJECT: frozenset({"U", "V", "FN", "IF", "TF"}), 15: None, 16: None},
+    "ALTER ANY SCHEMA": {OBJECT: None},
+    "ALTER ANY MESSAGE TYPE": {15: None}, "ALTER ANY CONTRACT": {16: None},
+    "ALTER ANY SERVICE": {17: None}, "ALTER ANY REMOTE SERVICE BINDING": {18: None},
+    "ALTER ANY ROUTE": {19: None},
+}
+
+
+# The permissions that show a module's definition (sys.sql_modules.definition).
+DEFINITION = frozenset({"VIEW DEFINITION", "ALTER", "CONTROL", "TAKE OWNERSHIP",
+                        "ALTER ANY SCHEMA"})
+
+
+@dataclass(frozen=True)
+class Visible:
+    """The securables of one class a viewer may see (when not all of them)."""
+
+    ids: frozenset[int]                  # with a permission of their own
+    # objects: those in these schemas, of the types a permission on the schema covers (None:
+    # every type)
+    schemas: tuple[tuple[int, frozenset[str] | None], ...] = ()
+    types: frozenset[str] = frozenset()    # objects: those of these types
+
+    def covers(self, object_id: int, schema_id: int, type_: str) -> bool:
+        """Whether the object (``type_`` its sys.objects type) is visible."""
+        if object_id in self.ids or type_ in self.types:
+            return True
+        return any(schema_id == s and (types is None or type_ in types)
+                   for s, types in self.schemas)
+
+
+def viewer(ctx: ExecContext, db_id: int) -> frozenset[int] | None:
+    """The principals of database ``db_id`` the session of ``ctx`` views the catalog as, or
+    None when it sees everything (dbo, sysadmin, or no interpreter attached)."""
+    bridge = bridge_of(ctx.conn.store)
+    if bridge is None:
+        return None
+    return bridge.viewer(ctx.session_id, db_id)
+
+
+def visible(sec: Security, conn: StoreConnection, db_id: int, principals: frozenset[int],
+            class_: int, *, only: frozenset[str] | None = None) -> Visible | None:
+    """What of class ``class_`` (1 objects, 15 message types, 16 contracts, 17 services,
+    18 remote service bindings, 19 routes) ``principals`` may see; None: all of it.
+    ``only``: count only these permissions (:data:`DEFINITION`)."""
+    p = sec.t.permissions
+    rows = conn.execute(select(p.c["class"], p.c.major_id, p.c.type).where(
+        p.c.database_id == db_id, p.c.grantee_principal_id.in_(principals),
+        p.c.state.in_(("G", "W")))).all()
+    if only is not None:
+        rows = [r for r in rows if NAMES.get(str(r[2]).strip(), "") in only]
+    held = {NAMES.get(str(t).strip(), "") for c, _m, t in rows if int(c) == 0}
+    for role in principals & FIXED_ROLES.keys():
+        state, carried = FIXED_ROLES[role]
+        if state == "G":
+            held |= carried if only is None else carried & only
+    types: set[str] = set()
+    for permission in held:
+        implied = _DB_IMPLIES.get(permission)
+        if implied == "*":
+            return None
+        if isinstance(implied, dict) and class_ in implied:
+            covered = implied[class_]
+            if covered is None:
+                return None
+            types |= covered
+    ids = frozenset(int(m) for c, m, _t in rows if int(c) == class_)
+    return Visible(ids, _schemas(rows) if class_ == OBJECT else (), frozenset(types))
+
+
+def _schemas(rows: Iterable[Any]) -> tuple[tuple[int, frozenset[str] | None], ...]:
+    """(schema id, object types) a permission on a schema shows: SELECT tables and views,
+    EXECUTE modules …; ALTER, CONTROL, VIEW DEFINITION … every object in it."""
+    out: dict[int, set[str] | None] = {}
+    for c, major, code in rows:
+        if int(c) != 3:
+            continue
+        implied = _DB_IMPLIES.get(NAMES.get(str(code).strip(), ""))
+        covered = implied.get(OBJECT) if isinstance(implied, dict) else None
+        key = int(major)
+        if covered is None or out.get(key, set()) is None:
+            out[key] = None
+        else:
+            out.setdefault(key, set()).update(covered)  # type: ignore[union-attr]
+    return tuple((k, None if v is None else frozenset(v)) for k, v in sorted(out.items()))
+
+
+def object_visible(conn: StoreConnection, session_id: int, obj: Any, *,
+                   definition: bool = False) -> bool:
+    """Whether session ``session_id`` may see the catalog object ``obj`` (``definition``: its
+    module text, which needs VIEW DEFINITION or the like); a constraint or trigger goes
+    with its table."""
+    bridge = bridge_of(conn.store)
+    principals = None if bridge is None else bridge.viewer(session_id, int(obj.database_id))
+    if principals is None:
+        return True
+    seen = visible(Security.get(conn.store), conn, int(obj.database_id), principals,
+                   OBJECT, only=DEFINITION if definition else None)
+    if seen is None:
+        return True
+    schema_id, parent = int(obj.schema_id), int(obj.parent_object_id or 0)
+    return seen.covers(int(obj.object_id), schema_id, str(obj.type).strip()) or bool(
+        parent and seen.covers(parent, schema_id, "U"))
+
+
+def _ints(values: Iterable[int]) -> str:
+    return ", ".join(str(int(v)) for v in sorted(values))
+
+
+def _quoted(types: Iterable[str]) -> str:
+    return ", ".join("'" + t.replace("'", "''") + "'" for t in sorted(types))
+
+
+def condition_text(v: Visible | None, id_col: str, schema_col: str | None = None,
+                   type_col: str | None = None) -> str:
+    """SQL text (both backends) true for the rows ``v`` lets the viewer see."""
+    if v is None:
+        return "1 = 1"
+    parts = []
+    if v.ids:
+        parts.append(f"{id_col} IN ({_ints(v.ids)})")
+    if schema_col:
+        for schema_id, types in v.schemas:
+            on_types = "" if types is None or not type_col else \
+                f" AND {type_col} IN ({_quoted(types)})"
+            parts.append(f"({schema_col} = {schema_id}{on_types})")
+    if v.types and type_col:
+        parts.append(f"{type_col} IN ({_quoted(v.types)})")
+    return "(" + " OR ".join(parts) + ")" if parts else "1 = 0"
+
+
+def condition(v: Visible | None, id_col: Any, schema_col: Any = None,
+              type_col: Any = None) -> Any:
+    """The SQLAlchemy form of :func:`condition_text`."""
+    if v is None:
+        return literal_column("1") == 1
+    parts = []
+    if v.ids:
+        parts.append(id_col.in_(sorted(v.ids)))
+    if schema_col is not None:
+        for schema_id, types in v.schemas:
+            on_schema = schema_col == schema_id
+            parts.append(on_schema if types is None or type_col is None
+                         else and_(on_schema, type_col.in_(sorted(types))))
+    if v.types and type_col is not None:
+        parts.append(type_col.in_(sorted(v.types)))
+    return or_(*parts) if parts else false()

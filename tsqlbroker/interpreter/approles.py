@@ -1,0 +1,163 @@
+"""Application roles: CREATE / ALTER / DROP APPLICATION ROLE, ``sp_setapprole`` and
+``sp_unsetapprole`` (the engine side is ``engine/approles.py``).
+
+Activating an application role replaces the session's permissions by the role's in its
+database (a context of :mod:`impersonation` that REVERT leaves alone): USER_NAME() is the
+role, every check is made for the role and public, and another database is entered as its
+guest. Only ``sp_unsetapprole`` with the cookie ``sp_setapprole`` made ends it; without a
+cookie it lasts as long as the session.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import TYPE_CHECKING, Any
+
+from tsqlbroker.engine import approles
+from tsqlbroker.engine.security import Security
+from tsqlbroker.errors import BindError, cannot, not_supported, tsql_error
+from tsqlbroker.grammar import ast
+
+from ..values import types as T
+from .authorize import holds_here
+from .compiler import Compiler, StmtFn, handler, wrap_statement
+from .dynamic import SYSTEM_PROCEDURES
+from .impersonation import CONTEXT_STACK, Context, context, current, privileged
+from .sysfuncs import str_arg
+
+if TYPE_CHECKING:
+    from .frames import Frame
+
+_OPTIONS = {"CREATE": {"password", "default_schema"},
+            "ALTER": {"password", "default_schema", "name"}, "DROP": set()}
+# sp_setapprole's cookie: random bytes (SQL Server documents varbinary(8000) and makes 50)
+_COOKIE_BYTES = 36
+
+
+def _manages(f: Frame, role: Any) -> bool:
+    """ALTER ANY APPLICATION ROLE (db_securityadmin, db_owner), or ALTER / CONTROL on the
+    role."""
+    if privileged(f) or holds_here(f, "ALTER ANY APPLICATION ROLE"):
+        return True
+    return role is not None and holds_here(f, "ALTER", (4, role.principal_id))
+
+
+@handler(ast.ApplicationRole)
+def compile_application_role(c: Compiler, node: ast.ApplicationRole) -> StmtFn:
+    opts: dict[str, Any] = {}
+    for key, value in node.options:
+        if key not in _OPTIONS[node.action]:
+            raise tsql_error(102, key.upper(), cls=BindError, span=node.span)
+        opts[key] = value[0] if isinstance(value, tuple) else value
+    if node.action == "CREATE" and "password" not in opts:
+        raise tsql_error(102, node.name, cls=BindError, span=node.span)
+
+    def run(f: Frame) -> None:
+        s = f.session
+        s.check_writable()
+        txn = s.txn_for_statement()
+        txn.write()
+        sec, conn, db_id = Security.get(s.instance.store), txn.conn, s.db_id
+        if node.action == "CREATE":
+            if not _manages(f, None):
+                raise tsql_error(15247)
+            approles.create(sec, conn, db_id, node.name, str(opts["password"]),
+                            opts.get("default_schema"))
+            return
+        verb = node.action.lower()
+        if not _manages(f, approles.find(sec, conn, db_id, node.name)):
+            raise cannot(verb, "application role", node.name)
+        if node.action == "DROP":
+            approles.drop(sec, conn, db_id, node.name)
+        else:
+            approles.alter(sec, conn, db_id, node.name, new_name=opts.get("name"),
+                           password=opts.get("password"),
+                           default_schema=opts.get("default_schema"))
+    return run
+
+
+def _args(c: Compiler, node: ast.ExecProc, names: tuple[str, ...]) -> dict[str, ast.ExecArg]:
+    """``node``'s arguments by parameter name (positional ones in ``names`` order; Msg 8145
+    for a name the procedure does not have)."""
+    out: dict[str, ast.ExecArg] = {}
+    for i, arg in enumerate(node.args):
+        key = (arg.name or (names[i] if i < len(names) else "")).lower()
+        if key not in names:
+            raise c.bind_error(8145, node, arg.name or str(i + 1), node.proc.name)
+        out[key] = arg
+    return out
+
+
+def _text(c: Compiler, arg: ast.ExecArg | None) -> Any:
+    """An argument as text; a bare word (``true``) is its own text, as EXEC reads it."""
+    if arg is None or arg.value is None:
+        return lambda _f: None
+    value = arg.value
+    if isinstance(value, ast.Column) and len(value.parts) == 1:
+        word = value.parts[0]
+        return lambda _f: word
+    return str_arg(c.expr(value))
+
+
+def compile_sp_setapprole(c: Compiler, node: ast.ExecProc) -> StmtFn:
+    """``sp_setapprole @rolename, @password [, @encrypt = 'none'] [, @fCreateCookie = true,
+    @cookie = @c OUTPUT]``."""
+    names = ("@rolename", "@password", "@encrypt", "@fcreatecookie", "@cookie")
+    args = _args(c, node, names)
+    if "@rolename" not in args:
+        raise tsql_error(15431, span=node.span)
+    role_f, password_f = _text(c, args.get("@rolename")), _text(c, args.get("@password"))
+    encrypt_f, wants_f = _text(c, args.get("@encrypt")), _text(c, args.get("@fcreatecookie"))
+    cookie_arg = args.get("@cookie")
+    store_cookie = None
+    if cookie_arg is not None and isinstance(cookie_arg.value, ast.Variable):
+        store_cookie = c.assigner(c.var(cookie_arg.value.name, node), T.VARBINARY_MAX)
+    ret = c.assigner(c.var(node.return_var, node), T.INT) if node.return_var else None
+
+    def run(f: Frame) -> None:
+        s = f.session
+        if f.level > 0 or f.proc_id is not None:
+            raise tsql_error(15422)
+        if str(encrypt_f(f) or "none").lower() != "none":
+            raise not_supported("sp_setapprole @encrypt = 'odbc'")
+        name = role_f(f) or ""
+        role = approles.matching(Security.get(s.instance.store), s.conn, s.db_id, name,
+                                 password_f(f) or "")
+        if role is None:
+            raise cannot("find", "application role", name)
+        cookie = None
+        if str(wants_f(f) or "").lower() in ("true", "1"):
+            cookie = secrets.token_bytes(_COOKIE_BYTES)
+        stack: list[Context] = s.extensions.setdefault(CONTEXT_STACK, [])
+        stack.append(Context(role.name, role.principal_id, current(s, f).login,
+                             no_revert=True, cookie=cookie, db_id=s.db_id, approle=True))
+        if store_cookie is not None:
+            store_cookie(f, cookie)
+        if ret is not None:
+            ret(f, 0)
+    return wrap_statement(run, node.span.line if node.span else c.current_line, False)
+
+
+def compile_sp_unsetapprole(c: Compiler, node: ast.ExecProc) -> StmtFn:
+    """``sp_unsetapprole @cookie``: back to the context ``sp_setapprole`` replaced, given the
+    cookie it made (Msg 15151 otherwise: no application role is active, or another cookie)."""
+    args = _args(c, node, ("@cookie",))
+    cookie_arg = args.get("@cookie")
+    cookie_f = c.expr(cookie_arg.value).fn if cookie_arg and cookie_arg.value else None
+    ret = c.assigner(c.var(node.return_var, node), T.INT) if node.return_var else None
+
+    def run(f: Frame) -> None:
+        s = f.session
+        top = context(s, f)
+        given = cookie_f(f) if cookie_f is not None else None
+        if top is None or not top.approle or top.cookie is None or given != top.cookie:
+            raise cannot("find", "application role", top.user if top else "")
+        stack: list[Context] = s.extensions[CONTEXT_STACK]
+        stack.pop()
+        if ret is not None:
+            ret(f, 0)
+    return wrap_statement(run, node.span.line if node.span else c.current_line, False)
+
+
+SYSTEM_PROCEDURES.update({"sp_setapprole": compile_sp_setapprole,
+                          "sp_unsetapprole": compile_sp_unsetapprole})
