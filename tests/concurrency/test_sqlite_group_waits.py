@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from test_sqlite_claims import DB, SETUP
 from tsql_client import Client, create_database, send_batch
 
 from tsqlbroker.engine.broker import claims
@@ -23,13 +24,6 @@ from tsqlbroker.interpreter.instance import Instance
 
 ROOT = Path(__file__).resolve().parents[2]
 HOLDER = Path(__file__).with_name("group_holder.py")
-DB = "gw"
-SETUP = """
-CREATE QUEUE TargQ;
-CREATE SERVICE [//gw/Svc] ON QUEUE TargQ ([DEFAULT]);
-DECLARE @h uniqueidentifier;
-BEGIN DIALOG @h FROM SERVICE [//gw/Svc] TO SERVICE '//gw/Svc' WITH ENCRYPTION = OFF;
-"""
 LOOK_EVERY_S = 0.5
 
 
