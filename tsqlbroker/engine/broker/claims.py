@@ -30,7 +30,8 @@ a newcomer. Here the holder's commit only wakes the waiter, and a holder that RE
 at once (an activated procedure's loop) picked the group back before the waiter looked —
 every time, on a busy machine. So:
 
-* a transaction that starts waiting for a group another process claims writes a row in
+* a transaction that starts waiting for a group another transaction holds (of another
+  process, or of this one: the other processes' picks race it as well) writes a row in
   ``tsqlb_sb_group_waits`` (group, owner tag, transaction id, ``since``) — in the write
   transaction it opened to look at the claim, committed instead of rolled back: no extra
   write lock — and writes ``since`` again every ``_WAIT_REFRESH_S`` while it waits;
@@ -166,8 +167,10 @@ class GroupClaims:
             st: TxnClaims | None = txn.state.get("claims")
             dropped = self._drop_wait(st, txn) if st is not None and opened and ending else None
             wrote = dropped is not None
-            if not ending and not local and conn.in_write_txn and not conn.written:
-                # Committed below, or by the pause's publish (pending claims).
+            if not ending and conn.in_write_txn and not conn.written:
+                # Committed below, or by the pause's publish (pending claims). Also when a
+                # session of this process holds the group: its commit wakes this one, and
+                # other processes' picks would race it just the same.
                 wrote = self._note_wait(txn, db_id, group, queue_id)
             if opened:
                 conn.end_unwritten(commit=wrote)
