@@ -3,7 +3,8 @@ played by two instances in this process (each its own connections, lock director
 lock manager: to each other they are two processes).
 
 The issue's minimal case: A ``BEGIN TRAN; RECEIVE TOP (1)`` and then waits; B's RECEIVE must
-not get the same message.
+not get the same message. And waits: a transaction waiting for a group the other process holds
+is not starved by that process's next pick (the rows of ``tsqlb_sb_group_waits``).
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tsql_client import Client, create_database, send_batch
+from tsql_client import Client, create_database, send_batch, wait_for
 
-from tsqlbroker.engine.broker import claims
-from tsqlbroker.engine.broker.claims import CLAIMS
+from tsqlbroker.engine.broker import Broker, claims
+from tsqlbroker.engine.broker.claims import CLAIMS, WAITS
 from tsqlbroker.interpreter.instance import Instance
 
 DB = "cl"
@@ -183,3 +184,79 @@ SEND ON CONVERSATION @h (0x02);
     finally:
         ia.close()
         ib.close()
+
+
+# -- waits (claims.py, "Waits") ----------------------------------------------------------------
+def _waits(c: Client) -> list[tuple]:
+    """The wait rows in the store: (owner, group)."""
+    return [tuple(r) for r in c.session.conn.exec_driver_sql(
+        f"SELECT owner, conversation_group_id FROM {WAITS}").fetchall()]
+
+
+def _tag(c: Client) -> str:
+    claimer = Broker.get(c.session.instance.store).state.claims
+    assert claimer is not None
+    return claimer.tag
+
+
+def test_a_pick_passes_over_the_group_another_process_waits_for(
+        pair: tuple[Client, Client]) -> None:
+    a, b = pair
+    (group,) = a.rows("BEGIN TRAN; RECEIVE TOP (1) conversation_group_id FROM TargQ")[0]
+    result: dict[str, object] = {}
+
+    def wait() -> None:
+        result["rows"] = b.rows(f"WAITFOR (RECEIVE message_body FROM TargQ WHERE "
+                                f"conversation_group_id = '{group}'), TIMEOUT 20000")
+
+    waiter = threading.Thread(target=wait)
+    waiter.start()
+    wait_for("B's wait row", lambda: _waits(a) == [(_tag(b), str(group).upper())])
+    # A commits and picks again in one batch, before B can look: the pick passes over the
+    # group B waits for (the only one), instead of taking it back.
+    assert a.rows("COMMIT; BEGIN TRAN; " + RECEIVE) == []
+    a.run("COMMIT")
+    waiter.join(20)
+    assert not waiter.is_alive()
+    assert result["rows"] == [(b"\x00\x00\x00\x01",), (b"\x00\x00\x00\x02",)]
+    assert _waits(a) == []
+
+
+def test_a_wait_that_times_out_deletes_its_row(pair: tuple[Client, Client]) -> None:
+    a, b = pair
+    (group,) = a.rows("BEGIN TRAN; RECEIVE TOP (1) conversation_group_id FROM TargQ")[0]
+    assert b.rows(f"WAITFOR (RECEIVE message_body FROM TargQ WHERE conversation_group_id "
+                  f"= '{group}'), TIMEOUT 700") == []
+    assert _waits(a) == []
+    a.run("COMMIT")
+    assert b.rows(RECEIVE) == [(b"\x00\x00\x00\x01",)]
+
+
+def _insert_wait(c: Client, owner: str, since: float) -> None:
+    conn = c.session.conn
+    conn.write()
+    conn.exec_driver_sql(
+        f"INSERT INTO {WAITS} (owner, txn_id, conversation_group_id, database_id, queue_id, "
+        f"since) SELECT '{owner}', 7, conversation_group_id, database_id, queue_id, {since} "
+        "FROM tsqlb_sb_messages LIMIT 1")
+    conn.commit()
+
+
+def test_a_wait_row_counts_for_a_few_seconds_only(pair: tuple[Client, Client]) -> None:
+    a, b = pair
+    # A live process's recent wait: passed over; the same wait older than the bound: not.
+    _insert_wait(a, _tag(a), time.time())
+    assert b.rows(RECEIVE) == []
+    a.session.conn.write()
+    a.session.conn.exec_driver_sql(
+        f"UPDATE {WAITS} SET since = {time.time() - claims.WAIT_PRECEDENCE_S - 1}")
+    a.session.conn.commit()
+    assert b.rows(RECEIVE) == [(b"\x00\x00\x00\x00",)]
+
+
+def test_the_wait_of_a_dead_process_is_reaped(pair: tuple[Client, Client]) -> None:
+    a, b = pair
+    _insert_wait(a, "1-deadbeef0000", time.time())
+    # The owner's lock file is not held (it never was): the wait counts for nothing.
+    assert b.rows(RECEIVE) == [(b"\x00\x00\x00\x00",)]
+    assert _waits(b) == []

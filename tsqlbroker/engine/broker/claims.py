@@ -23,6 +23,31 @@ The rule here (docs/decisions.md, "Exactly once across processes on SQLite"):
 * a claim whose owner process died (its ``owner-<tag>`` lock in the lock directory is
   free: ``filelocks``) counts for nothing and is deleted by the next RECEIVE that finds the
   queue otherwise empty, and by the broker clock of the hosting process.
+
+Waits (docs/decisions.md, "Waiting for a group another process holds on SQLite"): SQL
+Server's lock manager grants a released lock to a transaction already waiting for it, before
+a newcomer. Here the holder's commit only wakes the waiter, and a holder that RECEIVEs again
+at once (an activated procedure's loop) picked the group back before the waiter looked —
+every time, on a busy machine. So:
+
+* a transaction that starts waiting for a group another transaction holds (of another
+  process, or of this one: the other processes' picks race it as well) writes a row in
+  ``tsqlb_sb_group_waits`` (group, owner tag, transaction id, ``since``) — in the write
+  transaction it opened to look at the claim, committed instead of rolled back: no extra
+  write lock — and writes ``since`` again every ``_WAIT_REFRESH_S`` while it waits;
+* a pick (RECEIVE / GET CONVERSATION GROUP without WHERE) passes over the groups of other
+  transactions' wait rows younger than ``WAIT_PRECEDENCE_S``, as it passes over other
+  processes' claims: one more subquery of :data:`PASSED_OVER`, on a table that is empty
+  unless somebody waits — nothing else costs anything while nobody waits;
+* the row goes with the wait: in the write transaction that takes the group, in one
+  committed when the wait ends without it (timeout, cancel), at the transaction's commit or
+  rollback otherwise (a deadlock victim); the other processes are woken when it goes
+  without the group taken. A row left by a process that died is reaped with its claims
+  (``lockdir.alive``); any other left-over row stops counting after ``WAIT_PRECEDENCE_S``
+  (a waiter that went away never strands a group).
+
+A directed RECEIVE … WHERE (or a lock for SEND / END) does not pass over a waited group: it
+waits as any waiter does, and the first to look once the group is free gets it.
 """
 
 from __future__ import annotations
@@ -32,22 +57,35 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
+
+from sqlalchemy import or_, select
 
 from ...errors import broker_error
 from ...storage.backends.sqlite.file_locks import LockDir
 from ...storage.store import StoreConnection
 from ...storage.txn import LockManager, Txn
 from .fastsql import run
-from .schema import PREFIX
-from .waits import QueueSignals
+from .schema import PREFIX, BrokerTables
+from .waits import QueueKey, QueueSignals
 
 log = logging.getLogger(__name__)
 
 CLAIMS = f"{PREFIX}group_claims"
+WAITS = f"{PREFIX}group_waits"
 # How often a wait for a group another process holds looks again, besides wake-ups.
 _WAIT_STEP_S = 0.25
-# SQL fragment: the groups other processes claim (one parameter: this process's tag).
-FOREIGN_CLAIMED = f"SELECT conversation_group_id FROM {CLAIMS} WHERE owner <> ?"
+# How long after a waiter's last look picks of other transactions pass over its group: long
+# enough to outlast a slow look (a busy write lock), short enough that a waiter that went away
+# without deleting its row (it died: reaped sooner) delays nobody for long.
+WAIT_PRECEDENCE_S = 5.0
+# A live waiter writes ``since`` again this often (in a look it makes anyway).
+_WAIT_REFRESH_S = WAIT_PRECEDENCE_S / 4
+# SQL fragment: the groups a pick passes over — other processes' claims and other
+# transactions' recent waits (parameters: :meth:`GroupClaims.passed_over_params`).
+PASSED_OVER = (f"SELECT conversation_group_id FROM {CLAIMS} WHERE owner <> ? UNION ALL "
+               f"SELECT conversation_group_id FROM {WAITS} WHERE since > ? "
+               "AND (owner <> ? OR txn_id <> ?)")
 
 GroupKey = tuple[int, str]          # (database_id, conversation_group_id)
 
@@ -62,6 +100,12 @@ class TxnClaims:
     published: dict[str, tuple[int, int]] = field(default_factory=dict)
     # The group its published claims say it waits for (claims.waiting_for).
     waiting_for: str | None = None
+    # Its row in the waits table, as last written — (group, database_id, queue_id) —, and
+    # when (time.time()); None: it has none, or its deletion is committed.
+    wait: tuple[str, int, int] | None = None
+    wait_written: float = 0.0
+    # The row's deletion is in the write transaction open (its end deletes it again).
+    wait_dropped: bool = False
 
 
 class GroupClaims:
@@ -112,15 +156,28 @@ class GroupClaims:
             opened = conn.begin_unwritten()
             unclaimed = picked and not opened
             picked = False              # a wait below may let other processes claim it
-            if not self.locks.held_by_other(key, txn) and (
-                    unclaimed or not self.claimed_elsewhere(conn, group)):
+            local = self.locks.held_by_other(key, txn)
+            if not local and (unclaimed or not self.claimed_elsewhere(conn, group)):
                 self.locks.try_acquire(key, txn)
                 self.add_pending(txn, db_id, group, queue_id)
+                self._drop_wait(txn.state["claims"], txn)   # with this write transaction
                 return True
+            ending = timeout == 0.0 or (deadline is not None and time.monotonic() >= deadline) \
+                or (cancelled is not None and cancelled())
+            st: TxnClaims | None = txn.state.get("claims")
+            dropped = self._drop_wait(st, txn) if st is not None and opened and ending else None
+            wrote = dropped is not None
+            if not ending and conn.in_write_txn and not conn.written:
+                # Committed below, or by the pause's publish (pending claims). Also when a
+                # session of this process holds the group: its commit wakes this one, and
+                # other processes' picks would race it just the same.
+                wrote = self._note_wait(txn, db_id, group, queue_id)
             if opened:
-                conn.end_unwritten(commit=False)
-            if timeout == 0.0 or (deadline is not None and time.monotonic() >= deadline) \
-                    or (cancelled is not None and cancelled()):
+                conn.end_unwritten(commit=wrote)
+            if ending:
+                if st is not None and dropped is not None:
+                    st.wait = None                  # committed
+                    self._wait_gone([dropped])
                 self._mark_wait(txn, None)
                 return False
             txn.pause()           # publish what it owns; the write lock goes if it can
@@ -143,6 +200,50 @@ class GroupClaims:
         qkey = (key[0], queue_id)
         self.signals.wait_change(qkey, self.signals.generation(qkey),
                                  time.monotonic() + step, lambda: False)
+
+    # -- waits --------------------------------------------------------------------------------
+    def _note_wait(self, txn: Txn, db_id: int, group: str, queue_id: int) -> bool:
+        """Write (or refresh) ``txn``'s wait row for ``group`` in the write transaction open
+        and unwritten; False when the row is recent enough as it is."""
+        st = self._state(txn)
+        now = time.time()
+        if st.wait is not None and st.wait[0] == group and now - st.wait_written < _WAIT_REFRESH_S:
+            return False
+        run(txn.conn, f"INSERT OR REPLACE INTO {WAITS} (owner, txn_id, conversation_group_id, "
+            "database_id, queue_id, since) VALUES (?, ?, ?, ?, ?, ?)",
+            (self.tag, txn.id, group, db_id, queue_id, now))
+        st.wait, st.wait_written, st.wait_dropped = (group, db_id, queue_id), now, False
+        return True
+
+    def _drop_wait(self, st: TxnClaims, txn: Txn, *, again: bool = False) -> QueueKey | None:
+        """Delete ``txn``'s wait row (if it may have one; ``again``: also if deleted in the
+        write transaction already, which a rollback to a savepoint may have undone) in the
+        write transaction open; its queue if it did. Until that commits, ``st.wait`` stays:
+        the transaction's end deletes the row again."""
+        if st.wait is None or (st.wait_dropped and not again):
+            return None
+        run(txn.conn, f"DELETE FROM {WAITS} WHERE owner = ? AND txn_id = ?", (self.tag, txn.id))
+        st.wait_dropped = True
+        return st.wait[1], st.wait[2]
+
+    def _wait_gone(self, queues: list[QueueKey]) -> None:
+        """Wait rows on ``queues`` were deleted without their groups taken: the picks that
+        passed over those groups, here and in the other processes, look again."""
+        for key in queues:
+            self.signals.bump(key)
+        self.released(queues)
+
+    def passed_over_params(self, txn_id: int) -> tuple[object, ...]:
+        """The parameters of :data:`PASSED_OVER` for a pick by transaction ``txn_id``."""
+        return (self.tag, time.time() - WAIT_PRECEDENCE_S, self.tag, txn_id)
+
+    def passed_over(self, t: BrokerTables, txn_id: int) -> Any:
+        """:data:`PASSED_OVER` as a SQLAlchemy Core query on the tables ``t``."""
+        c, w = t.claims, t.waits
+        return select(c.c.conversation_group_id).where(c.c.owner != self.tag).union_all(
+            select(w.c.conversation_group_id).where(
+                w.c.since > time.time() - WAIT_PRECEDENCE_S,
+                or_(w.c.owner != self.tag, w.c.txn_id != txn_id)))
 
     # -- deadlocks across processes -----------------------------------------------------------
     def _mark_wait(self, txn: Txn, group: str | None) -> None:
@@ -191,14 +292,18 @@ class GroupClaims:
 
     def add_pending(self, txn: Txn, db_id: int, group: str, queue_id: int) -> None:
         """``txn`` owns ``group`` by holding the write lock (just picked under it)."""
-        st = txn.state.get("claims")
+        st = self._state(txn)
+        if group not in st.published:
+            st.pending[group] = (db_id, queue_id)
+
+    def _state(self, txn: Txn) -> TxnClaims:
+        st: TxnClaims | None = txn.state.get("claims")
         if st is None:
             st = txn.state["claims"] = TxnClaims()
             txn.on_pause(lambda t=txn: self.publish(t))
             txn.before_commit(lambda t=txn, s=st: self._delete_at_commit(t, s))
             txn.after_end(lambda committed, t=txn, s=st: self._ended(t, s, committed))
-        if group not in st.published:
-            st.pending[group] = (db_id, queue_id)
+        return st
 
     # -- pausing: publish ---------------------------------------------------------------------
     def publish(self, txn: Txn) -> None:
@@ -220,55 +325,65 @@ class GroupClaims:
 
     # -- ending -------------------------------------------------------------------------------
     def _delete_at_commit(self, txn: Txn, st: TxnClaims) -> None:
-        if st.published:
+        if st.published or st.wait is not None:
             txn.conn.write()
-            run(txn.conn, f"DELETE FROM {CLAIMS} WHERE owner = ? AND txn_id = ?",
-                (self.tag, txn.id))
+            self._delete_rows(txn, st)
             self._delete_stale(txn.conn)
 
+    def _delete_rows(self, txn: Txn, st: TxnClaims) -> None:
+        """Delete ``txn``'s claim rows and wait row (in the write transaction open)."""
+        if st.published:
+            run(txn.conn, f"DELETE FROM {CLAIMS} WHERE owner = ? AND txn_id = ?",
+                (self.tag, txn.id))
+        self._drop_wait(st, txn, again=True)
+
     def _ended(self, txn: Txn, st: TxnClaims, committed: bool) -> None:
-        if not st.published:
+        if not st.published and st.wait is None:
             return
         if not committed:
             conn = txn.conn
             try:
                 conn.write()
-                run(conn, f"DELETE FROM {CLAIMS} WHERE owner = ? AND txn_id = ?",
-                    (self.tag, txn.id))
+                self._delete_rows(txn, st)
                 conn.commit()
             except Exception:
-                log.warning("could not delete the group claims of a rolled-back "
+                log.warning("could not delete the group claims or wait of a rolled-back "
                             "transaction; retried later", exc_info=True)
                 conn.rollback()
                 self._stale.add(txn.id)
-        self.released(sorted(set(st.published.values())))
+        if st.wait is not None:
+            self._wait_gone([(st.wait[1], st.wait[2])])
+        if st.published:
+            self.released(sorted(set(st.published.values())))
 
     def _delete_stale(self, conn: StoreConnection) -> None:
         if self._stale:
             stale = sorted(self._stale)
-            run(conn, _delete_txns_sql(len(stale)), (self.tag, *stale))
+            for table in (CLAIMS, WAITS):
+                run(conn, _delete_txns_sql(table, len(stale)), (self.tag, *stale))
             self._stale.difference_update(stale)
 
     # -- dead owners --------------------------------------------------------------------------
     def dead_owners(self, conn: StoreConnection, queue_id: int | None = None) -> list[str]:
-        """Owners of claims (of one queue, or all) whose process is gone."""
+        """Owners of claims or waits (of one queue, or all) whose process is gone."""
         if queue_id is None:
-            owners = run(conn, f"SELECT DISTINCT owner FROM {CLAIMS} WHERE owner <> ?",
-                         (self.tag,)).fetchall()
+            owners = run(conn, _OWNERS, (self.tag, self.tag)).fetchall()
         else:
-            owners = run(conn, f"SELECT DISTINCT owner FROM {CLAIMS} WHERE owner <> ? "
-                         "AND queue_id = ?", (self.tag, queue_id)).fetchall()
+            owners = run(conn, _QUEUE_OWNERS, (self.tag, queue_id, self.tag, queue_id)
+                         ).fetchall()
         return [o for (o,) in owners if not self.lockdir.alive(o)]
 
     def reap(self, conn: StoreConnection, owners: list[str]) -> list[tuple[int, int]]:
-        """Delete the claims of dead ``owners`` (in the caller's write transaction); the
-        queues whose groups they held."""
+        """Delete the claims and waits of dead ``owners`` (in the caller's write
+        transaction); the queues of their groups."""
         if not owners:
             return []
         marks = ", ".join("?" * len(owners))
-        queues = run(conn, f"SELECT DISTINCT database_id, queue_id FROM {CLAIMS} "
-                     f"WHERE owner IN ({marks})", tuple(owners)).fetchall()
-        run(conn, f"DELETE FROM {CLAIMS} WHERE owner IN ({marks})", tuple(owners))
+        queues = run(conn, f"SELECT database_id, queue_id FROM {CLAIMS} WHERE owner IN "
+                     f"({marks}) UNION SELECT database_id, queue_id FROM {WAITS} WHERE owner "
+                     f"IN ({marks})", (*owners, *owners)).fetchall()
+        for table in (CLAIMS, WAITS):
+            run(conn, f"DELETE FROM {table} WHERE owner IN ({marks})", tuple(owners))
         return [(int(d), int(q)) for d, q in queues]
 
 
@@ -281,7 +396,13 @@ def run_many(conn: StoreConnection, sql: str, rows: list[tuple[object, ...]]) ->
         cursor.close()
 
 
+_OWNERS = (f"SELECT owner FROM {CLAIMS} WHERE owner <> ? "
+           f"UNION SELECT owner FROM {WAITS} WHERE owner <> ?")
+_QUEUE_OWNERS = (f"SELECT owner FROM {CLAIMS} WHERE owner <> ? AND queue_id = ? "
+                 f"UNION SELECT owner FROM {WAITS} WHERE owner <> ? AND queue_id = ?")
+
+
 @lru_cache(maxsize=64)
-def _delete_txns_sql(n: int) -> str:
-    return (f"DELETE FROM {CLAIMS} WHERE owner = ? AND txn_id IN "
+def _delete_txns_sql(table: str, n: int) -> str:
+    return (f"DELETE FROM {table} WHERE owner = ? AND txn_id IN "
             f"({', '.join('?' * n)})")

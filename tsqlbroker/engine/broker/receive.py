@@ -26,7 +26,7 @@ from ...storage.store import StoreConnection
 from ...storage.txn import Txn
 from ..results import ResultSet
 from . import row_locks
-from .claims import FOREIGN_CLAIMED
+from .claims import PASSED_OVER
 from .fastsql import (
     MESSAGE_COLUMNS,
     SELECT_CONVERSATION_KEY,
@@ -203,7 +203,7 @@ class Receiving:
                     if d == q.database_id} | tried
         params: tuple[Any, ...] = (q.object_id, *sorted(excluded), *sorted(overlay))
         if self.state.claims is not None:
-            params = (*params, self.state.claims.tag)
+            params = (*params, *self.state.claims.passed_over_params(txn.id))
         row = run(conn, _next_group_sql(len(excluded), len(overlay), self.state.claims is not None),
                   (*params, *params)).fetchone()
         return None if row is None else str(row[0])
@@ -352,9 +352,9 @@ class Receiving:
         if locked:
             conds.append(m.c.conversation_group_id.not_in(sorted(locked)))
         if self.state.claims is not None:
-            c = self.state.t.claims
-            conds.append(m.c.conversation_group_id.not_in(
-                select(c.c.conversation_group_id).where(c.c.owner != self.state.claims.tag)))
+            # As the pick: without the groups other processes claim or others wait for.
+            conds.append(m.c.conversation_group_id.not_in(self.state.claims.passed_over(
+                self.state.t, -1 if txn is None else txn.id)))
         if txn is not None:
             st = txn.state.get("broker")
             if st is not None and st.received:
@@ -434,15 +434,16 @@ class Receiving:
 @lru_cache(maxsize=256)
 def _next_group_sql(excluded: int, overlay: int, claims: bool) -> str:
     """:meth:`Receiving._next_group`'s statement for so many excluded groups and already
-    received rows, and with ``claims`` without the groups other processes claim (claims.py)
-    (parameters: queue id, the groups, the rows, this process's tag — twice)."""
+    received rows, and with ``claims`` without the groups other processes claim or other
+    transactions wait for (claims.py) (parameters: queue id, the groups, the rows,
+    ``passed_over_params`` — twice)."""
     where = f"FROM {PREFIX}messages WHERE queue_id = ? AND status = 1"
     if excluded:
         where += f" AND conversation_group_id NOT IN ({', '.join('?' * excluded)})"
     if overlay:
         where += f" AND queuing_order NOT IN ({', '.join('?' * overlay)})"
     if claims:
-        where += f" AND conversation_group_id NOT IN ({FOREIGN_CLAIMED})"
+        where += f" AND conversation_group_id NOT IN ({PASSED_OVER})"
     # Two index walks in one statement instead of ORDER BY priority DESC, queuing_order: the
     # ready index is (queue_id, status, priority, queuing_order) ascending, so that
     # mixed-direction ORDER BY sorted every ready row of the queue on each RECEIVE.

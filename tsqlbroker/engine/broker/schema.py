@@ -22,6 +22,7 @@ from sqlalchemy import (
     Boolean,
     Column,
     DateTime,
+    Float,
     Index,
     Integer,
     LargeBinary,
@@ -55,6 +56,7 @@ class BrokerTables:
     messages: Table
     transmission: Table
     claims: Table
+    waits: Table
     notifications: Table
 
     def all(self) -> list[Table]:
@@ -288,6 +290,18 @@ def broker_tables(metadata: MetaData) -> BrokerTables:
         # The group the owning transaction waits for, if it does (deadlock detection).
         Column("waiting_for", String(36)),
     )
+    # Open transactions of those processes waiting for a group another process holds
+    # (broker/claims.py): the others' picks pass over the group while ``since`` — the
+    # waiter's last look, ``time.time()`` — is recent. One wait per transaction.
+    waits = Table(
+        PREFIX + "group_waits", metadata,
+        Column("owner", String(64), primary_key=True),
+        Column("txn_id", Integer, primary_key=True, autoincrement=False),
+        Column("conversation_group_id", String(36), nullable=False),
+        Column("database_id", Integer, nullable=False),
+        Column("queue_id", Integer, nullable=False),
+        Column("since", Float, nullable=False),
+    )
     # Event notifications on queues (sys.event_notifications); ``events`` the event types,
     # comma-separated; ``conversation_handle`` the dialog their messages go on while it lasts.
     notifications = Table(
@@ -305,10 +319,10 @@ def broker_tables(metadata: MetaData) -> BrokerTables:
     return BrokerTables(message_types, contracts, contract_usages, queues, services,
                         service_contracts, routes, bindings, endpoints_net, priorities,
                         xml_schemas, dbinit, conversations, groups, messages, transmission,
-                        claims, notifications)
+                        claims, waits, notifications)
 
 
 _NAMES = ("message_types", "contracts", "contract_usages", "queues", "services",
           "service_contracts", "routes", "bindings", "tcp_endpoints", "priorities",
           "xml_schemas", "dbinit", "conversation_endpoints", "conversation_groups", "messages",
-          "transmission_queue", "group_claims", "event_notifications")
+          "transmission_queue", "group_claims", "group_waits", "event_notifications")

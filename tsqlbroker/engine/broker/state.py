@@ -252,7 +252,7 @@ class BrokerState:
         for table in (t.message_types, t.contracts, t.contract_usages, t.queues, t.services,
                       t.service_contracts, t.routes, t.bindings, t.priorities, t.xml_schemas,
                       t.dbinit, t.conversations, t.groups, t.messages, t.transmission,
-                      t.claims, t.notifications):
+                      t.claims, t.waits, t.notifications):
             conn.execute(delete(table).where(table.c.database_id == db_id))
         # Not under _init_lock: an initialisation holding it may wait for the storage write
         # lock this transaction holds (a deadlock until the busy timeout). A set's discard
