@@ -18,6 +18,7 @@ from sqlglot import exp
 
 from ...errors import BindError, tsql_error
 from ...storage.stored_values import backend_value
+from ...values.operators import binary_bitwise_error
 from .. import apply, forxml, jsonbuild, shapes
 from ..funcmap import (
     BUILTIN_FALLBACK,
@@ -183,6 +184,8 @@ class Rewriter:
         operand as the other operand's integer type; the stores would read a blob as 0."""
         specs = [self.types.spec_of(node.this), self.types.spec_of(node.expression)]
         names = [parse_spec(s).name if s else None for s in specs]
+        if names[0] in _BINARY_NAMES and names[1] in _BINARY_NAMES:
+            raise binary_bitwise_error(_BITWISE_SYMBOLS[type(node)], names[0], names[1])
         for mine, other in ((0, 1), (1, 0)):
             if names[mine] in ("binary", "varbinary") and names[other] in _INTEGER_NAMES:
                 key = ("this", "expression")[mine]
@@ -659,6 +662,8 @@ _CANONICAL_TEXT_TYPES = {"date", "time", "datetime", "datetime2", "smalldatetime
 
 
 _BITWISE = (exp.BitwiseAnd, exp.BitwiseOr, exp.BitwiseXor)
+_BITWISE_SYMBOLS = {exp.BitwiseAnd: "&", exp.BitwiseOr: "|", exp.BitwiseXor: "^"}
+_BINARY_NAMES = frozenset(("binary", "varbinary"))
 _INTEGER_NAMES = frozenset({"tinyint", "smallint", "int", "bigint", "bit"})
 
 
