@@ -309,6 +309,12 @@ class ExprBuilder:
     def try_convert(self, t: ast.DataType, e: ast.Expr, style: Any) -> ast.Convert:
         return ast.Convert(t, e, style, True)
 
+    def parse_as(self, e: ast.Expr, t: ast.DataType, culture: Any) -> ast.Parse:
+        return ast.Parse(e, t, culture)
+
+    def try_parse_as(self, e: ast.Expr, t: ast.DataType, culture: Any) -> ast.Parse:
+        return ast.Parse(e, t, culture, True)
+
     # ---- queries ------------------------------------------------------------------------
     def with_clause(self, *items: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
         ctes = tuple(i for i in items if isinstance(i, ast.CommonTableExpr))

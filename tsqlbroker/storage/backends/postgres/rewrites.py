@@ -90,6 +90,14 @@ def convert(value: exp.Expression, spec: str, source: str | None = None,
     return cast_to(value, spec, source, style, try_)
 
 
+def parse_call(value: exp.Expression, target: str, try_: bool,
+               culture: exp.Expression | None) -> exp.Expression:
+    """PARSE / TRY_PARSE of a value known only per row: the server has no reader of .NET's
+    culture formats (constant arguments are read by the transpiler before)."""
+    raise not_supported("PARSE or TRY_PARSE of a column or variable inside a query on "
+                        "PostgreSQL")
+
+
 def json_scalar(value: exp.Expression, specs: dict[str, str]) -> exp.Expression:
     """A scalar member of JSON_OBJECT / JSON_ARRAY as JSON text (NULL for NULL): ``to_json``
     of the value, typed first where PostgreSQL cannot tell (parameters, string literals);

@@ -110,6 +110,15 @@ def convert(value: exp.Expression, spec: str, source: str | None = None,
     return exp.Anonymous(this=fn, expressions=args)
 
 
+def parse_call(value: exp.Expression, target: str, try_: bool,
+               culture: exp.Expression | None) -> exp.Expression:
+    """PARSE / TRY_PARSE of a rewritten (per-row) ``value`` into ``target``: the Python
+    function ``tsqlb_parse`` over values/parse_builtins.py."""
+    args = [value, exp.Literal.string(target), exp.Literal.number(int(try_))]
+    return exp.Anonymous(this="tsqlb_parse", expressions=args + (
+        [culture] if culture is not None else []))
+
+
 def json_scalar(value: exp.Expression, specs: dict[str, str]) -> exp.Expression:
     """A scalar member of JSON_OBJECT / JSON_ARRAY as JSON text (NULL for NULL)."""
     # json_quote(NULL) is the text null; a string 'null' comes back quoted.
