@@ -181,6 +181,11 @@ class Rewriter:
             return self._bitwise_with_binary(node)
         if isinstance(node, exp.Anonymous) and node.name.lower() in ("parse", "try_parse"):
             return self._parse_call(node)
+        members = jsonbuild.member_values(node)
+        if members is not None:
+            specs = [self.types.spec_of(v) for v in members]
+            return jsonbuild.json_build(self.rewrite_children(node), self.rewrites.json_scalar,
+                                        specs)
         return None
 
     def _parse_call(self, node: exp.Anonymous) -> exp.Expression:
@@ -440,9 +445,6 @@ class Rewriter:
             return self._backend_rule(self.rewrites.AFTER, padded) or padded
         if isinstance(node, exp.SessionParameter):
             return self.variable("@@" + node.name.lower())
-        built = jsonbuild.json_build(node, self.rewrites.json_scalar, self.placeholder_specs)
-        if built is not None:
-            return built
         return self._function(node)
 
     def _check_row_count(self, count: exp.Expression | None) -> None:

@@ -98,14 +98,18 @@ def parse_call(value: exp.Expression, target: str, try_: bool,
                         "PostgreSQL")
 
 
-def json_scalar(value: exp.Expression, specs: dict[str, str]) -> exp.Expression:
+def json_scalar(value: exp.Expression, spec: str | None) -> exp.Expression:
     """A scalar member of JSON_OBJECT / JSON_ARRAY as JSON text (NULL for NULL): ``to_json``
     of the value, typed first where PostgreSQL cannot tell (parameters, string literals);
-    ``specs``: the bound parameters' T-SQL types, by placeholder name."""
+    ``spec``: the value's T-SQL type where known."""
     if isinstance(value, exp.Placeholder):
-        spec = specs.get(value.name) or "nvarchar"
-        typed = "numeric" if spec.split("(")[0].lower() in _NUMERIC_SPECS else "text"
-        value = exp.Cast(this=value, to=exp.DataType.build(typed))
+        spec = spec or "nvarchar"
+        name = spec.split("(")[0].strip().lower()
+        # A decimal parameter is bound as a number without its scale: numeric(p,s) gives
+        # it back (2.50, as SQL Server writes it).
+        typed = spec.replace(name, "numeric", 1) if name in ("decimal", "numeric") else \
+            "numeric" if name in _NUMERIC_SPECS else "text"
+        value = exp.Cast(this=value, to=exp.DataType.build(typed, dialect="postgres"))
     elif isinstance(value, exp.Literal) and value.is_string:
         value = exp.Cast(this=value, to=exp.DataType.build("text"))
     return exp.Cast(this=exp.Anonymous(this="to_json", expressions=[value]),
