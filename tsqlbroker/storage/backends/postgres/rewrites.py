@@ -25,12 +25,12 @@ FUNCTION_NAMES = {"charindex": "tsqlb_charindex", "replace": "tsqlb_replace",
                   "datename": "tsqlb_datename", "str": "tsqlb_str",
                   "hashbytes": "tsqlb_hashbytes", "ascii": "tsqlb_ascii",
                   "isdate": "tsqlb_isdate", "json_value": "tsqlb_json_value",
-                  "isjson": "tsqlb_isjson"}
+                  "isjson": "tsqlb_isjson", "json_query": "tsqlb_json_query"}
 # Parameters of these types go into to_json as numbers, the others as text.
 _NUMERIC_SPECS = ("int", "bigint", "smallint", "tinyint", "decimal", "numeric", "float",
                   "real", "money", "smallmoney")
 # T-SQL functions with no PostgreSQL implementation yet: a clear Msg 40000, not Msg 195.
-UNSUPPORTED_FUNCTIONS = frozenset({"format", "json_query"})
+UNSUPPORTED_FUNCTIONS = frozenset({"format"})
 
 
 def _round(rewriter: Any, node: exp.Round) -> exp.Expression | None:
