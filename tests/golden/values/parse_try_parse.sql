@@ -50,3 +50,10 @@ SELECT PARSE(id AS int) FROM dbo.raw
 GO
 SELECT TRY_PARSE(txt AS sql_variant) FROM dbo.raw
 GO
+-- PARSE is no reserved word: a column may carry the name.
+CREATE TABLE dbo.words (parse int, try_parse int)
+INSERT dbo.words VALUES (1, 2)
+SELECT parse, try_parse, PARSE('3' AS int) AS p FROM dbo.words
+GO
+SELECT LEN('a' AS int)
+GO
