@@ -137,7 +137,8 @@ def _planned_query(ctx: ExecContext, cache: PlanCache, sql: str, params: Params
 
 def _run_plan(ctx: ExecContext, plan: InsertPlan, params: Params) -> SqlResult:
     writer = RowWriter(ctx, plan.info, "INSERT", defaults=plan.defaults, checks=plan.checks)
-    rowids = writer.insert(plan.shape.columns, plan.shape.values(params), from_values=True)
+    rows, sources = plan.shape.typed_values(params)
+    rowids = writer.insert(plan.shape.columns, rows, from_values=True, sources=sources)
     return SqlResult([], len(rowids), identity=writer.last_identity)
 
 

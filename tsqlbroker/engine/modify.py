@@ -73,12 +73,14 @@ def insert_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
     info = target_table(ctx, target, "INSERT")
     source = tree.expression
     rows: list[Sequence[Any]]
+    sources: list[Sequence[str | None]] | None = None
     from_values = False
     if tree.args.get("default"):
         rows, columns = [()], []
     elif isinstance(source, exp.Values):
         from_values = True
-        rows = [_values_row(ctx, tup, params) for tup in source.expressions]
+        typed = [_values_row(ctx, tup, params) for tup in source.expressions]
+        rows, sources = [r for r, _s in typed], [s for _r, s in typed]
     elif source is not None:
         with_ = tree.args.get("with_") or tree.args.get("with")
         if with_ is not None and isinstance(source, exp.Query):
@@ -86,10 +88,12 @@ def insert_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
         binder = Binder(ctx, params)
         compiled = binder.compile(source, (parsed.text, "insert-source"))
         rows = run_query(binder, compiled).rows
+        sources = [compiled.types] * len(rows) if all(
+            len(r) == len(compiled.types) for r in rows) else None
     else:
         raise not_supported("This INSERT form")
     writer = RowWriter(ctx, info, "INSERT")
-    rowids = writer.insert(columns, rows, from_values=from_values)
+    rowids = writer.insert(columns, rows, from_values=from_values, sources=sources)
     result = SqlResult([], len(rowids), identity=writer.last_identity)
     if parsed.output is not None:
         out = _output(ctx, info, parsed, params, rowids, {})
@@ -102,19 +106,31 @@ def _is_default(node: exp.Expression) -> bool:
     return isinstance(node, exp.Var) and node.name.upper() == "DEFAULT"
 
 
-def _values_row(ctx: ExecContext, tup: exp.Expression, params: Params) -> tuple[Any, ...]:
+def _values_row(ctx: ExecContext, tup: exp.Expression, params: Params
+                ) -> tuple[tuple[Any, ...], tuple[str | None, ...]]:
+    """One VALUES row: its values and their type specs (None where not known)."""
     items = tup.expressions if isinstance(tup, exp.Tuple) else [tup]
     simple = [(True, DEFAULT) if _is_default(i) else _simple_value(i, params) for i in items]
     if all(ok for ok, _v in simple):
-        return tuple(v for _ok, v in simple)
+        return tuple(v for _ok, v in simple), tuple(_variable_spec(i, params) for i in items)
     computed = [i for i in items if not _is_default(i)]
     binder = Binder(ctx, params)
     select = exp.select(*[i.copy() for i in computed])
     compiled = binder.compile(select, (tup.sql("tsql"), "values"))
     row = run_sql(binder.conn, compiled.sql, binder.binds).fetchone()
     assert row is not None
-    values = iter(row)
-    return tuple(DEFAULT if _is_default(i) else next(values) for i in items)
+    values, specs = iter(row), iter(compiled.types)
+    out = [(DEFAULT, None) if _is_default(i) else (next(values), next(specs, None))
+           for i in items]
+    return tuple(v for v, _s in out), tuple(s for _v, s in out)
+
+
+def _variable_spec(node: exp.Expression, params: Params) -> str | None:
+    """The declared type spec of a variable VALUES item (None for anything else)."""
+    if isinstance(node, exp.Parameter) and not isinstance(node.this, exp.Parameter):
+        entry = {k.lower(): v for k, v in params.items()}.get("@" + node.name.lower())
+        return None if entry is None else entry[1]
+    return None
 
 
 # -- OUTPUT -----------------------------------------------------------------------------------
@@ -371,15 +387,16 @@ def update_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
         raise not_supported("UPDATE … SET @v = … reading @v on more than one row")
     names = tuple(name for name, _e in sets)
     width = 1 + len(sets)
+    set_types = _set_types(compiled.types, width)
     assigned = [tuple(r[width:]) for r in raw]
     changes = _changes(names, [tuple(r[:width]) for r in raw])
     if parsed.output is None and not assigns:
         PlanCache.get(ctx.conn.store).record_query(
             ctx, parsed.text, params, binder.resolved, binder.signature()[-1],
-            ModifyPlan("UPDATE", compiled.sql, compiled.param_keys, info, names))
+            ModifyPlan("UPDATE", compiled.sql, compiled.param_keys, info, names, set_types))
     writer = RowWriter(ctx, info, "UPDATE")
     before = writer.fetch(list(changes)) if parsed.output is not None else {}
-    rowids = writer.update(list(changes.items()))
+    rowids = writer.update(list(changes.items()), dict(zip(names, set_types, strict=True)))
     # OUTPUT's deleted.* by the rows' ids after the update (they move on PostgreSQL).
     old = {new: before[orig] for orig, new in zip(changes, rowids, strict=True)
            if orig in before}
@@ -399,6 +416,13 @@ def update_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
     return result
 
 
+def _set_types(types: Sequence[str | None] | None, width: int) -> tuple[str | None, ...]:
+    """The type specs of an UPDATE's new values: the target query's columns after the row
+    id (None each when the query does not say)."""
+    known = list(types or [])
+    return tuple(known[1:width]) if len(known) >= width else (None,) * (width - 1)
+
+
 def _changes(names: tuple[str, ...], raw: Sequence[Sequence[Any]]
              ) -> dict[Any, dict[str, Any]]:
     """``{rowid: {column: new value}}`` from ``SELECT rowid, <new values>`` rows (the first
@@ -416,7 +440,8 @@ def run_modify_plan(ctx: ExecContext, plan: ModifyPlan, params: Params) -> SqlRe
     raw = read_rows(ctx.conn, plan.sql, query_binds(plan, params, ctx.conn.dialect))[1]
     if plan.kind == "UPDATE":
         changes = _changes(plan.set_names, raw)
-        RowWriter(ctx, plan.info, "UPDATE").update(list(changes.items()))
+        RowWriter(ctx, plan.info, "UPDATE").update(
+            list(changes.items()), dict(zip(plan.set_names, plan.set_types, strict=False)))
         return SqlResult([], len(changes))
     rowids = list(dict.fromkeys(r[0] for r in raw))
     RowWriter(ctx, plan.info, "DELETE").delete(rowids)

@@ -253,6 +253,32 @@ def _json_array_nulls(tokens: list[Any], words: list[str], cut: list[tuple[int, 
             k - 3] == "NULL" else JSON_ARRAY_ABSENT))
 
 
+def _parse_calls(sql: str, tokens: list[Any], words: list[str],
+                 edits: list[tuple[int, int, str]]) -> None:
+    """``PARSE(x AS type [USING culture])`` and TRY_PARSE, which sqlglot does not read,
+    become the calls ``PARSE(x, 'type'[, culture])`` the transpiler rewrites."""
+    for i, w in enumerate(words[:-1]):
+        if w not in ("PARSE", "TRY_PARSE") or words[i + 1] != "(":
+            continue
+        close = _closing(words, i + 1)
+        depth, as_at, using_at = 0, -1, -1
+        for k in range(i + 2, close):
+            depth += (words[k] == "(") - (words[k] == ")")
+            if depth == 0 and words[k] == "AS" and as_at < 0:
+                as_at = k
+            elif depth == 0 and words[k] == "USING" and as_at >= 0:
+                using_at = k
+                break
+        type_end = (using_at if using_at >= 0 else close) - 1
+        if as_at < 0 or type_end <= as_at:
+            continue
+        type_text = sql[tokens[as_at + 1].start:tokens[type_end].end + 1]
+        edits.append((tokens[as_at].start, tokens[type_end].end,
+                      ", '" + type_text.replace("'", "''") + "'"))
+        if using_at >= 0:
+            edits.append((tokens[using_at].start, tokens[using_at].end, ","))
+
+
 def _money_literals(sql: str, tokens: list[Any], edits: list[tuple[int, int, str]]) -> None:
     """``$1.56``, ``$-2``: money constants, which sqlglot reads as parameters; written as
     ``CAST(1.56 AS money)`` for it."""
@@ -355,6 +381,7 @@ def _parse_uncached(sql: str) -> Parsed:
     _query_parentheses(words, tokens, first, cut)
     _money_literals(sql, tokens, edits)
     _json_array_nulls(tokens, words, cut, edits)
+    _parse_calls(sql, tokens, words, edits)
     for t in tokens:
         # A bare 0x is T-SQL's empty binary literal; sqlglot reads it as a column named 0x
         # ([0x] and "0x" are columns, and are longer in the text).

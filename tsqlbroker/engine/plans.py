@@ -72,13 +72,24 @@ class InsertShape:
 
     def values(self, params: Params) -> list[tuple[Any, ...]]:
         """The rows with the variables' current values (Msg 137 for an undeclared one)."""
+        return [tuple(v for v, _s in row) for row in self._typed(params)]
+
+    def typed_values(self, params: Params
+                     ) -> tuple[list[tuple[Any, ...]], list[tuple[str | None, ...]]]:
+        """The rows as :meth:`values` gives them, and each value's type spec (a variable's
+        declared type; None for a constant)."""
+        typed = self._typed(params)
+        return ([tuple(v for v, _s in row) for row in typed],
+                [tuple(s for _v, s in row) for row in typed])
+
+    def _typed(self, params: Params) -> list[list[tuple[Any, str | None]]]:
         lowered: dict[str, Any] | None = None
         rows = []
         for row in self.rows:
-            out = []
+            out: list[tuple[Any, str | None]] = []
             for is_var, item in row:
                 if not is_var:
-                    out.append(item)
+                    out.append((item, None))
                     continue
                 entry = params.get(item)
                 if entry is None:
@@ -87,8 +98,8 @@ class InsertShape:
                     entry = lowered.get(item)
                     if entry is None:
                         raise tsql_error(137, item, cls=BindError)
-                out.append(entry[0])
-            rows.append(tuple(out))
+                out.append((entry[0], entry[1]))
+            rows.append(out)
         return rows
 
 
@@ -130,6 +141,7 @@ class ModifyPlan:
     param_keys: tuple[tuple[str, str], ...]
     info: TableInfo
     set_names: tuple[str, ...] = ()
+    set_types: tuple[str | None, ...] = ()  # the new values' type specs, where known
 
 
 class PlanCache:

@@ -332,6 +332,8 @@ def _validate_columns(columns: list[dict[str, Any]], constraints: list[PendingCo
                       table: str) -> None:
     seen: set[str] = set()
     for col in columns:
+        if not col["name"]:
+            raise tsql_error(1038)  # a column named [] or ""
         low = col["name"].lower()
         if low in seen:
             raise tsql_error(2705, col["name"], table)

@@ -9,7 +9,8 @@ SQL Server's texts. Rows are addressed by the backend's row id (SQLite ``rowid``
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any
 
 import sqlglot
@@ -20,6 +21,8 @@ from ..errors import BindError, TSqlError, tsql_error
 from ..storage.backends import backend_named
 from ..storage.naming import quote_column
 from ..storage.stored_values import backend_value
+from ..values.convert import assignment_converter
+from ..values.types import parse_type_spec
 from .catalog import Catalog
 from .context import ExecContext
 from .execsql import BackendSql, Marks, run_sql
@@ -90,8 +93,13 @@ class RowWriter:
         self._checks: dict[int, BackendSql] = {} if checks is None else checks
 
     # -- values ---------------------------------------------------------------------------
-    def convert(self, col: ColumnInfo, value: Any) -> Any:
-        """Convert to the column's type; 8152 on truncation, 515 on NULL into NOT NULL."""
+    def convert(self, col: ColumnInfo, value: Any, source: str | None = None) -> Any:
+        """Convert to the column's type; 8152 on truncation, 515 on NULL into NOT NULL.
+        ``source``: the value's type spec when known (it converts as CAST does)."""
+        if source is not None and value is not None and col.spec is not None:
+            conv = _assignment(source, col.spec)
+            if conv is not None:
+                value = conv(value)
         stored = to_storage(value, col.spec, self.dialect)
         if stored is None:
             if not col.nullable:
@@ -113,9 +121,11 @@ class RowWriter:
 
     # -- INSERT ---------------------------------------------------------------------------
     def insert(self, columns: list[str] | None, rows: Sequence[Sequence[Any]],
-               *, from_values: bool = False) -> list[Any]:
+               *, from_values: bool = False,
+               sources: Sequence[Sequence[str | None]] | None = None) -> list[Any]:
         """Insert ``rows`` (Python or backend values) for ``columns`` (None: every
-        non-identity column in order). Returns the backend row ids."""
+        non-identity column in order); ``sources``: each row's value type specs where known.
+        Returns the backend row ids."""
         info = self.info
         ident = info.identity_column
         explicit = ident is not None and info.object_id in self.ctx.identity_insert
@@ -154,10 +164,12 @@ class RowWriter:
         sql = mark.sql(f"INSERT INTO {info.sql_name} ("
                        + ", ".join(quote_column(n, self.dialect) for n in names) + ") VALUES ("
                        + ", ".join(mark(f"c{i}") for i in range(len(names))) + ")")
-        for row in rows:
+        for number, row in enumerate(rows):
             self.conn.check_cancelled()  # a long INSERT … SELECT stops between rows
             values: dict[str, Any] = {}
             by_name = {c.name.lower(): v for c, v in zip(targets, row, strict=True)}
+            source = {} if sources is None else {
+                c.name.lower(): s for c, s in zip(targets, sources[number], strict=True)}
             for col in info.columns:
                 low = col.name.lower()
                 if col.identity is not None and explicit:
@@ -165,7 +177,7 @@ class RowWriter:
                     given_value = by_name[low]
                     if given_value is DEFAULT or given_value is None:
                         raise tsql_error(339)
-                    value = self.convert(col, given_value)
+                    value = self.convert(col, given_value, source.get(low))
                     values[low] = value
                     self.last_identity = value
                     assert next_id is not None and value is not None
@@ -178,7 +190,7 @@ class RowWriter:
                     self.last_identity = next_id
                     next_id += col.identity[1]
                 elif low in given and by_name[low] is not DEFAULT:
-                    values[low] = self.convert(col, by_name[low])
+                    values[low] = self.convert(col, by_name[low], source.get(low))
                 else:
                     values[low] = self.convert(col, self.default_value(col))
             self._check_unique(values, None)
@@ -380,9 +392,12 @@ class RowWriter:
                 self._raise_547("CHECK", k.name, self.info, k.columns)
 
     # -- UPDATE -----------------------------------------------------------------------------
-    def update(self, changes: list[tuple[Any, dict[str, Any]]]) -> list[Any]:
-        """Apply ``(rowid, {column: new value})`` changes, then check constraints. Returns
-        the rows' ids after the update (PostgreSQL's ctid moves when a row is updated)."""
+    def update(self, changes: list[tuple[Any, dict[str, Any]]],
+               sources: dict[str, str | None] | None = None) -> list[Any]:
+        """Apply ``(rowid, {column: new value})`` changes, then check constraints; ``sources``:
+        the new values' type specs by column where known. Returns the rows' ids after the
+        update (PostgreSQL's ctid moves when a row is updated)."""
+        sources = sources or {}
         info = self.info
         touched = {name.lower() for _rid, vals in changes for name in vals}
         if info.triggers and self.statement in ("UPDATE", "MERGE", "DELETE"):
@@ -395,19 +410,20 @@ class RowWriter:
                     for name, value in vals.items():
                         col = info.column(name)
                         if col is not None:
-                            row[col.name.lower()] = self.convert(col, value)
+                            row[col.name.lower()] = self.convert(col, value,
+                                                                 sources.get(name))
                     after.append(tuple(row[n] for n in names))
                 self._record("UPDATE", inserted=after, deleted=before,
                              columns=frozenset(touched), instead_of=True)
                 return [rid for rid, _v in changes]
-            moved_ids = self._update_rows(changes, touched)
+            moved_ids = self._update_rows(changes, touched, sources)
             self._record("UPDATE", inserted=self._images(moved_ids), deleted=before,
                          columns=frozenset(touched))
             return moved_ids
-        return self._update_rows(changes, touched)
+        return self._update_rows(changes, touched, sources)
 
-    def _update_rows(self, changes: list[tuple[Any, dict[str, Any]]], touched: set[str]
-                     ) -> list[Any]:
+    def _update_rows(self, changes: list[tuple[Any, dict[str, Any]]], touched: set[str],
+                     sources: dict[str, str | None]) -> list[Any]:
         if not changes:
             return []
         self.ctx.txn.write()
@@ -429,7 +445,7 @@ class RowWriter:
                     raise tsql_error(8102, col.name)
                 if col.computed:
                     raise computed_column_error(col.name)
-                converted[col.name] = self.convert(col, value)
+                converted[col.name] = self.convert(col, value, sources.get(name))
             mark = Marks(self.backend.numbered_placeholders)
             sets = ", ".join(f"{quote_column(n, self.dialect)} = {mark(f'u{i}')}"
                              for i, n in enumerate(converted))
@@ -548,6 +564,17 @@ class RowWriter:
         conds = " AND ".join(f"{quote_column(c, self.dialect)} = {mark(f'k{i}')}"
                              for i, c in enumerate(columns))
         return mark, conds, {f"k{i}": v for i, v in enumerate(keyvals)}
+
+
+@lru_cache(maxsize=256)
+def _assignment(source: str, target: str) -> Callable[[Any], Any] | None:
+    """CAST's conversion of a value of type ``source`` for a column of type ``target`` where
+    it differs from the store's (``values.convert.assignment_converter``)."""
+    try:
+        src, dst = parse_type_spec(source), parse_type_spec(target)
+    except TSqlError:  # a spec the values layer does not know (an alias type): as stored
+        return None
+    return assignment_converter(src, dst)
 
 
 def computed_column_error(column: str) -> TSqlError:

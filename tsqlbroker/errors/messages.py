@@ -68,6 +68,7 @@ MESSAGES: dict[int, tuple[int, str]] = {
     10700: (16, ('The table-valued parameter "%.*ls" is READONLY and cannot be '
                  "modified.")),
     10704: (15, "To rethrow an error, a THROW statement must be used inside a CATCH block."),
+    10761: (16, "Invalid data type %.*ls in function %.*ls."),
     15010: (16, ("The database '%s' does not exist. Supply a valid database name. To see "
                  "available databases, use sys.databases.")),
     15123: (16, ("The configuration option '%s' does not exist, or it may be an advanced "
@@ -316,6 +317,7 @@ MESSAGES: dict[int, tuple[int, str]] = {
     9809: (16, "The style %d is not supported for conversions from %ls to %ls."),
     9810: (16, "The datepart %ls is not supported by date function %ls for data type %ls."),
     9818: (16, "The culture parameter '%.*ls' provided in the function call is not supported."),
+    9819: (16, "Error converting string value '%.*ls' into data type %ls using culture '%.*ls'."),
     9820: (16, "The timezone provided to builtin function %ls is invalid."),
     9828: (16, ("The second and third arguments of the TRANSLATE built-in function must contain "
                 "an equal number of characters.")),

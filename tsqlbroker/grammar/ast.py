@@ -196,6 +196,16 @@ class Convert(Expr):
 
 
 @dataclass(frozen=True)
+class Parse(Expr):
+    """``PARSE(expr AS type [USING culture])``; ``try_`` for TRY_PARSE."""
+
+    expr: Expr
+    type: DataType
+    culture: Expr | None = None
+    try_: bool = False
+
+
+@dataclass(frozen=True)
 class WindowSpec(Node):
     partition_by: tuple[Expr, ...] = ()
     order_by: tuple[OrderItem, ...] = ()

@@ -237,8 +237,19 @@ class ExprBuilder:
             raise self.syntax_error(word)
         return ast.FunctionCall(object_name(list(path)), (value, chars))
 
+    def func_call_as(self, path: tuple[str, ...], value: ast.Expr, word: Token,
+                     t: ast.DataType, culture: Any) -> ast.Parse:
+        """``PARSE(x AS type [USING culture])`` and TRY_PARSE: names, not keywords (a column
+        may be called parse), so the rule is a call's with AS inside."""
+        name = path[-1].lower() if len(path) == 1 else ""
+        if name not in ("parse", "try_parse"):
+            raise self.syntax_error(word)
+        return ast.Parse(value, t, culture, name == "try_parse")
+
     def from_word(self, tok: Token) -> Token:
         return tok
+
+    as_word = from_word
 
     def distinct_all(self, tok: Token) -> str:
         return str(tok).lower()
@@ -308,6 +319,7 @@ class ExprBuilder:
 
     def try_convert(self, t: ast.DataType, e: ast.Expr, style: Any) -> ast.Convert:
         return ast.Convert(t, e, style, True)
+
 
     # ---- queries ------------------------------------------------------------------------
     def with_clause(self, *items: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:

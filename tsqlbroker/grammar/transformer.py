@@ -21,6 +21,7 @@ from tsqlbroker.grammar.build_broker import BrokerBuilder
 from tsqlbroker.grammar.build_expr import ExprBuilder
 from tsqlbroker.grammar.build_security import SecurityBuilder
 from tsqlbroker.grammar.build_stmt import StmtBuilder
+from tsqlbroker.grammar.loader import SQL_SERVER_RESERVED
 
 # Rules (and aliases) whose result is a statement node.
 STATEMENT_RULES = frozenset("""
@@ -108,14 +109,16 @@ class AstBuilder(ExprBuilder, StmtBuilder, BrokerBuilder, SecurityBuilder):
                     end - starts[end_line] + 1, start, end)
 
     def syntax_error(self, tok: Token) -> ParseError:
-        """Msg 102 at ``tok``: for a token the grammar takes but SQL Server's does not (a
-        value out of an option's range)."""
+        """Msg 102 at ``tok`` (156 for a reserved keyword): for a token the grammar takes but
+        SQL Server's does not (a value out of an option's range, AS in a call not PARSE's)."""
         span = self._make_span(tok.start_pos or 0, tok.end_pos or 0)
         starts = self._line_starts
         line_start = starts[span.line - 1 - self.line_offset]
         end = self.text.find("\n", line_start)
-        return ParseError(message_text(102, str(tok)), span.line, span.column,
-                          self.text[line_start:end if end >= 0 else len(self.text)])
+        number = 156 if str(tok).upper() in SQL_SERVER_RESERVED else 102
+        return ParseError(message_text(number, str(tok)), span.line, span.column,
+                          self.text[line_start:end if end >= 0 else len(self.text)],
+                          number=number)
 
     def _slice(self) -> str:
         start, end = self.span

@@ -22,6 +22,7 @@ from ..values import convert as C
 from ..values import operators as O
 from ..values import precedence
 from ..values import types as T
+from ..values.parse_builtins import check_parse_arguments, parse_value
 from . import ast_types
 from .compiler import CExpr, Compiler, EvalFn, const_expr, expr_handler
 
@@ -610,6 +611,25 @@ def compile_convert(c: Compiler, node: ast.Convert) -> CExpr:
                                                 "constant.", 8116)
         style = None if s.value is None else int(s.value)
     return _conversion(e, t, style, node.try_)
+
+
+@expr_handler(ast.Parse)
+def compile_parse(c: Compiler, node: ast.Parse) -> CExpr:
+    """PARSE / TRY_PARSE: the rules and the reading are values/parse_builtins.py's."""
+    e = c.expr(node.expr)
+    t = ast_types.type_from_ast(node.type, "cast")
+    check_parse_arguments(e.type, t, "TRY_PARSE" if node.try_ else "PARSE")
+    culture = c.expr(node.culture) if node.culture is not None else None
+    ef, cf, try_ = e.fn, culture.fn if culture is not None else None, node.try_
+
+    def parse(f: Frame) -> Any:
+        name = cf(f) if cf is not None else None
+        if cf is not None and name is None:
+            return None
+        return parse_value(ef(f), t, name, try_=try_)
+    if e.const and (culture is None or culture.const):
+        return _try_const(t, parse)
+    return CExpr(t, parse)
 
 
 def _conversion(e: CExpr, t: T.SqlType, style: int | None, try_: bool) -> CExpr:

@@ -23,12 +23,12 @@ from tsqlbroker.grammar import ast
 from ..values import precedence
 from ..values import types as T
 from ..values.convert import variant_type
+from ..values.variant_props import variant_property
 from ..values.xml_value import XmlValue
 from .compiler import CExpr, Compiler, EvalFn, const_expr, expr_handler
 from .expressions import DYNAMIC, coerce
 from .server_info import SERVER_NAME, VERSION, server_property
 from .setoptions import options_bitmap, session_property
-from .variantprops import variant_property
 
 if TYPE_CHECKING:
     from .frames import Frame
@@ -529,7 +529,7 @@ def _sql_variant_property(c: Compiler, node: ast.FunctionCall) -> CExpr:
         v, name = value.fn(f), namef(f)
         if v is None or name is None:
             return None
-        return variant_property(static or variant_type(v), name)
+        return variant_property(static or variant_type(v), name, v)
     return CExpr(DYNAMIC, read)
 
 

@@ -181,6 +181,22 @@ def convert_value(value: Any, src: SqlType, dst: SqlType, style: int | None = No
     return converter(src, dst, style=style)(value)
 
 
+def assignment_converter(src: SqlType, dst: SqlType) -> Conv | None:
+    """How INSERT and UPDATE convert a value of a known numeric type ``src`` for a column of
+    integer type ``dst``: as CAST does (money and smallmoney round to the nearest integer,
+    decimal and float are truncated, Msg 8115 / 220 past the column's range); None where
+    the store's own conversion of the value already is CAST's."""
+    if _family(dst) != "int" or _family(src) not in ("int", "decimal", "money", "float"):
+        return None
+    core = converter(src, dst)
+    if _family(src) != "money":
+        return core
+
+    def from_money(v: Any) -> Any:  # a store may hand money back as a float
+        return core(Decimal(str(v)) if isinstance(v, float) else v)
+    return from_money
+
+
 def _identity(v: Any) -> Any:
     return v
 

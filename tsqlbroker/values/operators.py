@@ -236,9 +236,18 @@ def _concat(lt: SqlType, rt: SqlType) -> tuple[SqlType, Fn2]:
     return rtype, cat_cut
 
 
+def binary_bitwise_error(op: str, left: str, right: str) -> Exception:
+    """Msg 402 for ``&``, ``|`` or ``^`` between two binary strings: only one operand of a
+    bitwise operator may be binary or varbinary (even two varbinary are a pair of types
+    the operator does not take)."""
+    return tsql_error(402, left, right, _OPNAMES[op])
+
+
 def _operand_error(op: str, lt: SqlType, rt: SqlType) -> Exception:
     if "sql_variant" in (lt.name, rt.name):
         return tsql_error(8117, "sql_variant", _OPNAMES[op])
+    if op in _BITWISE and _fam(lt) == _fam(rt) == "binary":
+        return binary_bitwise_error(op, lt.name, rt.name)
     if lt.name == rt.name or rt.name == "null":
         return tsql_error(8117, lt.name, _OPNAMES[op])
     return tsql_error(402, lt.name, rt.name, _OPNAMES[op])

@@ -24,3 +24,14 @@ DECLARE @n int = 5, @s nvarchar(10) = N'hi';
 SELECT JSON_OBJECT('n':@n, 's':@s) AS j, JSON_ARRAY(@n, @s) AS a FROM dbo.items WHERE id = 1;
 SELECT JSON_OBJECT('n':@n, 's':@s) AS j, JSON_ARRAY(@n, @s, NULL NULL ON NULL) AS a;
 GO
+-- bit is true or false and a decimal keeps its scale, from columns, variables and literals.
+CREATE TABLE dbo.flags (id int, b bit, d decimal(6,2), n numeric(10,4));
+INSERT dbo.flags VALUES (1, 1, 2.50, 3), (2, 0, -0.5, NULL), (3, NULL, 12, 0.1);
+SELECT id, JSON_OBJECT('b':b, 'd':d, 'n':n) AS o, JSON_ARRAY(b, d, n) AS a,
+       JSON_ARRAY(b, d NULL ON NULL) AS a2
+FROM dbo.flags ORDER BY id;
+DECLARE @b bit = 1, @d decimal(6,2) = 2.5;
+SELECT JSON_OBJECT('b':@b, 'd':@d, 'c':d) AS o, JSON_ARRAY(@b, @d, CAST(1.5 AS decimal(4,2))) AS a
+FROM dbo.flags WHERE id = 1;
+SELECT JSON_OBJECT('b':@b, 'd':@d) AS o, JSON_ARRAY(@b, @d, CAST(1.5 AS decimal(4,2))) AS a;
+GO

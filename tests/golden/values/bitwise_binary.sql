@@ -19,3 +19,11 @@ UPDATE dbo.five SET c2 = 0, c3 = 0, c4 = 0
 UPDATE dbo.five SET c3 = 1
 UPDATE dbo.five SET c5 = 1
 GO
+-- Only one operand may be binary: two binary strings are Msg 402, in expressions and queries.
+SELECT 0x01 & 0x01
+GO
+DECLARE @b varbinary(4) = 0x0F
+SELECT @b ^ CAST(0x01 AS binary(2))
+GO
+SELECT b | 0x01 FROM dbo.bits
+GO

@@ -15,3 +15,19 @@ SELECT SQL_VARIANT_PROPERTY(N'abc', 'Collation') AS collation_name,
        SQL_VARIANT_PROPERTY(1, 'Collation') AS int_collation,
        SQL_VARIANT_PROPERTY(1, 'nonsense') AS other,
        SQL_VARIANT_PROPERTY(NULL, 'BaseType') AS null_value
+-- TotalBytes: the 2-byte header, the base type's properties and the value's bytes.
+SELECT SQL_VARIANT_PROPERTY(CAST(1 AS int), 'TotalBytes') AS int_bytes,
+       SQL_VARIANT_PROPERTY(CAST(46279.1 AS decimal(8,2)), 'TotalBytes') AS decimal_bytes,
+       SQL_VARIANT_PROPERTY(CAST('ABC' AS varchar(10)), 'TotalBytes') AS varchar_bytes,
+       SQL_VARIANT_PROPERTY(N'abc', 'TotalBytes') AS nvarchar_bytes,
+       SQL_VARIANT_PROPERTY(0x0102, 'TotalBytes') AS binary_bytes,
+       SQL_VARIANT_PROPERTY(CAST('2020-01-01' AS datetime2), 'TotalBytes') AS datetime2_bytes,
+       SQL_VARIANT_PROPERTY(NEWID(), 'totalbytes') AS guid_bytes
+-- Precision and scale of the date and time types, as the current page lists them.
+SELECT SQL_VARIANT_PROPERTY(CAST('2020-01-01' AS date), 'Precision') AS date_p,
+       SQL_VARIANT_PROPERTY(CAST('2020-01-01' AS datetime2), 'Precision') AS dt2_p,
+       SQL_VARIANT_PROPERTY(CAST('2020-01-01' AS datetime2(0)), 'Precision') AS dt2_0_p,
+       SQL_VARIANT_PROPERTY(CAST('2020-01-01' AS datetime2(3)), 'Scale') AS dt2_3_s,
+       SQL_VARIANT_PROPERTY(CAST('10:00' AS time(3)), 'Precision') AS time3_p,
+       SQL_VARIANT_PROPERTY(CAST('10:00' AS time), 'Scale') AS time_s,
+       SQL_VARIANT_PROPERTY(SYSDATETIMEOFFSET(), 'Precision') AS dto_p

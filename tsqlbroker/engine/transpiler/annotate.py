@@ -147,6 +147,8 @@ class TypeAnnotator:
                 return "int"
             if low == "db_name":
                 return "nvarchar(128)"
+            if low in ("parse", "try_parse") and len(node.expressions) > 1:
+                return node.expressions[1].name  # engine/parsing.py wrote the type as text
         if isinstance(node, (exp.Upper, exp.Lower, exp.Substring, exp.Left, exp.Right,
                              exp.Replace, exp.Trim, exp.DPipe, exp.Concat)):
             return self._string_result(node)

@@ -18,6 +18,9 @@ from sqlglot import exp
 
 from ...errors import BindError, tsql_error
 from ...storage.stored_values import backend_value
+from ...values.operators import binary_bitwise_error
+from ...values.parse_builtins import check_parse_arguments, parse_value
+from ...values.types import parse_type_spec
 from .. import apply, forxml, jsonbuild, shapes
 from ..funcmap import (
     BUILTIN_FALLBACK,
@@ -176,13 +179,51 @@ class Rewriter:
             return self._backend_rule(self.rewrites.BEFORE, node)
         if isinstance(node, _BITWISE):
             return self._bitwise_with_binary(node)
+        if isinstance(node, exp.Anonymous) and node.name.lower() in ("parse", "try_parse"):
+            return self._parse_call(node)
+        members = jsonbuild.member_values(node)
+        if members is not None:
+            specs = [self.types.spec_of(v) for v in members]
+            return jsonbuild.json_build(self.rewrite_children(node), self.rewrites.json_scalar,
+                                        specs)
         return None
+
+    def _parse_call(self, node: exp.Anonymous) -> exp.Expression:
+        """PARSE / TRY_PARSE, which engine/parsing.py wrote as ``PARSE(x, 'type'[, culture])``:
+        SQL Server's argument rules and the reading are values/parse_builtins.py's. With
+        constant arguments the value is read here and bound; otherwise the backend's
+        ``parse`` function reads each row's (``rewrites.parse_call``)."""
+        function = node.name.upper()
+        args = list(node.expressions)
+        if len(args) < 2:
+            raise tsql_error(174, function.lower(), 2, cls=BindError)
+        target = parse_type_spec(args[1].name).spec()
+        spec = self.types.spec_of(args[0])
+        source = "null" if isinstance(args[0], exp.Null) else spec or "nvarchar(4000)"
+        check_parse_arguments(parse_type_spec(source), parse_type_spec(target), function)
+        try_ = function == "TRY_PARSE"
+        culture = args[2] if len(args) > 2 else None
+        if all(isinstance(a, (exp.Literal, exp.National, exp.Null))
+               for a in (args[0], culture) if a):
+            text = None if isinstance(args[0], exp.Null) else args[0].name
+            name = None if culture is None else (
+                None if isinstance(culture, exp.Null) else culture.name)
+            value = None if culture is not None and name is None else parse_value(
+                text, parse_type_spec(target), name, try_=try_)
+            key = f"parse_{len(self.binds)}"
+            return self.bind(key, backend_value(to_storage(value, target, self.conn.dialect)),
+                             target)
+        rewritten = [self.rewrite(a) for a in (args[0], culture) if a is not None]
+        return self.rewrites.parse_call(rewritten[0], target, try_,
+                                        rewritten[1] if culture is not None else None)
 
     def _bitwise_with_binary(self, node: exp.Binary) -> exp.Expression | None:
         """``varbinary & int`` (``COLUMNS_UPDATED() & 14``): SQL Server reads the binary
         operand as the other operand's integer type; the stores would read a blob as 0."""
         specs = [self.types.spec_of(node.this), self.types.spec_of(node.expression)]
         names = [parse_spec(s).name if s else None for s in specs]
+        if names[0] in _BINARY_NAMES and names[1] in _BINARY_NAMES:
+            raise binary_bitwise_error(_BITWISE_SYMBOLS[type(node)], names[0], names[1])
         for mine, other in ((0, 1), (1, 0)):
             if names[mine] in ("binary", "varbinary") and names[other] in _INTEGER_NAMES:
                 key = ("this", "expression")[mine]
@@ -404,9 +445,6 @@ class Rewriter:
             return self._backend_rule(self.rewrites.AFTER, padded) or padded
         if isinstance(node, exp.SessionParameter):
             return self.variable("@@" + node.name.lower())
-        built = jsonbuild.json_build(node, self.rewrites.json_scalar, self.placeholder_specs)
-        if built is not None:
-            return built
         return self._function(node)
 
     def _check_row_count(self, count: exp.Expression | None) -> None:
@@ -659,6 +697,8 @@ _CANONICAL_TEXT_TYPES = {"date", "time", "datetime", "datetime2", "smalldatetime
 
 
 _BITWISE = (exp.BitwiseAnd, exp.BitwiseOr, exp.BitwiseXor)
+_BITWISE_SYMBOLS = {exp.BitwiseAnd: "&", exp.BitwiseOr: "|", exp.BitwiseXor: "^"}
+_BINARY_NAMES = frozenset(("binary", "varbinary"))
 _INTEGER_NAMES = frozenset({"tinyint", "smallint", "int", "bigint", "bit"})
 
 

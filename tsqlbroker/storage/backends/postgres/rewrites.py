@@ -25,12 +25,12 @@ FUNCTION_NAMES = {"charindex": "tsqlb_charindex", "replace": "tsqlb_replace",
                   "datename": "tsqlb_datename", "str": "tsqlb_str",
                   "hashbytes": "tsqlb_hashbytes", "ascii": "tsqlb_ascii",
                   "isdate": "tsqlb_isdate", "json_value": "tsqlb_json_value",
-                  "isjson": "tsqlb_isjson"}
+                  "isjson": "tsqlb_isjson", "json_query": "tsqlb_json_query"}
 # Parameters of these types go into to_json as numbers, the others as text.
 _NUMERIC_SPECS = ("int", "bigint", "smallint", "tinyint", "decimal", "numeric", "float",
                   "real", "money", "smallmoney")
 # T-SQL functions with no PostgreSQL implementation yet: a clear Msg 40000, not Msg 195.
-UNSUPPORTED_FUNCTIONS = frozenset({"format", "json_query"})
+UNSUPPORTED_FUNCTIONS = frozenset({"format"})
 
 
 def _round(rewriter: Any, node: exp.Round) -> exp.Expression | None:
@@ -90,14 +90,26 @@ def convert(value: exp.Expression, spec: str, source: str | None = None,
     return cast_to(value, spec, source, style, try_)
 
 
-def json_scalar(value: exp.Expression, specs: dict[str, str]) -> exp.Expression:
+def parse_call(value: exp.Expression, target: str, try_: bool,
+               culture: exp.Expression | None) -> exp.Expression:
+    """PARSE / TRY_PARSE of a value known only per row: the server has no reader of .NET's
+    culture formats (constant arguments are read by the transpiler before)."""
+    raise not_supported("PARSE or TRY_PARSE of a column or variable inside a query on "
+                        "PostgreSQL")
+
+
+def json_scalar(value: exp.Expression, spec: str | None) -> exp.Expression:
     """A scalar member of JSON_OBJECT / JSON_ARRAY as JSON text (NULL for NULL): ``to_json``
     of the value, typed first where PostgreSQL cannot tell (parameters, string literals);
-    ``specs``: the bound parameters' T-SQL types, by placeholder name."""
+    ``spec``: the value's T-SQL type where known."""
     if isinstance(value, exp.Placeholder):
-        spec = specs.get(value.name) or "nvarchar"
-        typed = "numeric" if spec.split("(")[0].lower() in _NUMERIC_SPECS else "text"
-        value = exp.Cast(this=value, to=exp.DataType.build(typed))
+        spec = spec or "nvarchar"
+        name = spec.split("(")[0].strip().lower()
+        # A decimal parameter is bound as a number without its scale: numeric(p,s) gives
+        # it back (2.50, as SQL Server writes it).
+        typed = spec.replace(name, "numeric", 1) if name in ("decimal", "numeric") else \
+            "numeric" if name in _NUMERIC_SPECS else "text"
+        value = exp.Cast(this=value, to=exp.DataType.build(typed, dialect="postgres"))
     elif isinstance(value, exp.Literal) and value.is_string:
         value = exp.Cast(this=value, to=exp.DataType.build("text"))
     return exp.Cast(this=exp.Anonymous(this="to_json", expressions=[value]),

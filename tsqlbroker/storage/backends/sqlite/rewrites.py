@@ -110,8 +110,24 @@ def convert(value: exp.Expression, spec: str, source: str | None = None,
     return exp.Anonymous(this=fn, expressions=args)
 
 
-def json_scalar(value: exp.Expression, specs: dict[str, str]) -> exp.Expression:
-    """A scalar member of JSON_OBJECT / JSON_ARRAY as JSON text (NULL for NULL)."""
+def parse_call(value: exp.Expression, target: str, try_: bool,
+               culture: exp.Expression | None) -> exp.Expression:
+    """PARSE / TRY_PARSE of a rewritten (per-row) ``value`` into ``target``: the Python
+    function ``tsqlb_parse`` over values/parse_builtins.py."""
+    args = [value, exp.Literal.string(target), exp.Literal.number(int(try_))]
+    return exp.Anonymous(this="tsqlb_parse", expressions=args + (
+        [culture] if culture is not None else []))
+
+
+def json_scalar(value: exp.Expression, spec: str | None) -> exp.Expression:
+    """A scalar member of JSON_OBJECT / JSON_ARRAY as JSON text (NULL for NULL), as SQL
+    Server writes it: a decimal keeps its scale (2.50; SQLite stores it as a REAL, which
+    json_quote would write 2.5)."""
+    name = spec.split("(")[0].strip().lower() if spec else ""
+    if spec and name in ("decimal", "numeric"):
+        # The decimal's text as CAST writes it, from the stored value read as that type.
+        return exp.Anonymous(this="tsqlb_cast", expressions=[
+            value, exp.Literal.string("varchar(64)"), exp.Null(), exp.Literal.string(spec)])
     # json_quote(NULL) is the text null; a string 'null' comes back quoted.
     return exp.Nullif(this=exp.Anonymous(this="json_quote", expressions=[value]),
                       expression=exp.Literal.string("null"))

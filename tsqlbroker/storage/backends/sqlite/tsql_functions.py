@@ -26,6 +26,7 @@ from ....values.convert import converter
 from ....values.format_builtins import format_value, str_function
 from ....values.json_builtins import is_json, json_query, json_value
 from ....values.operators import like
+from ....values.parse_builtins import parse_value
 from ....values.string_builtins import hashbytes, patindex, quotename, replicate_text
 from ....values.text import cp1252_decode, cp1252_encode, float_text
 from ....values.types import parse_type_spec
@@ -403,6 +404,17 @@ def _convert(value: Any, target: Any, style: Any = None, source: Any = None,
     return to_storage(out, dst.spec())
 
 
+def _parse(value: Any, target: Any, try_: Any, *culture: Any) -> Any:
+    """PARSE / TRY_PARSE of a stored value (``culture``: absent for the session's; given as
+    NULL, the result is NULL)."""
+    if culture and culture[0] is None:
+        return None
+    dst = parse_type_spec(_text(target))
+    text = None if value is None else _text(value)
+    out = parse_value(text, dst, _text(culture[0]) if culture else None, try_=bool(try_))
+    return to_storage(out, dst.spec())
+
+
 def _try_convert(value: Any, target: Any, style: Any = None, source: Any = None) -> Any:
     """TRY_CAST / TRY_CONVERT: :func:`_convert` giving NULL where a value fails to convert
     (a conversion SQL Server never allows still raises, e.g. Msg 529)."""
@@ -452,7 +464,7 @@ def _engine_functions() -> dict[str, tuple[int, Callable[..., Any]]]:
         # The names the transpiler writes on either backend (PostgreSQL: PL/pgSQL) for a
         # conversion to a column's storage form, the clock, and built-ins it writes itself.
         "tsqlb_cast": f["convert"], "tsqlb_try_cast": f["try_convert"],
-        "tsqlb_datalength": f["datalength"],
+        "tsqlb_datalength": f["datalength"], "tsqlb_parse": (-1, _parse),
         "tsqlb_len": f["len"], "tsqlb_left": f["left"], "tsqlb_right": f["right"],
         "tsqlb_dateadd": f["dateadd"], "tsqlb_datediff": f["datediff"],
         "tsqlb_datepart": f["datepart"], "tsqlb_newid": f["newid"],

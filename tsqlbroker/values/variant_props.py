@@ -1,0 +1,111 @@
+"""``SQL_VARIANT_PROPERTY(value, property)``: a value's base type and its size facts.
+
+The facts come from the value's T-SQL type: its declared type when the argument has one, else
+(a sql_variant) the type its Python value stands for (``types.type_of_value``), which knows
+no declared length or precision (docs/decisions.md). Precision and Scale follow the current
+SQL_VARIANT_PROPERTY page (date and time types included); TotalBytes is the stored form of a
+sql_variant: a 2-byte header (base type, format version), the base type's properties
+(decimal: precision and scale, 2 bytes; binary: max length, 2; strings: max length and
+collation, 6; time, datetime2, datetimeoffset: scale, 1) and the value's bytes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .types import MAX, SqlType
+
+__all__ = ["COLLATION", "PROPERTIES", "variant_property"]
+
+COLLATION = "SQL_Latin1_General_CP1_CI_AS"
+# Precision and scale per base type, as the SQL_VARIANT_PROPERTY page lists them.
+_PRECISION = {"datetime": 23, "smalldatetime": 16, "float": 53, "real": 24, "money": 19,
+              "smallmoney": 10, "bigint": 19, "int": 10, "smallint": 5, "tinyint": 3, "bit": 1,
+              "date": 10}
+_SCALE = {"money": 4, "smallmoney": 4, "datetime": 3}
+_FIXED_BYTES = {"bigint": 8, "int": 4, "smallint": 2, "tinyint": 1, "bit": 1, "float": 8,
+                "real": 4, "money": 8, "smallmoney": 4, "datetime": 8, "smalldatetime": 4,
+                "date": 3, "uniqueidentifier": 16}
+# time(s), datetime2(s), datetimeoffset(s): precision when s = 0, else s + the second figure.
+_TIME_PRECISION = {"time": (8, 9), "datetime2": (19, 20), "datetimeoffset": (26, 27)}
+_TIME_EXTRA_BYTES = {"time": 0, "datetime2": 3, "datetimeoffset": 5}
+_HEADER_BYTES = 2
+# What the stored form keeps about the base type besides its name, in bytes.
+_PROPERTY_BYTES = {"decimal": 2, "numeric": 2, "binary": 2, "varbinary": 2, "char": 6,
+                   "varchar": 6, "nchar": 6, "nvarchar": 6, "time": 1, "datetime2": 1,
+                   "datetimeoffset": 1}
+PROPERTIES = frozenset({"basetype", "precision", "scale", "maxlength", "collation",
+                        "totalbytes"})
+
+
+def _decimal_bytes(precision: int) -> int:
+    return 5 if precision <= 9 else 9 if precision <= 19 else 13 if precision <= 28 else 17
+
+
+def _time_bytes(scale: int) -> int:
+    return 3 if scale <= 2 else 4 if scale <= 4 else 5
+
+
+def _time_scale(t: SqlType) -> int:
+    return 7 if t.scale is None else t.scale
+
+
+def _max_length(t: SqlType) -> int:
+    n = t.name
+    if n in _FIXED_BYTES:
+        return _FIXED_BYTES[n]
+    if n in ("decimal", "numeric"):
+        return _decimal_bytes(t.precision or 18)
+    if n in _TIME_EXTRA_BYTES:
+        return _time_bytes(_time_scale(t)) + _TIME_EXTRA_BYTES[n]
+    if t.length is None or t.length == MAX:
+        return 8000
+    return t.length * (2 if n in ("nchar", "nvarchar") else 1)
+
+
+def _data_bytes(t: SqlType, value: Any) -> int:
+    """The bytes of the value itself: a string's or binary's own length, else the type's."""
+    if isinstance(value, (bytes, bytearray)):
+        return len(value)
+    if isinstance(value, str) and t.is_string:
+        if t.name in ("nchar", "nvarchar"):
+            return len(value.encode("utf-16-le"))
+        return len(value.encode("cp1252", errors="replace"))
+    return _max_length(t)
+
+
+def _precision(t: SqlType) -> int:
+    if t.name in ("decimal", "numeric"):
+        return t.precision if t.precision is not None else 18
+    if t.name in _TIME_PRECISION:
+        scale = _time_scale(t)
+        at_zero, plus = _TIME_PRECISION[t.name]
+        return at_zero if scale == 0 else scale + plus
+    return _PRECISION.get(t.name, 0)
+
+
+def _scale(t: SqlType) -> int:
+    if t.name in ("decimal", "numeric"):
+        return t.scale or 0
+    if t.name in _TIME_PRECISION:
+        return _time_scale(t)
+    return _SCALE.get(t.name, 0)
+
+
+def variant_property(t: SqlType, name: str, value: Any = None) -> Any:
+    """The property ``name`` (BaseType, Precision, Scale, TotalBytes, Collation, MaxLength)
+    of ``value``, a value of type ``t``; NULL for another name."""
+    prop = name.strip().lower()
+    if prop not in PROPERTIES:
+        return None
+    if prop == "basetype":
+        return t.name
+    if prop == "precision":
+        return _precision(t)
+    if prop == "scale":
+        return _scale(t)
+    if prop == "maxlength":
+        return _max_length(t)
+    if prop == "totalbytes":
+        return _HEADER_BYTES + _PROPERTY_BYTES.get(t.name, 0) + _data_bytes(t, value)
+    return COLLATION if t.is_string else None
