@@ -70,12 +70,6 @@ KNOWN_LAYER_BREAKS: dict[tuple[str, ...], str] = {
         ("storage.backends.postgres.strings_sql", "engine.sqltypes"),
         ("storage.backends.sqlite.backend", "engine.sqltypes"),
     ),
-    **because(
-        "engine/privatestore.py is still to move to storage/backends/sqlite/private_store.py "
-        "(P5 step 2)",
-        ("storage.backends.sqlite.backend", "engine.privatestore"),
-        ("storage.store", "engine.privatestore"),
-    ),
 }
 
 # Import cycles, as the sorted tuple of their modules → why.

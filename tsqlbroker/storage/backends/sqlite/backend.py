@@ -14,13 +14,13 @@ from sqlalchemy.pool import QueuePool
 from sqlalchemy.types import TypeEngine
 
 from ....engine import sqltypes  # issue15-c0: storage/stored_values.py in P5
-from ....engine.privatestore import PrivateDir, create_private_dir  # storage/ in P5
 from ....errors import TSqlError
 from ..base import Backend, BackendConnection, BackendStore, SqlText
 from ..leases import HostLease, LocalLease, NoSlot, ReaderSlotLike
 from . import functions
 from .file_locks import LockDir
 from .leases import FileLease, FileReaderSlot
+from .private_store import PrivateDir, create_private_dir
 
 
 def create_private_file(path: str) -> None:
