@@ -63,13 +63,6 @@ def because(why: str, *rows: tuple[str, ...]) -> dict[tuple[str, ...], str]:
 KNOWN_LAYER_BREAKS: dict[tuple[str, ...], str] = {
     ("repl.cli", "spark.cli"): "`tsqlbroker spark …` subcommand dispatch; the CLI should find "
                                "it by entry point, not import spark (P5 step 4)",
-    **because(
-        "the SQLAlchemy column types still live in engine/sqltypes.py: to move to storage "
-        "(P5 step 2)",
-        ("storage.backends.postgres.backend", "engine.sqltypes"),
-        ("storage.backends.postgres.strings_sql", "engine.sqltypes"),
-        ("storage.backends.sqlite.backend", "engine.sqltypes"),
-    ),
 }
 
 # Import cycles, as the sorted tuple of their modules → why.

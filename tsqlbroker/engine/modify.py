@@ -14,13 +14,13 @@ from typing import Any
 from sqlglot import exp
 
 from ..errors import BindError, tsql_error
+from ..storage.stored_values import from_storage
 from .context import ExecContext, Params, SqlResult
 from .execsql import read_rows, run_sql
 from .parsing import Parsed, not_supported, parse_statement
 from .plans import ModifyPlan, PlanCache, query_binds
 from .query import run_query
 from .results import ResultSet
-from .sqltypes import from_storage
 from .tableinfo import TableInfo
 from .transpiler import Binder
 from .transpiler.scope import Source, table_key

@@ -35,12 +35,11 @@ from sqlglot import exp
 from ..errors import BindError, tsql_error
 from ..storage.function_registry import functions_version
 from ..storage.store import Store
-from ..storage.stored_values import backend_value
+from ..storage.stored_values import backend_value, to_storage
 from .catalog import Catalog
 from .context import ExecContext, Params
 from .execsql import BackendSql
 from .parsing import Parsed
-from .sqltypes import to_storage
 from .tableinfo import TableInfo
 from .transpiler.scope import Source, table_key
 

@@ -22,10 +22,10 @@ from sqlalchemy import Select, and_, case, cast, false, literal, select, true
 
 from ..errors import MESSAGES, tsql_error
 from ..storage.backends import backend_named
+from ..values.types import TypeSpec, parse_spec
 from .catalog import OBJECT_COLUMNS, Catalog
 from .context import ExecContext, VirtualTable, register_virtual_table
 from .sequences import SEQUENCE_COLUMNS, sequences_query
-from .sqltypes import TypeSpec, parse_spec
 from .synonyms import SYNONYM_COLUMNS, synonyms_query
 from .triggers import trigger_from_row
 from .usertypes import ALIAS, alias_type_rows

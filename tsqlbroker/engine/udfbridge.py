@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from ..storage.function_registry import register_connection_functions
 from ..storage.store import Store
-from .sqltypes import from_storage, spec_of_value, to_storage
+from ..storage.stored_values import from_storage, spec_of_value, to_storage
 
 # (database or None, schema or None, name) as written.
 UdfName = tuple["str | None", "str | None", str]

@@ -31,10 +31,9 @@ from sqlglot import exp
 
 from ..errors import BindError, tsql_error
 from ..storage.backends.postgres.casts import from_storage_text, jsonb
-from ..storage.stored_values import backend_value
+from ..storage.stored_values import backend_value, from_storage, spec_of_value, to_storage
 from .execsql import read_rows
 from .parsing import not_supported
-from .sqltypes import from_storage, spec_of_value, to_storage
 from .transpiler.interface import BindContext
 from .transpiler.scope import param_name
 from .udfbridge import SPEC_SEP, UdfInfo, UdfName, bridge_of

@@ -19,12 +19,12 @@ from sqlglot import exp
 from ..errors import BindError, TSqlError, tsql_error
 from ..storage.backends import backend_named
 from ..storage.naming import quote_column
-from ..storage.stored_values import backend_value
+from ..storage.stored_values import backend_value, check_length, from_storage, pad_fixed, to_storage
+from ..values.types import parse_spec
 from .catalog import Catalog
 from .context import ExecContext
 from .execsql import BackendSql, Marks, run_sql
 from .parsing import parse_statement
-from .sqltypes import check_length, from_storage, pad_fixed, parse_spec, to_storage
 from .tableinfo import ColumnInfo, ConstraintInfo, TableInfo, load_table, referencing_constraints
 from .transpiler import Binder
 from .transpiler.scope import PHYSICAL_MARK

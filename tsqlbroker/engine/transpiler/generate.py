@@ -13,12 +13,11 @@ from typing import Any
 from sqlglot import exp
 
 from ...storage.function_registry import functions_version
-from ...storage.stored_values import backend_value
+from ...storage.stored_values import backend_value, to_storage
 from .. import recursion
 from ..execsql import generate
 from ..metafuncs import prepare as prepare_session_calls
 from ..parsing import clear_parse_cache, stats
-from ..sqltypes import to_storage
 from .interface import BoundStatement
 from .scope import Compiled
 

@@ -17,7 +17,8 @@ import sqlglot
 from sqlglot import exp
 
 from ...errors import BindError, tsql_error
-from ...storage.stored_values import backend_value
+from ...storage.stored_values import STRING_TYPES, backend_value, to_storage
+from ...values.types import parse_spec
 from .. import apply, forxml, jsonbuild, shapes
 from ..funcmap import (
     BUILTIN_FALLBACK,
@@ -27,7 +28,6 @@ from ..funcmap import (
 from ..metafuncs import replacement as session_call
 from ..parsing import not_supported
 from ..seqcalls import sequence_call
-from ..sqltypes import STRING_TYPES, parse_spec, to_storage
 from .annotate import CHAIN_MIN, TypeAnnotator, left_chain
 from .interface import BoundStatement
 from .resolve import object_id_of
