@@ -61,8 +61,6 @@ def because(why: str, *rows: tuple[str, ...]) -> dict[tuple[str, ...], str]:
 
 # (importer, imported) → why. Layer-rule breaks, wherever the import sits.
 KNOWN_LAYER_BREAKS: dict[tuple[str, ...], str] = {
-    ("repl.cli", "spark.cli"): "`tsqlbroker spark …` subcommand dispatch; the CLI should find "
-                               "it by entry point, not import spark (P5 step 4)",
 }
 
 # Import cycles, as the sorted tuple of their modules → why.
@@ -103,7 +101,6 @@ KNOWN_LOCAL_IMPORTS: dict[tuple[str, str], str] = {
             ("repl.cli", "repl.runner"),
             ("repl.cli", "repl.serve"),
             ("repl.cli", "repl.sqlcmd"),
-            ("repl.cli", "spark.cli"),
             ("repl.cli", "startup"),
             ("repl.completer", "repl.special"),
             ("repl.main", "sqlalchemy"),

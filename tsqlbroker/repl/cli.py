@@ -9,6 +9,8 @@
     tsqlbroker spark drain …         drain a queue's backlog on Apache Spark (``spark`` extra)
 
 Imports stay light: ``-Q`` and ``parse`` load neither prompt-toolkit nor psycopg nor pyspark.
+Commands other packages add (``spark``, from :mod:`tsqlbroker.spark.cli`) are entry points of
+the group :data:`COMMANDS_GROUP` (pyproject.toml): the command line never imports them by name.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ from tsqlbroker.repl.config import ACTIVATION_MODES
 from tsqlbroker.repl.pipes import EXIT_BROKEN_PIPE, PipeGuard, silence
 
 if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
     from tsqlbroker.repl.runner import ScriptRunner
 
 EPILOG = """\
@@ -44,7 +48,11 @@ storage or the -d database cannot be opened); 2 bad command-line usage; 130 inte
 (SIGINT, Ctrl-C); 141 the output was closed early (| head); 143 SIGTERM.
 """
 
-MODES = ("run", "parse", "serve", "spark")
+MODES = ("run", "parse", "serve")
+# Entry points naming further modes: ``name = "module:function"``, the function taking the
+# mode's arguments and returning the exit status; the libraries it needs are the extra of the
+# same name (``tsqlbroker[spark]``).
+COMMANDS_GROUP = "tsqlbroker.commands"
 
 # The top-level usage names the modes (argparse's own would list the options only).
 USAGE = """\
@@ -123,9 +131,21 @@ _VALUED = {"--url", "-d", "--database", "--format", "-v", "-o", "--wait-idle", "
            "--log", "--activation", "-U", "-P"}
 
 
+def plugged_command(word: str) -> EntryPoint | None:
+    """The entry point of the command ``word`` another package adds (group
+    :data:`COMMANDS_GROUP`), or None."""
+    # Only a word that names no built-in mode gets here.
+    # start-up laziness: importlib.metadata reads the installed distributions.
+    from importlib.metadata import entry_points
+
+    found = entry_points(group=COMMANDS_GROUP, name=word)
+    return next(iter(found), None)
+
+
 def split_mode(args: list[str]) -> tuple[str | None, list[str]]:
-    """The mode word (run | parse | serve) wherever it stands among the options, and the
-    remaining arguments: ``tsqlbroker --url sqlite:// run a.sql`` is ``run``."""
+    """The mode word (run | parse | serve, or a plugged command such as spark) wherever it
+    stands among the options, and the remaining arguments: ``tsqlbroker --url sqlite://
+    run a.sql`` is ``run``."""
     skip = False
     for i, word in enumerate(args):
         if skip:
@@ -138,7 +158,7 @@ def split_mode(args: list[str]) -> tuple[str | None, list[str]]:
             continue
         if word.startswith("-"):
             continue
-        if word in MODES:
+        if word in MODES or plugged_command(word) is not None:
             return word, args[:i] + args[i + 1:]
         break
     return None, args
@@ -148,8 +168,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tsqlbroker`` console script."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     mode, rest = split_mode(args_list)
-    if mode == "spark":
-        return _spark(rest)
+    if mode is not None and mode not in MODES:
+        return _plugged(mode, rest)
     parser = build_parser(mode)
     args = parser.parse_args(rest)
     try:
@@ -217,20 +237,21 @@ def _exit_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, leave)
 
 
-def _spark(args: list[str]) -> int:
-    """``tsqlbroker spark …`` (pyspark is imported only here, and only if installed)."""
+def _plugged(mode: str, args: list[str]) -> int:
+    """A command another package adds (``tsqlbroker spark …``): its module is loaded only
+    now; a library it needs that is missing names the extra to install."""
+    command = plugged_command(mode)
+    assert command is not None  # split_mode found it
     try:
-        # Imported here: pyspark is an optional extra and heavy to load.
-        from tsqlbroker.spark.cli import main as spark_main
+        run = command.load()
     except ImportError as exc:
-        if exc.name is None or not exc.name.startswith(("pyspark", "py4j", "pandas",
-                                                        "pyarrow")):
+        if exc.name is None or exc.name.split(".")[0] == "tsqlbroker":
             raise
-        print("tsqlbroker spark: pyspark is not installed: "
-              "python -m pip install 'tsqlbroker[spark]'", file=sys.stderr)
+        print(f"tsqlbroker {mode}: {exc.name.split('.')[0]} is not installed: "
+              f"python -m pip install 'tsqlbroker[{mode}]'", file=sys.stderr)
         return 2
     try:
-        return spark_main(args)
+        return run(args)
     except KeyboardInterrupt:
         return 130
 
