@@ -196,14 +196,6 @@ KNOWN_LOCAL_IMPORTS: dict[tuple[str, str], str] = {
 
 # Backend names as strings outside storage/backends/: (module, the string) → why.
 KNOWN_BACKEND_NAMES: dict[tuple[str, ...], str] = {
-    **because(
-        "a dialect name still passed where the backend object should be (p5c: Marks, "
-        "to_storage, run_sql take the backend)",
-        ("engine.sysviews", "sqlite"),
-        ("engine.udfbridge", "sqlite"),
-        ("engine.udfcall", "postgresql"),
-        ("storage.stored_values", "sqlite"),
-    ),
 }
 
 

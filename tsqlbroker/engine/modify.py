@@ -413,7 +413,7 @@ def _changes(names: tuple[str, ...], raw: Sequence[Sequence[Any]]
 def run_modify_plan(ctx: ExecContext, plan: ModifyPlan, params: Params) -> SqlResult:
     """UPDATE / DELETE through its compiled plan: one backend query for the target rows,
     then the row writer (constraints, cascades) as on the first run."""
-    raw = read_rows(ctx.conn, plan.sql, query_binds(plan, params, ctx.conn.dialect))[1]
+    raw = read_rows(ctx.conn, plan.sql, query_binds(plan, params, ctx.conn.backend.native_decimal))[1]
     if plan.kind == "UPDATE":
         changes = _changes(plan.set_names, raw)
         RowWriter(ctx, plan.info, "UPDATE").update(list(changes.items()))

@@ -224,13 +224,14 @@ class PlanCache:
             self.stats = {"hits": 0, "misses": 0}
 
 
-def query_binds(plan: QueryPlan | ModifyPlan, params: Params, dialect: str) -> dict[str, Any]:
+def query_binds(plan: QueryPlan | ModifyPlan, params: Params, native_decimal: bool
+                ) -> dict[str, Any]:
     """The backend values of the variables a query plan binds."""
     lowered = {k.lower(): v for k, v in params.items()}
     binds = {}
     for key, name in plan.param_keys:
         value, spec = lowered[name]
-        binds[key] = backend_value(to_storage(value, spec, dialect))
+        binds[key] = backend_value(to_storage(value, spec, native_decimal))
     return binds
 
 

@@ -93,7 +93,8 @@ def select_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
 
 def run_query_plan(ctx: ExecContext, plan: QueryPlan, params: Params) -> SqlResult:
     """Run a query through its compiled plan (no parsing, binding or catalog lookup)."""
-    _keys, raw = read_rows(ctx.conn, plan.sql, query_binds(plan, params, ctx.conn.dialect))
+    _keys, raw = read_rows(ctx.conn, plan.sql, query_binds(plan, params,
+                                                       ctx.conn.backend.native_decimal))
     types = plan.types
     rows = [tuple(from_storage(v, t) for v, t in zip(row, types, strict=True))
             for row in raw]

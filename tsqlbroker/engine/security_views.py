@@ -34,7 +34,7 @@ _PVT_DESC = {"MK": "ENCRYPTED_BY_MASTER_KEY", "PW": "ENCRYPTED_BY_PASSWORD",
 
 def _rows(ctx: ExecContext, columns: Columns, rows: Sequence[Sequence[Any]]) -> VirtualTable:
     """A read-only virtual table of literal ``rows`` (Msg 259 on writes)."""
-    return VirtualTable(literal_rows(columns, rows, ctx.conn.dialect), columns,
+    return VirtualTable(literal_rows(columns, rows, ctx.conn.backend), columns,
                         refuse_error=tsql_error(259))
 
 

@@ -79,6 +79,6 @@ def udf_functions(store: Store) -> dict[str, tuple[int, Any]]:
             values.append((py, spec or spec_of_value(py)))
         out = bridge.call_udf(int(session_id), (db or None, schema or None, str(name)),
                               values)
-        return to_storage(out, ret or spec_of_value(out), "sqlite")
+        return to_storage(out, ret or spec_of_value(out), store.backend.native_decimal)
 
     return {"tsqlb_udf": (-1, udf)}

@@ -177,8 +177,9 @@ class UdfCalls:
 
     def _bound(self, key: str, value: Any, spec: str | None) -> exp.Expression:
         binder = self.binder
-        return binder.bind(key, backend_value(to_storage(value, spec or spec_of_value(value),
-                                                         binder.conn.dialect)), spec)
+        stored = to_storage(value, spec or spec_of_value(value),
+                            binder.conn.backend.native_decimal)
+        return binder.bind(key, backend_value(stored), spec)
 
     def _sqlite_call(self, name: UdfName, info: UdfInfo, args: list[exp.Expression]
                      ) -> exp.Expression:
@@ -329,7 +330,8 @@ def _prefetch(binder: BindContext, probe: exp.Select, name: UdfName, nargs: int
             py = from_storage(row[j], spec)
             values.append((py, spec or spec_of_value(py)))
         value = bridge.call_udf(binder.ctx.session_id, name, values)
-        out[row[-1]] = _storage_text(value, info.return_spec)
+        out[row[-1]] = _storage_text(value, info.return_spec,
+                                     binder.conn.backend.native_decimal)
     return out
 
 
@@ -350,9 +352,9 @@ def _local(binder: BindContext, chain: list[exp.Select], exprs: list[exp.Express
     return True
 
 
-def _storage_text(value: Any, spec: str | None) -> str | None:
+def _storage_text(value: Any, spec: str | None, native_decimal: bool) -> str | None:
     """A value as the text ``casts.from_storage_text`` reads back as ``spec``'s storage form."""
-    stored = backend_value(to_storage(value, spec or spec_of_value(value), "postgresql"))
+    stored = backend_value(to_storage(value, spec or spec_of_value(value), native_decimal))
     if stored is None:
         return None
     if isinstance(stored, bytes):

@@ -83,6 +83,7 @@ class RowWriter:
         self.statement = statement  # 'INSERT' / 'UPDATE' / 'DELETE'
         self.conn = ctx.conn
         self.dialect = ctx.conn.dialect
+        self.native_decimal = ctx.conn.backend.native_decimal
         self.backend = ctx.conn.backend
         self.rowid = self.backend.rowid_column
         self.last_identity: int | None = None
@@ -92,7 +93,7 @@ class RowWriter:
     # -- values ---------------------------------------------------------------------------
     def convert(self, col: ColumnInfo, value: Any) -> Any:
         """Convert to the column's type; 8152 on truncation, 515 on NULL into NOT NULL."""
-        stored = to_storage(value, col.spec, self.dialect)
+        stored = to_storage(value, col.spec, self.native_decimal)
         if stored is None:
             if not col.nullable:
                 raise tsql_error(515, col.name, _table_text(self.info), self.statement)

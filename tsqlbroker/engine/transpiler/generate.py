@@ -77,7 +77,8 @@ def signature(binder: BoundStatement) -> tuple[Any, ...]:
 def _bind_only(binder: BoundStatement, compiled: Compiled) -> None:
     for key, name in compiled.param_keys:
         value, spec = binder.params[name]
-        binder.binds[key] = backend_value(to_storage(value, spec, binder.conn.dialect))
+        binder.binds[key] = backend_value(to_storage(value, spec,
+                                                         binder.conn.backend.native_decimal))
 
 
 def binds_used(binder: BoundStatement, tree: exp.Expression) -> list[tuple[str, str]]:

@@ -440,7 +440,7 @@ class Rewriter:
         value, spec = self.params[name]
         key = "v_" + re.sub(r"\W", "_", name.lstrip("@")) + ("_s" if name.startswith(
             "@@") else "")
-        return self.bind(key, backend_value(to_storage(value, spec, self.conn.dialect)), spec)
+        return self.bind(key, backend_value(to_storage(value, spec, self.conn.backend.native_decimal)), spec)
 
     def bind(self, key: str, value: Any, spec: str | None) -> exp.Placeholder:
         """Bind backend ``value`` (of type ``spec``) as parameter ``key``."""

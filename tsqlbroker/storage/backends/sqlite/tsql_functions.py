@@ -400,7 +400,7 @@ def _convert(value: Any, target: Any, style: Any = None, source: Any = None,
     out = converter(src, dst, style=None if style is None else int(style), try_=try_)(py)
     if dst.is_xml and out is not None:
         return out.to_string()
-    return to_storage(out, dst.spec())
+    return to_storage(out, dst.spec(), native_decimal=False)  # SqliteBackend.native_decimal
 
 
 def _try_convert(value: Any, target: Any, style: Any = None, source: Any = None) -> Any:
