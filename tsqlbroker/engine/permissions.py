@@ -17,6 +17,7 @@ from sqlalchemy import delete, insert, select, update
 
 from ..errors import BindError, tsql_error
 from ..storage.store import StoreConnection
+from .broker import Broker
 
 if TYPE_CHECKING:
     from .security import Security
@@ -182,8 +183,6 @@ def resolve_target(sec: Security, conn: StoreConnection, db_id: int, cls: str | 
 
 def _broker_target(sec: Security, conn: StoreConnection, db_id: int, kind: str, name: str
                    ) -> int | None:
-    from .broker import Broker
-
     broker = Broker.get(sec.store)
     broker.ensure_schema(conn)
     t = broker.t

@@ -11,12 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from sqlalchemy import select
+
 from ..errors import tsql_error
 from . import certs
 from .catalog import MASTER, MSDB, TEMPDB
 from .context import ExecContext, VirtualTable
 from .keys import MASTER_KEY_NAME
 from .permissions import CLASS_DESC, NAMES
+from .roles import members
 from .security import (
     AUTH_DESC,
     LOGIN_TYPE_DESC,
@@ -86,8 +89,6 @@ def _sql_logins(ctx: ExecContext, _db_id: int) -> VirtualTable:
     sec = Security.get(ctx.conn.store)
     sec.ensure(ctx.conn)
     lg = sec.t.logins
-    from sqlalchemy import select
-
     checks = {r.principal_id: (bool(r.is_policy_checked), bool(r.is_expiration_checked))
               for r in ctx.conn.execute(select(lg.c.principal_id, lg.c.is_policy_checked,
                                                lg.c.is_expiration_checked))}
@@ -137,8 +138,6 @@ def _stored_permissions(ctx: ExecContext, db_id: int) -> list[tuple[Any, ...]]:
     sec = Security.get(ctx.conn.store)
     sec.ensure(ctx.conn)
     p = sec.t.permissions
-    from sqlalchemy import select
-
     rows = ctx.conn.execute(select(p).where(p.c.database_id == db_id).order_by(
         p.c["class"], p.c.major_id, p.c.minor_id, p.c.grantee_principal_id, p.c.type)).mappings()
     out = []
@@ -179,8 +178,6 @@ def _symmetric_keys(ctx: ExecContext, db_id: int) -> VirtualTable:
 
 
 def _database_role_members(ctx: ExecContext, db_id: int) -> VirtualTable:
-    from .roles import members
-
     cols: Columns = [("role_principal_id", "int"), ("member_principal_id", "int")]
     return _rows(ctx, cols, members(Security.get(ctx.conn.store), ctx.conn, db_id))
 

@@ -23,7 +23,7 @@ from sqlalchemy import Select, and_, case, cast, false, literal, select, true
 from ..errors import MESSAGES, tsql_error
 from ..storage.backends.base import Backend
 from ..values.types import TypeSpec, parse_spec
-from .catalog import OBJECT_COLUMNS, Catalog
+from .catalog import OBJECT_COLUMNS, TYPE_DESC, Catalog
 from .context import ExecContext, VirtualTable, register_virtual_table
 from .sequences import SEQUENCE_COLUMNS, sequences_query
 from .synonyms import SYNONYM_COLUMNS, synonyms_query
@@ -73,7 +73,6 @@ def _objects_select(catalog: Catalog, db_id: int, types: Sequence[str] | None) -
 
 
 def _type_descs() -> dict[str, str]:
-    from .catalog import TYPE_DESC
     return dict(TYPE_DESC)
 
 
@@ -303,8 +302,6 @@ def _messages(ctx: ExecContext, _db_id: int) -> VirtualTable:
 def _constraint_rows(ctx: ExecContext, db_id: int, kinds: set[str]
                      ) -> list[tuple[Any, dict[str, Any], dict[str, int]]]:
     """(object row, detail, {lower column name: column_id of the parent}) per constraint."""
-    import json
-
     catalog = Catalog.get(ctx.conn.store)
     c = catalog.t.columns
     out = []

@@ -86,6 +86,7 @@ class Driver:
     def from_lark(cls, lark: Lark, builder_factory: Callable[[], Any],
                   span_rules: frozenset[str]) -> Driver:
         """A driver over the tables of a Lark parser built in this process."""
+        # start-up laziness: tables.py and Lark load only when the tables are derived, not read
         from .tables import from_lark
 
         callbacks = dict(lark.parser.lexer.root_lexer.user_callbacks)
@@ -331,6 +332,7 @@ def lexer_spec(basic: Any) -> LexerSpec:
     Built as Lark builds its scanner: string terminals that the NAME-like regex terminals
     also match become "unless" callbacks (a NAME spelled as a keyword becomes the keyword),
     and a user callback runs after one that left the type alone."""
+    # start-up laziness: Lark loads only when the tables are derived
     from lark.lexer import _create_unless
 
     terminals, unless = _create_unless(basic.terminals, basic.g_regex_flags, basic.re,

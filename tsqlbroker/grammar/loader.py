@@ -126,6 +126,7 @@ def get_driver() -> Any:
 
 
 def _load_driver() -> Any:
+    # start-up laziness: driver and AST builder load with the first batch parsed
     from tsqlbroker.grammar.driver import Driver
     from tsqlbroker.grammar.transformer import SPAN_RULES, AstBuilder
 
@@ -136,8 +137,10 @@ def _load_driver() -> Any:
 def build_tables() -> tuple[str, Any]:
     """The driver's tables and their cache key: shipped with the package, else from the
     on-disk cache, else derived from a Lark parser (seconds) and written to that cache."""
+    # start-up laziness: Lark loads when the grammar is first used, not with this module
     import lark
 
+    # start-up laziness: so does the AST builder
     from tsqlbroker.grammar.transformer import AstBuilder
 
     key = cache.cache_key(grammar_text(), lark.__version__)

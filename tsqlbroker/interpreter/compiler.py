@@ -15,6 +15,7 @@ Statements that never touch storage (SET, IF, WHILE, PRINT) never open a transac
 
 from __future__ import annotations
 
+import importlib
 import re
 import threading
 from collections.abc import Callable, Iterator
@@ -194,8 +195,6 @@ def load_handlers() -> None:
     with _load_lock:
         if _loaded:
             return
-        import importlib
-
         for mod in HANDLER_MODULES:
             try:
                 importlib.import_module(f"tsqlbroker.interpreter.{mod}")

@@ -18,6 +18,7 @@ from tsqlbroker.engine.opening import opening
 from tsqlbroker.storage.store import Store
 
 from .batchcache import CompiledCache
+from .compiler import load_handlers
 from .sink import Sink
 
 
@@ -42,8 +43,6 @@ class Instance:
                 self.store.close()
                 raise
         self._register_functions()
-        from .compiler import load_handlers
-
         load_handlers()  # now, on the creating thread, before sessions compile anywhere
         # Compiled procedures / functions: (db_id, object_id) -> (modify_date, compiled).
         self.procedure_cache: dict[tuple[int, int], tuple[Any, Any]] = {}

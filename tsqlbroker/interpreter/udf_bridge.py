@@ -20,9 +20,13 @@ from tsqlbroker.errors import ExecutionError
 from tsqlbroker.grammar import ast
 
 from ..values import types as T
+from .compiler import Compiler, load_handlers
+from .dml import drop_table_variables
+from .frames import Frame
+from .procedures import call_scalar_function, call_table_function, resolve_module
+from .sysfuncs import GLOBALS, SPECIAL
 
 if TYPE_CHECKING:
-    from .frames import Frame
     from .instance import Instance
     from .session import Session
 
@@ -47,8 +51,6 @@ class InstanceBridge:
 
     def udf_info(self, session_id: int, name: UdfName) -> UdfInfo | None:
         """The scalar function ``name`` as the session resolves it (None: no such one)."""
-        from .procedures import resolve_module
-
         s = self._session(session_id)
         compiled = resolve_module(s, _object_name(name), {"FN"})
         # Every statement resolves its calls while it is bound, so the per-row calls of the
@@ -63,9 +65,6 @@ class InstanceBridge:
     def call_udf(self, session_id: int, name: UdfName,
                  args: Sequence[tuple[Any, str | None]]) -> Any:
         """Run scalar UDF ``name`` in the session; its value (XML as text)."""
-        from .frames import Frame
-        from .procedures import call_scalar_function
-
         s = self._session(session_id)
         types = [T.parse_type_spec(spec) if spec else T.NVARCHAR_MAX for _v, spec in args]
         values = [v for v, _spec in args]
@@ -80,9 +79,6 @@ class InstanceBridge:
         """Run multi-statement table-valued function ``name`` in the session: the
         ResultSet of its RETURNS table, or None when there is no such function. An argument
         None is DEFAULT."""
-        from .frames import Frame
-        from .procedures import call_table_function
-
         s = self._session(session_id)
         typed = [None if a is None else
                  (a[0], T.parse_type_spec(a[1]) if a[1] else T.NVARCHAR_MAX) for a in args]
@@ -92,9 +88,6 @@ class InstanceBridge:
     def session_names(self) -> frozenset[str]:
         """The session-aware built-ins and ``@@`` variables the bridge evaluates."""
         if self._names is None:
-            from .compiler import load_handlers
-            from .sysfuncs import GLOBALS, SPECIAL
-
             load_handlers()
             self._names = frozenset(set(SPECIAL) | set(GLOBALS)) - _NOT_SESSION_VALUES
         return self._names
@@ -102,9 +95,6 @@ class InstanceBridge:
     def session_value(self, session_id: int, name: str,
                       args: Sequence[tuple[Any, str | None]]) -> tuple[Any, str | None]:
         """Evaluate ``name(args…)`` (or ``@@name``) for the session: (value, type spec)."""
-        from .compiler import Compiler
-        from .frames import Frame
-
         s = self._session(session_id)
         node: ast.Expr
         if name.startswith("@@"):
@@ -163,10 +153,7 @@ def _deferred_drops(s: Session, txn: Any) -> Callable[[Frame], None]:
         frame.table_vars.clear()
 
         def drop(_committed: bool) -> None:
-            from .dml import drop_table_variables
-            from .frames import Frame as _Frame
-
-            later = _Frame(s, 0)
+            later = Frame(s, 0)
             later.table_vars.update(held)
             drop_table_variables(s, later)
         txn.after_end(drop)

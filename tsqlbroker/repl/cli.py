@@ -33,6 +33,7 @@ from tsqlbroker.repl.pipes import EXIT_BROKEN_PIPE, PipeGuard, silence
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
 
+    # start-up laziness: parse, serve and the REPL never load the runner
     from tsqlbroker.repl.runner import ScriptRunner
 
 EPILOG = """\
@@ -176,10 +177,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if mode != "serve":  # serve stops on SIGTERM by itself
             _exit_on_sigterm()
         if mode == "parse":
+            # start-up laziness: each mode loads only its own modules
             from tsqlbroker.grammar.check import check_files
 
             return check_files(args.files, args.ast, sys.stdout, sys.stderr)
         if mode == "serve":
+            # start-up laziness: each mode loads only its own modules
             from tsqlbroker.repl.serve import serve
 
             return serve(args.url, args.database, args.log)
@@ -192,6 +195,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.query is not None or args.inputs:
             return run_scripts(args, files=args.inputs, text=args.query,
                                thaw_after=thaw_after)
+        # start-up laziness: only the REPL loads prompt-toolkit
         from tsqlbroker.repl.main import run_repl
 
         return run_repl(url=args.url, database=args.database, output_format=args.format,
@@ -266,6 +270,7 @@ def run_scripts(args: argparse.Namespace, files: list[str], text: str | None,
                 thaw_after: bool = True) -> int:
     """Run files and/or text as the command-line contract says; the process exit status.
     ``thaw_after=False`` when the process exits next (see :mod:`tsqlbroker.startup`)."""
+    # start-up laziness: parse, serve and the REPL never load the runner
     from tsqlbroker.repl.runner import ScriptRunner
     from tsqlbroker.repl.sqlcmd import SqlcmdState, parse_assignment
 
@@ -277,6 +282,7 @@ def run_scripts(args: argparse.Namespace, files: list[str], text: str | None,
             print(f"tsqlbroker: {exc}", file=sys.stderr)
             return 2
         state.setvar(name, value)
+    # start-up laziness: loaded once -v is known good
     from tsqlbroker.grammar.loader import get_driver
     from tsqlbroker.grammar.scriptfile import ScriptEncodingError, read_script
     from tsqlbroker.startup import startup_phase, thaw

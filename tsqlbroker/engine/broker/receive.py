@@ -21,7 +21,7 @@ from typing import Any
 
 from sqlalchemy import and_, select
 
-from ...errors import broker_error
+from ...errors import BindError, broker_error, tsql_error
 from ...storage.store import StoreConnection
 from ...storage.txn import Txn
 from ..results import ResultSet
@@ -193,7 +193,6 @@ class Receiving:
             if row is None or row[0] != q.object_id:
                 raise broker_error(8436, group)
             return group, None
-        from ...errors import BindError, tsql_error
         raise tsql_error(207, column, cls=BindError)
 
     def _next_group(self, conn: StoreConnection, txn: Txn, q: QueueRow, overlay: set[int],
