@@ -43,7 +43,6 @@ from tsqlbroker.errors import StorageOpenError, TSqlError
 from tsqlbroker.grammar import split_batches
 from tsqlbroker.interpreter.broker_runtime import runtime_for
 from tsqlbroker.interpreter.instance import Instance
-from tsqlbroker.repl.catalog import CatalogCache, HelperSession, bracket, changes_catalog
 from tsqlbroker.repl.completer import TSqlCompleter
 from tsqlbroker.repl.config import Config, ConfigError, load_config, parse_config
 from tsqlbroker.repl.key_bindings import build_key_bindings, split_command
@@ -51,6 +50,7 @@ from tsqlbroker.repl.lexer import TSqlBrokerLexer
 from tsqlbroker.repl.pipes import EXIT_BROKEN_PIPE, PipeGuard
 from tsqlbroker.repl.render import RichSink, run_pager
 from tsqlbroker.repl.runner import first_value
+from tsqlbroker.repl.side_session import CatalogCache, HelperSession, bracket, changes_catalog
 from tsqlbroker.repl.special import SpecialError, execute_special
 from tsqlbroker.repl.sqlcmd import (
     SqlcmdError,
