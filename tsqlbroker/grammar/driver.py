@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from lark import Token, Tree
 
+from .parse_tables import LexerSpec, Tables
 from .sre_image import compile_image
-from .tables import LexerSpec, Tables
 
 if TYPE_CHECKING:
     from lark import Lark
@@ -87,7 +87,7 @@ class Driver:
                   span_rules: frozenset[str]) -> Driver:
         """A driver over the tables of a Lark parser built in this process."""
         # start-up laziness: tables.py and Lark load only when the tables are derived, not read
-        from .tables import from_lark
+        from .parse_tables import from_lark
 
         callbacks = dict(lark.parser.lexer.root_lexer.user_callbacks)
         return cls(from_lark(lark, builder_factory), builder_factory, span_rules, callbacks)

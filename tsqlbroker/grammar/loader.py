@@ -18,7 +18,7 @@ import lark
 from lark import Lark
 
 from tsqlbroker.codecache import cache_dir, read_verified, write_atomically, write_signed
-from tsqlbroker.grammar import tables as cache
+from tsqlbroker.grammar import parse_tables as cache
 
 FRAGMENTS = ("terminals", "expr", "query", "dml", "ddl", "procedural", "broker",
              "security")
@@ -156,7 +156,7 @@ def build_tables() -> tuple[str, Any]:
 
 def ship_tables(directory: Path) -> Path:
     """Write the driver's tables into ``directory`` (an installed package's
-    ``tsqlbroker/grammar``) where :func:`~tsqlbroker.grammar.tables.load_shipped` looks:
+    ``tsqlbroker/grammar``) where :func:`~tsqlbroker.grammar.parse_tables.load_shipped` looks:
     what a build does, so that the first run after install is not seconds slower."""
     key, tables = build_tables()
     path = cache.shipped_path(key, directory)
