@@ -85,7 +85,7 @@ KNOWN_LOCAL_IMPORTS: dict[tuple[str, str], str] = {
             ("interpreter.instance", "interpreter.activity"),
             ("interpreter.instance", "interpreter.broker_runtime"),
             ("interpreter.instance", "interpreter.session"),
-            ("interpreter.instance", "interpreter.udf_bridge"),
+            ("interpreter.instance", "interpreter.instance_bridge"),
             ("interpreter.procedures", "interpreter.dynamic"),
             ("interpreter.session", "interpreter.dml"),
             ("interpreter.session", "interpreter.procedures"),

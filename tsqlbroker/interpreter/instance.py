@@ -64,7 +64,7 @@ class Instance:
     def _register_functions(self) -> None:
         """Make scalar UDFs and session functions (``USER_NAME()`` …) callable from SQL the
         engine runs (the built-ins, ``LEN(name)`` …, are the storage backend's own)."""
-        from .udf_bridge import install
+        from .instance_bridge import install
 
         install(self)
         # sys.dm_exec_sessions / requests and sys.dm_tran_locks read this instance's sessions.
