@@ -6,7 +6,7 @@ Two kinds:
 * Values that depend only on the session and constant arguments (``USER_NAME()``,
   ``SUSER_SNAME()``, ``CURRENT_USER``, ``APP_NAME()``, ``OBJECT_ID('t', 'U')``, ``@@SPID``,
   ``ERROR_NUMBER()`` in a CATCH block …) are evaluated by the interpreter (the registered
-  :class:`~tsqlbroker.engine.udfbridge.UdfBridge`) while the statement is bound and become
+  :class:`~tsqlbroker.engine.udf_bridge.UdfBridge`) while the statement is bound and become
   statement parameters — the same values the interpreter gives outside queries.
 * Catalog look-ups per row (``OBJECT_NAME(object_id)`` over ``sys.objects``) become scalar
   subqueries on the catalog tables, the same SQL on SQLite and PostgreSQL.

@@ -36,7 +36,7 @@ from .execsql import read_rows
 from .parsing import not_supported
 from .transpiler.interface import BindContext
 from .transpiler.scope import param_name
-from .udfbridge import SPEC_SEP, UdfInfo, UdfName, bridge_of
+from .udf_bridge import SPEC_SEP, UdfInfo, UdfName, bridge_of
 
 _XML_METHODS = frozenset({"value", "query", "exist", "nodes", "modify"})
 

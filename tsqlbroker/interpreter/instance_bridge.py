@@ -1,7 +1,7 @@
 """The interpreter's side of calls from storage queries into T-SQL.
 
 The engine never imports the interpreter; :func:`install` registers a
-:class:`~tsqlbroker.engine.udfbridge.UdfBridge` for the instance's store, through which a query
+:class:`~tsqlbroker.engine.udf_bridge.UdfBridge` for the instance's store, through which a query
 calls scalar user-defined functions (``SELECT dbo.f(a) FROM t``) and gets the values of
 session-aware built-ins (``USER_NAME()``, ``@@SPID`` …) exactly as the interpreter computes
 them for the calling session.
@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from tsqlbroker.engine.udfbridge import UdfInfo, UdfName, register_bridge
+from tsqlbroker.engine.udf_bridge import UdfInfo, UdfName, register_bridge
 from tsqlbroker.errors import ExecutionError
 from tsqlbroker.grammar import ast
 
