@@ -28,7 +28,7 @@ from ..errors import BindError, tsql_error
 from .parsing import not_supported
 from .transpiler.interface import BindContext
 from .transpiler.scope import param_name
-from .udfcall import bind_key, bridge_of, constant_args
+from .udf_calls import bind_key, bridge_of, constant_args
 
 # Handled by the transpiler itself (SQL of their own, or frame state the bridge lacks).
 _ENGINE_OWN = frozenset({"scope_identity", "ident_current", "choose", "datepart",

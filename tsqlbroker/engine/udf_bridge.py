@@ -2,7 +2,7 @@
 interpreter registers a :class:`UdfBridge` per store (``register_bridge``); SQLite
 connections get the ``tsqlb_udf`` connection function from :func:`udf_functions`.
 
-Kept apart from ``udfcall.py`` (which rewrites calls with sqlglot) so that opening an SQLite
+Kept apart from ``udf_calls.py`` (which rewrites calls with sqlglot) so that opening an SQLite
 connection does not import sqlglot: a batch without storage queries never loads it.
 """
 

@@ -300,7 +300,7 @@ def column_spec_for(value: Any) -> str | None:
     return _COLUMN_SPEC_OF.get(t.name) or t.spec()
 
 
-# The old name, called by query.py, udf_bridge.py, udfcall.py until P5 (issue 15).
+# The old name, called by query.py, udf_bridge.py, udf_calls.py until P5 (issue 15).
 spec_of_value = column_spec_for
 
 

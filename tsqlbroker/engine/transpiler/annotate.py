@@ -20,7 +20,7 @@ from ...values.types import literal_spec, parse_spec
 from .. import forxml, shapes
 from ..metafuncs import spec_of as session_call_spec
 from ..seqcalls import sequence_spec
-from ..udfcall import spec_of as udf_call_spec
+from ..udf_calls import spec_of as udf_call_spec
 from .interface import BoundStatement
 from .scope import (
     Source,
