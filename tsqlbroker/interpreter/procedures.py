@@ -50,7 +50,7 @@ from .frames import Frame
 from .impersonation import enter_module
 from .runtime_errors import aborts_scope
 from .tabletypes import TABLE, is_builtin, make_table_variable, table_argument
-from .udf_rules import check_function_body
+from .udf_checks import check_function_body
 
 if TYPE_CHECKING:
     from .session import Session
