@@ -91,8 +91,8 @@ KNOWN_LOCAL_IMPORTS: dict[tuple[str, str], str] = {
             ("interpreter.session", "interpreter.procedures"),
             ("interpreter.statements", "interpreter.dml"),
             ("interpreter.statements", "interpreter.tabletypes"),
-            ("interpreter.sysfuncs", "interpreter.dml"),
-            ("interpreter.sysfuncs", "interpreter.procedures"),
+            ("interpreter.function_calls", "interpreter.dml"),
+            ("interpreter.function_calls", "interpreter.procedures"),
             ("repl.completer", "repl.special"),
     ),
 }

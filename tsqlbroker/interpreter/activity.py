@@ -33,7 +33,7 @@ from ..values import types as T
 from .compiler import Compiler, StmtFn, handler
 from .dynamic import SYSTEM_PROCEDURES
 from .frames import Frame
-from .sysfuncs import LOGIN_NAME
+from .function_calls import LOGIN_NAME
 
 if TYPE_CHECKING:
     from .instance import Instance

@@ -37,8 +37,8 @@ from .broker_runtime import runtime_for
 from .compiler import CExpr, Compiler, StmtFn, handler, walk
 from .dml import compile_params, exec_context, run_sql
 from .expressions import DYNAMIC
+from .function_calls import special
 from .impersonation import current, privileged
-from .sysfuncs import special
 
 if TYPE_CHECKING:
     from .frames import Frame

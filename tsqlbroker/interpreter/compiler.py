@@ -206,7 +206,7 @@ def load_handlers() -> None:
 
 # The modules that register statement / expression handlers.
 HANDLER_MODULES = ("expressions", "statements", "control", "transactions", "dml", "procedures",
-                   "dynamic", "cursors", "sysfuncs", "broker_stmts", "security", "tabletypes",
+                   "dynamic", "cursors", "function_calls", "broker_stmts", "security", "tabletypes",
                    "activity", "schemas", "sequences", "aliastypes", "triggers")
 
 

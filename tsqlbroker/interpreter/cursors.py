@@ -20,8 +20,8 @@ from ..values import types as T
 from . import dml
 from .compiler import CExpr, Compiler, StmtFn, handler
 from .expressions import DYNAMIC, coerce, convert_fn
+from .function_calls import special
 from .statements import is_local_select
-from .sysfuncs import special
 
 if TYPE_CHECKING:
     from .frames import Frame

@@ -23,8 +23,8 @@ from ..values import types as T
 from .compiler import Compiler, load_handlers
 from .dml import drop_table_variables
 from .frames import Frame
+from .function_calls import GLOBALS, SPECIAL
 from .procedures import call_scalar_function, call_table_function, resolve_module
-from .sysfuncs import GLOBALS, SPECIAL
 
 if TYPE_CHECKING:
     from .instance import Instance

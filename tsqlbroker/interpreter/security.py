@@ -21,8 +21,8 @@ from tsqlbroker.grammar import ast
 from ..values import types as T
 from .authorize import holds_here, holds_server, server_principals
 from .compiler import Compiler, StmtFn, handler, wrap_statement
+from .function_calls import str_arg
 from .impersonation import context, current, principal_in, privileged, unchecked
-from .sysfuncs import str_arg
 
 if TYPE_CHECKING:
     from tsqlbroker.storage.store import StoreConnection

@@ -20,8 +20,8 @@ from . import ast_types
 from .authorize import require_connect, require_create_database, require_drop_database
 from .compiler import CExpr, Compiler, StmtFn, handler, self_wrapped, touches_storage, walk
 from .expressions import coerce
+from .function_calls import xml_resolver
 from .statistics import set_statistics
-from .sysfuncs import xml_resolver
 
 if TYPE_CHECKING:
     from tsqlbroker.engine import parsing as engine_parsing

@@ -18,8 +18,8 @@ from ..values import types as T
 from .compiler import Compiler, StmtFn
 from .dml import exec_context
 from .frames import Frame
+from .function_calls import MODULE_TYPES, str_arg
 from .server_info import config_options
-from .sysfuncs import MODULE_TYPES, str_arg
 
 # sp_helptext returns nvarchar(255) rows: a longer line continues on the next row.
 _LINE_WIDTH = 255
