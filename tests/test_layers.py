@@ -4,7 +4,7 @@ Imports point down: errors ← values ← storage ← engine ← interpreter ←
 beside the engine (errors, values, codecache only), spark on the interpreter and below; no import
 cycles (``if TYPE_CHECKING:`` imports included); no ``_private`` name imported from another
 module; every import inside a function says ``start-up laziness`` in a comment on its line or
-the line above; no backend name (``"sqlite"``, ``"postgresql"``, ``"postgres"``) as a string
+above the run of imports it belongs to; no backend name (``"sqlite"``, ``"postgresql"``, ``"postgres"``) as a string
 outside ``storage/backends/``.
 
 What today's tree still breaks is listed in the ``KNOWN_*`` tables below, each entry with why.
@@ -61,21 +61,6 @@ def because(why: str, *rows: tuple[str, ...]) -> dict[tuple[str, ...], str]:
 
 # (importer, imported) → why. Layer-rule breaks, wherever the import sits.
 KNOWN_LAYER_BREAKS: dict[tuple[str, ...], str] = {
-    ("repl.cli", "spark.cli"): "`tsqlbroker spark …` subcommand dispatch; the CLI should find "
-                               "it by entry point, not import spark (P5 step 4)",
-    **because(
-        "the SQLAlchemy column types still live in engine/sqltypes.py: to move to storage "
-        "(P5 step 2)",
-        ("storage.backends.postgres.backend", "engine.sqltypes"),
-        ("storage.backends.postgres.strings_sql", "engine.sqltypes"),
-        ("storage.backends.sqlite.backend", "engine.sqltypes"),
-    ),
-    **because(
-        "engine/privatestore.py is still to move to storage/backends/sqlite/private_store.py "
-        "(P5 step 2)",
-        ("storage.backends.sqlite.backend", "engine.privatestore"),
-        ("storage.store", "engine.privatestore"),
-    ),
 }
 
 # Import cycles, as the sorted tuple of their modules → why.
@@ -90,135 +75,31 @@ KNOWN_PRIVATE_IMPORTS: dict[tuple[str, ...], str] = {
 # One entry covers every such import of that module in that file.
 KNOWN_LOCAL_IMPORTS: dict[tuple[str, str], str] = {
     **because(
-        "deferred for start-up time or an optional driver; the `# start-up laziness:` comment "
-        "is still to be written (P5 step 4)",
-            ("codecache", "tempfile"),
-            ("engine.security_views", "sqlalchemy"),
-            ("grammar.driver", "lark"),
-            ("grammar.driver", "grammar.tables"),
-            ("grammar.loader", "lark"),
-            ("grammar.loader", "grammar.driver"),
-            ("grammar.loader", "grammar.transformer"),
-            ("grammar.sre_image", "_sre"),
-            ("grammar.sre_image", "re"),
-            ("grammar.tables", "lark"),
-            ("grammar.tables", "grammar.driver"),
-            ("grammar.tables", "grammar.sre_image"),
+        "the imported module imports the importer at module level (TYPE_CHECKING included): "
+        "at the top it would close a cycle; to go when the pair is split or the call goes "
+        "through the Session / Instance object",
+            ("engine.security", "engine.permissions"),
+            ("engine.sysviews", "engine.security_views"),
+            ("grammar.parse_tables", "grammar.driver"),
+            ("interpreter.compiler", "interpreter.expressions"),
             ("interpreter.instance", "interpreter.activity"),
             ("interpreter.instance", "interpreter.broker_runtime"),
-            ("interpreter.instance", "interpreter.compiler"),
             ("interpreter.instance", "interpreter.session"),
-            ("interpreter.instance", "interpreter.udf_bridge"),
-            ("repl.cli", "grammar.check"),
-            ("repl.cli", "grammar.loader"),
-            ("repl.cli", "grammar.scriptfile"),
-            ("repl.cli", "repl.main"),
-            ("repl.cli", "repl.runner"),
-            ("repl.cli", "repl.serve"),
-            ("repl.cli", "repl.sqlcmd"),
-            ("repl.cli", "spark.cli"),
-            ("repl.cli", "startup"),
-            ("repl.completer", "repl.special"),
-            ("repl.main", "sqlalchemy"),
-            ("repl.main", "engine.broker"),
-            ("repl.main", "grammar"),
-            ("repl.main", "interpreter.broker_runtime"),
-            ("repl.main", "interpreter.instance"),
-            ("repl.runner", "grammar"),
-            ("repl.runner", "interpreter.broker_runtime"),
-            ("repl.runner", "interpreter.instance"),
-            ("repl.serve", "sqlalchemy"),
-            ("repl.serve", "errors"),
-            ("repl.serve", "interpreter.broker_runtime"),
-            ("repl.serve", "interpreter.instance"),
-            ("storage.backends", "storage.backends.postgres.backend"),
-            ("storage.backends", "storage.backends.sqlite.backend"),
-            ("storage.backends.postgres.advisory", "psycopg"),
-    ),
-    **because(
-        "standard library imported in a function for no start-up reason: hoist (P5 step 4)",
-            ("engine.sysviews", "json"),
-            ("interpreter.compiler", "importlib"),
-    ),
-    **because(
-        "handler modules calling each other around the compiler/session cycle: route "
-        "through the Session object or hoist (P5 step 4)",
-            ("interpreter.broker_runtime", "interpreter.procedures"),
-            ("interpreter.broker_stmts", "interpreter.dml"),
-            ("interpreter.compiler", "interpreter.expressions"),
-            ("interpreter.control", "interpreter.compiler"),
-            ("interpreter.control", "interpreter.expressions"),
-            ("interpreter.cursors", "interpreter.dml"),
-            ("interpreter.cursors", "interpreter.statements"),
-            ("interpreter.dml", "interpreter.compiler"),
-            ("interpreter.dml", "interpreter.expressions"),
-            ("interpreter.dml", "interpreter.frames"),
-            ("interpreter.dynamic", "interpreter.security"),
-            ("interpreter.dynamic", "interpreter.sysprocs"),
-            ("interpreter.procedures", "interpreter.compiler"),
-            ("interpreter.procedures", "interpreter.dml"),
+            ("interpreter.instance", "interpreter.instance_bridge"),
             ("interpreter.procedures", "interpreter.dynamic"),
-            ("interpreter.procedures", "interpreter.tabletypes"),
-            ("interpreter.procedures", "interpreter.transactions"),
-            ("interpreter.procedures", "interpreter.udf_rules"),
             ("interpreter.session", "interpreter.dml"),
             ("interpreter.session", "interpreter.procedures"),
             ("interpreter.statements", "interpreter.dml"),
-            ("interpreter.statements", "interpreter.sysfuncs"),
             ("interpreter.statements", "interpreter.tabletypes"),
-            ("interpreter.sysfuncs", "interpreter.dml"),
-            ("interpreter.sysfuncs", "interpreter.procedures"),
-            ("interpreter.sysprocs", "interpreter.dml"),
-            ("interpreter.tabletypes", "interpreter.dml"),
-            ("interpreter.udf_bridge", "interpreter.compiler"),
-            ("interpreter.udf_bridge", "interpreter.dml"),
-            ("interpreter.udf_bridge", "interpreter.frames"),
-            ("interpreter.udf_bridge", "interpreter.procedures"),
-            ("interpreter.udf_bridge", "interpreter.sysfuncs"),
-            ("interpreter.udf_rules", "interpreter.compiler"),
-    ),
-    **because(
-        "defers a same-package import that would close a cycle: hoist once the modules are "
-        "split (P5 steps 2, 4)",
-            ("engine.broker.activation_link", "engine.activation"),
-            ("engine.broker.delivery", "engine.broker.model"),
             ("engine.permissions", "engine.broker"),
-            ("engine.security", "engine.permissions"),
-            ("engine.sysviews", "engine.catalog"),
-            ("engine.sysviews", "engine.security_views"),
-            ("grammar.build_stmt", "grammar.build_expr"),
-    ),
-    **because(
-        "a lower layer imported late for no start-up reason: hoist (P5 step 4)",
-            ("engine.broker.receive", "errors"),
-            ("interpreter.broker_stmts", "engine.dml"),
-            ("interpreter.control", "values.types"),
-            ("interpreter.dynamic", "grammar.parser"),
-            ("interpreter.expressions", "errors"),
-            ("interpreter.procedures", "grammar.parser"),
-            ("interpreter.security", "engine.security"),
-            ("interpreter.session", "grammar.parser"),
-            ("interpreter.statements", "errors"),
-            ("interpreter.statements", "values.xml_modify"),
-            ("interpreter.sysfuncs", "engine.dml"),
-            ("interpreter.sysfuncs", "engine.transpiler.resolve"),
-            ("interpreter.sysfuncs", "values.builtins"),
-            ("interpreter.sysprocs", "engine.sysviews"),
-            ("interpreter.sysprocs", "engine.tableinfo"),
-            ("interpreter.sysprocs", "engine.transpiler.resolve"),
+            ("interpreter.function_calls", "interpreter.dml"),
+            ("interpreter.function_calls", "interpreter.procedures"),
+            ("repl.completer", "repl.special"),
     ),
 }
 
 # Backend names as strings outside storage/backends/: (module, the string) → why.
 KNOWN_BACKEND_NAMES: dict[tuple[str, ...], str] = {
-    **because(
-        "a dialect name still passed where the backend object should be (p5c: Marks, "
-        "to_storage, run_sql take the backend)",
-        ("engine.sysviews", "sqlite"),
-        ("engine.udfbridge", "sqlite"),
-        ("engine.udfcall", "postgresql"),
-        ("storage.stored_values", "sqlite"),
-    ),
 }
 
 
@@ -390,7 +271,11 @@ def uncommented_local_imports() -> Iterator[tuple[str, str]]:
             continue
         lines = sources()[imp.importer].text.splitlines()
         here = lines[imp.line - 1]
-        above = lines[imp.line - 2] if imp.line > 1 else ""
+        # The comment stands on the import's line or above the run of imports it opens.
+        i = imp.line - 2
+        while i >= 0 and lines[i].lstrip().startswith(("from ", "import ")):
+            i -= 1
+        above = lines[i] if i >= 0 else ""
         if LAZY_MARK not in here and not (above.lstrip().startswith("#") and LAZY_MARK in above):
             yield imp.importer, imp.target
 

@@ -149,7 +149,7 @@ def write_signed(path: Path, data: bytes) -> None:
 
 def write_atomically(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` in one step; a read-only cache is no error."""
-    import tempfile  # only when a cache is (re)written: not on a warm start
+    import tempfile  # start-up laziness: only when a cache is (re)written
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

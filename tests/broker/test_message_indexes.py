@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import inspect
 from tsql_client import services_script
 
-from tsqlbroker.engine.broker import fastsql
+from tsqlbroker.engine.broker import receive
 from tsqlbroker.engine.broker.schema import PREFIX
 from tsqlbroker.interpreter.instance import Instance
 from tsqlbroker.interpreter.session import Session
@@ -68,8 +68,8 @@ def test_hot_path_reads_of_the_message_table_are_index_searches() -> None:
         assert s.execute("CREATE DATABASE ix") and s.execute("USE ix")
         assert s.execute(SETUP + TWO_CONVERSATIONS), sink.errors()
         dbapi = s.conn.conn.connection.dbapi_connection
-        for sql in (fastsql.SELECT_GROUP_ROWS, fastsql.SELECT_CONVERSATION_KEY,
-                    fastsql.SELECT_CONVERSATION_ROWS, fastsql.SELECT_LONE_CONVERSATION_ROWS,
+        for sql in (receive.SELECT_GROUP_ROWS, receive.SELECT_CONVERSATION_KEY,
+                    receive.SELECT_CONVERSATION_ROWS, receive.SELECT_LONE_CONVERSATION_ROWS,
                     f"DELETE FROM {PREFIX}messages WHERE conversation_handle = ?"):
             plan = [row[3] for row in dbapi.execute("EXPLAIN QUERY PLAN " + sql,
                                                     ("X",) * sql.count("?"))]

@@ -13,12 +13,14 @@ import signal
 import subprocess
 import sys
 import time
+from importlib.metadata import EntryPoint
 from pathlib import Path
 
 import pytest
 from tsql_client import run_tsql, serving
 
-from tsqlbroker.repl.cli import main, split_mode
+from tsqlbroker.repl import cli
+from tsqlbroker.repl.cli import COMMANDS_GROUP, main, plugged_command, split_mode
 
 
 @pytest.fixture
@@ -37,6 +39,22 @@ def test_mode_word_may_follow_global_options() -> None:
     assert split_mode(["run", "a.sql"]) == ("run", ["a.sql"])
     assert split_mode(["-Q", "run"]) == (None, ["-Q", "run"])  # 'run' is -Q's text
     assert split_mode(["-Q", "PRINT 1"]) == (None, ["-Q", "PRINT 1"])
+
+
+def test_plugged_commands_come_from_entry_points(monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """``spark`` is an entry point (pyproject.toml), not a name the command line imports; a
+    library its module lacks names the extra to install."""
+    assert plugged_command("spark") is not None
+    assert plugged_command("run") is None
+    assert split_mode(["--url", "sqlite://", "spark", "drain"]) == (
+        "spark", ["--url", "sqlite://", "drain"])
+    missing = EntryPoint("spark", "absent_test_library.cli:main", COMMANDS_GROUP)
+    monkeypatch.setattr(cli, "plugged_command", lambda word: missing)
+    assert main(["spark", "drain"]) == 2
+    assert capsys.readouterr().err == (
+        "tsqlbroker spark: absent_test_library is not installed: "
+        "python -m pip install 'tsqlbroker[spark]'\n")
 
 
 def test_query_text_prints(url_args: list[str], capsys: pytest.CaptureFixture[str]) -> None:

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 import pytest
 from sqlalchemy.engine import make_url
 
-from tsqlbroker.engine import privatestore
 from tsqlbroker.repl.cli import main
+from tsqlbroker.storage.backends.sqlite import private_store
 
 if TYPE_CHECKING:
     from conftest import FreshPostgres
@@ -187,9 +187,9 @@ def started_private_store() -> tuple[subprocess.Popen[str], Path]:
     # The directory whose owner lock this process holds open: other processes on the machine
     # may make private stores at the same moment.
     fds = Path(f"/proc/{proc.pid}/fd")
-    root = Path(privatestore.memory_root())
+    root = Path(private_store.memory_root())
     mine = {Path(target).parent for target in map(_target, fds.iterdir())
-            if target.endswith(privatestore.OWNER_LOCK)}
+            if target.endswith(private_store.OWNER_LOCK)}
     assert len(mine) == 1 and next(iter(mine)).parent == root
     return proc, next(iter(mine))
 
@@ -212,11 +212,11 @@ def test_after_sigkill_the_next_start_removes_the_private_store() -> None:
     try:
         assert not directory.exists()
         assert alive.exists()
-        assert str(alive) not in privatestore.sweep(privatestore.memory_root())
+        assert str(alive) not in private_store.sweep(private_store.memory_root())
     finally:
         other.kill()
         other.wait(TIMEOUT)
-        privatestore.sweep(privatestore.memory_root())
+        private_store.sweep(private_store.memory_root())
     assert not alive.exists()
 
 

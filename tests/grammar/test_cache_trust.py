@@ -14,7 +14,7 @@ import pytest
 
 from tsqlbroker import codecache
 from tsqlbroker.grammar import loader
-from tsqlbroker.grammar import tables as cache
+from tsqlbroker.grammar import parse_tables as cache
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import lark
 import pytest
 
 from tsqlbroker.grammar import loader
-from tsqlbroker.grammar import tables as cache
+from tsqlbroker.grammar import parse_tables as cache
 
 
 @pytest.fixture

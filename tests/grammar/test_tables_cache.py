@@ -11,7 +11,7 @@ from grammar_helpers import LISTINGS
 
 from tsqlbroker.errors import ParseError
 from tsqlbroker.grammar import loader, split_batches
-from tsqlbroker.grammar import tables as cache
+from tsqlbroker.grammar import parse_tables as cache
 from tsqlbroker.grammar.driver import Driver
 from tsqlbroker.grammar.scan import blank_comments, regions
 from tsqlbroker.grammar.transformer import SPAN_RULES, AstBuilder

@@ -1,5 +1,5 @@
 """The type a runtime value stands for (values.types.type_of_value) and the column spec the
-catalog keeps for it (engine.sqltypes.column_spec_for): one value of each Python type."""
+catalog keeps for it (storage.stored_values.column_spec_for): one value of each Python type."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tsqlbroker.engine.sqltypes import column_spec_for
+from tsqlbroker.storage.stored_values import column_spec_for
 from tsqlbroker.values.types import type_of_value
 from tsqlbroker.values.xml_value import XmlValue
 

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tsqlbroker.engine.sqltypes import normalize_spec
 from tsqlbroker.errors import TSqlError
-from tsqlbroker.values.types import parse_type_spec
+from tsqlbroker.values.types import normalize_spec, parse_type_spec
 
 # (spec, normalize_spec(spec), parse_type_spec(spec).spec())
 SPECS: list[tuple[str, Any, Any]] = [

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from ..storage.stored_values import BINARY_TYPES
+from ..values.types import parse_spec
 from .parsing import not_supported
 from .shapes import is_star, order_key, replace_stars, source_aliases, values_source
-from .sqltypes import BINARY_TYPES, parse_spec
 from .transpiler.interface import BindContext
 from .transpiler.scope import Applied, Source, projection_name
 

@@ -24,9 +24,10 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from ..errors import TSqlError, tsql_error
+from ..storage.stored_values import BINARY_TYPES, DATE_TYPES
+from ..values.types import parse_spec
 from .parsing import TSQL_DIALECT, not_supported
 from .shapes import aliased, expand_all_stars, order_key
-from .sqltypes import BINARY_TYPES, DATE_TYPES, parse_spec
 from .transpiler.interface import BindContext
 from .transpiler.scope import Source, projection_name
 

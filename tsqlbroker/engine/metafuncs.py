@@ -6,7 +6,7 @@ Two kinds:
 * Values that depend only on the session and constant arguments (``USER_NAME()``,
   ``SUSER_SNAME()``, ``CURRENT_USER``, ``APP_NAME()``, ``OBJECT_ID('t', 'U')``, ``@@SPID``,
   ``ERROR_NUMBER()`` in a CATCH block …) are evaluated by the interpreter (the registered
-  :class:`~tsqlbroker.engine.udfbridge.UdfBridge`) while the statement is bound and become
+  :class:`~tsqlbroker.engine.udf_bridge.UdfBridge`) while the statement is bound and become
   statement parameters — the same values the interpreter gives outside queries.
 * Catalog look-ups per row (``OBJECT_NAME(object_id)`` over ``sys.objects``) become scalar
   subqueries on the catalog tables, the same SQL on SQLite and PostgreSQL.
@@ -28,7 +28,7 @@ from ..errors import BindError, tsql_error
 from .parsing import not_supported
 from .transpiler.interface import BindContext
 from .transpiler.scope import param_name
-from .udfcall import bind_key, bridge_of, constant_args
+from .udf_calls import bind_key, bridge_of, constant_args
 
 # Handled by the transpiler itself (SQL of their own, or frame state the bridge lacks).
 _ENGINE_OWN = frozenset({"scope_identity", "ident_current", "choose", "datepart",

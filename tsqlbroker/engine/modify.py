@@ -14,13 +14,13 @@ from typing import Any
 from sqlglot import exp
 
 from ..errors import BindError, tsql_error
+from ..storage.stored_values import from_storage
 from .context import ExecContext, Params, SqlResult
 from .execsql import read_rows, run_sql
 from .parsing import Parsed, not_supported, parse_statement
 from .plans import ModifyPlan, PlanCache, query_binds
 from .query import run_query
 from .results import ResultSet
-from .sqltypes import from_storage
 from .tableinfo import TableInfo
 from .transpiler import Binder
 from .transpiler.scope import Source, table_key
@@ -437,7 +437,7 @@ def _changes(names: tuple[str, ...], raw: Sequence[Sequence[Any]]
 def run_modify_plan(ctx: ExecContext, plan: ModifyPlan, params: Params) -> SqlResult:
     """UPDATE / DELETE through its compiled plan: one backend query for the target rows,
     then the row writer (constraints, cascades) as on the first run."""
-    raw = read_rows(ctx.conn, plan.sql, query_binds(plan, params, ctx.conn.dialect))[1]
+    raw = read_rows(ctx.conn, plan.sql, query_binds(plan, params, ctx.conn.backend.native_decimal))[1]
     if plan.kind == "UPDATE":
         changes = _changes(plan.set_names, raw)
         RowWriter(ctx, plan.info, "UPDATE").update(

@@ -185,6 +185,8 @@ def broker_securable_id(sec: Security, conn: StoreConnection, db_id: int, kind: 
                         name: str) -> int | None:
     """The id of the broker securable ``kind`` (MESSAGE TYPE, CONTRACT, SERVICE, ROUTE,
     REMOTE SERVICE BINDING, XML SCHEMA COLLECTION, ENDPOINT) named ``name``, or None."""
+    # The broker's views ask engine.visibility, which needs this module: at the top it
+    # would close a cycle.
     from .broker import Broker
 
     broker = Broker.get(sec.store)

@@ -35,12 +35,11 @@ from sqlglot import exp
 from ..errors import BindError, tsql_error
 from ..storage.function_registry import functions_version
 from ..storage.store import Store
-from ..storage.stored_values import backend_value
+from ..storage.stored_values import backend_value, to_storage
 from .catalog import Catalog
 from .context import ExecContext, Params
 from .execsql import BackendSql
 from .parsing import Parsed
-from .sqltypes import to_storage
 from .tableinfo import TableInfo
 from .transpiler.scope import Source, table_key
 
@@ -237,13 +236,14 @@ class PlanCache:
             self.stats = {"hits": 0, "misses": 0}
 
 
-def query_binds(plan: QueryPlan | ModifyPlan, params: Params, dialect: str) -> dict[str, Any]:
+def query_binds(plan: QueryPlan | ModifyPlan, params: Params, native_decimal: bool
+                ) -> dict[str, Any]:
     """The backend values of the variables a query plan binds."""
     lowered = {k.lower(): v for k, v in params.items()}
     binds = {}
     for key, name in plan.param_keys:
         value, spec = lowered[name]
-        binds[key] = backend_value(to_storage(value, spec, dialect))
+        binds[key] = backend_value(to_storage(value, spec, native_decimal))
     return binds
 
 

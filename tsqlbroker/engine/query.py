@@ -8,6 +8,7 @@ from typing import Any
 from sqlglot import exp
 
 from ..errors import tsql_error
+from ..storage.stored_values import from_storage, spec_of_value
 from . import forxml
 from .context import ExecContext, Params, SqlResult
 from .execsql import read_rows
@@ -15,7 +16,6 @@ from .parsing import Parsed, parse_statement
 from .plans import PlanCache, QueryPlan, query_binds
 from .results import ResultSet
 from .shapes import aliased
-from .sqltypes import from_storage, spec_of_value
 from .tables import create_table
 from .transpiler import Binder
 from .transpiler.scope import Compiled, table_key
@@ -93,7 +93,8 @@ def select_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
 
 def run_query_plan(ctx: ExecContext, plan: QueryPlan, params: Params) -> SqlResult:
     """Run a query through its compiled plan (no parsing, binding or catalog lookup)."""
-    _keys, raw = read_rows(ctx.conn, plan.sql, query_binds(plan, params, ctx.conn.dialect))
+    _keys, raw = read_rows(ctx.conn, plan.sql, query_binds(plan, params,
+                                                       ctx.conn.backend.native_decimal))
     types = plan.types
     rows = [tuple(from_storage(v, t) for v, t in zip(row, types, strict=True))
             for row in raw]

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from sqlalchemy import select
+
 from ..errors import tsql_error
 from . import certs
 from .approles import SID_BYTES
@@ -36,7 +38,7 @@ _PVT_DESC = {"MK": "ENCRYPTED_BY_MASTER_KEY", "PW": "ENCRYPTED_BY_PASSWORD",
 
 def _rows(ctx: ExecContext, columns: Columns, rows: Sequence[Sequence[Any]]) -> VirtualTable:
     """A read-only virtual table of literal ``rows`` (Msg 259 on writes)."""
-    return VirtualTable(literal_rows(columns, rows, ctx.conn.dialect), columns,
+    return VirtualTable(literal_rows(columns, rows, ctx.conn.backend), columns,
                         refuse_error=tsql_error(259))
 
 
@@ -90,8 +92,6 @@ def _sql_logins(ctx: ExecContext, _db_id: int) -> VirtualTable:
     sec = Security.get(ctx.conn.store)
     sec.ensure(ctx.conn)
     lg = sec.t.logins
-    from sqlalchemy import select
-
     checks = {r.principal_id: (bool(r.is_policy_checked), bool(r.is_expiration_checked))
               for r in ctx.conn.execute(select(lg.c.principal_id, lg.c.is_policy_checked,
                                                lg.c.is_expiration_checked))}
@@ -141,8 +141,6 @@ def _stored_permissions(ctx: ExecContext, db_id: int) -> list[tuple[Any, ...]]:
     sec = Security.get(ctx.conn.store)
     sec.ensure(ctx.conn)
     p = sec.t.permissions
-    from sqlalchemy import select
-
     rows = ctx.conn.execute(select(p).where(p.c.database_id == db_id).order_by(
         p.c["class"], p.c.major_id, p.c.minor_id, p.c.grantee_principal_id, p.c.type)).mappings()
     out = []

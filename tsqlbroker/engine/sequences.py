@@ -34,9 +34,9 @@ from sqlalchemy import (
 from ..errors import BindError, tsql_error
 from ..storage.sequence_state import advance
 from ..storage.store import Store, StoreConnection
+from ..values.types import parse_spec
 from .catalog import OBJECT_COLUMNS, Catalog, ObjectRow
 from .context import ExecContext
-from .sqltypes import parse_spec
 
 _BIGINT = (-(2 ** 63), 2 ** 63 - 1)
 _RANGES = {"tinyint": (0, 255), "smallint": (-(2 ** 15), 2 ** 15 - 1),

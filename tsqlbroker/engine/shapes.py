@@ -16,9 +16,8 @@ from sqlglot import exp
 
 from ..errors import tsql_error
 from ..values.precedence import aggregate_spec, common_spec
-from ..values.types import literal_spec
+from ..values.types import literal_spec, parse_spec
 from .parsing import not_supported
-from .sqltypes import parse_spec
 from .transpiler.interface import BindContext
 from .transpiler.scope import Source, projection_name, source_alias
 

@@ -21,13 +21,13 @@ from sqlalchemy import Integer as SaInteger
 from sqlalchemy import Select, and_, case, cast, false, literal, or_, select, true
 
 from ..errors import MESSAGES, tsql_error
-from ..storage.backends import backend_named
+from ..storage.backends.base import Backend
+from ..values.types import TypeSpec, parse_spec
 from . import visibility
-from .catalog import OBJECT_COLUMNS, Catalog
+from .catalog import OBJECT_COLUMNS, TYPE_DESC, Catalog
 from .context import ExecContext, VirtualTable, register_virtual_table
 from .security import Security
 from .sequences import SEQUENCE_COLUMNS, sequences_query
-from .sqltypes import TypeSpec, parse_spec
 from .synonyms import SYNONYM_COLUMNS, synonyms_query
 from .triggers import trigger_from_row
 from .usertypes import ALIAS, alias_type_rows
@@ -75,7 +75,6 @@ def _objects_select(catalog: Catalog, db_id: int, types: Sequence[str] | None) -
 
 
 def _type_descs() -> dict[str, str]:
-    from .catalog import TYPE_DESC
     return dict(TYPE_DESC)
 
 
@@ -192,7 +191,7 @@ def _info_tables(ctx: ExecContext, db_id: int) -> VirtualTable:
 
 
 # -- views computed in Python -----------------------------------------------------------------
-def _sql_literal(value: Any, dialect: str) -> str:
+def _sql_literal(value: Any, backend: Backend) -> str:
     if value is None:
         return "NULL"
     if isinstance(value, bool):
@@ -200,22 +199,22 @@ def _sql_literal(value: Any, dialect: str) -> str:
     if isinstance(value, (int, float)):
         return repr(value)
     if isinstance(value, bytes):
-        return backend_named(dialect).bytes_literal(value)
+        return backend.bytes_literal(value)
     if isinstance(value, dt.datetime):
         value = value.strftime("%Y-%m-%d %H:%M:%S.%f")
     return "'" + str(value).replace("'", "''") + "'"
 
 
 def literal_rows(columns: Sequence[tuple[str, str | None]], rows: Sequence[Sequence[Any]],
-                 dialect: str = "sqlite") -> str:
+                 backend: Backend) -> str:
     """Backend SELECT text producing ``rows`` under ``columns`` (no rows: an empty result);
-    ``dialect`` spells binary values."""
+    ``backend`` spells binary values."""
     # Lower-case aliases: T-SQL names are case-insensitive, and PostgreSQL folds unquoted
     # names in the generated query to lower case.
     names = [f'"{n.lower()}"' for n, _s in columns]
     if not rows:
         return "SELECT " + ", ".join(f"NULL AS {n}" for n in names) + " WHERE 1 = 0"
-    parts = ["SELECT " + ", ".join(f"{_sql_literal(v, dialect)} AS {n}" for v, n in
+    parts = ["SELECT " + ", ".join(f"{_sql_literal(v, backend)} AS {n}" for v, n in
                                    zip(row, names, strict=True)) for row in rows]
     return " UNION ALL ".join(parts)
 
@@ -267,7 +266,7 @@ def _columns(ctx: ExecContext, db_id: int) -> VirtualTable:
         rows.append((r.object_id, r.name, r.column_id, type_id, type_id, max_length, precision,
                      scale, _COLLATION if is_text else None, bool(r.is_nullable),
                      bool(r.is_identity), bool(r.is_computed)))
-    return VirtualTable(literal_rows(cols, rows), cols, refuse_error=_refuse())
+    return VirtualTable(literal_rows(cols, rows, ctx.conn.backend), cols, refuse_error=_refuse())
 
 
 def _computed_columns(ctx: ExecContext, db_id: int) -> VirtualTable:
@@ -288,7 +287,7 @@ def _computed_columns(ctx: ExecContext, db_id: int) -> VirtualTable:
         rows.append((r.object_id, r.name, r.column_id, type_id, type_id, max_length,
                      precision, scale, bool(r.is_nullable), True, f"({r.default_sql})", True,
                      r.name.lower() in persisted))
-    return VirtualTable(literal_rows(cols, rows), cols, refuse_error=_refuse())
+    return VirtualTable(literal_rows(cols, rows, ctx.conn.backend), cols, refuse_error=_refuse())
 
 
 def _info_columns(ctx: ExecContext, db_id: int) -> VirtualTable:
@@ -309,7 +308,7 @@ def _info_columns(ctx: ExecContext, db_id: int) -> VirtualTable:
                      f"({r.default_sql})" if r.default_sql and not r.is_computed else None,
                      "YES" if r.is_nullable else "NO", name, chars,
                      precision if numeric else None, scale if numeric else None))
-    return VirtualTable(literal_rows(cols, rows), cols, refuse_error=_refuse())
+    return VirtualTable(literal_rows(cols, rows, ctx.conn.backend), cols, refuse_error=_refuse())
 
 
 def _types(ctx: ExecContext, db_id: int) -> VirtualTable:
@@ -322,10 +321,10 @@ def _types(ctx: ExecContext, db_id: int) -> VirtualTable:
     for name, schema_id, spec, user_type_id, nullable in alias_type_rows(ctx.conn, db_id):
         _base, tid, ml, p, s, _chars = type_facts(spec)
         rows.append((name, tid, user_type_id, schema_id, ml, p, s, nullable, True))
-    return VirtualTable(literal_rows(cols, rows), cols, refuse_error=_refuse())
+    return VirtualTable(literal_rows(cols, rows, ctx.conn.backend), cols, refuse_error=_refuse())
 
 
-def _messages(_ctx: ExecContext, _db_id: int) -> VirtualTable:
+def _messages(ctx: ExecContext, _db_id: int) -> VirtualTable:
     """sys.messages: the texts of every error tsqlbroker raises (us_english, 1033), with
     their printf-style placeholders as SQL Server stores them."""
     cols: list[tuple[str, str | None]] = [
@@ -333,14 +332,12 @@ def _messages(_ctx: ExecContext, _db_id: int) -> VirtualTable:
         ("is_event_logged", "bit"), ("text", "nvarchar(2048)")]
     rows = [(number, 1033, severity, False, text)
             for number, (severity, text) in sorted(MESSAGES.items())]
-    return VirtualTable(literal_rows(cols, rows), cols, refuse_error=_refuse())
+    return VirtualTable(literal_rows(cols, rows, ctx.conn.backend), cols, refuse_error=_refuse())
 
 
 def _constraint_rows(ctx: ExecContext, db_id: int, kinds: set[str]
                      ) -> list[tuple[Any, dict[str, Any], dict[str, int]]]:
     """(object row, detail, {lower column name: column_id of the parent}) per constraint."""
-    import json
-
     catalog = Catalog.get(ctx.conn.store)
     c = catalog.t.columns
     sees = _sees(ctx, db_id)
@@ -364,7 +361,7 @@ def _key_constraints(ctx: ExecContext, db_id: int) -> VirtualTable:
     rows = [(*_constraint_base(o), 1 if o.type == "PK" else 2,
              o.name.startswith(("PK__", "UQ__")))
             for o, _d, _ids in _constraint_rows(ctx, db_id, {"PK", "UQ"})]
-    return VirtualTable(literal_rows(cols, rows), cols, refuse_error=_refuse())
+    return VirtualTable(literal_rows(cols, rows, ctx.conn.backend), cols, refuse_error=_refuse())
 
 
 def _foreign_keys(ctx: ExecContext, db_id: int) -> VirtualTable:
@@ -373,7 +370,7 @@ def _foreign_keys(ctx: ExecContext, db_id: int) -> VirtualTable:
     rows = [(*_constraint_base(o), d.get("ref_object_id"), bool(d.get("disabled")),
              (d.get("on_delete") or "NO ACTION").replace(" ", "_"), o.name.startswith("FK__"))
             for o, d, _ids in _constraint_rows(ctx, db_id, {"F"})]
-    return VirtualTable(literal_rows(cols, rows), cols, refuse_error=_refuse())
+    return VirtualTable(literal_rows(cols, rows, ctx.conn.backend), cols, refuse_error=_refuse())
 
 
 def _definition_constraints(kind: str) -> Callable[[ExecContext, int], VirtualTable]:
@@ -386,7 +383,7 @@ def _definition_constraints(kind: str) -> Callable[[ExecContext, int], VirtualTa
             parent_col = ids.get(columns[0].lower(), 0) if len(columns) == 1 else 0
             rows.append((*_constraint_base(o), parent_col, o.definition,
                          o.name.startswith(("CK__", "DF__"))))
-        return VirtualTable(literal_rows(cols, rows), cols, refuse_error=_refuse())
+        return VirtualTable(literal_rows(cols, rows, ctx.conn.backend), cols, refuse_error=_refuse())
     return build
 
 
@@ -411,7 +408,7 @@ def _triggers(ctx: ExecContext, db_id: int) -> VirtualTable:
         rows.append((o.name, o.object_id, 1, "OBJECT_OR_COLUMN", o.parent_object_id, "TR",
                      "SQL_TRIGGER", o.create_date, o.modify_date, False, t.disabled, False,
                      t.instead_of))
-    return VirtualTable(literal_rows(cols, rows, ctx.conn.dialect), cols,
+    return VirtualTable(literal_rows(cols, rows, ctx.conn.backend), cols,
                         refuse_error=_refuse())
 
 

@@ -29,11 +29,11 @@ from ..storage.naming import (
     quote_ident,
 )
 from ..values.precedence import common_spec
+from ..values.types import parse_spec
 from .catalog import TEMPDB, Catalog
 from .context import ExecContext
 from .execsql import Marks, run_sql
 from .parsing import not_supported, parse_statement
-from .sqltypes import parse_spec
 from .tableinfo import TableInfo, load_table, referencing_constraints
 from .transpiler import Binder
 from .transpiler.scope import datatype_spec, table_key, written_name

@@ -26,7 +26,7 @@ from ..errors import MESSAGES, BindError, tsql_error
 from ..values.json_builtins import openjson_rows
 from .parsing import not_supported, parse_statement
 from .transpiler.interface import BindContext
-from .udfcall import bridge_of
+from .udf_calls import bridge_of
 
 MESSAGES.setdefault(313, (16, ("An insufficient number of arguments were supplied for the "
                                "procedure or function %.*ls.")))

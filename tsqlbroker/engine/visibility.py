@@ -23,7 +23,7 @@ from sqlalchemy import and_, false, literal_column, or_, select
 from .access import FIXED_ROLES
 from .permissions import NAMES
 from .security import Security
-from .udfbridge import bridge_of
+from .udf_bridge import bridge_of
 
 if TYPE_CHECKING:
     from ..storage.store import StoreConnection

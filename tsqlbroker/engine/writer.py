@@ -20,14 +20,14 @@ from sqlglot import exp
 from ..errors import BindError, TSqlError, tsql_error
 from ..storage.backends import backend_named
 from ..storage.naming import quote_column
-from ..storage.stored_values import backend_value
+from ..storage.stored_values import (backend_value, check_length, from_storage, pad_fixed,
+                                     to_storage)
 from ..values.convert import assignment_converter
-from ..values.types import parse_type_spec
+from ..values.types import parse_spec, parse_type_spec
 from .catalog import Catalog
 from .context import ExecContext
 from .execsql import BackendSql, Marks, run_sql
 from .parsing import parse_statement
-from .sqltypes import check_length, from_storage, pad_fixed, parse_spec, to_storage
 from .tableinfo import ColumnInfo, ConstraintInfo, TableInfo, load_table, referencing_constraints
 from .transpiler import Binder
 from .transpiler.scope import PHYSICAL_MARK
@@ -86,6 +86,7 @@ class RowWriter:
         self.statement = statement  # 'INSERT' / 'UPDATE' / 'DELETE'
         self.conn = ctx.conn
         self.dialect = ctx.conn.dialect
+        self.native_decimal = ctx.conn.backend.native_decimal
         self.backend = ctx.conn.backend
         self.rowid = self.backend.rowid_column
         self.last_identity: int | None = None
@@ -100,7 +101,7 @@ class RowWriter:
             conv = _assignment(source, col.spec)
             if conv is not None:
                 value = conv(value)
-        stored = to_storage(value, col.spec, self.dialect)
+        stored = to_storage(value, col.spec, self.native_decimal)
         if stored is None:
             if not col.nullable:
                 raise tsql_error(515, col.name, _table_text(self.info), self.statement)

@@ -12,7 +12,7 @@ from typing import Any
 from lark import Token
 
 from tsqlbroker.grammar import ast
-from tsqlbroker.grammar.build_expr import name_of
+from tsqlbroker.grammar.build_expr import name_of, object_name
 
 CATCH = object()  # marks where the CATCH statements start in try_catch's children
 
@@ -459,7 +459,6 @@ class StmtBuilder:
         parts = [p for p in name.parts() if p is not None]
         table = None
         if len(parts) > 1:
-            from tsqlbroker.grammar.build_expr import object_name
             table = object_name(parts[:-1])
         return ast.DropIndex(parts[-1], table, bool(if_exists))
 

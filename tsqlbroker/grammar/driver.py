@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from lark import Token, Tree
 
+from .parse_tables import LexerSpec, Tables
 from .sre_image import compile_image
-from .tables import LexerSpec, Tables
 
 if TYPE_CHECKING:
     from lark import Lark
@@ -86,7 +86,8 @@ class Driver:
     def from_lark(cls, lark: Lark, builder_factory: Callable[[], Any],
                   span_rules: frozenset[str]) -> Driver:
         """A driver over the tables of a Lark parser built in this process."""
-        from .tables import from_lark
+        # start-up laziness: tables.py and Lark load only when the tables are derived, not read
+        from .parse_tables import from_lark
 
         callbacks = dict(lark.parser.lexer.root_lexer.user_callbacks)
         return cls(from_lark(lark, builder_factory), builder_factory, span_rules, callbacks)
@@ -331,6 +332,7 @@ def lexer_spec(basic: Any) -> LexerSpec:
     Built as Lark builds its scanner: string terminals that the NAME-like regex terminals
     also match become "unless" callbacks (a NAME spelled as a keyword becomes the keyword),
     and a user callback runs after one that left the type alone."""
+    # start-up laziness: Lark loads only when the tables are derived
     from lark.lexer import _create_unless
 
     terminals, unless = _create_unless(basic.terminals, basic.g_regex_flags, basic.re,

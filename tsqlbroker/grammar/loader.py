@@ -18,7 +18,7 @@ import lark
 from lark import Lark
 
 from tsqlbroker.codecache import cache_dir, read_verified, write_atomically, write_signed
-from tsqlbroker.grammar import tables as cache
+from tsqlbroker.grammar import parse_tables as cache
 
 FRAGMENTS = ("terminals", "expr", "query", "dml", "ddl", "procedural", "broker",
              "security")
@@ -126,6 +126,7 @@ def get_driver() -> Any:
 
 
 def _load_driver() -> Any:
+    # start-up laziness: driver and AST builder load with the first batch parsed
     from tsqlbroker.grammar.driver import Driver
     from tsqlbroker.grammar.transformer import SPAN_RULES, AstBuilder
 
@@ -136,8 +137,10 @@ def _load_driver() -> Any:
 def build_tables() -> tuple[str, Any]:
     """The driver's tables and their cache key: shipped with the package, else from the
     on-disk cache, else derived from a Lark parser (seconds) and written to that cache."""
+    # start-up laziness: Lark loads when the grammar is first used, not with this module
     import lark
 
+    # start-up laziness: so does the AST builder
     from tsqlbroker.grammar.transformer import AstBuilder
 
     key = cache.cache_key(grammar_text(), lark.__version__)
@@ -153,7 +156,7 @@ def build_tables() -> tuple[str, Any]:
 
 def ship_tables(directory: Path) -> Path:
     """Write the driver's tables into ``directory`` (an installed package's
-    ``tsqlbroker/grammar``) where :func:`~tsqlbroker.grammar.tables.load_shipped` looks:
+    ``tsqlbroker/grammar``) where :func:`~tsqlbroker.grammar.parse_tables.load_shipped` looks:
     what a build does, so that the first run after install is not seconds slower."""
     key, tables = build_tables()
     path = cache.shipped_path(key, directory)

@@ -11,7 +11,9 @@ it); when the interpreter's internals differ, both fall back to :func:`re.compil
 
 from __future__ import annotations
 
+import _sre
 import re
+from re import _compiler, _parser
 from typing import Any
 
 Image = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
@@ -20,8 +22,6 @@ Image = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
 def image(pattern: str, flags: int) -> Image | None:
     """What ``_sre.compile`` needs to rebuild ``re.compile(pattern, flags)``, or None."""
     try:
-        from re import _compiler, _parser  # type: ignore[attr-defined]
-
         parsed = _parser.parse(pattern, flags)
         code = _compiler._code(parsed, flags)
         groupindex = dict(parsed.state.groupdict)
@@ -54,7 +54,5 @@ def compile_image(pattern: str, flags: int, img: Image | None) -> re.Pattern[str
 
 
 def _build(pattern: str, img: Image) -> Any:
-    import _sre
-
     final_flags, code, groups, groupindex, indexgroup = img
     return _sre.compile(pattern, final_flags, code, groups, groupindex, indexgroup)

@@ -33,7 +33,7 @@ from ..values import types as T
 from .compiler import Compiler, StmtFn, handler
 from .dynamic import SYSTEM_PROCEDURES
 from .frames import Frame
-from .sysfuncs import LOGIN_NAME
+from .function_calls import LOGIN_NAME
 
 if TYPE_CHECKING:
     from .instance import Instance
@@ -355,7 +355,7 @@ def _resolver(instance_ref: weakref.ref[Instance]) -> Any:
             columns, rows = ((_SESSIONS, _session_rows(acts)) if key == "dm_exec_sessions"
                              else (_REQUESTS, _request_rows(acts)))
         cols: list[tuple[str, str | None]] = list(columns)
-        return VirtualTable(literal_rows(cols, rows, ctx.conn.store.dialect), cols,
+        return VirtualTable(literal_rows(cols, rows, ctx.conn.backend), cols,
                             refuse_error=tsql_error(259))
     return resolve
 

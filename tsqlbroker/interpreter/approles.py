@@ -23,7 +23,7 @@ from .authorize import holds_here
 from .compiler import Compiler, StmtFn, handler, wrap_statement
 from .dynamic import SYSTEM_PROCEDURES
 from .impersonation import CONTEXT_STACK, Context, context, current, privileged
-from .sysfuncs import str_arg
+from .function_calls import str_arg
 
 if TYPE_CHECKING:
     from .frames import Frame

@@ -38,6 +38,7 @@ from tsqlbroker.errors import TSqlError, message_text
 from tsqlbroker.storage.backends.leases import NoSlot
 
 from .impersonation import run_as_user
+from .procedures import parse_object_name, resolve_module
 from .server_info import SERVER_NAME
 
 if TYPE_CHECKING:
@@ -264,8 +265,6 @@ class BrokerRuntime:
         the procedure may be created after the queue, or altered to take parameters later,
         and neither statement looks at the queues that name it. A missing procedure is left
         to ``call_procedure`` (Msg 2812 in the log, like any error of the procedure)."""
-        from .procedures import parse_object_name, resolve_module
-
         try:
             compiled = resolve_module(session, parse_object_name(task.procedure), {"P"})
         except TSqlError:

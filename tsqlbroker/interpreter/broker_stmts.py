@@ -39,9 +39,10 @@ from .authorize import (
 )
 from .broker_runtime import runtime_for
 from .compiler import CExpr, Compiler, StmtFn, handler, walk
+from .dml import compile_params, exec_context, run_sql
 from .expressions import DYNAMIC
+from .function_calls import special
 from .impersonation import current, privileged
-from .sysfuncs import special
 
 if TYPE_CHECKING:
     from .frames import Frame
@@ -556,9 +557,8 @@ def compile_alter_authorization(c: Compiler, node: ast.AlterAuthorization) -> St
     def run(f: Frame) -> None:
         if view is None:
             return
+        # start-up laziness: the DML engine loads sqlglot, which a session without DML never needs
         from tsqlbroker.engine import dml
-
-        from .dml import exec_context
 
         sql = f"SELECT COUNT(*) FROM {view[0]} WHERE {view[1]} = @n"
         res = dml.execute_sql(exec_context(f), sql, {"@n": (node.name, "nvarchar(256)")})
@@ -847,8 +847,6 @@ def _row_query(c: Compiler, item_text: str, expr: ast.Expr, queue: ast.ObjectNam
     as in a correlated SELECT (a subquery's own tables first, then the queue's columns, bare
     or qualified with the queue's name)."""
     # Lazy: the DML layer loads sqlglot, which a script without such an item never needs.
-    from .dml import compile_params, run_sql
-
     m = _ASSIGNMENT.match(item_text)
     text = item_text[m.end():] if m else item_text
     for col, _spec in QUEUE_COLUMNS:
@@ -1032,9 +1030,8 @@ def _receive_runner(c: Compiler, node: ast.Receive, waitfor: bool,
             return
         out = [proj.values(f, row) for row in rows]
         if into_name is not None:
+            # start-up laziness: the DML engine loads sqlglot, which a session without DML never needs
             from tsqlbroker.engine import dml
-
-            from .dml import exec_context
 
             if out:
                 dml.insert_rows(exec_context(f), into_name, None, out)

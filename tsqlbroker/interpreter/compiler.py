@@ -15,6 +15,7 @@ Statements that never touch storage (SET, IF, WHILE, PRINT) never open a transac
 
 from __future__ import annotations
 
+import importlib
 import re
 import threading
 from collections.abc import Callable, Iterator
@@ -194,8 +195,6 @@ def load_handlers() -> None:
     with _load_lock:
         if _loaded:
             return
-        import importlib
-
         for mod in HANDLER_MODULES:
             try:
                 importlib.import_module(f"tsqlbroker.interpreter.{mod}")
@@ -207,8 +206,9 @@ def load_handlers() -> None:
 
 # The modules that register statement / expression handlers.
 HANDLER_MODULES = ("expressions", "statements", "control", "transactions", "dml", "procedures",
-                   "dynamic", "cursors", "sysfuncs", "broker_stmts", "security", "tabletypes",
-                   "activity", "schemas", "sequences", "aliastypes", "triggers", "approles")
+                   "dynamic", "cursors", "function_calls", "broker_stmts", "security",
+                   "tabletypes", "activity", "schemas", "sequences", "aliastypes", "triggers",
+                   "approles")
 
 
 def missing_handlers() -> list[str]:

@@ -14,12 +14,14 @@ from typing import TYPE_CHECKING, Any
 from tsqlbroker.errors import CancelledError, TSqlError
 from tsqlbroker.grammar import ast
 
+from ..values import types as T
 from .compiler import (
     BREAK,
     CONTINUE,
     BreakSignal,
     Compiler,
     ContinueSignal,
+    GotoSignal,
     ReturnSignal,
     StmtFn,
     handler,
@@ -27,6 +29,7 @@ from .compiler import (
     touches_storage,
     walk,
 )
+from .expressions import coerce
 from .fastloop import compile_fast_while
 from .runtime_errors import aborts_scope
 
@@ -202,9 +205,6 @@ def compile_return(c: Compiler, node: ast.Return) -> StmtFn:
         return run_plain
     if c.kind == "batch" or c.kind == "dynamic":
         raise c.bind_error(178, node)
-    from ..values import types as T
-    from .expressions import coerce
-
     e = c.expr(node.expr)
     target = c.return_type if c.kind == "function" and c.return_type else T.INT
     ef = coerce(e, target)
@@ -219,8 +219,6 @@ def compile_goto(c: Compiler, node: ast.Goto) -> StmtFn:
     label = node.label.lower()
     if c.labels and label not in c.labels:
         raise c.bind_error(133, node, node.label)
-    from .compiler import GotoSignal
-
     def run(f: Frame) -> None:
         f.session.check_cancel()
         raise GotoSignal(label)

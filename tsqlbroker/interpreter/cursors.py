@@ -17,9 +17,11 @@ from tsqlbroker.errors import ExecutionError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
 from ..values import types as T
+from . import dml
 from .compiler import CExpr, Compiler, StmtFn, handler
 from .expressions import DYNAMIC, coerce, convert_fn
-from .sysfuncs import special
+from .function_calls import special
+from .statements import is_local_select
 
 if TYPE_CHECKING:
     from .frames import Frame
@@ -47,9 +49,6 @@ class Cursor:
 
 def compile_rowsource(c: Compiler, query: ast.SelectStmt) -> Callable[[Frame], ResultSet]:
     """``fn(frame) -> ResultSet`` for a cursor's SELECT (evaluated at OPEN)."""
-    from . import dml
-    from .statements import is_local_select
-
     if is_local_select(query):
         q = query.query
         assert isinstance(q, ast.Select)

@@ -21,15 +21,24 @@ from tsqlbroker.grammar import ast
 
 from ..values import types as T
 from .authorize import PERMISSION_ERRORS, require_statement
-from .compiler import CExpr, Compiler, StmtFn, expr_handler, handler, variables_in
-from .expressions import DYNAMIC, comparison_fn, convert_fn
+from .compiler import (
+    CExpr,
+    Compiler,
+    StmtFn,
+    TableVarInfo,
+    expr_handler,
+    handler,
+    variables_in,
+    walk,
+)
+from .expressions import DYNAMIC, comparison_fn, convert_fn, dynamic_binary
+from .frames import Frame
 from .statements import compile_local_select, is_local_select
 
 if TYPE_CHECKING:
     from tsqlbroker.engine import dml as engine_dml
     from tsqlbroker.engine import iostats as engine_iostats
 
-    from .frames import Frame
     from .session import Session
 else:
     # The DML engine (and sqlglot) load on the first DML statement run, not at start-up.
@@ -106,8 +115,6 @@ def check_table_variables(c: Compiler, node: Any) -> None:
 
 
 def _walk_targets(node: Any) -> list[str]:
-    from .compiler import walk
-
     out = []
     for n in walk(node):
         if isinstance(n, ast.TableVariableRef):
@@ -243,8 +250,6 @@ def _compile_select_assign(c: Compiler, node: ast.SelectStmt, q: ast.Select) -> 
 
 
 def _compound_fn(op: str, t: T.SqlType) -> Callable[[Any, Any], Any]:
-    from .expressions import dynamic_binary
-
     return dynamic_binary(op, t, DYNAMIC)
 
 
@@ -420,8 +425,6 @@ def compile_declare_table(c: Compiler, node: ast.DeclareTable) -> StmtFn:
     key = node.name.lower()
     if key in c.scope.vars or key in c.scope.table_vars:
         raise c.bind_error(134, node, node.name)
-    from .compiler import TableVarInfo
-
     columns_sql = table_columns_sql(c, node)
     c.scope.table_vars[key] = TableVarInfo(node.name, columns_sql)
     name = node.name
@@ -508,8 +511,6 @@ def drop_table_variables(s: Session, f: Frame) -> None:
 
 def drop_temp_tables_named(s: Session, names: list[str]) -> None:
     """Drop the temp tables a procedure created (it ended)."""
-    from .frames import Frame
-
     f = Frame(s, 0)
     pending = s.stmt_txn
     s.stmt_txn = None
@@ -528,8 +529,6 @@ def drop_session_objects(s: Session) -> None:
     """Drop the session's temp tables (the session ends)."""
     if not s.temp_tables:
         return
-    from .frames import Frame
-
     f = Frame(s, 0)
     engine_dml.drop_temp_tables(exec_context(f))
     s.end_statement()

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.errors import TSqlError, tsql_error
-from tsqlbroker.grammar import ast
+from tsqlbroker.grammar import ast, parser
 
 from ..values import types as T
 from . import ast_types
@@ -31,6 +31,8 @@ from .procedures import (
     site_id,
 )
 from .runtime_errors import aborts_scope
+from .security import compile_sp_rolemember
+from .sysprocs import CATALOG_PROCEDURES
 
 if TYPE_CHECKING:
     from .session import Session
@@ -54,10 +56,8 @@ def compile_dynamic(s: Session, text: str, params: str = "") -> Compiled:
     hit = cache.get(key)
     if hit is not None:
         return hit
-    from tsqlbroker.grammar.parser import parse_batch
-
     try:
-        batch = parse_batch(text, 1)
+        batch = parser.parse_batch(text, 1)
         c = Compiler(batch.text, kind="dynamic")
         formal: list[ParamInfo] = []
         if params.strip():
@@ -77,9 +77,7 @@ def compile_dynamic(s: Session, text: str, params: str = "") -> Compiled:
 
 def _parse_params(text: str) -> tuple[ast.ParamDef, ...]:
     """The parameter definitions of sp_executesql's ``@params`` string."""
-    from tsqlbroker.grammar.parser import parse_batch
-
-    batch = parse_batch(f"CREATE PROCEDURE sp_executesql_params {text} AS RETURN", 1)
+    batch = parser.parse_batch(f"CREATE PROCEDURE sp_executesql_params {text} AS RETURN", 1)
     node = batch.statements[0]
     assert isinstance(node, ast.CreateProcedure)
     return node.params
@@ -192,8 +190,6 @@ SYSTEM_PROCEDURES: dict[str, Callable[[Compiler, ast.ExecProc], StmtFn]] = {
 
 
 def _role_procedure(c: Compiler, node: ast.ExecProc) -> StmtFn:
-    from .security import compile_sp_rolemember
-
     return compile_sp_rolemember(c, node)
 
 
@@ -202,8 +198,6 @@ SYSTEM_PROCEDURES.update({"sp_addrolemember": _role_procedure,
 
 
 def _catalog_procedure(c: Compiler, node: ast.ExecProc) -> StmtFn:
-    from .sysprocs import CATALOG_PROCEDURES
-
     return CATALOG_PROCEDURES[node.proc.name.lower()](c, node)
 
 

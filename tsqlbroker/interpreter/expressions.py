@@ -15,7 +15,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from tsqlbroker.errors import TSqlError, tsql_error
+from tsqlbroker.errors import MESSAGES, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
 from ..values import convert as C
@@ -147,8 +147,6 @@ def compile_star(c: Compiler, node: ast.Star) -> CExpr:
 
 
 def _messages() -> dict[int, Any]:
-    from tsqlbroker.errors import MESSAGES
-
     return MESSAGES
 
 

@@ -24,7 +24,7 @@ from tsqlbroker.grammar import ast
 
 from ..values import types as T
 from .compiler import CExpr, Compiler, StmtFn, handler
-from .sysfuncs import arity_args, int_arg, special, str_arg
+from .function_calls import arity_args, int_arg, special, str_arg
 
 if TYPE_CHECKING:
     from .frames import Frame

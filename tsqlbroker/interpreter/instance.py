@@ -18,6 +18,7 @@ from tsqlbroker.engine.opening import opening
 from tsqlbroker.storage.store import Store
 
 from .batchcache import CompiledCache
+from .compiler import load_handlers
 from .sink import Sink
 
 
@@ -42,8 +43,6 @@ class Instance:
                 self.store.close()
                 raise
         self._register_functions()
-        from .compiler import load_handlers
-
         load_handlers()  # now, on the creating thread, before sessions compile anywhere
         # Compiled procedures / functions: (db_id, object_id) -> (modify_date, compiled).
         self.procedure_cache: dict[tuple[int, int], tuple[Any, Any]] = {}
@@ -65,7 +64,7 @@ class Instance:
     def _register_functions(self) -> None:
         """Make scalar UDFs and session functions (``USER_NAME()`` …) callable from SQL the
         engine runs (the built-ins, ``LEN(name)`` …, are the storage backend's own)."""
-        from .udf_bridge import install
+        from .instance_bridge import install
 
         install(self)
         # sys.dm_exec_sessions / requests and sys.dm_tran_locks read this instance's sessions.

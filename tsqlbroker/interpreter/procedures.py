@@ -27,18 +27,30 @@ from tsqlbroker.errors import (
     TSqlError,
     tsql_error,
 )
-from tsqlbroker.grammar import ast
+from tsqlbroker.grammar import ast, parser
 
 from ..values import types as T
 from ..values.convert import CONVERSION_ERRORS
-from . import ast_types
+from . import ast_types, dml, transactions
 from .authorize import require_database, require_execute
-from .compiler import Compiler, ReturnSignal, Scope, StmtFn, TableVarInfo, VarInfo, handler
+from .compiler import (
+    Compiler,
+    ReturnSignal,
+    Scope,
+    StmtFn,
+    TableVarInfo,
+    VarInfo,
+    handler,
+    internal_error,
+)
 from .control import collect_labels
+from .dml import drop_temp_tables_named
 from .expressions import coerce, implicit
 from .frames import Frame
 from .impersonation import enter_module
 from .runtime_errors import aborts_scope
+from .tabletypes import TABLE, is_builtin, make_table_variable, table_argument
+from .udf_checks import check_function_body
 
 if TYPE_CHECKING:
     from .session import Session
@@ -94,9 +106,7 @@ def compile_batch(batch: ast.Batch) -> Compiled:
 def compile_module(definition: str, name: str, *, kind: str = "procedure",
                    scope: Scope | None = None) -> Compiled:
     """Parse and compile a procedure / function definition (its CREATE text)."""
-    from tsqlbroker.grammar.parser import parse_batch
-
-    batch = parse_batch(definition, 1)
+    batch = parser.parse_batch(definition, 1)
     node = next((s for s in batch.statements
                  if isinstance(s, (ast.CreateProcedure, ast.CreateFunction))), None)
     if node is None:
@@ -110,8 +120,6 @@ def compile_module_node(text: str, node: ast.CreateProcedure | ast.CreateFunctio
     c = Compiler(text, proc_name=name, kind=kind)
     params: list[ParamInfo] = []
     for p in node.params:
-        from .tabletypes import TABLE, is_builtin
-
         if not is_builtin(p.type):  # @p dbo.SomeTableType READONLY
             if not p.readonly:
                 raise c.bind_error(352, p, p.name)
@@ -239,8 +247,6 @@ def invoke(s: Session, compiled: Compiled, values: dict[int, Any]) -> tuple[int,
                 frame.table_vars[key] = v[p.slot]
                 lent.append(key)
             else:
-                from .tabletypes import make_table_variable
-
                 frame.table_vars[key] = make_table_variable(frame, p.name, p.table_type)
     saved = (s.nocount, s.xact_abort, s.datefirst, dict(s.options))
     temp_before = dict(s.temp_tables)
@@ -275,8 +281,6 @@ def invoke(s: Session, compiled: Compiled, values: dict[int, Any]) -> tuple[int,
         if created:
             # Temp tables a procedure creates are dropped when it ends; the caller's of the
             # same names, hidden meanwhile, are its own again.
-            from .dml import drop_temp_tables_named
-
             drop_temp_tables_named(s, created)
         for n in s.temp_own & temp_before.keys():
             s.temp_tables.setdefault(n, temp_before[n])
@@ -397,8 +401,6 @@ def compile_exec_args(c: Compiler, args: tuple[ast.ExecArg, ...]
         if a.value is None:
             out.append((a, None))
             continue
-        from .tabletypes import table_argument
-
         table = table_argument(c, a.value)
         out.append((a, table if table is not None else c.expr(a.value)))
         if a.output and isinstance(a.value, ast.Variable):
@@ -539,14 +541,10 @@ def call_procedure_batch(s: Session, name: str, args: dict[str, Any]) -> int:
     except TSqlError as e:
         s.rollback_statement()
         if isinstance(e, CancelledError):
-            from . import transactions
-
             transactions.rollback_all(s)
         s.report(e)
         return -6
     except Exception as e:  # noqa: BLE001 - never a traceback
-        from .compiler import internal_error
-
         s.rollback_statement()
         s.report(internal_error(e))
         return -6
@@ -602,8 +600,6 @@ def _module_handler(kind: str, module_type: str, label: str
                 _module_relative_line(e, c.text, node)
                 raise
         if kind == "function" and type_code != "IF":  # Msg 443: no side effects
-            from .udf_rules import check_function_body
-
             check_function_body(c, node)
         alter, or_alter = node.alter, node.or_alter
 
@@ -668,8 +664,6 @@ def call_table_function(f: Frame, name: ast.ObjectName, args: list[tuple[Any, T.
                         ) -> ResultSet | None:
     """Run multi-statement table-valued function ``name``; the rows of its RETURNS table
     (None: no such function). An argument None asks for the parameter's DEFAULT."""
-    from . import dml
-
     s = f.session
     compiled = resolve_module(s, name, {"TF"})
     if compiled is None:

@@ -14,17 +14,17 @@ from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine import access, roles
 from tsqlbroker.engine import permissions as P
+from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import BindError, tsql_error
 from tsqlbroker.grammar import ast
 
 from ..values import types as T
 from .authorize import holds_here, holds_server, object_columns, server_principals
 from .compiler import Compiler, StmtFn, handler, wrap_statement
+from .function_calls import str_arg
 from .impersonation import context, current, principal_in, privileged, unchecked
-from .sysfuncs import str_arg
 
 if TYPE_CHECKING:
-    from tsqlbroker.engine.security import Security
     from tsqlbroker.storage.store import StoreConnection
 
     from .frames import Frame
@@ -43,8 +43,6 @@ _ALTER_LOGIN_OPTIONS = _LOGIN_OPTIONS | {"name"}
 # helpers
 # --------------------------------------------------------------------------------------------
 def _sec(f: Frame) -> Security:
-    from tsqlbroker.engine.security import Security
-
     return Security.get(f.session.instance.store)
 
 

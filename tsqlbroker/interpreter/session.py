@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import CancelledError, ExecutionError, TSqlError, tsql_error
-from tsqlbroker.grammar import ast
+from tsqlbroker.grammar import ast, parser
 from tsqlbroker.storage.failures import is_transient
 from tsqlbroker.storage.txn import Txn
 
@@ -153,8 +153,6 @@ class Session:
         """Split ``text`` into GO batches (``GO n`` repeats) and run each one.
 
         Errors go to the sink; returns False if any batch reported an error."""
-        from tsqlbroker.grammar.parser import parse_batch, split_batches
-
         ok = True
         self._cancel = False  # a cancel from now on (even while parsing) stops this text
         cache = self.instance.batch_cache
@@ -162,7 +160,7 @@ class Session:
         chunks = cache.get(key) if key is not None else None
         if chunks is None:
             try:
-                chunks = split_batches(text)
+                chunks = parser.split_batches(text)
             except TSqlError as e:
                 self.report(e)
                 return False
@@ -174,7 +172,7 @@ class Session:
             compiled = cache.get(key) if key is not None else None
             if compiled is None:
                 try:
-                    batch = parse_batch(chunk.text, line)
+                    batch = parser.parse_batch(chunk.text, line)
                 except TSqlError as e:
                     self.report(e)
                     ok = False

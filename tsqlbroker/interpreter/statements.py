@@ -10,15 +10,17 @@ from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine.catalog import FIRST_USER_DATABASE_ID
 from tsqlbroker.engine.results import ResultSet
-from tsqlbroker.errors import ExecutionError, TSqlError, tsql_error
+from tsqlbroker.errors import MESSAGES, ExecutionError, TSqlError, format_message, tsql_error
 from tsqlbroker.grammar import ast
 
 from ..values import types as T
 from ..values.message_format import format_raiserror
+from ..values.xml_modify import modify
 from . import ast_types
 from .authorize import require_connect, require_create_database, require_drop_database
 from .compiler import CExpr, Compiler, StmtFn, handler, self_wrapped, touches_storage, walk
 from .expressions import coerce
+from .function_calls import xml_resolver
 from .statistics import set_statistics
 
 if TYPE_CHECKING:
@@ -121,9 +123,6 @@ def compile_set_variable(c: Compiler, node: ast.SetVariable) -> StmtFn:
 
 def _compile_xml_modify(c: Compiler, node: ast.SetVariable) -> StmtFn:
     """``SET @x.modify('insert … | delete … | replace value of …')`` on an xml variable."""
-    from ..values.xml_modify import modify
-    from .sysfuncs import xml_resolver
-
     info = c.var(node.name, node)
     call = node.expr
     if not info.type.is_xml or not isinstance(call, ast.MethodCall) or len(call.args) != 1:
@@ -483,8 +482,6 @@ def compile_raiserror(c: Compiler, node: ast.Raiserror) -> StmtFn:
             number = 50000 if m is None else int(m)
             if number < 13000 or number == 50000:
                 raise tsql_error(2732, number, 13000, 2147483647)
-            from tsqlbroker.errors import MESSAGES, format_message
-
             entry = MESSAGES.get(number) if number > 50000 else None
             if entry is None:
                 raise tsql_error(18054, number, severity, state)

@@ -10,14 +10,17 @@ from sqlalchemy.engine import make_url
 
 from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.engine.visibility import object_visible
+from tsqlbroker.engine.sysviews import type_facts
+from tsqlbroker.engine.tableinfo import load_table
 from tsqlbroker.errors import tsql_error
 from tsqlbroker.grammar import ast
 
 from ..values import types as T
 from .compiler import Compiler, StmtFn
+from .dml import exec_context
 from .frames import Frame
+from .function_calls import MODULE_TYPES, str_arg
 from .server_info import config_options
-from .sysfuncs import MODULE_TYPES, str_arg
 
 # sp_helptext returns nvarchar(255) rows: a longer line continues on the next row.
 _LINE_WIDTH = 255
@@ -58,9 +61,8 @@ def _objname_arg(c: Compiler, node: ast.ExecProc) -> Any:
 
 def _resolve(f: Frame, name: str | None) -> Any:
     """The catalog row of object ``name`` in the current database, or Msg 15009."""
+    # start-up laziness: the transpiler loads sqlglot
     from tsqlbroker.engine.transpiler.resolve import object_id_of
-
-    from .dml import exec_context
 
     s = f.session
     oid = object_id_of(exec_context(f), name) if name else None
@@ -103,9 +105,6 @@ def _prec_scale(name: str, precision: int, scale: int) -> tuple[str | None, str 
 
 def column_rows(conn: Any, row: Any) -> list[tuple[Any, ...]]:
     """sp_help's column result set rows for table object ``row``."""
-    from tsqlbroker.engine.sysviews import type_facts
-    from tsqlbroker.engine.tableinfo import load_table
-
     out: list[tuple[Any, ...]] = []
     for col in load_table(conn, row).columns:
         name, _tid, max_length, precision, scale, _chars = type_facts(col.spec)
@@ -119,8 +118,6 @@ def column_rows(conn: Any, row: Any) -> list[tuple[Any, ...]]:
 
 def identity_row(conn: Any, row: Any) -> tuple[Any, ...]:
     """sp_help's Identity result set row (its message row when the table has none)."""
-    from tsqlbroker.engine.tableinfo import load_table
-
     ident = load_table(conn, row).identity_column
     if ident is None or ident.identity is None:
         return ("No identity column defined.", None, None, None)

@@ -17,6 +17,7 @@ from tsqlbroker.grammar import ast
 from ..values import types as T
 from . import ast_types
 from .compiler import CExpr, Compiler, StmtFn, TableVarInfo, handler
+from .dml import engine_dml, exec_context, table_columns_sql
 
 if TYPE_CHECKING:
     from .frames import Frame
@@ -61,8 +62,6 @@ def type_columns(s: Session, type_name: str) -> str:
 
 def make_table_variable(f: Frame, var_name: str, type_name: str) -> str:
     """A new, empty table variable ``var_name`` of table type ``type_name``: its physical name."""
-    from .dml import engine_dml, exec_context
-
     columns = type_columns(f.session, type_name)
     physical: str = engine_dml.declare_table_variable(exec_context(f), var_name, columns)
     return physical
@@ -96,8 +95,6 @@ def table_argument(c: Compiler, value: ast.Expr) -> CExpr | None:
 
 @handler(ast.CreateTableType)
 def compile_create_table_type(c: Compiler, node: ast.CreateTableType) -> StmtFn:
-    from .dml import table_columns_sql
-
     columns = table_columns_sql(c, node)  # type: ignore[arg-type]  # slices "TABLE (…)" alike
     name = node.name
     shown = f"{name.schema}.{name.name}" if name.schema else name.name

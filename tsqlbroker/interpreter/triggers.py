@@ -25,10 +25,10 @@ from tsqlbroker.grammar.parser import parse_batch
 from ..values import types as T
 from . import dml
 from .compiler import CExpr, Compiler, StmtFn, expr_handler, handler
+from .function_calls import special
 from .procedures import Compiled, ParamInfo, collect_labels, invoke
 from .schemas import ddl_statement, drop_objects
 from .sequences import database_of, shown_name
-from .sysfuncs import special
 from .tabletypes import TABLE
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from typing import Any
 
 from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.errors import TSqlError
-from tsqlbroker.repl.catalog import bracket
+from tsqlbroker.repl.side_session import bracket
 
 Query = Callable[[str], list[ResultSet]]
 

@@ -9,6 +9,8 @@
     tsqlbroker spark drain …         drain a queue's backlog on Apache Spark (``spark`` extra)
 
 Imports stay light: ``-Q`` and ``parse`` load neither prompt-toolkit nor psycopg nor pyspark.
+Commands other packages add (``spark``, from :mod:`tsqlbroker.spark.cli`) are entry points of
+the group :data:`COMMANDS_GROUP` (pyproject.toml): the command line never imports them by name.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ from tsqlbroker.repl.config import ACTIVATION_MODES
 from tsqlbroker.repl.pipes import EXIT_BROKEN_PIPE, PipeGuard, silence
 
 if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
+    # start-up laziness: parse, serve and the REPL never load the runner
     from tsqlbroker.repl.runner import ScriptRunner
 
 EPILOG = """\
@@ -44,7 +49,11 @@ storage or the -d database cannot be opened); 2 bad command-line usage; 130 inte
 (SIGINT, Ctrl-C); 141 the output was closed early (| head); 143 SIGTERM.
 """
 
-MODES = ("run", "parse", "serve", "spark")
+MODES = ("run", "parse", "serve")
+# Entry points naming further modes: ``name = "module:function"``, the function taking the
+# mode's arguments and returning the exit status; the libraries it needs are the extra of the
+# same name (``tsqlbroker[spark]``).
+COMMANDS_GROUP = "tsqlbroker.commands"
 
 # The top-level usage names the modes (argparse's own would list the options only).
 USAGE = """\
@@ -123,9 +132,21 @@ _VALUED = {"--url", "-d", "--database", "--format", "-v", "-o", "--wait-idle", "
            "--log", "--activation", "-U", "-P"}
 
 
+def plugged_command(word: str) -> EntryPoint | None:
+    """The entry point of the command ``word`` another package adds (group
+    :data:`COMMANDS_GROUP`), or None."""
+    # Only a word that names no built-in mode gets here.
+    # start-up laziness: importlib.metadata reads the installed distributions.
+    from importlib.metadata import entry_points
+
+    found = entry_points(group=COMMANDS_GROUP, name=word)
+    return next(iter(found), None)
+
+
 def split_mode(args: list[str]) -> tuple[str | None, list[str]]:
-    """The mode word (run | parse | serve) wherever it stands among the options, and the
-    remaining arguments: ``tsqlbroker --url sqlite:// run a.sql`` is ``run``."""
+    """The mode word (run | parse | serve, or a plugged command such as spark) wherever it
+    stands among the options, and the remaining arguments: ``tsqlbroker --url sqlite://
+    run a.sql`` is ``run``."""
     skip = False
     for i, word in enumerate(args):
         if skip:
@@ -138,7 +159,7 @@ def split_mode(args: list[str]) -> tuple[str | None, list[str]]:
             continue
         if word.startswith("-"):
             continue
-        if word in MODES:
+        if word in MODES or plugged_command(word) is not None:
             return word, args[:i] + args[i + 1:]
         break
     return None, args
@@ -148,18 +169,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tsqlbroker`` console script."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     mode, rest = split_mode(args_list)
-    if mode == "spark":
-        return _spark(rest)
+    if mode is not None and mode not in MODES:
+        return _plugged(mode, rest)
     parser = build_parser(mode)
     args = parser.parse_args(rest)
     try:
         if mode != "serve":  # serve stops on SIGTERM by itself
             _exit_on_sigterm()
         if mode == "parse":
+            # start-up laziness: each mode loads only its own modules
             from tsqlbroker.grammar.check import check_files
 
             return check_files(args.files, args.ast, sys.stdout, sys.stderr)
         if mode == "serve":
+            # start-up laziness: each mode loads only its own modules
             from tsqlbroker.repl.serve import serve
 
             return serve(args.url, args.database, args.log)
@@ -172,6 +195,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.query is not None or args.inputs:
             return run_scripts(args, files=args.inputs, text=args.query,
                                thaw_after=thaw_after)
+        # start-up laziness: only the REPL loads prompt-toolkit
         from tsqlbroker.repl.main import run_repl
 
         return run_repl(url=args.url, database=args.database, output_format=args.format,
@@ -217,20 +241,21 @@ def _exit_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, leave)
 
 
-def _spark(args: list[str]) -> int:
-    """``tsqlbroker spark …`` (pyspark is imported only here, and only if installed)."""
+def _plugged(mode: str, args: list[str]) -> int:
+    """A command another package adds (``tsqlbroker spark …``): its module is loaded only
+    now; a library it needs that is missing names the extra to install."""
+    command = plugged_command(mode)
+    assert command is not None  # split_mode found it
     try:
-        # Imported here: pyspark is an optional extra and heavy to load.
-        from tsqlbroker.spark.cli import main as spark_main
+        run = command.load()
     except ImportError as exc:
-        if exc.name is None or not exc.name.startswith(("pyspark", "py4j", "pandas",
-                                                        "pyarrow")):
+        if exc.name is None or exc.name.split(".")[0] == "tsqlbroker":
             raise
-        print("tsqlbroker spark: pyspark is not installed: "
-              "python -m pip install 'tsqlbroker[spark]'", file=sys.stderr)
+        print(f"tsqlbroker {mode}: {exc.name.split('.')[0]} is not installed: "
+              f"python -m pip install 'tsqlbroker[{mode}]'", file=sys.stderr)
         return 2
     try:
-        return spark_main(args)
+        return run(args)
     except KeyboardInterrupt:
         return 130
 
@@ -245,6 +270,7 @@ def run_scripts(args: argparse.Namespace, files: list[str], text: str | None,
                 thaw_after: bool = True) -> int:
     """Run files and/or text as the command-line contract says; the process exit status.
     ``thaw_after=False`` when the process exits next (see :mod:`tsqlbroker.startup`)."""
+    # start-up laziness: parse, serve and the REPL never load the runner
     from tsqlbroker.repl.runner import ScriptRunner
     from tsqlbroker.repl.sqlcmd import SqlcmdState, parse_assignment
 
@@ -256,6 +282,7 @@ def run_scripts(args: argparse.Namespace, files: list[str], text: str | None,
             print(f"tsqlbroker: {exc}", file=sys.stderr)
             return 2
         state.setvar(name, value)
+    # start-up laziness: loaded once -v is known good
     from tsqlbroker.grammar.loader import get_driver
     from tsqlbroker.grammar.scriptfile import ScriptEncodingError, read_script
     from tsqlbroker.startup import startup_phase, thaw

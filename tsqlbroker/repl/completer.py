@@ -1,7 +1,7 @@
 """Completion: keywords, built-in functions, catalog objects, databases, buffer variables.
 
 The catalog part reads a :class:`CatalogSnapshot` that a background refresher replaces whole
-(see :mod:`tsqlbroker.repl.catalog`), so completing never waits for the storage. The word
+(see :mod:`tsqlbroker.repl.side_session`), so completing never waits for the storage. The word
 before the cursor decides what is offered: after ``FROM``/``JOIN``/``INTO`` tables and queues,
 after ``ON QUEUE``/``RECEIVE … FROM`` queues, after ``SERVICE`` services, after ``CONTRACT``
 contracts, after ``MESSAGE TYPE`` message types, after ``EXEC`` procedures, after ``USE``

@@ -34,11 +34,15 @@ from pygments.styles import get_style_by_name
 from pygments.util import ClassNotFound
 from rich.console import Console
 from rich.text import Text
+from sqlalchemy.engine import make_url
 
 from tsqlbroker import __version__
+from tsqlbroker.engine.broker import Broker
 from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.errors import StorageOpenError, TSqlError
-from tsqlbroker.repl.catalog import CatalogCache, HelperSession, bracket, changes_catalog
+from tsqlbroker.grammar import split_batches
+from tsqlbroker.interpreter.broker_runtime import runtime_for
+from tsqlbroker.interpreter.instance import Instance
 from tsqlbroker.repl.completer import TSqlCompleter
 from tsqlbroker.repl.config import Config, ConfigError, load_config, parse_config
 from tsqlbroker.repl.key_bindings import build_key_bindings, split_command
@@ -46,6 +50,7 @@ from tsqlbroker.repl.lexer import TSqlBrokerLexer
 from tsqlbroker.repl.pipes import EXIT_BROKEN_PIPE, PipeGuard
 from tsqlbroker.repl.render import RichSink, run_pager
 from tsqlbroker.repl.runner import first_value
+from tsqlbroker.repl.side_session import CatalogCache, HelperSession, bracket, changes_catalog
 from tsqlbroker.repl.special import SpecialError, execute_special
 from tsqlbroker.repl.sqlcmd import (
     SqlcmdError,
@@ -80,9 +85,6 @@ class _Link:
 
 
 def _default_instance(url: str | None) -> Any:
-    from tsqlbroker.interpreter.broker_runtime import runtime_for
-    from tsqlbroker.interpreter.instance import Instance
-
     instance = Instance(url)
     # Activation, conversation timers and lifetimes run while the REPL waits for input, when
     # this process hosts them (Repl.set_activation starts the runtime in the chosen mode).
@@ -252,8 +254,6 @@ class Repl:
 
     def run_text(self, text: str, base_dir: Path | None = None) -> None:
         """Preprocess (``$(var)``, ``:setvar``, ``:r``) and run the GO batches of ``text``."""
-        from tsqlbroker.grammar import split_batches
-
         try:
             plain = preprocess(text, self.sqlcmd, base_dir)
         except SqlcmdError as err:
@@ -343,8 +343,6 @@ class Repl:
 
     def conversation_created(self) -> dict[Any, Any]:
         """Creation times (UTC) of the current database's conversation endpoints."""
-        from tsqlbroker.engine.broker import Broker
-
         store = self.instance.store
         conn = store.connect()
         try:
@@ -634,8 +632,6 @@ def describe_storage(repl: Repl) -> str:
         return "a private in-memory store (sqlite://)"
     url = repl.url or getattr(getattr(repl.instance, "store", None), "url", "")
     try:
-        from sqlalchemy.engine import make_url
-
         return make_url(url).render_as_string(hide_password=True)
     except Exception:  # noqa: BLE001 - a banner must not fail on an odd URL
         return str(url)

@@ -73,6 +73,7 @@ class ScriptRunner:
                  err: TextIO, sqlcmd: SqlcmdState | None = None,
                  stop_on_error: bool = False, activation: str = "auto",
                  host_at_start: bool = True, login: tuple[str, str] | None = None) -> None:
+        # start-up laziness: the engine loads inside the caller's start-up phase (startup.py)
         from tsqlbroker.interpreter.instance import Instance
 
         base: Sink = JsonLinesSink(out) if output_format == "json" else TextSink(out, err)
@@ -89,6 +90,7 @@ class ScriptRunner:
         # Activation runs in the background while scripts run (when this process hosts
         # it: broker_runtime); in text mode what activated procedures print (the broker
         # log) is shown on stderr as it happens.
+        # start-up laziness: the engine loads inside the caller's start-up phase (startup.py)
         from tsqlbroker.interpreter.broker_runtime import runtime_for
 
         self.runtime = runtime_for(self.instance, start=False)
@@ -157,6 +159,7 @@ class ScriptRunner:
 
     def run_text(self, text: str, base_dir: Path | None = None) -> bool:
         """Run a script; False once the run must stop (``-b`` / ``:on error exit`` / ``:quit``)."""
+        # start-up laziness: the grammar loads inside the caller's start-up phase (startup.py)
         from tsqlbroker.grammar import split_batches
 
         if self.stopped:

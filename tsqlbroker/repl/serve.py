@@ -20,14 +20,17 @@ from collections.abc import Callable
 from types import FrameType
 from typing import TextIO
 
+from sqlalchemy.engine import make_url
+
 from tsqlbroker import __version__
+from tsqlbroker.errors import TSqlError
+from tsqlbroker.interpreter.broker_runtime import runtime_for
+from tsqlbroker.interpreter.instance import Instance
 
 
 def _redact(url: str) -> str:
     """The URL without its password, for the log."""
     try:
-        from sqlalchemy.engine import make_url
-
         return make_url(url).render_as_string(hide_password=True)
     except Exception:  # noqa: BLE001 - a URL the log cannot parse is still worth naming
         return "(url)"
@@ -43,10 +46,6 @@ def serve(url: str | None, database: str = "master", log_path: str | None = None
 
 
 def _serve(url: str | None, out: TextIO, stop: threading.Event | None) -> int:
-    from tsqlbroker.errors import TSqlError
-    from tsqlbroker.interpreter.broker_runtime import runtime_for
-    from tsqlbroker.interpreter.instance import Instance
-
     # Reentrant: the SIGUSR1 handler runs in the main thread, maybe inside a write.
     lock = threading.RLock()
 

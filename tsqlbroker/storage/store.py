@@ -29,10 +29,9 @@ from sqlalchemy import Connection, Engine, MetaData, create_engine
 from sqlalchemy.engine import CursorResult, make_url
 from sqlalchemy.exc import DBAPIError, NoSuchModuleError
 
-from ..engine.privatestore import PrivateDir  # storage/ in P5
 from ..errors import CancelledError
 from .backends import backend_named
-from .backends.base import Backend
+from .backends.base import Backend, PrivateFiles
 
 if TYPE_CHECKING:
     from .backends.postgres import libpq as pgexec
@@ -96,7 +95,7 @@ class Store:
 
     def __init__(self, url: str | None = None, *, busy_timeout_ms: int = 60_000) -> None:
         self.requested_url = url
-        self._private: PrivateDir | None = None
+        self._private: PrivateFiles | None = None
         if url is None:
             url = default_url()
         # What differs between backends: the engine asks it, never the name.

@@ -21,7 +21,6 @@ from typing import Any
 
 from ..errors import tsql_error
 from ..values.types import TypeSpec, parse_spec, type_of_value
-from .backends import backend_named
 
 INT_TYPES = {"bigint", "int", "smallint", "tinyint", "bit"}
 DECIMAL_TYPES = {"decimal", "numeric", "money", "smallmoney"}
@@ -49,13 +48,14 @@ def _type_name(t: TypeSpec) -> str:
     return t.spec
 
 
-def to_storage(value: Any, spec: str | None, dialect: str = "sqlite") -> Any:
+def to_storage(value: Any, spec: str | None, native_decimal: bool) -> Any:
     """Convert a Python value to what the backend stores for a column (or parameter) of
-    ``spec``. Raises SQL Server's conversion errors (245, 241, 8169 …)."""
+    ``spec`` (``native_decimal``: the backend's flag, decimals kept exact). Raises SQL Server's
+    conversion errors (245, 241, 8169 …)."""
     if value is None:
         return None
     if spec is None:
-        return _plain(value, dialect)
+        return _plain(value, native_decimal)
     t = parse_spec(spec)
     name = t.name
     try:
@@ -80,7 +80,7 @@ def to_storage(value: Any, spec: str | None, dialect: str = "sqlite") -> Any:
             if name in ("decimal", "numeric") and \
                     abs(d) >= Decimal(10) ** ((t.precision or 18) - (scale or 0)):
                 raise tsql_error(8115, _value_kind(value), "numeric")
-            if backend_named(dialect).native_decimal:
+            if native_decimal:
                 return d
             # SQLite's INTEGER holds 64 bits; beyond that it keeps numbers as REAL anyway.
             return int(d) if scale == 0 and -(2**63) <= d < 2**63 else float(d)
@@ -113,7 +113,7 @@ def to_storage(value: Any, spec: str | None, dialect: str = "sqlite") -> Any:
         kind = _value_kind(value)
         shown = value if not isinstance(value, (bytes, bytearray)) else "0x" + value.hex()
         raise tsql_error(245, kind, str(shown), name) from None
-    return _plain(value, dialect)
+    return _plain(value, native_decimal)
 
 
 def _value_kind(value: Any) -> str:
@@ -194,12 +194,12 @@ def _parse_datetime_text(text: str) -> dt.datetime | dt.date | dt.time:
         raise tsql_error(241) from None
 
 
-def _plain(value: Any, dialect: str) -> Any:
+def _plain(value: Any, native_decimal: bool) -> Any:
     """A value of unknown declared type in backend form."""
     if isinstance(value, bool):
         return int(value)
     if isinstance(value, Decimal):
-        return value if backend_named(dialect).native_decimal else float(value)
+        return value if native_decimal else float(value)
     if isinstance(value, uuid.UUID):
         return str(value).upper()
     if isinstance(value, dt.datetime):
@@ -300,7 +300,7 @@ def column_spec_for(value: Any) -> str | None:
     return _COLUMN_SPEC_OF.get(t.name) or t.spec()
 
 
-# The old name, called by query.py, udfbridge.py, udfcall.py until P5 (issue 15).
+# The old name, called by query.py, udf_bridge.py, udf_calls.py until P5 (issue 15).
 spec_of_value = column_spec_for
 
 

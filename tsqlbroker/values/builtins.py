@@ -6,7 +6,7 @@ the values known at compile time (None, or :data:`NOTCONST`, when not known): DA
 ``day`` arrives there as the text ``'day'`` and the callable is specialised for it.
 
 Session functions (DB_ID, OBJECT_ID, ERROR_NUMBER, @@SPID …) and the short-circuit forms
-IIF, COALESCE and ISNULL are compiled by the compiler itself (sysfuncs.py); the ISNULL and
+IIF, COALESCE and ISNULL are compiled by the compiler itself (function_calls.py); the ISNULL and
 COALESCE here are the plain, all-arguments-evaluated versions for callers without their own.
 
 The families live in their own modules — :mod:`strings`, :mod:`mathfunctions`,

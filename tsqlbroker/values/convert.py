@@ -705,7 +705,7 @@ def _to_xml(src: SqlType, dst: SqlType, style: int | None) -> Conv | None:
 
 
 # ---- from sql_variant: the value's own type decides, looked up once per Python type
-# The old name, called by interpreter/sysfuncs.py and expressions.py until P5 (issue 15).
+# The old name, called by interpreter/function_calls.py and expressions.py until P5 (issue 15).
 variant_type = type_of_value
 
 

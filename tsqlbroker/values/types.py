@@ -322,7 +322,7 @@ def split_type_spec(spec: str) -> tuple[str, list[str]] | None:
     and argument texts, or None when it is not a type spec.
 
     The one reader of type-spec text: :func:`parse_type` builds a :class:`SqlType` from its
-    parts, the engine's ``sqltypes.parse_spec`` its catalog view of them.
+    parts, :func:`parse_spec` its catalog view of them.
     """
     m = _SPEC_RE.match(spec)
     if not m:

@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import and_, select, update
 
 from ...storage.txn import Txn
+from ..activation import QueueSettings
 from .notifications import Notifications
 from .objects import Objects
 from .receive import Receiving
@@ -45,7 +46,6 @@ class ActivationLink:
 
     def activation_queue_settings(self, db_id: int, queue_id: int) -> Any:
         """QueueSettings of a queue (None if it is gone), for the activation manager."""
-        from ..activation import QueueSettings
         conn = self.state.store.connect()
         try:
             meta = self.state.db(conn, db_id)

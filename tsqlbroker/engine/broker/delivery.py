@@ -39,6 +39,7 @@ from .group_locks import GroupLocks
 from .meta import DbMeta
 from .model import (
     ALWAYS_ALLOWED,
+    CLOSED_KEEP,
     DIALOG_TIMER,
     END_DIALOG,
     ERROR,
@@ -740,7 +741,6 @@ class Delivery:
         if ep.is_initiator:
             self.delete_endpoint(conn, ep)
             return
-        from .model import CLOSED_KEEP
         c = self.state.t.conversations
         conn.execute(update(c).where(c.c.conversation_handle == ep.conversation_handle)
                      .values(state="CD", dialog_timer=None,

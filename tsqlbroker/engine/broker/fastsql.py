@@ -1,4 +1,5 @@
-"""Hand-written SQL for the hot path (SEND, delivery, RECEIVE).
+"""Hand-written SQL for the hot path (SEND, delivery; RECEIVE's own statements are in
+:mod:`.receive`).
 
 SQLAlchemy Core builds and cache-keys a statement, and sets up result metadata, on every
 execution, which costs several times what SQLite takes to run it. The few statements SEND
@@ -106,78 +107,13 @@ DELIVER_GUARDED_PG = (
     + " FROM p RETURNING 1) "
     f"SELECT CASE WHEN n = 1 THEN 0 ELSE ('{GUARD_FAILED}:' || n)::integer END "
     "FROM (SELECT count(*) AS n FROM i) AS c")
-# A group's ready rows through its endpoints (a conversation's messages are all in its
-# endpoint's group, MOVE CONVERSATION moves both) and ix_…_msg_receive: no index on the
-# messages' group column, which every SEND and RECEIVE would have to maintain. ``+queue_id``
-# keeps SQLite's planner off the ready index (queue_id, status): without statistics it may
-# pick it and scan every ready row of the queue.
-SELECT_GROUP_ROWS = (f"SELECT {', '.join(MESSAGE_COLUMNS)} FROM {PREFIX}messages "
-                     f"WHERE conversation_handle IN (SELECT conversation_handle FROM "
-                     f"{PREFIX}conversation_endpoints WHERE conversation_group_id = ?) "
-                     "AND status = 1 AND +queue_id = ? AND conversation_group_id = ?")
-# RECEIVE TOP (n): the group's conversations, each one's (priority, first queuing_order) among
-# its ready rows, and its ready rows in RECEIVE order — an index walk on ix_…_msg_receive
-# (the ``+`` keeps the planner off the ready index). A conversation's messages are all in its
-# endpoint's group: the caller holds that group's lock, so no MOVE CONVERSATION can intervene.
-SELECT_GROUP_HANDLES = (f"SELECT conversation_handle FROM {PREFIX}conversation_endpoints "
-                        "WHERE conversation_group_id = ?")
-SELECT_CONVERSATION_KEY = (f"SELECT MAX(priority), MIN(queuing_order) FROM {PREFIX}messages "
-                           "WHERE conversation_handle = ? AND status = 1 AND +queue_id = ?")
-# The same for a group of one conversation (the usual case), in one statement: the first
-# column counts the group's conversations up to 2; the rows are right only when it is 1.
-SELECT_LONE_CONVERSATION_ROWS = (
-    f"SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM {PREFIX}conversation_endpoints WHERE "
-    "conversation_group_id = ? LIMIT 2) AS c), "
-    f"{', '.join('m.' + c for c in MESSAGE_COLUMNS)} FROM {PREFIX}messages m "
-    f"WHERE m.conversation_handle = (SELECT conversation_handle FROM "
-    f"{PREFIX}conversation_endpoints WHERE conversation_group_id = ? LIMIT 1) "
-    "AND m.status = 1 AND +m.queue_id = ? "
-    "ORDER BY m.rank, m.message_sequence_number, m.queuing_order LIMIT ?")
-SELECT_CONVERSATION_ROWS = (f"SELECT {', '.join(MESSAGE_COLUMNS)} FROM {PREFIX}messages "
-                            "WHERE conversation_handle = ? AND status = 1 AND +queue_id = ? "
-                            "ORDER BY rank, message_sequence_number, queuing_order LIMIT ?")
-
-
-# PostgreSQL's forms of statements above whose plan must not depend on the planner's
-# statistics. A conversation's ready rows in RECEIVE order: ``ORDER BY rank, sequence`` is
-# the order of ix_…_msg_receive, so the server walks the index and stops after the rows
-# wanted (WITH TIES: DialogTimer and Error messages share sequence number 0, queuing order
-# decides among them, outside); with the full order inside, a planner that believes the
-# conversation has one row (a burst before ANALYZE) reads and sorts all of them. May return
-# more than the rows asked for (ties): the caller keeps the first.
-_PG_FORMS = {
-    SELECT_LONE_CONVERSATION_ROWS: (
-        f"SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM {PREFIX}conversation_endpoints WHERE "
-        "conversation_group_id = ? LIMIT 2) AS c), "
-        f"{', '.join('m.' + c for c in MESSAGE_COLUMNS)} FROM (SELECT "
-        f"{', '.join(MESSAGE_COLUMNS)} FROM {PREFIX}messages "
-        f"WHERE conversation_handle = (SELECT conversation_handle FROM "
-        f"{PREFIX}conversation_endpoints WHERE conversation_group_id = ? LIMIT 1) "
-        "AND status = 1 AND queue_id = ? ORDER BY rank, message_sequence_number "
-        "FETCH FIRST ? ROWS WITH TIES) AS m "
-        "ORDER BY m.rank, m.message_sequence_number, m.queuing_order"),
-    SELECT_CONVERSATION_ROWS: (
-        f"SELECT {', '.join(MESSAGE_COLUMNS)} FROM (SELECT {', '.join(MESSAGE_COLUMNS)} "
-        f"FROM {PREFIX}messages WHERE conversation_handle = ? AND status = 1 AND queue_id = ? "
-        "ORDER BY rank, message_sequence_number FETCH FIRST ? ROWS WITH TIES) AS m "
-        "ORDER BY rank, message_sequence_number, queuing_order"),
-}
-
-
 def run(conn: StoreConnection, sql: str, params: tuple[Any, ...] = ()) -> Any:
     """Execute hot-path SQL with positional parameters on the connection's DBAPI connection
     (hence in the same storage transaction as every other statement of the session);
     returns a cursor-like object (``fetchone`` / ``fetchall`` / iteration). On PostgreSQL
     through libpq directly (:mod:`.pgexec`; its failures are SQLAlchemy's ``DBAPIError`` as
     on every other PostgreSQL path)."""
-    backend = conn.backend
-    return backend.execute_fast(
-        conn, _PG_FORMS.get(sql, sql) if backend.plans_by_statistics else sql, params)
-
-
-def _planned(conn: StoreConnection, sql: str) -> str:
-    """``sql`` or, where plans follow table statistics, its form in :data:`_PG_FORMS`."""
-    return _PG_FORMS.get(sql, sql) if conn.backend.plans_by_statistics else sql
+    return conn.backend.execute_fast(conn, sql, params)
 
 
 def run_with_commit(txn: Txn, sql: str, params: tuple[Any, ...] = ()) -> bool:
@@ -186,7 +122,7 @@ def run_with_commit(txn: Txn, sql: str, params: tuple[Any, ...] = ()) -> bool:
     for both — the parameters merged in client-side (:func:`.pgexec.merged`). True when so
     arranged (the statement runs at commit, after any other statement); False: the caller
     runs it."""
-    return txn.conn.backend.execute_with_commit(txn, _planned(txn.conn, sql), params)
+    return txn.conn.backend.execute_with_commit(txn, sql, params)
 
 
 def guarded_with_commit(txn: Txn, sql: str, params: tuple[Any, ...],
@@ -198,7 +134,7 @@ def guarded_with_commit(txn: Txn, sql: str, params: tuple[Any, ...],
     conn = txn.conn
     if not txn.flushing_last or not conn.sends_with_commit or txn.commit_guard is not None:
         return False
-    txn.commit_guard = CommitGuard(conn.backend.merged_text(conn, _planned(conn, sql), params),
+    txn.commit_guard = CommitGuard(conn.backend.merged_text(conn, sql, params),
                                    fallback)
     return True
 

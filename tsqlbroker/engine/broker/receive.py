@@ -21,7 +21,7 @@ from typing import Any
 
 from sqlalchemy import and_, select
 
-from ...errors import broker_error
+from ...errors import BindError, broker_error, tsql_error
 from ...storage.store import StoreConnection
 from ...storage.txn import Txn
 from ..results import ResultSet
@@ -29,11 +29,6 @@ from . import row_locks
 from .claims import PASSED_OVER
 from .fastsql import (
     MESSAGE_COLUMNS,
-    SELECT_CONVERSATION_KEY,
-    SELECT_CONVERSATION_ROWS,
-    SELECT_GROUP_HANDLES,
-    SELECT_GROUP_ROWS,
-    SELECT_LONE_CONVERSATION_ROWS,
     py_time,
     run,
     run_with_commit,
@@ -42,6 +37,69 @@ from .group_locks import DEADLOCK_WAIT_S, LOCK_TIMEOUT_S, GroupLocks, holds_sing
 from .model import QueueRow, uid, utcnow
 from .schema import PREFIX
 from .state import BrokerState
+
+# A group's ready rows through its endpoints (a conversation's messages are all in its
+# endpoint's group, MOVE CONVERSATION moves both) and ix_…_msg_receive: no index on the
+# messages' group column, which every SEND and RECEIVE would have to maintain. ``+queue_id``
+# keeps SQLite's planner off the ready index (queue_id, status): without statistics it may
+# pick it and scan every ready row of the queue.
+SELECT_GROUP_ROWS = (f"SELECT {', '.join(MESSAGE_COLUMNS)} FROM {PREFIX}messages "
+                     f"WHERE conversation_handle IN (SELECT conversation_handle FROM "
+                     f"{PREFIX}conversation_endpoints WHERE conversation_group_id = ?) "
+                     "AND status = 1 AND +queue_id = ? AND conversation_group_id = ?")
+# RECEIVE TOP (n): the group's conversations, each one's (priority, first queuing_order) among
+# its ready rows, and its ready rows in RECEIVE order — an index walk on ix_…_msg_receive
+# (the ``+`` keeps the planner off the ready index). A conversation's messages are all in its
+# endpoint's group: the caller holds that group's lock, so no MOVE CONVERSATION can intervene.
+SELECT_GROUP_HANDLES = (f"SELECT conversation_handle FROM {PREFIX}conversation_endpoints "
+                        "WHERE conversation_group_id = ?")
+SELECT_CONVERSATION_KEY = (f"SELECT MAX(priority), MIN(queuing_order) FROM {PREFIX}messages "
+                           "WHERE conversation_handle = ? AND status = 1 AND +queue_id = ?")
+# The same for a group of one conversation (the usual case), in one statement: the first
+# column counts the group's conversations up to 2; the rows are right only when it is 1.
+SELECT_LONE_CONVERSATION_ROWS = (
+    f"SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM {PREFIX}conversation_endpoints WHERE "
+    "conversation_group_id = ? LIMIT 2) AS c), "
+    f"{', '.join('m.' + c for c in MESSAGE_COLUMNS)} FROM {PREFIX}messages m "
+    f"WHERE m.conversation_handle = (SELECT conversation_handle FROM "
+    f"{PREFIX}conversation_endpoints WHERE conversation_group_id = ? LIMIT 1) "
+    "AND m.status = 1 AND +m.queue_id = ? "
+    "ORDER BY m.rank, m.message_sequence_number, m.queuing_order LIMIT ?")
+SELECT_CONVERSATION_ROWS = (f"SELECT {', '.join(MESSAGE_COLUMNS)} FROM {PREFIX}messages "
+                            "WHERE conversation_handle = ? AND status = 1 AND +queue_id = ? "
+                            "ORDER BY rank, message_sequence_number, queuing_order LIMIT ?")
+
+
+# PostgreSQL's forms of statements above whose plan must not depend on the planner's
+# statistics. A conversation's ready rows in RECEIVE order: ``ORDER BY rank, sequence`` is
+# the order of ix_…_msg_receive, so the server walks the index and stops after the rows
+# wanted (WITH TIES: DialogTimer and Error messages share sequence number 0, queuing order
+# decides among them, outside); with the full order inside, a planner that believes the
+# conversation has one row (a burst before ANALYZE) reads and sorts all of them. May return
+# more than the rows asked for (ties): the caller keeps the first.
+PG_FORMS = {
+    SELECT_LONE_CONVERSATION_ROWS: (
+        f"SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM {PREFIX}conversation_endpoints WHERE "
+        "conversation_group_id = ? LIMIT 2) AS c), "
+        f"{', '.join('m.' + c for c in MESSAGE_COLUMNS)} FROM (SELECT "
+        f"{', '.join(MESSAGE_COLUMNS)} FROM {PREFIX}messages "
+        f"WHERE conversation_handle = (SELECT conversation_handle FROM "
+        f"{PREFIX}conversation_endpoints WHERE conversation_group_id = ? LIMIT 1) "
+        "AND status = 1 AND queue_id = ? ORDER BY rank, message_sequence_number "
+        "FETCH FIRST ? ROWS WITH TIES) AS m "
+        "ORDER BY m.rank, m.message_sequence_number, m.queuing_order"),
+    SELECT_CONVERSATION_ROWS: (
+        f"SELECT {', '.join(MESSAGE_COLUMNS)} FROM (SELECT {', '.join(MESSAGE_COLUMNS)} "
+        f"FROM {PREFIX}messages WHERE conversation_handle = ? AND status = 1 AND queue_id = ? "
+        "ORDER BY rank, message_sequence_number FETCH FIRST ? ROWS WITH TIES) AS m "
+        "ORDER BY rank, message_sequence_number, queuing_order"),
+}
+
+
+def _planned(conn: StoreConnection, sql: str) -> str:
+    """``sql`` or, where plans follow table statistics, its form in :data:`PG_FORMS`."""
+    return PG_FORMS.get(sql, sql) if conn.backend.plans_by_statistics else sql
+
 
 QUEUE_COLUMNS: list[tuple[str, str]] = [
     ("status", "tinyint"), ("priority", "tinyint"), ("queuing_order", "bigint"),
@@ -193,7 +251,6 @@ class Receiving:
             if row is None or row[0] != q.object_id:
                 raise broker_error(8436, group)
             return group, None
-        from ...errors import BindError, tsql_error
         raise tsql_error(207, column, cls=BindError)
 
     def _next_group(self, conn: StoreConnection, txn: Txn, q: QueueRow, overlay: set[int],
@@ -236,7 +293,7 @@ class Receiving:
         if handle is not None:
             handles = [handle]
         else:
-            lone = run(conn, SELECT_LONE_CONVERSATION_ROWS,
+            lone = run(conn, _planned(conn, SELECT_LONE_CONVERSATION_ROWS),
                        (group, group, q.object_id, limit)).fetchall()
             if lone and lone[0][0] == 1:
                 return [dict(zip(MESSAGE_COLUMNS, r[1:], strict=True)) for r in lone]
@@ -254,7 +311,8 @@ class Receiving:
             if len(rows) >= limit:
                 break
             rows.extend(dict(zip(MESSAGE_COLUMNS, r, strict=True)) for r in run(
-                conn, SELECT_CONVERSATION_ROWS, (h, q.object_id, limit - len(rows))))
+                conn, _planned(conn, SELECT_CONVERSATION_ROWS),
+                (h, q.object_id, limit - len(rows))))
         return rows
 
     # -- GET CONVERSATION GROUP ---------------------------------------------------------------

@@ -171,7 +171,7 @@ def next_group_rows(conn: StoreConnection, queue_id: int, tried: set[str], limit
         "AND m.status = 1 AND m.queue_id = ? AND m.conversation_group_id = "
         "p.conversation_group_id ORDER BY m.rank, m.message_sequence_number "
         "FETCH FIRST ? ROWS WITH TIES FOR UPDATE OF m) r ON true "
-        # The index's order inside (see fastsql._PG_FORMS), ties by queuing order here.
+        # The index's order inside (see receive.PG_FORMS), ties by queuing order here.
         "ORDER BY r.rank, r.message_sequence_number, r.queuing_order"),
         (*params, queue_id, limit)).fetchall()
     if not rows:

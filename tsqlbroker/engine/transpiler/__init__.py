@@ -20,7 +20,7 @@ from sqlglot import exp
 from .. import parsing, sysviews
 from ..catalog import Catalog
 from ..context import ExecContext
-from ..udfcall import UdfCalls
+from ..udf_calls import UdfCalls
 from . import annotate, generate, resolve, rewrite
 from .annotate import TypeAnnotator
 from .resolve import Resolver
@@ -53,7 +53,7 @@ class Binder:
         self.sequences: dict[tuple[str, str, str], tuple[int, str]] = {}
         self.placeholder_specs: dict[str, str | None] = {}  # bound parameter → type spec
         self.applied: dict[str, Applied] = {}  # CROSS / OUTER APPLY aliases (SQLite)
-        self.udf_calls = UdfCalls(self)  # scalar UDF calls (udfcall.py)
+        self.udf_calls = UdfCalls(self)  # scalar UDF calls (udf_calls.py)
         self.session_calls: dict[int, str] = {}  # session function values (metafuncs.py)
         self.types = TypeAnnotator(self)
         self.resolver = Resolver(self, self.types)

@@ -14,13 +14,13 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from ...errors import TSqlError
+from ...storage.stored_values import STRING_TYPES
 from ...values.precedence import arithmetic_spec
-from ...values.types import literal_spec
+from ...values.types import literal_spec, parse_spec
 from .. import forxml, shapes
 from ..metafuncs import spec_of as session_call_spec
 from ..seqcalls import sequence_spec
-from ..sqltypes import STRING_TYPES, parse_spec
-from ..udfcall import spec_of as udf_call_spec
+from ..udf_calls import spec_of as udf_call_spec
 from .interface import BoundStatement
 from .scope import (
     Source,

@@ -13,12 +13,11 @@ from typing import Any
 from sqlglot import exp
 
 from ...storage.function_registry import functions_version
-from ...storage.stored_values import backend_value
+from ...storage.stored_values import backend_value, to_storage
 from .. import recursion
 from ..execsql import generate
 from ..metafuncs import prepare as prepare_session_calls
 from ..parsing import clear_parse_cache, stats
-from ..sqltypes import to_storage
 from .interface import BoundStatement
 from .scope import Compiled
 
@@ -78,7 +77,8 @@ def signature(binder: BoundStatement) -> tuple[Any, ...]:
 def _bind_only(binder: BoundStatement, compiled: Compiled) -> None:
     for key, name in compiled.param_keys:
         value, spec = binder.params[name]
-        binder.binds[key] = backend_value(to_storage(value, spec, binder.conn.dialect))
+        binder.binds[key] = backend_value(to_storage(value, spec,
+                                                         binder.conn.backend.native_decimal))
 
 
 def binds_used(binder: BoundStatement, tree: exp.Expression) -> list[tuple[str, str]]:

@@ -106,7 +106,7 @@ class BoundStatement(BindContext, Protocol):
     functions: Mapping[str, tuple[int, Any]]  # Python functions the backend's SQL may call
     placeholder_specs: dict[str, str | None]  # bound parameter → its type spec
     dependencies: list[Any]  # what the compiled SQL depends on besides text and tables
-    udf_calls: Any  # udfcall.UdfCalls of the statement
+    udf_calls: Any  # udf_calls.UdfCalls of the statement
 
     def collect(self, tree: exp.Expression) -> None:
         """Resolve every table reference in ``tree``."""

@@ -17,10 +17,10 @@ import sqlglot
 from sqlglot import exp
 
 from ...errors import BindError, tsql_error
-from ...storage.stored_values import backend_value
+from ...storage.stored_values import STRING_TYPES, backend_value, to_storage
 from ...values.operators import binary_bitwise_error
 from ...values.parse_builtins import check_parse_arguments, parse_value
-from ...values.types import parse_type_spec
+from ...values.types import parse_spec, parse_type_spec
 from .. import apply, forxml, jsonbuild, shapes
 from ..funcmap import (
     BUILTIN_FALLBACK,
@@ -30,7 +30,6 @@ from ..funcmap import (
 from ..metafuncs import replacement as session_call
 from ..parsing import not_supported
 from ..seqcalls import sequence_call
-from ..sqltypes import STRING_TYPES, parse_spec, to_storage
 from .annotate import CHAIN_MIN, TypeAnnotator, left_chain
 from .interface import BoundStatement
 from .resolve import object_id_of
@@ -211,7 +210,8 @@ class Rewriter:
             value = None if culture is not None and name is None else parse_value(
                 text, parse_type_spec(target), name, try_=try_)
             key = f"parse_{len(self.binds)}"
-            return self.bind(key, backend_value(to_storage(value, target, self.conn.dialect)),
+            return self.bind(key, backend_value(to_storage(
+                value, target, self.conn.backend.native_decimal)),
                              target)
         rewritten = [self.rewrite(a) for a in (args[0], culture) if a is not None]
         return self.rewrites.parse_call(rewritten[0], target, try_,
@@ -478,7 +478,7 @@ class Rewriter:
         value, spec = self.params[name]
         key = "v_" + re.sub(r"\W", "_", name.lstrip("@")) + ("_s" if name.startswith(
             "@@") else "")
-        return self.bind(key, backend_value(to_storage(value, spec, self.conn.dialect)), spec)
+        return self.bind(key, backend_value(to_storage(value, spec, self.conn.backend.native_decimal)), spec)
 
     def bind(self, key: str, value: Any, spec: str | None) -> exp.Placeholder:
         """Bind backend ``value`` (of type ``spec``) as parameter ``key``."""

@@ -12,9 +12,9 @@ import sqlglot
 from sqlglot import exp
 
 from ...errors import TSqlError
+from ...values.types import normalize_spec
 from ..context import VirtualTable
 from ..execsql import BackendSql
-from ..sqltypes import normalize_spec
 from ..tableinfo import TableInfo
 
 __all__ = ["PHYSICAL_MARK", "Applied", "Compiled", "Source", "TableKey", "datatype_spec",

@@ -23,10 +23,12 @@ def backend_named(name: str) -> Backend:
         return found
     with _lock:
         if name not in _loaded:
-            # start-up laziness: a SQLite run never loads the PostgreSQL backend or psycopg
+            # A SQLite run never loads the PostgreSQL backend or psycopg.
             if name == "sqlite":
+                # start-up laziness: the backend named, not both
                 from .sqlite.backend import SqliteBackend as chosen
             elif name == "postgresql":
+                # start-up laziness: the backend named, not both
                 from .postgres.backend import PostgresBackend as chosen  # type: ignore[assignment]
             else:
                 raise NoSuchModuleError(f"tsqlbroker stores its data on SQLite or "

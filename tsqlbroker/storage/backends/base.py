@@ -42,6 +42,13 @@ class BackendConnection(Protocol):
     def flush_begin(self) -> None: ...
 
 
+class PrivateFiles(Protocol):
+    """Files a store made for itself alone (a private ``sqlite://`` store's directory),
+    removed when the store closes."""
+
+    def remove(self) -> None: ...
+
+
 class BackendStore(Protocol):
     """What a backend module may use of a store (``Store``)."""
 
@@ -188,9 +195,8 @@ class Backend:
         raise NotImplementedError
 
     # -- hooks of the store (storage/ calls them) ---------------------------------------
-    def resolve_url(self, url: str) -> tuple[str, Any]:
-        """The URL to open for ``url`` and the private files to remove at close (an object
-        with ``remove()``), or None."""
+    def resolve_url(self, url: str) -> tuple[str, PrivateFiles | None]:
+        """The URL to open for ``url`` and the private files to remove at close, or None."""
         return url, None
 
     def create_engine(self, url: URL, busy_timeout_ms: int,

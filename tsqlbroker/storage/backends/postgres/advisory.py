@@ -16,6 +16,7 @@ log = logging.getLogger(__name__)
 def connect_autocommit(store: BackendStore) -> Any:
     """A new psycopg connection to ``store``'s server, in autocommit mode, outside the pool
     (for a thread that keeps it for itself)."""
+    # start-up laziness: the broker imports this module on SQLite too, where psycopg is not needed
     import psycopg
 
     engine = store.engine

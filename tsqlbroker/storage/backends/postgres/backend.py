@@ -13,10 +13,10 @@ from sqlalchemy import URL, Engine, create_engine, text
 from sqlalchemy.pool import NullPool, QueuePool
 from sqlalchemy.types import TypeEngine
 
-from ....engine import sqltypes  # issue15-c0: storage/stored_values.py (P2)
 from ..base import Backend, BackendConnection, BackendStore, SqlText
+from ..column_types import column_type
 from ..leases import HostLease, ReaderSlotLike
-from . import functions, libpq
+from . import functions, libpq, strings_sql
 from .advisory import PgLease, ReaderSlot
 
 # SQLite's ``+column`` planner hint (keeps an index out of a plan): not PostgreSQL syntax.
@@ -50,7 +50,7 @@ class PostgresBackend(Backend):
     rowid_changes_on_update = True
     insert_lastrowid = False
     native_decimal = True
-    ci_collation = sqltypes.PG_CI_COLLATION
+    ci_collation = strings_sql.CI_COLLATION
     ci_collation_everywhere = False
     untyped_parameters_are_text = True
     numbered_placeholders = True
@@ -98,8 +98,7 @@ class PostgresBackend(Backend):
         return ReaderSlot(store, db_id, queue_id)
 
     def column_type(self, spec: str) -> TypeEngine[Any]:
-        return sqltypes.column_type(spec, small_integers=True,
-                                     collation=self.ci_collation)
+        return column_type(spec, small_integers=True, collation=self.ci_collation)
 
     def bytes_literal(self, value: bytes) -> str:
         return f"'\\x{value.hex()}'::bytea"

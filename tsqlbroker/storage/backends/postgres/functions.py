@@ -130,7 +130,7 @@ FUNCTIONS: list[str] = [
               + extract(dow FROM date_trunc('year', t))::int) / 7 + 1; END IF;
           RETURN date_part(u, t)::int;
         END $$""",
-    # A scalar UDF's value computed in Python per distinct argument tuple (udfcall.py):
+    # A scalar UDF's value computed in Python per distinct argument tuple (udf_calls.py):
     # the map's keys are the text of jsonb_build_array(arguments).
     """CREATE OR REPLACE FUNCTION tsqlb_udf_lookup(m jsonb, k jsonb) RETURNS text
         LANGUAGE sql IMMUTABLE AS $$ SELECT m ->> (k::text) $$""",

@@ -17,7 +17,8 @@ ignore them in GROUP BY / DISTINCT / unique keys ('a' and 'a ' stay apart there)
 
 from __future__ import annotations
 
-from ....engine.sqltypes import PG_CI_COLLATION as CI_COLLATION  # issue15-c0: P2 moves it
+# PostgreSQL's case-insensitive collation for character columns.
+CI_COLLATION = "tsqlb_ci"
 
 # A server built without ICU still gets the name (case-sensitive, but the store works).
 COLLATION = f"""DO $$ BEGIN

@@ -13,14 +13,14 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.pool import QueuePool
 from sqlalchemy.types import TypeEngine
 
-from ....engine import sqltypes  # issue15-c0: storage/stored_values.py in P5
-from ....engine.privatestore import PrivateDir, create_private_dir  # storage/ in P5
 from ....errors import TSqlError
 from ..base import Backend, BackendConnection, BackendStore, SqlText
+from ..column_types import column_type
 from ..leases import HostLease, LocalLease, NoSlot, ReaderSlotLike
 from . import functions
 from .file_locks import LockDir
 from .leases import FileLease, FileReaderSlot
+from .private_store import PrivateDir, create_private_dir
 
 
 def create_private_file(path: str) -> None:
@@ -134,8 +134,7 @@ class SqliteBackend(Backend):
         return NoSlot() if lockdir is None else FileReaderSlot(lockdir, db_id, queue_id)
 
     def column_type(self, spec: str) -> TypeEngine[Any]:
-        return sqltypes.column_type(spec, small_integers=False,
-                                     collation=self.ci_collation)
+        return column_type(spec, small_integers=False, collation=self.ci_collation)
 
     def bytes_literal(self, value: bytes) -> str:
         return f"X'{value.hex()}'"

@@ -401,7 +401,7 @@ def _convert(value: Any, target: Any, style: Any = None, source: Any = None,
     out = converter(src, dst, style=None if style is None else int(style), try_=try_)(py)
     if dst.is_xml and out is not None:
         return out.to_string()
-    return to_storage(out, dst.spec())
+    return to_storage(out, dst.spec(), native_decimal=False)  # SqliteBackend.native_decimal
 
 
 def _parse(value: Any, target: Any, try_: Any, *culture: Any) -> Any:
@@ -412,7 +412,7 @@ def _parse(value: Any, target: Any, try_: Any, *culture: Any) -> Any:
     dst = parse_type_spec(_text(target))
     text = None if value is None else _text(value)
     out = parse_value(text, dst, _text(culture[0]) if culture else None, try_=bool(try_))
-    return to_storage(out, dst.spec())
+    return to_storage(out, dst.spec(), native_decimal=False)  # SqliteBackend.native_decimal
 
 
 def _try_convert(value: Any, target: Any, style: Any = None, source: Any = None) -> Any:

@@ -1,7 +1,7 @@
 """The interpreter's side of calls from storage queries into T-SQL.
 
 The engine never imports the interpreter; :func:`install` registers a
-:class:`~tsqlbroker.engine.udfbridge.UdfBridge` for the instance's store, through which a query
+:class:`~tsqlbroker.engine.udf_bridge.UdfBridge` for the instance's store, through which a query
 calls scalar user-defined functions (``SELECT dbo.f(a) FROM t``) and gets the values of
 session-aware built-ins (``USER_NAME()``, ``@@SPID`` …) exactly as the interpreter computes
 them for the calling session.
@@ -15,13 +15,17 @@ from collections.abc import Callable, Iterator, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from tsqlbroker.engine.udfbridge import UdfInfo, UdfName, register_bridge
+from tsqlbroker.engine.udf_bridge import UdfInfo, UdfName, register_bridge
 from tsqlbroker.errors import ExecutionError
 from tsqlbroker.grammar import ast
 
 from ..values import types as T
 from .authorize import catalog_viewer
+from .compiler import Compiler, load_handlers
+from .dml import drop_table_variables
 from .frames import Frame
+from .function_calls import GLOBALS, SPECIAL
+from .procedures import call_scalar_function, call_table_function, resolve_module
 
 if TYPE_CHECKING:
     from .instance import Instance
@@ -48,8 +52,6 @@ class InstanceBridge:
 
     def udf_info(self, session_id: int, name: UdfName) -> UdfInfo | None:
         """The scalar function ``name`` as the session resolves it (None: no such one)."""
-        from .procedures import resolve_module
-
         s = self._session(session_id)
         compiled = resolve_module(s, _object_name(name), {"FN"})
         # Every statement resolves its calls while it is bound, so the per-row calls of the
@@ -64,8 +66,6 @@ class InstanceBridge:
     def call_udf(self, session_id: int, name: UdfName,
                  args: Sequence[tuple[Any, str | None]]) -> Any:
         """Run scalar UDF ``name`` in the session; its value (XML as text)."""
-        from .procedures import call_scalar_function
-
         s = self._session(session_id)
         types = [T.parse_type_spec(spec) if spec else T.NVARCHAR_MAX for _v, spec in args]
         values = [v for v, _spec in args]
@@ -80,8 +80,6 @@ class InstanceBridge:
         """Run multi-statement table-valued function ``name`` in the session: the
         ResultSet of its RETURNS table, or None when there is no such function. An argument
         None is DEFAULT."""
-        from .procedures import call_table_function
-
         s = self._session(session_id)
         typed = [None if a is None else
                  (a[0], T.parse_type_spec(a[1]) if a[1] else T.NVARCHAR_MAX) for a in args]
@@ -91,9 +89,6 @@ class InstanceBridge:
     def session_names(self) -> frozenset[str]:
         """The session-aware built-ins and ``@@`` variables the bridge evaluates."""
         if self._names is None:
-            from .compiler import load_handlers
-            from .sysfuncs import GLOBALS, SPECIAL
-
             load_handlers()
             self._names = frozenset(set(SPECIAL) | set(GLOBALS)) - _NOT_SESSION_VALUES
         return self._names
@@ -101,8 +96,6 @@ class InstanceBridge:
     def session_value(self, session_id: int, name: str,
                       args: Sequence[tuple[Any, str | None]]) -> tuple[Any, str | None]:
         """Evaluate ``name(args…)`` (or ``@@name``) for the session: (value, type spec)."""
-        from .compiler import Compiler
-
         s = self._session(session_id)
         node: ast.Expr
         if name.startswith("@@"):
@@ -167,10 +160,7 @@ def _deferred_drops(s: Session, txn: Any) -> Callable[[Frame], None]:
         frame.table_vars.clear()
 
         def drop(_committed: bool) -> None:
-            from .dml import drop_table_variables
-            from .frames import Frame as _Frame
-
-            later = _Frame(s, 0)
+            later = Frame(s, 0)
             later.table_vars.update(held)
             drop_table_variables(s, later)
         txn.after_end(drop)

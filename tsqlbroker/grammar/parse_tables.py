@@ -115,6 +115,7 @@ def save(key: str, tables: Tables) -> None:
 
 def _with_images(spec: LexerSpec) -> tuple[Any, ...]:
     """A lexer spec plus the compiled images of its regexes (main, then per callback)."""
+    # start-up laziness: regex images are made only when the tables are derived
     from .sre_image import image
 
     pattern, flags, _ignore, callbacks = spec
@@ -125,6 +126,7 @@ def _with_images(spec: LexerSpec) -> tuple[Any, ...]:
 
 def from_lark(lark: Any, builder_factory: Any) -> Tables:
     """Derive the tables from a built Lark LALR parser with a contextual lexer."""
+    # start-up laziness: Lark loads only when the tables are derived
     from lark.parsers.lalr_analysis import Shift
 
     from .driver import builder_name, is_passthrough, lexer_spec, reduction_source

@@ -2,7 +2,7 @@
 interpreter registers a :class:`UdfBridge` per store (``register_bridge``); SQLite
 connections get the ``tsqlb_udf`` connection function from :func:`udf_functions`.
 
-Kept apart from ``udfcall.py`` (which rewrites calls with sqlglot) so that opening an SQLite
+Kept apart from ``udf_calls.py`` (which rewrites calls with sqlglot) so that opening an SQLite
 connection does not import sqlglot: a batch without storage queries never loads it.
 """
 
@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from ..storage.function_registry import register_connection_functions
 from ..storage.store import Store
-from .sqltypes import from_storage, spec_of_value, to_storage
+from ..storage.stored_values import from_storage, spec_of_value, to_storage
 
 # (database or None, schema or None, name) as written.
 UdfName = tuple["str | None", "str | None", str]
@@ -84,6 +84,6 @@ def udf_functions(store: Store) -> dict[str, tuple[int, Any]]:
             values.append((py, spec or spec_of_value(py)))
         out = bridge.call_udf(int(session_id), (db or None, schema or None, str(name)),
                               values)
-        return to_storage(out, ret or spec_of_value(out), "sqlite")
+        return to_storage(out, ret or spec_of_value(out), store.backend.native_decimal)
 
     return {"tsqlb_udf": (-1, udf)}

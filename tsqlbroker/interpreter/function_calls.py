@@ -20,6 +20,7 @@ from tsqlbroker.engine.visibility import object_visible
 from tsqlbroker.errors import BindError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
+from ..values import builtins as FN
 from ..values import precedence
 from ..values import types as T
 from ..values.convert import variant_type
@@ -119,8 +120,6 @@ def compile_call(c: Compiler, node: ast.FunctionCall) -> CExpr:
 def compile_builtin(c: Compiler, node: ast.FunctionCall) -> CExpr:
     """A call of a value-library built-in (``functions.lookup``), bound to its argument types
     once; constant calls of deterministic functions are folded."""
-    from ..values import builtins as FN
-
     name = node.name
     key = name.name.lower()
     builtin = FN.lookup(key)
@@ -293,6 +292,7 @@ def _object_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
     tf = str_arg(args[1]) if len(args) > 1 else (lambda _f: None)
 
     def object_id(f: Frame) -> Any:
+        # start-up laziness: the transpiler loads sqlglot
         from tsqlbroker.engine.transpiler.resolve import object_id_of
 
         name = nf(f)
@@ -483,6 +483,7 @@ def _scope_identity(c: Compiler, node: ast.FunctionCall) -> CExpr:
 def _engine_identity(f: Frame, table: str, what: str) -> Any:
     """The engine's ``ident_current`` / ``identity_definition`` of a table."""
     # Imported here: engine.dml loads sqlglot, which a session without DML never needs.
+    # start-up laziness: the DML engine loads sqlglot, which a session without DML never needs
     from tsqlbroker.engine import dml as engine_dml
 
     from .dml import exec_context

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 from tsqlbroker.errors import MESSAGES
 from tsqlbroker.grammar import ast
 
+from .compiler import walk
+
 if TYPE_CHECKING:
     from .compiler import Compiler
 
@@ -37,8 +39,6 @@ _SIDE_EFFECT_FUNCTIONS = frozenset({"newid", "rand", "newsequentialid"})
 
 def _body(node: ast.CreateFunction) -> Iterator[ast.Node]:
     """Every node of the function's body."""
-    from .compiler import walk  # compiler loads the handlers, which import this module
-
     return iter(walk(node.body))
 
 

@@ -31,13 +31,12 @@ from sqlglot import exp
 
 from ..errors import BindError, tsql_error
 from ..storage.backends.postgres.casts import from_storage_text, jsonb
-from ..storage.stored_values import backend_value
+from ..storage.stored_values import backend_value, from_storage, spec_of_value, to_storage
 from .execsql import read_rows
 from .parsing import not_supported
-from .sqltypes import from_storage, spec_of_value, to_storage
 from .transpiler.interface import BindContext
 from .transpiler.scope import param_name
-from .udfbridge import SPEC_SEP, UdfInfo, UdfName, bridge_of
+from .udf_bridge import SPEC_SEP, UdfInfo, UdfName, bridge_of
 
 _XML_METHODS = frozenset({"value", "query", "exist", "nodes", "modify"})
 
@@ -178,8 +177,9 @@ class UdfCalls:
 
     def _bound(self, key: str, value: Any, spec: str | None) -> exp.Expression:
         binder = self.binder
-        return binder.bind(key, backend_value(to_storage(value, spec or spec_of_value(value),
-                                                         binder.conn.dialect)), spec)
+        stored = to_storage(value, spec or spec_of_value(value),
+                            binder.conn.backend.native_decimal)
+        return binder.bind(key, backend_value(stored), spec)
 
     def _sqlite_call(self, name: UdfName, info: UdfInfo, args: list[exp.Expression]
                      ) -> exp.Expression:
@@ -330,7 +330,8 @@ def _prefetch(binder: BindContext, probe: exp.Select, name: UdfName, nargs: int
             py = from_storage(row[j], spec)
             values.append((py, spec or spec_of_value(py)))
         value = bridge.call_udf(binder.ctx.session_id, name, values)
-        out[row[-1]] = _storage_text(value, info.return_spec)
+        out[row[-1]] = _storage_text(value, info.return_spec,
+                                     binder.conn.backend.native_decimal)
     return out
 
 
@@ -351,9 +352,9 @@ def _local(binder: BindContext, chain: list[exp.Select], exprs: list[exp.Express
     return True
 
 
-def _storage_text(value: Any, spec: str | None) -> str | None:
+def _storage_text(value: Any, spec: str | None, native_decimal: bool) -> str | None:
     """A value as the text ``casts.from_storage_text`` reads back as ``spec``'s storage form."""
-    stored = backend_value(to_storage(value, spec or spec_of_value(value), "postgresql"))
+    stored = backend_value(to_storage(value, spec or spec_of_value(value), native_decimal))
     if stored is None:
         return None
     if isinstance(stored, bytes):
