@@ -174,7 +174,18 @@ def _check_processed(url: str) -> None:
     assert not out_of_order, f"processed out of conversation order: {out_of_order[:10]}"
 
 
-def _wait_all_processed(url: str, logs: list[Path]) -> None:
+def stacks_of(procs: list[subprocess.Popen[bytes]], logs: list[Path]) -> str:
+    """The threads' stacks of the serve processes still running (SIGUSR1 makes serve write
+    them to its log) and the end of each log: what a test that found serving stuck says."""
+    for proc in procs:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGUSR1)
+    time.sleep(2)
+    return "\n".join(log.read_text(errors="replace")[-8000:] for log in logs)
+
+
+def _wait_all_processed(url: str, logs: list[Path], procs: list[subprocess.Popen[bytes]]
+                        ) -> None:
     deadline = time.monotonic() + SERVE_TIMEOUT_S
     total = CONVERSATIONS * PER_CONVERSATION
     done, progress_at = 0, time.monotonic()
@@ -183,9 +194,9 @@ def _wait_all_processed(url: str, logs: list[Path]) -> None:
         now_done = len(_processed(url))
         if now_done > done:
             done, progress_at = now_done, time.monotonic()
-        assert time.monotonic() - progress_at < 60, (
-            f"no progress for a minute at {done} of {total}:\n"
-            + "\n".join(log.read_text(errors="replace")[-3000:] for log in logs))
+        if time.monotonic() - progress_at >= 60:
+            raise AssertionError(f"no progress for a minute at {done} of {total}:\n"
+                                 + stacks_of(procs, logs))
     time.sleep(1.0)  # anything processed twice would show up now
 
 
@@ -208,7 +219,7 @@ def test_sigkill_at_random_moments_loses_and_repeats_nothing(persistent_url: str
         # procedures' transactions cut short are simply redone).
         assert len(_processed(persistent_url)) > 0
         proc = _start(persistent_url, log)
-        _wait_all_processed(persistent_url, [log])
+        _wait_all_processed(persistent_url, [log], [proc])
         proc.send_signal(signal.SIGTERM)
         assert _wait_stopped(proc, log) == 0
     finally:
@@ -256,7 +267,7 @@ def test_two_serving_processes_on_one_sqlite_file_lose_and_repeat_nothing(
             starts[i] += 1
             _wait_serving(logs[i], starts[i], procs[i])
         assert len(_processed(url)) > 0
-        _wait_all_processed(url, logs)
+        _wait_all_processed(url, logs, procs)
         for i in (0, 1):
             procs[i].send_signal(signal.SIGTERM)
         for i in (0, 1):
