@@ -151,7 +151,7 @@ def write_signed(path: Path, data: bytes) -> None:
 # with several checkouts or versions (or processes of each running at once) would otherwise
 # delete each other's cache at every write and rebuild it at every start (seconds; minutes on
 # a loaded machine).
-KEEP_VERSIONS = 4
+KEEP_VERSIONS = 8
 
 
 def prune(current: Path, pattern: str, keep: int = KEEP_VERSIONS) -> None:
