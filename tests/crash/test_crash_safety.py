@@ -229,6 +229,9 @@ def test_sigkill_at_random_moments_loses_and_repeats_nothing(persistent_url: str
         # procedures' transactions cut short are simply redone).
         assert len(_processed(persistent_url)) > 0
         proc = _start(persistent_url, log)
+        # Serving (its SIGTERM handler set) before anything else: the work may all be done
+        # already, and a SIGTERM before the handler would just kill it.
+        _wait_serving(log, starts + 1, proc)
         _wait_all_processed(persistent_url, [log], [proc])
         proc.send_signal(signal.SIGTERM)
         assert _wait_stopped(proc, log) == 0
