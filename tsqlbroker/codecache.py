@@ -147,6 +147,25 @@ def write_signed(path: Path, data: bytes) -> None:
         write_atomically(path, _tag(key, data) + data)
 
 
+# How many caches of one kind (other grammars, other code) a cache directory keeps: a user
+# with several checkouts or versions (or processes of each running at once) would otherwise
+# delete each other's cache at every write and rebuild it at every start (seconds; minutes on
+# a loaded machine).
+KEEP_VERSIONS = 8
+
+
+def prune(current: Path, pattern: str, keep: int = KEEP_VERSIONS) -> None:
+    """Delete the files matching ``pattern`` beside ``current`` except ``current`` and the
+    most recently written others, ``keep`` in all (caches of other versions)."""
+    try:
+        others = sorted((p for p in current.parent.glob(pattern) if p != current),
+                        key=lambda p: p.stat().st_mtime, reverse=True)
+    except OSError:  # one vanished meanwhile (another process pruned): next time
+        return
+    for old in others[max(keep - 1, 0):]:
+        old.unlink(missing_ok=True)
+
+
 def write_atomically(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` in one step; a read-only cache is no error."""
     import tempfile  # start-up laziness: only when a cache is (re)written

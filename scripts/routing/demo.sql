@@ -109,19 +109,15 @@ BEGIN
     WAITFOR DELAY '00:00:00.100';
     SET @tries += 1;
 END
-SELECT CASE message_type_name WHEN N'//ddr/SalesReply' THEN N'reply' ELSE N'error' END
-           AS kind,
-       CASE message_type_name
-           WHEN N'//ddr/SalesReply'
-           THEN CAST(message_body AS xml).value('(/reply/@region)[1]', 'nvarchar(10)')
-           ELSE NULL END AS region,
-       CASE message_type_name
-           WHEN N'//ddr/SalesReply'
-           THEN CAST(message_body AS xml).value('(/reply/@total)[1]', 'nvarchar(30)')
-           ELSE CAST(message_body AS xml).value(
-               'declare namespace e="http://schemas.microsoft.com/SQL/ServiceBroker/Error";
-                (/e:Error/e:Description)[1]', 'nvarchar(200)') END AS answer
-FROM ClientQueue
+WITH XMLNAMESPACES ('http://schemas.microsoft.com/SQL/ServiceBroker/Error' AS e)
+SELECT kind, region, answer
+FROM (SELECT CASE message_type_name WHEN N'//ddr/SalesReply' THEN N'reply' ELSE N'error'
+             END AS kind,
+             body.value('(/reply/@region)[1]', 'nvarchar(10)') AS region,
+             ISNULL(body.value('(/reply/@total)[1]', 'nvarchar(30)'),
+                    body.value('(/e:Error/e:Description)[1]', 'nvarchar(200)')) AS answer
+      FROM (SELECT message_type_name, CAST(message_body AS xml) AS body
+            FROM ClientQueue) AS received) AS answers
 ORDER BY kind, region;
 GO
 

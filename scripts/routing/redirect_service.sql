@@ -41,12 +41,10 @@ BEGIN
             SELECT TOP (1) @classifier = classifier_proc FROM routing_service_config;
             SET @to_service = NULL;
             EXEC @classifier @body, @to_service OUTPUT;
-            SET @answer = CAST(N'<redirect>' + ISNULL(N'<toServiceName>'
-                + REPLACE(REPLACE(REPLACE(@to_service, N'&', N'&amp;'), N'<', N'&lt;'),
-                          N'>', N'&gt;') + N'</toServiceName>', N'') + N'</redirect>'
-                AS xml);
+            SET @answer = (SELECT @to_service AS toServiceName
+                           FOR XML PATH('redirect'), TYPE);
             SEND ON CONVERSATION @handle MESSAGE TYPE [urn:rushi.desai.name/Redirect]
-                (CAST(CAST(@answer AS nvarchar(max)) AS varbinary(max)));
+                (CAST(@answer AS varbinary(max)));
         END
         -- One answer per dialog: the router's side ends after it (and on EndDialog/Error).
         END CONVERSATION @handle;

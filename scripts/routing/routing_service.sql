@@ -59,12 +59,11 @@ BEGIN
             -- End the other side with an error that wraps the one received.
             IF @out IS NOT NULL
             BEGIN
-                SET @code = CAST(@body AS xml).value('declare namespace
-                    e="http://schemas.microsoft.com/SQL/ServiceBroker/Error";
-                    (/e:Error/e:Code)[1]', 'int');
-                SET @description = CAST(@body AS xml).value('declare namespace
-                    e="http://schemas.microsoft.com/SQL/ServiceBroker/Error";
-                    (/e:Error/e:Description)[1]', 'nvarchar(3000)');
+                WITH XMLNAMESPACES ('http://schemas.microsoft.com/SQL/ServiceBroker/Error' AS e)
+                SELECT @code = err.value('(/e:Error/e:Code)[1]', 'int'),
+                       @description = err.value('(/e:Error/e:Description)[1]',
+                                                  'nvarchar(3000)')
+                FROM (SELECT CAST(@body AS xml) AS err) AS received;
                 SET @description = N'Routed error ' + CAST(@code AS nvarchar(12)) + N': '
                     + ISNULL(@description, N'');
                 -- END CONVERSATION … WITH ERROR takes a positive code (broker errors are

@@ -522,15 +522,21 @@ def _refused(port: int) -> bool:
 def test_a_stopped_endpoint_stops_listening(pair: tuple[Client, Client],
                                             ports: tuple[int, int]) -> None:
     ca, cb = pair
-    cb.run("ALTER ENDPOINT BrokerEndpoint STATE = STOPPED")
-    wait_for(lambda: _refused(ports[1]), "B to stop listening")
+    # B listens (its transport starts listening on a thread of its own) and A keeps a
+    # connection to it: the first message delivered.
     h = ca.scalar(BEGIN)
     ca.run(SEND.format(h=h, n=0))
+    wait_for(lambda: count(cb, "SELECT COUNT(*) FROM Q") == 1, "the first message at B")
+    cb.run("ALTER ENDPOINT BrokerEndpoint STATE = STOPPED")
+    wait_for(lambda: _refused(ports[1]), "B to stop listening")
+    # Nothing reaches a stopped endpoint, not even over A's kept connection.
+    ca.run(SEND.format(h=h, n=1))
     status = wait_for(lambda: ca.scalar(f"SELECT GET_TRANSMISSION_STATUS('{h}')"),
                       "a failed connection attempt")
     assert status.startswith("Connection attempt failed with error: '111(")
+    assert count(cb, "SELECT COUNT(*) FROM Q") == 1
     cb.run("ALTER ENDPOINT BrokerEndpoint STATE = STARTED")
-    wait_for(lambda: count(cb, "SELECT COUNT(*) FROM Q") == 1, "delivery after STARTED")
+    wait_for(lambda: count(cb, "SELECT COUNT(*) FROM Q") == 2, "delivery after STARTED")
 
 
 def test_a_restarted_far_broker_is_reached_again_without_waiting_for_a_retry(

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -154,10 +155,19 @@ def _wait_stopped(proc: subprocess.Popen[bytes], log: Path, timeout: float = 60)
                              + log.read_text(errors="replace")[-8000:]) from None
 
 
+# The line a serve writes once it has its signal handlers and starts serving (counted by
+# line: the store's path in it may contain "serving" too, e.g. a test's tmp_path).
+_SERVING = re.compile(r"^\S+ \S+ Broker +tsqlbroker \S+ serving ", re.MULTILINE)
+
+
+def _serving_lines(log: Path) -> int:
+    return len(_SERVING.findall(log.read_text(errors="replace"))) if log.exists() else 0
+
+
 def _wait_serving(log: Path, starts: int, proc: subprocess.Popen[bytes]) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        if log.exists() and log.read_text(errors="replace").count("serving") >= starts:
+        if _serving_lines(log) >= starts:
             return
         assert proc.poll() is None, f"serve exited with {proc.returncode}"
         time.sleep(0.05)
@@ -174,7 +184,18 @@ def _check_processed(url: str) -> None:
     assert not out_of_order, f"processed out of conversation order: {out_of_order[:10]}"
 
 
-def _wait_all_processed(url: str, logs: list[Path]) -> None:
+def stacks_of(procs: list[subprocess.Popen[bytes]], logs: list[Path]) -> str:
+    """The threads' stacks of the serve processes still running (SIGUSR1 makes serve write
+    them to its log) and the end of each log: what a test that found serving stuck says."""
+    for proc in procs:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGUSR1)
+    time.sleep(2)
+    return "\n".join(log.read_text(errors="replace")[-8000:] for log in logs)
+
+
+def _wait_all_processed(url: str, logs: list[Path], procs: list[subprocess.Popen[bytes]]
+                        ) -> None:
     deadline = time.monotonic() + SERVE_TIMEOUT_S
     total = CONVERSATIONS * PER_CONVERSATION
     done, progress_at = 0, time.monotonic()
@@ -183,9 +204,9 @@ def _wait_all_processed(url: str, logs: list[Path]) -> None:
         now_done = len(_processed(url))
         if now_done > done:
             done, progress_at = now_done, time.monotonic()
-        assert time.monotonic() - progress_at < 60, (
-            f"no progress for a minute at {done} of {total}:\n"
-            + "\n".join(log.read_text(errors="replace")[-3000:] for log in logs))
+        if time.monotonic() - progress_at >= 60:
+            raise AssertionError(f"no progress for a minute at {done} of {total}:\n"
+                                 + stacks_of(procs, logs))
     time.sleep(1.0)  # anything processed twice would show up now
 
 
@@ -208,7 +229,10 @@ def test_sigkill_at_random_moments_loses_and_repeats_nothing(persistent_url: str
         # procedures' transactions cut short are simply redone).
         assert len(_processed(persistent_url)) > 0
         proc = _start(persistent_url, log)
-        _wait_all_processed(persistent_url, [log])
+        # Serving (its SIGTERM handler set) before anything else: the work may all be done
+        # already, and a SIGTERM before the handler would just kill it.
+        _wait_serving(log, starts + 1, proc)
+        _wait_all_processed(persistent_url, [log], [proc])
         proc.send_signal(signal.SIGTERM)
         assert _wait_stopped(proc, log) == 0
     finally:
@@ -216,7 +240,7 @@ def test_sigkill_at_random_moments_loses_and_repeats_nothing(persistent_url: str
             proc.kill()
             proc.wait()
     _check_processed(persistent_url)
-    assert log.read_text(errors="replace").count("serving") == KILLS + 1
+    assert _serving_lines(log) == KILLS + 1
 
 
 def _host_of(note: Path, procs: list[subprocess.Popen[bytes]]) -> int:
@@ -256,7 +280,7 @@ def test_two_serving_processes_on_one_sqlite_file_lose_and_repeat_nothing(
             starts[i] += 1
             _wait_serving(logs[i], starts[i], procs[i])
         assert len(_processed(url)) > 0
-        _wait_all_processed(url, logs)
+        _wait_all_processed(url, logs, procs)
         for i in (0, 1):
             procs[i].send_signal(signal.SIGTERM)
         for i in (0, 1):

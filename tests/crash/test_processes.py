@@ -5,6 +5,7 @@ readers are store-wide, not per process (LISTEN/NOTIFY, row locks, advisory read
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import threading
@@ -183,7 +184,13 @@ def test_two_serving_processes_share_max_queue_readers(pg_url: str, instance: In
             if done == 40:
                 break
             time.sleep(0.05)
-        assert done == 40
+        if done != 40:
+            procs_running = [p for p in procs if p.poll() is None]
+            for p in procs_running:  # their threads' stacks, for the failure message
+                p.send_signal(signal.SIGUSR1)
+            time.sleep(2)
+            raise AssertionError(f"{done} of 40 processed in 120 s:\n" + "\n".join(
+                log.read_text(errors="replace")[-8000:] for log in logs))
         # Never more than two readers at once in all processes together: the two serving
         # processes and this test's own instance (its SEND made it a candidate host; it
         # hands over to a serve, and one serve hosts while the other stands by).

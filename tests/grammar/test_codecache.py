@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -115,3 +116,17 @@ def test_a_smaller_run_does_not_shrink_the_cache(cache_dir: Path,
         _make()
     assert seen == []  # the first run's texts survived the second run's write
     assert Other(1).x == 1 and Other2(2).y == 2
+
+
+def test_prune_keeps_the_recent_caches_of_other_versions(tmp_path: Path) -> None:
+    # Several checkouts or versions of one user share the cache directory: each keeps its
+    # cache (no rebuild at every start) while old ones do not pile up.
+    files = [tmp_path / f"grammar-{i}.hmac" for i in range(6)]
+    for age, path in enumerate(reversed(files)):
+        path.write_bytes(b"x")
+        os.utime(path, (1_000_000 - age, 1_000_000 - age))   # grammar-5 the newest
+    (tmp_path / "lark-0.hmac").write_bytes(b"x")
+    codecache.prune(files[0], "grammar-*.hmac", keep=4)       # the current one: the oldest
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == ["grammar-0.hmac", "grammar-3.hmac", "grammar-4.hmac", "grammar-5.hmac",
+                    "lark-0.hmac"]

@@ -107,3 +107,28 @@ def test_a_batch_that_ends_first_is_not_cancelled(loaded: Any) -> None:
     s.cancel()
     assert s.execute("SELECT COUNT(*) FROM dst")  # the next text starts afresh
     assert sink.errors() == []
+
+
+def test_kill_stops_a_long_query_with_msg_596_and_rolls_back(instance: Instance,
+                                                             loaded: Any) -> None:
+    # KILL's cancel may reach the victim inside a backend statement (which the storage layer
+    # stops with a plain cancellation) or between statements: Msg 596 either way, and the
+    # transaction rolls back.
+    s, sink = loaded
+    killer = instance.session(CollectingSink())
+    sink.events.clear()
+    timer = threading.Timer(1.0, lambda: killer.execute(f"KILL {s.id}"))
+    timer.start()
+    started = time.monotonic()
+    try:
+        ok = s.execute("BEGIN TRANSACTION; INSERT INTO dst VALUES (-1);\n"
+                       "SELECT COUNT(*) FROM big a, big b, big c, big d")
+    finally:
+        timer.join()
+    assert not ok
+    assert time.monotonic() - started < 1.0 + PROMPT_S
+    assert [(e.number, e.severity) for e in sink.errors()] == [(596, 21)]
+    assert s.trancount == 0
+    killer.execute("SELECT COUNT(*) FROM dst")
+    assert killer.sink.resultsets()[-1].rows[0][0] == 0
+    killer.close()

@@ -506,7 +506,9 @@ def _pass_namespaces(tree: exp.Expression, namespaces: str) -> None:
         method = dot.expression
         if isinstance(method, exp.Anonymous) and method.name.lower() in (
                 "value", "query", "exist", "nodes"):
-            method.set("expressions", [*method.expressions, exp.Literal.string(namespaces)])
+            declared = exp.Literal.string(namespaces)
+            declared.set("_xmlnamespaces", True)  # not a user's argument (xml_methods.py)
+            method.set("expressions", [*method.expressions, declared])
 
 
 _COMPOUND_OPS = {"+", "-", "*", "/", "%", "&", "|", "^"}

@@ -17,7 +17,7 @@ from typing import Any
 import lark
 from lark import Lark
 
-from tsqlbroker.codecache import cache_dir, read_verified, write_atomically, write_signed
+from tsqlbroker.codecache import cache_dir, prune, read_verified, write_atomically, write_signed
 from tsqlbroker.grammar import parse_tables as cache
 
 FRAGMENTS = ("terminals", "expr", "query", "dml", "ddl", "procedural", "broker",
@@ -95,9 +95,7 @@ def build(strict: bool = False, cache: bool = True) -> Lark:
     buffer = io.BytesIO()
     parser.save(buffer)
     write_signed(path, buffer.getvalue())
-    for old in path.parent.glob("lark-*.hmac"):  # parsers of older grammars: never read again
-        if old != path:
-            old.unlink(missing_ok=True)
+    prune(path, "lark-*.hmac")  # parsers of other grammars: only the recent ones kept
     return parser
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tsqlbroker.codecache import CACHE_ENV, cache_dir, read_verified, write_signed
+from tsqlbroker.codecache import CACHE_ENV, cache_dir, prune, read_verified, write_signed
 
 FORMAT = 3
 __all__ = ["CACHE_ENV", "Tables", "cache_dir", "cache_key", "from_lark", "load", "load_shipped",
@@ -107,10 +107,9 @@ def save(key: str, tables: Tables) -> None:
     """Write the cache atomically; a read-only or missing cache directory is no error."""
     directory = cache_dir()
     write_signed(directory / f"grammar-{key}.hmac", tables.to_bytes())
-    # Tables of an older grammar or code are never read again: do not let them pile up.
-    for old in directory.glob("grammar-*.hmac"):
-        if old.name != f"grammar-{key}.hmac":
-            old.unlink(missing_ok=True)
+    # Tables of other grammars or code: the recent ones kept (another checkout or version
+    # may be running), the rest must not pile up.
+    prune(directory / f"grammar-{key}.hmac", "grammar-*.hmac")
 
 
 def _with_images(spec: LexerSpec) -> tuple[Any, ...]:

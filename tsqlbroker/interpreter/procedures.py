@@ -542,6 +542,7 @@ def call_procedure_batch(s: Session, name: str, args: dict[str, Any]) -> int:
         s.rollback_statement()
         if isinstance(e, CancelledError):
             transactions.rollback_all(s)
+            e = s.cancellation(e)
         s.report(e)
         return -6
     except Exception as e:  # noqa: BLE001 - never a traceback

@@ -248,8 +248,10 @@ class Session:
         except CancelledError as e:
             # SQL Server's attention: the statement was rolled back and the batch ends; an
             # open transaction stays open unless XACT_ABORT is ON (or the backend ended
-            # it: SQLite rolls back a transaction whose write it interrupted).
-            if self.xact_abort or self.conn.backend_txn_lost():
+            # it: SQLite rolls back a transaction whose write it interrupted). KILL's
+            # cancel rolls the transaction back.
+            e = self.cancellation(e)
+            if isinstance(e, KilledError) or self.xact_abort or self.conn.backend_txn_lost():
                 tx.rollback_all(self)
             self._cancelled_batch = True
             self.report(e)
@@ -362,7 +364,17 @@ class Session:
                     return
             finally:
                 self._request_lock.release()
-        self._cancel = True
+        self.cancel()  # a query running in a server is stopped there too
+
+    def cancellation(self, e: CancelledError) -> CancelledError:
+        """What a cancelled request reports: Msg 596 whenever the cancel was KILL's, also
+        where it stopped a storage statement (the storage layer raises a plain cancellation
+        for an interrupted query, not knowing why it was asked to stop)."""
+        if not self.killed or isinstance(e, KilledError):
+            return e
+        killed = KilledError()
+        killed.line, killed.procedure = e.line, e.procedure
+        return killed
 
     def _report_killed(self) -> None:
         self.rollback_statement()

@@ -364,11 +364,24 @@ def translate(query: str, namespaces: tuple[tuple[str, str], ...] = (),
     return Translated(xpath, xp_ns, tuple(externals), _is_singleton(toks), aggregate, atomize)
 
 
-def translation_json(query: str, method: str) -> str:
-    """:func:`translate` of an xml method's query as JSON (``xpath``, ``namespaces``,
-    ``externals``, ``singleton``, ``aggregate``): PostgreSQL runs the XPath with ``xpath()``
-    (engine/pgxml.py); raises the XQuery errors (Msg 2209, 2395 …)."""
-    tr = translate(query, (), method)
+def namespace_pairs(spec: str | None) -> tuple[tuple[str, str], ...]:
+    """A statement's ``WITH XMLNAMESPACES`` declarations as the XML methods receive them
+    (``'p=urn:a;=urn:default'``, see engine/parsing.py) → (prefix, uri) pairs, '' = default."""
+    out: dict[str, str] = {}
+    for part in (spec or "").split(";"):
+        if "=" in part:
+            k, _, v = part.partition("=")
+            out[k.strip()] = v.strip()
+    return tuple(out.items())
+
+
+def translation_json(query: str, method: str,
+                     namespaces: tuple[tuple[str, str], ...] = ()) -> str:
+    """:func:`translate` of an xml method's query (with the statement's WITH XMLNAMESPACES
+    pairs) as JSON (``xpath``, ``namespaces``, ``externals``, ``singleton``, ``aggregate``):
+    PostgreSQL runs the XPath with ``xpath()`` (storage/backends/postgres/xml_methods.py);
+    raises the XQuery errors (Msg 2209, 2395 …)."""
+    tr = translate(query, tuple(sorted(namespaces)), method)
     return json.dumps({"xpath": tr.xpath, "namespaces": [list(p) for p in tr.namespaces],
                        "externals": [list(e) for e in tr.externals],
                        "singleton": tr.singleton, "aggregate": tr.aggregate})

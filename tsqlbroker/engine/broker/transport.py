@@ -243,7 +243,10 @@ class Transport:
         if want == self.listening:
             return
         if self.listening is not None:
+            # A STOPPED endpoint answers nothing: its accepted connections are cut as well
+            # (a peer's kept connection would otherwise still deliver).
             self._close_server()
+            self.listener.shutdown()
             self.log.write("Transport", f"stopped listening on port {self.listening[1]}",
                            "info")
             self.listening = None

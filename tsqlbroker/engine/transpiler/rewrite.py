@@ -43,6 +43,21 @@ from .scope import (
 __all__ = ["Rewriter"]
 
 
+# The argument counts of the xml methods a query may call (Msg 174 otherwise).
+_XML_METHOD_ARGUMENTS = {"value": 2, "exist": 1, "query": 1}
+
+
+def _check_method_arguments(method: exp.Anonymous) -> None:
+    """Msg 174 for an xml method called with the wrong number of arguments; the statement's
+    WITH XMLNAMESPACES declarations, passed as a marked last argument (engine/parsing.py),
+    do not count."""
+    name = method.name.lower()
+    want = _XML_METHOD_ARGUMENTS.get(name)
+    given = [a for a in method.expressions if not a.args.get("_xmlnamespaces")]
+    if want is not None and len(given) != want:
+        raise tsql_error(174, name, want)
+
+
 class Rewriter:
     """Rewrites one statement's tree for the backend."""
 
@@ -406,6 +421,7 @@ class Rewriter:
         method = node.expression
         assert isinstance(method, exp.Anonymous)
         name = f"xml_{method.name.lower()}"
+        _check_method_arguments(method)
         if name not in self.functions and self.backend.xpath_in_sql:
             return self.rewrites.xml_method(method.name.lower(),
                                             self.rewrite(self._xml_target(node)),
@@ -430,6 +446,8 @@ class Rewriter:
         if isinstance(node, (exp.Div, exp.Mod)):  # the divisor checked, where the backend must
             node = self._backend_rule(self.rewrites.AFTER, node) or node
         if isinstance(node, exp.BitwiseXor):  # where the backend has no XOR operator
+            node = self._backend_rule(self.rewrites.AFTER, node) or node
+        if isinstance(node, exp.Is):  # where the backend must type a parameter to test it
             node = self._backend_rule(self.rewrites.AFTER, node) or node
         if self._ci_items and isinstance(node, (exp.Select, exp.Group, exp.Distinct)):
             self._collate_items(node)

@@ -223,6 +223,9 @@ _FROM_TEXT = f"""
           IF length(t) % 2 = 1 THEN t := '0' || t; END IF;
           RETURN tsqlb_fit_bytes(decode(t, 'hex'), dst, false);
         END IF;
+        IF sn = 'xml' THEN  -- as SQL Server writes xml out: UTF-16LE after a BOM
+          RETURN tsqlb_fit_bytes('\\xfffe'::bytea || tsqlb_utf16_encode(v), dst, false);
+        END IF;
         RETURN tsqlb_fit_bytes(CASE WHEN sname = 'nvarchar' THEN tsqlb_utf16_encode(v)
                                     ELSE tsqlb_cp1252_encode(v) END, dst, false);
       END IF;
@@ -259,10 +262,10 @@ _FROM_BYTES = f"""
     BEGIN
       IF v IS NULL THEN RETURN NULL; END IF;
       IF nm = 'xml' THEN  -- as SQL Server's XML parser reads bytes: BOM, else UTF-8
-        IF substr(v, 1, 2) = '\xfffe'::bytea THEN
+        IF substr(v, 1, 2) = '\\xfffe'::bytea THEN
           RETURN tsqlb_xml_text(tsqlb_utf16_decode(substr(v, 3)));
         END IF;
-        IF substr(v, 1, 3) = '\xefbbbf'::bytea THEN
+        IF substr(v, 1, 3) = '\\xefbbbf'::bytea THEN
           RETURN tsqlb_xml_text(convert_from(substr(v, 4), 'UTF8'));
         END IF;
         IF length(v) > 1 AND get_byte(v, 1) = 0 THEN  -- '<' then 0: UTF-16LE without BOM

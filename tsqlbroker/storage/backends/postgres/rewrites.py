@@ -60,7 +60,17 @@ def _like(rewriter: Any, node: exp.Like | exp.Escape) -> exp.Expression:
 
 
 BEFORE: dict[type, Callable[[Any, Any], Any]] = {}
+def _is_null(rewriter: Any, node: exp.Is) -> exp.Expression:
+    """``@v IS NULL``: psycopg sends a string parameter untyped, and PostgreSQL cannot type a
+    parameter whose first use is IS NULL ("could not determine data type of parameter");
+    testing its text form types it (a parameter already typed casts to text as well)."""
+    if isinstance(node.this, exp.Placeholder):
+        node.set("this", exp.Cast(this=node.this, to=exp.DataType.build("text")))
+    return node
+
+
 AFTER: dict[type, Callable[[Any, Any], Any]] = {
+    exp.Is: _is_null,
     exp.Round: _round,
     exp.HexString: _hex_string,
     exp.Like: _like,

@@ -19,10 +19,10 @@ from sqlglot import exp
 
 from ....errors import not_supported, tsql_error
 from ....values.types import normalize_spec
-from ....values.xquery import translation_json
+from ....values.xquery import namespace_pairs, translation_json
 from .casts import cast_to
 
-Translator = Callable[[str, str], Any]
+Translator = Callable[[str, str, tuple[tuple[str, str], ...]], Any]
 
 
 def _fn(name: str, *args: exp.Expression) -> exp.Expression:
@@ -49,20 +49,26 @@ def _xpath_text(xpath: str) -> str:
 
 def xml_method(method: str, doc: exp.Expression, args: list[exp.Expression],
                translate: Translator | None) -> exp.Expression:
-    """``doc.method(args…)`` (``doc`` already rewritten) as PostgreSQL SQL."""
+    """``doc.method(args…)`` (``doc`` already rewritten) as PostgreSQL SQL; a last
+    argument beyond the method's own is the statement's WITH XMLNAMESPACES declarations
+    (engine/parsing.py passes them so)."""
     label = f"{method}()"
     if method not in ("value", "exist", "query"):
         raise not_supported(f"The XML method '{method}' in a query")
     if translate is None:
         translate = translation_json
     want = 2 if method == "value" else 1
+    namespaces: tuple[tuple[str, str], ...] = ()
+    if args and isinstance(args[-1], exp.Literal) and args[-1].args.get("_xmlnamespaces"):
+        namespaces = namespace_pairs(args[-1].name)
+        args = args[:-1]
     if len(args) != want:
         raise tsql_error(174, method, want)
     query = args[0]
     if not (isinstance(query, (exp.Literal, exp.National)) and query.is_string
             or isinstance(query, exp.National)):
         raise not_supported(f"An XML method '{method}' whose query is not a string literal")
-    tr = json.loads(translate(query.name, label))
+    tr = json.loads(translate(query.name, label, namespaces))
     if tr["externals"]:
         kind, _name = tr["externals"][0]
         raise tsql_error(2209, label, f"sql:{kind}")

@@ -30,6 +30,7 @@ from ....values.parse_builtins import parse_value
 from ....values.string_builtins import hashbytes, patindex, quotename, replicate_text
 from ....values.text import cp1252_decode, cp1252_encode, float_text
 from ....values.types import parse_type_spec
+from ....values.xquery import namespace_pairs
 from ...stored_values import column_spec_for, from_storage, to_storage
 
 
@@ -294,14 +295,7 @@ def _xml(v: Any) -> Any:
 
 def _namespaces(spec: Any) -> dict[str, str]:
     """``'p=urn:a;=urn:default'`` → {'p': 'urn:a', '': 'urn:default'}."""
-    if spec is None:
-        return {}
-    out: dict[str, str] = {}
-    for part in _text(spec).split(";"):
-        if "=" in part:
-            k, _, v = part.partition("=")
-            out[k.strip()] = v.strip()
-    return out
+    return {} if spec is None else dict(namespace_pairs(_text(spec)))
 
 
 def _xml_value(x: Any, query: Any, spec: Any, ns: Any = None) -> Any:
