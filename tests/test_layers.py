@@ -218,12 +218,21 @@ def layer_breaks() -> Iterator[tuple[str, str]]:
 
 def cycles() -> list[tuple[str, ...]]:
     """Strongly connected groups of the module-level import graph (TYPE_CHECKING included);
-    a module importing its own package (an ``__init__`` gathering its children) is no cycle."""
+    a module importing its own package (an ``__init__`` gathering its children) is no cycle.
+    Importing ``a.b.c`` runs the package files ``a.b`` and ``a`` first: those are edges too
+    (but for the importer's own packages, already running when it is imported)."""
+    mods = sources()
     graph: dict[str, set[str]] = defaultdict(set)
     for imp in imports():
-        if imp.internal and not imp.in_function and imp.target != imp.importer \
-                and not imp.importer.startswith(imp.target + "."):
-            graph[imp.importer].add(imp.target)
+        if not imp.internal or imp.in_function:
+            continue
+        targets = [imp.target]
+        parts = imp.target.split(".")
+        targets += [".".join(parts[:n]) for n in range(1, len(parts))]
+        for target in targets:
+            if target in mods and target != imp.importer \
+                    and not imp.importer.startswith(target + "."):
+                graph[imp.importer].add(target)
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []

@@ -7,7 +7,8 @@ import pytest
 from tsqlbroker.engine import parsing
 from tsqlbroker.engine.dml import ExecContext, register_functions
 from tsqlbroker.engine.plans import PlanCache
-from tsqlbroker.engine.transpiler import Binder, generate
+from tsqlbroker.engine.transpiler import generate
+from tsqlbroker.engine.transpiler.binder import Binder
 from tsqlbroker.errors import TSqlError, tsql_error
 
 from .conftest import rows, run

@@ -22,7 +22,7 @@ from .execsql import Marks, run_sql
 from .parsing import not_supported
 from .tableinfo import TableInfo, load_table
 from .tables import PendingConstraint, add_constraint, column_def, table_constraint
-from .transpiler import Binder
+from .transpiler.binder import Binder
 from .transpiler.scope import datatype_spec, table_key, written_name
 from .writer import RowWriter, format_key
 

@@ -22,7 +22,7 @@ from .parsing import Parsed, not_supported
 from .query import run_query
 from .results import ResultSet
 from .tableinfo import TableInfo
-from .transpiler import Binder
+from .transpiler.binder import Binder
 from .transpiler.scope import Source, table_key
 from .writer import RowWriter, rowid_column
 

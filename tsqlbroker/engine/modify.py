@@ -22,7 +22,7 @@ from .plans import ModifyPlan, PlanCache, query_binds
 from .query import run_query
 from .results import ResultSet
 from .tableinfo import TableInfo
-from .transpiler import Binder
+from .transpiler.binder import Binder
 from .transpiler.scope import Source, table_key
 from .writer import DEFAULT, RowWriter, physical_table_ref, rowid_column
 

@@ -17,7 +17,7 @@ from .plans import PlanCache, QueryPlan, query_binds
 from .results import ResultSet
 from .shapes import aliased
 from .tables import create_table
-from .transpiler import Binder
+from .transpiler.binder import Binder
 from .transpiler.scope import Compiled, table_key
 from .writer import RowWriter
 

@@ -35,7 +35,7 @@ from .context import ExecContext
 from .execsql import Marks, run_sql
 from .parsing import not_supported, parse_statement
 from .tableinfo import TableInfo, load_table, referencing_constraints
-from .transpiler import Binder
+from .transpiler.binder import Binder
 from .transpiler.scope import datatype_spec, table_key, written_name
 from .usertypes import alias_type
 from .writer import physical_table_ref

@@ -20,8 +20,7 @@ from sqlglot import exp
 from ..errors import BindError, TSqlError, tsql_error
 from ..storage.backends import backend_named
 from ..storage.naming import quote_column
-from ..storage.stored_values import (backend_value, check_length, from_storage, pad_fixed,
-                                     to_storage)
+from ..storage.stored_values import backend_value, check_length, from_storage, pad_fixed, to_storage
 from ..values.convert import assignment_converter
 from ..values.types import parse_spec, parse_type_spec
 from .catalog import Catalog
@@ -29,7 +28,7 @@ from .context import ExecContext
 from .execsql import BackendSql, Marks, run_sql
 from .parsing import parse_statement
 from .tableinfo import ColumnInfo, ConstraintInfo, TableInfo, load_table, referencing_constraints
-from .transpiler import Binder
+from .transpiler.binder import Binder
 from .transpiler.scope import PHYSICAL_MARK
 from .triggers import TriggerEvent, wants
 
