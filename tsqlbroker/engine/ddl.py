@@ -21,7 +21,13 @@ from .context import ExecContext
 from .execsql import Marks, run_sql
 from .parsing import not_supported
 from .tableinfo import TableInfo, load_table
-from .tables import PendingConstraint, add_constraint, column_def, table_constraint
+from .tables import (
+    PendingConstraint,
+    add_constraint,
+    column_def,
+    computed_spec,
+    table_constraint,
+)
 from .transpiler import Binder
 from .transpiler.scope import datatype_spec, table_key, written_name
 from .writer import RowWriter, format_key
@@ -74,10 +80,11 @@ def alter_table(ctx: ExecContext, tree: exp.Alter) -> None:
 def _add_column(ctx: ExecContext, info: TableInfo, action: exp.ColumnDef) -> None:
     pending: list[PendingConstraint] = []
     col = column_def(action, pending, ctx)
-    if col.get("computed") is not None:
-        raise not_supported("ALTER TABLE … ADD of a computed column")
     if info.column(col["name"]) is not None:
         raise tsql_error(2705, col["name"], info.display_name)
+    if col.get("computed") is not None:
+        _add_computed_column(ctx, info, col)
+        return
     has_rows = run_sql(
         ctx.conn, f"SELECT 1 FROM {info.sql_name} LIMIT 1").first() is not None
     if not col["nullable"] and col["default"] is None and col["identity"] is None and has_rows:
@@ -126,6 +133,35 @@ def _add_column(ctx: ExecContext, info: TableInfo, action: exp.ColumnDef) -> Non
         _validate_existing(ctx, fresh, pc)
         add_constraint(ctx, info.db_id, info.schema, info.object_id, info.display_name, pc,
                        info.backend_schema, info.physical)
+
+
+def _add_computed_column(ctx: ExecContext, info: TableInfo, col: dict[str, Any]) -> None:
+    """``ALTER TABLE t ADD c AS expression [PERSISTED]``: typed as in CREATE TABLE, stored
+    like the table's other computed columns, and computed for the rows already there."""
+    spec = computed_spec(ctx, info, col["computed"])
+    catalog = Catalog.get(ctx.conn.store)
+    c = catalog.t.columns
+    top = ctx.conn.execute(select(func.max(c.c.column_id)).where(
+        c.c.object_id == info.object_id)).scalar() or 0
+    ctx.conn.execute(c.insert().values(
+        object_id=info.object_id, column_id=int(top) + 1, name=col["name"], type_spec=spec,
+        is_nullable=True, is_identity=False, seed_value=None, increment_value=None,
+        identity_next=None, default_sql=col["computed"], is_computed=True))
+    ddl_type = ctx.conn.backend.column_type(spec).compile(dialect=ctx.conn.conn.dialect)
+    run_sql(ctx.conn, f"ALTER TABLE {info.sql_name} ADD COLUMN "
+                      f"{quote_column(col['name'], ctx.conn.dialect)} {ddl_type}")
+    if col.get("persisted"):
+        obj = catalog.object_by_id(ctx.conn, None, info.object_id)
+        assert obj is not None
+        detail = json.loads(obj.detail or "{}")
+        detail["persisted"] = [*detail.get("persisted", []), col["name"].lower()]
+        catalog.update_object(ctx.conn, info.object_id, detail=json.dumps(detail))
+    _touch(ctx, info)
+    fresh = _reload(ctx, info)
+    writer = RowWriter(ctx, fresh, "ALTER TABLE")
+    rid = writer.rowid
+    writer.recompute([r[0] for r in run_sql(
+        ctx.conn, f"SELECT {rid} FROM {info.sql_name} ORDER BY {rid}")])
 
 
 def _reload(ctx: ExecContext, info: TableInfo) -> TableInfo:

@@ -28,7 +28,8 @@ from ..storage.naming import (
     quote_column,
     quote_ident,
 )
-from ..values.precedence import common_spec
+from ..values.precedence import arithmetic_spec, common_spec
+from ..values.types import literal_spec
 from .catalog import TEMPDB, Catalog
 from .context import ExecContext
 from .execsql import Marks, run_sql
@@ -195,28 +196,58 @@ def _computed_specs(ctx: ExecContext, oid: int, columns: list[dict[str, Any]]) -
     for i, col in enumerate(columns, start=1):
         if col.get("computed") is None:
             continue
-        parsed = parse_statement(f"SELECT {col['computed']}").tree
-        assert isinstance(parsed, exp.Select)
-        for ref in parsed.find_all(exp.Column):
-            if not isinstance(ref.this, exp.Star) and info.column(ref.name) is None:
-                raise tsql_error(207, ref.name, cls=BindError)
-            found = info.column(ref.name)
-            if found is not None and found.computed:
-                raise tsql_error(1759, found.name, info.display_name)
-        tree = parsed.from_(physical_table_ref(info))
-        binder = Binder(ctx, {})
-        binder.collect(tree)
-        _names, types = binder.describe(tree)
-        spec = types[0]
-        body = tree.expressions[0]
-        body = body.this if isinstance(body, exp.Paren) else body
-        if spec is None and isinstance(body, (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)):
-            # Integer and money arithmetic: the operands' type of higher precedence.
-            spec = common_spec([binder.spec_of(body.this), binder.spec_of(body.expression)])
-        col["spec"] = spec or "sql_variant"
+        col["spec"] = computed_spec(ctx, info, col["computed"])
         ctx.conn.execute(update(c).where(c.c.object_id == oid, c.c.column_id == i).values(
             type_spec=col["spec"]))
     catalog.update_object(ctx.conn, oid)
+
+
+def computed_spec(ctx: ExecContext, info: TableInfo, expression: str) -> str:
+    """The type of computed column expression ``expression`` over table ``info``'s columns
+    (Msg 207 for an unknown column, 1759 for another computed column)."""
+    parsed = parse_statement(f"SELECT {expression}").tree
+    assert isinstance(parsed, exp.Select)
+    for ref in parsed.find_all(exp.Column):
+        if not isinstance(ref.this, exp.Star) and info.column(ref.name) is None:
+            raise tsql_error(207, ref.name, cls=BindError)
+        found = info.column(ref.name)
+        if found is not None and found.computed:
+            raise tsql_error(1759, found.name, info.display_name)
+    tree = parsed.from_(physical_table_ref(info))
+    binder = Binder(ctx, {})
+    binder.collect(tree)
+    _names, types = binder.describe(tree)
+    spec = types[0] or _arithmetic_spec(binder, tree.expressions[0])
+    return spec or "sql_variant"
+
+
+_ARITHMETIC = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%"}
+# A money operand meets a decimal one as decimal (decimal's precedence is higher).
+_MONEY_AS_DECIMAL = {"money": "decimal(19,4)", "smallmoney": "decimal(10,4)"}
+
+
+def _arithmetic_spec(binder: Binder, node: exp.Expression) -> str | None:
+    """The type of integer, money and decimal arithmetic the binder leaves untyped
+    (``QtyAvailable * UnitPrice * 1.5``): decimal by SQL Server's precision and scale
+    rules when a decimal takes part, else the operands' type of higher precedence."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    op = _ARITHMETIC.get(type(node))
+    if op is None:
+        if isinstance(node, exp.Literal) and not node.is_string:
+            return literal_spec(node.this, False)
+        return binder.spec_of(node)
+    left = _arithmetic_spec(binder, node.this)
+    right = _arithmetic_spec(binder, node.expression)
+    if left is None or right is None:
+        return None
+    names = {parse_spec(x).name for x in (left, right)}
+    if names & {"decimal", "numeric"}:
+        spec = arithmetic_spec(op, *(_MONEY_AS_DECIMAL.get(parse_spec(x).name, x)
+                                     for x in (left, right)))
+        if spec is not None:
+            return spec
+    return common_spec([left, right])
 
 
 def _fk(name: str | None, columns: list[str], ref: exp.Expression | None) -> PendingConstraint:

@@ -269,7 +269,7 @@ class StmtBuilder:
             return ast.AlterTable(name, kind, constraint=payload)
         return ast.AlterTable(name, kind, target=payload)
 
-    def at_add_column(self, col: ast.ColumnDef) -> tuple[Any, ...]:
+    def at_add_column(self, col: ast.ColumnDef, *_more: ast.ColumnDef) -> tuple[Any, ...]:
         return ("add_column", col)
 
     def at_alter_column(self, col: ast.ColumnDef) -> tuple[Any, ...]:
