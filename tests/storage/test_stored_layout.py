@@ -24,7 +24,12 @@ def test_a_fresh_store_has_the_released_layout(backend: str, backend_url: str,
                                                tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'fresh.sqlite'}" if backend == "sqlite" else backend_url
     make_store(url)
-    assert stored_layout(url) == RELEASED[backend]
+    fresh, released = stored_layout(url), dict(RELEASED[backend])
+    # Functions are code, replaced at each start: a new one is no change to what is stored,
+    # but every released one must still be there (old queries' plans may name it).
+    if "functions" in released:
+        assert set(released.pop("functions")) <= set(fresh.pop("functions"))
+    assert fresh == released
 
 
 @pytest.fixture
