@@ -30,6 +30,7 @@ from .tables import (
 )
 from .transpiler import Binder
 from .transpiler.scope import datatype_spec, table_key, written_name
+from .usertypes import column_alias_types, with_column_alias_type
 from .writer import RowWriter, format_key
 
 
@@ -99,6 +100,8 @@ def _add_column(ctx: ExecContext, info: TableInfo, action: exp.ColumnDef) -> Non
         type_spec=col["spec"], is_nullable=col["nullable"], is_identity=ident is not None,
         seed_value=ident[0] if ident else None, increment_value=ident[1] if ident else None,
         identity_next=None, default_sql=col["default"], is_computed=False))
+    if col.get("alias_type") is not None:
+        _set_alias_type(ctx, info, int(top) + 1, col["alias_type"])
     ddl_type = ctx.conn.backend.column_type(col["spec"]).compile(
         dialect=ctx.conn.conn.dialect)
     run_sql(ctx.conn, f"ALTER TABLE {info.sql_name} ADD COLUMN "
@@ -164,6 +167,18 @@ def _add_computed_column(ctx: ExecContext, info: TableInfo, col: dict[str, Any])
         ctx.conn, f"SELECT {rid} FROM {info.sql_name} ORDER BY {rid}")])
 
 
+def _set_alias_type(ctx: ExecContext, info: TableInfo, column_id: int,
+                    alias_id: int | None) -> None:
+    """Record (None: forget) the alias type column ``column_id`` was declared with."""
+    catalog = Catalog.get(ctx.conn.store)
+    obj = catalog.object_by_id(ctx.conn, None, info.object_id)
+    assert obj is not None
+    if alias_id is None and column_id not in column_alias_types(obj.detail):
+        return
+    catalog.update_object(ctx.conn, info.object_id,
+                          detail=with_column_alias_type(obj.detail, column_id, alias_id))
+
+
 def _reload(ctx: ExecContext, info: TableInfo) -> TableInfo:
     obj = Catalog.get(ctx.conn.store).object_by_id(ctx.conn, None, info.object_id)
     assert obj is not None
@@ -221,6 +236,7 @@ def _drop_parts(ctx: ExecContext, info: TableInfo, action: exp.Drop) -> None:
             c = catalog.t.columns
             ctx.conn.execute(delete(c).where(c.c.object_id == info.object_id,
                                              c.c.column_id == col.column_id))
+            _set_alias_type(ctx, info, col.column_id, None)
             run_sql(ctx.conn, f"ALTER TABLE {info.sql_name} DROP COLUMN "
                                      f"{quote_column(col.name, ctx.conn.dialect)}")
         else:
@@ -279,6 +295,8 @@ def _alter_column(ctx: ExecContext, info: TableInfo, action: exp.AlterColumn) ->
     ctx.conn.execute(update(c).where(c.c.object_id == info.object_id,
                                      c.c.column_id == col.column_id).values(
         type_spec=spec, is_nullable=nullable))
+    if isinstance(dtype, exp.DataType):  # a new type: no longer the alias type it had
+        _set_alias_type(ctx, info, col.column_id, None)
     _touch(ctx, info)
     fresh = _reload(ctx, info)
     # Existing values must convert and fit (245 / 8152 / 515), as SQL Server checks.

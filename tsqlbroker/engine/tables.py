@@ -38,7 +38,7 @@ from .sqltypes import parse_spec
 from .tableinfo import TableInfo, load_table, referencing_constraints
 from .transpiler import Binder
 from .transpiler.scope import datatype_spec, table_key, written_name
-from .usertypes import alias_type
+from .usertypes import alias_type_object, with_column_alias_type
 from .writer import physical_table_ref
 
 
@@ -124,14 +124,17 @@ def column_def(item: exp.ColumnDef, constraints: list[PendingConstraint],
         return _computed_column(item)
     spec = datatype_spec(kind)
     nullable = True
+    alias_id = None
     if spec is None:
-        alias = alias_type(ctx.conn, ctx.db_id, kind.sql("tsql")) if ctx is not None else None
+        alias = alias_type_object(ctx.conn, ctx.db_id, kind.sql("tsql")) \
+            if ctx is not None else None
         if alias is None:
             raise tsql_error(2715, len(constraints) + 1, kind.sql("tsql"))
-        spec, nullable = alias
+        detail = json.loads(alias.detail or "{}")
+        spec, nullable, alias_id = str(detail["base"]), bool(detail["nullable"]), alias.object_id
     _check_column_size(name, spec)
     col: dict[str, Any] = {"name": name, "spec": spec, "nullable": nullable, "identity": None,
-                           "default": None, "default_name": None}
+                           "default": None, "default_name": None, "alias_type": alias_id}
     for cc in item.args.get("constraints") or []:
         cname = cc.name if isinstance(cc, exp.ColumnConstraint) and cc.this else None
         k = cc.args.get("kind") if isinstance(cc, exp.ColumnConstraint) else cc
@@ -326,6 +329,9 @@ def create_table(ctx: ExecContext, create: exp.Create, *, variable: str | None =
     if persisted:
         details["persisted"] = persisted
     detail = json.dumps(details) if details else None
+    for i, col in enumerate(columns, start=1):
+        if col.get("alias_type") is not None:
+            detail = with_column_alias_type(detail, i, col["alias_type"])
     catalog.create_object(ctx.conn, db_id, schema, name, "U", physical_name=physical,
                           detail=detail, session_id=session_id, object_id=oid)
     c = catalog.t.columns

@@ -360,6 +360,8 @@ MESSAGES: dict[int, tuple[int, str]] = {
     # --- schemas, sequences, synonyms, alias types, computed columns, triggers (DDL)
     15530: (16, 'The object with name "%.*ls" already exists.'),
     8145: (16, "%.*ls is not a parameter for procedure %.*ls."),
+    3732: (16, ("Cannot drop type '%.*ls' because it is being referenced by object '%.*ls'. "
+                "There may be other objects that reference this type.")),
     218: (16, ("Could not find the type '%.*ls'. Either it does not exist or you do not have "
                "the necessary permission.")),
     219: (16, ("The type '%.*ls' already exists, or you do not have permission to create "
