@@ -70,9 +70,9 @@ class StmtBuilder:
         ctes = with_[0] if with_ else ()
         return ast.Insert(target, cols or (), source, output, top, ctes)
 
-    def insert_paren(self, with_: Any, top: Any, target: Any, cols: Any, source: Any,
-                     option: Any) -> ast.Insert:
-        return StmtBuilder.insert_stmt(self, with_, top, target, cols, None, source, option)
+    def insert_paren(self, with_: Any, top: Any, target: Any, cols: Any, output: Any,
+                     source: Any, option: Any) -> ast.Insert:
+        return StmtBuilder.insert_stmt(self, with_, top, target, cols, output, source, option)
 
     def values_source(self, rows: Any) -> ast.ValuesSource:
         return ast.ValuesSource(rows)
