@@ -737,6 +737,25 @@ def _hidden_columns(c: Compiler, expr: ast.Expr, slots: dict[str, int],
     return rewrite(expr)
 
 
+def _compound(c: Compiler, it: ast.SelectItem, expr: ast.Expr, e: CExpr,
+              hidden: str | None) -> CExpr:
+    """``@v op= expr`` of a RECEIVE item as ``@v op expr``. An item holding a subquery is
+    compiled already (a query per queue row, which has no text of its own to compile
+    again): its value reaches the operator through the hidden variable ``hidden``."""
+    op = (it.assign_op or "+=")[:-1]
+    target = ast.Variable(it.assign_to or "", span=it.span)
+    if hidden is None:
+        return c.expr(ast.Binary(op, target, expr, span=it.span))
+    slot = c.scope.add(hidden, e.type).slot
+    combined = c.expr(ast.Binary(op, target, ast.Variable(hidden, span=it.span), span=it.span))
+    item_fn, combined_fn = e.fn, combined.fn
+
+    def fn(f: Frame) -> Any:
+        f.v[slot] = item_fn(f)
+        return combined_fn(f)
+    return dataclasses.replace(combined, fn=fn)
+
+
 def _hidden_name(tag: int, col: str) -> str:
     return f"@\x00rcv{tag}_{col}"
 
@@ -855,9 +874,8 @@ def _compile_projection(c: Compiler, node: ast.Receive) -> _Projection:
         if it.assign_to:
             info = c.var(it.assign_to, it)
             if (it.assign_op or "=") != "=":
-                expr = ast.Binary((it.assign_op or "+=")[:-1],
-                                  ast.Variable(it.assign_to, span=it.span), expr, span=it.span)
-                e = c.expr(expr)
+                e = _compound(c, it, expr, e, _hidden_name(tag, f"item{index}")
+                              if _holds_query(it.expr) else None)
             store = c.assigner(info, e.type)
             ef = e.fn
             assigns.append(lambda f, _row, st=store, fn=ef: st(f, fn(f)))
