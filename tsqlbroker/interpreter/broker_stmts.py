@@ -354,10 +354,10 @@ def compile_drop_service(c: Compiler, node: ast.DropService) -> StmtFn:
 
 
 def _queue_target(node: ast.CreateEventNotification | ast.DropEventNotification,
-                  verb: str) -> ast.ObjectName:
-    """The queue an event notification is on; ON SERVER / ON DATABASE (DDL and trace
-    events) are refused with Msg 40000 (docs/decisions.md)."""
-    if node.queue is None:
+                  verb: str) -> ast.ObjectName | None:
+    """The queue an event notification is on, None for ON DATABASE; ON SERVER (server DDL
+    and trace events) is refused with Msg 40000 (docs/decisions.md)."""
+    if node.queue is None and node.target.lower() != "database":
         raise tsql_error(40000, f"{verb} EVENT NOTIFICATION ON {node.target.upper()}")
     return node.queue
 
@@ -366,7 +366,13 @@ def _queue_target(node: ast.CreateEventNotification | ast.DropEventNotification,
 def compile_create_event_notification(c: Compiler,
                                       node: ast.CreateEventNotification) -> StmtFn:
     def run(f: Frame, b: Broker, txn: Any) -> None:
-        db, schema, name = _name_parts(_queue_target(node, "CREATE"))
+        queue = _queue_target(node, "CREATE")
+        if queue is None:
+            b.create_database_event_notification(txn, f.session.db_id, node.name,
+                                                 list(node.events), node.service,
+                                                 node.broker_instance)
+            return
+        db, schema, name = _name_parts(queue)
         b.create_event_notification(txn, _db_id(f, db), node.name, schema, name,
                                     list(node.events), node.service, node.broker_instance)
     return _ddl(run)
@@ -375,7 +381,11 @@ def compile_create_event_notification(c: Compiler,
 @handler(ast.DropEventNotification)
 def compile_drop_event_notification(c: Compiler, node: ast.DropEventNotification) -> StmtFn:
     def run(f: Frame, b: Broker, txn: Any) -> None:
-        db, schema, name = _name_parts(_queue_target(node, "DROP"))
+        queue = _queue_target(node, "DROP")
+        if queue is None:
+            b.drop_database_event_notification(txn, f.session.db_id, list(node.names))
+            return
+        db, schema, name = _name_parts(queue)
         b.drop_event_notification(txn, _db_id(f, db), list(node.names), schema, name)
     return _ddl(run)
 
