@@ -119,6 +119,8 @@ def column_def(item: exp.ColumnDef, constraints: list[PendingConstraint],
     """A column definition as a dict (name, spec, nullable, identity, default …); a column
     of an alias type gets its base type and, unless it says otherwise, its nullability."""
     name = item.name
+    if not name:  # [] or "": SQL Server's parser refuses an empty name
+        raise tsql_error(1038, cls=BindError)
     kind = item.args.get("kind")
     if not isinstance(kind, exp.DataType):
         return _computed_column(item)
@@ -318,6 +320,8 @@ def create_table(ctx: ExecContext, create: exp.Create, *, variable: str | None =
             db_id = found
         schema = key[1] or "dbo"
         name = key[2]
+        if not name:
+            raise tsql_error(1038, cls=BindError)
         if catalog.find_object(ctx.conn, db_id, schema, name) is not None:
             raise tsql_error(2714, name)
         oid = catalog.next_object_id(ctx.conn)
@@ -365,6 +369,19 @@ def create_table(ctx: ExecContext, create: exp.Create, *, variable: str | None =
     return info
 
 
+# The types an IDENTITY column may have (Msg 2749 for others).
+_IDENTITY_TYPES = frozenset({"int", "bigint", "smallint", "tinyint", "decimal", "numeric"})
+
+
+def _identity_type(spec: str | None) -> bool:
+    """Whether a column of type ``spec`` may be an IDENTITY column: an integer type, or
+    decimal / numeric with scale 0."""
+    if spec is None:
+        return False
+    t = parse_spec(spec)
+    return t.name in _IDENTITY_TYPES and not t.scale
+
+
 def _validate_columns(columns: list[dict[str, Any]], constraints: list[PendingConstraint],
                       table: str) -> None:
     seen: set[str] = set()
@@ -375,6 +392,9 @@ def _validate_columns(columns: list[dict[str, Any]], constraints: list[PendingCo
         seen.add(low)
     if sum(1 for col in columns if col["identity"] is not None) > 1:
         raise tsql_error(2744, table)
+    for col in columns:
+        if col["identity"] is not None and not _identity_type(col["spec"]):
+            raise tsql_error(2749, col["name"])
     if sum(1 for c in constraints if c.kind == "PK") > 1:
         raise tsql_error(8110, table)
     for pc in constraints:

@@ -206,6 +206,8 @@ def _openjson_rows(binder: BindContext, call: exp.OpenJSON) -> exp.Expression:
         raise not_supported("OPENJSON of a column outside CROSS APPLY / OUTER APPLY")
     args = [_argument(binder, a, "OPENJSON") for a in given]
     text = args[0][0] if args[0] is not None else None
+    if text is not None and not isinstance(text, str):
+        text = str(text)  # a number converts to nvarchar as OPENJSON's argument does
     path = args[1][0] if len(args) > 1 and args[1] is not None else "$"
     schema = openjson_schema(call)
     names, specs = (list(c) for c in zip(*openjson_columns(call), strict=True))

@@ -352,6 +352,9 @@ MESSAGES: dict[int, tuple[int, str]] = {
                 9747: (16, "The ADDRESS and MIRROR_ADDRESS of a route must be different."),       # [U]
     15151: (16, ("Cannot find the %S_MSG '%.*ls', because it does not exist or you do not "
                  "have permission.")),
+    2749: (16, ("Identity column '%.*ls' must be of data type int, bigint, smallint, "
+                "tinyint, or decimal or numeric with a scale of 0, and constrained to be "
+                "nonnullable.")),
     1084: (15, "'%.*ls' is an invalid event type."),
     1098: (16, "The specified event type(s) is/are not valid on the specified target object."),
     9717: (16, ("Cannot enable stored procedure activation on queue '%.*ls'. Event "
