@@ -1,7 +1,8 @@
 """The lean LALR driver accepts exactly what Lark's own parser accepts with the same grammar
 (same table, same contextual lexers), on the listings and on mutations of them — except where
 the driver deliberately reads a keyword as a name (``SELECT a output``: an implicit alias
-spelled like a keyword, which LALR's merged lookaheads make Lark reject)."""
+spelled like a keyword, which LALR's merged lookaheads make Lark reject) or the "(" of
+INSERT's query in parentheses as a plain one (``IF 1 = 1 (SELECT …)``, likewise)."""
 
 from __future__ import annotations
 
@@ -64,11 +65,21 @@ def _driver_accepts_reading_keywords_as_names(text: str) -> tuple[bool | None, b
             renamed.append(str(tok))
         return kind
 
+    original_paren = Driver._insert_paren
+
+    def recording_paren(self: Driver, stack: list[int]) -> str:
+        kind = original_paren(self, stack)
+        if kind != "_INSERT_LPAR":
+            renamed.append("(")
+        return kind
+
     Driver._keyword_or_name = recording  # type: ignore[method-assign]
+    Driver._insert_paren = recording_paren  # type: ignore[method-assign]
     try:
         return _driver_accepts(text), bool(renamed)
     finally:
         Driver._keyword_or_name = original  # type: ignore[method-assign]
+        Driver._insert_paren = original_paren  # type: ignore[method-assign]
 
 
 def _agree(text: str) -> None:

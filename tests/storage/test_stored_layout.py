@@ -35,6 +35,9 @@ ADDED: dict[str, dict[str, list[list[str]]]] = {
 # PostgreSQL functions added after the release.
 ADDED_FUNCTIONS = [
     "tsqlb_json_query",     # JSON_QUERY in queries (storage/backends/postgres)
+    # APPLY OPENJSON(t.col) (storage/backends/postgres/openjson_sql.py)
+    "tsqlb_json_steps", "tsqlb_json_text", "tsqlb_json_type", "tsqlb_openjson",
+    "tsqlb_openjson_column",
 ]
 
 

@@ -20,14 +20,18 @@ query returning varbinary columns is refused on SQLite.
 
 from __future__ import annotations
 
+import json
+
 from sqlglot import exp
 
 from ..storage.stored_values import BINARY_TYPES
+from ..values.json_builtins import openjson_column_path, parse_path
 from ..values.types import parse_spec
 from .parsing import not_supported
 from .shapes import is_star, order_key, replace_stars, source_aliases, values_source
 from .transpiler.interface import BindContext
 from .transpiler.scope import Applied, Source, projection_name
+from .tvf import openjson_columns, openjson_schema
 
 
 def applied_columns(binder: BindContext, lateral: exp.Lateral) -> list[tuple[str, str | None]]:
@@ -35,6 +39,8 @@ def applied_columns(binder: BindContext, lateral: exp.Lateral) -> list[tuple[str
     alias = lateral.args.get("alias")
     named = [c.name for c in alias.columns] if isinstance(alias, exp.TableAlias) else []
     inner = lateral.this.this if isinstance(lateral.this, exp.Subquery) else lateral.this
+    if isinstance(inner, exp.OpenJSON):
+        return list(openjson_columns(inner))
     if isinstance(inner, exp.Values):
         if not named:
             raise not_supported("CROSS APPLY (VALUES …) without column names")
@@ -72,14 +78,20 @@ def register(binder: BindContext, tree: exp.Expression) -> None:
         if not binder.backend.supports_lateral:  # emulated: see the module docstring
             if any(s is not None and parse_spec(s).name in BINARY_TYPES for _n, s in columns):
                 raise not_supported("Binary columns from CROSS APPLY / OUTER APPLY on SQLite")
+            converts = [s for _n, s in columns] if isinstance(lateral.this, exp.OpenJSON) \
+                and lateral.this.expressions else None
             binder.applied[alias.name.lower()] = Applied(
-                alias.name.lower(), [n.lower() for n, _s in columns])
+                alias.name.lower(), [n.lower() for n, _s in columns], converts)
 
 
 def sqlite_join(binder: BindContext, lateral: exp.Lateral) -> exp.Expression:
     """The SQLite form of an applied table expression (see the module docstring)."""
     alias = lateral.args["alias"].name
     inner = lateral.this.this if isinstance(lateral.this, exp.Subquery) else lateral.this
+    if isinstance(inner, exp.OpenJSON):
+        return exp.Table(this=exp.Anonymous(this="json_each", expressions=[
+            _openjson_call(binder, inner)]),
+            alias=exp.TableAlias(this=exp.to_identifier(alias, quoted=True)))
     if isinstance(inner, exp.Values):
         rows = [exp.Anonymous(this="json_array", expressions=[
             binder.rewrite(e) for e in (t.expressions if isinstance(t, exp.Tuple) else [t])])
@@ -131,9 +143,11 @@ def column_reference(binder: BindContext, node: exp.Column) -> exp.Expression | 
         applied = owners[0] if len(owners) == 1 and not others else None
     if applied is None or name not in applied.columns:
         return None
+    index = applied.columns.index(name)
     value = exp.Anonymous(this="json_extract", expressions=[
-        exp.column("value", applied.alias, quoted=True),
-        exp.Literal.string(f"$[{applied.columns.index(name)}]")])
+        exp.column("value", applied.alias, quoted=True), exp.Literal.string(f"$[{index}]")])
+    if applied.converts is not None:
+        value = binder.converted(value, applied.converts[index], "nvarchar(max)")
     if isinstance(node.parent, exp.Select) and node.arg_key == "expressions":
         return exp.alias_(value, node.name, quoted=True)
     return value
@@ -153,3 +167,41 @@ def expand_stars(binder: BindContext, select: exp.Select) -> None:
             return [exp.Column(this=exp.Star(), table=exp.to_identifier(alias))]
         return [exp.column(name, alias) for name, _spec in binder.sources[alias].columns]
     replace_stars(select, order, columns)
+
+
+def _openjson_call(binder: BindContext, call: exp.OpenJSON) -> exp.Expression:
+    """``tsqlb_openjson(json, path, schema)``: OPENJSON of the outer row's value in the
+    store's query. Each store has the function (SQLite: Python over
+    ``values.json_builtins.openjson_rows``, a JSON array of the rows; PostgreSQL: PL/pgSQL
+    returning one text array per row); ``schema`` is the JSON text of the WITH columns'
+    ``[name, path, AS JSON]`` (NULL: the default schema, key / value / type)."""
+    path = call.args.get("path")
+    if isinstance(path, exp.Literal):
+        parse_path(path.name)  # a malformed constant path is Msg 13607 before any row
+    schema = openjson_schema(call)
+    spec = exp.Literal.string(json.dumps([[n, openjson_column_path(n, p), j]
+                                          for n, p, j in schema])) if schema else exp.null()
+    return exp.Anonymous(this="tsqlb_openjson", expressions=[
+        binder.rewrite(call.this),
+        binder.rewrite(path) if isinstance(path, exp.Expression) else exp.Literal.string("$"),
+        spec])
+
+
+def lateral_openjson(binder: BindContext, lateral: exp.Lateral) -> exp.Lateral:
+    """``CROSS APPLY OPENJSON(t.c) …`` where the store has LATERAL: a lateral query over
+    ``tsqlb_openjson``'s text arrays, each text converted to its column's type."""
+    call = lateral.this
+    assert isinstance(call, exp.OpenJSON)
+    columns = openjson_columns(call)
+    rows = exp.Table(this=_openjson_call(binder, call), alias=exp.TableAlias(
+        this=exp.to_identifier("r", quoted=True), columns=[exp.to_identifier("v", quoted=True)]))
+    items = []
+    for i, (name, spec) in enumerate(columns):
+        # sqlglot writes PostgreSQL's 1-based subscript from this 0-based index.
+        text: exp.Expression = exp.Bracket(this=exp.column("v", "r", quoted=True),
+                                           expressions=[exp.Literal.number(i)])
+        items.append(exp.alias_(binder.converted(text, spec, "nvarchar(max)"), name,
+                                quoted=True))
+    out = lateral.copy()
+    out.set("this", exp.Subquery(this=exp.select(*items).from_(rows)))
+    return out

@@ -21,9 +21,16 @@ from .context import ExecContext
 from .execsql import Marks, run_sql
 from .parsing import not_supported
 from .tableinfo import TableInfo, load_table
-from .tables import PendingConstraint, add_constraint, column_def, table_constraint
+from .tables import (
+    PendingConstraint,
+    add_constraint,
+    column_def,
+    computed_spec,
+    table_constraint,
+)
 from .transpiler.binder import Binder
 from .transpiler.scope import datatype_spec, table_key, written_name
+from .usertypes import column_alias_types, with_column_alias_type
 from .writer import RowWriter, format_key
 
 
@@ -74,10 +81,11 @@ def alter_table(ctx: ExecContext, tree: exp.Alter) -> None:
 def _add_column(ctx: ExecContext, info: TableInfo, action: exp.ColumnDef) -> None:
     pending: list[PendingConstraint] = []
     col = column_def(action, pending, ctx)
-    if col.get("computed") is not None:
-        raise not_supported("ALTER TABLE … ADD of a computed column")
     if info.column(col["name"]) is not None:
         raise tsql_error(2705, col["name"], info.display_name)
+    if col.get("computed") is not None:
+        _add_computed_column(ctx, info, col)
+        return
     has_rows = run_sql(
         ctx.conn, f"SELECT 1 FROM {info.sql_name} LIMIT 1").first() is not None
     if not col["nullable"] and col["default"] is None and col["identity"] is None and has_rows:
@@ -92,6 +100,8 @@ def _add_column(ctx: ExecContext, info: TableInfo, action: exp.ColumnDef) -> Non
         type_spec=col["spec"], is_nullable=col["nullable"], is_identity=ident is not None,
         seed_value=ident[0] if ident else None, increment_value=ident[1] if ident else None,
         identity_next=None, default_sql=col["default"], is_computed=False))
+    if col.get("alias_type") is not None:
+        _set_alias_type(ctx, info, int(top) + 1, col["alias_type"])
     ddl_type = ctx.conn.backend.column_type(col["spec"]).compile(
         dialect=ctx.conn.conn.dialect)
     run_sql(ctx.conn, f"ALTER TABLE {info.sql_name} ADD COLUMN "
@@ -126,6 +136,47 @@ def _add_column(ctx: ExecContext, info: TableInfo, action: exp.ColumnDef) -> Non
         _validate_existing(ctx, fresh, pc)
         add_constraint(ctx, info.db_id, info.schema, info.object_id, info.display_name, pc,
                        info.backend_schema, info.physical)
+
+
+def _add_computed_column(ctx: ExecContext, info: TableInfo, col: dict[str, Any]) -> None:
+    """``ALTER TABLE t ADD c AS expression [PERSISTED]``: typed as in CREATE TABLE, stored
+    like the table's other computed columns, and computed for the rows already there."""
+    spec = computed_spec(ctx, info, col["computed"])
+    catalog = Catalog.get(ctx.conn.store)
+    c = catalog.t.columns
+    top = ctx.conn.execute(select(func.max(c.c.column_id)).where(
+        c.c.object_id == info.object_id)).scalar() or 0
+    ctx.conn.execute(c.insert().values(
+        object_id=info.object_id, column_id=int(top) + 1, name=col["name"], type_spec=spec,
+        is_nullable=True, is_identity=False, seed_value=None, increment_value=None,
+        identity_next=None, default_sql=col["computed"], is_computed=True))
+    ddl_type = ctx.conn.backend.column_type(spec).compile(dialect=ctx.conn.conn.dialect)
+    run_sql(ctx.conn, f"ALTER TABLE {info.sql_name} ADD COLUMN "
+                      f"{quote_column(col['name'], ctx.conn.dialect)} {ddl_type}")
+    if col.get("persisted"):
+        obj = catalog.object_by_id(ctx.conn, None, info.object_id)
+        assert obj is not None
+        detail = json.loads(obj.detail or "{}")
+        detail["persisted"] = [*detail.get("persisted", []), col["name"].lower()]
+        catalog.update_object(ctx.conn, info.object_id, detail=json.dumps(detail))
+    _touch(ctx, info)
+    fresh = _reload(ctx, info)
+    writer = RowWriter(ctx, fresh, "ALTER TABLE")
+    rid = writer.rowid
+    writer.recompute([r[0] for r in run_sql(
+        ctx.conn, f"SELECT {rid} FROM {info.sql_name} ORDER BY {rid}")])
+
+
+def _set_alias_type(ctx: ExecContext, info: TableInfo, column_id: int,
+                    alias_id: int | None) -> None:
+    """Record (None: forget) the alias type column ``column_id`` was declared with."""
+    catalog = Catalog.get(ctx.conn.store)
+    obj = catalog.object_by_id(ctx.conn, None, info.object_id)
+    assert obj is not None
+    if alias_id is None and column_id not in column_alias_types(obj.detail):
+        return
+    catalog.update_object(ctx.conn, info.object_id,
+                          detail=with_column_alias_type(obj.detail, column_id, alias_id))
 
 
 def _reload(ctx: ExecContext, info: TableInfo) -> TableInfo:
@@ -185,6 +236,7 @@ def _drop_parts(ctx: ExecContext, info: TableInfo, action: exp.Drop) -> None:
             c = catalog.t.columns
             ctx.conn.execute(delete(c).where(c.c.object_id == info.object_id,
                                              c.c.column_id == col.column_id))
+            _set_alias_type(ctx, info, col.column_id, None)
             run_sql(ctx.conn, f"ALTER TABLE {info.sql_name} DROP COLUMN "
                                      f"{quote_column(col.name, ctx.conn.dialect)}")
         else:
@@ -243,6 +295,8 @@ def _alter_column(ctx: ExecContext, info: TableInfo, action: exp.AlterColumn) ->
     ctx.conn.execute(update(c).where(c.c.object_id == info.object_id,
                                      c.c.column_id == col.column_id).values(
         type_spec=spec, is_nullable=nullable))
+    if isinstance(dtype, exp.DataType):  # a new type: no longer the alias type it had
+        _set_alias_type(ctx, info, col.column_id, None)
     _touch(ctx, info)
     fresh = _reload(ctx, info)
     # Existing values must convert and fit (245 / 8152 / 515), as SQL Server checks.

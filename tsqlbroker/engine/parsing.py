@@ -120,6 +120,40 @@ def _plain_set_operands(tree: exp.Expression) -> None:
                 node.set(key, operand.this)
 
 
+def _query_paren(first: str, words: list[str], k: int) -> bool:
+    """Whether ``words[k]`` opens INSERT's query in parentheses (``INSERT t OUTPUT
+    inserted.a (SELECT …)``), which ends the OUTPUT clause, as the grammar reads it."""
+    return first == "INSERT" and words[k] == "(" and k + 1 < len(words) \
+        and words[k + 1] in ("SELECT", "(")
+
+
+def _insert_query_in_parentheses(tree: exp.Insert) -> None:
+    """``INSERT t [OUTPUT …] ((SELECT …))``: the query without its parentheses (those around
+    a query with its own TOP / ORDER BY become a derived table)."""
+    source = tree.expression
+    while isinstance(source, exp.Subquery) and not source.alias \
+            and not any(source.args.get(k) for k in ("order", "limit", "offset")):
+        source = source.this
+    if source is not tree.expression:
+        tree.set("expression", _ordered_parenthesised_query(source))
+
+
+def _ordered_parenthesised_query(tree: exp.Expression) -> exp.Expression:
+    """``(SELECT TOP n … ORDER BY …) ORDER BY …`` as a statement: the query in parentheses
+    keeps its own TOP and ORDER BY, and its rows are ordered again, as from a derived table
+    (sqlglot reads the statement as an ordered subquery, which no store runs)."""
+    if not isinstance(tree, exp.Subquery) or tree.alias \
+            or not any(tree.args.get(k) for k in ("order", "limit", "offset")):
+        return tree
+    derived = exp.Subquery(this=tree.this, alias=exp.TableAlias(
+        this=exp.to_identifier("_ordered", quoted=True)))
+    query = exp.select(exp.Star()).from_(derived)
+    for key in ("order", "limit", "offset"):
+        if tree.args.get(key) is not None:
+            query.set(key, tree.args[key])
+    return query
+
+
 # Table hints SQL Server accepts after an alias without WITH (FROM t a (NOLOCK)).
 _TABLE_HINTS = frozenset({"NOLOCK", "READUNCOMMITTED", "UPDLOCK", "ROWLOCK", "HOLDLOCK",
                           "READPAST", "XLOCK", "TABLOCK", "TABLOCKX", "PAGLOCK", "NOWAIT",
@@ -342,7 +376,8 @@ def _parse_uncached(sql: str) -> Parsed:
             if w == "OUTPUT" and depth == 0:
                 k = i + 1
                 d = 0
-                while k < len(words) and not (d == 0 and words[k] in _END_OF_OUTPUT):
+                while k < len(words) and not (d == 0 and (
+                        words[k] in _END_OF_OUTPUT or _query_paren(first, words, k))):
                     d += words[k] == "("
                     d -= words[k] == ")"
                     k += 1
@@ -351,8 +386,9 @@ def _parse_uncached(sql: str) -> Parsed:
                 if k < len(words) and words[k] == "INTO":
                     m = k + 1
                     d = 0
-                    while m < len(words) and not (d == 0 and words[m] in _END_OF_OUTPUT - {
-                            "INTO"}):
+                    while m < len(words) and not (d == 0 and (
+                            words[m] in _END_OF_OUTPUT - {"INTO"}
+                            or _query_paren(first, words, m))):
                         d += words[m] == "("
                         d -= words[m] == ")"
                         m += 1
@@ -413,6 +449,9 @@ def _parse_uncached(sql: str) -> Parsed:
     except (GlotParseError, TokenError) as e:
         raise syntax_error(e, sql) from None
     _plain_set_operands(trees[0])
+    trees[0] = _ordered_parenthesised_query(trees[0])
+    if isinstance(trees[0], exp.Insert):
+        _insert_query_in_parentheses(trees[0])
     if default_name is not None:
         trees[0].meta["default_constraint"] = default_name or None
     if namespaces is not None:

@@ -30,7 +30,7 @@ from .security import Security
 from .sequences import SEQUENCE_COLUMNS, sequences_query
 from .synonyms import SYNONYM_COLUMNS, synonyms_query
 from .triggers import trigger_from_row
-from .usertypes import ALIAS, alias_type_rows
+from .usertypes import ALIAS, alias_type_rows, column_alias_types, user_type_ids
 
 # name, system_type_id, max_length, precision, scale (as sys.types lists them)
 SYSTEM_TYPES: list[tuple[str, int, int, int, int]] = [
@@ -260,10 +260,13 @@ def _columns(ctx: ExecContext, db_id: int) -> VirtualTable:
         ("precision", "tinyint"), ("scale", "tinyint"), ("collation_name", "sysname"),
         ("is_nullable", "bit"), ("is_identity", "bit"), ("is_computed", "bit")]
     rows = []
+    user_types = user_type_ids(ctx.conn, db_id)
     for r in _columns_rows(ctx, db_id):
         name, type_id, max_length, precision, scale, _chars = type_facts(r.type_spec)
         is_text = name in ("char", "varchar", "nchar", "nvarchar", "text", "ntext", "sysname")
-        rows.append((r.object_id, r.name, r.column_id, type_id, type_id, max_length, precision,
+        alias = column_alias_types(r.table_detail).get(r.column_id)
+        user_type = user_types.get(alias, type_id) if alias is not None else type_id
+        rows.append((r.object_id, r.name, r.column_id, type_id, user_type, max_length, precision,
                      scale, _COLLATION if is_text else None, bool(r.is_nullable),
                      bool(r.is_identity), bool(r.is_computed)))
     return VirtualTable(literal_rows(cols, rows, ctx.conn.backend), cols, refuse_error=_refuse())

@@ -28,8 +28,8 @@ from ..storage.naming import (
     quote_column,
     quote_ident,
 )
-from ..values.precedence import common_spec
-from ..values.types import parse_spec
+from ..values.precedence import arithmetic_spec, common_spec
+from ..values.types import literal_spec, parse_spec
 from .catalog import TEMPDB, Catalog
 from .context import ExecContext
 from .execsql import Marks, run_sql
@@ -37,7 +37,7 @@ from .parsing import not_supported, parse_statement
 from .tableinfo import TableInfo, load_table, referencing_constraints
 from .transpiler.binder import Binder
 from .transpiler.scope import datatype_spec, table_key, written_name
-from .usertypes import alias_type
+from .usertypes import alias_type_object, with_column_alias_type
 from .writer import physical_table_ref
 
 
@@ -118,19 +118,24 @@ def column_def(item: exp.ColumnDef, constraints: list[PendingConstraint],
     """A column definition as a dict (name, spec, nullable, identity, default …); a column
     of an alias type gets its base type and, unless it says otherwise, its nullability."""
     name = item.name
+    if not name:  # [] or "": SQL Server's parser refuses an empty name
+        raise tsql_error(1038, cls=BindError)
     kind = item.args.get("kind")
     if not isinstance(kind, exp.DataType):
         return _computed_column(item)
     spec = datatype_spec(kind)
     nullable = True
+    alias_id = None
     if spec is None:
-        alias = alias_type(ctx.conn, ctx.db_id, kind.sql("tsql")) if ctx is not None else None
+        alias = alias_type_object(ctx.conn, ctx.db_id, kind.sql("tsql")) \
+            if ctx is not None else None
         if alias is None:
             raise tsql_error(2715, len(constraints) + 1, kind.sql("tsql"))
-        spec, nullable = alias
+        detail = json.loads(alias.detail or "{}")
+        spec, nullable, alias_id = str(detail["base"]), bool(detail["nullable"]), alias.object_id
     _check_column_size(name, spec)
     col: dict[str, Any] = {"name": name, "spec": spec, "nullable": nullable, "identity": None,
-                           "default": None, "default_name": None}
+                           "default": None, "default_name": None, "alias_type": alias_id}
     for cc in item.args.get("constraints") or []:
         cname = cc.name if isinstance(cc, exp.ColumnConstraint) and cc.this else None
         k = cc.args.get("kind") if isinstance(cc, exp.ColumnConstraint) else cc
@@ -195,28 +200,58 @@ def _computed_specs(ctx: ExecContext, oid: int, columns: list[dict[str, Any]]) -
     for i, col in enumerate(columns, start=1):
         if col.get("computed") is None:
             continue
-        parsed = parse_statement(f"SELECT {col['computed']}").tree
-        assert isinstance(parsed, exp.Select)
-        for ref in parsed.find_all(exp.Column):
-            if not isinstance(ref.this, exp.Star) and info.column(ref.name) is None:
-                raise tsql_error(207, ref.name, cls=BindError)
-            found = info.column(ref.name)
-            if found is not None and found.computed:
-                raise tsql_error(1759, found.name, info.display_name)
-        tree = parsed.from_(physical_table_ref(info))
-        binder = Binder(ctx, {})
-        binder.collect(tree)
-        _names, types = binder.describe(tree)
-        spec = types[0]
-        body = tree.expressions[0]
-        body = body.this if isinstance(body, exp.Paren) else body
-        if spec is None and isinstance(body, (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)):
-            # Integer and money arithmetic: the operands' type of higher precedence.
-            spec = common_spec([binder.spec_of(body.this), binder.spec_of(body.expression)])
-        col["spec"] = spec or "sql_variant"
+        col["spec"] = computed_spec(ctx, info, col["computed"])
         ctx.conn.execute(update(c).where(c.c.object_id == oid, c.c.column_id == i).values(
             type_spec=col["spec"]))
     catalog.update_object(ctx.conn, oid)
+
+
+def computed_spec(ctx: ExecContext, info: TableInfo, expression: str) -> str:
+    """The type of computed column expression ``expression`` over table ``info``'s columns
+    (Msg 207 for an unknown column, 1759 for another computed column)."""
+    parsed = parse_statement(f"SELECT {expression}").tree
+    assert isinstance(parsed, exp.Select)
+    for ref in parsed.find_all(exp.Column):
+        if not isinstance(ref.this, exp.Star) and info.column(ref.name) is None:
+            raise tsql_error(207, ref.name, cls=BindError)
+        found = info.column(ref.name)
+        if found is not None and found.computed:
+            raise tsql_error(1759, found.name, info.display_name)
+    tree = parsed.from_(physical_table_ref(info))
+    binder = Binder(ctx, {})
+    binder.collect(tree)
+    _names, types = binder.describe(tree)
+    spec = types[0] or _arithmetic_spec(binder, tree.expressions[0])
+    return spec or "sql_variant"
+
+
+_ARITHMETIC = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%"}
+# A money operand meets a decimal one as decimal (decimal's precedence is higher).
+_MONEY_AS_DECIMAL = {"money": "decimal(19,4)", "smallmoney": "decimal(10,4)"}
+
+
+def _arithmetic_spec(binder: Binder, node: exp.Expression) -> str | None:
+    """The type of integer, money and decimal arithmetic the binder leaves untyped
+    (``QtyAvailable * UnitPrice * 1.5``): decimal by SQL Server's precision and scale
+    rules when a decimal takes part, else the operands' type of higher precedence."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    op = _ARITHMETIC.get(type(node))
+    if op is None:
+        if isinstance(node, exp.Literal) and not node.is_string:
+            return literal_spec(node.this, False)
+        return binder.spec_of(node)
+    left = _arithmetic_spec(binder, node.this)
+    right = _arithmetic_spec(binder, node.expression)
+    if left is None or right is None:
+        return None
+    names = {parse_spec(x).name for x in (left, right)}
+    if names & {"decimal", "numeric"}:
+        spec = arithmetic_spec(op, *(_MONEY_AS_DECIMAL.get(parse_spec(x).name, x)
+                                     for x in (left, right)))
+        if spec is not None:
+            return spec
+    return common_spec([left, right])
 
 
 def _fk(name: str | None, columns: list[str], ref: exp.Expression | None) -> PendingConstraint:
@@ -284,6 +319,8 @@ def create_table(ctx: ExecContext, create: exp.Create, *, variable: str | None =
             db_id = found
         schema = key[1] or "dbo"
         name = key[2]
+        if not name:
+            raise tsql_error(1038, cls=BindError)
         if catalog.find_object(ctx.conn, db_id, schema, name) is not None:
             raise tsql_error(2714, name)
         oid = catalog.next_object_id(ctx.conn)
@@ -295,6 +332,9 @@ def create_table(ctx: ExecContext, create: exp.Create, *, variable: str | None =
     if persisted:
         details["persisted"] = persisted
     detail = json.dumps(details) if details else None
+    for i, col in enumerate(columns, start=1):
+        if col.get("alias_type") is not None:
+            detail = with_column_alias_type(detail, i, col["alias_type"])
     catalog.create_object(ctx.conn, db_id, schema, name, "U", physical_name=physical,
                           detail=detail, session_id=session_id, object_id=oid)
     c = catalog.t.columns
@@ -328,6 +368,19 @@ def create_table(ctx: ExecContext, create: exp.Create, *, variable: str | None =
     return info
 
 
+# The types an IDENTITY column may have (Msg 2749 for others).
+_IDENTITY_TYPES = frozenset({"int", "bigint", "smallint", "tinyint", "decimal", "numeric"})
+
+
+def _identity_type(spec: str | None) -> bool:
+    """Whether a column of type ``spec`` may be an IDENTITY column: an integer type, or
+    decimal / numeric with scale 0."""
+    if spec is None:
+        return False
+    t = parse_spec(spec)
+    return t.name in _IDENTITY_TYPES and not t.scale
+
+
 def _validate_columns(columns: list[dict[str, Any]], constraints: list[PendingConstraint],
                       table: str) -> None:
     seen: set[str] = set()
@@ -340,6 +393,9 @@ def _validate_columns(columns: list[dict[str, Any]], constraints: list[PendingCo
         seen.add(low)
     if sum(1 for col in columns if col["identity"] is not None) > 1:
         raise tsql_error(2744, table)
+    for col in columns:
+        if col["identity"] is not None and not _identity_type(col["spec"]):
+            raise tsql_error(2749, col["name"])
     if sum(1 for c in constraints if c.kind == "PK") > 1:
         raise tsql_error(8110, table)
     for pc in constraints:

@@ -23,9 +23,10 @@ from typing import Any
 from sqlglot import exp
 
 from ..errors import MESSAGES, BindError, tsql_error
-from ..values.json_builtins import openjson_rows
+from ..values.json_builtins import openjson_rows, parse_path
 from .parsing import not_supported, parse_statement
 from .transpiler.interface import BindContext
+from .transpiler.scope import datatype_spec
 from .udf_calls import bridge_of
 
 MESSAGES.setdefault(313, (16, ("An insufficient number of arguments were supplied for the "
@@ -49,6 +50,12 @@ def _expand_once(binder: BindContext, tree: exp.Expression) -> bool:
     changed = False
     for call in list(tree.find_all(exp.OpenJSON)):
         holder = call.parent
+        if isinstance(holder, exp.Lateral) and correlated_openjson(call):
+            # Rows per outer row, in the store's query (apply.py); unaliased, its columns
+            # are read by their names alone.
+            if holder.args.get("alias") is None:
+                holder.set("alias", exp.TableAlias(this=exp.to_identifier("openjson")))
+            continue
         query = _openjson_rows(binder, call)
         alias = holder.args.get("alias") if holder is not None else None
         if alias is None:
@@ -160,26 +167,50 @@ def _table_function_rows(binder: BindContext, schema: str | None, call: exp.Anon
                           result.rows)
 
 
+def correlated_openjson(call: exp.OpenJSON) -> bool:
+    """Whether ``OPENJSON(…)``'s JSON argument reads the enclosing query's columns
+    (``CROSS APPLY OPENJSON(t.c)``): then its rows differ per outer row."""
+    return isinstance(call.this, exp.Expression) and call.this.find(exp.Column) is not None
+
+
+def openjson_schema(call: exp.OpenJSON) -> list[tuple[str, str | None, bool]] | None:
+    """The ``WITH (name type ['path'] [AS JSON], …)`` of an OPENJSON call as
+    ``values.json_builtins.openjson_rows`` takes it (None: the default schema). Each path is
+    checked here, so that a malformed one is Msg 13607 before any row is read."""
+    defs = list(call.expressions)
+    if not defs:
+        return None
+    schema = [(d.name, d.args["path"].name if d.args.get("path") else None,
+               bool(d.args.get("as_json"))) for d in defs]
+    for _name, path, _as_json in schema:
+        if path is not None:
+            parse_path(path)
+    return schema
+
+
+def openjson_columns(call: exp.OpenJSON) -> list[tuple[str, str]]:
+    """The columns (name, type spec) OPENJSON returns: its WITH schema's, or key / value /
+    type."""
+    defs = list(call.expressions)
+    if not defs:
+        return [("key", "nvarchar(4000)"), ("value", "nvarchar(max)"), ("type", "int")]
+    return [(d.name, "nvarchar(max)" if d.args.get("as_json")
+             else datatype_spec(d.args["kind"]) or d.args["kind"].sql("tsql")) for d in defs]
+
+
 def _openjson_rows(binder: BindContext, call: exp.OpenJSON) -> exp.Expression:
     """``OPENJSON(json [, path]) [WITH (…)]`` with a constant or variable argument: its rows
     (``values.json_builtins.openjson_rows``) become a derived table of constants."""
     given = [a for a in (call.this, call.args.get("path")) if isinstance(a, exp.Expression)]
     if any(a.find(exp.Column) for a in given):
-        raise not_supported("OPENJSON of the enclosing query's columns (CROSS APPLY "
-                            "OPENJSON(t.c))")
+        raise not_supported("OPENJSON of a column outside CROSS APPLY / OUTER APPLY")
     args = [_argument(binder, a, "OPENJSON") for a in given]
     text = args[0][0] if args[0] is not None else None
+    if text is not None and not isinstance(text, str):
+        text = str(text)  # a number converts to nvarchar as OPENJSON's argument does
     path = args[1][0] if len(args) > 1 and args[1] is not None else "$"
-    defs = list(call.expressions)
-    if defs:
-        schema = [(d.name, d.args["path"].name if d.args.get("path") else None,
-                   bool(d.args.get("as_json"))) for d in defs]
-        names = [d.name for d in defs]
-        specs = ["nvarchar(max)" if d.args.get("as_json") else d.args["kind"].sql("tsql")
-                 for d in defs]
-    else:
-        schema, names, specs = None, ["key", "value", "type"], ["nvarchar(4000)",
-                                                                 "nvarchar(max)", "int"]
+    schema = openjson_schema(call)
+    names, specs = (list(c) for c in zip(*openjson_columns(call), strict=True))
     rows = openjson_rows(text, path, schema)
     # The JSON may come from a variable: the plan must not be reused for other values.
     binder.depends_on(("openjson", object()))

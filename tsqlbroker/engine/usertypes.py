@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import BindError, tsql_error
 from ..storage.store import StoreConnection
-from .catalog import Catalog
+from .catalog import Catalog, ObjectRow
 
 ALIAS = "AT"
 FIRST_USER_TYPE_ID = 257
@@ -26,11 +26,17 @@ def split_type_name(type_name: str) -> tuple[str | None, str]:
     return (schema or None), name
 
 
+def alias_type_object(conn: StoreConnection, db_id: int, type_name: str
+                      ) -> ObjectRow | None:
+    """The catalog object of alias type ``type_name`` in ``db_id``, or None."""
+    schema, name = split_type_name(type_name)
+    return Catalog.get(conn.store).find_object(conn, db_id, schema, name, {ALIAS})
+
+
 def alias_type(conn: StoreConnection, db_id: int, type_name: str
                ) -> tuple[str, bool] | None:
     """``(base spec, allows NULL)`` of alias type ``type_name`` in ``db_id``, or None."""
-    schema, name = split_type_name(type_name)
-    row = Catalog.get(conn.store).find_object(conn, db_id, schema, name, {ALIAS})
+    row = alias_type_object(conn, db_id, type_name)
     if row is None:
         return None
     detail: dict[str, Any] = json.loads(row.detail or "{}")
@@ -60,3 +66,46 @@ def alias_type_rows(conn: StoreConnection, db_id: int) -> list[tuple[Any, ...]]:
         out.append((row.name, row.schema_id, detail["base"], detail["user_type_id"],
                     bool(detail["nullable"])))
     return out
+
+
+# A table's columns declared with an alias type: its detail's "alias_types" maps the column_id
+# (text, as JSON keys are) to the alias type's object id; sys.columns shows that type's
+# user_type_id and DROP TYPE refuses a type a column uses (Msg 3732).
+_COLUMN_TYPES = "alias_types"
+
+
+def column_alias_types(table_detail: str | None) -> dict[int, int]:
+    """column_id → alias type object id of a table's columns declared with an alias type."""
+    found = json.loads(table_detail or "{}").get(_COLUMN_TYPES) or {}
+    return {int(k): int(v) for k, v in found.items()}
+
+
+def with_column_alias_type(table_detail: str | None, column_id: int,
+                           alias_id: int | None) -> str:
+    """A table's detail JSON recording (or, for None, forgetting) the alias type of one
+    column."""
+    detail: dict[str, Any] = json.loads(table_detail or "{}")
+    found = dict(detail.get(_COLUMN_TYPES) or {})
+    if alias_id is None:
+        found.pop(str(column_id), None)
+    else:
+        found[str(column_id)] = alias_id
+    if found:
+        detail[_COLUMN_TYPES] = found
+    else:
+        detail.pop(_COLUMN_TYPES, None)
+    return json.dumps(detail)
+
+
+def user_type_ids(conn: StoreConnection, db_id: int) -> dict[int, int]:
+    """Alias type object id → its ``user_type_id``, for the alias types of ``db_id``."""
+    return {row.object_id: int(json.loads(row.detail or "{}").get("user_type_id", 0))
+            for row in Catalog.get(conn.store).objects(conn, db_id, {ALIAS})}
+
+
+def referencing_table(conn: StoreConnection, db_id: int, alias_id: int) -> ObjectRow | None:
+    """A table of ``db_id`` with a column of alias type ``alias_id`` (DROP TYPE: Msg 3732)."""
+    for row in Catalog.get(conn.store).objects(conn, db_id, {"U"}):
+        if alias_id in column_alias_types(row.detail).values():
+            return row
+    return None

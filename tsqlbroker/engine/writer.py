@@ -254,6 +254,13 @@ class RowWriter:
         SQLite's rowid stays)."""
         return f" RETURNING {self.rowid}" if self.backend.rowid_changes_on_update else ""
 
+    def recompute(self, rowids: Sequence[Any]) -> None:
+        """Store the computed columns' values of existing rows ``rowids`` (a computed column
+        added by ALTER TABLE)."""
+        for rid in rowids:
+            self.conn.check_cancelled()
+            self._compute(rid)
+
     def _compute(self, rid: Any) -> Any:
         """Store the computed columns' values of row ``rid`` (computed from its other
         columns); returns the row's id afterwards (PostgreSQL's ctid moves)."""

@@ -354,6 +354,10 @@ MESSAGES: dict[int, tuple[int, str]] = {
                 9747: (16, "The ADDRESS and MIRROR_ADDRESS of a route must be different."),       # [U]
     15151: (16, ("Cannot find the %S_MSG '%.*ls', because it does not exist or you do not "
                  "have permission.")),
+    2749: (16, ("Identity column '%.*ls' must be of data type int, bigint, smallint, "
+                "tinyint, or decimal or numeric with a scale of 0, and constrained to be "
+                "nonnullable.")),
+    1084: (15, "'%.*ls' is an invalid event type."),
     1098: (16, "The specified event type(s) is/are not valid on the specified target object."),
     9717: (16, ("Cannot enable stored procedure activation on queue '%.*ls'. Event "
                 "notification for queue_activation is already configured on this queue.")),
@@ -362,6 +366,8 @@ MESSAGES: dict[int, tuple[int, str]] = {
     # --- schemas, sequences, synonyms, alias types, computed columns, triggers (DDL)
     15530: (16, 'The object with name "%.*ls" already exists.'),
     8145: (16, "%.*ls is not a parameter for procedure %.*ls."),
+    3732: (16, ("Cannot drop type '%.*ls' because it is being referenced by object '%.*ls'. "
+                "There may be other objects that reference this type.")),
     218: (16, ("Could not find the type '%.*ls'. Either it does not exist or you do not have "
                "the necessary permission.")),
     219: (16, ("The type '%.*ls' already exists, or you do not have permission to create "

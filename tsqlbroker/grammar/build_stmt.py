@@ -70,9 +70,9 @@ class StmtBuilder:
         ctes = with_[0] if with_ else ()
         return ast.Insert(target, cols or (), source, output, top, ctes)
 
-    def insert_paren(self, with_: Any, top: Any, target: Any, cols: Any, source: Any,
-                     option: Any) -> ast.Insert:
-        return StmtBuilder.insert_stmt(self, with_, top, target, cols, None, source, option)
+    def insert_paren(self, with_: Any, top: Any, target: Any, cols: Any, output: Any,
+                     source: Any, option: Any) -> ast.Insert:
+        return StmtBuilder.insert_stmt(self, with_, top, target, cols, output, source, option)
 
     def values_source(self, rows: Any) -> ast.ValuesSource:
         return ast.ValuesSource(rows)
@@ -269,7 +269,7 @@ class StmtBuilder:
             return ast.AlterTable(name, kind, constraint=payload)
         return ast.AlterTable(name, kind, target=payload)
 
-    def at_add_column(self, col: ast.ColumnDef) -> tuple[Any, ...]:
+    def at_add_column(self, col: ast.ColumnDef, *_more: ast.ColumnDef) -> tuple[Any, ...]:
         return ("add_column", col)
 
     def at_alter_column(self, col: ast.ColumnDef) -> tuple[Any, ...]:

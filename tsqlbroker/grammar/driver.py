@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 # Nesting deeper than this many parser states is refused (Msg 191) rather than handing
 # consumers an AST deep enough to exhaust Python's recursion limit.
 MAX_DEPTH = 3000
+# The "(" of INSERT's query in parentheses (rules/terminals.lark), retyped where it cannot be.
+INSERT_LPAR = "_INSERT_LPAR"
 
 
 class SyntaxFailure(Exception):
@@ -202,6 +204,8 @@ class Driver:
                 tstart = m.start(m.lastindex)
                 if stop_at is not None and tstart >= stop_at:
                     raise _StoppedAt(state_stack)
+                if ttype == INSERT_LPAR:
+                    ttype = self._insert_paren(state_stack)
                 if ttype in callbacks:
                     tok = callbacks[ttype](new_token(ttype, text[tstart:tend], tstart))
                     if tok.type != ttype and ttype == "NAME" and "NAME" in actions[state]:
@@ -272,6 +276,16 @@ class Driver:
         if user is not None and user(Token("NAME", tok.value)).type != "NAME":
             return tok.type
         return "NAME" if self._viable(stack, "NAME") else tok.type
+
+    def _insert_paren(self, stack: list[int]) -> str:
+        """The type of a "(" that opens INSERT's query in parentheses where the parser
+        takes one (``INSERT t OUTPUT inserted.a (SELECT …)``, where a plain "(" would call
+        the column); elsewhere — LALR merges the lookaheads of every expression's end, so
+        the lexer offers it after any — the "(" it is there: a plain one, or one that
+        begins a statement."""
+        if self._viable(stack, INSERT_LPAR):
+            return INSERT_LPAR
+        return "LPAR" if self._viable(stack, "LPAR") else "_STMT_LPAR"
 
     def _viable(self, stack: list[int], ttype: str) -> bool:
         """Whether the parser in ``stack`` shifts ``ttype`` after the reductions it implies

@@ -393,10 +393,10 @@ def compile_drop_service(c: Compiler, node: ast.DropService) -> StmtFn:
 
 
 def _queue_target(node: ast.CreateEventNotification | ast.DropEventNotification,
-                  verb: str) -> ast.ObjectName:
-    """The queue an event notification is on; ON SERVER / ON DATABASE (DDL and trace
-    events) are refused with Msg 40000 (docs/decisions.md)."""
-    if node.queue is None:
+                  verb: str) -> ast.ObjectName | None:
+    """The queue an event notification is on, None for ON DATABASE; ON SERVER (server DDL
+    and trace events) is refused with Msg 40000 (docs/decisions.md)."""
+    if node.queue is None and node.target.lower() != "database":
         raise tsql_error(40000, f"{verb} EVENT NOTIFICATION ON {node.target.upper()}")
     return node.queue
 
@@ -405,7 +405,13 @@ def _queue_target(node: ast.CreateEventNotification | ast.DropEventNotification,
 def compile_create_event_notification(c: Compiler,
                                       node: ast.CreateEventNotification) -> StmtFn:
     def run(f: Frame, b: Broker, txn: Any) -> None:
-        db, schema, name = _name_parts(_queue_target(node, "CREATE"))
+        queue = _queue_target(node, "CREATE")
+        if queue is None:
+            b.create_database_event_notification(txn, f.session.db_id, node.name,
+                                                 list(node.events), node.service,
+                                                 node.broker_instance)
+            return
+        db, schema, name = _name_parts(queue)
         b.create_event_notification(txn, _db_id(f, db), node.name, schema, name,
                                     list(node.events), node.service, node.broker_instance)
     return _ddl(run)
@@ -414,7 +420,11 @@ def compile_create_event_notification(c: Compiler,
 @handler(ast.DropEventNotification)
 def compile_drop_event_notification(c: Compiler, node: ast.DropEventNotification) -> StmtFn:
     def run(f: Frame, b: Broker, txn: Any) -> None:
-        db, schema, name = _name_parts(_queue_target(node, "DROP"))
+        queue = _queue_target(node, "DROP")
+        if queue is None:
+            b.drop_database_event_notification(txn, f.session.db_id, list(node.names))
+            return
+        db, schema, name = _name_parts(queue)
         b.drop_event_notification(txn, _db_id(f, db), list(node.names), schema, name)
     return _ddl(run)
 
@@ -794,6 +804,25 @@ def _hidden_columns(c: Compiler, expr: ast.Expr, slots: dict[str, int],
     return rewrite(expr)
 
 
+def _compound(c: Compiler, it: ast.SelectItem, expr: ast.Expr, e: CExpr,
+              hidden: str | None) -> CExpr:
+    """``@v op= expr`` of a RECEIVE item as ``@v op expr``. An item holding a subquery is
+    compiled already (a query per queue row, which has no text of its own to compile
+    again): its value reaches the operator through the hidden variable ``hidden``."""
+    op = (it.assign_op or "+=")[:-1]
+    target = ast.Variable(it.assign_to or "", span=it.span)
+    if hidden is None:
+        return c.expr(ast.Binary(op, target, expr, span=it.span))
+    slot = c.scope.add(hidden, e.type).slot
+    combined = c.expr(ast.Binary(op, target, ast.Variable(hidden, span=it.span), span=it.span))
+    item_fn, combined_fn = e.fn, combined.fn
+
+    def fn(f: Frame) -> Any:
+        f.v[slot] = item_fn(f)
+        return combined_fn(f)
+    return dataclasses.replace(combined, fn=fn)
+
+
 def _hidden_name(tag: int, col: str) -> str:
     return f"@\x00rcv{tag}_{col}"
 
@@ -910,9 +939,8 @@ def _compile_projection(c: Compiler, node: ast.Receive) -> _Projection:
         if it.assign_to:
             info = c.var(it.assign_to, it)
             if (it.assign_op or "=") != "=":
-                expr = ast.Binary((it.assign_op or "+=")[:-1],
-                                  ast.Variable(it.assign_to, span=it.span), expr, span=it.span)
-                e = c.expr(expr)
+                e = _compound(c, it, expr, e, _hidden_name(tag, f"item{index}")
+                              if _holds_query(it.expr) else None)
             store = c.assigner(info, e.type)
             ef = e.fn
             assigns.append(lambda f, _row, st=store, fn=ef: st(f, fn(f)))

@@ -144,6 +144,9 @@ COMPOUND: set[type] = set()
 # BEGIN…END); a handler may also return a closure marked with :func:`self_wrapped`.
 SELF_WRAPPED: set[type] = set()
 EXPR_HANDLERS: dict[type, ExprHandler] = {}
+# Statements that raise events (DDL events for event notifications): ``wrap(node, fn,
+# statement text) -> fn`` around the compiled closure (``ddl_events.py`` registers them).
+STATEMENT_EVENTS: dict[type, Callable[[Any, StmtFn, str], StmtFn]] = {}
 
 
 def handler(node_type: type, *, compound: bool = False) -> Callable[[StmtHandler], StmtHandler]:
@@ -208,7 +211,7 @@ def load_handlers() -> None:
 HANDLER_MODULES = ("expressions", "statements", "control", "transactions", "dml", "procedures",
                    "dynamic", "cursors", "function_calls", "broker_stmts", "security",
                    "tabletypes", "activity", "schemas", "sequences", "aliastypes", "triggers",
-                   "approles")
+                   "approles", "ddl_events")
 
 
 def missing_handlers() -> list[str]:
@@ -346,6 +349,11 @@ class Compiler:
             self.current_line, self.current_stmt, self.scan_pos = outer
         if getattr(fn, "self_wrapped", False):
             return fn
+        raising = STATEMENT_EVENTS.get(type(node))
+        if raising is not None:
+            span = node.span
+            fn = raising(node, fn, self.text[span.start_pos:span.end_pos].strip()
+                         if span is not None and self.text else "")
         return wrap_statement(fn, line, type(node) in COMPOUND, command_of(node))
 
     def bind_error_text(self, node: ast.Node | None, text: str, number: int = 40000

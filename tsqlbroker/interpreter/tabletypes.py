@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tsqlbroker.engine.usertypes import ALIAS, referencing_table
 from tsqlbroker.errors import MESSAGES, BindError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
@@ -128,6 +129,9 @@ def compile_drop_type(c: Compiler, node: ast.DropType) -> StmtFn:
             if if_exists:
                 return
             raise tsql_error(218, shown)
+        user = referencing_table(s.conn, s.db_id, row.object_id) if row.type == ALIAS else None
+        if user is not None:
+            raise tsql_error(3732, shown, user.name)
         s.txn_for_statement().write()
         catalog.drop_object(s.conn, row.object_id)
         s.rowcount = 0

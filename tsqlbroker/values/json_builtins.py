@@ -351,6 +351,13 @@ def _scalar_text(text: str, node: Node) -> str | None:
     return str(node.value)
 
 
+def openjson_column_path(name: str, path: str | None) -> str:
+    """The path an OPENJSON WITH column reads: its own, else ``$.name``."""
+    if path is not None:
+        return path
+    return "$." + (name if re.fullmatch(r"[A-Za-z_$][\w$]*", name) else json.dumps(name))
+
+
 def openjson_rows(text: str | None, path: str | None = "$",
                   schema: list[tuple[str, str | None, bool]] | None = None) -> list[tuple]:
     """OPENJSON's rows. Without ``schema``: (key, value, type) per member of the object or
@@ -379,8 +386,7 @@ def openjson_rows(text: str | None, path: str | None = "$",
         source = text[element.start:element.end]
         row = []
         for name, col_path, as_json in schema:
-            p = col_path if col_path is not None else "$." + (
-                name if re.fullmatch(r"[A-Za-z_$][\w$]*", name) else json.dumps(name))
+            p = openjson_column_path(name, col_path)
             row.append(json_query(source, p) if as_json else json_value(source, p)
                        if element.kind in ("object", "array") else None)
         rows.append(tuple(row))

@@ -131,6 +131,11 @@ class Broker:
         self.queue_notified = notifications.queue_notified
         self.notified_queues = notifications.notified_queues
         self.post_queue_event = notifications.post_queue_event
+        self.create_database_event_notification = \
+            notifications.create_database_event_notification
+        self.drop_database_event_notification = notifications.drop_database_event_notification
+        self.database_notified = notifications.database_notified
+        self.post_database_event = notifications.post_database_event
         # -- activation
         self.attach_activation = link.attach_activation
         self.activation_queue_settings = link.activation_queue_settings

@@ -16,6 +16,7 @@ event notification of the database) while the target keeps it open.
 from __future__ import annotations
 
 import datetime as _dt
+from dataclasses import dataclass
 from typing import Any
 from xml.sax.saxutils import escape
 
@@ -73,11 +74,7 @@ class Notifications:
             raise tsql_error(2714, name)
         if "QUEUE_ACTIVATION" in upper and q.is_activation_enabled:
             raise tsql_error(9718, queue)
-        if EVENT_NOTIFICATION_SERVICE not in meta.services_by_name:
-            if (("dbo", ERRORS_QUEUE.lower())) not in meta.queues_by_name:
-                self.objects.create_queue(txn, db_id, "dbo", ERRORS_QUEUE)
-            self.objects.create_service(txn, db_id, EVENT_NOTIFICATION_SERVICE, "dbo", ERRORS_QUEUE,
-                                        [POST_EVENT_NOTIFICATION])
+        self._ensure_service(txn, db_id, meta)
         object_id = self.state.catalog.next_object_id(conn)
         conn.execute(insert(n).values(
             object_id=object_id, database_id=db_id, name=name, parent_id=q.object_id,
@@ -85,6 +82,103 @@ class Notifications:
             broker_instance=broker_instance, conversation_handle=None, create_date=utcnow()))
         txn.after_commit(lambda: self.state.notify("altered", db_id, q.object_id))
         return object_id
+
+    def _ensure_service(self, txn: Txn, db_id: int, meta: Any) -> None:
+        """The database's EventNotificationService (and its queue), made by its first event
+        notification, as SQL Server has them."""
+        if EVENT_NOTIFICATION_SERVICE not in meta.services_by_name:
+            if (("dbo", ERRORS_QUEUE.lower())) not in meta.queues_by_name:
+                self.objects.create_queue(txn, db_id, "dbo", ERRORS_QUEUE)
+            self.objects.create_service(txn, db_id, EVENT_NOTIFICATION_SERVICE, "dbo",
+                                        ERRORS_QUEUE, [POST_EVENT_NOTIFICATION])
+
+    def create_database_event_notification(self, txn: Txn, db_id: int, name: str,
+                                           events: list[str], service: str,
+                                           broker_instance: str) -> int:
+        """``CREATE EVENT NOTIFICATION name ON DATABASE FOR events TO SERVICE 's', 'b'``:
+        DDL events of the database (``DDL_EVENTS``, or a group of them); Msg 1084 for a name
+        that is no event type or group, Msg 2714 for a name the database's notifications
+        have (they are kept with ``parent_id`` 0: the database is their parent)."""
+        meta = self.objects.ddl(txn, db_id)
+        conn = txn.conn
+        upper = [e.upper() for e in events]
+        for event in upper:
+            if event not in DDL_EVENTS and event not in DDL_GROUPS:
+                raise tsql_error(1084, event)
+        n = self.state.t.notifications
+        taken = conn.execute(select(n.c.object_id).where(
+            n.c.database_id == db_id, n.c.parent_id == 0, n.c.name == name)).first()
+        if taken is not None:
+            raise tsql_error(2714, name)
+        self._ensure_service(txn, db_id, meta)
+        object_id = self.state.catalog.next_object_id(conn)
+        conn.execute(insert(n).values(
+            object_id=object_id, database_id=db_id, name=name, parent_id=0,
+            events=",".join(dict.fromkeys(upper)), service_name=service,
+            broker_instance=broker_instance, conversation_handle=None, create_date=utcnow()))
+        return object_id
+
+    def drop_database_event_notification(self, txn: Txn, db_id: int,
+                                         names: list[str]) -> None:
+        """``DROP EVENT NOTIFICATION n [, …] ON DATABASE`` (Msg 15151 for a name not
+        there)."""
+        self.objects.ddl(txn, db_id)
+        n = self.state.t.notifications
+        for name in names:
+            row = txn.conn.execute(select(n.c.object_id).where(
+                n.c.database_id == db_id, n.c.parent_id == 0, n.c.name == name)).first()
+            if row is None:
+                raise tsql_error(15151, "event notification", name)
+            txn.conn.execute(delete(n).where(n.c.object_id == row[0]))
+
+    def database_notified(self, conn: Any, db_id: int, event: str) -> bool:
+        """Whether a notification on the database asks for DDL event ``event``."""
+        n = self.state.t.notifications
+        return any(_asks_for(r[0], event) for r in conn.execute(select(n.c.events).where(
+            n.c.database_id == db_id, n.c.parent_id == 0)))
+
+    def post_database_event(self, db_id: int, event: DdlEvent) -> int:
+        """Send DDL ``event`` to every notification on the database asking for it, in a
+        transaction of its own (after the statement's commit); the number of messages."""
+        conn = self.state.store.connect()
+        txn = Txn(conn, owner="event-notification")
+        try:
+            meta = self.state.db(conn, db_id)
+            n = self.state.t.notifications
+            rows = [r for r in conn.execute(select(n).where(
+                n.c.database_id == db_id, n.c.parent_id == 0)).mappings()
+                if _asks_for(r["events"], event.event_type)]
+            if not rows:
+                txn.rollback()
+                return 0
+            body = event_instance(event.event_type, self.server_name, meta.name,
+                                  event.schema, event.name, event.object_type, event=event)
+            self._send(txn, db_id, rows, body.encode("utf-16-le"))
+            txn.commit()
+            return len(rows)
+        except BaseException:
+            txn.rollback()
+            raise
+        finally:
+            conn.close()
+
+    def _send(self, txn: Txn, db_id: int, rows: list[Any], body: bytes) -> None:
+        """One EventNotification message to each notification of ``rows``, on its dialog
+        (begun anew when it has none or it can no longer send)."""
+        conn = txn.conn
+        n = self.state.t.notifications
+        txn.write()
+        for r in rows:
+            handle = r["conversation_handle"]
+            ep = self.state.endpoint(conn, db_id, handle) if handle else None
+            if ep is None or ep.state not in SENDABLE_STATES:
+                handle = str(self.conversations.begin_dialog(
+                    txn, db_id, EVENT_NOTIFICATION_SERVICE, r["service_name"],
+                    r["broker_instance"], POST_EVENT_NOTIFICATION,
+                    encryption=False)).upper()
+                conn.execute(update(n).where(n.c.object_id == r["object_id"])
+                             .values(conversation_handle=handle))
+            self.delivery.send(txn, db_id, [handle], EVENT_NOTIFICATION, body, True)
 
     def drop_event_notification(self, txn: Txn, db_id: int, names: list[str],
                                 schema: str | None, queue: str) -> None:
@@ -153,18 +247,7 @@ class Notifications:
                 return 0
             body = event_instance(event, self.server_name, meta.name, q.schema_name,
                                   q.name).encode("utf-16-le")
-            txn.write()
-            for r in rows:
-                handle = r["conversation_handle"]
-                ep = self.state.endpoint(conn, db_id, handle) if handle else None
-                if ep is None or ep.state not in SENDABLE_STATES:
-                    handle = str(self.conversations.begin_dialog(
-                        txn, db_id, EVENT_NOTIFICATION_SERVICE, r["service_name"],
-                        r["broker_instance"], POST_EVENT_NOTIFICATION,
-                        encryption=False)).upper()
-                    conn.execute(update(n).where(n.c.object_id == r["object_id"])
-                                 .values(conversation_handle=handle))
-                self.delivery.send(txn, db_id, [handle], EVENT_NOTIFICATION, body, True)
+            self._send(txn, db_id, rows, body)
             txn.commit()
             return len(rows)
         except BaseException:
@@ -174,15 +257,58 @@ class Notifications:
             conn.close()
 
 
-def event_instance(event: str, server: str, database: str, schema: str, queue: str,
-                   now: _dt.datetime | None = None) -> str:
-    """The ``EVENT_INSTANCE`` document of a queue event, as SQL Server writes it (PostTime
-    in the server's local time, milliseconds)."""
+def event_instance(event_type: str, server: str, database: str, schema: str, name: str,
+                   object_type: str = "QUEUE", now: _dt.datetime | None = None,
+                   event: DdlEvent | None = None) -> str:
+    """The ``EVENT_INSTANCE`` document of a queue event or (``event``) a DDL event, as SQL
+    Server writes it (PostTime in the server's local time, milliseconds; a DDL event's
+    session, login, user and statement text in TSQLCommand)."""
     at = (now or _dt.datetime.now()).isoformat(timespec="milliseconds")
-    parts = [("EventType", event), ("PostTime", at), ("SPID", str(BROKER_SPID)),
-             ("ServerName", server), ("LoginName", "sa"), ("UserName", "dbo"),
-             ("DatabaseName", database), ("SchemaName", schema), ("ObjectName", queue),
-             ("ObjectType", "QUEUE")]
+    spid, login, user = (BROKER_SPID, "sa", "dbo") if event is None else (
+        event.spid, event.login, event.user)
+    parts = [("EventType", event_type), ("PostTime", at), ("SPID", str(spid)),
+             ("ServerName", server), ("LoginName", login), ("UserName", user),
+             ("DatabaseName", database), ("SchemaName", schema), ("ObjectName", name),
+             ("ObjectType", object_type)]
+    command = "" if event is None else (
+        '<TSQLCommand><SetOptions ANSI_NULLS="ON" ANSI_NULL_DEFAULT="ON" ANSI_PADDING="ON" '
+        'QUOTED_IDENTIFIER="ON" ENCRYPTED="FALSE"/>'
+        f"<CommandText>{escape(event.command)}</CommandText></TSQLCommand>")
     return ("<EVENT_INSTANCE>"
             + "".join(f"<{k}>{escape(v)}</{k}>" for k, v in parts)
-            + "</EVENT_INSTANCE>")
+            + command + "</EVENT_INSTANCE>")
+
+
+@dataclass(frozen=True)
+class DdlEvent:
+    """One DDL event a statement raised: what EVENT_INSTANCE says of it."""
+
+    event_type: str  # CREATE_TABLE …
+    schema: str
+    name: str
+    object_type: str  # TABLE, VIEW, PROCEDURE, FUNCTION
+    command: str  # the statement's text
+    spid: int
+    login: str
+    user: str
+
+
+# The DDL events raised here, each in its groups (SQL Server's event groups: DDL_TABLE_EVENTS
+# … under DDL_TABLE_VIEW_EVENTS, under DDL_DATABASE_LEVEL_EVENTS).
+_DDL_EVENT_GROUPS = {
+    "TABLE": ("DDL_TABLE_EVENTS", "DDL_TABLE_VIEW_EVENTS"),
+    "VIEW": ("DDL_VIEW_EVENTS", "DDL_TABLE_VIEW_EVENTS"),
+    "PROCEDURE": ("DDL_PROCEDURE_EVENTS",),
+    "FUNCTION": ("DDL_FUNCTION_EVENTS",),
+}
+DDL_EVENTS: dict[str, tuple[str, ...]] = {
+    f"{verb}_{kind}": (*groups, "DDL_DATABASE_LEVEL_EVENTS")
+    for kind, groups in _DDL_EVENT_GROUPS.items() for verb in ("CREATE", "ALTER", "DROP")}
+DDL_GROUPS = frozenset(g for groups in DDL_EVENTS.values() for g in groups)
+
+
+def _asks_for(events: str, event_type: str) -> bool:
+    """Whether a notification's events (comma-separated types and groups) take
+    ``event_type``."""
+    wanted = set(events.split(","))
+    return event_type in wanted or bool(wanted.intersection(DDL_EVENTS.get(event_type, ())))

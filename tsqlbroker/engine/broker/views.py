@@ -166,7 +166,9 @@ _VIEWS: dict[str, tuple[list[tuple[str, str]], str]] = {
          ("create_date", "datetime"), ("modify_date", "datetime"),
          ("service_name", "nvarchar(256)"), ("broker_instance", "nvarchar(128)"),
          ("creator_sid", "varbinary(85)"), ("principal_id", "int")],
-        ("SELECT name, object_id, 1 AS parent_class, 'OBJECT_OR_COLUMN' AS parent_class_desc, "
+        ("SELECT name, object_id, CASE WHEN parent_id = 0 THEN 0 ELSE 1 END AS parent_class, "
+         "CASE WHEN parent_id = 0 THEN 'DATABASE' ELSE 'OBJECT_OR_COLUMN' END "
+         "AS parent_class_desc, "
          "parent_id, create_date, create_date AS modify_date, service_name, broker_instance, "
          "NULL AS creator_sid, NULL AS principal_id "
          "FROM {p}event_notifications WHERE database_id = {db}")),

@@ -160,6 +160,8 @@ class Rewriter:
         if isinstance(node, exp.Join) and isinstance(node.this, exp.Lateral) \
                 and not self.backend.supports_lateral:
             return apply.sqlite_join_node(self.b, node)
+        if isinstance(node, exp.Lateral) and isinstance(node.this, exp.OpenJSON):
+            return apply.lateral_openjson(self.b, node)
         if isinstance(node, exp.Values) and not self.backend.values_column_aliases \
                 and isinstance(node.args.get("alias"), exp.TableAlias) \
                 and node.args["alias"].columns:

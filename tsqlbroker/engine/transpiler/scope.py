@@ -61,10 +61,12 @@ class Source:
 
 @dataclass
 class Applied:
-    """An applied table expression on SQLite: its alias and column names (lower-case)."""
+    """An applied table expression on SQLite: its alias and column names (lower-case), and
+    for each the type spec its JSON text converts to (OPENJSON WITH: None, none does)."""
 
     alias: str
     columns: list[str]
+    converts: list[str] | None = None
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..base import BackendConnection
 from .convert_sql import FUNCTIONS as CONVERSIONS
+from .openjson_sql import FUNCTIONS as OPENJSON
 from .strings_sql import FUNCTIONS as STRINGS
 from .text_sql import FUNCTIONS as TEXT_FUNCTIONS
 
@@ -155,7 +156,7 @@ def install(conn: BackendConnection) -> None:
     conn.flush_begin()
     cursor = conn.conn.connection.dbapi_connection.cursor()
     try:
-        for ddl in STRINGS + FUNCTIONS + CONVERSIONS + TEXT_FUNCTIONS:
+        for ddl in STRINGS + FUNCTIONS + CONVERSIONS + TEXT_FUNCTIONS + OPENJSON:
             cursor.execute(ddl)
     finally:
         cursor.close()

@@ -12,6 +12,7 @@ the string built-ins in values/string_builtins.py) and return storage values.
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from collections.abc import Callable
@@ -24,7 +25,7 @@ from ....values import dates as dt
 from ....values.builtins import isnumeric, newsequentialid
 from ....values.convert import converter
 from ....values.format_builtins import format_value, str_function
-from ....values.json_builtins import is_json, json_query, json_value
+from ....values.json_builtins import is_json, json_query, json_value, openjson_rows
 from ....values.operators import like
 from ....values.parse_builtins import parse_value
 from ....values.string_builtins import hashbytes, patindex, quotename, replicate_text
@@ -320,6 +321,16 @@ def _json_query(text: Any, path: Any = "$") -> Any:
     return json_query(_text(text), _text(path))
 
 
+def _openjson(text: Any, path: Any, schema: Any) -> str:
+    """``tsqlb_openjson``: OPENJSON of an outer row's value (CROSS APPLY OPENJSON(t.c)) as
+    a JSON array of its rows, which the query reads back through ``json_each``; ``schema``
+    is the JSON text of the WITH columns' ``[name, path, AS JSON]`` or NULL."""
+    columns = None if schema is None else [(n, p, bool(j)) for n, p, j in json.loads(schema)]
+    rows = openjson_rows(None if text is None else _text(text),
+                         None if path is None else _text(path), columns)
+    return json.dumps([list(r) for r in rows], ensure_ascii=False)
+
+
 def _isjson(text: Any) -> Any:
     return None if text is None else int(is_json(_text(text)))
 
@@ -462,6 +473,7 @@ def _engine_functions() -> dict[str, tuple[int, Callable[..., Any]]]:
         "tsqlb_len": f["len"], "tsqlb_left": f["left"], "tsqlb_right": f["right"],
         "tsqlb_dateadd": f["dateadd"], "tsqlb_datediff": f["datediff"],
         "tsqlb_datepart": f["datepart"], "tsqlb_newid": f["newid"],
+        "tsqlb_openjson": (3, _guarded("openjson", _openjson)),
         "tsqlb_getdate": (0, _guarded("sysdatetime", _sysdatetime)),
         "tsqlb_getutcdate": (0, _guarded("sysutcdatetime", _sysutcdatetime)),
     }
