@@ -16,6 +16,7 @@ event notification of the database) while the target keeps it open.
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from xml.sax.saxutils import escape
@@ -140,19 +141,28 @@ class Notifications:
     def post_database_event(self, db_id: int, event: DdlEvent) -> int:
         """Send DDL ``event`` to every notification on the database asking for it, in a
         transaction of its own (after the statement's commit); the number of messages."""
+        return self._post(db_id, 0, lambda events: _asks_for(events, event.event_type),
+                          lambda meta: event_instance(
+                              event.event_type, self.server_name, meta.name, event.schema,
+                              event.name, event.object_type, event=event))
+
+    def _post(self, db_id: int, parent_id: int, asks: Callable[[str], bool],
+              body_of: Callable[[Any], str | None]) -> int:
+        """Send the EVENT_INSTANCE ``body_of(database metadata)`` (None: nothing to send)
+        to every notification on ``parent_id`` (0: the database, else a queue) whose events
+        ``asks`` for it, in a transaction of its own; the number of messages sent."""
         conn = self.state.store.connect()
         txn = Txn(conn, owner="event-notification")
         try:
             meta = self.state.db(conn, db_id)
             n = self.state.t.notifications
             rows = [r for r in conn.execute(select(n).where(
-                n.c.database_id == db_id, n.c.parent_id == 0)).mappings()
-                if _asks_for(r["events"], event.event_type)]
-            if not rows:
+                n.c.database_id == db_id, n.c.parent_id == parent_id)).mappings()
+                if asks(r["events"])]
+            body = body_of(meta) if rows else None
+            if body is None:
                 txn.rollback()
                 return 0
-            body = event_instance(event.event_type, self.server_name, meta.name,
-                                  event.schema, event.name, event.object_type, event=event)
             self._send(txn, db_id, rows, body.encode("utf-16-le"))
             txn.commit()
             return len(rows)
@@ -232,29 +242,11 @@ class Notifications:
     def post_queue_event(self, db_id: int, queue_id: int, event: str) -> int:
         """Send ``event`` (QUEUE_ACTIVATION …) to every notification on the queue asking
         for it, in a transaction of its own; the number of messages sent."""
-        conn = self.state.store.connect()
-        txn = Txn(conn, owner="event-notification")
-        try:
-            meta = self.state.db(conn, db_id)
+        def body_of(meta: Any) -> str | None:
             q = meta.queues_by_id.get(queue_id)
-            n = self.state.t.notifications
-            rows = [] if q is None else [
-                r for r in conn.execute(select(n).where(
-                    n.c.database_id == db_id, n.c.parent_id == queue_id)).mappings()
-                if event in r["events"].split(",")]
-            if not rows:
-                txn.rollback()
-                return 0
-            body = event_instance(event, self.server_name, meta.name, q.schema_name,
-                                  q.name).encode("utf-16-le")
-            self._send(txn, db_id, rows, body)
-            txn.commit()
-            return len(rows)
-        except BaseException:
-            txn.rollback()
-            raise
-        finally:
-            conn.close()
+            return None if q is None else event_instance(event, self.server_name, meta.name,
+                                                         q.schema_name, q.name)
+        return self._post(db_id, queue_id, lambda events: event in events.split(","), body_of)
 
 
 def event_instance(event_type: str, server: str, database: str, schema: str, name: str,
