@@ -103,3 +103,24 @@ def test_the_wait_for_graph_names_the_transaction_closing_a_three_way_cycle() ->
         conn.close()
     finally:
         store.close()
+
+
+def test_the_wait_that_closes_a_cycle_is_the_victim_as_soon_as_it_is_visible() -> None:
+    # A polled wait (begin_wait, then wait_turn steps): the transaction whose begin_wait
+    # closes the cycle is the victim there, before the member already waiting looks again
+    # (its wait_turn would otherwise find the cycle first and give way instead).
+    store = Store("sqlite://")
+    try:
+        locks = LockManager()
+        conn = store.connect()
+        t1, t2 = Txn(conn), Txn(conn)
+        assert locks.try_acquire("r1", t1) and locks.try_acquire("r2", t2)
+        locks.begin_wait("r2", t1)
+        with pytest.raises(TSqlError) as e:
+            locks.begin_wait("r1", t2)
+        assert e.value.number == 1205
+        locks.wait_turn("r2", t1, 0.01)         # t1 waits on; it is not a victim
+        assert locks.snapshot()[1] == [("r2", t1.id)]
+        conn.close()
+    finally:
+        store.close()

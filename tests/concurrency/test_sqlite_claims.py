@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -19,6 +19,7 @@ from tsql_client import Client, create_database, send_batch, wait_for
 
 from tsqlbroker.engine.broker import Broker, claims
 from tsqlbroker.engine.broker.claims import CLAIMS, WAITS
+from tsqlbroker.engine.broker.waits import QueueKey, QueueSignals
 from tsqlbroker.interpreter.instance import Instance
 
 DB = "cl"
@@ -44,6 +45,8 @@ def pair(tmp_path: Path) -> Iterator[tuple[Client, Client]]:
 
 
 RECEIVE = "RECEIVE TOP (1) message_body FROM TargQ"
+# How often a waiter looks again in the tests that keep it from hearing wake-ups.
+LOOK_S = 1.5
 
 
 def _claims(c: Client) -> list[tuple]:
@@ -220,6 +223,43 @@ def test_a_pick_passes_over_the_group_another_process_waits_for(
     assert not waiter.is_alive()
     assert result["rows"] == [(b"\x00\x00\x00\x01",), (b"\x00\x00\x00\x02",)]
     assert _waits(a) == []
+
+
+def test_the_holders_end_grants_the_group_to_the_waiter_before_its_next_look(
+        pair: tuple[Client, Client], monkeypatch: pytest.MonkeyPatch) -> None:
+    a, b = pair
+    (group,) = a.rows("BEGIN TRAN; RECEIVE TOP (1) conversation_group_id FROM TargQ")[0]
+    # B looks again only every LOOK_S, whatever it hears (a loaded machine): A's next
+    # RECEIVE … WHERE (a directed lock, which passes over no waited group) comes first.
+    monkeypatch.setattr(claims, "_WAIT_STEP_S", LOOK_S)
+    monkeypatch.setattr(QueueSignals, "wait_change", _sleep_to_deadline)
+    result: dict[str, object] = {}
+
+    def wait() -> None:
+        result["rows"] = b.rows(f"WAITFOR (RECEIVE TOP (1) message_body FROM TargQ WHERE "
+                                f"conversation_group_id = '{group}'), TIMEOUT 15000")
+
+    waiter = threading.Thread(target=wait)
+    waiter.start()
+    try:
+        wait_for("B's wait row", lambda: _waits(a) == [(_tag(b), str(group).upper())])
+        # A's commit hands the group to B, the first waiter: A's next RECEIVE of it waits
+        # for B's turn to end instead of taking it back.
+        assert a.rows(f"COMMIT; RECEIVE TOP (1) message_body FROM TargQ WHERE "
+                      f"conversation_group_id = '{group}'") == [(b"\x00\x00\x00\x02",)]
+    finally:
+        waiter.join(20)
+    assert not waiter.is_alive()
+    assert result["rows"] == [(b"\x00\x00\x00\x01",)]
+    assert _waits(a) == [] and _claims(a) == []
+
+
+def _sleep_to_deadline(_signals: QueueSignals, _key: QueueKey, _seen: int,
+                       deadline: float | None, cancelled: Callable[[], bool]) -> bool:
+    """QueueSignals.wait_change without the wake-ups: sleeps its whole step."""
+    if deadline is not None and not cancelled():
+        time.sleep(max(0.0, deadline - time.monotonic()))
+    return True
 
 
 def test_a_wait_that_times_out_deletes_its_row(pair: tuple[Client, Client]) -> None:

@@ -304,9 +304,13 @@ class LockManager:
     def begin_wait(self, resource: Any, txn: Txn) -> None:
         """``txn`` waits for ``resource`` from now until :meth:`end_wait`, between the steps
         of a polled wait too (:meth:`wait_turn`): a transaction that closes a cycle with it
-        later finds the cycle and is the victim, not this one when it comes back."""
+        later finds the cycle and is the victim, not this one when it comes back. Raises
+        Msg 1205 when this wait closes a cycle: checked here, in the step that makes the
+        wait visible, or a member of the cycle already waiting could find it first (its next
+        :meth:`wait_turn`) and be chosen instead."""
         with self._cond:
             self._waiting[txn.id] = resource
+            self._check_deadlock(txn)
 
     def end_wait(self, txn: Txn) -> None:
         """``txn`` no longer waits (see :meth:`begin_wait`)."""

@@ -46,8 +46,17 @@ every time, on a busy machine. So:
   (``lockdir.alive``); any other left-over row stops counting after ``WAIT_PRECEDENCE_S``
   (a waiter that went away never strands a group).
 
-A directed RECEIVE … WHERE (or a lock for SEND / END) does not pass over a waited group: it
-waits as any waiter does, and the first to look once the group is free gets it.
+Being woken is not being granted: the waiter must still win the file's write lock and look
+before the holder's next transaction, which a directed RECEIVE … WHERE (or a lock for SEND /
+END: they pass over no waited group) or a lapsed 5 s window let the holder win. So the end
+of a transaction that published claims *grants* each of its groups another process's live
+transaction waits for (:data:`_GRANT`, in the same storage transaction as the end): the
+claim row is rewritten to name the first waiter in line (rowid order: a new wait joins the
+end of the line, a refresh keeps its place); every other transaction keeps off the group,
+and the waiter finds its own claim at its next look and takes it. A grant never taken up
+(a deadlock victim's) passes to the next waiter at its transaction's end, or goes with its
+claims. A group owned only by the write lock (*pending*) needs none: no other process can
+look at it before that transaction has ended.
 """
 
 from __future__ import annotations
@@ -157,8 +166,12 @@ class GroupClaims:
             unclaimed = picked and not opened
             picked = False              # a wait below may let other processes claim it
             local = self.locks.held_by_other(key, txn)
-            if not local and (unclaimed or not self.claimed_elsewhere(conn, group)):
+            claim = None if unclaimed else self._claim(conn, group)
+            if not local and (claim is None or not self._blocks(claim)):
                 self.locks.try_acquire(key, txn)
+                if claim == (self.tag, txn.id):
+                    # Granted by the holder's end (see _grant): the row is this one's now.
+                    self._state(txn).published[group] = (db_id, queue_id)
                 self.add_pending(txn, db_id, group, queue_id)
                 self._drop_wait(txn.state["claims"], txn)   # with this write transaction
                 return True
@@ -204,13 +217,15 @@ class GroupClaims:
     # -- waits --------------------------------------------------------------------------------
     def _note_wait(self, txn: Txn, db_id: int, group: str, queue_id: int) -> bool:
         """Write (or refresh) ``txn``'s wait row for ``group`` in the write transaction open
-        and unwritten; False when the row is recent enough as it is."""
+        and unwritten; False when the row is recent enough as it is. A refresh keeps the
+        row's place in the group's line of waiters (its rowid: :data:`_GRANT`); a wait for
+        another group goes to the end of that group's line."""
         st = self._state(txn)
         now = time.time()
-        if st.wait is not None and st.wait[0] == group and now - st.wait_written < _WAIT_REFRESH_S:
+        same = st.wait is not None and st.wait[0] == group and not st.wait_dropped
+        if same and now - st.wait_written < _WAIT_REFRESH_S:
             return False
-        run(txn.conn, f"INSERT OR REPLACE INTO {WAITS} (owner, txn_id, conversation_group_id, "
-            "database_id, queue_id, since) VALUES (?, ?, ?, ?, ?, ?)",
+        run(txn.conn, _REFRESH_WAIT if same else _NEW_WAIT,
             (self.tag, txn.id, group, db_id, queue_id, now))
         st.wait, st.wait_written, st.wait_dropped = (group, db_id, queue_id), now, False
         return True
@@ -286,9 +301,19 @@ class GroupClaims:
 
     def claimed_elsewhere(self, conn: StoreConnection, group: str) -> bool:
         """Whether a live process other than this one claims ``group``."""
-        row = run(conn, f"SELECT owner FROM {CLAIMS} WHERE conversation_group_id = ?",
+        claim = self._claim(conn, group)
+        return claim is not None and self._blocks(claim)
+
+    def _claim(self, conn: StoreConnection, group: str) -> tuple[str, int] | None:
+        """The (owner, transaction id) of ``group``'s claim row, if it has one."""
+        row = run(conn, f"SELECT owner, txn_id FROM {CLAIMS} WHERE conversation_group_id = ?",
                   (group,)).fetchone()
-        return row is not None and row[0] != self.tag and self.lockdir.alive(row[0])
+        return None if row is None else (str(row[0]), int(row[1]))
+
+    def _blocks(self, claim: tuple[str, int]) -> bool:
+        """Whether a claim keeps this process's transactions off its group: one of a live
+        other process (this process's own are the lock manager's to judge)."""
+        return claim[0] != self.tag and self.lockdir.alive(claim[0])
 
     def add_pending(self, txn: Txn, db_id: int, group: str, queue_id: int) -> None:
         """``txn`` owns ``group`` by holding the write lock (just picked under it)."""
@@ -331,8 +356,11 @@ class GroupClaims:
             self._delete_stale(txn.conn)
 
     def _delete_rows(self, txn: Txn, st: TxnClaims) -> None:
-        """Delete ``txn``'s claim rows and wait row (in the write transaction open)."""
-        if st.published:
+        """Grant ``txn``'s claimed groups other processes wait for to their first waiters,
+        delete its other claim rows (and a claim granted to its wait it never took up) and
+        its wait row (in the write transaction open)."""
+        if st.published or st.wait is not None:
+            run(txn.conn, _GRANT, (self.tag, txn.id, time.time() - WAIT_PRECEDENCE_S))
             run(txn.conn, f"DELETE FROM {CLAIMS} WHERE owner = ? AND txn_id = ?",
                 (self.tag, txn.id))
         self._drop_wait(st, txn, again=True)
@@ -396,6 +424,25 @@ def run_many(conn: StoreConnection, sql: str, rows: list[tuple[object, ...]]) ->
         cursor.close()
 
 
+# A wait row: a new wait joins the end of its group's line (a new rowid: REPLACE deletes
+# the transaction's old row first); a refresh keeps its place (an upsert updates in place).
+_NEW_WAIT = (f"INSERT OR REPLACE INTO {WAITS} (owner, txn_id, conversation_group_id, "
+             "database_id, queue_id, since) VALUES (?, ?, ?, ?, ?, ?)")
+_REFRESH_WAIT = (f"INSERT INTO {WAITS} (owner, txn_id, conversation_group_id, database_id, "
+                 "queue_id, since) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (owner, txn_id) "
+                 "DO UPDATE SET since = excluded.since")
+# At the end of a transaction that claimed groups (parameters: its owner tag, its id, the
+# oldest ``since`` that counts): each of its claims that another
+# process's live transaction waits for becomes the claim of the first of them in line (the
+# smallest rowid), as SQL Server's lock manager grants a released lock to the first waiter.
+# The grantee finds its own claim at its next look and takes the group; until then every
+# other transaction — the holder's next pick or directed RECEIVE included — keeps off it.
+_GRANT = (f"INSERT OR REPLACE INTO {CLAIMS} (conversation_group_id, database_id, queue_id, "
+          f"owner, txn_id) SELECT w.conversation_group_id, w.database_id, w.queue_id, "
+          f"w.owner, w.txn_id FROM {WAITS} w WHERE w.rowid IN (SELECT (SELECT w2.rowid "
+          f"FROM {WAITS} w2 WHERE w2.conversation_group_id = c.conversation_group_id "
+          "AND w2.owner <> c.owner AND w2.since > ?3 ORDER BY w2.rowid LIMIT 1) "
+          f"FROM {CLAIMS} c WHERE c.owner = ?1 AND c.txn_id = ?2)")
 _OWNERS = (f"SELECT owner FROM {CLAIMS} WHERE owner <> ? "
            f"UNION SELECT owner FROM {WAITS} WHERE owner <> ?")
 _QUEUE_OWNERS = (f"SELECT owner FROM {CLAIMS} WHERE owner <> ? AND queue_id = ? "
