@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from tsql_client import Client
 
+from tsqlbroker.engine.broker import claims
 from tsqlbroker.errors import TSqlError
 from tsqlbroker.interpreter.instance import Instance
 from tsqlbroker.storage.store import Store
@@ -32,6 +34,36 @@ RECEIVE = ("RECEIVE message_body FROM TargQ WHERE conversation_group_id = '{}'")
 
 def test_a_cycle_of_group_waits_in_one_process_ends_in_1205_at_once(
         instance: Instance) -> None:
+    _b_closes_a_cycle(instance)
+
+
+def test_a_wait_counts_in_the_cycle_from_its_first_look(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # On a shared file a's first look at the group (its wait row, the waiting_for of its
+    # claims: write transactions of their own) is slow, as on a loaded machine: b's request
+    # comes meanwhile. a's wait must be in the lock manager's graph from its start, or b
+    # finds no cycle, waits, and a — looking next — is taken for the one closing it.
+    mark_wait = claims.GroupClaims._mark_wait
+    slowed: list[int] = []
+
+    def slow_first_mark(self: claims.GroupClaims, txn: Txn, group: str | None) -> None:
+        if group is not None and not slowed:
+            slowed.append(txn.id)
+            time.sleep(1.0)
+        mark_wait(self, txn, group)
+
+    monkeypatch.setattr(claims.GroupClaims, "_mark_wait", slow_first_mark)
+    instance = Instance(f"sqlite:///{tmp_path / 'ld.db'}")
+    try:
+        _b_closes_a_cycle(instance)
+    finally:
+        instance.close()
+    assert len(slowed) == 1
+
+
+def _b_closes_a_cycle(instance: Instance) -> None:
+    """a holds g1 and waits for g2; b holds g2 and asks for g1: b is the victim at once,
+    a gets g2."""
     Client(instance).run("CREATE DATABASE ld")
     admin = Client(instance, "ld")
     admin.run(SETUP)

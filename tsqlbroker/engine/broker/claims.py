@@ -162,6 +162,12 @@ class GroupClaims:
         while True:
             if self.locks.holder(key) == txn.id:
                 return True
+            if self.locks.held_by_other(key, txn):
+                # A session of this process holds it: the wait is the lock manager's to see
+                # from its first moment (1205 here if it closes a cycle), not only once the
+                # look below and its wait row are done — a member of the cycle already
+                # waiting would find the cycle first and be chosen instead.
+                self.locks.begin_wait(key, txn)
             opened = conn.begin_unwritten()
             unclaimed = picked and not opened
             picked = False              # a wait below may let other processes claim it
