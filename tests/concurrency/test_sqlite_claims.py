@@ -254,6 +254,45 @@ def test_the_holders_end_grants_the_group_to_the_waiter_before_its_next_look(
     assert _waits(a) == [] and _claims(a) == []
 
 
+def test_waiters_are_granted_the_group_in_the_order_they_came(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    url = f"sqlite:///{tmp_path / 'line.db'}"
+    create_database(url, DB, SETUP + send_batch(3))
+    instances = [Instance(url) for _ in range(3)]
+    a, b, c = (Client(i, DB) for i in instances)
+    # B waits first but looks seldom, C comes second and looks often: C looks first once A
+    # is done, yet B is next in line.
+    looks = {"B": 3.0, "C": 0.3}
+
+    def look_after(_signals: QueueSignals, _key: QueueKey, _seen: int,
+                   deadline: float | None, cancelled: Callable[[], bool]) -> bool:
+        time.sleep(looks.get(threading.current_thread().name, 0.3))
+        return not cancelled()
+
+    monkeypatch.setattr(QueueSignals, "wait_change", look_after)
+    got: dict[str, object] = {}
+    try:
+        (group,) = a.rows("BEGIN TRAN; RECEIVE TOP (1) conversation_group_id FROM TargQ")[0]
+
+        def wait(name: str, client: Client) -> None:
+            got[name] = client.rows(f"WAITFOR (RECEIVE TOP (1) message_body FROM TargQ WHERE "
+                                    f"conversation_group_id = '{group}'), TIMEOUT 15000")
+
+        threads = [threading.Thread(target=wait, args=(n, cl), name=n)
+                   for n, cl in (("B", b), ("C", c))]
+        for t, waiters in zip(threads, (1, 2), strict=True):
+            t.start()
+            wait_for("the wait row", lambda n=waiters: len(_waits(a)) == n)
+        a.run("COMMIT")
+        for t in threads:
+            t.join(20)
+        assert not any(t.is_alive() for t in threads)
+    finally:
+        for i in instances:
+            i.close()
+    assert got == {"B": [(b"\x00\x00\x00\x01",)], "C": [(b"\x00\x00\x00\x02",)]}
+
+
 def _sleep_to_deadline(_signals: QueueSignals, _key: QueueKey, _seen: int,
                        deadline: float | None, cancelled: Callable[[], bool]) -> bool:
     """QueueSignals.wait_change without the wake-ups: sleeps its whole step."""
