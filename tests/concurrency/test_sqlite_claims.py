@@ -49,6 +49,23 @@ RECEIVE = "RECEIVE TOP (1) message_body FROM TargQ"
 LOOK_S = 1.5
 
 
+def deaf_waits(step: Callable[[float | None], float]) -> Callable[..., bool]:
+    """A QueueSignals.wait_change that hears no wake-ups: it sleeps ``step(deadline)``
+    seconds (a waiter on a loaded machine, whose holder's next pick comes first)."""
+
+    def wait_change(_signals: QueueSignals, _key: QueueKey, _seen: int,
+                    deadline: float | None, cancelled: Callable[[], bool]) -> bool:
+        if not cancelled():
+            time.sleep(max(0.0, step(deadline)))
+        return True
+
+    return wait_change
+
+
+# Sleeps each wait step to its end.
+SLEEP_TO_DEADLINE = deaf_waits(lambda d: 0.0 if d is None else d - time.monotonic())
+
+
 def _claims(c: Client) -> list[tuple]:
     """The claim rows in the store (read on the client's connection, between batches)."""
     return [tuple(r) for r in c.session.conn.exec_driver_sql(
@@ -206,15 +223,7 @@ def test_a_pick_passes_over_the_group_another_process_waits_for(
         pair: tuple[Client, Client]) -> None:
     a, b = pair
     (group,) = a.rows("BEGIN TRAN; RECEIVE TOP (1) conversation_group_id FROM TargQ")[0]
-    result: dict[str, object] = {}
-
-    def wait() -> None:
-        result["rows"] = b.rows(f"WAITFOR (RECEIVE message_body FROM TargQ WHERE "
-                                f"conversation_group_id = '{group}'), TIMEOUT 20000")
-
-    waiter = threading.Thread(target=wait)
-    waiter.start()
-    wait_for("B's wait row", lambda: _waits(a) == [(_tag(b), str(group).upper())])
+    waiter, result = _b_waits(a, b, group, "")
     # A commits and picks again in one batch, before B can look: the pick passes over the
     # group B waits for (the only one), instead of taking it back.
     assert a.rows("COMMIT; BEGIN TRAN; " + RECEIVE) == []
@@ -225,6 +234,22 @@ def test_a_pick_passes_over_the_group_another_process_waits_for(
     assert _waits(a) == []
 
 
+def _b_waits(a: Client, b: Client, group: object, top: str
+             ) -> tuple[threading.Thread, dict[str, object]]:
+    """B's WAITFOR (RECEIVE {top}… WHERE conversation_group_id = group) in a thread, once its
+    wait row is in the store; its rows in the dict under "rows" when it returns."""
+    result: dict[str, object] = {}
+
+    def wait() -> None:
+        result["rows"] = b.rows(f"WAITFOR (RECEIVE {top}message_body FROM TargQ WHERE "
+                                f"conversation_group_id = '{group}'), TIMEOUT 15000")
+
+    waiter = threading.Thread(target=wait)
+    waiter.start()
+    wait_for("B's wait row", lambda: _waits(a) == [(_tag(b), str(group).upper())])
+    return waiter, result
+
+
 def test_the_holders_end_grants_the_group_to_the_waiter_before_its_next_look(
         pair: tuple[Client, Client], monkeypatch: pytest.MonkeyPatch) -> None:
     a, b = pair
@@ -232,17 +257,9 @@ def test_the_holders_end_grants_the_group_to_the_waiter_before_its_next_look(
     # B looks again only every LOOK_S, whatever it hears (a loaded machine): A's next
     # RECEIVE … WHERE (a directed lock, which passes over no waited group) comes first.
     monkeypatch.setattr(claims, "_WAIT_STEP_S", LOOK_S)
-    monkeypatch.setattr(QueueSignals, "wait_change", _sleep_to_deadline)
-    result: dict[str, object] = {}
-
-    def wait() -> None:
-        result["rows"] = b.rows(f"WAITFOR (RECEIVE TOP (1) message_body FROM TargQ WHERE "
-                                f"conversation_group_id = '{group}'), TIMEOUT 15000")
-
-    waiter = threading.Thread(target=wait)
-    waiter.start()
+    monkeypatch.setattr(QueueSignals, "wait_change", SLEEP_TO_DEADLINE)
+    waiter, result = _b_waits(a, b, group, "TOP (1) ")
     try:
-        wait_for("B's wait row", lambda: _waits(a) == [(_tag(b), str(group).upper())])
         # A's commit hands the group to B, the first waiter: A's next RECEIVE of it waits
         # for B's turn to end instead of taking it back.
         assert a.rows(f"COMMIT; RECEIVE TOP (1) message_body FROM TargQ WHERE "
@@ -263,13 +280,8 @@ def test_waiters_are_granted_the_group_in_the_order_they_came(
     # B waits first but looks seldom, C comes second and looks often: C looks first once A
     # is done, yet B is next in line.
     looks = {"B": 3.0, "C": 0.3}
-
-    def look_after(_signals: QueueSignals, _key: QueueKey, _seen: int,
-                   deadline: float | None, cancelled: Callable[[], bool]) -> bool:
-        time.sleep(looks.get(threading.current_thread().name, 0.3))
-        return not cancelled()
-
-    monkeypatch.setattr(QueueSignals, "wait_change", look_after)
+    monkeypatch.setattr(QueueSignals, "wait_change", deaf_waits(
+        lambda _deadline: looks.get(threading.current_thread().name, 0.3)))
     got: dict[str, object] = {}
     try:
         (group,) = a.rows("BEGIN TRAN; RECEIVE TOP (1) conversation_group_id FROM TargQ")[0]
@@ -291,14 +303,6 @@ def test_waiters_are_granted_the_group_in_the_order_they_came(
         for i in instances:
             i.close()
     assert got == {"B": [(b"\x00\x00\x00\x01",)], "C": [(b"\x00\x00\x00\x02",)]}
-
-
-def _sleep_to_deadline(_signals: QueueSignals, _key: QueueKey, _seen: int,
-                       deadline: float | None, cancelled: Callable[[], bool]) -> bool:
-    """QueueSignals.wait_change without the wake-ups: sleeps its whole step."""
-    if deadline is not None and not cancelled():
-        time.sleep(max(0.0, deadline - time.monotonic()))
-    return True
 
 
 def test_a_wait_that_times_out_deletes_its_row(pair: tuple[Client, Client]) -> None:

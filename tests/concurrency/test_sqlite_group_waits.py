@@ -11,28 +11,19 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from test_sqlite_claims import DB, SETUP
+from test_sqlite_claims import DB, SETUP, SLEEP_TO_DEADLINE
 from tsql_client import Client, create_database, send_batch
 
 from tsqlbroker.engine.broker import claims
-from tsqlbroker.engine.broker.waits import QueueKey, QueueSignals
+from tsqlbroker.engine.broker.waits import QueueSignals
 from tsqlbroker.interpreter.instance import Instance
 
 ROOT = Path(__file__).resolve().parents[2]
 HOLDER = Path(__file__).with_name("group_holder.py")
 LOOK_EVERY_S = 0.5
-
-
-def _sleep_to_deadline(_signals: QueueSignals, _key: QueueKey, _seen: int,
-                       deadline: float | None, cancelled: Callable[[], bool]) -> bool:
-    """QueueSignals.wait_change without the wake-ups: sleeps its whole step."""
-    if deadline is not None and not cancelled():
-        time.sleep(max(0.0, deadline - time.monotonic()))
-    return True
 
 
 def test_a_waiting_receive_where_gets_the_group_from_a_holder_that_keeps_receiving(
@@ -43,7 +34,7 @@ def test_a_waiting_receive_where_gets_the_group_from_a_holder_that_keeps_receivi
     # machine, where the holder's next pick always comes first (the holder commits and
     # picks in one batch). Without the waiter's row it would then never get the group.
     monkeypatch.setattr(claims, "_WAIT_STEP_S", LOOK_EVERY_S)
-    monkeypatch.setattr(QueueSignals, "wait_change", _sleep_to_deadline)
+    monkeypatch.setattr(QueueSignals, "wait_change", SLEEP_TO_DEADLINE)
     stop = tmp_path / "stop"
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get(
         "PYTHONPATH", "")}
