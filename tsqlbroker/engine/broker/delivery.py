@@ -22,12 +22,12 @@ from ...storage.store import StoreConnection
 from ...storage.txn import Txn
 from .fastsql import (
     CLAIM_PEER,
-    CLAIM_SEND,
     CLAIM_SEND_PG,
     DELIVER_GUARDED_PG,
     DELIVER_PARAM_INDEXES,
     INSERT_MESSAGE,
     LOCK_INITIATOR_PG,
+    SELECT_ENDPOINT_CLAIM,
     UNCLAIM_SEND,
     db_time,
     endpoint_from,
@@ -201,14 +201,15 @@ class Delivery:
 
     def _send_claimed(self, txn: Txn, meta: DbMeta, db_id: int, handle: Any, type_name: str,
                       body: bytes | None) -> bool:
-        """SEND on one conversation in one statement when nothing stands in the way — the
-        endpoint's read and its sequence number are one UPDATE … RETURNING, on PostgreSQL
-        with the group's row lock (three round trips on the full path), on SQLite (under its
-        write lock) with the owner of a claim another process published on the group (three
-        statements on the full path). False, with nothing changed, whenever the full path
-        must decide (unknown handle, state, a group lock to wait for …). On PostgreSQL a
-        contract check failing after the claim leaves the group's row locked until the
-        transaction ends (the full path checks before locking)."""
+        """PostgreSQL: SEND on one conversation in one statement when nothing stands in the
+        way — the group's row lock, the endpoint's read and its sequence number are one
+        UPDATE … RETURNING (three round trips on the full path). A shared SQLite file: the
+        endpoint's read brings the owner of any claim another process published on its
+        group, so that the group lock needs no look-up (:meth:`_send_unclaimed`). False,
+        with nothing changed, whenever the full path must decide (unknown handle, state, a
+        group lock to wait for …). On PostgreSQL a contract check failing after the claim
+        leaves the group's row locked until the transaction ends (the full path checks
+        before locking)."""
         conn = txn.conn
         if handle is None or type_name not in meta.types_by_name:
             return False
@@ -216,12 +217,12 @@ class Delivery:
             key = uid(handle)
         except (ValueError, TypeError):
             return False
-        row_locked = conn.backend.row_locks
-        rows = (run(conn, CLAIM_SEND_PG, (key, db_id, key, db_id)) if row_locked
-                else run(conn, CLAIM_SEND, (key, db_id))).fetchall()
+        if not conn.backend.row_locks:
+            return self._send_unclaimed(txn, meta, db_id, key, type_name, body)
+        rows = run(conn, CLAIM_SEND_PG, (key, db_id, key, db_id)).fetchall()
         if not rows:
             return False
-        ep = endpoint_from(rows[0] if row_locked else rows[0][:-1])
+        ep = endpoint_from(rows[0])
         ep.send_sequence -= 1          # the row came back with the number already taken
         try:
             self._check_sendable(meta, ep, type_name)
@@ -229,16 +230,32 @@ class Delivery:
             run(conn, UNCLAIM_SEND, (ep.send_sequence, key))
             raise
         # The in-process lock after the checks, as on the full path; the row lock came with
-        # the claim. On a shared SQLite file a group no other process claims (read with the
-        # endpoint, under the write lock this transaction holds) is taken as a pick's is.
-        claims = self.state.claims
-        unclaimed = (not row_locked and claims is not None
-                     and rows[0][-1] in (None, claims.tag))
+        # the claim.
         if not self.group_locks.lock(txn, db_id, ep.conversation_group_id, ep.queue_id,
-                                     timeout=0.0, row_locked=row_locked, picked=unclaimed):
+                                     timeout=0.0, row_locked=True):
             run(conn, UNCLAIM_SEND, (ep.send_sequence, key))
             return False
         self.queue_outgoing(txn, meta, ep, type_name, body, claimed=True)
+        return True
+
+    def _send_unclaimed(self, txn: Txn, meta: DbMeta, db_id: int, key: str, type_name: str,
+                        body: bytes | None) -> bool:
+        """:meth:`_send_claimed` on a shared SQLite file (under the write lock SEND took):
+        the endpoint and the owner of a claim on its group in one statement; a group no
+        other process claims is locked without a second look, as a pick's is (claims.py).
+        Elsewhere, or when the group is claimed or held, False: the full path decides."""
+        claims = self.state.claims
+        if claims is None:
+            return False
+        row = run(txn.conn, SELECT_ENDPOINT_CLAIM, (key, db_id)).fetchone()
+        if row is None or row[-1] not in (None, claims.tag):
+            return False
+        ep = endpoint_from(row[:-1])
+        self._check_sendable(meta, ep, type_name)
+        if not self.group_locks.lock(txn, db_id, ep.conversation_group_id, ep.queue_id,
+                                     timeout=0.0, picked=True):
+            return False
+        self.queue_outgoing(txn, meta, ep, type_name, body)
         return True
 
     def queue_outgoing(self, txn: Txn, meta: DbMeta, ep: Endpoint, type_name: str,
@@ -597,23 +614,22 @@ class Delivery:
 
     def _deliver_claimed(self, conn: StoreConnection, txn: Txn | None, out: Outgoing, *,
                          last: bool = False) -> bool:
-        """The common case of :meth:`_try_deliver` in two statements instead of three (on
-        PostgreSQL round trips) — an ordinary message for an existing local peer in a
-        conversing state that expects exactly ``out.seq`` (the peer's read and its sequence
-        update are one UPDATE … RETURNING; ``last``: on PostgreSQL the INSERT, the
-        transaction's final statement, travels with the COMMIT). False, with nothing changed,
-        for anything else: the full path decides."""
-        if out.is_end or out.is_error:
+        """PostgreSQL: the common case of :meth:`_try_deliver` in two round trips instead of
+        three — an ordinary message for an existing local peer in a conversing state that
+        expects exactly ``out.seq`` (the peer's read and its sequence update are one UPDATE …
+        RETURNING; ``last``: the INSERT, the transaction's final statement, travels with the
+        COMMIT). False, with nothing changed, for anything else: the full path decides (on
+        SQLite always: see fastsql's note on UPDATE … RETURNING there)."""
+        if out.is_end or out.is_error or not conn.backend.row_locks:
             return False
         row = run(conn, CLAIM_PEER, (out.seq + 1, out.conversation_id,
                                      0 if out.is_initiator else 1, out.seq)).fetchall()
         if not row:
             return False
         peer = endpoint_from(row[0])
-        if conn.sends_with_commit:       # only what travels with a COMMIT uses the hints
-            if len(self.peers) >= _PEERS_KEPT:
-                self.peers.clear()
-            self.peers[(out.conversation_id, peer.is_initiator)] = peer
+        if len(self.peers) >= _PEERS_KEPT:
+            self.peers.clear()
+        self.peers[(out.conversation_id, peer.is_initiator)] = peer
         meta = self.state.meta.get(conn, peer.database_id)
         queue = meta.queues_by_id.get(peer.queue_id) if meta is not None else None
         if (meta is None or not meta.is_broker_enabled or queue is None
