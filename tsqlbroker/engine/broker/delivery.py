@@ -27,6 +27,7 @@ from .fastsql import (
     DELIVER_PARAM_INDEXES,
     INSERT_MESSAGE,
     LOCK_INITIATOR_PG,
+    SELECT_ENDPOINT_CLAIM,
     UNCLAIM_SEND,
     db_time,
     endpoint_from,
@@ -202,18 +203,22 @@ class Delivery:
                       body: bytes | None) -> bool:
         """PostgreSQL: SEND on one conversation in one statement when nothing stands in the
         way — the group's row lock, the endpoint's read and its sequence number are one
-        UPDATE … RETURNING (three round trips on the full path). False, with nothing changed,
-        whenever the full path must decide (unknown handle, state, a group lock to wait for
-        …). A contract check failing after the claim leaves the group's row locked until the
-        transaction ends (the full path checks before locking)."""
+        UPDATE … RETURNING (three round trips on the full path). A shared SQLite file: the
+        endpoint's read brings the owner of any claim another process published on its
+        group, so that the group lock needs no look-up (:meth:`_send_unclaimed`). False,
+        with nothing changed, whenever the full path must decide (unknown handle, state, a
+        group lock to wait for …). On PostgreSQL a contract check failing after the claim
+        leaves the group's row locked until the transaction ends (the full path checks
+        before locking)."""
         conn = txn.conn
-        if (handle is None or not conn.backend.row_locks
-                or type_name not in meta.types_by_name):
+        if handle is None or type_name not in meta.types_by_name:
             return False
         try:
             key = uid(handle)
         except (ValueError, TypeError):
             return False
+        if not conn.backend.row_locks:
+            return self._send_unclaimed(txn, meta, db_id, key, type_name, body)
         rows = run(conn, CLAIM_SEND_PG, (key, db_id, key, db_id)).fetchall()
         if not rows:
             return False
@@ -231,6 +236,26 @@ class Delivery:
             run(conn, UNCLAIM_SEND, (ep.send_sequence, key))
             return False
         self.queue_outgoing(txn, meta, ep, type_name, body, claimed=True)
+        return True
+
+    def _send_unclaimed(self, txn: Txn, meta: DbMeta, db_id: int, key: str, type_name: str,
+                        body: bytes | None) -> bool:
+        """:meth:`_send_claimed` on a shared SQLite file (under the write lock SEND took):
+        the endpoint and the owner of a claim on its group in one statement; a group no
+        other process claims is locked without a second look, as a pick's is (claims.py).
+        Elsewhere, or when the group is claimed or held, False: the full path decides."""
+        claims = self.state.claims
+        if claims is None:
+            return False
+        row = run(txn.conn, SELECT_ENDPOINT_CLAIM, (key, db_id)).fetchone()
+        if row is None or row[-1] not in (None, claims.tag):
+            return False
+        ep = endpoint_from(row[:-1])
+        self._check_sendable(meta, ep, type_name)
+        if not self.group_locks.lock(txn, db_id, ep.conversation_group_id, ep.queue_id,
+                                     timeout=0.0, picked=True):
+            return False
+        self.queue_outgoing(txn, meta, ep, type_name, body)
         return True
 
     def queue_outgoing(self, txn: Txn, meta: DbMeta, ep: Endpoint, type_name: str,
@@ -593,7 +618,8 @@ class Delivery:
         three — an ordinary message for an existing local peer in a conversing state that
         expects exactly ``out.seq`` (the peer's read and its sequence update are one UPDATE …
         RETURNING; ``last``: the INSERT, the transaction's final statement, travels with the
-        COMMIT). False, with nothing changed, for anything else: the full path decides."""
+        COMMIT). False, with nothing changed, for anything else: the full path decides (on
+        SQLite always: see fastsql's note on UPDATE … RETURNING there)."""
         if out.is_end or out.is_error or not conn.backend.row_locks:
             return False
         row = run(conn, CLAIM_PEER, (out.seq + 1, out.conversation_id,
