@@ -87,6 +87,10 @@ OBJECT_PERMS: dict[str, frozenset[str]] = {
     "P": frozenset(_OWNED | {"EXECUTE"}),
     "FN": frozenset(_OWNED | {"EXECUTE", "REFERENCES"}),
     "SQ": frozenset(_OWNED | {"RECEIVE", "SELECT", "REFERENCES", "VIEW CHANGE TRACKING"}),
+    # GRANT Object Permissions: a sequence's and a synonym's
+    "SO": frozenset(_OWNED | {"UPDATE", "REFERENCES"}),
+    "SN": frozenset({"CONTROL", "TAKE OWNERSHIP", "VIEW DEFINITION", "SELECT", "INSERT",
+                     "UPDATE", "DELETE", "EXECUTE"}),
 }
 # What the deprecated ALL stands for, per object type (SQL Server's ANSI-92 set).
 _ALL = {"U": ["DELETE", "INSERT", "REFERENCES", "SELECT", "UPDATE"], "P": ["EXECUTE"],

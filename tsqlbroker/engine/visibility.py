@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, false, literal_column, or_, select
 
+from ..errors import tsql_error
 from .access import FIXED_ROLES
 from .permissions import NAMES
 from .security import Security
@@ -42,8 +43,16 @@ _DB_IMPLIES: dict[str, dict[int, frozenset[str] | None] | str] = {
     "ALTER ANY SCHEMA": {OBJECT: None},
     "ALTER ANY MESSAGE TYPE": {15: None}, "ALTER ANY CONTRACT": {16: None},
     "ALTER ANY SERVICE": {17: None}, "ALTER ANY REMOTE SERVICE BINDING": {18: None},
-    "ALTER ANY ROUTE": {19: None},
+    "ALTER ANY ROUTE": {19: None}, "ALTER ANY CERTIFICATE": {25: None},
 }
+PRINCIPAL = 4
+CERTIFICATE = 25
+# dbo, guest, INFORMATION_SCHEMA, sys and public: shown to every user of the database
+_SYSTEM_PRINCIPALS = frozenset({0, 1, 2, 3, 4})
+# principal type -> the database permission that shows every principal of it (users: ALTER
+# ANY USER)
+_ADMIN_OF = {"R": "ALTER ANY ROLE", "A": "ALTER ANY APPLICATION ROLE"}
+_USER_ADMIN = "ALTER ANY USER"
 
 
 # The permissions that show a module's definition (sys.sql_modules.definition).
@@ -78,22 +87,27 @@ def viewer(ctx: ExecContext, db_id: int) -> frozenset[int] | None:
     return bridge.viewer(ctx.session_id, db_id)
 
 
+def require_server_state(ctx: ExecContext) -> None:
+    """A server-scoped DMV (sys.dm_broker_*, sys.dm_tran_locks) needs VIEW SERVER STATE:
+    Msg 300 without it (SQL Server follows it with Msg 297, which is not repeated here)."""
+    bridge = bridge_of(ctx.conn.store)
+    if bridge is not None and not bridge.holds_server(ctx.session_id, "VIEW SERVER STATE"):
+        raise tsql_error(300, "VIEW SERVER STATE", "server", "master")
+
+
+def sees_server_state(ctx: ExecContext) -> bool:
+    """Whether the session may see every session in sys.dm_exec_sessions / requests (VIEW
+    SERVER STATE); without it those DMVs show its own session only, as documented."""
+    bridge = bridge_of(ctx.conn.store)
+    return bridge is None or bridge.holds_server(ctx.session_id, "VIEW SERVER STATE")
+
+
 def visible(sec: Security, conn: StoreConnection, db_id: int, principals: frozenset[int],
             class_: int, *, only: frozenset[str] | None = None) -> Visible | None:
     """What of class ``class_`` (1 objects, 15 message types, 16 contracts, 17 services,
     18 remote service bindings, 19 routes) ``principals`` may see; None: all of it.
     ``only``: count only these permissions (:data:`DEFINITION`)."""
-    p = sec.t.permissions
-    rows = conn.execute(select(p.c["class"], p.c.major_id, p.c.type).where(
-        p.c.database_id == db_id, p.c.grantee_principal_id.in_(principals),
-        p.c.state.in_(("G", "W")))).all()
-    if only is not None:
-        rows = [r for r in rows if NAMES.get(str(r[2]).strip(), "") in only]
-    held = {NAMES.get(str(t).strip(), "") for c, _m, t in rows if int(c) == 0}
-    for role in principals & FIXED_ROLES.keys():
-        state, carried = FIXED_ROLES[role]
-        if state == "G":
-            held |= carried if only is None else carried & only
+    rows, held = _granted(sec, conn, db_id, principals, only)
     types: set[str] = set()
     for permission in held:
         implied = _DB_IMPLIES.get(permission)
@@ -106,6 +120,63 @@ def visible(sec: Security, conn: StoreConnection, db_id: int, principals: frozen
             types |= covered
     ids = frozenset(int(m) for c, m, _t in rows if int(c) == class_)
     return Visible(ids, _schemas(rows) if class_ == OBJECT else (), frozenset(types))
+
+
+def _granted(sec: Security, conn: StoreConnection, db_id: int, principals: frozenset[int],
+             only: frozenset[str] | None = None) -> tuple[list[Any], set[str]]:
+    """(class, major_id, type) of the GRANTs ``principals`` hold (``only`` these
+    permissions), and the database-level permissions among them or carried by their fixed
+    roles."""
+    p = sec.t.permissions
+    rows = list(conn.execute(select(p.c["class"], p.c.major_id, p.c.type).where(
+        p.c.database_id == db_id, p.c.grantee_principal_id.in_(principals),
+        p.c.state.in_(("G", "W")))).all())
+    if only is not None:
+        rows = [r for r in rows if NAMES.get(str(r[2]).strip(), "") in only]
+    held = {NAMES.get(str(t).strip(), "") for c, _m, t in rows if int(c) == 0}
+    for role in principals & FIXED_ROLES.keys():
+        state, carried = FIXED_ROLES[role]
+        if state == "G":
+            held |= carried if only is None else carried & only
+    return rows, held
+
+
+@dataclass(frozen=True)
+class PrincipalSight:
+    """The database principals a viewer may see (sys.database_principals) and whose
+    permissions (sys.database_permissions), as SQL Server documents for those views: its
+    own user and roles always; other users with ALTER ANY USER or a permission on the user;
+    other roles with ALTER ANY ROLE (application roles ALTER ANY APPLICATION ROLE) or a
+    permission on them; the system users and fixed roles are listed to everyone."""
+
+    own: frozenset[int]           # the viewer, public and the roles it is a member of
+    ids: frozenset[int]           # principals it holds a permission on
+    admin: frozenset[str]         # ALTER ANY USER / ROLE / APPLICATION ROLE held
+
+    def permissions_of(self, principal_id: int, type_: str) -> bool:
+        """Whether the viewer sees the permissions granted to the principal."""
+        if principal_id in self.own or principal_id in self.ids:
+            return True
+        return _ADMIN_OF.get(type_.strip(), _USER_ADMIN) in self.admin
+
+    def sees(self, principal_id: int, type_: str, fixed: bool) -> bool:
+        """Whether the viewer sees the principal's row."""
+        return fixed or principal_id in _SYSTEM_PRINCIPALS or \
+            self.permissions_of(principal_id, type_)
+
+
+def principal_sight(sec: Security, conn: StoreConnection, db_id: int,
+                    principals: frozenset[int] | None) -> PrincipalSight | None:
+    """What of database ``db_id``'s principals ``principals`` (:func:`viewer`) may see;
+    None: all of them (CONTROL, ALTER or VIEW DEFINITION on the database)."""
+    if principals is None:
+        return None
+    rows, held = _granted(sec, conn, db_id, principals)
+    if any(_DB_IMPLIES.get(p) == "*" for p in held):
+        return None
+    admin = frozenset(held & {_USER_ADMIN, *_ADMIN_OF.values()})
+    return PrincipalSight(principals, frozenset(int(m) for c, m, _t in rows
+                                                if int(c) == PRINCIPAL), admin)
 
 
 def _schemas(rows: Iterable[Any]) -> tuple[tuple[int, frozenset[str] | None], ...]:
