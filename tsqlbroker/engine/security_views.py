@@ -122,7 +122,8 @@ def _certificates(ctx: ExecContext, db_id: int) -> VirtualTable:
     for r in sec.certificates(ctx.conn, db_id):
         # the owner sees its certificate; others need a permission on it (or one implying it)
         if principals is not None and seen is not None and \
-                r["principal_id"] not in principals and r["certificate_id"] not in seen.ids:
+                r["principal_id"] not in principals and \
+                not seen.covers(r["certificate_id"], -1, ""):
             continue
         thumb = bytes.fromhex(r["thumbprint"])
         sid = certs.certificate_sid(thumb)

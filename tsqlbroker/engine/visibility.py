@@ -69,10 +69,17 @@ class Visible:
     # every type)
     schemas: tuple[tuple[int, frozenset[str] | None], ...] = ()
     types: frozenset[str] = frozenset()    # objects: those of these types
+    everything: bool = False               # every one of the class (but the denied)
+    # DENY VIEW DEFINITION (or CONTROL) on these, or on the schema holding them, hides them
+    # whatever else is granted
+    denied: frozenset[int] = frozenset()
+    denied_schemas: frozenset[int] = frozenset()
 
     def covers(self, object_id: int, schema_id: int, type_: str) -> bool:
         """Whether the object (``type_`` its sys.objects type) is visible."""
-        if object_id in self.ids or type_ in self.types:
+        if object_id in self.denied or schema_id in self.denied_schemas:
+            return False
+        if self.everything or object_id in self.ids or type_ in self.types:
             return True
         return any(schema_id == s and (types is None or type_ in types)
                    for s, types in self.schemas)
@@ -108,18 +115,43 @@ def visible(sec: Security, conn: StoreConnection, db_id: int, principals: frozen
     18 remote service bindings, 19 routes) ``principals`` may see; None: all of it.
     ``only``: count only these permissions (:data:`DEFINITION`)."""
     rows, held = _granted(sec, conn, db_id, principals, only)
+    denials = _denials(sec, conn, db_id, principals)
+    if (0, 0) in denials:
+        return Visible(frozenset())     # DENY VIEW DEFINITION on the database: nothing
+    denied = frozenset(m for c, m in denials if c == class_)
+    denied_schemas = frozenset(m for c, m in denials if c == 3) if class_ == OBJECT \
+        else frozenset()
     types: set[str] = set()
+    everything = False
     for permission in held:
         implied = _DB_IMPLIES.get(permission)
         if implied == "*":
-            return None
-        if isinstance(implied, dict) and class_ in implied:
+            everything = True
+        elif isinstance(implied, dict) and class_ in implied:
             covered = implied[class_]
             if covered is None:
-                return None
-            types |= covered
+                everything = True
+            else:
+                types |= covered
+    if everything and not denied and not denied_schemas:
+        return None
     ids = frozenset(int(m) for c, m, _t in rows if int(c) == class_)
-    return Visible(ids, _schemas(rows) if class_ == OBJECT else (), frozenset(types))
+    return Visible(ids, _schemas(rows) if class_ == OBJECT else (), frozenset(types),
+                   everything, denied, denied_schemas)
+
+
+_HIDING = ("VW", "CL")     # a DENY of VIEW DEFINITION, or of CONTROL (which implies it)
+
+
+def _denials(sec: Security, conn: StoreConnection, db_id: int, principals: frozenset[int]
+             ) -> set[tuple[int, int]]:
+    """(class, major_id) of the securables on which VIEW DEFINITION is denied to one of
+    ``principals``: DENY beats every GRANT that would show them (Metadata Visibility
+    Configuration: "deny him VIEW DEFINITION" hides an object he may still SELECT from)."""
+    p = sec.t.permissions
+    return {(int(c), int(m)) for c, m in conn.execute(select(p.c["class"], p.c.major_id).where(
+        p.c.database_id == db_id, p.c.grantee_principal_id.in_(principals),
+        p.c.state == "D", p.c.minor_id == 0, p.c.type.in_(_HIDING)))}
 
 
 def _granted(sec: Security, conn: StoreConnection, db_id: int, principals: frozenset[int],
@@ -227,6 +259,13 @@ def condition_text(v: Visible | None, id_col: str, schema_col: str | None = None
     """SQL text (both backends) true for the rows ``v`` lets the viewer see."""
     if v is None:
         return "1 = 1"
+    hidden = []
+    if v.denied:
+        hidden.append(f"{id_col} NOT IN ({_ints(v.denied)})")
+    if v.denied_schemas and schema_col:
+        hidden.append(f"{schema_col} NOT IN ({_ints(v.denied_schemas)})")
+    if v.everything:
+        return "(" + " AND ".join(hidden) + ")" if hidden else "1 = 1"
     parts = []
     if v.ids:
         parts.append(f"{id_col} IN ({_ints(v.ids)})")
@@ -237,7 +276,8 @@ def condition_text(v: Visible | None, id_col: str, schema_col: str | None = None
             parts.append(f"({schema_col} = {schema_id}{on_types})")
     if v.types and type_col:
         parts.append(f"{type_col} IN ({_quoted(v.types)})")
-    return "(" + " OR ".join(parts) + ")" if parts else "1 = 0"
+    shown = "(" + " OR ".join(parts) + ")" if parts else "1 = 0"
+    return "(" + " AND ".join([shown, *hidden]) + ")" if hidden else shown
 
 
 def condition(v: Visible | None, id_col: Any, schema_col: Any = None,
@@ -245,6 +285,13 @@ def condition(v: Visible | None, id_col: Any, schema_col: Any = None,
     """The SQLAlchemy form of :func:`condition_text`."""
     if v is None:
         return literal_column("1") == 1
+    hidden = []
+    if v.denied:
+        hidden.append(id_col.notin_(sorted(v.denied)))
+    if v.denied_schemas and schema_col is not None:
+        hidden.append(schema_col.notin_(sorted(v.denied_schemas)))
+    if v.everything:
+        return and_(*hidden) if hidden else literal_column("1") == 1
     parts = []
     if v.ids:
         parts.append(id_col.in_(sorted(v.ids)))
@@ -255,4 +302,5 @@ def condition(v: Visible | None, id_col: Any, schema_col: Any = None,
                          else and_(on_schema, type_col.in_(sorted(types))))
     if v.types and type_col is not None:
         parts.append(type_col.in_(sorted(v.types)))
-    return or_(*parts) if parts else false()
+    shown = or_(*parts) if parts else false()
+    return and_(shown, *hidden) if hidden else shown

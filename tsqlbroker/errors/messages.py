@@ -524,6 +524,7 @@ MESSAGES: dict[int, tuple[int, str]] = {
     15431: (16, "You must specify the @rolename parameter."),
     15025: (16, "The server principal '%s' already exists."),
     15063: (16, "The login already has an account under a different user name."),
+    15141: (16, "The server principal owns one or more %ls and cannot be dropped."),
     15138: (16, "The database principal owns a %S_MSG in the database, and cannot be dropped."),
     15150: (16, "Cannot %S_MSG the %S_MSG '%.*ls'."),
     15208: (16, ("The certificate, asymmetric key, or private key file is not valid or does not "

@@ -111,6 +111,7 @@ class Broker:
         self.alter_endpoint = routing.alter_endpoint
         self.drop_endpoint = routing.drop_endpoint
         self.endpoint_owner = routing.endpoint_owner
+        self.endpoints_owned_by = routing.endpoints_owned_by
         self.create_broker_priority = routing.create_broker_priority
         self.alter_broker_priority = routing.alter_broker_priority
         self.drop_broker_priority = routing.drop_broker_priority
