@@ -520,6 +520,8 @@ MESSAGES: dict[int, tuple[int, str]] = {
     4611: (16, "To revoke or deny grantable privileges, specify the CASCADE option."),
     15007: (16, "'%s' is not a valid login or you do not have permission."),
     15023: (16, "User, group, or role '%s' already exists in the current database."),
+    15002: (16, "The procedure '%s' cannot be executed within a transaction."),
+    15600: (15, "An invalid parameter or option was specified for procedure '%s'."),
     15422: (16, "Application roles can only be activated at the ad hoc level."),
     15431: (16, "You must specify the @rolename parameter."),
     15025: (16, "The server principal '%s' already exists."),
