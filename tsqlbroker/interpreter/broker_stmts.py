@@ -18,6 +18,7 @@ import uuid
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from tsqlbroker.engine import access
 from tsqlbroker.engine.broker import QUEUE_COLUMNS, ActivationSettings, Broker
 from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.engine.security import Security
@@ -42,7 +43,7 @@ from .compiler import CExpr, Compiler, StmtFn, handler, walk
 from .dml import compile_params, exec_context, run_sql
 from .expressions import DYNAMIC
 from .function_calls import special
-from .impersonation import current, privileged
+from .impersonation import current, principal_in, privileged
 
 if TYPE_CHECKING:
     from .frames import Frame
@@ -374,8 +375,24 @@ def compile_create_service(c: Compiler, node: ast.CreateService) -> StmtFn:
     def run(f: Frame, b: Broker, txn: Any) -> None:
         require_database(f, "CREATE SERVICE")
         b.create_service(txn, f.session.db_id, node.name, qschema, qname,
-                         list(node.contracts), node.owner, node.retention)
+                         list(node.contracts), _object_owner(f, node.owner), node.retention)
     return _ddl(run)
+
+
+def _object_owner(f: Frame, name: str | None) -> int | None:
+    """``AUTHORIZATION name`` of a CREATE: the owning user's or role's principal id (None:
+    dbo). As documented, dbo may name any user or role, others only themselves or a role
+    they are a member of; Msg 15151 otherwise, or for a principal that does not exist."""
+    if name is None:
+        return None
+    s = f.session
+    sec = Security.get(s.instance.store)
+    found = sec.find_user(s.conn, s.db_id, name)
+    if found is None or found.type == "A" or not (privileged(f) or found.principal_id in
+                                                   access.principal_set(sec, s.conn, s.db_id,
+                                                                        principal_in(f, s.db_id))):
+        raise tsql_error(15151, "user", name, cls=BindError)
+    return found.principal_id
 
 
 @handler(ast.AlterService)

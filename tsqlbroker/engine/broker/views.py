@@ -42,6 +42,9 @@ _FILTERED: dict[str, tuple[int, str, str | None]] = {
     "conversation_groups": (17, "service_id", None),
     "service_instances": (17, "service_id", None),
 }
+# the filtered views whose rows carry their owner (principal_id)
+_OWNED = frozenset({"service_message_types", "service_contracts", "services", "routes",
+                    "remote_service_bindings"})
 _UNSET = "1900-01-01 00:00:00"
 
 
@@ -287,6 +290,10 @@ class Views:
                 text = visibility.condition_text(seen, id_col, "schema_id", "'SQ'")
                 if shown:
                     text = f"({text} OR {shown})"
+                if key in _OWNED:
+                    # an owner sees what it owns
+                    owners = ", ".join(str(int(p)) for p in sorted(principals))
+                    text = f"({text} OR principal_id IN ({owners}))"
                 sql += f" AND {text}"
             return VirtualTable(sql, list(columns), False, _refuse(f"sys.{key}"))
         if key.startswith("dm_"):
