@@ -50,5 +50,21 @@ SEND ON CONVERSATION @h MESSAGE TYPE [//m/req] ('two')
 SELECT CAST(message_body AS varchar(10)) AS body FROM dbo.targq
 SELECT COUNT(*) AS still_held FROM sys.transmission_queue
 GO
+-- ALTER AUTHORIZATION ON SERVICE:: moves the owner (TAKE OWNERSHIP on it, or db_owner)
+ALTER AUTHORIZATION ON SERVICE::[//s/init] TO other
+ALTER AUTHORIZATION ON SERVICE::[//s/nothere] TO other
+EXECUTE AS USER = 'app'
+ALTER AUTHORIZATION ON SERVICE::[//s/target] TO app
+REVERT
+GRANT TAKE OWNERSHIP ON SERVICE::[//s/target] TO app
+EXECUTE AS USER = 'app'
+ALTER AUTHORIZATION ON SERVICE::[//s/target] TO other
+ALTER AUTHORIZATION ON SERVICE::[//s/target] TO app
+REVERT
+SELECT name, USER_NAME(principal_id) AS owner FROM sys.services
+    WHERE name IN ('//s/init', '//s/target') ORDER BY name
+ALTER AUTHORIZATION ON SERVICE::[//s/target] TO SCHEMA OWNER
+SELECT USER_NAME(principal_id) AS target_owner FROM sys.services WHERE name = '//s/target'
+GO
 USE master
 DROP DATABASE sos

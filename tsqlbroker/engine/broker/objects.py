@@ -450,6 +450,17 @@ class Objects:
                 self.state.enqueued_after_commit(txn, db_id, q.object_id)
                 self.delivery.defer_retry(txn, to_service=name)
 
+    def alter_service_owner(self, txn: Txn, db_id: int, name: str, owner: int) -> None:
+        """``ALTER AUTHORIZATION ON SERVICE::name TO owner`` (its principal id)."""
+        meta = self.ddl(txn, db_id)
+        svc = meta.services_by_name.get(name)
+        if svc is None:
+            raise cannot("find", "service", name)
+        s = self.state.t.services
+        txn.conn.execute(update(s).where(s.c.database_id == db_id,
+                                         s.c.service_id == svc.service_id)
+                         .values(principal_id=owner))
+
     def drop_service(self, txn: Txn, db_id: int, name: str) -> None:
         """``DROP SERVICE``: its messages leave its queue; the far side of each open
         conversation gets an Error (-8470 "Remote service has been dropped.")."""
