@@ -71,13 +71,17 @@ def alter(sec: Security, conn: StoreConnection, db_id: int, name: str, *,
 
 
 def drop(sec: Security, conn: StoreConnection, db_id: int, name: str) -> None:
-    """DROP APPLICATION ROLE: the permissions granted to it go with it."""
+    """DROP APPLICATION ROLE: the permissions granted to it, and those on it
+    (APPLICATION ROLE::name), go with it."""
     role = _existing(sec, conn, db_id, name, "drop")
     conn.write()
+    p = sec.t.permissions
     for table, col in ((sec.t.principals, sec.t.principals.c.principal_id),
-                       (sec.t.permissions, sec.t.permissions.c.grantee_principal_id)):
+                       (p, p.c.grantee_principal_id)):
         conn.execute(delete(table).where(table.c.database_id == db_id,
                                          col == role.principal_id))
+    conn.execute(delete(p).where(p.c.database_id == db_id, p.c["class"] == 4,
+                                 p.c.major_id == role.principal_id))
 
 
 def matching(sec: Security, conn: StoreConnection, db_id: int, name: str, password: str

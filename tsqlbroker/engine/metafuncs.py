@@ -25,7 +25,9 @@ import sqlglot
 from sqlglot import exp
 
 from ..errors import BindError, tsql_error
+from . import visibility
 from .parsing import not_supported
+from .security import Security
 from .transpiler.interface import BindContext
 from .transpiler.scope import param_name
 from .udf_calls import bind_key, bridge_of, constant_args
@@ -216,12 +218,37 @@ def _db(binder: BindContext, args: list[exp.Expression], at: int) -> exp.Express
     return args[at] if len(args) > at else exp.Literal.number(binder.ctx.db_id)
 
 
+def _seen_objects(binder: BindContext) -> visibility.Visible | None:
+    """The objects of the current database the session may see (None: all of them)."""
+    db_id = binder.ctx.db_id
+    principals = visibility.viewer(binder.ctx, db_id)
+    if principals is None:
+        return None
+    return visibility.visible(Security.get(binder.conn.store), binder.conn, db_id, principals,
+                              visibility.OBJECT)
+
+
+def _visible_object(binder: BindContext) -> list[exp.Expression]:
+    """Metadata visibility on the objects row ``tsqlb_m``: an object of the current database
+    the session cannot see (nor the table of a constraint or trigger) answers NULL."""
+    seen = _seen_objects(binder)
+    if seen is None:
+        return []
+    own = visibility.condition_text(seen, "tsqlb_m.object_id", "tsqlb_m.schema_id",
+                                    "tsqlb_m.type")
+    parent = visibility.condition_text(seen, "tsqlb_m.parent_object_id", "tsqlb_m.schema_id",
+                                       "'U'")
+    return [sqlglot.condition(f"tsqlb_m.database_id <> {int(binder.ctx.db_id)} OR {own} OR "
+                              f"(tsqlb_m.parent_object_id <> 0 AND {parent})")]
+
+
 def _object_name(binder: BindContext, args: list[exp.Expression]) -> exp.Expression:
     _arity("OBJECT_NAME", args, 1, 2)
     t = binder.catalog.t.objects
     return _scalar(binder, "name", t, [exp.EQ(this=_col("object_id"), expression=args[0]),
                                        exp.EQ(this=_col("database_id"),
-                                              expression=_db(binder, args, 1))])
+                                              expression=_db(binder, args, 1)),
+                                       *_visible_object(binder)])
 
 
 def _object_schema_name(binder: BindContext, args: list[exp.Expression]) -> exp.Expression:
@@ -229,7 +256,8 @@ def _object_schema_name(binder: BindContext, args: list[exp.Expression]) -> exp.
     t = binder.catalog.t.objects
     return _scalar(binder, "schema_name", t, [
         exp.EQ(this=_col("object_id"), expression=args[0]),
-        exp.EQ(this=_col("database_id"), expression=_db(binder, args, 1))])
+        exp.EQ(this=_col("database_id"), expression=_db(binder, args, 1)),
+        *_visible_object(binder)])
 
 
 def _schema_name(binder: BindContext, args: list[exp.Expression]) -> exp.Expression:
@@ -251,8 +279,17 @@ def _schema_id(binder: BindContext, args: list[exp.Expression]) -> exp.Expressio
 def _col_name(binder: BindContext, args: list[exp.Expression]) -> exp.Expression:
     _arity("COL_NAME", args, 2, 2)
     t = binder.catalog.t.columns
-    return _scalar(binder, "name", t, [exp.EQ(this=_col("object_id"), expression=args[0]),
-                                       exp.EQ(this=_col("column_id"), expression=args[1])])
+    conds = [exp.EQ(this=_col("object_id"), expression=args[0]),
+             exp.EQ(this=_col("column_id"), expression=args[1])]
+    seen = _seen_objects(binder)
+    if seen is not None:
+        # the column of a table or view the session cannot see answers NULL
+        objects = binder.catalog.t.objects.name
+        conds.append(sqlglot.condition(
+            f"tsqlb_m.object_id IN (SELECT object_id FROM {objects} WHERE database_id = "
+            f"{int(binder.ctx.db_id)} AND "
+            f"{visibility.condition_text(seen, 'object_id', 'schema_id', 'type')})"))
+    return _scalar(binder, "name", t, conds)
 
 
 def _view_lookup(view: str, result: str, key: str, by_name: bool, lo: int = 1

@@ -64,6 +64,8 @@ CLASSES: dict[str, tuple[int, str, frozenset[str]]] = {
     "USER": (4, "DATABASE_PRINCIPAL", frozenset({"ALTER", "CONTROL", "IMPERSONATE",
                                                  "VIEW DEFINITION"})),
     "ROLE": (4, "DATABASE_PRINCIPAL", frozenset(_OWNED)),
+    "APPLICATION ROLE": (4, "DATABASE_PRINCIPAL", frozenset({"ALTER", "CONTROL",
+                                                             "VIEW DEFINITION"})),
     "XML SCHEMA COLLECTION": (10, "XML_SCHEMA_COLLECTION",
                               frozenset(_OWNED | {"EXECUTE", "REFERENCES"})),
     "MESSAGE TYPE": (15, "MESSAGE_TYPE", frozenset(_OWNED | {"REFERENCES"})),
@@ -87,6 +89,10 @@ OBJECT_PERMS: dict[str, frozenset[str]] = {
     "P": frozenset(_OWNED | {"EXECUTE"}),
     "FN": frozenset(_OWNED | {"EXECUTE", "REFERENCES"}),
     "SQ": frozenset(_OWNED | {"RECEIVE", "SELECT", "REFERENCES", "VIEW CHANGE TRACKING"}),
+    # GRANT Object Permissions: a sequence's and a synonym's
+    "SO": frozenset(_OWNED | {"UPDATE", "REFERENCES"}),
+    "SN": frozenset({"CONTROL", "TAKE OWNERSHIP", "VIEW DEFINITION", "SELECT", "INSERT",
+                     "UPDATE", "DELETE", "EXECUTE"}),
 }
 # What the deprecated ALL stands for, per object type (SQL Server's ANSI-92 set).
 _ALL = {"U": ["DELETE", "INSERT", "REFERENCES", "SELECT", "UPDATE"], "P": ["EXECUTE"],
@@ -134,6 +140,11 @@ def all_server_level(names: Iterable[str]) -> bool:
     return all(n in SERVER_ONLY for n in names)
 
 
+# USER::, ROLE:: and APPLICATION ROLE:: name database principals of their own kind only:
+# principal type -> its class word (every other type is a USER)
+_PRINCIPAL_KINDS = {"R": "ROLE", "A": "APPLICATION ROLE"}
+
+
 def resolve_target(sec: Security, conn: StoreConnection, db_id: int, cls: str | None,
                    parts: tuple[str | None, str | None, str]) -> Target:
     """The securable ``cls::[db.][schema.]name`` (no class: an object) of database
@@ -161,9 +172,9 @@ def resolve_target(sec: Security, conn: StoreConnection, db_id: int, cls: str | 
     major: int | None
     if kind == "SCHEMA":
         major = sec.catalog.schema_id(conn, db_id, name)
-    elif kind in ("USER", "ROLE"):
+    elif kind in ("USER", "ROLE", "APPLICATION ROLE"):
         user = sec.find_user(conn, db_id, name)
-        major = None if user is None or (user.type == "R") != (kind == "ROLE") \
+        major = None if user is None or _PRINCIPAL_KINDS.get(user.type, "USER") != kind \
             else user.principal_id
     elif kind == "CERTIFICATE":
         cert = sec.find_certificate(conn, db_id, name)

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import select
 
 from ..errors import tsql_error
-from . import certs
+from . import certs, visibility
 from .approles import SID_BYTES
 from .catalog import MASTER, MSDB, TEMPDB
 from .context import ExecContext, VirtualTable
@@ -51,6 +51,8 @@ def _database_principals(ctx: ExecContext, db_id: int) -> VirtualTable:
         ("authentication_type", "int"), ("authentication_type_desc", "nvarchar(60)"),
         ("default_language_name", "sysname"), ("default_language_lcid", "int"),
         ("allow_encrypted_value_modifications", "bit")]
+    sec = Security.get(ctx.conn.store)
+    sight = visibility.principal_sight(sec, ctx.conn, db_id, visibility.viewer(ctx, db_id))
     rows = [(u.name, u.principal_id, u.type, USER_TYPE_DESC.get(u.type, u.type),
              u.default_schema_name, u.create_date or SQL_EPOCH, u.modify_date or SQL_EPOCH,
              # an application role's sid column holds its password hash: the salt is shown
@@ -58,7 +60,8 @@ def _database_principals(ctx: ExecContext, db_id: int) -> VirtualTable:
              u.is_fixed_role,
              u.authentication_type if u.type != "R" else 0,
              AUTH_DESC[u.authentication_type if u.type != "R" else 0], None, None, False)
-            for u in Security.get(ctx.conn.store).users(ctx.conn, db_id)]
+            for u in sec.users(ctx.conn, db_id)
+            if sight is None or sight.sees(u.principal_id, u.type, bool(u.is_fixed_role))]
     return _rows(ctx, cols, rows)
 
 
@@ -112,7 +115,16 @@ def _certificates(ctx: ExecContext, db_id: int) -> VirtualTable:
         ("attested_by", "nvarchar(260)"), ("pvt_key_last_backup_date", "datetime"),
         ("key_length", "int")]
     rows = []
-    for r in Security.get(ctx.conn.store).certificates(ctx.conn, db_id):
+    sec = Security.get(ctx.conn.store)
+    principals = visibility.viewer(ctx, db_id)
+    seen = None if principals is None else visibility.visible(
+        sec, ctx.conn, db_id, principals, visibility.CERTIFICATE)
+    for r in sec.certificates(ctx.conn, db_id):
+        # the owner sees its certificate; others need a permission on it (or one implying it)
+        if principals is not None and seen is not None and \
+                r["principal_id"] not in principals and \
+                not seen.covers(r["certificate_id"], -1, ""):
+            continue
         thumb = bytes.fromhex(r["thumbprint"])
         sid = certs.certificate_sid(thumb)
         rows.append((r["name"], r["certificate_id"], r["principal_id"],
@@ -161,6 +173,11 @@ def _database_permissions(ctx: ExecContext, db_id: int) -> VirtualTable:
         builtin.append(_permission_row(0, 0, 0, 2, 1, "CO", "G"))
     rows = sorted([*builtin, *_stored_permissions(ctx, db_id)],
                   key=lambda r: (r[0], r[2], r[3], r[4], r[6]))
+    sec = Security.get(ctx.conn.store)
+    sight = visibility.principal_sight(sec, ctx.conn, db_id, visibility.viewer(ctx, db_id))
+    if sight is not None:
+        kinds = {u.principal_id: u.type for u in sec.users(ctx.conn, db_id)}
+        rows = [r for r in rows if sight.permissions_of(r[4], kinds.get(r[4], "S"))]
     return _rows(ctx, _PERMISSION_COLUMNS, rows)
 
 

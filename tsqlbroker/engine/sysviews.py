@@ -148,6 +148,8 @@ def _databases(ctx: ExecContext, _db_id: int) -> VirtualTable:
 
 
 def _schemas(ctx: ExecContext, db_id: int) -> VirtualTable:
+    # Not filtered: sys.schemas is among the catalog views SQL Server shows to public
+    # (Metadata Visibility Configuration, "metadata accessible to all database users").
     s = Catalog.get(ctx.conn.store).t.schemas
     # Built-in schemas belong to the principal of the same id (dbo 1, guest 2,
     # INFORMATION_SCHEMA 3, sys 4); created ones to dbo (docs/decisions.md).
@@ -391,7 +393,9 @@ def _definition_constraints(kind: str) -> Callable[[ExecContext, int], VirtualTa
 
 
 def _sequences(ctx: ExecContext, db_id: int) -> VirtualTable:
-    return VirtualTable(sequences_query(ctx, db_id), SEQUENCE_COLUMNS, refuse_error=_refuse())
+    query = sequences_query(ctx, db_id)
+    return VirtualTable(query.where(_seen(ctx, db_id, Catalog.get(ctx.conn.store).t.objects)),
+                        SEQUENCE_COLUMNS, refuse_error=_refuse())
 
 
 def _triggers(ctx: ExecContext, db_id: int) -> VirtualTable:
@@ -416,7 +420,9 @@ def _triggers(ctx: ExecContext, db_id: int) -> VirtualTable:
 
 
 def _synonyms(ctx: ExecContext, db_id: int) -> VirtualTable:
-    return VirtualTable(synonyms_query(ctx.conn, db_id), SYNONYM_COLUMNS, refuse_error=_refuse())
+    query = synonyms_query(ctx.conn, db_id)
+    return VirtualTable(query.where(_seen(ctx, db_id, Catalog.get(ctx.conn.store).t.objects)),
+                        SYNONYM_COLUMNS, refuse_error=_refuse())
 
 
 _SYS_VIEWS: dict[str, Callable[[ExecContext, int], VirtualTable]] = {

@@ -57,6 +57,10 @@ class UdfBridge(Protocol):
         context views the catalog of database ``db_id`` as; None when it sees everything
         (sysadmin, dbo, VIEW ANY DEFINITION): :mod:`visibility`."""
 
+    def holds_server(self, session_id: int, permission: str) -> bool:
+        """Whether the session's security context holds the server permission
+        ``permission`` (VIEW SERVER STATE for the server-scoped DMVs)."""
+
 
 def register_bridge(store: Store, bridge: UdfBridge) -> None:
     """Install the interpreter's bridge for ``store`` and the ``tsqlb_udf`` function that

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, false, literal_column, or_, select
 
+from ..errors import tsql_error
 from .access import FIXED_ROLES
 from .permissions import NAMES
 from .security import Security
@@ -42,8 +43,16 @@ _DB_IMPLIES: dict[str, dict[int, frozenset[str] | None] | str] = {
     "ALTER ANY SCHEMA": {OBJECT: None},
     "ALTER ANY MESSAGE TYPE": {15: None}, "ALTER ANY CONTRACT": {16: None},
     "ALTER ANY SERVICE": {17: None}, "ALTER ANY REMOTE SERVICE BINDING": {18: None},
-    "ALTER ANY ROUTE": {19: None},
+    "ALTER ANY ROUTE": {19: None}, "ALTER ANY CERTIFICATE": {25: None},
 }
+PRINCIPAL = 4
+CERTIFICATE = 25
+# dbo, guest, INFORMATION_SCHEMA, sys and public: shown to every user of the database
+_SYSTEM_PRINCIPALS = frozenset({0, 1, 2, 3, 4})
+# principal type -> the database permission that shows every principal of it (users: ALTER
+# ANY USER)
+_ADMIN_OF = {"R": "ALTER ANY ROLE", "A": "ALTER ANY APPLICATION ROLE"}
+_USER_ADMIN = "ALTER ANY USER"
 
 
 # The permissions that show a module's definition (sys.sql_modules.definition).
@@ -60,10 +69,17 @@ class Visible:
     # every type)
     schemas: tuple[tuple[int, frozenset[str] | None], ...] = ()
     types: frozenset[str] = frozenset()    # objects: those of these types
+    everything: bool = False               # every one of the class (but the denied)
+    # DENY VIEW DEFINITION (or CONTROL) on these, or on the schema holding them, hides them
+    # whatever else is granted
+    denied: frozenset[int] = frozenset()
+    denied_schemas: frozenset[int] = frozenset()
 
     def covers(self, object_id: int, schema_id: int, type_: str) -> bool:
         """Whether the object (``type_`` its sys.objects type) is visible."""
-        if object_id in self.ids or type_ in self.types:
+        if object_id in self.denied or schema_id in self.denied_schemas:
+            return False
+        if self.everything or object_id in self.ids or type_ in self.types:
             return True
         return any(schema_id == s and (types is None or type_ in types)
                    for s, types in self.schemas)
@@ -78,15 +94,75 @@ def viewer(ctx: ExecContext, db_id: int) -> frozenset[int] | None:
     return bridge.viewer(ctx.session_id, db_id)
 
 
+def require_server_state(ctx: ExecContext) -> None:
+    """A server-scoped DMV (sys.dm_broker_*, sys.dm_tran_locks) needs VIEW SERVER STATE:
+    Msg 300 without it (SQL Server follows it with Msg 297, which is not repeated here)."""
+    bridge = bridge_of(ctx.conn.store)
+    if bridge is not None and not bridge.holds_server(ctx.session_id, "VIEW SERVER STATE"):
+        raise tsql_error(300, "VIEW SERVER STATE", "server", "master")
+
+
+def sees_server_state(ctx: ExecContext) -> bool:
+    """Whether the session may see every session in sys.dm_exec_sessions / requests (VIEW
+    SERVER STATE); without it those DMVs show its own session only, as documented."""
+    bridge = bridge_of(ctx.conn.store)
+    return bridge is None or bridge.holds_server(ctx.session_id, "VIEW SERVER STATE")
+
+
 def visible(sec: Security, conn: StoreConnection, db_id: int, principals: frozenset[int],
             class_: int, *, only: frozenset[str] | None = None) -> Visible | None:
     """What of class ``class_`` (1 objects, 15 message types, 16 contracts, 17 services,
     18 remote service bindings, 19 routes) ``principals`` may see; None: all of it.
     ``only``: count only these permissions (:data:`DEFINITION`)."""
+    rows, held = _granted(sec, conn, db_id, principals, only)
+    denials = _denials(sec, conn, db_id, principals)
+    if (0, 0) in denials:
+        return Visible(frozenset())     # DENY VIEW DEFINITION on the database: nothing
+    denied = frozenset(m for c, m in denials if c == class_)
+    denied_schemas = frozenset(m for c, m in denials if c == 3) if class_ == OBJECT \
+        else frozenset()
+    types: set[str] = set()
+    everything = False
+    for permission in held:
+        implied = _DB_IMPLIES.get(permission)
+        if implied == "*":
+            everything = True
+        elif isinstance(implied, dict) and class_ in implied:
+            covered = implied[class_]
+            if covered is None:
+                everything = True
+            else:
+                types |= covered
+    if everything and not denied and not denied_schemas:
+        return None
+    ids = frozenset(int(m) for c, m, _t in rows if int(c) == class_)
+    return Visible(ids, _schemas(rows) if class_ == OBJECT else (), frozenset(types),
+                   everything, denied, denied_schemas)
+
+
+_HIDING = ("VW", "CL")     # a DENY of VIEW DEFINITION, or of CONTROL (which implies it)
+
+
+def _denials(sec: Security, conn: StoreConnection, db_id: int, principals: frozenset[int]
+             ) -> set[tuple[int, int]]:
+    """(class, major_id) of the securables on which VIEW DEFINITION is denied to one of
+    ``principals``: DENY beats every GRANT that would show them (Metadata Visibility
+    Configuration: "deny him VIEW DEFINITION" hides an object he may still SELECT from)."""
     p = sec.t.permissions
-    rows = conn.execute(select(p.c["class"], p.c.major_id, p.c.type).where(
+    return {(int(c), int(m)) for c, m in conn.execute(select(p.c["class"], p.c.major_id).where(
         p.c.database_id == db_id, p.c.grantee_principal_id.in_(principals),
-        p.c.state.in_(("G", "W")))).all()
+        p.c.state == "D", p.c.minor_id == 0, p.c.type.in_(_HIDING)))}
+
+
+def _granted(sec: Security, conn: StoreConnection, db_id: int, principals: frozenset[int],
+             only: frozenset[str] | None = None) -> tuple[list[Any], set[str]]:
+    """(class, major_id, type) of the GRANTs ``principals`` hold (``only`` these
+    permissions), and the database-level permissions among them or carried by their fixed
+    roles."""
+    p = sec.t.permissions
+    rows = list(conn.execute(select(p.c["class"], p.c.major_id, p.c.type).where(
+        p.c.database_id == db_id, p.c.grantee_principal_id.in_(principals),
+        p.c.state.in_(("G", "W")))).all())
     if only is not None:
         rows = [r for r in rows if NAMES.get(str(r[2]).strip(), "") in only]
     held = {NAMES.get(str(t).strip(), "") for c, _m, t in rows if int(c) == 0}
@@ -94,18 +170,45 @@ def visible(sec: Security, conn: StoreConnection, db_id: int, principals: frozen
         state, carried = FIXED_ROLES[role]
         if state == "G":
             held |= carried if only is None else carried & only
-    types: set[str] = set()
-    for permission in held:
-        implied = _DB_IMPLIES.get(permission)
-        if implied == "*":
-            return None
-        if isinstance(implied, dict) and class_ in implied:
-            covered = implied[class_]
-            if covered is None:
-                return None
-            types |= covered
-    ids = frozenset(int(m) for c, m, _t in rows if int(c) == class_)
-    return Visible(ids, _schemas(rows) if class_ == OBJECT else (), frozenset(types))
+    return rows, held
+
+
+@dataclass(frozen=True)
+class PrincipalSight:
+    """The database principals a viewer may see (sys.database_principals) and whose
+    permissions (sys.database_permissions), as SQL Server documents for those views: its
+    own user and roles always; other users with ALTER ANY USER or a permission on the user;
+    other roles with ALTER ANY ROLE (application roles ALTER ANY APPLICATION ROLE) or a
+    permission on them; the system users and fixed roles are listed to everyone."""
+
+    own: frozenset[int]           # the viewer, public and the roles it is a member of
+    ids: frozenset[int]           # principals it holds a permission on
+    admin: frozenset[str]         # ALTER ANY USER / ROLE / APPLICATION ROLE held
+
+    def permissions_of(self, principal_id: int, type_: str) -> bool:
+        """Whether the viewer sees the permissions granted to the principal."""
+        if principal_id in self.own or principal_id in self.ids:
+            return True
+        return _ADMIN_OF.get(type_.strip(), _USER_ADMIN) in self.admin
+
+    def sees(self, principal_id: int, type_: str, fixed: bool) -> bool:
+        """Whether the viewer sees the principal's row."""
+        return fixed or principal_id in _SYSTEM_PRINCIPALS or \
+            self.permissions_of(principal_id, type_)
+
+
+def principal_sight(sec: Security, conn: StoreConnection, db_id: int,
+                    principals: frozenset[int] | None) -> PrincipalSight | None:
+    """What of database ``db_id``'s principals ``principals`` (:func:`viewer`) may see;
+    None: all of them (CONTROL, ALTER or VIEW DEFINITION on the database)."""
+    if principals is None:
+        return None
+    rows, held = _granted(sec, conn, db_id, principals)
+    if any(_DB_IMPLIES.get(p) == "*" for p in held):
+        return None
+    admin = frozenset(held & {_USER_ADMIN, *_ADMIN_OF.values()})
+    return PrincipalSight(principals, frozenset(int(m) for c, m, _t in rows
+                                                if int(c) == PRINCIPAL), admin)
 
 
 def _schemas(rows: Iterable[Any]) -> tuple[tuple[int, frozenset[str] | None], ...]:
@@ -156,6 +259,13 @@ def condition_text(v: Visible | None, id_col: str, schema_col: str | None = None
     """SQL text (both backends) true for the rows ``v`` lets the viewer see."""
     if v is None:
         return "1 = 1"
+    hidden = []
+    if v.denied:
+        hidden.append(f"{id_col} NOT IN ({_ints(v.denied)})")
+    if v.denied_schemas and schema_col:
+        hidden.append(f"{schema_col} NOT IN ({_ints(v.denied_schemas)})")
+    if v.everything:
+        return "(" + " AND ".join(hidden) + ")" if hidden else "1 = 1"
     parts = []
     if v.ids:
         parts.append(f"{id_col} IN ({_ints(v.ids)})")
@@ -166,7 +276,8 @@ def condition_text(v: Visible | None, id_col: str, schema_col: str | None = None
             parts.append(f"({schema_col} = {schema_id}{on_types})")
     if v.types and type_col:
         parts.append(f"{type_col} IN ({_quoted(v.types)})")
-    return "(" + " OR ".join(parts) + ")" if parts else "1 = 0"
+    shown = "(" + " OR ".join(parts) + ")" if parts else "1 = 0"
+    return "(" + " AND ".join([shown, *hidden]) + ")" if hidden else shown
 
 
 def condition(v: Visible | None, id_col: Any, schema_col: Any = None,
@@ -174,6 +285,13 @@ def condition(v: Visible | None, id_col: Any, schema_col: Any = None,
     """The SQLAlchemy form of :func:`condition_text`."""
     if v is None:
         return literal_column("1") == 1
+    hidden = []
+    if v.denied:
+        hidden.append(id_col.notin_(sorted(v.denied)))
+    if v.denied_schemas and schema_col is not None:
+        hidden.append(schema_col.notin_(sorted(v.denied_schemas)))
+    if v.everything:
+        return and_(*hidden) if hidden else literal_column("1") == 1
     parts = []
     if v.ids:
         parts.append(id_col.in_(sorted(v.ids)))
@@ -184,4 +302,5 @@ def condition(v: Visible | None, id_col: Any, schema_col: Any = None,
                          else and_(on_schema, type_col.in_(sorted(types))))
     if v.types and type_col is not None:
         parts.append(type_col.in_(sorted(v.types)))
-    return or_(*parts) if parts else false()
+    shown = or_(*parts) if parts else false()
+    return and_(shown, *hidden) if hidden else shown

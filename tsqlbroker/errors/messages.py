@@ -520,10 +520,13 @@ MESSAGES: dict[int, tuple[int, str]] = {
     4611: (16, "To revoke or deny grantable privileges, specify the CASCADE option."),
     15007: (16, "'%s' is not a valid login or you do not have permission."),
     15023: (16, "User, group, or role '%s' already exists in the current database."),
+    15002: (16, "The procedure '%s' cannot be executed within a transaction."),
+    15600: (15, "An invalid parameter or option was specified for procedure '%s'."),
     15422: (16, "Application roles can only be activated at the ad hoc level."),
     15431: (16, "You must specify the @rolename parameter."),
     15025: (16, "The server principal '%s' already exists."),
     15063: (16, "The login already has an account under a different user name."),
+    15141: (16, "The server principal owns one or more %ls and cannot be dropped."),
     15138: (16, "The database principal owns a %S_MSG in the database, and cannot be dropped."),
     15150: (16, "Cannot %S_MSG the %S_MSG '%.*ls'."),
     15208: (16, ("The certificate, asymmetric key, or private key file is not valid or does not "

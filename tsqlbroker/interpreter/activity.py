@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from tsqlbroker.engine.context import ExecContext, VirtualTable, register_virtual_table
 from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.engine.sysviews import literal_rows
+from tsqlbroker.engine.visibility import require_server_state, sees_server_state
 from tsqlbroker.errors import tsql_error
 from tsqlbroker.grammar import ast
 from tsqlbroker.storage.txn import LockManager
@@ -349,9 +350,13 @@ def _resolver(instance_ref: weakref.ref[Instance]) -> Any:
                                            "dm_tran_locks"):
             return None
         if key == "dm_tran_locks":
+            require_server_state(ctx)
             columns, rows = _LOCKS, _lock_rows(instance)
         else:
             acts = activity(instance, ctx.session_id)
+            if not sees_server_state(ctx):
+                # without VIEW SERVER STATE a session sees only itself, as documented
+                acts = [a for a in acts if a.spid == ctx.session_id]
             columns, rows = ((_SESSIONS, _session_rows(acts)) if key == "dm_exec_sessions"
                              else (_REQUESTS, _request_rows(acts)))
         cols: list[tuple[str, str | None]] = list(columns)

@@ -1,5 +1,6 @@
 """Application roles: CREATE / ALTER / DROP APPLICATION ROLE, ``sp_setapprole`` and
-``sp_unsetapprole`` (the engine side is ``engine/approles.py``).
+``sp_unsetapprole``, the older ``sp_addapprole`` / ``sp_dropapprole`` /
+``sp_approlepassword`` (the engine side is ``engine/approles.py``).
 
 Activating an application role replaces the session's permissions by the role's in its
 database (a context of :mod:`impersonation` that REVERT leaves alone): USER_NAME() is the
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine import approles
 from tsqlbroker.engine.security import Security
-from tsqlbroker.errors import BindError, cannot, not_supported, tsql_error
+from tsqlbroker.errors import BindError, TSqlError, cannot, not_supported, tsql_error
 from tsqlbroker.grammar import ast
 
 from ..values import types as T
@@ -118,6 +119,7 @@ def compile_sp_setapprole(c: Compiler, node: ast.ExecProc) -> StmtFn:
         s = f.session
         if f.level > 0 or f.proc_id is not None:
             raise tsql_error(15422)
+        _outside_transaction(f, "sp_setapprole")
         if str(encrypt_f(f) or "none").lower() != "none":
             raise not_supported("sp_setapprole @encrypt = 'odbc'")
         name = role_f(f) or ""
@@ -159,5 +161,81 @@ def compile_sp_unsetapprole(c: Compiler, node: ast.ExecProc) -> StmtFn:
     return wrap_statement(run, node.span.line if node.span else c.current_line, False)
 
 
-SYSTEM_PROCEDURES.update({"sp_setapprole": compile_sp_setapprole,
-                          "sp_unsetapprole": compile_sp_unsetapprole})
+def _outside_transaction(f: Frame, procedure: str) -> None:
+    """These procedures cannot run inside a user transaction (Msg 15002)."""
+    if f.session.trancount > 0:
+        raise tsql_error(15002, procedure)
+
+
+def _legacy(names: tuple[str, ...], action: Any) -> Any:
+    """A compiler of ``sp_addapprole`` and friends: ``action(frame, sec, conn, args)`` with
+    the arguments as text, after the transaction check; the procedure returns 0."""
+    def compile_proc(c: Compiler, node: ast.ExecProc) -> StmtFn:
+        args = _args(c, node, names)
+        missing = [n for n in names if n not in args]
+        if missing:
+            raise c.bind_error(201, node, node.proc.name, missing[0])
+        texts = [_text(c, args.get(n)) for n in names]
+        ret = c.assigner(c.var(node.return_var, node), T.INT) if node.return_var else None
+        proc = node.proc.name.lower().removeprefix("sys.")
+
+        def run(f: Frame) -> None:
+            s = f.session
+            _outside_transaction(f, proc)
+            s.check_writable()
+            txn = s.txn_for_statement()
+            txn.write()
+            action(f, Security.get(s.instance.store), txn.conn, [t(f) for t in texts])
+            if ret is not None:
+                ret(f, 0)
+        return wrap_statement(run, node.span.line if node.span else c.current_line, False)
+    return compile_proc
+
+
+def _addapprole(f: Frame, sec: Security, conn: Any, args: list[Any]) -> None:
+    """``sp_addapprole @rolename, @password``: as CREATE APPLICATION ROLE, and (for what
+    older versions did) a schema of the role's name, its default schema; Msg 2714 when that
+    schema exists already."""
+    name, password = str(args[0] or ""), args[1]
+    if password is None:
+        raise tsql_error(15600, "sp_addapprole")
+    if not _manages(f, None) or not (privileged(f) or holds_here(f, "CREATE SCHEMA")):
+        raise tsql_error(15247)
+    db_id = f.session.db_id
+    if sec.find_user(conn, db_id, name) is not None:
+        raise tsql_error(15023, name)
+    sec.catalog.create_schema(conn, db_id, name)
+    approles.create(sec, conn, db_id, name, str(password), name)
+
+
+def _dropapprole(f: Frame, sec: Security, conn: Any, args: list[Any]) -> None:
+    """``sp_dropapprole @rolename``: as DROP APPLICATION ROLE; the schema of its name that
+    sp_addapprole made goes with it while empty (Msg 15138 otherwise: the role owns it)."""
+    name, db_id = str(args[0] or ""), f.session.db_id
+    role = approles.find(sec, conn, db_id, name)
+    if role is None or not _manages(f, role):
+        raise cannot("drop", "application role", name)
+    try:
+        sec.catalog.drop_schema(conn, db_id, name)
+    except TSqlError as e:
+        if e.number != 3729:
+            raise
+        raise tsql_error(15138, "schema") from None
+    approles.drop(sec, conn, db_id, name)
+
+
+def _approlepassword(f: Frame, sec: Security, conn: Any, args: list[Any]) -> None:
+    """``sp_approlepassword @rolename, @newpwd``: ALTER APPLICATION ROLE … WITH PASSWORD."""
+    name, password, db_id = str(args[0] or ""), args[1], f.session.db_id
+    if password is None:
+        raise tsql_error(15600, "sp_approlepassword")
+    if not _manages(f, approles.find(sec, conn, db_id, name)):
+        raise cannot("alter", "application role", name)
+    approles.alter(sec, conn, db_id, name, password=str(password))
+
+
+SYSTEM_PROCEDURES.update({
+    "sp_setapprole": compile_sp_setapprole, "sp_unsetapprole": compile_sp_unsetapprole,
+    "sp_addapprole": _legacy(("@rolename", "@password"), _addapprole),
+    "sp_dropapprole": _legacy(("@rolename",), _dropapprole),
+    "sp_approlepassword": _legacy(("@rolename", "@newpwd"), _approlepassword)})

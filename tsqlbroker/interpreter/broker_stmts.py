@@ -18,6 +18,8 @@ import uuid
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from tsqlbroker.engine import access
+from tsqlbroker.engine import permissions as P
 from tsqlbroker.engine.broker import QUEUE_COLUMNS, ActivationSettings, Broker
 from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.engine.security import Security
@@ -27,6 +29,7 @@ from tsqlbroker.grammar import ast
 from ..values import types as T
 from ..values.convert import converter
 from .authorize import (
+    holds_here,
     login_id,
     permitted,
     require_broker_ddl,
@@ -42,7 +45,7 @@ from .compiler import CExpr, Compiler, StmtFn, handler, walk
 from .dml import compile_params, exec_context, run_sql
 from .expressions import DYNAMIC
 from .function_calls import special
-from .impersonation import current, privileged
+from .impersonation import current, principal_in, privileged
 
 if TYPE_CHECKING:
     from .frames import Frame
@@ -374,8 +377,24 @@ def compile_create_service(c: Compiler, node: ast.CreateService) -> StmtFn:
     def run(f: Frame, b: Broker, txn: Any) -> None:
         require_database(f, "CREATE SERVICE")
         b.create_service(txn, f.session.db_id, node.name, qschema, qname,
-                         list(node.contracts), node.owner, node.retention)
+                         list(node.contracts), _object_owner(f, node.owner), node.retention)
     return _ddl(run)
+
+
+def _object_owner(f: Frame, name: str | None) -> int | None:
+    """``AUTHORIZATION name`` of a CREATE: the owning user's or role's principal id (None:
+    dbo). As documented, dbo may name any user or role, others only themselves or a role
+    they are a member of; Msg 15151 otherwise, or for a principal that does not exist."""
+    if name is None:
+        return None
+    s = f.session
+    sec = Security.get(s.instance.store)
+    found = sec.find_user(s.conn, s.db_id, name)
+    if found is None or found.type == "A" or not (privileged(f) or found.principal_id in
+                                                   access.principal_set(sec, s.conn, s.db_id,
+                                                                        principal_in(f, s.db_id))):
+        raise tsql_error(15151, "user", name, cls=BindError)
+    return found.principal_id
 
 
 @handler(ast.AlterService)
@@ -559,12 +578,16 @@ _AUTH_VIEWS = {
 
 @handler(ast.AlterAuthorization)
 def compile_alter_authorization(c: Compiler, node: ast.AlterAuthorization) -> StmtFn:
-    """Ownership is recorded nowhere (tsqlbroker has one principal, dbo), but the statement
-    still fails, as in SQL Server, when its object does not exist."""
+    """A service's owner is recorded (:func:`_alter_service_owner`); other ownership is
+    recorded nowhere (docs/decisions.md), but the statement still fails, as in SQL Server,
+    when its object does not exist."""
     cls = (node.object_class or "object").lower().replace("_", " ")
     view = _AUTH_VIEWS.get(cls)
 
     def run(f: Frame) -> None:
+        if cls == "service":
+            _alter_service_owner(f, node.name, node.owner)
+            return
         if view is None:
             return
         # start-up laziness: the DML engine loads sqlglot, which a session without DML never needs
@@ -575,6 +598,21 @@ def compile_alter_authorization(c: Compiler, node: ast.AlterAuthorization) -> St
         if not res.resultsets or not res.resultsets[0].rows[0][0]:
             raise tsql_error(15151, cls, node.name, cls=BindError)
     return run
+
+
+def _alter_service_owner(f: Frame, name: str, owner: str) -> None:
+    """ALTER AUTHORIZATION ON SERVICE::name TO user | role | SCHEMA OWNER (dbo): it needs
+    TAKE OWNERSHIP on the service (or CONTROL, db_owner), and the new owner is one the
+    caller may name (:func:`_object_owner`); Msg 15151 otherwise."""
+    s = f.session
+    s.check_writable()
+    sec = Security.get(s.instance.store)
+    sid = P.broker_securable_id(sec, s.conn, s.db_id, "SERVICE", name)
+    if sid is None or not (privileged(f) or holds_here(f, "TAKE OWNERSHIP", (17, sid))):
+        raise tsql_error(15151, "service", name, cls=BindError)
+    new = access.DBO if owner.upper() == "SCHEMA OWNER" else _object_owner(f, owner)
+    _broker(f, work=False).alter_service_owner(s.txn_for_statement(), s.db_id, name,
+                                               new or access.DBO)
 
 
 _BROKER_OPTIONS = {"enable_broker", "disable_broker", "new_broker",

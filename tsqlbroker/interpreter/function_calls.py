@@ -302,11 +302,14 @@ def _object_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
         from .dml import exec_context
 
         oid = object_id_of(exec_context(f), name)
+        if oid is None:
+            return None
         want = tf(f)
-        if oid is not None and want:
-            row = s.instance.catalog.object_by_id(s.conn, None, oid)
-            if row is None or row.type.strip().upper() != want.strip().upper():
-                return None
+        row = s.instance.catalog.object_by_id(s.conn, None, oid)
+        if want and (row is None or row.type.strip().upper() != want.strip().upper()):
+            return None
+        if row is not None and not object_visible(s.conn, s.id, row):
+            return None  # metadata visibility: an object the caller cannot see
         return oid
     return CExpr(T.INT, object_id)
 
@@ -350,7 +353,9 @@ def _object_attr(c: Compiler, node: ast.FunctionCall, attr: str) -> CExpr:
         s = f.session
         db = dbf(f) if dbf is not None else s.db_id
         row = s.instance.catalog.object_by_id(s.conn, db, int(i))
-        return None if row is None else getattr(row, attr)
+        if row is None or not object_visible(s.conn, s.id, row):
+            return None  # metadata visibility: an object the caller cannot see
+        return getattr(row, attr)
     return CExpr(T.SYSNAME, object_attr)
 
 

@@ -20,7 +20,7 @@ from tsqlbroker.errors import ExecutionError
 from tsqlbroker.grammar import ast
 
 from ..values import types as T
-from .authorize import catalog_viewer
+from .authorize import catalog_viewer, holds_server
 from .compiler import Compiler, load_handlers
 from .dml import drop_table_variables
 from .frames import Frame
@@ -115,6 +115,11 @@ class InstanceBridge:
         s = self._session(session_id)
         # As session_value: one level inside the running module, whose EXECUTE AS holds.
         return catalog_viewer(Frame(s, 0, level=s.nestlevel + 1), db_id)
+
+    def holds_server(self, session_id: int, permission: str) -> bool:
+        """Whether the session's context holds the server permission ``permission``."""
+        s = self._session(session_id)
+        return holds_server(Frame(s, 0, level=s.nestlevel + 1), permission)
 
 
 @contextlib.contextmanager

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine import access, roles
+from tsqlbroker.engine.broker import Broker
 from tsqlbroker.engine import permissions as P
 from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import BindError, tsql_error
@@ -250,6 +251,10 @@ def compile_drop_login(c: Compiler, node: ast.DropLogin) -> StmtFn:
     def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
         if not holds_server(f, "ALTER ANY LOGIN"):
             raise tsql_error(15151, "login", node.name, cls=BindError)
+        login = sec.find_login(conn, node.name)
+        if login is not None and Broker.get(f.session.instance.store).endpoints_owned_by(
+                conn, login.principal_id):
+            raise tsql_error(15141, "endpoints")  # DROP LOGIN: it owns a securable
         sec.drop_login(conn, node.name)
     return _ddl(run)
 

@@ -78,6 +78,7 @@ class Broker:
         self.create_message_type = objects.create_message_type
         self.alter_message_type = objects.alter_message_type
         self.drop_message_type = objects.drop_message_type
+        self.alter_service_owner = objects.alter_service_owner
         self.create_xml_schema_collection = objects.create_xml_schema_collection
         self.alter_xml_schema_collection = objects.alter_xml_schema_collection
         self.drop_xml_schema_collection = objects.drop_xml_schema_collection
@@ -111,6 +112,7 @@ class Broker:
         self.alter_endpoint = routing.alter_endpoint
         self.drop_endpoint = routing.drop_endpoint
         self.endpoint_owner = routing.endpoint_owner
+        self.endpoints_owned_by = routing.endpoints_owned_by
         self.create_broker_priority = routing.create_broker_priority
         self.alter_broker_priority = routing.alter_broker_priority
         self.drop_broker_priority = routing.drop_broker_priority

@@ -18,6 +18,8 @@ from typing import Any
 from sqlalchemy import and_, delete, insert, select, update
 
 from ...errors import BrokerError, broker_error, message_text
+from .. import access
+from ..security import Security
 from ...storage.store import StoreConnection
 from ...storage.txn import Txn
 from .fastsql import (
@@ -465,6 +467,9 @@ class Delivery:
                 self._reject(conn, txn, out, -8408,
                              message_text(8408, svc.name, out.contract_name))
                 return None
+            refused = self._send_refused(conn, out, meta, svc)
+            if refused is not None:
+                return refused
             peer = self._create_target(conn, out, meta, svc, contract.service_contract_id)
             created = True
         else:
@@ -641,6 +646,28 @@ class Delivery:
         self.enqueue(conn, txn, meta, peer, out.message_type, out.body, out.seq,
                      out.enqueue_time, with_commit=last)
         return True
+
+    def _send_refused(self, conn: StoreConnection, out: Outgoing, meta: DbMeta,
+                      svc: ServiceRow) -> str | None:
+        """The transmission status holding a dialog's first message when the owner of the
+        initiating service lacks SEND on the target service (SQL Server checks it at
+        delivery), else None. dbo, db_owner members and the target's own owner pass; a
+        target in another database is not checked here (docs/decisions.md)."""
+        sender = self.state.meta.get(conn, out.db_id)
+        initiating = sender.services_by_name.get(out.from_service) if sender else None
+        if initiating is None or meta.database_id != out.db_id:
+            return None
+        owner = initiating.principal_id
+        if owner in (access.DBO, svc.principal_id):
+            return None
+        sec = Security.get(self.state.store)
+        principals = access.principal_set(sec, conn, meta.database_id, owner)
+        if access.holds(sec, conn, meta.database_id, principals, "SEND",
+                        [(17, svc.service_id), (0, 0)]):
+            return None
+        # the form SQL Server gives a message its target queue refused
+        return ("An exception occurred while enqueueing a message in the target queue. "
+                f"Error: 300, State: 1. {message_text(300, 'SEND', svc.name, meta.name)}")
 
     def _peer_of(self, conn: StoreConnection, out: Outgoing) -> Endpoint | None:
         return fetch_peer(conn, out.conversation_id, 0 if out.is_initiator else 1)

@@ -149,7 +149,8 @@ class MetaCache:
         s = t.services
         for r in conn.execute(select(s).where(s.c.database_id == db_id)).mappings():
             srow = ServiceRow(db_id, r["service_id"], r["name"], r["service_queue_id"],
-                              frozenset(contracts_of.get(r["service_id"], set())))
+                              frozenset(contracts_of.get(r["service_id"], set())),
+                              int(r["principal_id"] or 1))
             meta.services_by_name[srow.name] = srow
             meta.services_by_id[srow.service_id] = srow
         q = t.queues

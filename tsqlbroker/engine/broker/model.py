@@ -188,6 +188,7 @@ class ServiceRow:
     name: str
     service_queue_id: int
     contract_ids: frozenset[int]
+    principal_id: int = 1         # its owner (CREATE SERVICE … AUTHORIZATION), dbo by default
 
 
 @dataclass

@@ -282,6 +282,13 @@ class Routing:
             func.lower(e.c.name) == name.lower())).first()
         return None if row is None else (int(row[0]), int(row[1] or 1))
 
+    def endpoints_owned_by(self, conn: StoreConnection, principal_id: int) -> int:
+        """How many endpoints the login ``principal_id`` owns (DROP LOGIN refuses those)."""
+        self.state.ensure_schema(conn)
+        e = self.state.t.endpoints_net
+        return int(conn.execute(select(func.count()).select_from(e).where(
+            e.c.principal_id == principal_id)).scalar() or 0)
+
     def drop_endpoint(self, txn: Txn, name: str) -> None:
         """``DROP ENDPOINT name``."""
         self.state.ensure_schema(txn.conn)

@@ -386,9 +386,10 @@ class Objects:
         return ids
 
     def create_service(self, txn: Txn, db_id: int, name: str, queue_schema: str | None,
-                       queue_name: str, contracts: Iterable[str] = (), owner: str | None = None,
+                       queue_name: str, contracts: Iterable[str] = (), owner: int | None = None,
                        retention: bool | None = None) -> int:
-        """``CREATE SERVICE name ON QUEUE q (contracts)``; returns the service id. Messages
+        """``CREATE SERVICE name [AUTHORIZATION owner] ON QUEUE q (contracts)``; returns the
+        service id. ``owner``: the owning database principal's id (dbo when None). Messages
         held for this service name in transmission queues are delivered at commit."""
         meta = self.ddl(txn, db_id)
         if name in meta.services_by_name:
@@ -398,7 +399,7 @@ class Objects:
         conn = txn.conn
         sid = self._next_id(conn, self.state.t.services.c.service_id, db_id)
         conn.execute(insert(self.state.t.services).values(
-            database_id=db_id, service_id=sid, name=name, principal_id=1,
+            database_id=db_id, service_id=sid, name=name, principal_id=owner or 1,
             service_queue_id=q.object_id))
         if cids:
             conn.execute(insert(self.state.t.service_contracts), [
@@ -448,6 +449,17 @@ class Objects:
                              .values(queue_id=q.object_id))
                 self.state.enqueued_after_commit(txn, db_id, q.object_id)
                 self.delivery.defer_retry(txn, to_service=name)
+
+    def alter_service_owner(self, txn: Txn, db_id: int, name: str, owner: int) -> None:
+        """``ALTER AUTHORIZATION ON SERVICE::name TO owner`` (its principal id)."""
+        meta = self.ddl(txn, db_id)
+        svc = meta.services_by_name.get(name)
+        if svc is None:
+            raise cannot("find", "service", name)
+        s = self.state.t.services
+        txn.conn.execute(update(s).where(s.c.database_id == db_id,
+                                         s.c.service_id == svc.service_id)
+                         .values(principal_id=owner))
 
     def drop_service(self, txn: Txn, db_id: int, name: str) -> None:
         """``DROP SERVICE``: its messages leave its queue; the far side of each open

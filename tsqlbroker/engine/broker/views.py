@@ -33,7 +33,18 @@ _FILTERED: dict[str, tuple[int, str, str | None]] = {
     "service_queues": (visibility.OBJECT, "object_id", None),
     "routes": (19, "route_id", None),
     "remote_service_bindings": (18, "remote_service_binding_id", None),
+    # rows that belong to a service or contract are seen with it (docs/decisions.md)
+    "service_contract_usages": (17, "service_id", None),
+    "service_queue_usages": (17, "service_id", None),
+    "service_contract_message_usages": (16, "service_contract_id",
+                                        "service_contract_id < 65536"),
+    "conversation_endpoints": (17, "service_id", None),
+    "conversation_groups": (17, "service_id", None),
+    "service_instances": (17, "service_id", None),
 }
+# the filtered views whose rows carry their owner (principal_id)
+_OWNED = frozenset({"service_message_types", "service_contracts", "services", "routes",
+                    "remote_service_bindings"})
 _UNSET = "1900-01-01 00:00:00"
 
 
@@ -279,8 +290,14 @@ class Views:
                 text = visibility.condition_text(seen, id_col, "schema_id", "'SQ'")
                 if shown:
                     text = f"({text} OR {shown})"
+                if key in _OWNED:
+                    # an owner sees what it owns
+                    owners = ", ".join(str(int(p)) for p in sorted(principals))
+                    text = f"({text} OR principal_id IN ({owners}))"
                 sql += f" AND {text}"
             return VirtualTable(sql, list(columns), False, _refuse(f"sys.{key}"))
+        if key.startswith("dm_"):
+            visibility.require_server_state(ctx)
         if key in ENDPOINT_VIEWS:
             columns, rows = ENDPOINT_VIEWS[key](self.state, ctx.conn)
             return VirtualTable(literal_rows(columns, rows), list(columns), False,
