@@ -25,7 +25,6 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
-from select import select as wait_readable
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, delete, or_, select, update
@@ -51,7 +50,7 @@ from .transport_route import (
     next_hop,
     security_status,
 )
-from .transport_wire import WireError, time_out
+from .transport_wire import WireError, time_out, wait_ready
 
 if TYPE_CHECKING:
     from ..brokerlog import BrokerLog
@@ -530,7 +529,7 @@ class Transport:
     def _answers(link: Link, timeout: float) -> list[dict[str, Any]]:
         """The answers that arrive within ``timeout`` seconds (0: those already here)."""
         got: list[dict[str, Any]] = []
-        while wait_readable([link.sock], [], [], 0 if got else timeout)[0]:
+        while wait_ready(link.sock, 0 if got else timeout):
             reply = link.receive()
             if reply is None:
                 raise ConnectionResetError(104, "Connection reset by peer")

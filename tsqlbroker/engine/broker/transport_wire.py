@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import select
 import socket
 import struct
 import time
@@ -235,6 +236,18 @@ def _text(frame: dict[str, Any], key: str, limit: int, *, required: bool = False
         return
     if not isinstance(value, str) or not value or len(value) > limit:
         raise WireError(f"{key} is not text of 1 to {limit} characters")
+
+
+def wait_ready(sock: socket.socket, timeout: float | None, *, write: bool = False) -> bool:
+    """Whether ``sock`` can be read (``write``: written) within ``timeout`` seconds (None: no
+    limit). poll(), not select(): select cannot watch a descriptor above 1023, which a busy
+    process (many stores, many connections) has."""
+    if not hasattr(select, "poll"):         # not on Linux / macOS
+        ready = select.select([] if write else [sock], [sock] if write else [], [], timeout)
+        return bool(ready[0] or ready[1])
+    poller = select.poll()
+    poller.register(sock, select.POLLOUT if write else select.POLLIN)
+    return bool(poller.poll(None if timeout is None else max(0.0, timeout) * 1000))
 
 
 def time_out(value: datetime | None) -> str | None:
