@@ -16,6 +16,7 @@ from sqlalchemy import delete, func, insert, select, update
 from ...errors import BindError, broker_error, cannot, tsql_error
 from ...storage.store import StoreConnection
 from ...storage.txn import Txn
+from ..security import Security
 from .conversations import Conversations
 from .delivery import Delivery
 from .meta import DbMeta
@@ -396,9 +397,16 @@ class Objects:
         q = self.state.queue(txn.conn, db_id, queue_schema, queue_name)
         cids = self._contract_ids(meta, contracts)
         conn = txn.conn
+        owner_id = 1
+        if owner is not None and owner.lower() != "dbo":
+            # The owner's certificate is the one dialog security signs with.
+            user = Security.get(self.state.store).find_user(conn, db_id, owner)
+            if user is None:
+                raise tsql_error(15151, "user", owner, cls=BindError)
+            owner_id = user.principal_id
         sid = self._next_id(conn, self.state.t.services.c.service_id, db_id)
         conn.execute(insert(self.state.t.services).values(
-            database_id=db_id, service_id=sid, name=name, principal_id=1,
+            database_id=db_id, service_id=sid, name=name, principal_id=owner_id,
             service_queue_id=q.object_id))
         if cids:
             conn.execute(insert(self.state.t.service_contracts), [

@@ -212,6 +212,15 @@ def check_message(frame: dict[str, Any]) -> None:
     body = frame.get("body")
     if body is not None and not isinstance(body, bytes):
         raise WireError("body is not bytes")
+    if frame.get("enc") not in (None, 0, 1) or isinstance(frame.get("enc"), bool):
+        raise WireError("enc is not 0 or 1")
+    for key in ("sk", "sk_sig", "sk_proof"):       # base64 of RSA blocks (dialog security)
+        _text(frame, key, MAX_KEY_TEXT)
+    for key in ("sk_to", "sk_from"):               # certificate thumbprints
+        value = frame.get(key)
+        if value is not None and (not isinstance(value, str)
+                                  or not _THUMBPRINT.fullmatch(value)):
+            raise WireError(f"{key} is not a certificate thumbprint")
 
 
 def check_close(frame: dict[str, Any]) -> None:
@@ -228,6 +237,10 @@ def _check_common(frame: dict[str, Any]) -> None:
     if ident is not None and (isinstance(ident, bool) or not isinstance(ident, int)
                               or not 0 <= ident < 2 ** 63):
         raise WireError("id is not a frame number")
+
+
+MAX_KEY_TEXT = 1400           # base64 of an RSA block of up to 8192 bits
+_THUMBPRINT = re.compile(r"[0-9A-F]{40}")
 
 
 def _text(frame: dict[str, Any], key: str, limit: int, *, required: bool = False) -> None:
