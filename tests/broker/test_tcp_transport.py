@@ -750,8 +750,8 @@ def test_serve_processes_hold_retry_and_deliver_exactly_once_in_order(
         serve_a.start()
         ca, cb = Client(ra, "da"), Client(rb, "db")
         total = 300
-        h = _sql(ua, "da", BEGIN)[0]["rows"][0][0]
-        _sql(ua, "da", "\n".join(SEND.format(h=h, n=n) for n in range(3)))
+        h = run_sql(ua, "da", BEGIN)[0]["rows"][0][0]
+        run_sql(ua, "da", "\n".join(SEND.format(h=h, n=n) for n in range(3)))
         # The target is down: the messages wait with a status that says why.
         status = wait_for(lambda: ca.scalar(
             "SELECT TOP (1) transmission_status FROM sys.transmission_queue "
@@ -761,7 +761,7 @@ def test_serve_processes_hold_retry_and_deliver_exactly_once_in_order(
 
         serve_b.start()
         wait_for(lambda: count(cb, "SELECT COUNT(*) FROM Q") == 3, "delivery after start")
-        _sql(ua, "da", "SET NOCOUNT ON; DECLARE @i int = 3; WHILE @i < " + str(total) +
+        run_sql(ua, "da", "SET NOCOUNT ON; DECLARE @i int = 3; WHILE @i < " + str(total) +
              " BEGIN SEND ON CONVERSATION (CAST('" + h + "' AS uniqueidentifier)) "
              "MESSAGE TYPE [//tcp/Req] "
              "(N'<m n=\"' + CAST(@i AS nvarchar(10)) + N'\"/>'); SET @i += 1; END")
@@ -778,11 +778,11 @@ def test_serve_processes_hold_retry_and_deliver_exactly_once_in_order(
         assert rows == [(n, f'<m n="{n}"/>') for n in range(total)]
 
         # The reply travels back by B's route; both sides end.
-        _sql(ub, "db", "DECLARE @h uniqueidentifier; RECEIVE TOP (1) @h = conversation_handle "
+        run_sql(ub, "db", "DECLARE @h uniqueidentifier; RECEIVE TOP (1) @h = conversation_handle "
              "FROM Q; SEND ON CONVERSATION @h MESSAGE TYPE [//tcp/Rep] (0x01); "
              "END CONVERSATION @h;")
         wait_for(lambda: count(ca, "SELECT COUNT(*) FROM Q") == 2, "reply and EndDialog at A")
-        _sql(ua, "da", END.format(h=h))
+        run_sql(ua, "da", END.format(h=h))
         assert count(ca, "SELECT COUNT(*) FROM sys.conversation_endpoints") == 0
         wait_for(lambda: states(cb) == ["CLOSED"], "B's endpoint closed by A's END")
     finally:
@@ -792,7 +792,7 @@ def test_serve_processes_hold_retry_and_deliver_exactly_once_in_order(
         rb.close()
 
 
-def _sql(url: str, db: str, text: str) -> list[dict[str, Any]]:
+def run_sql(url: str, db: str, text: str) -> list[dict[str, Any]]:
     """Run ``text`` in another tsqlbroker process (it cannot take the serving process's
     port, so the serving process transmits what it commits); its result sets."""
     done = subprocess.run([sys.executable, "-m", "tsqlbroker", "--url", url, "-d", db, "-b",

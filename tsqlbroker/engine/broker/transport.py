@@ -25,7 +25,6 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
-from select import select as wait_readable
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, delete, or_, select, update
@@ -33,6 +32,7 @@ from sqlalchemy import and_, delete, or_, select, update
 from ...errors import message_text
 from ...storage.txn import Txn
 from .delivery import held_row
+from .dialog_security import DialogKeys, Plan, Session
 from .model import Endpoint
 from .transport_conns import CONNECTED, WAIT_LOGIN_NEGOTIATE, ConnStats, registry
 from .transport_link import Link, Piece, handshake
@@ -51,7 +51,7 @@ from .transport_route import (
     next_hop,
     security_status,
 )
-from .transport_wire import WireError, time_out
+from .transport_wire import WireError, time_out, wait_ready
 
 if TYPE_CHECKING:
     from ..brokerlog import BrokerLog
@@ -158,6 +158,7 @@ class Transport:
         self.poll_s = poll_s
         self.backoff = _Backoff(retry_min or lo, max(retry_max or hi, retry_min or lo))
         self.receiver = Receiver(broker)
+        self.keys = self.receiver.keys          # dialog security's session keys
         self.listening: tuple[str, int] | None = None
         self._server: socket.socket | None = None
         self._conns: dict[tuple[str, int], Link] = {}
@@ -400,7 +401,9 @@ class Transport:
                     .order_by(tq.c.message_sequence_number, tq.c.id).limit(BATCH)).mappings()]
                 if not held:
                     continue
-                status = hop.status or security_status(b.state, conn, ep)
+                # (A dialog whose session is made, or known to be unsecured, needs no look.)
+                status = hop.status or ("" if self.keys.known(ep) is not False
+                                        else security_status(b.state, conn, ep))
                 if ep.state == "ER":
                     status = message_text(9784)
                 if status or ep.state == "CD":
@@ -521,16 +524,41 @@ class Transport:
             # just now, so only the ones after an ack are looked up.
             conv.rows.clear()
             return None
+        session = self._session(conv.ep)
+        if isinstance(session, str):
+            # Dialog security cannot be set up now (a certificate went meanwhile …).
+            self._hold(r, session)
+            conv.rows.clear()
+            return None
         self._frames += 1
         frame = {**self._frame(r, conv.ep, guids.get(conv.ep.database_id)),
                  "id": self._frames}
+        if session is not None:
+            frame = DialogKeys.seal(frame, session)
         return _Flight(conv, r, self._frames, deque(link.fragments(frame)))
+
+    def _session(self, ep: Endpoint) -> Session | str | None:
+        """Dialog security's session for ``ep``'s next message (made now for an
+        initiator's first secured message), a status to hold it with, or None."""
+        known = self.keys.known(ep)
+        if known is not False:
+            return known
+        conn = self.broker.store.connect()
+        try:
+            found = self.keys.outgoing(conn, ep)
+        finally:
+            conn.close()
+        if not isinstance(found, Plan):
+            return found
+        how = found
+        made: Session = self._in_txn(lambda txn: self.keys.begin(txn, ep, how))
+        return made
 
     @staticmethod
     def _answers(link: Link, timeout: float) -> list[dict[str, Any]]:
         """The answers that arrive within ``timeout`` seconds (0: those already here)."""
         got: list[dict[str, Any]] = []
-        while wait_readable([link.sock], [], [], 0 if got else timeout)[0]:
+        while wait_ready(link.sock, 0 if got else timeout):
             reply = link.receive()
             if reply is None:
                 raise ConnectionResetError(104, "Connection reset by peer")
@@ -651,7 +679,13 @@ class Transport:
                 self.backoff.failed(key)
                 continue
             if reply.get("op") == "ack":
-                self._in_txn(lambda txn, r=r: txn.conn.execute(delete(rd).where(
-                    rd.c.conversation_id == r["conversation_id"],
-                    rd.c.is_initiator == r["is_initiator"])))
+                self._in_txn(lambda txn, r=r: self._forget(txn, r))
+
+    def _forget(self, txn: Txn, r: dict[str, Any]) -> None:
+        """The far broker knows remote dialog ``r``'s endpoint here closed: its row and
+        session key go."""
+        rd = remote_dialogs(self.broker)
+        txn.conn.execute(delete(rd).where(rd.c.conversation_id == r["conversation_id"],
+                                          rd.c.is_initiator == r["is_initiator"]))
+        self.keys.forget(txn.conn, r["conversation_id"], r["is_initiator"])
 

@@ -27,7 +27,6 @@ import hashlib
 import hmac
 import json
 import os
-import select
 import socket
 import ssl
 import struct
@@ -59,6 +58,7 @@ from .transport_wire import (
     read_exact,
     recv_frame,
     send_frame,
+    wait_ready,
 )
 
 if TYPE_CHECKING:
@@ -177,9 +177,9 @@ def _tls_handshake(tls: ssl.SSLSocket, limit: float | None) -> None:
             tls.do_handshake()
             return
         except ssl.SSLWantReadError:
-            want: tuple[list[Any], list[Any]] = ([tls], [])
+            write = False
         except ssl.SSLWantWriteError:
-            want = ([], [tls])
+            write = True
         except ssl.SSLCertVerificationError as exc:
             raise Refused(NO_CERTIFICATE if exc.verify_code in _UNKNOWN_CERT
                           else NO_CERTIFICATE.replace("Certificate not found",
@@ -189,8 +189,7 @@ def _tls_handshake(tls: ssl.SSLSocket, limit: float | None) -> None:
         left = None if until is None else until - time.monotonic()
         if left is not None and left <= 0:
             raise WireError("TLS handshake not completed in time")
-        readable, writable, _ = select.select(*want, [], left)
-        if not readable and not writable:
+        if not wait_ready(tls, left, write=write):
             raise WireError("TLS handshake not completed in time")
 
 

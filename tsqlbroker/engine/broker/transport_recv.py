@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Column, Integer, String, Table, delete, insert, select, update
 
 from ...storage.txn import Txn
+from .dialog_security import DialogKeys, Undeliverable, key_table
 from .model import Acceptance, Endpoint, Outgoing, utcnow
 from .schema import PREFIX
 from .transport_wire import WireError, check_close, check_message, time_in
@@ -49,15 +50,16 @@ def remote_dialogs(broker: Broker) -> Table:
 
 
 def ensure_remote_dialogs(broker: Broker) -> None:
-    """Create the remote-dialogs table if it does not exist yet."""
+    """Create the remote-dialogs and dialog session keys tables if they do not exist yet."""
     conn = broker.store.connect()
     try:
         broker.ensure_schema(conn)
         conn.write()
         # Processes starting together take turns creating tables (as ensure_schema).
         conn.backend.xact_lock(conn, "tsqlb_schema")
-        broker.store.metadata.create_all(conn.conn, tables=[remote_dialogs(broker)],
-                                         checkfirst=True)
+        broker.store.metadata.create_all(
+            conn.conn, tables=[remote_dialogs(broker), key_table(broker.store.metadata)],
+            checkfirst=True)
         conn.commit()
     finally:
         conn.close()
@@ -90,6 +92,7 @@ class Receiver:
 
     def __init__(self, broker: Broker) -> None:
         self.broker = broker
+        self.keys = DialogKeys(broker.state)
 
     def handle(self, frame: dict[str, Any]) -> dict[str, Any]:
         """Apply one ``msg`` or ``close`` frame in its own transaction; the answer frame."""
@@ -130,7 +133,14 @@ class Receiver:
         out = self._incoming(frame)
         from_broker = str(frame.get("from_broker") or "").upper()
         _serialize(txn, out.conversation_id)
+        try:
+            # Dialog security: the body decrypted, the first message's key exchange checked.
+            out.body, pending = self.keys.incoming(txn, frame)
+        except Undeliverable as exc:
+            return {"op": "nack", "status": str(exc)}
         done = self.broker.delivery.accept(txn, out, from_broker=from_broker)
+        if pending is not None and done.created is not None and done.outcome == "ack":
+            self.keys.established(txn, pending)
         if done.created is not None:
             # (Also when the message was refused: the far side then hears of the close.)
             ep = done.created
@@ -159,6 +169,7 @@ class Receiver:
         rd = remote_dialogs(self.broker)
         txn.conn.execute(delete(rd).where(rd.c.conversation_id == ep.conversation_id,
                                           rd.c.is_initiator == ep.is_initiator))
+        self.keys.forget(txn.conn, ep.conversation_id, ep.is_initiator)
 
 
 def _answer(done: Acceptance) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from sqlalchemy import select
 
 from ...errors import message_text
 from ...storage.store import StoreConnection
+from . import dialog_security
 from .model import Endpoint, Outgoing, utcnow
 from .state import BrokerState
 
@@ -205,18 +206,11 @@ def endpoint_started(broker: BrokerState, conn: StoreConnection) -> dict[str, An
 
 
 def security_status(broker: BrokerState, conn: StoreConnection, ep: Endpoint) -> str:
-    """Why an ENCRYPTION = ON dialog cannot leave this instance ('' if it is not one).
-
-    Dialog security needs certificates, which tsqlbroker does not have: without a remote
-    service binding for the target service the message waits with Msg 9727's text, as SQL
-    Server's does; with one, with Msg 28050's (the session keys need a database master key)."""
-    if not ep.encryption or not ep.is_initiator:
-        return ""
-    b = broker.t.bindings
-    bound = conn.execute(select(b.c.remote_service_binding_id).where(
-        b.c.database_id == ep.database_id, b.c.remote_service_name == ep.far_service)
-        .limit(1)).first()
-    return message_text(28050) if bound else message_text(9727)
+    """Why an initiator's dialog-secured messages cannot leave this instance ('' if they
+    can, or the dialog is not secured): Msg 9727's text for ENCRYPTION = ON without a remote
+    service binding, Msg 28050's without a database master key the service master key opens,
+    and the missing certificate's (``dialog_security.plan``)."""
+    return dialog_security.status(broker, conn, ep)
 
 
 def held_for_network(broker: BrokerState, conn: StoreConnection, out: Outgoing

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import select
 import socket
 import struct
 import time
@@ -211,6 +212,15 @@ def check_message(frame: dict[str, Any]) -> None:
     body = frame.get("body")
     if body is not None and not isinstance(body, bytes):
         raise WireError("body is not bytes")
+    if frame.get("enc") not in (None, 0, 1) or isinstance(frame.get("enc"), bool):
+        raise WireError("enc is not 0 or 1")
+    for key in ("sk", "sk_sig", "sk_proof"):       # base64 of RSA blocks (dialog security)
+        _text(frame, key, MAX_KEY_TEXT)
+    for key in ("sk_to", "sk_from"):               # certificate thumbprints
+        value = frame.get(key)
+        if value is not None and (not isinstance(value, str)
+                                  or not _THUMBPRINT.fullmatch(value)):
+            raise WireError(f"{key} is not a certificate thumbprint")
 
 
 def check_close(frame: dict[str, Any]) -> None:
@@ -229,12 +239,28 @@ def _check_common(frame: dict[str, Any]) -> None:
         raise WireError("id is not a frame number")
 
 
+MAX_KEY_TEXT = 1400           # base64 of an RSA block of up to 8192 bits
+_THUMBPRINT = re.compile(r"[0-9A-F]{40}")
+
+
 def _text(frame: dict[str, Any], key: str, limit: int, *, required: bool = False) -> None:
     value = frame.get(key)
     if value is None and not required:
         return
     if not isinstance(value, str) or not value or len(value) > limit:
         raise WireError(f"{key} is not text of 1 to {limit} characters")
+
+
+def wait_ready(sock: socket.socket, timeout: float | None, *, write: bool = False) -> bool:
+    """Whether ``sock`` can be read (``write``: written) within ``timeout`` seconds (None: no
+    limit). poll(), not select(): select cannot watch a descriptor above 1023, which a busy
+    process (many stores, many connections) has."""
+    if not hasattr(select, "poll"):         # not on Linux / macOS
+        ready = select.select([] if write else [sock], [sock] if write else [], [], timeout)
+        return bool(ready[0] or ready[1])
+    poller = select.poll()
+    poller.register(sock, select.POLLOUT if write else select.POLLIN)
+    return bool(poller.poll(None if timeout is None else max(0.0, timeout) * 1000))
 
 
 def time_out(value: datetime | None) -> str | None:
