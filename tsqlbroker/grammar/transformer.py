@@ -52,7 +52,7 @@ drop_approle
 
 # Rules that slice their own source text.
 TEXT_RULES = frozenset({"option_clause", "frame", "view_body", "view_body_paren", "view_body_with",
-                        "cursor_query", "for_clause", "select_stmt_paren"})
+                        "cursor_query", "for_clause", "select_stmt_paren", "in_set_query"})
 
 SPAN_RULES = STATEMENT_RULES | TEXT_RULES
 
@@ -162,6 +162,14 @@ class AstBuilder(ExprBuilder, StmtBuilder, BrokerBuilder, SecurityBuilder):
             object.__setattr__(node, "span", self._make_span(start, end))
             object.__setattr__(node, "sql", text if with_ else _statement_query(text, bare))
         return node
+
+    def in_set_query(self, q: Any) -> Any:
+        """IN ((SELECT …) UNION …): the set operation keeps its span (the subquery's text,
+        which the interpreter cannot find as the next "(SELECT")."""
+        start, end = self.span
+        if start is not None:
+            object.__setattr__(q, "span", self._make_span(start, end))
+        return q
 
     def cursor_query(self, with_: Any, q: Any) -> ast.SelectStmt:
         node = StmtBuilder.select_stmt(self, with_, q, None)
