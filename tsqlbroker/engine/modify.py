@@ -24,7 +24,7 @@ from .results import ResultSet
 from .running_update import RID_ALIAS, SetStep, row_values, run_rows
 from .tableinfo import TableInfo
 from .transpiler.binder import Binder
-from .transpiler.scope import Source, table_key
+from .transpiler.scope import Compiled, Source, table_key
 from .writer import DEFAULT, RowWriter, physical_table_ref, rowid_column
 
 
@@ -154,12 +154,21 @@ def _output(ctx: ExecContext, info: TableInfo, parsed: Parsed, params: Params,
             select = select.join(deleted, join_type="cross")
         rid = exp.column(rowid_column(ctx.conn.dialect), table="inserted")
         select = select.where(exp.EQ(this=rid, expression=exp.Placeholder(this="__rid")))
-    binder = Binder(ctx, params)
-    binder.sources["deleted"] = Source("table", "deleted", [(c.name, c.spec) for c in info.columns],
-                                       table=info)
-    binder.sources["inserted"] = binder.sources["deleted"]
-    compiled = binder.compile(select, (parsed.text, "output", deleted_only, bool(old),
-                                       info.object_id))
+    key = (parsed.text, "output", deleted_only, bool(old), info.object_id)
+
+    def compiled_with(extra: dict[str, Any]) -> tuple[Binder, Compiled]:
+        binder = Binder(ctx, params)
+        binder.sources["deleted"] = Source("table", "deleted",
+                                           [(c.name, c.spec) for c in info.columns], table=info)
+        binder.sources["inserted"] = binder.sources["deleted"]
+        binder.binds.update(extra)
+        return binder, binder.compile(select.copy(), key)
+    # Without Python inside queries (PostgreSQL) a UDF call's values are looked up before
+    # the query runs, over its rows: so once per affected row, that row's id bound.
+    per_row = not ctx.conn.backend.python_functions and any(
+        e.find(exp.Dot) is not None for e in exprs)
+    binder, compiled = compiled_with(
+        {"__rid": None, **{f"__d{i}": None for i in range(len(names))}} if per_row else {})
     rows: list[tuple[Any, ...]] = []
     names_out: list[str] = []
     types: list[str | None] = []
@@ -168,6 +177,8 @@ def _output(ctx: ExecContext, info: TableInfo, parsed: Parsed, params: Params,
         before = old.get(rid, {})
         for i, n in enumerate(names):
             extra[f"__d{i}"] = before.get(n.lower())
+        if per_row:
+            binder, compiled = compiled_with(extra)
         rs = run_query(binder, compiled, extra)
         names_out, types = rs.columns, rs.types
         rows.extend(rs.rows)

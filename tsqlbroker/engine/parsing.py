@@ -130,11 +130,29 @@ def _plain_set_operands(tree: exp.Expression) -> None:
                 node.set(key, _ordered_parenthesised_query(operand, always=True))
 
 
+# What may follow a call's ")" in an OUTPUT list but not INSERT's query in parentheses.
+_OUTPUT_GOES_ON = frozenset({"VALUES", "SELECT", "DEFAULT", "EXEC", "EXECUTE", "AS", "INTO",
+                             ",", "+", "-", "*", "/", "%", "&", "|", "^", "."})
+
+
 def _query_paren(first: str, words: list[str], k: int) -> bool:
     """Whether ``words[k]`` opens INSERT's query in parentheses (``INSERT t OUTPUT
-    inserted.a (SELECT …)``), which ends the OUTPUT clause, as the grammar reads it."""
-    return first == "INSERT" and words[k] == "(" and k + 1 < len(words) \
-        and words[k + 1] in ("SELECT", "(")
+    inserted.a (SELECT …)``), which ends the OUTPUT clause, as the grammar reads it: not
+    when what follows its ")" continues the OUTPUT list (``OUTPUT dbo.f((SELECT 1)) AS o
+    VALUES …`` calls the function)."""
+    if first != "INSERT" or words[k] != "(" or k + 1 >= len(words) \
+            or words[k + 1] not in ("SELECT", "("):
+        return False
+    star = words[k - 1] == "*" and k > 1 and words[k - 2] in (".", "OUTPUT")  # inserted.*
+    if k == 0 or words[k - 1] in ("(", "OUTPUT") or words[k - 1] in _OUTPUT_GOES_ON and not star:
+        return False  # a subquery inside the OUTPUT list (Msg 10706)
+    close = _closing(words, k)
+    after = words[close + 1:][:2] if close >= 0 else []
+    if words[k + 1] == "SELECT" or not after:
+        return True
+    return not (after[0] in _OUTPUT_GOES_ON or len(after) > 1
+                and after[1] in _OUTPUT_GOES_ON - {"AS", "."}
+                and after[0] not in ("UNION", "EXCEPT", "INTERSECT", "ORDER", "OPTION"))
 
 
 def _insert_query_in_parentheses(tree: exp.Insert) -> None:
