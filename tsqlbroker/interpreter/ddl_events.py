@@ -1,6 +1,6 @@
 """DDL events for event notifications ``ON DATABASE``.
 
-A CREATE / ALTER / DROP of a table, view, procedure or function raises its DDL event
+A CREATE / ALTER / DROP of a table, view, procedure, function or queue raises its DDL event
 (CREATE_TABLE …, in the groups DDL_TABLE_EVENTS … DDL_DATABASE_LEVEL_EVENTS); when an event
 notification on the database asks for it, the notification's service gets the EventNotification
 message whose body is the event's EVENT_INSTANCE document (EVENTDATA()), sent once the
@@ -31,11 +31,12 @@ _STATEMENTS: dict[type, tuple[str, str | None]] = {
     ast.DropTable: ("TABLE", "DROP"), ast.CreateView: ("VIEW", None),
     ast.DropView: ("VIEW", "DROP"), ast.CreateProcedure: ("PROCEDURE", None),
     ast.DropProcedure: ("PROCEDURE", "DROP"), ast.CreateFunction: ("FUNCTION", None),
-    ast.DropFunction: ("FUNCTION", "DROP"),
+    ast.DropFunction: ("FUNCTION", "DROP"), ast.CreateQueue: ("QUEUE", "CREATE"),
+    ast.AlterQueue: ("QUEUE", "ALTER"), ast.DropQueue: ("QUEUE", "DROP"),
 }
 # The catalog's object types of each object type.
 _CATALOG_TYPES = {"TABLE": {"U"}, "VIEW": {"V"}, "PROCEDURE": {"P"},
-                  "FUNCTION": {"FN", "IF", "TF"}}
+                  "FUNCTION": {"FN", "IF", "TF"}, "QUEUE": {"SQ"}}
 
 
 def _names(node: Any) -> tuple[ast.ObjectName, ...]:

@@ -27,6 +27,7 @@ from ...errors import tsql_error
 from ...storage.txn import Txn
 from .conversations import Conversations
 from .delivery import Delivery
+from .event_types import DATABASE_LEVEL, SERVER_LEVEL, event_groups
 from .model import (
     EVENT_NOTIFICATION,
     EVENT_NOTIFICATION_SERVICE,
@@ -97,15 +98,17 @@ class Notifications:
                                            events: list[str], service: str,
                                            broker_instance: str) -> int:
         """``CREATE EVENT NOTIFICATION name ON DATABASE FOR events TO SERVICE 's', 'b'``:
-        DDL events of the database (``DDL_EVENTS``, or a group of them); Msg 1084 for a name
-        that is no event type or group, Msg 2714 for a name the database's notifications
-        have (they are kept with ``parent_id`` 0: the database is their parent)."""
+        DDL events of the database (any of SQL Server's database-level event types or
+        groups, ``event_types.py``; those the engine does not raise are kept and never
+        sent); Msg 1098 for a server-level one, Msg 1084 for a name that is no event type,
+        Msg 2714 for a name the database's notifications have (they are kept with
+        ``parent_id`` 0: the database is their parent)."""
         meta = self.objects.ddl(txn, db_id)
         conn = txn.conn
         upper = [e.upper() for e in events]
         for event in upper:
-            if event not in DDL_EVENTS and event not in DDL_GROUPS:
-                raise tsql_error(1084, event)
+            if event not in DATABASE_LEVEL:
+                raise tsql_error(1098 if event in SERVER_LEVEL else 1084, event)
         n = self.state.t.notifications
         taken = conn.execute(select(n.c.object_id).where(
             n.c.database_id == db_id, n.c.parent_id == 0, n.c.name == name)).first()
@@ -278,29 +281,15 @@ class DdlEvent:
     event_type: str  # CREATE_TABLE …
     schema: str
     name: str
-    object_type: str  # TABLE, VIEW, PROCEDURE, FUNCTION
+    object_type: str  # TABLE, VIEW, PROCEDURE, FUNCTION, QUEUE
     command: str  # the statement's text
     spid: int
     login: str
     user: str
 
 
-# The DDL events raised here, each in its groups (SQL Server's event groups: DDL_TABLE_EVENTS
-# … under DDL_TABLE_VIEW_EVENTS, under DDL_DATABASE_LEVEL_EVENTS).
-_DDL_EVENT_GROUPS = {
-    "TABLE": ("DDL_TABLE_EVENTS", "DDL_TABLE_VIEW_EVENTS"),
-    "VIEW": ("DDL_VIEW_EVENTS", "DDL_TABLE_VIEW_EVENTS"),
-    "PROCEDURE": ("DDL_PROCEDURE_EVENTS",),
-    "FUNCTION": ("DDL_FUNCTION_EVENTS",),
-}
-DDL_EVENTS: dict[str, tuple[str, ...]] = {
-    f"{verb}_{kind}": (*groups, "DDL_DATABASE_LEVEL_EVENTS")
-    for kind, groups in _DDL_EVENT_GROUPS.items() for verb in ("CREATE", "ALTER", "DROP")}
-DDL_GROUPS = frozenset(g for groups in DDL_EVENTS.values() for g in groups)
-
-
 def _asks_for(events: str, event_type: str) -> bool:
     """Whether a notification's events (comma-separated types and groups) take
     ``event_type``."""
     wanted = set(events.split(","))
-    return event_type in wanted or bool(wanted.intersection(DDL_EVENTS.get(event_type, ())))
+    return event_type in wanted or bool(wanted.intersection(event_groups(event_type)))
