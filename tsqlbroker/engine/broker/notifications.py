@@ -41,6 +41,8 @@ from .state import BrokerState
 # Event types a queue takes (CREATE EVENT NOTIFICATION: "the only events that can be
 # specified on a queue are QUEUE_ACTIVATION and BROKER_QUEUE_DISABLED").
 QUEUE_EVENTS = ("QUEUE_ACTIVATION", "BROKER_QUEUE_DISABLED")
+# The parent_id of a notification ON SERVER (0: ON DATABASE; a queue's object_id: ON QUEUE).
+SERVER_PARENT = -1
 # The system queue the database's EventNotificationService is on (SQL Server's name).
 ERRORS_QUEUE = "EventNotificationErrorsQueue"
 # SPID shown in EVENT_INSTANCE for events the broker's own tasks raise (a system session).
@@ -134,6 +136,69 @@ class Notifications:
             if row is None:
                 raise tsql_error(15151, "event notification", name)
             txn.conn.execute(delete(n).where(n.c.object_id == row[0]))
+
+    def create_server_event_notification(self, txn: Txn, db_id: int, name: str,
+                                         events: list[str], service: str,
+                                         broker_instance: str) -> int:
+        """``CREATE EVENT NOTIFICATION name ON SERVER FOR events TO SERVICE 's', 'b'``: any
+        DDL event type or group (server or database level, ``event_types.py``); another
+        name is Msg 40000 (trace events, which the server level also takes, are not
+        raised here, and the engine has no list to tell them from names SQL Server does
+        not know); kept in the current database (whose service 'current database' names)
+        with ``parent_id`` -1; Msg 2714 for a name a server notification has."""
+        meta = self.objects.ddl(txn, db_id)
+        conn = txn.conn
+        upper = [e.upper() for e in events]
+        for event in upper:
+            if event not in DATABASE_LEVEL and event not in SERVER_LEVEL:
+                raise tsql_error(40000, f"CREATE EVENT NOTIFICATION ON SERVER for the "
+                                        f"trace event '{event}'")
+        n = self.state.t.notifications
+        taken = conn.execute(select(n.c.object_id).where(
+            n.c.parent_id == SERVER_PARENT, n.c.name == name)).first()
+        if taken is not None:
+            raise tsql_error(2714, name)
+        self._ensure_service(txn, db_id, meta)
+        object_id = self.state.catalog.next_object_id(conn)
+        conn.execute(insert(n).values(
+            object_id=object_id, database_id=db_id, name=name, parent_id=SERVER_PARENT,
+            events=",".join(dict.fromkeys(upper)), service_name=service,
+            broker_instance=broker_instance, conversation_handle=None, create_date=utcnow()))
+        return object_id
+
+    def drop_server_event_notification(self, txn: Txn, names: list[str]) -> None:
+        """``DROP EVENT NOTIFICATION n [, …] ON SERVER`` (Msg 15151 for a name not there)."""
+        txn.write()
+        n = self.state.t.notifications
+        for name in names:
+            row = txn.conn.execute(select(n.c.object_id).where(
+                n.c.parent_id == SERVER_PARENT, n.c.name == name)).first()
+            if row is None:
+                raise tsql_error(15151, "event notification", name)
+            txn.conn.execute(delete(n).where(n.c.object_id == row[0]))
+
+    def server_notified(self, conn: Any, event: str) -> bool:
+        """Whether a notification on the server asks for DDL event ``event``."""
+        n = self.state.t.notifications
+        return any(_asks_for(r[0], event) for r in conn.execute(select(n.c.events).where(
+            n.c.parent_id == SERVER_PARENT)))
+
+    def post_server_event(self, database: str, event: DdlEvent) -> int:
+        """Send ``event`` (of database ``database``) to every notification on the server
+        asking for it, from the database each was made in; the number of messages."""
+        conn = self.state.store.connect()
+        try:
+            n = self.state.t.notifications
+            dbs = sorted(db for db in {r[0] for r in conn.execute(
+                select(n.c.database_id).where(n.c.parent_id == SERVER_PARENT))}
+                if self.state.catalog.database(conn, db) is not None)  # not dropped since
+        finally:
+            conn.close()
+        body = event_instance(event.event_type, self.server_name, database, event.schema,
+                              event.name, event.object_type, event=event)
+        return sum(self._post(db, SERVER_PARENT,
+                              lambda events: _asks_for(events, event.event_type),
+                              lambda _meta: body) for db in dbs)
 
     def database_notified(self, conn: Any, db_id: int, event: str) -> bool:
         """Whether a notification on the database asks for DDL event ``event``."""
@@ -265,6 +330,10 @@ def event_instance(event_type: str, server: str, database: str, schema: str, nam
              ("ServerName", server), ("LoginName", login), ("UserName", user),
              ("DatabaseName", database), ("SchemaName", schema), ("ObjectName", name),
              ("ObjectType", object_type)]
+    if object_type == "DATABASE":
+        # CREATE / ALTER / DROP_DATABASE: a server event, of a database, not an object.
+        parts = [p for p in parts if p[0] not in ("UserName", "SchemaName", "ObjectName",
+                                                   "ObjectType")]
     command = "" if event is None else (
         '<TSQLCommand><SetOptions ANSI_NULLS="ON" ANSI_NULL_DEFAULT="ON" ANSI_PADDING="ON" '
         'QUOTED_IDENTIFIER="ON" ENCRYPTED="FALSE"/>'
