@@ -21,9 +21,10 @@ from .parsing import Parsed, not_supported, parse_statement
 from .plans import ModifyPlan, PlanCache, query_binds
 from .query import run_query
 from .results import ResultSet
+from .running_update import RID_ALIAS, SetStep, row_values, run_rows
 from .tableinfo import TableInfo
 from .transpiler.binder import Binder
-from .transpiler.scope import Source, table_key
+from .transpiler.scope import Compiled, Source, table_key
 from .writer import DEFAULT, RowWriter, physical_table_ref, rowid_column
 
 
@@ -153,12 +154,21 @@ def _output(ctx: ExecContext, info: TableInfo, parsed: Parsed, params: Params,
             select = select.join(deleted, join_type="cross")
         rid = exp.column(rowid_column(ctx.conn.dialect), table="inserted")
         select = select.where(exp.EQ(this=rid, expression=exp.Placeholder(this="__rid")))
-    binder = Binder(ctx, params)
-    binder.sources["deleted"] = Source("table", "deleted", [(c.name, c.spec) for c in info.columns],
-                                       table=info)
-    binder.sources["inserted"] = binder.sources["deleted"]
-    compiled = binder.compile(select, (parsed.text, "output", deleted_only, bool(old),
-                                       info.object_id))
+    key = (parsed.text, "output", deleted_only, bool(old), info.object_id)
+
+    def compiled_with(extra: dict[str, Any]) -> tuple[Binder, Compiled]:
+        binder = Binder(ctx, params)
+        binder.sources["deleted"] = Source("table", "deleted",
+                                           [(c.name, c.spec) for c in info.columns], table=info)
+        binder.sources["inserted"] = binder.sources["deleted"]
+        binder.binds.update(extra)
+        return binder, binder.compile(select.copy(), key)
+    # Without Python inside queries (PostgreSQL) a UDF call's values are looked up before
+    # the query runs, over its rows: so once per affected row, that row's id bound.
+    per_row = not ctx.conn.backend.python_functions and any(
+        e.find(exp.Dot) is not None for e in exprs)
+    binder, compiled = compiled_with(
+        {"__rid": None, **{f"__d{i}": None for i in range(len(names))}} if per_row else {})
     rows: list[tuple[Any, ...]] = []
     names_out: list[str] = []
     types: list[str | None] = []
@@ -167,6 +177,8 @@ def _output(ctx: ExecContext, info: TableInfo, parsed: Parsed, params: Params,
         before = old.get(rid, {})
         for i, n in enumerate(names):
             extra[f"__d{i}"] = before.get(n.lower())
+        if per_row:
+            binder, compiled = compiled_with(extra)
         rs = run_query(binder, compiled, extra)
         names_out, types = rs.columns, rs.types
         rows.extend(rs.rows)
@@ -351,18 +363,23 @@ def update_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
     assigns: list[tuple[str, exp.Expression]] = []
     if not tree.expressions:
         raise tsql_error(102, "SET", cls=BindError)
+    steps: list[SetStep] = []  # the items in written order (a running UPDATE's)
     for item in tree.expressions:
         if isinstance(item, exp.EQ) and isinstance(item.this, exp.Parameter) \
                 and not isinstance(item.this.this, exp.Parameter):
             value = item.expression
+            column = None
             if isinstance(value, exp.EQ) and isinstance(value.this, exp.Column):
-                sets.append((value.this.name, value.expression))
+                column = value.this.name
+                sets.append((column, value.expression))
                 value = value.expression
             assigns.append(("@" + item.this.name, value))
+            steps.append(SetStep(column, "@" + item.this.name, value))
             continue
         if not isinstance(item, exp.EQ) or not isinstance(item.this, exp.Column):
             raise not_supported(f"The SET item '{item.sql('tsql')}'")
         sets.append((item.this.name, item.expression))
+        steps.append(SetStep(item.this.name, None, item.expression))
     renames = _cte_columns(tree, target)
     sets = [(renames.get(name.lower(), name), value) for name, value in sets]
     if any(_is_default_word(v) for _n, v in sets):
@@ -371,22 +388,35 @@ def update_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
         sets = [(n, _column_default(info0, n) if _is_default_word(v) else v)
                 for n, v in sets]
     carries = _reads_assigned(assigns, sets)  # before binding rewrites the expressions
-    select, _alias, info = _target_select(
+    if carries:
+        # The variables go from row to row (running totals): see running_update.py.
+        set_values, assign_values = row_values(steps, params)
+        sets = [(n, v) for (n, _v), v in zip(sets, set_values, strict=True)]
+        assigns = [(n, v) for (n, _v), v in zip(assigns, assign_values, strict=True)]
+    select, alias, info = _target_select(
         ctx, tree, target, tree.args.get("from_"), parsed,
         [v for _n, v in sets] + [exp.alias_(v.copy(), f"tsqlb_v{i}")
                                   for i, (_n, v) in enumerate(assigns)])
     for name, _v in sets:
         if info.column(name) is None:
             raise tsql_error(207, name, cls=BindError)
-    binder = Binder(ctx, params)
-    compiled = binder.compile(select, (parsed.text, "update"))
-    raw = read_rows(binder.conn, compiled.sql, binder.binds)[1]
-    if len(raw) > 1 and carries:
-        # SQL Server carries the variable from row to row (running totals); the engine
-        # evaluates the statement once, so it refuses rather than give every row one value.
-        raise not_supported("UPDATE … SET @v = … reading @v on more than one row")
     names = tuple(name for name, _e in sets)
     width = 1 + len(sets)
+    binder = Binder(ctx, params)
+    if assigns:
+        # The variables are assigned row by row (the last row's stay): in clustered order.
+        rid = select.expressions[0]
+        select.set("order", exp.Order(expressions=[
+            *(exp.Ordered(this=exp.column(c, table=alias, quoted=True))
+              for c in _clustered_key(info, rid)), exp.Ordered(this=rid.copy())]))
+    if carries:
+        select.expressions[0] = exp.alias_(select.expressions[0], RID_ALIAS)
+        compiled = binder.compile(select, (parsed.text, "update running"))
+        raw = run_rows(binder.conn, compiled, binder.binds, params,
+                       [n for n, _v in assigns], width, ctx.conn.backend.native_decimal)
+    else:
+        compiled = binder.compile(select, (parsed.text, "update"))
+        raw = read_rows(binder.conn, compiled.sql, binder.binds)[1]
     set_types = _set_types(compiled.types, width)
     assigned = [tuple(r[width:]) for r in raw]
     changes = _changes(names, [tuple(r[:width]) for r in raw])
@@ -414,6 +444,15 @@ def update_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
     if parsed.output is not None:
         deliver_output(ctx, parsed, _output(ctx, info, parsed, params, rowids, old), result)
     return result
+
+
+def _clustered_key(info: TableInfo, rid: exp.Expression) -> tuple[str, ...]:
+    """The columns of the target's PRIMARY KEY (its clustered index unless declared
+    NONCLUSTERED, which the storage does not keep), none when the row id is not the
+    table's own (an UPDATE through a CTE)."""
+    if isinstance(rid, exp.Column) and rid.name == _CTE_RID:
+        return ()
+    return next((k.columns for k in info.constraints if k.kind == "PK"), ())
 
 
 def _set_types(types: Sequence[str | None] | None, width: int) -> tuple[str | None, ...]:

@@ -109,22 +109,50 @@ def _spaced_operators(sql: str, tokens: list[Any], edits: list[tuple[int, int, s
 
 
 def _plain_set_operands(tree: exp.Expression) -> None:
-    """``(SELECT …) UNION SELECT …``: an operand in parentheses without ORDER BY or TOP is
-    the query itself (SQLite refuses parenthesised operands)."""
+    """``(SELECT …) UNION (SELECT TOP 1 … ORDER BY …)``: SQLite refuses parenthesised
+    operands, so an operand in parentheses without ORDER BY or TOP is the query itself, and
+    one with its own TOP / ORDER BY / OFFSET (or a set operation in parentheses) becomes a
+    derived table, as SQL Server reads it."""
     for node in list(tree.find_all(exp.Union, exp.Except, exp.Intersect)):
         for key in ("this", "expression"):
             operand = node.args.get(key)
-            if isinstance(operand, exp.Subquery) and not operand.alias \
-                    and isinstance(operand.this, exp.Select) \
-                    and not any(operand.this.args.get(k) for k in ("order", "limit", "offset")):
+            while isinstance(operand, exp.Subquery) and not operand.alias \
+                    and isinstance(operand.this, exp.Subquery) and not operand.this.alias \
+                    and not any(operand.args.get(k) for k in ("order", "limit", "offset")):
+                operand = operand.this
+            if not isinstance(operand, exp.Subquery) or operand.alias:
+                continue
+            if isinstance(operand.this, exp.Select) \
+                    and not any(operand.this.args.get(k) for k in ("order", "limit", "offset")) \
+                    and not any(operand.args.get(k) for k in ("order", "limit", "offset")):
                 node.set(key, operand.this)
+            else:
+                node.set(key, _ordered_parenthesised_query(operand, always=True))
+
+
+# What may follow a call's ")" in an OUTPUT list but not INSERT's query in parentheses.
+_OUTPUT_GOES_ON = frozenset({"VALUES", "SELECT", "DEFAULT", "EXEC", "EXECUTE", "AS", "INTO",
+                             ",", "+", "-", "*", "/", "%", "&", "|", "^", "."})
 
 
 def _query_paren(first: str, words: list[str], k: int) -> bool:
     """Whether ``words[k]`` opens INSERT's query in parentheses (``INSERT t OUTPUT
-    inserted.a (SELECT …)``), which ends the OUTPUT clause, as the grammar reads it."""
-    return first == "INSERT" and words[k] == "(" and k + 1 < len(words) \
-        and words[k + 1] in ("SELECT", "(")
+    inserted.a (SELECT …)``), which ends the OUTPUT clause, as the grammar reads it: not
+    when what follows its ")" continues the OUTPUT list (``OUTPUT dbo.f((SELECT 1)) AS o
+    VALUES …`` calls the function)."""
+    if first != "INSERT" or words[k] != "(" or k + 1 >= len(words) \
+            or words[k + 1] not in ("SELECT", "("):
+        return False
+    star = words[k - 1] == "*" and k > 1 and words[k - 2] in (".", "OUTPUT")  # inserted.*
+    if k == 0 or words[k - 1] in ("(", "OUTPUT") or words[k - 1] in _OUTPUT_GOES_ON and not star:
+        return False  # a subquery inside the OUTPUT list (Msg 10706)
+    close = _closing(words, k)
+    after = words[close + 1:][:2] if close >= 0 else []
+    if words[k + 1] == "SELECT" or not after:
+        return True
+    return not (after[0] in _OUTPUT_GOES_ON or len(after) > 1
+                and after[1] in _OUTPUT_GOES_ON - {"AS", "."}
+                and after[0] not in ("UNION", "EXCEPT", "INTERSECT", "ORDER", "OPTION"))
 
 
 def _insert_query_in_parentheses(tree: exp.Insert) -> None:
@@ -138,15 +166,20 @@ def _insert_query_in_parentheses(tree: exp.Insert) -> None:
         tree.set("expression", _ordered_parenthesised_query(source))
 
 
-def _ordered_parenthesised_query(tree: exp.Expression) -> exp.Expression:
+# The alias of the derived table a query in parentheses becomes (its columns keep the names
+# SQL Server gives the query's own, '' for an unnamed one).
+PARENTHESISED_QUERY = "_ordered"
+
+
+def _ordered_parenthesised_query(tree: exp.Expression, always: bool = False) -> exp.Expression:
     """``(SELECT TOP n … ORDER BY …) ORDER BY …`` as a statement: the query in parentheses
     keeps its own TOP and ORDER BY, and its rows are ordered again, as from a derived table
     (sqlglot reads the statement as an ordered subquery, which no store runs)."""
-    if not isinstance(tree, exp.Subquery) or tree.alias \
-            or not any(tree.args.get(k) for k in ("order", "limit", "offset")):
+    if not isinstance(tree, exp.Subquery) or tree.alias or not always \
+            and not any(tree.args.get(k) for k in ("order", "limit", "offset")):
         return tree
     derived = exp.Subquery(this=tree.this, alias=exp.TableAlias(
-        this=exp.to_identifier("_ordered", quoted=True)))
+        this=exp.to_identifier(PARENTHESISED_QUERY, quoted=True)))
     query = exp.select(exp.Star()).from_(derived)
     for key in ("order", "limit", "offset"):
         if tree.args.get(key) is not None:

@@ -315,6 +315,8 @@ def _prefetch(binder: BindContext, probe: exp.Select, name: UdfName, nargs: int
     """PostgreSQL: run the UDF for each row of ``probe``;
     ``{jsonb key text: storage text of the value}``."""
     compiled, binds = binder.compile_apart(probe, ("udf-probe", probe.sql("tsql")))
+    # Placeholders the statement binds itself (OUTPUT's row id and deleted values) too.
+    binds = {**binder.binds, **binds}
     cols = ", ".join(f'q."tsqlb_a{j}"' for j in range(nargs))
     sql = compiled.sql.wrap(f"SELECT q.*, CAST(jsonb_build_array({cols}) AS text) AS "
                             "tsqlb_key FROM (", ") AS q")

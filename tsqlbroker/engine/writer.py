@@ -433,6 +433,8 @@ class RowWriter:
                      sources: dict[str, str | None]) -> list[Any]:
         if not changes:
             return []
+        if not touched:
+            return [rid for rid, _v in changes]  # UPDATE t SET @v = …: no column changes
         self.ctx.txn.write()
         info = self.info
         refs = referencing_constraints(self.conn, info) if any(

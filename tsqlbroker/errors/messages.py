@@ -68,6 +68,7 @@ MESSAGES: dict[int, tuple[int, str]] = {
     10700: (16, ('The table-valued parameter "%.*ls" is READONLY and cannot be '
                  "modified.")),
     10704: (15, "To rethrow an error, a THROW statement must be used inside a CATCH block."),
+    10706: (15, "Subqueries are not allowed in the OUTPUT clause."),
     10761: (16, "Invalid data type %.*ls in function %.*ls."),
     15010: (16, ("The database '%s' does not exist. Supply a valid database name. To see "
                  "available databases, use sys.databases.")),

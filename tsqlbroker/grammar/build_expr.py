@@ -348,6 +348,9 @@ class ExprBuilder:
                               q.having, order or (), off, fetch, q.option, for_)
         return ast.SetOperation(q.op, q.left, q.right, order or (), off, fetch, for_)
 
+    def ordered_paren_query(self, q: Any, order: Any, offset: Any) -> Any:
+        return self.query(q, order, offset, None)
+
     def union(self, a: Any, b: Any) -> ast.SetOperation:
         return ast.SetOperation("union", a, b)
 

@@ -71,7 +71,8 @@ class StmtBuilder:
         return ast.Insert(target, cols or (), source, output, top, ctes)
 
     def insert_paren(self, with_: Any, top: Any, target: Any, cols: Any, output: Any,
-                     source: Any, option: Any) -> ast.Insert:
+                     source: Any, order: Any, offset: Any, option: Any) -> ast.Insert:
+        source = self.query(source, order, offset, None)
         return StmtBuilder.insert_stmt(self, with_, top, target, cols, output, source, option)
 
     def values_source(self, rows: Any) -> ast.ValuesSource:

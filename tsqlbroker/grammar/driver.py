@@ -205,7 +205,7 @@ class Driver:
                 if stop_at is not None and tstart >= stop_at:
                     raise _StoppedAt(state_stack)
                 if ttype == INSERT_LPAR:
-                    ttype = self._insert_paren(state_stack)
+                    ttype = self._insert_paren(state_stack, text, tstart)
                 if ttype in callbacks:
                     tok = callbacks[ttype](new_token(ttype, text[tstart:tend], tstart))
                     if tok.type != ttype and ttype == "NAME" and "NAME" in actions[state]:
@@ -277,13 +277,15 @@ class Driver:
             return tok.type
         return "NAME" if self._viable(stack, "NAME") else tok.type
 
-    def _insert_paren(self, stack: list[int]) -> str:
+    def _insert_paren(self, stack: list[int], text: str, pos: int) -> str:
         """The type of a "(" that opens INSERT's query in parentheses where the parser
         takes one (``INSERT t OUTPUT inserted.a (SELECT …)``, where a plain "(" would call
-        the column); elsewhere — LALR merges the lookaheads of every expression's end, so
-        the lexer offers it after any — the "(" it is there: a plain one, or one that
-        begins a statement."""
-        if self._viable(stack, INSERT_LPAR):
+        the column) — unless what follows its ")" continues the OUTPUT list (``OUTPUT
+        dbo.f((SELECT 1)) AS o VALUES …``: a call); elsewhere — LALR merges the lookaheads
+        of every expression's end, so the lexer offers it after any — the "(" it is there: a
+        plain one, or one that begins a statement."""
+        if self._viable(stack, INSERT_LPAR) and not (
+                _continues_output(text, pos) and self._viable(stack, "LPAR")):
             return INSERT_LPAR
         return "LPAR" if self._viable(stack, "LPAR") else "_STMT_LPAR"
 
@@ -387,6 +389,62 @@ def _shape_factories(code: Any) -> list[Callable[..., Any]]:
     env: dict[str, Any] = {}
     exec(code, env)  # noqa: S102 — generated from the grammar, not from input
     return env["F"]  # type: ignore[no-any-return]
+
+
+# What may follow a call's ")" in an OUTPUT list, but not INSERT's query in parentheses (which
+# ends the statement, or goes on with a set operator, ORDER BY, OFFSET or OPTION).
+_OUTPUT_GOES_ON = frozenset({"VALUES", "SELECT", "DEFAULT", "EXEC", "EXECUTE", "AS", "INTO",
+                             ",", "+", "-", "*", "/", "%", "&", "|", "^", "."})
+_QUERY_GOES_ON = frozenset({"UNION", "EXCEPT", "INTERSECT", "ORDER", "OPTION", "OFFSET", ";"})
+
+
+def _continues_output(text: str, pos: int) -> bool:
+    """Whether the "(" at ``text[pos]`` is followed, after its ")", by more of an OUTPUT
+    list (an operator, AS, an alias, the next item, INTO, or the INSERT's source)."""
+    depth, i, n = 0, pos, len(text)
+    while i < n:
+        ch = text[i]
+        if ch in "'\"[":
+            close = "]" if ch == "[" else ch
+            i = text.find(close, i + 1)
+            while i != -1 and text.startswith(close * 2, i) and close != "]":
+                i = text.find(close, i + 2)
+            if i == -1:
+                return False
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                break
+        i += 1
+    words = _next_words(text, i + 1, 2)
+    if not words:
+        return False
+    if words[0] in _OUTPUT_GOES_ON:
+        return True
+    # An alias (a name that is no keyword a query goes on with), then the source or an item.
+    return (words[0][0].isalpha() or words[0][0] in "_[\"") and words[0] not in _QUERY_GOES_ON \
+        and len(words) > 1 and words[1] in _OUTPUT_GOES_ON - {"AS", "."}
+
+
+def _next_words(text: str, pos: int, count: int) -> list[str]:
+    """The next ``count`` words or punctuation marks of ``text`` from ``pos``, upper-cased."""
+    out: list[str] = []
+    n = len(text)
+    while len(out) < count:
+        pos = _skip_blanks(text, pos)
+        if pos >= n:
+            break
+        end = pos + 1
+        if text[pos] == "[":
+            end = text.find("]", pos) + 1 or n
+        elif text[pos].isalnum() or text[pos] in "_@#$":
+            while end < n and (text[end].isalnum() or text[end] in "_@#$"):
+                end += 1
+        out.append(text[pos:end].upper())
+        pos = end
+    return out
 
 
 def _skip_blanks(text: str, pos: int) -> int:

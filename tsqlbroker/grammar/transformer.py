@@ -52,7 +52,8 @@ drop_approle
 
 # Rules that slice their own source text.
 TEXT_RULES = frozenset({"option_clause", "frame", "view_body", "view_body_paren", "view_body_with",
-                        "cursor_query", "for_clause", "select_stmt_paren"})
+                        "cursor_query", "for_clause", "select_stmt_paren", "in_set_query",
+                        "output_clause"})
 
 SPAN_RULES = STATEMENT_RULES | TEXT_RULES
 
@@ -163,6 +164,27 @@ class AstBuilder(ExprBuilder, StmtBuilder, BrokerBuilder, SecurityBuilder):
             object.__setattr__(node, "sql", text if with_ else _statement_query(text, bare))
         return node
 
+    def output_clause(self, items: Any, into: Any, cols: Any) -> ast.OutputClause:
+        """Msg 10706 for a subquery anywhere in the OUTPUT list (a UDF's argument too), as
+        SQL Server's compiler refuses it: the whole batch does not run."""
+        if any(_subquery_in(item) for item in items):
+            start, _end = self.span
+            span = self._make_span(start or 0, start or 0)
+            line_start = self._line_starts[span.line - 1 - self.line_offset]
+            end = self.text.find("\n", line_start)
+            raise ParseError(message_text(10706), span.line, span.column,
+                             self.text[line_start:end if end >= 0 else len(self.text)],
+                             number=10706)
+        return StmtBuilder.output_clause(self, items, into, cols)
+
+    def in_set_query(self, q: Any) -> Any:
+        """IN ((SELECT …) UNION …): the set operation keeps its span (the subquery's text,
+        which the interpreter cannot find as the next "(SELECT")."""
+        start, end = self.span
+        if start is not None:
+            object.__setattr__(q, "span", self._make_span(start, end))
+        return q
+
     def cursor_query(self, with_: Any, q: Any) -> ast.SelectStmt:
         node = StmtBuilder.select_stmt(self, with_, q, None)
         object.__setattr__(node, "sql", self._slice())
@@ -221,6 +243,17 @@ def _unwrapped(text: str) -> str:
                 return text
         text = text[1:-1].strip()
     return text
+
+
+def _subquery_in(node: Any) -> bool:
+    """Whether a subquery (scalar, EXISTS, IN) is anywhere in the AST ``node``."""
+    if isinstance(node, (ast.Subquery, ast.Exists, ast.InSubquery)):
+        return True
+    if isinstance(node, (list, tuple)):
+        return any(_subquery_in(n) for n in node)
+    fields = getattr(type(node), "__dataclass_fields__", None)
+    return fields is not None and any(
+        _subquery_in(getattr(node, name)) for name in fields if name != "span")
 
 
 for _name in STATEMENT_RULES:

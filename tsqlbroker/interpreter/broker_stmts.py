@@ -411,24 +411,16 @@ def compile_drop_service(c: Compiler, node: ast.DropService) -> StmtFn:
         txn, f.session.db_id, node.name)))
 
 
-def _queue_target(node: ast.CreateEventNotification | ast.DropEventNotification,
-                  verb: str) -> ast.ObjectName | None:
-    """The queue an event notification is on, None for ON DATABASE; ON SERVER (server DDL
-    and trace events) is refused with Msg 40000 (docs/decisions.md)."""
-    if node.queue is None and node.target.lower() != "database":
-        raise tsql_error(40000, f"{verb} EVENT NOTIFICATION ON {node.target.upper()}")
-    return node.queue
-
-
 @handler(ast.CreateEventNotification)
 def compile_create_event_notification(c: Compiler,
                                       node: ast.CreateEventNotification) -> StmtFn:
     def run(f: Frame, b: Broker, txn: Any) -> None:
-        queue = _queue_target(node, "CREATE")
+        queue = node.queue
         if queue is None:
-            b.create_database_event_notification(txn, f.session.db_id, node.name,
-                                                 list(node.events), node.service,
-                                                 node.broker_instance)
+            create = b.create_server_event_notification \
+                if node.target.lower() == "server" else b.create_database_event_notification
+            create(txn, f.session.db_id, node.name, list(node.events), node.service,
+                   node.broker_instance)
             return
         db, schema, name = _name_parts(queue)
         b.create_event_notification(txn, _db_id(f, db), node.name, schema, name,
@@ -439,7 +431,10 @@ def compile_create_event_notification(c: Compiler,
 @handler(ast.DropEventNotification)
 def compile_drop_event_notification(c: Compiler, node: ast.DropEventNotification) -> StmtFn:
     def run(f: Frame, b: Broker, txn: Any) -> None:
-        queue = _queue_target(node, "DROP")
+        queue = node.queue
+        if queue is None and node.target.lower() == "server":
+            b.drop_server_event_notification(txn, list(node.names))
+            return
         if queue is None:
             b.drop_database_event_notification(txn, f.session.db_id, list(node.names))
             return

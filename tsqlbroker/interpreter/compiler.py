@@ -275,7 +275,8 @@ class Compiler:
         ``SELECT`` in the current statement's text (subqueries are compiled in text order)."""
         if node.span is not None and node.span.end_pos > node.span.start_pos and self.text:
             text = self.text[node.span.start_pos:node.span.end_pos].strip()
-            while text.startswith("(") and text.endswith(")"):
+            # "((SELECT 1) UNION (SELECT 2))" loses its outer pair only, not the operands'.
+            while text.startswith("(") and _past_closing_paren(text, 0, len(text)) == len(text):
                 text = text[1:-1].strip()
             return text
         stmt = self.current_stmt
@@ -508,22 +509,29 @@ def find_subquery(text: str, pos: int, end: int) -> tuple[int, int] | None:
             i = end if close == -1 else close + 2
             continue
         if ch == "(" and _SUBQUERY_START.match(text, i):
-            depth = 0
-            j = i
-            while j < end:
-                cj = text[j]
-                if cj in "'\"[":
-                    j = _skip_quoted(text, j)
-                    continue
-                if cj == "(":
-                    depth += 1
-                elif cj == ")":
-                    depth -= 1
-                    if depth == 0:
-                        return i, j + 1
-                j += 1
-            return None
+            stop = _past_closing_paren(text, i, end)
+            return None if stop is None else (i, stop)
         i += 1
+    return None
+
+
+def _past_closing_paren(text: str, i: int, end: int) -> int | None:
+    """The position past the ``)`` that closes the ``(`` at ``text[i]`` (before ``end``),
+    skipping string literals and quoted names."""
+    depth = 0
+    j = i
+    while j < end:
+        cj = text[j]
+        if cj in "'\"[":
+            j = _skip_quoted(text, j)
+            continue
+        if cj == "(":
+            depth += 1
+        elif cj == ")":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        j += 1
     return None
 
 

@@ -618,7 +618,9 @@ def compile_parse(c: Compiler, node: ast.Parse) -> CExpr:
     t = ast_types.type_from_ast(node.type, "cast")
     check_parse_arguments(e.type, t, "TRY_PARSE" if node.try_ else "PARSE")
     culture = c.expr(node.culture) if node.culture is not None else None
-    ef, cf, try_ = e.fn, culture.fn if culture is not None else None, node.try_
+    # The culture is nvarchar: another type converts to it (USING 0 is culture '0', Msg 9818).
+    ef, cf, try_ = e.fn, _coerce(culture, T.nvarchar(4000)) if culture is not None \
+        else None, node.try_
 
     def parse(f: Frame) -> Any:
         name = cf(f) if cf is not None else None

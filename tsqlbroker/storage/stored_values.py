@@ -20,7 +20,8 @@ from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from typing import Any
 
 from ..errors import tsql_error
-from ..values.types import TypeSpec, parse_spec, type_of_value
+from ..values.convert import convert_value
+from ..values.types import MAX, SqlType, TypeSpec, parse_spec, parse_type_spec, type_of_value
 
 INT_TYPES = {"bigint", "int", "smallint", "tinyint", "bit"}
 DECIMAL_TYPES = {"decimal", "numeric", "money", "smallmoney"}
@@ -48,6 +49,9 @@ def _type_name(t: TypeSpec) -> str:
     return t.spec
 
 
+_BINARY_SOURCE = SqlType("varbinary", MAX)
+
+
 def to_storage(value: Any, spec: str | None, native_decimal: bool) -> Any:
     """Convert a Python value to what the backend stores for a column (or parameter) of
     ``spec`` (``native_decimal``: the backend's flag, decimals kept exact). Raises SQL Server's
@@ -67,7 +71,9 @@ def to_storage(value: Any, spec: str | None, native_decimal: bool) -> Any:
                         return 1 if low == "true" else 0
                 return 1 if Decimal(str(value).strip()) != 0 else 0
             if isinstance(value, (bytes, bytearray)):
-                return int.from_bytes(value, "big")
+                # As CAST reads binary: the rightmost bytes the type holds (0x0102…0A into
+                # int is 0x0708090A), never a number past the type's range.
+                return convert_value(bytes(value), _BINARY_SOURCE, parse_type_spec(name))
             n = int(Decimal(str(value).strip())) if not isinstance(value, int) else int(value)
             lo, hi = _INT_RANGES[name]
             if not lo <= n <= hi:

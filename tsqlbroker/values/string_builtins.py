@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tsqlbroker.errors import tsql_error
-from tsqlbroker.values.convert import converter
+from tsqlbroker.values.convert import converter, implicit_converter
 from tsqlbroker.values.operators import like_regex
 from tsqlbroker.values.text import cp1252_decode, cp1252_encode, to_varchar_text
 from tsqlbroker.values.types import (
@@ -504,17 +504,29 @@ def hashbytes(algorithm: str, data: bytes) -> bytes | None:
         return None
 
 
+# HASHBYTES hashes its input as varbinary: a string's own bytes (varchar in code page 1252,
+# nvarchar UTF-16LE), any other type as its implicit conversion to varbinary gives it (an int
+# as its 4 bytes, high first).
+HASHED_AS = SqlType("varbinary", MAX)
+
+
+def hashed_input(t: SqlType) -> Callable[[Any], bytes]:
+    """How HASHBYTES turns a value of type ``t`` into the bytes it hashes (Msg 257 now for
+    a type with no implicit conversion to varbinary)."""
+    if t.is_binary:
+        return bytes
+    if t.is_unicode:
+        s = as_string(t)
+        return lambda v: s(v).encode("utf-16-le", "surrogatepass")
+    if t.is_string:
+        s = as_string(t)
+        return lambda v: cp1252_encode(s(v))
+    return implicit_converter(t, HASHED_AS)
+
+
 def _bind_hashbytes(types: Types, consts: Consts) -> Bound:
     a = as_string(types[0])
-    t = types[1]
-    s = as_string(t)
-
-    def data(v: Any) -> bytes:  # the bytes SQL Server hashes: the value's own encoding
-        if t.is_binary:
-            return bytes(v)
-        if t.is_unicode:
-            return s(v).encode("utf-16-le", "surrogatepass")
-        return cp1252_encode(s(v))
+    data = hashed_input(types[1])
 
     def hb(alg: Any, v: Any) -> Any:
         if alg is None or v is None:

@@ -82,7 +82,7 @@ ALTER QUEUE ExpenseQueue WITH ACTIVATION (STATUS = ON,
 CREATE EVENT NOTIFICATION Notify_ExpenseQueue ON QUEUE ExpenseQueue FOR QUEUE_ACTIVATION
 TO SERVICE 'NotifyService', 'current database';
 GO
--- DDL and trace events (ON SERVER / ON DATABASE) are not raised by this engine.
+-- Trace events (Object_Created) are not raised by this engine.
 CREATE EVENT NOTIFICATION log_ddl1
 ON SERVER
 FOR Object_Created

@@ -41,8 +41,8 @@ UPDATE dbo.dd SET a = DEFAULT, b = DEFAULT, c = DEFAULT, d = DEFAULT WHERE id = 
 SELECT * FROM dbo.dd
 UPDATE dbo.dd SET nope = DEFAULT
 GO
--- A running total through a variable (SET @t = col = @t + x) over several rows is refused,
--- not computed with one value for every row; on one row it is exact.
+-- A running total through a variable (SET @t = col = @t + x) goes from row to row (a heap:
+-- in the order the rows were stored; values/update_running_variables.sql has more).
 CREATE TABLE dbo.r (id int, amt int, total int)
 INSERT dbo.r VALUES (1, 5, 0), (2, 7, 0)
 DECLARE @t int = 0

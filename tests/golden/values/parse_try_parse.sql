@@ -57,3 +57,6 @@ SELECT parse, try_parse, PARSE('3' AS int) AS p FROM dbo.words
 GO
 SELECT LEN('a' AS int)
 GO
+-- The culture is nvarchar: a number converts to its text ('0': Msg 9818), not a failure.
+SELECT PARSE('25 mai 2018' AS date USING 0)
+GO

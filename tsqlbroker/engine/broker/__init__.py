@@ -137,6 +137,10 @@ class Broker:
             notifications.create_database_event_notification
         self.drop_database_event_notification = notifications.drop_database_event_notification
         self.database_notified = notifications.database_notified
+        self.create_server_event_notification = notifications.create_server_event_notification
+        self.drop_server_event_notification = notifications.drop_server_event_notification
+        self.server_notified = notifications.server_notified
+        self.post_server_event = notifications.post_server_event
         self.post_database_event = notifications.post_database_event
         # -- activation
         self.attach_activation = link.attach_activation

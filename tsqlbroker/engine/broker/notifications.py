@@ -27,6 +27,7 @@ from ...errors import tsql_error
 from ...storage.txn import Txn
 from .conversations import Conversations
 from .delivery import Delivery
+from .event_types import DATABASE_LEVEL, SERVER_LEVEL, event_groups
 from .model import (
     EVENT_NOTIFICATION,
     EVENT_NOTIFICATION_SERVICE,
@@ -40,6 +41,8 @@ from .state import BrokerState
 # Event types a queue takes (CREATE EVENT NOTIFICATION: "the only events that can be
 # specified on a queue are QUEUE_ACTIVATION and BROKER_QUEUE_DISABLED").
 QUEUE_EVENTS = ("QUEUE_ACTIVATION", "BROKER_QUEUE_DISABLED")
+# The parent_id of a notification ON SERVER (0: ON DATABASE; a queue's object_id: ON QUEUE).
+SERVER_PARENT = -1
 # The system queue the database's EventNotificationService is on (SQL Server's name).
 ERRORS_QUEUE = "EventNotificationErrorsQueue"
 # SPID shown in EVENT_INSTANCE for events the broker's own tasks raise (a system session).
@@ -97,15 +100,17 @@ class Notifications:
                                            events: list[str], service: str,
                                            broker_instance: str) -> int:
         """``CREATE EVENT NOTIFICATION name ON DATABASE FOR events TO SERVICE 's', 'b'``:
-        DDL events of the database (``DDL_EVENTS``, or a group of them); Msg 1084 for a name
-        that is no event type or group, Msg 2714 for a name the database's notifications
-        have (they are kept with ``parent_id`` 0: the database is their parent)."""
+        DDL events of the database (any of SQL Server's database-level event types or
+        groups, ``event_types.py``; those the engine does not raise are kept and never
+        sent); Msg 1098 for a server-level one, Msg 1084 for a name that is no event type,
+        Msg 2714 for a name the database's notifications have (they are kept with
+        ``parent_id`` 0: the database is their parent)."""
         meta = self.objects.ddl(txn, db_id)
         conn = txn.conn
         upper = [e.upper() for e in events]
         for event in upper:
-            if event not in DDL_EVENTS and event not in DDL_GROUPS:
-                raise tsql_error(1084, event)
+            if event not in DATABASE_LEVEL:
+                raise tsql_error(1098 if event in SERVER_LEVEL else 1084, event)
         n = self.state.t.notifications
         taken = conn.execute(select(n.c.object_id).where(
             n.c.database_id == db_id, n.c.parent_id == 0, n.c.name == name)).first()
@@ -131,6 +136,69 @@ class Notifications:
             if row is None:
                 raise tsql_error(15151, "event notification", name)
             txn.conn.execute(delete(n).where(n.c.object_id == row[0]))
+
+    def create_server_event_notification(self, txn: Txn, db_id: int, name: str,
+                                         events: list[str], service: str,
+                                         broker_instance: str) -> int:
+        """``CREATE EVENT NOTIFICATION name ON SERVER FOR events TO SERVICE 's', 'b'``: any
+        DDL event type or group (server or database level, ``event_types.py``); another
+        name is Msg 40000 (trace events, which the server level also takes, are not
+        raised here, and the engine has no list to tell them from names SQL Server does
+        not know); kept in the current database (whose service 'current database' names)
+        with ``parent_id`` -1; Msg 2714 for a name a server notification has."""
+        meta = self.objects.ddl(txn, db_id)
+        conn = txn.conn
+        upper = [e.upper() for e in events]
+        for event in upper:
+            if event not in DATABASE_LEVEL and event not in SERVER_LEVEL:
+                raise tsql_error(40000, f"CREATE EVENT NOTIFICATION ON SERVER for the "
+                                        f"trace event '{event}'")
+        n = self.state.t.notifications
+        taken = conn.execute(select(n.c.object_id).where(
+            n.c.parent_id == SERVER_PARENT, n.c.name == name)).first()
+        if taken is not None:
+            raise tsql_error(2714, name)
+        self._ensure_service(txn, db_id, meta)
+        object_id = self.state.catalog.next_object_id(conn)
+        conn.execute(insert(n).values(
+            object_id=object_id, database_id=db_id, name=name, parent_id=SERVER_PARENT,
+            events=",".join(dict.fromkeys(upper)), service_name=service,
+            broker_instance=broker_instance, conversation_handle=None, create_date=utcnow()))
+        return object_id
+
+    def drop_server_event_notification(self, txn: Txn, names: list[str]) -> None:
+        """``DROP EVENT NOTIFICATION n [, …] ON SERVER`` (Msg 15151 for a name not there)."""
+        txn.write()
+        n = self.state.t.notifications
+        for name in names:
+            row = txn.conn.execute(select(n.c.object_id).where(
+                n.c.parent_id == SERVER_PARENT, n.c.name == name)).first()
+            if row is None:
+                raise tsql_error(15151, "event notification", name)
+            txn.conn.execute(delete(n).where(n.c.object_id == row[0]))
+
+    def server_notified(self, conn: Any, event: str) -> bool:
+        """Whether a notification on the server asks for DDL event ``event``."""
+        n = self.state.t.notifications
+        return any(_asks_for(r[0], event) for r in conn.execute(select(n.c.events).where(
+            n.c.parent_id == SERVER_PARENT)))
+
+    def post_server_event(self, database: str, event: DdlEvent) -> int:
+        """Send ``event`` (of database ``database``) to every notification on the server
+        asking for it, from the database each was made in; the number of messages."""
+        conn = self.state.store.connect()
+        try:
+            n = self.state.t.notifications
+            dbs = sorted(db for db in {r[0] for r in conn.execute(
+                select(n.c.database_id).where(n.c.parent_id == SERVER_PARENT))}
+                if self.state.catalog.database(conn, db) is not None)  # not dropped since
+        finally:
+            conn.close()
+        body = event_instance(event.event_type, self.server_name, database, event.schema,
+                              event.name, event.object_type, event=event)
+        return sum(self._post(db, SERVER_PARENT,
+                              lambda events: _asks_for(events, event.event_type),
+                              lambda _meta: body) for db in dbs)
 
     def database_notified(self, conn: Any, db_id: int, event: str) -> bool:
         """Whether a notification on the database asks for DDL event ``event``."""
@@ -262,6 +330,10 @@ def event_instance(event_type: str, server: str, database: str, schema: str, nam
              ("ServerName", server), ("LoginName", login), ("UserName", user),
              ("DatabaseName", database), ("SchemaName", schema), ("ObjectName", name),
              ("ObjectType", object_type)]
+    if object_type == "DATABASE":
+        # CREATE / ALTER / DROP_DATABASE: a server event, of a database, not an object.
+        parts = [p for p in parts if p[0] not in ("UserName", "SchemaName", "ObjectName",
+                                                   "ObjectType")]
     command = "" if event is None else (
         '<TSQLCommand><SetOptions ANSI_NULLS="ON" ANSI_NULL_DEFAULT="ON" ANSI_PADDING="ON" '
         'QUOTED_IDENTIFIER="ON" ENCRYPTED="FALSE"/>'
@@ -278,29 +350,15 @@ class DdlEvent:
     event_type: str  # CREATE_TABLE …
     schema: str
     name: str
-    object_type: str  # TABLE, VIEW, PROCEDURE, FUNCTION
+    object_type: str  # TABLE, VIEW, PROCEDURE, FUNCTION, QUEUE
     command: str  # the statement's text
     spid: int
     login: str
     user: str
 
 
-# The DDL events raised here, each in its groups (SQL Server's event groups: DDL_TABLE_EVENTS
-# … under DDL_TABLE_VIEW_EVENTS, under DDL_DATABASE_LEVEL_EVENTS).
-_DDL_EVENT_GROUPS = {
-    "TABLE": ("DDL_TABLE_EVENTS", "DDL_TABLE_VIEW_EVENTS"),
-    "VIEW": ("DDL_VIEW_EVENTS", "DDL_TABLE_VIEW_EVENTS"),
-    "PROCEDURE": ("DDL_PROCEDURE_EVENTS",),
-    "FUNCTION": ("DDL_FUNCTION_EVENTS",),
-}
-DDL_EVENTS: dict[str, tuple[str, ...]] = {
-    f"{verb}_{kind}": (*groups, "DDL_DATABASE_LEVEL_EVENTS")
-    for kind, groups in _DDL_EVENT_GROUPS.items() for verb in ("CREATE", "ALTER", "DROP")}
-DDL_GROUPS = frozenset(g for groups in DDL_EVENTS.values() for g in groups)
-
-
 def _asks_for(events: str, event_type: str) -> bool:
     """Whether a notification's events (comma-separated types and groups) take
     ``event_type``."""
     wanted = set(events.split(","))
-    return event_type in wanted or bool(wanted.intersection(DDL_EVENTS.get(event_type, ())))
+    return event_type in wanted or bool(wanted.intersection(event_groups(event_type)))

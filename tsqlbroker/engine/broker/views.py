@@ -79,6 +79,14 @@ def literal_rows(columns: list[tuple[str, str]], rows: list[tuple[Any, ...]]) ->
         for row in rows)
 
 
+# sys.event_notifications and sys.server_event_notifications have the same columns.
+_NOTIFICATION_COLUMNS = [
+    ("name", "sysname"), ("object_id", "int"), ("parent_class", "tinyint"),
+    ("parent_class_desc", "nvarchar(60)"), ("parent_id", "int"), ("create_date", "datetime"),
+    ("modify_date", "datetime"), ("service_name", "nvarchar(256)"),
+    ("broker_instance", "nvarchar(128)"), ("creator_sid", "varbinary(85)"),
+    ("principal_id", "int")]
+
 # name → (columns, SQL template with {db} and {p} (table prefix))
 _VIEWS: dict[str, tuple[list[tuple[str, str]], str]] = {
     "service_message_types": (
@@ -172,17 +180,20 @@ _VIEWS: dict[str, tuple[list[tuple[str, str]], str]] = {
         "-1 AS last_out_of_order_sequence, 0 AS last_out_of_order_frag, 0 AS is_system, "
         "priority FROM {p}conversation_endpoints WHERE database_id = {db}")),
     "event_notifications": (
-        [("name", "sysname"), ("object_id", "int"), ("parent_class", "tinyint"),
-         ("parent_class_desc", "nvarchar(60)"), ("parent_id", "int"),
-         ("create_date", "datetime"), ("modify_date", "datetime"),
-         ("service_name", "nvarchar(256)"), ("broker_instance", "nvarchar(128)"),
-         ("creator_sid", "varbinary(85)"), ("principal_id", "int")],
+        _NOTIFICATION_COLUMNS,
         ("SELECT name, object_id, CASE WHEN parent_id = 0 THEN 0 ELSE 1 END AS parent_class, "
          "CASE WHEN parent_id = 0 THEN 'DATABASE' ELSE 'OBJECT_OR_COLUMN' END "
          "AS parent_class_desc, "
          "parent_id, create_date, create_date AS modify_date, service_name, broker_instance, "
          "NULL AS creator_sid, NULL AS principal_id "
-         "FROM {p}event_notifications WHERE database_id = {db}")),
+         "FROM {p}event_notifications WHERE database_id = {db} AND parent_id >= 0")),
+    # Notifications ON SERVER (parent_id -1), whatever the database they were made in.
+    "server_event_notifications": (
+        _NOTIFICATION_COLUMNS,
+        ("SELECT name, object_id, 100 AS parent_class, 'SERVER' AS parent_class_desc, "
+         "0 AS parent_id, create_date, create_date AS modify_date, service_name, "
+         "broker_instance, NULL AS creator_sid, NULL AS principal_id "
+         "FROM {p}event_notifications WHERE parent_id = -1")),
     "conversation_groups": (
         [("conversation_group_id", "uniqueidentifier"), ("service_id", "int"),
          ("is_system", "bit")],

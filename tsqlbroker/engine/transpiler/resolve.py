@@ -16,7 +16,7 @@ from ...errors import BindError, TSqlError, tsql_error
 from .. import apply, forxml, pivot, shapes, tvf
 from ..catalog import TEMPDB, Catalog
 from ..context import ExecContext, VirtualTable, virtual_resolvers
-from ..parsing import not_supported, parse_statement
+from ..parsing import PARENTHESISED_QUERY, not_supported, parse_statement
 from ..seqcalls import resolve_sequences
 from ..synonyms import SYNONYM, synonym_target
 from ..tableinfo import TableInfo, load_table, table_by_physical
@@ -26,6 +26,7 @@ from .scope import (
     PHYSICAL_MARK,
     Source,
     default_alias,
+    projection_name,
     table_key,
     written_name,
 )
@@ -212,7 +213,9 @@ class Resolver:
         named = [c.name for c in alias_node.args.get("columns") or []] if alias_node else []
         if named and len(named) != len(items):
             return
-        names = named or [i.alias_or_name for i in items]
+        # A query in parentheses the parser made a derived table keeps SQL Server's names.
+        names = named or [projection_name(i) if sub.alias == PARENTHESISED_QUERY
+                          else i.alias_or_name for i in items]
         columns = [(n, self.types.spec_of(i)) for n, i in zip(names, items, strict=True)]
         self.b.sources[sub.alias.lower()] = Source("derived", sub.alias, columns)
 

@@ -19,8 +19,10 @@ from sqlglot import exp
 from ...errors import BindError, tsql_error
 from ...storage.stored_values import STRING_TYPES, backend_value, to_storage
 from ...values.operators import binary_bitwise_error
+from ...values.precedence import common_spec
 from ...values.parse_builtins import check_parse_arguments, parse_value
-from ...values.types import parse_spec, parse_type_spec
+from ...values.string_builtins import HASHED_AS, hashed_input
+from ...values.types import literal_spec, parse_spec, parse_type_spec
 from .. import apply, forxml, jsonbuild, shapes
 from ..funcmap import (
     BUILTIN_FALLBACK,
@@ -149,6 +151,9 @@ class Rewriter:
         if isinstance(node, exp.Add) and self.types.is_concatenation(node):
             left, right = self.rewrite(node.this), self.rewrite(node.expression)
             return exp.DPipe(this=left, expression=right, safe=True)
+        hashed = _hashbytes_arguments(node)
+        if hashed is not None:
+            return self._hashbytes(*hashed)
         if isinstance(node, exp.Anonymous) and node.name.lower() == "datalength" \
                 and len(node.expressions) == 1:
             # The byte count depends on the argument's type (varchar 1, nvarchar 2 per char).
@@ -203,6 +208,31 @@ class Rewriter:
             return jsonbuild.json_build(self.rewrite_children(node), self.rewrites.json_scalar,
                                         specs)
         return None
+
+    def _hashbytes(self, algorithm: exp.Expression, data: exp.Expression) -> exp.Expression:
+        """HASHBYTES(algorithm, data): the data as the varbinary it hashes, converted as the
+        interpreter converts it (values/string_builtins.hashed_input: a string's own bytes,
+        another type's implicit conversion to varbinary; Msg 257 for none)."""
+        spec = self.types.spec_of(data)
+        if spec is None and isinstance(data, exp.Literal) and not data.is_string:
+            spec = literal_spec(data.name, False)  # a number past bigint: numeric(p, 0)
+        if spec is None and isinstance(data, (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)):
+            # Integer or float arithmetic (the annotator types decimal arithmetic only): the
+            # operands' type of higher precedence.
+            operands = [self.types.spec_of(data.this), self.types.spec_of(data.expression)]
+            for i, operand in enumerate((data.this, data.expression)):
+                if operands[i] is None and isinstance(operand, exp.Literal) \
+                        and not operand.is_string:
+                    operands[i] = literal_spec(operand.name, False)
+            spec = common_spec(operands) if None not in operands else None
+        value = self.rewrite(data)
+        source = parse_type_spec(spec) if spec else None
+        if source is not None and not source.is_binary and source.name != "null":
+            hashed_input(source)  # the rule's check: Msg 257 when no implicit conversion
+            value = self.converted(value, HASHED_AS.spec(), spec)
+        if not isinstance(algorithm, exp.Literal):
+            algorithm = self.rewrite(algorithm)
+        return self._function(exp.Anonymous(this="hashbytes", expressions=[algorithm, value]))
 
     def _parse_call(self, node: exp.Anonymous) -> exp.Expression:
         """PARSE / TRY_PARSE, which engine/parsing.py wrote as ``PARSE(x, 'type'[, culture])``:
@@ -711,6 +741,23 @@ class Rewriter:
 
 
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between)
+def _hashbytes_arguments(node: exp.Expression
+                        ) -> tuple[exp.Expression, exp.Expression] | None:
+    """(algorithm, data) of a HASHBYTES call (sqlglot reads MD5 / SHA1 / SHA2_n as calls of
+    their own, the other algorithms as HASHBYTES)."""
+    if isinstance(node, exp.MD5):
+        return exp.Literal.string("MD5"), node.this
+    if isinstance(node, exp.SHA):
+        return exp.Literal.string("SHA1"), node.this
+    if isinstance(node, exp.SHA2):
+        length = node.args.get("length")
+        return exp.Literal.string(f"SHA2_{length.name if length else 256}"), node.this
+    if isinstance(node, exp.Anonymous) and node.name.lower() == "hashbytes" \
+            and len(node.expressions) == 2:
+        return node.expressions[0], node.expressions[1]
+    return None
+
+
 # Types stored as canonical text whose comparisons with strings need a conversion first.
 _CANONICAL_TEXT_TYPES = {"date", "time", "datetime", "datetime2", "smalldatetime",
                          "datetimeoffset", "uniqueidentifier"}

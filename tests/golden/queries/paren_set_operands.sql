@@ -1,0 +1,32 @@
+-- A query in parentheses as any operand of UNION / EXCEPT / INTERSECT, with ORDER BY / OFFSET
+-- after the set operation (SELECT - set operators: "query_expression ... | ( query_expression )").
+-- An operand with its own TOP and ORDER BY keeps them; a set operation in parentheses is one
+-- operand; the result's columns are named by the first query (no name: "").
+(SELECT 1) UNION ALL (SELECT 9) ORDER BY 1;
+GO
+(SELECT 1) UNION ALL (SELECT 9) ORDER BY 1 DESC OFFSET 1 ROWS;
+GO
+CREATE TABLE dbo.t (a int);
+INSERT dbo.t VALUES (1), (2), (3);
+(SELECT a FROM dbo.t) INTERSECT (SELECT 2) ORDER BY a;
+(SELECT a FROM dbo.t) INTERSECT (SELECT 2) UNION (SELECT 7) ORDER BY a DESC;
+(SELECT TOP 1 a FROM dbo.t ORDER BY a DESC) UNION ALL (SELECT TOP 1 a FROM dbo.t ORDER BY a) ORDER BY 1;
+SELECT 0 AS z UNION ALL (SELECT TOP (2) a FROM dbo.t ORDER BY a DESC) ORDER BY z;
+((SELECT 1) UNION ALL (SELECT 9)) ORDER BY 1;
+((SELECT 1) UNION ALL (SELECT 9)) UNION (SELECT 3) ORDER BY 1;
+SELECT a AS x FROM dbo.t UNION ((SELECT 1) UNION ALL (SELECT 9)) ORDER BY x;
+GO
+SELECT 'in' AS r WHERE 9 IN ((SELECT 1) UNION ALL (SELECT 9));
+SELECT 'not in' AS r WHERE 1 NOT IN ((SELECT 1) UNION ALL (SELECT 9) EXCEPT (SELECT 1));
+SELECT 'one' AS r WHERE 1 IN ((SELECT 1));
+SELECT * FROM ((SELECT 1 AS a) UNION ALL (SELECT 9) ORDER BY a DESC OFFSET 1 ROWS) AS d;
+SELECT * FROM ((SELECT 1 AS a) INTERSECT (SELECT 1)) AS d;
+GO
+WITH c AS ((SELECT 1 AS a) UNION ALL (SELECT 9) ORDER BY a OFFSET 1 ROWS) SELECT a FROM c;
+GO
+CREATE TABLE dbo.u (a int);
+INSERT dbo.u (SELECT 5) UNION ALL (SELECT 4) ORDER BY 1;
+INSERT dbo.u (SELECT 3) INTERSECT (SELECT 3);
+INSERT dbo.u (SELECT a FROM dbo.t) EXCEPT (SELECT 3) ORDER BY 1 OFFSET 1 ROWS;
+SELECT a FROM dbo.u ORDER BY a;
+GO
