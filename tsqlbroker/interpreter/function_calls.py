@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from tsqlbroker.engine.visibility import object_visible
 from tsqlbroker.errors import BindError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
+from tsqlbroker.lazy import LazyModule
 
 from ..values import builtins as FN
 from ..values import precedence
@@ -30,9 +31,15 @@ from .compiler import CExpr, Compiler, EvalFn, const_expr, expr_handler
 from .expressions import DYNAMIC, coerce
 from .server_info import SERVER_NAME, VERSION, server_property
 from .setoptions import options_bitmap, session_property
+from .statement_context import exec_context
 
 if TYPE_CHECKING:
     from .frames import Frame
+
+# The DML engine and the transpiler's name resolution load sqlglot: on first use (IDENT_CURRENT,
+# OBJECT_ID …), not at start-up.
+engine_dml = LazyModule("tsqlbroker.engine.dml", globals(), "engine_dml")
+engine_resolve = LazyModule("tsqlbroker.engine.transpiler.resolve", globals(), "engine_resolve")
 
 LOGIN_NAME = "sa"
 USER_NAME = "dbo"
@@ -292,16 +299,11 @@ def _object_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
     tf = str_arg(args[1]) if len(args) > 1 else (lambda _f: None)
 
     def object_id(f: Frame) -> Any:
-        # start-up laziness: the transpiler loads sqlglot
-        from tsqlbroker.engine.transpiler.resolve import object_id_of
-
         name = nf(f)
         if name is None:
             return None
         s = f.session
-        from .dml import exec_context
-
-        oid = object_id_of(exec_context(f), name)
+        oid = engine_resolve.object_id_of(exec_context(f), name)
         want = tf(f)
         if oid is not None and want:
             row = s.instance.catalog.object_by_id(s.conn, None, oid)
@@ -482,12 +484,6 @@ def _scope_identity(c: Compiler, node: ast.FunctionCall) -> CExpr:
 
 def _engine_identity(f: Frame, table: str, what: str) -> Any:
     """The engine's ``ident_current`` / ``identity_definition`` of a table."""
-    # Imported here: engine.dml loads sqlglot, which a session without DML never needs.
-    # start-up laziness: the DML engine loads sqlglot, which a session without DML never needs
-    from tsqlbroker.engine import dml as engine_dml
-
-    from .dml import exec_context
-
     return getattr(engine_dml, what)(exec_context(f), table)
 
 

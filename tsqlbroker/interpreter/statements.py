@@ -21,9 +21,11 @@ from .authorize import require_connect, require_create_database, require_drop_da
 from .compiler import CExpr, Compiler, StmtFn, handler, self_wrapped, touches_storage, walk
 from .expressions import coerce
 from .function_calls import xml_resolver
+from .statement_context import exec_context
 from .statistics import set_statistics
 
 if TYPE_CHECKING:
+    from tsqlbroker.engine import dml as engine_dml
     from tsqlbroker.engine import parsing as engine_parsing
 
     from .frames import Frame
@@ -32,6 +34,8 @@ else:
     from tsqlbroker.lazy import LazyModule
 
     engine_parsing = LazyModule("tsqlbroker.engine.parsing", globals(), "engine_parsing")
+    # The DML engine too, with the first SET IDENTITY_INSERT run.
+    engine_dml = LazyModule("tsqlbroker.engine.dml", globals(), "engine_dml")
 
 
 # --------------------------------------------------------------------------------------------
@@ -308,8 +312,6 @@ def compile_set_option(c: Compiler, node: ast.SetOption) -> StmtFn:
             f.session.rowcount = 0
         return run_datefirst
     if option == "identity_insert" and node.target is not None:
-        from .dml import engine_dml, exec_context
-
         # The name as written (Msg 8106/8107 quote it); odd names keep their brackets.
         t = node.target
         parts = [p or "" for p in (t.database, t.schema) if t.database or p] + [t.name]

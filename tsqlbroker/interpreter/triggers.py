@@ -29,6 +29,7 @@ from .function_calls import special
 from .procedures import Compiled, ParamInfo, collect_labels, invoke
 from .schemas import ddl_statement, drop_objects
 from .sequences import database_of, shown_name
+from .statement_context import TRIGGERS
 from .tabletypes import TABLE
 
 if TYPE_CHECKING:
@@ -275,5 +276,5 @@ def _run(f: Frame, trigger: TriggerInfo, event: TriggerEvent) -> None:
         raise err
 
 
-dml.TRIGGERS.fire = fire
-dml.TRIGGERS.instead_active = instead_active
+TRIGGERS.fire = fire
+TRIGGERS.instead_active = instead_active
