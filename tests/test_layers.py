@@ -80,7 +80,6 @@ KNOWN_LOCAL_IMPORTS: dict[tuple[str, str], str] = {
         "through the Session / Instance object",
             ("engine.security", "engine.permissions"),
             ("engine.sysviews", "engine.security_views"),
-            ("interpreter.compiler", "interpreter.expressions"),
             ("interpreter.instance", "interpreter.activity"),
             ("interpreter.instance", "interpreter.broker_runtime"),
             ("interpreter.instance", "interpreter.session"),

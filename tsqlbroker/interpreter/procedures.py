@@ -30,7 +30,7 @@ from tsqlbroker.errors import (
 from tsqlbroker.grammar import ast, parser
 
 from ..values import types as T
-from ..values.convert import CONVERSION_ERRORS
+from ..values.convert import CONVERSION_ERRORS, conversion_for_assignment
 from . import ast_types, dml, transactions
 from .authorize import require_database, require_execute
 from .compiler import (
@@ -45,7 +45,7 @@ from .compiler import (
 )
 from .control import collect_labels
 from .dml import drop_temp_tables_named
-from .expressions import coerce, implicit
+from .expressions import coerce
 from .frames import Frame
 from .impersonation import enter_module
 from .runtime_errors import aborts_scope
@@ -377,7 +377,7 @@ def _bind(c_args: list[tuple[ast.ExecArg, Any]], compiled: Compiled, proc_name: 
         if p.table_type is not None:
             binds.append((p.slot, ce.fn))
             continue
-        conv = implicit(ce.type, p.type)
+        conv = conversion_for_assignment(ce.type, p.type)
         ef = ce.fn
         if conv is None:
             binds.append((p.slot, ef))
@@ -682,7 +682,7 @@ def call_table_function(f: Frame, name: ast.ObjectName, args: list[tuple[Any, T.
             frame.v[p.slot] = p.default
             continue
         value, src = arg
-        conv = implicit(src, p.type)
+        conv = conversion_for_assignment(src, p.type)
         frame.v[p.slot] = value if conv is None or value is None else conv(value)
     if s.nestlevel >= MAX_NESTING:
         raise tsql_error(217)
@@ -722,7 +722,7 @@ def call_scalar_function(f: Frame, name: ast.ObjectName, args: list[Any],
     values: dict[int, Any] = {}
     for i, p in enumerate(compiled.params):
         if i < len(args):
-            conv = implicit(arg_types[i], p.type)
+            conv = conversion_for_assignment(arg_types[i], p.type)
             values[p.slot] = args[i] if conv is None or args[i] is None else conv(args[i])
         else:
             raise ExecutionError(313, "An insufficient number of arguments were supplied for "
