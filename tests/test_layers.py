@@ -87,7 +87,6 @@ KNOWN_LOCAL_IMPORTS: dict[tuple[str, str], str] = {
             ("interpreter.procedures", "interpreter.dynamic"),
             ("interpreter.session", "interpreter.dml"),
             ("interpreter.session", "interpreter.procedures"),
-            ("interpreter.statements", "interpreter.tabletypes"),
             ("engine.permissions", "engine.broker"),
             ("interpreter.function_calls", "interpreter.procedures"),
             ("repl.completer", "repl.special"),

@@ -49,7 +49,7 @@ from .expressions import coerce
 from .frames import Frame
 from .impersonation import enter_module
 from .runtime_errors import aborts_scope
-from .tabletypes import TABLE, is_builtin, make_table_variable, table_argument
+from .tabletypes import TABLE, make_table_variable, table_argument
 from .udf_checks import check_function_body
 
 if TYPE_CHECKING:
@@ -120,7 +120,7 @@ def compile_module_node(text: str, node: ast.CreateProcedure | ast.CreateFunctio
     c = Compiler(text, proc_name=name, kind=kind)
     params: list[ParamInfo] = []
     for p in node.params:
-        if not is_builtin(p.type):  # @p dbo.SomeTableType READONLY
+        if not ast_types.is_builtin(p.type):  # @p dbo.SomeTableType READONLY
             if not p.readonly:
                 raise c.bind_error(352, p, p.name)
             key = p.name.lower()

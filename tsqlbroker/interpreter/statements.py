@@ -4,6 +4,7 @@ CREATE / DROP DATABASE, WAITFOR DELAY / TIME, RAISERROR and THROW."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from datetime import time as dtime
 from typing import TYPE_CHECKING, Any
@@ -41,6 +42,16 @@ else:
 # --------------------------------------------------------------------------------------------
 # Variables
 # --------------------------------------------------------------------------------------------
+class DeclareTyped:
+    """What ``tabletypes.py`` (above this module: it imports the DML bridge, which imports
+    this one) plugs in: ``compile(c, item)`` for ``DECLARE @t dbo.SomeTableType``."""
+
+    compile: Callable[[Compiler, ast.VarDecl], StmtFn]
+
+
+DECLARE_TYPED = DeclareTyped()
+
+
 @handler(ast.Declare)
 def compile_declare(c: Compiler, node: ast.Declare) -> StmtFn:
     inits: list[tuple[int, Any]] = []
@@ -49,10 +60,8 @@ def compile_declare(c: Compiler, node: ast.Declare) -> StmtFn:
         if item.type.name.lower() == "cursor":  # a cursor variable (SET @c = CURSOR …)
             c.declare(item.name, T.SqlType("cursor"), item)
             continue
-        from .tabletypes import compile_declare_typed, is_builtin
-
-        if not is_builtin(item.type):  # DECLARE @t dbo.SomeTableType
-            tables.append(compile_declare_typed(c, item))
+        if not ast_types.is_builtin(item.type):  # DECLARE @t dbo.SomeTableType
+            tables.append(DECLARE_TYPED.compile(c, item))
             continue
         t = ast_types.type_from_ast(item.type, "declare")
         init = c.expr(item.default) if item.default is not None else None
