@@ -53,7 +53,7 @@ def counting(session: Session) -> Iterator[Callable[[], int]]:
     """Count what the session's DBAPI connection sends inside the block: statements on
     SQLite, round trips on PostgreSQL (see :func:`round_trips`)."""
     dbapi: Any = session.conn.conn.connection.dbapi_connection
-    if session.conn.dialect != "sqlite":
+    if session.conn.backend.name != "sqlite":
         with round_trips(dbapi) as count:
             yield count
         return

@@ -24,7 +24,7 @@ from .results import ResultSet
 from .tableinfo import TableInfo
 from .transpiler.binder import Binder
 from .transpiler.scope import Source, table_key
-from .writer import DEFAULT, RowWriter, physical_table_ref, rowid_column
+from .writer import DEFAULT, RowWriter, physical_table_ref
 
 
 def target_table(ctx: ExecContext, node: exp.Table, statement: str) -> TableInfo:
@@ -151,7 +151,7 @@ def _output(ctx: ExecContext, info: TableInfo, parsed: Parsed, params: Params,
         select = select.from_(physical_table_ref(info, "inserted"))
         if old:
             select = select.join(deleted, join_type="cross")
-        rid = exp.column(rowid_column(ctx.conn.dialect), table="inserted")
+        rid = exp.column(ctx.conn.backend.rowid_column, table="inserted")
         select = select.where(exp.EQ(this=rid, expression=exp.Placeholder(this="__rid")))
     binder = Binder(ctx, params)
     binder.sources["deleted"] = Source("table", "deleted", [(c.name, c.spec) for c in info.columns],
@@ -209,7 +209,7 @@ def _target_select(ctx: ExecContext, tree: exp.Expression, target: exp.Table,
     alias = None
     tinfo: TableInfo | None = None
     binder = Binder(ctx, {})
-    rid_name = rowid_column(ctx.conn.dialect)
+    rid_name = ctx.conn.backend.rowid_column
     if cte is not None:
         # UPDATE / DELETE through a CTE: the rows of its one base table, addressed by a row
         # id column the CTE passes through.
