@@ -15,3 +15,11 @@ SELECT JSON_QUERY(js, 'strict $.zz') FROM dbo.docs WHERE id = 1;
 GO
 SELECT JSON_QUERY(js, 'strict $.s') FROM dbo.docs WHERE id = 1;
 GO
+-- A malformed path in a variable (read when the query runs): Msg 13607 places the character
+-- from the '$', after a lax / strict prefix, for JSON_QUERY and OPENJSON alike.
+DECLARE @bad nvarchar(20) = N'strict $.b?';
+SELECT JSON_QUERY(js, @bad) FROM dbo.docs WHERE id = 1;
+GO
+DECLARE @bad nvarchar(20) = N'  lax $.a!';
+SELECT x.[key] FROM dbo.docs AS d CROSS APPLY OPENJSON(d.js, @bad) AS x WHERE d.id = 1;
+GO

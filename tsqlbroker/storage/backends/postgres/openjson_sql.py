@@ -10,37 +10,38 @@ rows (or NULL), strict ones SQL Server's errors.
 
 from __future__ import annotations
 
-# '[lax|strict] $.a."b c"[0]' → (strict, '{a,b c,0}') for the #> operator.
+# '[lax|strict] $.a."b c"[0]' → (strict, '{a,b c,0}') for the #> operator: the one reading
+# of a JSON path in SQL (OPENJSON, JSON_QUERY), as values/json_builtins.parse_path reads it
+# (Msg 13607's position counts from the '$').
 _STEPS = r"""CREATE OR REPLACE FUNCTION tsqlb_json_steps(p text, OUT is_strict boolean,
                                                 OUT steps text[])
     LANGUAGE plpgsql IMMUTABLE AS $$
     DECLARE
-      rest text COLLATE "C" := btrim(p);
+      path text COLLATE "C" := btrim(p COLLATE "C");
+      rest text COLLATE "C";
       m text[];
-      pos integer;
     BEGIN
       is_strict := false;
       steps := '{}';
-      IF lower(rest) LIKE 'strict %' THEN
+      IF lower(path) LIKE 'strict %' THEN
         is_strict := true;
-        rest := ltrim(substr(rest, 8));
-      ELSIF lower(rest) LIKE 'lax %' THEN
-        rest := ltrim(substr(rest, 5));
+        path := ltrim(substr(path, 8));
+      ELSIF lower(path) LIKE 'lax %' THEN
+        path := ltrim(substr(path, 5));
       END IF;
-      pos := length(p) - length(rest) + 1;
-      IF left(rest, 1) <> '$' THEN
+      IF left(path, 1) IS DISTINCT FROM '$' THEN
         RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = '13607', MESSAGE = format(
           'JSON path is not properly formatted. Unexpected character ''%s'' is found at '
-          'position %s.', left(rest, 1), 1);
+          'position 1.', left(path, 1));
       END IF;
-      rest := substr(rest, 2);
+      rest := substr(path, 2);
       WHILE rest <> '' LOOP
         m := regexp_match(rest,
           '^(\.(?:"((?:[^"\\]|\\.)*)"|([A-Za-z_$][A-Za-z0-9_$]*))|\[\s*([0-9]+)\s*\])');
         IF m IS NULL THEN
           RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = '13607', MESSAGE = format(
             'JSON path is not properly formatted. Unexpected character ''%s'' is found at '
-            'position %s.', left(rest, 1), length(p) - length(rest) + 1);
+            'position %s.', left(rest, 1), length(path) - length(rest) + 1);
         END IF;
         steps := steps || COALESCE(('"' || m[2] || '"')::json #>> '{}', m[3], m[4]);
         rest := substr(rest, length(m[1]) + 1);

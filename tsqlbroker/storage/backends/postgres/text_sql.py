@@ -169,17 +169,13 @@ _JSON = [
       RETURN r #>> '{}';
     END $$""",
     # JSON_QUERY: the object or array at the path as the source writes it (json, not jsonb,
-    # keeps its text); the path read as values/json_builtins.parse_path reads it.
-    r"""CREATE OR REPLACE FUNCTION tsqlb_json_query(j text, p text) RETURNS text
+    # keeps its text); the path read by tsqlb_json_steps (openjson_sql.py), as OPENJSON does.
+    """CREATE OR REPLACE FUNCTION tsqlb_json_query(j text, p text) RETURNS text
     LANGUAGE plpgsql IMMUTABLE AS $$
     DECLARE
       doc json;
       r json;
-      path text COLLATE "C" := btrim(p COLLATE "C");
-      is_strict boolean := false;
-      keys text[] := '{}';
-      step text;
-      pos integer;
+      path record;
     BEGIN
       IF j IS NULL OR p IS NULL THEN RETURN NULL; END IF;
       BEGIN
@@ -188,38 +184,10 @@ _JSON = [
         RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = '13609', MESSAGE =
           'JSON text is not properly formatted.';
       END;
-      IF lower(path) LIKE 'strict %' THEN
-        is_strict := true;
-        path := ltrim(substr(path, 8));
-      ELSIF lower(path) LIKE 'lax %' THEN
-        path := ltrim(substr(path, 5));
-      END IF;
-      IF left(path, 1) IS DISTINCT FROM '$' THEN
-        RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = '13607', MESSAGE = format(
-          'JSON path is not properly formatted. Unexpected character ''%s'' is found at '
-          'position 1.', left(path, 1));
-      END IF;
-      pos := 2;
-      WHILE pos <= length(path) LOOP
-        step := substring(substr(path, pos)
-                          from '^(\.(?:"(?:[^"\\]|\\.)*"|[A-Za-z_$][A-Za-z0-9_$]*)|\[\s*\d+\s*\])');
-        IF step IS NULL THEN
-          RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = '13607', MESSAGE = format(
-            'JSON path is not properly formatted. Unexpected character ''%s'' is found at '
-            'position %s.', substr(path, pos, 1), pos);
-        END IF;
-        IF left(step, 1) = '[' THEN
-          keys := keys || btrim(substr(step, 2, length(step) - 2));
-        ELSIF substr(step, 2, 1) = '"' THEN
-          keys := keys || (substr(step, 2)::json #>> '{}');
-        ELSE
-          keys := keys || substr(step, 2);
-        END IF;
-        pos := pos + length(step);
-      END LOOP;
-      r := doc #> keys;
+      path := tsqlb_json_steps(p);
+      r := doc #> path.steps;
       IF r IS NULL OR json_typeof(r) NOT IN ('object', 'array') THEN
-        IF is_strict THEN
+        IF path.is_strict THEN
           RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = CASE WHEN r IS NULL THEN '13608'
             ELSE '13624' END, MESSAGE = CASE WHEN r IS NULL
             THEN 'Property cannot be found on the specified JSON path.'
