@@ -137,66 +137,28 @@ _ISDATE = [
                                                            "bigint", "integer")],
 ]
 
-# JSON_VALUE (lax, or 'strict $…' paths): the scalar at the path as text, NULL for objects,
-# arrays, JSON null and missing paths; ISJSON: 1 for a valid object or array.
+# JSON_VALUE: the scalar at the path as text; JSON_QUERY: the object or array there as the
+# source writes it (json, not jsonb, keeps its text). NULL where there is none (lax), SQL
+# Server's error (strict paths). The path is read first, as values/json_builtins reads it,
+# by tsqlb_json_steps, and the value found by tsqlb_json_at (both openjson_sql.py, shared
+# with OPENJSON). ISJSON: 1 for a valid object or array.
 _JSON = [
-    """CREATE OR REPLACE FUNCTION tsqlb_json_value(j text, p text) RETURNS text
+    *[f"""CREATE OR REPLACE FUNCTION {name}(j text, p text) RETURNS text
     LANGUAGE plpgsql IMMUTABLE AS $$
     DECLARE
-      doc jsonb;
-      r jsonb;
-    BEGIN
-      IF j IS NULL OR p IS NULL THEN RETURN NULL; END IF;
-      BEGIN
-        doc := j::jsonb;
-      EXCEPTION WHEN others THEN
-        RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = '13609', MESSAGE =
-          'JSON text is not properly formatted.';
-      END;
-      BEGIN
-        r := jsonb_path_query_first(doc, p::jsonpath);
-      EXCEPTION WHEN sqlstate '22000' OR sqlstate '22030' OR sqlstate '22033'
-                     OR sqlstate '22034' OR sqlstate '22035' OR sqlstate '22036'
-                     OR sqlstate '22037' OR sqlstate '22038' OR sqlstate '22039'
-                     OR sqlstate '2203A' OR sqlstate '2203B' OR sqlstate '2203C'
-                     OR sqlstate '2203D' OR sqlstate '2203E' OR sqlstate '2203F' THEN
-        -- a strict path that finds no property (lax paths give NULL instead)
-        RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = '13608', MESSAGE =
-          'Property cannot be found on the specified JSON path.';
-      END;
-      IF r IS NULL OR jsonb_typeof(r) IN ('object', 'array', 'null') THEN RETURN NULL; END IF;
-      IF length(r #>> '{}') > 4000 THEN RETURN NULL; END IF;
-      RETURN r #>> '{}';
-    END $$""",
-    # JSON_QUERY: the object or array at the path as the source writes it (json, not jsonb,
-    # keeps its text); the path read by tsqlb_json_steps (openjson_sql.py), as OPENJSON does.
-    """CREATE OR REPLACE FUNCTION tsqlb_json_query(j text, p text) RETURNS text
-    LANGUAGE plpgsql IMMUTABLE AS $$
-    DECLARE
-      doc json;
-      r json;
       path record;
+      doc json;
     BEGIN
       IF j IS NULL OR p IS NULL THEN RETURN NULL; END IF;
+      path := tsqlb_json_steps(p);
       BEGIN
         doc := j::json;
       EXCEPTION WHEN others THEN
         RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = '13609', MESSAGE =
           'JSON text is not properly formatted.';
       END;
-      path := tsqlb_json_steps(p);
-      r := doc #> path.steps;
-      IF r IS NULL OR json_typeof(r) NOT IN ('object', 'array') THEN
-        IF path.is_strict THEN
-          RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = CASE WHEN r IS NULL THEN '13608'
-            ELSE '13624' END, MESSAGE = CASE WHEN r IS NULL
-            THEN 'Property cannot be found on the specified JSON path.'
-            ELSE 'Object or array cannot be found in the specified JSON path.' END;
-        END IF;
-        RETURN NULL;
-      END IF;
-      RETURN r::text;
-    END $$""",
+      RETURN tsqlb_json_at(doc, path.is_strict, path.steps, {as_json});
+    END $$""" for name, as_json in (("tsqlb_json_value", "false"), ("tsqlb_json_query", "true"))],
     """CREATE OR REPLACE FUNCTION tsqlb_isjson(j text) RETURNS integer
     LANGUAGE plpgsql IMMUTABLE AS $$
     BEGIN
