@@ -210,7 +210,7 @@ def load_handlers() -> None:
 
 # The modules that register statement / expression handlers.
 HANDLER_MODULES = ("expressions", "statements", "control", "transactions", "dml", "procedures",
-                   "dynamic", "cursors", "function_calls", "broker_stmts", "security",
+                   "dynamic", "cursors", "function_calls", "broker_stmts", "security_stmts",
                    "tabletypes", "activity", "schemas", "sequences", "aliastypes", "triggers",
                    "approles", "ddl_events")
 

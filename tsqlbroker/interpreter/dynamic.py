@@ -31,7 +31,7 @@ from .procedures import (
     site_id,
 )
 from .runtime_errors import aborts_scope
-from .security import compile_sp_rolemember
+from .security_stmts import compile_sp_rolemember
 from .sysprocs import CATALOG_PROCEDURES
 
 if TYPE_CHECKING:
