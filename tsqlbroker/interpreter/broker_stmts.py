@@ -40,7 +40,7 @@ from .authorize import (
 )
 from .broker_runtime import runtime_for
 from .compiler import CExpr, Compiler, StmtFn, handler, walk
-from .dml import compile_params, run_sql
+from .dml_stmts import compile_params, run_sql
 from .expressions import DYNAMIC
 from .function_calls import special
 from .impersonation import current, privileged

@@ -3,7 +3,7 @@
 Every statement compiles to ``fn(frame) -> None`` and every expression to a :class:`CExpr`
 (static type + ``fn(frame) -> value``). Handlers are registered per AST node type with
 :func:`handler` / :func:`expr_handler` (dispatch tables, one handler per node class); the
-statement families live in their own modules (``statements``, ``control``, ``dml``,
+statement families live in their own modules (``statements``, ``control``, ``dml_stmts``,
 ``procedures``, ``cursors``, ``dynamic`` … and the lead's ``broker_stmts``), imported by
 :func:`load_handlers`.
 
@@ -209,10 +209,10 @@ def load_handlers() -> None:
 
 
 # The modules that register statement / expression handlers.
-HANDLER_MODULES = ("expressions", "statements", "control", "transactions", "dml", "procedures",
-                   "dynamic", "cursors", "function_calls", "broker_stmts", "security_stmts",
-                   "tabletypes", "activity", "schemas", "sequences", "aliastypes", "triggers",
-                   "approles", "ddl_events")
+HANDLER_MODULES = ("expressions", "statements", "control", "transactions", "dml_stmts",
+                   "procedures", "dynamic", "cursors", "function_calls", "broker_stmts",
+                   "security_stmts", "tabletypes", "activity", "schemas", "sequences",
+                   "aliastypes", "triggers", "approles", "ddl_events")
 
 
 def missing_handlers() -> list[str]:

@@ -31,7 +31,7 @@ from tsqlbroker.grammar import ast, parser
 
 from ..values import types as T
 from ..values.convert import CONVERSION_ERRORS, conversion_for_assignment
-from . import ast_types, dml, transactions
+from . import ast_types, dml_stmts, transactions
 from .authorize import require_database, require_execute
 from .compiler import (
     Compiler,
@@ -44,7 +44,7 @@ from .compiler import (
     internal_error,
 )
 from .control import collect_labels
-from .dml import drop_temp_tables_named
+from .dml_stmts import drop_temp_tables_named
 from .expressions import coerce
 from .frames import Frame
 from .impersonation import enter_module
@@ -696,7 +696,7 @@ def call_table_function(f: Frame, name: ast.ObjectName, args: list[tuple[Any, T.
             compiled.run(frame)
         except ReturnSignal:
             pass
-        result = dml.run_sql(frame, f"SELECT * FROM {compiled.table_var}", {})
+        result = dml_stmts.run_sql(frame, f"SELECT * FROM {compiled.table_var}", {})
         sets = list(getattr(result, "resultsets", []) or [])
         return sets[0] if sets else ResultSet([])
     finally:

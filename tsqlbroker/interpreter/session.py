@@ -495,7 +495,7 @@ class Session:
         """Drop the table variables and LOCAL cursors of a scope that ended."""
         frame.cursors.clear()
         if frame.table_vars:
-            from .dml import drop_table_variables
+            from .dml_stmts import drop_table_variables
 
             drop_table_variables(self, frame)
 
@@ -508,7 +508,7 @@ class Session:
             self.rollback_statement()
             if self.trancount:
                 tx.rollback_all(self)
-            from .dml import drop_session_objects
+            from .dml_stmts import drop_session_objects
 
             drop_session_objects(self)
         except TSqlError:

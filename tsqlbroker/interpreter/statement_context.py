@@ -2,8 +2,9 @@
 session's connection, transaction, database, temp tables, the frame's table variables), and
 the trigger hooks that context carries.
 
-Kept apart from ``dml.py`` so that modules below the DML bridge (function calls, SET
-options, system procedures) build a context without importing it: ``dml.py`` imports them.
+Kept apart from ``dml_stmts.py`` so that modules below the DML bridge (function calls, SET
+options, system procedures) build a context without importing it: ``dml_stmts.py`` imports
+them.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from tsqlbroker.grammar import ast
 
 from ..values import types as T
 from .compiler import CExpr, Compiler, StmtFn, TableVarInfo, handler
-from .dml import engine_dml, exec_context, table_columns_sql
+from .dml_stmts import engine_dml, exec_context, table_columns_sql
 from .statements import DECLARE_TYPED
 
 if TYPE_CHECKING:
