@@ -84,11 +84,7 @@ KNOWN_LOCAL_IMPORTS: dict[tuple[str, str], str] = {
             ("interpreter.instance", "interpreter.broker_runtime"),
             ("interpreter.instance", "interpreter.session"),
             ("interpreter.instance", "interpreter.instance_bridge"),
-            ("interpreter.procedures", "interpreter.dynamic"),
-            ("interpreter.session", "interpreter.dml_stmts"),
-            ("interpreter.session", "interpreter.procedures"),
             ("engine.permissions", "engine.broker"),
-            ("interpreter.function_calls", "interpreter.procedures"),
             ("repl.completer", "repl.special"),
     ),
 }

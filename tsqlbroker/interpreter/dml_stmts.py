@@ -33,6 +33,7 @@ from .compiler import (
 )
 from .expressions import DYNAMIC, comparison_fn, convert_fn, dynamic_binary
 from .frames import Frame
+from .session import SESSION_PARTS
 from .statement_context import TRIGGERS, exec_context
 from .statements import compile_local_select, is_local_select
 
@@ -590,3 +591,6 @@ def compile_in_subquery(c: Compiler, node: ast.InSubquery) -> CExpr:
         return neg
     return CExpr(T.BIT, in_query, predicate=True)
 
+
+SESSION_PARTS.drop_table_variables = drop_table_variables
+SESSION_PARTS.drop_session_objects = drop_session_objects

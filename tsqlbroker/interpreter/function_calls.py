@@ -116,7 +116,7 @@ def special(*names: str) -> Callable[[SpecialFn], SpecialFn]:
 def compile_call(c: Compiler, node: ast.FunctionCall) -> CExpr:
     name = node.name
     if name.schema is not None or name.database is not None:
-        return _udf_call(c, node)
+        return UDF_CALLS.compile(c, node)
     key = name.name.lower()
     sp = SPECIAL.get(key)
     if sp is not None:
@@ -180,17 +180,14 @@ def compile_builtin(c: Compiler, node: ast.FunctionCall) -> CExpr:
     return CExpr(t, out)
 
 
-def _udf_call(c: Compiler, node: ast.FunctionCall) -> CExpr:
-    from .procedures import call_scalar_function
+class UdfCalls:
+    """What ``procedures.py`` (which runs T-SQL modules, above this module) plugs in at
+    import: ``compile(c, node)`` for a call of a user-defined scalar function, ``dbo.f(…)``."""
 
-    args = [c.expr(a) for a in node.args]
-    fns = [a.fn for a in args]
-    types = [a.type for a in args]
-    name = node.name
+    compile: Callable[[Compiler, ast.FunctionCall], CExpr]
 
-    def call(f: Frame) -> Any:
-        return call_scalar_function(f, name, [a(f) for a in fns], types)
-    return CExpr(DYNAMIC, call)
+
+UDF_CALLS = UdfCalls()
 
 
 def arity_args(c: Compiler, node: ast.FunctionCall, lo: int, hi: int) -> list[CExpr]:

@@ -34,6 +34,7 @@ from ..values.convert import CONVERSION_ERRORS, conversion_for_assignment
 from . import ast_types, dml_stmts, transactions
 from .authorize import require_database, require_execute
 from .compiler import (
+    CExpr,
     Compiler,
     ReturnSignal,
     Scope,
@@ -45,10 +46,12 @@ from .compiler import (
 )
 from .control import collect_labels
 from .dml_stmts import drop_temp_tables_named
-from .expressions import coerce
+from .expressions import DYNAMIC, coerce
 from .frames import Frame
+from .function_calls import UDF_CALLS
 from .impersonation import enter_module
 from .runtime_errors import aborts_scope
+from .session import SESSION_PARTS
 from .tabletypes import TABLE, make_table_variable, table_argument
 from .udf_checks import check_function_body
 
@@ -438,6 +441,11 @@ def site_id() -> int:
     return next(_site_ids)
 
 
+# The system procedures EXEC runs: name -> compile(c, ExecProc node) -> statement closure.
+# Filled at import by the modules that compile them (dynamic.py: sp_executesql, the role and
+# catalog procedures; activity.py, approles.py, sequences.py), all above this one.
+SYSTEM_PROCEDURES: dict[str, Callable[[Compiler, ast.ExecProc], StmtFn]] = {}
+
 # itertools.count is atomic under the GIL: sessions compile on several threads.
 _site_ids = itertools.count(1)
 
@@ -445,8 +453,6 @@ _site_ids = itertools.count(1)
 # compound: after EXEC, @@ERROR is that of the last statement the procedure ran.
 @handler(ast.ExecProc, compound=True)
 def compile_exec_proc(c: Compiler, node: ast.ExecProc) -> StmtFn:
-    from .dynamic import SYSTEM_PROCEDURES
-
     if isinstance(node.proc, ast.ObjectName):
         system = SYSTEM_PROCEDURES.get(node.proc.name.lower())
         if system is not None and node.proc.schema not in (None, "sys", "dbo"):
@@ -706,6 +712,22 @@ def call_table_function(f: Frame, name: ast.ObjectName, args: list[tuple[Any, T.
         s.drop_scope_objects(frame)  # the function's table variables, its result included
 
 
+def compile_udf_call(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    """A call of user-defined scalar function ``node.name`` (typed at run time: the function
+    is resolved when the call runs)."""
+    args = [c.expr(a) for a in node.args]
+    fns = [a.fn for a in args]
+    types = [a.type for a in args]
+    name = node.name
+
+    def call(f: Frame) -> Any:
+        return call_scalar_function(f, name, [a(f) for a in fns], types)
+    return CExpr(DYNAMIC, call)
+
+
+UDF_CALLS.compile = compile_udf_call
+
+
 def call_scalar_function(f: Frame, name: ast.ObjectName, args: list[Any],
                          arg_types: list[T.SqlType], resolved: Compiled | None = None) -> Any:
     """Run scalar UDF ``name`` with ``args``; its RETURN value converted to its type.
@@ -749,3 +771,6 @@ def call_scalar_function(f: Frame, name: ast.ObjectName, args: list[Any],
         s.drop_scope_objects(frame)  # the function's table variables
     return value
 
+
+SESSION_PARTS.compile_batch = compile_batch
+SESSION_PARTS.call_procedure_batch = call_procedure_batch
