@@ -270,7 +270,7 @@ def test_waitfor_returns_at_once_when_it_would_deadlock(env: Env, db: int) -> No
     b.send(txn, db, [h], REQ, b"not yet delivered", True)    # holds the write lock now
     t0 = time.monotonic()
     assert not b.wait_for_message(db, None, "TargQ", 1.5, lambda: False, txn=txn)
-    if env.store.dialect == "sqlite":
+    if env.store.backend.name == "sqlite":
         assert time.monotonic() - t0 < 1.0       # SQLite: nobody else could commit
     else:
         assert time.monotonic() - t0 >= 1.4      # several writers: a real wait
@@ -317,7 +317,7 @@ def test_group_lock_wait_while_holding_the_write_lock_ends_as_deadlock_victim(
     h2 = b.begin_dialog(txn, db, "//test/Initiator", "//test/Target",
                         contract="//test/contract")                 # takes the write lock
     assert h2 is not None
-    expected = 1205 if env.store.dialect == "sqlite" else 1222
+    expected = 1205 if env.store.backend.name == "sqlite" else 1222
     with pytest.raises(BrokerError) as e:
         if expected == 1222:
             from tsqlbroker.engine.broker import group_locks

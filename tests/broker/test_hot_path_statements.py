@@ -60,7 +60,7 @@ def counting(session: Session, texts: list[str] | None = None) -> Iterator[Calla
     SQLite (their texts appended to ``texts`` when given), round trips on PostgreSQL (see
     :func:`round_trips`)."""
     dbapi: Any = session.conn.conn.connection.dbapi_connection
-    if session.conn.dialect != "sqlite":
+    if session.conn.backend.name != "sqlite":
         with round_trips(dbapi) as count:
             yield count
         return

@@ -37,7 +37,7 @@ def test_first_dml_statement_loads_the_engine() -> None:
     code = ("import sys; from tsqlbroker.repl.cli import main; "
             "rc = main(['--url', 'sqlite://', '-Q', "
             "'CREATE TABLE t (a int); INSERT t VALUES (41); SELECT a + 1 AS b FROM t']); "
-            "import tsqlbroker.interpreter.dml as d, types; "
+            "import tsqlbroker.interpreter.dml_stmts as d, types; "
             "sys.exit(rc or (0 if isinstance(d.engine_dml, types.ModuleType) else 4))")
     result = _run(code)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -26,7 +26,7 @@ def test_parameters_are_bound_never_spliced(ctx: ExecContext) -> None:
     binder = Binder(ctx, {"@s": (EVIL, "nvarchar(100)")})
     compiled = binder.compile_text("SELECT s FROM t WHERE s = @s")
     assert EVIL not in compiled.sql.text and "DROP" not in compiled.sql.text
-    if ctx.conn.dialect == "sqlite":
+    if ctx.conn.backend.name == "sqlite":
         assert ":v_s" in compiled.sql.text and compiled.sql.names is None
     else:
         assert "$1" in compiled.sql.text and compiled.sql.names == ("v_s",)

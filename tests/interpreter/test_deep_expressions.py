@@ -93,7 +93,7 @@ def test_nesting_beyond_the_backend_is_msg_191(session: Any, sink: CollectingSin
     sink.events.clear()
     session.execute(f"SELECT LEN({_chain('b', ' + ', 6000)}) FROM t")
     errors = [(e.number, e.severity) for e in sink.errors()]
-    if session.conn.dialect == "sqlite" or errors:
+    if session.conn.backend.name == "sqlite" or errors:
         assert errors == [(191, 15)]
     else:
         assert [rs.rows for rs in sink.resultsets()] == [[(6000,)]]

@@ -196,7 +196,7 @@ CREATE FUNCTION dbo.tv(@x int) RETURNS int AS BEGIN
 END
 GO""")
     declared: list[str] = []
-    from tsqlbroker.interpreter import dml as interp_dml
+    from tsqlbroker.interpreter import dml_stmts as interp_dml
 
     real = interp_dml.engine_dml.declare_table_variable
 

@@ -38,6 +38,7 @@ ADDED_FUNCTIONS = [
     # APPLY OPENJSON(t.col) (storage/backends/postgres/openjson_sql.py)
     "tsqlb_json_steps", "tsqlb_json_text", "tsqlb_json_type", "tsqlb_openjson",
     "tsqlb_openjson_column",
+    "tsqlb_json_at",        # the value at a path, for JSON_VALUE, JSON_QUERY and OPENJSON
 ]
 
 

@@ -15,7 +15,7 @@ from sqlalchemy import delete, func, select, update
 from sqlglot import exp
 
 from ..errors import BindError, tsql_error
-from ..storage.naming import quote_column, quote_ident
+from ..storage.naming import quote_ident
 from .catalog import Catalog
 from .context import ExecContext
 from .execsql import Marks, run_sql
@@ -105,7 +105,7 @@ def _add_column(ctx: ExecContext, info: TableInfo, action: exp.ColumnDef) -> Non
     ddl_type = ctx.conn.backend.column_type(col["spec"]).compile(
         dialect=ctx.conn.conn.dialect)
     run_sql(ctx.conn, f"ALTER TABLE {info.sql_name} ADD COLUMN "
-                             f"{quote_column(col['name'], ctx.conn.dialect)} {ddl_type}")
+                             f"{ctx.conn.backend.quote_column(col['name'])} {ddl_type}")
     if col["default"] is not None:
         pending.append(PendingConstraint("D", col["default_name"], [col["name"]],
                                          check_sql=col["default"]))
@@ -152,7 +152,7 @@ def _add_computed_column(ctx: ExecContext, info: TableInfo, col: dict[str, Any])
         identity_next=None, default_sql=col["computed"], is_computed=True))
     ddl_type = ctx.conn.backend.column_type(spec).compile(dialect=ctx.conn.conn.dialect)
     run_sql(ctx.conn, f"ALTER TABLE {info.sql_name} ADD COLUMN "
-                      f"{quote_column(col['name'], ctx.conn.dialect)} {ddl_type}")
+                      f"{ctx.conn.backend.quote_column(col['name'])} {ddl_type}")
     if col.get("persisted"):
         obj = catalog.object_by_id(ctx.conn, None, info.object_id)
         assert obj is not None
@@ -192,7 +192,7 @@ def _validate_existing(ctx: ExecContext, info: TableInfo, pc: PendingConstraint)
             raise tsql_error(1911, name, cls=BindError)
     phys = info.sql_name
     if pc.kind in ("PK", "UQ") and pc.columns:
-        cols = ", ".join(quote_column(c, ctx.conn.dialect) for c in pc.columns)
+        cols = ", ".join(ctx.conn.backend.quote_column(c) for c in pc.columns)
         dup = run_sql(
             ctx.conn,
             f"SELECT {cols} FROM {phys} GROUP BY {cols} HAVING COUNT(*) > 1 LIMIT 1").first()
@@ -238,7 +238,7 @@ def _drop_parts(ctx: ExecContext, info: TableInfo, action: exp.Drop) -> None:
                                              c.c.column_id == col.column_id))
             _set_alias_type(ctx, info, col.column_id, None)
             run_sql(ctx.conn, f"ALTER TABLE {info.sql_name} DROP COLUMN "
-                                     f"{quote_column(col.name, ctx.conn.dialect)}")
+                                     f"{ctx.conn.backend.quote_column(col.name)}")
         else:
             raise not_supported(f"ALTER TABLE DROP {kind}")
 
@@ -305,7 +305,7 @@ def _alter_column(ctx: ExecContext, info: TableInfo, action: exp.AlterColumn) ->
     assert new_col is not None
     rows = run_sql(
         ctx.conn,
-        f"SELECT {writer.rowid}, {quote_column(col.name, ctx.conn.dialect)} FROM {info.sql_name}"
+        f"SELECT {writer.rowid}, {ctx.conn.backend.quote_column(col.name)} FROM {info.sql_name}"
     ).fetchall()
     for row_id, value in rows:
         _store(ctx, info, col.name, writer.rowid, row_id, writer.convert(new_col, value))
@@ -316,7 +316,7 @@ def _store(ctx: ExecContext, info: TableInfo, column: str, rowid_column: str, ro
     """Write a value already in storage form into one row's column, unchecked."""
     mark = Marks(ctx.conn.backend.numbered_placeholders)
     run_sql(ctx.conn, mark.sql(
-        f"UPDATE {info.sql_name} SET {quote_column(column, ctx.conn.dialect)} = {mark('v')} "
+        f"UPDATE {info.sql_name} SET {ctx.conn.backend.quote_column(column)} = {mark('v')} "
         f"WHERE {rowid_column} = {mark('r')}"), {"v": stored, "r": row_id})
 
 
@@ -348,7 +348,7 @@ def create_index(ctx: ExecContext, tree: exp.Create) -> None:
     catalog.create_object(ctx.conn, info.db_id, info.schema, f"{name}$ix${info.object_id}",
                           "IX", parent_id=info.object_id, object_id=oid,
                           detail=json.dumps({"columns": cols, "unique": unique, "name": name}))
-    col_sql = ", ".join(quote_column(c, ctx.conn.dialect) for c in cols)
+    col_sql = ", ".join(ctx.conn.backend.quote_column(c) for c in cols)
     run_sql(
         ctx.conn,
         f"CREATE INDEX {quote_ident(f'ix_{oid}')} ON {info.sql_name} ({col_sql})")

@@ -24,7 +24,7 @@ from .results import ResultSet
 from .tableinfo import TableInfo
 from .transpiler.binder import Binder
 from .transpiler.scope import Source, table_key
-from .writer import RowWriter, rowid_column
+from .writer import RowWriter
 
 Params = dict[str, tuple[Any, "str | None"]]
 
@@ -154,7 +154,7 @@ def merge(ctx: ExecContext, parsed: Parsed, params: Params
     matched = [w for w in whens if w.args.get("matched")]
     by_target = [w for w in whens if not w.args.get("matched") and not w.args.get("source")]
     by_source = [w for w in whens if not w.args.get("matched") and w.args.get("source")]
-    rid = exp.column(rowid_column(ctx.conn.dialect), table=talias, quoted=True)
+    rid = exp.column(ctx.conn.backend.rowid_column, table=talias, quoted=True)
 
     def clause_columns(clauses: list[exp.When]) -> list[exp.Expression]:
         out: list[exp.Expression] = []

@@ -25,7 +25,7 @@ from .running_update import RID_ALIAS, SetStep, row_values, run_rows
 from .tableinfo import TableInfo
 from .transpiler.binder import Binder
 from .transpiler.scope import Compiled, Source, table_key
-from .writer import DEFAULT, RowWriter, physical_table_ref, rowid_column
+from .writer import DEFAULT, RowWriter, physical_table_ref
 
 
 def target_table(ctx: ExecContext, node: exp.Table, statement: str) -> TableInfo:
@@ -152,7 +152,7 @@ def _output(ctx: ExecContext, info: TableInfo, parsed: Parsed, params: Params,
         select = select.from_(physical_table_ref(info, "inserted"))
         if old:
             select = select.join(deleted, join_type="cross")
-        rid = exp.column(rowid_column(ctx.conn.dialect), table="inserted")
+        rid = exp.column(ctx.conn.backend.rowid_column, table="inserted")
         select = select.where(exp.EQ(this=rid, expression=exp.Placeholder(this="__rid")))
     key = (parsed.text, "output", deleted_only, bool(old), info.object_id)
 
@@ -221,7 +221,7 @@ def _target_select(ctx: ExecContext, tree: exp.Expression, target: exp.Table,
     alias = None
     tinfo: TableInfo | None = None
     binder = Binder(ctx, {})
-    rid_name = rowid_column(ctx.conn.dialect)
+    rid_name = ctx.conn.backend.rowid_column
     if cte is not None:
         # UPDATE / DELETE through a CTE: the rows of its one base table, addressed by a row
         # id column the CTE passes through.

@@ -20,12 +20,10 @@ from sqlglot import exp
 
 from ..errors import BindError, TSqlError, tsql_error
 from ..storage.naming import (
-    column_name,
     physical_table_name,
     physical_table_variable_name,
     physical_temp_name,
     qualified_name,
-    quote_column,
     quote_ident,
 )
 from ..values.precedence import arithmetic_spec, common_spec
@@ -411,9 +409,9 @@ def _validate_columns(columns: list[dict[str, Any]], constraints: list[PendingCo
 def _create_physical(ctx: ExecContext, backend_schema: str | None, physical: str,
                      columns: list[dict[str, Any]]) -> None:
     md = MetaData()
-    dialect = ctx.conn.dialect
-    table = Table(physical, md, *[Column(column_name(col["name"], dialect),
-                                         ctx.conn.backend.column_type(col["spec"])) for col in columns],
+    backend = ctx.conn.backend
+    table = Table(physical, md, *[Column(backend.column_name(col["name"]),
+                                         backend.column_type(col["spec"])) for col in columns],
                   schema=backend_schema)
     ctx.conn.execute(CreateTable(table))
 
@@ -439,7 +437,7 @@ def add_constraint(ctx: ExecContext, db_id: int, schema: str, table_oid: int, di
                           detail=json.dumps(detail), object_id=oid,
                           definition=f"({pc.check_sql})" if pc.check_sql else None)
     if pc.kind in ("PK", "UQ") and pc.columns:
-        cols = ", ".join(quote_column(c, ctx.conn.dialect) for c in pc.columns)
+        cols = ", ".join(ctx.conn.backend.quote_column(c) for c in pc.columns)
         run_sql(
             ctx.conn,
             f"CREATE INDEX {quote_ident(f'ix_{oid}')} ON "

@@ -18,8 +18,6 @@ from sqlalchemy import select, update
 from sqlglot import exp
 
 from ..errors import BindError, TSqlError, tsql_error
-from ..storage.backends import backend_named
-from ..storage.naming import quote_column
 from ..storage.stored_values import backend_value, check_length, from_storage, pad_fixed, to_storage
 from ..values.convert import assignment_converter
 from ..values.types import parse_spec, parse_type_spec
@@ -45,11 +43,6 @@ class _DefaultMarker:
 
 
 DEFAULT = _DefaultMarker()
-
-
-def rowid_column(dialect: str) -> str:
-    """The backend's row identity used to address rows (SQLite rowid, PostgreSQL ctid)."""
-    return backend_named(dialect).rowid_column
 
 
 def _table_text(info: TableInfo) -> str:
@@ -84,7 +77,6 @@ class RowWriter:
         self.info = info
         self.statement = statement  # 'INSERT' / 'UPDATE' / 'DELETE'
         self.conn = ctx.conn
-        self.dialect = ctx.conn.dialect
         self.native_decimal = ctx.conn.backend.native_decimal
         self.backend = ctx.conn.backend
         self.rowid = self.backend.rowid_column
@@ -162,7 +154,7 @@ class RowWriter:
         names = [c.name for c in info.columns]
         mark = Marks(self.backend.numbered_placeholders)
         sql = mark.sql(f"INSERT INTO {info.sql_name} ("
-                       + ", ".join(quote_column(n, self.dialect) for n in names) + ") VALUES ("
+                       + ", ".join(self.backend.quote_column(n) for n in names) + ") VALUES ("
                        + ", ".join(mark(f"c{i}") for i in range(len(names))) + ")")
         for number, row in enumerate(rows):
             self.conn.check_cancelled()  # a long INSERT … SELECT stops between rows
@@ -280,7 +272,7 @@ class RowWriter:
         if row is None:
             return rid
         mark = Marks(self.backend.numbered_placeholders)
-        sets = ", ".join(f"{quote_column(c.name, self.dialect)} = {mark(f'v{i}')}"
+        sets = ", ".join(f"{self.backend.quote_column(c.name)} = {mark(f'v{i}')}"
                          for i, c in enumerate(computed))
         params = {f"v{i}": self.convert(c, v) for i, (c, v) in
                   enumerate(zip(computed, row, strict=True))}
@@ -322,13 +314,14 @@ class RowWriter:
     # -- constraint checks ------------------------------------------------------------------
     def _null_safe_eq(self, column: str, param: str) -> str:
         if self.backend.ci_collation_everywhere:
-            return f"{quote_column(column, self.dialect)} IS {param}"  # the column's TSQL_CI collation
+            # The column's TSQL_CI collation compares.
+            return f"{self.backend.quote_column(column)} IS {param}"
         col = self.info.column(column)
         if col is not None and parse_spec(col.spec).is_string:
             # No case-insensitive collation on PostgreSQL: compare folded text.
-            return (f"lower(rtrim({quote_column(column, self.dialect)})) IS NOT DISTINCT FROM "
+            return (f"lower(rtrim({self.backend.quote_column(column)})) IS NOT DISTINCT FROM "
                     f"lower(rtrim(CAST({param} AS text)))")
-        return f"{quote_column(column, self.dialect)} IS NOT DISTINCT FROM {param}"
+        return f"{self.backend.quote_column(column)} IS NOT DISTINCT FROM {param}"
 
     def _check_unique(self, values: dict[str, Any], rowid: Any) -> None:
         """2627 / 2601 when another row has the same key (NULLs equal, as SQL Server)."""
@@ -456,7 +449,7 @@ class RowWriter:
                     raise computed_column_error(col.name)
                 converted[col.name] = self.convert(col, value, sources.get(name))
             mark = Marks(self.backend.numbered_placeholders)
-            sets = ", ".join(f"{quote_column(n, self.dialect)} = {mark(f'u{i}')}"
+            sets = ", ".join(f"{self.backend.quote_column(n)} = {mark(f'u{i}')}"
                              for i, n in enumerate(converted))
             params = {f"u{i}": v for i, v in enumerate(converted.values())}
             params["rid"] = rid
@@ -489,7 +482,7 @@ class RowWriter:
         """Current backend values of rows by row id (column names lower-cased)."""
         out: dict[Any, dict[str, Any]] = {}
         names = [c.name for c in self.info.columns]
-        cols = ", ".join([self.rowid] + [quote_column(n, self.dialect) for n in names])
+        cols = ", ".join([self.rowid] + [self.backend.quote_column(n) for n in names])
         for start in range(0, len(rowids), 500):
             chunk = list(rowids[start:start + 500])
             mark = Marks(self.backend.numbered_placeholders)
@@ -570,7 +563,7 @@ class RowWriter:
                        ) -> tuple[Marks, str, dict[str, Any]]:
         """``c1 = $1 AND c2 = $2 …`` over ``columns``: its marks, text and parameters."""
         mark = Marks(self.backend.numbered_placeholders)
-        conds = " AND ".join(f"{quote_column(c, self.dialect)} = {mark(f'k{i}')}"
+        conds = " AND ".join(f"{self.backend.quote_column(c)} = {mark(f'k{i}')}"
                              for i, c in enumerate(columns))
         return mark, conds, {f"k{i}": v for i, v in enumerate(keyvals)}
 

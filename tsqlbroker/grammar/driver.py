@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from lark import Token, Tree
 
-from .parse_tables import LexerSpec, Tables
+from .parse_tables import Tables, from_lark
 from .sre_image import compile_image
 
 if TYPE_CHECKING:
@@ -88,9 +88,6 @@ class Driver:
     def from_lark(cls, lark: Lark, builder_factory: Callable[[], Any],
                   span_rules: frozenset[str]) -> Driver:
         """A driver over the tables of a Lark parser built in this process."""
-        # start-up laziness: tables.py and Lark load only when the tables are derived, not read
-        from .parse_tables import from_lark
-
         callbacks = dict(lark.parser.lexer.root_lexer.user_callbacks)
         return cls(from_lark(lark, builder_factory), builder_factory, span_rules, callbacks)
 
@@ -341,33 +338,6 @@ class _Lazy(dict):  # type: ignore[type-arg]
         return value
 
 
-def lexer_spec(basic: Any) -> LexerSpec:
-    """The spec of one of Lark's per-state lexers: its scanner as one alternation that also
-    skips the blanks before the token (one regex call per token), and its callbacks.
-
-    Built as Lark builds its scanner: string terminals that the NAME-like regex terminals
-    also match become "unless" callbacks (a NAME spelled as a keyword becomes the keyword),
-    and a user callback runs after one that left the type alone."""
-    # start-up laziness: Lark loads only when the tables are derived
-    from lark.lexer import _create_unless
-
-    terminals, unless = _create_unless(basic.terminals, basic.g_regex_flags, basic.re,
-                                       basic.use_bytes)
-    alternation = "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terminals)
-    callbacks = []
-    for type_ in sorted(set(unless) | set(basic.user_callbacks)):
-        has_user = type_ in basic.user_callbacks
-        if type_ in unless:
-            scanner = unless[type_].scanner
-            keywords = "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})"
-                                for t in scanner.terminals)
-            callbacks.append((type_, keywords, int(scanner.g_regex_flags), has_user))
-        else:
-            callbacks.append((type_, None, 0, has_user))
-    return (r"\s*(?:" + alternation + ")", int(basic.g_regex_flags),
-            tuple(sorted(basic.ignore_types)), tuple(callbacks))
-
-
 def _unless(keywords: Any, type_: str, user: Callable[[Token], Token] | None
             ) -> Callable[[Token], Token]:
     """Lark's UnlessCallback (+ CallChain with the user callback) over a compiled keyword
@@ -451,80 +421,6 @@ def _skip_blanks(text: str, pos: int) -> int:
     while pos < len(text) and text[pos].isspace():
         pos += 1
     return pos
-
-
-def builder_name(rule: Any) -> str:
-    """The name of the builder method that ``rule`` reduces through."""
-    return rule.alias or rule.options.template_source or rule.origin.name  # type: ignore
-
-
-def reduction_source(rule: Any, has_method: bool) -> str:
-    """The source of ``cb(c)``, the function run when ``rule`` is reduced (it calls ``m``,
-    the builder method, or builds ``T(name, …)`` for rules without one).
-
-    It does what Lark's ChildFilter + ExpandSingleChild + transformer call do for LALR with
-    placeholders: drop filtered tokens, splice the children of inlined ``_rules``, insert
-    ``None`` for missing ``[optional]`` parts, return a lone child of a ``?rule``, and call
-    the builder method (or build a Tree for rules without one) — in one Python call."""
-    opts = rule.options
-    expansion = rule.expansion
-    if opts.empty_indices:
-        flags = "".join(str(int(b)) for b in opts.empty_indices)
-        nones_at = [len(ones) for ones in flags.split("0")]
-    else:
-        nones_at = [0] * (len(expansion) + 1)
-    parts: list[tuple[str, int]] = []  # ("none", k) | ("child", i) | ("splice", i)
-    for i, sym in enumerate(expansion):
-        if nones_at[i]:
-            parts.append(("none", nones_at[i]))
-        if opts.keep_all_tokens or not (sym.is_term and sym.filter_out):
-            splice = not sym.is_term and sym.name.startswith("_")
-            parts.append(("splice" if splice else "child", i))
-    if nones_at[len(expansion)]:
-        parts.append(("none", nones_at[len(expansion)]))
-    expand1 = opts.expand1 and not rule.alias
-    lines = ["def cb(c):"]
-    if not any(kind == "splice" for kind, _ in parts):
-        args = []
-        for kind, v in parts:
-            args.extend(["None"] * v if kind == "none" else [f"c[{v}]"])
-        if expand1 and len(args) == 1:
-            lines.append(f"    return {args[0]}")
-        elif has_method:
-            lines.append(f"    return m({', '.join(args)})")
-        else:
-            lines.append(f"    return T(name, [{', '.join(args)}])")
-    else:
-        first = True
-        for kind, v in parts:
-            if kind == "none":
-                lines.append(("    f = " if first else "    f += ") + f"[None] * {v}")
-            elif kind == "splice":
-                # Reusing the first spliced list keeps left-recursive repetitions linear.
-                lines.append(f"    f = c[{v}].children" if first else f"    f += c[{v}].children")
-            else:
-                lines.append(f"    f = [c[{v}]]" if first else f"    f.append(c[{v}])")
-            first = False
-        if first:
-            lines.append("    f = []")
-        if expand1:
-            lines.append("    if len(f) == 1:\n        return f[0]")
-        lines.append("    return m(*f)" if has_method else "    return T(name, f)")
-    return "\n".join(lines)
-
-
-def is_passthrough(rule: Any) -> bool:
-    """Whether reducing ``rule`` leaves its single child as the value (a ``?rule`` unit
-    production whose child is kept): most reductions of an expression grammar."""
-    opts = rule.options
-    if not opts.expand1 or rule.alias or len(rule.expansion) != 1 or opts.keep_all_tokens:
-        return False
-    if any(opts.empty_indices or ()):
-        return False
-    sym = rule.expansion[0]
-    if sym.is_term:
-        return not sym.filter_out
-    return not sym.name.startswith("_")
 
 
 def _outer(starts: list[Any], ends: list[Any]) -> tuple[Any, Any]:

@@ -12,6 +12,7 @@ import io
 import sys
 import threading
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import lark
@@ -19,6 +20,7 @@ from lark import Lark
 
 from tsqlbroker.codecache import cache_dir, prune, read_verified, write_atomically, write_signed
 from tsqlbroker.grammar import parse_tables as cache
+from tsqlbroker.grammar.driver import Driver
 
 FRAGMENTS = ("terminals", "expr", "query", "dml", "ddl", "procedural", "broker",
              "security")
@@ -123,13 +125,19 @@ def get_driver() -> Any:
     return _driver
 
 
-def _load_driver() -> Any:
-    # start-up laziness: driver and AST builder load with the first batch parsed
-    from tsqlbroker.grammar.driver import Driver
-    from tsqlbroker.grammar.transformer import SPAN_RULES, AstBuilder
-
+def _load_driver() -> Driver:
+    transformer = _transformer()
     _key, tables = build_tables()
-    return Driver(tables, AstBuilder, SPAN_RULES, {"NAME": _reserved_callback})
+    return Driver(tables, transformer.AstBuilder, transformer.SPAN_RULES,
+                  {"NAME": _reserved_callback})
+
+
+def _transformer() -> ModuleType:
+    """The AST builder's module (it imports this one for the reserved words)."""
+    # start-up laziness: the AST builder loads with the first batch parsed
+    from tsqlbroker.grammar import transformer
+
+    return transformer
 
 
 def build_tables() -> tuple[str, Any]:
@@ -138,16 +146,13 @@ def build_tables() -> tuple[str, Any]:
     # start-up laziness: Lark loads when the grammar is first used, not with this module
     import lark
 
-    # start-up laziness: so does the AST builder
-    from tsqlbroker.grammar.transformer import AstBuilder
-
     key = cache.cache_key(grammar_text(), lark.__version__)
     tables = cache.load_shipped(key) or cache.load(key)
     if tables is None:
         global _parser
         if _parser is None:
             _parser = build()
-        tables = cache.from_lark(_parser, AstBuilder)
+        tables = cache.from_lark(_parser, _transformer().AstBuilder)
         cache.save(key, tables)
     return key, tables
 

@@ -20,6 +20,8 @@ from typing import Any
 
 from tsqlbroker.codecache import CACHE_ENV, cache_dir, prune, read_verified, write_signed
 
+from .sre_image import image
+
 FORMAT = 3
 __all__ = ["CACHE_ENV", "Tables", "cache_dir", "cache_key", "from_lark", "load", "load_shipped",
            "save", "shipped_path"]
@@ -114,9 +116,6 @@ def save(key: str, tables: Tables) -> None:
 
 def _with_images(spec: LexerSpec) -> tuple[Any, ...]:
     """A lexer spec plus the compiled images of its regexes (main, then per callback)."""
-    # start-up laziness: regex images are made only when the tables are derived
-    from .sre_image import image
-
     pattern, flags, _ignore, callbacks = spec
     return (*spec, image(pattern, flags),
             tuple(None if kw is None else image(kw, kw_flags)
@@ -127,8 +126,6 @@ def from_lark(lark: Any, builder_factory: Any) -> Tables:
     """Derive the tables from a built Lark LALR parser with a contextual lexer."""
     # start-up laziness: Lark loads only when the tables are derived
     from lark.parsers.lalr_analysis import Shift
-
-    from .driver import builder_name, is_passthrough, lexer_spec, reduction_source
 
     frontend = lark.parser
     table = frontend.parser._parse_table
@@ -173,3 +170,104 @@ def from_lark(lark: Any, builder_factory: Any) -> Tables:
     terminals = {t.name: (t.pattern.type, t.pattern.value) for t in lark.terminals}
     return Tables(table.start_states["start"], table.end_states["start"], actions, specs,
                   shapes, kept, state_lexer, root, lexers, terminals)
+
+
+def lexer_spec(basic: Any) -> LexerSpec:
+    """The spec of one of Lark's per-state lexers: its scanner as one alternation that also
+    skips the blanks before the token (one regex call per token), and its callbacks.
+
+    Built as Lark builds its scanner: string terminals that the NAME-like regex terminals
+    also match become "unless" callbacks (a NAME spelled as a keyword becomes the keyword),
+    and a user callback runs after one that left the type alone."""
+    # start-up laziness: Lark loads only when the tables are derived
+    from lark.lexer import _create_unless
+
+    terminals, unless = _create_unless(basic.terminals, basic.g_regex_flags, basic.re,
+                                       basic.use_bytes)
+    alternation = "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terminals)
+    callbacks = []
+    for type_ in sorted(set(unless) | set(basic.user_callbacks)):
+        has_user = type_ in basic.user_callbacks
+        if type_ in unless:
+            scanner = unless[type_].scanner
+            keywords = "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})"
+                                for t in scanner.terminals)
+            callbacks.append((type_, keywords, int(scanner.g_regex_flags), has_user))
+        else:
+            callbacks.append((type_, None, 0, has_user))
+    return (r"\s*(?:" + alternation + ")", int(basic.g_regex_flags),
+            tuple(sorted(basic.ignore_types)), tuple(callbacks))
+
+
+def builder_name(rule: Any) -> str:
+    """The name of the builder method that ``rule`` reduces through."""
+    return rule.alias or rule.options.template_source or rule.origin.name  # type: ignore
+
+
+def reduction_source(rule: Any, has_method: bool) -> str:
+    """The source of ``cb(c)``, the function run when ``rule`` is reduced (it calls ``m``,
+    the builder method, or builds ``T(name, …)`` for rules without one).
+
+    It does what Lark's ChildFilter + ExpandSingleChild + transformer call do for LALR with
+    placeholders: drop filtered tokens, splice the children of inlined ``_rules``, insert
+    ``None`` for missing ``[optional]`` parts, return a lone child of a ``?rule``, and call
+    the builder method (or build a Tree for rules without one) — in one Python call."""
+    opts = rule.options
+    expansion = rule.expansion
+    if opts.empty_indices:
+        flags = "".join(str(int(b)) for b in opts.empty_indices)
+        nones_at = [len(ones) for ones in flags.split("0")]
+    else:
+        nones_at = [0] * (len(expansion) + 1)
+    parts: list[tuple[str, int]] = []  # ("none", k) | ("child", i) | ("splice", i)
+    for i, sym in enumerate(expansion):
+        if nones_at[i]:
+            parts.append(("none", nones_at[i]))
+        if opts.keep_all_tokens or not (sym.is_term and sym.filter_out):
+            splice = not sym.is_term and sym.name.startswith("_")
+            parts.append(("splice" if splice else "child", i))
+    if nones_at[len(expansion)]:
+        parts.append(("none", nones_at[len(expansion)]))
+    expand1 = opts.expand1 and not rule.alias
+    lines = ["def cb(c):"]
+    if not any(kind == "splice" for kind, _ in parts):
+        args = []
+        for kind, v in parts:
+            args.extend(["None"] * v if kind == "none" else [f"c[{v}]"])
+        if expand1 and len(args) == 1:
+            lines.append(f"    return {args[0]}")
+        elif has_method:
+            lines.append(f"    return m({', '.join(args)})")
+        else:
+            lines.append(f"    return T(name, [{', '.join(args)}])")
+    else:
+        first = True
+        for kind, v in parts:
+            if kind == "none":
+                lines.append(("    f = " if first else "    f += ") + f"[None] * {v}")
+            elif kind == "splice":
+                # Reusing the first spliced list keeps left-recursive repetitions linear.
+                lines.append(f"    f = c[{v}].children" if first else f"    f += c[{v}].children")
+            else:
+                lines.append(f"    f = [c[{v}]]" if first else f"    f.append(c[{v}])")
+            first = False
+        if first:
+            lines.append("    f = []")
+        if expand1:
+            lines.append("    if len(f) == 1:\n        return f[0]")
+        lines.append("    return m(*f)" if has_method else "    return T(name, f)")
+    return "\n".join(lines)
+
+
+def is_passthrough(rule: Any) -> bool:
+    """Whether reducing ``rule`` leaves its single child as the value (a ``?rule`` unit
+    production whose child is kept): most reductions of an expression grammar."""
+    opts = rule.options
+    if not opts.expand1 or rule.alias or len(rule.expansion) != 1 or opts.keep_all_tokens:
+        return False
+    if any(opts.empty_indices or ()):
+        return False
+    sym = rule.expansion[0]
+    if sym.is_term:
+        return not sym.filter_out
+    return not sym.name.startswith("_")

@@ -32,9 +32,9 @@ from tsqlbroker.storage.txn import LockManager
 
 from ..values import types as T
 from .compiler import Compiler, StmtFn, handler
-from .dynamic import SYSTEM_PROCEDURES
 from .frames import Frame
 from .function_calls import LOGIN_NAME
+from .procedures import SYSTEM_PROCEDURES
 
 if TYPE_CHECKING:
     from .instance import Instance

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tsqlbroker.errors import TSqlError
 from tsqlbroker.grammar import ast
 from tsqlbroker.values.types import SqlType, constant_type, make_type
 
@@ -30,3 +31,14 @@ def type_from_ast(dt: ast.DataType, context: str = "declare", *, position: int =
 def literal_type(lit: ast.Literal) -> tuple[SqlType, Any]:
     """The type and runtime value of a literal, typed as SQL Server types constants."""
     return constant_type(lit.kind, lit.value, lit.text)
+
+
+def is_builtin(dt: ast.DataType) -> bool:
+    """True when ``dt`` names a system type (False: a user-defined type, Msg 2715 if none)."""
+    try:
+        type_from_ast(dt, "declare")
+    except TSqlError as e:
+        if e.number == 2715:
+            return False
+        raise
+    return True

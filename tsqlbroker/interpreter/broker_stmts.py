@@ -25,6 +25,7 @@ from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import BindError, tsql_error
 from tsqlbroker.grammar import ast
+from tsqlbroker.lazy import LazyModule
 
 from ..values import types as T
 from ..values.convert import converter
@@ -42,13 +43,17 @@ from .authorize import (
 )
 from .broker_runtime import runtime_for
 from .compiler import CExpr, Compiler, StmtFn, handler, walk
-from .dml import compile_params, exec_context, run_sql
+from .dml_stmts import compile_params, run_sql
 from .expressions import DYNAMIC
 from .function_calls import special
 from .impersonation import current, principal_in, privileged
+from .statement_context import exec_context
 
 if TYPE_CHECKING:
     from .frames import Frame
+
+# The DML engine loads sqlglot, which a session without DML never needs: on first use.
+engine_dml = LazyModule("tsqlbroker.engine.dml", globals(), "engine_dml")
 
 EvalFn = Callable[["Frame"], Any]
 _hidden_ids = itertools.count(1)
@@ -585,11 +590,8 @@ def compile_alter_authorization(c: Compiler, node: ast.AlterAuthorization) -> St
             return
         if view is None:
             return
-        # start-up laziness: the DML engine loads sqlglot, which a session without DML never needs
-        from tsqlbroker.engine import dml
-
         sql = f"SELECT COUNT(*) FROM {view[0]} WHERE {view[1]} = @n"
-        res = dml.execute_sql(exec_context(f), sql, {"@n": (node.name, "nvarchar(256)")})
+        res = engine_dml.execute_sql(exec_context(f), sql, {"@n": (node.name, "nvarchar(256)")})
         if not res.resultsets or not res.resultsets[0].rows[0][0]:
             raise tsql_error(15151, cls, node.name, cls=BindError)
     return run
@@ -1091,11 +1093,8 @@ def _receive_runner(c: Compiler, node: ast.Receive, waitfor: bool,
             return
         out = [proj.values(f, row) for row in rows]
         if into_name is not None:
-            # start-up laziness: the DML engine loads sqlglot, which a session without DML never needs
-            from tsqlbroker.engine import dml
-
             if out:
-                dml.insert_rows(exec_context(f), into_name, None, out)
+                engine_dml.insert_rows(exec_context(f), into_name, None, out)
             if not s.nocount:
                 s.sink.rows_affected(len(out))
             return

@@ -3,7 +3,7 @@
 Every statement compiles to ``fn(frame) -> None`` and every expression to a :class:`CExpr`
 (static type + ``fn(frame) -> value``). Handlers are registered per AST node type with
 :func:`handler` / :func:`expr_handler` (dispatch tables, one handler per node class); the
-statement families live in their own modules (``statements``, ``control``, ``dml``,
+statement families live in their own modules (``statements``, ``control``, ``dml_stmts``,
 ``procedures``, ``cursors``, ``dynamic`` … and the lead's ``broker_stmts``), imported by
 :func:`load_handlers`.
 
@@ -27,6 +27,7 @@ from tsqlbroker.grammar import ast
 from tsqlbroker.storage.failures import storage_error
 
 from ..values import types as T
+from ..values.convert import conversion_for_assignment
 
 if TYPE_CHECKING:
     from .frames import Frame
@@ -208,10 +209,10 @@ def load_handlers() -> None:
 
 
 # The modules that register statement / expression handlers.
-HANDLER_MODULES = ("expressions", "statements", "control", "transactions", "dml", "procedures",
-                   "dynamic", "cursors", "function_calls", "broker_stmts", "security",
-                   "tabletypes", "activity", "schemas", "sequences", "aliastypes", "triggers",
-                   "approles", "ddl_events")
+HANDLER_MODULES = ("expressions", "statements", "control", "transactions", "dml_stmts",
+                   "procedures", "dynamic", "cursors", "function_calls", "broker_stmts",
+                   "security_stmts", "tabletypes", "activity", "schemas", "sequences",
+                   "aliastypes", "triggers", "approles", "ddl_events")
 
 
 def missing_handlers() -> list[str]:
@@ -316,10 +317,8 @@ class Compiler:
 
     def assigner(self, info: VarInfo, src: T.SqlType) -> Callable[[Frame, Any], None]:
         """``store(frame, value)`` converting a ``src``-typed value to the variable's type."""
-        from .expressions import implicit
-
         slot = info.slot
-        conv = implicit(src, info.type)
+        conv = conversion_for_assignment(src, info.type)
         if conv is None:
             def store(f: Frame, value: Any) -> None:
                 f.v[slot] = value
@@ -385,10 +384,20 @@ class Compiler:
         return h(self, node)
 
     def predicate(self, node: ast.Expr) -> EvalFn:
-        """Compile a search condition to ``fn(frame) -> True | False | None``."""
-        from .expressions import as_predicate
+        """Compile a search condition to ``fn(frame) -> True | False | None``; Msg 4145
+        when ``node`` is not a boolean expression."""
+        e = self.expr(node)
+        if not e.predicate:
+            raise self.bind_error(4145, node, self._last_word(node))
+        return e.fn
 
-        return as_predicate(self, self.expr(node), node)
+    def _last_word(self, node: ast.Node) -> str:
+        """The last word of ``node``'s source: where Msg 4145 says the condition ends."""
+        try:
+            text = self.source(node).split()
+            return text[-1] if text else ""
+        except TSqlError:
+            return ""
 
 
 def make_block(compiled: list[StmtFn], labels: dict[str, int]) -> StmtFn:

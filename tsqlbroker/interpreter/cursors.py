@@ -17,7 +17,7 @@ from tsqlbroker.errors import ExecutionError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
 from ..values import types as T
-from . import dml
+from . import dml_stmts
 from .compiler import CExpr, Compiler, StmtFn, handler
 from .expressions import DYNAMIC, coerce, convert_fn
 from .function_calls import special
@@ -58,11 +58,11 @@ def compile_rowsource(c: Compiler, query: ast.SelectStmt) -> Callable[[Frame], R
         fns = [e.fn for e in cols]
         return lambda f: ResultSet(list(names), list(specs), [tuple(fn(f) for fn in fns)])
     sql = query.sql or c.source(query)
-    dml.check_table_variables(c, query)
-    params = dml.compile_params(c, query)
+    dml_stmts.check_table_variables(c, query)
+    params = dml_stmts.compile_params(c, query)
 
     def run(f: Frame) -> ResultSet:
-        result = dml.run_sql(f, sql, params(f))
+        result = dml_stmts.run_sql(f, sql, params(f))
         sets = list(getattr(result, "resultsets", []) or [])
         return sets[0] if sets else ResultSet([])
     return run

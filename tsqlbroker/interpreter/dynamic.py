@@ -24,6 +24,7 @@ from .expressions import coerce
 from .frames import Frame
 from .procedures import (
     MAX_NESTING,
+    SYSTEM_PROCEDURES,
     Compiled,
     ParamInfo,
     bind_plan,
@@ -31,7 +32,7 @@ from .procedures import (
     site_id,
 )
 from .runtime_errors import aborts_scope
-from .security import compile_sp_rolemember
+from .security_stmts import compile_sp_rolemember
 from .sysprocs import CATALOG_PROCEDURES
 
 if TYPE_CHECKING:
@@ -183,10 +184,7 @@ def compile_sp_executesql(c: Compiler, node: ast.ExecProc) -> StmtFn:
     return run
 
 
-# name -> compile(c, ExecProc node) -> statement closure
-SYSTEM_PROCEDURES: dict[str, Callable[[Compiler, ast.ExecProc], StmtFn]] = {
-    "sp_executesql": compile_sp_executesql,
-}
+SYSTEM_PROCEDURES["sp_executesql"] = compile_sp_executesql
 
 
 def _role_procedure(c: Compiler, node: ast.ExecProc) -> StmtFn:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import operator as _op
 from collections.abc import Callable
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.errors import MESSAGES, TSqlError, tsql_error
@@ -33,61 +32,11 @@ if TYPE_CHECKING:
 DYNAMIC = T.SQL_VARIANT
 
 
-def implicit(src: T.SqlType, dst: T.SqlType) -> Callable[[Any], Any] | None:
-    """The implicit conversion ``src`` → ``dst`` for assignment, or None when none is needed.
-
-    A run-time-typed source converts by its actual value (as an explicit CAST would: the
-    value came from a query whose column type the compiler could not know)."""
-    if src == dst and dst.name != "sql_variant":
-        return None
-    if src.name == "null":
-        return None
-    if src == DYNAMIC:
-        conv = C.converter(src, dst)
-    else:
-        fast = _same_scale_decimal(src, dst)
-        if fast is not None:
-            return fast
-        conv = C.implicit_converter(src, dst)
-    return None if conv is C._identity else conv
-
-
-def _same_scale_decimal(src: T.SqlType, dst: T.SqlType) -> Callable[[Any], Any] | None:
-    """decimal(p1,s) → decimal(p2,s): the value needs no rounding, only the precision check
-    (the common ``SET @d = @d + 1.25`` shape, on the hot path of procedural loops)."""
-    if not (src.is_decimal and dst.is_decimal) or src.scale != dst.scale:
-        return None
-    p, s = dst.precision or 18, dst.scale or 0
-    if (src.precision or 18) - (src.scale or 0) <= p - s:
-        return lambda v: v
-    limit = Decimal(10) ** (p - s)
-
-    def check(v: Any) -> Any:
-        if v is None or -limit < v < limit:
-            return v
-        raise tsql_error(8115, "numeric", "numeric")
-    return check
-
-
 def convert_fn(src: T.SqlType, dst: T.SqlType) -> Callable[[Any], Any]:
-    """Like :func:`implicit` but always a callable."""
-    conv = implicit(src, dst)
+    """Like :func:`~tsqlbroker.values.convert.conversion_for_assignment` but always a
+    callable."""
+    conv = C.conversion_for_assignment(src, dst)
     return conv if conv is not None else (lambda v: v)
-
-
-def as_predicate(c: Compiler, e: CExpr, node: ast.Node) -> EvalFn:
-    """A condition's evaluator; Msg 4145 when ``node`` is not a boolean expression."""
-    if not e.predicate:
-        raise c.bind_error(4145, node, _near(c, node))
-    return e.fn
-
-
-def _near(c: Compiler, node: ast.Node) -> str:
-    try:
-        text = c.source(node).split()
-        return text[-1] if text else ""
-    except TSqlError:
-        return ""
 
 
 def _try_const(t: T.SqlType, fn: EvalFn, predicate: bool = False) -> CExpr:
@@ -571,7 +520,7 @@ def compile_case(c: Compiler, node: ast.Case) -> CExpr:
 
 def _coerce(e: CExpr, t: T.SqlType) -> EvalFn:
     """``e``'s evaluator with its value converted to ``t`` (constants converted once)."""
-    conv = implicit(e.type, t)
+    conv = C.conversion_for_assignment(e.type, t)
     ef = e.fn
     if conv is None:
         return ef

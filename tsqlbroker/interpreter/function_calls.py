@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from tsqlbroker.engine.visibility import object_visible
 from tsqlbroker.errors import BindError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
+from tsqlbroker.lazy import LazyModule
 
 from ..values import builtins as FN
 from ..values import precedence
@@ -30,9 +31,15 @@ from .compiler import CExpr, Compiler, EvalFn, const_expr, expr_handler
 from .expressions import DYNAMIC, coerce
 from .server_info import SERVER_NAME, VERSION, server_property
 from .setoptions import options_bitmap, session_property
+from .statement_context import exec_context
 
 if TYPE_CHECKING:
     from .frames import Frame
+
+# The DML engine and the transpiler's name resolution load sqlglot: on first use (IDENT_CURRENT,
+# OBJECT_ID …), not at start-up.
+engine_dml = LazyModule("tsqlbroker.engine.dml", globals(), "engine_dml")
+engine_resolve = LazyModule("tsqlbroker.engine.transpiler.resolve", globals(), "engine_resolve")
 
 LOGIN_NAME = "sa"
 USER_NAME = "dbo"
@@ -109,7 +116,7 @@ def special(*names: str) -> Callable[[SpecialFn], SpecialFn]:
 def compile_call(c: Compiler, node: ast.FunctionCall) -> CExpr:
     name = node.name
     if name.schema is not None or name.database is not None:
-        return _udf_call(c, node)
+        return UDF_CALLS.compile(c, node)
     key = name.name.lower()
     sp = SPECIAL.get(key)
     if sp is not None:
@@ -173,17 +180,14 @@ def compile_builtin(c: Compiler, node: ast.FunctionCall) -> CExpr:
     return CExpr(t, out)
 
 
-def _udf_call(c: Compiler, node: ast.FunctionCall) -> CExpr:
-    from .procedures import call_scalar_function
+class UdfCalls:
+    """What ``procedures.py`` (which runs T-SQL modules, above this module) plugs in at
+    import: ``compile(c, node)`` for a call of a user-defined scalar function, ``dbo.f(…)``."""
 
-    args = [c.expr(a) for a in node.args]
-    fns = [a.fn for a in args]
-    types = [a.type for a in args]
-    name = node.name
+    compile: Callable[[Compiler, ast.FunctionCall], CExpr]
 
-    def call(f: Frame) -> Any:
-        return call_scalar_function(f, name, [a(f) for a in fns], types)
-    return CExpr(DYNAMIC, call)
+
+UDF_CALLS = UdfCalls()
 
 
 def arity_args(c: Compiler, node: ast.FunctionCall, lo: int, hi: int) -> list[CExpr]:
@@ -292,16 +296,11 @@ def _object_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
     tf = str_arg(args[1]) if len(args) > 1 else (lambda _f: None)
 
     def object_id(f: Frame) -> Any:
-        # start-up laziness: the transpiler loads sqlglot
-        from tsqlbroker.engine.transpiler.resolve import object_id_of
-
         name = nf(f)
         if name is None:
             return None
         s = f.session
-        from .dml import exec_context
-
-        oid = object_id_of(exec_context(f), name)
+        oid = engine_resolve.object_id_of(exec_context(f), name)
         if oid is None:
             return None
         want = tf(f)
@@ -487,12 +486,6 @@ def _scope_identity(c: Compiler, node: ast.FunctionCall) -> CExpr:
 
 def _engine_identity(f: Frame, table: str, what: str) -> Any:
     """The engine's ``ident_current`` / ``identity_definition`` of a table."""
-    # Imported here: engine.dml loads sqlglot, which a session without DML never needs.
-    # start-up laziness: the DML engine loads sqlglot, which a session without DML never needs
-    from tsqlbroker.engine import dml as engine_dml
-
-    from .dml import exec_context
-
     return getattr(engine_dml, what)(exec_context(f), table)
 
 

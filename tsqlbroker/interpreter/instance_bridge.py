@@ -22,7 +22,7 @@ from tsqlbroker.grammar import ast
 from ..values import types as T
 from .authorize import catalog_viewer, holds_server
 from .compiler import Compiler, load_handlers
-from .dml import drop_table_variables
+from .dml_stmts import drop_table_variables
 from .frames import Frame
 from .function_calls import GLOBALS, SPECIAL
 from .procedures import call_scalar_function, call_table_function, resolve_module

@@ -30,10 +30,11 @@ from tsqlbroker.errors import (
 from tsqlbroker.grammar import ast, parser
 
 from ..values import types as T
-from ..values.convert import CONVERSION_ERRORS
-from . import ast_types, dml, transactions
+from ..values.convert import CONVERSION_ERRORS, conversion_for_assignment
+from . import ast_types, dml_stmts, transactions
 from .authorize import require_database, require_execute
 from .compiler import (
+    CExpr,
     Compiler,
     ReturnSignal,
     Scope,
@@ -44,12 +45,14 @@ from .compiler import (
     internal_error,
 )
 from .control import collect_labels
-from .dml import drop_temp_tables_named
-from .expressions import coerce, implicit
+from .dml_stmts import drop_temp_tables_named
+from .expressions import DYNAMIC, coerce
 from .frames import Frame
+from .function_calls import UDF_CALLS
 from .impersonation import enter_module
 from .runtime_errors import aborts_scope
-from .tabletypes import TABLE, is_builtin, make_table_variable, table_argument
+from .session import SESSION_PARTS
+from .tabletypes import TABLE, make_table_variable, table_argument
 from .udf_checks import check_function_body
 
 if TYPE_CHECKING:
@@ -120,7 +123,7 @@ def compile_module_node(text: str, node: ast.CreateProcedure | ast.CreateFunctio
     c = Compiler(text, proc_name=name, kind=kind)
     params: list[ParamInfo] = []
     for p in node.params:
-        if not is_builtin(p.type):  # @p dbo.SomeTableType READONLY
+        if not ast_types.is_builtin(p.type):  # @p dbo.SomeTableType READONLY
             if not p.readonly:
                 raise c.bind_error(352, p, p.name)
             key = p.name.lower()
@@ -377,7 +380,7 @@ def _bind(c_args: list[tuple[ast.ExecArg, Any]], compiled: Compiled, proc_name: 
         if p.table_type is not None:
             binds.append((p.slot, ce.fn))
             continue
-        conv = implicit(ce.type, p.type)
+        conv = conversion_for_assignment(ce.type, p.type)
         ef = ce.fn
         if conv is None:
             binds.append((p.slot, ef))
@@ -438,6 +441,11 @@ def site_id() -> int:
     return next(_site_ids)
 
 
+# The system procedures EXEC runs: name -> compile(c, ExecProc node) -> statement closure.
+# Filled at import by the modules that compile them (dynamic.py: sp_executesql, the role and
+# catalog procedures; activity.py, approles.py, sequences.py), all above this one.
+SYSTEM_PROCEDURES: dict[str, Callable[[Compiler, ast.ExecProc], StmtFn]] = {}
+
 # itertools.count is atomic under the GIL: sessions compile on several threads.
 _site_ids = itertools.count(1)
 
@@ -445,8 +453,6 @@ _site_ids = itertools.count(1)
 # compound: after EXEC, @@ERROR is that of the last statement the procedure ran.
 @handler(ast.ExecProc, compound=True)
 def compile_exec_proc(c: Compiler, node: ast.ExecProc) -> StmtFn:
-    from .dynamic import SYSTEM_PROCEDURES
-
     if isinstance(node.proc, ast.ObjectName):
         system = SYSTEM_PROCEDURES.get(node.proc.name.lower())
         if system is not None and node.proc.schema not in (None, "sys", "dbo"):
@@ -682,7 +688,7 @@ def call_table_function(f: Frame, name: ast.ObjectName, args: list[tuple[Any, T.
             frame.v[p.slot] = p.default
             continue
         value, src = arg
-        conv = implicit(src, p.type)
+        conv = conversion_for_assignment(src, p.type)
         frame.v[p.slot] = value if conv is None or value is None else conv(value)
     if s.nestlevel >= MAX_NESTING:
         raise tsql_error(217)
@@ -696,7 +702,7 @@ def call_table_function(f: Frame, name: ast.ObjectName, args: list[tuple[Any, T.
             compiled.run(frame)
         except ReturnSignal:
             pass
-        result = dml.run_sql(frame, f"SELECT * FROM {compiled.table_var}", {})
+        result = dml_stmts.run_sql(frame, f"SELECT * FROM {compiled.table_var}", {})
         sets = list(getattr(result, "resultsets", []) or [])
         return sets[0] if sets else ResultSet([])
     finally:
@@ -704,6 +710,22 @@ def call_table_function(f: Frame, name: ast.ObjectName, args: list[tuple[Any, T.
         s.function_depth -= 1
         s.db_id, s.current_database = database
         s.drop_scope_objects(frame)  # the function's table variables, its result included
+
+
+def compile_udf_call(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    """A call of user-defined scalar function ``node.name`` (typed at run time: the function
+    is resolved when the call runs)."""
+    args = [c.expr(a) for a in node.args]
+    fns = [a.fn for a in args]
+    types = [a.type for a in args]
+    name = node.name
+
+    def call(f: Frame) -> Any:
+        return call_scalar_function(f, name, [a(f) for a in fns], types)
+    return CExpr(DYNAMIC, call)
+
+
+UDF_CALLS.compile = compile_udf_call
 
 
 def call_scalar_function(f: Frame, name: ast.ObjectName, args: list[Any],
@@ -722,7 +744,7 @@ def call_scalar_function(f: Frame, name: ast.ObjectName, args: list[Any],
     values: dict[int, Any] = {}
     for i, p in enumerate(compiled.params):
         if i < len(args):
-            conv = implicit(arg_types[i], p.type)
+            conv = conversion_for_assignment(arg_types[i], p.type)
             values[p.slot] = args[i] if conv is None or args[i] is None else conv(args[i])
         else:
             raise ExecutionError(313, "An insufficient number of arguments were supplied for "
@@ -749,3 +771,6 @@ def call_scalar_function(f: Frame, name: ast.ObjectName, args: list[Any],
         s.drop_scope_objects(frame)  # the function's table variables
     return value
 
+
+SESSION_PARTS.compile_batch = compile_batch
+SESSION_PARTS.call_procedure_batch = call_procedure_batch

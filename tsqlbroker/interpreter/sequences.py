@@ -15,9 +15,9 @@ from tsqlbroker.grammar import ast
 from ..values import types as T
 from . import ast_types
 from .compiler import CExpr, Compiler, StmtFn, expr_handler, handler
-from .dml import run_sql
-from .dynamic import SYSTEM_PROCEDURES
+from .dml_stmts import run_sql
 from .expressions import coerce
+from .procedures import SYSTEM_PROCEDURES
 from .schemas import bracketed, ddl_statement, drop_objects
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ import contextlib
 import threading
 import time
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +42,23 @@ if TYPE_CHECKING:
     from .instance import Instance
 
 __all__ = ["CancelledError", "Session"]
+
+
+class SessionParts:
+    """What the modules above the session plug in at import (they import this module):
+    ``compile_batch(batch)`` and ``call_procedure_batch(session, name, args)`` from
+    ``procedures.py``; ``drop_table_variables(session, frame)`` and
+    ``drop_session_objects(session)`` from ``dml_stmts.py``. Both load with the statement
+    handlers (:func:`~tsqlbroker.interpreter.compiler.load_handlers`), before an instance
+    makes its first session."""
+
+    compile_batch: Callable[[ast.Batch], Any]
+    call_procedure_batch: Callable[[Session, str, dict[str, Any]], int]
+    drop_table_variables: Callable[[Session, Frame], None]
+    drop_session_objects: Callable[[Session], None]
+
+
+SESSION_PARTS = SessionParts()
 
 
 class KilledError(CancelledError):
@@ -196,14 +213,12 @@ class Session:
     def _execute_batch(self, batch: ast.Batch, repeat: int, key: Any) -> bool:
         """Compile ``batch`` (keeping it in the instance's batch cache under ``key`` unless
         that is None) and run it."""
-        from .procedures import compile_batch
-
         if self.killed:
             return self._run_compiled(None, batch.start_line, repeat, None)
         stats = self.statistics
         compile_started = stats.compile_started() if stats is not None else None
         try:
-            compiled = compile_batch(batch)
+            compiled = SESSION_PARTS.compile_batch(batch)
         except TSqlError as e:
             self.report(e)
             return False
@@ -288,14 +303,12 @@ class Session:
 
         ``args`` maps parameter names (with or without ``@``) to values. Errors go to the
         sink; returns the procedure's RETURN status (non-zero after an error)."""
-        from .procedures import call_procedure_batch
-
         before = self.errors_reported
         with self.request():
             if self.killed:
                 self._report_killed()
                 return -6
-            status = call_procedure_batch(self, name, args or {})
+            status = SESSION_PARTS.call_procedure_batch(self, name, args or {})
             self.end_batch()
         self._cancel = False
         if self.errors_reported != before and not status:
@@ -495,9 +508,7 @@ class Session:
         """Drop the table variables and LOCAL cursors of a scope that ended."""
         frame.cursors.clear()
         if frame.table_vars:
-            from .dml import drop_table_variables
-
-            drop_table_variables(self, frame)
+            SESSION_PARTS.drop_table_variables(self, frame)
 
     def close(self) -> None:
         """Roll back anything open, drop temp tables, release the connection."""
@@ -508,9 +519,7 @@ class Session:
             self.rollback_statement()
             if self.trancount:
                 tx.rollback_all(self)
-            from .dml import drop_session_objects
-
-            drop_session_objects(self)
+            SESSION_PARTS.drop_session_objects(self)
         except TSqlError:
             pass
         finally:

@@ -4,6 +4,7 @@ CREATE / DROP DATABASE, WAITFOR DELAY / TIME, RAISERROR and THROW."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from datetime import time as dtime
 from typing import TYPE_CHECKING, Any
@@ -21,9 +22,11 @@ from .authorize import require_connect, require_create_database, require_drop_da
 from .compiler import CExpr, Compiler, StmtFn, handler, self_wrapped, touches_storage, walk
 from .expressions import coerce
 from .function_calls import xml_resolver
+from .statement_context import exec_context
 from .statistics import set_statistics
 
 if TYPE_CHECKING:
+    from tsqlbroker.engine import dml as engine_dml
     from tsqlbroker.engine import parsing as engine_parsing
 
     from .frames import Frame
@@ -32,11 +35,23 @@ else:
     from tsqlbroker.lazy import LazyModule
 
     engine_parsing = LazyModule("tsqlbroker.engine.parsing", globals(), "engine_parsing")
+    # The DML engine too, with the first SET IDENTITY_INSERT run.
+    engine_dml = LazyModule("tsqlbroker.engine.dml", globals(), "engine_dml")
 
 
 # --------------------------------------------------------------------------------------------
 # Variables
 # --------------------------------------------------------------------------------------------
+class DeclareTyped:
+    """What ``tabletypes.py`` (above this module: it imports the DML bridge, which imports
+    this one) plugs in: ``compile(c, item)`` for ``DECLARE @t dbo.SomeTableType``."""
+
+    compile: Callable[[Compiler, ast.VarDecl], StmtFn]
+
+
+DECLARE_TYPED = DeclareTyped()
+
+
 @handler(ast.Declare)
 def compile_declare(c: Compiler, node: ast.Declare) -> StmtFn:
     inits: list[tuple[int, Any]] = []
@@ -45,10 +60,8 @@ def compile_declare(c: Compiler, node: ast.Declare) -> StmtFn:
         if item.type.name.lower() == "cursor":  # a cursor variable (SET @c = CURSOR …)
             c.declare(item.name, T.SqlType("cursor"), item)
             continue
-        from .tabletypes import compile_declare_typed, is_builtin
-
-        if not is_builtin(item.type):  # DECLARE @t dbo.SomeTableType
-            tables.append(compile_declare_typed(c, item))
+        if not ast_types.is_builtin(item.type):  # DECLARE @t dbo.SomeTableType
+            tables.append(DECLARE_TYPED.compile(c, item))
             continue
         t = ast_types.type_from_ast(item.type, "declare")
         init = c.expr(item.default) if item.default is not None else None
@@ -308,8 +321,6 @@ def compile_set_option(c: Compiler, node: ast.SetOption) -> StmtFn:
             f.session.rowcount = 0
         return run_datefirst
     if option == "identity_insert" and node.target is not None:
-        from .dml import engine_dml, exec_context
-
         # The name as written (Msg 8106/8107 quote it); odd names keep their brackets.
         t = node.target
         parts = [p or "" for p in (t.database, t.schema) if t.database or p] + [t.name]

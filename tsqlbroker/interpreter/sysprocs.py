@@ -14,13 +14,17 @@ from tsqlbroker.engine.sysviews import type_facts
 from tsqlbroker.engine.tableinfo import load_table
 from tsqlbroker.errors import tsql_error
 from tsqlbroker.grammar import ast
+from tsqlbroker.lazy import LazyModule
 
 from ..values import types as T
 from .compiler import Compiler, StmtFn
-from .dml import exec_context
 from .frames import Frame
 from .function_calls import MODULE_TYPES, str_arg
 from .server_info import config_options
+from .statement_context import exec_context
+
+# The transpiler's name resolution loads sqlglot: on the first object name resolved.
+engine_resolve = LazyModule("tsqlbroker.engine.transpiler.resolve", globals(), "engine_resolve")
 
 # sp_helptext returns nvarchar(255) rows: a longer line continues on the next row.
 _LINE_WIDTH = 255
@@ -61,11 +65,8 @@ def _objname_arg(c: Compiler, node: ast.ExecProc) -> Any:
 
 def _resolve(f: Frame, name: str | None) -> Any:
     """The catalog row of object ``name`` in the current database, or Msg 15009."""
-    # start-up laziness: the transpiler loads sqlglot
-    from tsqlbroker.engine.transpiler.resolve import object_id_of
-
     s = f.session
-    oid = object_id_of(exec_context(f), name) if name else None
+    oid = engine_resolve.object_id_of(exec_context(f), name) if name else None
     row = s.instance.catalog.object_by_id(s.conn, None, oid) if oid is not None else None
     if row is None or not object_visible(s.conn, s.id, row):
         raise tsql_error(15009, name or "", s.current_database)

@@ -12,13 +12,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tsqlbroker.engine.usertypes import ALIAS, referencing_table
-from tsqlbroker.errors import MESSAGES, BindError, TSqlError, tsql_error
+from tsqlbroker.errors import MESSAGES, BindError, tsql_error
 from tsqlbroker.grammar import ast
 
 from ..values import types as T
-from . import ast_types
 from .compiler import CExpr, Compiler, StmtFn, TableVarInfo, handler
-from .dml import engine_dml, exec_context, table_columns_sql
+from .dml_stmts import engine_dml, exec_context, table_columns_sql
+from .statements import DECLARE_TYPED
 
 if TYPE_CHECKING:
     from .frames import Frame
@@ -39,17 +39,6 @@ TABLE = T.SqlType("table")
 def _split(type_name: str) -> tuple[str | None, str]:
     schema, _, name = type_name.rpartition(".")
     return (schema or None), name
-
-
-def is_builtin(dt: ast.DataType) -> bool:
-    """True when ``dt`` names a system type (False: a user-defined type, Msg 2715 if none)."""
-    try:
-        ast_types.type_from_ast(dt, "declare")
-    except TSqlError as e:
-        if e.number == 2715:
-            return False
-        raise
-    return True
 
 
 def type_columns(s: Session, type_name: str) -> str:
@@ -136,3 +125,7 @@ def compile_drop_type(c: Compiler, node: ast.DropType) -> StmtFn:
         catalog.drop_object(s.conn, row.object_id)
         s.rowcount = 0
     return run
+
+
+# DECLARE @t dbo.SomeTableType: statements.py (below this module) compiles DECLARE.
+DECLARE_TYPED.compile = compile_declare_typed

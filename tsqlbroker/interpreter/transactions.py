@@ -93,8 +93,9 @@ def rollback_all(s: TransactionHolder) -> None:
 
 
 def _keeping_table_variables(s: TransactionHolder, txn: Any, undo: Any) -> None:
-    """Roll back leaving the session's table variables as they are (``dml.TableVariables``,
-    kept in the session's extensions so that this module needs no DML engine)."""
+    """Roll back leaving the session's table variables as they are
+    (``dml_stmts.TableVariables``, kept in the session's extensions so that this module needs
+    no DML engine)."""
     keeper = s.extensions.get("table_variables")
     if keeper is None:
         undo()

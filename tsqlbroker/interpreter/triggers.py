@@ -23,12 +23,13 @@ from tsqlbroker.grammar import ast
 from tsqlbroker.grammar.parser import parse_batch
 
 from ..values import types as T
-from . import dml
+from . import dml_stmts
 from .compiler import CExpr, Compiler, StmtFn, expr_handler, handler
 from .function_calls import special
 from .procedures import Compiled, ParamInfo, collect_labels, invoke
 from .schemas import ddl_statement, drop_objects
 from .sequences import database_of, shown_name
+from .statement_context import TRIGGERS
 from .tabletypes import TABLE
 
 if TYPE_CHECKING:
@@ -243,8 +244,8 @@ def fire(f: Frame, events: list[TriggerEvent]) -> None:
 def _run(f: Frame, trigger: TriggerInfo, event: TriggerEvent) -> None:
     s = f.session
     compiled = _trigger_module(s, trigger)
-    ctx = dml.exec_context(f)
-    inserted, deleted = dml.engine_dml.trigger_tables(ctx, event)
+    ctx = dml_stmts.exec_context(f)
+    inserted, deleted = dml_stmts.engine_dml.trigger_tables(ctx, event)
     values = {compiled.params[0].slot: inserted, compiled.params[1].slot: deleted}
     promoted = s.txn is None
     if promoted:
@@ -268,12 +269,12 @@ def _run(f: Frame, trigger: TriggerInfo, event: TriggerEvent) -> None:
             s.trancount = 0
         if not ended:
             for physical in (inserted, deleted):
-                dml.engine_dml.drop_table_variable(dml.exec_context(f), physical)
+                dml_stmts.engine_dml.drop_table_variable(dml_stmts.exec_context(f), physical)
     if ended:
         err: TSqlError = tsql_error(3609)
         err.batch_abort = True  # type: ignore[attr-defined]
         raise err
 
 
-dml.TRIGGERS.fire = fire
-dml.TRIGGERS.instead_active = instead_active
+TRIGGERS.fire = fire
+TRIGGERS.instead_active = instead_active

@@ -22,19 +22,15 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING
 
 from tsqlbroker import __version__
 from tsqlbroker.errors import StorageOpenError, TSqlError
 from tsqlbroker.repl.config import ACTIVATION_MODES
-from tsqlbroker.repl.pipes import EXIT_BROKEN_PIPE, PipeGuard, silence
+from tsqlbroker.repl.pipes import EXIT_BROKEN_PIPE, silence
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
-
-    # start-up laziness: parse, serve and the REPL never load the runner
-    from tsqlbroker.repl.runner import ScriptRunner
 
 EPILOG = """\
 examples:
@@ -190,11 +186,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         # then what start-up froze stays frozen (thawing would make the interpreter's exit
         # traverse it all).
         thaw_after = argv is not None
-        if mode == "run":
-            return run_scripts(args, files=args.files, text=None, thaw_after=thaw_after)
-        if args.query is not None or args.inputs:
+        if mode == "run" or args.query is not None or args.inputs:
+            # start-up laziness: parse, serve and the REPL never load the runner
+            from tsqlbroker.repl.run_mode import run_scripts
+
+            if mode == "run":
+                return run_scripts(args, files=args.files, text=None,
+                                   login=lambda: _login(args), thaw_after=thaw_after)
             return run_scripts(args, files=args.inputs, text=args.query,
-                               thaw_after=thaw_after)
+                               login=lambda: _login(args), thaw_after=thaw_after)
         # start-up laziness: only the REPL loads prompt-toolkit
         from tsqlbroker.repl.main import run_repl
 
@@ -258,101 +258,6 @@ def _plugged(mode: str, args: list[str]) -> int:
         return run(args)
     except KeyboardInterrupt:
         return 130
-
-
-def _open_output(path: str | None) -> TextIO:
-    if path is None:
-        return PipeGuard(sys.stdout)  # type: ignore[return-value]
-    return open(path, "w", encoding="utf-8")  # closed by run_scripts
-
-
-def run_scripts(args: argparse.Namespace, files: list[str], text: str | None,
-                thaw_after: bool = True) -> int:
-    """Run files and/or text as the command-line contract says; the process exit status.
-    ``thaw_after=False`` when the process exits next (see :mod:`tsqlbroker.startup`)."""
-    # start-up laziness: parse, serve and the REPL never load the runner
-    from tsqlbroker.repl.runner import ScriptRunner
-    from tsqlbroker.repl.sqlcmd import SqlcmdState, parse_assignment
-
-    state = SqlcmdState()
-    for assignment in args.variables:
-        try:
-            name, value = parse_assignment(assignment)
-        except ValueError as exc:
-            print(f"tsqlbroker: {exc}", file=sys.stderr)
-            return 2
-        state.setvar(name, value)
-    # start-up laziness: loaded once -v is known good
-    from tsqlbroker.grammar.loader import get_driver
-    from tsqlbroker.grammar.scriptfile import ScriptEncodingError, read_script
-    from tsqlbroker.startup import startup_phase, thaw
-
-    out = _open_output(args.output)
-    err = PipeGuard(sys.stderr)
-    try:
-        # Start-up time: no garbage collection while the engine loads (see startup.py).
-        with startup_phase():
-            # Scripts (run, -i) host the broker's background work from the start when
-            # nobody else does; -Q text from its first statement that gives it work.
-            runner = ScriptRunner(url=args.url, database=args.database,
-                                  output_format=args.format, out=out,
-                                  err=err if args.output is None else out,  # type: ignore
-                                  sqlcmd=state, stop_on_error=args.stop_on_error,
-                                  activation=args.activation or "auto",
-                                  host_at_start=bool(files), login=_login(args))
-            get_driver()  # the grammar tables, loaded inside the phase too
-        for stream in (out, err):
-            if isinstance(stream, PipeGuard):
-                stream.on_broken = runner.output_closed
-        previous = _on_sigint(runner)
-        try:
-            for f in files:
-                path = Path(f)
-                try:
-                    source = read_script(path)
-                except (OSError, ScriptEncodingError) as exc:
-                    runner.report_client_error(
-                        f"Cannot open file '{f}': {exc.strerror}."
-                        if isinstance(exc, OSError) else str(exc))
-                    if runner.stop_on_error:
-                        break
-                    continue
-                if not runner.run_text(source, base_dir=path.parent):
-                    break
-            if text is not None and not runner.stopped:
-                runner.run_text(text, base_dir=Path.cwd())
-            if not runner.interrupted:
-                runner.wait_idle(args.wait_idle)
-        finally:
-            if previous is not None:
-                signal.signal(signal.SIGINT, previous)
-            runner.close()
-        if isinstance(out, PipeGuard) and out.broken:
-            return EXIT_BROKEN_PIPE
-        if runner.interrupted:
-            return 130
-        if runner.exit_status is not None:
-            return runner.exit_status
-        return 1 if runner.had_error else 0
-    finally:
-        if thaw_after:
-            thaw()
-        if not isinstance(out, PipeGuard):
-            out.close()
-
-
-def _on_sigint(runner: ScriptRunner) -> Any:
-    """SIGINT (Ctrl-C) while scripts run: the running batch is cancelled — its running
-    statement rolled back, nothing of it committed — and the run ends (exit status 130);
-    with no batch running, or at a second SIGINT, the process stops at once. Returns the
-    handler to put back (None off the main thread, where signals cannot be handled)."""
-    if threading.current_thread() is not threading.main_thread():
-        return None
-
-    def handler(_signum: int, _frame: Any) -> None:
-        if runner.interrupted or not runner.interrupt():
-            raise KeyboardInterrupt
-    return signal.signal(signal.SIGINT, handler)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -16,8 +16,6 @@ from __future__ import annotations
 import re
 import zlib
 
-from .backends import backend_named
-
 _MAX_IDENT = 63
 _UNSAFE = re.compile(r"[^a-z0-9_]+")
 
@@ -76,13 +74,3 @@ def quote_ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def column_name(name: str, dialect: str) -> str:
-    """The backend name of a user column. T-SQL names are case-insensitive; SQLite agrees,
-    PostgreSQL folds unquoted names to lower case, so there columns are stored lower-case
-    and every generated identifier is lower-cased to match."""
-    return name.lower() if backend_named(dialect).folds_names else name
-
-
-def quote_column(name: str, dialect: str) -> str:
-    """A user column's quoted backend name."""
-    return quote_ident(column_name(name, dialect))

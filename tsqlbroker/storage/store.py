@@ -101,7 +101,6 @@ class Store:
         # What differs between backends: the engine asks it, never the name.
         self.backend: Backend = _backend_of(url)
         self.url, self._private = self.backend.resolve_url(url)
-        self.dialect: str = self.backend.name
         self.metadata = MetaData()
         self.engine: Engine = self.backend.create_engine(make_url(self.url), busy_timeout_ms,
                                                          self._on_connect)
@@ -167,8 +166,6 @@ class StoreConnection:
     def __init__(self, store: Store, conn: Connection) -> None:
         self.store = store
         self.conn = conn
-        # The backend's name ("sqlite" / "postgresql"), copied: the hot path asks it often.
-        self.dialect: str = store.dialect
         self.backend: Backend = store.backend
         self.in_write_txn = False
         # PostgreSQL: the write transaction is open for the engine but its BEGIN is not sent

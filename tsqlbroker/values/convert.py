@@ -176,6 +176,44 @@ def implicit_converter(src: SqlType, dst: SqlType) -> Conv:
     return converter(src, dst, explicit=False)
 
 
+def conversion_for_assignment(src: SqlType, dst: SqlType) -> Conv | None:
+    """The implicit conversion ``src`` → ``dst`` of a value assigned to a variable or passed
+    as a parameter, or None when none is needed.
+
+    A ``sql_variant`` source (also the static type of a value only typed at run time, such
+    as a subquery's) converts by its actual value, as an explicit CAST would: the value came
+    from a query whose column type the compiler could not know."""
+    if src == dst and dst.name != "sql_variant":
+        return None
+    if src.name == "null":
+        return None
+    if src.name == "sql_variant":
+        conv = converter(src, dst)
+    else:
+        fast = _same_scale_decimal(src, dst)
+        if fast is not None:
+            return fast
+        conv = implicit_converter(src, dst)
+    return None if conv is _identity else conv
+
+
+def _same_scale_decimal(src: SqlType, dst: SqlType) -> Conv | None:
+    """decimal(p1,s) → decimal(p2,s): the value needs no rounding, only the precision check
+    (the common ``SET @d = @d + 1.25`` shape, on the hot path of procedural loops)."""
+    if not (src.is_decimal and dst.is_decimal) or src.scale != dst.scale:
+        return None
+    p, s = dst.precision or 18, dst.scale or 0
+    if (src.precision or 18) - (src.scale or 0) <= p - s:
+        return lambda v: v
+    limit = Decimal(10) ** (p - s)
+
+    def check(v: Any) -> Any:
+        if v is None or -limit < v < limit:
+            return v
+        raise tsql_error(8115, "numeric", "numeric")
+    return check
+
+
 def convert_value(value: Any, src: SqlType, dst: SqlType, style: int | None = None) -> Any:
     """Convert one value (convenience for non-hot paths)."""
     return converter(src, dst, style=style)(value)

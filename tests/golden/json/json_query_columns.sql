@@ -15,3 +15,20 @@ SELECT JSON_QUERY(js, 'strict $.zz') FROM dbo.docs WHERE id = 1;
 GO
 SELECT JSON_QUERY(js, 'strict $.s') FROM dbo.docs WHERE id = 1;
 GO
+-- A malformed path in a variable (read when the query runs): Msg 13607 places the character
+-- from the '$', after a lax / strict prefix, for JSON_QUERY, JSON_VALUE and OPENJSON alike.
+DECLARE @bad nvarchar(20) = N'strict $.b?';
+SELECT JSON_QUERY(js, @bad) FROM dbo.docs WHERE id = 1;
+GO
+DECLARE @bad nvarchar(20) = N'  lax $.a!';
+SELECT x.[key] FROM dbo.docs AS d CROSS APPLY OPENJSON(d.js, @bad) AS x WHERE d.id = 1;
+GO
+DECLARE @bad nvarchar(20) = N'$.a b';
+SELECT JSON_VALUE(js, @bad) FROM dbo.docs WHERE id = 1;
+GO
+-- JSON_VALUE of an array with a strict path in a variable: Msg 13623 (lax: NULL).
+DECLARE @p nvarchar(20) = N'strict $.a';
+SELECT JSON_VALUE(js, N'$.a') AS lax_array, JSON_VALUE(js, N'$."k y"[0]') AS ky0
+FROM dbo.docs WHERE id = 1;
+SELECT JSON_VALUE(js, @p) FROM dbo.docs WHERE id = 1;
+GO

@@ -19,6 +19,7 @@ from sqlalchemy import URL, Engine
 from sqlalchemy.types import TypeEngine
 
 from ...errors import TSqlError
+from ..naming import quote_ident
 from .leases import HostLease, LocalLease, NoSlot, ReaderSlotLike
 
 T = TypeVar("T")
@@ -132,6 +133,16 @@ class Backend:
     xpath_in_sql: ClassVar[bool]         # xml methods run in SQL (else through Python)
 
     # -- hooks ---------------------------------------------------------------------------
+    def column_name(self, name: str) -> str:
+        """The backend name of a user column. T-SQL names are case-insensitive; SQLite
+        agrees, PostgreSQL folds unquoted names to lower case, so there columns are stored
+        lower-case (``folds_names``) and every generated identifier is lower-cased to match."""
+        return name.lower() if self.folds_names else name
+
+    def quote_column(self, name: str) -> str:
+        """A user column's quoted backend name."""
+        return quote_ident(self.column_name(name))
+
     def column_type(self, spec: str) -> TypeEngine[Any]:
         """The SQLAlchemy type of a column storing values of type ``spec``."""
         raise NotImplementedError

@@ -10,37 +10,38 @@ rows (or NULL), strict ones SQL Server's errors.
 
 from __future__ import annotations
 
-# '[lax|strict] $.a."b c"[0]' → (strict, '{a,b c,0}') for the #> operator.
+# '[lax|strict] $.a."b c"[0]' → (strict, '{a,b c,0}') for the #> operator: the one reading
+# of a JSON path in SQL (OPENJSON, JSON_QUERY), as values/json_builtins.parse_path reads it
+# (Msg 13607's position counts from the '$').
 _STEPS = r"""CREATE OR REPLACE FUNCTION tsqlb_json_steps(p text, OUT is_strict boolean,
                                                 OUT steps text[])
     LANGUAGE plpgsql IMMUTABLE AS $$
     DECLARE
-      rest text COLLATE "C" := btrim(p);
+      path text COLLATE "C" := btrim(p COLLATE "C");
+      rest text COLLATE "C";
       m text[];
-      pos integer;
     BEGIN
       is_strict := false;
       steps := '{}';
-      IF lower(rest) LIKE 'strict %' THEN
+      IF lower(path) LIKE 'strict %' THEN
         is_strict := true;
-        rest := ltrim(substr(rest, 8));
-      ELSIF lower(rest) LIKE 'lax %' THEN
-        rest := ltrim(substr(rest, 5));
+        path := ltrim(substr(path, 8));
+      ELSIF lower(path) LIKE 'lax %' THEN
+        path := ltrim(substr(path, 5));
       END IF;
-      pos := length(p) - length(rest) + 1;
-      IF left(rest, 1) <> '$' THEN
+      IF left(path, 1) IS DISTINCT FROM '$' THEN
         RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = '13607', MESSAGE = format(
           'JSON path is not properly formatted. Unexpected character ''%s'' is found at '
-          'position %s.', left(rest, 1), 1);
+          'position 1.', left(path, 1));
       END IF;
-      rest := substr(rest, 2);
+      rest := substr(path, 2);
       WHILE rest <> '' LOOP
         m := regexp_match(rest,
           '^(\.(?:"((?:[^"\\]|\\.)*)"|([A-Za-z_$][A-Za-z0-9_$]*))|\[\s*([0-9]+)\s*\])');
         IF m IS NULL THEN
           RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = '13607', MESSAGE = format(
             'JSON path is not properly formatted. Unexpected character ''%s'' is found at '
-            'position %s.', left(rest, 1), length(p) - length(rest) + 1);
+            'position %s.', left(rest, 1), length(path) - length(rest) + 1);
         END IF;
         steps := steps || COALESCE(('"' || m[2] || '"')::json #>> '{}', m[3], m[4]);
         rest := substr(rest, length(m[1]) + 1);
@@ -64,42 +65,53 @@ def _raise(number: int, text: str) -> str:
             f"MESSAGE = '{text}';")
 
 
-# One WITH column of one element: JSON_QUERY (AS JSON) or JSON_VALUE of it at its path.
-_COLUMN = f"""CREATE OR REPLACE FUNCTION tsqlb_openjson_column(e json, p text, as_json boolean)
+# JSON_QUERY (as_json) or JSON_VALUE of a document at a path read by tsqlb_json_steps: the
+# object or array as the source writes it, or the scalar as text; NULL (lax) or SQL Server's
+# error (strict) where there is none, as values/json_builtins.json_query / json_value say.
+_AT = f"""CREATE OR REPLACE FUNCTION tsqlb_json_at(doc json, is_strict boolean, steps text[],
+                                             as_json boolean)
     RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
     DECLARE
-      path record := tsqlb_json_steps(p);
-      sub json;
+      sub json := doc #> steps;
       t text;
     BEGIN
-      IF json_typeof(e) NOT IN ('object', 'array') THEN RETURN NULL; END IF;
-      sub := e #> path.steps;
       IF sub IS NULL THEN
-        IF path.is_strict THEN {_raise(13608, "Property cannot be found on the specified JSON path.")}
+        IF is_strict THEN {_raise(13608, "Property cannot be found on the specified JSON path.")}
         END IF;
         RETURN NULL;
       END IF;
       t := json_typeof(sub);
       IF as_json THEN
         IF t IN ('object', 'array') THEN RETURN sub::text; END IF;
-        IF path.is_strict THEN
+        IF is_strict THEN
           {_raise(13624, "Object or array cannot be found in the specified JSON path.")}
         END IF;
         RETURN NULL;
       END IF;
       IF t IN ('object', 'array') THEN
-        IF path.is_strict THEN
+        IF is_strict THEN
           {_raise(13623, "Scalar value cannot be found in the specified JSON path.")}
         END IF;
         RETURN NULL;
       END IF;
       IF length(tsqlb_json_text(sub)) > 4000 THEN
-        IF path.is_strict THEN
+        IF is_strict THEN
           {_raise(13625, "String value in the specified JSON path would be truncated.")}
         END IF;
         RETURN NULL;
       END IF;
       RETURN tsqlb_json_text(sub);
+    END $$"""
+
+# One WITH column of one element: JSON_QUERY (AS JSON) or JSON_VALUE of it at its path; a
+# scalar element has no columns.
+_COLUMN = """CREATE OR REPLACE FUNCTION tsqlb_openjson_column(e json, p text, as_json boolean)
+    RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
+    DECLARE
+      path record := tsqlb_json_steps(p);
+    BEGIN
+      IF json_typeof(e) NOT IN ('object', 'array') THEN RETURN NULL; END IF;
+      RETURN tsqlb_json_at(e, path.is_strict, path.steps, as_json);
     END $$"""
 
 _OPENJSON = f"""CREATE OR REPLACE FUNCTION tsqlb_openjson(j text, p text, schema text)
@@ -154,4 +166,4 @@ _OPENJSON = f"""CREATE OR REPLACE FUNCTION tsqlb_openjson(j text, p text, schema
       END LOOP;
     END $$"""
 
-FUNCTIONS: list[str] = [_STEPS, _TEXT, _TYPE, _COLUMN, _OPENJSON]
+FUNCTIONS: list[str] = [_STEPS, _TEXT, _TYPE, _AT, _COLUMN, _OPENJSON]

@@ -137,98 +137,28 @@ _ISDATE = [
                                                            "bigint", "integer")],
 ]
 
-# JSON_VALUE (lax, or 'strict $…' paths): the scalar at the path as text, NULL for objects,
-# arrays, JSON null and missing paths; ISJSON: 1 for a valid object or array.
+# JSON_VALUE: the scalar at the path as text; JSON_QUERY: the object or array there as the
+# source writes it (json, not jsonb, keeps its text). NULL where there is none (lax), SQL
+# Server's error (strict paths). The path is read first, as values/json_builtins reads it,
+# by tsqlb_json_steps, and the value found by tsqlb_json_at (both openjson_sql.py, shared
+# with OPENJSON). ISJSON: 1 for a valid object or array.
 _JSON = [
-    """CREATE OR REPLACE FUNCTION tsqlb_json_value(j text, p text) RETURNS text
+    *[f"""CREATE OR REPLACE FUNCTION {name}(j text, p text) RETURNS text
     LANGUAGE plpgsql IMMUTABLE AS $$
     DECLARE
-      doc jsonb;
-      r jsonb;
-    BEGIN
-      IF j IS NULL OR p IS NULL THEN RETURN NULL; END IF;
-      BEGIN
-        doc := j::jsonb;
-      EXCEPTION WHEN others THEN
-        RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = '13609', MESSAGE =
-          'JSON text is not properly formatted.';
-      END;
-      BEGIN
-        r := jsonb_path_query_first(doc, p::jsonpath);
-      EXCEPTION WHEN sqlstate '22000' OR sqlstate '22030' OR sqlstate '22033'
-                     OR sqlstate '22034' OR sqlstate '22035' OR sqlstate '22036'
-                     OR sqlstate '22037' OR sqlstate '22038' OR sqlstate '22039'
-                     OR sqlstate '2203A' OR sqlstate '2203B' OR sqlstate '2203C'
-                     OR sqlstate '2203D' OR sqlstate '2203E' OR sqlstate '2203F' THEN
-        -- a strict path that finds no property (lax paths give NULL instead)
-        RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = '13608', MESSAGE =
-          'Property cannot be found on the specified JSON path.';
-      END;
-      IF r IS NULL OR jsonb_typeof(r) IN ('object', 'array', 'null') THEN RETURN NULL; END IF;
-      IF length(r #>> '{}') > 4000 THEN RETURN NULL; END IF;
-      RETURN r #>> '{}';
-    END $$""",
-    # JSON_QUERY: the object or array at the path as the source writes it (json, not jsonb,
-    # keeps its text); the path read as values/json_builtins.parse_path reads it.
-    r"""CREATE OR REPLACE FUNCTION tsqlb_json_query(j text, p text) RETURNS text
-    LANGUAGE plpgsql IMMUTABLE AS $$
-    DECLARE
+      path record;
       doc json;
-      r json;
-      path text COLLATE "C" := btrim(p COLLATE "C");
-      is_strict boolean := false;
-      keys text[] := '{}';
-      step text;
-      pos integer;
     BEGIN
       IF j IS NULL OR p IS NULL THEN RETURN NULL; END IF;
+      path := tsqlb_json_steps(p);
       BEGIN
         doc := j::json;
       EXCEPTION WHEN others THEN
         RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = '13609', MESSAGE =
           'JSON text is not properly formatted.';
       END;
-      IF lower(path) LIKE 'strict %' THEN
-        is_strict := true;
-        path := ltrim(substr(path, 8));
-      ELSIF lower(path) LIKE 'lax %' THEN
-        path := ltrim(substr(path, 5));
-      END IF;
-      IF left(path, 1) IS DISTINCT FROM '$' THEN
-        RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = '13607', MESSAGE = format(
-          'JSON path is not properly formatted. Unexpected character ''%s'' is found at '
-          'position 1.', left(path, 1));
-      END IF;
-      pos := 2;
-      WHILE pos <= length(path) LOOP
-        step := substring(substr(path, pos)
-                          from '^(\.(?:"(?:[^"\\]|\\.)*"|[A-Za-z_$][A-Za-z0-9_$]*)|\[\s*\d+\s*\])');
-        IF step IS NULL THEN
-          RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = '13607', MESSAGE = format(
-            'JSON path is not properly formatted. Unexpected character ''%s'' is found at '
-            'position %s.', substr(path, pos, 1), pos);
-        END IF;
-        IF left(step, 1) = '[' THEN
-          keys := keys || btrim(substr(step, 2, length(step) - 2));
-        ELSIF substr(step, 2, 1) = '"' THEN
-          keys := keys || (substr(step, 2)::json #>> '{}');
-        ELSE
-          keys := keys || substr(step, 2);
-        END IF;
-        pos := pos + length(step);
-      END LOOP;
-      r := doc #> keys;
-      IF r IS NULL OR json_typeof(r) NOT IN ('object', 'array') THEN
-        IF is_strict THEN
-          RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = CASE WHEN r IS NULL THEN '13608'
-            ELSE '13624' END, MESSAGE = CASE WHEN r IS NULL
-            THEN 'Property cannot be found on the specified JSON path.'
-            ELSE 'Object or array cannot be found in the specified JSON path.' END;
-        END IF;
-        RETURN NULL;
-      END IF;
-      RETURN r::text;
-    END $$""",
+      RETURN tsqlb_json_at(doc, path.is_strict, path.steps, {as_json});
+    END $$""" for name, as_json in (("tsqlb_json_value", "false"), ("tsqlb_json_query", "true"))],
     """CREATE OR REPLACE FUNCTION tsqlb_isjson(j text) RETURNS integer
     LANGUAGE plpgsql IMMUTABLE AS $$
     BEGIN

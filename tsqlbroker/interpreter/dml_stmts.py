@@ -33,6 +33,8 @@ from .compiler import (
 )
 from .expressions import DYNAMIC, comparison_fn, convert_fn, dynamic_binary
 from .frames import Frame
+from .session import SESSION_PARTS
+from .statement_context import TRIGGERS, exec_context
 from .statements import compile_local_select, is_local_select
 
 if TYPE_CHECKING:
@@ -48,29 +50,6 @@ else:
     engine_iostats = LazyModule("tsqlbroker.engine.iostats", globals(), "engine_iostats")
 
 Params = Callable[["Frame"], dict[str, tuple[Any, str]]]
-
-
-class TriggerHooks:
-    """What ``triggers.py`` (which imports this module) plugs in: ``fire(frame, events)``
-    runs the triggers a statement's writes call for; ``instead_active(session)`` names the
-    tables whose INSTEAD OF trigger is running."""
-
-    fire: Callable[[Frame, list[Any]], None] | None = None
-    instead_active: Callable[[Session], frozenset[int]] | None = None
-
-    def active(self, s: Session) -> frozenset[int]:
-        return self.instead_active(s) if self.instead_active is not None else frozenset()
-
-
-TRIGGERS = TriggerHooks()
-
-
-def exec_context(f: Frame) -> ExecContext:
-    """The engine ExecContext for the running statement of frame ``f``."""
-    s = f.session
-    return ExecContext(s.conn, s.txn_for_statement(), s.db_id, s.id, s.temp_tables,
-                       f.table_vars, identity_insert=s.identity_insert,
-                       instead_active=TRIGGERS.active(s))
 
 
 def _xml_text(v: Any) -> Any:
@@ -612,3 +591,6 @@ def compile_in_subquery(c: Compiler, node: ast.InSubquery) -> CExpr:
         return neg
     return CExpr(T.BIT, in_query, predicate=True)
 
+
+SESSION_PARTS.drop_table_variables = drop_table_variables
+SESSION_PARTS.drop_session_objects = drop_session_objects
