@@ -31,7 +31,7 @@ from .compiler import (
     variables_in,
     walk,
 )
-from .expressions import DYNAMIC, comparison_fn, convert_fn, dynamic_binary
+from .expressions import DYNAMIC, comparison_fn, convert_fn, dynamic_binary, in_outcome
 from .frames import Frame
 from .session import SESSION_PARTS
 from .statement_context import TRIGGERS, exec_context
@@ -579,16 +579,7 @@ def compile_in_subquery(c: Compiler, node: ast.InSubquery) -> CExpr:
 
     def in_query(f: Frame) -> bool | None:
         v = ef(f)
-        unknown = False
-        for row in runner(f).rows:
-            r = eq(v, row[0])
-            if r:
-                return not neg
-            if r is None:
-                unknown = True
-        if unknown:
-            return None
-        return neg
+        return in_outcome((eq(v, row[0]) for row in runner(f).rows), neg)
     return CExpr(T.BIT, in_query, predicate=True)
 
 

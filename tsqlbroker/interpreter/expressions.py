@@ -11,7 +11,7 @@ type, cached.
 from __future__ import annotations
 
 import operator as _op
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.errors import MESSAGES, TSqlError, tsql_error
@@ -433,17 +433,20 @@ def compile_in_list(c: Compiler, node: ast.InList) -> CExpr:
 
     def in_list(f: Frame) -> bool | None:
         v = ef(f)
-        unknown = False
-        for eq, itf in pairs:
-            r = eq(v, itf(f))
-            if r:
-                return not neg
-            if r is None:
-                unknown = True
-        if unknown:
-            return None
-        return neg
+        return in_outcome((eq(v, itf(f)) for eq, itf in pairs), neg)
     return CExpr(T.BIT, in_list, predicate=True)
+
+
+def in_outcome(matches: Iterable[bool | None], negated: bool) -> bool | None:
+    """Three-valued ``IN``: TRUE at the first comparison that is TRUE (the rest are not
+    evaluated), else UNKNOWN when one was UNKNOWN, else FALSE; ``NOT IN`` the reverse."""
+    unknown = False
+    for r in matches:
+        if r:
+            return not negated
+        if r is None:
+            unknown = True
+    return None if unknown else negated
 
 
 def _text_of(c: Compiler, node: ast.Like, t: T.SqlType, position: int
