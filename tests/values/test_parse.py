@@ -88,5 +88,5 @@ def test_column_values_in_a_query(backend_url: str) -> None:
 def test_column_value_that_does_not_read_fails_the_query() -> None:
     sink = _run("sqlite://", ROWS + " SELECT PARSE(txt AS int USING culture) FROM dbo.raw")
     assert [(e.number, e.message) for e in sink.errors()] == [
-        (9819, "Error converting string value '1.234,5' into data type int using "
-               "culture 'de-DE'.")]
+        (9819, ("Error converting string value '1.234,5' into data type int using "
+               "culture 'de-DE'."))]

@@ -9,6 +9,7 @@ statements are cached per text; callers get private copies to rewrite.
 
 from __future__ import annotations
 
+import itertools
 import re
 import threading
 from collections import OrderedDict
@@ -99,7 +100,7 @@ _SPACED_OPERATORS = {"<>": "<>", "!=": "!=", "<=": "<=", ">=": ">=", "!<": ">=",
 def _spaced_operators(sql: str, tokens: list[Any], edits: list[tuple[int, int, str]]) -> None:
     """``a < > b``, ``a ! = b``, ``a !> b``: SQL Server accepts blanks inside a two-character
     comparison operator; sqlglot reads two operators, so they are joined (blanks behind)."""
-    for left, right in zip(tokens, tokens[1:], strict=False):
+    for left, right in itertools.pairwise(tokens):
         if left.token_type not in _OPERATOR_HALVES or right.token_type not in _OPERATOR_HALVES:
             continue
         op = _SPACED_OPERATORS.get(left.text + right.text)

@@ -210,7 +210,7 @@ class StmtBuilder:
 
     def table_index(self, *_parts: Any) -> None:
         """An inline ``INDEX ix (a)`` of CREATE TABLE (the storage reads it from the text)."""
-        return None
+        return
 
     def c_unique(self, clustered: Any) -> tuple[Any, ...]:
         return ("unique", clustered)

@@ -22,9 +22,9 @@ from tsqlbroker.grammar import ast
 from ..values import types as T
 from .authorize import holds_here
 from .compiler import Compiler, StmtFn, handler, wrap_statement
-from .procedures import SYSTEM_PROCEDURES
-from .impersonation import CONTEXT_STACK, Context, context, current, privileged
 from .function_calls import str_arg
+from .impersonation import CONTEXT_STACK, Context, context, current, privileged
+from .procedures import SYSTEM_PROCEDURES
 
 if TYPE_CHECKING:
     from .frames import Frame

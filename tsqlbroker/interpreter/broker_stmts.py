@@ -871,8 +871,8 @@ _ROW_PARAM = "@__tsqlb_receive_"
 _RECEIVE_TOKENS = re.compile(
     r"(?P<skip>N?'(?:[^']|'')*'|\[(?:[^\]]|\]\])*\]|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/)"
     r"|(?P<open>\()|(?P<close>\))|(?P<comma>,)|(?P<word>[^\W\d][\w@#$]*|\d[\w.]*)",
-    re.S | re.I)
-_ASSIGNMENT = re.compile(r"\s*@[^\W\d@][\w@#$]*\s*[-+*/%&|^]?=", re.S)
+    re.DOTALL | re.IGNORECASE)
+_ASSIGNMENT = re.compile(r"\s*@[^\W\d@][\w@#$]*\s*[-+*/%&|^]?=", re.DOTALL)
 
 
 def _receive_item_texts(text: str) -> list[str]:

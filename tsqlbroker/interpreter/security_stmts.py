@@ -13,8 +13,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine import access, roles
-from tsqlbroker.engine.broker import Broker
 from tsqlbroker.engine import permissions as P
+from tsqlbroker.engine.broker import Broker
 from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import BindError, tsql_error
 from tsqlbroker.grammar import ast

@@ -9,9 +9,9 @@ from typing import Any
 from sqlalchemy.engine import make_url
 
 from tsqlbroker.engine.results import ResultSet
-from tsqlbroker.engine.visibility import object_visible
 from tsqlbroker.engine.sysviews import type_facts
 from tsqlbroker.engine.tableinfo import load_table
+from tsqlbroker.engine.visibility import object_visible
 from tsqlbroker.errors import tsql_error
 from tsqlbroker.grammar import ast
 from tsqlbroker.lazy import LazyModule

@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 
 MESSAGES.setdefault(443, (16, ("Invalid use of a side-effecting operator '%.*ls' within a "
                               "function.")))
-MESSAGES.setdefault(444, (16, "Select statements included within a function cannot return "
-                              "data to a client."))
+MESSAGES.setdefault(444, (16, ("Select statements included within a function cannot return "
+                              "data to a client.")))
 
 _WRITES: dict[type, str] = {ast.Insert: "INSERT", ast.Update: "UPDATE", ast.Delete: "DELETE",
                             ast.Merge: "MERGE"}

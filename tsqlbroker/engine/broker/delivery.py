@@ -18,10 +18,10 @@ from typing import Any
 from sqlalchemy import and_, delete, insert, select, update
 
 from ...errors import BrokerError, broker_error, message_text
-from .. import access
-from ..security import Security
 from ...storage.store import StoreConnection
 from ...storage.txn import Txn
+from .. import access
+from ..security import Security
 from .fastsql import (
     CLAIM_PEER,
     CLAIM_SEND_PG,

@@ -19,8 +19,8 @@ from sqlglot import exp
 from ...errors import BindError, tsql_error
 from ...storage.stored_values import STRING_TYPES, backend_value, to_storage
 from ...values.operators import binary_bitwise_error
-from ...values.precedence import common_spec
 from ...values.parse_builtins import check_parse_arguments, parse_value
+from ...values.precedence import common_spec
 from ...values.string_builtins import HASHED_AS, hashed_input
 from ...values.types import literal_spec, parse_spec, parse_type_spec
 from .. import apply, forxml, jsonbuild, shapes
