@@ -14,7 +14,7 @@ someone who sees everything.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -107,6 +107,34 @@ def sees_server_state(ctx: ExecContext) -> bool:
     SERVER STATE); without it those DMVs show its own session only, as documented."""
     bridge = bridge_of(ctx.conn.store)
     return bridge is None or bridge.holds_server(ctx.session_id, "VIEW SERVER STATE")
+
+
+ENDPOINT = 105
+# The built-in TSQL endpoints on which public holds CONNECT in every SQL Server instance (all
+# but the dedicated admin connection, id 1): shown to every login
+_PUBLIC_ENDPOINTS = frozenset({2, 3, 4, 5})
+
+
+def endpoint_filter(ctx: ExecContext) -> Callable[[int, int | None], bool] | None:
+    """Whether the session of ``ctx`` sees an endpoint (id, owner's principal_id) in
+    sys.endpoints / tcp_endpoints / service_broker_endpoints: its owner, or a login holding
+    a GRANT of some permission on it (CONNECT, ALTER, CONTROL, VIEW DEFINITION …), unless
+    VIEW DEFINITION or CONTROL on it is denied; None when every endpoint is seen."""
+    bridge = bridge_of(ctx.conn.store)
+    principals = None if bridge is None else bridge.endpoint_viewer(ctx.session_id)
+    if principals is None:
+        return None
+    p = Security.get(ctx.conn.store).t.permissions
+    rows = ctx.conn.execute(select(p.c.major_id, p.c.state, p.c.type).where(
+        p.c.database_id == 0, p.c["class"] == ENDPOINT, p.c.minor_id == 0,
+        p.c.grantee_principal_id.in_(principals))).all()
+    granted = {int(m) for m, state, _t in rows if state in ("G", "W")} | _PUBLIC_ENDPOINTS
+    denied = {int(m) for m, state, t in rows if state == "D" and str(t).strip() in _HIDING}
+
+    def seen(endpoint_id: int, owner: int | None) -> bool:
+        return owner in principals or (endpoint_id in granted
+                                       and endpoint_id not in denied)
+    return seen
 
 
 def visible(sec: Security, conn: StoreConnection, db_id: int, principals: frozenset[int],

@@ -17,6 +17,7 @@ from ...errors import BrokerError
 from .. import visibility
 from ..context import ExecContext, VirtualTable, register_virtual_table
 from ..security import Security
+from .endpoint_views import CATALOG as ENDPOINT_CATALOG
 from .endpoint_views import VIEWS as ENDPOINT_VIEWS
 from .objects import Objects
 from .receive import COLUMN_ALIASES, QUEUE_COLUMNS
@@ -311,6 +312,9 @@ class Views:
             visibility.require_server_state(ctx)
         if key in ENDPOINT_VIEWS:
             columns, rows = ENDPOINT_VIEWS[key](self.state, ctx.conn)
+            seen = visibility.endpoint_filter(ctx) if key in ENDPOINT_CATALOG else None
+            if seen is not None:
+                rows = [r for r in rows if seen(int(r[1]), r[2])]
             return VirtualTable(literal_rows(columns, rows), list(columns), False,
                                 _refuse(f"sys.{key}"))
         if key == "dm_broker_queue_monitors":
