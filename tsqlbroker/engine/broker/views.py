@@ -42,6 +42,10 @@ _FILTERED: dict[str, tuple[int, str, str | None]] = {
     "conversation_endpoints": (17, "service_id", None),
     "conversation_groups": (17, "service_id", None),
     "service_instances": (17, "service_id", None),
+    # a message waiting for transmission is seen with the local service that sent it (its
+    # conversation endpoint's service)
+    "transmission_queue": (17, "(SELECT s.service_id FROM {p}services s WHERE s.database_id"
+                               " = {db} AND s.name = from_service_name)", None),
 }
 # the filtered views whose rows carry their owner (principal_id)
 _OWNED = frozenset({"service_message_types", "service_contracts", "services", "routes",
@@ -297,6 +301,7 @@ class Views:
             sql = template.format(p=PREFIX, db=int(db_id))
             if key in _FILTERED and (principals := visibility.viewer(ctx, db_id)) is not None:
                 class_, id_col, shown = _FILTERED[key]
+                id_col = id_col.format(p=PREFIX, db=int(db_id))
                 seen = visibility.visible(Security.get(ctx.conn.store), ctx.conn, db_id,
                                           principals, class_)
                 text = visibility.condition_text(seen, id_col, "schema_id", "'SQ'")
