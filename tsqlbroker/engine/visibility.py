@@ -31,6 +31,10 @@ if TYPE_CHECKING:
     from .context import ExecContext
 
 OBJECT = 1
+TYPE = 6
+# the permissions on a schema that show the user-defined types in it
+_TYPE_SCHEMA = frozenset({"CONTROL", "ALTER", "TAKE OWNERSHIP", "VIEW DEFINITION",
+                          "REFERENCES", "EXECUTE"})
 # database-level permission -> {securable class: the object types it covers (None: every
 # securable of the class)}; "*" is every class
 _DATA = frozenset({"U", "V"})
@@ -38,8 +42,9 @@ _DB_IMPLIES: dict[str, dict[int, frozenset[str] | None] | str] = {
     "CONTROL": "*", "ALTER": "*", "VIEW DEFINITION": "*",
     "SELECT": {OBJECT: frozenset({"U", "V", "IF", "TF", "SQ"})},
     "INSERT": {OBJECT: _DATA}, "UPDATE": {OBJECT: _DATA}, "DELETE": {OBJECT: _DATA},
-    "EXECUTE": {OBJECT: frozenset({"P", "PC", "X", "FN", "FS", "AF"})},
-    "REFERENCES": {OBJECT: frozenset({"U", "V", "FN", "IF", "TF"}), 15: None, 16: None},
+    "EXECUTE": {OBJECT: frozenset({"P", "PC", "X", "FN", "FS", "AF"}), 6: None},
+    "REFERENCES": {OBJECT: frozenset({"U", "V", "FN", "IF", "TF"}), 6: None, 15: None,
+                   16: None},
     "ALTER ANY SCHEMA": {OBJECT: None},
     "ALTER ANY MESSAGE TYPE": {15: None}, "ALTER ANY CONTRACT": {16: None},
     "ALTER ANY SERVICE": {17: None}, "ALTER ANY REMOTE SERVICE BINDING": {18: None},
@@ -139,7 +144,7 @@ def endpoint_filter(ctx: ExecContext) -> Callable[[int, int | None], bool] | Non
 
 def visible(sec: Security, conn: StoreConnection, db_id: int, principals: frozenset[int],
             class_: int, *, only: frozenset[str] | None = None) -> Visible | None:
-    """What of class ``class_`` (1 objects, 15 message types, 16 contracts, 17 services,
+    """What of class ``class_`` (1 objects, 6 user-defined types, 15 message types, 16 contracts, 17 services,
     18 remote service bindings, 19 routes) ``principals`` may see; None: all of it.
     ``only``: count only these permissions (:data:`DEFINITION`)."""
     rows, held = _granted(sec, conn, db_id, principals, only)
@@ -147,8 +152,8 @@ def visible(sec: Security, conn: StoreConnection, db_id: int, principals: frozen
     if (0, 0) in denials:
         return Visible(frozenset())     # DENY VIEW DEFINITION on the database: nothing
     denied = frozenset(m for c, m in denials if c == class_)
-    denied_schemas = frozenset(m for c, m in denials if c == 3) if class_ == OBJECT \
-        else frozenset()
+    denied_schemas = frozenset(m for c, m in denials if c == 3) \
+        if class_ in (OBJECT, TYPE) else frozenset()
     types: set[str] = set()
     everything = False
     for permission in held:
@@ -164,8 +169,16 @@ def visible(sec: Security, conn: StoreConnection, db_id: int, principals: frozen
     if everything and not denied and not denied_schemas:
         return None
     ids = frozenset(int(m) for c, m, _t in rows if int(c) == class_)
-    return Visible(ids, _schemas(rows) if class_ == OBJECT else (), frozenset(types),
-                   everything, denied, denied_schemas)
+    schemas = _schemas(rows) if class_ == OBJECT else _type_schemas(rows) \
+        if class_ == TYPE else ()
+    return Visible(ids, schemas, frozenset(types), everything, denied, denied_schemas)
+
+
+def _type_schemas(rows: Iterable[Any]) -> tuple[tuple[int, frozenset[str] | None], ...]:
+    """The schemas whose user-defined types a permission on the schema shows."""
+    return tuple((int(m), None) for m in sorted({
+        int(major) for c, major, code in rows
+        if int(c) == 3 and NAMES.get(str(code).strip(), "") in _TYPE_SCHEMA}))
 
 
 _HIDING = ("VW", "CL")     # a DENY of VIEW DEFINITION, or of CONTROL (which implies it)
