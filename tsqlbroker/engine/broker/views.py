@@ -44,8 +44,8 @@ _FILTERED: dict[str, tuple[int, str, str | None]] = {
     "service_instances": (17, "service_id", None),
     # a message waiting for transmission is seen with the local service that sent it (its
     # conversation endpoint's service)
-    "transmission_queue": (17, "(SELECT s.service_id FROM {p}services s WHERE s.database_id"
-                               " = {db} AND s.name = from_service_name)", None),
+    "transmission_queue": (17, ("(SELECT s.service_id FROM {p}services s WHERE "
+                                "s.database_id = {db} AND s.name = from_service_name)"), None),
 }
 # the filtered views whose rows carry their owner (principal_id)
 _OWNED = frozenset({"service_message_types", "service_contracts", "services", "routes",
