@@ -17,6 +17,7 @@ from sqlalchemy import delete, insert, select, update
 
 from ..errors import BindError, tsql_error
 from ..storage.store import StoreConnection
+from .usertypes import alias_user_type_id
 
 if TYPE_CHECKING:
     from .security import Security
@@ -68,6 +69,7 @@ CLASSES: dict[str, tuple[int, str, frozenset[str]]] = {
                                                              "VIEW DEFINITION"})),
     "XML SCHEMA COLLECTION": (10, "XML_SCHEMA_COLLECTION",
                               frozenset(_OWNED | {"EXECUTE", "REFERENCES"})),
+    "TYPE": (6, "TYPE", frozenset(_OWNED | {"EXECUTE", "REFERENCES"})),
     "MESSAGE TYPE": (15, "MESSAGE_TYPE", frozenset(_OWNED | {"REFERENCES"})),
     "CONTRACT": (16, "SERVICE_CONTRACT", frozenset(_OWNED | {"REFERENCES"})),
     "SERVICE": (17, "SERVICE", frozenset(_OWNED | {"SEND"})),
@@ -151,7 +153,7 @@ def resolve_target(sec: Security, conn: StoreConnection, db_id: int, cls: str | 
     ``db_id``; Msg 15151 when it does not exist."""
     database, schema, name = parts
     kind = (cls or "OBJECT").upper()
-    if kind == "TYPE" or kind not in CLASSES:
+    if kind not in CLASSES:
         raise tsql_error(15151, kind.lower(), name, cls=BindError)
     number, _desc, valid = CLASSES[kind]
     missing = tsql_error(15151, kind.lower(), name, cls=BindError)
@@ -176,6 +178,8 @@ def resolve_target(sec: Security, conn: StoreConnection, db_id: int, cls: str | 
         user = sec.find_user(conn, db_id, name)
         major = None if user is None or _PRINCIPAL_KINDS.get(user.type, "USER") != kind \
             else user.principal_id
+    elif kind == "TYPE":
+        major = alias_user_type_id(conn, db_id, schema, name)
     elif kind == "CERTIFICATE":
         cert = sec.find_certificate(conn, db_id, name)
         major = None if cert is None else int(cert["certificate_id"])
@@ -334,3 +338,12 @@ def column_ids(sec: Security, conn: StoreConnection, target: Target,
             raise tsql_error(207, col, cls=BindError)
         out.append(ids[col.lower()])
     return out
+
+
+def forget_securable(sec: Security, conn: StoreConnection, db_id: int, class_: int,
+                     major_id: int) -> None:
+    """Delete the permissions on a dropped securable (its id may be given out again)."""
+    sec.ensure(conn)
+    p = sec.t.permissions
+    conn.execute(delete(p).where(p.c.database_id == db_id, p.c["class"] == class_,
+                                 p.c.major_id == major_id))

@@ -323,7 +323,14 @@ def _types(ctx: ExecContext, db_id: int) -> VirtualTable:
         ("scale", "tinyint"), ("is_nullable", "bit"), ("is_user_defined", "bit")]
     rows = [(n, tid, 256 if n == "sysname" else tid, 4, ml, p, s, n != "sysname", False)
             for n, tid, ml, p, s in SYSTEM_TYPES]
+    principals = visibility.viewer(ctx, db_id)
+    # user-defined types: their owner (dbo) or a permission on them, their schema or the
+    # database; built-in types to everyone
+    seen = None if principals is None else visibility.visible(
+        Security.get(ctx.conn.store), ctx.conn, db_id, principals, visibility.TYPE)
     for name, schema_id, spec, user_type_id, nullable in alias_type_rows(ctx.conn, db_id):
+        if seen is not None and not seen.covers(user_type_id, schema_id, ""):
+            continue
         _base, tid, ml, p, s, _chars = type_facts(spec)
         rows.append((name, tid, user_type_id, schema_id, ml, p, s, nullable, True))
     return VirtualTable(literal_rows(cols, rows, ctx.conn.backend), cols, refuse_error=_refuse())

@@ -61,6 +61,11 @@ class UdfBridge(Protocol):
         """Whether the session's security context holds the server permission
         ``permission`` (VIEW SERVER STATE for the server-scoped DMVs)."""
 
+    def endpoint_viewer(self, session_id: int) -> frozenset[int] | None:
+        """The login and server roles the session's security context views the endpoint
+        catalog views as; None when it sees every endpoint (sysadmin, CONTROL SERVER, VIEW
+        ANY DEFINITION, ALTER ANY ENDPOINT): :mod:`visibility`."""
+
 
 def register_bridge(store: Store, bridge: UdfBridge) -> None:
     """Install the interpreter's bridge for ``store`` and the ``tsqlb_udf`` function that

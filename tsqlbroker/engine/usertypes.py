@@ -58,6 +58,14 @@ def create_alias_type(conn: StoreConnection, db_id: int, schema: str | None, nam
         {"base": base_spec, "nullable": nullable, "user_type_id": user_type_id}))
 
 
+def alias_user_type_id(conn: StoreConnection, db_id: int, schema: str | None, name: str
+                       ) -> int | None:
+    """The ``user_type_id`` of alias type ``[schema.]name`` (the major_id of a permission on
+    ``TYPE::``), or None."""
+    row = Catalog.get(conn.store).find_object(conn, db_id, schema, name, {ALIAS})
+    return None if row is None else int(json.loads(row.detail or "{}")["user_type_id"])
+
+
 def alias_type_rows(conn: StoreConnection, db_id: int) -> list[tuple[Any, ...]]:
     """``(name, schema_id, base spec, user_type_id, allows NULL)`` of every alias type."""
     out = []

@@ -14,7 +14,7 @@ someone who sees everything.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +31,10 @@ if TYPE_CHECKING:
     from .context import ExecContext
 
 OBJECT = 1
+TYPE = 6
+# the permissions on a schema that show the user-defined types in it
+_TYPE_SCHEMA = frozenset({"CONTROL", "ALTER", "TAKE OWNERSHIP", "VIEW DEFINITION",
+                          "REFERENCES", "EXECUTE"})
 # database-level permission -> {securable class: the object types it covers (None: every
 # securable of the class)}; "*" is every class
 _DATA = frozenset({"U", "V"})
@@ -38,8 +42,9 @@ _DB_IMPLIES: dict[str, dict[int, frozenset[str] | None] | str] = {
     "CONTROL": "*", "ALTER": "*", "VIEW DEFINITION": "*",
     "SELECT": {OBJECT: frozenset({"U", "V", "IF", "TF", "SQ"})},
     "INSERT": {OBJECT: _DATA}, "UPDATE": {OBJECT: _DATA}, "DELETE": {OBJECT: _DATA},
-    "EXECUTE": {OBJECT: frozenset({"P", "PC", "X", "FN", "FS", "AF"})},
-    "REFERENCES": {OBJECT: frozenset({"U", "V", "FN", "IF", "TF"}), 15: None, 16: None},
+    "EXECUTE": {OBJECT: frozenset({"P", "PC", "X", "FN", "FS", "AF"}), 6: None},
+    "REFERENCES": {OBJECT: frozenset({"U", "V", "FN", "IF", "TF"}), 6: None, 15: None,
+                   16: None},
     "ALTER ANY SCHEMA": {OBJECT: None},
     "ALTER ANY MESSAGE TYPE": {15: None}, "ALTER ANY CONTRACT": {16: None},
     "ALTER ANY SERVICE": {17: None}, "ALTER ANY REMOTE SERVICE BINDING": {18: None},
@@ -109,9 +114,37 @@ def sees_server_state(ctx: ExecContext) -> bool:
     return bridge is None or bridge.holds_server(ctx.session_id, "VIEW SERVER STATE")
 
 
+ENDPOINT = 105
+# The built-in TSQL endpoints on which public holds CONNECT in every SQL Server instance (all
+# but the dedicated admin connection, id 1): shown to every login
+_PUBLIC_ENDPOINTS = frozenset({2, 3, 4, 5})
+
+
+def endpoint_filter(ctx: ExecContext) -> Callable[[int, int | None], bool] | None:
+    """Whether the session of ``ctx`` sees an endpoint (id, owner's principal_id) in
+    sys.endpoints / tcp_endpoints / service_broker_endpoints: its owner, or a login holding
+    a GRANT of some permission on it (CONNECT, ALTER, CONTROL, VIEW DEFINITION …), unless
+    VIEW DEFINITION or CONTROL on it is denied; None when every endpoint is seen."""
+    bridge = bridge_of(ctx.conn.store)
+    principals = None if bridge is None else bridge.endpoint_viewer(ctx.session_id)
+    if principals is None:
+        return None
+    p = Security.get(ctx.conn.store).t.permissions
+    rows = ctx.conn.execute(select(p.c.major_id, p.c.state, p.c.type).where(
+        p.c.database_id == 0, p.c["class"] == ENDPOINT, p.c.minor_id == 0,
+        p.c.grantee_principal_id.in_(principals))).all()
+    granted = {int(m) for m, state, _t in rows if state in ("G", "W")} | _PUBLIC_ENDPOINTS
+    denied = {int(m) for m, state, t in rows if state == "D" and str(t).strip() in _HIDING}
+
+    def seen(endpoint_id: int, owner: int | None) -> bool:
+        return owner in principals or (endpoint_id in granted
+                                       and endpoint_id not in denied)
+    return seen
+
+
 def visible(sec: Security, conn: StoreConnection, db_id: int, principals: frozenset[int],
             class_: int, *, only: frozenset[str] | None = None) -> Visible | None:
-    """What of class ``class_`` (1 objects, 15 message types, 16 contracts, 17 services,
+    """What of class ``class_`` (1 objects, 6 user-defined types, 15 message types, 16 contracts, 17 services,
     18 remote service bindings, 19 routes) ``principals`` may see; None: all of it.
     ``only``: count only these permissions (:data:`DEFINITION`)."""
     rows, held = _granted(sec, conn, db_id, principals, only)
@@ -119,8 +152,8 @@ def visible(sec: Security, conn: StoreConnection, db_id: int, principals: frozen
     if (0, 0) in denials:
         return Visible(frozenset())     # DENY VIEW DEFINITION on the database: nothing
     denied = frozenset(m for c, m in denials if c == class_)
-    denied_schemas = frozenset(m for c, m in denials if c == 3) if class_ == OBJECT \
-        else frozenset()
+    denied_schemas = frozenset(m for c, m in denials if c == 3) \
+        if class_ in (OBJECT, TYPE) else frozenset()
     types: set[str] = set()
     everything = False
     for permission in held:
@@ -136,8 +169,16 @@ def visible(sec: Security, conn: StoreConnection, db_id: int, principals: frozen
     if everything and not denied and not denied_schemas:
         return None
     ids = frozenset(int(m) for c, m, _t in rows if int(c) == class_)
-    return Visible(ids, _schemas(rows) if class_ == OBJECT else (), frozenset(types),
-                   everything, denied, denied_schemas)
+    schemas = _schemas(rows) if class_ == OBJECT else _type_schemas(rows) \
+        if class_ == TYPE else ()
+    return Visible(ids, schemas, frozenset(types), everything, denied, denied_schemas)
+
+
+def _type_schemas(rows: Iterable[Any]) -> tuple[tuple[int, frozenset[str] | None], ...]:
+    """The schemas whose user-defined types a permission on the schema shows."""
+    return tuple((int(m), None) for m in sorted({
+        int(major) for c, major, code in rows
+        if int(c) == 3 and NAMES.get(str(code).strip(), "") in _TYPE_SCHEMA}))
 
 
 _HIDING = ("VW", "CL")     # a DENY of VIEW DEFINITION, or of CONTROL (which implies it)

@@ -417,6 +417,20 @@ def catalog_viewer(f: Frame, db_id: int) -> frozenset[int] | None:
     return access.principal_set(_sec(f), f.session.conn, db_id, user_id)
 
 
+# Server permissions that show every endpoint in sys.endpoints (CONTROL SERVER is implied by
+# server_holds)
+_ALL_ENDPOINTS = ("VIEW ANY DEFINITION", "ALTER ANY ENDPOINT")
+
+
+def endpoint_viewer(f: Frame) -> frozenset[int] | None:
+    """The login and server roles frame ``f``'s context views the endpoint catalog views as
+    (:func:`engine.visibility.endpoint_condition`); None when it sees every endpoint
+    (sysadmin, CONTROL SERVER, VIEW ANY DEFINITION, ALTER ANY ENDPOINT)."""
+    if unchecked(f, None) or any(holds_server(f, p) for p in _ALL_ENDPOINTS):
+        return None
+    return server_principals(f)
+
+
 def require_create_database(f: Frame) -> None:
     """CREATE DATABASE: CREATE ANY DATABASE (dbcreator), else Msg 262 in master."""
     if not holds_server(f, "CREATE ANY DATABASE"):

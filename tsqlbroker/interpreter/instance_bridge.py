@@ -20,7 +20,7 @@ from tsqlbroker.errors import ExecutionError
 from tsqlbroker.grammar import ast
 
 from ..values import types as T
-from .authorize import catalog_viewer, holds_server
+from .authorize import catalog_viewer, endpoint_viewer, holds_server
 from .compiler import Compiler, load_handlers
 from .dml_stmts import drop_table_variables
 from .frames import Frame
@@ -120,6 +120,11 @@ class InstanceBridge:
         """Whether the session's context holds the server permission ``permission``."""
         s = self._session(session_id)
         return holds_server(Frame(s, 0, level=s.nestlevel + 1), permission)
+
+    def endpoint_viewer(self, session_id: int) -> frozenset[int] | None:
+        """The server principals the session views the endpoints as (None: all)."""
+        s = self._session(session_id)
+        return endpoint_viewer(Frame(s, 0, level=s.nestlevel + 1))
 
 
 @contextlib.contextmanager

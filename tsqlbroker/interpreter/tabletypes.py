@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tsqlbroker.engine.usertypes import ALIAS, referencing_table
+from tsqlbroker.engine.permissions import CLASSES, forget_securable
+from tsqlbroker.engine.security import Security
+from tsqlbroker.engine.usertypes import ALIAS, referencing_table, user_type_ids
 from tsqlbroker.errors import MESSAGES, BindError, tsql_error
 from tsqlbroker.grammar import ast
 
@@ -19,6 +21,8 @@ from ..values import types as T
 from .compiler import CExpr, Compiler, StmtFn, TableVarInfo, handler
 from .dml_stmts import engine_dml, exec_context, table_columns_sql
 from .statements import DECLARE_TYPED
+
+TYPE_CLASS = CLASSES["TYPE"][0]
 
 if TYPE_CHECKING:
     from .frames import Frame
@@ -122,6 +126,9 @@ def compile_drop_type(c: Compiler, node: ast.DropType) -> StmtFn:
         if user is not None:
             raise tsql_error(3732, shown, user.name)
         s.txn_for_statement().write()
+        if row.type == ALIAS:
+            forget_securable(Security.get(s.conn.store), s.conn, s.db_id, TYPE_CLASS,
+                             user_type_ids(s.conn, s.db_id)[row.object_id])
         catalog.drop_object(s.conn, row.object_id)
         s.rowcount = 0
     return run

@@ -193,3 +193,6 @@ VIEWS = {"endpoints": endpoints, "tcp_endpoints": tcp_endpoints,
          "service_broker_endpoints": service_broker_endpoints,
          "dm_broker_connections": broker_connections,
          "dm_broker_forwarded_messages": forwarded_messages}
+# the catalog views among them, filtered by metadata visibility (the DMVs need VIEW SERVER
+# STATE instead)
+CATALOG = frozenset({"endpoints", "tcp_endpoints", "service_broker_endpoints"})

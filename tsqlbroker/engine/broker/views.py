@@ -17,6 +17,7 @@ from ...errors import BrokerError
 from .. import visibility
 from ..context import ExecContext, VirtualTable, register_virtual_table
 from ..security import Security
+from .endpoint_views import CATALOG as ENDPOINT_CATALOG
 from .endpoint_views import VIEWS as ENDPOINT_VIEWS
 from .objects import Objects
 from .receive import COLUMN_ALIASES, QUEUE_COLUMNS
@@ -41,6 +42,10 @@ _FILTERED: dict[str, tuple[int, str, str | None]] = {
     "conversation_endpoints": (17, "service_id", None),
     "conversation_groups": (17, "service_id", None),
     "service_instances": (17, "service_id", None),
+    # a message waiting for transmission is seen with the local service that sent it (its
+    # conversation endpoint's service)
+    "transmission_queue": (17, ("(SELECT s.service_id FROM {p}services s WHERE "
+                                "s.database_id = {db} AND s.name = from_service_name)"), None),
 }
 # the filtered views whose rows carry their owner (principal_id)
 _OWNED = frozenset({"service_message_types", "service_contracts", "services", "routes",
@@ -296,6 +301,7 @@ class Views:
             sql = template.format(p=PREFIX, db=int(db_id))
             if key in _FILTERED and (principals := visibility.viewer(ctx, db_id)) is not None:
                 class_, id_col, shown = _FILTERED[key]
+                id_col = id_col.format(p=PREFIX, db=int(db_id))
                 seen = visibility.visible(Security.get(ctx.conn.store), ctx.conn, db_id,
                                           principals, class_)
                 text = visibility.condition_text(seen, id_col, "schema_id", "'SQ'")
@@ -311,6 +317,9 @@ class Views:
             visibility.require_server_state(ctx)
         if key in ENDPOINT_VIEWS:
             columns, rows = ENDPOINT_VIEWS[key](self.state, ctx.conn)
+            seen = visibility.endpoint_filter(ctx) if key in ENDPOINT_CATALOG else None
+            if seen is not None:
+                rows = [r for r in rows if seen(int(r[1]), r[2])]
             return VirtualTable(literal_rows(columns, rows), list(columns), False,
                                 _refuse(f"sys.{key}"))
         if key == "dm_broker_queue_monitors":
