@@ -252,6 +252,7 @@ MESSAGES: dict[int, tuple[int, str]] = {
     8115: (16, "Arithmetic overflow error converting %ls to data type %ls."),
     8134: (16, "Divide by zero error encountered."),
     8152: (16, "String or binary data would be truncated."),
+    8155: (16, "No column name was specified for column %d of '%.*ls'."),
     1781: (16, "Column already has a DEFAULT bound to it."),
     4917: (16, "Constraint '%.*ls' does not exist."),
     2744: (16, ("Multiple identity columns specified for table '%.*ls'. Only one identity "

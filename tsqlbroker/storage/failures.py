@@ -100,6 +100,11 @@ _PG_STATES = {"42703": 207, "42P01": 208, "42702": 209, "42601": 102, "42883": 1
               "54001": 191, **TRANSIENT_STATES}
 
 
+# PostgreSQL's integer overflow texts (SQLSTATE 22003) and the type SQL Server names.
+_PG_INTEGER_RANGES = {"integer out of range": "int", "bigint out of range": "bigint",
+                      "smallint out of range": "smallint"}
+
+
 def lost_connection_error() -> TSqlError:
     """The storage connection went away mid-statement: SQL Server's text for a session's
     broken command (Msg 0, severity 20). The batch stops and its transaction is gone."""
@@ -134,6 +139,8 @@ def _postgres_error(orig: BaseException, text: str, pid: int) -> TSqlError | Non
         return tsql_error(195, name, "built-in function name", cls=BindError)
     if number in (241, 8134, 1222, 191):
         return tsql_error(number)
+    if number == 8115 and first_line in _PG_INTEGER_RANGES:
+        return tsql_error(8115, "expression", _PG_INTEGER_RANGES[first_line])
     if number == 1205:
         return tsql_error(1205, pid or 0, "lock")
     return TSqlError(number, first_line, 16)

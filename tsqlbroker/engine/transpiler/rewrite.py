@@ -115,10 +115,10 @@ class Rewriter:
         """Rewrites that must see the original children (type decisions, tables)."""
         if isinstance(node, exp.Table):
             return self._rewrite_table(node)
-        if isinstance(node, (exp.Div, exp.Mod)):
-            divided = self._backend_rule(self.rewrites.BEFORE, node)
-            if divided is not None:
-                return divided
+        if isinstance(node, (exp.Div, exp.Mod, exp.Add, exp.Sub, exp.Mul)):
+            ruled = self._backend_rule(self.rewrites.BEFORE, node)
+            if ruled is not None:
+                return ruled
         if isinstance(node, exp.Subquery) and not self.backend.derived_column_aliases:
             _inline_column_aliases(node)
         if not self.backend.quantified_subqueries and isinstance(node, _QUANT_COMPARISONS) \

@@ -21,7 +21,8 @@ from types import MappingProxyType
 from typing import Any
 
 from ....errors import BindError, TSqlError, tsql_error
-from ....values.operators import collation_key
+from ....values.operators import binary, collation_key
+from ....values.types import parse_type
 from ...function_registry import (
     connection_functions,
     functions_version,
@@ -188,6 +189,25 @@ def _round(value: Any, places: Any = 0, function: Any = 0) -> Any:
     return int(d) if isinstance(value, int) else float(d)
 
 
+def _checked_integer_steps() -> dict[str, Callable[[Any, Any], Any]]:
+    """The values layer's integer operators by step ('+int', '*bigint' …): Msg 8115 past
+    the result type's range."""
+    types = {name: parse_type(name) for name in ("tinyint", "smallint", "int", "bigint")}
+    return {op + name: binary(op, t, t)[1] for op in "+-*" for name, t in types.items()}
+
+
+_CHECKED_STEPS = _checked_integer_steps()
+
+
+def _checked_integer(first: Any, *steps: Any) -> Any:
+    """``tsqlb_int_arith(a, '+int', b, '*bigint', c …)``: integer arithmetic left to right
+    as SQL Server computes it (storage/backends/sqlite/rewrites.py writes the calls)."""
+    result = first
+    for i in range(0, len(steps), 2):
+        result = _CHECKED_STEPS[steps[i]](result, steps[i + 1])
+    return result
+
+
 def _register(store: BackendStore, dbapi: Any) -> None:
     dbapi.create_collation(CI_COLLATION, ci_collate)
     dbapi.create_function("floor", 1, _floor, deterministic=True)
@@ -195,6 +215,7 @@ def _register(store: BackendStore, dbapi: Any) -> None:
     dbapi.create_function("round", 3, _round, deterministic=True)
     dbapi.create_aggregate("tsqlb_string_agg", -1, _StringAggOrdered)
     dbapi.create_function("tsqlb_nextval", 1, _guard(_nextval(dbapi)))
+    dbapi.create_function("tsqlb_int_arith", -1, _guard(_checked_integer), deterministic=True)
     for name, (nargs, fn) in (BUILTINS | ENGINE_FUNCTIONS).items():
         dbapi.create_function(name, nargs, _guard(fn))
     for name, (nargs, fn) in query_functions(store).items():

@@ -11,6 +11,8 @@ from typing import Any
 from sqlglot import exp
 from sqlglot.dialects.sqlite import SQLite
 
+from ....values.types import literal_spec
+
 # The interpreter's Python implementations serve every T-SQL built-in here.
 FUNCTION_NAMES: dict[str, str] = {}
 UNSUPPORTED_FUNCTIONS: frozenset[str] = frozenset()
@@ -73,7 +75,65 @@ def _exclusive_or(rewriter: Any, node: exp.BitwiseXor) -> exp.Expression:
         expression=exp.Paren(this=exp.BitwiseAnd(this=a.copy(), expression=b.copy()))))
 
 
+# Integer types by precedence: SQL Server computes ``a + b`` in the higher of the two types
+# (two smallints in smallint: 20000 + 20000 overflows), and an integer constant is an int.
+_INTEGER_TYPES = ("tinyint", "smallint", "int", "bigint")
+_CHECKED_OPERATORS = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*"}
+CHECKED_INTEGER_FUNCTION = "tsqlb_int_arith"
+# SQLite takes at most 127 arguments in a call: a longer chain nests a call every 60 steps.
+_CHECKED_STEPS_PER_CALL = 60
+
+
+def _integer_type(rewriter: Any, node: exp.Expression) -> str | None:
+    """The integer type (tinyint … bigint) of ``node`` (of the original tree) when it is
+    integer arithmetic, an integer column, variable or constant whose type is evident;
+    None otherwise. Kept per node in the rewriter's scratch, so that a long ``a + b + c …``
+    chain is typed once."""
+    known = rewriter.scratch().setdefault("integer_types", {})
+    seen = known.get(id(node))
+    if seen is not None and seen[0] is node:
+        return seen[1]
+    inner = node.this if isinstance(node, (exp.Paren, exp.Neg)) else node
+    result: str | None
+    if isinstance(inner, exp.Literal):
+        result = "int" if not inner.is_string and literal_spec(inner.name, False) == "int" \
+            else None
+    elif type(inner) in _CHECKED_OPERATORS:
+        left, right = _integer_type(rewriter, inner.this), _integer_type(rewriter, inner.expression)
+        result = None if left is None or right is None else \
+            max(left, right, key=_INTEGER_TYPES.index)
+    else:
+        spec = rewriter.spec_of(inner)
+        spec = spec.strip().lower() if isinstance(spec, str) else None
+        result = spec if spec in _INTEGER_TYPES else None
+    known[id(node)] = (node, result)  # the node is kept so that its id is not reused
+    return result
+
+
+def _checked_integer(rewriter: Any, node: exp.Add | exp.Sub | exp.Mul) -> exp.Expression | None:
+    """``+ - *`` of two integers: SQLite computes in 64 bits and turns an overflow into a
+    float, where SQL Server raises Msg 8115 past the result type's range (tinyint … bigint).
+    ``tsqlb_int_arith(a, '+int', b, '*bigint', c …)`` computes it as SQL Server does, left
+    to right, a chain ``a + b - c …`` in one call rather than one nested call per operator
+    (SQLite refuses deep nesting). Only when both operands' types are evident integers:
+    any other arithmetic stays SQLite's own."""
+    result = _integer_type(rewriter, node)
+    if result is None:
+        return None
+    left = rewriter.rewrite(node.this)
+    step = [exp.Literal.string(_CHECKED_OPERATORS[type(node)] + result),
+            rewriter.rewrite(node.expression)]
+    inner = left.this if isinstance(left, exp.Paren) else left
+    if isinstance(inner, exp.Anonymous) and inner.name == CHECKED_INTEGER_FUNCTION \
+            and len(inner.expressions) < 1 + 2 * _CHECKED_STEPS_PER_CALL:
+        return exp.Anonymous(this=CHECKED_INTEGER_FUNCTION, expressions=inner.expressions + step)
+    return exp.Anonymous(this=CHECKED_INTEGER_FUNCTION, expressions=[left, *step])
+
+
 BEFORE: dict[type, Callable[[Any, Any], Any]] = {
+    exp.Add: _checked_integer,
+    exp.Sub: _checked_integer,
+    exp.Mul: _checked_integer,
     exp.Div: _decimal_division,
     exp.Mod: _decimal_division,
     exp.GroupConcat: _ordered_string_agg,
