@@ -11,6 +11,7 @@ from typing import Any
 from sqlglot import exp
 from sqlglot.dialects.sqlite import SQLite
 
+from ....values.precedence import PRECEDENCE
 from ....values.types import literal_spec
 
 # The interpreter's Python implementations serve every T-SQL built-in here.
@@ -75,9 +76,9 @@ def _exclusive_or(rewriter: Any, node: exp.BitwiseXor) -> exp.Expression:
         expression=exp.Paren(this=exp.BitwiseAnd(this=a.copy(), expression=b.copy()))))
 
 
-# Integer types by precedence: SQL Server computes ``a + b`` in the higher of the two types
-# (two smallints in smallint: 20000 + 20000 overflows), and an integer constant is an int.
-_INTEGER_TYPES = ("tinyint", "smallint", "int", "bigint")
+# SQL Server computes ``a + b`` of two integers in the one of higher precedence (two
+# smallints in smallint: 20000 + 20000 overflows); an integer constant is an int.
+_INTEGER_TYPES = frozenset({"tinyint", "smallint", "int", "bigint"})
 _CHECKED_OPERATORS = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*"}
 CHECKED_INTEGER_FUNCTION = "tsqlb_int_arith"
 # SQLite takes at most 127 arguments in a call: a longer chain nests a call every 60 steps.
@@ -101,7 +102,7 @@ def _integer_type(rewriter: Any, node: exp.Expression) -> str | None:
     elif type(inner) in _CHECKED_OPERATORS:
         left, right = _integer_type(rewriter, inner.this), _integer_type(rewriter, inner.expression)
         result = None if left is None or right is None else \
-            max(left, right, key=_INTEGER_TYPES.index)
+            max(left, right, key=PRECEDENCE.__getitem__)
     else:
         spec = rewriter.spec_of(inner)
         spec = spec.strip().lower() if isinstance(spec, str) else None
