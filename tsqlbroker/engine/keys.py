@@ -129,11 +129,10 @@ class KeysMixin:
         master key while the key is encrypted by it (Msg 15581 otherwise)."""
         if opened is not None:
             return opened
-        if row["by_service_key"] and row["secret"]:
-            secret = servicekey.from_service_key(row["secret"])
-            if secret is not None:
-                return secret
-        raise tsql_error(15581)
+        secret = servicekey.master_key_secret(row)
+        if secret is None:
+            raise tsql_error(15581)
+        return secret
 
     def alter_master_key(self, conn: StoreConnection, db_id: int, action: str,
                          password: str | None, service_key: bool, opened: str | None = None

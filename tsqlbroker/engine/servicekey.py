@@ -24,6 +24,7 @@ import secrets
 import stat
 import threading
 from pathlib import Path
+from typing import Any
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -120,6 +121,15 @@ def from_service_key(text: str) -> str | None:
     key = service_key()
     _, key_id, sealed = text.split(":", 2)
     return _open(key, sealed) if key_id == _key_id(key) else None
+
+
+def master_key_secret(row: Any) -> str | None:
+    """The secret of a database master key (its stored row, or None) opened by the service
+    master key, as SQL Server opens a master key by itself; None when there is no key, it
+    is not encrypted by the service master key, or another service master key encrypted it."""
+    if row is None or not row["by_service_key"] or not row["secret"]:
+        return None
+    return from_service_key(row["secret"])
 
 
 def _password_key(password: str, salt: bytes) -> bytes:

@@ -228,10 +228,7 @@ def _latest(certs: list[Any]) -> Any | None:
 def master_secret(sec: Security, conn: StoreConnection, db_id: int) -> str | None:
     """The database master key's secret when the service master key opens it (SQL Server
     needs that for Service Broker, Msg 28054), else None."""
-    mk = sec.master_key(conn, db_id)
-    if mk is None or not mk["by_service_key"] or not mk["secret"]:
-        return None
-    return servicekey.from_service_key(mk["secret"])
+    return servicekey.master_key_secret(sec.master_key(conn, db_id))
 
 
 # -- the initiator ------------------------------------------------------------------------------

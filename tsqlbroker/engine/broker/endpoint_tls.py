@@ -189,9 +189,7 @@ class EndpointSecurity:
         elif cert["pvt_key_encryption_type"] != "MK":
             why = "its private key is not encrypted by the master key"
         else:
-            mk = sec.master_key(conn, MASTER)
-            secret = (servicekey.from_service_key(mk["secret"])
-                      if mk is not None and mk["by_service_key"] and mk["secret"] else None)
+            secret = servicekey.master_key_secret(sec.master_key(conn, MASTER))
             if secret is None:
                 why = "the master key of master is not encrypted by the service master key"
             else:
