@@ -22,7 +22,7 @@ from sqlalchemy import and_, false, literal_column, or_, select
 
 from ..errors import tsql_error
 from .access import FIXED_ROLES
-from .permissions import NAMES
+from .permissions import CLASSES, NAMES
 from .security import Security
 from .udf_bridge import bridge_of
 
@@ -30,8 +30,19 @@ if TYPE_CHECKING:
     from ..storage.store import StoreConnection
     from .context import ExecContext
 
-OBJECT = 1
-TYPE = 6
+# The securable classes (sys.database_permissions.class) this module filters on.
+DATABASE = CLASSES["DATABASE"][0]
+OBJECT = CLASSES["OBJECT"][0]
+SCHEMA = CLASSES["SCHEMA"][0]
+PRINCIPAL = CLASSES["USER"][0]
+TYPE = CLASSES["TYPE"][0]
+MESSAGE_TYPE = CLASSES["MESSAGE TYPE"][0]
+CONTRACT = CLASSES["CONTRACT"][0]
+SERVICE = CLASSES["SERVICE"][0]
+BINDING = CLASSES["REMOTE SERVICE BINDING"][0]
+ROUTE = CLASSES["ROUTE"][0]
+CERTIFICATE = CLASSES["CERTIFICATE"][0]
+ENDPOINT = CLASSES["ENDPOINT"][0]
 # the permissions on a schema that show the user-defined types in it
 _TYPE_SCHEMA = frozenset({"CONTROL", "ALTER", "TAKE OWNERSHIP", "VIEW DEFINITION",
                           "REFERENCES", "EXECUTE"})
@@ -42,16 +53,14 @@ _DB_IMPLIES: dict[str, dict[int, frozenset[str] | None] | str] = {
     "CONTROL": "*", "ALTER": "*", "VIEW DEFINITION": "*",
     "SELECT": {OBJECT: frozenset({"U", "V", "IF", "TF", "SQ"})},
     "INSERT": {OBJECT: _DATA}, "UPDATE": {OBJECT: _DATA}, "DELETE": {OBJECT: _DATA},
-    "EXECUTE": {OBJECT: frozenset({"P", "PC", "X", "FN", "FS", "AF"}), 6: None},
-    "REFERENCES": {OBJECT: frozenset({"U", "V", "FN", "IF", "TF"}), 6: None, 15: None,
-                   16: None},
+    "EXECUTE": {OBJECT: frozenset({"P", "PC", "X", "FN", "FS", "AF"}), TYPE: None},
+    "REFERENCES": {OBJECT: frozenset({"U", "V", "FN", "IF", "TF"}), TYPE: None,
+                   MESSAGE_TYPE: None, CONTRACT: None},
     "ALTER ANY SCHEMA": {OBJECT: None},
-    "ALTER ANY MESSAGE TYPE": {15: None}, "ALTER ANY CONTRACT": {16: None},
-    "ALTER ANY SERVICE": {17: None}, "ALTER ANY REMOTE SERVICE BINDING": {18: None},
-    "ALTER ANY ROUTE": {19: None}, "ALTER ANY CERTIFICATE": {25: None},
+    "ALTER ANY MESSAGE TYPE": {MESSAGE_TYPE: None}, "ALTER ANY CONTRACT": {CONTRACT: None},
+    "ALTER ANY SERVICE": {SERVICE: None}, "ALTER ANY REMOTE SERVICE BINDING": {BINDING: None},
+    "ALTER ANY ROUTE": {ROUTE: None}, "ALTER ANY CERTIFICATE": {CERTIFICATE: None},
 }
-PRINCIPAL = 4
-CERTIFICATE = 25
 # dbo, guest, INFORMATION_SCHEMA, sys and public: shown to every user of the database
 _SYSTEM_PRINCIPALS = frozenset({0, 1, 2, 3, 4})
 # principal type -> the database permission that shows every principal of it (users: ALTER
@@ -114,7 +123,6 @@ def sees_server_state(ctx: ExecContext) -> bool:
     return bridge is None or bridge.holds_server(ctx.session_id, "VIEW SERVER STATE")
 
 
-ENDPOINT = 105
 # The built-in TSQL endpoints on which public holds CONNECT in every SQL Server instance (all
 # but the dedicated admin connection, id 1): shown to every login
 _PUBLIC_ENDPOINTS = frozenset({2, 3, 4, 5})
@@ -144,15 +152,16 @@ def endpoint_filter(ctx: ExecContext) -> Callable[[int, int | None], bool] | Non
 
 def visible(sec: Security, conn: StoreConnection, db_id: int, principals: frozenset[int],
             class_: int, *, only: frozenset[str] | None = None) -> Visible | None:
-    """What of class ``class_`` (1 objects, 6 user-defined types, 15 message types, 16 contracts, 17 services,
-    18 remote service bindings, 19 routes) ``principals`` may see; None: all of it.
+    """What of class ``class_`` (:data:`OBJECT`, :data:`TYPE`, :data:`MESSAGE_TYPE`,
+    :data:`CONTRACT`, :data:`SERVICE`, :data:`BINDING`, :data:`ROUTE` …) ``principals`` may
+    see; None: all of it.
     ``only``: count only these permissions (:data:`DEFINITION`)."""
     rows, held = _granted(sec, conn, db_id, principals, only)
     denials = _denials(sec, conn, db_id, principals)
-    if (0, 0) in denials:
+    if (DATABASE, 0) in denials:
         return Visible(frozenset())     # DENY VIEW DEFINITION on the database: nothing
     denied = frozenset(m for c, m in denials if c == class_)
-    denied_schemas = frozenset(m for c, m in denials if c == 3) \
+    denied_schemas = frozenset(m for c, m in denials if c == SCHEMA) \
         if class_ in (OBJECT, TYPE) else frozenset()
     types: set[str] = set()
     everything = False
@@ -178,7 +187,7 @@ def _type_schemas(rows: Iterable[Any]) -> tuple[tuple[int, frozenset[str] | None
     """The schemas whose user-defined types a permission on the schema shows."""
     return tuple((int(m), None) for m in sorted({
         int(major) for c, major, code in rows
-        if int(c) == 3 and NAMES.get(str(code).strip(), "") in _TYPE_SCHEMA}))
+        if int(c) == SCHEMA and NAMES.get(str(code).strip(), "") in _TYPE_SCHEMA}))
 
 
 _HIDING = ("VW", "CL")     # a DENY of VIEW DEFINITION, or of CONTROL (which implies it)
@@ -206,7 +215,7 @@ def _granted(sec: Security, conn: StoreConnection, db_id: int, principals: froze
         p.c.state.in_(("G", "W")))).all())
     if only is not None:
         rows = [r for r in rows if NAMES.get(str(r[2]).strip(), "") in only]
-    held = {NAMES.get(str(t).strip(), "") for c, _m, t in rows if int(c) == 0}
+    held = {NAMES.get(str(t).strip(), "") for c, _m, t in rows if int(c) == DATABASE}
     for role in principals & FIXED_ROLES.keys():
         state, carried = FIXED_ROLES[role]
         if state == "G":
@@ -257,7 +266,7 @@ def _schemas(rows: Iterable[Any]) -> tuple[tuple[int, frozenset[str] | None], ..
     EXECUTE modules …; ALTER, CONTROL, VIEW DEFINITION … every object in it."""
     out: dict[int, set[str] | None] = {}
     for c, major, code in rows:
-        if int(c) != 3:
+        if int(c) != SCHEMA:
             continue
         implied = _DB_IMPLIES.get(NAMES.get(str(code).strip(), ""))
         covered = implied.get(OBJECT) if isinstance(implied, dict) else None

@@ -20,7 +20,7 @@ from sqlalchemy import and_, delete, insert, select, update
 from ...errors import BrokerError, broker_error, message_text
 from ...storage.store import StoreConnection
 from ...storage.txn import Txn
-from .. import access
+from .. import access, visibility
 from ..security import Security
 from .fastsql import (
     CLAIM_PEER,
@@ -663,7 +663,7 @@ class Delivery:
         sec = Security.get(self.state.store)
         principals = access.principal_set(sec, conn, meta.database_id, owner)
         if access.holds(sec, conn, meta.database_id, principals, "SEND",
-                        [(17, svc.service_id), (0, 0)]):
+                        [(visibility.SERVICE, svc.service_id), (visibility.DATABASE, 0)]):
             return None
         # the form SQL Server gives a message its target queue refused
         return ("An exception occurred while enqueueing a message in the target queue. "

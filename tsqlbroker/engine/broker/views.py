@@ -28,24 +28,26 @@ _UUID0 = "00000000-0000-0000-0000-000000000000"
 # catalog views filtered by metadata visibility: view -> (securable class, id column, rows
 # everyone sees: the built-in message types and contracts, as public's REFERENCES on them)
 _FILTERED: dict[str, tuple[int, str, str | None]] = {
-    "service_message_types": (15, "message_type_id", "is_system"),
-    "service_contracts": (16, "service_contract_id", "service_contract_id < 65536"),
-    "services": (17, "service_id", None),
+    "service_message_types": (visibility.MESSAGE_TYPE, "message_type_id", "is_system"),
+    "service_contracts": (visibility.CONTRACT, "service_contract_id",
+                          "service_contract_id < 65536"),
+    "services": (visibility.SERVICE, "service_id", None),
     "service_queues": (visibility.OBJECT, "object_id", None),
-    "routes": (19, "route_id", None),
-    "remote_service_bindings": (18, "remote_service_binding_id", None),
+    "routes": (visibility.ROUTE, "route_id", None),
+    "remote_service_bindings": (visibility.BINDING, "remote_service_binding_id", None),
     # rows that belong to a service or contract are seen with it (docs/decisions.md)
-    "service_contract_usages": (17, "service_id", None),
-    "service_queue_usages": (17, "service_id", None),
-    "service_contract_message_usages": (16, "service_contract_id",
+    "service_contract_usages": (visibility.SERVICE, "service_id", None),
+    "service_queue_usages": (visibility.SERVICE, "service_id", None),
+    "service_contract_message_usages": (visibility.CONTRACT, "service_contract_id",
                                         "service_contract_id < 65536"),
-    "conversation_endpoints": (17, "service_id", None),
-    "conversation_groups": (17, "service_id", None),
-    "service_instances": (17, "service_id", None),
+    "conversation_endpoints": (visibility.SERVICE, "service_id", None),
+    "conversation_groups": (visibility.SERVICE, "service_id", None),
+    "service_instances": (visibility.SERVICE, "service_id", None),
     # a message waiting for transmission is seen with the local service that sent it (its
     # conversation endpoint's service)
-    "transmission_queue": (17, ("(SELECT s.service_id FROM {p}services s WHERE "
-                                "s.database_id = {db} AND s.name = from_service_name)"), None),
+    "transmission_queue": (visibility.SERVICE,
+                           ("(SELECT s.service_id FROM {p}services s WHERE "
+                            "s.database_id = {db} AND s.name = from_service_name)"), None),
 }
 # the filtered views whose rows carry their owner (principal_id)
 _OWNED = frozenset({"service_message_types", "service_contracts", "services", "routes",
