@@ -286,8 +286,8 @@ class Receiving:
         got = [dict(zip(MESSAGE_COLUMNS, r[2:], strict=True)) for r in rows if r[0] is None]
         if head[1] != 1 or not got:
             return str(head[0]), None
-        # In this order already (a compound's parts are not ordered by SQL): sorting costs
-        # a pass over them.
+        # SQL does not promise the order of a UNION ALL's rows; they arrive in order, so
+        # the sort is a single pass.
         got.sort(key=_receive_order)
         return str(head[0]), got
 
