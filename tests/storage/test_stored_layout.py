@@ -41,6 +41,7 @@ ADDED_FUNCTIONS = [
     "tsqlb_json_at",        # the value at a path, for JSON_VALUE, JSON_QUERY and OPENJSON
     # CONVERT's float and money styles, dates by style, rounding (postgres/convert_sql.py)
     "tsqlb_date_order", "tsqlb_date_value", "tsqlb_datetime_days", "tsqlb_float_text",
+    "tsqlb_fit_number",
 ]
 
 

@@ -13,13 +13,11 @@ conversion of INSERT is storage/stored_values.py's, not values/convert.py's).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import pytest
 
-from tests.conftest import FreshPostgres
-from tsqlbroker.interpreter.instance import Instance
-from tsqlbroker.interpreter.sink import CollectingSink
+from tests.values.parity import ParityStore, parity_stores
 
 
 class Case(NamedTuple):
@@ -162,64 +160,20 @@ def _expression(case: Case, operand: str) -> str:
     return f"{fn}({case.target}, {operand}{style})"
 
 
-def _outcome(session: Any, sink: CollectingSink, sql: str) -> tuple[str, Any]:
-    """('value', the single value) or ('error', its number)."""
-    sink.events.clear()
-    session.execute(sql)
-    errors = sink.errors()
-    if errors:
-        return "error", errors[0].number
-    rows = sink.resultsets()[-1].rows
-    assert len(rows) == 1, sql
-    value = rows[0][0]
-    # An xml result is an XmlValue in the interpreter, its text from a query.
-    return "value", value.to_string() if hasattr(value, "to_string") else value
-
-
-class _Store:
-    def __init__(self, url: str) -> None:
-        self.instance = Instance(url)
-        self.sink = CollectingSink()
-        self.session = self.instance.session(self.sink)
-        columns = ", ".join(f"c{i} {c.source}" for i, c in enumerate(CASES))
-        values = ", ".join(c.literal for c in CASES)
-        self.session.execute(f"CREATE TABLE cast_parity ({columns}); "
-                             f"INSERT INTO cast_parity VALUES ({values})")
-        assert not self.sink.errors(), [e.render() for e in self.sink.errors()]
-
-    def close(self) -> None:
-        self.session.close()
-        self.instance.close()
-
-
 @pytest.fixture(scope="module")
-def stores() -> Iterator[dict[str, _Store]]:
+def stores() -> Iterator[dict[str, ParityStore]]:
     """One store per backend for the module, made when a test first asks for it."""
-    made: dict[str, _Store] = {}
-    fresh = FreshPostgres()
-
-    class Lazy(dict[str, _Store]):
-        def __missing__(self, backend: str) -> _Store:
-            made[backend] = self[backend] = _Store(
-                "sqlite://" if backend == "sqlite" else fresh.url())
-            return made[backend]
-
-    try:
-        yield Lazy()
-    finally:
-        for store in made.values():
-            store.close()
-        fresh.close()
+    yield from parity_stores("cast_parity", [c.source for c in CASES],
+                             [c.literal for c in CASES])
 
 
 @pytest.mark.parametrize("index", range(len(CASES)), ids=[case_id(c) for c in CASES])
-def test_cast_parity(stores: dict[str, _Store], backend: str, index: int) -> None:
+def test_cast_parity(stores: dict[str, ParityStore], backend: str, index: int) -> None:
     case = CASES[index]
     store = stores[backend]
-    declared = f"DECLARE @v {case.source} = {case.literal}; SELECT {_expression(case, '@v')}"
-    in_values = _outcome(store.session, store.sink, declared)
-    in_query = _outcome(store.session, store.sink,
-                        f"SELECT {_expression(case, f'c{index}')} FROM cast_parity")
+    in_values = store.outcome(
+        f"DECLARE @v {case.source} = {case.literal}; SELECT {_expression(case, '@v')}")
+    in_query = store.outcome(f"SELECT {_expression(case, f'c{index}')} FROM cast_parity")
     differs = PG_DIFFERS.get(case_id(case)) if backend == "postgresql" else None
     if differs is not None:
         assert in_query != in_values, f"fixed on PostgreSQL ({differs}): drop it from PG_DIFFERS"

@@ -120,6 +120,19 @@ _FIT_TEXT = """
       RETURN left(v, len);
     END $$"""
 
+# A number's text for a character type: Msg 8115 when it does not fit (money, decimal, float).
+_FIT_NUMBER = """
+    CREATE OR REPLACE FUNCTION tsqlb_fit_number(v text, dst text, sname text, try_ boolean)
+    RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
+    DECLARE""" + _DST_PARTS + """
+    BEGIN
+      IF len IS NOT NULL AND length(v) > len THEN
+        RETURN tsqlb_fail(try_, 8115, format(
+          'Arithmetic overflow error converting %s to data type %s.', sname, nm));
+      END IF;
+      RETURN tsqlb_fit_text(v, dst);
+    END $$"""
+
 # Fit binary results (as bytea): cut on the right, binary(n) padded with zeros.
 _FIT_BYTES = """
     CREATE OR REPLACE FUNCTION tsqlb_fit_bytes(v bytea, dst text, numeric_ boolean)
@@ -566,11 +579,7 @@ _FROM_NUMERIC = f"""
                   WHEN style = 1 THEN to_char(round(v, 2), 'FM999,999,999,999,999,990.00')
                   WHEN style IN (2, 126) THEN round(v, 4)::text
                   ELSE round(v, 2)::text END;
-        IF len IS NOT NULL AND length(r) > len THEN
-          RETURN tsqlb_fail(try_, 8115, format(
-            'Arithmetic overflow error converting %s to data type %s.', sname, nm));
-        END IF;
-        RETURN tsqlb_fit_text(r, dst);
+        RETURN tsqlb_fit_number(r, dst, sname, try_);
       END IF;
       IF nm IN {_BINARIES} AND v = trunc(v) AND sn NOT IN ('decimal', 'numeric', 'float',
                                                             'real', 'money', 'smallmoney') THEN
@@ -600,11 +609,7 @@ _FROM_FLOAT = f"""
             style, sname);
         END IF;
         r := tsqlb_float_text(v, style);
-        IF len IS NOT NULL AND length(r) > len THEN
-          RETURN tsqlb_fail(try_, 8115, format(
-            'Arithmetic overflow error converting %s to data type %s.', sname, nm));
-        END IF;
-        RETURN tsqlb_fit_text(r, dst);
+        RETURN tsqlb_fit_number(r, dst, sname, try_);
       END IF;
       IF nm IN ('float', 'real') THEN RETURN v::text; END IF;
       IF v IN ('Infinity', '-Infinity', 'NaN') THEN
@@ -624,8 +629,8 @@ _NARROW = [
 
 FUNCTIONS: list[str] = [
     _FAIL, _VARCHAR_DECODE, _VARCHAR_ENCODE, _UTF16_DECODE, _UTF16_ENCODE, _FIT_TEXT,
-    _FIT_BYTES, _XML_TEXT, _DATE_TEXT, _FLOAT_TEXT, _DATETIME_DAYS, _DATE_ORDER, _DATE_VALUE,
-    _GUID_BYTES, _FROM_TEXT, _FROM_BYTES, _FROM_NUMERIC, _FROM_INT,
+    _FIT_BYTES, _FIT_NUMBER, _XML_TEXT, _DATE_TEXT, _FLOAT_TEXT, _DATETIME_DAYS, _DATE_ORDER,
+    _DATE_VALUE, _GUID_BYTES, _FROM_TEXT, _FROM_BYTES, _FROM_NUMERIC, _FROM_INT,
     _FROM_FLOAT,
     *_NARROW,
 ]
