@@ -39,6 +39,15 @@ ADDED_FUNCTIONS = [
     "tsqlb_json_steps", "tsqlb_json_text", "tsqlb_json_type", "tsqlb_openjson",
     "tsqlb_openjson_column",
     "tsqlb_json_at",        # the value at a path, for JSON_VALUE, JSON_QUERY and OPENJSON
+    # CONVERT's float and money styles, dates by style, rounding (postgres/convert_sql.py)
+    "tsqlb_date_order", "tsqlb_date_value", "tsqlb_datetime_days", "tsqlb_float_text",
+    "tsqlb_fit_number",
+    # date functions as the values layer has them (postgres/dates_sql.py)
+    "tsqlb_datepart_name", "tsqlb_ts", "tsqlb_offset", "tsqlb_offset_minutes",
+    "tsqlb_date_units", "tsqlb_datediff_of", "tsqlb_datediff_big", "tsqlb_eomonth",
+    "tsqlb_from_parts", "tsqlb_fraction_micro", "tsqlb_datefromparts",
+    "tsqlb_datetimefromparts", "tsqlb_datetime2fromparts", "tsqlb_smalldatetimefromparts",
+    "tsqlb_timefromparts",
 ]
 
 

@@ -13,13 +13,11 @@ conversion of INSERT is storage/stored_values.py's, not values/convert.py's).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import pytest
 
-from tests.conftest import FreshPostgres
-from tsqlbroker.interpreter.instance import Instance
-from tsqlbroker.interpreter.sink import CollectingSink
+from tests.values.parity import ParityStore, parity_stores
 
 
 class Case(NamedTuple):
@@ -52,12 +50,17 @@ CASES: list[Case] = [
     Case("money", "1234.5678", "varchar(20)", 1),
     Case("money", "1234.5678", "varchar(20)", 2),
     Case("money", "1234.5678", "int"),                  # rounds
+    Case("money", "-1234567.125", "varchar(20)", 1),
     # approximate numerics
     Case("float", "1.23456789", "varchar(30)"),
     Case("float", "1.23456789", "varchar(30)", 1),
     Case("float", "1.23456789", "varchar(30)", 2),
     Case("float", "1.23456789", "varchar(30)", 3),
     Case("float", "1e20", "varchar(30)"),
+    Case("float", "-0.0000123456789", "varchar(30)"),
+    Case("float", "123456.7", "varchar(30)"),
+    Case("float", "1234567.8", "varchar(30)", 1),
+    Case("float", "1234567.8", "varchar(5)"),           # Msg 8115
     Case("float", "2.7", "int"),
     Case("float", "2.5", "decimal(5,0)"),
     # strings to other types
@@ -73,14 +76,21 @@ CASES: list[Case] = [
     Case("varchar(20)", "'yes'", "bit"),                # Msg 245
     Case("varchar(20)", "'abc'", "varbinary(10)"),
     Case("varchar(20)", "'0x1A2B'", "varbinary(10)", 1),
+    Case("varchar(20)", "'0xA2B'", "varbinary(10)", 1),
+    Case("varchar(20)", "'A2B'", "varbinary(10)", 2),   # Msg 8114: odd digits
     Case("varchar(20)", "'2024-02-29'", "date"),
     Case("varchar(20)", "'2024-02-30'", "date"),        # Msg 241
     Case("varchar(20)", "'20240229'", "date", 112),
     Case("varchar(20)", "'02/29/2024'", "date", 101),
     Case("varchar(20)", "'29/02/2024'", "date", 103),
+    Case("varchar(20)", "'29.02.24'", "date", 104),
+    Case("varchar(20)", "'02/29/60'", "datetime"),      # two-digit year: 1960
+    Case("varchar(20)", "'24/02/29'", "date", 11),
     Case("varchar(30)", "'2024-02-29T10:11:12.123'", "datetime", 126),
     Case("varchar(30)", "'2024-02-29 10:11:12.1234567'", "datetime2"),
     Case("varchar(40)", "'2024-02-29 10:11:12 +05:30'", "datetimeoffset"),
+    Case("varchar(40)", "'2024-02-29 10:11:12Z'", "datetimeoffset"),
+    Case("varchar(20)", "'10:11:12'", "datetime"),
     Case("varchar(40)", "'6F9619FF-8B86-D011-B42D-00C04FC964FF'", "uniqueidentifier"),
     Case("varchar(40)", "'zz'", "uniqueidentifier"),    # Msg 8169
     Case("nvarchar(20)", "N'héllo'", "varchar(10)"),
@@ -103,9 +113,14 @@ CASES: list[Case] = [
     Case("datetime", "'2024-02-29 13:14:15.997'", "float"),
     Case("datetime2", "'2024-02-29 13:14:15.123456'", "varchar(30)", 121),
     Case("datetime2", "'2024-02-29 13:14:15.123456'", "datetime"),
+    Case("datetime2", "'2024-02-29 13:14:15.998456'", "datetime"),
+    Case("datetime2", "'2024-02-29 13:14:29.999'", "smalldatetime"),
+    Case("datetime2", "'2024-02-29 13:14:15.123456'", "datetime2(3)"),
+    Case("datetime2", "'2024-02-29 13:14:15.123456'", "datetimeoffset(2)"),
     Case("datetime2", "'2024-02-29 23:59:59.999999'", "date"),
     Case("time", "'13:14:15.123456'", "varchar(30)"),
     Case("time", "'13:14:15.123456'", "datetime"),
+    Case("time", "'13:14:15.123456'", "time(1)"),
     Case("datetimeoffset", "'2024-02-29 10:11:12.5000000 +05:30'", "varchar(40)", 126),
     Case("datetimeoffset", "'2024-02-29 10:11:12.5000000 +05:30'", "datetime2"),
     Case("datetimeoffset", "'2024-02-29 10:11:12.5000000 +05:30'", "date"),
@@ -136,32 +151,6 @@ def case_id(case: Case) -> str:
 # disagrees with the values layer today, and why. The test fails when one of them is fixed,
 # so that the entry goes.
 PG_DIFFERS: dict[str, str] = {
-    "money:1234.5678->varchar(20),1": "money styles are not implemented: no thousands "
-                                      "separators (style 1)",
-    "money:1234.5678->varchar(20),2": "money styles are not implemented: style 2's four "
-                                      "decimals",
-    "float:1.23456789->varchar(30)": "float to string uses PostgreSQL's shortest text, not "
-                                     "SQL Server's six significant digits",
-    "float:1.23456789->varchar(30),1": "float styles 1, 2, 3 (8, 16, 17 digits in scientific "
-                                       "notation) are not implemented",
-    "float:1.23456789->varchar(30),2": "float styles are not implemented",
-    "float:1.23456789->varchar(30),3": "float styles are not implemented",
-    "float:1e20->varchar(30)": "PostgreSQL writes a two-digit exponent (1e+20), SQL Server "
-                               "three (1e+020)",
-    "varchar(20):'0x1A2B'->varbinary(10),1": "style 1 (hexadecimal text with 0x) is not read: "
-                                             "Msg 8114 instead",
-    "varchar(20):'29/02/2024'->date,103": "the style of a string → date conversion is not used "
-                                          "(dd/mm/yyyy read as mm/dd): Msg 241",
-    "varchar(20):'29/02/2024'->date,103,try": "the same: TRY_CONVERT gives NULL",
-    "varchar(40):'2024-02-29 10:11:12 +05:30'->datetimeoffset": "the offset is dropped",
-    "datetime:'2024-02-29 13:14:15.997'->float": "datetime → float (days since 1900) is not "
-                                                 "implemented: Msg 8114",
-    "datetime2:'2024-02-29 13:14:15.123456'->datetime": "not rounded to datetime's 1/300 s "
-                                                        "(.123456 stays; SQL Server .123)",
-    "time:'13:14:15.123456'->datetime": "time → datetime (on 1900-01-01) is not implemented: "
-                                        "Msg 241",
-    "uniqueidentifier:'6F9619FF-8B86-D011-B42D-00C04FC964FF'->char(10)":
-        "cut to the length instead of Msg 8170 (insufficient result space)",
 }
 
 
@@ -171,64 +160,20 @@ def _expression(case: Case, operand: str) -> str:
     return f"{fn}({case.target}, {operand}{style})"
 
 
-def _outcome(session: Any, sink: CollectingSink, sql: str) -> tuple[str, Any]:
-    """('value', the single value) or ('error', its number)."""
-    sink.events.clear()
-    session.execute(sql)
-    errors = sink.errors()
-    if errors:
-        return "error", errors[0].number
-    rows = sink.resultsets()[-1].rows
-    assert len(rows) == 1, sql
-    value = rows[0][0]
-    # An xml result is an XmlValue in the interpreter, its text from a query.
-    return "value", value.to_string() if hasattr(value, "to_string") else value
-
-
-class _Store:
-    def __init__(self, url: str) -> None:
-        self.instance = Instance(url)
-        self.sink = CollectingSink()
-        self.session = self.instance.session(self.sink)
-        columns = ", ".join(f"c{i} {c.source}" for i, c in enumerate(CASES))
-        values = ", ".join(c.literal for c in CASES)
-        self.session.execute(f"CREATE TABLE cast_parity ({columns}); "
-                             f"INSERT INTO cast_parity VALUES ({values})")
-        assert not self.sink.errors(), [e.render() for e in self.sink.errors()]
-
-    def close(self) -> None:
-        self.session.close()
-        self.instance.close()
-
-
 @pytest.fixture(scope="module")
-def stores() -> Iterator[dict[str, _Store]]:
+def stores() -> Iterator[dict[str, ParityStore]]:
     """One store per backend for the module, made when a test first asks for it."""
-    made: dict[str, _Store] = {}
-    fresh = FreshPostgres()
-
-    class Lazy(dict[str, _Store]):
-        def __missing__(self, backend: str) -> _Store:
-            made[backend] = self[backend] = _Store(
-                "sqlite://" if backend == "sqlite" else fresh.url())
-            return made[backend]
-
-    try:
-        yield Lazy()
-    finally:
-        for store in made.values():
-            store.close()
-        fresh.close()
+    yield from parity_stores("cast_parity", [c.source for c in CASES],
+                             [c.literal for c in CASES])
 
 
 @pytest.mark.parametrize("index", range(len(CASES)), ids=[case_id(c) for c in CASES])
-def test_cast_parity(stores: dict[str, _Store], backend: str, index: int) -> None:
+def test_cast_parity(stores: dict[str, ParityStore], backend: str, index: int) -> None:
     case = CASES[index]
     store = stores[backend]
-    declared = f"DECLARE @v {case.source} = {case.literal}; SELECT {_expression(case, '@v')}"
-    in_values = _outcome(store.session, store.sink, declared)
-    in_query = _outcome(store.session, store.sink,
-                        f"SELECT {_expression(case, f'c{index}')} FROM cast_parity")
+    in_values = store.outcome(
+        f"DECLARE @v {case.source} = {case.literal}; SELECT {_expression(case, '@v')}")
+    in_query = store.outcome(f"SELECT {_expression(case, f'c{index}')} FROM cast_parity")
     differs = PG_DIFFERS.get(case_id(case)) if backend == "postgresql" else None
     if differs is not None:
         assert in_query != in_values, f"fixed on PostgreSQL ({differs}): drop it from PG_DIFFERS"

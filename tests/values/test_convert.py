@@ -91,6 +91,8 @@ def cast(value: Any, src: str, dst: str, style: int | None = None) -> Any:
         (1, "int", "datetime", datetime(1900, 1, 2)),
         (datetime(1900, 1, 3, 13, 0), "datetime", "int", 3),
         (datetime(1900, 1, 2, 12, 0), "datetime", "float", 1.5),
+        # from the stored 1/300 s ticks: .003 is one tick, 1/300 s
+        (datetime(1900, 1, 1, 0, 0, 0, 3000), "datetime", "float", 1 / 300 / 86400.0),
     ],
 )
 def test_cast_values(value: Any, src: str, dst: str, expected: Any) -> None:

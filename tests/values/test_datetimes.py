@@ -125,6 +125,22 @@ def test_dateadd_month_end_and_overflow() -> None:
         517, "Adding a value to a 'datetime2' column caused an overflow.")
 
 
+def test_dateadd_smalldatetime_range_ends_at_its_last_minute() -> None:
+    last = datetime(2079, 6, 6, 23, 59)
+    assert dt.dateadd("second", 29, last, "smalldatetime") == last
+    with pytest.raises(TSqlError) as ei:
+        dt.dateadd("minute", 1, last, "smalldatetime")
+    assert ei.value.number == 517
+    with pytest.raises(TSqlError):
+        dt.dateadd("second", 30, last, "smalldatetime")  # rounds up past the range
+
+
+def test_datepart_week_and_weekday_follow_datefirst() -> None:
+    sunday = date(2024, 1, 7)  # 2024-01-01 is a Monday
+    assert [dt.datepart("weekday", sunday, first) for first in (7, 1, 3)] == [1, 7, 5]
+    assert [dt.datepart("week", sunday, first) for first in (7, 1)] == [2, 1]
+
+
 def test_datename_tzoffset_and_weekday() -> None:
     v = datetime(2024, 3, 3, tzinfo=timezone(timedelta(hours=5, minutes=30)))
     assert dt.datename("tzoffset", v) == "+05:30"

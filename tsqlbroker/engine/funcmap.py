@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from .datecalls import WRITTEN_PART
+
 # Functions whose first argument is a datepart keyword (parsed as a column name).
 DATEPART_FIRST = {"datename", "datediff_big", "datepart", "dateadd", "datediff",
                    "datetrunc"}
@@ -22,10 +24,15 @@ BUILTIN_FALLBACK = {
     "getdate": "tsqlb_getdate", "newid": "tsqlb_newid", "object_id": None,
 }
 # DATENAME(part, d) as sqlglot parses it: TimeToStr with a strftime-like format per part.
-_DATENAME_FORMATS = {"'%B'": "month", "'%A'": "weekday", "'%Y'": "year",
-                     "'quarter'": "quarter", "'%j'": "dayofyear", "'%d'": "day",
-                     "'%W'": "week", "'%h'": "hour", "'%M'": "minute", "'%S'": "second",
-                     "'%f'": "millisecond"}
+# sqlglot writes some dateparts' formats alike ('%d' for both day and dy, '%Y' for year and
+# y): those abbreviations are read as sqlglot wrote them.
+_DATENAME_FORMATS = {"'%B'": "month", "'%A'": "weekday", "'%Y'": "year", "'%y'": "year",
+                     "'quarter'": "quarter", "'qq'": "quarter", "'q'": "quarter", "'%j'": "dayofyear",
+                     "'%d'": "day", "'%-d'": "day", "'%W'": "week", "'%V'": "iso_week",
+                     "'%h'": "hour", "'%I'": "hour", "'%M'": "minute", "'%S'": "second",
+                     "'%-S'": "second", "'%f'": "millisecond", "'%Bc%-S'": "microsecond",
+                     "'%Mcro%S'": "microsecond", "'%Ma%Mo%S'": "nanosecond",
+                     "'%M%-S'": "nanosecond", "'tzoff%-Set'": "tzoffset", "'tz'": "tzoffset"}
 
 
 def _unit_literal(node: exp.Expression) -> exp.Expression:
@@ -72,7 +79,9 @@ def typed_call(node: exp.Expression) -> tuple[str, list[exp.Expression]] | None:
     if isinstance(node, exp.Extract):
         return "datepart", [exp.Literal.string(node.this.name), uncast(node.expression)]
     if isinstance(node, exp.TimeToStr) and a.get("format") is not None:
-        part = _DATENAME_FORMATS.get(a["format"].sql())
+        fmt = a["format"]
+        part = fmt.name[len(WRITTEN_PART):] if fmt.name.startswith(WRITTEN_PART) \
+            else _DATENAME_FORMATS.get(fmt.sql())
         if part is not None:
             return "datename", [exp.Literal.string(part), uncast(node.this)]
         return None
@@ -81,6 +90,14 @@ def typed_call(node: exp.Expression) -> tuple[str, list[exp.Expression]] | None:
         if isinstance(inner, exp.TsOrDsToDate):
             inner = inner.this
         return type(node).__name__.lower(), [uncast(inner)]
+    if isinstance(node, exp.DateFromParts):
+        return "datefromparts", [a["year"], a["month"], a["day"]]
+    if isinstance(node, exp.TimestampFromParts):
+        return "datetimefromparts", [a[k] for k in ("year", "month", "day", "hour", "min",
+                                                    "sec", "milli")]
+    if isinstance(node, exp.TimeFromParts):
+        return "timefromparts", [a[k] for k in ("hour", "min", "sec", "fractions",
+                                                "precision")]
     if isinstance(node, exp.LastDay):
         return "eomonth", [uncast(node.this)]
     if isinstance(node, exp.NumberToStr):
@@ -108,12 +125,12 @@ def typed_call(node: exp.Expression) -> tuple[str, list[exp.Expression]] | None:
 
 
 # Conversions sqlglot wraps around T-SQL date arguments ('2024-01-01' in DATEDIFF …).
-_IMPLICIT_WRAPPERS = (exp.TimeStrToTime, exp.TsOrDsToDate, exp.TsOrDsToTimestamp)
+IMPLICIT_WRAPPERS = (exp.TimeStrToTime, exp.TsOrDsToDate, exp.TsOrDsToTimestamp)
 
 
 def uncast(node: exp.Expression | None) -> exp.Expression:
     """Drop the casts sqlglot adds around T-SQL function arguments (LEN, DATEDIFF …)."""
-    while isinstance(node, (exp.Cast, *_IMPLICIT_WRAPPERS)) and not node.args.get("_explicit"):
+    while isinstance(node, (exp.Cast, *IMPLICIT_WRAPPERS)) and not node.args.get("_explicit"):
         inner = node.this
         if isinstance(inner, exp.Anonymous) and inner.name.startswith("tsqlb_cast"):
             return inner

@@ -26,6 +26,7 @@ from sqlglot import exp
 
 from ..errors import BindError, tsql_error
 from . import visibility
+from .datecalls import uses_datefirst
 from .parsing import not_supported
 from .security import Security
 from .transpiler.interface import BindContext
@@ -119,6 +120,8 @@ def prepare(binder: BindContext, tree: exp.Expression, text: str) -> None:
         key = "@@" + bind_key(f"fn_{name}", args)  # the same in the views it reads
         binder.params[key] = (value, spec)
         calls[id(node)] = key
+    if any(uses_datefirst(node) for node in tree.find_all(exp.Extract)):
+        _bind_global(binder, "@@datefirst", names)  # DATEPART(weekday | week, …)
     if calls:
         # No plan reuse (values are bound per run); NULLs are written as NULL (PostgreSQL
         # cannot type a NULL parameter in ``$1 IS NULL``), so which ones are NULL is part
@@ -129,7 +132,11 @@ def prepare(binder: BindContext, tree: exp.Expression, text: str) -> None:
 
 
 def _prepare_global(binder: BindContext, node: exp.Parameter, names: frozenset[str]) -> None:
-    name = param_name(node)
+    _bind_global(binder, param_name(node), names)
+
+
+def _bind_global(binder: BindContext, name: str, names: frozenset[str]) -> None:
+    """Bind ``@@name``'s value for the session as the statement parameter ``name``."""
     if not name.startswith("@@") or name in binder.params or name not in names:
         return
     bridge = bridge_of(binder.conn.store)

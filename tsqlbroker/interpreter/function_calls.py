@@ -22,7 +22,7 @@ from tsqlbroker.grammar import ast
 from tsqlbroker.lazy import LazyModule
 
 from ..values import builtins as FN
-from ..values import precedence
+from ..values import dates, precedence
 from ..values import types as T
 from ..values.convert import variant_type
 from ..values.variant_props import variant_property
@@ -429,8 +429,7 @@ _WEEK_PARTS = frozenset({"week", "wk", "ww"})
 
 @special("datepart")
 def _datepart(c: Compiler, node: ast.FunctionCall) -> CExpr:
-    """DATEPART with the session's ``SET DATEFIRST`` for weekday and week (the value library
-    assumes DATEFIRST 7)."""
+    """DATEPART of weekday and week with the session's ``SET DATEFIRST``."""
     part = node.args[0] if node.args else None
     if not (len(node.args) == 2 and isinstance(part, ast.Column) and len(part.parts) == 1
             and part.parts[0].lower() in _WEEKDAY_PARTS | _WEEK_PARTS):
@@ -440,17 +439,11 @@ def _datepart(c: Compiler, node: ast.FunctionCall) -> CExpr:
     to_date = coerce(value, T.DATE) if value.type.name != "date" else value.fn
     weekday = part.parts[0].lower() in _WEEKDAY_PARTS
 
+    part_name = "weekday" if weekday else "week"
+
     def datepart(f: Frame) -> Any:
         d = to_date(f)
-        if d is None:
-            return None
-        first = f.session.datefirst
-        position = (d.isoweekday() - first) % 7 + 1  # 1 = the session's first day
-        if weekday:
-            return position
-        jan1 = d.replace(month=1, day=1)
-        offset = (jan1.isoweekday() - first) % 7
-        return (d.timetuple().tm_yday - 1 + offset) // 7 + 1
+        return None if d is None else dates.datepart(part_name, d, f.session.datefirst)
     return CExpr(base.type, datepart)
 
 

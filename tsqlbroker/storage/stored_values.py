@@ -20,6 +20,7 @@ from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from typing import Any
 
 from ..errors import tsql_error
+from ..values import dates
 from ..values.convert import convert_value
 from ..values.types import MAX, SqlType, TypeSpec, parse_spec, parse_type_spec, type_of_value
 
@@ -33,7 +34,6 @@ NUMERIC_TYPES = INT_TYPES | DECIMAL_TYPES | FLOAT_TYPES
 
 _INT_RANGES = {"bigint": (-2**63, 2**63 - 1), "int": (-2**31, 2**31 - 1),
                "smallint": (-2**15, 2**15 - 1), "tinyint": (0, 255)}
-_DATETIME_FMT = "%Y-%m-%d %H:%M:%S.%f"
 
 
 def _quantum(scale: int) -> Decimal:
@@ -180,7 +180,7 @@ def _date_to_storage(value: Any, name: str) -> str:
         return value.isoformat(sep=" ", timespec="microseconds")
     if value.tzinfo is not None:
         value = value.replace(tzinfo=None)
-    return value.strftime(_DATETIME_FMT)
+    return value.isoformat(sep=" ", timespec="microseconds")
 
 
 def _parse_datetime_text(text: str) -> dt.datetime | dt.date | dt.time:
@@ -197,7 +197,14 @@ def _parse_datetime_text(text: str) -> dt.datetime | dt.date | dt.time:
     try:
         return dt.time.fromisoformat(text)
     except ValueError:
+        pass
+    # Any other form CAST reads ('2024-02-29 10:11:12 +05:30', 'Feb 29 2024' …): the values
+    # layer's parser, which also says Msg 241 when the text is no date.
+    try:
+        value, tz, _has_date = dates.parse_datetime(text)
+    except (dates.NotADate, dates.DateOutOfRange, ValueError, OverflowError):
         raise tsql_error(241) from None
+    return value.replace(tzinfo=tz) if tz is not None else value
 
 
 def _plain(value: Any, native_decimal: bool) -> Any:
@@ -211,7 +218,7 @@ def _plain(value: Any, native_decimal: bool) -> Any:
     if isinstance(value, dt.datetime):
         if value.tzinfo is not None:
             return value.isoformat(sep=" ", timespec="microseconds")
-        return value.strftime(_DATETIME_FMT)
+        return value.isoformat(sep=" ", timespec="microseconds")
     if isinstance(value, (dt.date, dt.time)):
         return value.isoformat()
     if isinstance(value, (bytearray, memoryview)):

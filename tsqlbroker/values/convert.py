@@ -437,8 +437,11 @@ def to_real(v: float) -> float:
 
 
 def _datetime_days(v: datetime) -> float:
+    """Days since 1900-01-01 as SQL Server computes them from what datetime stores: whole
+    days and 1/300 s ticks (a shown .123 is 37 ticks, .12333… s)."""
     delta = v - dt.EPOCH
-    return delta.days + (delta.seconds + delta.microseconds / 1e6) / 86400.0
+    ticks = (delta.microseconds * 300 + 500_000) // 1_000_000
+    return delta.days + (delta.seconds + ticks / 300) / 86400.0
 
 
 def _to_float(src: SqlType, dst: SqlType, style: int | None) -> Conv | None:

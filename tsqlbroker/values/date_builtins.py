@@ -129,6 +129,28 @@ def _bind_eomonth(types: Types, consts: Consts) -> Bound:
     return DATE, eomonth
 
 
+def from_parts(kind: str, p: list[int]) -> Any:
+    """DATEFROMPARTS, DATETIMEFROMPARTS, DATETIME2FROMPARTS, SMALLDATETIMEFROMPARTS and
+    TIMEFROMPARTS (``kind``: the type made) of their integer arguments; Msg 289 when they
+    make no valid value."""
+    try:
+        if kind == "date":
+            return date(p[0], p[1], p[2])
+        if kind == "smalldatetime":
+            return datetime(p[0], p[1], p[2], p[3], p[4])
+        if kind == "time":
+            return time(p[0], p[1], p[2], _fraction_micro(p[3], p[4]))
+        micro = p[6] * 1000 if kind == "datetime" else 0
+        if kind == "datetime" and not 0 <= p[6] <= 999:
+            raise ValueError
+        if kind == "datetime2" and len(p) > 7:
+            micro = _fraction_micro(p[6], p[7])
+        value = datetime(p[0], p[1], p[2], p[3], p[4], p[5], micro)
+        return dt.round_datetime(value) if kind == "datetime" else value
+    except (ValueError, OverflowError, IndexError):
+        raise tsql_error(289, kind) from None
+
+
 def _from_parts(kind: str, n: int) -> Callable[[Types, Consts], Bound]:
     def binder(types: Types, consts: Consts) -> Bound:
         ints = [as_int(t) for t in types]
@@ -138,21 +160,7 @@ def _from_parts(kind: str, n: int) -> Callable[[Types, Consts], Bound]:
         def make(*vals: Any) -> Any:
             if any(v is None for v in vals):
                 return None
-            p = [c(v) for c, v in zip(ints, vals)]
-            try:
-                if kind == "date":
-                    return date(p[0], p[1], p[2])
-                if kind == "smalldatetime":
-                    return datetime(p[0], p[1], p[2], p[3], p[4])
-                micro = p[6] * 1000 if kind == "datetime" else 0
-                if kind == "datetime" and not 0 <= p[6] <= 999:
-                    raise ValueError
-                if kind == "datetime2" and len(p) > 7:
-                    micro = _fraction_micro(p[6], p[7])
-                value = datetime(p[0], p[1], p[2], p[3], p[4], p[5], micro)
-                return dt.round_datetime(value) if kind == "datetime" else value
-            except (ValueError, OverflowError, IndexError):
-                raise tsql_error(289, kind) from None
+            return from_parts(kind, [c(v) for c, v in zip(ints, vals)])
         return rt, make
     return binder
 
@@ -299,11 +307,7 @@ def _time_from_parts(types: Types, consts: Consts) -> Bound:
     def make(*vals: Any) -> Any:
         if any(v is None for v in vals[:4]):
             return None
-        h, m, s, frac, prec = (c(v) for c, v in zip(ints, vals, strict=False))
-        try:
-            return time(h, m, s, _fraction_micro(frac, prec))
-        except (ValueError, OverflowError):
-            raise tsql_error(289, "time") from None
+        return from_parts("time", [c(v) for c, v in zip(ints, vals, strict=False)])
     return SqlType("time", scale=scale if 0 <= scale <= 7 else 7), make
 
 

@@ -1,8 +1,9 @@
 """Date and time values: parsing strings, CONVERT styles, rounding, DATEADD/DATEDIFF/DATEPART.
 
 Values are Python ``date`` (date), ``time`` (time), naive ``datetime`` (datetime, datetime2,
-smalldatetime) and aware ``datetime`` (datetimeoffset). The session settings DATEFIRST 7 and
-DATEFORMAT mdy (us_english) are assumed, as a default SQL Server login has them.
+smalldatetime) and aware ``datetime`` (datetimeoffset). The session setting DATEFORMAT mdy
+(us_english) is assumed, as a default SQL Server login has it; DATEFIRST is an argument of
+:func:`datepart` (7, Sunday, unless the session SET another).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from tsqlbroker.errors import TSqlError, tsql_error
 
 EPOCH = datetime(1900, 1, 1)
+SMALLDATETIME_MIN, SMALLDATETIME_MAX = EPOCH, datetime(2079, 6, 6, 23, 59)
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
           "September", "October", "November", "December")
 DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -462,9 +464,10 @@ def dateadd(part: str, n: int, v: Any, type_name: str, scale: int | None = None)
             raise tsql_error(517, type_name)
         return round_datetime(r)
     if type_name == "smalldatetime":
-        if r.year < 1900 or r.year > 2079:
+        r = round_smalldatetime(r)
+        if not SMALLDATETIME_MIN <= r <= SMALLDATETIME_MAX:
             raise tsql_error(517, type_name)
-        return round_smalldatetime(r)
+        return r
     return round_fraction(r, scale)
 
 
@@ -514,8 +517,9 @@ def datediff(part: str, a: Any, b: Any, big: bool = False) -> int:
     return r
 
 
-def datepart(part: str, v: Any) -> int:
-    """DATEPART(part, v) with DATEFIRST 7 (Sunday = 1)."""
+def datepart(part: str, v: Any, datefirst: int = 7) -> int:
+    """DATEPART(part, v); weekday and week count from the session's first day of the week
+    (``SET DATEFIRST``: 7, Sunday, by default)."""
     d = as_datetime(v)
     if part == "year":
         return d.year
@@ -528,11 +532,10 @@ def datepart(part: str, v: Any) -> int:
     if part == "day":
         return d.day
     if part == "weekday":
-        return (d.weekday() + 1) % 7 + 1
-    if part == "week":
-        jan1 = date(d.year, 1, 1)
-        jan1_dow = (jan1.weekday() + 1) % 7  # Sunday = 0
-        return (d.timetuple().tm_yday - 1 + jan1_dow) // 7 + 1
+        return (d.isoweekday() - datefirst) % 7 + 1
+    if part == "week":  # week 1 holds January 1st; a week begins on day ``datefirst``
+        offset = (date(d.year, 1, 1).isoweekday() - datefirst) % 7
+        return (d.timetuple().tm_yday - 1 + offset) // 7 + 1
     if part == "iso_week":
         return d.isocalendar()[1]
     if part == "hour":

@@ -18,6 +18,7 @@ from ...storage.stored_values import STRING_TYPES
 from ...values.precedence import arithmetic_spec
 from ...values.types import literal_spec, parse_spec
 from .. import forxml, shapes
+from ..datecalls import value_spec
 from ..metafuncs import spec_of as session_call_spec
 from ..seqcalls import sequence_spec
 from ..udf_calls import spec_of as udf_call_spec
@@ -32,6 +33,14 @@ from .scope import (
 
 __all__ = ["CHAIN_MIN", "TypeAnnotator", "is_decimal", "left_chain"]
 
+
+
+def _with_precision(name: str, precision: exp.Expression | None) -> str:
+    """``time(3)`` … of a *FROMPARTS call whose precision argument is the constant 3."""
+    if isinstance(precision, exp.Literal) and precision.name.isdigit() \
+            and int(precision.name) <= 7:
+        return f"{name}({precision.name})"
+    return name
 
 class TypeAnnotator:
     """Types the expressions of one statement."""
@@ -127,22 +136,31 @@ class TypeAnnotator:
             return datatype_spec(node.this) if isinstance(node.this, exp.DataType) else None
         if isinstance(node, exp.CurrentTimestamp):
             return "datetime"
-        if isinstance(node, exp.LastDay):
+        if isinstance(node, (exp.LastDay, exp.DateFromParts)):
             return "date"
+        if isinstance(node, exp.TimestampFromParts):
+            return "datetime"
+        if isinstance(node, exp.TimeFromParts):
+            return _with_precision("time", node.args.get("precision"))
         if isinstance(node, exp.Uuid):
             return "uniqueidentifier"
+        if isinstance(node, exp.DateDiff) and node.args.get("big_int"):
+            return "bigint"
         if isinstance(node, (exp.Count, exp.DateDiff, exp.Extract, exp.Year, exp.Month,
                              exp.Day, exp.ObjectId)):
             return "int"
-        if isinstance(node, exp.DateAdd):
-            spec = self.spec_of(node.this)
-            return spec if spec in ("date", "datetime2", "smalldatetime") else "datetime"
+        if isinstance(node, exp.DateAdd):  # the value's date/time type; datetime otherwise
+            return value_spec(self.spec_of(node.this), "dateadd") or "datetime"
         if isinstance(node, (exp.Length, exp.StrPosition)):
             return "int"
         if isinstance(node, exp.Anonymous):
             low = node.name.lower()
             if low in ("getutcdate", "sysdatetime", "sysutcdatetime"):
                 return "datetime2" if low.startswith("sys") else "datetime"
+            if low == "smalldatetimefromparts":
+                return "smalldatetime"
+            if low in ("datetime2fromparts", "datetimeoffsetfromparts"):
+                return _with_precision(low[:-9], node.expressions[-1])
             if low in ("datalength", "db_id"):
                 return "int"
             if low == "db_name":

@@ -15,6 +15,7 @@ from sqlglot import exp
 from ...storage.function_registry import functions_version
 from ...storage.stored_values import backend_value, to_storage
 from .. import recursion
+from ..datecalls import restore_datename_parts
 from ..execsql import generate
 from ..metafuncs import prepare as prepare_session_calls
 from ..parsing import clear_parse_cache, stats
@@ -37,8 +38,10 @@ def compile_tree(binder: BoundStatement, tree: exp.Expression, cache_key: Any,
         tree, binder.ctx.max_recursion, lambda select: binder.describe(select)[0]))
     # Values decided before the statement runs (session functions, UDF calls) are bound
     # parameters, so they are prepared on cache hits too.
-    prepare_session_calls(binder, tree, cache_key[0] if isinstance(cache_key, tuple)
-                          and isinstance(cache_key[0], str) else "")
+    text = cache_key[0] if isinstance(cache_key, tuple) and isinstance(cache_key[0], str) \
+        else ""
+    restore_datename_parts(tree, text)
+    prepare_session_calls(binder, tree, text)
     binder.udf_calls.prepare(tree)
     key = (cache_key, signature(binder))
     with _compile_lock:

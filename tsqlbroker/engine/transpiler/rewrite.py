@@ -24,9 +24,18 @@ from ...values.precedence import common_spec
 from ...values.string_builtins import HASHED_AS, hashed_input
 from ...values.types import literal_spec, parse_spec, parse_type_spec
 from .. import apply, forxml, jsonbuild, shapes
+from ..datecalls import (
+    PART_FUNCTIONS,
+    check_call,
+    datepart_of,
+    part_literal,
+    uses_datefirst,
+    value_spec,
+)
 from ..funcmap import (
     BUILTIN_FALLBACK,
     DATEPART_FIRST,
+    IMPLICIT_WRAPPERS,
     typed_call,
 )
 from ..metafuncs import replacement as session_call
@@ -60,6 +69,7 @@ def _check_method_arguments(method: exp.Anonymous) -> None:
         raise tsql_error(174, name, want)
 
 
+
 class Rewriter:
     """Rewrites one statement's tree for the backend."""
 
@@ -85,6 +95,8 @@ class Rewriter:
         self._rewritten: dict[int, tuple[exp.Expression, exp.Expression]] = {}
         self.rewrites = self.backend.rewrites
         self._scratch: dict[str, Any] = {}
+        # DATEADD calls' value types, noted before their children are rewritten
+        self._date_specs: dict[int, str | None] = {}
 
     def rewrite(self, node: exp.Expression) -> exp.Expression:
         """Rewrite ``node`` (already a private copy) for the backend, bottom-up."""
@@ -115,6 +127,8 @@ class Rewriter:
         """Rewrites that must see the original children (type decisions, tables)."""
         if isinstance(node, exp.Table):
             return self._rewrite_table(node)
+        if isinstance(node, (exp.Extract, exp.DateAdd, exp.DateDiff, exp.TimeToStr)):
+            self._note_date_call(node)
         if isinstance(node, (exp.Div, exp.Mod, exp.Add, exp.Sub, exp.Mul)):
             ruled = self._backend_rule(self.rewrites.BEFORE, node)
             if ruled is not None:
@@ -291,7 +305,36 @@ class Rewriter:
             days = exp.Neg(this=exp.Paren(this=days))
         fn = "tsql_dateadd" if "dateadd" in self.functions else "tsqlb_dateadd"
         return exp.Anonymous(this=fn, expressions=[exp.Literal.string("day"), days,
-                                                   self.rewrite(node.this)])
+                                                   self.rewrite(node.this),
+                                                   exp.Literal.string(left)])
+
+    def _note_date_call(self, node: exp.Expression) -> None:
+        """DATEPART / DATENAME / DATEADD / DATEDIFF: the datepart checked against the value's
+        type (Msg 155, 9810 now, as the interpreter raises them) and DATEADD's value type
+        kept for :meth:`_function` (it decides rounding and range).
+
+        sqlglot's own wrappers around the values go before the children are rewritten
+        (DATENAME's value read as datetime2 would lose a datetimeoffset's offset); a
+        user's CAST stays."""
+        if isinstance(node, exp.DateDiff):
+            for key in ("this", "expression"):
+                value = node.args.get(key)
+                while isinstance(value, IMPLICIT_WRAPPERS):
+                    value = value.this
+                node.set(key, value)
+        mapped = typed_call(node)
+        if mapped is None or mapped[0] not in PART_FUNCTIONS:
+            return
+        name, args = mapped
+        part = datepart_of(args[0].name, name)
+        if name in ("datediff", "datediff_big"):
+            return
+        if isinstance(node, exp.TimeToStr) and isinstance(node.this, exp.Cast):
+            node.set("this", node.this.this)  # DATENAME(p, v) is TimeToStr(CAST(v AS datetime2))
+        value = node.args["expression" if isinstance(node, exp.Extract) else "this"]
+        spec = value_spec(self.types.spec_of(value), name)
+        check_call(name, part, spec)
+        self._date_specs[id(node)] = spec
 
     def _rewrite_comparison(self, node: exp.Expression) -> exp.Expression | None:
         """Comparing a date/time or uniqueidentifier column with a string: SQL Server
@@ -570,6 +613,13 @@ class Rewriter:
         if mapped is None:
             return node
         name, args = mapped
+        if name in PART_FUNCTIONS:
+            args = [part_literal(args[0], name), *args[1:]]
+            if name == "dateadd":  # the value's type: '' when not known
+                args.append(exp.Literal.string(self._date_specs.pop(id(node), None) or ""))
+            elif uses_datefirst(node) and "@@datefirst" in self.params:
+                args.append(exp.Cast(this=self.variable("@@datefirst"),
+                                     to=exp.DataType.build("int")))
         if name in self.functions:
             call = exp.Anonymous(this=f"tsql_{name}", expressions=args)
             if isinstance(node, exp.Like) and node.args.get("negate"):

@@ -120,6 +120,19 @@ _FIT_TEXT = """
       RETURN left(v, len);
     END $$"""
 
+# A number's text for a character type: Msg 8115 when it does not fit (money, decimal, float).
+_FIT_NUMBER = """
+    CREATE OR REPLACE FUNCTION tsqlb_fit_number(v text, dst text, sname text, try_ boolean)
+    RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
+    DECLARE""" + _DST_PARTS + """
+    BEGIN
+      IF len IS NOT NULL AND length(v) > len THEN
+        RETURN tsqlb_fail(try_, 8115, format(
+          'Arithmetic overflow error converting %s to data type %s.', sname, nm));
+      END IF;
+      RETURN tsqlb_fit_text(v, dst);
+    END $$"""
+
 # Fit binary results (as bytea): cut on the right, binary(n) padded with zeros.
 _FIT_BYTES = """
     CREATE OR REPLACE FUNCTION tsqlb_fit_bytes(v bytea, dst text, numeric_ boolean)
@@ -145,11 +158,15 @@ _FROM_TEXT = f"""
       sname text := CASE WHEN sn IN ('nchar', 'nvarchar', 'ntext', 'sysname', '')
                          THEN 'nvarchar' ELSE 'varchar' END;
       t text COLLATE "C" := btrim(v COLLATE "C", E' \\t\\r\\n');
-      d numeric;{_NUMERIC_TARGET}
+      d numeric;
+      ts timestamp;{_NUMERIC_TARGET}
     BEGIN
       IF v IS NULL THEN RETURN NULL; END IF;
       IF nm IN {_STRINGS} THEN
         IF sn IN {_DATES} THEN RETURN tsqlb_fit_text(tsqlb_date_text(v, src, style), dst);
+        END IF;
+        IF sn = 'uniqueidentifier' AND len < 36 THEN RETURN tsqlb_fail(try_, 8170,
+          'Insufficient result space to convert uniqueidentifier value to char.');
         END IF;
         RETURN tsqlb_fit_text(v, dst);
       END IF;
@@ -202,6 +219,7 @@ _FROM_TEXT = f"""
         RETURN d::text;
       END IF;
       IF nm IN ('float', 'real') THEN
+        IF sn IN ('datetime', 'smalldatetime') THEN RETURN tsqlb_datetime_days(v)::text; END IF;
         IF t = '' THEN RETURN '0'; END IF;
         IF t !~ '^[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?$' THEN
           RETURN tsqlb_fail(try_, 8114, format('Error converting data type %s to %s.',
@@ -214,12 +232,12 @@ _FROM_TEXT = f"""
           RETURN tsqlb_fit_bytes(decode(tsqlb_guid_bytes(v), 'hex'), dst, false);
         END IF;
         IF style IN (1, 2) THEN
-          IF style = 1 AND lower(left(t, 2)) <> '0x' OR
-             substr(t, style * 2 - 1) !~ '^[0-9A-Fa-f]*$' THEN
+          t := CASE WHEN style = 1 AND lower(left(v, 2)) = '0x' THEN substr(v, 3)
+                    WHEN style = 2 THEN v END;
+          IF t IS NULL OR t !~ '^[0-9A-Fa-f]*$' OR style = 2 AND length(t) % 2 = 1 THEN
             RETURN tsqlb_fail(try_, 8114, format('Error converting data type %s to %s.',
                                                   sname, nm));
           END IF;
-          t := substr(t, style * 2 - 1);
           IF length(t) % 2 = 1 THEN t := '0' || t; END IF;
           RETURN tsqlb_fit_bytes(decode(t, 'hex'), dst, false);
         END IF;
@@ -239,13 +257,17 @@ _FROM_TEXT = f"""
       END IF;
       IF nm IN {_DATES} THEN
         BEGIN
-          IF nm = 'time' THEN RETURN to_char(t::time, 'HH24:MI:SS.US'); END IF;
-          IF nm = 'date' THEN RETURN to_char(t::timestamp, 'YYYY-MM-DD'); END IF;
-          RETURN to_char(t::timestamp, 'YYYY-MM-DD HH24:MI:SS.US');
+          IF nm = 'time' THEN RETURN tsqlb_date_value(('1900-01-01 ' || t::time)::timestamp,
+                                                      NULL, dst); END IF;
+          IF sn NOT IN {_DATES} THEN t := tsqlb_date_order(t, style); END IF;
+          -- time-only text is on 1900-01-01; PostgreSQL's timestamp ignores an offset
+          IF t ~ '^[0-9]{{1,2}}:[0-9]' THEN t := '1900-01-01 ' || t; END IF;
+          ts := t::timestamp;
         EXCEPTION WHEN others THEN
           RETURN tsqlb_fail(try_, 241,
             'Conversion failed when converting date and/or time from character string.');
         END;
+        RETURN tsqlb_date_value(ts, substring(t from '([+-][0-9]{{1,2}}:[0-9]{{2}}|Z)$'), dst);
       END IF;
       RETURN v;
     END $$"""
@@ -385,6 +407,98 @@ _DATE_TEXT = """
                                     THEN ' ' || off ELSE '' END;
     END $$"""
 
+# A float as CAST / CONVERT writes it (values/text.float_text): C's %.6g (style 0), %.7e (1),
+# %.15e (2), %.17g (3), with a three-digit exponent. to_char's EEEE is C's %e, so the
+# digits are the same; %g's choice between fixed and exponent form is made here.
+_FLOAT_TEXT = """
+    CREATE OR REPLACE FUNCTION tsqlb_float_text(v double precision, style integer)
+    RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
+    DECLARE
+      st integer := coalesce(style, 0);
+      p integer := CASE st WHEN 1 THEN 8 WHEN 2 THEN 16 WHEN 3 THEN 17 ELSE 6 END;
+      e text := btrim(to_char(v, '9.' || repeat('9', p - 1) || 'EEEE'));
+      m text := split_part(e, 'e', 1);
+      x integer := split_part(e, 'e', 2)::integer;
+      digits text := replace(replace(m, '-', ''), '.', '');
+      r text;
+    BEGIN
+      IF v IS NULL THEN RETURN NULL; END IF;
+      IF st NOT IN (1, 2) THEN
+        IF x >= -4 AND x < p THEN  -- %g's fixed form, trailing zeros dropped
+          r := CASE WHEN x >= 0 THEN left(digits, x + 1) || '.' || substr(digits, x + 2)
+                    ELSE '0.' || repeat('0', -x - 1) || digits END;
+          RETURN CASE WHEN v < 0 THEN '-' ELSE '' END || rtrim(rtrim(r, '0'), '.');
+        END IF;
+        m := rtrim(rtrim(m, '0'), '.');
+      END IF;
+      RETURN m || 'e' || CASE WHEN x < 0 THEN '-' ELSE '+' END || lpad(abs(x)::text, 3, '0');
+    END $$"""
+
+# A datetime as a float: days since 1900-01-01 and the fraction of the day from its 1/300 s
+# ticks, computed as values/convert.py computes it (same double arithmetic, same digits).
+_DATETIME_DAYS = """
+    CREATE OR REPLACE FUNCTION tsqlb_datetime_days(v text) RETURNS double precision
+    LANGUAGE sql IMMUTABLE STRICT AS $$
+    SELECT (t::date - date '1900-01-01')::double precision
+           + (floor(extract(epoch FROM t::time))::double precision
+              + ((extract(microseconds FROM t)::bigint % 1000000 * 300 + 500000) / 1000000)
+                ::double precision / 300)
+             / 86400.0
+    FROM (SELECT v::timestamp AS t) s $$"""
+
+# Numeric date text ('29/02/2024', '02/29/24') as ISO text in the order CONVERT's style says
+# (values/dates.parse_datetime): day first for the British/French/German/Italian styles,
+# year first for the ANSI/Japan/ISO ones, month first otherwise; two-digit years up to 49
+# are 20xx. Other text is returned as it is, for PostgreSQL's parser.
+_DATE_ORDER = r"""
+    CREATE OR REPLACE FUNCTION tsqlb_date_order(t text, style integer) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE AS $$
+    DECLARE
+      m text[] := regexp_match(t, '^([0-9]{1,4})([/.-])([0-9]{1,2})\2([0-9]{1,4})(\s.*)?$');
+      y text; mo text; d text;
+    BEGIN
+      IF m IS NULL OR length(m[1]) = 4 THEN RETURN t; END IF;
+      IF style IN (3, 103, 4, 104, 5, 105, 13, 113, 131) THEN d := m[1]; mo := m[3]; y := m[4];
+      ELSIF style IN (2, 102, 11, 111, 12, 112) THEN y := m[1]; mo := m[3]; d := m[4];
+      ELSE mo := m[1]; d := m[3]; y := m[4];
+      END IF;
+      IF length(y) <= 2 THEN
+        y := (y::integer + CASE WHEN y::integer < 50 THEN 2000 ELSE 1900 END)::text;
+      END IF;
+      RETURN lpad(y, 4, '0') || '-' || mo || '-' || d || coalesce(m[5], '');
+    END $$"""
+
+# A parsed date/time as the storage text of the target type, rounded as the type stores it
+# (values/dates.from_datetime): datetime to its 1/300 s ticks shown as whole milliseconds,
+# smalldatetime to the minute, datetime2 / time / datetimeoffset to their scale; the
+# offset ('+05:30', 'Z', none: UTC) kept for datetimeoffset.
+_DATE_VALUE = """
+    CREATE OR REPLACE FUNCTION tsqlb_date_value(ts timestamp, off text, dst text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE AS $$
+    DECLARE""" + _DST_PARTS + """
+      us integer := extract(microseconds FROM ts)::integer % 1000000;
+      unit integer := 10 ^ greatest(6 - coalesce(len, 7), 0);
+    BEGIN
+      IF ts IS NULL THEN RETURN NULL; END IF;
+      IF nm = 'date' THEN RETURN to_char(ts, 'YYYY-MM-DD'); END IF;
+      IF nm = 'datetime' THEN
+        ts := date_trunc('second', ts)
+              + ((us * 300 + 500000) / 1000000 * 10 + 1) / 3 * interval '1 millisecond';
+      ELSIF nm = 'smalldatetime' THEN
+        ts := date_trunc('minute', ts) + CASE WHEN extract(microseconds FROM ts) >= 29999000
+                                              THEN interval '1 minute' ELSE interval '0' END;
+      ELSE
+        ts := date_trunc('second', ts) + (us + unit / 2) / unit * unit * interval '1 microsecond';
+      END IF;
+      IF nm = 'time' THEN RETURN to_char(ts, 'HH24:MI:SS.US'); END IF;
+      IF nm = 'datetimeoffset' THEN
+        RETURN to_char(ts, 'YYYY-MM-DD HH24:MI:SS.US') || CASE WHEN off IS NULL OR off = 'Z'
+          THEN '+00:00' ELSE left(off, 1) || lpad(split_part(substr(off, 2), ':', 1), 2, '0')
+                             || ':' || split_part(off, ':', 2) END;
+      END IF;
+      RETURN to_char(ts, 'YYYY-MM-DD HH24:MI:SS.US');
+    END $$"""
+
 _GUID_BYTES = """
     CREATE OR REPLACE FUNCTION tsqlb_guid_bytes(v text) RETURNS text
     LANGUAGE sql IMMUTABLE STRICT AS $$
@@ -435,6 +549,7 @@ _FROM_NUMERIC = f"""
       sname text := CASE WHEN sn IN {_INTS} THEN 'int' WHEN sn IN ('float', 'real') THEN sn
                          WHEN sn IN ('money', 'smallmoney') THEN sn ELSE 'numeric' END;
       d numeric;
+      r text;
     BEGIN
       IF v IS NULL THEN RETURN NULL; END IF;
       IF nm = 'bit' THEN RETURN CASE WHEN v = 0 THEN '0' ELSE '1' END; END IF;
@@ -456,14 +571,15 @@ _FROM_NUMERIC = f"""
       END IF;
       IF nm IN ('float', 'real') THEN RETURN v::double precision::text; END IF;
       IF nm IN {_STRINGS} THEN
-        IF sn IN ('money', 'smallmoney') THEN
-          RETURN tsqlb_fit_text(round(v, 2)::text, dst);
+        IF sn IN ('float', 'real') THEN
+          RETURN tsqlb_cvt(v::double precision, dst, src, style, try_);
         END IF;
-        IF len IS NOT NULL AND length(v::text) > len THEN
-          RETURN tsqlb_fail(try_, 8115, format(
-            'Arithmetic overflow error converting %s to data type %s.', sname, nm));
-        END IF;
-        RETURN tsqlb_fit_text(v::text, dst);
+        -- money: two decimals (style 0), thousands separators (1), four decimals (2, 126)
+        r := CASE WHEN sn NOT IN ('money', 'smallmoney') THEN v::text
+                  WHEN style = 1 THEN to_char(round(v, 2), 'FM999,999,999,999,999,990.00')
+                  WHEN style IN (2, 126) THEN round(v, 4)::text
+                  ELSE round(v, 2)::text END;
+        RETURN tsqlb_fit_number(r, dst, sname, try_);
       END IF;
       IF nm IN {_BINARIES} AND v = trunc(v) AND sn NOT IN ('decimal', 'numeric', 'float',
                                                             'real', 'money', 'smallmoney') THEN
@@ -481,11 +597,20 @@ _FROM_FLOAT = f"""
     CREATE OR REPLACE FUNCTION tsqlb_cvt(v double precision, dst text, src text,
                                          style integer, try_ boolean) RETURNS text
     LANGUAGE plpgsql IMMUTABLE AS $$
-    DECLARE
-      nm text COLLATE "C" := split_part(dst COLLATE "C", '(', 1);
+    DECLARE{_DST_PARTS}
+      sname text := coalesce(nullif(split_part(src COLLATE "C", '(', 1), ''), 'float');
+      r text;
     BEGIN
       IF v IS NULL THEN RETURN NULL; END IF;
-      IF nm IN {_STRINGS} THEN RETURN tsqlb_fit_text(v::text, dst); END IF;
+      IF nm IN {_STRINGS} THEN
+        IF coalesce(style, 0) NOT IN (0, 1, 2, 3, 126, 128, 129) THEN
+          RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = '281', MESSAGE = format(
+            '%s is not a valid style number when converting from %s to a character string.',
+            style, sname);
+        END IF;
+        r := tsqlb_float_text(v, style);
+        RETURN tsqlb_fit_number(r, dst, sname, try_);
+      END IF;
       IF nm IN ('float', 'real') THEN RETURN v::text; END IF;
       IF v IN ('Infinity', '-Infinity', 'NaN') THEN
         RETURN tsqlb_fail(try_, 8115, format(
@@ -504,7 +629,8 @@ _NARROW = [
 
 FUNCTIONS: list[str] = [
     _FAIL, _VARCHAR_DECODE, _VARCHAR_ENCODE, _UTF16_DECODE, _UTF16_ENCODE, _FIT_TEXT,
-    _FIT_BYTES, _XML_TEXT, _DATE_TEXT, _GUID_BYTES, _FROM_TEXT, _FROM_BYTES, _FROM_NUMERIC, _FROM_INT,
+    _FIT_BYTES, _FIT_NUMBER, _XML_TEXT, _DATE_TEXT, _FLOAT_TEXT, _DATETIME_DAYS, _DATE_ORDER,
+    _DATE_VALUE, _GUID_BYTES, _FROM_TEXT, _FROM_BYTES, _FROM_NUMERIC, _FROM_INT,
     _FROM_FLOAT,
     *_NARROW,
 ]

@@ -11,27 +11,12 @@ from __future__ import annotations
 
 from ..base import BackendConnection
 from .convert_sql import FUNCTIONS as CONVERSIONS
+from .dates_sql import FUNCTIONS as DATES
 from .openjson_sql import FUNCTIONS as OPENJSON
 from .strings_sql import FUNCTIONS as STRINGS
 from .text_sql import FUNCTIONS as TEXT_FUNCTIONS
 
 _TS = "'YYYY-MM-DD HH24:MI:SS.US'"
-
-_UNIT_CASE = """
-    CASE lower(unit)
-      WHEN 'year' THEN 'year' WHEN 'yy' THEN 'year' WHEN 'yyyy' THEN 'year'
-      WHEN 'quarter' THEN 'quarter' WHEN 'qq' THEN 'quarter' WHEN 'q' THEN 'quarter'
-      WHEN 'month' THEN 'month' WHEN 'mm' THEN 'month' WHEN 'm' THEN 'month'
-      WHEN 'dayofyear' THEN 'doy' WHEN 'dy' THEN 'doy' WHEN 'y' THEN 'doy'
-      WHEN 'day' THEN 'day' WHEN 'dd' THEN 'day' WHEN 'd' THEN 'day'
-      WHEN 'week' THEN 'week' WHEN 'wk' THEN 'week' WHEN 'ww' THEN 'week'
-      WHEN 'weekday' THEN 'dow' WHEN 'dw' THEN 'dow'
-      WHEN 'hour' THEN 'hour' WHEN 'hh' THEN 'hour'
-      WHEN 'minute' THEN 'minute' WHEN 'mi' THEN 'minute' WHEN 'n' THEN 'minute'
-      WHEN 'second' THEN 'second' WHEN 'ss' THEN 'second' WHEN 's' THEN 'second'
-      WHEN 'millisecond' THEN 'milliseconds' WHEN 'ms' THEN 'milliseconds'
-      WHEN 'microsecond' THEN 'microseconds' WHEN 'mcs' THEN 'microseconds'
-      ELSE NULL END"""
 
 # NEXT VALUE FOR (engine/sequences.py): the sequence's state row moves in the caller's
 # transaction; an exhausted sequence raises Msg 11728.
@@ -85,52 +70,6 @@ FUNCTIONS: list[str] = [
         LANGUAGE sql IMMUTABLE AS $$ SELECT left(v, greatest(n, 0)) $$""",
     """CREATE OR REPLACE FUNCTION tsqlb_right(v text, n integer) RETURNS text
         LANGUAGE sql IMMUTABLE AS $$ SELECT right(v, greatest(n, 0)) $$""",
-    f"""CREATE OR REPLACE FUNCTION tsqlb_dateadd(unit text, n bigint, v text) RETURNS text
-        LANGUAGE plpgsql IMMUTABLE AS $$
-        DECLARE u text := {_UNIT_CASE}; t timestamp := v::timestamp;
-        BEGIN
-          IF u IS NULL THEN RAISE EXCEPTION 'not a recognized datepart: %', unit; END IF;
-          IF u = 'quarter' THEN t := t + make_interval(months => (3 * n)::int);
-          ELSIF u = 'doy' OR u = 'dow' THEN t := t + make_interval(days => n::int);
-          ELSIF u = 'milliseconds' THEN t := t + n * interval '1 millisecond';
-          ELSIF u = 'microseconds' THEN t := t + n * interval '1 microsecond';
-          ELSE t := t + n * ('1 ' || u)::interval;
-          END IF;
-          RETURN to_char(t, {_TS});
-        END $$""",
-    f"""CREATE OR REPLACE FUNCTION tsqlb_datediff(unit text, a text, b text) RETURNS bigint
-        LANGUAGE plpgsql IMMUTABLE AS $$
-        DECLARE u text := {_UNIT_CASE}; x timestamp := a::timestamp; y timestamp := b::timestamp;
-        BEGIN
-          IF u IS NULL THEN RAISE EXCEPTION 'not a recognized datepart: %', unit; END IF;
-          IF u = 'year' THEN RETURN extract(year FROM y) - extract(year FROM x); END IF;
-          IF u = 'quarter' THEN RETURN (extract(year FROM y) - extract(year FROM x)) * 4
-              + extract(quarter FROM y) - extract(quarter FROM x); END IF;
-          IF u = 'month' THEN RETURN (extract(year FROM y) - extract(year FROM x)) * 12
-              + extract(month FROM y) - extract(month FROM x); END IF;
-          IF u IN ('day', 'doy', 'dow') THEN RETURN y::date - x::date; END IF;
-          IF u = 'week' THEN RETURN ((y::date - extract(dow FROM y)::int)
-              - (x::date - extract(dow FROM x)::int)) / 7; END IF;
-          IF u IN ('hour', 'minute', 'second') THEN
-            RETURN (extract(epoch FROM date_trunc(u, y)) - extract(epoch FROM date_trunc(u, x)))
-                   / CASE u WHEN 'hour' THEN 3600 WHEN 'minute' THEN 60 ELSE 1 END;
-          END IF;
-          RETURN floor(extract(epoch FROM y - x) * CASE u WHEN 'milliseconds' THEN 1000
-                                                     ELSE 1000000 END);
-        END $$""",
-    f"""CREATE OR REPLACE FUNCTION tsqlb_datepart(unit text, v text) RETURNS integer
-        LANGUAGE plpgsql IMMUTABLE AS $$
-        DECLARE u text := {_UNIT_CASE}; t timestamp := v::timestamp;
-        BEGIN
-          IF u IS NULL THEN RAISE EXCEPTION 'not a recognized datepart: %', unit; END IF;
-          IF u = 'dow' THEN RETURN extract(dow FROM t)::int + 1; END IF;
-          IF u = 'milliseconds' THEN RETURN (extract(microseconds FROM t)::int / 1000) % 1000;
-          END IF;
-          IF u = 'microseconds' THEN RETURN extract(microseconds FROM t)::int % 1000000; END IF;
-          IF u = 'week' THEN RETURN ((t::date - date_trunc('year', t)::date)
-              + extract(dow FROM date_trunc('year', t))::int) / 7 + 1; END IF;
-          RETURN date_part(u, t)::int;
-        END $$""",
     # A scalar UDF's value computed in Python per distinct argument tuple (udf_calls.py):
     # the map's keys are the text of jsonb_build_array(arguments).
     """CREATE OR REPLACE FUNCTION tsqlb_udf_lookup(m jsonb, k jsonb) RETURNS text
@@ -156,7 +95,7 @@ def install(conn: BackendConnection) -> None:
     conn.flush_begin()
     cursor = conn.conn.connection.dbapi_connection.cursor()
     try:
-        for ddl in STRINGS + FUNCTIONS + CONVERSIONS + TEXT_FUNCTIONS + OPENJSON:
+        for ddl in STRINGS + FUNCTIONS + CONVERSIONS + DATES + TEXT_FUNCTIONS + OPENJSON:
             cursor.execute(ddl)
     finally:
         cursor.close()

@@ -25,7 +25,10 @@ FUNCTION_NAMES = {"charindex": "tsqlb_charindex", "replace": "tsqlb_replace",
                   "datename": "tsqlb_datename", "str": "tsqlb_str",
                   "hashbytes": "tsqlb_hashbytes", "ascii": "tsqlb_ascii",
                   "isdate": "tsqlb_isdate", "json_value": "tsqlb_json_value",
-                  "isjson": "tsqlb_isjson", "json_query": "tsqlb_json_query"}
+                  "isjson": "tsqlb_isjson", "json_query": "tsqlb_json_query",
+                  "datediff_big": "tsqlb_datediff_big", "eomonth": "tsqlb_eomonth",
+                  **{f"{kind}fromparts": f"tsqlb_{kind}fromparts" for kind in (
+                      "date", "datetime", "datetime2", "smalldatetime", "time")}}
 # Parameters of these types go into to_json as numbers, the others as text.
 _NUMERIC_SPECS = ("int", "bigint", "smallint", "tinyint", "decimal", "numeric", "float",
                   "real", "money", "smallmoney")

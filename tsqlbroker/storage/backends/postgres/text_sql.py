@@ -1,6 +1,6 @@
 """More T-SQL scalar functions for queries on PostgreSQL, where the database has no native
 equivalent with the same result: STUFF, PATINDEX, QUOTENAME, CHAR / NCHAR / ASCII (code page
-1252 and Unicode), ISNUMERIC, DATENAME, STR and HASHBYTES.
+1252 and Unicode), ISNUMERIC, STR and HASHBYTES (DATENAME: ``dates_sql.py``).
 
 On SQLite the values layer's implementations run (``sqlite/tsql_functions.py``); the transpiler
 maps the calls here through ``funcmap.PG_FALLBACK``. They use the helpers of ``pgstrings``
@@ -82,16 +82,6 @@ _ISNUMERIC = [
       for t in ("numeric", "double precision", "bigint", "integer")],
 ]
 
-_DATENAME = """
-    CREATE OR REPLACE FUNCTION tsqlb_datename(unit text, v text) RETURNS text
-    LANGUAGE sql IMMUTABLE AS $$
-    SELECT CASE WHEN v IS NULL THEN NULL
-                WHEN lower(unit COLLATE "C") IN ('month', 'mm', 'm')
-                  THEN trim(to_char(v::timestamp, 'FMMonth'))
-                WHEN lower(unit COLLATE "C") IN ('weekday', 'dw')
-                  THEN trim(to_char(v::timestamp, 'FMDay'))
-                ELSE tsqlb_datepart(unit, v)::text END $$"""
-
 # STR(float, length, decimals): rounded, right-aligned; '*' x length when the integer part
 # does not fit, fewer decimals when only they do not.
 _STR = """
@@ -170,4 +160,4 @@ _JSON = [
 ]
 
 FUNCTIONS: list[str] = [*_ISDATE, *_JSON, _PATINDEX, _STUFF, _QUOTENAME, _CHAR, _ASCII, _NCHAR, *_ISNUMERIC,
-                        _DATENAME, _STR, *_HASHBYTES]
+                        _STR, *_HASHBYTES]

@@ -24,6 +24,7 @@ from ....errors import TSqlError, tsql_error
 from ....values import dates as dt
 from ....values.builtins import isnumeric, newsequentialid
 from ....values.convert import converter
+from ....values.date_builtins import from_parts
 from ....values.format_builtins import format_value, str_function
 from ....values.json_builtins import is_json, json_query, json_value, openjson_rows
 from ....values.operators import like
@@ -78,10 +79,8 @@ def _stored(v: Any) -> Any:
     """A Python value in the form the storage layer keeps it."""
     if isinstance(v, bool):
         return int(v)
-    if isinstance(v, datetime):
-        if v.tzinfo is not None:
-            return v.isoformat(sep=" ", timespec="microseconds")
-        return v.strftime("%Y-%m-%d %H:%M:%S.%f")
+    if isinstance(v, datetime):  # (strftime's %Y drops the zeros of years before 1000)
+        return v.isoformat(sep=" ", timespec="microseconds")
     if isinstance(v, date):
         return v.isoformat()
     if isinstance(v, time):
@@ -245,12 +244,19 @@ def _str(v: Any, length: Any = 10, decimals: Any = 0) -> Any:
 
 
 # ---------------------------------------------------------------------------------- dates
-def _dateadd(part: Any, n: Any, d: Any) -> Any:
+def _dateadd(part: Any, n: Any, d: Any, spec: Any = "") -> Any:
+    """DATEADD of a stored value of type ``spec`` (the transpiler's; '' when it did not know
+    the type: then as the stored text looks)."""
     p = dt.datepart_name(_text(part), "dateadd")
     value = _when(d)
-    kind = "datetimeoffset" if isinstance(value, datetime) and value.tzinfo else \
-        "time" if isinstance(value, time) else "datetime2"
-    return dt.dateadd(p, _int(n), value, kind)
+    if spec:
+        t = parse_type_spec(_text(spec))
+        kind, scale = t.name, t.scale
+    else:
+        kind = "datetimeoffset" if isinstance(value, datetime) and value.tzinfo else \
+            "time" if isinstance(value, time) else "datetime2"
+        scale = None
+    return dt.dateadd(p, _int(n), value, kind, scale)
 
 
 def _datediff(part: Any, a: Any, b: Any) -> int:
@@ -261,8 +267,8 @@ def _datediff_big(part: Any, a: Any, b: Any) -> int:
     return dt.datediff(dt.datepart_name(_text(part), "datediff_big"), _when(a), _when(b), True)
 
 
-def _datepart(part: Any, d: Any) -> int:
-    return dt.datepart(dt.datepart_name(_text(part), "datepart"), _when(d))
+def _datepart(part: Any, d: Any, datefirst: Any = 7) -> int:
+    return dt.datepart(dt.datepart_name(_text(part), "datepart"), _when(d), _int(datefirst))
 
 
 def _datename(part: Any, d: Any) -> str:
@@ -271,6 +277,14 @@ def _datename(part: Any, d: Any) -> str:
 
 def _eomonth(d: Any, months: Any = 0) -> date:
     return dt.eomonth(_when(d), _int(months))
+
+
+def _parts_of(kind: str) -> Callable[..., Any]:
+    """DATEFROMPARTS and the other *FROMPARTS making ``kind`` (values/date_builtins.py)."""
+    def make(*parts: Any) -> Any:
+        return from_parts(kind, [_int(p) for p in parts])
+    make.__name__ = f"{kind}fromparts"
+    return make
 
 
 def _isdate(v: Any) -> int:
@@ -444,13 +458,16 @@ TSQL_FUNCTIONS: dict[str, tuple[int, Callable[..., Any]]] = {
         "unicode": (1, _nulls(_unicode)), "ascii": (1, _nulls(_ascii)),
         "space": (1, _nulls(_space)), "like": (-1, _like), "format": (-1, _nulls(_format)),
         "str": (-1, _nulls(_str)),
-        "dateadd": (3, _nulls(_dateadd)), "datediff": (3, _nulls(_datediff)),
-        "datediff_big": (3, _nulls(_datediff_big)), "datepart": (2, _nulls(_datepart)),
+        "dateadd": (-1, _nulls(_dateadd)), "datediff": (3, _nulls(_datediff)),
+        "datediff_big": (3, _nulls(_datediff_big)), "datepart": (-1, _nulls(_datepart)),
         "datename": (2, _nulls(_datename)),
         "day": (1, _nulls(lambda d: dt.datepart("day", _when(d)))),
         "month": (1, _nulls(lambda d: dt.datepart("month", _when(d)))),
         "year": (1, _nulls(lambda d: dt.datepart("year", _when(d)))),
         "eomonth": (-1, _nulls(_eomonth)), "isdate": (1, _isdate),
+        **{f"{kind}fromparts": (n, _nulls(_parts_of(kind))) for kind, n in (
+            ("date", 3), ("datetime", 7), ("datetime2", 8), ("smalldatetime", 5),
+            ("time", 5))},
         "isnumeric": (1, _isnumeric),
         "getdate": (0, _getdate), "current_timestamp": (0, _getdate),
         "getutcdate": (0, _getutcdate), "sysdatetime": (0, _sysdatetime),
