@@ -85,7 +85,6 @@ KNOWN_LOCAL_IMPORTS: dict[tuple[str, str], str] = {
             ("interpreter.instance", "interpreter.session"),
             ("interpreter.instance", "interpreter.instance_bridge"),
             ("engine.permissions", "engine.broker"),
-            ("repl.completer", "repl.special"),
     ),
 }
 
