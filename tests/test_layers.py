@@ -79,7 +79,6 @@ KNOWN_LOCAL_IMPORTS: dict[tuple[str, str], str] = {
         "at the top it would close a cycle; to go when the pair is split or the call goes "
         "through the Session / Instance object",
             ("engine.security", "engine.permissions"),
-            ("engine.sysviews", "engine.security_views"),
             ("interpreter.instance", "interpreter.activity"),
             ("interpreter.instance", "interpreter.broker_runtime"),
             ("interpreter.instance", "interpreter.session"),

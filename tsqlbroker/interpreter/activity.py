@@ -23,8 +23,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine.context import ExecContext, VirtualTable, register_virtual_table
+from tsqlbroker.engine.literal_rows import literal_rows
 from tsqlbroker.engine.results import ResultSet
-from tsqlbroker.engine.sysviews import literal_rows
 from tsqlbroker.engine.visibility import require_server_state, sees_server_state
 from tsqlbroker.errors import tsql_error
 from tsqlbroker.grammar import ast
