@@ -78,12 +78,10 @@ KNOWN_LOCAL_IMPORTS: dict[tuple[str, str], str] = {
         "the imported module imports the importer at module level (TYPE_CHECKING included): "
         "at the top it would close a cycle; to go when the pair is split or the call goes "
         "through the Session / Instance object",
-            ("engine.security", "engine.permissions"),
             ("interpreter.instance", "interpreter.activity"),
             ("interpreter.instance", "interpreter.broker_runtime"),
             ("interpreter.instance", "interpreter.session"),
             ("interpreter.instance", "interpreter.instance_bridge"),
-            ("engine.permissions", "engine.broker"),
     ),
 }
 

@@ -20,8 +20,8 @@ from .catalog import MASTER, MSDB, TEMPDB
 from .context import ExecContext, VirtualTable
 from .keys import MASTER_KEY_NAME
 from .literal_rows import literal_rows
-from .permissions import CLASS_DESC, NAMES
 from .roles import members, server_members
+from .securables import CLASS_DESC, NAMES
 from .security import (
     AUTH_DESC,
     LOGIN_TYPE_DESC,
