@@ -94,7 +94,7 @@ def resolve_target(sec: Security, conn: StoreConnection, db_id: int, cls: str | 
         if obj is None:
             raise missing
         return Target(db_id, 1, obj.object_id, obj.type,
-                      OBJECT_PERMS.get(obj.type, frozenset(OWNED)))
+                      OBJECT_PERMS.get(obj.type, OWNED))
     if kind == "DATABASE":
         here = sec.catalog.database(conn, db_id)
         if here is None or here.name.lower() != name.lower():
