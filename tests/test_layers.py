@@ -74,19 +74,6 @@ KNOWN_PRIVATE_IMPORTS: dict[tuple[str, ...], str] = {
 # Imports inside functions without a start-up laziness comment: (importer, imported) → why.
 # One entry covers every such import of that module in that file.
 KNOWN_LOCAL_IMPORTS: dict[tuple[str, str], str] = {
-    **because(
-        "the imported module imports the importer at module level (TYPE_CHECKING included): "
-        "at the top it would close a cycle; to go when the pair is split or the call goes "
-        "through the Session / Instance object",
-            ("engine.security", "engine.permissions"),
-            ("engine.sysviews", "engine.security_views"),
-            ("interpreter.instance", "interpreter.activity"),
-            ("interpreter.instance", "interpreter.broker_runtime"),
-            ("interpreter.instance", "interpreter.session"),
-            ("interpreter.instance", "interpreter.instance_bridge"),
-            ("engine.permissions", "engine.broker"),
-            ("repl.completer", "repl.special"),
-    ),
 }
 
 # Backend names as strings outside storage/backends/: (module, the string) → why.

@@ -8,8 +8,8 @@ from __future__ import annotations
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
+from tsqlbroker.repl.catalog_snapshot import CatalogSnapshot
 from tsqlbroker.repl.completer import (
-    CatalogSnapshot,
     TSqlCompleter,
     declared_variables,
     quote_name,

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import select, tuple_
 
-from .permissions import CODES
 from .roles import members
+from .securables import CODES
 
 if TYPE_CHECKING:
     from ..storage.store import StoreConnection

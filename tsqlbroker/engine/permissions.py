@@ -4,7 +4,8 @@ A permission row is (database, class, major_id, minor_id, grantee, type) → (gr
 state) as sys.database_permissions shows it; server-level ones (endpoints, logins, the
 server) are kept under database 0 and shown by sys.server_permissions. State ``G`` is GRANT,
 ``W`` GRANT WITH GRANT OPTION, ``D`` DENY; REVOKE removes the row. :mod:`access` decides from
-these rows whether a principal holds a permission.
+these rows whether a principal holds a permission; the permission names, codes and securable
+classes are :mod:`securables`'.
 """
 
 from __future__ import annotations
@@ -17,85 +18,13 @@ from sqlalchemy import delete, insert, select, update
 
 from ..errors import BindError, tsql_error
 from ..storage.store import StoreConnection
+from .broker import Broker
+from .securables import CLASSES, CODES, OBJECT_PERMS, OWNED
 from .usertypes import alias_user_type_id
 
 if TYPE_CHECKING:
     from .security import Security
 
-# permission name -> type code (sys.database_permissions.type)
-CODES: dict[str, str] = {
-    "ALTER": "AL", "CONTROL": "CL", "CONNECT": "CO", "DELETE": "DL", "EXECUTE": "EX",
-    "IMPERSONATE": "IM", "INSERT": "IN", "RECEIVE": "RC", "REFERENCES": "RF", "SELECT": "SL",
-    "SEND": "SN", "TAKE OWNERSHIP": "TO", "UPDATE": "UP", "VIEW DEFINITION": "VW",
-    "VIEW CHANGE TRACKING": "VWCT", "AUTHENTICATE": "AUTH", "SHOWPLAN": "SPLN",
-    "CHECKPOINT": "CP", "BACKUP DATABASE": "BADB", "BACKUP LOG": "BALO",
-    "VIEW DATABASE STATE": "VWDS", "SUBSCRIBE QUERY NOTIFICATIONS": "SUQN",
-    "CREATE TABLE": "CRTB", "CREATE VIEW": "CRVW", "CREATE PROCEDURE": "CRPR",
-    "CREATE FUNCTION": "CRFN", "CREATE SCHEMA": "CRSM", "CREATE ROLE": "CRRL",
-    "CREATE TYPE": "CRTY", "CREATE DEFAULT": "CRDF", "CREATE RULE": "CRRU",
-    "CREATE SYNONYM": "CRSN", "CREATE SEQUENCE": "CRSO", "CREATE QUEUE": "CRQU",
-    "CREATE SERVICE": "CRSV", "CREATE CONTRACT": "CRSC", "CREATE MESSAGE TYPE": "CRMT",
-    "CREATE ROUTE": "CRRT", "CREATE REMOTE SERVICE BINDING": "CRSB",
-    "CREATE CERTIFICATE": "CRCF", "CREATE ASYMMETRIC KEY": "CRAK",
-    "CREATE SYMMETRIC KEY": "CRSK", "CREATE XML SCHEMA COLLECTION": "CRXS",
-    "CREATE DATABASE": "CRDB", "CREATE ENDPOINT": "CRHE", "ALTER ANY USER": "ALUS",
-    "ALTER ANY ROLE": "ALRL", "ALTER ANY SCHEMA": "ALSM", "ALTER ANY CERTIFICATE": "ALCF",
-    "ALTER ANY SYMMETRIC KEY": "ALSK", "ALTER ANY ASYMMETRIC KEY": "ALAK",
-    "ALTER ANY MESSAGE TYPE": "ALMT", "ALTER ANY CONTRACT": "ALSC", "ALTER ANY SERVICE": "ALSV",
-    "ALTER ANY ROUTE": "ALRT", "ALTER ANY REMOTE SERVICE BINDING": "ALSB",
-    "ALTER ANY LOGIN": "ALLG", "ALTER ANY ENDPOINT": "ALHE", "CONTROL SERVER": "CL",
-    "VIEW SERVER STATE": "VWSS", "VIEW ANY DEFINITION": "VWAD", "CONNECT SQL": "COSQ",
-    "ALTER ANY DATABASE": "ALDB", "VIEW ANY DATABASE": "VWDB", "SHUTDOWN": "SHDN",
-    "CREATE ANY DATABASE": "CRDB", "ALTER ANY CONNECTION": "ALCO",
-    "ALTER ANY APPLICATION ROLE": "ALAR",
-}
-# The permissions SQL Server grants per column (GRANT SELECT (col, …) ON t).
-COLUMN_LEVEL = frozenset({"SELECT", "UPDATE", "REFERENCES"})
-NAMES = {code: name for name, code in reversed(list(CODES.items()))}
-NAMES["CL"] = "CONTROL"
-
-# class number, class_desc, permissions valid on it ("*" = database-level ones)
-_OWNED = {"ALTER", "CONTROL", "TAKE OWNERSHIP", "VIEW DEFINITION"}
-CLASSES: dict[str, tuple[int, str, frozenset[str]]] = {
-    "DATABASE": (0, "DATABASE", frozenset()),
-    "OBJECT": (1, "OBJECT_OR_COLUMN", frozenset()),
-    "SCHEMA": (3, "SCHEMA", frozenset(_OWNED | {"SELECT", "INSERT", "UPDATE", "DELETE",
-                                                "EXECUTE", "REFERENCES", "VIEW CHANGE TRACKING",
-                                                "CREATE SEQUENCE"})),
-    "USER": (4, "DATABASE_PRINCIPAL", frozenset({"ALTER", "CONTROL", "IMPERSONATE",
-                                                 "VIEW DEFINITION"})),
-    "ROLE": (4, "DATABASE_PRINCIPAL", frozenset(_OWNED)),
-    "APPLICATION ROLE": (4, "DATABASE_PRINCIPAL", frozenset({"ALTER", "CONTROL",
-                                                             "VIEW DEFINITION"})),
-    "XML SCHEMA COLLECTION": (10, "XML_SCHEMA_COLLECTION",
-                              frozenset(_OWNED | {"EXECUTE", "REFERENCES"})),
-    "TYPE": (6, "TYPE", frozenset(_OWNED | {"EXECUTE", "REFERENCES"})),
-    "MESSAGE TYPE": (15, "MESSAGE_TYPE", frozenset(_OWNED | {"REFERENCES"})),
-    "CONTRACT": (16, "SERVICE_CONTRACT", frozenset(_OWNED | {"REFERENCES"})),
-    "SERVICE": (17, "SERVICE", frozenset(_OWNED | {"SEND"})),
-    "REMOTE SERVICE BINDING": (18, "REMOTE_SERVICE_BINDING", frozenset(_OWNED)),
-    "ROUTE": (19, "ROUTE", frozenset(_OWNED)),
-    "CERTIFICATE": (25, "CERTIFICATE", frozenset(_OWNED | {"REFERENCES"})),
-    # server level (sys.server_permissions)
-    "LOGIN": (101, "SERVER_PRINCIPAL", frozenset({"ALTER", "CONTROL", "IMPERSONATE",
-                                                  "VIEW DEFINITION"})),
-    "ENDPOINT": (105, "ENDPOINT", frozenset(_OWNED | {"CONNECT"})),
-}
-CLASS_DESC = {n: d for n, d, _p in CLASSES.values()} | {100: "SERVER"}
-SERVER_CLASSES = {100, 101, 105}
-_TABLE_PERMS = _OWNED | {"SELECT", "INSERT", "UPDATE", "DELETE", "REFERENCES",
-                         "VIEW CHANGE TRACKING"}
-OBJECT_PERMS: dict[str, frozenset[str]] = {
-    "U": frozenset(_TABLE_PERMS), "V": frozenset(_TABLE_PERMS),
-    "IF": frozenset(_TABLE_PERMS), "TF": frozenset(_TABLE_PERMS),
-    "P": frozenset(_OWNED | {"EXECUTE"}),
-    "FN": frozenset(_OWNED | {"EXECUTE", "REFERENCES"}),
-    "SQ": frozenset(_OWNED | {"RECEIVE", "SELECT", "REFERENCES", "VIEW CHANGE TRACKING"}),
-    # GRANT Object Permissions: a sequence's and a synonym's
-    "SO": frozenset(_OWNED | {"UPDATE", "REFERENCES"}),
-    "SN": frozenset({"CONTROL", "TAKE OWNERSHIP", "VIEW DEFINITION", "SELECT", "INSERT",
-                     "UPDATE", "DELETE", "EXECUTE"}),
-}
 # What the deprecated ALL stands for, per object type (SQL Server's ANSI-92 set).
 _ALL = {"U": ["DELETE", "INSERT", "REFERENCES", "SELECT", "UPDATE"], "P": ["EXECUTE"],
         "FN": ["EXECUTE", "REFERENCES"], "SQ": ["RECEIVE"]}
@@ -165,7 +94,7 @@ def resolve_target(sec: Security, conn: StoreConnection, db_id: int, cls: str | 
         if obj is None:
             raise missing
         return Target(db_id, 1, obj.object_id, obj.type,
-                      OBJECT_PERMS.get(obj.type, frozenset(_OWNED)))
+                      OBJECT_PERMS.get(obj.type, OWNED))
     if kind == "DATABASE":
         here = sec.catalog.database(conn, db_id)
         if here is None or here.name.lower() != name.lower():
@@ -200,10 +129,6 @@ def broker_securable_id(sec: Security, conn: StoreConnection, db_id: int, kind: 
                         name: str) -> int | None:
     """The id of the broker securable ``kind`` (MESSAGE TYPE, CONTRACT, SERVICE, ROUTE,
     REMOTE SERVICE BINDING, XML SCHEMA COLLECTION, ENDPOINT) named ``name``, or None."""
-    # The broker's views ask engine.visibility, which needs this module: at the top it
-    # would close a cycle.
-    from .broker import Broker
-
     broker = Broker.get(sec.store)
     broker.ensure_schema(conn)
     t = broker.t

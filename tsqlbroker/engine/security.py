@@ -149,9 +149,9 @@ class Security(KeysMixin):
     def create_user(self, conn: StoreConnection, db_id: int, name: str, kind: str | None,
                     mapped_to: str | None, options: dict[str, Any]) -> int:
         """CREATE USER: for a login (by default the login of the same name), WITHOUT LOGIN
-        or for a certificate. Grants the new user CONNECT, as SQL Server does."""
-        from .permissions import grant_connect
-
+        or for a certificate; the new principal's id. The CONNECT SQL Server grants a new
+        user is the statement's second step (:func:`.permissions.grant_connect`): permission
+        rows are the layer above the principals."""
         self.ensure(conn)
         if self.find_user(conn, db_id, name) is not None:
             raise tsql_error(15023, name)
@@ -184,7 +184,6 @@ class Security(KeysMixin):
             type=user_type, default_schema_name=schema if schema else
             (None if user_type == "C" else "dbo"),
             sid=_hex(sid), authentication_type=auth, create_date=now, modify_date=now))
-        grant_connect(conn, self, db_id, pid)
         return pid
 
     def _stored_user(self, conn: StoreConnection, db_id: int, name: str, verb: str

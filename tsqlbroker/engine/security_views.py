@@ -19,8 +19,9 @@ from .approles import SID_BYTES
 from .catalog import MASTER, MSDB, TEMPDB
 from .context import ExecContext, VirtualTable
 from .keys import MASTER_KEY_NAME
-from .permissions import CLASS_DESC, NAMES
+from .literal_rows import literal_rows
 from .roles import members, server_members
+from .securables import CLASS_DESC, NAMES
 from .security import (
     AUTH_DESC,
     LOGIN_TYPE_DESC,
@@ -28,7 +29,6 @@ from .security import (
     USER_TYPE_DESC,
     Security,
 )
-from .sysviews import literal_rows
 
 Columns = list[tuple[str, str | None]]
 _STATE_DESC = {"G": "GRANT", "W": "GRANT_WITH_GRANT_OPTION", "D": "DENY"}

@@ -12,7 +12,6 @@ rows. All are read-only: writing to them raises Msg 259.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -21,12 +20,13 @@ from sqlalchemy import Integer as SaInteger
 from sqlalchemy import Select, and_, case, cast, false, literal, or_, select, true
 
 from ..errors import MESSAGES, tsql_error
-from ..storage.backends.base import Backend
 from ..values.types import TypeSpec, parse_spec
 from . import visibility
 from .catalog import OBJECT_COLUMNS, TYPE_DESC, Catalog
 from .context import ExecContext, VirtualTable, register_virtual_table
+from .literal_rows import literal_rows
 from .security import Security
+from .security_views import VIEWS as SECURITY_VIEWS
 from .sequences import SEQUENCE_COLUMNS, sequences_query
 from .synonyms import SYNONYM_COLUMNS, synonyms_query
 from .triggers import trigger_from_row
@@ -193,34 +193,6 @@ def _info_tables(ctx: ExecContext, db_id: int) -> VirtualTable:
 
 
 # -- views computed in Python -----------------------------------------------------------------
-def _sql_literal(value: Any, backend: Backend) -> str:
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, bytes):
-        return backend.bytes_literal(value)
-    if isinstance(value, dt.datetime):
-        value = value.strftime("%Y-%m-%d %H:%M:%S.%f")
-    return "'" + str(value).replace("'", "''") + "'"
-
-
-def literal_rows(columns: Sequence[tuple[str, str | None]], rows: Sequence[Sequence[Any]],
-                 backend: Backend) -> str:
-    """Backend SELECT text producing ``rows`` under ``columns`` (no rows: an empty result);
-    ``backend`` spells binary values."""
-    # Lower-case aliases: T-SQL names are case-insensitive, and PostgreSQL folds unquoted
-    # names in the generated query to lower case.
-    names = [f'"{n.lower()}"' for n, _s in columns]
-    if not rows:
-        return "SELECT " + ", ".join(f"NULL AS {n}" for n in names) + " WHERE 1 = 0"
-    parts = ["SELECT " + ", ".join(f"{_sql_literal(v, backend)} AS {n}" for v, n in
-                                   zip(row, names, strict=True)) for row in rows]
-    return " UNION ALL ".join(parts)
-
-
 def type_facts(spec: str) -> tuple[str, int, int, int, int, int | None]:
     """(type name, system_type_id, max_length, precision, scale, char length) of a spec."""
     t: TypeSpec = parse_spec(spec)
@@ -448,20 +420,8 @@ _SYS_VIEWS: dict[str, Callable[[ExecContext, int], VirtualTable]] = {
 }
 
 
-def _security_view(name: str) -> Callable[[ExecContext, int], VirtualTable]:
-    """A security catalog view (principals, certificates, permissions, keys), loaded from
-    ``security_views`` on first use."""
-    def build(ctx: ExecContext, db_id: int) -> VirtualTable:
-        from .security_views import VIEWS
-
-        return VIEWS[name](ctx, db_id)
-    return build
-
-
-_SYS_VIEWS.update({n: _security_view(n) for n in (
-    "database_principals", "server_principals", "sql_logins", "certificates",
-    "database_permissions", "server_permissions", "symmetric_keys", "database_role_members",
-    "server_role_members")})
+# The security catalog views (principals, certificates, permissions, keys).
+_SYS_VIEWS.update(SECURITY_VIEWS)
 
 _INFO_VIEWS: dict[str, Callable[[ExecContext, int], VirtualTable]] = {
     "tables": _info_tables, "columns": _info_columns,

@@ -22,7 +22,7 @@ from sqlalchemy import and_, false, literal_column, or_, select
 
 from ..errors import tsql_error
 from .access import FIXED_ROLES
-from .permissions import CLASSES, NAMES
+from .securables import CLASSES, NAMES
 from .security import Security
 from .udf_bridge import bridge_of
 

@@ -23,8 +23,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine.context import ExecContext, VirtualTable, register_virtual_table
+from tsqlbroker.engine.literal_rows import literal_rows
 from tsqlbroker.engine.results import ResultSet
-from tsqlbroker.engine.sysviews import literal_rows
 from tsqlbroker.engine.visibility import require_server_state, sees_server_state
 from tsqlbroker.errors import tsql_error
 from tsqlbroker.grammar import ast
@@ -37,7 +37,7 @@ from .function_calls import LOGIN_NAME
 from .procedures import SYSTEM_PROCEDURES
 
 if TYPE_CHECKING:
-    from .instance import Instance
+    from .instance_protocol import InstanceLike
     from .session import Session
 
 HOST_NAME = socket.gethostname()
@@ -78,7 +78,7 @@ class Activity:
         return "sleeping" if self.request_status is None else "running"
 
 
-def lock_manager(instance: Instance) -> LockManager | None:
+def lock_manager(instance: InstanceLike) -> LockManager | None:
     """The store's conversation-group lock manager, if the broker made one."""
     found: LockManager | None = instance.store.extensions.get("lock_manager")
     return found
@@ -100,7 +100,7 @@ def _lock_resource(resource: Any) -> tuple[int, str]:
     return 0, str(resource)
 
 
-def activity(instance: Instance, caller_spid: int | None) -> list[Activity]:
+def activity(instance: InstanceLike, caller_spid: int | None) -> list[Activity]:
     """Every session of the instance, by spid; ``caller_spid`` is the one asking."""
     sessions = sorted((s for s in list(instance.sessions.values()) if not s.closed),
                       key=lambda s: s.id)
@@ -322,7 +322,7 @@ def _request_rows(acts: list[Activity]) -> list[tuple[Any, ...]]:
             for a in acts if a.request_status is not None]
 
 
-def _lock_rows(instance: Instance) -> list[tuple[Any, ...]]:
+def _lock_rows(instance: InstanceLike) -> list[tuple[Any, ...]]:
     manager = lock_manager(instance)
     if manager is None:
         return []
@@ -339,7 +339,7 @@ def _lock_rows(instance: Instance) -> list[tuple[Any, ...]]:
     return rows
 
 
-def _resolver(instance_ref: weakref.ref[Instance]) -> Any:
+def _resolver(instance_ref: weakref.ref[InstanceLike]) -> Any:
     def resolve(ctx: ExecContext, _database: str | None, schema: str | None, name: str
                 ) -> VirtualTable | None:
         if schema is None or schema.lower() != "sys":
@@ -365,7 +365,7 @@ def _resolver(instance_ref: weakref.ref[Instance]) -> Any:
     return resolve
 
 
-def install(instance: Instance) -> None:
+def install(instance: InstanceLike) -> None:
     """Register the DMVs of sessions, requests and locks for ``instance``'s store."""
     register_virtual_table(instance.store, _resolver(weakref.ref(instance)))
 

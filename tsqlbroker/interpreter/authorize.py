@@ -25,7 +25,8 @@ from tsqlbroker.engine import access, roles
 from tsqlbroker.engine.broker.fastsql import fetch_endpoint
 from tsqlbroker.engine.broker.model import uid
 from tsqlbroker.engine.context import ExecContext
-from tsqlbroker.engine.permissions import COLUMN_LEVEL, broker_securable_id, table_columns
+from tsqlbroker.engine.permissions import broker_securable_id, table_columns
+from tsqlbroker.engine.securables import COLUMN_LEVEL
 from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import TSqlError, cannot, tsql_error
 from tsqlbroker.lazy import LazyModule

@@ -42,7 +42,7 @@ from .procedures import parse_object_name, resolve_module
 from .server_info import SERVER_NAME
 
 if TYPE_CHECKING:
-    from .instance import Instance
+    from .instance_protocol import InstanceLike
 
 _lock = threading.Lock()
 _SLOT_RETRY_S = 0.2
@@ -87,7 +87,7 @@ class _ActivationSink:
 class BrokerRuntime:
     """Activation, the broker clock and the broker log of one instance."""
 
-    def __init__(self, instance: Instance, *, recheck_seconds: float = 5.0) -> None:
+    def __init__(self, instance: InstanceLike, *, recheck_seconds: float = 5.0) -> None:
         self.instance = instance
         self.broker = Broker.get(instance.store)
         conn = instance.store.connect()
@@ -374,7 +374,7 @@ class BrokerRuntime:
                            f"(spid {task.spid}) ended", "info")
 
 
-def runtime_for(instance: Instance, *, start: bool = True,
+def runtime_for(instance: InstanceLike, *, start: bool = True,
                 recheck_seconds: float | None = None) -> BrokerRuntime:
     """The instance's broker runtime, created (and started) on first use.
 

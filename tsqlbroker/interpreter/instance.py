@@ -17,8 +17,12 @@ from tsqlbroker.engine.catalog import Catalog
 from tsqlbroker.engine.opening import opening
 from tsqlbroker.storage.store import Store
 
+from .activity import install as install_activity
 from .batchcache import CompiledCache
+from .broker_runtime import runtime_for
 from .compiler import load_handlers
+from .instance_bridge import install as install_bridge
+from .session import Session
 from .sink import Sink
 
 
@@ -57,19 +61,13 @@ class Instance:
         # The broker's tables and catalog views exist from the start (a SELECT from
         # sys.services works before any broker statement ran); its background threads start
         # on the first broker statement, or when run / the REPL / serve start them.
-        from .broker_runtime import runtime_for
-
         runtime_for(self, start=False)
 
     def _register_functions(self) -> None:
         """Make scalar UDFs and session functions (``USER_NAME()`` …) callable from SQL the
         engine runs (the built-ins, ``LEN(name)`` …, are the storage backend's own)."""
-        from .instance_bridge import install
-
-        install(self)
+        install_bridge(self)
         # sys.dm_exec_sessions / requests and sys.dm_tran_locks read this instance's sessions.
-        from .activity import install as install_activity
-
         install_activity(self)
 
     def next_spid(self) -> int:
@@ -78,11 +76,9 @@ class Instance:
             return next(self._spids)
 
     def session(self, sink: Sink, database: str = "master", *, login: str | None = None,
-                password: str | None = None) -> Any:
+                password: str | None = None) -> Session:
         """A new session writing to ``sink``, starting in ``database``, as the SQL login
         ``login`` (its password checked: Msg 18456) or, by default, as ``sa``."""
-        from .session import Session
-
         s = Session(self, sink, database, login=login, password=password)
         self.sessions[s.id] = s
         return s

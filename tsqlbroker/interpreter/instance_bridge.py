@@ -28,7 +28,7 @@ from .function_calls import GLOBALS, SPECIAL
 from .procedures import call_scalar_function, call_table_function, resolve_module
 
 if TYPE_CHECKING:
-    from .instance import Instance
+    from .instance_protocol import InstanceLike
     from .session import Session
 
 # Compiled by the compiler itself with frame state (or SQL of the engine's own).
@@ -39,7 +39,7 @@ _NOT_SESSION_VALUES = frozenset({"iif", "coalesce", "isnull", "current_timestamp
 class InstanceBridge:
     """A :class:`UdfBridge` running functions in the sessions of one instance."""
 
-    def __init__(self, instance: Instance) -> None:
+    def __init__(self, instance: InstanceLike) -> None:
         self._instance = weakref.ref(instance)
         self._names: frozenset[str] | None = None
 
@@ -200,6 +200,6 @@ def _literal(value: Any) -> ast.Literal:
     return ast.Literal("nstring", text, "N'" + text.replace("'", "''") + "'")
 
 
-def install(instance: Instance) -> None:
+def install(instance: InstanceLike) -> None:
     """Register the bridge for ``instance``'s store."""
     register_bridge(instance.store, InstanceBridge(instance))

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from tsqlbroker.engine import access, roles
 from tsqlbroker.engine import permissions as P
 from tsqlbroker.engine.broker import Broker
+from tsqlbroker.engine.securables import COLUMN_LEVEL
 from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import BindError, tsql_error
 from tsqlbroker.grammar import ast
@@ -139,7 +140,7 @@ def compile_permission(c: Compiler, node: ast.PermissionStatement) -> StmtFn:
             _check_grantor(f, sec, conn, target, names, node.action,
                            grantor if node.as_principal is not None else None)
         for perm in node.permissions:
-            if perm.columns and perm.name not in P.COLUMN_LEVEL:
+            if perm.columns and perm.name not in COLUMN_LEVEL:
                 raise tsql_error(1020)
             columns = P.column_ids(sec, conn, target, perm.columns,
                                    _view_columns(f, target)) if perm.columns else [0]
@@ -198,7 +199,9 @@ def compile_create_user(c: Compiler, node: ast.CreateUser) -> StmtFn:
     def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
         if not holds_here(f, "ALTER ANY USER"):
             raise tsql_error(15247)
-        sec.create_user(conn, f.session.db_id, node.name, node.kind, node.mapped_to, opts)
+        db_id = f.session.db_id
+        pid = sec.create_user(conn, db_id, node.name, node.kind, node.mapped_to, opts)
+        P.grant_connect(conn, sec, db_id, pid)  # as SQL Server does for every new user
     return _ddl(run)
 
 

@@ -39,7 +39,7 @@ from .sink import Sink
 from .typenames import bind_alias_types
 
 if TYPE_CHECKING:
-    from .instance import Instance
+    from .instance_protocol import InstanceLike
 
 __all__ = ["CancelledError", "Session"]
 
@@ -75,7 +75,7 @@ class Session:
 
     Not thread-safe except :meth:`cancel`: one batch runs at a time."""
 
-    def __init__(self, instance: Instance, sink: Sink, database: str = "master",
+    def __init__(self, instance: InstanceLike, sink: Sink, database: str = "master",
                  *, spid: int | None = None, login: str | None = None,
                  password: str | None = None) -> None:
         self.instance = instance

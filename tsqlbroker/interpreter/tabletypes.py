@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tsqlbroker.engine.permissions import CLASSES, forget_securable
+from tsqlbroker.engine.permissions import forget_securable
+from tsqlbroker.engine.securables import CLASSES
 from tsqlbroker.engine.security import Security
 from tsqlbroker.engine.usertypes import ALIAS, referencing_table, user_type_ids
 from tsqlbroker.errors import MESSAGES, BindError, tsql_error

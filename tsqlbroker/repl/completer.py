@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
+
+from tsqlbroker.repl.catalog_snapshot import QUEUE_COLUMNS, CatalogSnapshot
+from tsqlbroker.repl.special import COMMANDS
 
 
 def _words(text: str) -> tuple[str, ...]:
@@ -60,14 +63,6 @@ GLOBAL_VARIABLES: tuple[str, ...] = (
     "@@VERSION", "@@FETCH_STATUS", "@@NESTLEVEL", "@@PROCID",
 )
 
-# The columns every queue has (RECEIVE * / SELECT * FROM queue), in the documented order.
-QUEUE_COLUMNS: tuple[str, ...] = (
-    "status", "priority", "queuing_order", "conversation_group_id", "conversation_handle",
-    "message_sequence_number", "service_name", "service_id", "service_contract_name",
-    "service_contract_id", "message_type_name", "message_type_id", "validation",
-    "message_body", "message_enqueue_time",
-)
-
 # Catalog views and DMVs offered after "sys.".
 SYS_VIEWS: tuple[str, ...] = (
     "columns", "conversation_endpoints", "conversation_groups", "databases",
@@ -102,26 +97,6 @@ def table_aliases(text: str) -> dict[str, str]:
     return aliases
 _REGULAR = re.compile(r"^[A-Za-z_][A-Za-z0-9_@$#]*$")
 _DECLARED = re.compile(r"(?<![\w@$#])(@[A-Za-z_][\w@$#]*)")
-
-
-@dataclass(frozen=True)
-class CatalogSnapshot:
-    """The objects of the current database (and the database list) at one moment."""
-
-    database: str = "master"
-    databases: tuple[str, ...] = ()
-    tables: tuple[str, ...] = ()
-    columns: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    procedures: tuple[str, ...] = ()
-    queues: tuple[str, ...] = ()
-    services: tuple[str, ...] = ()
-    contracts: tuple[str, ...] = ()
-    message_types: tuple[str, ...] = ()
-
-    def all_columns(self) -> tuple[str, ...]:
-        """Every column name of every table, once, plus the queue columns."""
-        names = {c for cols in self.columns.values() for c in cols}
-        return tuple(sorted(names | set(QUEUE_COLUMNS), key=str.lower))
 
 
 def quote_name(name: str) -> str:
@@ -302,8 +277,6 @@ class TSqlCompleter(Completer):
 
     @staticmethod
     def _special(before: str) -> Iterator[Completion]:
-        from tsqlbroker.repl.special import COMMANDS
-
         word = before.lstrip()
         if " " in word:
             return

@@ -4,7 +4,7 @@ Everything here runs T-SQL through an ordinary session of the same instance (wit
 :class:`~tsqlbroker.interpreter.sink.CollectingSink`), so completion and the ``:queues`` family
 show exactly what the catalog views hold. The helper session lives on one background thread;
 catalog refreshes are queued there and never block typing: the completer reads whichever
-:class:`~tsqlbroker.repl.completer.CatalogSnapshot` was built last.
+:class:`~tsqlbroker.repl.catalog_snapshot.CatalogSnapshot` was built last.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.errors import TSqlError
 from tsqlbroker.interpreter.sink import CollectingSink
-from tsqlbroker.repl.completer import CatalogSnapshot
+from tsqlbroker.repl.catalog_snapshot import CatalogSnapshot
 
 # Batches after which the catalog may have changed.
 _DDL = re.compile(r"\b(create|alter|drop|use|sp_rename|select\s+.*\binto)\b",

@@ -1,0 +1,39 @@
+"""Rows computed in Python as backend SELECT text: how the catalog views that SQL Server
+derives from metadata (``sys.columns``, ``sys.types``, the security views, the session DMVs)
+hand their rows to the query that reads them."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from typing import Any
+
+from ..storage.backends.base import Backend
+
+
+def _sql_literal(value: Any, backend: Backend) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, bytes):
+        return backend.bytes_literal(value)
+    if isinstance(value, dt.datetime):
+        value = value.strftime("%Y-%m-%d %H:%M:%S.%f")
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def literal_rows(columns: Sequence[tuple[str, str | None]], rows: Sequence[Sequence[Any]],
+                 backend: Backend) -> str:
+    """Backend SELECT text producing ``rows`` under ``columns`` (no rows: an empty result);
+    ``backend`` spells binary values."""
+    # Lower-case aliases: T-SQL names are case-insensitive, and PostgreSQL folds unquoted
+    # names in the generated query to lower case.
+    names = [f'"{n.lower()}"' for n, _s in columns]
+    if not rows:
+        return "SELECT " + ", ".join(f"NULL AS {n}" for n in names) + " WHERE 1 = 0"
+    parts = ["SELECT " + ", ".join(f"{_sql_literal(v, backend)} AS {n}" for v, n in
+                                   zip(row, names, strict=True)) for row in rows]
+    return " UNION ALL ".join(parts)
