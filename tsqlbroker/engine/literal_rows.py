@@ -25,6 +25,15 @@ def _sql_literal(value: Any, backend: Backend) -> str:
     return "'" + str(value).replace("'", "''") + "'"
 
 
+_NULL_TYPES = {"int": "INTEGER", "smallint": "INTEGER", "bigint": "INTEGER",
+               "tinyint": "INTEGER", "bit": "INTEGER", "datetime": "TIMESTAMP"}
+
+
+def _typed_null(type_name: str | None) -> str:
+    sql_type = _NULL_TYPES.get(type_name or "")
+    return f"CAST(NULL AS {sql_type})" if sql_type else "NULL"
+
+
 def literal_rows(columns: Sequence[tuple[str, str | None]], rows: Sequence[Sequence[Any]],
                  backend: Backend) -> str:
     """Backend SELECT text producing ``rows`` under ``columns`` (no rows: an empty result);
@@ -33,7 +42,9 @@ def literal_rows(columns: Sequence[tuple[str, str | None]], rows: Sequence[Seque
     # names in the generated query to lower case.
     names = [f'"{n.lower()}"' for n, _s in columns]
     if not rows:
-        return "SELECT " + ", ".join(f"NULL AS {n}" for n in names) + " WHERE 1 = 0"
+        # Typed where it matters: PostgreSQL compares an untyped NULL column as text.
+        return "SELECT " + ", ".join(_typed_null(t) + f" AS {n}" for n, (_c, t) in
+                                     zip(names, columns, strict=True)) + " WHERE 1 = 0"
     parts = ["SELECT " + ", ".join(f"{_sql_literal(v, backend)} AS {n}" for v, n in
                                    zip(row, names, strict=True)) for row in rows]
     return " UNION ALL ".join(parts)

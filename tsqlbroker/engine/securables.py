@@ -71,7 +71,6 @@ CLASSES: dict[str, tuple[int, str, frozenset[str]]] = {
     "ENDPOINT": (105, "ENDPOINT", frozenset(OWNED | {"CONNECT"})),
 }
 CLASS_DESC = {n: d for n, d, _p in CLASSES.values()} | {100: "SERVER"}
-SERVER_CLASSES = {100, 101, 105}
 _TABLE_PERMS = OWNED | {"SELECT", "INSERT", "UPDATE", "DELETE", "REFERENCES",
                         "VIEW CHANGE TRACKING"}
 OBJECT_PERMS: dict[str, frozenset[str]] = {

@@ -10,12 +10,12 @@ literal rows; so are the endpoint views and network DMVs of :mod:`.endpoint_view
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from ...errors import BrokerError
 from .. import visibility
 from ..context import ExecContext, VirtualTable, register_virtual_table
+from ..literal_rows import literal_rows
 from ..security import Security
 from .endpoint_views import CATALOG as ENDPOINT_CATALOG
 from .endpoint_views import VIEWS as ENDPOINT_VIEWS
@@ -58,32 +58,6 @@ _UNSET = "1900-01-01 00:00:00"
 def _b(col: str) -> str:
     """A boolean column as 0/1 on every backend."""
     return f"CASE WHEN {col} THEN 1 ELSE 0 END"
-
-
-def _lit(value: Any) -> str:
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, datetime):
-        value = value.isoformat(sep=" ")
-    return "'" + str(value).replace("'", "''") + "'"
-
-
-def literal_rows(columns: list[tuple[str, str]], rows: list[tuple[Any, ...]]) -> str:
-    """SELECT text producing ``rows`` (works on SQLite and PostgreSQL)."""
-    if not rows:
-        casts = {"int": "INTEGER", "smallint": "INTEGER", "bigint": "INTEGER",
-                 "tinyint": "INTEGER", "bit": "INTEGER", "datetime": "TIMESTAMP"}
-        cols = ", ".join(f"CAST(NULL AS {casts.get(t, 'VARCHAR(256)')}) AS {c}"
-                         for c, t in columns)
-        return f"SELECT {cols} WHERE 1 = 0"
-    return " UNION ALL ".join(
-        "SELECT " + ", ".join(f"{_lit(v)} AS {c}" for v, (c, _t) in zip(row, columns,
-                                                                        strict=True))
-        for row in rows)
 
 
 # sys.event_notifications and sys.server_event_notifications have the same columns.
@@ -322,13 +296,13 @@ class Views:
             seen = visibility.endpoint_filter(ctx) if key in ENDPOINT_CATALOG else None
             if seen is not None:
                 rows = [r for r in rows if seen(int(r[1]), r[2])]
-            return VirtualTable(literal_rows(columns, rows), list(columns), False,
+            return VirtualTable(literal_rows(columns, rows, ctx.conn.backend), list(columns), False,
                                 _refuse(f"sys.{key}"))
         if key == "dm_broker_queue_monitors":
-            return VirtualTable(literal_rows(_DM_MONITORS, self._monitor_rows(ctx)),
+            return VirtualTable(literal_rows(_DM_MONITORS, self._monitor_rows(ctx), ctx.conn.backend),
                                 list(_DM_MONITORS), False, _refuse(f"sys.{key}"))
         if key == "dm_broker_activated_tasks":
-            return VirtualTable(literal_rows(_DM_TASKS, self._task_rows()), list(_DM_TASKS),
+            return VirtualTable(literal_rows(_DM_TASKS, self._task_rows(), ctx.conn.backend), list(_DM_TASKS),
                                 False, _refuse(f"sys.{key}"))
         return None
 
