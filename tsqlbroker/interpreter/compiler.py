@@ -148,6 +148,10 @@ EXPR_HANDLERS: dict[type, ExprHandler] = {}
 # Statements that raise events (DDL events for event notifications): ``wrap(node, fn,
 # statement text) -> fn`` around the compiled closure (``ddl_events.py`` registers them).
 STATEMENT_EVENTS: dict[type, Callable[[Any, StmtFn, str], StmtFn]] = {}
+# Two statements that run better together when one directly follows the other in a
+# statement list (no label between): ``join(first, second) -> fn`` over their compiled
+# closures, keyed by their node types (``transactions.py``: SEND then COMMIT).
+PAIRS: dict[tuple[type, type], Callable[[StmtFn, StmtFn], StmtFn]] = {}
 
 
 def handler(node_type: type, *, compound: bool = False) -> Callable[[StmtHandler], StmtHandler]:
@@ -368,11 +372,20 @@ class Compiler:
         """Compile a statement list; it resolves GOTOs to labels it holds itself."""
         compiled: list[StmtFn] = []
         labels: dict[str, int] = {}
+        previous: type | None = None
         for node in nodes:
             if isinstance(node, ast.Label):
                 labels[node.name.lower()] = len(compiled)
+                previous = None
                 continue
-            compiled.append(self.stmt(node))
+            fn = self.stmt(node)
+            join = PAIRS.get((previous, type(node))) if previous is not None else None
+            if join is not None:
+                compiled[-1] = join(compiled[-1], fn)
+                previous = None
+            else:
+                compiled.append(fn)
+                previous = type(node)
         return make_block(compiled, labels)
 
     def expr(self, node: ast.Expr) -> CExpr:

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from tsqlbroker.errors import TSqlError, tsql_error
 from tsqlbroker.grammar import ast
+from tsqlbroker.storage.txn import CommitRetreat
 
-from .compiler import Compiler, StmtFn, handler
+from .compiler import PAIRS, Compiler, StmtFn, handler
 
 if TYPE_CHECKING:
     from .frames import Frame
@@ -60,7 +61,11 @@ def commit(s: TransactionHolder) -> None:
         s.trancount = 0
         s.txn = None
         if txn is not None:
-            txn.commit()
+            try:
+                txn.commit()
+            except CommitRetreat:
+                s.trancount, s.txn = 1, txn      # still open (see send_then_commit)
+                raise
     else:
         s.trancount -= 1
 
@@ -162,6 +167,35 @@ def compile_commit(c: Compiler, node: ast.CommitTran) -> StmtFn:
         commit(s)
         s.rowcount = 0
     return run
+
+
+def send_then_commit(send: StmtFn, commit_: StmtFn) -> StmtFn:
+    """SEND directly followed by a COMMIT that ends the transaction: the SEND may leave its
+    work to the COMMIT's round trip (``Txn.commit_follows``, PostgreSQL: one round trip for
+    both). Should that work find at commit that it cannot apply, the COMMIT retreats with
+    nothing of the SEND done and the transaction still open; the two statements then run
+    again the ordinary way, so the SEND reports its own errors as SEND did."""
+    def run(f: Frame) -> None:
+        s = f.session
+        txn = s.txn
+        if s.trancount != 1 or s.doomed or txn is None or txn.ops:
+            send(f)
+            commit_(f)
+            return
+        txn.commit_follows = True
+        try:
+            send(f)
+            commit_(f)
+        except CommitRetreat:
+            txn.commit_follows = False
+            send(f)
+            commit_(f)
+        finally:
+            txn.commit_follows = False
+    return run
+
+
+PAIRS[(ast.Send, ast.CommitTran)] = send_then_commit
 
 
 @handler(ast.RollbackTran)

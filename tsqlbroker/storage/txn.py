@@ -43,6 +43,14 @@ class DeferredOp(Protocol):
     def flush(self, conn: StoreConnection) -> None: ...
 
 
+class CommitRetreat(BaseException):
+    """Raised by :meth:`Txn.commit` when the work a statement arranged to travel with the
+    COMMIT (see :attr:`Txn.commit_follows`) found, at commit, that it cannot apply: that work
+    is undone, the transaction is still open and nothing is committed; the statement is to
+    run again the long way, then the COMMIT. Not an ``Exception``: statement wrappers pass
+    it on to the one that runs the two statements."""
+
+
 @dataclass
 class _Mark:
     name: str
@@ -84,6 +92,10 @@ class Txn:
     # Set by the last deferred operation instead of a final statement of its own: sent first
     # with the COMMIT, undone and replaced by its fallback when its check fails.
     commit_guard: CommitGuard | None = None
+    # Set while a statement directly followed by COMMIT runs, and while that COMMIT runs:
+    # the statement may leave all its work to the COMMIT's round trip, checked there (see
+    # :class:`CommitRetreat`).
+    commit_follows: bool = False
     # Free-form per-transaction state for engine modules (e.g. received queues for the
     # poison-message counter), keyed by module.
     state: dict[str, Any] = field(default_factory=dict)
@@ -152,16 +164,29 @@ class Txn:
         idx = max(i for i, m in enumerate(self.marks) if m.name == name)
         mark = self.marks[idx]
         del self.marks[idx + 1:]
+        self._undo_after(mark)
+        if mark.storage_savepoint is not None:
+            # Keeps the storage transaction (and SQLite's write lock, which may be what
+            # keeps this transaction's conversation groups its own: broker/claims.py).
+            self.conn.rollback_to(mark.storage_savepoint)
+
+    def position(self) -> _Mark:
+        """The transaction's engine-level state now (deferred operations, undo callbacks,
+        after-commit hooks), for :meth:`retreat`; no storage savepoint."""
+        return _Mark("", len(self.ops), len(self.undo), len(self.after_commit_hooks), None)
+
+    def retreat(self, mark: _Mark) -> None:
+        """Undo the engine-level work registered since :meth:`position` gave ``mark``: the
+        storage work of the retreating statement is the caller's to undo."""
+        self._undo_after(mark)
+
+    def _undo_after(self, mark: _Mark) -> None:
         del self.ops[mark.ops:]
         undo = self.undo[mark.undo:]
         del self.undo[mark.undo:]
         for fn in reversed(undo):
             fn()
         del self.after_commit_hooks[mark.after_commit:]
-        if mark.storage_savepoint is not None:
-            # Keeps the storage transaction (and SQLite's write lock, which may be what
-            # keeps this transaction's conversation groups its own: broker/claims.py).
-            self.conn.rollback_to(mark.storage_savepoint)
 
     # -- ending -------------------------------------------------------------------------------
     def commit(self) -> None:
@@ -183,6 +208,8 @@ class Txn:
                 self.conn.commit("; ".join(along) if along else None)
             elif guard is None:
                 self.conn.commit("; ".join(along) if along else None)
+        except CommitRetreat:
+            raise           # still open: the retreating statement runs again, then COMMIT
         except BaseException as e:
             if is_transient(e):
                 self.forced_rollback = True

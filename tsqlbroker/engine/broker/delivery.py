@@ -19,7 +19,7 @@ from sqlalchemy import and_, delete, insert, select, update
 
 from ...errors import BrokerError, broker_error, message_text
 from ...storage.store import StoreConnection
-from ...storage.txn import Txn
+from ...storage.txn import CommitRetreat, Txn
 from .. import access, visibility
 from ..security import Security
 from .fastsql import (
@@ -30,6 +30,7 @@ from .fastsql import (
     INSERT_MESSAGE,
     LOCK_INITIATOR_PG,
     SELECT_ENDPOINT_CLAIM,
+    SEND_DELIVER_GUARDED_PG,
     UNCLAIM_SEND,
     db_time,
     endpoint_from,
@@ -84,6 +85,53 @@ class DeliverOp:
         self.delivery._deliver(conn, self.txn, self.out, last=self.txn.flushing_last)
 
 
+@dataclass(slots=True)
+class SendWithCommitOp:
+    """A SEND left whole to the COMMIT that follows it (:meth:`Delivery.send_with_commit`;
+    a :class:`~..txn.DeferredOp`)."""
+
+    delivery: Delivery
+    txn: Txn
+    out: Outgoing
+    sender: Endpoint
+    peer: Endpoint
+    params: tuple[Any, ...]
+    mark: Any               # Txn.position() before the SEND
+    locked_here: bool       # the in-process group lock was taken by this SEND
+
+    def flush(self, conn: StoreConnection) -> None:
+        """Send the SEND's one statement with the COMMIT; should that COMMIT not be the one
+        that followed the SEND (the batch stopped between them), the long way now."""
+        txn, d = self.txn, self.delivery
+        if txn.commit_follows and guarded_with_commit(txn, SEND_DELIVER_GUARDED_PG,
+                                                      self.params, self._retreat):
+            d.state.enqueued_after_commit(txn, self.peer.database_id, self.peer.queue_id)
+            txn.after_commit(self._sent)
+            return
+        self._give_back()
+        d.send(txn, self.out.db_id, [self.out.handle], self.out.message_type, self.out.body,
+               False)
+
+    def _give_back(self) -> None:
+        """Release what the SEND took in this process: the group's in-process lock without
+        its row lock would pass the long way's row lock by."""
+        if self.locked_here:
+            self.delivery.state.locks.release(
+                (self.sender.database_id, self.sender.conversation_group_id), self.txn)
+        self.delivery.senders.pop(self.out.handle, None)
+
+    def _retreat(self, _conn: StoreConnection) -> None:
+        """The check failed at commit: undo the SEND's engine-level work and forget both
+        hints (the long way reads both endpoints again and leaves fresh ones)."""
+        self.txn.retreat(self.mark)
+        self._give_back()
+        self.delivery.peers.pop((self.out.conversation_id, self.peer.is_initiator), None)
+        raise CommitRetreat()
+
+    def _sent(self) -> None:
+        self.sender.send_sequence += 1      # as the statement left it in storage
+
+
 @dataclass
 class RetryOp:
     """Deferred retry of held messages (after ALTER QUEUE ON, CREATE SERVICE …)."""
@@ -129,6 +177,9 @@ class Delivery:
         # what the next delivery on the conversation checks its message against
         # (_deliver_guarded).
         self.peers: dict[tuple[str, int], Endpoint] = {}
+        # PostgreSQL: a sender endpoint as a SEND this process committed left it, by handle
+        # (send_with_commit's check).
+        self.senders: dict[str, Endpoint] = {}
 
     # -- SEND ---------------------------------------------------------------------------------
     def send(self, txn: Txn, db_id: int, handles: list[Any], message_type: str | None,
@@ -149,8 +200,10 @@ class Delivery:
         if not body:
             body = None
         type_name = "DEFAULT" if message_type is None else message_type
-        if len(handles) == 1 and self._send_claimed(txn, meta, db_id, handles[0], type_name,
-                                                    body):
+        if len(handles) == 1 and (
+                (txn.commit_follows and self.send_with_commit(txn, meta, db_id, handles[0],
+                                                              type_name, body))
+                or self._send_claimed(txn, meta, db_id, handles[0], type_name, body)):
             return
         endpoints: list[Endpoint] = []
         seen: set[str] = set()
@@ -238,6 +291,62 @@ class Delivery:
             run(conn, UNCLAIM_SEND, (ep.send_sequence, key))
             return False
         self.queue_outgoing(txn, meta, ep, type_name, body, claimed=True)
+        txn.after_commit(lambda: self._remember_sender(key, ep))
+        return True
+
+    def _remember_sender(self, key: str, ep: Endpoint) -> None:
+        if len(self.senders) >= _PEERS_KEPT:
+            self.senders.clear()
+        self.senders[key] = ep
+
+    def send_with_commit(self, txn: Txn, meta: DbMeta, db_id: int, handle: Any,
+                         type_name: str, body: bytes | None) -> bool:
+        """PostgreSQL, a SEND the COMMIT follows directly (``txn.commit_follows``) on a
+        conversation this process sent on before, to a local peer a delivery saw: no round
+        trip now — the sender's claim, the peer's and the message are one statement sent
+        with the COMMIT (``SEND_DELIVER_GUARDED_PG``), checked there against the sender
+        endpoint the previous SEND left and the peer the previous delivery saw (the checks
+        SEND makes in Python are made now, on those). Should either have changed, or the
+        group be held elsewhere, the COMMIT retreats (``CommitRetreat``): nothing of the
+        SEND stays and it runs again the long way, which reports its errors as SEND's.
+        False, with nothing arranged, when the long way must decide now."""
+        conn = txn.conn
+        if (txn.ops or txn.commit_guard is not None or not conn.sends_with_commit
+                or not conn.backend.row_locks or handle is None):
+            return False
+        try:
+            key = uid(handle)
+        except (ValueError, TypeError):
+            return False
+        ep = self.senders.get(key)
+        if (ep is None or ep.database_id != db_id or ep.state not in ("SI", "CO")
+                or key in self.state.held_handles or not meta.is_broker_enabled):
+            return False
+        try:
+            self._check_sendable(meta, ep, type_name)
+        except BrokerError:
+            return False        # the long way reads the endpoint and says so
+        queue = meta.queues_by_id.get(ep.queue_id)
+        if queue is None or queue.is_retention_enabled:
+            return False
+        out = self._outgoing(meta, ep, type_name, body)
+        hint = self._peer_hint(conn, out)
+        if hint is None:
+            return False
+        peer, deliver = hint
+        group = (db_id, ep.conversation_group_id)
+        holder = self.state.locks.holder(group)
+        if holder not in (None, txn.id):
+            return False
+        mark = txn.position()
+        # The in-process lock now; the row lock comes with the statement.
+        if not self.group_locks.lock(txn, db_id, ep.conversation_group_id, ep.queue_id,
+                                     timeout=0.0, row_locked=True):
+            return False
+        params = (ep.conversation_group_id, ep.conversation_id, ep.is_initiator,
+                  ep.send_sequence + 1, key, db_id, ep.send_sequence, ep.state, ep.queue_id,
+                  ep.service_id, ep.service_contract_id, *deliver)
+        txn.defer(SendWithCommitOp(self, txn, out, ep, peer, params, mark, holder is None))
         return True
 
     def _send_unclaimed(self, txn: Txn, meta: DbMeta, db_id: int, key: str, type_name: str,
@@ -269,15 +378,7 @@ class Delivery:
         if not claimed or ep.state == "SO":
             run(conn, UPDATE_SEND_SEQUENCE, (ep.send_sequence + 1, "CO" if ep.state == "SO"
                                              else ep.state, ep.conversation_handle))
-        contract = meta.contracts_by_id.get(ep.service_contract_id)
-        svc = meta.services_by_id.get(ep.service_id)
-        out = Outgoing(
-            db_id=ep.database_id, handle=ep.conversation_handle,
-            conversation_id=ep.conversation_id, is_initiator=ep.is_initiator,
-            from_service=svc.name if svc else "", to_service=ep.far_service,
-            target_broker=ep.target_broker,
-            contract_name=contract.name if contract else "DEFAULT", seq=ep.send_sequence,
-            message_type=type_name, body=body, priority=ep.priority, lifetime=ep.lifetime)
+        out = self._outgoing(meta, ep, type_name, body)
         queue = meta.queues_by_id.get(ep.queue_id)
         retain = None
         if queue is not None and queue.is_retention_enabled and type_name not in (
@@ -291,6 +392,20 @@ class Delivery:
         if ep.state == "SO":
             ep.state = "CO"
         return op
+
+    @staticmethod
+    def _outgoing(meta: DbMeta, ep: Endpoint, type_name: str, body: bytes | None
+                  ) -> Outgoing:
+        """The message ``ep`` sends next."""
+        contract = meta.contracts_by_id.get(ep.service_contract_id)
+        svc = meta.services_by_id.get(ep.service_id)
+        return Outgoing(
+            db_id=ep.database_id, handle=ep.conversation_handle,
+            conversation_id=ep.conversation_id, is_initiator=ep.is_initiator,
+            from_service=svc.name if svc else "", to_service=ep.far_service,
+            target_broker=ep.target_broker,
+            contract_name=contract.name if contract else "DEFAULT", seq=ep.send_sequence,
+            message_type=type_name, body=body, priority=ep.priority, lifetime=ep.lifetime)
 
     def lock_initiator_first(self, txn: Txn, ep: Endpoint) -> Endpoint | None:
         """PostgreSQL, before target endpoint ``ep``'s row is changed: lock the row of its
@@ -363,23 +478,12 @@ class Delivery:
         meanwhile (moved, ended, another sequence number …), the statement writes nothing
         and the commit delivers the long way (:meth:`_try_deliver`) first. False, with
         nothing arranged, when the long way must decide now."""
-        if txn is None or out.is_end or out.is_error or txn.commit_guard is not None:
+        if txn is None or txn.commit_guard is not None:
             return False
-        # Only PostgreSQL's claims leave hints (_deliver_claimed).
-        peer = self.peers.get((out.conversation_id, 0 if out.is_initiator else 1))
-        if peer is None:
+        hint = self._peer_hint(conn, out)
+        if hint is None:
             return False
-        meta = self.state.meta.get(conn, peer.database_id)
-        queue = meta.queues_by_id.get(peer.queue_id) if meta is not None else None
-        if (meta is None or not meta.is_broker_enabled or queue is None
-                or not queue.is_enqueue_enabled
-                or self.check_incoming(conn, meta, peer, out) is not None):
-            return False
-        values = self._message_values(conn, meta, peer, out.message_type, out.body, out.seq,
-                                      out.enqueue_time)
-        params = (out.seq + 1, out.conversation_id, peer.is_initiator, out.seq,
-                  peer.database_id, peer.queue_id, peer.service_id, peer.service_contract_id,
-                  *(values[i] for i in DELIVER_PARAM_INDEXES))
+        peer, params = hint
 
         def long_way(c: StoreConnection) -> None:
             self.peers.pop((out.conversation_id, peer.is_initiator), None)
@@ -390,6 +494,28 @@ class Delivery:
             return False
         self.state.enqueued_after_commit(txn, peer.database_id, peer.queue_id)
         return True
+
+    def _peer_hint(self, conn: StoreConnection, out: Outgoing
+                   ) -> tuple[Endpoint, tuple[Any, ...]] | None:
+        """The peer a delivery last saw on ``out``'s conversation (only PostgreSQL's claims
+        leave them: _deliver_claimed) when ``out``, an ordinary message, passes its checks
+        there: with ``DELIVER_GUARDED_PG``'s parameters for it. Else None."""
+        if out.is_end or out.is_error:
+            return None
+        peer = self.peers.get((out.conversation_id, 0 if out.is_initiator else 1))
+        if peer is None:
+            return None
+        meta = self.state.meta.get(conn, peer.database_id)
+        queue = meta.queues_by_id.get(peer.queue_id) if meta is not None else None
+        if (meta is None or not meta.is_broker_enabled or queue is None
+                or not queue.is_enqueue_enabled
+                or self.check_incoming(conn, meta, peer, out) is not None):
+            return None
+        values = self._message_values(conn, meta, peer, out.message_type, out.body, out.seq,
+                                      out.enqueue_time)
+        return peer, (out.seq + 1, out.conversation_id, peer.is_initiator, out.seq,
+                      peer.database_id, peer.queue_id, peer.service_id,
+                      peer.service_contract_id, *(values[i] for i in DELIVER_PARAM_INDEXES))
 
     def _has_held(self, conn: StoreConnection, handle: str) -> bool:
         tq = self.state.t.transmission

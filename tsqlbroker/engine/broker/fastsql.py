@@ -106,18 +106,46 @@ DELIVER_PARAM_INDEXES = tuple(i for i, c in enumerate(MESSAGE_INSERT_COLUMNS)
 # the guard's marker: the caller delivers the long way. Parameters: the claim's (next
 # sequence number, conversation id, side, sequence number, database, queue, service,
 # contract), then the message's columns at DELIVER_PARAM_INDEXES.
-DELIVER_GUARDED_PG = (
-    f"WITH p AS (UPDATE {PREFIX}conversation_endpoints SET receive_sequence = ?::integer "
-    "WHERE conversation_id = ? AND is_initiator = ?::integer AND receive_sequence = "
-    f"?::integer AND {_SENDABLE} AND database_id = ?::integer AND queue_id = ?::integer "
-    "AND service_id = ?::integer AND service_contract_id = ?::integer "
-    "RETURNING priority, conversation_group_id, conversation_handle), "
-    f"i AS (INSERT INTO {PREFIX}messages ({', '.join(MESSAGE_INSERT_COLUMNS)}) SELECT "
-    + ", ".join(_FROM_PEER.get(c) or f"?::{t}"
-                for c, t in zip(MESSAGE_INSERT_COLUMNS, _INSERT_CASTS, strict=True))
-    + " FROM p RETURNING 1) "
-    f"SELECT CASE WHEN n = 1 THEN 0 ELSE ('{GUARD_FAILED}:' || n)::integer END "
-    "FROM (SELECT count(*) AS n FROM i) AS c")
+def _deliver_guarded_pg(before: str = "", peer_condition: str = "") -> str:
+    """The guarded delivery's text: CTEs ``before`` its own (ending in ", ") and a further
+    condition on the peer's claim."""
+    return (
+        f"WITH {before}p AS (UPDATE {PREFIX}conversation_endpoints SET receive_sequence = "
+        "?::integer WHERE conversation_id = ? AND is_initiator = ?::integer AND "
+        f"receive_sequence = ?::integer AND {_SENDABLE} AND database_id = ?::integer "
+        "AND queue_id = ?::integer AND service_id = ?::integer AND service_contract_id = "
+        f"?::integer{peer_condition} RETURNING priority, conversation_group_id, "
+        "conversation_handle), "
+        f"i AS (INSERT INTO {PREFIX}messages ({', '.join(MESSAGE_INSERT_COLUMNS)}) SELECT "
+        + ", ".join(_FROM_PEER.get(c) or f"?::{t}"
+                    for c, t in zip(MESSAGE_INSERT_COLUMNS, _INSERT_CASTS, strict=True))
+        + " FROM p RETURNING 1) "
+        f"SELECT CASE WHEN n = 1 THEN 0 ELSE ('{GUARD_FAILED}:' || n)::integer END "
+        "FROM (SELECT count(*) AS n FROM i) AS c")
+
+
+DELIVER_GUARDED_PG = _deliver_guarded_pg()
+# PostgreSQL, a SEND the COMMIT follows directly (Delivery.send_with_commit): the sender's
+# claim too, in the same statement, checked against the sender endpoint the previous SEND
+# on it left (same group, database, queue, service, contract, state and next sequence
+# number). The locks in the usual order: the group's row (SKIP LOCKED: a group held
+# elsewhere fails the check and the SEND runs again the long way, which waits), the
+# conversation's initiator endpoint when the sender is the target, the sender's row, the
+# peer's. Parameters: group, conversation id, sender's side, next sequence number, handle,
+# database, sequence number, state, queue, service, contract; then DELIVER_GUARDED_PG's.
+SEND_DELIVER_GUARDED_PG = _deliver_guarded_pg(
+    f"g AS (SELECT conversation_group_id FROM {PREFIX}conversation_groups WHERE "
+    "conversation_group_id = ? FOR UPDATE SKIP LOCKED), "
+    f"li AS (SELECT 1 FROM {PREFIX}conversation_endpoints WHERE conversation_id = ? "
+    "AND is_initiator = 1 AND ?::integer = 0 AND EXISTS (SELECT 1 FROM g) FOR UPDATE), "
+    f"s AS (UPDATE {PREFIX}conversation_endpoints e SET send_sequence = ?::integer FROM g "
+    "WHERE e.conversation_handle = ? AND e.database_id = ?::integer AND e.send_sequence = "
+    "?::integer AND e.state = ? AND e.conversation_group_id = g.conversation_group_id "
+    "AND e.queue_id = ?::integer AND e.service_id = ?::integer AND e.service_contract_id = "
+    "?::integer AND (SELECT count(*) FROM li) >= 0 RETURNING 1), ",
+    " AND EXISTS (SELECT 1 FROM s)")
+
+
 def run(conn: StoreConnection, sql: str, params: tuple[Any, ...] = ()) -> Any:
     """Execute hot-path SQL with positional parameters on the connection's DBAPI connection
     (hence in the same storage transaction as every other statement of the session);

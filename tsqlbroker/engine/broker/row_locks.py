@@ -209,16 +209,19 @@ def _pick(queue_id: int, received: set[int], tried: set[str]) -> tuple[str, tupl
 def _pick_top_priority(where: str) -> str:
     # The first _PICK_WINDOW ready messages of the top priority, in queuing order (the ready
     # index (queue_id, status, priority, queuing_order) walked, whatever the statistics say),
-    # and the first of their groups no other transaction holds. A window full of held
-    # groups' messages leaves the pick to _group_pick, which looks group by group instead of
-    # trying every message of those groups. Parameters: those of ``where``, twice.
+    # and the first of their groups no other transaction holds — each group of the window
+    # tried once, by its first message there (a window of one held group's messages is one
+    # lock attempt, not one per message). A window full of held groups' messages leaves the
+    # pick to _group_pick, which looks group by group. Parameters: those of ``where``, twice.
     return (f"WITH w AS (SELECT m.conversation_group_id, m.queuing_order FROM "
             f"{PREFIX}messages m WHERE {where} AND m.priority = (SELECT m.priority FROM "
             f"{PREFIX}messages m WHERE {where} ORDER BY m.priority DESC LIMIT 1) "
             f"ORDER BY m.queuing_order LIMIT {_PICK_WINDOW}) "
-            f"SELECT w.conversation_group_id FROM w JOIN {PREFIX}conversation_groups g "
-            "ON g.conversation_group_id = w.conversation_group_id ORDER BY w.queuing_order "
-            "LIMIT 1 FOR UPDATE OF g SKIP LOCKED")
+            "SELECT f.conversation_group_id FROM (SELECT conversation_group_id, "
+            "min(queuing_order) AS queuing_order FROM w GROUP BY conversation_group_id) f "
+            f"JOIN {PREFIX}conversation_groups g ON g.conversation_group_id = "
+            "f.conversation_group_id ORDER BY f.queuing_order LIMIT 1 FOR UPDATE OF g "
+            "SKIP LOCKED")
 
 
 def _group_pick(queue_id: int, received: set[int], tried: set[str]

@@ -307,6 +307,9 @@ class BrokerState:
         if key in seen:
             return
         seen.add(key)
+        # Undone with the work (ROLLBACK TRAN to a savepoint, a retreating SEND): the hooks
+        # below go with it, so a later enqueue registers them again.
+        txn.on_undo(lambda: seen.discard(key))
 
         def fire() -> None:
             self.signals.bump(key)
