@@ -6,8 +6,8 @@ control included; the bounds are statement counts, not timings."""
 from __future__ import annotations
 
 import dataclasses
-import threading
 import tempfile
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
