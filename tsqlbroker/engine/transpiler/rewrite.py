@@ -115,7 +115,7 @@ class Rewriter:
         """Rewrites that must see the original children (type decisions, tables)."""
         if isinstance(node, exp.Table):
             return self._rewrite_table(node)
-        if isinstance(node, (exp.Div, exp.Mod, exp.Add, exp.Sub, exp.Mul)):
+        if isinstance(node, (exp.Div, exp.Mod, exp.Add, exp.Sub, exp.Mul, exp.Neg)):
             ruled = self._backend_rule(self.rewrites.BEFORE, node)
             if ruled is not None:
                 return ruled

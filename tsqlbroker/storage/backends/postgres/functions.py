@@ -131,6 +131,16 @@ FUNCTIONS: list[str] = [
               + extract(dow FROM date_trunc('year', t))::int) / 7 + 1; END IF;
           RETURN date_part(u, t)::int;
         END $$""",
+    # SQL Server's tinyint arithmetic (a tinyint is a smallint here): past 0 … 255 the
+    # out-of-range error PostgreSQL gives its own integers, named tinyint (failures.py).
+    """CREATE OR REPLACE FUNCTION tsqlb_tinyint(v integer) RETURNS smallint
+        LANGUAGE plpgsql IMMUTABLE STRICT AS $$
+        BEGIN
+          IF v < 0 OR v > 255 THEN
+            RAISE EXCEPTION USING ERRCODE = '22003', MESSAGE = 'tinyint out of range';
+          END IF;
+          RETURN v;
+        END $$""",
     # A scalar UDF's value computed in Python per distinct argument tuple (udf_calls.py):
     # the map's keys are the text of jsonb_build_array(arguments).
     """CREATE OR REPLACE FUNCTION tsqlb_udf_lookup(m jsonb, k jsonb) RETURNS text
