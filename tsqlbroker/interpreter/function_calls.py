@@ -16,6 +16,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from tsqlbroker.engine import typeids
 from tsqlbroker.engine.visibility import object_visible
 from tsqlbroker.errors import BindError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
@@ -401,6 +402,36 @@ def _schema_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
         s = f.session
         return s.instance.catalog.schema_id(s.conn, s.db_id, name)
     return CExpr(T.INT, schema_id)
+
+
+@special("type_id")
+def _type_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    """TYPE_ID('[schema.]name'): the type's user_type_id, NULL for an unknown type or one
+    the caller cannot see."""
+    nf = str_arg(arity_args(c, node, 1, 1)[0])
+
+    def type_id(f: Frame) -> Any:
+        name = nf(f)
+        if name is None:
+            return None
+        s = f.session
+        return typeids.type_id(s.conn, s.id, s.db_id, name)
+    return CExpr(T.INT, type_id)
+
+
+@special("type_name")
+def _type_name(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    """TYPE_NAME(user_type_id): the type's name, NULL for an unknown id or a type the
+    caller cannot see."""
+    idf = int_arg(arity_args(c, node, 1, 1)[0])
+
+    def type_name(f: Frame) -> Any:
+        i = idf(f)
+        if i is None:
+            return None
+        s = f.session
+        return typeids.type_name(s.conn, s.id, s.db_id, int(i))
+    return CExpr(T.SYSNAME, type_name)
 
 
 def _const_name(value: str) -> SpecialFn:
