@@ -145,6 +145,18 @@ FUNCTIONS: list[str] = [
     # the map's keys are the text of jsonb_build_array(arguments).
     """CREATE OR REPLACE FUNCTION tsqlb_udf_lookup(m jsonb, k jsonb) RETURNS text
         LANGUAGE sql IMMUTABLE AS $$ SELECT m ->> (k::text) $$""",
+    # A value computed in Python per distinct argument tuple, or the error computing it
+    # gave ({"number", "message"}: udf_calls.py's PARSE), raised for a row that needs it.
+    """CREATE OR REPLACE FUNCTION tsqlb_python_lookup(m jsonb, k jsonb) RETURNS text
+        LANGUAGE plpgsql IMMUTABLE AS $$
+        DECLARE v jsonb := m -> (k::text);
+        BEGIN
+          IF jsonb_typeof(v) = 'object' THEN
+            RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = v ->> 'number',
+                                  MESSAGE = v ->> 'message';
+          END IF;
+          RETURN v #>> '{}';
+        END $$""",
     # The recursion level of a row a recursive CTE makes, Msg 530 beyond MAXRECURSION
     # (recursion.py). VOLATILE: evaluated for each row made, never folded ahead.
     """CREATE OR REPLACE FUNCTION tsqlb_recursion_level(lvl integer, lim integer)

@@ -121,9 +121,11 @@ def convert(value: exp.Expression, spec: str, source: str | None = None,
 def parse_call(value: exp.Expression, target: str, try_: bool,
                culture: exp.Expression | None) -> exp.Expression:
     """PARSE / TRY_PARSE of a value known only per row: the server has no reader of .NET's
-    culture formats (constant arguments are read by the transpiler before)."""
-    raise not_supported("PARSE or TRY_PARSE of a column or variable inside a query on "
-                        "PostgreSQL")
+    culture formats, so the engine reads the values before the statement runs
+    (engine/udf_calls.py); a call that reaches here is one it could not prepare (a copy
+    made while rewriting, an operand naming a select-list alias)."""
+    raise not_supported("PARSE or TRY_PARSE of a select-list alias, or inside CROSS APPLY, "
+                        "in a query on PostgreSQL")
 
 
 def json_scalar(value: exp.Expression, spec: str | None) -> exp.Expression:
