@@ -39,6 +39,8 @@ ADDED_FUNCTIONS = [
     "tsqlb_json_steps", "tsqlb_json_text", "tsqlb_json_type", "tsqlb_openjson",
     "tsqlb_openjson_column",
     "tsqlb_json_at",        # the value at a path, for JSON_VALUE, JSON_QUERY and OPENJSON
+    "tsqlb_tinyint",        # tinyint arithmetic's range (Msg 8115)
+    "tsqlb_python_lookup",  # PARSE / TRY_PARSE read in Python (engine/udf_calls.py)
 ]
 
 
