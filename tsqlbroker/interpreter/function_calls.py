@@ -404,34 +404,24 @@ def _schema_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
     return CExpr(T.INT, schema_id)
 
 
-@special("type_id")
-def _type_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
-    """TYPE_ID('[schema.]name'): the type's user_type_id, NULL for an unknown type or one
-    the caller cannot see."""
-    nf = str_arg(arity_args(c, node, 1, 1)[0])
+def _type_lookup(c: Compiler, node: ast.FunctionCall, by_name: bool) -> CExpr:
+    """TYPE_ID('[schema.]name') (``by_name``) / TYPE_NAME(user_type_id): the type's id or
+    name, NULL for an unknown one or a type the caller cannot see."""
+    arg = arity_args(c, node, 1, 1)[0]
+    argf = str_arg(arg) if by_name else int_arg(arg)
+    find = typeids.type_id if by_name else typeids.type_name
 
-    def type_id(f: Frame) -> Any:
-        name = nf(f)
-        if name is None:
+    def type_lookup(f: Frame) -> Any:
+        key = argf(f)
+        if key is None:
             return None
         s = f.session
-        return typeids.type_id(s.conn, s.id, s.db_id, name)
-    return CExpr(T.INT, type_id)
+        return find(s.conn, s.id, s.db_id, key if by_name else int(key))
+    return CExpr(T.INT if by_name else T.SYSNAME, type_lookup)
 
 
-@special("type_name")
-def _type_name(c: Compiler, node: ast.FunctionCall) -> CExpr:
-    """TYPE_NAME(user_type_id): the type's name, NULL for an unknown id or a type the
-    caller cannot see."""
-    idf = int_arg(arity_args(c, node, 1, 1)[0])
-
-    def type_name(f: Frame) -> Any:
-        i = idf(f)
-        if i is None:
-            return None
-        s = f.session
-        return typeids.type_name(s.conn, s.id, s.db_id, int(i))
-    return CExpr(T.SYSNAME, type_name)
+special("type_id")(lambda c, node: _type_lookup(c, node, True))
+special("type_name")(lambda c, node: _type_lookup(c, node, False))
 
 
 def _const_name(value: str) -> SpecialFn:
