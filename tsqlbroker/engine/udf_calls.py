@@ -43,7 +43,7 @@ from ..values.types import parse_type_spec
 from .execsql import read_rows
 from .parsing import not_supported
 from .transpiler.interface import BindContext
-from .transpiler.scope import param_name
+from .transpiler.scope import param_name, projection_name
 from .udf_bridge import SPEC_SEP, UdfInfo, UdfName, bridge_of
 
 _XML_METHODS = frozenset({"value", "query", "exist", "nodes", "modify"})
@@ -435,16 +435,44 @@ def _local(binder: BindContext, chain: list[exp.Select], exprs: list[exp.Express
     ``chain`` (not a further outer query, nor a select-list alias): only then can the probe
     compute them. A failing probe would abort the PostgreSQL transaction, so this is
     checked first."""
-    aliases = {t.alias_or_name.lower() for s in chain for t in _tables(s)}
+    tables = [t for s in chain for t in _tables(s)]
+    aliases = {t.alias_or_name.lower() for t in tables}
+    # A CTE read by the chain has no source of its own: its select list names its columns.
+    ctes = {t.alias_or_name.lower(): _cte_columns(chain[-1], t.name) for t in tables
+            if isinstance(t, exp.Table) and binder.sources.get(t.alias_or_name.lower()) is None}
     for e in exprs:
         for col in e.find_all(exp.Column):
             if col.table:
                 if col.table.lower() not in aliases:
                     return False
             elif not any(binder.sources.get(al) is not None
-                         and binder.sources[al].has_column(col.name) for al in aliases):
+                         and binder.sources[al].has_column(col.name)
+                         or col.name.lower() in ctes.get(al, ()) for al in aliases):
                 return False
     return True
+
+
+def _cte_columns(select: exp.Select, name: str) -> frozenset[str]:
+    """The lower-case column names of CTE ``name`` of the WITH around ``select`` (empty
+    when there is none or a column has no evident name, a star's included)."""
+    scope: exp.Expression | None = select
+    while scope is not None:
+        with_ = scope.args.get("with_")
+        for cte in with_.expressions if with_ is not None else []:
+            if cte.alias_or_name.lower() != name.lower():
+                continue
+            listed = cte.args["alias"].columns if cte.args.get("alias") is not None else []
+            if listed:
+                return frozenset(c.name.lower() for c in listed)
+            body = cte.this
+            while isinstance(body, (exp.Union, exp.Except, exp.Intersect, exp.Subquery)):
+                body = body.this
+            if not isinstance(body, exp.Select):
+                return frozenset()
+            names = [projection_name(i).lower() for i in body.expressions]
+            return frozenset(names) if all(names) else frozenset()
+        scope = scope.parent
+    return frozenset()
 
 
 def _storage_text(value: Any, spec: str | None, native_decimal: bool) -> str | None:

@@ -32,3 +32,10 @@ SET @v = N'x'
 SELECT id, PARSE(@v AS decimal(5,2) USING @c) AS fr FROM dbo.raw WHERE id = 1
 SELECT id, TRY_PARSE(@v AS decimal(5,2) USING @c) AS fr FROM dbo.raw WHERE id = 1
 GO
+-- Over a CTE (its select list names the columns the reading needs) and a derived table.
+WITH c AS (SELECT id, txt, culture FROM dbo.raw)
+SELECT id, TRY_PARSE(txt AS decimal(10,2) USING culture) AS from_cte FROM c WHERE id < 3
+ORDER BY id
+SELECT id, TRY_PARSE(t2 AS int) AS from_derived
+FROM (SELECT id, txt + N'0' AS t2 FROM dbo.raw) AS s WHERE id > 3 ORDER BY id
+GO
