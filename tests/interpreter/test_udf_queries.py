@@ -48,6 +48,15 @@ def test_udf_reading_another_table_per_row(session: Any, sink: CollectingSink) -
                 " ORDER BY dbo.twice(a) DESC") == [(3,), (2,)]
 
 
+def test_udf_over_a_cte_column(session: Any, sink: CollectingSink) -> None:
+    """An unqualified argument column of a CTE (named by its select list or column list)."""
+    _run(session, sink, SETUP)
+    assert _run(session, sink, "WITH c AS (SELECT a, n FROM dbo.t) SELECT a, dbo.rate(n) "
+                "FROM c ORDER BY a") == [(1, 10), (2, 20), (3, None)]
+    assert _run(session, sink, "WITH c (k, m) AS (SELECT a, n FROM dbo.t) "
+                "SELECT k, dbo.twice(k) FROM c WHERE m <> 'z' ORDER BY k") == [(1, 2), (2, 4)]
+
+
 def test_udf_in_update_insert_and_delete(session: Any, sink: CollectingSink) -> None:
     _run(session, sink, SETUP)
     _run(session, sink, "UPDATE dbo.rates SET r = dbo.twice(r) WHERE n = 'x'")

@@ -48,6 +48,8 @@ ADDED_FUNCTIONS = [
     "tsqlb_from_parts", "tsqlb_fraction_micro", "tsqlb_datefromparts",
     "tsqlb_datetimefromparts", "tsqlb_datetime2fromparts", "tsqlb_smalldatetimefromparts",
     "tsqlb_timefromparts",
+    "tsqlb_tinyint",        # tinyint arithmetic's range (Msg 8115)
+    "tsqlb_python_lookup",  # PARSE / TRY_PARSE read in Python (engine/udf_calls.py)
 ]
 
 

@@ -30,7 +30,7 @@ from ..values.types import parse_spec
 from .parsing import not_supported
 from .shapes import is_star, order_key, replace_stars, source_aliases, values_source
 from .transpiler.interface import BindContext
-from .transpiler.scope import Applied, Source, projection_name
+from .transpiler.scope import Applied, Source, projection_name, require_column_names
 from .tvf import openjson_columns, openjson_schema
 
 
@@ -52,6 +52,7 @@ def applied_columns(binder: BindContext, lateral: exp.Lateral) -> list[tuple[str
         inner.set("expressions", fake.expressions)
         return list(source.columns) if source is not None else [(n, None) for n in named]
     if isinstance(inner, exp.Select):
+        require_column_names(inner, alias, alias.name)
         columns: list[tuple[str, str | None]] = []
         for proj in inner.expressions:
             if isinstance(proj, exp.Star) or (isinstance(proj, exp.Column)

@@ -322,6 +322,40 @@ def _view_lookup(view: str, result: str, key: str, by_name: bool, lo: int = 1
     return build
 
 
+def _type_id(binder: BindContext, args: list[exp.Expression]) -> exp.Expression:
+    """TYPE_ID of a column: the ``sys.types`` row (metadata visibility applied by the view)
+    named ``schema.name``, or, unqualified, a built-in type or one in dbo — as the
+    interpreter's TYPE_ID resolves it (engine/typeids.py)."""
+    _arity("TYPE_ID", args, 1, 1)
+    types = binder.resolve(("", "sys", "types", "")).query(binder.dialect)
+    schemas = binder.resolve(("", "sys", "schemas", "")).query(binder.dialect)
+    name = exp.column("name", table="tsqlb_t")
+    qualified = exp.Lower(this=exp.DPipe(this=exp.DPipe(
+        this=exp.column("name", table="tsqlb_s"), expression=exp.Literal.string(".")),
+        expression=name.copy()))
+    keys = sqlglot.select(
+        exp.alias_(exp.column("user_type_id", table="tsqlb_t"), "tsqlb_m_r"),
+        exp.alias_(exp.Lower(this=name), "tsqlb_m_k"),
+        exp.alias_(qualified, "tsqlb_m_q"),
+        exp.alias_(exp.column("name", table="tsqlb_s"), "tsqlb_m_s"),
+    ).from_(exp.Subquery(this=types, alias=exp.TableAlias(this=exp.Identifier(this="tsqlb_t")))
+            ).join(exp.Subquery(this=schemas,
+                                alias=exp.TableAlias(this=exp.Identifier(this="tsqlb_s"))),
+                   on=exp.EQ(this=exp.column("schema_id", table="tsqlb_t"),
+                             expression=exp.column("schema_id", table="tsqlb_s")))
+    wanted = exp.Lower(this=args[0])
+    unqualified = exp.and_(
+        exp.EQ(this=exp.column("tsqlb_m_k", table="tsqlb_m"), expression=wanted),
+        exp.In(this=exp.column("tsqlb_m_s", table="tsqlb_m"),
+               expressions=[exp.Literal.string("sys"), exp.Literal.string("dbo")]))
+    query = sqlglot.select(exp.column("tsqlb_m_r", table="tsqlb_m")).from_(
+        exp.Subquery(this=keys, alias=exp.TableAlias(this=exp.Identifier(this="tsqlb_m")))
+    ).where(exp.or_(exp.EQ(this=exp.column("tsqlb_m_q", table="tsqlb_m"),
+                           expression=wanted.copy()), unqualified)
+            ).order_by(exp.column("tsqlb_m_r", table="tsqlb_m")).limit(1)
+    return exp.Subquery(this=query)
+
+
 PER_ROW: dict[str, Callable[[BindContext, list[exp.Expression]], exp.Expression]] = {
     "object_name": _object_name, "object_schema_name": _object_schema_name,
     "schema_name": _schema_name, "schema_id": _schema_id, "col_name": _col_name,
@@ -333,7 +367,7 @@ PER_ROW: dict[str, Callable[[BindContext, list[exp.Expression]], exp.Expression]
     "suser_sname": _view_lookup("server_principals", "name", "sid", False),
     "suser_id": _view_lookup("server_principals", "principal_id", "name", True),
     "type_name": _view_lookup("types", "name", "user_type_id", False),
-    "type_id": _view_lookup("types", "user_type_id", "name", True),
+    "type_id": _type_id,
     "cert_id": _view_lookup("certificates", "certificate_id", "name", True),
 }
 _INT_RESULTS = frozenset({"schema_id", "type_id", "user_id", "database_principal_id",

@@ -30,22 +30,9 @@ from .security_views import VIEWS as SECURITY_VIEWS
 from .sequences import SEQUENCE_COLUMNS, sequences_query
 from .synonyms import SYNONYM_COLUMNS, synonyms_query
 from .triggers import trigger_from_row
+from .typeids import SYS_SCHEMA_ID, SYSTEM_TYPES, type_sight
 from .usertypes import ALIAS, alias_type_rows, column_alias_types, user_type_ids
 
-# name, system_type_id, max_length, precision, scale (as sys.types lists them)
-SYSTEM_TYPES: list[tuple[str, int, int, int, int]] = [
-    ("image", 34, 16, 0, 0), ("text", 35, 16, 0, 0), ("uniqueidentifier", 36, 16, 0, 0),
-    ("date", 40, 3, 10, 0), ("time", 41, 5, 16, 7), ("datetime2", 42, 8, 27, 7),
-    ("datetimeoffset", 43, 10, 34, 7), ("tinyint", 48, 1, 3, 0), ("smallint", 52, 2, 5, 0),
-    ("int", 56, 4, 10, 0), ("smalldatetime", 58, 4, 16, 0), ("real", 59, 4, 24, 0),
-    ("money", 60, 8, 19, 4), ("datetime", 61, 8, 23, 3), ("float", 62, 8, 53, 0),
-    ("sql_variant", 98, 8016, 0, 0), ("ntext", 99, 16, 0, 0), ("bit", 104, 1, 1, 0),
-    ("decimal", 106, 17, 38, 38), ("numeric", 108, 17, 38, 38), ("smallmoney", 122, 4, 10, 4),
-    ("bigint", 127, 8, 19, 0), ("varbinary", 165, 8000, 0, 0), ("varchar", 167, 8000, 0, 0),
-    ("binary", 173, 8000, 0, 0), ("char", 175, 8000, 0, 0), ("timestamp", 189, 8, 0, 0),
-    ("nvarchar", 231, 8000, 0, 0), ("nchar", 239, 8000, 0, 0), ("xml", 241, -1, 0, 0),
-    ("sysname", 231, 256, 0, 0),
-]
 _TYPE_BY_NAME = {t[0]: t for t in SYSTEM_TYPES}
 _COLLATION = "SQL_Latin1_General_CP1_CI_AS"
 _OBJECT_COLUMNS = OBJECT_COLUMNS
@@ -293,13 +280,11 @@ def _types(ctx: ExecContext, db_id: int) -> VirtualTable:
         ("name", "sysname"), ("system_type_id", "tinyint"), ("user_type_id", "int"),
         ("schema_id", "int"), ("max_length", "smallint"), ("precision", "tinyint"),
         ("scale", "tinyint"), ("is_nullable", "bit"), ("is_user_defined", "bit")]
-    rows = [(n, tid, 256 if n == "sysname" else tid, 4, ml, p, s, n != "sysname", False)
-            for n, tid, ml, p, s in SYSTEM_TYPES]
-    principals = visibility.viewer(ctx, db_id)
+    rows = [(n, tid, 256 if n == "sysname" else tid, SYS_SCHEMA_ID, ml, p, s, n != "sysname",
+             False) for n, tid, ml, p, s in SYSTEM_TYPES]
     # user-defined types: their owner (dbo) or a permission on them, their schema or the
     # database; built-in types to everyone
-    seen = None if principals is None else visibility.visible(
-        Security.get(ctx.conn.store), ctx.conn, db_id, principals, visibility.TYPE)
+    seen = type_sight(ctx.conn, ctx.session_id, db_id)
     for name, schema_id, spec, user_type_id, nullable in alias_type_rows(ctx.conn, db_id):
         if seen is not None and not seen.covers(user_type_id, schema_id, ""):
             continue

@@ -1,4 +1,5 @@
-"""Scalar user-defined functions called inside storage queries (``SELECT dbo.f(a) FROM t``).
+"""Scalar user-defined functions called inside storage queries (``SELECT dbo.f(a) FROM t``),
+and the other calls a query makes of Python where the backend cannot (PARSE on PostgreSQL).
 
 A UDF body is interpreted T-SQL, which the engine never imports: the interpreter registers a
 :class:`UdfBridge` (``register_bridge``) that resolves a function and runs it for a session.
@@ -17,6 +18,11 @@ A UDF body is interpreted T-SQL, which the engine never imports: the interpreter
   ``tsqlb_udf_lookup(CAST(:tsqlb_udf_0 AS jsonb), jsonb_build_array(a))`` read back as the
   return type's storage form. The keys are PostgreSQL's own text of ``jsonb_build_array`` of
   the arguments, computed by the same expressions in both queries, so they always match.
+
+PARSE / TRY_PARSE, whose reading of .NET culture formats lives only in the values layer, go
+the same way on PostgreSQL (SQLite calls ``tsqlb_parse`` per row): variables are read while
+the statement is bound, columns per distinct (text, culture) of the probe, looked up with
+``tsqlb_python_lookup``, which raises a recorded PARSE error only for a row that needs it.
 """
 
 from __future__ import annotations
@@ -24,18 +30,20 @@ from __future__ import annotations
 import json
 import weakref
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlglot import exp
 
-from ..errors import BindError, tsql_error
+from ..errors import BindError, TSqlError, tsql_error
 from ..storage.backends.postgres.casts import from_storage_text, jsonb
 from ..storage.stored_values import backend_value, from_storage, spec_of_value, to_storage
+from ..values.parse_builtins import check_parse_arguments, parse_value
+from ..values.types import parse_type_spec
 from .execsql import read_rows
 from .parsing import not_supported
 from .transpiler.interface import BindContext
-from .transpiler.scope import param_name
+from .transpiler.scope import param_name, projection_name
 from .udf_bridge import SPEC_SEP, UdfInfo, UdfName, bridge_of
 
 _XML_METHODS = frozenset({"value", "query", "exist", "nodes", "modify"})
@@ -144,8 +152,13 @@ class UdfCalls:
         return binder
 
     def prepare(self, tree: exp.Expression) -> None:
-        """Find the UDF calls, evaluate constant ones and (PostgreSQL) prefetch the rest."""
+        """Find the UDF calls (and, where queries cannot call Python, PARSE / TRY_PARSE),
+        evaluate constant ones and (PostgreSQL) prefetch the rest."""
         binder = self.binder
+        if not binder.backend.python_functions:
+            for call in tree.find_all(exp.Anonymous):
+                if parse_operands(call) is not None:
+                    self._prepare_parse(call)
         calls = [d for d in tree.find_all(exp.Dot) if udf_name(binder, d) is not None]
         if not calls:
             return
@@ -175,6 +188,56 @@ class UdfCalls:
             else:
                 self.by_node[id(dot)] = self._pg_lookup(dot, name, info, args)
 
+    def _prepare_parse(self, call: exp.Anonymous) -> None:
+        """PARSE / TRY_PARSE of a column or variable where queries cannot call Python: the
+        values layer reads the value now — once for variables, else once per distinct
+        (value, culture) of the rows the call can see, looked up per row (as a UDF's).
+        A PARSE that fails is recorded, raised only if a row of the query looks it up."""
+        binder = self.binder
+        operands = parse_operands(call)
+        assert operands is not None
+        target = parse_type_spec(call.expressions[1].name).spec()
+        try_ = call.name.lower() == "try_parse"
+        # SQL Server's argument rules first, as the rewriter checks them (Msg 8116, 10761).
+        source = "null" if isinstance(operands[0], exp.Null) else \
+            binder.spec_of(operands[0]) or "nvarchar(4000)"
+        check_parse_arguments(parse_type_spec(source), parse_type_spec(target), call.name.upper())
+        binder.depends_on(("parse",))  # never a reusable plan: values are bound per run
+
+        def read(values: list[tuple[Any, str | None]]) -> Any:
+            if len(values) > 1 and values[1][0] is None:
+                return None  # a NULL culture: NULL, as for constants (rewrite.py)
+            return parse_value(values[0][0], parse_type_spec(target),
+                               None if len(values) < 2 else str(values[1][0]), try_=try_)
+        const = constant_args(binder, operands)
+        if const is not None:
+            key = bind_key("tsqlb_parsev", call.sql("tsql"))
+            value = read(const)
+            if value is None:  # written NULL: PostgreSQL cannot type a NULL parameter
+                binder.depends_on(("parse-null", key))
+                self.by_node[id(call)] = exp.Null()
+            else:
+                self.by_node[id(call)] = self._bound(key, value, target)
+            return
+        probe = _probe(binder, call, operands, lambda: not_supported(
+            "PARSE or TRY_PARSE of a select-list alias, or with one alias for two tables of "
+            "the query, on PostgreSQL"))
+        key = bind_key("tsqlb_parse", target, try_, probe.sql("tsql"))
+        if key not in binder.binds:
+            binder.binds[key] = json.dumps(_prefetch(binder, probe, len(operands), read,
+                                                     target, deferred_errors=True))
+        self.lookups[id(call)] = (key, target)
+
+    def parse_replacement(self, call: exp.Anonymous) -> exp.Expression | None:
+        """The prepared form of a PARSE / TRY_PARSE call (None: the backend reads it per
+        row itself, or its operands are constants the rewriter reads)."""
+        if id(call) in self.lookups:
+            key, spec = self.lookups[id(call)]
+            operands = parse_operands(call)
+            assert operands is not None
+            return self._lookup_of(key, spec, operands, "tsqlb_python_lookup")
+        return self.by_node.get(id(call))
+
     def _bound(self, key: str, value: Any, spec: str | None) -> exp.Expression:
         binder = self.binder
         stored = to_storage(value, spec or spec_of_value(value),
@@ -194,12 +257,18 @@ class UdfCalls:
     def _pg_lookup(self, dot: exp.Dot, name: UdfName, info: UdfInfo,
                    args: list[exp.Expression]) -> exp.Expression:
         binder = self.binder
-        probe = _probe(binder, dot, name, args)
+        probe = _probe(binder, dot, args, lambda: _unsupported(name))
         # The same call over the same rows (select list and GROUP BY) shares one parameter,
         # so PostgreSQL sees the same expression in both.
         key = bind_key("tsqlb_udf", name, probe.sql("tsql"))
         if key not in binder.binds:
-            binder.binds[key] = json.dumps(_prefetch(binder, probe, name, len(args)))
+            info = _info(binder, name)
+            bridge = bridge_of(binder.conn.store)
+            assert bridge is not None
+            binder.binds[key] = json.dumps(_prefetch(
+                binder, probe, len(args),
+                lambda values: bridge.call_udf(binder.ctx.session_id, name, values),
+                info.return_spec))
         # Built when the call is rewritten: building it now would re-parent the arguments,
         # and a UDF call among them would no longer find its SELECT.
         self.lookups[id(dot)] = (key, info.return_spec)
@@ -229,11 +298,28 @@ class UdfCalls:
     def _lookup(self, node: exp.Dot) -> exp.Expression:
         """PostgreSQL: the call as a look-up of its (rewritten) arguments in the bound map."""
         key, spec = self.lookups[id(node)]
-        args = [self.binder.rewrite(a) for a in node.expression.expressions]
-        lookup = exp.Anonymous(this="tsqlb_udf_lookup", expressions=[
+        return self._lookup_of(key, spec, node.expression.expressions, "tsqlb_udf_lookup")
+
+    def _lookup_of(self, key: str, spec: str | None, args: Sequence[exp.Expression],
+                   function: str) -> exp.Expression:
+        lookup = exp.Anonymous(this=function, expressions=[
             jsonb(exp.Placeholder(this=key)),
-            exp.Anonymous(this="jsonb_build_array", expressions=args)])
+            exp.Anonymous(this="jsonb_build_array",
+                          expressions=[self.binder.rewrite(a) for a in args])])
         return from_storage_text(lookup, spec) if spec else lookup
+
+
+def parse_operands(call: exp.Expression) -> list[exp.Expression] | None:
+    """The value and culture (if any) of a PARSE / TRY_PARSE call that engine/parsing.py
+    wrote as ``PARSE(x, 'type'[, culture])`` and whose operands are not all constants
+    (those the rewriter reads itself); None for any other node."""
+    if not isinstance(call, exp.Anonymous) or call.name.lower() not in ("parse", "try_parse") \
+            or len(call.expressions) < 2:
+        return None
+    operands = [call.expressions[0], *call.expressions[2:3]]
+    if all(isinstance(a, (exp.Literal, exp.National, exp.Null)) for a in operands):
+        return None
+    return operands
 
 
 def bind_key(prefix: str, *parts: Any) -> str:
@@ -242,28 +328,30 @@ def bind_key(prefix: str, *parts: Any) -> str:
     return f"{prefix}_{zlib.crc32(repr(parts).encode()):08x}"
 
 
-def _udf_free(binder: BindContext, node: exp.Expression) -> bool:
-    return not any(udf_name(binder, d) is not None for d in node.find_all(exp.Dot))
+def _python_free(binder: BindContext, node: exp.Expression) -> bool:
+    """Whether ``node`` calls nothing evaluated in Python (a UDF, PARSE of a column)."""
+    return not any(udf_name(binder, d) is not None for d in node.find_all(exp.Dot)) \
+        and not any(parse_operands(a) is not None for a in node.find_all(exp.Anonymous))
 
 
-def _probe(binder: BindContext, dot: exp.Dot, name: UdfName, args: list[exp.Expression]
-           ) -> exp.Select:
+def _probe(binder: BindContext, call: exp.Expression, args: list[exp.Expression],
+           unsupported: Callable[[], Exception]) -> exp.Select:
     """The DISTINCT argument tuples of the rows the call can see: the FROM / joins of the
     call's SELECT — and of the enclosing ones when the arguments use their columns (a
     correlated subquery, APPLY), cross-joined — with the WHERE conjuncts that call no UDF
     and use only those tables: a superset of the rows the call sees."""
     chain: list[exp.Select] = []
-    select = dot.find_ancestor(exp.Select)
+    select = call.find_ancestor(exp.Select)
     while select is not None:
         chain.append(select)
         if _local(binder, chain, args):
             break
         select = select.find_ancestor(exp.Select)
     else:
-        raise _unsupported(name)
+        raise unsupported()
     aliases = [t.alias_or_name.lower() for s in chain for t in _tables(s)]
     if not aliases or len(aliases) != len(set(aliases)):
-        raise _unsupported(name)  # no rows to range over, or one alias naming two tables
+        raise unsupported()  # no rows to range over, or one alias naming two tables
     probe = exp.Select(expressions=[exp.alias_(a.copy(), f"tsqlb_a{j}")
                                     for j, a in enumerate(args)])
     probe.set("distinct", exp.Distinct())
@@ -281,7 +369,7 @@ def _probe(binder: BindContext, dot: exp.Dot, name: UdfName, args: list[exp.Expr
     if joins:
         probe.set("joins", joins)
     kept = [c.copy() for level in chain for c in _conjuncts(level)
-            if _udf_free(binder, c) and _local(binder, chain, [c])]
+            if _python_free(binder, c) and _local(binder, chain, [c])]
     if kept:
         probe.set("where", exp.Where(this=exp.and_(*kept)))
     scope: exp.Expression | None = chain[-1]
@@ -310,10 +398,13 @@ def _conjuncts(select: exp.Select) -> list[exp.Expression]:
     return list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
 
 
-def _prefetch(binder: BindContext, probe: exp.Select, name: UdfName, nargs: int
-              ) -> dict[str, str | None]:
-    """PostgreSQL: run the UDF for each row of ``probe``;
-    ``{jsonb key text: storage text of the value}``."""
+def _prefetch(binder: BindContext, probe: exp.Select, nargs: int,
+              evaluate: Callable[[list[tuple[Any, str | None]]], Any], spec: str | None, *,
+              deferred_errors: bool = False) -> dict[str, Any]:
+    """PostgreSQL: ``evaluate`` the call's (value, spec) arguments for each row of ``probe``;
+    ``{jsonb key text: storage text of the value}``. ``deferred_errors``: an error is kept
+    as ``{"number", "message"}``, which ``tsqlb_python_lookup`` raises when a row of the
+    query looks it up (the probe's rows are a superset of those)."""
     compiled, binds = binder.compile_apart(probe, ("udf-probe", probe.sql("tsql")))
     # Placeholders the statement binds itself (OUTPUT's row id and deleted values) too.
     binds = {**binder.binds, **binds}
@@ -321,19 +412,21 @@ def _prefetch(binder: BindContext, probe: exp.Select, name: UdfName, nargs: int
     sql = compiled.sql.wrap(f"SELECT q.*, CAST(jsonb_build_array({cols}) AS text) AS "
                             "tsqlb_key FROM (", ") AS q")
     rows = read_rows(binder.conn, sql, binds)[1]
-    bridge = bridge_of(binder.conn.store)
-    assert bridge is not None
-    info = _info(binder, name)
-    out: dict[str, str | None] = {}
+    out: dict[str, Any] = {}
     for row in rows:
         values = []
         for j in range(nargs):
-            spec = compiled.types[j] if j < len(compiled.types) else None
-            py = from_storage(row[j], spec)
-            values.append((py, spec or spec_of_value(py)))
-        value = bridge.call_udf(binder.ctx.session_id, name, values)
-        out[row[-1]] = _storage_text(value, info.return_spec,
-                                     binder.conn.backend.native_decimal)
+            arg_spec = compiled.types[j] if j < len(compiled.types) else None
+            py = from_storage(row[j], arg_spec)
+            values.append((py, arg_spec or spec_of_value(py)))
+        try:
+            value = evaluate(values)
+        except TSqlError as err:
+            if not deferred_errors:
+                raise
+            out[row[-1]] = {"number": err.number, "message": err.message}
+            continue
+        out[row[-1]] = _storage_text(value, spec, binder.conn.backend.native_decimal)
     return out
 
 
@@ -342,16 +435,44 @@ def _local(binder: BindContext, chain: list[exp.Select], exprs: list[exp.Express
     ``chain`` (not a further outer query, nor a select-list alias): only then can the probe
     compute them. A failing probe would abort the PostgreSQL transaction, so this is
     checked first."""
-    aliases = {t.alias_or_name.lower() for s in chain for t in _tables(s)}
+    tables = [t for s in chain for t in _tables(s)]
+    aliases = {t.alias_or_name.lower() for t in tables}
+    # A CTE read by the chain has no source of its own: its select list names its columns.
+    ctes = {t.alias_or_name.lower(): _cte_columns(chain[-1], t.name) for t in tables
+            if isinstance(t, exp.Table) and binder.sources.get(t.alias_or_name.lower()) is None}
     for e in exprs:
         for col in e.find_all(exp.Column):
             if col.table:
                 if col.table.lower() not in aliases:
                     return False
             elif not any(binder.sources.get(al) is not None
-                         and binder.sources[al].has_column(col.name) for al in aliases):
+                         and binder.sources[al].has_column(col.name)
+                         or col.name.lower() in ctes.get(al, ()) for al in aliases):
                 return False
     return True
+
+
+def _cte_columns(select: exp.Select, name: str) -> frozenset[str]:
+    """The lower-case column names of CTE ``name`` of the WITH around ``select`` (empty
+    when there is none or a column has no evident name, a star's included)."""
+    scope: exp.Expression | None = select
+    while scope is not None:
+        with_ = scope.args.get("with_")
+        for cte in with_.expressions if with_ is not None else []:
+            if cte.alias_or_name.lower() != name.lower():
+                continue
+            listed = cte.args["alias"].columns if cte.args.get("alias") is not None else []
+            if listed:
+                return frozenset(c.name.lower() for c in listed)
+            body = cte.this
+            while isinstance(body, (exp.Union, exp.Except, exp.Intersect, exp.Subquery)):
+                body = body.this
+            if not isinstance(body, exp.Select):
+                return frozenset()
+            names = [projection_name(i).lower() for i in body.expressions]
+            return frozenset(names) if all(names) else frozenset()
+        scope = scope.parent
+    return frozenset()
 
 
 def _storage_text(value: Any, spec: str | None, native_decimal: bool) -> str | None:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from tsqlbroker.engine import typeids
 from tsqlbroker.engine.visibility import object_visible
 from tsqlbroker.errors import BindError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
@@ -401,6 +402,26 @@ def _schema_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
         s = f.session
         return s.instance.catalog.schema_id(s.conn, s.db_id, name)
     return CExpr(T.INT, schema_id)
+
+
+def _type_lookup(c: Compiler, node: ast.FunctionCall, by_name: bool) -> CExpr:
+    """TYPE_ID('[schema.]name') (``by_name``) / TYPE_NAME(user_type_id): the type's id or
+    name, NULL for an unknown one or a type the caller cannot see."""
+    arg = arity_args(c, node, 1, 1)[0]
+    argf = str_arg(arg) if by_name else int_arg(arg)
+    find = typeids.type_id if by_name else typeids.type_name
+
+    def type_lookup(f: Frame) -> Any:
+        key = argf(f)
+        if key is None:
+            return None
+        s = f.session
+        return find(s.conn, s.id, s.db_id, key if by_name else int(key))
+    return CExpr(T.INT if by_name else T.SYSNAME, type_lookup)
+
+
+special("type_id")(lambda c, node: _type_lookup(c, node, True))
+special("type_name")(lambda c, node: _type_lookup(c, node, False))
 
 
 def _const_name(value: str) -> SpecialFn:

@@ -102,7 +102,8 @@ _PG_STATES = {"42703": 207, "42P01": 208, "42702": 209, "42601": 102, "42883": 1
 
 # PostgreSQL's integer overflow texts (SQLSTATE 22003) and the type SQL Server names.
 _PG_INTEGER_RANGES = {"integer out of range": "int", "bigint out of range": "bigint",
-                      "smallint out of range": "smallint"}
+                      "smallint out of range": "smallint",
+                      "tinyint out of range": "tinyint"}  # tsqlb_tinyint's
 
 
 def lost_connection_error() -> TSqlError:

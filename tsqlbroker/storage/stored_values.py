@@ -23,6 +23,7 @@ from ..errors import tsql_error
 from ..values import dates
 from ..values.convert import convert_value
 from ..values.types import MAX, SqlType, TypeSpec, parse_spec, parse_type_spec, type_of_value
+from ..values.xml_value import stored_xml_text
 
 INT_TYPES = {"bigint", "int", "smallint", "tinyint", "bit"}
 DECIMAL_TYPES = {"decimal", "numeric", "money", "smallmoney"}
@@ -113,7 +114,9 @@ def to_storage(value: Any, spec: str | None, native_decimal: bool) -> Any:
                 raise tsql_error(8169) from None
         if name in DATE_TYPES:
             return _date_to_storage(value, name)
-        if name in STRING_TYPES or name == "xml":
+        if name == "xml":  # SQL Server's own text (<a />), not the one written
+            return stored_xml_text(value) if isinstance(value, str) else _string_value(value)
+        if name in STRING_TYPES:
             return _string_value(value)
     except (InvalidOperation, ValueError, TypeError, OverflowError):
         kind = _value_kind(value)
@@ -254,7 +257,9 @@ def from_storage(value: Any, spec: str | None) -> Any:
                 return value
             parsed = dt.datetime.fromisoformat(str(value))
             return parsed
-        if name in STRING_TYPES or name == "xml":
+        if name == "xml":  # text a query made (a PostgreSQL CAST keeps the input's form)
+            return stored_xml_text(value) if isinstance(value, str) else _string_value(value)
+        if name in STRING_TYPES:
             return value if isinstance(value, str) else _string_value(value)
     except (ValueError, InvalidOperation, TypeError):
         return value

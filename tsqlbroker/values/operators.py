@@ -384,8 +384,9 @@ def unary(op: str, t: SqlType) -> tuple[SqlType, Callable[[Any], Any]]:
         raise tsql_error(8117, t.name, "plus")
     if op == "-":
         if f == "int" and t.name != "bit":
-            lo, hi = INT_RANGES[t.name]
-            name = t.name
+            # An unsigned tinyint negates into a signed smallint (the documented rule).
+            name = "smallint" if t.name == "tinyint" else t.name
+            lo, hi = INT_RANGES[name]
 
             def neg(v: Any) -> Any:
                 if v is None:

@@ -266,6 +266,17 @@ class XmlValue:
 
 # ------------------------------------------------------------------------------- helpers
 @lru_cache(maxsize=256)
+def stored_xml_text(text: str) -> str:
+    """The text SQL Server gives back for xml text it stored: parsed and written again as
+    it writes xml (``<a></a>`` and ``<a/>`` are ``<a />``, no declaration, blank text
+    nodes dropped), whichever store kept it and however the text got there. Text that does
+    not parse (none reaches a column through a conversion) comes back as it is."""
+    try:
+        return XmlValue.parse(text).to_string()
+    except TSqlError:
+        return text
+
+
 def _value_converter(target: Any) -> Callable[[Any], Any]:
     """value()'s conversion of the atomic text to the requested SQL type (built once)."""
     return converter(NVARCHAR_MAX, target)

@@ -23,3 +23,11 @@ WITH c (n) AS (SELECT 5) SELECT n FROM c
 SELECT * FROM (SELECT * FROM dbo.t) AS s
 SELECT (SELECT 9) AS scalar
 GO
+-- An applied query names its columns the same way (CROSS APPLY and OUTER APPLY alike).
+SELECT * FROM dbo.t CROSS APPLY (SELECT 1) AS x
+GO
+SELECT * FROM dbo.t OUTER APPLY (SELECT t.a + 1 AS b, 2) AS y
+GO
+SELECT * FROM dbo.t CROSS APPLY (SELECT 1) AS x (c)
+SELECT t.a, o.b FROM dbo.t OUTER APPLY (SELECT t.a * 3 AS b) AS o
+GO

@@ -27,6 +27,7 @@ from .scope import (
     Source,
     default_alias,
     projection_name,
+    require_column_names,
     table_key,
     written_name,
 )
@@ -167,7 +168,7 @@ class Resolver:
         pivot.expand(self.b, tree)  # so do PIVOT and UNPIVOT
         for cte in tree.find_all(exp.CTE):
             self.b.ctes.add(cte.alias_or_name.lower())
-            _require_column_names(cte)
+            require_column_names(cte.this, cte.args.get("alias"), cte.alias)
         for select in tree.find_all(exp.Select):
             forxml.options_of(select)  # refuses FOR XML EXPLICIT and unknown options
         for node in tree.find_all(exp.Table):
@@ -188,7 +189,7 @@ class Resolver:
         for sub in tree.find_all(exp.Subquery):
             if isinstance(sub.parent, (exp.From, exp.Join)) and sub.alias \
                     and sub.alias != PARENTHESISED_QUERY:
-                _require_column_names(sub)
+                require_column_names(sub.this, sub.args.get("alias"), sub.alias)
             self._register_derived(sub)
         for values in tree.find_all(exp.Values):
             derived = shapes.values_source(self.b, values)
@@ -222,22 +223,6 @@ class Resolver:
                           else i.alias_or_name for i in items]
         columns = [(n, self.types.spec_of(i)) for n, i in zip(names, items, strict=True)]
         self.b.sources[sub.alias.lower()] = Source("derived", sub.alias, columns)
-
-
-def _require_column_names(source: exp.Subquery | exp.CTE) -> None:
-    """Msg 8155 at bind time, as SQL Server: every column of a derived table or CTE with no
-    column list needs a name (its first query's select list names a set operation's)."""
-    alias_node = source.args.get("alias")
-    if alias_node is not None and alias_node.args.get("columns"):
-        return
-    body = source.this
-    while isinstance(body, (exp.Union, exp.Except, exp.Intersect, exp.Subquery)):
-        body = body.this
-    if not isinstance(body, exp.Select):
-        return
-    for number, item in enumerate(body.expressions, start=1):
-        if not isinstance(item, exp.Star) and not projection_name(item):
-            raise tsql_error(8155, number, source.alias, cls=BindError)
 
 
 _literal_dialects: dict[type, Any] = {}

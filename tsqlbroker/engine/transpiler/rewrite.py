@@ -129,7 +129,7 @@ class Rewriter:
             return self._rewrite_table(node)
         if isinstance(node, (exp.Extract, exp.DateAdd, exp.DateDiff, exp.TimeToStr)):
             self._note_date_call(node)
-        if isinstance(node, (exp.Div, exp.Mod, exp.Add, exp.Sub, exp.Mul)):
+        if isinstance(node, (exp.Div, exp.Mod, exp.Add, exp.Sub, exp.Mul, exp.Neg)):
             ruled = self._backend_rule(self.rewrites.BEFORE, node)
             if ruled is not None:
                 return ruled
@@ -251,8 +251,9 @@ class Rewriter:
     def _parse_call(self, node: exp.Anonymous) -> exp.Expression:
         """PARSE / TRY_PARSE, which engine/parsing.py wrote as ``PARSE(x, 'type'[, culture])``:
         SQL Server's argument rules and the reading are values/parse_builtins.py's. With
-        constant arguments the value is read here and bound; otherwise the backend's
-        ``parse`` function reads each row's (``rewrites.parse_call``)."""
+        constant arguments the value is read here and bound; where queries cannot call
+        Python, variables and columns are read before the statement runs (udf_calls.py);
+        otherwise the backend's ``parse`` function reads each row's (``rewrites.parse_call``)."""
         function = node.name.upper()
         args = list(node.expressions)
         if len(args) < 2:
@@ -274,6 +275,9 @@ class Rewriter:
             return self.bind(key, backend_value(to_storage(
                 value, target, self.conn.backend.native_decimal)),
                              target)
+        prepared = self.b.udf_calls.parse_replacement(node)
+        if prepared is not None:  # read before the statement runs (udf_calls.py)
+            return prepared
         rewritten = [self.rewrite(a) for a in (args[0], culture) if a is not None]
         return self.rewrites.parse_call(rewritten[0], target, try_,
                                         rewritten[1] if culture is not None else None)

@@ -11,14 +11,14 @@ from typing import Any
 import sqlglot
 from sqlglot import exp
 
-from ...errors import TSqlError
+from ...errors import BindError, TSqlError, tsql_error
 from ...values.types import normalize_spec
 from ..context import VirtualTable
 from ..execsql import BackendSql
 from ..tableinfo import TableInfo
 
 __all__ = ["PHYSICAL_MARK", "Applied", "Compiled", "Source", "TableKey", "datatype_spec",
-           "default_alias", "param_name", "projection_name", "source_alias", "table_key",
+           "default_alias", "param_name", "projection_name", "require_column_names", "source_alias", "table_key",
            "written_name"]
 
 # (catalog, db, name, kind) of a table reference; kind '#', '@' or ''.
@@ -127,6 +127,22 @@ def source_alias(node: exp.Expression) -> str:
             return node.alias.lower()
         return default_alias(table_key(node))
     return node.alias_or_name.lower()
+
+
+def require_column_names(body: exp.Expression, alias: exp.Expression | None,
+                         name: str) -> None:
+    """Msg 8155 at bind time, as SQL Server: every column of a derived table, CTE or
+    applied query ``body`` named ``name`` with no column list in ``alias`` needs a name (a
+    set operation's are its first query's select list's)."""
+    if alias is not None and alias.args.get("columns"):
+        return
+    while isinstance(body, (exp.Union, exp.Except, exp.Intersect, exp.Subquery)):
+        body = body.this
+    if not isinstance(body, exp.Select):
+        return
+    for number, item in enumerate(body.expressions, start=1):
+        if not isinstance(item, exp.Star) and not projection_name(item):
+            raise tsql_error(8155, number, name, cls=BindError)
 
 
 def projection_name(proj: exp.Expression) -> str:

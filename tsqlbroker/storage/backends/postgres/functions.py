@@ -70,10 +70,32 @@ FUNCTIONS: list[str] = [
         LANGUAGE sql IMMUTABLE AS $$ SELECT left(v, greatest(n, 0)) $$""",
     """CREATE OR REPLACE FUNCTION tsqlb_right(v text, n integer) RETURNS text
         LANGUAGE sql IMMUTABLE AS $$ SELECT right(v, greatest(n, 0)) $$""",
+    # SQL Server's tinyint arithmetic (a tinyint is a smallint here): past 0 … 255 the
+    # out-of-range error PostgreSQL gives its own integers, named tinyint (failures.py).
+    """CREATE OR REPLACE FUNCTION tsqlb_tinyint(v integer) RETURNS smallint
+        LANGUAGE plpgsql IMMUTABLE STRICT AS $$
+        BEGIN
+          IF v < 0 OR v > 255 THEN
+            RAISE EXCEPTION USING ERRCODE = '22003', MESSAGE = 'tinyint out of range';
+          END IF;
+          RETURN v;
+        END $$""",
     # A scalar UDF's value computed in Python per distinct argument tuple (udf_calls.py):
     # the map's keys are the text of jsonb_build_array(arguments).
     """CREATE OR REPLACE FUNCTION tsqlb_udf_lookup(m jsonb, k jsonb) RETURNS text
         LANGUAGE sql IMMUTABLE AS $$ SELECT m ->> (k::text) $$""",
+    # A value computed in Python per distinct argument tuple, or the error computing it
+    # gave ({"number", "message"}: udf_calls.py's PARSE), raised for a row that needs it.
+    """CREATE OR REPLACE FUNCTION tsqlb_python_lookup(m jsonb, k jsonb) RETURNS text
+        LANGUAGE plpgsql IMMUTABLE AS $$
+        DECLARE v jsonb := m -> (k::text);
+        BEGIN
+          IF jsonb_typeof(v) = 'object' THEN
+            RAISE EXCEPTION USING ERRCODE = 'TSQLE', DETAIL = v ->> 'number',
+                                  MESSAGE = v ->> 'message';
+          END IF;
+          RETURN v #>> '{}';
+        END $$""",
     # The recursion level of a row a recursive CTE makes, Msg 530 beyond MAXRECURSION
     # (recursion.py). VOLATILE: evaluated for each row made, never folded ahead.
     """CREATE OR REPLACE FUNCTION tsqlb_recursion_level(lvl integer, lim integer)

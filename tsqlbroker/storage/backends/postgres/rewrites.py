@@ -12,6 +12,7 @@ from sqlglot import exp
 from sqlglot.dialects.postgres import Postgres
 
 from ....errors import not_supported
+from ..integer_types import integer_type
 from .casts import cast_to
 from .xml_methods import xml_method  # noqa: F401 - the transpiler asks it by name
 
@@ -62,7 +63,24 @@ def _like(rewriter: Any, node: exp.Like | exp.Escape) -> exp.Expression:
     return exp.Not(this=call) if like.args.get("negate") else call
 
 
-BEFORE: dict[type, Callable[[Any, Any], Any]] = {}
+def _tinyint_arithmetic(rewriter: Any, node: exp.Add | exp.Sub | exp.Mul) -> exp.Expression | None:
+    """``+ - *`` of two tinyints is a tinyint in SQL Server (255 + 1 and 0 - 1 are Msg 8115);
+    a tinyint is a smallint here, so the operands are computed as integers (255 * 255 fits)
+    and ``tsqlb_tinyint`` checks the result's range. PostgreSQL's own int, bigint and smallint
+    arithmetic already fails past the range, named as SQL Server does (storage/failures.py)."""
+    if integer_type(rewriter, node) != "tinyint":
+        return None
+    integer = exp.DataType.build("integer")
+    computed = type(node)(this=exp.Cast(this=rewriter.rewrite(node.this), to=integer),
+                          expression=exp.Cast(this=rewriter.rewrite(node.expression), to=integer))
+    return exp.Anonymous(this="tsqlb_tinyint", expressions=[computed])
+
+
+BEFORE: dict[type, Callable[[Any, Any], Any]] = {
+    exp.Add: _tinyint_arithmetic,
+    exp.Sub: _tinyint_arithmetic,
+    exp.Mul: _tinyint_arithmetic,
+}
 def _is_null(rewriter: Any, node: exp.Is) -> exp.Expression:
     """``@v IS NULL``: psycopg sends a string parameter untyped, and PostgreSQL cannot type a
     parameter whose first use is IS NULL ("could not determine data type of parameter");
@@ -106,9 +124,11 @@ def convert(value: exp.Expression, spec: str, source: str | None = None,
 def parse_call(value: exp.Expression, target: str, try_: bool,
                culture: exp.Expression | None) -> exp.Expression:
     """PARSE / TRY_PARSE of a value known only per row: the server has no reader of .NET's
-    culture formats (constant arguments are read by the transpiler before)."""
-    raise not_supported("PARSE or TRY_PARSE of a column or variable inside a query on "
-                        "PostgreSQL")
+    culture formats, so the engine reads the values before the statement runs
+    (engine/udf_calls.py); a call that reaches here is one it could not prepare (a copy
+    made while rewriting, an operand naming a select-list alias)."""
+    raise not_supported("PARSE or TRY_PARSE of a select-list alias, or inside CROSS APPLY, "
+                        "in a query on PostgreSQL")
 
 
 def json_scalar(value: exp.Expression, spec: str | None) -> exp.Expression:

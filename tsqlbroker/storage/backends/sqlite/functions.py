@@ -190,10 +190,10 @@ def _round(value: Any, places: Any = 0, function: Any = 0) -> Any:
 
 
 def _checked_integer_steps() -> dict[str, Callable[[Any, Any], Any]]:
-    """The values layer's integer operators by step ('+int', '*bigint' …): Msg 8115 past
-    the result type's range."""
+    """The values layer's integer operators by step ('+int', '/bigint' …): Msg 8115 past
+    the result type's range, Msg 8134 for a zero divisor."""
     types = {name: parse_type(name) for name in ("tinyint", "smallint", "int", "bigint")}
-    return {op + name: binary(op, t, t)[1] for op in "+-*" for name, t in types.items()}
+    return {op + name: binary(op, t, t)[1] for op in "+-*/" for name, t in types.items()}
 
 
 _CHECKED_STEPS = _checked_integer_steps()

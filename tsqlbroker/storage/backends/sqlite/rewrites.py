@@ -11,8 +11,8 @@ from typing import Any
 from sqlglot import exp
 from sqlglot.dialects.sqlite import SQLite
 
-from ....values.precedence import PRECEDENCE
 from ....values.types import literal_spec
+from ..integer_types import integer_type
 
 # The interpreter's Python implementations serve every T-SQL built-in here.
 FUNCTION_NAMES: dict[str, str] = {}
@@ -76,39 +76,20 @@ def _exclusive_or(rewriter: Any, node: exp.BitwiseXor) -> exp.Expression:
         expression=exp.Paren(this=exp.BitwiseAnd(this=a.copy(), expression=b.copy()))))
 
 
-# SQL Server computes ``a + b`` of two integers in the one of higher precedence (two
-# smallints in smallint: 20000 + 20000 overflows); an integer constant is an int.
-_INTEGER_TYPES = frozenset({"tinyint", "smallint", "int", "bigint"})
-_CHECKED_OPERATORS = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*"}
+_CHECKED_OPERATORS = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/"}
 CHECKED_INTEGER_FUNCTION = "tsqlb_int_arith"
 # SQLite takes at most 127 arguments in a call: a longer chain nests a call every 60 steps.
 _CHECKED_STEPS_PER_CALL = 60
 
 
-def _integer_type(rewriter: Any, node: exp.Expression) -> str | None:
-    """The integer type (tinyint … bigint) of ``node`` (of the original tree) when it is
-    integer arithmetic, an integer column, variable or constant whose type is evident;
-    None otherwise. Kept per node in the rewriter's scratch, so that a long ``a + b + c …``
-    chain is typed once."""
-    known = rewriter.scratch().setdefault("integer_types", {})
-    seen = known.get(id(node))
-    if seen is not None and seen[0] is node:
-        return seen[1]
-    inner = node.this if isinstance(node, (exp.Paren, exp.Neg)) else node
-    result: str | None
-    if isinstance(inner, exp.Literal):
-        result = "int" if not inner.is_string and literal_spec(inner.name, False) == "int" \
-            else None
-    elif type(inner) in _CHECKED_OPERATORS:
-        left, right = _integer_type(rewriter, inner.this), _integer_type(rewriter, inner.expression)
-        result = None if left is None or right is None else \
-            max(left, right, key=PRECEDENCE.__getitem__)
-    else:
-        spec = rewriter.spec_of(inner)
-        spec = spec.strip().lower() if isinstance(spec, str) else None
-        result = spec if spec in _INTEGER_TYPES else None
-    known[id(node)] = (node, result)  # the node is kept so that its id is not reused
-    return result
+def _checked_call(first: exp.Expression, step: list[exp.Expression]) -> exp.Expression:
+    """``tsqlb_int_arith(first, step…)``, one call for a chain: a ``first`` that is such a
+    call already (not full) takes the step as its own."""
+    inner = first.this if isinstance(first, exp.Paren) else first
+    if isinstance(inner, exp.Anonymous) and inner.name == CHECKED_INTEGER_FUNCTION \
+            and len(inner.expressions) < 1 + 2 * _CHECKED_STEPS_PER_CALL:
+        return exp.Anonymous(this=CHECKED_INTEGER_FUNCTION, expressions=inner.expressions + step)
+    return exp.Anonymous(this=CHECKED_INTEGER_FUNCTION, expressions=[first, *step])
 
 
 def _checked_integer(rewriter: Any, node: exp.Add | exp.Sub | exp.Mul) -> exp.Expression | None:
@@ -118,25 +99,51 @@ def _checked_integer(rewriter: Any, node: exp.Add | exp.Sub | exp.Mul) -> exp.Ex
     to right, a chain ``a + b - c …`` in one call rather than one nested call per operator
     (SQLite refuses deep nesting). Only when both operands' types are evident integers:
     any other arithmetic stays SQLite's own."""
-    result = _integer_type(rewriter, node)
+    result = integer_type(rewriter, node)
     if result is None:
         return None
-    left = rewriter.rewrite(node.this)
-    step = [exp.Literal.string(_CHECKED_OPERATORS[type(node)] + result),
-            rewriter.rewrite(node.expression)]
-    inner = left.this if isinstance(left, exp.Paren) else left
-    if isinstance(inner, exp.Anonymous) and inner.name == CHECKED_INTEGER_FUNCTION \
-            and len(inner.expressions) < 1 + 2 * _CHECKED_STEPS_PER_CALL:
-        return exp.Anonymous(this=CHECKED_INTEGER_FUNCTION, expressions=inner.expressions + step)
-    return exp.Anonymous(this=CHECKED_INTEGER_FUNCTION, expressions=[left, *step])
+    return _checked_call(rewriter.rewrite(node.this), [
+        exp.Literal.string(_CHECKED_OPERATORS[type(node)] + result),
+        rewriter.rewrite(node.expression)])
+
+
+def _cannot_overflow(divisor: exp.Expression) -> bool:
+    """A constant divisor other than 0 and -1: the quotient of integers stays in range
+    (only MIN / -1 overflows) and SQLite's own division truncates toward zero as T-SQL's."""
+    inner = divisor.this if isinstance(divisor, exp.Paren) else divisor
+    return isinstance(inner, exp.Literal) and not inner.is_string \
+        and literal_spec(inner.name, False) == "int" and int(inner.name) != 0
+
+
+def _division(rewriter: Any, node: exp.Div | exp.Mod) -> exp.Expression | None:
+    """``/`` and ``%``: decimal as ``_decimal_division`` computes it; integer ``/`` by a
+    divisor that may be -1 (or 0) through the checked function (-2147483648 / -1 is Msg
+    8115, SQLite would give 2147483648); anything else SQLite's own, its divisor checked."""
+    decimal = _decimal_division(rewriter, node)
+    if decimal is not None or not isinstance(node, exp.Div) \
+            or _cannot_overflow(node.expression):
+        return decimal
+    return _checked_integer(rewriter, node)
+
+
+def _checked_negation(rewriter: Any, node: exp.Neg) -> exp.Expression | None:
+    """``-x`` of an integer that is not a constant: ``0 - x`` in the negation's type
+    (-2147483648 of an int column is Msg 8115; a tinyint's is a smallint)."""
+    operand = node.this.this if isinstance(node.this, exp.Paren) else node.this
+    result = integer_type(rewriter, node)
+    if result is None or isinstance(operand, exp.Literal):
+        return None
+    return exp.Anonymous(this=CHECKED_INTEGER_FUNCTION, expressions=[
+        exp.Literal.number(0), exp.Literal.string("-" + result), rewriter.rewrite(node.this)])
 
 
 BEFORE: dict[type, Callable[[Any, Any], Any]] = {
     exp.Add: _checked_integer,
     exp.Sub: _checked_integer,
     exp.Mul: _checked_integer,
-    exp.Div: _decimal_division,
-    exp.Mod: _decimal_division,
+    exp.Div: _division,
+    exp.Mod: _division,
+    exp.Neg: _checked_negation,
     exp.GroupConcat: _ordered_string_agg,
 }
 AFTER: dict[type, Callable[[Any, Any], Any]] = {

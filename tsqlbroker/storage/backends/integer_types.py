@@ -1,0 +1,55 @@
+"""The integer type (tinyint … bigint) SQL Server gives an arithmetic expression of a query,
+where it is evident: both backends' rewrites ask it to check integer arithmetic as SQL
+Server does (Msg 8115 past the result type's range), each in its own way."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlglot import exp
+
+from ...values.precedence import PRECEDENCE
+from ...values.types import literal_spec
+
+INTEGER_TYPES = frozenset({"tinyint", "smallint", "int", "bigint"})
+# Integer operators and their T-SQL spelling: the result is the operand type of higher
+# precedence (two smallints give a smallint: 20000 + 20000 overflows); a constant is an int.
+ARITHMETIC_OPERATORS: dict[type, str] = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*",
+                                         exp.Div: "/", exp.Mod: "%"}
+
+
+def negation_type(operand: str) -> str:
+    """The type of ``-x`` for an ``x`` of integer type ``operand``: its own, except that
+    an unsigned tinyint becomes a signed smallint (the documented rule of unary minus)."""
+    return "smallint" if operand == "tinyint" else operand
+
+
+def integer_type(rewriter: Any, node: exp.Expression) -> str | None:
+    """The integer type of ``node`` (of the original tree) when it is integer arithmetic,
+    a negation, an integer column, variable or constant whose type is evident; None
+    otherwise. Kept per node in the rewriter's scratch, so that a long ``a + b + c …``
+    chain is typed once."""
+    known = rewriter.scratch().setdefault("integer_types", {})
+    seen = known.get(id(node))
+    if seen is not None and seen[0] is node:
+        return seen[1]
+    result: str | None
+    if isinstance(node, exp.Paren):
+        result = integer_type(rewriter, node.this)
+    elif isinstance(node, exp.Neg):
+        inner = integer_type(rewriter, node.this)
+        result = None if inner is None else negation_type(inner)
+    elif isinstance(node, exp.Literal):
+        result = "int" if not node.is_string and literal_spec(node.name, False) == "int" \
+            else None
+    elif type(node) in ARITHMETIC_OPERATORS:
+        left = integer_type(rewriter, node.this)
+        right = integer_type(rewriter, node.expression)
+        result = None if left is None or right is None else \
+            max(left, right, key=PRECEDENCE.__getitem__)
+    else:
+        spec = rewriter.spec_of(node)
+        spec = spec.strip().lower() if isinstance(spec, str) else None
+        result = spec if spec in INTEGER_TYPES else None
+    known[id(node)] = (node, result)  # the node is kept so that its id is not reused
+    return result
