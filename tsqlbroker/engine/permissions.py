@@ -83,6 +83,8 @@ CLASSES: dict[str, tuple[int, str, frozenset[str]]] = {
 }
 CLASS_DESC = {n: d for n, d, _p in CLASSES.values()} | {100: "SERVER"}
 SERVER_CLASSES = {100, 101, 105}
+# Classes of ALTER AUTHORIZATION whose owner is a login, not a database principal.
+SERVER_LEVEL_OWNED = frozenset({"DATABASE", "ENDPOINT"})
 _TABLE_PERMS = _OWNED | {"SELECT", "INSERT", "UPDATE", "DELETE", "REFERENCES",
                          "VIEW CHANGE TRACKING"}
 OBJECT_PERMS: dict[str, frozenset[str]] = {

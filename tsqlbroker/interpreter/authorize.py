@@ -21,13 +21,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from tsqlbroker.engine import access, roles
+from tsqlbroker.engine import access, owners, roles
+from tsqlbroker.engine.broker import Broker
 from tsqlbroker.engine.broker.fastsql import fetch_endpoint
 from tsqlbroker.engine.broker.model import uid
+from tsqlbroker.engine.broker.objects import OWNED_CLASSES
 from tsqlbroker.engine.context import ExecContext
 from tsqlbroker.engine.permissions import COLUMN_LEVEL, broker_securable_id, table_columns
 from tsqlbroker.engine.security import Security
-from tsqlbroker.errors import TSqlError, cannot, tsql_error
+from tsqlbroker.errors import BindError, TSqlError, cannot, tsql_error
 from tsqlbroker.lazy import LazyModule
 
 from .impersonation import context, current, may_connect, principal_in, privileged, unchecked
@@ -55,21 +57,43 @@ def _chained(f: Frame, db_id: int) -> bool:
     return f.proc_id is not None and f.session.db_id == db_id
 
 
-def _holds(f: Frame, db_id: int, permission: str, path: list[tuple[int, int]]) -> bool:
+def path_owners(f: Frame, db_id: int, path: list[tuple[int, int]]) -> frozenset[int]:
+    """The owners of the securables on ``path`` (the securable, then its containers): each
+    holds CONTROL on the securable without a GRANT. Schemas and objects
+    (:mod:`engine.owners`), and the broker's securables (their principal_id)."""
     s = f.session
-    sec = _sec(f)
-    user_id = principal_in(f, db_id)
-    principals = access.principal_set(sec, s.conn, db_id, user_id)
-    return access.holds(sec, s.conn, db_id, principals, permission, path)
+    found = owners.path_owners(_sec(f), s.conn, db_id, path)
+    class_, major = path[0]
+    if class_ in OWNED_CLASSES:
+        broker_owner = Broker.get(s.instance.store).securable_owner(s.conn, db_id, class_,
+                                                                     major)
+        if broker_owner is not None:
+            found |= {broker_owner}
+    return found
+
+
+def _principals(f: Frame, db_id: int) -> frozenset[int]:
+    s = f.session
+    return access.principal_set(_sec(f), s.conn, db_id, principal_in(f, db_id))
+
+
+def _holds(f: Frame, db_id: int, permission: str, path: list[tuple[int, int]]) -> bool:
+    """Whether frame ``f``'s context holds ``permission`` on ``path``: as an owner of the
+    securable or a container, or granted (:func:`access.holds`)."""
+    principals = _principals(f, db_id)
+    if principals & path_owners(f, db_id, path):
+        return True
+    return access.holds(_sec(f), f.session.conn, db_id, principals, permission, path)
 
 
 def _denied(f: Frame, db_id: int, permission: str, path: list[tuple[int, int]]) -> bool:
     """Whether ``permission`` (or CONTROL) is denied to frame ``f``'s context on ``path``:
-    such a DENY beats what a role or an ALTER ANY … would allow."""
-    s = f.session
-    sec = _sec(f)
-    principals = access.principal_set(sec, s.conn, db_id, principal_in(f, db_id))
-    return access.denied(sec, s.conn, db_id, principals, permission, path)
+    such a DENY beats what a role or an ALTER ANY … would allow (an owner is never denied
+    on what it owns)."""
+    principals = _principals(f, db_id)
+    if principals & path_owners(f, db_id, path):
+        return False
+    return access.denied(_sec(f), f.session.conn, db_id, principals, permission, path)
 
 
 def _bracketed(name: str) -> str:
@@ -104,6 +128,12 @@ def holds_here(f: Frame, permission: str, securable: tuple[int, int] | None = No
         return True
     path = [(0, 0)] if securable is None else [securable, (0, 0)]
     return _holds(f, f.session.db_id, permission, path)
+
+
+def holds_path(f: Frame, permission: str, path: list[tuple[int, int]]) -> bool:
+    """Whether frame ``f``'s context holds ``permission`` on the securable of the current
+    database whose (class, major_id) and containers' are ``path``."""
+    return privileged(f) or _holds(f, f.session.db_id, permission, path)
 
 
 def require_database(f: Frame, permission: str) -> None:
@@ -156,6 +186,8 @@ def _refused_column(f: Frame, db_id: int, permission: str, path: list[tuple[int,
         return [i for i, name in table if "*" in names or name.lower() in names]
 
     principals = access.principal_set(sec, s.conn, db_id, principal_in(f, db_id))
+    if principals & path_owners(f, db_id, path):
+        return None
     refused = access.refused_column(sec, s.conn, db_id, principals, permission, path, used)
     if not refused:
         return refused
@@ -451,3 +483,23 @@ def require_drop_database(f: Frame, database: str) -> None:
     if user_id == 1 or (user_id is not None and _holds(f, db_id, "CONTROL", [(0, 0)])):
         return
     raise tsql_error(3701, "database", database)
+
+
+def owner_named(f: Frame, name: str | None, *, refused: str = "user") -> int | None:
+    """``AUTHORIZATION name`` of a CREATE or the new owner of ALTER AUTHORIZATION: the
+    owning user's or role's principal id (None: no name given). As documented, dbo and
+    db_owner may name any user or role, others only themselves or a role they are a
+    member of; Msg 15151 otherwise (naming the ``refused`` class: ALTER AUTHORIZATION says
+    *principal*), or for a principal that does not exist (an application role owns
+    nothing)."""
+    if name is None:
+        return None
+    s = f.session
+    sec = _sec(f)
+    found = sec.find_user(s.conn, s.db_id, name)
+    if found is None or found.type == "A":
+        raise tsql_error(15151, "user", name, cls=BindError)
+    if not (privileged(f) or holds_here(f, "CONTROL")
+            or found.principal_id in _principals(f, s.db_id)):
+        raise tsql_error(15151, refused, name, cls=BindError)
+    return found.principal_id

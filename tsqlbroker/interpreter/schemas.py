@@ -15,10 +15,13 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from tsqlbroker.engine import owners
+from tsqlbroker.engine.permissions import forget_securable
 from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import BindError, tsql_error
 from tsqlbroker.grammar import ast
 
+from .authorize import owner_named
 from .compiler import HANDLERS, Compiler, StmtFn, handler
 
 if TYPE_CHECKING:
@@ -95,11 +98,12 @@ def compile_create_schema(c: Compiler, node: ast.CreateSchema) -> StmtFn:
         s = f.session
         s.check_writable()
         conn = s.conn
-        if owner is not None and Security.get(conn.store).find_user(
-                conn, s.db_id, owner) is None:
-            raise tsql_error(15151, "user", owner, cls=BindError)
+        owner_id = owner_named(f, owner)
         s.txn_for_statement().write()
-        s.instance.catalog.create_schema(conn, s.db_id, name)
+        schema_id = s.instance.catalog.create_schema(conn, s.db_id, name)
+        if owner_id is not None and owner_id != owners.DBO:
+            owners.set_owner(Security.get(conn.store), conn, s.db_id, owners.SCHEMA,
+                             schema_id, owner_id)
         for element_fn in elements:
             element_fn(f)
         s.rowcount = 0
@@ -134,6 +138,14 @@ def compile_drop_schema(c: Compiler, node: ast.DropSchema) -> StmtFn:
 
     def drop(s: Session) -> None:
         s.txn_for_statement().write()
-        if not s.instance.catalog.drop_schema(s.conn, s.db_id, name) and not if_exists:
-            raise tsql_error(3701, "schema", name, cls=BindError)
+        schema_id = s.instance.catalog.schema_id(s.conn, s.db_id, name)
+        if not s.instance.catalog.drop_schema(s.conn, s.db_id, name):
+            if not if_exists:
+                raise tsql_error(3701, "schema", name, cls=BindError)
+            return
+        # its id may be given to the next schema: its owner and permissions go with it
+        assert schema_id is not None
+        sec = Security.get(s.conn.store)
+        owners.set_owner(sec, s.conn, s.db_id, owners.SCHEMA, schema_id, None)
+        forget_securable(sec, s.conn, s.db_id, owners.SCHEMA, schema_id)
     return ddl_statement(drop)
