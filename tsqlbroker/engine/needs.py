@@ -81,6 +81,26 @@ def statement_needs(sql: str) -> tuple[Need, ...]:
     return needs
 
 
+def view_needs(definition: str) -> tuple[Need, ...]:
+    """What the query of a view needs, from its stored ``CREATE`` / ``ALTER VIEW`` text (the
+    ownership chain through the view checks them where it breaks); cached per text."""
+    key = "\0view\0" + definition
+    with _needs_lock:
+        hit = _needs_cache.get(key)
+    if hit is not None:
+        return hit
+    try:
+        tree = parse_statement(definition).tree
+    except Exception:  # noqa: BLE001 — a stored view parsed when it was made
+        return ()
+    query = tree.expression if isinstance(tree, exp.Create) else (
+        (tree.args.get("actions") or [None])[0])
+    needs = _merged(_needs(query)) if isinstance(query, exp.Query) else ()
+    with _needs_lock:
+        _needs_cache[key] = needs
+    return needs
+
+
 def columns_used(need: Need, columns_of: Callable[[TableKey], frozenset[str]]) -> set[str]:
     """The columns (lower case, ``*`` for all) of ``need``'s object its statement uses, given
     ``columns_of`` (a table's column names, lower case; empty when it is no table)."""

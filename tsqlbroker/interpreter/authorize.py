@@ -5,10 +5,11 @@ says what an engine statement needs).
 Who is checked is the session's security context (:mod:`impersonation`: the login it
 connected as, mapped to a user of the current database, or an EXECUTE AS). No check is made
 for sysadmin (the ``sa`` login, the CLI's default) or the ``dbo`` user: that path costs one
-attribute test per statement. Every object belongs to the owner of its schema, and every
-schema to ``dbo`` (see docs/decisions.md), so a module (procedure, view) and the objects it
-uses in its own database share an owner: statements inside a procedure are not checked on
-its database's objects (SQL Server's ownership chain), dynamic SQL (EXEC of a string) is.
+attribute test per statement. The owner of a securable or of its schema holds CONTROL on
+it (:mod:`engine.owners`). SQL Server's ownership chain: a module (procedure, function,
+trigger) is not checked on the objects of its database with its own owner, a view read is
+followed to its base objects and checked where their owner differs from the view's;
+dynamic SQL (EXEC of a string) and other databases break the chain.
 
 Refusals: Msg 229 for an object (table, view, procedure, queue), Msg 262 for a statement
 permission (CREATE TABLE …), Msg 300 for a securable outside schemas (service, contract),
@@ -52,9 +53,20 @@ def _sec(f: Frame) -> Security:
     return Security.get(f.session.instance.store)
 
 
-def _chained(f: Frame, db_id: int) -> bool:
-    """Inside a module of database ``db_id``: the ownership chain covers its objects."""
-    return f.proc_id is not None and f.session.db_id == db_id
+def _owner_of(f: Frame, db_id: int, obj: Any) -> int:
+    """The principal owning the catalog object ``obj`` of database ``db_id``."""
+    return owners.object_owner(_sec(f), f.session.conn, db_id, int(obj.object_id),
+                               int(obj.schema_id))
+
+
+def _chained(f: Frame, db_id: int, obj: Any) -> bool:
+    """Whether the ownership chain covers ``obj``: frame ``f`` runs a module (procedure,
+    function, trigger) of database ``db_id`` owned by the owner of ``obj``. Another owner
+    breaks the chain, and so does another database (cross-database chaining is off)."""
+    if f.proc_id is None or f.session.db_id != db_id:
+        return False
+    module = f.session.instance.catalog.object_by_id(f.session.conn, db_id, f.proc_id)
+    return module is not None and _owner_of(f, db_id, module) == _owner_of(f, db_id, obj)
 
 
 def path_owners(f: Frame, db_id: int, path: list[tuple[int, int]]) -> frozenset[int]:
@@ -151,7 +163,7 @@ def require_object(f: Frame, permission: str, db_id: int, obj: Any, *, error: in
     """``permission`` on the schema-scoped object ``obj`` (a catalog object row); for
     SELECT / UPDATE / REFERENCES, ``columns()`` names the columns used (lower case, ``*`` for
     all), read only when column permissions exist (Msg 230 for a column refused)."""
-    if unchecked(f, db_id) or (chain and _chained(f, db_id)):
+    if unchecked(f, db_id) or (chain and _chained(f, db_id, obj)):
         return
     path = [(1, int(obj.object_id)), (3, int(obj.schema_id)), (0, 0)]
     if columns is None or permission not in COLUMN_LEVEL:
@@ -238,6 +250,35 @@ def require_statement(f: Frame, sql: str) -> None:
         used = None if need.columns is None else _binder(need, columns_of)
         require_object(f, need.permission, hit[0], hit[1], error=need.error, kind=need.kind,
                        columns=used)
+        if str(hit[1].type).strip() == "V" and need.permission == "SELECT":
+            _through_view(f, hit[0], hit[1], 0)
+
+
+_VIEW_DEPTH = 32  # SQL Server's nesting limit for views
+
+
+def _through_view(f: Frame, db_id: int, view: Any, depth: int) -> None:
+    """The ownership chain through view ``view`` (read with SELECT): an object its query
+    uses with another owner than the view's breaks the chain and the caller's SELECT on it
+    is checked (Msg 229), as is one of another database (cross-database chaining is off);
+    one with the same owner is not, and the chain goes on through the views it reaches."""
+    if depth >= _VIEW_DEPTH or not view.definition:
+        return
+    s = f.session
+    view_owner = _owner_of(f, db_id, view)
+    for need in needs.view_needs(view.definition):
+        if need.name is None:
+            continue
+        here = db_id if need.catalog is None else s.instance.catalog.database_id(
+            s.conn, need.catalog)
+        obj = None if here is None else s.instance.catalog.find_object(
+            s.conn, here, need.schema, need.name)
+        if obj is None or here is None:
+            continue
+        if here != db_id or _owner_of(f, here, obj) != view_owner:
+            require_object(f, need.permission, here, obj, chain=False)
+        if str(obj.type).strip() == "V":
+            _through_view(f, here, obj, depth + 1)
 
 
 def _binder(need: Any, columns_of: Callable[[_Key], frozenset[str]]
@@ -247,8 +288,9 @@ def _binder(need: Any, columns_of: Callable[[_Key], frozenset[str]]
 
 
 def require_execute(f: Frame, db_id: int, object_id: int) -> None:
-    """EXECUTE on the procedure ``object_id`` (chained from a module of its database)."""
-    if unchecked(f, db_id) or _chained(f, db_id):
+    """EXECUTE on the procedure ``object_id`` (not when chained from a module of its
+    database with the same owner)."""
+    if unchecked(f, db_id):
         return
     obj = f.session.instance.catalog.object_by_id(f.session.conn, db_id, object_id)
     if obj is not None:
