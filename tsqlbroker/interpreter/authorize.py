@@ -54,7 +54,13 @@ def _sec(f: Frame) -> Security:
 
 
 def _owner_of(f: Frame, db_id: int, obj: Any) -> int:
-    """The principal owning the catalog object ``obj`` of database ``db_id``."""
+    """The principal owning the catalog object ``obj`` of database ``db_id`` (a trigger's
+    or constraint's is its table's)."""
+    if obj.parent_object_id:
+        parent = f.session.instance.catalog.object_by_id(f.session.conn, db_id,
+                                                         int(obj.parent_object_id))
+        if parent is not None:
+            obj = parent
     return owners.object_owner(_sec(f), f.session.conn, db_id, int(obj.object_id),
                                int(obj.schema_id))
 

@@ -89,6 +89,23 @@ EXEC s1.read_as_helper
 EXEC s1.call_other
 REVERT
 GO
+-- a trigger belongs to its table's owner: u2's trigger writing u1's table breaks the chain
+CREATE TABLE s2.audited (a int)
+GO
+CREATE TRIGGER s2.audit_it ON s2.audited AFTER INSERT AS INSERT s1.mine VALUES (9)
+GO
+GRANT INSERT ON s2.audited TO caller
+EXECUTE AS USER = 'caller'
+INSERT s2.audited VALUES (1)
+REVERT
+-- (the owner change drops the permissions on the table: granted again)
+ALTER AUTHORIZATION ON s2.audited TO u1
+GRANT INSERT ON s2.audited TO caller
+EXECUTE AS USER = 'caller'
+INSERT s2.audited VALUES (2)
+REVERT
+SELECT a AS logged FROM s1.mine WHERE a = 9
+GO
 -- one owner again: the table moves to u1 and the chain holds
 ALTER AUTHORIZATION ON s2.theirs TO u1
 EXECUTE AS USER = 'caller'
