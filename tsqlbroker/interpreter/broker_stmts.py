@@ -453,7 +453,7 @@ def _options(c: Compiler, options: tuple[tuple[str, ast.Expr | None], ...]
 def compile_create_route(c: Compiler, node: ast.CreateRoute) -> StmtFn:
     opts = _options(c, node.options)
     return _ddl(permitted("CREATE ROUTE", lambda f, b, txn: b.create_route(
-        txn, f.session.db_id, node.name, opts(f))))
+        txn, f.session.db_id, node.name, opts(f), owner_named(f, node.owner))))
 
 
 @handler(ast.AlterRoute)
@@ -472,7 +472,8 @@ def compile_drop_route(c: Compiler, node: ast.DropRoute) -> StmtFn:
 @handler(ast.CreateRemoteServiceBinding)
 def compile_create_binding(c: Compiler, node: ast.CreateRemoteServiceBinding) -> StmtFn:
     return _ddl(lambda f, b, txn: b.create_remote_service_binding(
-        txn, f.session.db_id, node.name, node.service, node.user, node.anonymous))
+        txn, f.session.db_id, node.name, node.service, node.user, node.anonymous,
+        owner_named(f, node.owner)))
 
 
 @handler(ast.AlterRemoteServiceBinding)
