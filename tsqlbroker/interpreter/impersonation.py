@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tsqlbroker.engine import access, roles
+from tsqlbroker.engine import access, owners, roles
 from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import tsql_error
 from tsqlbroker.grammar import ast
@@ -189,17 +189,34 @@ def privileged(f: Frame) -> bool:
     return ctx.sysadmin or ctx.user_id == 1
 
 
+def owner_name(s: Session, db_id: int, object_id: int | None) -> str:
+    """The name of the database principal owning object ``object_id`` (its own owner, else
+    its schema's: :mod:`engine.owners`); dbo when unknown."""
+    obj = None if object_id is None else s.instance.catalog.object_by_id(s.conn, db_id,
+                                                                          object_id)
+    if obj is None:
+        return "dbo"
+    sec = Security.get(s.instance.store)
+    owner = owners.object_owner(sec, s.conn, db_id, int(obj.object_id), int(obj.schema_id))
+    user = sec.user_by_id(s.conn, db_id, owner)
+    return "dbo" if owner == 1 or user is None else user.name
+
+
 def enter_module(f: Frame, execute_as: str | None) -> None:
     """Switch frame ``f`` (a procedure just called) to its WITH EXECUTE AS principal:
-    ``OWNER`` (the schema owner, dbo), ``SELF`` (recorded as dbo: creators are not kept) or a
-    user of the module's database; ``CALLER`` (the default) keeps the caller's context."""
+    ``OWNER`` (the module's owner: Msg 15517 when that is a role), ``SELF`` (recorded as
+    dbo: creators are not kept) or a user of the module's database; ``CALLER`` (the
+    default) keeps the caller's context."""
     if execute_as is None or execute_as.upper() == "CALLER":
         return
     s = f.session
-    if execute_as.upper() in ("OWNER", "SELF"):
+    who = execute_as
+    if who.upper() == "OWNER":
+        who = owner_name(s, s.db_id, f.proc_id)
+    if who.upper() in ("DBO", "SELF"):
         ctx = Context("dbo", 1, "sa" if s.sysadmin else s.login_name, db_id=s.db_id)
     else:
-        ctx = _user_context(s, execute_as)
+        ctx = _user_context(s, who)
     ctx.frame = f
     s.extensions.setdefault(CONTEXT_STACK, []).append(ctx)
 

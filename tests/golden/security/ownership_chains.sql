@@ -89,6 +89,17 @@ EXEC s1.read_as_helper
 EXEC s1.call_other
 REVERT
 GO
+-- WITH EXECUTE AS OWNER runs as the procedure's owner (Msg 15517 when a role owns it)
+CREATE ROLE r1
+GO
+CREATE PROCEDURE s1.who_owns WITH EXECUTE AS OWNER AS SELECT USER_NAME() AS running_as
+GO
+EXEC s1.who_owns
+ALTER AUTHORIZATION ON s1.who_owns TO u2
+EXEC s1.who_owns
+ALTER AUTHORIZATION ON s1.who_owns TO r1
+EXEC s1.who_owns
+GO
 -- a trigger belongs to its table's owner: u2's trigger writing u1's table breaks the chain
 CREATE TABLE s2.audited (a int)
 GO
