@@ -108,6 +108,19 @@ def _existing(sec: Security, o: Any) -> Any:
             select(schemas.c.schema_id).where(schemas.c.database_id == o.c.database_id))))
 
 
+def owned_ids(sec: Security, conn: StoreConnection, db_id: int,
+              principals: frozenset[int], class_: int) -> frozenset[int]:
+    """The ids of the schemas (``class_`` :data:`SCHEMA`, built-in ones included) or objects
+    (:data:`OBJECT`: those with an owner of their own) that one of ``principals`` owns."""
+    sec.ensure(conn)
+    o = sec.t.owners
+    found = {int(m) for m, in conn.execute(select(o.c.major_id).where(
+        o.c.database_id == db_id, o.c["class"] == class_, o.c.principal_id.in_(principals)))}
+    if class_ == SCHEMA:
+        found |= {p for p in principals if DBO <= p < _FIRST_USER_SCHEMA}
+    return frozenset(found)
+
+
 def owner_column(sec: Security, class_: int, db_id: Any, major_id: Any) -> Any:
     """A scalar subquery: the recorded owner of a schema / object (NULL when it has none),
     for the catalog views."""

@@ -37,6 +37,7 @@ SELECT a FROM s.x
 ALTER TABLE s.x ADD b int
 GRANT SELECT ON s.x TO u2
 SELECT a FROM dbo.t
+SELECT name AS u1_sees FROM sys.tables ORDER BY name
 REVERT
 EXECUTE AS USER = 'u2'
 SELECT a, b FROM s.x
@@ -66,6 +67,7 @@ SELECT COUNT(*) AS permissions_left FROM sys.database_permissions
 EXECUTE AS USER = 'u2'
 SELECT a FROM dbo.t
 UPDATE dbo.t SET a = 2
+SELECT name AS u2_sees FROM sys.tables ORDER BY name
 REVERT
 GO
 -- a role owns: its members hold CONTROL
