@@ -91,19 +91,26 @@ DROP USER u2
 ALTER AUTHORIZATION ON CONTRACT::[//c/a] TO dbo
 DROP USER u2
 GO
--- broker securables move too; the owner may then drop its own
+-- broker securables move too; an owner may drop its own
 ALTER AUTHORIZATION ON MESSAGE TYPE::[//m/a] TO u3
 ALTER AUTHORIZATION ON CONTRACT::[//c/a] TO u1
 ALTER AUTHORIZATION ON ROUTE::nosuch TO u1
 SELECT name, USER_NAME(principal_id) AS owner FROM sys.service_message_types
     WHERE name = '//m/a'
+-- CREATE SCHEMA needs CREATE SCHEMA; DROP SCHEMA CONTROL on it, which its owner holds
+EXECUTE AS USER = 'u3'
+DROP SCHEMA s
+REVERT
 EXECUTE AS USER = 'u1'
+GO
+CREATE SCHEMA u1_more
+GO
 DROP CONTRACT [//c/a]
 DROP TABLE s.x
+DROP SCHEMA s
 REVERT
-ALTER AUTHORIZATION ON SCHEMA::s TO dbo
 DROP USER u1
-SELECT name, USER_NAME(principal_id) AS owner FROM sys.schemas WHERE name = 's'
+SELECT COUNT(*) AS schemas_named_s FROM sys.schemas WHERE name = 's'
 GO
 -- AUTHORIZATION on CREATE ROUTE / REMOTE SERVICE BINDING
 CREATE ROUTE r_owned AUTHORIZATION u3 WITH SERVICE_NAME = '//far', ADDRESS = 'LOCAL'
