@@ -543,3 +543,39 @@ def test_monitor_stays_receives_occurring_while_a_reader_holds_the_group(
     # one that finds the group locked gets nothing and ends.)
     assert c.scalar("SELECT COUNT(*) FROM seen") == 4
     assert c.scalar("SELECT MAX(readers) FROM seen") <= 2
+
+
+# --------------------------------------------------------------------------------------------
+# EXECUTE AS OWNER: the queue's owner (issue 19: owners other than dbo)
+# --------------------------------------------------------------------------------------------
+def test_execute_as_owner_runs_as_the_queue_owner(c: Client, rt: BrokerRuntime) -> None:
+    """A queue in a schema owned by u1 activates its procedure as u1 (USER_NAME() u1, and
+    u1's permissions: it owns the queue, so it may RECEIVE); moved to a role, the task is
+    not run and Msg 15517 is logged."""
+    c.run("""CREATE USER u1 WITHOUT LOGIN;
+CREATE ROLE r1;
+GO
+CREATE SCHEMA s1 AUTHORIZATION u1;
+GO
+CREATE TABLE s1.seen (who sysname, body nvarchar(100));
+GO
+CREATE PROCEDURE s1.handler AS
+BEGIN
+  DECLARE @body varbinary(max);
+  WAITFOR (RECEIVE TOP (1) @body = message_body FROM s1.q), TIMEOUT 1000;
+  IF @body IS NOT NULL INSERT INTO s1.seen VALUES (USER_NAME(), CAST(@body AS nvarchar(100)));
+END
+GO
+CREATE QUEUE s1.q WITH ACTIVATION (STATUS = ON, PROCEDURE_NAME = s1.handler,
+  MAX_QUEUE_READERS = 1, EXECUTE AS OWNER);
+CREATE SERVICE target ON QUEUE s1.q ([DEFAULT]);""")
+    send(c, 1, "owned")
+    wait_for("the activated procedure's row", lambda: c.scalar(
+        "SELECT COUNT(*) FROM s1.seen") == 1)
+    assert c.rows("SELECT who, body FROM s1.seen") == [("u1", "owned")]
+    assert rt.wait_idle(WAIT)
+    c.run("ALTER AUTHORIZATION ON s1.q TO r1")
+    send(c, 1, "role")
+    wait_for("Msg 15517 in the log", lambda: any(
+        "15517" in t and "r1" in t for t in log_texts(rt)))
+    assert c.scalar("SELECT COUNT(*) FROM s1.seen") == 1

@@ -181,3 +181,51 @@ def refused_column(sec: Security, conn: StoreConnection, db_id: int,
         if not states & {"G", "W"} and not _allowed(whole):
             return column_id
     return None
+
+
+GUEST = 2
+# Databases where guest holds CONNECT in every SQL Server instance.
+_GUEST_DATABASES = frozenset({"master", "tempdb", "msdb"})
+
+
+def may_connect(sec: Security, conn: StoreConnection, db_id: int, user_id: int) -> bool:
+    """Whether database principal ``user_id`` holds CONNECT on ``db_id`` (guest does in
+    master, tempdb and msdb, as in SQL Server; dbo always)."""
+    if user_id == DBO:
+        return True
+    principals = principal_set(sec, conn, db_id, user_id)
+    if holds(sec, conn, db_id, principals, "CONNECT", [(0, 0)]):
+        return True
+    row = sec.catalog.database(conn, db_id)
+    return user_id == GUEST and row is not None and row.name.lower() in _GUEST_DATABASES \
+        and not denied(sec, conn, db_id, principals, "CONNECT", [(0, 0)])
+
+
+def mapped_user(sec: Security, conn: StoreConnection, db_id: int, sid: bytes | None
+                ) -> int | None:
+    """The user of ``db_id`` a login with ``sid`` acts as: the user with its SID, else
+    guest when guest may connect; None when it may not enter (Msg 916)."""
+    if sid:
+        user = next((u for u in sec.users(conn, db_id) if u.sid == sid and u.type != "R"),
+                    None)
+        if user is not None:
+            return user.principal_id
+    return GUEST if may_connect(sec, conn, db_id, GUEST) else None
+
+
+def user_elsewhere(sec: Security, conn: StoreConnection, home_db: int, user_id: int,
+                   db_id: int) -> int | None:
+    """Who the user ``user_id`` of database ``home_db``, impersonated (EXECUTE AS USER, a
+    module's EXECUTE AS, the broker acting for a service's owner), is in database ``db_id``:
+    trusted outside its database only when ``home_db`` is TRUSTWORTHY (its owner, sa, may
+    authenticate everywhere); then dbo is sa's user (dbo) everywhere and another user is
+    mapped by its login's SID (:func:`mapped_user`). None: not admitted (Msg 916)."""
+    if home_db == db_id:
+        return user_id
+    home = sec.catalog.database(conn, home_db)
+    if home is None or not home.is_trustworthy_on:
+        return None
+    if user_id == DBO:
+        return DBO
+    user = sec.user_by_id(conn, home_db, user_id)
+    return mapped_user(sec, conn, db_id, user.sid if user else None)

@@ -65,17 +65,35 @@ _NEEDS_CACHE_SIZE = 2048
 
 def statement_needs(sql: str) -> tuple[Need, ...]:
     """The permissions the engine statement ``sql`` needs (cached per text)."""
+    return _cached(sql, sql, lambda tree: tree)
+
+
+def view_needs(definition: str) -> tuple[Need, ...]:
+    """What the query of a view needs, from its stored ``CREATE`` / ``ALTER VIEW`` text (the
+    ownership chain through the view checks them where it breaks); cached per text."""
+    def query(tree: exp.Expression) -> exp.Expression | None:
+        found = tree.expression if isinstance(tree, exp.Create) else (
+            (tree.args.get("actions") or [None])[0])
+        return found if isinstance(found, exp.Query) else None
+    return _cached("\0view\0" + definition, definition, query)
+
+
+def _cached(key: str, sql: str,
+            part: Callable[[exp.Expression], exp.Expression | None]) -> tuple[Need, ...]:
+    """The needs of ``part`` of the parsed ``sql``, kept under ``key``; none when ``sql``
+    does not parse (the engine reports the syntax error itself) or ``part`` is None."""
     with _needs_lock:
-        hit = _needs_cache.get(sql)
+        hit = _needs_cache.get(key)
     if hit is not None:
         return hit
     try:
         tree = parse_statement(sql).tree
-    except Exception:  # noqa: BLE001 — the engine reports the syntax error itself
+    except Exception:  # noqa: BLE001 — reported by the engine
         return ()
-    needs = _merged(_needs(tree))
+    node = part(tree)
+    needs = () if node is None else _merged(_needs(node))
     with _needs_lock:
-        _needs_cache[sql] = needs
+        _needs_cache[key] = needs
         while len(_needs_cache) > _NEEDS_CACHE_SIZE:
             _needs_cache.popitem(last=False)
     return needs

@@ -71,6 +71,8 @@ CLASSES: dict[str, tuple[int, str, frozenset[str]]] = {
     "ENDPOINT": (105, "ENDPOINT", frozenset(OWNED | {"CONNECT"})),
 }
 CLASS_DESC = {n: d for n, d, _p in CLASSES.values()} | {100: "SERVER"}
+# Classes of ALTER AUTHORIZATION whose owner is a login, not a database principal.
+SERVER_LEVEL_OWNED = frozenset({"DATABASE", "ENDPOINT"})
 _TABLE_PERMS = OWNED | {"SELECT", "INSERT", "UPDATE", "DELETE", "REFERENCES",
                         "VIEW CHANGE TRACKING"}
 OBJECT_PERMS: dict[str, frozenset[str]] = {

@@ -114,7 +114,7 @@ class Security(KeysMixin):
     def _on_drop_database(self, conn: StoreConnection, db_id: int) -> None:
         self.ensure(conn)
         for table in (self.t.principals, self.t.certificates, self.t.master_keys,
-                      self.t.permissions, self.t.roles, self.t.role_members):
+                      self.t.permissions, self.t.roles, self.t.role_members, self.t.owners):
             conn.execute(delete(table).where(table.c.database_id == db_id))
 
     def _next_id(self, conn: StoreConnection, column: Any, first: int, *conds: Any) -> int:
@@ -221,7 +221,8 @@ class Security(KeysMixin):
 
     def drop_user(self, conn: StoreConnection, db_id: int, name: str,
                   if_exists: bool = False) -> None:
-        """DROP USER: refused while the user owns a certificate or granted permissions;
+        """DROP USER: refused while the user owns a certificate or granted permissions (what
+        it owns in schemas and the broker the interpreter checks first);
         the permissions granted to the user go with it."""
         self.ensure(conn)
         if if_exists and self.find_user(conn, db_id, name) is None:

@@ -36,6 +36,7 @@ class SecurityTables:
     permissions: Table
     roles: Table
     role_members: Table
+    owners: Table
 
     def all(self) -> list[Table]:
         """The tables in creation order."""
@@ -133,5 +134,15 @@ def security_tables(metadata: MetaData) -> SecurityTables:
         Column("role_principal_id", Integer, primary_key=True, autoincrement=False),
         Column("member_principal_id", Integer, primary_key=True, autoincrement=False),
     )
+    # The owner of a schema or schema-scoped object set by CREATE SCHEMA … AUTHORIZATION or
+    # ALTER AUTHORIZATION (class 3 / 1, as sys.database_permissions numbers them); no row:
+    # a created schema is dbo's, an object its schema owner's (sys.objects.principal_id NULL).
+    owners = Table(
+        PREFIX + "owners", metadata,
+        Column("database_id", Integer, primary_key=True, autoincrement=False),
+        Column("class", Integer, primary_key=True, autoincrement=False),
+        Column("major_id", Integer, primary_key=True, autoincrement=False),
+        Column("principal_id", Integer, nullable=False),
+    )
     return SecurityTables(principals, logins, certificates, master_keys, permissions, roles,
-                          role_members)
+                          role_members, owners)

@@ -16,12 +16,11 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import Integer as SaInteger
-from sqlalchemy import Select, and_, case, cast, false, literal, or_, select, true
+from sqlalchemy import Select, and_, case, cast, false, func, literal, or_, select, true
 
 from ..errors import MESSAGES, tsql_error
 from ..values.types import TypeSpec, parse_spec
-from . import visibility
+from . import owners, visibility
 from .catalog import OBJECT_COLUMNS, TYPE_DESC, Catalog
 from .context import ExecContext, VirtualTable, register_virtual_table
 from .literal_rows import literal_rows
@@ -44,7 +43,8 @@ def _db(ctx: ExecContext, database: str | None) -> int | None:
     return Catalog.get(ctx.conn.store).database_id(ctx.conn, database)
 
 
-def _objects_select(catalog: Catalog, db_id: int, types: Sequence[str] | None) -> Select[Any]:
+def _objects_select(catalog: Catalog, db_id: int, types: Sequence[str] | None,
+                    sec: Security) -> Select[Any]:
     o = catalog.t.objects
     type_desc = case(*[(o.c.type == k, literal(v)) for k, v in _TYPE_DESCS.items()],
                      else_=o.c.type)
@@ -53,7 +53,9 @@ def _objects_select(catalog: Catalog, db_id: int, types: Sequence[str] | None) -
         conds.append(o.c.type.in_(list(types)))
     return select(
         o.c.name.label("name"), o.c.object_id.label("object_id"),
-        cast(literal(None), SaInteger).label("principal_id"), o.c.schema_id.label("schema_id"),
+        # an owner of its own (ALTER AUTHORIZATION), else NULL: its schema's owner's
+        owners.owner_column(sec, owners.OBJECT, o.c.database_id, o.c.object_id)
+        .label("principal_id"), o.c.schema_id.label("schema_id"),
         o.c.parent_object_id.label("parent_object_id"), o.c.type.label("type"),
         type_desc.label("type_desc"), o.c.create_date.label("create_date"),
         o.c.modify_date.label("modify_date"), false().label("is_ms_shipped"),
@@ -72,7 +74,9 @@ def _objects_view(types: Sequence[str] | None, extra: list[tuple[str, str | None
                   ) -> Callable[[ExecContext, int], VirtualTable]:
     def build(ctx: ExecContext, db_id: int) -> VirtualTable:
         catalog = Catalog.get(ctx.conn.store)
-        query = _objects_select(catalog, db_id, types)
+        sec = Security.get(ctx.conn.store)
+        sec.ensure(ctx.conn)
+        query = _objects_select(catalog, db_id, types, sec)
         query = query.where(_seen(ctx, db_id, catalog.t.objects))
         cols = list(_OBJECT_COLUMNS)
         for name, spec in extra:
@@ -138,9 +142,13 @@ def _schemas(ctx: ExecContext, db_id: int) -> VirtualTable:
     # Not filtered: sys.schemas is among the catalog views SQL Server shows to public
     # (Metadata Visibility Configuration, "metadata accessible to all database users").
     s = Catalog.get(ctx.conn.store).t.schemas
+    sec = Security.get(ctx.conn.store)
+    sec.ensure(ctx.conn)
     # Built-in schemas belong to the principal of the same id (dbo 1, guest 2,
-    # INFORMATION_SCHEMA 3, sys 4); created ones to dbo (docs/decisions.md).
-    owner = case((s.c.schema_id < 5, s.c.schema_id), else_=literal(1))
+    # INFORMATION_SCHEMA 3, sys 4); created ones to dbo unless an owner was named
+    # (engine/owners.py).
+    named = owners.owner_column(sec, owners.SCHEMA, s.c.database_id, s.c.schema_id)
+    owner = case((s.c.schema_id < 5, s.c.schema_id), else_=func.coalesce(named, literal(1)))
     query = select(s.c.name.label("name"), s.c.schema_id.label("schema_id"),
                    owner.label("principal_id")).where(s.c.database_id == db_id)
     return VirtualTable(query, [("name", "sysname"), ("schema_id", "int"),

@@ -7,9 +7,9 @@ the schema containing it, or at the database level a permission that implies one
 (CONTROL, ALTER or VIEW DEFINITION on the database imply one on everything; SELECT on the
 database one on every table and view; ALTER ANY SCHEMA on every schema's objects; ALTER ANY
 MESSAGE TYPE on every message type …); the fixed database roles count with what they carry
-(``access.FIXED_ROLES``). Every object is dbo's (docs/decisions.md), and dbo and sysadmin
-are never filtered: the interpreter says who is looking (``UdfBridge.viewer``), None for
-someone who sees everything.
+(``access.FIXED_ROLES``). An owner sees the objects of the schemas it owns and the objects
+it owns (:mod:`owners`); dbo and sysadmin are never filtered: the interpreter says who is
+looking (``UdfBridge.viewer``), None for someone who sees everything.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import and_, false, literal_column, or_, select
 
 from ..errors import tsql_error
+from . import owners
 from .access import FIXED_ROLES
 from .securables import CLASSES, NAMES
 from .security import Security
@@ -160,8 +161,13 @@ def visible(sec: Security, conn: StoreConnection, db_id: int, principals: frozen
     denials = _denials(sec, conn, db_id, principals)
     if (DATABASE, 0) in denials:
         return Visible(frozenset())     # DENY VIEW DEFINITION on the database: nothing
-    denied = frozenset(m for c, m in denials if c == class_)
-    denied_schemas = frozenset(m for c, m in denials if c == SCHEMA) \
+    # an owner sees what it owns, whatever is denied (CONTROL comes with ownership)
+    own_objects = owners.owned_ids(sec, conn, db_id, principals, OBJECT) \
+        if class_ == OBJECT else frozenset()
+    own_schemas = owners.owned_ids(sec, conn, db_id, principals, SCHEMA) \
+        if class_ == OBJECT else frozenset()
+    denied = frozenset(m for c, m in denials if c == class_) - own_objects
+    denied_schemas = frozenset(m for c, m in denials if c == SCHEMA) - own_schemas \
         if class_ in (OBJECT, TYPE) else frozenset()
     types: set[str] = set()
     everything = False
@@ -177,9 +183,9 @@ def visible(sec: Security, conn: StoreConnection, db_id: int, principals: frozen
                 types |= covered
     if everything and not denied and not denied_schemas:
         return None
-    ids = frozenset(int(m) for c, m, _t in rows if int(c) == class_)
-    schemas = _schemas(rows) if class_ == OBJECT else _type_schemas(rows) \
-        if class_ == TYPE else ()
+    ids = frozenset(int(m) for c, m, _t in rows if int(c) == class_) | own_objects
+    schemas = _schemas(rows) + tuple((s, None) for s in sorted(own_schemas)) \
+        if class_ == OBJECT else _type_schemas(rows) if class_ == TYPE else ()
     return Visible(ids, schemas, frozenset(types), everything, denied, denied_schemas)
 
 

@@ -531,6 +531,10 @@ MESSAGES: dict[int, tuple[int, str]] = {
     15141: (16, "The server principal owns one or more %ls and cannot be dropped."),
     15138: (16, "The database principal owns a %S_MSG in the database, and cannot be dropped."),
     15150: (16, "Cannot %S_MSG the %S_MSG '%.*ls'."),
+    15183: (16, "The database principal owns objects in the database and cannot be dropped."),
+    15344: (16, "Ownership change for %S_MSG is not supported."),
+    15346: (16, ("Cannot change owner for an object that is owned by a parent object. Change the "
+                 "owner of the parent object instead.")),
     15208: (16, ("The certificate, asymmetric key, or private key file is not valid or does not "
                  "exist; or you do not have permissions for it.")),
     15232: (16, ("A certificate with name '%.*ls' already exists or this certificate already has "

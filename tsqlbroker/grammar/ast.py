@@ -1282,11 +1282,13 @@ class DropBrokerPriority(Stmt):
 
 @dataclass(frozen=True)
 class AlterAuthorization(Stmt):
-    """``ALTER AUTHORIZATION ON [class::]name TO owner``."""
+    """``ALTER AUTHORIZATION ON [class::]name TO owner``: ``name`` as written (dots and
+    all: a broker name may hold dots), ``target`` its parts as an object name."""
 
     object_class: str | None
     name: str
     owner: str
+    target: ObjectName | None = field(default=None, compare=False)
 
 
 # --------------------------------------------------------------------------------------------

@@ -294,7 +294,7 @@ class BrokerBuilder:
 
     def alter_authorization(self, cls: Any, name: ast.ObjectName, owner: str) -> ast.AlterAuthorization:
         text = ".".join(p for p in name.parts() if p is not None)
-        return ast.AlterAuthorization(cls, text, owner)
+        return ast.AlterAuthorization(cls, text, owner, name)
 
     def auth_class(self, *words: Token) -> str:
         return " ".join(name_of(w).upper() for w in words)

@@ -5,10 +5,11 @@ says what an engine statement needs).
 Who is checked is the session's security context (:mod:`impersonation`: the login it
 connected as, mapped to a user of the current database, or an EXECUTE AS). No check is made
 for sysadmin (the ``sa`` login, the CLI's default) or the ``dbo`` user: that path costs one
-attribute test per statement. Every object belongs to the owner of its schema, and every
-schema to ``dbo`` (see docs/decisions.md), so a module (procedure, view) and the objects it
-uses in its own database share an owner: statements inside a procedure are not checked on
-its database's objects (SQL Server's ownership chain), dynamic SQL (EXEC of a string) is.
+attribute test per statement. The owner of a securable or of its schema holds CONTROL on
+it (:mod:`engine.owners`). SQL Server's ownership chain: a module (procedure, function,
+trigger) is not checked on the objects of its database with its own owner, a view read is
+followed to its base objects and checked where their owner differs from the view's;
+dynamic SQL (EXEC of a string) and other databases break the chain.
 
 Refusals: Msg 229 for an object (table, view, procedure, queue), Msg 262 for a statement
 permission (CREATE TABLE …), Msg 300 for a securable outside schemas (service, contract),
@@ -21,14 +22,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from tsqlbroker.engine import access, roles
+from tsqlbroker.engine import access, owners, roles
+from tsqlbroker.engine.broker import Broker
 from tsqlbroker.engine.broker.fastsql import fetch_endpoint
 from tsqlbroker.engine.broker.model import uid
+from tsqlbroker.engine.broker.objects import OWNED_CLASSES
 from tsqlbroker.engine.context import ExecContext
 from tsqlbroker.engine.permissions import broker_securable_id, table_columns
 from tsqlbroker.engine.securables import COLUMN_LEVEL
 from tsqlbroker.engine.security import Security
-from tsqlbroker.errors import TSqlError, cannot, tsql_error
+from tsqlbroker.errors import BindError, TSqlError, cannot, tsql_error
 from tsqlbroker.lazy import LazyModule
 
 from .impersonation import context, current, may_connect, principal_in, privileged, unchecked
@@ -51,26 +54,65 @@ def _sec(f: Frame) -> Security:
     return Security.get(f.session.instance.store)
 
 
-def _chained(f: Frame, db_id: int) -> bool:
-    """Inside a module of database ``db_id``: the ownership chain covers its objects."""
-    return f.proc_id is not None and f.session.db_id == db_id
+def _owner_of(f: Frame, db_id: int, obj: Any) -> int:
+    """The principal owning the catalog object ``obj`` of database ``db_id`` (a trigger's
+    or constraint's is its table's)."""
+    if obj.parent_object_id:
+        parent = f.session.instance.catalog.object_by_id(f.session.conn, db_id,
+                                                         int(obj.parent_object_id))
+        if parent is not None:
+            obj = parent
+    return owners.object_owner(_sec(f), f.session.conn, db_id, int(obj.object_id),
+                               int(obj.schema_id))
+
+
+def _chained(f: Frame, db_id: int, obj: Any) -> bool:
+    """Whether the ownership chain covers ``obj``: frame ``f`` runs a module (procedure,
+    function, trigger) of database ``db_id`` owned by the owner of ``obj``. Another owner
+    breaks the chain, and so does another database (cross-database chaining is off)."""
+    if f.proc_id is None or f.session.db_id != db_id:
+        return False
+    module = f.session.instance.catalog.object_by_id(f.session.conn, db_id, f.proc_id)
+    return module is not None and _owner_of(f, db_id, module) == _owner_of(f, db_id, obj)
+
+
+def path_owners(f: Frame, db_id: int, path: list[tuple[int, int]]) -> frozenset[int]:
+    """The owners of the securables on ``path`` (the securable, then its containers): each
+    holds CONTROL on the securable without a GRANT. Schemas and objects
+    (:mod:`engine.owners`), and the broker's securables (their principal_id)."""
+    s = f.session
+    found = owners.path_owners(_sec(f), s.conn, db_id, path)
+    class_, major = path[0]
+    if class_ in OWNED_CLASSES:
+        broker_owner = Broker.get(s.instance.store).securable_owner(s.conn, db_id, class_,
+                                                                     major)
+        if broker_owner is not None:
+            found |= {broker_owner}
+    return found
+
+
+def _principals(f: Frame, db_id: int) -> frozenset[int]:
+    s = f.session
+    return access.principal_set(_sec(f), s.conn, db_id, principal_in(f, db_id))
 
 
 def _holds(f: Frame, db_id: int, permission: str, path: list[tuple[int, int]]) -> bool:
-    s = f.session
-    sec = _sec(f)
-    user_id = principal_in(f, db_id)
-    principals = access.principal_set(sec, s.conn, db_id, user_id)
-    return access.holds(sec, s.conn, db_id, principals, permission, path)
+    """Whether frame ``f``'s context holds ``permission`` on ``path``: as an owner of the
+    securable or a container, or granted (:func:`access.holds`)."""
+    principals = _principals(f, db_id)
+    if principals & path_owners(f, db_id, path):
+        return True
+    return access.holds(_sec(f), f.session.conn, db_id, principals, permission, path)
 
 
 def _denied(f: Frame, db_id: int, permission: str, path: list[tuple[int, int]]) -> bool:
     """Whether ``permission`` (or CONTROL) is denied to frame ``f``'s context on ``path``:
-    such a DENY beats what a role or an ALTER ANY … would allow."""
-    s = f.session
-    sec = _sec(f)
-    principals = access.principal_set(sec, s.conn, db_id, principal_in(f, db_id))
-    return access.denied(sec, s.conn, db_id, principals, permission, path)
+    such a DENY beats what a role or an ALTER ANY … would allow (an owner is never denied
+    on what it owns)."""
+    principals = _principals(f, db_id)
+    if principals & path_owners(f, db_id, path):
+        return False
+    return access.denied(_sec(f), f.session.conn, db_id, principals, permission, path)
 
 
 def _bracketed(name: str) -> str:
@@ -107,6 +149,12 @@ def holds_here(f: Frame, permission: str, securable: tuple[int, int] | None = No
     return _holds(f, f.session.db_id, permission, path)
 
 
+def holds_path(f: Frame, permission: str, path: list[tuple[int, int]]) -> bool:
+    """Whether frame ``f``'s context holds ``permission`` on the securable of the current
+    database whose (class, major_id) and containers' are ``path``."""
+    return privileged(f) or _holds(f, f.session.db_id, permission, path)
+
+
 def require_database(f: Frame, permission: str) -> None:
     """A statement permission in the current database (Msg 262)."""
     if privileged(f):
@@ -122,7 +170,7 @@ def require_object(f: Frame, permission: str, db_id: int, obj: Any, *, error: in
     """``permission`` on the schema-scoped object ``obj`` (a catalog object row); for
     SELECT / UPDATE / REFERENCES, ``columns()`` names the columns used (lower case, ``*`` for
     all), read only when column permissions exist (Msg 230 for a column refused)."""
-    if unchecked(f, db_id) or (chain and _chained(f, db_id)):
+    if unchecked(f, db_id) or (chain and _chained(f, db_id, obj)):
         return
     path = [(1, int(obj.object_id)), (3, int(obj.schema_id)), (0, 0)]
     if columns is None or permission not in COLUMN_LEVEL:
@@ -157,6 +205,8 @@ def _refused_column(f: Frame, db_id: int, permission: str, path: list[tuple[int,
         return [i for i, name in table if "*" in names or name.lower() in names]
 
     principals = access.principal_set(sec, s.conn, db_id, principal_in(f, db_id))
+    if principals & path_owners(f, db_id, path):
+        return None
     refused = access.refused_column(sec, s.conn, db_id, principals, permission, path, used)
     if not refused:
         return refused
@@ -207,6 +257,35 @@ def require_statement(f: Frame, sql: str) -> None:
         used = None if need.columns is None else _binder(need, columns_of)
         require_object(f, need.permission, hit[0], hit[1], error=need.error, kind=need.kind,
                        columns=used)
+        if str(hit[1].type).strip() == "V" and need.permission == "SELECT":
+            _through_view(f, hit[0], hit[1], 0)
+
+
+_VIEW_DEPTH = 32  # SQL Server's nesting limit for views
+
+
+def _through_view(f: Frame, db_id: int, view: Any, depth: int) -> None:
+    """The ownership chain through view ``view`` (read with SELECT): an object its query
+    uses with another owner than the view's breaks the chain and the caller's SELECT on it
+    is checked (Msg 229), as is one of another database (cross-database chaining is off);
+    one with the same owner is not, and the chain goes on through the views it reaches."""
+    if depth >= _VIEW_DEPTH or not view.definition:
+        return
+    s = f.session
+    view_owner = _owner_of(f, db_id, view)
+    for need in needs.view_needs(view.definition):
+        if need.name is None:
+            continue
+        here = db_id if need.catalog is None else s.instance.catalog.database_id(
+            s.conn, need.catalog)
+        obj = None if here is None else s.instance.catalog.find_object(
+            s.conn, here, need.schema, need.name)
+        if obj is None or here is None:
+            continue
+        if here != db_id or _owner_of(f, here, obj) != view_owner:
+            require_object(f, need.permission, here, obj, chain=False)
+        if str(obj.type).strip() == "V":
+            _through_view(f, here, obj, depth + 1)
 
 
 def _binder(need: Any, columns_of: Callable[[_Key], frozenset[str]]
@@ -216,8 +295,9 @@ def _binder(need: Any, columns_of: Callable[[_Key], frozenset[str]]
 
 
 def require_execute(f: Frame, db_id: int, object_id: int) -> None:
-    """EXECUTE on the procedure ``object_id`` (chained from a module of its database)."""
-    if unchecked(f, db_id) or _chained(f, db_id):
+    """EXECUTE on the procedure ``object_id`` (not when chained from a module of its
+    database with the same owner)."""
+    if unchecked(f, db_id):
         return
     obj = f.session.instance.catalog.object_by_id(f.session.conn, db_id, object_id)
     if obj is not None:
@@ -452,3 +532,23 @@ def require_drop_database(f: Frame, database: str) -> None:
     if user_id == 1 or (user_id is not None and _holds(f, db_id, "CONTROL", [(0, 0)])):
         return
     raise tsql_error(3701, "database", database)
+
+
+def owner_named(f: Frame, name: str | None, *, refused: str = "user") -> int | None:
+    """``AUTHORIZATION name`` of a CREATE or the new owner of ALTER AUTHORIZATION: the
+    owning user's or role's principal id (None: no name given). As documented, dbo and
+    db_owner may name any user or role, others only themselves or a role they are a
+    member of; Msg 15151 otherwise (naming the ``refused`` class: ALTER AUTHORIZATION says
+    *principal*), or for a principal that does not exist (an application role owns
+    nothing)."""
+    if name is None:
+        return None
+    s = f.session
+    sec = _sec(f)
+    found = sec.find_user(s.conn, s.db_id, name)
+    if found is None or found.type == "A":
+        raise tsql_error(15151, "user", name, cls=BindError)
+    if not (privileged(f) or holds_here(f, "CONTROL")
+            or found.principal_id in _principals(f, s.db_id)):
+        raise tsql_error(15151, refused, name, cls=BindError)
+    return found.principal_id

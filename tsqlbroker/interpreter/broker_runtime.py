@@ -37,7 +37,7 @@ from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import TSqlError, message_text
 from tsqlbroker.storage.backends.leases import NoSlot
 
-from .impersonation import run_as_user
+from .impersonation import owner_name, run_as_user
 from .procedures import parse_object_name, resolve_module
 from .server_info import SERVER_NAME
 
@@ -276,12 +276,14 @@ class BrokerRuntime:
         return False
 
     def _run_as(self, session: Any, task: ActivatedTask) -> bool:
-        """Switch the activation session to the queue's EXECUTE AS user (OWNER and SELF of
-        dbo: the session stays dbo). A user that no longer exists: Msg 15517 in the log and
-        the task not run."""
+        """Switch the activation session to the queue's EXECUTE AS user (OWNER: the queue's
+        owner; SELF: dbo, creators are not kept). A user that no longer exists, or an owner
+        that is a role: Msg 15517 in the log and the task not run."""
         who = task.execute_as
-        if who is None or who.upper() in ("OWNER", "SELF"):
+        if who is None or who.upper() == "SELF":
             return True
+        if who.upper() == "OWNER":
+            who = owner_name(session, task.db_id, task.queue_id)
         name = who
         if who.isdigit():
             user = Security.get(self.instance.store).user_by_id(session.conn, task.db_id,

@@ -18,8 +18,6 @@ import uuid
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from tsqlbroker.engine import access
-from tsqlbroker.engine import permissions as P
 from tsqlbroker.engine.broker import QUEUE_COLUMNS, ActivationSettings, Broker
 from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.engine.security import Security
@@ -30,8 +28,8 @@ from tsqlbroker.lazy import LazyModule
 from ..values import types as T
 from ..values.convert import converter
 from .authorize import (
-    holds_here,
     login_id,
+    owner_named,
     permitted,
     require_broker_ddl,
     require_database,
@@ -46,7 +44,7 @@ from .compiler import CExpr, Compiler, StmtFn, handler, walk
 from .dml_stmts import compile_params, run_sql
 from .expressions import DYNAMIC
 from .function_calls import special
-from .impersonation import current, principal_in, privileged
+from .impersonation import current, privileged
 from .statement_context import exec_context
 
 if TYPE_CHECKING:
@@ -221,7 +219,7 @@ def compile_create_message_type(c: Compiler, node: ast.CreateMessageType) -> Stm
     validation = _validation(node) or "NONE"
     return _ddl(permitted("CREATE MESSAGE TYPE", lambda f, b, txn: b.create_message_type(
         txn, f.session.db_id, node.name, validation, coll, node.schema_namespace,
-        node.owner)))
+        owner_named(f, node.owner))))
 
 
 @handler(ast.AlterMessageType)
@@ -284,7 +282,8 @@ def compile_drop_xml_schema_collection(c: Compiler,
 def compile_create_contract(c: Compiler, node: ast.CreateContract) -> StmtFn:
     usages = [(u.message_type, u.sent_by) for u in node.usages]
     return _ddl(permitted("CREATE CONTRACT", lambda f, b, txn: b.create_contract(
-        txn, f.session.db_id, node.name, usages, node.owner), [u[0] for u in usages]))
+        txn, f.session.db_id, node.name, usages, owner_named(f, node.owner)),
+        [u[0] for u in usages]))
 
 
 @handler(ast.DropContract)
@@ -382,24 +381,8 @@ def compile_create_service(c: Compiler, node: ast.CreateService) -> StmtFn:
     def run(f: Frame, b: Broker, txn: Any) -> None:
         require_database(f, "CREATE SERVICE")
         b.create_service(txn, f.session.db_id, node.name, qschema, qname,
-                         list(node.contracts), _object_owner(f, node.owner), node.retention)
+                         list(node.contracts), owner_named(f, node.owner), node.retention)
     return _ddl(run)
-
-
-def _object_owner(f: Frame, name: str | None) -> int | None:
-    """``AUTHORIZATION name`` of a CREATE: the owning user's or role's principal id (None:
-    dbo). As documented, dbo may name any user or role, others only themselves or a role
-    they are a member of; Msg 15151 otherwise, or for a principal that does not exist."""
-    if name is None:
-        return None
-    s = f.session
-    sec = Security.get(s.instance.store)
-    found = sec.find_user(s.conn, s.db_id, name)
-    if found is None or found.type == "A" or not (privileged(f) or found.principal_id in
-                                                   access.principal_set(sec, s.conn, s.db_id,
-                                                                        principal_in(f, s.db_id))):
-        raise tsql_error(15151, "user", name, cls=BindError)
-    return found.principal_id
 
 
 @handler(ast.AlterService)
@@ -470,7 +453,7 @@ def _options(c: Compiler, options: tuple[tuple[str, ast.Expr | None], ...]
 def compile_create_route(c: Compiler, node: ast.CreateRoute) -> StmtFn:
     opts = _options(c, node.options)
     return _ddl(permitted("CREATE ROUTE", lambda f, b, txn: b.create_route(
-        txn, f.session.db_id, node.name, opts(f))))
+        txn, f.session.db_id, node.name, opts(f), owner_named(f, node.owner))))
 
 
 @handler(ast.AlterRoute)
@@ -489,7 +472,8 @@ def compile_drop_route(c: Compiler, node: ast.DropRoute) -> StmtFn:
 @handler(ast.CreateRemoteServiceBinding)
 def compile_create_binding(c: Compiler, node: ast.CreateRemoteServiceBinding) -> StmtFn:
     return _ddl(lambda f, b, txn: b.create_remote_service_binding(
-        txn, f.session.db_id, node.name, node.service, node.user, node.anonymous))
+        txn, f.session.db_id, node.name, node.service, node.user, node.anonymous,
+        owner_named(f, node.owner)))
 
 
 @handler(ast.AlterRemoteServiceBinding)
@@ -564,52 +548,6 @@ def compile_create_priority(c: Compiler, node: ast.CreateBrokerPriority) -> Stmt
 @handler(ast.DropBrokerPriority)
 def compile_drop_priority(c: Compiler, node: ast.DropBrokerPriority) -> StmtFn:
     return _ddl(lambda f, b, txn: b.drop_broker_priority(txn, f.session.db_id, node.name))
-
-
-# Object classes of ALTER AUTHORIZATION that the broker owns: the object must exist.
-_AUTH_VIEWS = {
-    "message type": ("sys.service_message_types", "name"),
-    "contract": ("sys.service_contracts", "name"),
-    "service": ("sys.services", "name"),
-    "route": ("sys.routes", "name"),
-    "remote service binding": ("sys.remote_service_bindings", "name"),
-}
-
-
-@handler(ast.AlterAuthorization)
-def compile_alter_authorization(c: Compiler, node: ast.AlterAuthorization) -> StmtFn:
-    """A service's owner is recorded (:func:`_alter_service_owner`); other ownership is
-    recorded nowhere (docs/decisions.md), but the statement still fails, as in SQL Server,
-    when its object does not exist."""
-    cls = (node.object_class or "object").lower().replace("_", " ")
-    view = _AUTH_VIEWS.get(cls)
-
-    def run(f: Frame) -> None:
-        if cls == "service":
-            _alter_service_owner(f, node.name, node.owner)
-            return
-        if view is None:
-            return
-        sql = f"SELECT COUNT(*) FROM {view[0]} WHERE {view[1]} = @n"
-        res = engine_dml.execute_sql(exec_context(f), sql, {"@n": (node.name, "nvarchar(256)")})
-        if not res.resultsets or not res.resultsets[0].rows[0][0]:
-            raise tsql_error(15151, cls, node.name, cls=BindError)
-    return run
-
-
-def _alter_service_owner(f: Frame, name: str, owner: str) -> None:
-    """ALTER AUTHORIZATION ON SERVICE::name TO user | role | SCHEMA OWNER (dbo): it needs
-    TAKE OWNERSHIP on the service (or CONTROL, db_owner), and the new owner is one the
-    caller may name (:func:`_object_owner`); Msg 15151 otherwise."""
-    s = f.session
-    s.check_writable()
-    sec = Security.get(s.instance.store)
-    sid = P.broker_securable_id(sec, s.conn, s.db_id, "SERVICE", name)
-    if sid is None or not (privileged(f) or holds_here(f, "TAKE OWNERSHIP", (17, sid))):
-        raise tsql_error(15151, "service", name, cls=BindError)
-    new = access.DBO if owner.upper() == "SCHEMA OWNER" else _object_owner(f, owner)
-    _broker(f, work=False).alter_service_owner(s.txn_for_statement(), s.db_id, name,
-                                               new or access.DBO)
 
 
 _BROKER_OPTIONS = {"enable_broker", "disable_broker", "new_broker",

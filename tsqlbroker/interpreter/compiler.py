@@ -216,7 +216,7 @@ def load_handlers() -> None:
 HANDLER_MODULES = ("expressions", "statements", "control", "transactions", "dml_stmts",
                    "procedures", "dynamic", "cursors", "function_calls", "broker_stmts",
                    "security_stmts", "tabletypes", "activity", "schemas", "sequences",
-                   "aliastypes", "triggers", "approles", "ddl_events")
+                   "aliastypes", "triggers", "approles", "ddl_events", "ownership")
 
 
 def missing_handlers() -> list[str]:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tsqlbroker.engine import access, roles
+from tsqlbroker.engine import access, owners, roles
 from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import tsql_error
 from tsqlbroker.grammar import ast
@@ -139,13 +139,10 @@ def principal_in(f: Frame, db_id: int) -> int:
         return _mapped(f, db_id, lg.sid if lg else None, ctx.login)
     if ctx.approle:
         return _mapped(f, db_id, None, ctx.login)
-    home = s.instance.catalog.database(s.conn, ctx.db_id)
-    if home is None or not home.is_trustworthy_on:
+    found = access.user_elsewhere(_sec(f), s.conn, ctx.db_id, ctx.user_id, db_id)
+    if found is None:
         raise tsql_error(916, ctx.login, _database_name(f, db_id))
-    user = _sec(f).user_by_id(s.conn, ctx.db_id, ctx.user_id)
-    if user is not None and ctx.user_id == 1:
-        return 1  # dbo of a TRUSTWORTHY database owned by sa: sa's user everywhere
-    return _mapped(f, db_id, user.sid if user else None, ctx.login)
+    return found
 
 
 def _database_name(f: Frame, db_id: int) -> str:
@@ -155,31 +152,16 @@ def _database_name(f: Frame, db_id: int) -> str:
 
 def _mapped(f: Frame, db_id: int, sid: bytes | None, login: str) -> int:
     """The user of ``db_id`` with ``sid``; guest when guest may connect; else Msg 916."""
-    s = f.session
-    sec = _sec(f)
-    if sid:
-        user = next((u for u in sec.users(s.conn, db_id) if u.sid == sid and u.type != "R"),
-                    None)
-        if user is not None:
-            return user.principal_id
-    if may_connect(f, db_id, 2):
-        return 2
-    raise tsql_error(916, login, _database_name(f, db_id))
+    found = access.mapped_user(_sec(f), f.session.conn, db_id, sid)
+    if found is None:
+        raise tsql_error(916, login, _database_name(f, db_id))
+    return found
 
 
 def may_connect(f: Frame, db_id: int, user_id: int) -> bool:
-    """Whether database principal ``user_id`` holds CONNECT on ``db_id`` (guest does in
-    master, tempdb and msdb, as in SQL Server; dbo always)."""
-    if user_id == 1:
-        return True
-    s = f.session
-    sec = _sec(f)
-    principals = access.principal_set(sec, s.conn, db_id, user_id)
-    if access.holds(sec, s.conn, db_id, principals, "CONNECT", [(0, 0)]):
-        return True
-    name = _database_name(f, db_id).lower()
-    return user_id == 2 and name in ("master", "tempdb", "msdb") and not access.denied(
-        sec, s.conn, db_id, principals, "CONNECT", [(0, 0)])
+    """Whether database principal ``user_id`` holds CONNECT on ``db_id``
+    (:func:`access.may_connect`)."""
+    return access.may_connect(_sec(f), f.session.conn, db_id, user_id)
 
 
 def unchecked(f: Frame, db_id: int | None) -> bool:
@@ -207,17 +189,34 @@ def privileged(f: Frame) -> bool:
     return ctx.sysadmin or ctx.user_id == 1
 
 
+def owner_name(s: Session, db_id: int, object_id: int | None) -> str:
+    """The name of the database principal owning object ``object_id`` (its own owner, else
+    its schema's: :mod:`engine.owners`); dbo when unknown."""
+    obj = None if object_id is None else s.instance.catalog.object_by_id(s.conn, db_id,
+                                                                          object_id)
+    if obj is None:
+        return "dbo"
+    sec = Security.get(s.instance.store)
+    owner = owners.object_owner(sec, s.conn, db_id, int(obj.object_id), int(obj.schema_id))
+    user = sec.user_by_id(s.conn, db_id, owner)
+    return "dbo" if owner == 1 or user is None else user.name
+
+
 def enter_module(f: Frame, execute_as: str | None) -> None:
     """Switch frame ``f`` (a procedure just called) to its WITH EXECUTE AS principal:
-    ``OWNER`` (the schema owner, dbo), ``SELF`` (recorded as dbo: creators are not kept) or a
-    user of the module's database; ``CALLER`` (the default) keeps the caller's context."""
+    ``OWNER`` (the module's owner: Msg 15517 when that is a role), ``SELF`` (recorded as
+    dbo: creators are not kept) or a user of the module's database; ``CALLER`` (the
+    default) keeps the caller's context."""
     if execute_as is None or execute_as.upper() == "CALLER":
         return
     s = f.session
-    if execute_as.upper() in ("OWNER", "SELF"):
+    who = execute_as
+    if who.upper() == "OWNER":
+        who = owner_name(s, s.db_id, f.proc_id)
+    if who.upper() in ("DBO", "SELF"):
         ctx = Context("dbo", 1, "sa" if s.sysadmin else s.login_name, db_id=s.db_id)
     else:
-        ctx = _user_context(s, execute_as)
+        ctx = _user_context(s, who)
     ctx.frame = f
     s.extensions.setdefault(CONTEXT_STACK, []).append(ctx)
 

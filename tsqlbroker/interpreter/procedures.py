@@ -263,7 +263,10 @@ def invoke(s: Session, compiled: Compiled, values: dict[int, Any]) -> tuple[int,
     s.nestlevel += 1
     status = 0
     try:
-        enter_module(frame, compiled.execute_as)
+        try:
+            enter_module(frame, compiled.execute_as)
+        except TSqlError as e:  # the principal cannot be impersonated (Msg 15517)
+            raise _at_procedure(e, compiled.name or "", e.state) from None
         compiled.run(frame)
     except ReturnSignal as r:
         status = 0 if r.value is None else r.value

@@ -15,10 +15,13 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from tsqlbroker.engine import owners
+from tsqlbroker.engine.permissions import forget_securable
 from tsqlbroker.engine.security import Security
-from tsqlbroker.errors import BindError, tsql_error
+from tsqlbroker.errors import BindError, cannot, tsql_error
 from tsqlbroker.grammar import ast
 
+from .authorize import holds_here, holds_path, owner_named, require_database
 from .compiler import HANDLERS, Compiler, StmtFn, handler
 
 if TYPE_CHECKING:
@@ -95,11 +98,13 @@ def compile_create_schema(c: Compiler, node: ast.CreateSchema) -> StmtFn:
         s = f.session
         s.check_writable()
         conn = s.conn
-        if owner is not None and Security.get(conn.store).find_user(
-                conn, s.db_id, owner) is None:
-            raise tsql_error(15151, "user", owner, cls=BindError)
+        require_database(f, "CREATE SCHEMA")
+        owner_id = owner_named(f, owner)
         s.txn_for_statement().write()
-        s.instance.catalog.create_schema(conn, s.db_id, name)
+        schema_id = s.instance.catalog.create_schema(conn, s.db_id, name)
+        if owner_id is not None and owner_id != owners.DBO:
+            owners.set_owner(Security.get(conn.store), conn, s.db_id, owners.SCHEMA,
+                             schema_id, owner_id)
         for element_fn in elements:
             element_fn(f)
         s.rowcount = 0
@@ -130,10 +135,27 @@ def compile_alter_schema(c: Compiler, node: ast.AlterSchemaTransfer) -> StmtFn:
 
 @handler(ast.DropSchema)
 def compile_drop_schema(c: Compiler, node: ast.DropSchema) -> StmtFn:
+    """DROP SCHEMA: CONTROL on the schema (its owner holds it) or ALTER ANY SCHEMA, else
+    Msg 15151 *Cannot drop the schema …* (a missing one is Msg 3701)."""
     name, if_exists = node.name, node.if_exists
 
-    def drop(s: Session) -> None:
+    def run(f: Frame) -> None:
+        s = f.session
+        s.check_writable()
+        schema_id = s.instance.catalog.schema_id(s.conn, s.db_id, name)
+        if schema_id is not None and not (
+                holds_path(f, "CONTROL", [(owners.SCHEMA, schema_id), (0, 0)])
+                or holds_here(f, "ALTER ANY SCHEMA")):
+            raise cannot("drop", "schema", name)
         s.txn_for_statement().write()
-        if not s.instance.catalog.drop_schema(s.conn, s.db_id, name) and not if_exists:
-            raise tsql_error(3701, "schema", name, cls=BindError)
-    return ddl_statement(drop)
+        if not s.instance.catalog.drop_schema(s.conn, s.db_id, name):
+            if not if_exists:
+                raise tsql_error(3701, "schema", name, cls=BindError)
+            return
+        # its id may be given to the next schema: its owner and permissions go with it
+        assert schema_id is not None
+        sec = Security.get(s.conn.store)
+        owners.set_owner(sec, s.conn, s.db_id, owners.SCHEMA, schema_id, None)
+        forget_securable(sec, s.conn, s.db_id, owners.SCHEMA, schema_id)
+        s.rowcount = 0
+    return run

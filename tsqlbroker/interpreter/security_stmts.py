@@ -15,13 +15,20 @@ from typing import TYPE_CHECKING, Any
 from tsqlbroker.engine import access, roles
 from tsqlbroker.engine import permissions as P
 from tsqlbroker.engine.broker import Broker
+from tsqlbroker.engine.owners import owned_by
 from tsqlbroker.engine.securables import COLUMN_LEVEL
-from tsqlbroker.engine.security import Security
+from tsqlbroker.engine.security import FIRST_USER_PRINCIPAL_ID, Security
 from tsqlbroker.errors import BindError, tsql_error
 from tsqlbroker.grammar import ast
 
 from ..values import types as T
-from .authorize import holds_here, holds_server, object_columns, server_principals
+from .authorize import (
+    holds_here,
+    holds_server,
+    object_columns,
+    path_owners,
+    server_principals,
+)
 from .compiler import Compiler, StmtFn, handler, wrap_statement
 from .function_calls import str_arg
 from .impersonation import context, current, principal_in, privileged, unchecked
@@ -165,7 +172,8 @@ def _check_grantor(f: Frame, sec: Security, conn: StoreConnection, target: Any,
                    names: list[str], action: str, as_principal: int | None) -> None:
     """Who may GRANT / REVOKE / DENY (Msg 4613): the grantor (the AS principal, else the
     current user) needs CONTROL on the securable or a container, or, for GRANT and REVOKE,
-    the permission WITH GRANT OPTION; server-level permissions only sysadmin grants."""
+    the permission WITH GRANT OPTION, or to own it or a container; server-level permissions
+    only sysadmin grants."""
     db_id = target.database_id
     if db_id == 0:
         # Server permissions: sysadmin and securityadmin grant them (or WITH GRANT OPTION).
@@ -184,6 +192,8 @@ def _check_grantor(f: Frame, sec: Security, conn: StoreConnection, target: Any,
         path = [(0, 0)]
     who = as_principal if as_principal is not None else principal_in(f, db_id)
     principals = access.principal_set(sec, conn, db_id, who)
+    if principals & path_owners(f, db_id, path):
+        return  # an owner holds CONTROL on what it owns
     for name in P.expand(names, target):
         if not access.may_grant(sec, conn, db_id, principals, name, path,
                                 deny=action == "DENY"):
@@ -218,8 +228,23 @@ def compile_alter_user(c: Compiler, node: ast.AlterUser) -> StmtFn:
 def compile_drop_user(c: Compiler, node: ast.DropUser) -> StmtFn:
     def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
         _require_on_user(f, sec, conn, node.name, "CONTROL")
+        user = sec.find_user(conn, f.session.db_id, node.name)
+        if user is not None and user.principal_id >= FIRST_USER_PRINCIPAL_ID:
+            _refuse_owner(f, sec, conn, user.principal_id)
         sec.drop_user(conn, f.session.db_id, node.name, node.if_exists)
     return _ddl(run)
+
+
+def _refuse_owner(f: Frame, sec: Security, conn: StoreConnection, principal_id: int) -> None:
+    """DROP USER of an owner: Msg 15183 while it owns objects, Msg 15138 a schema or a
+    broker securable (in that order, as SQL Server reports them)."""
+    db_id = f.session.db_id
+    owned = owned_by(sec, conn, db_id, principal_id)
+    if owned == "object":
+        raise tsql_error(15183)
+    owned = owned or Broker.get(f.session.instance.store).owned_by(conn, db_id, principal_id)
+    if owned is not None:
+        raise tsql_error(15138, owned)
 
 
 @handler(ast.CreateLogin)

@@ -78,7 +78,9 @@ class Broker:
         self.create_message_type = objects.create_message_type
         self.alter_message_type = objects.alter_message_type
         self.drop_message_type = objects.drop_message_type
-        self.alter_service_owner = objects.alter_service_owner
+        self.alter_owner = objects.alter_owner
+        self.securable_owner = objects.securable_owner
+        self.owned_by = objects.owned_by
         self.create_xml_schema_collection = objects.create_xml_schema_collection
         self.alter_xml_schema_collection = objects.alter_xml_schema_collection
         self.drop_xml_schema_collection = objects.drop_xml_schema_collection

@@ -777,23 +777,34 @@ class Delivery:
                       svc: ServiceRow) -> str | None:
         """The transmission status holding a dialog's first message when the owner of the
         initiating service lacks SEND on the target service (SQL Server checks it at
-        delivery), else None. dbo, db_owner members and the target's own owner pass; a
-        target in another database is not checked here (docs/decisions.md)."""
+        delivery), else None. dbo, db_owner members and the target's own owner pass. For a
+        target in another database of the instance the owner is impersonated there
+        (:func:`access.user_elsewhere`): only out of a TRUSTWORTHY database (else Error
+        916, as SQL Server holds such a message), as the user its login maps to there. A
+        service owned by dbo passes everywhere (docs/decisions.md: the chapter's
+        cross-database dialogs set no TRUSTWORTHY)."""
         sender = self.state.meta.get(conn, out.db_id)
         initiating = sender.services_by_name.get(out.from_service) if sender else None
-        if initiating is None or meta.database_id != out.db_id:
-            return None
-        owner = initiating.principal_id
-        if owner in (access.DBO, svc.principal_id):
+        if initiating is None:
             return None
         sec = Security.get(self.state.store)
+        owner: int | None = initiating.principal_id
+        if owner == access.DBO:
+            return None
+        if meta.database_id != out.db_id:
+            owner = access.user_elsewhere(sec, conn, out.db_id, initiating.principal_id,
+                                          meta.database_id)
+            if owner is None:
+                who = _server_principal(sec, conn, out.db_id, initiating.principal_id)
+                return _enqueue_failed(916, 3, message_text(916, who, meta.name))
+        if owner in (access.DBO, svc.principal_id):
+            return None
+        assert owner is not None
         principals = access.principal_set(sec, conn, meta.database_id, owner)
         if access.holds(sec, conn, meta.database_id, principals, "SEND",
                         [(visibility.SERVICE, svc.service_id), (visibility.DATABASE, 0)]):
             return None
-        # the form SQL Server gives a message its target queue refused
-        return ("An exception occurred while enqueueing a message in the target queue. "
-                f"Error: 300, State: 1. {message_text(300, 'SEND', svc.name, meta.name)}")
+        return _enqueue_failed(300, 1, message_text(300, "SEND", svc.name, meta.name))
 
     def _peer_of(self, conn: StoreConnection, out: Outgoing) -> Endpoint | None:
         return fetch_peer(conn, out.conversation_id, 0 if out.is_initiator else 1)
@@ -1035,3 +1046,22 @@ class Delivery:
             tq.c.database_id == db_id, tq.c.conversation_handle == key)
             .order_by(tq.c.message_sequence_number, tq.c.id).limit(1)).first()
         return "" if row is None else str(row[0] or "")
+
+
+def _enqueue_failed(number: int, state: int, text: str) -> str:
+    """The transmission_status SQL Server gives a message its target queue refused."""
+    return ("An exception occurred while enqueueing a message in the target queue. "
+            f"Error: {number}, State: {state}. {text}")
+
+
+def _server_principal(sec: Security, conn: StoreConnection, db_id: int, user_id: int
+                      ) -> str:
+    """The server principal Msg 916 names for user ``user_id`` of ``db_id``: its login (dbo:
+    sa, the owner of every database here), else the user's own name (SQL Server prints a
+    SID there)."""
+    if user_id == access.DBO:
+        return "sa"
+    user = sec.user_by_id(conn, db_id, user_id)
+    login = next((lg for lg in sec.logins(conn) if user is not None and user.sid
+                  and lg.sid == user.sid), None)
+    return login.name if login is not None else user.name if user is not None else str(user_id)

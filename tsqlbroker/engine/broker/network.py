@@ -101,9 +101,11 @@ class Routing:
                                ).mappings().first()
         return None if row is None else dict(row)
 
-    def create_route(self, txn: Txn, db_id: int, name: str, options: dict[str, Any]) -> int:
-        """``CREATE ROUTE name WITH SERVICE_NAME=…, BROKER_INSTANCE=…, LIFETIME=…,
-        ADDRESS=…, MIRROR_ADDRESS=…`` (option keys case-insensitive)."""
+    def create_route(self, txn: Txn, db_id: int, name: str, options: dict[str, Any],
+                     owner: int | None = None) -> int:
+        """``CREATE ROUTE name [AUTHORIZATION owner] WITH SERVICE_NAME=…, BROKER_INSTANCE=…,
+        LIFETIME=…, ADDRESS=…, MIRROR_ADDRESS=…`` (option keys case-insensitive; ``owner``
+        a principal id, dbo when None)."""
         self.state.db(txn.conn, db_id)
         o = _norm(options)
         self._check_route(name, o)
@@ -115,7 +117,7 @@ class Routing:
             r.c.database_id == db_id)).scalar() or 0) + 1, 65537)
         life = o.get("lifetime")
         txn.conn.execute(insert(r).values(
-            database_id=db_id, route_id=rid, name=name, principal_id=1,
+            database_id=db_id, route_id=rid, name=name, principal_id=owner or 1,
             remote_service_name=o.get("service_name"),
             broker_instance=str(o["broker_instance"]).upper() if o.get("broker_instance")
             else None,
@@ -165,9 +167,11 @@ class Routing:
 
     # -- remote service bindings --------------------------------------------------------------
     def create_remote_service_binding(self, txn: Txn, db_id: int, name: str, to_service: str,
-                                      user: str | None = None, anonymous: bool = False) -> int:
-        """``CREATE REMOTE SERVICE BINDING … TO SERVICE 's' WITH USER = u, ANONYMOUS = …``
-        (Msg 9619 if the service already has one)."""
+                                      user: str | None = None, anonymous: bool = False,
+                                      owner: int | None = None) -> int:
+        """``CREATE REMOTE SERVICE BINDING … [AUTHORIZATION owner] TO SERVICE 's' WITH USER
+        = u, ANONYMOUS = …`` (Msg 9619 if the service already has one; ``owner`` a
+        principal id, dbo when None)."""
         self.state.db(txn.conn, db_id)
         b = self.state.t.bindings
         conn = txn.conn
@@ -179,7 +183,7 @@ class Routing:
         txn.write()
         bid = max([r["remote_service_binding_id"] for r in rows] + [65535]) + 1
         conn.execute(insert(b).values(
-            database_id=db_id, remote_service_binding_id=bid, name=name, principal_id=1,
+            database_id=db_id, remote_service_binding_id=bid, name=name, principal_id=owner or 1,
             remote_service_name=to_service, service_contract_id=0, remote_principal_id=1,
             remote_user=user, is_anonymous_on=bool(anonymous)))
         return bid

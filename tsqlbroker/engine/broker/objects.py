@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Any
 
 from sqlalchemy import delete, func, insert, select, update
 
@@ -38,6 +39,10 @@ def split_name(name: str) -> list[str]:
         out.append(bracketed.replace("]]", "]") if bracketed else
                    quoted.replace('""', '"') if quoted else bare)
     return out
+
+
+# Broker securable classes with an owner (sys.database_permissions numbering).
+OWNED_CLASSES = frozenset({15, 16, 17, 18, 19})
 
 
 class Objects:
@@ -69,8 +74,9 @@ class Objects:
     def create_message_type(self, txn: Txn, db_id: int, name: str, validation: str = "NONE",
                             schema_collection: str | None = None,
                             schema_namespace: str | None = None,
-                            owner: str | None = None) -> int:
-        """``CREATE MESSAGE TYPE``; returns the new message_type_id. ``schema_namespace`` is
+                            owner: int | None = None) -> int:
+        """``CREATE MESSAGE TYPE``; returns the new message_type_id; ``owner`` the owning
+        principal's id (dbo when None). ``schema_namespace`` is
         the pre-release ``ENCODING XML WITH 'ns'`` form (validated against the schema
         registered for that targetNamespace)."""
         meta = self.ddl(txn, db_id)
@@ -82,7 +88,7 @@ class Objects:
         conn = txn.conn
         mid = self._next_id(conn, self.state.t.message_types.c.message_type_id, db_id)
         conn.execute(insert(self.state.t.message_types).values(
-            database_id=db_id, message_type_id=mid, name=name, principal_id=1,
+            database_id=db_id, message_type_id=mid, name=name, principal_id=owner or 1,
             validation=code, xml_collection_id=coll_id, schema_namespace=schema_namespace,
             is_system=False))
         return mid
@@ -203,8 +209,9 @@ class Objects:
 
     # -- contracts ----------------------------------------------------------------------------
     def create_contract(self, txn: Txn, db_id: int, name: str,
-                        usages: Iterable[tuple[str, str]], owner: str | None = None) -> int:
-        """``CREATE CONTRACT name (type SENT BY INITIATOR|TARGET|ANY, …)``. Msg 2714 for a
+                        usages: Iterable[tuple[str, str]], owner: int | None = None) -> int:
+        """``CREATE CONTRACT name [AUTHORIZATION owner] (type SENT BY …, …)`` (``owner``: a
+        principal id, dbo when None). Msg 2714 for a
         taken name, 8403 for a repeated type, 15151 for an unknown type (SQL Server's number
         for a missing object in DDL), 8492 if nothing is sent by the initiator."""
         meta = self.ddl(txn, db_id)
@@ -224,7 +231,7 @@ class Objects:
         conn = txn.conn
         cid = self._next_id(conn, self.state.t.contracts.c.service_contract_id, db_id)
         conn.execute(insert(self.state.t.contracts).values(
-            database_id=db_id, service_contract_id=cid, name=name, principal_id=1))
+            database_id=db_id, service_contract_id=cid, name=name, principal_id=owner or 1))
         conn.execute(insert(self.state.t.contract_usages), [
             {"database_id": db_id, "service_contract_id": cid, "message_type_id": mid,
              "is_sent_by_initiator": i, "is_sent_by_target": tg}
@@ -450,15 +457,48 @@ class Objects:
                 self.state.enqueued_after_commit(txn, db_id, q.object_id)
                 self.delivery.defer_retry(txn, to_service=name)
 
-    def alter_service_owner(self, txn: Txn, db_id: int, name: str, owner: int) -> None:
-        """``ALTER AUTHORIZATION ON SERVICE::name TO owner`` (its principal id)."""
-        meta = self.ddl(txn, db_id)
-        svc = meta.services_by_name.get(name)
-        if svc is None:
-            raise cannot("find", "service", name)
-        s = self.state.t.services
-        txn.conn.execute(update(s).where(s.c.database_id == db_id,
-                                         s.c.service_id == svc.service_id)
+    def _owned_table(self, class_: int) -> tuple[Any, str]:
+        """The table and id column of the broker securable class ``class_`` (15 message
+        types, 16 contracts, 17 services, 18 remote service bindings, 19 routes)."""
+        t = self.state.t
+        return {15: (t.message_types, "message_type_id"),
+                16: (t.contracts, "service_contract_id"), 17: (t.services, "service_id"),
+                18: (t.bindings, "remote_service_binding_id"), 19: (t.routes, "route_id")
+                }[class_]
+
+    def securable_owner(self, conn: StoreConnection, db_id: int, class_: int,
+                        major_id: int) -> int | None:
+        """The owner's principal id of the broker securable (class, id), or None."""
+        if class_ not in OWNED_CLASSES:
+            return None
+        self.state.ensure_schema(conn)
+        table, id_col = self._owned_table(class_)
+        value = conn.execute(select(table.c.principal_id).where(
+            table.c.database_id == db_id, table.c[id_col] == major_id)).scalar()
+        return None if value is None else int(value)
+
+    def owned_by(self, conn: StoreConnection, db_id: int, principal_id: int) -> str | None:
+        """The kind of broker securable ``principal_id`` owns in ``db_id`` ("message type",
+        "contract", "service", "remote service binding", "route"), or None: DROP USER
+        refuses such an owner (Msg 15138)."""
+        self.state.ensure_schema(conn)
+        for class_, kind in ((15, "message type"), (16, "contract"), (17, "service"),
+                             (18, "remote service binding"), (19, "route")):
+            table, _id = self._owned_table(class_)
+            if conn.execute(select(table.c.principal_id).where(
+                    table.c.database_id == db_id, table.c.principal_id == principal_id)
+                    ).first() is not None:
+                return kind
+        return None
+
+    def alter_owner(self, txn: Txn, db_id: int, class_: int, major_id: int, owner: int
+                    ) -> None:
+        """``ALTER AUTHORIZATION ON <class>::name TO owner`` (its principal id) of the
+        broker securable (class, id)."""
+        self.ddl(txn, db_id)
+        table, id_col = self._owned_table(class_)
+        txn.conn.execute(update(table).where(table.c.database_id == db_id,
+                                             table.c[id_col] == major_id)
                          .values(principal_id=owner))
 
     def drop_service(self, txn: Txn, db_id: int, name: str) -> None:

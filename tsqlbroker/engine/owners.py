@@ -1,0 +1,130 @@
+"""Owners of schemas and schema-scoped objects, as SQL Server keeps them.
+
+A built-in schema belongs to the principal of its id (dbo 1, guest 2, INFORMATION_SCHEMA 3,
+sys 4); a created one to dbo unless CREATE SCHEMA … AUTHORIZATION or ALTER AUTHORIZATION
+named another principal. An object belongs to its schema's owner unless ALTER AUTHORIZATION
+gave it one of its own (sys.objects.principal_id is NULL for the former, as SQL Server shows
+it). Named owners are rows of ``tsqlb_sec_owners``; broker securables (message types,
+contracts, services, routes, bindings) keep theirs in their own tables. The owner of a
+securable holds CONTROL on it (:func:`access.holds` is told who owns the path it checks).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import delete, insert, select, update
+
+from .securables import CLASSES
+
+if TYPE_CHECKING:
+    from ..storage.store import StoreConnection
+    from .security import Security
+
+OBJECT = CLASSES["OBJECT"][0]
+SCHEMA = CLASSES["SCHEMA"][0]
+DBO = 1
+_FIRST_USER_SCHEMA = 5
+
+
+def named_owner(sec: Security, conn: StoreConnection, db_id: int, class_: int,
+                major_id: int) -> int | None:
+    """The owner ALTER AUTHORIZATION / CREATE SCHEMA … AUTHORIZATION recorded for the
+    schema or object, or None (the default owner)."""
+    sec.ensure(conn)
+    o = sec.t.owners
+    value = conn.execute(select(o.c.principal_id).where(
+        o.c.database_id == db_id, o.c["class"] == class_, o.c.major_id == major_id)).scalar()
+    return None if value is None else int(value)
+
+
+def schema_owner(sec: Security, conn: StoreConnection, db_id: int, schema_id: int) -> int:
+    """The principal owning schema ``schema_id``."""
+    named = named_owner(sec, conn, db_id, SCHEMA, schema_id)
+    if named is not None:
+        return named
+    return schema_id if schema_id < _FIRST_USER_SCHEMA else DBO
+
+
+def object_owner(sec: Security, conn: StoreConnection, db_id: int, object_id: int,
+                 schema_id: int) -> int:
+    """The principal owning object ``object_id`` (its own, else its schema's owner)."""
+    named = named_owner(sec, conn, db_id, OBJECT, object_id)
+    return named if named is not None else schema_owner(sec, conn, db_id, schema_id)
+
+
+def path_owners(sec: Security, conn: StoreConnection, db_id: int,
+                path: list[tuple[int, int]]) -> frozenset[int]:
+    """The owners of the schemas and objects on a permission path ((class, major_id), the
+    securable first, its containers after): each holds CONTROL on the securable. The
+    database's owner (dbo) is never checked and is left out."""
+    out: set[int] = set()
+    for class_, major in path:
+        if class_ == SCHEMA:
+            out.add(schema_owner(sec, conn, db_id, major))
+        elif class_ == OBJECT:
+            named = named_owner(sec, conn, db_id, OBJECT, major)
+            if named is not None:
+                out.add(named)
+    return frozenset(out)
+
+
+def set_owner(sec: Security, conn: StoreConnection, db_id: int, class_: int, major_id: int,
+              principal_id: int | None) -> None:
+    """Record the owner of a schema or object; None: back to its default owner."""
+    sec.ensure(conn)
+    o = sec.t.owners
+    conn.write()
+    key = (o.c.database_id == db_id, o.c["class"] == class_, o.c.major_id == major_id)
+    if principal_id is None:
+        conn.execute(delete(o).where(*key))
+    elif conn.execute(select(o.c.principal_id).where(*key)).first() is None:
+        conn.execute(insert(o).values(database_id=db_id, **{"class": class_},
+                                      major_id=major_id, principal_id=principal_id))
+    else:
+        conn.execute(update(o).where(*key).values(principal_id=principal_id))
+
+
+def owned_by(sec: Security, conn: StoreConnection, db_id: int, principal_id: int
+             ) -> str | None:
+    """What ``principal_id`` owns that keeps it from being dropped: "schema" (Msg 15138) or
+    "object" (an object of a schema owned by another), else None. Rows of objects dropped
+    since do not count."""
+    sec.ensure(conn)
+    o = sec.t.owners
+    classes = {int(c) for c, in conn.execute(select(o.c["class"]).where(
+        o.c.database_id == db_id, o.c.principal_id == principal_id, _existing(sec, o)))}
+    if SCHEMA in classes:
+        return "schema"
+    return "object" if OBJECT in classes else None
+
+
+def _existing(sec: Security, o: Any) -> Any:
+    """The owner rows whose schema or object still exists."""
+    objects, schemas = sec.catalog.t.objects, sec.catalog.t.schemas
+    return (((o.c["class"] == OBJECT) & o.c.major_id.in_(
+        select(objects.c.object_id).where(objects.c.database_id == o.c.database_id)))
+        | ((o.c["class"] == SCHEMA) & o.c.major_id.in_(
+            select(schemas.c.schema_id).where(schemas.c.database_id == o.c.database_id))))
+
+
+def owned_ids(sec: Security, conn: StoreConnection, db_id: int,
+              principals: frozenset[int], class_: int) -> frozenset[int]:
+    """The ids of the schemas (``class_`` :data:`SCHEMA`, built-in ones included) or objects
+    (:data:`OBJECT`: those with an owner of their own) that one of ``principals`` owns."""
+    sec.ensure(conn)
+    o = sec.t.owners
+    found = {int(m) for m, in conn.execute(select(o.c.major_id).where(
+        o.c.database_id == db_id, o.c["class"] == class_, o.c.principal_id.in_(principals)))}
+    if class_ == SCHEMA:
+        found |= {p for p in principals if DBO <= p < _FIRST_USER_SCHEMA}
+    return frozenset(found)
+
+
+def owner_column(sec: Security, class_: int, db_id: Any, major_id: Any) -> Any:
+    """A scalar subquery: the recorded owner of a schema / object (NULL when it has none),
+    for the catalog views."""
+    o = sec.t.owners
+    return (select(o.c.principal_id).where(
+        o.c.database_id == db_id, o.c["class"] == class_, o.c.major_id == major_id)
+        .scalar_subquery())

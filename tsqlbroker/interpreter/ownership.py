@@ -1,0 +1,147 @@
+"""``ALTER AUTHORIZATION``: moving a schema, a schema-scoped object or a broker securable
+(message type, contract, service, route, remote service binding) to another owner.
+
+As SQL Server documents and does: the caller needs TAKE OWNERSHIP on the securable (CONTROL,
+ownership, db_owner imply it), else the securable is "not found" (Msg 15151); the new owner
+must be one the caller may name (itself, a role it is a member of; dbo and db_owner anyone),
+else Msg 15151 *Cannot find the principal …*; ``TO SCHEMA OWNER`` gives an object back to
+its schema's owner (sys.objects.principal_id NULL); the permissions on a securable whose
+owner really changes are dropped. Built-in schemas keep theirs (Msg 15150), a constraint or
+trigger follows its table (Msg 15346), a temporary table has none (Msg 15344). Other classes
+(ROLE, TYPE, XML SCHEMA COLLECTION …) keep their owner; the statement checks that the
+securable exists (docs/decisions.md).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tsqlbroker.engine import owners
+from tsqlbroker.engine import permissions as P
+from tsqlbroker.engine.broker import Broker
+from tsqlbroker.engine.securables import CLASSES, SERVER_LEVEL_OWNED
+from tsqlbroker.engine.security import Security
+from tsqlbroker.errors import BindError, tsql_error
+from tsqlbroker.grammar import ast
+
+from .authorize import holds_here, holds_path, owner_named, path_owners
+from .compiler import Compiler, StmtFn, handler
+from .impersonation import privileged
+
+if TYPE_CHECKING:
+    from .frames import Frame
+
+_SCHEMA_OWNER = "SCHEMA OWNER"
+# broker securable class word -> its class number
+_BROKER_CLASSES = {kind: CLASSES[kind][0] for kind in (
+    "MESSAGE TYPE", "CONTRACT", "SERVICE", "ROUTE", "REMOTE SERVICE BINDING")}
+
+
+@handler(ast.AlterAuthorization)
+def compile_alter_authorization(c: Compiler, node: ast.AlterAuthorization) -> StmtFn:
+    kind = (node.object_class or "OBJECT").upper().replace("_", " ")
+
+    def run(f: Frame) -> None:
+        f.session.check_writable()
+        if kind == "OBJECT":
+            _alter_object(f, node)
+        elif kind == "SCHEMA":
+            _alter_schema(f, node.name, node.owner)
+        elif kind in _BROKER_CLASSES:
+            _alter_broker(f, kind, node.name, node.owner)
+        elif kind in ("USER", "APPLICATION ROLE"):
+            raise tsql_error(15344, kind.lower())
+        else:
+            _exists(f, kind, node)
+        f.session.rowcount = 0
+    return run
+
+
+def _new_owner(f: Frame, owner: str) -> int:
+    """The principal id ALTER AUTHORIZATION names: Msg 15151 *user* for one that does not
+    exist, *principal* for one the caller may not name."""
+    s = f.session
+    if Security.get(s.instance.store).find_user(s.conn, s.db_id, owner) is None:
+        raise tsql_error(15151, "user", owner, cls=BindError)
+    found = owner_named(f, owner, refused="principal")
+    assert found is not None
+    return found
+
+
+def _alter_object(f: Frame, node: ast.AlterAuthorization) -> None:
+    s = f.session
+    target = node.target or ast.ObjectName(node.name)
+    missing = tsql_error(15151, "object", target.name, cls=BindError)
+    here = s.instance.catalog.database(s.conn, s.db_id)
+    if target.database and (here is None or here.name.lower() != target.database.lower()):
+        raise missing
+    obj = s.instance.catalog.find_object(s.conn, s.db_id, target.schema, target.name)
+    if obj is None or int(obj.schema_id) == 4:
+        raise missing
+    if obj.session_id is not None:
+        raise tsql_error(15344, "object")
+    if obj.parent_object_id:
+        raise tsql_error(15346)
+    path = [(owners.OBJECT, int(obj.object_id)), (owners.SCHEMA, int(obj.schema_id)), (0, 0)]
+    if not holds_path(f, "TAKE OWNERSHIP", path):
+        raise missing
+    new = None if node.owner.upper() == _SCHEMA_OWNER else _new_owner(f, node.owner)
+    sec = Security.get(s.instance.store)
+    before = owners.object_owner(sec, s.conn, s.db_id, int(obj.object_id), int(obj.schema_id))
+    after = new if new is not None else owners.schema_owner(sec, s.conn, s.db_id,
+                                                            int(obj.schema_id))
+    s.txn_for_statement().write()
+    if before != after:
+        P.forget_securable(sec, s.conn, s.db_id, owners.OBJECT, int(obj.object_id))
+    owners.set_owner(sec, s.conn, s.db_id, owners.OBJECT, int(obj.object_id), new)
+
+
+def _alter_schema(f: Frame, name: str, owner: str) -> None:
+    s = f.session
+    sec = Security.get(s.instance.store)
+    schema_id = s.instance.catalog.schema_id(s.conn, s.db_id, name)
+    missing = tsql_error(15151, "schema", name, cls=BindError)
+    if schema_id is None:
+        raise missing
+    if schema_id < 5:
+        raise tsql_error(15150, "alter", "schema", name)
+    if not (privileged(f) or holds_here(f, "TAKE OWNERSHIP", (owners.SCHEMA, schema_id))):
+        raise missing
+    if owner.upper() == _SCHEMA_OWNER:  # only a schema's contents have a schema owner
+        raise tsql_error(15151, "user", owner, cls=BindError)
+    new = _new_owner(f, owner)
+    s.txn_for_statement().write()
+    if owners.schema_owner(sec, s.conn, s.db_id, schema_id) != new:
+        P.forget_securable(sec, s.conn, s.db_id, owners.SCHEMA, schema_id)
+    owners.set_owner(sec, s.conn, s.db_id, owners.SCHEMA, schema_id,
+                     None if new == owners.DBO else new)
+
+
+def _alter_broker(f: Frame, kind: str, name: str, owner: str) -> None:
+    """A broker securable; ``TO SCHEMA OWNER`` gives it to dbo (it is in no schema, and
+    scripts written for SQL Server use the form for services)."""
+    s = f.session
+    sec = Security.get(s.instance.store)
+    class_ = _BROKER_CLASSES[kind]
+    major = P.broker_securable_id(sec, s.conn, s.db_id, kind, name)
+    if major is None or not (privileged(f) or holds_here(f, "TAKE OWNERSHIP", (class_, major))):
+        raise tsql_error(15151, kind.lower(), name, cls=BindError)
+    new = owners.DBO if owner.upper() == _SCHEMA_OWNER else _new_owner(f, owner)
+    broker = Broker.get(s.instance.store)
+    txn = s.txn_for_statement()
+    if path_owners(f, s.db_id, [(class_, major)]) != {new}:
+        txn.write()
+        P.forget_securable(sec, s.conn, s.db_id, class_, major)
+    broker.alter_owner(txn, s.db_id, class_, major, new)
+
+
+def _exists(f: Frame, kind: str, node: ast.AlterAuthorization) -> None:
+    """A class whose owner is not kept (docs/decisions.md): the securable must exist (Msg
+    15151) and a database principal new owner be one the caller may name (a database's
+    or an endpoint's owner is a login)."""
+    s = f.session
+    sec = Security.get(s.instance.store)
+    target = node.target or ast.ObjectName(node.name)
+    P.resolve_target(sec, s.conn, s.db_id, kind, (None, target.schema, target.name))
+    if kind not in SERVER_LEVEL_OWNED and node.owner.upper() != _SCHEMA_OWNER:
+        _new_owner(f, node.owner)
