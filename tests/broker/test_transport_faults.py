@@ -49,9 +49,13 @@ class FaultyProxy:
         while True:
             try:
                 left, _ = self.server.accept()
+            except OSError:
+                return                          # closed: the test is over
+            try:
                 right = socket.create_connection(("127.0.0.1", self.target))
             except OSError:
-                return
+                left.close()                    # the target is down (killed): as a refusal
+                continue
             self.socks += [left, right]
             for a, b in ((left, right), (right, left)):
                 t = threading.Thread(target=self._pump, args=(a, b), daemon=True)
