@@ -190,12 +190,18 @@ class _Flow:
             self.flying[flight.frame_id] = flight
 
     def write_one(self) -> None:
-        """Write the next fragment, one message's after another's in turn."""
-        flight = self.writing.popleft()
+        """Write the next fragment: a message of one fragment (small) before any other, the
+        fragmented (large) ones one after another, the oldest first. So a small message
+        passes a large one, and a large one needs the connection to last only as long as
+        its own fragments take: were they all interleaved, a connection cut (or a frame
+        lost) would cost every large message its fragments so far, and on a lossy line
+        none might ever get through."""
+        at = next((i for i, f in enumerate(self.writing) if len(f.pieces) == 1), 0)
+        flight = self.writing[at]
         self.link.write_fragment(flight.pieces.popleft())
         if flight.pieces:
-            self.writing.append(flight)
             return
+        del self.writing[at]
         flight.conv.writing = False
         self.add(flight.conv)
 
