@@ -27,7 +27,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import and_, delete, or_, select, update
+from sqlalchemy import and_, case, delete, func, or_, select, update
 
 from ...errors import message_text
 from ...storage.txn import Txn
@@ -35,7 +35,7 @@ from .delivery import held_row
 from .dialog_security import DialogKeys, Plan, Session
 from .model import Endpoint
 from .transport_conns import CONNECTED, WAIT_LOGIN_NEGOTIATE, ConnStats, registry
-from .transport_link import MAX_PARTIAL, Link, Piece, handshake
+from .transport_link import FRAGMENT, MAX_PARTIAL, Link, Piece, handshake
 from .transport_listen import Listener, ListenerLimits
 from .transport_recv import (
     Receiver,
@@ -516,7 +516,7 @@ class Transport:
                     self._local[handle] = now + LOCAL_RECHECK_S
                     continue
                 held = [dict(r) for r in conn.execute(
-                    select(tq).where(tq.c.conversation_handle == handle)
+                    select(*self._held_columns()).where(tq.c.conversation_handle == handle)
                     .order_by(tq.c.message_sequence_number, tq.c.id).limit(BATCH)).mappings()]
                 if not held:
                     continue
@@ -610,6 +610,30 @@ class Transport:
             return False
         return flow.more
 
+    def _held_columns(self) -> list[Any]:
+        """The transmission queue's columns as a pass reads them: a body longer than a
+        fragment is left out (``body_size`` says how long it is) and read when its message
+        takes off, so that reading a conversation's rows for a pass — with a 50 MB message
+        among them — does not hold up the small messages that are to pass it."""
+        tq = self.broker.t.transmission
+        size = func.length(tq.c.message_body)
+        return [*(c for c in tq.c if c.name != "message_body"),
+                case((size <= FRAGMENT, tq.c.message_body), else_=None).label("message_body"),
+                size.label("body_size")]
+
+    def _body(self, r: dict[str, Any]) -> bytes | None:
+        """The body of held row ``r`` (read without a long one, see :meth:`_held_columns`);
+        None when it is gone (or NULL)."""
+        if r["message_body"] is not None or r["body_size"] is None:
+            return r["message_body"]  # type: ignore[no-any-return]
+        tq = self.broker.t.transmission
+        conn = self.broker.store.connect()
+        try:
+            return conn.execute(select(tq.c.message_body).where(  # type: ignore[no-any-return]
+                held_row(tq, r))).scalar()
+        finally:
+            conn.close()
+
     def _joining(self, key: tuple[str, int], handles: set[str], guids: dict[int, str]
                  ) -> list[_Conversation]:
         """Conversations for the broker at ``key`` with messages to send that are not among
@@ -646,6 +670,12 @@ class Transport:
             conv.rows.clear()
             conv.halted = True
             return None
+        if r["message_body"] is None and r["body_size"] is not None:
+            r["message_body"] = self._body(r)
+            if r["message_body"] is None:
+                conv.rows.clear()       # gone since it was read (END … WITH ERROR)
+                conv.halted = True
+                return None
         self._frames += 1
         frame = {**self._frame(r, conv.ep, guids.get(conv.ep.database_id)),
                  "id": self._frames}
