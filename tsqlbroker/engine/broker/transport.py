@@ -66,7 +66,7 @@ LOCAL_RECHECK_S = 5.0           # a held conversation found local is looked at a
 BATCH = 100                     # messages of one conversation read per pass
 WINDOW = 128                    # messages in flight per connection (MAX_PARTIAL being written)
 CONV_WINDOW = 64                # messages of one conversation in flight
-ACK_FLUSH_S = 0.05              # answers gathered this long are applied in one transaction
+ACK_FLUSH_S = 0.25              # answers gathered this long are applied in one transaction
 SOCKET_BUFFER = 128 * 1024      # kernel send / receive buffer of a broker connection
 HELD_CHECK_S = 0.1              # a conversation's rows looked up again after this
 JOIN_LOOK_S = 0.02              # while a large message goes, new conversations looked for
@@ -484,7 +484,8 @@ class Transport:
 
     def _send_pass(self) -> bool:
         """Send what the transmission queues hold for other brokers; True when a
-        conversation had more than one batch, so the next pass should follow at once."""
+        conversation had more than one batch or a message went, so the next pass should
+        follow at once."""
         by_key = self._work()
         guids = {m.database_id: m.broker_guid for m in self._metas()} if by_key else {}
         more = False
@@ -548,8 +549,8 @@ class Transport:
         fragments are written), the fragments of different conversations' messages
         interleaved so that a small message passes a large one. The answers that arrive
         together are applied in one transaction. A gap answer (a message lost on the way)
-        rewinds its conversation to the lost message. True when a conversation's whole
-        batch went (the next pass should follow at once)."""
+        rewinds its conversation to the lost message. True when a message was answered or
+        a conversation's whole batch went (the next pass should follow at once)."""
         reused = key in self._conns
         try:
             link = self._connection(key)
@@ -608,7 +609,9 @@ class Transport:
             for flight in flow.flying.values():
                 self._hold(flight.row, status)
             return False
-        return flow.more
+        # Another pass at once after one that delivered: a SEND wakes the transport before
+        # its commit, so rows committed during this pass may not have been seen by it.
+        return flow.more or flow.answers > 0
 
     def _held_columns(self) -> list[Any]:
         """The transmission queue's columns as a pass reads them: a body longer than a
