@@ -12,7 +12,6 @@ The issue's scale — 10 000 messages over 100 dialogs, ten of them 5 MB — run
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import socket
@@ -117,30 +116,14 @@ class ChaosProxy(FaultyProxy):
                     self.faults[fault] += 1
         return fault
 
-    def _pump(self, src: socket.socket, dst: socket.socket) -> None:
-        held: bytes | None = None
-        with contextlib.suppress(OSError):
-            while data := src.recv(16384):
-                fault = self._fault()
-                if fault == "cut":
-                    break
-                if fault == "drop":
-                    continue
-                if fault == "corrupt":
-                    at = self.rng.randrange(len(data))
-                    data = data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1:]
-                elif fault == "delay":
-                    time.sleep(0.005)
-                elif fault == "reorder" and held is None:
-                    held = data
-                    continue
-                dst.sendall(data * (2 if fault == "twice" else 1))
-                if held is not None:
-                    dst.sendall(held)
-                    held = None
-        for s in (src, dst):
-            with contextlib.suppress(OSError):
-                s.shutdown(socket.SHUT_RDWR)
+    def _pass(self, fault: str | None, data: bytes, dst: socket.socket,
+              held: list[bytes]) -> None:
+        if fault == "reorder" and not held:
+            held.append(data)           # sent after the next chunk
+            return
+        if fault == "delay":
+            time.sleep(0.005)
+        super()._pass(fault, data, dst, held)
 
 
 def _setup(url: str, *, db: str, svc: str, far: str, port: int, far_port: int) -> None:

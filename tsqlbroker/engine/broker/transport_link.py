@@ -355,15 +355,9 @@ class Link:
         None); None when the peer closed the connection. Corrupted frames and fragments of
         messages that cannot be completed are dropped on the way."""
         while True:
-            got = self._read(deadline)
-            if got is None:
-                return None
-            kind, header, payload = got
-            if kind == CONTROL:
-                return header
-            message = self._fragment(header, payload)
-            if message is not None:
-                return message
+            got = self.receive_ready(deadline)
+            if got is None or got:
+                return got
 
     def readable(self, timeout: float) -> bool:
         """Whether a frame's bytes are there to read within ``timeout`` seconds (bytes TLS
@@ -375,7 +369,7 @@ class Link:
     def receive_ready(self, deadline: Deadline | None = None) -> dict[str, Any] | None:
         """Like :meth:`receive`, but reads one frame only (call it when :meth:`readable`):
         the control frame or the message it completes, ``{}`` when it was a fragment that
-        completes nothing yet (or a corrupted frame); None when the peer closed."""
+        completes nothing yet; None when the peer closed."""
         got = self._read(deadline)
         if got is None:
             return None
