@@ -49,9 +49,13 @@ class FaultyProxy:
         while True:
             try:
                 left, _ = self.server.accept()
+            except OSError:
+                return                          # closed: the test is over
+            try:
                 right = socket.create_connection(("127.0.0.1", self.target))
             except OSError:
-                return
+                left.close()                    # the target is down (killed): as a refusal
+                continue
             self.socks += [left, right]
             for a, b in ((left, right), (right, left)):
                 t = threading.Thread(target=self._pump, args=(a, b), daemon=True)
@@ -70,20 +74,28 @@ class FaultyProxy:
             return fault
 
     def _pump(self, src: socket.socket, dst: socket.socket) -> None:
+        held: list[bytes] = []          # what the pump keeps back (see _pass)
         with contextlib.suppress(OSError):
             while data := src.recv(16384):
                 fault = self._fault()
                 if fault == "cut":
                     break
-                if fault == "drop":
-                    continue
-                if fault == "corrupt":
-                    at = self.rng.randrange(len(data))
-                    data = data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1:]
-                dst.sendall(data * (2 if fault == "twice" else 1))
+                self._pass(fault, data, dst, held)
         for s in (src, dst):
             with contextlib.suppress(OSError):
                 s.shutdown(socket.SHUT_RDWR)
+
+    def _pass(self, fault: str | None, data: bytes, dst: socket.socket,
+              held: list[bytes]) -> None:
+        """Pass ``data`` on to ``dst`` with ``fault`` done to it (``held``: chunks kept back
+        by a subclass's faults, sent after this one)."""
+        if fault != "drop":
+            if fault == "corrupt":
+                at = self.rng.randrange(len(data))
+                data = data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1:]
+            dst.sendall(data * (2 if fault == "twice" else 1))
+        while held:
+            dst.sendall(held.pop(0))
 
     def close(self) -> None:
         self.server.close()

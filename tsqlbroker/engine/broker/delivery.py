@@ -690,11 +690,13 @@ class Delivery:
             if out.seq < peer.receive_sequence:
                 return Acceptance("ack", broker=meta.broker_guid, duplicate=True)
             if out.seq > peer.receive_sequence and not out.is_error:
-                # The sender sends in order and waits for each ack: a gap means an earlier
-                # message is still on its way; it is asked to resend later. (END … WITH
-                # ERROR drops the messages not yet sent: its Error may follow a gap.)
+                # The sender sends in order: a gap means an earlier message was lost on
+                # the way (a frame dropped as corrupted); ``expect`` names it, so that the
+                # sender resends from there at once. (END … WITH ERROR drops the messages
+                # not yet sent: its Error may follow a gap.)
                 return Acceptance("nack", status="Out of order message; waiting for "
-                                  f"message {peer.receive_sequence}.")
+                                  f"message {peer.receive_sequence}.",
+                                  expect=peer.receive_sequence)
             if not meta.is_broker_enabled:
                 return Acceptance("nack", status=message_text(9793))
             queue = meta.queues_by_id.get(peer.queue_id)
@@ -991,7 +993,8 @@ class Delivery:
         stmt = select(tq).order_by(tq.c.conversation_handle, tq.c.message_sequence_number,
                                    tq.c.id)
         if handle is not None:
-            stmt = stmt.where(tq.c.conversation_handle == handle)
+            return self._retry_conversation(conn, txn, stmt.where(
+                tq.c.conversation_handle == handle))
         if db_id is not None:
             stmt = stmt.where(tq.c.database_id == db_id)
         rows = list(conn.execute(stmt).mappings())
@@ -1002,36 +1005,61 @@ class Delivery:
         delivered = 0
         blocked: set[str] = set()
         for r in rows:
-            h = r["conversation_handle"]
-            if h in blocked:
+            if r["conversation_handle"] in blocked:
                 continue
-            ep = self.state.endpoint(conn, r["database_id"], h)
-            if ep is None:
-                conn.execute(delete(tq).where(held_row(tq, r)))
-                continue
-            sender = self.state.meta.get(conn, r["database_id"])
-            if sender is None:
-                continue
-            if not sender.is_broker_enabled:
-                status: str | None = message_text(9791)
-            else:
-                out = Outgoing(
-                    db_id=r["database_id"], handle=h, conversation_id=ep.conversation_id,
-                    is_initiator=ep.is_initiator, from_service=r["from_service_name"],
-                    to_service=r["to_service_name"], target_broker=r["to_broker_instance"],
-                    contract_name=r["service_contract_name"],
-                    seq=r["message_sequence_number"], message_type=r["message_type_name"],
-                    body=r["message_body"], priority=r["priority"], lifetime=ep.lifetime,
-                    enqueue_time=r["enqueue_time"])
-                status = self._try_deliver(conn, txn, out)
-            if status is None:
-                conn.execute(delete(tq).where(held_row(tq, r)))
+            outcome = self._retry_row(conn, txn, r)
+            if outcome is True:
                 delivered += 1
-            else:
-                conn.execute(update(tq).where(held_row(tq, r))
-                             .values(transmission_status=status))
-                blocked.add(h)
+            elif outcome is False:
+                blocked.add(r["conversation_handle"])
         return delivered
+
+    def _retry_conversation(self, conn: StoreConnection, txn: Txn | None, stmt: Any) -> int:
+        """:meth:`retry_held` for one conversation: its oldest held row, then the next,
+        until one stays. Read one at a time: a conversation held for another broker may
+        hold thousands of rows (and large bodies), and each SEND on it comes here."""
+        delivered = 0
+        seen: set[int] = set()
+        while (found := conn.execute(stmt.limit(1)).mappings().first()) is not None:
+            r = dict(found)
+            if r["id"] in seen:
+                break                   # kept (no sender meta): the next SEND tries again
+            seen.add(r["id"])
+            outcome = self._retry_row(conn, txn, r)
+            if outcome is False:
+                break
+            delivered += outcome is True
+        return delivered
+
+    def _retry_row(self, conn: StoreConnection, txn: Txn | None, r: Any) -> bool | None:
+        """Try to deliver held row ``r``: True delivered (deleted), False still held (its
+        status set), None dropped (its endpoint is gone) or left as it is."""
+        tq = self.state.t.transmission
+        h = r["conversation_handle"]
+        ep = self.state.endpoint(conn, r["database_id"], h)
+        if ep is None:
+            conn.execute(delete(tq).where(held_row(tq, r)))
+            return None
+        sender = self.state.meta.get(conn, r["database_id"])
+        if sender is None:
+            return None
+        if not sender.is_broker_enabled:
+            status: str | None = message_text(9791)
+        else:
+            out = Outgoing(
+                db_id=r["database_id"], handle=h, conversation_id=ep.conversation_id,
+                is_initiator=ep.is_initiator, from_service=r["from_service_name"],
+                to_service=r["to_service_name"], target_broker=r["to_broker_instance"],
+                contract_name=r["service_contract_name"],
+                seq=r["message_sequence_number"], message_type=r["message_type_name"],
+                body=r["message_body"], priority=r["priority"], lifetime=ep.lifetime,
+                enqueue_time=r["enqueue_time"])
+            status = self._try_deliver(conn, txn, out)
+        if status is None:
+            conn.execute(delete(tq).where(held_row(tq, r)))
+            return True
+        conn.execute(update(tq).where(held_row(tq, r)).values(transmission_status=status))
+        return False
 
     def get_transmission_status(self, conn: StoreConnection, db_id: int, handle: Any) -> str:
         """``GET_TRANSMISSION_STATUS(h)``: the status text of the conversation's oldest held

@@ -266,3 +266,4 @@ class Acceptance:
     duplicate: bool = False            # ack of a message committed before (a resend)
     created: Endpoint | None = None    # target endpoint made by this message
     closed: Endpoint | None = None     # endpoint this message closed (forget the dialog)
+    expect: int | None = None          # nack of a message after a gap: the one awaited

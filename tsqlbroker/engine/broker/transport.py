@@ -24,10 +24,10 @@ import socket
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import and_, delete, or_, select, update
+from sqlalchemy import and_, case, delete, func, or_, select, update
 
 from ...errors import message_text
 from ...storage.txn import Txn
@@ -35,7 +35,7 @@ from .delivery import held_row
 from .dialog_security import DialogKeys, Plan, Session
 from .model import Endpoint
 from .transport_conns import CONNECTED, WAIT_LOGIN_NEGOTIATE, ConnStats, registry
-from .transport_link import Link, Piece, handshake
+from .transport_link import FRAGMENT, MAX_PARTIAL, Link, Piece, handshake
 from .transport_listen import Listener, ListenerLimits
 from .transport_recv import (
     Receiver,
@@ -51,7 +51,7 @@ from .transport_route import (
     next_hop,
     security_status,
 )
-from .transport_wire import WireError, time_out, wait_ready
+from .transport_wire import WireError, time_out
 
 if TYPE_CHECKING:
     from ..brokerlog import BrokerLog
@@ -64,8 +64,11 @@ NOTICE_CHECK_S = 1.0
 IDLE_CLOSE_S = 90.0
 LOCAL_RECHECK_S = 5.0           # a held conversation found local is looked at again after this
 BATCH = 100                     # messages of one conversation read per pass
-WINDOW = 16                     # messages in flight per connection (one per conversation)
+WINDOW = 128                    # messages in flight per connection (MAX_PARTIAL being written)
+CONV_WINDOW = 64                # messages of one conversation in flight
+ACK_FLUSH_S = 0.25              # answers gathered this long are applied in one transaction
 SOCKET_BUFFER = 128 * 1024      # kernel send / receive buffer of a broker connection
+HELD_CHECK_S = 0.1              # a conversation's rows looked up again after this
 JOIN_LOOK_S = 0.02              # while a large message goes, new conversations looked for
 
 
@@ -133,7 +136,12 @@ class _Conversation:
 
     ep: Endpoint
     rows: deque[dict[str, Any]]
-    sent: int = 0
+    sent: int = 0                   # acknowledged in this pass
+    flying: int = 0                 # messages sent (or being written), not answered
+    writing: bool = False           # a message's fragments are being written
+    queued: bool = False            # in the pass's ready queue
+    halted: bool = False            # stopped for this pass (a nack, an error, rows gone)
+    checked: float = field(default_factory=time.monotonic)   # rows known to be held then
 
 
 @dataclass
@@ -144,6 +152,114 @@ class _Flight:
     row: dict[str, Any]
     frame_id: int
     pieces: deque[Piece]
+
+
+class _Flow:
+    """The messages of one send pass over one connection: conversations ready to send,
+    fragments being written, messages awaiting their answer (docs/transport.md, *Exactly
+    once, in order*)."""
+
+    def __init__(self, transport: Transport, link: Link, guids: dict[int, str]) -> None:
+        self.transport, self.link, self.guids = transport, link, guids
+        self.ready: deque[_Conversation] = deque()
+        self.writing: deque[_Flight] = deque()
+        self.flying: dict[int, _Flight] = {}
+        self.answers = 0                # answers received in this pass
+        self.acked: list[tuple[dict[str, Any], Endpoint, dict[str, Any]]] = []  # to apply
+        self.due = time.monotonic() + ACK_FLUSH_S      # when they are applied
+        self.more = False               # a conversation sent a whole batch
+
+    def add(self, conv: _Conversation) -> None:
+        """Make ``conv`` ready when it may send its next message now."""
+        if conv.rows and not (conv.queued or conv.writing or conv.halted) \
+                and conv.flying < CONV_WINDOW:
+            conv.queued = True
+            self.ready.append(conv)
+
+    def take_off(self) -> None:
+        """Start the next message of ready conversations while the window allows."""
+        while self.ready and len(self.flying) < WINDOW and len(self.writing) < MAX_PARTIAL:
+            conv = self.ready.popleft()
+            conv.queued = False
+            flight = self.transport._take_off(self.link, conv, self.guids)
+            if flight is None:
+                continue
+            conv.flying += 1
+            conv.writing = True
+            self.writing.append(flight)
+            self.flying[flight.frame_id] = flight
+
+    def write_one(self) -> None:
+        """Write the next fragment: a message of one fragment (small) before any other, the
+        fragmented (large) ones one after another, the oldest first. So a small message
+        passes a large one, and a large one needs the connection to last only as long as
+        its own fragments take: were they all interleaved, a connection cut (or a frame
+        lost) would cost every large message its fragments so far, and on a lossy line
+        none might ever get through."""
+        at = next((i for i, f in enumerate(self.writing) if len(f.pieces) == 1), 0)
+        flight = self.writing[at]
+        self.link.write_fragment(flight.pieces.popleft())
+        if flight.pieces:
+            return
+        del self.writing[at]
+        flight.conv.writing = False
+        self.add(flight.conv)
+
+    def answered(self, replies: list[dict[str, Any]]) -> None:
+        """Act on answers: acknowledged rows deleted (together), a gap rewound."""
+        mine: list[tuple[_Flight, dict[str, Any]]] = []
+        for reply in replies:
+            flight = self.flying.pop(reply.get("id"), None)    # type: ignore[arg-type]
+            if flight is None:
+                continue                # answer to a message given up (rewound)
+            self.answers += 1
+            flight.conv.flying -= 1
+            expect = reply.get("expect")
+            if reply.get("op") == "nack" and isinstance(expect, int) \
+                    and not isinstance(expect, bool):
+                self._rewind(flight, expect)
+            else:
+                mine.append((flight, reply))
+        for flight, reply in mine:
+            conv = flight.conv
+            self.acked.append((flight.row, conv.ep, reply))
+            if reply.get("op") != "ack":
+                # A nack, or an error: nothing more of this conversation in this pass.
+                conv.halted = True
+                conv.rows.clear()
+                self.due = 0.0
+                continue
+            conv.sent += 1
+            self.more = self.more or conv.sent == BATCH
+            self.add(conv)
+        if time.monotonic() >= self.due:
+            self.flush()
+
+    def flush(self) -> None:
+        """Apply the answers gathered (acknowledged rows deleted) in one transaction: one
+        every ACK_FLUSH_S, not one per answer, so that the transport seldom takes the
+        store's write lock from the sessions that SEND."""
+        self.due = time.monotonic() + ACK_FLUSH_S
+        acked, self.acked = self.acked, []
+        if acked:
+            self.transport._apply(acked)
+
+    def _rewind(self, flight: _Flight, expect: int) -> None:
+        """The far broker is missing message ``expect`` of ``flight``'s conversation (its
+        frame was dropped as corrupted): that message and the ones after it that are in
+        flight are sent again, in order; their answers, if any come, are ignored."""
+        conv = flight.conv
+        if conv.halted:
+            return
+        again = [flight.row]
+        for fid, f in list(self.flying.items()):
+            if f.conv is conv and f.row["message_sequence_number"] >= expect:
+                del self.flying[fid]
+                conv.flying -= 1
+                again.append(f.row)
+        again.sort(key=lambda r: (r["message_sequence_number"], r["id"]))
+        conv.rows.extendleft(reversed(again))
+        self.add(conv)
 
 
 class Transport:
@@ -361,11 +477,15 @@ class Transport:
             stats.close()
         link = self._conns.pop(key, None)
         if link is not None:
+            if link.corrupted:
+                self.log.write("Transport", f"connection to {key[0]}:{key[1]}: "
+                               f"{link.corrupted} corrupted frames dropped", "info")
             link.close()
 
     def _send_pass(self) -> bool:
         """Send what the transmission queues hold for other brokers; True when a
-        conversation had more than one batch, so the next pass should follow at once."""
+        conversation had more than one batch or a message went, so the next pass should
+        follow at once."""
         by_key = self._work()
         guids = {m.database_id: m.broker_guid for m in self._metas()} if by_key else {}
         more = False
@@ -397,7 +517,7 @@ class Transport:
                     self._local[handle] = now + LOCAL_RECHECK_S
                     continue
                 held = [dict(r) for r in conn.execute(
-                    select(tq).where(tq.c.conversation_handle == handle)
+                    select(*self._held_columns()).where(tq.c.conversation_handle == handle)
                     .order_by(tq.c.message_sequence_number, tq.c.id).limit(BATCH)).mappings()]
                 if not held:
                     continue
@@ -424,12 +544,14 @@ class Transport:
     def _send_to(self, key: tuple[str, int], convs: list[tuple[Endpoint, list[dict[str, Any]]]],
                  guids: dict[int, str], *, again: bool = True) -> bool:
         """Send the held rows of ``convs`` (each conversation's in sequence order) to the
-        broker at ``key`` over one connection: up to WINDOW messages in flight, one per
-        conversation (its next goes once the previous is answered, as before), their
-        fragments interleaved so that a small message passes a large one. True when a
-        conversation's whole batch went (the next pass should follow at once)."""
+        broker at ``key`` over one connection: up to WINDOW messages in flight, up to
+        CONV_WINDOW of one conversation (its next message goes once the previous one's
+        fragments are written), the fragments of different conversations' messages
+        interleaved so that a small message passes a large one. The answers that arrive
+        together are applied in one transaction. A gap answer (a message lost on the way)
+        rewinds its conversation to the lost message. True when a message was answered or
+        a conversation's whole batch went (the next pass should follow at once)."""
         reused = key in self._conns
-        answered = False
         try:
             link = self._connection(key)
         except Unreachable as exc:
@@ -437,33 +559,27 @@ class Transport:
             for _ep, rows in convs:
                 self._hold(rows[0], str(exc))
             return False
-        ready = deque(_Conversation(ep, deque(rows)) for ep, rows in convs)
+        flow = _Flow(self, link, guids)
+        for ep, rows in convs:
+            flow.add(_Conversation(ep, deque(rows)))
         handles = {ep.conversation_handle for ep, _rows in convs}
         progress = time.monotonic()
         next_look = progress + JOIN_LOOK_S
-        writing: deque[_Flight] = deque()
-        flying: dict[int, _Flight] = {}
-        more = False
         try:
             while not self._stop.is_set():
-                while ready and len(flying) < WINDOW:
-                    flight = self._take_off(link, ready.popleft(), guids)
-                    if flight is not None:
-                        writing.append(flight)
-                        flying[flight.frame_id] = flight
-                if (writing or flying) and not ready and len(flying) < WINDOW \
-                        and time.monotonic() >= next_look:
+                flow.take_off()
+                if (flow.writing or flow.flying) and not flow.ready \
+                        and len(flow.flying) < WINDOW and time.monotonic() >= next_look:
                     # A large message is on its way: conversations that got messages since
                     # this pass began join it, so theirs need not wait for its end.
                     next_look = time.monotonic() + JOIN_LOOK_S
-                    ready.extend(self._joining(key, handles, guids))
-                if writing:
-                    flight = writing.popleft()
-                    link.write_fragment(flight.pieces.popleft())
-                    if flight.pieces:
-                        writing.append(flight)
+                    for conv in self._joining(key, handles, guids):
+                        flow.add(conv)
+                    continue
+                if flow.writing:
+                    flow.write_one()
                     timeout = 0.0
-                elif flying:
+                elif flow.flying:
                     if time.monotonic() - progress > self.ack_wait_s:
                         # No answer for that long: the frame was dropped as corrupted, or
                         # the far broker is stuck. The messages wait for their retry.
@@ -474,33 +590,52 @@ class Transport:
                     break
                 self._used[key] = time.monotonic()
                 replies = self._answers(link, timeout)
-                if replies or writing:
+                if replies or flow.writing:
                     progress = time.monotonic()
-                for reply in replies:
-                    flight = flying.pop(reply.get("id"), None)   # type: ignore[arg-type]
-                    if flight is None:
-                        continue
+                if replies:
                     self.backoff.ok(key)
-                    answered = True
-                    conv = flight.conv
-                    if self._apply(flight.row, conv.ep, reply):
-                        conv.sent += 1
-                        more = more or conv.sent == BATCH
-                        if conv.rows:
-                            ready.append(conv)
+                    flow.answered(replies)
+            flow.flush()
         except (OSError, WireError, Unreachable) as exc:
             self._drop(key)
-            if reused and again and not answered and not isinstance(exc, Unreachable):
+            flow.flush()                # what was acknowledged is not sent again
+            if reused and again and not flow.answers and not isinstance(exc, Unreachable):
                 # A kept connection the far broker closed meanwhile (it restarted, or
                 # closed it as idle): once more on a new one. Sending a message twice is
                 # harmless (duplicates are acknowledged, not queued).
                 return self._send_to(key, convs, guids, again=False)
             self.backoff.failed(key)
             status = str(exc) if isinstance(exc, Unreachable) else _receive_failed(exc)
-            for flight in flying.values():
+            for flight in flow.flying.values():
                 self._hold(flight.row, status)
             return False
-        return more
+        # Another pass at once after one that delivered: a SEND wakes the transport before
+        # its commit, so rows committed during this pass may not have been seen by it.
+        return flow.more or flow.answers > 0
+
+    def _held_columns(self) -> list[Any]:
+        """The transmission queue's columns as a pass reads them: a body longer than a
+        fragment is left out (``body_size`` says how long it is) and read when its message
+        takes off, so that reading a conversation's rows for a pass — with a 50 MB message
+        among them — does not hold up the small messages that are to pass it."""
+        tq = self.broker.t.transmission
+        size = func.length(tq.c.message_body)
+        return [*(c for c in tq.c if c.name != "message_body"),
+                case((size <= FRAGMENT, tq.c.message_body), else_=None).label("message_body"),
+                size.label("body_size")]
+
+    def _body(self, r: dict[str, Any]) -> bytes | None:
+        """The body of held row ``r`` (read without a long one, see :meth:`_held_columns`);
+        None when it is gone (or NULL)."""
+        if r["message_body"] is not None or r["body_size"] is None:
+            return r["message_body"]  # type: ignore[no-any-return]
+        tq = self.broker.t.transmission
+        conn = self.broker.store.connect()
+        try:
+            return conn.execute(select(tq.c.message_body).where(  # type: ignore[no-any-return]
+                held_row(tq, r))).scalar()
+        finally:
+            conn.close()
 
     def _joining(self, key: tuple[str, int], handles: set[str], guids: dict[int, str]
                  ) -> list[_Conversation]:
@@ -517,19 +652,33 @@ class Transport:
                   ) -> _Flight | None:
         """The next message of ``conv`` as a flight, or None when the conversation has no
         more to send now."""
-        r = conv.rows.popleft()
-        if conv.sent and not self._still_held(r):
-            # Gone since it was read: END … WITH ERROR dropped the messages not yet sent
-            # (the next pass reads what the conversation holds now). The first row was read
-            # just now, so only the ones after an ack are looked up.
-            conv.rows.clear()
+        if not conv.rows:
             return None
+        r = conv.rows.popleft()
+        now = time.monotonic()
+        if now - conv.checked > HELD_CHECK_S:
+            conv.checked = now
+            if not self._still_held(r):
+                # Gone since it was read: END … WITH ERROR dropped the messages not yet
+                # sent (the next pass reads what the conversation holds now). Looked up
+                # at most every HELD_CHECK_S: a message taken off in between is as one
+                # already on the wire.
+                conv.rows.clear()
+                conv.halted = True
+                return None
         session = self._session(conv.ep)
         if isinstance(session, str):
             # Dialog security cannot be set up now (a certificate went meanwhile …).
             self._hold(r, session)
             conv.rows.clear()
+            conv.halted = True
             return None
+        if r["message_body"] is None and r["body_size"] is not None:
+            r["message_body"] = self._body(r)
+            if r["message_body"] is None:
+                conv.rows.clear()       # gone since it was read (END … WITH ERROR)
+                conv.halted = True
+                return None
         self._frames += 1
         frame = {**self._frame(r, conv.ep, guids.get(conv.ep.database_id)),
                  "id": self._frames}
@@ -558,7 +707,7 @@ class Transport:
     def _answers(link: Link, timeout: float) -> list[dict[str, Any]]:
         """The answers that arrive within ``timeout`` seconds (0: those already here)."""
         got: list[dict[str, Any]] = []
-        while wait_ready(link.sock, 0 if got else timeout):
+        while link.readable(0 if got else timeout):
             reply = link.receive()
             if reply is None:
                 raise ConnectionResetError(104, "Connection reset by peer")
@@ -617,35 +766,46 @@ class Transport:
             self._in_txn(lambda txn: txn.conn.execute(update(tq).where(
                 held_row(tq, r)).values(transmission_status=status)))
 
-    def _apply(self, r: dict[str, Any], ep: Endpoint, reply: dict[str, Any]) -> bool:
-        """Act on the far broker's answer to row ``r``; True to go on with the next row."""
+    def _apply(self, answered: list[tuple[dict[str, Any], Endpoint, dict[str, Any]]]
+               ) -> list[bool]:
+        """Act on the far broker's answers to rows (each with its endpoint), the deletes of
+        acknowledged rows in one transaction; for each, True to go on with the
+        conversation's next row."""
         b = self.broker
         tq = b.t.transmission
-        op = reply.get("op")
-        if op == "nack":
-            self.backoff.failed(ep.conversation_handle)
-            self._hold(r, str(reply.get("status") or ""))
-            return False
-        if op not in ("ack", "error"):
-            self._hold(r, f"Unexpected answer from the far broker: {op!r}.")
-            return False
-        self.backoff.ok(ep.conversation_handle)
+        goes: list[bool] = []
+        done: list[tuple[int, dict[str, Any], Endpoint, dict[str, Any]]] = []
+        for at, (r, ep, reply) in enumerate(answered):
+            op = reply.get("op")
+            goes.append(False)
+            if op == "nack":
+                self.backoff.failed(ep.conversation_handle)
+                self._hold(r, str(reply.get("status") or ""))
+            elif op not in ("ack", "error"):
+                self._hold(r, f"Unexpected answer from the far broker: {op!r}.")
+            else:
+                self.backoff.ok(ep.conversation_handle)
+                done.append((at, r, ep, reply))
 
-        def commit(txn: Txn) -> bool:
-            txn.conn.execute(delete(tq).where(held_row(tq, r)))
-            now = b.state.endpoint(txn.conn, None, ep.conversation_handle)
-            if now is None:
-                return False
-            far = reply.get("broker")
-            if op == "error":
-                b.delivery.error_endpoint(txn.conn, txn, now, int(reply.get("code") or 0),
-                                          str(reply.get("text") or ""))
-                return False
-            if now.is_initiator and far:
-                pin(b, txn, now, str(far))
-                remember_dialog(b, txn, now, r["from_service_name"], str(far).upper())
-            return True
-        return bool(self._in_txn(commit))
+        def commit(txn: Txn) -> None:
+            for at, r, ep, reply in done:
+                txn.conn.execute(delete(tq).where(held_row(tq, r)))
+                now = b.state.endpoint(txn.conn, None, ep.conversation_handle)
+                if now is None:
+                    continue
+                far = reply.get("broker")
+                if reply.get("op") == "error":
+                    b.delivery.error_endpoint(txn.conn, txn, now,
+                                              int(reply.get("code") or 0),
+                                              str(reply.get("text") or ""))
+                    continue
+                if now.is_initiator and far:
+                    pin(b, txn, now, str(far))
+                    remember_dialog(b, txn, now, r["from_service_name"], str(far).upper())
+                goes[at] = True
+        if done:
+            self._in_txn(commit)
+        return goes
 
     # -- close notices ------------------------------------------------------------------------
     def _notice_pass(self) -> None:

@@ -315,6 +315,11 @@ class Link:
         """Send an answer or notice (one frame)."""
         self._write(self._frame(CONTROL, header, b""), False)
 
+    def send_controls(self, headers: list[dict[str, Any]]) -> None:
+        """Send several answers at once: a frame each (each tagged), one network send."""
+        if headers:
+            self._write(b"".join(self._frame(CONTROL, h, b"") for h in headers), False)
+
     @staticmethod
     def fragments(frame: dict[str, Any]) -> list[Piece]:
         """The fragments of message ``frame`` (its ``body`` bytes or None): the first
@@ -350,15 +355,28 @@ class Link:
         None); None when the peer closed the connection. Corrupted frames and fragments of
         messages that cannot be completed are dropped on the way."""
         while True:
-            got = self._read(deadline)
-            if got is None:
-                return None
-            kind, header, payload = got
-            if kind == CONTROL:
-                return header
-            message = self._fragment(header, payload)
-            if message is not None:
-                return message
+            got = self.receive_ready(deadline)
+            if got is None or got:
+                return got
+
+    def readable(self, timeout: float) -> bool:
+        """Whether a frame's bytes are there to read within ``timeout`` seconds (bytes TLS
+        has already decrypted count: poll() does not see them)."""
+        if isinstance(self.sock, ssl.SSLSocket) and self.sock.pending():
+            return True
+        return wait_ready(self.sock, timeout)
+
+    def receive_ready(self, deadline: Deadline | None = None) -> dict[str, Any] | None:
+        """Like :meth:`receive`, but reads one frame only (call it when :meth:`readable`):
+        the control frame or the message it completes, ``{}`` when it was a fragment that
+        completes nothing yet; None when the peer closed."""
+        got = self._read(deadline)
+        if got is None:
+            return None
+        kind, header, payload = got
+        if kind == CONTROL:
+            return header
+        return self._fragment(header, payload) or {}
 
     def _read(self, deadline: Deadline | None) -> tuple[int, dict[str, Any], bytes] | None:
         stats = self.stats

@@ -36,6 +36,7 @@ REFUSED_LIMIT = "connection limit"      # more connections than max_connections
 REFUSED_HELLO = "hello"                 # no (acceptable) hello in time
 REFUSED_FRAME = "frame"                 # a bad, oversized, slow or unfinished frame
 REFUSED_AUTH = "authentication"         # no / unknown certificate, no CONNECT, encryption
+APPLY_BATCH = 64                        # frames at most applied in one transaction
 
 
 @dataclass(frozen=True)
@@ -145,7 +146,19 @@ class Listener:
                 frame = link.receive(deadline)
                 if frame is None:
                     return
-                link.send_control(self._answer(frame, peer))
+                # The frames already here are applied with it, in one transaction, and
+                # answered together (the sender keeps several messages in flight).
+                frames, closed = [frame], False
+                while len(frames) < APPLY_BATCH and link.readable(0):
+                    more = link.receive_ready(deadline)
+                    if more is None:
+                        closed = True
+                        break
+                    if more:
+                        frames.append(more)
+                link.send_controls(self._answers(frames, peer))
+                if closed:
+                    return
         except Refused as exc:
             self._refuse(peer, REFUSED_AUTH, str(exc))
         except WireError as exc:
@@ -163,18 +176,35 @@ class Listener:
             if stats is not None:
                 stats.close()
             if link is not None:
+                if link.corrupted:
+                    # (Per connection, not per frame: a damaged line would flood the log.)
+                    self.log.write("Transport", f"connection from {peer}: {link.corrupted} "
+                                   "corrupted frames dropped", "info")
                 link.close()
             sock.close()
 
+    def _answers(self, frames: list[dict[str, Any]], peer: str) -> list[dict[str, Any]]:
+        """The answers to ``frames`` (a malformed frame raises :class:`WireError`): all
+        applied in one transaction; when that fails, each in its own, so that one frame the
+        store cannot take does not hold up the others."""
+        replies: list[dict[str, Any]] | None = None
+        if len(frames) > 1:
+            # (A malformed frame, too, is met again one by one, after those before it.)
+            with contextlib.suppress(Exception):
+                replies = self.receiver.handle_all(frames)
+        if replies is None:
+            replies = [self._answer(frame, peer) for frame in frames]
+        for reply, frame in zip(replies, frames, strict=True):
+            reply["id"] = frame.get("id")
+        return replies
+
     def _answer(self, frame: dict[str, Any], peer: str) -> dict[str, Any]:
-        """The answer to one frame (a malformed frame raises :class:`WireError`)."""
+        """The answer to one frame applied alone."""
         try:
-            reply = self.receiver.handle(frame)
+            return self.receiver.handle_all([frame])[0]
         except WireError:
             raise
         except Exception as exc:  # noqa: BLE001 - the sender retries; we log
             self.log.write("Transport", f"message from {peer} not taken: {exc}", "error")
-            reply = {"op": "nack", "status": "The far broker could not store the "
-                     f"message: {exc.__class__.__name__}."}
-        reply["id"] = frame.get("id")
-        return reply
+            return {"op": "nack", "status": "The far broker could not store the "
+                    f"message: {exc.__class__.__name__}."}

@@ -96,18 +96,26 @@ class Receiver:
 
     def handle(self, frame: dict[str, Any]) -> dict[str, Any]:
         """Apply one ``msg`` or ``close`` frame in its own transaction; the answer frame."""
-        op = frame.get("op")
-        if op not in ("msg", "close"):
-            raise WireError(f"unexpected frame {op!r}")
-        (check_message if op == "msg" else check_close)(frame)
+        return self.handle_all([frame])[0]
+
+    def handle_all(self, frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Apply ``msg`` and ``close`` frames in order in one transaction (one commit for
+        the messages a sender had in flight); their answer frames, in the same order. Every
+        frame is checked before anything is applied."""
+        for frame in frames:
+            op = frame.get("op")
+            if op not in ("msg", "close"):
+                raise WireError(f"unexpected frame {op!r}")
+            (check_message if op == "msg" else check_close)(frame)
         conn = self.broker.store.connect()
         txn = Txn(conn, owner="broker-transport")
         try:
             self.broker.ensure_schema(conn)
             txn.write()
-            reply = self._message(txn, frame) if op == "msg" else self._close_notice(txn, frame)
+            replies = [self._message(txn, frame) if frame["op"] == "msg"
+                       else self._close_notice(txn, frame) for frame in frames]
             txn.commit()
-            return reply
+            return replies
         except BaseException:
             txn.rollback()
             raise
@@ -175,10 +183,13 @@ class Receiver:
 def _answer(done: Acceptance) -> dict[str, Any]:
     """The answer frame for what the target side did with a message."""
     if done.outcome == "nack":
-        return {"op": "nack", "status": done.status}
+        reply: dict[str, Any] = {"op": "nack", "status": done.status}
+        if done.expect is not None:
+            reply["expect"] = done.expect
+        return reply
     if done.outcome == "error":
         return {"op": "error", "code": done.code, "text": done.text, "broker": done.broker}
-    reply: dict[str, Any] = {"op": "ack"}
+    reply = {"op": "ack"}
     if done.broker is not None:
         reply["broker"] = done.broker
     if done.duplicate:
