@@ -11,9 +11,9 @@ that still cannot be delivered.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import and_, delete, insert, select, update
