@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from tsqlbroker.engine import access
 from tsqlbroker.engine import permissions as P
 from tsqlbroker.engine.broker import QUEUE_COLUMNS, ActivationSettings, Broker
+from tsqlbroker.engine.permissions import forget_securable
 from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.engine.securables import CLASSES
 from tsqlbroker.engine.security import Security
@@ -422,8 +423,8 @@ def compile_drop_service(c: Compiler, node: ast.DropService) -> StmtFn:
         if svc is not None:
             # Its permissions go with it: a service made later may get its id again, and
             # a GRANT SEND to public must not carry over (SQL Server drops them too).
-            P.forget_securable(Security.get(f.session.instance.store), txn.conn, db_id,
-                               SERVICE_CLASS, svc.service_id)
+            forget_securable(Security.get(f.session.instance.store), txn.conn, db_id,
+                             SERVICE_CLASS, svc.service_id)
     return _ddl(_dropping("SERVICE", (node.name,), drop))
 
 
