@@ -56,6 +56,8 @@ CREATE MESSAGE TYPE [//bench/M] VALIDATION = NONE;
 CREATE CONTRACT [//bench/C] ([//bench/M] SENT BY ANY);
 CREATE QUEUE Q;
 CREATE SERVICE [{svc}] ON QUEUE Q ([//bench/C]);
+-- The far instance's unsecured dialogs act as public here (SQL Server's rule).
+GRANT SEND ON SERVICE::[{svc}] TO PUBLIC;
 CREATE QUEUE LocalQ;
 CREATE SERVICE [//bench/Local] ON QUEUE LocalQ ([//bench/C]);
 CREATE QUEUE SmallQ;

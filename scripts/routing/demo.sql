@@ -75,6 +75,10 @@ CREATE QUEUE WestQueue WITH STATUS = ON, ACTIVATION (STATUS = ON,
 CREATE SERVICE [//ddr/Sales/West] ON QUEUE WestQueue ([//ddr/Sales]);
 CREATE QUEUE ClientQueue;
 CREATE SERVICE [//ddr/Client] ON QUEUE ClientQueue;
+-- The partitions may live on other instances, reached by unsecured dialogs, which act as
+-- public there (SQL Server's rule; its tutorials grant this).
+GRANT SEND ON SERVICE::[//ddr/Sales/East] TO PUBLIC;
+GRANT SEND ON SERVICE::[//ddr/Sales/West] TO PUBLIC;
 GO
 
 :r routing_service.sql

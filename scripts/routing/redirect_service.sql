@@ -58,4 +58,7 @@ CREATE QUEUE RedirectQueue WITH STATUS = ON,
                 EXECUTE AS OWNER);
 CREATE SERVICE [urn:rushi.desai.name/RedirectService] ON QUEUE RedirectQueue
     ([urn:rushi.desai.name/RedirectContract]);
+-- Unsecured dialogs from other instances act as public here (SQL Server's rule; its
+-- tutorials grant this).
+GRANT SEND ON SERVICE::[urn:rushi.desai.name/RedirectService] TO PUBLIC;
 GO

@@ -115,4 +115,7 @@ CREATE QUEUE RoutingQueue WITH STATUS = ON,
     ACTIVATION (STATUS = ON, PROCEDURE_NAME = dbo.route_messages, MAX_QUEUE_READERS = 1,
                 EXECUTE AS OWNER);
 CREATE SERVICE [urn:rushi.desai.name/RoutingService] ON QUEUE RoutingQueue;
+-- Unsecured dialogs from other instances act as public here (SQL Server's rule; its
+-- tutorials grant this).
+GRANT SEND ON SERVICE::[urn:rushi.desai.name/RoutingService] TO PUBLIC;
 GO

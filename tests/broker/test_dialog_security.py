@@ -39,7 +39,8 @@ SEND ON CONVERSATION @h MESSAGE TYPE [//tcp/Req] (N'<secret>{text}</secret>');
 SELECT @h;"""
 
 # Each side's own certificate (private key under its database master key), owned by the
-# user its service belongs to, backed up for the other side.
+# user its service belongs to, backed up for the other side. The service is made again
+# (with its owner), without the SEND public holds for unsecured dialogs in the pair's setup.
 OWN_SIDE = """CREATE MASTER KEY ENCRYPTION BY PASSWORD = '{user}!Key1';
 CREATE USER {user} WITHOUT LOGIN;
 CREATE CERTIFICATE {user}Cert AUTHORIZATION {user} WITH SUBJECT = '{user} Certificate';
@@ -197,6 +198,34 @@ def test_the_target_checks_send_for_the_certificate_owner_or_public_when_anonymo
              describe=lambda: held(ca))
     assert cb.scalar("SELECT CAST(message_body AS nvarchar(100)) FROM Q") \
         == "<secret>two</secret>"
+
+
+def test_an_unsecured_dialog_needs_send_for_public_on_the_target_service(
+        pair: tuple[Client, Client]) -> None:
+    """No dialog security: the initiator acts as public in the target database, which must
+    hold SEND on the target service ("Determining the Dialog Security Type"); refused
+    messages wait at the sender and are retried, and a DENY to public wins."""
+    ca, cb = pair
+    cb.run("REVOKE SEND ON SERVICE::[//B/Targ] FROM PUBLIC;")
+    h = ca.scalar(tcp.BEGIN)
+    ca.run(tcp.SEND.format(h=h, n=0))
+    refused = NO_SEND.format(0, cb.scalar("SELECT DB_ID()"), "//B/Targ")
+    wait_for(lambda: held(ca) == [(0, refused)], "public's missing SEND at A",
+             describe=lambda: held(ca))
+    assert count(cb, "SELECT COUNT(*) FROM Q") == 0
+    assert count(cb, "SELECT COUNT(*) FROM sys.conversation_endpoints") == 0
+    cb.run("GRANT SEND ON SERVICE::[//B/Targ] TO PUBLIC;")
+    wait_for(lambda: count(cb, "SELECT COUNT(*) FROM Q") == 1 and not held(ca),
+             "the message at B after the GRANT", describe=lambda: held(ca))
+    # A DENY refuses new dialogs; one already begun was checked at its first message.
+    cb.run("DENY SEND ON SERVICE::[//B/Targ] TO PUBLIC;")
+    ca.run(tcp.SEND.format(h=ca.scalar(tcp.BEGIN), n=1))
+    wait_for(lambda: held(ca) == [(0, refused)], "the DENY's refusal at A",
+             describe=lambda: held(ca))
+    ca.run(tcp.SEND.format(h=h, n=2))
+    wait_for(lambda: count(cb, "SELECT COUNT(*) FROM Q") == 2, "the older dialog's message",
+             describe=lambda: held(ca))
+    assert held(ca) == [(0, refused)]
 
 
 def test_without_the_setup_the_documented_statuses_stay(pair: tuple[Client, Client],

@@ -51,6 +51,8 @@ CREATE MESSAGE TYPE [//tcp/Rep] VALIDATION = NONE;
 CREATE CONTRACT [//tcp/C] ([//tcp/Req] SENT BY INITIATOR, [//tcp/Rep] SENT BY TARGET);
 CREATE QUEUE Q;
 CREATE SERVICE [{svc}] ON QUEUE Q ([//tcp/C]);
+-- An unsecured dialog's initiator acts as public here, as SQL Server's tutorials grant.
+GRANT SEND ON SERVICE::[{svc}] TO PUBLIC;
 CREATE ROUTE ToFar WITH SERVICE_NAME = '{far}', ADDRESS = 'TCP://127.0.0.1:{far_port}';
 """
 # Each instance's endpoint authenticates with its own certificate in master (its private
@@ -427,7 +429,8 @@ def test_a_transport_route_takes_the_address_from_the_service_name(
         pair: tuple[Client, Client], ports: tuple[int, int]) -> None:
     ca, cb = pair
     far = f"tcp://127.0.0.1:{ports[1]}/Targ"
-    cb.run(f"CREATE SERVICE [{far}] ON QUEUE Q ([//tcp/C])")
+    cb.run(f"CREATE SERVICE [{far}] ON QUEUE Q ([//tcp/C]); "
+           f"GRANT SEND ON SERVICE::[{far}] TO PUBLIC;")
     ca.run("CREATE ROUTE Transport WITH ADDRESS = 'TRANSPORT'")
     h = ca.scalar(BEGIN.replace("//B/Targ", far))
     ca.run(SEND.format(h=h, n=7))

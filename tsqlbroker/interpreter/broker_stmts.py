@@ -19,7 +19,9 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine.broker import QUEUE_COLUMNS, ActivationSettings, Broker
+from tsqlbroker.engine.permissions import forget_securable
 from tsqlbroker.engine.results import ResultSet
+from tsqlbroker.engine.securables import CLASSES
 from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import BindError, tsql_error
 from tsqlbroker.grammar import ast
@@ -57,6 +59,7 @@ EvalFn = Callable[["Frame"], Any]
 _hidden_ids = itertools.count(1)
 
 # Columns RECEIVE * returns (the queue's columns without message_id, which only SELECT shows).
+SERVICE_CLASS = CLASSES["SERVICE"][0]
 RECEIVE_STAR = [(n, t) for n, t in QUEUE_COLUMNS if n != "message_id"]
 _COLUMN_TYPES = {n: T.parse_type_spec(t) for n, t in QUEUE_COLUMNS}
 _COLUMN_INDEX = {n: i for i, (n, _t) in enumerate(QUEUE_COLUMNS)}
@@ -395,8 +398,17 @@ def compile_alter_service(c: Compiler, node: ast.AlterService) -> StmtFn:
 
 @handler(ast.DropService)
 def compile_drop_service(c: Compiler, node: ast.DropService) -> StmtFn:
-    return _ddl(_dropping("SERVICE", (node.name,), lambda f, b, txn: b.drop_service(
-        txn, f.session.db_id, node.name)))
+    def drop(f: Frame, b: Broker, txn: Any) -> None:
+        db_id = f.session.db_id
+        meta = b.meta.get(txn.conn, db_id)
+        svc = meta.services_by_name.get(node.name) if meta is not None else None
+        b.drop_service(txn, db_id, node.name)
+        if svc is not None:
+            # Its permissions go with it: a service made later may get its id again, and
+            # a GRANT SEND to public must not carry over (SQL Server drops them too).
+            forget_securable(Security.get(f.session.instance.store), txn.conn, db_id,
+                             SERVICE_CLASS, svc.service_id)
+    return _ddl(_dropping("SERVICE", (node.name,), drop))
 
 
 @handler(ast.CreateEventNotification)

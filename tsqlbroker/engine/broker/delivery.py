@@ -11,6 +11,7 @@ that still cannot be delivered.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -64,6 +65,10 @@ from .validation import valid_error, well_formed_error
 
 # Peers kept in Delivery.peers (all forgotten at once beyond this: it is only a hint).
 _PEERS_KEPT = 4096
+
+# Who may begin a dialog from another broker: (connection, target database, target service)
+# to a refusal status (the message is retried later) or None.
+Authorize = Callable[[StoreConnection, DbMeta, str], str | None]
 
 
 @dataclass(slots=True)
@@ -647,13 +652,15 @@ class Delivery:
         return None
 
     # -- messages from other brokers (the transport's receiver) -------------------------------
-    def accept(self, txn: Txn, out: Outgoing, *, from_broker: str) -> Acceptance:
+    def accept(self, txn: Txn, out: Outgoing, *, from_broker: str,
+               authorize: Authorize | None = None) -> Acceptance:
         """Take a message another broker (instance ``from_broker``) sent, the way local
         delivery does (reference §5.5, §5.6), inside ``txn``: a first message makes the
-        target endpoint; a resent one (its sequence number already received) is acknowledged
-        again without a second copy; one ahead of the next expected number, or one the
-        target cannot take now, is refused for a later retry (nack). The caller serialises
-        the frames of one conversation."""
+        target endpoint — once ``authorize`` (given for unsecured dialogs) answers None for
+        its target database and service; a resent one (its sequence number already
+        received) is acknowledged again without a second copy; one ahead of the next
+        expected number, or one the target cannot take now, is refused for a later retry
+        (nack). The caller serialises the frames of one conversation."""
         conn = txn.conn
         peer = fetch_peer(conn, out.conversation_id, 0 if out.is_initiator else 1)
         created = False
@@ -667,6 +674,9 @@ class Delivery:
             if isinstance(target, str):
                 return Acceptance("nack", status=target)
             meta = target
+            refused = authorize(conn, meta, out.to_service) if authorize else None
+            if refused is not None:
+                return Acceptance("nack", status=refused)
             svc = meta.services_by_name[out.to_service]
             queue = meta.queues_by_id.get(svc.service_queue_id)
             if queue is None or not queue.is_enqueue_enabled:

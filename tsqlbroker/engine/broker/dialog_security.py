@@ -505,6 +505,19 @@ class DialogKeys:
         session = Session(key, {"sk_proof": _b64(proof)}, frame.get("sk_from"))
         return session, (db_id, str(frame["cid"]).upper(), secret, session)
 
+    def public_refusal(self, conn: StoreConnection, meta: Any, service: str) -> str | None:
+        """The status refusing the first message of an *unsecured* dialog from another
+        broker when ``public`` lacks SEND on target ``service`` of database ``meta`` (or is
+        denied it), else None: without dialog security the initiator acts as public in the
+        target database ("Determining the Dialog Security Type", *No dialog security*) —
+        the check :meth:`_accept_key` makes for the certificate's owner."""
+        try:
+            self._check_send(conn, Security.get(self.state.store), meta.database_id,
+                             access.PUBLIC, service, meta)
+        except Undeliverable as exc:
+            return str(exc)
+        return None
+
     @staticmethod
     def _check_send(conn: StoreConnection, sec: Security, db_id: int, user_id: int,
                     service: str, meta: Any) -> None:

@@ -146,7 +146,10 @@ class Receiver:
             out.body, pending = self.keys.incoming(txn, frame)
         except Undeliverable as exc:
             return {"op": "nack", "status": str(exc)}
-        done = self.broker.delivery.accept(txn, out, from_broker=from_broker)
+        # An unsecured dialog's initiator acts as public in the target database.
+        done = self.broker.delivery.accept(
+            txn, out, from_broker=from_broker,
+            authorize=None if frame.get("enc") else self.keys.public_refusal)
         if pending is not None and done.created is not None and done.outcome == "ack":
             self.keys.established(txn, pending)
         if done.created is not None:
