@@ -53,6 +53,8 @@ CREATE MESSAGE TYPE [//f/M] VALIDATION = NONE;
 CREATE CONTRACT [//f/C] ([//f/M] SENT BY ANY);
 CREATE QUEUE Q;
 CREATE SERVICE [{svc}] ON QUEUE Q ([//f/C]);
+-- An unsecured dialog from another instance acts as public here (SQL Server's rule).
+GRANT SEND ON SERVICE::[{svc}] TO PUBLIC;
 CREATE ROUTE ToFar WITH SERVICE_NAME = '{far}', ADDRESS = 'TCP://127.0.0.1:{far_port}';
 """
 # Dialog d's message n: body 'd:n:' (the large ones followed by LARGE bytes), sent round by
