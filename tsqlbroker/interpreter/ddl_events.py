@@ -245,7 +245,9 @@ def _permission(node: ast.PermissionStatement) -> list[Raised]:
     names = [p.name for p in node.permissions]
     server = (sc is None and P.all_server_level(names)) or (
         sc is not None and sc.object_class in _SERVER_CLASSES)
-    schema, name, object_type = _securable(sc)
+    # GRANT … TO without ON: the database itself (its name is filled in as it runs).
+    schema, name, object_type = _securable(sc) if sc is not None or server else (
+        None, "", "DATABASE")
     fields: list[tuple[str, str | tuple[str, ...]]] = [
         ("Grantor", ""), ("Permissions", tuple(names)), ("Grantees", tuple(node.principals))]
     if node.as_principal is not None:
@@ -261,10 +263,8 @@ def _authorization(node: ast.AlterAuthorization) -> list[Raised]:
     """ALTER AUTHORIZATION: ALTER_AUTHORIZATION_SERVER on a database or a server securable
     (as the DDL Events page has it), else ALTER_AUTHORIZATION_DATABASE; OwnerName."""
     cls = (node.object_class or "OBJECT").upper()
-    name = ast.ObjectName(None, None, node.name) if cls != "OBJECT" else None
-    if name is None:
-        parts = node.name.split(".")
-        name = ast.ObjectName(None, parts[-2] if len(parts) > 1 else None, parts[-1])
+    parts = node.name.split(".") if cls == "OBJECT" else [node.name]
+    name = ast.ObjectName(parts[-1], parts[-2] if len(parts) > 1 else None)
     schema, obj, object_type = _securable(ast.Securable(cls, name))
     level = "SERVER" if cls in _SERVER_CLASSES or cls == "DATABASE" else "DATABASE"
     return [Raised(f"ALTER_AUTHORIZATION_{level}", obj, object_type, schema,
@@ -388,6 +388,21 @@ _IF_EXISTS_TYPES: dict[type, set[str]] = {
     ast.DropType: {"TT", "AT"}}
 
 
+# The catalog's object types → EVENT_INSTANCE's ObjectType (of an OBJECT:: securable).
+_TYPE_NAMES = {"U": "TABLE", "V": "VIEW", "P": "PROCEDURE", "FN": "FUNCTION",
+               "IF": "FUNCTION", "TF": "FUNCTION", "SQ": "QUEUE", "SO": "SEQUENCE",
+               "SN": "SYNONYM", "TR": "TRIGGER"}
+
+
+def _object_type(s: Session, r: Raised) -> str:
+    """``r``'s ObjectType; an OBJECT:: securable (GRANT, ALTER AUTHORIZATION) is named by
+    what the catalog says it is (TABLE, VIEW …)."""
+    if r.object_type != "OBJECT":
+        return r.object_type
+    row = s.instance.catalog.find_object(s.conn, s.db_id, r.schema, r.name)
+    return _TYPE_NAMES.get(row.type.strip(), "OBJECT") if row is not None else "OBJECT"
+
+
 def describe(node: Any) -> list[Raised]:
     """The events statement ``node`` raises when it succeeds ([] for a statement of none
     of SQL Server's DDL event types handled this way)."""
@@ -421,7 +436,9 @@ def _raising_described(node: Any, fn: StmtFn, text: str) -> StmtFn:
         db_name = row.name if row is not None else ""
         # GRANT / DENY / REVOKE: the Grantor is who ran it (its login for server ones).
         grantor = (("Grantor", who.user), ("Grantor", who.login))
-        events = [(DdlEvent(r.event_type, r.schema, r.name, r.object_type, text, s.id,
+        events = [(DdlEvent(r.event_type, r.schema,
+                            r.name or (db_name if r.object_type == "DATABASE" else ""),
+                            _object_type(s, r), text, s.id,
                             who.login, who.user,
                             tuple(grantor[not is_database_level(r.event_type)]
                                   if k == "Grantor" else (k, v) for k, v in r.fields)),

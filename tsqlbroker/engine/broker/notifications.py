@@ -334,7 +334,7 @@ def event_instance(event_type: str, server: str, database: str, schema: str | No
         ("ServerName", server), ("LoginName", login), ("UserName", user),
         ("DatabaseName", database), ("SchemaName", schema), ("ObjectName", name),
         ("ObjectType", object_type)]
-    if object_type == "DATABASE":
+    if object_type == "DATABASE" and not is_database_level(event_type):
         # CREATE / ALTER / DROP_DATABASE: a server event, of a database, not an object.
         parts = [p for p in parts if p[0] not in ("UserName", "SchemaName", "ObjectName",
                                                    "ObjectType")]
