@@ -101,8 +101,8 @@ class Notifications:
                                            broker_instance: str) -> int:
         """``CREATE EVENT NOTIFICATION name ON DATABASE FOR events TO SERVICE 's', 'b'``:
         DDL events of the database (any of SQL Server's database-level event types or
-        groups, ``event_types.py``; those the engine does not raise are kept and never
-        sent); Msg 1098 for a server-level one, Msg 1084 for a name that is no event type,
+        groups, ``event_types.py``; those of statements the engine does not have are kept
+        and never sent); Msg 1098 for a server-level one, Msg 1084 for a name that is no event type,
         Msg 2714 for a name the database's notifications have (they are kept with
         ``parent_id`` 0: the database is their parent)."""
         meta = self.objects.ddl(txn, db_id)
