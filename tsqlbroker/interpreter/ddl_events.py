@@ -95,20 +95,29 @@ def _raising(node: Any, fn: StmtFn, text: str) -> StmtFn:
             who = current(s, f)
             events.append((DdlEvent(event_type, name.schema or "dbo", name.name, object_type,
                                     text, s.id, who.login, who.user), on_db, on_server))
-        if not events:
-            return
-        db_id = s.db_id
-        row = s.instance.catalog.database(s.conn, db_id)
-        db_name = row.name if row is not None else ""
-
-        def post() -> None:
-            for event, on_db, on_server in events:
-                if on_db:
-                    broker.post_database_event(db_id, event)
-                if on_server:
-                    broker.post_server_event(db_name, event)
-        _after_commit(s, post)
+        if events:
+            _post_after_commit(s, broker, _database_name(s), events)
     return run
+
+
+def _database_name(s: Session) -> str:
+    row = s.instance.catalog.database(s.conn, s.db_id)
+    return row.name if row is not None else ""
+
+
+def _post_after_commit(s: Session, broker: Broker, db_name: str,
+                       events: list[tuple[DdlEvent, bool, bool]]) -> None:
+    """Send ``events`` (each with whether the database's and the server's notifications
+    asked for it) once the statement's transaction has committed."""
+    db_id = s.db_id
+
+    def post() -> None:
+        for event, on_db, on_server in events:
+            if on_db:
+                broker.post_database_event(db_id, event)
+            if on_server:
+                broker.post_server_event(db_name, event)
+    _after_commit(s, post)
 
 
 def _raising_server(node: Any, fn: StmtFn, text: str) -> StmtFn:
@@ -431,9 +440,7 @@ def _raising_described(node: Any, fn: StmtFn, text: str) -> StmtFn:
             return
         fn(f)
         who = current(s, f)
-        db_id = s.db_id
-        row = s.instance.catalog.database(s.conn, db_id)
-        db_name = row.name if row is not None else ""
+        db_name = _database_name(s)
         # GRANT / DENY / REVOKE: the Grantor is who ran it (its login for server ones).
         grantor = (("Grantor", who.user), ("Grantor", who.login))
         events = [(DdlEvent(r.event_type, r.schema,
@@ -444,14 +451,7 @@ def _raising_described(node: Any, fn: StmtFn, text: str) -> StmtFn:
                                   if k == "Grantor" else (k, v) for k, v in r.fields)),
                    on_db, on_server)
                   for r, on_db, on_server in wanted]
-
-        def post() -> None:
-            for event, on_db, on_server in events:
-                if on_db:
-                    broker.post_database_event(db_id, event)
-                if on_server:
-                    broker.post_server_event(db_name, event)
-        _after_commit(s, post)
+        _post_after_commit(s, broker, db_name, events)
     return run
 
 
