@@ -32,12 +32,16 @@ from tsqlbroker.engine.broker.notifications import DdlEvent
 from tsqlbroker.engine.security import Security
 from tsqlbroker.grammar import ast
 
-from .compiler import STATEMENT_EVENTS, StmtFn
+from .compiler import STATEMENT_EVENTS, Compiler, StmtFn
+from .dynamic import SYSTEM_PROCEDURES  # dynamic's, so that its sp_addrolemember is there
+from .function_calls import str_arg
 from .impersonation import current
 
 if TYPE_CHECKING:
     from .frames import Frame
     from .session import Session
+
+SystemProcedure = Callable[[Compiler, ast.ExecProc], StmtFn]
 
 # Statement → (object type, verb; None: CREATE, ALTER or CREATE OR ALTER by its flags).
 _STATEMENTS: dict[type, tuple[str, str | None]] = {
@@ -424,40 +428,70 @@ def _raising_described(node: Any, fn: StmtFn, text: str) -> StmtFn:
     notifications on its database (database-level events) and on the server."""
     raised = describe(node)
     if_exists = bool(getattr(node, "if_exists", False))
+    return lambda f: _run_raising(f, fn, raised, text,
+                                  lambda s: not if_exists or _present(s, node))
 
-    def run(f: Frame) -> None:
-        s = f.session
-        broker = Broker.get(s.instance.store)
-        wanted = []
-        for r in raised:
-            on_db = is_database_level(r.event_type) and broker.database_notified(
-                s.conn, s.db_id, r.event_type)
-            on_server = broker.server_notified(s.conn, r.event_type)
-            if on_db or on_server:
-                wanted.append((r, on_db, on_server))
-        if not wanted or (if_exists and not _present(s, node)):
-            fn(f)
-            return
+
+def _run_raising(f: Frame, fn: StmtFn, raised: list[Raised], text: str,
+                 present: Callable[[Session], bool], self_reporting: bool = False) -> None:
+    """Run statement ``fn`` and, when it succeeds, send the events ``raised`` that some
+    notification asks for (none when ``present`` says a DROP … IF EXISTS finds nothing).
+    A ``self_reporting`` ``fn`` reports its own error (@@ERROR) rather than raising it."""
+    s = f.session
+    broker = Broker.get(s.instance.store)
+    wanted = []
+    for r in raised:
+        on_db = is_database_level(r.event_type) and broker.database_notified(
+            s.conn, s.db_id, r.event_type)
+        on_server = broker.server_notified(s.conn, r.event_type)
+        if on_db or on_server:
+            wanted.append((r, on_db, on_server))
+    if not wanted or not present(s):
         fn(f)
-        who = current(s, f)
-        db_name = _database_name(s)
-        # GRANT / DENY / REVOKE: the Grantor is who ran it (its login for server ones).
-        grantor = (("Grantor", who.user), ("Grantor", who.login))
-        events = [(DdlEvent(r.event_type, r.schema,
-                            r.name or (db_name if r.object_type == "DATABASE" else ""),
-                            _object_type(s, r), text, s.id,
-                            who.login, who.user,
-                            tuple(grantor[not is_database_level(r.event_type)]
-                                  if k == "Grantor" else (k, v) for k, v in r.fields)),
-                   on_db, on_server)
-                  for r, on_db, on_server in wanted]
-        _post_after_commit(s, broker, db_name, events)
-    return run
+        return
+    fn(f)
+    if self_reporting and s.error:
+        return
+    who = current(s, f)
+    db_name = _database_name(s)
+    # GRANT / DENY / REVOKE: the Grantor is who ran it (its login for server ones).
+    grantor = (("Grantor", who.user), ("Grantor", who.login))
+    events = [(DdlEvent(r.event_type, r.schema,
+                        r.name or (db_name if r.object_type == "DATABASE" else ""),
+                        _object_type(s, r), text, s.id,
+                        who.login, who.user,
+                        tuple(grantor[not is_database_level(r.event_type)]
+                              if k == "Grantor" else (k, v) for k, v in r.fields)),
+               on_db, on_server)
+              for r, on_db, on_server in wanted]
+    _post_after_commit(s, broker, db_name, events)
 
 
 _DATABASE_STATEMENTS: dict[type, str] = {
     ast.CreateDatabase: "CREATE", ast.AlterDatabase: "ALTER", ast.AlterDatabaseFiles: "ALTER",
     ast.DropDatabase: "DROP"}
+
+
+def _role_member_procedure(inner: SystemProcedure) -> SystemProcedure:
+    """``sp_addrolemember`` / ``sp_droprolemember`` @rolename, @membername: ADD_ROLE_MEMBER
+    / DROP_ROLE_MEMBER as ALTER ROLE … ADD / DROP MEMBER (the DDL Events page lists the
+    procedures under those events)."""
+    def compile_procedure(c: Compiler, node: ast.ExecProc) -> StmtFn:
+        fn = inner(c, node)
+        given = {(a.name or ("@rolename", "@membername")[min(i, 1)]).lower(): a.value
+                 for i, a in enumerate(node.args)}
+        role_f, member_f = (str_arg(c.expr(given.get(p) or ast.Literal("null", None, "NULL")))
+                            for p in ("@rolename", "@membername"))
+        verb = "ADD" if node.proc.name.lower() == "sp_addrolemember" else "DROP"
+        span = node.span
+        text = c.text[span.start_pos:span.end_pos].strip() if span and c.text else ""
+
+        def run(f: Frame) -> None:
+            raised = [Raised(f"{verb}_ROLE_MEMBER", member_f(f) or "", "SQL USER",
+                             fields=(("RoleName", role_f(f) or ""),))]
+            _run_raising(f, fn, raised, text, lambda _s: True, self_reporting=True)
+        return run
+    return compile_procedure
 
 
 def _register() -> None:
@@ -468,6 +502,8 @@ def _register() -> None:
         STATEMENT_EVENTS[statement] = _raising_server
     for statement in _DESCRIBED:
         STATEMENT_EVENTS[statement] = _raising_described
+    for name in ("sp_addrolemember", "sp_droprolemember"):
+        SYSTEM_PROCEDURES[name] = _role_member_procedure(SYSTEM_PROCEDURES[name])
 
 
 _register()
