@@ -7,23 +7,41 @@ message whose body is the event's EVENT_INSTANCE document (EVENTDATA()), sent on
 statement's transaction has committed (``engine/broker/notifications.py``). A DROP raises one
 event per object it dropped; CREATE OR ALTER raises CREATE_… or ALTER_… as the object was
 there before or not.
+
+Every other statement of SQL Server's DDL event table (``_DESCRIBED``: users, roles,
+application roles, schemas, certificates, the master key, GRANT / DENY / REVOKE, ALTER
+AUTHORIZATION, event notifications, sequences, synonyms, types, triggers, indexes, XML schema
+collections, the Service Broker objects; at server level logins, endpoints, server
+permissions and server role members) raises its events as it succeeds, with the elements SQL
+Server's EVENTDATA schema gives them (DefaultSchema, RoleName, Grantor, Permissions, Grantees,
+GrantOption, CascadeOption, OwnerName, TargetObjectName / Type, EndpointName …). A
+database-level event goes to the database's notifications and to the server's; a server-level
+one to the server's only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from tsqlbroker.engine import permissions as P
 from tsqlbroker.engine.broker import Broker
+from tsqlbroker.engine.broker.event_types import is_database_level
 from tsqlbroker.engine.broker.notifications import DdlEvent
+from tsqlbroker.engine.security import Security
 from tsqlbroker.grammar import ast
 
-from .compiler import STATEMENT_EVENTS, StmtFn
+from .compiler import STATEMENT_EVENTS, Compiler, StmtFn
+from .dynamic import SYSTEM_PROCEDURES  # dynamic's, so that its sp_addrolemember is there
+from .function_calls import str_arg
 from .impersonation import current
 
 if TYPE_CHECKING:
     from .frames import Frame
     from .session import Session
+
+SystemProcedure = Callable[[Compiler, ast.ExecProc], StmtFn]
 
 # Statement → (object type, verb; None: CREATE, ALTER or CREATE OR ALTER by its flags).
 _STATEMENTS: dict[type, tuple[str, str | None]] = {
@@ -81,28 +99,39 @@ def _raising(node: Any, fn: StmtFn, text: str) -> StmtFn:
             who = current(s, f)
             events.append((DdlEvent(event_type, name.schema or "dbo", name.name, object_type,
                                     text, s.id, who.login, who.user), on_db, on_server))
-        if not events:
-            return
-        db_id = s.db_id
-        row = s.instance.catalog.database(s.conn, db_id)
-        db_name = row.name if row is not None else ""
-
-        def post() -> None:
-            for event, on_db, on_server in events:
-                if on_db:
-                    broker.post_database_event(db_id, event)
-                if on_server:
-                    broker.post_server_event(db_name, event)
-        _after_commit(s, post)
+        if events:
+            _post_after_commit(s, broker, _database_name(s), events)
     return run
+
+
+def _database_name(s: Session) -> str:
+    row = s.instance.catalog.database(s.conn, s.db_id)
+    return row.name if row is not None else ""
+
+
+def _post_after_commit(s: Session, broker: Broker, db_name: str,
+                       events: list[tuple[DdlEvent, bool, bool]]) -> None:
+    """Send ``events`` (each with whether the database's and the server's notifications
+    asked for it) once the statement's transaction has committed."""
+    db_id = s.db_id
+
+    def post() -> None:
+        for event, on_db, on_server in events:
+            if on_db:
+                broker.post_database_event(db_id, event)
+            if on_server:
+                broker.post_server_event(db_name, event)
+    _after_commit(s, post)
 
 
 def _raising_server(node: Any, fn: StmtFn, text: str) -> StmtFn:
     """CREATE / ALTER / DROP DATABASE: their server-level events, for notifications ON
     SERVER, once the statement has committed."""
     verb = _DATABASE_STATEMENTS[type(node)]
-    names = list(getattr(node, "names", None) or [getattr(node, "name", None)
-                                                   or getattr(node, "database", None)])
+    # DROP's names, ALTER's database (None: CURRENT; ALTER … ADD FILE's ``name`` is the
+    # file's), CREATE's name.
+    names = list(node.names) if hasattr(node, "names") else [
+        node.database if hasattr(node, "database") else node.name]
 
     def run(f: Frame) -> None:
         s = f.session
@@ -133,8 +162,336 @@ def _after_commit(s: Session, post: Callable[[], Any]) -> None:
         txn.after_commit(post)
 
 
+@dataclass(frozen=True)
+class Raised:
+    """One event a statement raises, as its AST says it (``describe``): EVENT_INSTANCE's
+    ObjectName / ObjectType ("" for none), SchemaName (None: not schema-scoped) and the
+    event's own elements."""
+
+    event_type: str
+    name: str
+    object_type: str
+    schema: str | None = None
+    fields: tuple[tuple[str, str | tuple[str, ...]], ...] = ()
+
+
+def _schema_scoped(event: str, object_type: str) -> Callable[[Any], list[Raised]]:
+    """An event of the schema-scoped object(s) the statement names (``name`` or
+    ``names``)."""
+    return lambda node: [Raised(event, n.name, object_type, n.schema or "dbo")
+                         for n in _names(node) if not n.database]
+
+
+def _named(event: str, object_type: str) -> Callable[[Any], list[Raised]]:
+    """An event of the database or server object(s) the statement names (a str ``name`` or
+    ``names``): no SchemaName."""
+    return lambda node: [Raised(event, n, object_type) for n in (
+        node.names if hasattr(node, "names") else (node.name,))]
+
+
+def _by_flag(kind: str, object_type: str, scoped: bool = True) -> Callable[[Any], list[Raised]]:
+    """CREATE_… or (``alter``) ALTER_… of the object the statement names."""
+    def describe(node: Any) -> list[Raised]:
+        verb = "ALTER" if node.alter else "CREATE"
+        make = _schema_scoped if scoped else _named
+        return make(f"{verb}_{kind}", object_type)(node)
+    return describe
+
+
+def _user(verb: str) -> Callable[[Any], list[Raised]]:
+    def describe(node: Any) -> list[Raised]:
+        options = dict(getattr(node, "options", ()))
+        schema = options.get("default_schema")
+        fields = (("DefaultSchema", str(schema)),) if schema is not None else ()
+        return [Raised(f"{verb}_USER", node.name, "SQL USER", fields=fields)]
+    return describe
+
+
+def _login(verb: str) -> Callable[[Any], list[Raised]]:
+    def describe(node: Any) -> list[Raised]:
+        options = dict(getattr(node, "options", ()))
+        fields: list[tuple[str, str]] = [
+            (k, str(options[o])) for k, o in (("DefaultLanguage", "default_language"),
+                                                ("DefaultDatabase", "default_database"))
+            if o in options]
+        kind = getattr(node, "kind", None)
+        if kind is not None:
+            fields.append(("LoginType", {"WINDOWS": "Windows (NT) Login",
+                                         "CERTIFICATE": "Certificate Mapped Login"}.get(
+                kind, "SQL Login")))
+        return [Raised(f"{verb}_LOGIN", node.name, "LOGIN", fields=tuple(fields))]
+    return describe
+
+
+def _alter_role(node: ast.AlterRole) -> list[Raised]:
+    """ALTER ROLE … ADD / DROP MEMBER: ADD_ROLE_MEMBER / DROP_ROLE_MEMBER of the member
+    (ALTER SERVER ROLE: …_SERVER_ROLE_MEMBER, of a login); WITH NAME: ALTER_ROLE."""
+    server = "SERVER_" if node.server else ""
+    member_type = "LOGIN" if node.server else "SQL USER"
+    for verb, member in (("ADD", node.add_member), ("DROP", node.drop_member)):
+        if member is not None:
+            return [Raised(f"{verb}_{server}ROLE_MEMBER", member, member_type,
+                           fields=(("RoleName", node.name),))]
+    return [Raised(f"ALTER_{server}ROLE", node.name, f"{server.replace('_', ' ')}ROLE")]
+
+
+# Securable classes of the server (GRANT / ALTER AUTHORIZATION on them are server events).
+_SERVER_CLASSES = frozenset({"SERVER", "ENDPOINT", "LOGIN", "SERVER ROLE",
+                             "AVAILABILITY GROUP"})
+
+
+def _securable(sc: ast.Securable | None) -> tuple[str | None, str, str]:
+    """SchemaName, ObjectName, ObjectType of a GRANT's or ALTER AUTHORIZATION's securable
+    (a schema-scoped object's class is OBJECT when the statement does not say)."""
+    if sc is None:
+        return None, "", ""
+    cls = sc.object_class or "OBJECT"
+    if cls == "OBJECT":
+        return sc.name.schema or "dbo", sc.name.name, cls
+    return None, sc.name.name, cls
+
+
+def _permission(node: ast.PermissionStatement) -> list[Raised]:
+    """GRANT / DENY / REVOKE: …_SERVER for server permissions (no ON, or ON a server
+    securable), else …_DATABASE, with Grantor, Permissions, Grantees and the options."""
+    sc = node.securable
+    names = [p.name for p in node.permissions]
+    server = (sc is None and P.all_server_level(names)) or (
+        sc is not None and sc.object_class in _SERVER_CLASSES)
+    # GRANT … TO without ON: the database itself (its name is filled in as it runs).
+    schema, name, object_type = _securable(sc) if sc is not None or server else (
+        None, "", "DATABASE")
+    fields: list[tuple[str, str | tuple[str, ...]]] = [
+        ("Grantor", ""), ("Permissions", tuple(names)), ("Grantees", tuple(node.principals))]
+    if node.as_principal is not None:
+        fields.append(("AsGrantor", node.as_principal))
+    grant_option = node.with_grant_option or node.grant_option_for
+    fields += [("GrantOption", "TRUE" if grant_option else "FALSE"),
+               ("CascadeOption", "TRUE" if node.cascade else "FALSE")]
+    return [Raised(f"{node.action}_{'SERVER' if server else 'DATABASE'}", name, object_type,
+                   schema, tuple(fields))]
+
+
+def _authorization(node: ast.AlterAuthorization) -> list[Raised]:
+    """ALTER AUTHORIZATION: ALTER_AUTHORIZATION_SERVER on a database or a server securable
+    (as the DDL Events page has it), else ALTER_AUTHORIZATION_DATABASE; OwnerName."""
+    cls = (node.object_class or "OBJECT").upper()
+    parts = node.name.split(".") if cls == "OBJECT" else [node.name]
+    name = ast.ObjectName(parts[-1], parts[-2] if len(parts) > 1 else None)
+    schema, obj, object_type = _securable(ast.Securable(cls, name))
+    level = "SERVER" if cls in _SERVER_CLASSES or cls == "DATABASE" else "DATABASE"
+    return [Raised(f"ALTER_AUTHORIZATION_{level}", obj, object_type, schema,
+                   (("OwnerName", node.owner),))]
+
+
+def _event_notification(verb: str) -> Callable[[Any], list[Raised]]:
+    """CREATE / DROP_EVENT_NOTIFICATION: TargetObjectName / Type say what it is on."""
+    def describe(node: Any) -> list[Raised]:
+        target = node.target.upper()
+        on = node.queue.name if node.queue is not None else ""
+        fields = (("TargetObjectName", on), ("TargetObjectType", target))
+        return [Raised(f"{verb}_EVENT_NOTIFICATION", n, "EVENT NOTIFICATION", fields=fields)
+                for n in (node.names if hasattr(node, "names") else (node.name,))]
+    return describe
+
+
+def _on_table(event: str, object_type: str) -> Callable[[Any], list[Raised]]:
+    """An index's or trigger's event: TargetObjectName / Type are its table (when the
+    statement names it: DROP TRIGGER does not)."""
+    def describe(node: Any) -> list[Raised]:
+        table = getattr(node, "table", None)
+        fields = (("TargetObjectName", table.name), ("TargetObjectType", "TABLE")) \
+            if table is not None else ()
+        if isinstance(getattr(node, "name", None), str):  # an index: its table's schema
+            return [Raised(event, node.name, object_type,
+                           (table.schema if table is not None else None) or "dbo", fields)]
+        return [Raised(event, n.name, object_type, n.schema or "dbo", fields)
+                for n in _names(node) if not n.database]
+    return describe
+
+
+def _create_trigger(node: ast.CreateTrigger) -> list[Raised]:
+    verb = "ALTER" if node.alter else "CREATE"
+    return _on_table(f"{verb}_TRIGGER", "TRIGGER")(node)
+
+
+_MASTER_KEY = "##MS_DatabaseMasterKey##"
+
+# Statement → the events it raises (computed from the AST before the statement runs).
+_DESCRIBED: dict[type, Callable[[Any], list[Raised]]] = {
+    ast.CreateUser: _user("CREATE"), ast.AlterUser: _user("ALTER"),
+    ast.DropUser: _user("DROP"),
+    ast.CreateRole: _named("CREATE_ROLE", "ROLE"), ast.DropRole: _named("DROP_ROLE", "ROLE"),
+    ast.AlterRole: _alter_role,
+    ast.ApplicationRole: lambda n: [Raised(f"{n.action}_APPLICATION_ROLE", n.name,
+                                           "APPLICATION ROLE")],
+    ast.CreateSchema: _named("CREATE_SCHEMA", "SCHEMA"),
+    ast.AlterSchemaTransfer: lambda n: [Raised("ALTER_SCHEMA", n.schema, "SCHEMA")],
+    ast.DropSchema: _named("DROP_SCHEMA", "SCHEMA"),
+    ast.CreateCertificate: _named("CREATE_CERTIFICATE", "CERTIFICATE"),
+    ast.AlterCertificate: _named("ALTER_CERTIFICATE", "CERTIFICATE"),
+    ast.DropCertificate: _named("DROP_CERTIFICATE", "CERTIFICATE"),
+    ast.CreateMasterKey: lambda _n: [Raised("CREATE_MASTER_KEY", _MASTER_KEY, "MASTER KEY")],
+    ast.AlterMasterKey: lambda _n: [Raised("ALTER_MASTER_KEY", _MASTER_KEY, "MASTER KEY")],
+    ast.DropMasterKey: lambda _n: [Raised("DROP_MASTER_KEY", _MASTER_KEY, "MASTER KEY")],
+    ast.PermissionStatement: _permission, ast.AlterAuthorization: _authorization,
+    ast.CreateEventNotification: _event_notification("CREATE"),
+    ast.DropEventNotification: _event_notification("DROP"),
+    ast.CreateSequence: _by_flag("SEQUENCE", "SEQUENCE"),
+    ast.DropSequence: _schema_scoped("DROP_SEQUENCE", "SEQUENCE"),
+    ast.CreateSynonym: _schema_scoped("CREATE_SYNONYM", "SYNONYM"),
+    ast.DropSynonym: _schema_scoped("DROP_SYNONYM", "SYNONYM"),
+    ast.CreateAliasType: _schema_scoped("CREATE_TYPE", "TYPE"),
+    ast.CreateTableType: _schema_scoped("CREATE_TYPE", "TYPE"),
+    ast.DropType: _schema_scoped("DROP_TYPE", "TYPE"),
+    ast.CreateTrigger: _create_trigger,
+    ast.DropTrigger: _on_table("DROP_TRIGGER", "TRIGGER"),
+    ast.CreateIndex: _on_table("CREATE_INDEX", "INDEX"),
+    ast.DropIndex: _on_table("DROP_INDEX", "INDEX"),
+    ast.CreateXmlSchemaCollection: lambda n: _schema_scoped(
+        "CREATE_XML_SCHEMA_COLLECTION", "XML SCHEMA COLLECTION")(n) if n.name else [],
+    ast.AlterXmlSchemaCollection: _schema_scoped("ALTER_XML_SCHEMA_COLLECTION",
+                                                 "XML SCHEMA COLLECTION"),
+    ast.DropXmlSchemaCollection: _schema_scoped("DROP_XML_SCHEMA_COLLECTION",
+                                                "XML SCHEMA COLLECTION"),
+    ast.CreateMessageType: _named("CREATE_MESSAGE_TYPE", "MESSAGE TYPE"),
+    ast.AlterMessageType: _named("ALTER_MESSAGE_TYPE", "MESSAGE TYPE"),
+    ast.DropMessageType: _named("DROP_MESSAGE_TYPE", "MESSAGE TYPE"),
+    ast.CreateContract: _named("CREATE_CONTRACT", "CONTRACT"),
+    ast.DropContract: _named("DROP_CONTRACT", "CONTRACT"),
+    ast.CreateService: _named("CREATE_SERVICE", "SERVICE"),
+    ast.AlterService: _named("ALTER_SERVICE", "SERVICE"),
+    ast.DropService: _named("DROP_SERVICE", "SERVICE"),
+    ast.CreateRoute: _named("CREATE_ROUTE", "ROUTE"),
+    ast.AlterRoute: _named("ALTER_ROUTE", "ROUTE"), ast.DropRoute: _named("DROP_ROUTE", "ROUTE"),
+    ast.CreateRemoteServiceBinding: _named("CREATE_REMOTE_SERVICE_BINDING",
+                                           "REMOTE SERVICE BINDING"),
+    ast.AlterRemoteServiceBinding: _named("ALTER_REMOTE_SERVICE_BINDING",
+                                          "REMOTE SERVICE BINDING"),
+    ast.DropRemoteServiceBinding: _named("DROP_REMOTE_SERVICE_BINDING",
+                                         "REMOTE SERVICE BINDING"),
+    ast.CreateBrokerPriority: _by_flag("BROKER_PRIORITY", "BROKER PRIORITY", scoped=False),
+    ast.DropBrokerPriority: _named("DROP_BROKER_PRIORITY", "BROKER PRIORITY"),
+    # Server level.
+    ast.CreateLogin: _login("CREATE"), ast.AlterLogin: _login("ALTER"),
+    ast.DropLogin: _login("DROP"),
+    ast.CreateEndpoint: lambda n: [Raised(f"{'ALTER' if n.alter else 'CREATE'}_ENDPOINT", "",
+                                          "", fields=(("EndpointName", n.name),))],
+    ast.DropEndpoint: lambda n: [Raised("DROP_ENDPOINT", "", "",
+                                        fields=(("EndpointName", n.name),))],
+}
+
+
+def _present(s: Session, node: Any) -> bool:
+    """Whether what a DROP … IF EXISTS names is there (an absent one raises no event)."""
+    if isinstance(node, (ast.DropUser, ast.DropRole)):
+        return Security.get(s.instance.store).find_user(s.conn, s.db_id, node.name) \
+            is not None
+    if isinstance(node, ast.DropSchema):
+        return s.instance.catalog.schema_id(s.conn, s.db_id, node.name) is not None
+    types = _IF_EXISTS_TYPES.get(type(node))
+    if types is None:
+        return True  # DROP INDEX IF EXISTS: the engine has no cheaper look than the drop
+    return all(s.instance.catalog.find_object(s.conn, s.db_id, n.schema, n.name, types)
+               is not None for n in _names(node) if not n.database)
+
+
+_IF_EXISTS_TYPES: dict[type, set[str]] = {
+    ast.DropSequence: {"SO"}, ast.DropSynonym: {"SN"}, ast.DropTrigger: {"TR"},
+    ast.DropType: {"TT", "AT"}}
+
+
+# The catalog's object types → EVENT_INSTANCE's ObjectType (of an OBJECT:: securable).
+_TYPE_NAMES = {"U": "TABLE", "V": "VIEW", "P": "PROCEDURE", "FN": "FUNCTION",
+               "IF": "FUNCTION", "TF": "FUNCTION", "SQ": "QUEUE", "SO": "SEQUENCE",
+               "SN": "SYNONYM", "TR": "TRIGGER"}
+
+
+def _object_type(s: Session, r: Raised) -> str:
+    """``r``'s ObjectType; an OBJECT:: securable (GRANT, ALTER AUTHORIZATION) is named by
+    what the catalog says it is (TABLE, VIEW …)."""
+    if r.object_type != "OBJECT":
+        return r.object_type
+    row = s.instance.catalog.find_object(s.conn, s.db_id, r.schema, r.name)
+    return _TYPE_NAMES.get(row.type.strip(), "OBJECT") if row is not None else "OBJECT"
+
+
+def describe(node: Any) -> list[Raised]:
+    """The events statement ``node`` raises when it succeeds ([] for a statement of none
+    of SQL Server's DDL event types handled this way)."""
+    how = _DESCRIBED.get(type(node))
+    return how(node) if how is not None else []
+
+
+def _raising_described(node: Any, fn: StmtFn, text: str) -> StmtFn:
+    """A statement of ``_DESCRIBED``: its events go, once it has committed, to the
+    notifications on its database (database-level events) and on the server."""
+    raised = describe(node)
+    if_exists = bool(getattr(node, "if_exists", False))
+    return lambda f: _run_raising(f, fn, raised, text,
+                                  lambda s: not if_exists or _present(s, node))
+
+
+def _run_raising(f: Frame, fn: StmtFn, raised: list[Raised], text: str,
+                 present: Callable[[Session], bool], self_reporting: bool = False) -> None:
+    """Run statement ``fn`` and, when it succeeds, send the events ``raised`` that some
+    notification asks for (none when ``present`` says a DROP … IF EXISTS finds nothing).
+    A ``self_reporting`` ``fn`` reports its own error (@@ERROR) rather than raising it."""
+    s = f.session
+    broker = Broker.get(s.instance.store)
+    wanted = []
+    for r in raised:
+        on_db = is_database_level(r.event_type) and broker.database_notified(
+            s.conn, s.db_id, r.event_type)
+        on_server = broker.server_notified(s.conn, r.event_type)
+        if on_db or on_server:
+            wanted.append((r, on_db, on_server))
+    if not wanted or not present(s):
+        fn(f)
+        return
+    fn(f)
+    if self_reporting and s.error:
+        return
+    who = current(s, f)
+    db_name = _database_name(s)
+    # GRANT / DENY / REVOKE: the Grantor is who ran it (its login for server ones).
+    grantor = (("Grantor", who.user), ("Grantor", who.login))
+    events = [(DdlEvent(r.event_type, r.schema,
+                        r.name or (db_name if r.object_type == "DATABASE" else ""),
+                        _object_type(s, r), text, s.id,
+                        who.login, who.user,
+                        tuple(grantor[not is_database_level(r.event_type)]
+                              if k == "Grantor" else (k, v) for k, v in r.fields)),
+               on_db, on_server)
+              for r, on_db, on_server in wanted]
+    _post_after_commit(s, broker, db_name, events)
+
+
 _DATABASE_STATEMENTS: dict[type, str] = {
-    ast.CreateDatabase: "CREATE", ast.AlterDatabase: "ALTER", ast.DropDatabase: "DROP"}
+    ast.CreateDatabase: "CREATE", ast.AlterDatabase: "ALTER", ast.AlterDatabaseFiles: "ALTER",
+    ast.DropDatabase: "DROP"}
+
+
+def _role_member_procedure(inner: SystemProcedure) -> SystemProcedure:
+    """``sp_addrolemember`` / ``sp_droprolemember`` @rolename, @membername: ADD_ROLE_MEMBER
+    / DROP_ROLE_MEMBER as ALTER ROLE … ADD / DROP MEMBER (the DDL Events page lists the
+    procedures under those events)."""
+    def compile_procedure(c: Compiler, node: ast.ExecProc) -> StmtFn:
+        fn = inner(c, node)
+        given = {(a.name or ("@rolename", "@membername")[min(i, 1)]).lower(): a.value
+                 for i, a in enumerate(node.args)}
+        role_f, member_f = (str_arg(c.expr(given.get(p) or ast.Literal("null", None, "NULL")))
+                            for p in ("@rolename", "@membername"))
+        verb = "ADD" if node.proc.name.lower() == "sp_addrolemember" else "DROP"
+        span = node.span
+        text = c.text[span.start_pos:span.end_pos].strip() if span and c.text else ""
+
+        def run(f: Frame) -> None:
+            raised = [Raised(f"{verb}_ROLE_MEMBER", member_f(f) or "", "SQL USER",
+                             fields=(("RoleName", role_f(f) or ""),))]
+            _run_raising(f, fn, raised, text, lambda _s: True, self_reporting=True)
+        return run
+    return compile_procedure
 
 
 def _register() -> None:
@@ -143,6 +500,10 @@ def _register() -> None:
         STATEMENT_EVENTS[statement] = raising
     for statement in _DATABASE_STATEMENTS:
         STATEMENT_EVENTS[statement] = _raising_server
+    for statement in _DESCRIBED:
+        STATEMENT_EVENTS[statement] = _raising_described
+    for name in ("sp_addrolemember", "sp_droprolemember"):
+        SYSTEM_PROCEDURES[name] = _role_member_procedure(SYSTEM_PROCEDURES[name])
 
 
 _register()

@@ -27,7 +27,7 @@ from ...errors import tsql_error
 from ...storage.txn import Txn
 from .conversations import Conversations
 from .delivery import Delivery
-from .event_types import DATABASE_LEVEL, SERVER_LEVEL, event_groups
+from .event_types import DATABASE_LEVEL, SERVER_LEVEL, event_groups, is_database_level
 from .model import (
     EVENT_NOTIFICATION,
     EVENT_NOTIFICATION_SERVICE,
@@ -101,8 +101,8 @@ class Notifications:
                                            broker_instance: str) -> int:
         """``CREATE EVENT NOTIFICATION name ON DATABASE FOR events TO SERVICE 's', 'b'``:
         DDL events of the database (any of SQL Server's database-level event types or
-        groups, ``event_types.py``; those the engine does not raise are kept and never
-        sent); Msg 1098 for a server-level one, Msg 1084 for a name that is no event type,
+        groups, ``event_types.py``; those of statements the engine does not have are kept
+        and never sent); Msg 1098 for a server-level one, Msg 1084 for a name that is no event type,
         Msg 2714 for a name the database's notifications have (they are kept with
         ``parent_id`` 0: the database is their parent)."""
         meta = self.objects.ddl(txn, db_id)
@@ -317,30 +317,48 @@ class Notifications:
         return self._post(db_id, queue_id, lambda events: event in events.split(","), body_of)
 
 
-def event_instance(event_type: str, server: str, database: str, schema: str, name: str,
-                   object_type: str = "QUEUE", now: _dt.datetime | None = None,
+def event_instance(event_type: str, server: str, database: str, schema: str | None,
+                   name: str, object_type: str = "QUEUE", now: _dt.datetime | None = None,
                    event: DdlEvent | None = None) -> str:
     """The ``EVENT_INSTANCE`` document of a queue event or (``event``) a DDL event, as SQL
     Server writes it (PostTime in the server's local time, milliseconds; a DDL event's
-    session, login, user and statement text in TSQLCommand)."""
+    session, login, user, its own elements and statement text in TSQLCommand). A
+    server-level event (logins, endpoints, GRANT … server permissions) has no UserName,
+    DatabaseName or SchemaName; an event of no schema-scoped object has no SchemaName; one
+    of no named object (GRANT on the database) no ObjectName / ObjectType."""
     at = (now or _dt.datetime.now()).isoformat(timespec="milliseconds")
     spid, login, user = (BROKER_SPID, "sa", "dbo") if event is None else (
         event.spid, event.login, event.user)
-    parts = [("EventType", event_type), ("PostTime", at), ("SPID", str(spid)),
-             ("ServerName", server), ("LoginName", login), ("UserName", user),
-             ("DatabaseName", database), ("SchemaName", schema), ("ObjectName", name),
-             ("ObjectType", object_type)]
-    if object_type == "DATABASE":
+    parts: list[tuple[str, Any]] = [
+        ("EventType", event_type), ("PostTime", at), ("SPID", str(spid)),
+        ("ServerName", server), ("LoginName", login), ("UserName", user),
+        ("DatabaseName", database), ("SchemaName", schema), ("ObjectName", name),
+        ("ObjectType", object_type)]
+    if object_type == "DATABASE" and not is_database_level(event_type):
         # CREATE / ALTER / DROP_DATABASE: a server event, of a database, not an object.
         parts = [p for p in parts if p[0] not in ("UserName", "SchemaName", "ObjectName",
                                                    "ObjectType")]
+    elif event is not None and not is_database_level(event_type):
+        parts = [p for p in parts if p[0] not in ("UserName", "DatabaseName", "SchemaName")]
+    parts = [p for p in parts if p[1] is not None and (p[1] or p[0] not in (
+        "ObjectName", "ObjectType"))]
+    if event is not None:
+        parts += list(event.fields)
     command = "" if event is None else (
         '<TSQLCommand><SetOptions ANSI_NULLS="ON" ANSI_NULL_DEFAULT="ON" ANSI_PADDING="ON" '
         'QUOTED_IDENTIFIER="ON" ENCRYPTED="FALSE"/>'
         f"<CommandText>{escape(event.command)}</CommandText></TSQLCommand>")
-    return ("<EVENT_INSTANCE>"
-            + "".join(f"<{k}>{escape(v)}</{k}>" for k, v in parts)
-            + command + "</EVENT_INSTANCE>")
+    return "<EVENT_INSTANCE>" + "".join(_element(k, v) for k, v in parts) + command \
+        + "</EVENT_INSTANCE>"
+
+
+def _element(key: str, value: str | tuple[str, ...]) -> str:
+    """``<key>value</key>``; a tuple is a list of elements named for one of them
+    (``Permissions`` → ``<Permission>``, ``Grantees`` → ``<Grantee>``)."""
+    if isinstance(value, tuple):
+        inner = "".join(f"<{key[:-1]}>{escape(v)}</{key[:-1]}>" for v in value)
+        return f"<{key}>{inner}</{key}>"
+    return f"<{key}>{escape(value)}</{key}>"
 
 
 @dataclass(frozen=True)
@@ -348,13 +366,16 @@ class DdlEvent:
     """One DDL event a statement raised: what EVENT_INSTANCE says of it."""
 
     event_type: str  # CREATE_TABLE …
-    schema: str
-    name: str
-    object_type: str  # TABLE, VIEW, PROCEDURE, FUNCTION, QUEUE
+    schema: str | None  # None: not a schema-scoped object (no SchemaName)
+    name: str  # "": no named object
+    object_type: str  # TABLE, VIEW, PROCEDURE, SQL USER, LOGIN …
     command: str  # the statement's text
     spid: int
     login: str
     user: str
+    # The event's own elements after ObjectType (DefaultSchema, RoleName, Grantor,
+    # Permissions …): a tuple value is a list (Permissions → Permission …).
+    fields: tuple[tuple[str, str | tuple[str, ...]], ...] = ()
 
 
 def _asks_for(events: str, event_type: str) -> bool:
