@@ -12,56 +12,8 @@ CREATE DATABASE DDRDemo;
 GO
 USE DDRDemo;
 GO
-CREATE MESSAGE TYPE [//ddr/SalesQuery] VALIDATION = WELL_FORMED_XML;
-CREATE MESSAGE TYPE [//ddr/SalesReply] VALIDATION = WELL_FORMED_XML;
-CREATE CONTRACT [//ddr/Sales] (
-    [//ddr/SalesQuery] SENT BY INITIATOR,
-    [//ddr/SalesReply] SENT BY TARGET);
-CREATE TABLE sales (region nvarchar(10) NOT NULL, amount money NOT NULL);
+:r sales.sql
 INSERT INTO sales (region, amount) VALUES (N'East', 100), (N'East', 50), (N'West', 70);
-GO
-
--- A partition's service: answers each query with its region's total; a query with a
--- <fail/> element is refused with an error (to show errors travelling back).
-CREATE PROCEDURE dbo.serve_region @region nvarchar(10)
-AS
-BEGIN
-    SET NOCOUNT ON;
-    DECLARE @handle uniqueidentifier, @type sysname, @body varbinary(max), @total money,
-            @reply nvarchar(200), @why nvarchar(200),
-            @receive nvarchar(400) = N'RECEIVE TOP (1) @h = conversation_handle, '
-                + N'@t = message_type_name, @b = message_body FROM '
-                + QUOTENAME(@region + N'Queue') + N';';
-    WHILE 1 = 1
-    BEGIN
-        BEGIN TRANSACTION;
-        SET @handle = NULL;
-        EXEC sp_executesql @receive,
-            N'@h uniqueidentifier OUTPUT, @t sysname OUTPUT, @b varbinary(max) OUTPUT',
-            @h = @handle OUTPUT, @t = @type OUTPUT, @b = @body OUTPUT;
-        IF @handle IS NULL
-        BEGIN
-            COMMIT TRANSACTION;
-            BREAK;
-        END
-        IF @type = N'//ddr/SalesQuery' AND CAST(@body AS xml).exist('/message/fail') = 1
-        BEGIN
-            SET @why = N'The ' + @region + N' partition refused the query.';
-            END CONVERSATION @handle WITH ERROR = 50001 DESCRIPTION = @why;
-        END
-        ELSE IF @type = N'//ddr/SalesQuery'
-        BEGIN
-            SELECT @total = SUM(amount) FROM sales WHERE region = @region;
-            SET @reply = N'<reply region="' + @region + N'" total="'
-                + CONVERT(nvarchar(30), @total) + N'"/>';
-            SEND ON CONVERSATION @handle MESSAGE TYPE [//ddr/SalesReply]
-                (CAST(@reply AS varbinary(max)));
-        END
-        ELSE
-            END CONVERSATION @handle;       -- EndDialog or Error
-        COMMIT TRANSACTION;
-    END
-END
 GO
 CREATE PROCEDURE dbo.serve_east AS EXEC dbo.serve_region N'East';
 GO
