@@ -134,7 +134,8 @@ CASES: list[tuple[type, str, list[str]]] = [
     (ast.AlterAuthorization, "ALTER AUTHORIZATION ON ENDPOINT::ep TO lg",
      ["ALTER_AUTHORIZATION_SERVER"]),
     (ast.DropEndpoint, "DROP ENDPOINT ep", ["DROP_ENDPOINT"]),
-    (ast.DropSchema, "DROP USER u1; DROP SCHEMA s1", ["DROP_USER", "DROP_SCHEMA"]),
+    # u1 owns s1 since the ALTER AUTHORIZATION above: the schema goes first (Msg 15138)
+    (ast.DropSchema, "DROP SCHEMA s1; DROP USER u1", ["DROP_SCHEMA", "DROP_USER"]),
     (ast.DropUser, "DROP USER IF EXISTS u1", []),
     (ast.DropLogin, "DROP LOGIN lg", ["DROP_LOGIN"]),
     (ast.CreateDatabase, "CREATE DATABASE other", ["CREATE_DATABASE"]),
