@@ -164,7 +164,11 @@ class Rewriter:
                 return shifted
         if isinstance(node, exp.Add) and self.types.is_concatenation(node):
             left, right = self.rewrite(node.this), self.rewrite(node.expression)
-            return exp.DPipe(this=left, expression=right, safe=True)
+            joined = exp.DPipe(this=left, expression=right, safe=True)
+            if self.types.kind_of(node) == "binary":
+                # SQLite's || yields text even of two blobs: keep the joined bytes a blob.
+                return exp.Cast(this=joined, to=exp.DataType.build("blob"))
+            return joined
         hashed = _hashbytes_arguments(node)
         if hashed is not None:
             return self._hashbytes(*hashed)
@@ -382,7 +386,7 @@ class Rewriter:
         return self.types.spec_of(node)
 
     def kind_of(self, node: exp.Expression | None) -> str | None:
-        """'string', 'number' or None for an expression of the original tree."""
+        """'string', 'binary', 'number' or None for an expression of the original tree."""
         return self.types.kind_of(node)
 
     def column_spec(self, node: exp.Column) -> str | None:
