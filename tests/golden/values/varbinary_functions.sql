@@ -25,3 +25,8 @@ SELECT id FROM dbo.blobs WHERE SUBSTRING(b, 1, 2) = 0x6865 AND b + 0x00 = 0x6865
 UPDATE dbo.blobs SET b = SUBSTRING(b, 2, 3) + 0xAB WHERE id = 1
 SELECT b, DATALENGTH(b) AS n FROM dbo.blobs WHERE id = 1
 GO
+-- Beside a number the bytes are read as that number (data type precedence): int arithmetic.
+SELECT f + 1 AS plus_int, (SUBSTRING(f, 1, 2) + 1) + 0x01 AS chained, 3 * SUBSTRING(f, 1, 2) AS times,
+       SUBSTRING(f, 1, 2) - id AS minus
+FROM dbo.blobs WHERE id = 1
+GO

@@ -190,6 +190,9 @@ class TypeAnnotator:
         if isinstance(node, (exp.Floor, exp.Ceil, exp.Round)):
             return self._rounding_spec(node)
         if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)):
+            read = self._binary_read_as_number(node)
+            if read is not None:
+                return read
             op = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/"}.get(type(node), "%")
             left, right = self._operand_spec(node.this), self._operand_spec(node.expression)
             # An integer constant next to a decimal is decimal(digits,0), not decimal(10,0).
@@ -231,6 +234,15 @@ class TypeAnnotator:
         if isinstance(node, exp.Round):
             return f"decimal({min(p + 1, 38)},{sc})"
         return f"decimal({min(p - sc + 1, 38)},0)"
+
+    def _binary_read_as_number(self, node: exp.Binary) -> str | None:
+        """The number operand's type when the other operand is binary: data type precedence
+        reads the bytes as that number (varbinary + int is an int)."""
+        for mine, other in ((node.this, node.expression), (node.expression, node.this)):
+            spec = self.spec_of(mine)
+            if spec is not None and _is_binary_spec(spec) and self.kind_of(other) == "number":
+                return self.spec_of(other)
+        return None
 
     def _string_result(self, node: exp.Expression) -> str:
         """varchar(max) or nvarchar(max) for a string function or concatenation: nvarchar
@@ -278,7 +290,8 @@ class TypeAnnotator:
             return self.kind_of(node.this)
         if isinstance(node, exp.Add):
             if not self.is_concatenation(node):
-                return self.kind_of(node.this)
+                left = self.kind_of(node.this)
+                return "number" if self._binary_read_as_number(node) else left
             binary = self.kind_of(node.this) == self.kind_of(node.expression) == "binary"
             return "binary" if binary else "string"
         spec = self.spec_of(node)
