@@ -172,11 +172,15 @@ def _bind_charindex(types: Types, consts: Consts) -> Bound:
     fs, ss = as_string(types[0]), as_string(types[1])
     st = as_int(types[2]) if len(types) > 2 else None
     rtype = BIGINT if types[1].is_max else INT
+    if types[0].is_binary and types[1].is_binary:
+        fs = ss = bytes  # bytes have no collation: found exactly, as SQL Server does
 
     def charindex(find: Any, text: Any, start: Any = 1) -> Any:
         if find is None or text is None or (st is not None and start is None):
             return None
-        f, s = fs(find).lower(), ss(text).lower()
+        f, s = fs(find), ss(text)
+        if isinstance(f, str):
+            f, s = f.lower(), s.lower()
         if not f:
             return 0
         begin = max((st(start) if st else 1), 1)

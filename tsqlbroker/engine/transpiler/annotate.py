@@ -16,7 +16,7 @@ from sqlglot import exp
 from ...errors import TSqlError
 from ...storage.stored_values import STRING_TYPES
 from ...values.precedence import arithmetic_spec
-from ...values.types import literal_spec, parse_spec
+from ...values.types import BINARY_TYPES, literal_spec, parse_spec
 from .. import forxml, shapes
 from ..datecalls import value_spec
 from ..metafuncs import spec_of as session_call_spec
@@ -190,6 +190,9 @@ class TypeAnnotator:
         if isinstance(node, (exp.Floor, exp.Ceil, exp.Round)):
             return self._rounding_spec(node)
         if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)):
+            read = self._binary_read_as_number(node)
+            if read is not None:
+                return read
             op = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/"}.get(type(node), "%")
             left, right = self._operand_spec(node.this), self._operand_spec(node.expression)
             # An integer constant next to a decimal is decimal(digits,0), not decimal(10,0).
@@ -232,6 +235,15 @@ class TypeAnnotator:
             return f"decimal({min(p + 1, 38)},{sc})"
         return f"decimal({min(p - sc + 1, 38)},0)"
 
+    def _binary_read_as_number(self, node: exp.Binary) -> str | None:
+        """The number operand's type when the other operand is binary: data type precedence
+        reads the bytes as that number (varbinary + int is an int)."""
+        for mine, other in ((node.this, node.expression), (node.expression, node.this)):
+            spec = self.spec_of(mine)
+            if spec is not None and _is_binary_spec(spec) and self.kind_of(other) == "number":
+                return self.spec_of(other)
+        return None
+
     def _string_result(self, node: exp.Expression) -> str:
         """varchar(max) or nvarchar(max) for a string function or concatenation: nvarchar
         when an operand is unicode (data type precedence), as SQL Server types it — so a
@@ -241,8 +253,13 @@ class TypeAnnotator:
                 else [node.this, node.expression]
         else:
             operands = [node.this]
-        for operand in operands:
-            spec = self.spec_of(operand)
+        specs = [self.spec_of(operand) for operand in operands]
+        if isinstance(node, (exp.Substring, exp.Add, exp.DPipe)) and all(
+                spec is not None and _is_binary_spec(spec) for spec in specs):
+            # SUBSTRING of binary, and binary + binary, stay varbinary in SQL Server
+            # (LEFT, RIGHT, UPPER … convert to varchar instead).
+            return "varbinary(max)"
+        for operand, spec in zip(operands, specs):
             if spec is None and not isinstance(operand, exp.Literal):
                 return "nvarchar(max)"  # unknown: the widest
             if spec is not None and spec.split("(")[0] in ("nchar", "nvarchar", "ntext",
@@ -255,13 +272,15 @@ class TypeAnnotator:
         other is not evidently numeric (int + '1' is arithmetic, as data type precedence
         converts the string)."""
         left, right = self.kind_of(node.this), self.kind_of(node.expression)
+        if left == "binary" and right == "binary":
+            return True  # varbinary + varbinary joins the bytes
         if left == "string" and right == "string":
             return True
         return (left == "string" and right != "number") or (
             right == "string" and left != "number")
 
     def kind_of(self, node: exp.Expression | None) -> str | None:
-        """'string', 'number' or None (not evident) for an expression."""
+        """'string', 'binary', 'number' or None (not evident) for an expression."""
         if node is None:
             return None
         return self._typed(self._kinds, node, self._kind_of)
@@ -270,7 +289,11 @@ class TypeAnnotator:
         if isinstance(node, exp.Paren):
             return self.kind_of(node.this)
         if isinstance(node, exp.Add):
-            return "string" if self.is_concatenation(node) else self.kind_of(node.this)
+            if not self.is_concatenation(node):
+                left = self.kind_of(node.this)
+                return "number" if self._binary_read_as_number(node) else left
+            binary = self.kind_of(node.this) == self.kind_of(node.expression) == "binary"
+            return "binary" if binary else "string"
         spec = self.spec_of(node)
         if spec is None:
             return None
@@ -280,6 +303,8 @@ class TypeAnnotator:
             return None
         if t.name in STRING_TYPES or t.name == "xml":
             return "string"
+        if t.name in BINARY_TYPES:
+            return "binary"
         return "number" if t.is_numeric else None
 
     def is_string(self, node: exp.Expression | None) -> bool:
@@ -373,3 +398,11 @@ def _source_spec(source: Source, name: str) -> str | None:
 def is_decimal(spec: object) -> bool:
     """Whether ``spec`` is a decimal / numeric type spec."""
     return isinstance(spec, str) and spec.split("(")[0].strip().lower() in ("decimal", "numeric")
+
+
+def _is_binary_spec(spec: str) -> bool:
+    """Whether a type spec names binary, varbinary or image."""
+    try:
+        return parse_spec(spec).name in BINARY_TYPES
+    except TSqlError:
+        return False

@@ -69,7 +69,7 @@ class Binder:
         return self.types.spec_of(node)
 
     def kind_of(self, node: exp.Expression | None) -> str | None:
-        """'string', 'number' or None (not evident) for an expression."""
+        """'string', 'binary', 'number' or None (not evident) for an expression."""
         return self.types.kind_of(node)
 
     def is_string(self, node: exp.Expression | None) -> bool:

@@ -52,7 +52,7 @@ class BindContext(Protocol):
         ...
 
     def kind_of(self, node: exp.Expression | None) -> str | None:
-        """'string', 'number' or None (not evident) for an expression."""
+        """'string', 'binary', 'number' or None (not evident) for an expression."""
         ...
 
     def is_string(self, node: exp.Expression | None) -> bool:

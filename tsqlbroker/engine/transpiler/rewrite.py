@@ -164,7 +164,18 @@ class Rewriter:
                 return shifted
         if isinstance(node, exp.Add) and self.types.is_concatenation(node):
             left, right = self.rewrite(node.this), self.rewrite(node.expression)
-            return exp.DPipe(this=left, expression=right, safe=True)
+            joined = exp.DPipe(this=left, expression=right, safe=True)
+            if self.types.kind_of(node) == "binary":
+                # SQLite's || yields text even of two blobs: keep the joined bytes a blob.
+                return exp.Cast(this=joined, to=exp.DataType.build("blob"))
+            return joined
+        if isinstance(node, _ARITHMETIC):
+            # varbinary + int is int arithmetic in SQL Server; the stores would read a blob as 0.
+            specs = [self.types.spec_of(node.this), self.types.spec_of(node.expression)]
+            names = [parse_spec(s).name if s else None for s in specs]
+            read = self._binary_as_integer(node, specs, names)
+            if read is not None:
+                return read
         hashed = _hashbytes_arguments(node)
         if hashed is not None:
             return self._hashbytes(*hashed)
@@ -289,6 +300,12 @@ class Rewriter:
         names = [parse_spec(s).name if s else None for s in specs]
         if names[0] in _BINARY_NAMES and names[1] in _BINARY_NAMES:
             raise binary_bitwise_error(_BITWISE_SYMBOLS[type(node)], names[0], names[1])
+        return self._binary_as_integer(node, specs, names)
+
+    def _binary_as_integer(self, node: exp.Binary, specs: list[str | None],
+                           names: list[str | None]) -> exp.Expression | None:
+        """``node`` with a binary operand beside an integer one read as that integer type
+        (data type precedence), or None when the operands are not such a pair."""
         for mine, other in ((0, 1), (1, 0)):
             if names[mine] in ("binary", "varbinary") and names[other] in _INTEGER_NAMES:
                 key = ("this", "expression")[mine]
@@ -382,7 +399,7 @@ class Rewriter:
         return self.types.spec_of(node)
 
     def kind_of(self, node: exp.Expression | None) -> str | None:
-        """'string', 'number' or None for an expression of the original tree."""
+        """'string', 'binary', 'number' or None for an expression of the original tree."""
         return self.types.kind_of(node)
 
     def column_spec(self, node: exp.Column) -> str | None:
@@ -818,6 +835,7 @@ _CANONICAL_TEXT_TYPES = {"date", "time", "datetime", "datetime2", "smalldatetime
 
 
 _BITWISE = (exp.BitwiseAnd, exp.BitwiseOr, exp.BitwiseXor)
+_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)
 _BITWISE_SYMBOLS = {exp.BitwiseAnd: "&", exp.BitwiseOr: "|", exp.BitwiseXor: "^"}
 _BINARY_NAMES = frozenset(("binary", "varbinary"))
 _INTEGER_NAMES = frozenset({"tinyint", "smallint", "int", "bigint", "bit"})

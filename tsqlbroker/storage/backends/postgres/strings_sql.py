@@ -103,7 +103,8 @@ _LIKE = """
     SELECT (v COLLATE "default") ~* (tsqlb_like_regex(p COLLATE "C", esc COLLATE "C")
                                      COLLATE "default") $$"""
 
-# CHARINDEX / REPLACE compare case-insensitively (the default collation), as SQL Server does.
+# CHARINDEX / REPLACE compare case-insensitively (the default collation), as SQL Server does;
+# CHARINDEX of bytes in bytes compares them exactly (varbinary has no collation).
 _CHARINDEX = """
     CREATE OR REPLACE FUNCTION tsqlb_charindex(f text, v text, start integer DEFAULT 1)
     RETURNS integer LANGUAGE sql IMMUTABLE AS $$
@@ -113,6 +114,14 @@ _CHARINDEX = """
                 ELSE strpos(substr(lower(v COLLATE "default"), greatest(start, 1)),
                             lower(f COLLATE "default")) + greatest(start, 1) - 1 END $$"""
 
+_CHARINDEX_BYTES = """
+    CREATE OR REPLACE FUNCTION tsqlb_charindex(f bytea, v bytea, start integer DEFAULT 1)
+    RETURNS integer LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN length(f) = 0 THEN 0
+                WHEN position(f IN substr(v, greatest(start, 1))) = 0 THEN 0
+                ELSE position(f IN substr(v, greatest(start, 1))) + greatest(start, 1) - 1
+           END $$"""
+
 _REPLACE = r"""
     CREATE OR REPLACE FUNCTION tsqlb_replace(v text, f text, r text) RETURNS text
     LANGUAGE sql IMMUTABLE AS $$
@@ -121,4 +130,5 @@ _REPLACE = r"""
         regexp_replace(f COLLATE "C", '([^[:alnum:]])', '\\\1', 'g') COLLATE "default",
         replace(r COLLATE "C", '\', '\\') COLLATE "default", 'gi') END $$"""
 
-FUNCTIONS: list[str] = [COLLATION, _RE_CHAR, _LIKE_REGEX, _LIKE, _CHARINDEX, _REPLACE]
+FUNCTIONS: list[str] = [COLLATION, _RE_CHAR, _LIKE_REGEX, _LIKE, _CHARINDEX, _CHARINDEX_BYTES,
+                         _REPLACE]

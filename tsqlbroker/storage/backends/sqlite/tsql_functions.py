@@ -124,7 +124,10 @@ def _datalength(v: Any, spec: Any = None) -> int:
 
 
 def _charindex(find: Any, text: Any, start: Any = 1) -> int:
-    f, s = _text(find).lower(), _text(text).lower()
+    if isinstance(find, bytes) and isinstance(text, bytes):
+        f, s = find, text  # bytes have no collation: found exactly
+    else:
+        f, s = _text(find).lower(), _text(text).lower()
     if not f:
         return 0
     return s.find(f, max(_int(start), 1) - 1) + 1
