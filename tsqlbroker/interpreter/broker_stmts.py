@@ -286,8 +286,14 @@ def compile_alter_xml_schema_collection(c: Compiler,
 def compile_drop_xml_schema_collection(c: Compiler,
                                        node: ast.DropXmlSchemaCollection) -> StmtFn:
     db, schema, name = _name_parts(node.name)
-    return _ddl(lambda f, b, txn: b.drop_xml_schema_collection(txn, _db_id(f, db), schema,
-                                                               name))
+
+    def run(f: Frame, b: Broker, txn: Any) -> None:
+        db_id = _db_id(f, db)
+        cid = b.drop_xml_schema_collection(txn, db_id, schema, name)
+        # Its permissions go with it (a collection made later may get its id again).
+        forget_securable(Security.get(f.session.instance.store), txn.conn, db_id,
+                         CLASSES["XML SCHEMA COLLECTION"][0], cid)
+    return _ddl(run)
 
 
 @handler(ast.CreateContract)
