@@ -547,7 +547,11 @@ def compile_drop_endpoint(c: Compiler, node: ast.DropEndpoint) -> StmtFn:
     def run(f: Frame, b: Broker, txn: Any) -> None:
         _no_user_transaction(f, "DROP ENDPOINT")
         require_endpoint_ddl(f, node.name, b.endpoint_owner(txn.conn, node.name), drop=True)
-        b.drop_endpoint(txn, node.name)
+        endpoint_id = b.drop_endpoint(txn, node.name)
+        # Its permissions (CONNECT …, kept at server level) go with it: an endpoint made
+        # later may get its id again.
+        forget_securable(Security.get(f.session.instance.store), txn.conn, 0,
+                         CLASSES["ENDPOINT"][0], endpoint_id)
     return _ddl(run)
 
 
