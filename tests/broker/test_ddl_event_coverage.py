@@ -107,6 +107,9 @@ CASES: list[tuple[type, str, list[str]]] = [
     (ast.ApplicationRole, "ALTER APPLICATION ROLE ar WITH NAME = ar2",
      ["ALTER_APPLICATION_ROLE"]),
     (ast.ApplicationRole, "DROP APPLICATION ROLE ar2", ["DROP_APPLICATION_ROLE"]),
+    (ast.ExecProc, "EXEC sp_addapprole 'lar', 'Str0ng!pass3'", ["CREATE_APPLICATION_ROLE"]),
+    (ast.ExecProc, "EXEC sp_dropapprole 'no_such_app'", []),
+    (ast.ExecProc, "EXEC sp_dropapprole @rolename = 'lar'", ["DROP_APPLICATION_ROLE"]),
     (ast.PermissionStatement, "GRANT CREATE TABLE TO u1", ["GRANT_DATABASE"]),
     (ast.PermissionStatement, "DENY SELECT ON SCHEMA::s1 TO u1", ["DENY_DATABASE"]),
     (ast.PermissionStatement, "REVOKE CREATE TABLE FROM u1", ["REVOKE_DATABASE"]),
@@ -144,8 +147,9 @@ CASES: list[tuple[type, str, list[str]]] = [
     (ast.DropDatabase, "DROP DATABASE other", ["DROP_DATABASE"]),
 ]
 
-# Statements that fail (Msg 15410: no such member): a failed statement raises nothing.
-FAILING = {"EXEC sp_droprolemember 'r1', 'nobody'"}
+# Statements that fail (Msg 15410: no such member; Msg 15151: no such application role): a
+# failed statement raises nothing.
+FAILING = {"EXEC sp_droprolemember 'r1', 'nobody'", "EXEC sp_dropapprole 'no_such_app'"}
 
 # CREATE / ALTER / DROP statement classes SQL Server raises no DDL event for.
 NO_EVENT_CLASSES = {

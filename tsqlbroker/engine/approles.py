@@ -80,8 +80,7 @@ def drop(sec: Security, conn: StoreConnection, db_id: int, name: str) -> None:
                        (p, p.c.grantee_principal_id)):
         conn.execute(delete(table).where(table.c.database_id == db_id,
                                          col == role.principal_id))
-    conn.execute(delete(p).where(p.c.database_id == db_id, p.c["class"] == 4,
-                                 p.c.major_id == role.principal_id))
+    sec.forget_permissions_on(conn, db_id, role.principal_id)
 
 
 def matching(sec: Security, conn: StoreConnection, db_id: int, name: str, password: str

@@ -110,7 +110,7 @@ def rename_role(sec: Security, conn: StoreConnection, db_id: int, name: str, new
 def drop_role(sec: Security, conn: StoreConnection, db_id: int, name: str,
               if_exists: bool = False) -> None:
     """DROP ROLE: fixed roles and public stay (Msg 15150); a role with members cannot be
-    dropped (Msg 15144)."""
+    dropped (Msg 15144). The permissions granted to it and those on it go with it."""
     sec.ensure(conn)
     found = sec.find_user(conn, db_id, name)
     if if_exists and (found is None or found.type != "R"):
@@ -127,6 +127,7 @@ def drop_role(sec: Security, conn: StoreConnection, db_id: int, name: str,
                        (sec.t.role_members, sec.t.role_members.c.member_principal_id)):
         conn.execute(delete(table).where(table.c.database_id == db_id,
                                          col == role.principal_id))
+    sec.forget_permissions_on(conn, db_id, role.principal_id)
 
 
 def server_roles(sec: Security, conn: StoreConnection, login_id: int) -> frozenset[int]:

@@ -219,6 +219,14 @@ class Security(KeysMixin):
         conn.execute(update(p).where(p.c.database_id == db_id,
                                      p.c.principal_id == user.principal_id).values(**values))
 
+    def forget_permissions_on(self, conn: StoreConnection, db_id: int,
+                              principal_id: int) -> None:
+        """Delete the permissions on the dropped database principal ``principal_id``
+        (USER:: / ROLE:: / APPLICATION ROLE::): a principal made later may get its id."""
+        p = self.t.permissions
+        conn.execute(delete(p).where(p.c.database_id == db_id, p.c["class"] == 4,
+                                     p.c.major_id == principal_id))
+
     def drop_user(self, conn: StoreConnection, db_id: int, name: str,
                   if_exists: bool = False) -> None:
         """DROP USER: refused while the user owns a certificate or granted permissions (what
@@ -239,6 +247,7 @@ class Security(KeysMixin):
         conn.write()
         conn.execute(delete(perm).where(perm.c.database_id == db_id,
                                         perm.c.grantee_principal_id == user.principal_id))
+        self.forget_permissions_on(conn, db_id, user.principal_id)
         rm = self.t.role_members
         conn.execute(delete(rm).where(rm.c.database_id == db_id,
                                       rm.c.member_principal_id == user.principal_id))
@@ -348,13 +357,17 @@ class Security(KeysMixin):
         conn.execute(update(lg).where(lg.c.principal_id == login.principal_id).values(**values))
 
     def drop_login(self, conn: StoreConnection, name: str) -> None:
-        """DROP LOGIN (users mapped to it stay, orphaned, as in SQL Server)."""
+        """DROP LOGIN (users mapped to it stay, orphaned, as in SQL Server); the permissions
+        granted to it and those on it go with it."""
         self.ensure(conn)
         login = self._stored_login(conn, name)
         lg, perm = self.t.logins, self.t.permissions
         conn.write()
         conn.execute(delete(perm).where(perm.c.database_id == 0,
                                         perm.c.grantee_principal_id == login.principal_id))
+        # … and those on it (LOGIN::, class 101): a login made later may get its id.
+        conn.execute(delete(perm).where(perm.c.database_id == 0, perm.c["class"] == 101,
+                                        perm.c.major_id == login.principal_id))
         rm = self.t.role_members  # its server role memberships (kept under database 0)
         conn.execute(delete(rm).where(rm.c.database_id == 0,
                                       rm.c.member_principal_id == login.principal_id))

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine.broker import QUEUE_COLUMNS, ActivationSettings, Broker
-from tsqlbroker.engine.permissions import forget_securable
+from tsqlbroker.engine.permissions import broker_securable_id, forget_securable
 from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.engine.securables import CLASSES
 from tsqlbroker.engine.security import Security
@@ -59,7 +59,6 @@ EvalFn = Callable[["Frame"], Any]
 _hidden_ids = itertools.count(1)
 
 # Columns RECEIVE * returns (the queue's columns without message_id, which only SELECT shows).
-SERVICE_CLASS = CLASSES["SERVICE"][0]
 RECEIVE_STAR = [(n, t) for n, t in QUEUE_COLUMNS if n != "message_id"]
 _COLUMN_TYPES = {n: T.parse_type_spec(t) for n, t in QUEUE_COLUMNS}
 _COLUMN_INDEX = {n: i for i, (n, _t) in enumerate(QUEUE_COLUMNS)}
@@ -197,11 +196,21 @@ def _altering(kind: str, name: str, fn: _BrokerDdl) -> _BrokerDdl:
 
 
 def _dropping(kind: str, names: Iterable[str], fn: _BrokerDdl) -> _BrokerDdl:
-    """DROP of the broker securables ``kind`` ``names``, after each one's permission check."""
+    """DROP of the broker securables ``kind`` ``names``, after each one's permission check.
+    Their permissions go with them: an object made later may get the same id again, and a
+    GRANT on the old one must not carry over (SQL Server drops them too)."""
+    class_ = CLASSES[kind][0]
+
     def run(f: Frame, b: Broker, txn: Any) -> None:
         for name in names:
             require_broker_ddl(f, kind, name, drop=True)
+        db_id = f.session.db_id
+        sec = Security.get(f.session.instance.store)
+        ids = [broker_securable_id(sec, txn.conn, db_id, kind, name) for name in names]
         fn(f, b, txn)
+        for major in ids:
+            if major is not None:
+                forget_securable(sec, txn.conn, db_id, class_, major)
     return run
 
 
@@ -277,8 +286,14 @@ def compile_alter_xml_schema_collection(c: Compiler,
 def compile_drop_xml_schema_collection(c: Compiler,
                                        node: ast.DropXmlSchemaCollection) -> StmtFn:
     db, schema, name = _name_parts(node.name)
-    return _ddl(lambda f, b, txn: b.drop_xml_schema_collection(txn, _db_id(f, db), schema,
-                                                               name))
+
+    def run(f: Frame, b: Broker, txn: Any) -> None:
+        db_id = _db_id(f, db)
+        cid = b.drop_xml_schema_collection(txn, db_id, schema, name)
+        # Its permissions go with it (a collection made later may get its id again).
+        forget_securable(Security.get(f.session.instance.store), txn.conn, db_id,
+                         CLASSES["XML SCHEMA COLLECTION"][0], cid)
+    return _ddl(run)
 
 
 @handler(ast.CreateContract)
@@ -398,17 +413,8 @@ def compile_alter_service(c: Compiler, node: ast.AlterService) -> StmtFn:
 
 @handler(ast.DropService)
 def compile_drop_service(c: Compiler, node: ast.DropService) -> StmtFn:
-    def drop(f: Frame, b: Broker, txn: Any) -> None:
-        db_id = f.session.db_id
-        meta = b.meta.get(txn.conn, db_id)
-        svc = meta.services_by_name.get(node.name) if meta is not None else None
-        b.drop_service(txn, db_id, node.name)
-        if svc is not None:
-            # Its permissions go with it: a service made later may get its id again, and
-            # a GRANT SEND to public must not carry over (SQL Server drops them too).
-            forget_securable(Security.get(f.session.instance.store), txn.conn, db_id,
-                             SERVICE_CLASS, svc.service_id)
-    return _ddl(_dropping("SERVICE", (node.name,), drop))
+    return _ddl(_dropping("SERVICE", (node.name,), lambda f, b, txn: b.drop_service(
+        txn, f.session.db_id, node.name)))
 
 
 @handler(ast.CreateEventNotification)
@@ -541,7 +547,11 @@ def compile_drop_endpoint(c: Compiler, node: ast.DropEndpoint) -> StmtFn:
     def run(f: Frame, b: Broker, txn: Any) -> None:
         _no_user_transaction(f, "DROP ENDPOINT")
         require_endpoint_ddl(f, node.name, b.endpoint_owner(txn.conn, node.name), drop=True)
-        b.drop_endpoint(txn, node.name)
+        endpoint_id = b.drop_endpoint(txn, node.name)
+        # Its permissions (CONNECT …, kept at server level) go with it: an endpoint made
+        # later may get its id again.
+        forget_securable(Security.get(f.session.instance.store), txn.conn, 0,
+                         CLASSES["ENDPOINT"][0], endpoint_id)
     return _ddl(run)
 
 

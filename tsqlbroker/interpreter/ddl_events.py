@@ -32,6 +32,7 @@ from tsqlbroker.engine.broker.notifications import DdlEvent
 from tsqlbroker.engine.security import Security
 from tsqlbroker.grammar import ast
 
+from . import approles  # noqa: F401  (registers sp_addapprole / sp_dropapprole, wrapped below)
 from .compiler import STATEMENT_EVENTS, Compiler, StmtFn
 from .dynamic import SYSTEM_PROCEDURES  # dynamic's, so that its sp_addrolemember is there
 from .function_calls import str_arg
@@ -472,26 +473,40 @@ _DATABASE_STATEMENTS: dict[type, str] = {
     ast.DropDatabase: "DROP"}
 
 
-def _role_member_procedure(inner: SystemProcedure) -> SystemProcedure:
-    """``sp_addrolemember`` / ``sp_droprolemember`` @rolename, @membername: ADD_ROLE_MEMBER
-    / DROP_ROLE_MEMBER as ALTER ROLE … ADD / DROP MEMBER (the DDL Events page lists the
-    procedures under those events)."""
+def _procedure_events(inner: SystemProcedure, params: tuple[str, ...],
+                      raises: Callable[[str, list[str]], list[Raised]]) -> SystemProcedure:
+    """System procedure ``inner`` sending, when it succeeds, the events ``raises(procedure,
+    arguments)`` gives for its ``params`` (as text; positional ones in that order) — the
+    procedures the DDL Events page lists under a statement's event."""
     def compile_procedure(c: Compiler, node: ast.ExecProc) -> StmtFn:
         fn = inner(c, node)
-        given = {(a.name or ("@rolename", "@membername")[min(i, 1)]).lower(): a.value
-                 for i, a in enumerate(node.args)}
-        role_f, member_f = (str_arg(c.expr(given.get(p) or ast.Literal("null", None, "NULL")))
-                            for p in ("@rolename", "@membername"))
-        verb = "ADD" if node.proc.name.lower() == "sp_addrolemember" else "DROP"
+        given = {(a.name or params[i]).lower(): a.value for i, a in enumerate(node.args)
+                 if a.name or i < len(params)}
+        arg_fns = [str_arg(c.expr(given.get(p) or ast.Literal("null", None, "NULL")))
+                   for p in params]
+        proc = node.proc.name.lower().removeprefix("sys.")
         span = node.span
         text = c.text[span.start_pos:span.end_pos].strip() if span and c.text else ""
 
         def run(f: Frame) -> None:
-            raised = [Raised(f"{verb}_ROLE_MEMBER", member_f(f) or "", "SQL USER",
-                             fields=(("RoleName", role_f(f) or ""),))]
+            raised = raises(proc, [a(f) or "" for a in arg_fns])
             _run_raising(f, fn, raised, text, lambda _s: True, self_reporting=True)
         return run
     return compile_procedure
+
+
+def _role_member(proc: str, args: list[str]) -> list[Raised]:
+    """``sp_addrolemember`` / ``sp_droprolemember`` @rolename, @membername: ADD_ROLE_MEMBER
+    / DROP_ROLE_MEMBER as ALTER ROLE … ADD / DROP MEMBER."""
+    verb = "ADD" if proc == "sp_addrolemember" else "DROP"
+    return [Raised(f"{verb}_ROLE_MEMBER", args[1], "SQL USER", fields=(("RoleName", args[0]),))]
+
+
+def _application_role(proc: str, args: list[str]) -> list[Raised]:
+    """``sp_addapprole`` / ``sp_dropapprole`` @rolename: CREATE_APPLICATION_ROLE /
+    DROP_APPLICATION_ROLE as CREATE / DROP APPLICATION ROLE."""
+    verb = "CREATE" if proc == "sp_addapprole" else "DROP"
+    return [Raised(f"{verb}_APPLICATION_ROLE", args[0], "APPLICATION ROLE")]
 
 
 def _register() -> None:
@@ -502,8 +517,12 @@ def _register() -> None:
         STATEMENT_EVENTS[statement] = _raising_server
     for statement in _DESCRIBED:
         STATEMENT_EVENTS[statement] = _raising_described
-    for name in ("sp_addrolemember", "sp_droprolemember"):
-        SYSTEM_PROCEDURES[name] = _role_member_procedure(SYSTEM_PROCEDURES[name])
+    for name, params, raises in (
+            ("sp_addrolemember", ("@rolename", "@membername"), _role_member),
+            ("sp_droprolemember", ("@rolename", "@membername"), _role_member),
+            ("sp_addapprole", ("@rolename",), _application_role),
+            ("sp_dropapprole", ("@rolename",), _application_role)):
+        SYSTEM_PROCEDURES[name] = _procedure_events(SYSTEM_PROCEDURES[name], params, raises)
 
 
 _register()

@@ -22,7 +22,7 @@ from tsqlbroker.errors import BindError, cannot, tsql_error
 from tsqlbroker.grammar import ast
 
 from .authorize import holds_here, holds_path, owner_named, require_database
-from .compiler import HANDLERS, Compiler, StmtFn, handler
+from .compiler import HANDLERS, STATEMENT_EVENTS, Compiler, StmtFn, handler
 
 if TYPE_CHECKING:
     from tsqlbroker.engine.catalog import ObjectRow
@@ -73,8 +73,16 @@ def bracketed(name: str) -> str:
     return "[" + name.replace("]", "]]") + "]"
 
 
-def _in_schema(node: ast.Stmt, schema: str) -> ast.Stmt:
-    """A schema element as it runs: an unqualified CREATE TABLE names the new schema."""
+def _in_schema(node: ast.Stmt, schema: str, tables: frozenset[str]) -> ast.Stmt:
+    """A schema element as it runs: an unqualified CREATE TABLE names the new schema, and so
+    does a GRANT / DENY / REVOKE on an unqualified name of a table the statement creates
+    (``tables``, lower-case)."""
+    if isinstance(node, ast.PermissionStatement):
+        sc = node.securable
+        if sc is None or (sc.object_class or "OBJECT") != "OBJECT" or sc.name.schema \
+                or sc.name.database or sc.name.name.lower() not in tables:
+            return node
+        return replace(node, securable=replace(sc, name=replace(sc.name, schema=schema)))
     if not isinstance(node, ast.CreateTable) or node.name.schema or node.name.database:
         return node
     m = _CREATE_TABLE.match(node.sql)
@@ -84,14 +92,29 @@ def _in_schema(node: ast.Stmt, schema: str) -> ast.Stmt:
     return replace(node, name=replace(node.name, schema=schema), sql=sql)
 
 
+def _element(c: Compiler, node: ast.Stmt) -> StmtFn:
+    """A schema element compiled by its handler, sending its DDL events (CREATE_TABLE,
+    GRANT_DATABASE …) as the statement would on its own."""
+    fn = HANDLERS[type(node)](c, node)
+    raising = STATEMENT_EVENTS.get(type(node))
+    if raising is None:
+        return fn
+    span = node.span
+    return raising(node, fn, c.text[span.start_pos:span.end_pos].strip()
+                   if span is not None and c.text else "")
+
+
 @handler(ast.CreateSchema)
 def compile_create_schema(c: Compiler, node: ast.CreateSchema) -> StmtFn:
     # The elements are parts of this one statement (one transaction), not statements of
-    # their own: compiled by their handlers without the per-statement wrapper.
-    elements = []
-    for element in node.elements:
-        inner = _in_schema(element, node.name)
-        elements.append(HANDLERS[type(inner)](c, inner))
+    # their own: compiled by their handlers without the per-statement wrapper. SQL Server
+    # creates them together, so a GRANT may name a table written after it: the tables are
+    # created first, then the permission statements in their written order.
+    tables = frozenset(e.name.name.lower() for e in node.elements
+                       if isinstance(e, ast.CreateTable) and not e.name.schema
+                       and not e.name.database)
+    ordered = sorted(node.elements, key=lambda e: isinstance(e, ast.PermissionStatement))
+    elements = [_element(c, _in_schema(e, node.name, tables)) for e in ordered]
     name, owner = node.name, node.owner
 
     def run(f: Frame) -> None:

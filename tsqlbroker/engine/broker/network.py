@@ -293,8 +293,8 @@ class Routing:
         return int(conn.execute(select(func.count()).select_from(e).where(
             e.c.principal_id == principal_id)).scalar() or 0)
 
-    def drop_endpoint(self, txn: Txn, name: str) -> None:
-        """``DROP ENDPOINT name``."""
+    def drop_endpoint(self, txn: Txn, name: str) -> int:
+        """``DROP ENDPOINT name``: the dropped endpoint's id."""
         self.state.ensure_schema(txn.conn)
         e = self.state.t.endpoints_net
         row = txn.conn.execute(select(e).where(func.lower(e.c.name) == name.lower())).first()
@@ -302,6 +302,7 @@ class Routing:
             raise cannot("drop", "endpoint", name)
         txn.write()
         txn.conn.execute(delete(e).where(func.lower(e.c.name) == name.lower()))
+        return int(row.endpoint_id)
 
     # -- broker priorities --------------------------------------------------------------------
     def _priority_values(self, txn: Txn, db_id: int, o: dict[str, Any]) -> dict[str, Any]:

@@ -196,8 +196,9 @@ class Objects:
         self._add_schema(txn.conn, db_id, cid, schema or "dbo", name, xsd_text, namespaces)
 
     def drop_xml_schema_collection(self, txn: Txn, db_id: int, schema: str | None, name: str
-                                   ) -> None:
-        """``DROP XML SCHEMA COLLECTION``: refused while a message type validates with it."""
+                                   ) -> int:
+        """``DROP XML SCHEMA COLLECTION``: refused while a message type validates with it;
+        the dropped collection's id."""
         meta = self.ddl(txn, db_id)
         cid = self._collection_id(txn.conn, db_id, f"[{schema or 'dbo'}].[{name}]")
         for mt in meta.types_by_id.values():
@@ -206,6 +207,7 @@ class Objects:
         x = self.state.t.xml_schemas
         txn.conn.execute(delete(x).where(x.c.database_id == db_id,
                                          x.c.xml_collection_id == cid))
+        return cid
 
     # -- contracts ----------------------------------------------------------------------------
     def create_contract(self, txn: Txn, db_id: int, name: str,
