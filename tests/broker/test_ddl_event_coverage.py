@@ -201,3 +201,25 @@ def test_each_statement_raises_its_events(c: Client) -> None:
         if got != expected:
             wrong.append((sql, expected, got))
     assert not wrong, "\n".join(f"{sql}: expected {e}, got {g}" for sql, e, g in wrong)
+
+
+@pytest.mark.parametrize(("statement", "shown"), [
+    ("CREATE LOGIN pw_lg WITH PASSWORD = N'Se''cret1!', CHECK_POLICY = OFF",
+     "CREATE LOGIN pw_lg WITH PASSWORD = N'******', CHECK_POLICY = OFF"),
+    ("ALTER LOGIN pw_lg WITH PASSWORD = 'Other2!', CHECK_POLICY = OFF",
+     "ALTER LOGIN pw_lg WITH PASSWORD = '******', CHECK_POLICY = OFF"),
+    ("EXEC sp_addapprole 'pw_app', 'Secret3!'", "EXEC sp_addapprole 'pw_app', '******'"),
+    ("CREATE APPLICATION ROLE pw_app2 WITH PASSWORD = 'Secret4!'",
+     "CREATE APPLICATION ROLE pw_app2 WITH PASSWORD = '******'"),
+])
+def test_command_text_hides_passwords(c: Client, statement: str, shown: str) -> None:
+    """EVENTDATA shows no password (SQL Server: "passwords are not displayed"): the event's
+    message is readable by whoever may RECEIVE from the notification's queue."""
+    if statement.startswith("ALTER LOGIN"):
+        c.run("CREATE LOGIN pw_lg WITH PASSWORD = N'Se''cret1!', CHECK_POLICY = OFF")
+    c.run(statement)
+    rows = c.rows(
+        "SELECT CAST(message_body AS xml).value('(/EVENT_INSTANCE/TSQLCommand/CommandText)[1]',"
+        " 'nvarchar(max)') FROM NotifyQueue ORDER BY queuing_order")
+    assert rows[-1][0] == shown
+    assert not any("Secret" in r[0] or "Other2" in r[0] for r in rows)

@@ -16,6 +16,7 @@ event notification of the database) while the target keeps it open.
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -317,6 +318,23 @@ class Notifications:
         return self._post(db_id, queue_id, lambda events: event in events.split(","), body_of)
 
 
+# A password written in a statement: ``PASSWORD = N'…'`` (logins, application roles, master
+# keys, certificates; OLD_PASSWORD; ``@password = …`` of sp_addapprole / sp_approlepassword),
+# and the second argument of those procedures written by position.
+_PASSWORD = re.compile(r"(\b(?:OLD_)?PASSWORD\s*=\s*N?')(?:''|[^'])*(')", re.IGNORECASE)
+_POSITIONAL = re.compile(
+    r"(\b(?:sp_addapprole|sp_approlepassword)\s+(?:N?'(?:''|[^'])*'|[^\s,']+)\s*,\s*N?')"
+    r"(?:''|[^'])*(')", re.IGNORECASE)
+
+
+def hide_passwords(command: str) -> str:
+    """``command`` with the text of every password it writes replaced by ``******``: SQL
+    Server does not show passwords in EVENTDATA's CommandText ("To protect the security of
+    logins, when CREATE LOGIN or ALTER LOGIN statements are executed, passwords are not
+    displayed"), and an event notification's message is readable by whoever may RECEIVE."""
+    return _POSITIONAL.sub(r"\1******\2", _PASSWORD.sub(r"\1******\2", command))
+
+
 def event_instance(event_type: str, server: str, database: str, schema: str | None,
                    name: str, object_type: str = "QUEUE", now: _dt.datetime | None = None,
                    event: DdlEvent | None = None) -> str:
@@ -347,7 +365,7 @@ def event_instance(event_type: str, server: str, database: str, schema: str | No
     command = "" if event is None else (
         '<TSQLCommand><SetOptions ANSI_NULLS="ON" ANSI_NULL_DEFAULT="ON" ANSI_PADDING="ON" '
         'QUOTED_IDENTIFIER="ON" ENCRYPTED="FALSE"/>'
-        f"<CommandText>{escape(event.command)}</CommandText></TSQLCommand>")
+        f"<CommandText>{escape(hide_passwords(event.command))}</CommandText></TSQLCommand>")
     return "<EVENT_INSTANCE>" + "".join(_element(k, v) for k, v in parts) + command \
         + "</EVENT_INSTANCE>"
 
