@@ -25,6 +25,7 @@ from tsqlbroker.grammar.parser import parse_batch
 
 from ..values import types as T
 from . import dml_stmts
+from . import transactions as tx
 from .compiler import CExpr, Compiler, StmtFn, expr_handler, handler
 from .function_calls import special
 from .procedures import Compiled, ParamInfo, collect_labels, invoke
@@ -263,6 +264,7 @@ def _run(f: Frame, trigger: TriggerInfo, event: TriggerEvent) -> None:
     # trigger", SET XACT_ABORT's remarks): a run-time error or THROW in it rolls the
     # transaction back and ends the batch, or dooms the transaction under a caller's TRY.
     saved_abort, s.xact_abort = s.xact_abort, True
+    doomed_before = s.doomed
     failed = False
     try:
         invoke(s, compiled, values)
@@ -283,6 +285,13 @@ def _run(f: Frame, trigger: TriggerInfo, event: TriggerEvent) -> None:
                 dml_stmts.engine_dml.drop_table_variable(dml_stmts.exec_context(f), physical)
     if ended and not failed:
         err: TSqlError = tsql_error(3609)
+        err.batch_abort = True  # type: ignore[attr-defined]
+        raise err
+    if s.doomed and not doomed_before and s.trancount > 0:
+        # The trigger's own CATCH handled an error that doomed the transaction: SQL Server
+        # rolls it back and ends the batch when the trigger returns.
+        tx.rollback_all(s)
+        err = tsql_error(3616)
         err.batch_abort = True  # type: ignore[attr-defined]
         raise err
 

@@ -141,3 +141,38 @@ END CATCH
 SELECT (SELECT COUNT(*) FROM dbo.n1) AS n1, (SELECT COUNT(*) FROM dbo.n2) AS n2,
        (SELECT COUNT(*) FROM dbo.n3) AS n3, @@TRANCOUNT AS trancount
 GO
+-- The trigger's own CATCH handles the error: the transaction is doomed there; when the
+-- trigger returns it is rolled back and the batch ends with Msg 3616.
+CREATE TABLE dbo.c (a int)
+GO
+CREATE TRIGGER dbo.c_ins ON dbo.c AFTER INSERT AS
+BEGIN TRY
+    SELECT 1 / 0 AS boom
+END TRY
+BEGIN CATCH
+    SELECT ERROR_NUMBER() AS number, XACT_STATE() AS xact_state, @@TRANCOUNT AS trancount
+END CATCH
+GO
+INSERT dbo.c VALUES (1)
+SELECT 'not reached' AS after_insert
+GO
+BEGIN TRY
+    INSERT dbo.c VALUES (2)
+END TRY
+BEGIN CATCH
+    SELECT ERROR_NUMBER() AS number, XACT_STATE() AS xact_state, @@TRANCOUNT AS trancount
+END CATCH
+SELECT COUNT(*) AS c_rows FROM dbo.c
+GO
+-- Fired from a procedure: the procedure and the batch end.
+CREATE PROCEDURE dbo.add_t @a int AS
+BEGIN
+    INSERT dbo.t VALUES (@a)
+    SELECT 'not reached' AS in_proc
+END
+GO
+EXEC dbo.add_t 0
+SELECT 'not reached' AS after_exec
+GO
+SELECT COUNT(*) AS t_rows, @@TRANCOUNT AS trancount FROM dbo.t
+GO
