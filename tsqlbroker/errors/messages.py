@@ -382,6 +382,8 @@ MESSAGES: dict[int, tuple[int, str]] = {
     2111: (16, ("Cannot %ls trigger '%.*ls' on table '%.*ls' because an INSTEAD OF %ls trigger "
                 "already exists on this object.")),
     3609: (16, "The transaction ended in the trigger. The batch has been aborted."),
+    3616: (16, ("An error was raised during trigger execution. The batch has been aborted and "
+                "the user transaction, if any, has been rolled back.")),
     5313: (16, "Synonym '%.*ls' refers to an invalid object."),
     11700: (16, "The increment for sequence object '%.*ls' cannot be zero."),
     11702: (16, ("The sequence object '%.*ls' must be of data type int, bigint, smallint, "

@@ -5,8 +5,9 @@ The row writer records what each write did (``engine/triggers.py``); after the s
 :func:`fire` runs the table's enabled triggers for it — AFTER triggers once per statement and
 action, also when no row changed, an INSTEAD OF trigger in place of the write — with
 ``inserted`` and ``deleted`` as table variables lent to the trigger's frame. The trigger runs
-in the statement's transaction (``@@TRANCOUNT`` is at least 1 inside it): an error that ends
-the statement undoes its writes too, and a ROLLBACK inside it ends the batch (Msg 3609).
+in the statement's transaction (``@@TRANCOUNT`` is at least 1 inside it) with XACT_ABORT ON:
+an error in it rolls back the transaction and ends the batch (dooms it under the caller's TRY),
+and a ROLLBACK inside it ends the batch (Msg 3609).
 Triggers nest (a trigger's writes fire other triggers, up to 32 levels, Msg 217); a trigger
 does not fire itself again (the database option RECURSIVE_TRIGGERS is OFF).
 """
@@ -24,6 +25,7 @@ from tsqlbroker.grammar.parser import parse_batch
 
 from ..values import types as T
 from . import dml_stmts
+from . import transactions as tx
 from .compiler import CExpr, Compiler, StmtFn, expr_handler, handler
 from .function_calls import special
 from .procedures import Compiled, ParamInfo, collect_labels, invoke
@@ -258,20 +260,38 @@ def _run(f: Frame, trigger: TriggerInfo, event: TriggerEvent) -> None:
     stack.append(_Running(trigger.object_id, event.table.object_id, trigger.instead_of,
                           event.columns,
                           tuple(col.name.lower() for col in event.table.columns)))
-    ended = False
+    # A trigger runs as if SET XACT_ABORT were ON ("ON is the default setting in a
+    # trigger", SET XACT_ABORT's remarks): a run-time error or THROW in it rolls the
+    # transaction back and ends the batch, or dooms the transaction under a caller's TRY.
+    saved_abort, s.xact_abort = s.xact_abort, True
+    doomed_before = s.doomed
+    failed = False
     try:
         invoke(s, compiled, values)
+    except TSqlError:
+        failed = True
+        raise
     finally:
         stack.pop()
+        s.xact_abort = saved_abort
         ended = s.trancount == 0
-        if promoted and not ended:
+        if promoted and not ended and not s.doomed:
             s.stmt_txn, s.txn = s.txn, None
             s.trancount = 0
+        # A doomed statement transaction stays the session's (@@TRANCOUNT 1, XACT_STATE()
+        # -1 in the caller's CATCH) until the caller rolls it back or the batch ends.
         if not ended:
             for physical in (inserted, deleted):
                 dml_stmts.engine_dml.drop_table_variable(dml_stmts.exec_context(f), physical)
-    if ended:
+    if ended and not failed:
         err: TSqlError = tsql_error(3609)
+        err.batch_abort = True  # type: ignore[attr-defined]
+        raise err
+    if s.doomed and not doomed_before and s.trancount > 0:
+        # The trigger's own CATCH handled an error that doomed the transaction: SQL Server
+        # rolls it back and ends the batch when the trigger returns.
+        tx.rollback_all(s)
+        err = tsql_error(3616)
         err.batch_abort = True  # type: ignore[attr-defined]
         raise err
 

@@ -108,6 +108,8 @@ GO
 GRANT INSERT ON s2.audited TO caller
 EXECUTE AS USER = 'caller'
 INSERT s2.audited VALUES (1)
+GO
+-- (the trigger's error ended that batch, still as caller, as a trigger runs with XACT_ABORT ON)
 REVERT
 -- (the owner change drops the permissions on the table: granted again)
 ALTER AUTHORIZATION ON s2.audited TO u1
