@@ -62,6 +62,7 @@ CREATE QUEUE LocalQ;
 CREATE SERVICE [//bench/Local] ON QUEUE LocalQ ([//bench/C]);
 CREATE QUEUE SmallQ;
 CREATE SERVICE [{svc}/Small] ON QUEUE SmallQ ([//bench/C]);
+GRANT SEND ON SERVICE::[{svc}/Small] TO PUBLIC;
 CREATE ROUTE ToFar WITH SERVICE_NAME = '{far}', ADDRESS = 'TCP://127.0.0.1:{far_port}';
 CREATE ROUTE ToFarSmall WITH SERVICE_NAME = '{far}/Small',
     ADDRESS = 'TCP://127.0.0.1:{far_port}';
