@@ -9,7 +9,6 @@ Permissions are enforced by ``interpreter/authorize.py`` with :mod:`access`.
 from __future__ import annotations
 
 import secrets
-import threading
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -94,7 +93,6 @@ class Security(KeysMixin):
         self.catalog = Catalog.get(store)
         self.t: SecurityTables = security_tables(store.metadata)
         self._ready = False
-        self._lock = threading.Lock()
         self.catalog.on_drop_database(self._on_drop_database)
 
     @classmethod
@@ -107,9 +105,12 @@ class Security(KeysMixin):
         """Create the security tables unless they exist (cheap after the first call)."""
         if self._ready:
             return
-        with self._lock:
-            if not self._ready:
-                self._ready = self.catalog.create_tables(conn, self.t.all())
+        # No lock of ours around it: creating waits for the store's write lock, which a
+        # session already inside a write transaction may hold while it comes here too
+        # (the REPL's catalog reader against the batch's CREATE LOGIN deadlocked so).
+        # create_tables checks for each table under the write lock, so two callers agree.
+        if self.catalog.create_tables(conn, self.t.all()):
+            self._ready = True
 
     def _on_drop_database(self, conn: StoreConnection, db_id: int) -> None:
         self.ensure(conn)
