@@ -223,3 +223,16 @@ def test_command_text_hides_passwords(c: Client, statement: str, shown: str) -> 
         " 'nvarchar(max)') FROM NotifyQueue ORDER BY queuing_order")
     assert rows[-1][0] == shown
     assert not any("Secret" in r[0] or "Other2" in r[0] for r in rows)
+
+
+def test_a_bare_word_argument_still_names_the_role(c: Client) -> None:
+    """`EXEC sp_dropapprole r1` (a bare word, as EXEC reads it) works and sends its event
+    (the event wrapper read its arguments as expressions: Msg 207)."""
+    c.run("EXEC sp_addapprole bare_app, 'Secret5!'")
+    c.run("EXEC sp_dropapprole bare_app")
+    rows = c.rows(
+        "SELECT CAST(message_body AS xml).value('(/EVENT_INSTANCE/EventType)[1]', 'sysname'), "
+        "CAST(message_body AS xml).value('(/EVENT_INSTANCE/ObjectName)[1]', 'sysname') "
+        "FROM NotifyQueue ORDER BY queuing_order")
+    assert rows[-2:] == [("CREATE_APPLICATION_ROLE", "bare_app"),
+                         ("DROP_APPLICATION_ROLE", "bare_app")]

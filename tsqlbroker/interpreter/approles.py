@@ -22,7 +22,7 @@ from tsqlbroker.grammar import ast
 from ..values import types as T
 from .authorize import holds_here
 from .compiler import Compiler, StmtFn, handler, wrap_statement
-from .function_calls import str_arg
+from .function_calls import exec_arg_text
 from .impersonation import CONTEXT_STACK, Context, context, current, privileged
 from .procedures import SYSTEM_PROCEDURES
 
@@ -90,14 +90,8 @@ def _args(c: Compiler, node: ast.ExecProc, names: tuple[str, ...]) -> dict[str, 
 
 
 def _text(c: Compiler, arg: ast.ExecArg | None) -> Any:
-    """An argument as text; a bare word (``true``) is its own text, as EXEC reads it."""
-    if arg is None or arg.value is None:
-        return lambda _f: None
-    value = arg.value
-    if isinstance(value, ast.Column) and len(value.parts) == 1:
-        word = value.parts[0]
-        return lambda _f: word
-    return str_arg(c.expr(value))
+    """An argument as text (:func:`exec_arg_text`)."""
+    return exec_arg_text(c, None if arg is None else arg.value)
 
 
 def compile_sp_setapprole(c: Compiler, node: ast.ExecProc) -> StmtFn:

@@ -35,7 +35,7 @@ from tsqlbroker.grammar import ast
 from . import approles  # noqa: F401  (registers sp_addapprole / sp_dropapprole, wrapped below)
 from .compiler import STATEMENT_EVENTS, Compiler, StmtFn
 from .dynamic import SYSTEM_PROCEDURES  # dynamic's, so that its sp_addrolemember is there
-from .function_calls import str_arg
+from .function_calls import exec_arg_text
 from .impersonation import current
 
 if TYPE_CHECKING:
@@ -482,8 +482,7 @@ def _procedure_events(inner: SystemProcedure, params: tuple[str, ...],
         fn = inner(c, node)
         given = {(a.name or params[i]).lower(): a.value for i, a in enumerate(node.args)
                  if a.name or i < len(params)}
-        arg_fns = [str_arg(c.expr(given.get(p) or ast.Literal("null", None, "NULL")))
-                   for p in params]
+        arg_fns = [exec_arg_text(c, given.get(p)) for p in params]
         proc = node.proc.name.lower().removeprefix("sys.")
         span = node.span
         text = c.text[span.start_pos:span.end_pos].strip() if span and c.text else ""

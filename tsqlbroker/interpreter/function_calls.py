@@ -207,6 +207,17 @@ def str_arg(e: CExpr) -> EvalFn:
     return coerce(e, T.NVARCHAR_MAX) if not e.type.is_string else e.fn
 
 
+def exec_arg_text(c: Compiler, value: ast.Expr | None) -> EvalFn:
+    """An EXEC argument of a system procedure as text; a bare word (``sp_dropapprole r1``,
+    ``true``) is its own text, as EXEC reads it."""
+    if value is None:
+        return lambda _f: None
+    if isinstance(value, ast.Column) and len(value.parts) == 1:
+        word = value.parts[0]
+        return lambda _f: word
+    return str_arg(c.expr(value))
+
+
 def int_arg(e: CExpr) -> EvalFn:
     """``e`` evaluated as an int (converted unless it is one)."""
     return coerce(e, T.INT) if e.type != T.INT else e.fn
