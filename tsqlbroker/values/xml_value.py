@@ -277,6 +277,7 @@ def stored_xml_text(text: str) -> str:
         return text
 
 
+@lru_cache(maxsize=256)
 def _value_converter(target: Any) -> Callable[[Any], Any]:
     """value()'s conversion of the atomic text to the requested SQL type (built once)."""
     return converter(NVARCHAR_MAX, target)
