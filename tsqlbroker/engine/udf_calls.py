@@ -196,18 +196,19 @@ class UdfCalls:
         binder = self.binder
         operands = parse_operands(call)
         assert operands is not None
-        target = parse_type_spec(call.expressions[1].name).spec()
+        target_spec = parse_type_spec(call.expressions[1].name)
+        target = target_spec.spec()
         try_ = call.name.lower() == "try_parse"
         # SQL Server's argument rules first, as the rewriter checks them (Msg 8116, 10761).
         source = "null" if isinstance(operands[0], exp.Null) else \
             binder.spec_of(operands[0]) or "nvarchar(4000)"
-        check_parse_arguments(parse_type_spec(source), parse_type_spec(target), call.name.upper())
+        check_parse_arguments(parse_type_spec(source), target_spec, call.name.upper())
         binder.depends_on(("parse",))  # never a reusable plan: values are bound per run
 
         def read(values: list[tuple[Any, str | None]]) -> Any:
             if len(values) > 1 and values[1][0] is None:
                 return None  # a NULL culture: NULL, as for constants (rewrite.py)
-            return parse_value(values[0][0], parse_type_spec(target),
+            return parse_value(values[0][0], target_spec,
                                None if len(values) < 2 else str(values[1][0]), try_=try_)
         const = constant_args(binder, operands)
         if const is not None:
@@ -262,7 +263,6 @@ class UdfCalls:
         # so PostgreSQL sees the same expression in both.
         key = bind_key("tsqlb_udf", name, probe.sql("tsql"))
         if key not in binder.binds:
-            info = _info(binder, name)
             bridge = bridge_of(binder.conn.store)
             assert bridge is not None
             binder.binds[key] = json.dumps(_prefetch(
