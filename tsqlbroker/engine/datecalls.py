@@ -17,7 +17,7 @@ from sqlglot import exp
 
 from ..errors import BindError, tsql_error
 from ..values import dates
-from ..values.types import parse_spec
+from ..values.types import DATETIME_TYPES, parse_spec
 
 # sqlglot's names for T-SQL dateparts that are no T-SQL name themselves.
 _SQLGLOT_PARTS = {"dayofweek": "weekday", "weekiso": "iso_week",
@@ -28,8 +28,6 @@ _DATENAME_PART = re.compile(r"\s*\(\s*(\w+)", re.ASCII)
 WRITTEN_PART = "datepart:"
 # The functions whose first argument is a datepart.
 PART_FUNCTIONS = frozenset({"datepart", "datename", "dateadd", "datediff", "datediff_big"})
-_DATE_TYPES = frozenset({"date", "time", "datetime", "datetime2", "smalldatetime",
-                         "datetimeoffset"})
 
 
 def datepart_of(text: str, function: str) -> str:
@@ -45,7 +43,7 @@ def value_spec(spec: str | None, function: str) -> str | None:
     if spec is None:
         return None
     name = parse_spec(spec).name
-    if name in _DATE_TYPES:
+    if name in DATETIME_TYPES:
         return spec
     if function != "dateadd" and name in ("char", "varchar", "nchar", "nvarchar"):
         return "datetime2"

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import delete, insert, select, update
 
+from .access import DBO
+from .catalog import FIRST_USER_SCHEMA_ID
 from .securables import CLASSES
 
 if TYPE_CHECKING:
@@ -23,8 +25,6 @@ if TYPE_CHECKING:
 
 OBJECT = CLASSES["OBJECT"][0]
 SCHEMA = CLASSES["SCHEMA"][0]
-DBO = 1
-_FIRST_USER_SCHEMA = 5
 
 
 def named_owner(sec: Security, conn: StoreConnection, db_id: int, class_: int,
@@ -43,7 +43,7 @@ def schema_owner(sec: Security, conn: StoreConnection, db_id: int, schema_id: in
     named = named_owner(sec, conn, db_id, SCHEMA, schema_id)
     if named is not None:
         return named
-    return schema_id if schema_id < _FIRST_USER_SCHEMA else DBO
+    return schema_id if schema_id < FIRST_USER_SCHEMA_ID else DBO
 
 
 def object_owner(sec: Security, conn: StoreConnection, db_id: int, object_id: int,
@@ -117,7 +117,7 @@ def owned_ids(sec: Security, conn: StoreConnection, db_id: int,
     found = {int(m) for m, in conn.execute(select(o.c.major_id).where(
         o.c.database_id == db_id, o.c["class"] == class_, o.c.principal_id.in_(principals)))}
     if class_ == SCHEMA:
-        found |= {p for p in principals if DBO <= p < _FIRST_USER_SCHEMA}
+        found |= {p for p in principals if DBO <= p < FIRST_USER_SCHEMA_ID}
     return frozenset(found)
 
 

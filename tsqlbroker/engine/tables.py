@@ -19,6 +19,7 @@ from sqlalchemy.schema import CreateTable
 from sqlglot import exp
 
 from ..errors import BindError, TSqlError, tsql_error
+from ..storage.backends.integer_types import ARITHMETIC_OPERATORS
 from ..storage.naming import (
     physical_table_name,
     physical_table_variable_name,
@@ -223,7 +224,6 @@ def computed_spec(ctx: ExecContext, info: TableInfo, expression: str) -> str:
     return spec or "sql_variant"
 
 
-_ARITHMETIC = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%"}
 # A money operand meets a decimal one as decimal (decimal's precedence is higher).
 _MONEY_AS_DECIMAL = {"money": "decimal(19,4)", "smallmoney": "decimal(10,4)"}
 
@@ -234,7 +234,7 @@ def _arithmetic_spec(binder: Binder, node: exp.Expression) -> str | None:
     rules when a decimal takes part, else the operands' type of higher precedence."""
     while isinstance(node, exp.Paren):
         node = node.this
-    op = _ARITHMETIC.get(type(node))
+    op = ARITHMETIC_OPERATORS.get(type(node))
     if op is None:
         if isinstance(node, exp.Literal) and not node.is_string:
             return literal_spec(node.this, False)

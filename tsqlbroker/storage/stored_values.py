@@ -219,8 +219,6 @@ def _plain(value: Any, native_decimal: bool) -> Any:
     if isinstance(value, uuid.UUID):
         return str(value).upper()
     if isinstance(value, dt.datetime):
-        if value.tzinfo is not None:
-            return value.isoformat(sep=" ", timespec="microseconds")
         return value.isoformat(sep=" ", timespec="microseconds")
     if isinstance(value, (dt.date, dt.time)):
         return value.isoformat()

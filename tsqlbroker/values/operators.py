@@ -373,6 +373,12 @@ def _datetime_arith(op: str, lt: SqlType, rt: SqlType, w: SqlType) -> tuple[SqlT
     return SqlType(name), calc
 
 
+def negation_type(name: str) -> str:
+    """The integer type of ``-x`` for ``x`` of integer type ``name``: its own, except that
+    an unsigned tinyint negates into a signed smallint (the documented rule of unary minus)."""
+    return "smallint" if name == "tinyint" else name
+
+
 def unary(op: str, t: SqlType) -> tuple[SqlType, Callable[[Any], Any]]:
     """``-x``, ``+x``, ``~x``."""
     if t.is_null:
@@ -384,8 +390,7 @@ def unary(op: str, t: SqlType) -> tuple[SqlType, Callable[[Any], Any]]:
         raise tsql_error(8117, t.name, "plus")
     if op == "-":
         if f == "int" and t.name != "bit":
-            # An unsigned tinyint negates into a signed smallint (the documented rule).
-            name = "smallint" if t.name == "tinyint" else t.name
+            name = negation_type(t.name)
             lo, hi = INT_RANGES[name]
 
             def neg(v: Any) -> Any:

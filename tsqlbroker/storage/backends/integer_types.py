@@ -8,20 +8,16 @@ from typing import Any
 
 from sqlglot import exp
 
+from ...values import types
+from ...values.operators import negation_type
 from ...values.precedence import PRECEDENCE
 from ...values.types import literal_spec
 
-INTEGER_TYPES = frozenset({"tinyint", "smallint", "int", "bigint"})
+INTEGER_TYPES = types.INTEGER_TYPES - {"bit"}
 # Integer operators and their T-SQL spelling: the result is the operand type of higher
 # precedence (two smallints give a smallint: 20000 + 20000 overflows); a constant is an int.
 ARITHMETIC_OPERATORS: dict[type, str] = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*",
                                          exp.Div: "/", exp.Mod: "%"}
-
-
-def negation_type(operand: str) -> str:
-    """The type of ``-x`` for an ``x`` of integer type ``operand``: its own, except that
-    an unsigned tinyint becomes a signed smallint (the documented rule of unary minus)."""
-    return "smallint" if operand == "tinyint" else operand
 
 
 def integer_type(rewriter: Any, node: exp.Expression) -> str | None:
