@@ -272,6 +272,12 @@ class Security(KeysMixin):
         key = name.lower()
         return next((lg for lg in self.logins(conn) if lg.name.lower() == key), None)
 
+    def login_of(self, conn: StoreConnection, user: Principal) -> Principal | None:
+        """The login ``user`` is mapped to (the same SID), if any."""
+        if not user.sid:
+            return None
+        return next((lg for lg in self.logins(conn) if lg.sid == user.sid), None)
+
     def authenticate(self, conn: StoreConnection, name: str, password: str) -> Principal:
         """The SQL login ``name`` if ``password`` is its password (checked against the
         PBKDF2 hash CREATE / ALTER LOGIN stored) and it is enabled; Msg 18456 otherwise,

@@ -228,9 +228,9 @@ def _user_context(s: Session, name: str) -> Context:
     user = sec.find_user(s.conn, s.db_id, name)
     if user is None or user.type in ("R", "C", "A") or user.principal_id in (0, 3, 4):
         raise tsql_error(15517, name)
-    login = next((lg.name for lg in sec.logins(s.conn) if lg.sid == user.sid
-                  and user.sid), None)
-    return Context(user.name, user.principal_id, login or user.name, db_id=s.db_id)
+    login = sec.login_of(s.conn, user)
+    return Context(user.name, user.principal_id, login.name if login else user.name,
+                   db_id=s.db_id)
 
 
 def run_as_user(s: Session, name: str) -> None:

@@ -1094,12 +1094,10 @@ def _enqueue_failed(number: int, state: int, text: str) -> str:
 
 def _server_principal(sec: Security, conn: StoreConnection, db_id: int, user_id: int
                       ) -> str:
-    """The server principal Msg 916 names for user ``user_id`` of ``db_id``: its login (dbo:
-    sa, the owner of every database here), else the user's own name (SQL Server prints a
-    SID there)."""
-    if user_id == access.DBO:
-        return "sa"
+    """The server principal Msg 916 names for user ``user_id`` (not dbo) of ``db_id``: its
+    login, else the user's own name (SQL Server prints a SID there)."""
     user = sec.user_by_id(conn, db_id, user_id)
-    login = next((lg for lg in sec.logins(conn) if user is not None and user.sid
-                  and lg.sid == user.sid), None)
-    return login.name if login is not None else user.name if user is not None else str(user_id)
+    if user is None:
+        return str(user_id)
+    login = sec.login_of(conn, user)
+    return login.name if login is not None else user.name

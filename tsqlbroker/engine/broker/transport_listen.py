@@ -201,7 +201,7 @@ class Listener:
     def _answer(self, frame: dict[str, Any], peer: str) -> dict[str, Any]:
         """The answer to one frame applied alone."""
         try:
-            return self.receiver.handle_all([frame])[0]
+            return self.receiver.handle(frame)
         except WireError:
             raise
         except Exception as exc:  # noqa: BLE001 - the sender retries; we log
