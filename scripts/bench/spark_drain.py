@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -51,6 +52,7 @@ from trades import record_trades
 from yardstick import fresh_schema, postgres_server
 
 from tsqlbroker.interpreter.broker_runtime import runtime_for
+from tsqlbroker.interpreter.exits import exiting_on_signals
 from tsqlbroker.interpreter.instance import Instance
 from tsqlbroker.interpreter.sink import CollectingSink
 from tsqlbroker.spark.drain import plan_drain, run_drain
@@ -218,7 +220,15 @@ def store_urls(kind: str) -> Iterator[Iterator[str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run every configuration, print each figure with its goal."""
+    """Run every configuration, print each figure with its goal. SIGTERM and SIGINT stop
+    the run through ``SystemExit`` (status 143 or 130): the standalone cluster (whose
+    processes a signal to this process's group does not reach) and a private PostgreSQL
+    server are stopped on the way out."""
+    with exiting_on_signals(signal.SIGTERM, signal.SIGINT):
+        return _measure(argv)
+
+
+def _measure(argv: list[str] | None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--messages", type=int, default=100_000)
     ap.add_argument("--groups", type=int, default=2_000)
@@ -252,6 +262,7 @@ def main(argv: list[str] | None = None) -> int:
                 Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="sparkc-"))),
                 cores=2))
             runners.append(("cluster 2x1", cluster.url, 2))
+            print(f"standalone cluster at {cluster.url}: 2 executors of 1 core", flush=True)
         for handler, how in HANDLERS:
             if handler not in chosen:
                 continue

@@ -28,6 +28,13 @@ def slow_record(work: Any) -> None:
     record_trades(work)
 
 
+def gate_opening_record(work: Any) -> None:
+    """slow_record, and a row in drainGate in the same transaction (the drain has committed
+    a group: test_drain's competing reader goes on)."""
+    slow_record(work)
+    work.execute("INSERT INTO drainGate (opened) VALUES (1)")
+
+
 def shipped_record(work: Any) -> None:
     """slow_record, refusing to run on a tsqlbroker the drain did not ship (--ship)."""
     if "tsqlbroker.zip" not in (tsqlbroker.__file__ or ""):

@@ -20,12 +20,12 @@ import getpass
 import os
 import signal
 import sys
-import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tsqlbroker import __version__
 from tsqlbroker.errors import StorageOpenError, TSqlError
+from tsqlbroker.interpreter.exits import exit_on_signals
 from tsqlbroker.repl.config import ACTIVATION_MODES
 from tsqlbroker.repl.pipes import EXIT_BROKEN_PIPE, silence
 
@@ -171,7 +171,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(rest)
     try:
         if mode != "serve":  # serve stops on SIGTERM by itself
-            _exit_on_sigterm()
+            # What is open is closed on the way out (interpreter/exits.py).
+            exit_on_signals(signal.SIGTERM)
         if mode == "parse":
             # start-up laziness: each mode loads only its own modules
             from tsqlbroker.grammar.check import check_files
@@ -225,20 +226,6 @@ def _login(args: argparse.Namespace) -> tuple[str, str] | None:
     if password is None and sys.stdin.isatty():
         password = getpass.getpass("Password: ")
     return login, password or ""
-
-
-def _exit_on_sigterm() -> None:
-    """SIGTERM leaves through ``SystemExit`` (status 143), so that what is open is closed
-    on the way out: transactions roll back and a ``sqlite://`` store's files are removed.
-    Only the first SIGTERM does: one during the clean-up does not interrupt it."""
-    if threading.current_thread() is not threading.main_thread():
-        return
-
-    def leave(signum: int, _frame: object) -> None:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        raise SystemExit(128 + signum)
-
-    signal.signal(signal.SIGTERM, leave)
 
 
 def _plugged(mode: str, args: list[str]) -> int:

@@ -4,7 +4,10 @@ and jars the pyspark package ships (``bin/spark-class``), for the tests and the 
 A real cluster is started by its operators; ``tsqlbroker spark drain --master spark://…``
 only needs its URL (docs/spark.md). This one lives in a working directory of its own (logs,
 the worker's directory) and is stopped, with the executors its worker started, by
-:meth:`StandaloneCluster.stop` (its processes' groups, by id).
+:meth:`StandaloneCluster.stop` (its processes' groups, by id). Its processes are in sessions of
+their own: a caller that may be stopped by a signal turns it into ``SystemExit``
+(:func:`~tsqlbroker.interpreter.exits.exiting_on_signals`) so that its ``with`` block stops
+them.
 """
 
 from __future__ import annotations
@@ -60,8 +63,18 @@ class StandaloneCluster:
         self._procs.append(proc)
 
     def start(self, timeout: float = 120.0) -> str:
-        """Start both and wait until the worker has registered; the master URL."""
+        """Start both and wait until the worker has registered; the master URL. Whatever
+        stops the start midway (an error, a timeout, ``SystemExit`` from a signal) stops
+        what it had started: the processes are in sessions of their own, so nothing else
+        would."""
         self.workdir.mkdir(parents=True, exist_ok=True)
+        try:
+            return self._start(timeout)
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self, timeout: float) -> str:
         self._spark_class("org.apache.spark.deploy.master.Master", "--host", LOOPBACK,
                           "--port", str(self.port), "--webui-port", str(self.ui_port))
         self._spark_class("org.apache.spark.deploy.worker.Worker", self.url,
@@ -71,13 +84,11 @@ class StandaloneCluster:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if any(p.poll() is not None for p in self._procs):
-                self.stop()
                 raise RuntimeError(f"the Spark standalone cluster did not start: see "
                                    f"{self.workdir}/*.log")
             if self.alive_workers() >= 1:
                 return self.url
             time.sleep(0.5)
-        self.stop()
         raise TimeoutError(f"no Spark worker registered within {timeout:.0f} s "
                            f"(see {self.workdir}/*.log)")
 
