@@ -29,7 +29,7 @@ from .security_views import VIEWS as SECURITY_VIEWS
 from .sequences import SEQUENCE_COLUMNS, sequences_query
 from .synonyms import SYNONYM_COLUMNS, synonyms_query
 from .triggers import trigger_from_row
-from .typeids import SYS_SCHEMA_ID, SYSTEM_TYPES, type_sight
+from .typeids import SYS_SCHEMA_ID, SYSTEM_TYPES, SYSTEM_USER_TYPE_IDS, type_sight
 from .usertypes import ALIAS, alias_type_rows, column_alias_types, user_type_ids
 
 _TYPE_BY_NAME = {t[0]: t for t in SYSTEM_TYPES}
@@ -288,7 +288,7 @@ def _types(ctx: ExecContext, db_id: int) -> VirtualTable:
         ("name", "sysname"), ("system_type_id", "tinyint"), ("user_type_id", "int"),
         ("schema_id", "int"), ("max_length", "smallint"), ("precision", "tinyint"),
         ("scale", "tinyint"), ("is_nullable", "bit"), ("is_user_defined", "bit")]
-    rows = [(n, tid, 256 if n == "sysname" else tid, SYS_SCHEMA_ID, ml, p, s, n != "sysname",
+    rows = [(n, tid, SYSTEM_USER_TYPE_IDS[n], SYS_SCHEMA_ID, ml, p, s, n != "sysname",
              False) for n, tid, ml, p, s in SYSTEM_TYPES]
     # user-defined types: their owner (dbo) or a permission on them, their schema or the
     # database; built-in types to everyone

@@ -26,8 +26,8 @@ SYSTEM_TYPES: list[tuple[str, int, int, int, int]] = [
 ]
 SYS_SCHEMA_ID = 4
 # A built-in type's user_type_id is its system_type_id, but sysname's (an alias of nvarchar).
-_SYSTEM_IDS = {name: 256 if name == "sysname" else tid for name, tid, *_ in SYSTEM_TYPES}
-_SYSTEM_NAMES = {tid: name for name, tid in _SYSTEM_IDS.items()}
+SYSTEM_USER_TYPE_IDS = {name: 256 if name == "sysname" else tid for name, tid, *_ in SYSTEM_TYPES}
+_SYSTEM_NAMES = {tid: name for name, tid in SYSTEM_USER_TYPE_IDS.items()}
 
 
 def type_sight(conn: StoreConnection, session_id: int, db_id: int
@@ -47,7 +47,7 @@ def type_id(conn: StoreConnection, session_id: int, db_id: int, name: str) -> in
     in schema ``sys`` or unqualified), None for no such type or one the session cannot see."""
     schema, base = split_type_name(name)
     if schema is None or schema.lower() == "sys":
-        found = _SYSTEM_IDS.get(base.lower())
+        found = SYSTEM_USER_TYPE_IDS.get(base.lower())
         if found is not None or schema is not None:
             return found
     row = alias_type_object(conn, db_id, name)
