@@ -128,3 +128,27 @@ def owner_column(sec: Security, class_: int, db_id: Any, major_id: Any) -> Any:
     return (select(o.c.principal_id).where(
         o.c.database_id == db_id, o.c["class"] == class_, o.c.major_id == major_id)
         .scalar_subquery())
+
+
+def set_module_principal(sec: Security, conn: StoreConnection, db_id: int, object_id: int,
+                         principal_id: int | None) -> None:
+    """Record who a module WITH EXECUTE AS SELF runs as (the principal that created or last
+    altered it); None: the module has another EXECUTE AS (the row goes)."""
+    sec.ensure(conn)
+    m = sec.t.module_principals
+    conn.write()
+    conn.execute(delete(m).where(m.c.database_id == db_id, m.c.object_id == object_id))
+    if principal_id is not None:
+        conn.execute(insert(m).values(database_id=db_id, object_id=object_id,
+                                      principal_id=principal_id))
+
+
+def module_principal(sec: Security, conn: StoreConnection, db_id: int, object_id: int
+                     ) -> int | None:
+    """The principal module ``object_id`` WITH EXECUTE AS SELF runs as (None: not kept, a
+    module made before the creator was recorded)."""
+    sec.ensure(conn)
+    m = sec.t.module_principals
+    value = conn.execute(select(m.c.principal_id).where(
+        m.c.database_id == db_id, m.c.object_id == object_id)).scalar()
+    return None if value is None else int(value)

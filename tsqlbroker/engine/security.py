@@ -115,7 +115,8 @@ class Security(KeysMixin):
     def _on_drop_database(self, conn: StoreConnection, db_id: int) -> None:
         self.ensure(conn)
         for table in (self.t.principals, self.t.certificates, self.t.master_keys,
-                      self.t.permissions, self.t.roles, self.t.role_members, self.t.owners):
+                      self.t.permissions, self.t.roles, self.t.role_members, self.t.owners,
+                      self.t.module_principals, self.t.databases):
             conn.execute(delete(table).where(table.c.database_id == db_id))
 
     def _next_id(self, conn: StoreConnection, column: Any, first: int, *conds: Any) -> int:

@@ -202,23 +202,54 @@ def owner_name(s: Session, db_id: int, object_id: int | None) -> str:
     return "dbo" if owner == 1 or user is None else user.name
 
 
-def enter_module(f: Frame, execute_as: str | None) -> None:
-    """Switch frame ``f`` (a procedure just called) to its WITH EXECUTE AS principal:
-    ``OWNER`` (the module's owner: Msg 15517 when that is a role), ``SELF`` (recorded as
-    dbo: creators are not kept) or a user of the module's database; ``CALLER`` (the
-    default) keeps the caller's context."""
+def enter_module(f: Frame, execute_as: str | None, object_id: int | None = None) -> None:
+    """Switch frame ``f`` (a module just called: procedure, function, trigger) to its WITH
+    EXECUTE AS principal: ``OWNER`` (the module's owner: Msg 15517 when that is a role),
+    ``SELF`` (who created or last altered it, :func:`owners.module_principal`; dbo for a
+    module made before that was kept) or a user of the module's database; ``CALLER`` (the
+    default) keeps the caller's context. ``object_id``: the module's (default
+    ``f.proc_id``)."""
     if execute_as is None or execute_as.upper() == "CALLER":
         return
     s = f.session
+    module = f.proc_id if object_id is None else object_id
     who = execute_as
     if who.upper() == "OWNER":
-        who = owner_name(s, s.db_id, f.proc_id)
-    if who.upper() in ("DBO", "SELF"):
+        who = owner_name(s, s.db_id, module)
+    elif who.upper() == "SELF":
+        who = _self_name(s, module)
+    if who.upper() == "DBO":
         ctx = Context("dbo", 1, "sa" if s.sysadmin else s.login_name, db_id=s.db_id)
     else:
         ctx = _user_context(s, who)
     ctx.frame = f
     s.extensions.setdefault(CONTEXT_STACK, []).append(ctx)
+
+
+def _self_name(s: Session, object_id: int | None) -> str:
+    """The user a module WITH EXECUTE AS SELF runs as (Msg 15517 when that user has been
+    dropped since)."""
+    sec = Security.get(s.instance.store)
+    pid = None if object_id is None else owners.module_principal(sec, s.conn, s.db_id,
+                                                                  object_id)
+    if pid is None or pid == 1:
+        return "dbo"
+    user = sec.user_by_id(s.conn, s.db_id, pid)
+    if user is None:
+        raise tsql_error(15517, f"principal_id {pid}")
+    return user.name
+
+
+def record_self(f: Frame, db_id: int, object_id: int, execute_as: str | None) -> None:
+    """At CREATE / ALTER of a module: keep who WITH EXECUTE AS SELF will run as, the user
+    running the statement in the module's database (SQL Server's
+    sys.sql_modules.execute_as_principal_id); any other EXECUTE AS keeps nothing."""
+    s = f.session
+    principal = None
+    if execute_as is not None and execute_as.upper() == "SELF":
+        principal = principal_in(f, db_id)
+    owners.set_module_principal(Security.get(s.instance.store), s.conn, db_id, object_id,
+                                principal)
 
 
 def _user_context(s: Session, name: str) -> Context:

@@ -28,6 +28,7 @@ from . import dml_stmts
 from . import transactions as tx
 from .compiler import CExpr, Compiler, StmtFn, expr_handler, handler
 from .function_calls import special
+from .impersonation import record_self
 from .procedures import Compiled, ParamInfo, collect_labels, invoke
 from .schemas import ddl_statement, drop_objects
 from .sequences import database_of, shown_name
@@ -105,12 +106,14 @@ def compile_create_trigger(c: Compiler, node: ast.CreateTrigger) -> StmtFn:
         if existing is not None and existing.type == "TR" and (node.alter or node.or_alter):
             catalog.update_object(s.conn, existing.object_id, definition=definition,
                                   detail=detail)
+            object_id = int(existing.object_id)
         elif node.alter:
             raise tsql_error(8197, shown_name(name), cls=BindError)
         else:
-            catalog.create_object(s.conn, parent.database_id, name.schema or
-                                  parent.schema_name, name.name, "TR", definition=definition,
-                                  parent_id=parent.object_id, detail=detail)
+            object_id = catalog.create_object(
+                s.conn, parent.database_id, name.schema or parent.schema_name, name.name,
+                "TR", definition=definition, parent_id=parent.object_id, detail=detail)
+        record_self(f, parent.database_id, object_id, node.execute_as)
         catalog.update_object(s.conn, parent.object_id)  # the table's triggers changed
         s.rowcount = 0
     return run
@@ -221,6 +224,7 @@ def _trigger_module(s: Session, trigger: TriggerInfo) -> Compiled:
     batch = parse_batch(row.definition, 1)
     node = next(st for st in batch.statements if isinstance(st, ast.CreateTrigger))
     compiled = _compile_body(batch.text, node, row.name)
+    compiled.execute_as = node.execute_as
     compiled.object_id = row.object_id
     compiled.db_id = row.database_id
     db_row = s.instance.catalog.database(s.conn, row.database_id)
