@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine.catalog import FIRST_USER_DATABASE_ID
 from tsqlbroker.engine.results import ResultSet
+from tsqlbroker.engine.security import SA_ID, Security
 from tsqlbroker.errors import MESSAGES, ExecutionError, TSqlError, format_message, tsql_error
 from tsqlbroker.grammar import ast
 
@@ -18,7 +19,12 @@ from ..values import types as T
 from ..values.message_format import format_raiserror
 from ..values.xml_modify import modify
 from . import ast_types
-from .authorize import require_connect, require_create_database, require_drop_database
+from .authorize import (
+    login_id,
+    require_connect,
+    require_create_database,
+    require_drop_database,
+)
 from .compiler import CExpr, Compiler, StmtFn, handler, self_wrapped, touches_storage, walk
 from .expressions import coerce
 from .function_calls import xml_resolver
@@ -373,7 +379,11 @@ def compile_create_database(c: Compiler, node: ast.CreateDatabase) -> StmtFn:
         require_create_database(f)
         txn = s.txn_for_statement()
         txn.write()
-        s.instance.catalog.create_database(s.conn, name)
+        db_id = s.instance.catalog.create_database(s.conn, name)
+        creator = login_id(f)
+        if creator is not None and creator != SA_ID:
+            # Its creator owns it (sys.databases.owner_sid) and is its dbo.
+            Security.get(s.instance.store).set_database(s.conn, db_id, owner=creator)
     return run
 
 
