@@ -228,24 +228,7 @@ def require_statement(f: Frame, sql: str) -> None:
     if unchecked(f, None):
         return
     s = f.session
-    catalog = s.instance.catalog
-    found: dict[_Key, tuple[int, Any] | None] = {}
-
-    def lookup(key: _Key) -> tuple[int, Any] | None:
-        if key not in found:
-            db_id: int | None = s.db_id
-            if key[0]:
-                db_id = catalog.database_id(s.conn, key[0])
-            obj = None if db_id is None else catalog.find_object(s.conn, db_id, key[1], key[2])
-            found[key] = None if obj is None else (db_id, obj)
-        return found[key]
-
-    def columns_of(key: _Key) -> frozenset[str]:
-        hit = lookup(key)
-        if hit is None:
-            return frozenset()
-        return frozenset(n.lower() for _i, n in object_columns(f, hit[1]))
-
+    lookup, columns_of = _resolver(f, s.db_id)
     for need in needs.statement_needs(sql):
         if need.name is None:
             if not unchecked(f, s.db_id):
@@ -261,29 +244,57 @@ def require_statement(f: Frame, sql: str) -> None:
             _through_view(f, hit[0], hit[1], 0)
 
 
+def _resolver(f: Frame, db_id: int) -> tuple[Callable[[_Key], tuple[int, Any] | None],
+                                             Callable[[_Key], frozenset[str]]]:
+    """``lookup(key)`` → (database id, catalog row) of a table a statement of database
+    ``db_id`` names (None: no such object), and ``columns_of(key)`` → its column names
+    (lower case); both remember what they found."""
+    s = f.session
+    catalog = s.instance.catalog
+    found: dict[_Key, tuple[int, Any] | None] = {}
+
+    def lookup(key: _Key) -> tuple[int, Any] | None:
+        if key not in found:
+            here: int | None = db_id
+            if key[0]:
+                here = catalog.database_id(s.conn, key[0])
+            obj = None if here is None else catalog.find_object(s.conn, here, key[1], key[2])
+            found[key] = None if obj is None else (here, obj)
+        return found[key]
+
+    def columns_of(key: _Key) -> frozenset[str]:
+        hit = lookup(key)
+        if hit is None:
+            return frozenset()
+        return frozenset(n.lower() for _i, n in object_columns(f, hit[1]))
+    return lookup, columns_of
+
+
 _VIEW_DEPTH = 32  # SQL Server's nesting limit for views
 
 
 def _through_view(f: Frame, db_id: int, view: Any, depth: int) -> None:
     """The ownership chain through view ``view`` (read with SELECT): an object its query
     uses with another owner than the view's breaks the chain and the caller's SELECT on it
-    is checked (Msg 229), as is one of another database (cross-database chaining is off);
+    is checked (Msg 229; Msg 230 for a column of it the view uses and the caller may not
+    read), as is one of another database (cross-database chaining is off);
     one with the same owner is not, and the chain goes on through the views it reaches."""
     if depth >= _VIEW_DEPTH or not view.definition:
         return
-    s = f.session
     view_owner = _owner_of(f, db_id, view)
+    lookup, columns_of = _resolver(f, db_id)
     for need in needs.view_needs(view.definition):
         if need.name is None:
             continue
-        here = db_id if need.catalog is None else s.instance.catalog.database_id(
-            s.conn, need.catalog)
-        obj = None if here is None else s.instance.catalog.find_object(
-            s.conn, here, need.schema, need.name)
-        if obj is None or here is None:
+        hit = lookup(need.key)
+        if hit is None:
             continue
+        here, obj = hit
         if here != db_id or _owner_of(f, here, obj) != view_owner:
-            require_object(f, need.permission, here, obj, chain=False)
+            # checked per column where column permissions exist (Msg 230): the columns of
+            # the base object the view's query uses
+            used = None if need.columns is None else _binder(need, columns_of)
+            require_object(f, need.permission, here, obj, chain=False, columns=used)
         if str(obj.type).strip() == "V":
             _through_view(f, here, obj, depth + 1)
 
