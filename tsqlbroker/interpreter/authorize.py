@@ -262,8 +262,8 @@ def require_statement(f: Frame, sql: str) -> None:
         used = None if need.columns is None else _binder(need, columns_of)
         require_object(f, need.permission, hit[0], hit[1], error=need.error, kind=need.kind,
                        columns=used)
-        if str(hit[1].type).strip() == "V" and need.permission == "SELECT":
-            _through_view(f, hit[0], hit[1], 0)
+        if str(hit[1].type).strip() == "V" and need.permission in _THROUGH_VIEWS:
+            _through_view(f, hit[0], hit[1], 0, need.permission)
 
 
 def _resolver(f: Frame, db_id: int) -> tuple[Callable[[_Key], tuple[int, Any] | None],
@@ -293,14 +293,19 @@ def _resolver(f: Frame, db_id: int) -> tuple[Callable[[_Key], tuple[int, Any] | 
 
 
 _VIEW_DEPTH = 32  # SQL Server's nesting limit for views
+# What the ownership chain follows through a view to its base objects
+_THROUGH_VIEWS = frozenset({"SELECT", "INSERT", "UPDATE", "DELETE"})
 
 
-def _through_view(f: Frame, db_id: int, view: Any, depth: int) -> None:
+def _through_view(f: Frame, db_id: int, view: Any, depth: int,
+                  permission: str = "SELECT") -> None:
     """The ownership chain through view ``view`` (read with SELECT): an object its query
     uses with another owner than the view's breaks the chain and the caller's SELECT on it
     is checked (Msg 229; Msg 230 for a column of it the view uses and the caller may not
     read), as is one of another database unless cross-database chaining joins them;
-    one with the same owner is not, and the chain goes on through the views it reaches."""
+    one with the same owner is not, and the chain goes on through the views it reaches.
+    INSERT / UPDATE / DELETE through the view (``permission``) check that permission on
+    each base object where the chain breaks, on the object as a whole (Msg 229)."""
     if depth >= _VIEW_DEPTH or not view.definition:
         return
     lookup, columns_of = _resolver(f, db_id)
@@ -312,12 +317,15 @@ def _through_view(f: Frame, db_id: int, view: Any, depth: int) -> None:
             continue
         here, obj = hit
         if not _same_owner(f, db_id, view, here, obj):
-            # checked per column where column permissions exist (Msg 230): the columns of
-            # the base object the view's query uses
-            used = None if need.columns is None else _binder(need, columns_of)
-            require_object(f, need.permission, here, obj, chain=False, columns=used)
+            if permission == "SELECT":
+                # checked per column where column permissions exist (Msg 230): the columns
+                # of the base object the view's query uses
+                used = None if need.columns is None else _binder(need, columns_of)
+                require_object(f, need.permission, here, obj, chain=False, columns=used)
+            else:
+                require_object(f, permission, here, obj, chain=False)
         if str(obj.type).strip() == "V":
-            _through_view(f, here, obj, depth + 1)
+            _through_view(f, here, obj, depth + 1, permission)
 
 
 def _binder(need: Any, columns_of: Callable[[_Key], frozenset[str]]
