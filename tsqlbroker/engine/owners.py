@@ -187,6 +187,14 @@ def owned_map(sec: Security, conn: StoreConnection, db_id: int, class_: int) -> 
                                                            o.c["class"] == class_))}
 
 
+def module_principal_column(sec: Security, db_id: Any, object_id: Any) -> Any:
+    """A scalar subquery: a module's execute_as_principal_id (NULL: CALLER), for
+    sys.sql_modules."""
+    m = sec.t.module_principals
+    return (select(m.c.principal_id).where(m.c.database_id == db_id, m.c.object_id == object_id)
+            .scalar_subquery())
+
+
 def owner_column(sec: Security, class_: int, db_id: Any, major_id: Any) -> Any:
     """A scalar subquery: the recorded owner of a schema / object (NULL when it has none),
     for the catalog views."""
@@ -198,8 +206,8 @@ def owner_column(sec: Security, class_: int, db_id: Any, major_id: Any) -> Any:
 
 def set_module_principal(sec: Security, conn: StoreConnection, db_id: int, object_id: int,
                          principal_id: int | None) -> None:
-    """Record who a module WITH EXECUTE AS SELF runs as (the principal that created or last
-    altered it); None: the module has another EXECUTE AS (the row goes)."""
+    """Record a module's execute_as_principal_id (SELF: the principal that created or last
+    altered it; -2 OWNER; a user's id); None: EXECUTE AS CALLER (the row goes)."""
     sec.ensure(conn)
     m = sec.t.module_principals
     conn.write()
@@ -211,8 +219,8 @@ def set_module_principal(sec: Security, conn: StoreConnection, db_id: int, objec
 
 def module_principal(sec: Security, conn: StoreConnection, db_id: int, object_id: int
                      ) -> int | None:
-    """The principal module ``object_id`` WITH EXECUTE AS SELF runs as (None: not kept, a
-    module made before the creator was recorded)."""
+    """Module ``object_id``'s execute_as_principal_id: for EXECUTE AS SELF the principal it
+    runs as (None: CALLER, or a module made before this was kept)."""
     sec.ensure(conn)
     m = sec.t.module_principals
     value = conn.execute(select(m.c.principal_id).where(

@@ -146,8 +146,9 @@ def security_tables(metadata: MetaData) -> SecurityTables:
         Column("major_id", Integer, primary_key=True, autoincrement=False),
         Column("principal_id", Integer, nullable=False),
     )
-    # The principal a module WITH EXECUTE AS SELF runs as: who created or last altered it
-    # (sys.sql_modules.execute_as_principal_id); no row for the other EXECUTE AS forms.
+    # sys.sql_modules.execute_as_principal_id of a module WITH EXECUTE AS: for SELF who
+    # created or last altered it (whom it runs as), -2 for OWNER, a named user's id; no row
+    # for CALLER.
     module_principals = Table(
         PREFIX + "module_principals", metadata,
         Column("database_id", Integer, primary_key=True, autoincrement=False),

@@ -192,14 +192,19 @@ def _sql_modules(ctx: ExecContext, db_id: int) -> VirtualTable:
     # (EXECUTE) shows the row with a NULL definition.
     readable = _seen(ctx, db_id, o, only=visibility.DEFINITION)
     definition = case((readable, o.c.definition), else_=cast(literal(None), o.c.definition.type))
+    sec = Security.get(ctx.conn.store)
+    sec.ensure(ctx.conn)
     query = select(o.c.object_id.label("object_id"), definition.label("definition"),
                    true().label("uses_ansi_nulls"), true().label("uses_quoted_identifier"),
-                   false().label("is_schema_bound")).where(
+                   false().label("is_schema_bound"),
+                   owners.module_principal_column(sec, o.c.database_id, o.c.object_id)
+                   .label("execute_as_principal_id")).where(
         o.c.database_id == db_id, o.c.type.in_(["P", "V", "FN", "IF", "TF", "TR"]),
         _seen(ctx, db_id, o))
     return VirtualTable(query, [("object_id", "int"), ("definition", "nvarchar(max)"),
                                 ("uses_ansi_nulls", "bit"), ("uses_quoted_identifier", "bit"),
-                                ("is_schema_bound", "bit")], refuse_error=_refuse())
+                                ("is_schema_bound", "bit"), ("execute_as_principal_id", "int")],
+                        refuse_error=_refuse())
 
 
 def _info_tables(ctx: ExecContext, db_id: int) -> VirtualTable:

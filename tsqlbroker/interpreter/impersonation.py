@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine import access, owners, roles
 from tsqlbroker.engine.security import Security
-from tsqlbroker.errors import tsql_error
+from tsqlbroker.errors import BindError, tsql_error
 from tsqlbroker.grammar import ast
 
 from ..values import types as T
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .session import Session
 
 CONTEXT_STACK = "security_context"          # session.extensions: list[Context]
+OWNER_PRINCIPAL = -2  # sys.sql_modules.execute_as_principal_id of EXECUTE AS OWNER
 
 
 @dataclass
@@ -240,16 +241,28 @@ def _self_name(s: Session, object_id: int | None) -> str:
     return user.name
 
 
-def record_self(f: Frame, db_id: int, object_id: int, execute_as: str | None) -> None:
-    """At CREATE / ALTER of a module: keep who WITH EXECUTE AS SELF will run as, the user
-    running the statement in the module's database (SQL Server's
-    sys.sql_modules.execute_as_principal_id); any other EXECUTE AS keeps nothing."""
+def execute_as_principal(f: Frame, db_id: int, execute_as: str | None) -> int | None:
+    """What CREATE / ALTER of a module WITH EXECUTE AS keeps (SQL Server's
+    sys.sql_modules.execute_as_principal_id): for SELF the user running the statement in
+    the module's database, -2 for OWNER, a named user's id (Msg 15151 when there is no
+    such user to impersonate); None for CALLER. Called before the module is written."""
+    if execute_as is None or execute_as.upper() == "CALLER":
+        return None
+    if execute_as.upper() == "SELF":
+        return principal_in(f, db_id)
+    if execute_as.upper() == "OWNER":
+        return OWNER_PRINCIPAL
     s = f.session
-    principal = None
-    if execute_as is not None and execute_as.upper() == "SELF":
-        principal = principal_in(f, db_id)
-    owners.set_module_principal(Security.get(s.instance.store), s.conn, db_id, object_id,
-                                principal)
+    user = Security.get(s.instance.store).find_user(s.conn, db_id, execute_as)
+    if user is None or user.type in ("R", "A") or user.principal_id in (0, 3, 4):
+        raise tsql_error(15151, "user", execute_as, cls=BindError)
+    return user.principal_id
+
+
+def record_execute_as(f: Frame, db_id: int, object_id: int, principal: int | None) -> None:
+    """Keep :func:`execute_as_principal`'s answer for the module just written."""
+    owners.set_module_principal(Security.get(f.session.instance.store), f.session.conn, db_id,
+                                object_id, principal)
 
 
 def _user_context(s: Session, name: str) -> Context:

@@ -49,7 +49,7 @@ from .dml_stmts import drop_temp_tables_named
 from .expressions import DYNAMIC, coerce
 from .frames import Frame
 from .function_calls import UDF_CALLS
-from .impersonation import enter_module, record_self
+from .impersonation import enter_module, execute_as_principal, record_execute_as
 from .runtime_errors import aborts_scope
 from .session import SESSION_PARTS
 from .tabletypes import TABLE, make_table_variable, table_argument
@@ -627,13 +627,14 @@ def _module_handler(kind: str, module_type: str, label: str
                 raise tsql_error(2714, name.name)
             if alter and existing is None:
                 raise tsql_error(208, name.name, cls=BindError)
+            principal = execute_as_principal(f, s.db_id, execute_as)
             if existing is not None and existing.type == type_code and (alter or or_alter):
                 catalog.update_object(s.conn, existing.object_id, definition=definition)
                 object_id = int(existing.object_id)
             else:
                 object_id = catalog.create_object(s.conn, s.db_id, name.schema, name.name,
                                                   type_code, definition=definition)
-            record_self(f, s.db_id, object_id, execute_as)
+            record_execute_as(f, s.db_id, object_id, principal)
         return run
 
     return compile_create

@@ -28,7 +28,7 @@ from . import dml_stmts
 from . import transactions as tx
 from .compiler import CExpr, Compiler, StmtFn, expr_handler, handler
 from .function_calls import special
-from .impersonation import record_self
+from .impersonation import execute_as_principal, record_execute_as
 from .procedures import Compiled, ParamInfo, collect_labels, invoke
 from .schemas import ddl_statement, drop_objects
 from .sequences import database_of, shown_name
@@ -94,6 +94,7 @@ def compile_create_trigger(c: Compiler, node: ast.CreateTrigger) -> StmtFn:
         existing = catalog.find_object(s.conn, parent.database_id, name.schema or
                                        parent.schema_name, name.name)
         detail = trigger_detail(list(node.events), node.instead_of)
+        principal = execute_as_principal(f, parent.database_id, node.execute_as)
         if node.instead_of:
             for other in catalog.objects(s.conn, parent.database_id, {"TR"},
                                          parent_id=parent.object_id):
@@ -113,7 +114,7 @@ def compile_create_trigger(c: Compiler, node: ast.CreateTrigger) -> StmtFn:
             object_id = catalog.create_object(
                 s.conn, parent.database_id, name.schema or parent.schema_name, name.name,
                 "TR", definition=definition, parent_id=parent.object_id, detail=detail)
-        record_self(f, parent.database_id, object_id, node.execute_as)
+        record_execute_as(f, parent.database_id, object_id, principal)
         catalog.update_object(s.conn, parent.object_id)  # the table's triggers changed
         s.rowcount = 0
     return run

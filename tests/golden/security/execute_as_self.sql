@@ -54,3 +54,13 @@ CREATE FUNCTION dbo.f_owner() RETURNS sysname WITH EXECUTE AS OWNER
 AS BEGIN RETURN USER_NAME() END
 GO
 SELECT dbo.f_user() AS f_user, dbo.f_owner() AS f_owner, USER_NAME() AS outside
+GO
+-- sys.sql_modules.execute_as_principal_id: NULL for CALLER, -2 for OWNER, the user's id
+SELECT OBJECT_NAME(m.object_id) AS module, m.execute_as_principal_id AS principal_id,
+       USER_NAME(m.execute_as_principal_id) AS principal
+FROM sys.sql_modules m ORDER BY module
+GO
+-- a user that does not exist: Msg 15151, nothing created
+CREATE PROCEDURE dbo.p_nobody WITH EXECUTE AS 'nobody' AS PRINT 'x'
+GO
+SELECT COUNT(*) AS p_nobody FROM sys.objects WHERE name = 'p_nobody'
