@@ -259,8 +259,13 @@ def execute_as_principal(f: Frame, db_id: int, execute_as: str | None) -> int | 
     return user.principal_id
 
 
-def record_execute_as(f: Frame, db_id: int, object_id: int, principal: int | None) -> None:
-    """Keep :func:`execute_as_principal`'s answer for the module just written."""
+def record_execute_as(f: Frame, db_id: int, object_id: int, principal: int | None, *,
+                      altered: bool) -> None:
+    """Keep :func:`execute_as_principal`'s answer for the module just written (``altered``:
+    an existing one, whose earlier answer may have to go; a new module WITH EXECUTE AS
+    CALLER keeps nothing, and makes no security table)."""
+    if principal is None and not altered:
+        return
     owners.set_module_principal(Security.get(f.session.instance.store), f.session.conn, db_id,
                                 object_id, principal)
 

@@ -634,7 +634,7 @@ def _module_handler(kind: str, module_type: str, label: str
             else:
                 object_id = catalog.create_object(s.conn, s.db_id, name.schema, name.name,
                                                   type_code, definition=definition)
-            record_execute_as(f, s.db_id, object_id, principal)
+            record_execute_as(f, s.db_id, object_id, principal, altered=existing is not None)
         return run
 
     return compile_create

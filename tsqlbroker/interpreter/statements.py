@@ -28,6 +28,7 @@ from .authorize import (
 from .compiler import CExpr, Compiler, StmtFn, handler, self_wrapped, touches_storage, walk
 from .expressions import coerce
 from .function_calls import xml_resolver
+from .impersonation import current
 from .statement_context import exec_context
 from .statistics import set_statistics
 
@@ -380,7 +381,8 @@ def compile_create_database(c: Compiler, node: ast.CreateDatabase) -> StmtFn:
         txn = s.txn_for_statement()
         txn.write()
         db_id = s.instance.catalog.create_database(s.conn, name)
-        creator = login_id(f)
+        # (sa's: nothing to keep, and no security table made for it)
+        creator = None if current(s, f).login.lower() == "sa" else login_id(f)
         if creator is not None and creator != SA_ID:
             # Its creator owns it (sys.databases.owner_sid) and is its dbo.
             Security.get(s.instance.store).set_database(s.conn, db_id, owner=creator)

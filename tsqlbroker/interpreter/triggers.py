@@ -114,7 +114,8 @@ def compile_create_trigger(c: Compiler, node: ast.CreateTrigger) -> StmtFn:
             object_id = catalog.create_object(
                 s.conn, parent.database_id, name.schema or parent.schema_name, name.name,
                 "TR", definition=definition, parent_id=parent.object_id, detail=detail)
-        record_execute_as(f, parent.database_id, object_id, principal)
+        record_execute_as(f, parent.database_id, object_id, principal,
+                          altered=existing is not None)
         catalog.update_object(s.conn, parent.object_id)  # the table's triggers changed
         s.rowcount = 0
     return run
