@@ -533,6 +533,7 @@ MESSAGES: dict[int, tuple[int, str]] = {
     15025: (16, "The server principal '%s' already exists."),
     15063: (16, "The login already has an account under a different user name."),
     15141: (16, "The server principal owns one or more %ls and cannot be dropped."),
+    15109: (16, "Cannot change the owner of the master, model, tempdb or distribution database."),
     15110: (16, "The proposed new database owner is already a user or aliased in the database."),
     15174: (16, ("Login '%.*ls' owns one or more database(s). Change the owner of the "
                  "database(s) before dropping the login.")),

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from tsqlbroker.engine import owners
 from tsqlbroker.engine import permissions as P
 from tsqlbroker.engine.broker import Broker
+from tsqlbroker.engine.catalog import MASTER, MODEL, TEMPDB
 from tsqlbroker.engine.securables import CLASSES, SERVER_LEVEL_OWNED
 from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import BindError, tsql_error
@@ -180,7 +181,8 @@ def _alter_owned(f: Frame, kind: str, node: ast.AlterAuthorization) -> None:
 def _alter_database(f: Frame, name: str, owner: str) -> None:
     """ALTER AUTHORIZATION ON DATABASE::d TO login: by sysadmin or the database's dbo (Msg
     15151 *database* otherwise); the login must exist (Msg 15151 *login*) and not already
-    be a user there (Msg 15110). Its owner's login acts as dbo in it."""
+    be a user there (Msg 15110); master, model and tempdb stay sa's (Msg 15109). Its
+    owner's login acts as dbo in it."""
     s = f.session
     sec = Security.get(s.instance.store)
     catalog = s.instance.catalog
@@ -190,6 +192,8 @@ def _alter_database(f: Frame, name: str, owner: str) -> None:
         raise missing
     if not unchecked(f, db_id):
         raise missing
+    if db_id in (MASTER, TEMPDB, MODEL):
+        raise tsql_error(15109)
     login = sec.find_login(s.conn, owner)
     if login is None or login.type == "R":
         raise tsql_error(15151, "login", owner, cls=BindError)

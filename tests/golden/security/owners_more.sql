@@ -71,6 +71,7 @@ CREATE USER mapped_login FOR LOGIN mapped_login
 GO
 ALTER AUTHORIZATION ON DATABASE::owned_db TO mapped_login
 ALTER AUTHORIZATION ON DATABASE::owned_db TO nobody
+ALTER AUTHORIZATION ON DATABASE::master TO owner_login
 ALTER AUTHORIZATION ON DATABASE::owned_db TO owner_login
 SELECT name, SUSER_SNAME(owner_sid) AS owner FROM sys.databases WHERE name = 'owned_db'
 SELECT name, SUSER_SNAME(sid) AS login FROM sys.database_principals WHERE name = 'dbo'
