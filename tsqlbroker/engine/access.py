@@ -21,6 +21,7 @@ from sqlalchemy import select, tuple_
 
 from .roles import members
 from .securables import CODES
+from .security import SA_ID
 
 if TYPE_CHECKING:
     from ..storage.store import StoreConnection
@@ -225,7 +226,7 @@ def user_elsewhere(sec: Security, conn: StoreConnection, home_db: int, user_id: 
     home = sec.catalog.database(conn, home_db)
     if home is None or not home.is_trustworthy_on:
         return None
-    if user_id == DBO:
+    if user_id == DBO and sec.database_owner(conn, home_db) == SA_ID:
         return DBO
-    user = sec.user_by_id(conn, home_db, user_id)
+    user = sec.user_by_id(conn, home_db, user_id)  # dbo: the owner login's SID
     return mapped_user(sec, conn, db_id, user.sid if user else None)

@@ -45,6 +45,10 @@ def literal_rows(columns: Sequence[tuple[str, str | None]], rows: Sequence[Seque
         # Typed where it matters: PostgreSQL compares an untyped NULL column as text.
         return "SELECT " + ", ".join(_typed_null(t) + f" AS {n}" for n, (_c, t) in
                                      zip(names, columns, strict=True)) + " WHERE 1 = 0"
-    parts = ["SELECT " + ", ".join(f"{_sql_literal(v, backend)} AS {n}" for v, n in
-                                   zip(row, names, strict=True)) for row in rows]
+    # The first row types each column (PostgreSQL takes an untyped NULL there as text).
+    first = "SELECT " + ", ".join(
+        f"{_typed_null(t) if v is None else _sql_literal(v, backend)} AS {n}"
+        for v, n, (_c, t) in zip(rows[0], names, columns, strict=True))
+    parts = [first] + ["SELECT " + ", ".join(f"{_sql_literal(v, backend)} AS {n}" for v, n in
+                                             zip(row, names, strict=True)) for row in rows[1:]]
     return " UNION ALL ".join(parts)

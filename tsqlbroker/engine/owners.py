@@ -25,6 +25,13 @@ if TYPE_CHECKING:
 
 OBJECT = CLASSES["OBJECT"][0]
 SCHEMA = CLASSES["SCHEMA"][0]
+ROLE = CLASSES["ROLE"][0]
+TYPE = CLASSES["TYPE"][0]
+XML_SCHEMA_COLLECTION = CLASSES["XML SCHEMA COLLECTION"][0]
+CERTIFICATE = CLASSES["CERTIFICATE"][0]
+# Classes whose owner, when ALTER AUTHORIZATION named one, is a row of tsqlb_sec_owners (no
+# row: the schema's owner); roles and certificates keep theirs in their own tables.
+NAMED_OWNER_CLASSES = frozenset({OBJECT, TYPE, XML_SCHEMA_COLLECTION})
 
 
 def named_owner(sec: Security, conn: StoreConnection, db_id: int, class_: int,
@@ -62,11 +69,46 @@ def path_owners(sec: Security, conn: StoreConnection, db_id: int,
     for class_, major in path:
         if class_ == SCHEMA:
             out.add(schema_owner(sec, conn, db_id, major))
-        elif class_ == OBJECT:
-            named = named_owner(sec, conn, db_id, OBJECT, major)
+        elif class_ in NAMED_OWNER_CLASSES:
+            named = named_owner(sec, conn, db_id, class_, major)
             if named is not None:
                 out.add(named)
+        elif class_ in (ROLE, CERTIFICATE):
+            owner = principal_owner(sec, conn, db_id, class_, major)
+            if owner is not None:
+                out.add(owner)
     return frozenset(out)
+
+
+def principal_owner(sec: Security, conn: StoreConnection, db_id: int, class_: int,
+                    major_id: int) -> int | None:
+    """The owner of a created role (:data:`ROLE`) or certificate (:data:`CERTIFICATE`),
+    None when there is no such role or certificate."""
+    sec.ensure(conn)
+    if class_ == ROLE:
+        t, key = sec.t.roles, sec.t.roles.c.principal_id
+        column = t.c.owning_principal_id
+    else:
+        t, key = sec.t.certificates, sec.t.certificates.c.certificate_id
+        column = t.c.principal_id
+    value = conn.execute(select(column).where(t.c.database_id == db_id, key == major_id)
+                         ).scalar()
+    return None if value is None else int(value)
+
+
+def set_principal_owner(sec: Security, conn: StoreConnection, db_id: int, class_: int,
+                        major_id: int, principal_id: int) -> None:
+    """ALTER AUTHORIZATION of a role or certificate: record its new owner."""
+    sec.ensure(conn)
+    conn.write()
+    if class_ == ROLE:
+        t = sec.t.roles
+        conn.execute(update(t).where(t.c.database_id == db_id, t.c.principal_id == major_id)
+                     .values(owning_principal_id=principal_id))
+    else:
+        t = sec.t.certificates
+        conn.execute(update(t).where(t.c.database_id == db_id, t.c.certificate_id == major_id)
+                     .values(principal_id=principal_id))
 
 
 def set_owner(sec: Security, conn: StoreConnection, db_id: int, class_: int, major_id: int,
@@ -96,16 +138,31 @@ def owned_by(sec: Security, conn: StoreConnection, db_id: int, principal_id: int
         o.c.database_id == db_id, o.c.principal_id == principal_id, _existing(sec, o)))}
     if SCHEMA in classes:
         return "schema"
-    return "object" if OBJECT in classes else None
+    if OBJECT in classes:
+        return "object"
+    ro = sec.t.roles
+    if conn.execute(select(ro.c.principal_id).where(
+            ro.c.database_id == db_id, ro.c.owning_principal_id == principal_id,
+            ro.c.principal_id != principal_id)).first() is not None:
+        return "role"
+    # Types and XML schema collections: their rows go when they are dropped
+    # (permissions.forget_securable).
+    return next((_CLASS_WORDS[c] for c in (TYPE, XML_SCHEMA_COLLECTION) if c in classes), None)
+
+
+# What Msg 15138 calls an owned securable of these classes.
+_CLASS_WORDS = {TYPE: "type", XML_SCHEMA_COLLECTION: "XML schema collection"}
 
 
 def _existing(sec: Security, o: Any) -> Any:
-    """The owner rows whose schema or object still exists."""
+    """The owner rows whose schema or object still exists (a type's or XML schema
+    collection's goes when it is dropped)."""
     objects, schemas = sec.catalog.t.objects, sec.catalog.t.schemas
     return (((o.c["class"] == OBJECT) & o.c.major_id.in_(
         select(objects.c.object_id).where(objects.c.database_id == o.c.database_id)))
         | ((o.c["class"] == SCHEMA) & o.c.major_id.in_(
-            select(schemas.c.schema_id).where(schemas.c.database_id == o.c.database_id))))
+            select(schemas.c.schema_id).where(schemas.c.database_id == o.c.database_id)))
+        | o.c["class"].in_([TYPE, XML_SCHEMA_COLLECTION]))
 
 
 def owned_ids(sec: Security, conn: StoreConnection, db_id: int,
@@ -121,6 +178,23 @@ def owned_ids(sec: Security, conn: StoreConnection, db_id: int,
     return frozenset(found)
 
 
+def owned_map(sec: Security, conn: StoreConnection, db_id: int, class_: int) -> dict[int, int]:
+    """major_id -> principal_id of the securables of ``class_`` with an owner of their own."""
+    sec.ensure(conn)
+    o = sec.t.owners
+    return {int(m): int(p) for m, p in conn.execute(select(o.c.major_id, o.c.principal_id)
+                                                    .where(o.c.database_id == db_id,
+                                                           o.c["class"] == class_))}
+
+
+def module_principal_column(sec: Security, db_id: Any, object_id: Any) -> Any:
+    """A scalar subquery: a module's execute_as_principal_id (NULL: CALLER), for
+    sys.sql_modules."""
+    m = sec.t.module_principals
+    return (select(m.c.principal_id).where(m.c.database_id == db_id, m.c.object_id == object_id)
+            .scalar_subquery())
+
+
 def owner_column(sec: Security, class_: int, db_id: Any, major_id: Any) -> Any:
     """A scalar subquery: the recorded owner of a schema / object (NULL when it has none),
     for the catalog views."""
@@ -128,3 +202,27 @@ def owner_column(sec: Security, class_: int, db_id: Any, major_id: Any) -> Any:
     return (select(o.c.principal_id).where(
         o.c.database_id == db_id, o.c["class"] == class_, o.c.major_id == major_id)
         .scalar_subquery())
+
+
+def set_module_principal(sec: Security, conn: StoreConnection, db_id: int, object_id: int,
+                         principal_id: int | None) -> None:
+    """Record a module's execute_as_principal_id (SELF: the principal that created or last
+    altered it; -2 OWNER; a user's id); None: EXECUTE AS CALLER (the row goes)."""
+    sec.ensure(conn)
+    m = sec.t.module_principals
+    conn.write()
+    conn.execute(delete(m).where(m.c.database_id == db_id, m.c.object_id == object_id))
+    if principal_id is not None:
+        conn.execute(insert(m).values(database_id=db_id, object_id=object_id,
+                                      principal_id=principal_id))
+
+
+def module_principal(sec: Security, conn: StoreConnection, db_id: int, object_id: int
+                     ) -> int | None:
+    """Module ``object_id``'s execute_as_principal_id: for EXECUTE AS SELF the principal it
+    runs as (None: CALLER, or a module made before this was kept)."""
+    sec.ensure(conn)
+    m = sec.t.module_principals
+    value = conn.execute(select(m.c.principal_id).where(
+        m.c.database_id == db_id, m.c.object_id == object_id)).scalar()
+    return None if value is None else int(value)

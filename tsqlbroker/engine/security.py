@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import secrets
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -24,6 +24,7 @@ from .keys import KeysMixin
 from .security_tables import SecurityTables, security_tables
 
 PUBLIC, DBO, GUEST = 0, 1, 2
+SA_ID = 1  # the sa login's principal_id
 FIRST_USER_PRINCIPAL_ID = 5
 FIRST_LOGIN_ID = 256
 
@@ -115,7 +116,8 @@ class Security(KeysMixin):
     def _on_drop_database(self, conn: StoreConnection, db_id: int) -> None:
         self.ensure(conn)
         for table in (self.t.principals, self.t.certificates, self.t.master_keys,
-                      self.t.permissions, self.t.roles, self.t.role_members, self.t.owners):
+                      self.t.permissions, self.t.roles, self.t.role_members, self.t.owners,
+                      self.t.module_principals, self.t.databases):
             conn.execute(delete(table).where(table.c.database_id == db_id))
 
     def _next_id(self, conn: StoreConnection, column: Any, first: int, *conds: Any) -> int:
@@ -136,7 +138,50 @@ class Security(KeysMixin):
                           _unhex(r["sid"]), r["authentication_type"], False,
                           owners.get(r["principal_id"]), r["create_date"], r["modify_date"])
                 for r in rows]
-        return sorted([*BUILTIN_USERS, *made], key=lambda u: u.principal_id)
+        builtin = BUILTIN_USERS
+        owner = self.database_settings(conn).get(db_id)
+        if owner is not None and owner[0] != SA_ID:
+            # dbo is the database owner's user: it has the owner login's SID, so that login
+            # acts as dbo there (ALTER AUTHORIZATION ON DATABASE, CREATE DATABASE).
+            login = next((lg for lg in self.logins(conn) if lg.principal_id == owner[0]), None)
+            if login is not None:
+                builtin = tuple(replace(u, sid=login.sid) if u.principal_id == DBO else u
+                                for u in BUILTIN_USERS)
+        return sorted([*builtin, *made], key=lambda u: u.principal_id)
+
+    # -- database owners and DB_CHAINING ------------------------------------------------------
+    def database_settings(self, conn: StoreConnection) -> dict[int, tuple[int, bool]]:
+        """database_id -> (its owner login's principal_id, DB_CHAINING) for the databases
+        that have either set (others: sa, OFF)."""
+        self.ensure(conn)
+        d = self.t.databases
+        return {int(r.database_id): (int(r.owner_principal_id), bool(r.is_db_chaining_on))
+                for r in conn.execute(select(d))}
+
+    def database_owner(self, conn: StoreConnection, db_id: int) -> int:
+        """The principal_id of the login owning database ``db_id`` (sa's, 1, by default)."""
+        return self.database_settings(conn).get(db_id, (SA_ID, False))[0]
+
+    def db_chaining(self, conn: StoreConnection, db_id: int) -> bool:
+        """Whether database ``db_id`` has DB_CHAINING ON (cross-database ownership
+        chaining)."""
+        return self.database_settings(conn).get(db_id, (SA_ID, False))[1]
+
+    def set_database(self, conn: StoreConnection, db_id: int, *, owner: int | None = None,
+                     chaining: bool | None = None) -> None:
+        """Record a database's owner login and / or its DB_CHAINING setting."""
+        self.ensure(conn)
+        d = self.t.databases
+        conn.write()
+        now = self.database_settings(conn).get(db_id)
+        values = {"owner_principal_id": owner if owner is not None else
+                  (now[0] if now else SA_ID),
+                  "is_db_chaining_on": chaining if chaining is not None else
+                  (now[1] if now else False)}
+        if now is None:
+            conn.execute(insert(d).values(database_id=db_id, **values))
+        else:
+            conn.execute(update(d).where(d.c.database_id == db_id).values(**values))
 
     def find_user(self, conn: StoreConnection, db_id: int, name: str) -> Principal | None:
         """The database principal called ``name`` (any case), or None."""
@@ -368,6 +413,9 @@ class Security(KeysMixin):
         granted to it and those on it go with it."""
         self.ensure(conn)
         login = self._stored_login(conn, name)
+        if any(owner == login.principal_id
+               for owner, _chaining in self.database_settings(conn).values()):
+            raise tsql_error(15174, login.name)
         lg, perm = self.t.logins, self.t.permissions
         conn.write()
         conn.execute(delete(perm).where(perm.c.database_id == 0,

@@ -37,6 +37,8 @@ class SecurityTables:
     roles: Table
     role_members: Table
     owners: Table
+    module_principals: Table
+    databases: Table
 
     def all(self) -> list[Table]:
         """The tables in creation order."""
@@ -144,5 +146,23 @@ def security_tables(metadata: MetaData) -> SecurityTables:
         Column("major_id", Integer, primary_key=True, autoincrement=False),
         Column("principal_id", Integer, nullable=False),
     )
+    # sys.sql_modules.execute_as_principal_id of a module WITH EXECUTE AS: for SELF who
+    # created or last altered it (whom it runs as), -2 for OWNER, a named user's id; no row
+    # for CALLER.
+    module_principals = Table(
+        PREFIX + "module_principals", metadata,
+        Column("database_id", Integer, primary_key=True, autoincrement=False),
+        Column("object_id", Integer, primary_key=True, autoincrement=False),
+        Column("principal_id", Integer, nullable=False),
+    )
+    # A database's owner (a login's principal_id; no row: sa) and DB_CHAINING
+    # (sys.databases.owner_sid, is_db_chaining_on): kept here so that tsqlb_databases, a
+    # released table, keeps its columns.
+    databases = Table(
+        PREFIX + "databases", metadata,
+        Column("database_id", Integer, primary_key=True, autoincrement=False),
+        Column("owner_principal_id", Integer, nullable=False),
+        Column("is_db_chaining_on", Boolean, nullable=False),
+    )
     return SecurityTables(principals, logins, certificates, master_keys, permissions, roles,
-                          role_members, owners)
+                          role_members, owners, module_principals, databases)

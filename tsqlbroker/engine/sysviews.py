@@ -16,7 +16,19 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import Select, and_, case, cast, false, func, literal, or_, select, true
+from sqlalchemy import (
+    Select,
+    and_,
+    case,
+    cast,
+    false,
+    func,
+    literal,
+    literal_column,
+    or_,
+    select,
+    true,
+)
 
 from ..errors import MESSAGES, tsql_error
 from ..values.types import TypeSpec, parse_spec
@@ -24,7 +36,7 @@ from . import owners, visibility
 from .catalog import OBJECT_COLUMNS, TYPE_DESC, Catalog
 from .context import ExecContext, VirtualTable, register_virtual_table
 from .literal_rows import literal_rows
-from .security import Security
+from .security import BUILTIN_LOGINS, Security
 from .security_views import VIEWS as SECURITY_VIEWS
 from .sequences import SEQUENCE_COLUMNS, sequences_query
 from .synonyms import SYNONYM_COLUMNS, synonyms_query
@@ -117,8 +129,25 @@ def _refuse() -> Any:
     return tsql_error(259)
 
 
+SA_SID = BUILTIN_LOGINS[0].sid
+
+
 def _databases(ctx: ExecContext, _db_id: int) -> VirtualTable:
     d = Catalog.get(ctx.conn.store).t.databases
+    sec = Security.get(ctx.conn.store)
+    settings = sec.database_settings(ctx.conn)
+    sids = {lg.principal_id: lg.sid for lg in sec.logins(ctx.conn)}
+
+    def sid(value: bytes | None) -> Any:
+        return literal_column(ctx.conn.backend.bytes_literal(value or SA_SID))
+    owners_sid: Any = sid(SA_SID)
+    chaining: Any = false()
+    if settings:
+        owners_sid = case(*((d.c.database_id == db, sid(sids.get(owner)))
+                            for db, (owner, _on) in settings.items()), else_=sid(SA_SID))
+        on = [db for db, (_owner, is_on) in settings.items() if is_on]
+        if on:
+            chaining = d.c.database_id.in_(on)
     query = select(
         d.c.name.label("name"), d.c.database_id.label("database_id"),
         d.c.create_date.label("create_date"), literal(150).label("compatibility_level"),
@@ -128,13 +157,15 @@ def _databases(ctx: ExecContext, _db_id: int) -> VirtualTable:
         d.c.is_honor_broker_priority_on.label("is_honor_broker_priority_on"),
         d.c.is_trustworthy_on.label("is_trustworthy_on"),
         # The pre-release name of service_broker_guid (the chapter's "family_id").
-        d.c.service_broker_guid.label("family_id"))
+        d.c.service_broker_guid.label("family_id"),
+        owners_sid.label("owner_sid"), chaining.label("is_db_chaining_on"))
     cols: list[tuple[str, str | None]] = [
         ("name", "sysname"), ("database_id", "int"), ("create_date", "datetime"),
         ("compatibility_level", "tinyint"), ("collation_name", "sysname"), ("state", "tinyint"),
         ("state_desc", "nvarchar(60)"), ("is_broker_enabled", "bit"),
         ("service_broker_guid", "uniqueidentifier"), ("is_honor_broker_priority_on", "bit"),
-        ("is_trustworthy_on", "bit"), ("family_id", "uniqueidentifier")]
+        ("is_trustworthy_on", "bit"), ("family_id", "uniqueidentifier"),
+        ("owner_sid", "varbinary(85)"), ("is_db_chaining_on", "bit")]
     return VirtualTable(query, cols, refuse_error=_refuse())
 
 
@@ -161,14 +192,19 @@ def _sql_modules(ctx: ExecContext, db_id: int) -> VirtualTable:
     # (EXECUTE) shows the row with a NULL definition.
     readable = _seen(ctx, db_id, o, only=visibility.DEFINITION)
     definition = case((readable, o.c.definition), else_=cast(literal(None), o.c.definition.type))
+    sec = Security.get(ctx.conn.store)
+    sec.ensure(ctx.conn)
     query = select(o.c.object_id.label("object_id"), definition.label("definition"),
                    true().label("uses_ansi_nulls"), true().label("uses_quoted_identifier"),
-                   false().label("is_schema_bound")).where(
+                   false().label("is_schema_bound"),
+                   owners.module_principal_column(sec, o.c.database_id, o.c.object_id)
+                   .label("execute_as_principal_id")).where(
         o.c.database_id == db_id, o.c.type.in_(["P", "V", "FN", "IF", "TF", "TR"]),
         _seen(ctx, db_id, o))
     return VirtualTable(query, [("object_id", "int"), ("definition", "nvarchar(max)"),
                                 ("uses_ansi_nulls", "bit"), ("uses_quoted_identifier", "bit"),
-                                ("is_schema_bound", "bit")], refuse_error=_refuse())
+                                ("is_schema_bound", "bit"), ("execute_as_principal_id", "int")],
+                        refuse_error=_refuse())
 
 
 def _info_tables(ctx: ExecContext, db_id: int) -> VirtualTable:
@@ -286,10 +322,13 @@ def _info_columns(ctx: ExecContext, db_id: int) -> VirtualTable:
 def _types(ctx: ExecContext, db_id: int) -> VirtualTable:
     cols: list[tuple[str, str | None]] = [
         ("name", "sysname"), ("system_type_id", "tinyint"), ("user_type_id", "int"),
-        ("schema_id", "int"), ("max_length", "smallint"), ("precision", "tinyint"),
-        ("scale", "tinyint"), ("is_nullable", "bit"), ("is_user_defined", "bit")]
-    rows = [(n, tid, SYSTEM_USER_TYPE_IDS[n], SYS_SCHEMA_ID, ml, p, s, n != "sysname",
-             False) for n, tid, ml, p, s in SYSTEM_TYPES]
+        ("schema_id", "int"), ("principal_id", "int"), ("max_length", "smallint"),
+        ("precision", "tinyint"), ("scale", "tinyint"), ("is_nullable", "bit"),
+        ("is_user_defined", "bit")]
+    rows = [(n, tid, SYSTEM_USER_TYPE_IDS[n], SYS_SCHEMA_ID, None, ml, p, s,
+             n != "sysname", False) for n, tid, ml, p, s in SYSTEM_TYPES]
+    # the owner ALTER AUTHORIZATION gave a type (NULL: its schema's owner, as SQL Server shows)
+    named = owners.owned_map(Security.get(ctx.conn.store), ctx.conn, db_id, owners.TYPE)
     # user-defined types: their owner (dbo) or a permission on them, their schema or the
     # database; built-in types to everyone
     seen = type_sight(ctx.conn, ctx.session_id, db_id)
@@ -297,7 +336,8 @@ def _types(ctx: ExecContext, db_id: int) -> VirtualTable:
         if seen is not None and not seen.covers(user_type_id, schema_id, ""):
             continue
         _base, tid, ml, p, s, _chars = type_facts(spec)
-        rows.append((name, tid, user_type_id, schema_id, ml, p, s, nullable, True))
+        rows.append((name, tid, user_type_id, schema_id, named.get(int(user_type_id)), ml, p,
+                     s, nullable, True))
     return VirtualTable(literal_rows(cols, rows, ctx.conn.backend), cols, refuse_error=_refuse())
 
 

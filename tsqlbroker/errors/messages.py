@@ -230,6 +230,8 @@ MESSAGES: dict[int, tuple[int, str]] = {
     4511: (16, ("Create View or Function failed because no column name was specified for "
                 "column %d.")),
     5074: (16, "The %ls '%.*ls' is dependent on column '%.*ls'."),
+    5011: (14, ("User does not have permission to alter database '%.*ls', the database does "
+                "not exist, or the database is not in a state that allows access checks.")),
     8672: (16, ("The MERGE statement attempted to UPDATE or DELETE the same row more than once. "
                 "This happens when a target row matches more than one source row. A MERGE "
                 "statement cannot UPDATE/DELETE the same row of the target table multiple "
@@ -531,6 +533,10 @@ MESSAGES: dict[int, tuple[int, str]] = {
     15025: (16, "The server principal '%s' already exists."),
     15063: (16, "The login already has an account under a different user name."),
     15141: (16, "The server principal owns one or more %ls and cannot be dropped."),
+    15109: (16, "Cannot change the owner of the master, model, tempdb or distribution database."),
+    15110: (16, "The proposed new database owner is already a user or aliased in the database."),
+    15174: (16, ("Login '%.*ls' owns one or more database(s). Change the owner of the "
+                 "database(s) before dropping the login.")),
     15138: (16, "The database principal owns a %S_MSG in the database, and cannot be dropped."),
     15150: (16, "Cannot %S_MSG the %S_MSG '%.*ls'."),
     15183: (16, "The database principal owns objects in the database and cannot be dropped."),

@@ -851,6 +851,8 @@ class CreateFunction(Stmt):
     table_var: str | None = None
     table_columns: tuple[ColumnDef, ...] = ()
     table_constraints: tuple[TableConstraint, ...] = ()
+    # WITH EXECUTE AS: SELF, OWNER, CALLER or a user name (None: CALLER).
+    execute_as: str | None = None
 
 
 @dataclass(frozen=True)
@@ -892,6 +894,8 @@ class CreateTrigger(Stmt):
     or_alter: bool = False
     alter: bool = False
     source: str = ""
+    # WITH EXECUTE AS: SELF, OWNER, CALLER or a user name (None: CALLER).
+    execute_as: str | None = None
 
 
 @dataclass(frozen=True)

@@ -294,7 +294,8 @@ class BrokerBuilder:
 
     def alter_authorization(self, cls: Any, name: ast.ObjectName, owner: str) -> ast.AlterAuthorization:
         text = ".".join(p for p in name.parts() if p is not None)
-        return ast.AlterAuthorization(cls, text, owner, name)
+        # auth_class drops its DATABASE keyword (a reserved word, not a NAME): "" is DATABASE.
+        return ast.AlterAuthorization("DATABASE" if cls == "" else cls, text, owner, name)
 
     def auth_class(self, *words: Token) -> str:
         return " ".join(name_of(w).upper() for w in words)

@@ -333,12 +333,13 @@ class StmtBuilder:
         return False
 
     def trigger_def(self, head: str, name: ast.ObjectName, table: ast.ObjectName,
-                    _options: Any, instead_of: bool, *rest: Any) -> ast.CreateTrigger:
+                    options: Any, instead_of: bool, *rest: Any) -> ast.CreateTrigger:
         body = rest[-1]
         events = tuple(dict.fromkeys(str(e).upper() for e in rest[:-1]
                                      if isinstance(e, str) and e))
+        execute_as, _opts = _proc_options(options)
         return ast.CreateTrigger(name, table, instead_of, events, body, head == "or_alter",
-                                 head == "alter")
+                                 head == "alter", execute_as=execute_as)
 
     def trigger_after(self) -> bool:
         return False
@@ -522,9 +523,9 @@ class StmtBuilder:
     def func_def(self, head: str, name: ast.ObjectName, *rest: Any) -> ast.CreateFunction:
         body, options, returns = rest[-1], rest[-2], rest[-3]
         params = tuple(p for p in rest[:-3] if p is not None)
-        _execute_as, opts = _proc_options(options)
+        execute_as, opts = _proc_options(options)
         return ast.CreateFunction(name, params, returns, body, head == "or_alter",
-                                  head == "alter", opts)
+                                  head == "alter", opts, execute_as=execute_as)
 
     def inline_func_def(self, head: str, name: ast.ObjectName, *rest: Any) -> ast.CreateFunction:
         query, options = rest[-1], rest[-2]
@@ -541,11 +542,11 @@ class StmtBuilder:
         elements = rest[var_at + 1:-2]
         cols = tuple(e for e in elements if isinstance(e, ast.ColumnDef))
         cons = tuple(e for e in elements if isinstance(e, ast.TableConstraint))
-        _execute_as, opts = _proc_options(options)
+        execute_as, opts = _proc_options(options)
         return ast.CreateFunction(name, params, ast.DataType("table"), body,
                                   head == "or_alter", head == "alter", opts,
                                   table_var=str(rest[var_at]), table_columns=cols,
-                                  table_constraints=cons)
+                                  table_constraints=cons, execute_as=execute_as)
 
     def use_stmt(self, name: Token) -> ast.Use:
         return ast.Use(name_of(name))

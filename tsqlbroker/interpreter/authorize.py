@@ -9,7 +9,8 @@ attribute test per statement. The owner of a securable or of its schema holds CO
 it (:mod:`engine.owners`). SQL Server's ownership chain: a module (procedure, function,
 trigger) is not checked on the objects of its database with its own owner, a view read is
 followed to its base objects and checked where their owner differs from the view's;
-dynamic SQL (EXEC of a string) and other databases break the chain.
+dynamic SQL (EXEC of a string) breaks the chain, and so does another database unless both
+have DB_CHAINING ON and the owners are one login.
 
 Refusals: Msg 229 for an object (table, view, procedure, queue), Msg 262 for a statement
 permission (CREATE TABLE …), Msg 300 for a securable outside schemas (service, contract),
@@ -67,13 +68,34 @@ def _owner_of(f: Frame, db_id: int, obj: Any) -> int:
 
 
 def _chained(f: Frame, db_id: int, obj: Any) -> bool:
-    """Whether the ownership chain covers ``obj``: frame ``f`` runs a module (procedure,
-    function, trigger) of database ``db_id`` owned by the owner of ``obj``. Another owner
-    breaks the chain, and so does another database (cross-database chaining is off)."""
-    if f.proc_id is None or f.session.db_id != db_id:
+    """Whether the ownership chain covers ``obj`` of database ``db_id``: frame ``f`` runs a
+    module (procedure, function, trigger) owned by the owner of ``obj``. Another owner
+    breaks the chain, and so does another database unless cross-database chaining joins
+    them (:func:`_same_owner`)."""
+    if f.proc_id is None:
         return False
-    module = f.session.instance.catalog.object_by_id(f.session.conn, db_id, f.proc_id)
-    return module is not None and _owner_of(f, db_id, module) == _owner_of(f, db_id, obj)
+    module_db = f.session.db_id  # a module runs in its own database
+    module = f.session.instance.catalog.object_by_id(f.session.conn, module_db, f.proc_id)
+    return module is not None and _same_owner(f, module_db, module, db_id, obj)
+
+
+def _same_owner(f: Frame, db_a: int, a: Any, db_b: int, b: Any) -> bool:
+    """Whether object ``a`` of ``db_a`` and object ``b`` of ``db_b`` have one owner, so that
+    the ownership chain from ``a`` goes on to ``b``. In one database: the same principal.
+    Across databases: both have DB_CHAINING ON and the owners are the same login (the
+    owning users' SIDs are equal; dbo's is the database owner's); the caller must still be
+    admitted to ``db_b`` (a user or guest there: Msg 916 otherwise)."""
+    if db_a == db_b:
+        return _owner_of(f, db_a, a) == _owner_of(f, db_b, b)
+    sec, conn = _sec(f), f.session.conn
+    if not (sec.db_chaining(conn, db_a) and sec.db_chaining(conn, db_b)):
+        return False
+    owner_a = sec.user_by_id(conn, db_a, _owner_of(f, db_a, a))
+    owner_b = sec.user_by_id(conn, db_b, _owner_of(f, db_b, b))
+    if owner_a is None or owner_b is None or not owner_a.sid or owner_a.sid != owner_b.sid:
+        return False
+    principal_in(f, db_b)
+    return True
 
 
 def path_owners(f: Frame, db_id: int, path: list[tuple[int, int]]) -> frozenset[int]:
@@ -228,24 +250,7 @@ def require_statement(f: Frame, sql: str) -> None:
     if unchecked(f, None):
         return
     s = f.session
-    catalog = s.instance.catalog
-    found: dict[_Key, tuple[int, Any] | None] = {}
-
-    def lookup(key: _Key) -> tuple[int, Any] | None:
-        if key not in found:
-            db_id: int | None = s.db_id
-            if key[0]:
-                db_id = catalog.database_id(s.conn, key[0])
-            obj = None if db_id is None else catalog.find_object(s.conn, db_id, key[1], key[2])
-            found[key] = None if obj is None else (db_id, obj)
-        return found[key]
-
-    def columns_of(key: _Key) -> frozenset[str]:
-        hit = lookup(key)
-        if hit is None:
-            return frozenset()
-        return frozenset(n.lower() for _i, n in object_columns(f, hit[1]))
-
+    lookup, columns_of = _resolver(f, s.db_id)
     for need in needs.statement_needs(sql):
         if need.name is None:
             if not unchecked(f, s.db_id):
@@ -257,35 +262,70 @@ def require_statement(f: Frame, sql: str) -> None:
         used = None if need.columns is None else _binder(need, columns_of)
         require_object(f, need.permission, hit[0], hit[1], error=need.error, kind=need.kind,
                        columns=used)
-        if str(hit[1].type).strip() == "V" and need.permission == "SELECT":
-            _through_view(f, hit[0], hit[1], 0)
+        if str(hit[1].type).strip() == "V" and need.permission in _THROUGH_VIEWS:
+            _through_view(f, hit[0], hit[1], 0, need.permission)
+
+
+def _resolver(f: Frame, db_id: int) -> tuple[Callable[[_Key], tuple[int, Any] | None],
+                                             Callable[[_Key], frozenset[str]]]:
+    """``lookup(key)`` → (database id, catalog row) of a table a statement of database
+    ``db_id`` names (None: no such object), and ``columns_of(key)`` → its column names
+    (lower case); both remember what they found."""
+    s = f.session
+    catalog = s.instance.catalog
+    found: dict[_Key, tuple[int, Any] | None] = {}
+
+    def lookup(key: _Key) -> tuple[int, Any] | None:
+        if key not in found:
+            here: int | None = db_id
+            if key[0]:
+                here = catalog.database_id(s.conn, key[0])
+            obj = None if here is None else catalog.find_object(s.conn, here, key[1], key[2])
+            found[key] = None if obj is None else (here, obj)
+        return found[key]
+
+    def columns_of(key: _Key) -> frozenset[str]:
+        hit = lookup(key)
+        if hit is None:
+            return frozenset()
+        return frozenset(n.lower() for _i, n in object_columns(f, hit[1]))
+    return lookup, columns_of
 
 
 _VIEW_DEPTH = 32  # SQL Server's nesting limit for views
+# What the ownership chain follows through a view to its base objects
+_THROUGH_VIEWS = frozenset({"SELECT", "INSERT", "UPDATE", "DELETE"})
 
 
-def _through_view(f: Frame, db_id: int, view: Any, depth: int) -> None:
+def _through_view(f: Frame, db_id: int, view: Any, depth: int,
+                  permission: str = "SELECT") -> None:
     """The ownership chain through view ``view`` (read with SELECT): an object its query
     uses with another owner than the view's breaks the chain and the caller's SELECT on it
-    is checked (Msg 229), as is one of another database (cross-database chaining is off);
-    one with the same owner is not, and the chain goes on through the views it reaches."""
+    is checked (Msg 229; Msg 230 for a column of it the view uses and the caller may not
+    read), as is one of another database unless cross-database chaining joins them;
+    one with the same owner is not, and the chain goes on through the views it reaches.
+    INSERT / UPDATE / DELETE through the view (``permission``) check that permission on
+    each base object where the chain breaks, on the object as a whole (Msg 229)."""
     if depth >= _VIEW_DEPTH or not view.definition:
         return
-    s = f.session
-    view_owner = _owner_of(f, db_id, view)
+    lookup, columns_of = _resolver(f, db_id)
     for need in needs.view_needs(view.definition):
         if need.name is None:
             continue
-        here = db_id if need.catalog is None else s.instance.catalog.database_id(
-            s.conn, need.catalog)
-        obj = None if here is None else s.instance.catalog.find_object(
-            s.conn, here, need.schema, need.name)
-        if obj is None or here is None:
+        hit = lookup(need.key)
+        if hit is None:
             continue
-        if here != db_id or _owner_of(f, here, obj) != view_owner:
-            require_object(f, need.permission, here, obj, chain=False)
+        here, obj = hit
+        if not _same_owner(f, db_id, view, here, obj):
+            if permission == "SELECT":
+                # checked per column where column permissions exist (Msg 230): the columns
+                # of the base object the view's query uses
+                used = None if need.columns is None else _binder(need, columns_of)
+                require_object(f, need.permission, here, obj, chain=False, columns=used)
+            else:
+                require_object(f, permission, here, obj, chain=False)
         if str(obj.type).strip() == "V":
-            _through_view(f, here, obj, depth + 1)
+            _through_view(f, here, obj, depth + 1, permission)
 
 
 def _binder(need: Any, columns_of: Callable[[_Key], frozenset[str]]

@@ -277,7 +277,8 @@ class BrokerRuntime:
 
     def _run_as(self, session: Any, task: ActivatedTask) -> bool:
         """Switch the activation session to the queue's EXECUTE AS user (OWNER: the queue's
-        owner; SELF: dbo, creators are not kept). A user that no longer exists, or an owner
+        owner; SELF is kept as the creator's principal id, a literal SELF of an older store
+        runs as dbo). A user that no longer exists, or an owner
         that is a role: Msg 15517 in the log and the task not run."""
         who = task.execute_as
         if who is None or who.upper() == "SELF":

@@ -46,7 +46,7 @@ from .compiler import CExpr, Compiler, StmtFn, handler, walk
 from .dml_stmts import compile_params, run_sql
 from .expressions import DYNAMIC
 from .function_calls import special
-from .impersonation import current, privileged
+from .impersonation import current, privileged, unchecked
 from .statement_context import exec_context
 
 if TYPE_CHECKING:
@@ -578,7 +578,7 @@ _BROKER_OPTIONS = {"enable_broker", "disable_broker", "new_broker",
 
 @handler(ast.AlterDatabase)
 def compile_alter_database(c: Compiler, node: ast.AlterDatabase) -> StmtFn:
-    """Broker options go to the broker; TRUSTWORTHY is recorded; other options (recovery
+    """Broker options go to the broker; TRUSTWORTHY and DB_CHAINING are recorded; other options (recovery
     model, snapshot isolation …) have no meaning for this engine and are accepted as no-ops,
     so that real setup scripts run."""
     option = node.option.lower()
@@ -595,6 +595,13 @@ def compile_alter_database(c: Compiler, node: ast.AlterDatabase) -> StmtFn:
             txn.write()
             s.instance.catalog.set_database_option(
                 s.conn, db_id, is_trustworthy_on=(node.value or "").lower() == "on")
+        elif option == "db_chaining":
+            if not unchecked(f, None):  # sysadmin only, as documented
+                name = s.instance.catalog.database(s.conn, db_id)
+                raise tsql_error(5011, name.name if name else str(db_id))
+            s.txn_for_statement().write()
+            Security.get(s.instance.store).set_database(
+                s.conn, db_id, chaining=(node.value or "").lower() == "on")
     return run
 
 

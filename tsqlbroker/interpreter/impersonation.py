@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine import access, owners, roles
 from tsqlbroker.engine.security import Security
-from tsqlbroker.errors import tsql_error
+from tsqlbroker.errors import BindError, tsql_error
 from tsqlbroker.grammar import ast
 
 from ..values import types as T
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .session import Session
 
 CONTEXT_STACK = "security_context"          # session.extensions: list[Context]
+OWNER_PRINCIPAL = -2  # sys.sql_modules.execute_as_principal_id of EXECUTE AS OWNER
 
 
 @dataclass
@@ -202,23 +203,71 @@ def owner_name(s: Session, db_id: int, object_id: int | None) -> str:
     return "dbo" if owner == 1 or user is None else user.name
 
 
-def enter_module(f: Frame, execute_as: str | None) -> None:
-    """Switch frame ``f`` (a procedure just called) to its WITH EXECUTE AS principal:
-    ``OWNER`` (the module's owner: Msg 15517 when that is a role), ``SELF`` (recorded as
-    dbo: creators are not kept) or a user of the module's database; ``CALLER`` (the
-    default) keeps the caller's context."""
+def enter_module(f: Frame, execute_as: str | None, object_id: int | None = None) -> None:
+    """Switch frame ``f`` (a module just called: procedure, function, trigger) to its WITH
+    EXECUTE AS principal: ``OWNER`` (the module's owner: Msg 15517 when that is a role),
+    ``SELF`` (who created or last altered it, :func:`owners.module_principal`; dbo for a
+    module made before that was kept) or a user of the module's database; ``CALLER`` (the
+    default) keeps the caller's context. ``object_id``: the module's (default
+    ``f.proc_id``)."""
     if execute_as is None or execute_as.upper() == "CALLER":
         return
     s = f.session
+    module = f.proc_id if object_id is None else object_id
     who = execute_as
     if who.upper() == "OWNER":
-        who = owner_name(s, s.db_id, f.proc_id)
-    if who.upper() in ("DBO", "SELF"):
+        who = owner_name(s, s.db_id, module)
+    elif who.upper() == "SELF":
+        who = _self_name(s, module)
+    if who.upper() == "DBO":
         ctx = Context("dbo", 1, "sa" if s.sysadmin else s.login_name, db_id=s.db_id)
     else:
         ctx = _user_context(s, who)
     ctx.frame = f
     s.extensions.setdefault(CONTEXT_STACK, []).append(ctx)
+
+
+def _self_name(s: Session, object_id: int | None) -> str:
+    """The user a module WITH EXECUTE AS SELF runs as (Msg 15517 when that user has been
+    dropped since)."""
+    sec = Security.get(s.instance.store)
+    pid = None if object_id is None else owners.module_principal(sec, s.conn, s.db_id,
+                                                                  object_id)
+    if pid is None or pid == 1:
+        return "dbo"
+    user = sec.user_by_id(s.conn, s.db_id, pid)
+    if user is None:
+        raise tsql_error(15517, f"principal_id {pid}")
+    return user.name
+
+
+def execute_as_principal(f: Frame, db_id: int, execute_as: str | None) -> int | None:
+    """What CREATE / ALTER of a module WITH EXECUTE AS keeps (SQL Server's
+    sys.sql_modules.execute_as_principal_id): for SELF the user running the statement in
+    the module's database, -2 for OWNER, a named user's id (Msg 15151 when there is no
+    such user to impersonate); None for CALLER. Called before the module is written."""
+    if execute_as is None or execute_as.upper() == "CALLER":
+        return None
+    if execute_as.upper() == "SELF":
+        return principal_in(f, db_id)
+    if execute_as.upper() == "OWNER":
+        return OWNER_PRINCIPAL
+    s = f.session
+    user = Security.get(s.instance.store).find_user(s.conn, db_id, execute_as)
+    if user is None or user.type in ("R", "A") or user.principal_id in (0, 3, 4):
+        raise tsql_error(15151, "user", execute_as, cls=BindError)
+    return user.principal_id
+
+
+def record_execute_as(f: Frame, db_id: int, object_id: int, principal: int | None, *,
+                      altered: bool) -> None:
+    """Keep :func:`execute_as_principal`'s answer for the module just written (``altered``:
+    an existing one, whose earlier answer may have to go; a new module WITH EXECUTE AS
+    CALLER keeps nothing, and makes no security table)."""
+    if principal is None and not altered:
+        return
+    owners.set_module_principal(Security.get(f.session.instance.store), f.session.conn, db_id,
+                                object_id, principal)
 
 
 def _user_context(s: Session, name: str) -> Context:

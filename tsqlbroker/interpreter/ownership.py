@@ -7,8 +7,9 @@ must be one the caller may name (itself, a role it is a member of; dbo and db_ow
 else Msg 15151 *Cannot find the principal …*; ``TO SCHEMA OWNER`` gives an object back to
 its schema's owner (sys.objects.principal_id NULL); the permissions on a securable whose
 owner really changes are dropped. Built-in schemas keep theirs (Msg 15150), a constraint or
-trigger follows its table (Msg 15346), a temporary table has none (Msg 15344). Other classes
-(ROLE, TYPE, XML SCHEMA COLLECTION …) keep their owner; the statement checks that the
+trigger follows its table (Msg 15346), a temporary table has none (Msg 15344). Roles,
+certificates, types and XML schema collections change owner too (:mod:`engine.owners`), and
+a database its owning login (who is its dbo); other classes (endpoints) check only that the
 securable exists (docs/decisions.md).
 """
 
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 from tsqlbroker.engine import owners
 from tsqlbroker.engine import permissions as P
 from tsqlbroker.engine.broker import Broker
+from tsqlbroker.engine.catalog import MASTER, MODEL, TEMPDB
 from tsqlbroker.engine.securables import CLASSES, SERVER_LEVEL_OWNED
 from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import BindError, tsql_error
@@ -26,7 +28,7 @@ from tsqlbroker.grammar import ast
 
 from .authorize import holds_here, holds_path, owner_named, path_owners
 from .compiler import Compiler, StmtFn, handler
-from .impersonation import privileged
+from .impersonation import privileged, unchecked
 
 if TYPE_CHECKING:
     from .frames import Frame
@@ -51,6 +53,10 @@ def compile_alter_authorization(c: Compiler, node: ast.AlterAuthorization) -> St
             _alter_broker(f, kind, node.name, node.owner)
         elif kind in ("USER", "APPLICATION ROLE"):
             raise tsql_error(15344, kind.lower())
+        elif kind in _OWNED_HERE:
+            _alter_owned(f, kind, node)
+        elif kind == "DATABASE":
+            _alter_database(f, node.name, node.owner)
         else:
             _exists(f, kind, node)
         f.session.rowcount = 0
@@ -133,6 +139,70 @@ def _alter_broker(f: Frame, kind: str, name: str, owner: str) -> None:
         txn.write()
         P.forget_securable(sec, s.conn, s.db_id, class_, major)
     broker.alter_owner(txn, s.db_id, class_, major, new)
+
+
+# classes whose owner is a database principal kept by engine/owners.py
+_OWNED_HERE = {"ROLE": owners.ROLE, "CERTIFICATE": owners.CERTIFICATE, "TYPE": owners.TYPE,
+               "XML SCHEMA COLLECTION": owners.XML_SCHEMA_COLLECTION}
+
+
+def _alter_owned(f: Frame, kind: str, node: ast.AlterAuthorization) -> None:
+    """A role, certificate, type or XML schema collection: TAKE OWNERSHIP on it (its owner,
+    CONTROL, db_owner), else Msg 15151 as for one that does not exist; ``TO SCHEMA OWNER``
+    gives a type or collection back to its schema's owner (principal_id NULL in the catalog
+    views). A role cannot own itself (Msg 15151 naming it)."""
+    s = f.session
+    sec = Security.get(s.instance.store)
+    target = node.target or ast.ObjectName(node.name)
+    found = P.resolve_target(sec, s.conn, s.db_id, kind, (None, target.schema, target.name))
+    class_, major = found.class_, found.major_id
+    user = sec.user_by_id(s.conn, s.db_id, major) if class_ == owners.ROLE else None
+    if class_ == owners.ROLE and (user is None or user.is_fixed_role or major == 0):
+        raise tsql_error(15151, "role", target.name, cls=BindError)
+    if not (privileged(f) or holds_here(f, "TAKE OWNERSHIP", (class_, major))):
+        raise tsql_error(15151, kind.lower(), target.name, cls=BindError)
+    schema_owner = node.owner.upper() == _SCHEMA_OWNER
+    if schema_owner and class_ in (owners.ROLE, owners.CERTIFICATE):
+        raise tsql_error(15151, "user", node.owner, cls=BindError)
+    new = None if schema_owner else _new_owner(f, node.owner)
+    if class_ == owners.ROLE and new == major:
+        raise tsql_error(15151, "role", target.name, cls=BindError)
+    s.txn_for_statement().write()
+    before = path_owners(f, s.db_id, [(class_, major)])
+    if new is None or before != {new}:
+        P.forget_securable(sec, s.conn, s.db_id, class_, major)
+    if class_ in owners.NAMED_OWNER_CLASSES:
+        owners.set_owner(sec, s.conn, s.db_id, class_, major, new)
+    else:
+        assert new is not None
+        owners.set_principal_owner(sec, s.conn, s.db_id, class_, major, new)
+
+
+def _alter_database(f: Frame, name: str, owner: str) -> None:
+    """ALTER AUTHORIZATION ON DATABASE::d TO login: by sysadmin or the database's dbo (Msg
+    15151 *database* otherwise); the login must exist (Msg 15151 *login*) and not already
+    be a user there (Msg 15110); master, model and tempdb stay sa's (Msg 15109). Its
+    owner's login acts as dbo in it."""
+    s = f.session
+    sec = Security.get(s.instance.store)
+    catalog = s.instance.catalog
+    db_id = catalog.database_id(s.conn, name)
+    missing = tsql_error(15151, "database", name, cls=BindError)
+    if db_id is None:
+        raise missing
+    if not unchecked(f, db_id):
+        raise missing
+    if db_id in (MASTER, TEMPDB, MODEL):
+        raise tsql_error(15109)
+    login = sec.find_login(s.conn, owner)
+    if login is None or login.type == "R":
+        raise tsql_error(15151, "login", owner, cls=BindError)
+    mapped = next((u for u in sec.users(s.conn, db_id) if u.principal_id != owners.DBO
+                   and login.sid and u.sid == login.sid), None)
+    if mapped is not None:
+        raise tsql_error(15110)
+    s.txn_for_statement().write()
+    sec.set_database(s.conn, db_id, owner=login.principal_id)
 
 
 def _exists(f: Frame, kind: str, node: ast.AlterAuthorization) -> None:

@@ -49,7 +49,7 @@ from .dml_stmts import drop_temp_tables_named
 from .expressions import DYNAMIC, coerce
 from .frames import Frame
 from .function_calls import UDF_CALLS
-from .impersonation import enter_module
+from .impersonation import enter_module, execute_as_principal, record_execute_as
 from .runtime_errors import aborts_scope
 from .session import SESSION_PARTS
 from .tabletypes import TABLE, make_table_variable, table_argument
@@ -612,6 +612,7 @@ def _module_handler(kind: str, module_type: str, label: str
         if kind == "function" and type_code != "IF":  # Msg 443: no side effects
             check_function_body(c, node)
         alter, or_alter = node.alter, node.or_alter
+        execute_as = getattr(node, "execute_as", None)
 
         def run(f: Frame) -> None:
             s = f.session
@@ -626,11 +627,14 @@ def _module_handler(kind: str, module_type: str, label: str
                 raise tsql_error(2714, name.name)
             if alter and existing is None:
                 raise tsql_error(208, name.name, cls=BindError)
+            principal = execute_as_principal(f, s.db_id, execute_as)
             if existing is not None and existing.type == type_code and (alter or or_alter):
                 catalog.update_object(s.conn, existing.object_id, definition=definition)
-                return
-            catalog.create_object(s.conn, s.db_id, name.schema, name.name, type_code,
-                                  definition=definition)
+                object_id = int(existing.object_id)
+            else:
+                object_id = catalog.create_object(s.conn, s.db_id, name.schema, name.name,
+                                                  type_code, definition=definition)
+            record_execute_as(f, s.db_id, object_id, principal, altered=existing is not None)
         return run
 
     return compile_create
@@ -702,6 +706,7 @@ def call_table_function(f: Frame, name: ast.ObjectName, args: list[tuple[Any, T.
     s.function_depth += 1
     try:
         try:
+            enter_module(frame, compiled.execute_as, compiled.object_id)
             compiled.run(frame)
         except ReturnSignal:
             pass
@@ -764,6 +769,7 @@ def call_scalar_function(f: Frame, name: ast.ObjectName, args: list[Any],
     s.function_depth += 1
     value: Any = None
     try:
+        enter_module(frame, compiled.execute_as, compiled.object_id)
         compiled.run(frame)
     except ReturnSignal as r:
         value = r.value

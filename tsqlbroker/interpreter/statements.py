@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine.catalog import FIRST_USER_DATABASE_ID
 from tsqlbroker.engine.results import ResultSet
+from tsqlbroker.engine.security import SA_ID, Security
 from tsqlbroker.errors import MESSAGES, ExecutionError, TSqlError, format_message, tsql_error
 from tsqlbroker.grammar import ast
 
@@ -18,10 +19,16 @@ from ..values import types as T
 from ..values.message_format import format_raiserror
 from ..values.xml_modify import modify
 from . import ast_types
-from .authorize import require_connect, require_create_database, require_drop_database
+from .authorize import (
+    login_id,
+    require_connect,
+    require_create_database,
+    require_drop_database,
+)
 from .compiler import CExpr, Compiler, StmtFn, handler, self_wrapped, touches_storage, walk
 from .expressions import coerce
 from .function_calls import xml_resolver
+from .impersonation import current
 from .statement_context import exec_context
 from .statistics import set_statistics
 
@@ -373,7 +380,12 @@ def compile_create_database(c: Compiler, node: ast.CreateDatabase) -> StmtFn:
         require_create_database(f)
         txn = s.txn_for_statement()
         txn.write()
-        s.instance.catalog.create_database(s.conn, name)
+        db_id = s.instance.catalog.create_database(s.conn, name)
+        # (sa's: nothing to keep, and no security table made for it)
+        creator = None if current(s, f).login.lower() == "sa" else login_id(f)
+        if creator is not None and creator != SA_ID:
+            # Its creator owns it (sys.databases.owner_sid) and is its dbo.
+            Security.get(s.instance.store).set_database(s.conn, db_id, owner=creator)
     return run
 
 

@@ -28,6 +28,7 @@ from . import dml_stmts
 from . import transactions as tx
 from .compiler import CExpr, Compiler, StmtFn, expr_handler, handler
 from .function_calls import special
+from .impersonation import execute_as_principal, record_execute_as
 from .procedures import Compiled, ParamInfo, collect_labels, invoke
 from .schemas import ddl_statement, drop_objects
 from .sequences import database_of, shown_name
@@ -93,6 +94,7 @@ def compile_create_trigger(c: Compiler, node: ast.CreateTrigger) -> StmtFn:
         existing = catalog.find_object(s.conn, parent.database_id, name.schema or
                                        parent.schema_name, name.name)
         detail = trigger_detail(list(node.events), node.instead_of)
+        principal = execute_as_principal(f, parent.database_id, node.execute_as)
         if node.instead_of:
             for other in catalog.objects(s.conn, parent.database_id, {"TR"},
                                          parent_id=parent.object_id):
@@ -105,12 +107,15 @@ def compile_create_trigger(c: Compiler, node: ast.CreateTrigger) -> StmtFn:
         if existing is not None and existing.type == "TR" and (node.alter or node.or_alter):
             catalog.update_object(s.conn, existing.object_id, definition=definition,
                                   detail=detail)
+            object_id = int(existing.object_id)
         elif node.alter:
             raise tsql_error(8197, shown_name(name), cls=BindError)
         else:
-            catalog.create_object(s.conn, parent.database_id, name.schema or
-                                  parent.schema_name, name.name, "TR", definition=definition,
-                                  parent_id=parent.object_id, detail=detail)
+            object_id = catalog.create_object(
+                s.conn, parent.database_id, name.schema or parent.schema_name, name.name,
+                "TR", definition=definition, parent_id=parent.object_id, detail=detail)
+        record_execute_as(f, parent.database_id, object_id, principal,
+                          altered=existing is not None)
         catalog.update_object(s.conn, parent.object_id)  # the table's triggers changed
         s.rowcount = 0
     return run
@@ -221,6 +226,7 @@ def _trigger_module(s: Session, trigger: TriggerInfo) -> Compiled:
     batch = parse_batch(row.definition, 1)
     node = next(st for st in batch.statements if isinstance(st, ast.CreateTrigger))
     compiled = _compile_body(batch.text, node, row.name)
+    compiled.execute_as = node.execute_as
     compiled.object_id = row.object_id
     compiled.db_id = row.database_id
     db_row = s.instance.catalog.database(s.conn, row.database_id)

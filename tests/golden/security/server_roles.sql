@@ -52,10 +52,11 @@ REVERT
 SELECT SUSER_NAME(role_principal_id) AS role_name, SUSER_NAME(member_principal_id) AS member
     FROM sys.server_role_members ORDER BY role_name, member
 GO
+-- guard owns the database it created: dropped first (Msg 15174 otherwise)
+DROP DATABASE by_guard_sysadmin
 DROP LOGIN guard
 CREATE LOGIN guard WITH PASSWORD = 'Str0ng!Passw0rd'
 SELECT IS_SRVROLEMEMBER('sysadmin', 'guard') AS guard_again_sa
-DROP DATABASE by_guard_sysadmin
 DROP LOGIN guard
 DROP LOGIN creator
 DROP LOGIN plain

@@ -22,7 +22,7 @@ from ...errors import BrokerError, broker_error, message_text
 from ...storage.store import StoreConnection
 from ...storage.txn import CommitRetreat, Txn
 from .. import access, visibility
-from ..security import Security
+from ..security import SA_ID, Security
 from .fastsql import (
     CLAIM_PEER,
     CLAIM_SEND_PG,
@@ -793,16 +793,17 @@ class Delivery:
         target in another database of the instance the owner is impersonated there
         (:func:`access.user_elsewhere`): only out of a TRUSTWORTHY database (else Error
         916, as SQL Server holds such a message), as the user its login maps to there. A
-        service owned by dbo passes everywhere (docs/decisions.md: the chapter's
-        cross-database dialogs set no TRUSTWORTHY)."""
+        service owned by dbo of a database sa owns passes everywhere (docs/decisions.md: the
+        chapter's cross-database dialogs set no TRUSTWORTHY)."""
         sender = self.state.meta.get(conn, out.db_id)
         initiating = sender.services_by_name.get(out.from_service) if sender else None
         if initiating is None:
             return None
         sec = Security.get(self.state.store)
         owner: int | None = initiating.principal_id
-        if owner == access.DBO:
-            return None
+        if owner == access.DBO and (meta.database_id == out.db_id
+                                    or sec.database_owner(conn, out.db_id) == SA_ID):
+            return None  # sa's dbo: a database another login owns goes the way of users
         if meta.database_id != out.db_id:
             owner = access.user_elsewhere(sec, conn, out.db_id, initiating.principal_id,
                                           meta.database_id)

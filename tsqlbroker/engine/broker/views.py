@@ -17,6 +17,7 @@ from .. import visibility
 from ..context import ExecContext, VirtualTable, register_virtual_table
 from ..literal_rows import literal_rows
 from ..security import Security
+from ..security_tables import PREFIX as SECURITY_PREFIX
 from .endpoint_views import CATALOG as ENDPOINT_CATALOG
 from .endpoint_views import VIEWS as ENDPOINT_VIEWS
 from .objects import Objects
@@ -69,6 +70,8 @@ _NOTIFICATION_COLUMNS = [
     ("principal_id", "int")]
 
 # name → (columns, SQL template with {db} and {p} (table prefix))
+# the owners ALTER AUTHORIZATION recorded (engine/owners.py)
+OWNERS_TABLE = SECURITY_PREFIX + "owners"
 _VIEWS: dict[str, tuple[list[tuple[str, str]], str]] = {
     "service_message_types": (
         [("name", "sysname"), ("message_type_id", "int"), ("principal_id", "int"),
@@ -222,7 +225,10 @@ _VIEWS: dict[str, tuple[list[tuple[str, str]], str]] = {
     "xml_schema_collections": (
         [("xml_collection_id", "int"), ("schema_id", "int"), ("principal_id", "int"),
          ("name", "sysname"), ("create_date", "datetime"), ("modify_date", "datetime")],
-        ("SELECT xml_collection_id, MIN(schema_id) AS schema_id, NULL AS principal_id, "
+        # principal_id: the owner ALTER AUTHORIZATION gave it (NULL: its schema's owner)
+        ("SELECT xml_collection_id, MIN(schema_id) AS schema_id, (SELECT o.principal_id FROM "
+        + OWNERS_TABLE + " o WHERE o.database_id = {db} AND o.major_id = xml_collection_id "
+        "AND o.\"class\" = 10) AS principal_id, "
         "MIN(name) AS name, MIN(create_date) AS create_date, MAX(create_date) AS modify_date "
         "FROM {p}xml_schemas WHERE database_id = {db} GROUP BY xml_collection_id")),
 }
@@ -273,6 +279,8 @@ class Views:
     def _view(self, ctx: ExecContext, db_id: int, key: str) -> VirtualTable | None:
         if key in _VIEWS:
             self.state.db(ctx.conn, db_id)
+            if OWNERS_TABLE in _VIEWS[key][1]:
+                Security.get(ctx.conn.store).ensure(ctx.conn)
             columns, template = _VIEWS[key]
             sql = template.format(p=PREFIX, db=int(db_id))
             if key in _FILTERED and (principals := visibility.viewer(ctx, db_id)) is not None:
