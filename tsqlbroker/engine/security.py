@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy import delete, func, insert, select, update
 
-from ..errors import BindError, tsql_error
+from ..errors import BindError, cannot, tsql_error
 from ..storage.store import Store, StoreConnection
 from . import certs
 from .catalog import MASTER, Catalog
@@ -299,8 +299,6 @@ class Security(KeysMixin):
         if self.find_login(conn, name) is not None:
             raise tsql_error(15025, name)
         password = options.get("password")
-        if isinstance(password, tuple):  # 'x' MUST_CHANGE
-            password = password[0]
         if kind == "CERTIFICATE":
             cert = self.find_certificate(conn, MASTER, certificate or "")
             if cert is None:
@@ -329,17 +327,26 @@ class Security(KeysMixin):
             create_date=now, modify_date=now))
         return pid
 
-    def _stored_login(self, conn: StoreConnection, name: str) -> Principal:
+    def _stored_login(self, conn: StoreConnection, name: str, verb: str) -> Principal:
         login = self.find_login(conn, name)
         if login is None or login.principal_id < FIRST_LOGIN_ID:
-            raise tsql_error(15151, "login", name, cls=BindError)
+            raise cannot(verb, "login", name)
         return login
 
     def alter_login(self, conn: StoreConnection, name: str, enable: bool | None,
                     options: dict[str, Any]) -> None:
-        """ALTER LOGIN ENABLE / DISABLE / WITH PASSWORD, NAME, DEFAULT_DATABASE, CHECK_…"""
+        """ALTER LOGIN ENABLE / DISABLE / WITH PASSWORD [OLD_PASSWORD], NAME,
+        DEFAULT_DATABASE, CHECK_…; a wrong OLD_PASSWORD is Msg 15151, as for a login that
+        is not there (SQL Server does not say which)."""
         self.ensure(conn)
-        login = self._stored_login(conn, name)
+        login = self._stored_login(conn, name, "alter")
+        old = options.get("old_password")
+        if old is not None:
+            lg = self.t.logins
+            stored = conn.execute(select(lg.c.password_hash)
+                                  .where(lg.c.principal_id == login.principal_id)).scalar()
+            if not stored or not certs.password_matches(str(old), stored):
+                raise cannot("alter", "login", name)
         values: dict[str, Any] = {"modify_date": _now()}
         if enable is not None:
             values["is_disabled"] = not enable
@@ -351,8 +358,7 @@ class Security(KeysMixin):
             values.update(name=new_name, name_key=new_name.lower())
         password = options.get("password")
         if password is not None:
-            values["password_hash"] = certs.password_hash(
-                str(password[0] if isinstance(password, tuple) else password))
+            values["password_hash"] = certs.password_hash(str(password))
         if "default_database" in options:
             values["default_database_name"] = options["default_database"]
         if "check_policy" in options:
@@ -367,7 +373,7 @@ class Security(KeysMixin):
         """DROP LOGIN (users mapped to it stay, orphaned, as in SQL Server); the permissions
         granted to it and those on it go with it."""
         self.ensure(conn)
-        login = self._stored_login(conn, name)
+        login = self._stored_login(conn, name, "drop")
         lg, perm = self.t.logins, self.t.permissions
         conn.write()
         conn.execute(delete(perm).where(perm.c.database_id == 0,

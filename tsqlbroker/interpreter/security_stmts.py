@@ -18,7 +18,7 @@ from tsqlbroker.engine.broker import Broker
 from tsqlbroker.engine.owners import owned_by
 from tsqlbroker.engine.securables import COLUMN_LEVEL
 from tsqlbroker.engine.security import FIRST_USER_PRINCIPAL_ID, Security
-from tsqlbroker.errors import BindError, tsql_error
+from tsqlbroker.errors import BindError, cannot, tsql_error
 from tsqlbroker.grammar import ast
 
 from ..values import types as T
@@ -43,9 +43,14 @@ _OPEN_KEYS = "security_open_master_keys"  # session.extensions: database id -> o
 # WITH options each statement accepts (lower-case).
 _USER_OPTIONS = {"default_schema"}
 _ALTER_USER_OPTIONS = {"default_schema", "name", "login"}
-_LOGIN_OPTIONS = {"password", "check_policy", "check_expiration", "default_database",
-                  "default_language"}
-_ALTER_LOGIN_OPTIONS = _LOGIN_OPTIONS | {"name"}
+_LOGIN_OPTIONS = {"password", "must_change", "check_policy", "check_expiration",
+                  "default_database", "default_language"}
+_ALTER_LOGIN_OPTIONS = _LOGIN_OPTIONS | {"name", "old_password", "unlock"}
+# What may follow PASSWORD = '…' (without a comma), and nothing else.
+_PASSWORD_TAIL = {"must_change", "old_password", "unlock"}
+# What a login may change of its own without ALTER ANY LOGIN (its password only with
+# OLD_PASSWORD).
+_OWN_LOGIN_OPTIONS = {"password", "old_password", "default_database", "default_language"}
 
 
 # --------------------------------------------------------------------------------------------
@@ -247,9 +252,21 @@ def _refuse_owner(f: Frame, sec: Security, conn: StoreConnection, principal_id: 
         raise tsql_error(15138, owned)
 
 
+def _login_options(c: Compiler, node: ast.CreateLogin | ast.AlterLogin, allowed: set[str]
+                   ) -> dict[str, Any]:
+    """A login statement's WITH options; OLD_PASSWORD, MUST_CHANGE and UNLOCK only right
+    after PASSWORD = '…' (Msg 102 near them elsewhere)."""
+    before = None
+    for key, _value in node.options:
+        if key in _PASSWORD_TAIL and before not in _PASSWORD_TAIL | {"password"}:
+            raise c.bind_error(102, node, key.upper())
+        before = key
+    return _options(node, node.options, allowed)
+
+
 @handler(ast.CreateLogin)
 def compile_create_login(c: Compiler, node: ast.CreateLogin) -> StmtFn:
-    opts = _options(node, node.options, _LOGIN_OPTIONS)
+    opts = _login_options(c, node, _LOGIN_OPTIONS)
     if node.kind == "PASSWORD" and "password" not in opts:
         raise c.bind_error(102, node, node.options[0][0].upper() if node.options else "WITH")
 
@@ -262,14 +279,16 @@ def compile_create_login(c: Compiler, node: ast.CreateLogin) -> StmtFn:
 
 @handler(ast.AlterLogin)
 def compile_alter_login(c: Compiler, node: ast.AlterLogin) -> StmtFn:
-    opts = _options(node, node.options, _ALTER_LOGIN_OPTIONS)
+    opts = _login_options(c, node, _ALTER_LOGIN_OPTIONS)
+    # A login may change its own password (giving the old one), default database and
+    # language; anything else needs ALTER ANY LOGIN.
+    own_change = node.enable is None and set(opts) <= _OWN_LOGIN_OPTIONS and (
+        "password" not in opts or "old_password" in opts)
 
     def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
-        # A login may change its own password; anything else needs ALTER ANY LOGIN.
-        own = node.name.lower() == current(f.session, f).login.lower() and \
-            node.enable is None and set(opts) <= {"password"}
+        own = own_change and node.name.lower() == current(f.session, f).login.lower()
         if not own and not holds_server(f, "ALTER ANY LOGIN"):
-            raise tsql_error(15151, "login", node.name, cls=BindError)
+            raise cannot("alter", "login", node.name)
         sec.alter_login(conn, node.name, node.enable, opts)
     return _ddl(run)
 
@@ -278,7 +297,7 @@ def compile_alter_login(c: Compiler, node: ast.AlterLogin) -> StmtFn:
 def compile_drop_login(c: Compiler, node: ast.DropLogin) -> StmtFn:
     def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
         if not holds_server(f, "ALTER ANY LOGIN"):
-            raise tsql_error(15151, "login", node.name, cls=BindError)
+            raise cannot("drop", "login", node.name)
         login = sec.find_login(conn, node.name)
         if login is not None and Broker.get(f.session.instance.store).endpoints_owned_by(
                 conn, login.principal_id):
