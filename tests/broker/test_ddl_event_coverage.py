@@ -208,6 +208,8 @@ def test_each_statement_raises_its_events(c: Client) -> None:
      "CREATE LOGIN pw_lg WITH PASSWORD = N'******', CHECK_POLICY = OFF"),
     ("ALTER LOGIN pw_lg WITH PASSWORD = 'Other2!', CHECK_POLICY = OFF",
      "ALTER LOGIN pw_lg WITH PASSWORD = '******', CHECK_POLICY = OFF"),
+    ("ALTER LOGIN pw_lg WITH PASSWORD = 'Other2!' OLD_PASSWORD = N'Se''cret1!'",
+     "ALTER LOGIN pw_lg WITH PASSWORD = '******' OLD_PASSWORD = N'******'"),
     ("EXEC sp_addapprole 'pw_app', 'Secret3!'", "EXEC sp_addapprole 'pw_app', '******'"),
     ("CREATE APPLICATION ROLE pw_app2 WITH PASSWORD = 'Secret4!'",
      "CREATE APPLICATION ROLE pw_app2 WITH PASSWORD = '******'"),
