@@ -131,6 +131,11 @@ CASES: list[tuple[type, str, list[str]]] = [
     (ast.PermissionStatement, "REVOKE VIEW SERVER STATE FROM lg", ["REVOKE_SERVER"]),
     (ast.AlterRole, "ALTER SERVER ROLE sysadmin ADD MEMBER lg", ["ADD_SERVER_ROLE_MEMBER"]),
     (ast.AlterRole, "ALTER SERVER ROLE sysadmin DROP MEMBER lg", ["DROP_SERVER_ROLE_MEMBER"]),
+    (ast.CreateRole, "CREATE SERVER ROLE sr1", ["CREATE_SERVER_ROLE"]),
+    (ast.AlterRole, "ALTER SERVER ROLE sr1 ADD MEMBER lg", ["ADD_SERVER_ROLE_MEMBER"]),
+    (ast.AlterRole, "ALTER SERVER ROLE sr1 DROP MEMBER lg", ["DROP_SERVER_ROLE_MEMBER"]),
+    (ast.AlterRole, "ALTER SERVER ROLE sr1 WITH NAME = sr2", ["ALTER_SERVER_ROLE"]),
+    (ast.DropRole, "DROP SERVER ROLE sr2", ["DROP_SERVER_ROLE"]),
     (ast.CreateEndpoint, ("CREATE ENDPOINT ep STATE = STOPPED AS TCP (LISTENER_PORT = 4097) "
      "FOR SERVICE_BROKER (AUTHENTICATION = CERTIFICATE no_cert)"), ["CREATE_ENDPOINT"]),
     (ast.CreateEndpoint, "ALTER ENDPOINT ep STATE = DISABLED", ["ALTER_ENDPOINT"]),

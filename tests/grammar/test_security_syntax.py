@@ -74,6 +74,10 @@ CASES: list[tuple[str, ast.Stmt]] = [
     ("ALTER LOGIN l WITH PASSWORD = 'n' UNLOCK MUST_CHANGE, CHECK_POLICY = ON",
      ast.AlterLogin("l", options=(("password", "n"), ("unlock", True), ("must_change", True),
                                   ("check_policy", True)))),
+    ("CREATE SERVER ROLE r AUTHORIZATION l", ast.CreateRole("r", "l", server=True)),
+    ("ALTER SERVER ROLE r WITH NAME = r2",
+     ast.AlterRole("r", options=(("name", "r2"),), server=True)),
+    ("DROP SERVER ROLE r", ast.DropRole("r", server=True)),
     ("DROP LOGIN l", ast.DropLogin("l")),
     # --- certificates ------------------------------------------------------------------------
     (("CREATE CERTIFICATE c AUTHORIZATION u WITH SUBJECT = 'Svc', EXPIRY_DATE = '20301231' "

@@ -260,10 +260,13 @@ class Security(KeysMixin):
     def logins(self, conn: StoreConnection) -> list[Principal]:
         """sys.server_principals: built-ins then created logins."""
         self.ensure(conn)
-        lg = self.t.logins
+        lg, ro = self.t.logins, self.t.roles
+        # Created server roles' owners are kept with the database roles', under database 0.
+        owners = dict(conn.execute(select(ro.c.principal_id, ro.c.owning_principal_id)
+                                   .where(ro.c.database_id == 0)).all())
         made = [Principal(r["principal_id"], r["name"], r["type"], None, _unhex(r["sid"]),
-                          0, False, None, r["create_date"], r["modify_date"],
-                          bool(r["is_disabled"]), r["default_database_name"])
+                          0, False, owners.get(r["principal_id"]), r["create_date"],
+                          r["modify_date"], bool(r["is_disabled"]), r["default_database_name"])
                 for r in conn.execute(select(lg).order_by(lg.c.principal_id)).mappings()]
         return [*BUILTIN_LOGINS, *made]
 
@@ -294,7 +297,8 @@ class Security(KeysMixin):
 
     def create_login(self, conn: StoreConnection, name: str, kind: str,
                      certificate: str | None, options: dict[str, Any]) -> int:
-        """CREATE LOGIN WITH PASSWORD / FROM WINDOWS / FROM CERTIFICATE (in master)."""
+        """CREATE LOGIN WITH PASSWORD / FROM WINDOWS / FROM CERTIFICATE (in master); ``kind``
+        ROLE: a server role's row (CREATE SERVER ROLE)."""
         self.ensure(conn)
         if self.find_login(conn, name) is not None:
             raise tsql_error(15025, name)
@@ -310,6 +314,8 @@ class Security(KeysMixin):
                 raise tsql_error(15401, name)
             sid = bytes.fromhex("010500000000000515000000") + secrets.token_bytes(16)
             ltype = "U"
+        elif kind == "ROLE":  # CREATE SERVER ROLE (roles.create_server_role)
+            sid, ltype = uuid.uuid4().bytes, "R"
         else:
             sid = options.get("sid") or uuid.uuid4().bytes
             ltype = "S"
@@ -329,7 +335,7 @@ class Security(KeysMixin):
 
     def _stored_login(self, conn: StoreConnection, name: str, verb: str) -> Principal:
         login = self.find_login(conn, name)
-        if login is None or login.principal_id < FIRST_LOGIN_ID:
+        if login is None or login.principal_id < FIRST_LOGIN_ID or login.type == "R":
             raise cannot(verb, "login", name)
         return login
 

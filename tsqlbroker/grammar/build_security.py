@@ -164,8 +164,14 @@ class SecurityBuilder:
     def alter_role(self, name: str, change: dict[str, Any]) -> ast.AlterRole:
         return ast.AlterRole(name, **change)
 
+    def create_server_role(self, name: str, owner: str | None) -> ast.CreateRole:
+        return ast.CreateRole(name, owner, server=True)
+
     def alter_server_role(self, name: str, change: dict[str, Any]) -> ast.AlterRole:
         return ast.AlterRole(name, **change, server=True)
+
+    def drop_server_role(self, name: str) -> ast.DropRole:
+        return ast.DropRole(name, server=True)
 
     def drop_role(self, if_exists: Any, name: str) -> ast.DropRole:
         return ast.DropRole(name, bool(if_exists))

@@ -225,6 +225,15 @@ def _login(verb: str) -> Callable[[Any], list[Raised]]:
     return describe
 
 
+def _role(verb: str) -> Callable[[Any], list[Raised]]:
+    """CREATE / DROP ROLE: CREATE_ROLE / DROP_ROLE; CREATE / DROP SERVER ROLE:
+    CREATE_SERVER_ROLE / DROP_SERVER_ROLE (server-level events)."""
+    def describe(node: Any) -> list[Raised]:
+        kind = "SERVER ROLE" if node.server else "ROLE"
+        return [Raised(f"{verb}_{kind.replace(' ', '_')}", node.name, kind)]
+    return describe
+
+
 def _alter_role(node: ast.AlterRole) -> list[Raised]:
     """ALTER ROLE … ADD / DROP MEMBER: ADD_ROLE_MEMBER / DROP_ROLE_MEMBER of the member
     (ALTER SERVER ROLE: …_SERVER_ROLE_MEMBER, of a login); WITH NAME: ALTER_ROLE."""
@@ -323,7 +332,7 @@ _MASTER_KEY = "##MS_DatabaseMasterKey##"
 _DESCRIBED: dict[type, Callable[[Any], list[Raised]]] = {
     ast.CreateUser: _user("CREATE"), ast.AlterUser: _user("ALTER"),
     ast.DropUser: _user("DROP"),
-    ast.CreateRole: _named("CREATE_ROLE", "ROLE"), ast.DropRole: _named("DROP_ROLE", "ROLE"),
+    ast.CreateRole: _role("CREATE"), ast.DropRole: _role("DROP"),
     ast.AlterRole: _alter_role,
     ast.ApplicationRole: lambda n: [Raised(f"{n.action}_APPLICATION_ROLE", n.name,
                                            "APPLICATION ROLE")],
