@@ -168,7 +168,7 @@ class Security(KeysMixin):
             sid = bytes.fromhex("010500000000000903000000") + secrets.token_bytes(16)
         else:
             login = self.find_login(conn, mapped_to or name)
-            if login is None:
+            if login is None or login.type == "R":  # a server role is no login
                 raise tsql_error(15007, mapped_to or name)
             if any(u.sid == login.sid for u in self.users(conn, db_id) if u.sid):
                 raise tsql_error(15063)
@@ -212,7 +212,7 @@ class Security(KeysMixin):
             values["default_schema_name"] = options["default_schema"]
         if options.get("login") is not None:
             login = self.find_login(conn, options["login"])
-            if login is None:
+            if login is None or login.type == "R":
                 raise tsql_error(15007, options["login"])
             values.update(sid=_hex(login.sid), authentication_type=1)
         p = self.t.principals

@@ -21,6 +21,8 @@ ALTER SERVER ROLE Creators ADD MEMBER Creators
 ALTER SERVER ROLE Creators ADD MEMBER sysadmin
 ALTER SERVER ROLE Creators ADD MEMBER nosuch
 ALTER SERVER ROLE nosuch ADD MEMBER sr_plain
+CREATE USER Creators FOR LOGIN Creators
+EXECUTE AS LOGIN = 'Creators'
 SELECT name, type, type_desc, is_fixed_role, SUSER_NAME(owning_principal_id) AS owner,
        default_database_name, default_language_name
 FROM sys.server_principals WHERE type = 'R' AND is_fixed_role = 0 AND principal_id > 2
