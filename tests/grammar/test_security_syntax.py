@@ -60,7 +60,7 @@ CASES: list[tuple[str, ast.Stmt]] = [
     (("CREATE LOGIN l WITH PASSWORD = N'p''w' MUST_CHANGE, CHECK_EXPIRATION = ON, "
      "CHECK_POLICY = OFF, DEFAULT_DATABASE = shop"),
      ast.CreateLogin("l", "PASSWORD", options=(
-         ("password", ("p'w", "MUST_CHANGE")), ("check_expiration", True),
+         ("password", "p'w"), ("must_change", True), ("check_expiration", True),
          ("check_policy", False), ("default_database", "shop")))),
     ("CREATE LOGIN [D\\x] FROM WINDOWS", ast.CreateLogin("D\\x", "WINDOWS")),
     ("CREATE LOGIN [D\\x] FROM WINDOWS WITH DEFAULT_DATABASE = shop",
@@ -69,6 +69,15 @@ CASES: list[tuple[str, ast.Stmt]] = [
     ("ALTER LOGIN l ENABLE", ast.AlterLogin("l", True)),
     ("ALTER LOGIN l DISABLE", ast.AlterLogin("l", False)),
     ("ALTER LOGIN l WITH PASSWORD = 'n'", ast.AlterLogin("l", options=(("password", "n"),))),
+    ("ALTER LOGIN l WITH PASSWORD = 'n' OLD_PASSWORD = 'o'",
+     ast.AlterLogin("l", options=(("password", "n"), ("old_password", "o")))),
+    ("ALTER LOGIN l WITH PASSWORD = 'n' UNLOCK MUST_CHANGE, CHECK_POLICY = ON",
+     ast.AlterLogin("l", options=(("password", "n"), ("unlock", True), ("must_change", True),
+                                  ("check_policy", True)))),
+    ("CREATE SERVER ROLE r AUTHORIZATION l", ast.CreateRole("r", "l", server=True)),
+    ("ALTER SERVER ROLE r WITH NAME = r2",
+     ast.AlterRole("r", options=(("name", "r2"),), server=True)),
+    ("DROP SERVER ROLE r", ast.DropRole("r", server=True)),
     ("DROP LOGIN l", ast.DropLogin("l")),
     # --- certificates ------------------------------------------------------------------------
     (("CREATE CERTIFICATE c AUTHORIZATION u WITH SUBJECT = 'Svc', EXPIRY_DATE = '20301231' "

@@ -57,6 +57,19 @@ CASES: list[Case] = [
     Case("float", "1.23456789", "varchar(30)", 2),
     Case("float", "1.23456789", "varchar(30)", 3),
     Case("float", "1e20", "varchar(30)"),
+    # the legacy styles: 126 as 2, 128 and 129 the shortest digits that read back the same
+    Case("float", "1.23456789", "varchar(30)", 126),
+    Case("float", "124.323125453", "varchar(30)", 128),
+    Case("float", "124.323125453", "varchar(30)", 129),
+    Case("float", "1e20", "varchar(30)", 128),
+    Case("float", "-0.0000123456789", "varchar(30)", 128),
+    Case("float", "-0.000000123", "varchar(30)", 129),
+    Case("float", "999999.9999999999", "varchar(30)", 128),
+    Case("float", "1000000", "varchar(30)", 128),
+    Case("float", "0", "varchar(30)", 128),
+    Case("float", "0.30000000000000004", "varchar(30)", 128),
+    Case("float", "124.323125453", "varchar(5)", 128),  # Msg 8115
+    Case("float", "1.5", "varchar(30)", 4),             # Msg 281
     Case("float", "-0.0000123456789", "varchar(30)"),
     Case("float", "123456.7", "varchar(30)"),
     Case("float", "1234567.8", "varchar(30)", 1),

@@ -283,7 +283,15 @@ def test_bad_style() -> None:
 @pytest.mark.parametrize(
     ("value", "style", "expected"),
     [(1e10, 0, "1e+010"), (123.456, 0, "123.456"), (1.0, 1, "1.0000000e+000"),
-     (0.1, 2, "1.000000000000000e-001"), (-2.5e-7, 0, "-2.5e-007")],
+     (0.1, 2, "1.000000000000000e-001"), (-2.5e-7, 0, "-2.5e-007"),
+     # the legacy styles: 126 as 2; 128 and 129 the shortest digits that read back as the
+     # value, fixed for a decimal exponent from -6 to 5 (CONVERT(varchar, 124.323125453,
+     # 128) is 124.323125453 where style 0 writes 124.323)
+     (0.1, 126, "1.000000000000000e-001"), (124.323125453, 128, "124.323125453"),
+     (124.323125453, 129, "124.323125453"), (0.1 + 0.2, 128, "0.30000000000000004"),
+     (123456.7, 128, "123456.7"), (1e6, 128, "1e+006"), (1.5e-7, 128, "1.5e-007"),
+     (0.000001, 129, "0.000001"), (-12.5, 128, "-12.5"), (0.0, 128, "0"), (100.0, 128, "100"),
+     (9.999999999999999e5, 128, "999999.9999999999")],
 )
 def test_float_text(value: float, style: int, expected: str) -> None:
     assert float_text(value, style) == expected

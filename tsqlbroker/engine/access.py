@@ -55,7 +55,7 @@ _SERVER_CONTROL = frozenset({"CONTROL SERVER"})
 # fixed server role -> the server permissions it carries (sysadmin: CONTROL SERVER, all)
 SERVER_ROLE_PERMISSIONS: dict[int, frozenset[str]] = {
     3: _SERVER_CONTROL,                                                       # sysadmin
-    4: frozenset({"ALTER ANY LOGIN"}),                                        # securityadmin
+    4: frozenset({"ALTER ANY LOGIN", "CREATE SERVER ROLE"}),                  # securityadmin
     5: frozenset({"ALTER ANY ENDPOINT", "SHUTDOWN", "VIEW SERVER STATE"}),    # serveradmin
     7: frozenset({"ALTER ANY CONNECTION", "VIEW SERVER STATE"}),              # processadmin
     9: frozenset({"CREATE ANY DATABASE", "ALTER ANY DATABASE"}),              # dbcreator

@@ -336,7 +336,7 @@ def create_index(ctx: ExecContext, tree: exp.Create) -> None:
             raise tsql_error(1911, node.name, cls=BindError)
         cols.append(node.name)
     name = index.name
-    if any(k.kind == "IX" and k.name.lower() == name.lower() for k in info.constraints):
+    if info.index(name) is not None:
         raise tsql_error(1913, name, "table", info.display_name)
     unique = bool(tree.args.get("unique"))
     ctx.txn.write()
@@ -367,8 +367,7 @@ def drop_index(ctx: ExecContext, node: exp.Table, on: exp.Expression | None,
             node.catalog) if node.catalog else None)
     assert isinstance(table_node, exp.Table)
     info = _table(ctx, table_node)
-    found = next((k for k in info.constraints if k.kind == "IX"
-                  and k.name.lower() == name.lower()), None)
+    found = info.index(name)
     if found is None:
         if exists:
             return

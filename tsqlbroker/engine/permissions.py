@@ -34,7 +34,8 @@ _ALL_DATABASE = ["BACKUP DATABASE", "BACKUP LOG", "CREATE DEFAULT", "CREATE FUNC
 SERVER_ONLY = frozenset({"CONTROL SERVER", "VIEW SERVER STATE", "VIEW ANY DEFINITION",
                          "ALTER ANY LOGIN", "ALTER ANY ENDPOINT", "CREATE ENDPOINT",
                          "CONNECT SQL", "ALTER ANY DATABASE", "VIEW ANY DATABASE", "SHUTDOWN",
-                         "CREATE ANY DATABASE", "ALTER ANY CONNECTION"})
+                         "CREATE ANY DATABASE", "ALTER ANY CONNECTION",
+                         "CREATE SERVER ROLE", "ALTER ANY SERVER ROLE"})
 _NOT_DATABASE = SERVER_ONLY | {"SEND", "RECEIVE", "IMPERSONATE"}
 
 
@@ -112,9 +113,10 @@ def resolve_target(sec: Security, conn: StoreConnection, db_id: int, cls: str | 
     elif kind == "CERTIFICATE":
         cert = sec.find_certificate(conn, db_id, name)
         major = None if cert is None else int(cert["certificate_id"])
-    elif kind == "LOGIN":
+    elif kind in ("LOGIN", "SERVER ROLE"):
         login = sec.find_login(conn, name)
-        major = None if login is None else login.principal_id
+        major = None if login is None or (login.type == "R") != (kind == "SERVER ROLE") \
+            else login.principal_id
         db_id = 0
     else:
         major = broker_securable_id(sec, conn, db_id, kind, name)

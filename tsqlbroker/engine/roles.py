@@ -1,5 +1,7 @@
 """Database roles: CREATE / ALTER / DROP ROLE, membership (ALTER ROLE … ADD MEMBER,
-sp_addrolemember) and sys.database_role_members.
+sp_addrolemember) and sys.database_role_members; server roles: the fixed ones and CREATE /
+ALTER / DROP SERVER ROLE's (server principals of type R, their owners and members kept under
+database 0).
 
 Created roles are principals of type ``R`` in the security catalog, numbered with the users;
 the fixed roles (db_owner …) are built in, and dbo is always a member of db_owner.
@@ -11,16 +13,13 @@ from datetime import datetime
 
 from sqlalchemy import delete, insert, select, update
 
-from ..errors import BindError, tsql_error
+from ..errors import BindError, cannot, tsql_error
 from ..storage.store import StoreConnection
-from .security import BUILTIN_LOGINS, FIRST_USER_PRINCIPAL_ID, Principal, Security
+from .security import FIRST_USER_PRINCIPAL_ID, Principal, Security
 
 DB_OWNER = 16384
 SERVER = 0          # role memberships of the fixed server roles are kept under database 0
 SYSADMIN = 3
-# The fixed server roles (sys.server_principals ids), public (2) excepted.
-SERVER_ROLES = {p.name.lower(): p.principal_id for p in BUILTIN_LOGINS
-                if p.type == "R" and p.principal_id > 2}
 
 
 def _role(sec: Security, conn: StoreConnection, db_id: int, name: str) -> Principal:
@@ -132,16 +131,23 @@ def drop_role(sec: Security, conn: StoreConnection, db_id: int, name: str,
 
 def server_roles(sec: Security, conn: StoreConnection, login_id: int) -> frozenset[int]:
     """The server roles login ``login_id`` is a member of: public (2) always, sysadmin for
-    sa, and those ALTER SERVER ROLE … ADD MEMBER gave it."""
+    sa, and those ALTER SERVER ROLE … ADD MEMBER gave it or a created server role it is in
+    (transitively)."""
     sec.ensure(conn)
-    rm = sec.t.role_members
-    found = {int(r) for r in conn.execute(select(rm.c.role_principal_id).where(
-        rm.c.database_id == SERVER, rm.c.member_principal_id == login_id)).scalars()}
-    return frozenset({2, *found, *((SYSADMIN,) if login_id == 1 else ())})
+    edges = server_members(sec, conn)
+    found = {login_id, 2, *((SYSADMIN,) if login_id == 1 else ())}
+    grew = True
+    while grew:
+        grew = False
+        for role, member in edges:
+            if member in found and role not in found:
+                found.add(role)
+                grew = True
+    return frozenset(found - {login_id})
 
 
 def server_members(sec: Security, conn: StoreConnection) -> list[tuple[int, int]]:
-    """(role_principal_id, member_principal_id) of the fixed server roles, sa in sysadmin
+    """(role_principal_id, member_principal_id) of the server roles, sa in sysadmin
     included (sys.server_role_members)."""
     sec.ensure(conn)
     rm = sec.t.role_members
@@ -150,31 +156,85 @@ def server_members(sec: Security, conn: StoreConnection) -> list[tuple[int, int]
     return sorted({(SYSADMIN, 1), *((int(r), int(m)) for r, m in rows)})
 
 
-def server_role_id(name: str) -> int:
-    """The fixed server role ``name`` (Msg 15151 when there is none)."""
-    role = SERVER_ROLES.get(name.lower())
-    if role is None:
+def server_role(sec: Security, conn: StoreConnection, name: str) -> Principal:
+    """The server role ``name``, fixed or created (public is not one ALTER SERVER ROLE
+    takes); Msg 15151 when there is none."""
+    role = sec.find_login(conn, name)
+    if role is None or role.type != "R" or role.principal_id == 2:
         raise tsql_error(15151, "server role", name, cls=BindError)
     return role
 
 
+def create_server_role(sec: Security, conn: StoreConnection, name: str, owner_id: int) -> int:
+    """CREATE SERVER ROLE [AUTHORIZATION owner]: a server principal of type R (Msg 15025
+    when the name is taken), owned by ``owner_id``."""
+    pid = sec.create_login(conn, name, "ROLE", None, {})
+    conn.execute(insert(sec.t.roles).values(database_id=SERVER, principal_id=pid,
+                                            owning_principal_id=owner_id))
+    return pid
+
+
+def rename_server_role(sec: Security, conn: StoreConnection, name: str, new_name: str
+                       ) -> None:
+    """ALTER SERVER ROLE … WITH NAME = new_name: created roles only (Msg 15151 for a fixed
+    one); Msg 15025 when the name is taken."""
+    role = server_role(sec, conn, name)
+    if role.is_fixed_role:
+        raise tsql_error(15151, "server role", name, cls=BindError)
+    other = sec.find_login(conn, new_name)
+    if other is not None and other.principal_id != role.principal_id:
+        raise tsql_error(15025, new_name)
+    lg = sec.t.logins
+    conn.write()
+    conn.execute(update(lg).where(lg.c.principal_id == role.principal_id)
+                 .values(name=new_name, name_key=new_name.lower(), modify_date=datetime.now()))
+
+
+def drop_server_role(sec: Security, conn: StoreConnection, name: str) -> None:
+    """DROP SERVER ROLE: created roles only (Msg 15151); not while it has members (Msg
+    15144) or owns a server role (Msg 15141). Its memberships, the permissions granted to it
+    and those on it go with it."""
+    role = sec.find_login(conn, name)
+    if role is None or role.type != "R" or role.is_fixed_role or role.principal_id == 2:
+        raise cannot("drop", "server role", name)
+    pid = role.principal_id
+    if any(r == pid for r, _m in server_members(sec, conn)):
+        raise tsql_error(15144)
+    if any(lg.owning_principal_id == pid for lg in sec.logins(conn)):
+        raise tsql_error(15141, "server roles")
+    rm, perm, ro = sec.t.role_members, sec.t.permissions, sec.t.roles
+    conn.write()
+    conn.execute(delete(rm).where(rm.c.database_id == SERVER, rm.c.member_principal_id == pid))
+    conn.execute(delete(perm).where(perm.c.database_id == SERVER,
+                                    perm.c.grantee_principal_id == pid))
+    conn.execute(delete(perm).where(perm.c.database_id == SERVER, perm.c["class"] == 101,
+                                    perm.c.major_id == pid))
+    conn.execute(delete(ro).where(ro.c.database_id == SERVER, ro.c.principal_id == pid))
+    lg = sec.t.logins
+    conn.execute(delete(lg).where(lg.c.principal_id == pid))
+
+
 def change_server_member(sec: Security, conn: StoreConnection, role_name: str,
-                         login_name: str, add: bool) -> None:
-    """ALTER SERVER ROLE … ADD / DROP MEMBER: a fixed server role and a login (Msg 15151);
-    sa stays in sysadmin (Msg 15405)."""
-    role = server_role_id(role_name)
-    login = sec.find_login(conn, login_name)
-    if login is None or login.type == "R":
-        raise tsql_error(15151, "login", login_name, cls=BindError)
-    if login.principal_id == 1 and role == SYSADMIN:
-        raise tsql_error(15405, login.name)
+                         member_name: str, add: bool) -> None:
+    """ALTER SERVER ROLE … ADD / DROP MEMBER: a server role, and a login or a created server
+    role (Msg 15151 for anything else); sa stays in sysadmin and a role is not its own member
+    (Msg 15405, as ALTER ROLE says it)."""
+    role = server_role(sec, conn, role_name).principal_id
+    member = sec.find_login(conn, member_name)
+    if member is None or member.is_fixed_role or member.principal_id == 2:
+        raise tsql_error(15151, "login", member_name, cls=BindError)
+    # A role is not its own member, not even through others (SQL Server: "circular
+    # definitions are not valid").
+    if (member.principal_id == 1 and role == SYSADMIN) or member.principal_id == role or (
+            add and member.principal_id in server_roles(sec, conn, role)):
+        raise tsql_error(15405, member.name)
     rm = sec.t.role_members
     key = (rm.c.database_id == SERVER, rm.c.role_principal_id == role,
-           rm.c.member_principal_id == login.principal_id)
+           rm.c.member_principal_id == member.principal_id)
     conn.write()
     present = conn.execute(select(rm.c.database_id).where(*key)).first() is not None
     if add and not present:
         conn.execute(insert(rm).values(database_id=SERVER, role_principal_id=role,
-                                       member_principal_id=login.principal_id))
+                                       member_principal_id=member.principal_id))
     elif not add and present:
         conn.execute(delete(rm).where(*key))

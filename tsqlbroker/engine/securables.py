@@ -36,6 +36,7 @@ CODES: dict[str, str] = {
     "ALTER ANY DATABASE": "ALDB", "VIEW ANY DATABASE": "VWDB", "SHUTDOWN": "SHDN",
     "CREATE ANY DATABASE": "CRDB", "ALTER ANY CONNECTION": "ALCO",
     "ALTER ANY APPLICATION ROLE": "ALAR",
+    "CREATE SERVER ROLE": "CRSR", "ALTER ANY SERVER ROLE": "ALSR",
 }
 # The permissions SQL Server grants per column (GRANT SELECT (col, …) ON t).
 COLUMN_LEVEL = frozenset({"SELECT", "UPDATE", "REFERENCES"})
@@ -68,6 +69,7 @@ CLASSES: dict[str, tuple[int, str, frozenset[str]]] = {
     # server level (sys.server_permissions)
     "LOGIN": (101, "SERVER_PRINCIPAL", frozenset({"ALTER", "CONTROL", "IMPERSONATE",
                                                   "VIEW DEFINITION"})),
+    "SERVER ROLE": (101, "SERVER_PRINCIPAL", OWNED),
     "ENDPOINT": (105, "ENDPOINT", frozenset(OWNED | {"CONNECT"})),
 }
 CLASS_DESC = {n: d for n, d, _p in CLASSES.values()} | {100: "SERVER"}

@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy import delete, func, insert, select, update
 
-from ..errors import BindError, tsql_error
+from ..errors import BindError, cannot, tsql_error
 from ..storage.store import Store, StoreConnection
 from . import certs
 from .catalog import MASTER, Catalog
@@ -213,7 +213,7 @@ class Security(KeysMixin):
             sid = bytes.fromhex("010500000000000903000000") + secrets.token_bytes(16)
         else:
             login = self.find_login(conn, mapped_to or name)
-            if login is None:
+            if login is None or login.type == "R":  # a server role is no login
                 raise tsql_error(15007, mapped_to or name)
             if any(u.sid == login.sid for u in self.users(conn, db_id) if u.sid):
                 raise tsql_error(15063)
@@ -257,7 +257,7 @@ class Security(KeysMixin):
             values["default_schema_name"] = options["default_schema"]
         if options.get("login") is not None:
             login = self.find_login(conn, options["login"])
-            if login is None:
+            if login is None or login.type == "R":
                 raise tsql_error(15007, options["login"])
             values.update(sid=_hex(login.sid), authentication_type=1)
         p = self.t.principals
@@ -305,10 +305,13 @@ class Security(KeysMixin):
     def logins(self, conn: StoreConnection) -> list[Principal]:
         """sys.server_principals: built-ins then created logins."""
         self.ensure(conn)
-        lg = self.t.logins
+        lg, ro = self.t.logins, self.t.roles
+        # Created server roles' owners are kept with the database roles', under database 0.
+        owners = dict(conn.execute(select(ro.c.principal_id, ro.c.owning_principal_id)
+                                   .where(ro.c.database_id == 0)).all())
         made = [Principal(r["principal_id"], r["name"], r["type"], None, _unhex(r["sid"]),
-                          0, False, None, r["create_date"], r["modify_date"],
-                          bool(r["is_disabled"]), r["default_database_name"])
+                          0, False, owners.get(r["principal_id"]), r["create_date"],
+                          r["modify_date"], bool(r["is_disabled"]), r["default_database_name"])
                 for r in conn.execute(select(lg).order_by(lg.c.principal_id)).mappings()]
         return [*BUILTIN_LOGINS, *made]
 
@@ -339,13 +342,12 @@ class Security(KeysMixin):
 
     def create_login(self, conn: StoreConnection, name: str, kind: str,
                      certificate: str | None, options: dict[str, Any]) -> int:
-        """CREATE LOGIN WITH PASSWORD / FROM WINDOWS / FROM CERTIFICATE (in master)."""
+        """CREATE LOGIN WITH PASSWORD / FROM WINDOWS / FROM CERTIFICATE (in master); ``kind``
+        ROLE: a server role's row (CREATE SERVER ROLE)."""
         self.ensure(conn)
         if self.find_login(conn, name) is not None:
             raise tsql_error(15025, name)
         password = options.get("password")
-        if isinstance(password, tuple):  # 'x' MUST_CHANGE
-            password = password[0]
         if kind == "CERTIFICATE":
             cert = self.find_certificate(conn, MASTER, certificate or "")
             if cert is None:
@@ -357,6 +359,8 @@ class Security(KeysMixin):
                 raise tsql_error(15401, name)
             sid = bytes.fromhex("010500000000000515000000") + secrets.token_bytes(16)
             ltype = "U"
+        elif kind == "ROLE":  # CREATE SERVER ROLE (roles.create_server_role)
+            sid, ltype = uuid.uuid4().bytes, "R"
         else:
             sid = options.get("sid") or uuid.uuid4().bytes
             ltype = "S"
@@ -374,17 +378,26 @@ class Security(KeysMixin):
             create_date=now, modify_date=now))
         return pid
 
-    def _stored_login(self, conn: StoreConnection, name: str) -> Principal:
+    def _stored_login(self, conn: StoreConnection, name: str, verb: str) -> Principal:
         login = self.find_login(conn, name)
-        if login is None or login.principal_id < FIRST_LOGIN_ID:
-            raise tsql_error(15151, "login", name, cls=BindError)
+        if login is None or login.principal_id < FIRST_LOGIN_ID or login.type == "R":
+            raise cannot(verb, "login", name)
         return login
 
     def alter_login(self, conn: StoreConnection, name: str, enable: bool | None,
                     options: dict[str, Any]) -> None:
-        """ALTER LOGIN ENABLE / DISABLE / WITH PASSWORD, NAME, DEFAULT_DATABASE, CHECK_…"""
+        """ALTER LOGIN ENABLE / DISABLE / WITH PASSWORD [OLD_PASSWORD], NAME,
+        DEFAULT_DATABASE, CHECK_…; a wrong OLD_PASSWORD is Msg 15151, as for a login that
+        is not there (SQL Server does not say which)."""
         self.ensure(conn)
-        login = self._stored_login(conn, name)
+        login = self._stored_login(conn, name, "alter")
+        old = options.get("old_password")
+        if old is not None:
+            lg = self.t.logins
+            stored = conn.execute(select(lg.c.password_hash)
+                                  .where(lg.c.principal_id == login.principal_id)).scalar()
+            if not stored or not certs.password_matches(str(old), stored):
+                raise cannot("alter", "login", name)
         values: dict[str, Any] = {"modify_date": _now()}
         if enable is not None:
             values["is_disabled"] = not enable
@@ -396,8 +409,7 @@ class Security(KeysMixin):
             values.update(name=new_name, name_key=new_name.lower())
         password = options.get("password")
         if password is not None:
-            values["password_hash"] = certs.password_hash(
-                str(password[0] if isinstance(password, tuple) else password))
+            values["password_hash"] = certs.password_hash(str(password))
         if "default_database" in options:
             values["default_database_name"] = options["default_database"]
         if "check_policy" in options:
@@ -412,7 +424,7 @@ class Security(KeysMixin):
         """DROP LOGIN (users mapped to it stay, orphaned, as in SQL Server); the permissions
         granted to it and those on it go with it."""
         self.ensure(conn)
-        login = self._stored_login(conn, name)
+        login = self._stored_login(conn, name, "drop")
         if any(owner == login.principal_id
                for owner, _chaining in self.database_settings(conn).values()):
             raise tsql_error(15174, login.name)

@@ -80,6 +80,11 @@ class TableInfo:
         """The column called ``name`` (case-insensitive), or None."""
         return self._by_name.get(name.lower())
 
+    def index(self, name: str) -> ConstraintInfo | None:
+        """The table's index called ``name`` (case-insensitive), or None."""
+        return next((k for k in self.constraints
+                     if k.kind == "IX" and k.name.lower() == name.lower()), None)
+
     @property
     def sql_name(self) -> str:
         """The table's quoted, schema-qualified backend name for generated SQL."""

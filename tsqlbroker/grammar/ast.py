@@ -1596,8 +1596,11 @@ class Revert(Stmt):
 
 @dataclass(frozen=True)
 class CreateRole(Stmt):
+    """``CREATE [SERVER] ROLE name [AUTHORIZATION owner]``."""
+
     name: str
     owner: str | None = None
+    server: bool = False      # CREATE SERVER ROLE: a server principal, owned by a login
 
 
 @dataclass(frozen=True)
@@ -1608,13 +1611,16 @@ class AlterRole(Stmt):
     add_member: str | None = None
     drop_member: str | None = None
     options: tuple[tuple[str, Any], ...] = ()
-    server: bool = False      # ALTER SERVER ROLE: a fixed server role, logins as members
+    server: bool = False      # ALTER SERVER ROLE: logins and server roles as members
 
 
 @dataclass(frozen=True)
 class DropRole(Stmt):
+    """``DROP ROLE [IF EXISTS] name`` / ``DROP SERVER ROLE name``."""
+
     name: str
     if_exists: bool = False
+    server: bool = False
 
 
 @dataclass(frozen=True)

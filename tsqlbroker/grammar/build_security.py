@@ -79,16 +79,22 @@ class SecurityBuilder:
                                        cascade=bool(cascade), as_principal=as_principal)
 
     # ---- users and logins --------------------------------------------------------------
-    def sec_option(self, key: Token, value: Any, must_change: Any) -> tuple[str, Any]:
-        if must_change:
-            return (str(key).lower(), (value, "MUST_CHANGE"))
-        return (str(key).lower(), value)
+    def sec_option(self, key: Token, value: Any, tail: Options | None) -> Options:
+        """``KEY = value``, and what follows a password (each an option of its own:
+        ``old_password``, ``must_change``, ``unlock``)."""
+        return ((str(key).lower(), value),) + (tail or ())
 
-    def must_change(self) -> bool:
-        return True
+    def old_password(self, value: str) -> Options:
+        return (("old_password", value),)
 
-    def user_with(self, *options: tuple[str, Any]) -> Options:
-        return options
+    def password_flags(self, *flags: Token | None) -> Options:
+        return tuple((str(f).lower(), True) for f in flags if f is not None)
+
+    def password_flag(self, flag: Token) -> Token:
+        return flag
+
+    def user_with(self, *options: Options) -> Options:
+        return tuple(o for group in options for o in group)
 
     def user_for_login(self, name: str) -> tuple[str, str | None]:
         return ("LOGIN", name)
@@ -158,8 +164,14 @@ class SecurityBuilder:
     def alter_role(self, name: str, change: dict[str, Any]) -> ast.AlterRole:
         return ast.AlterRole(name, **change)
 
+    def create_server_role(self, name: str, owner: str | None) -> ast.CreateRole:
+        return ast.CreateRole(name, owner, server=True)
+
     def alter_server_role(self, name: str, change: dict[str, Any]) -> ast.AlterRole:
         return ast.AlterRole(name, **change, server=True)
+
+    def drop_server_role(self, name: str) -> ast.DropRole:
+        return ast.DropRole(name, server=True)
 
     def drop_role(self, if_exists: Any, name: str) -> ast.DropRole:
         return ast.DropRole(name, bool(if_exists))

@@ -46,7 +46,8 @@ alter_database_files create_event_notification drop_event_notification
 grant_stmt revoke_stmt deny_stmt create_user alter_user drop_user create_login alter_login
 drop_login create_certificate alter_certificate drop_certificate backup_certificate
 create_master_key alter_master_key drop_master_key open_master_key close_master_key execute_as_stmt
-revert_stmt create_role alter_role drop_role alter_server_role create_approle alter_approle
+revert_stmt create_role alter_role drop_role create_server_role alter_server_role drop_server_role
+create_approle alter_approle
 drop_approle
 """.split())  # noqa: SIM905 — one name per word reads best
 

@@ -30,6 +30,7 @@ from tsqlbroker.engine.broker import Broker
 from tsqlbroker.engine.broker.event_types import is_database_level
 from tsqlbroker.engine.broker.notifications import DdlEvent
 from tsqlbroker.engine.security import Security
+from tsqlbroker.engine.tableinfo import load_table
 from tsqlbroker.grammar import ast
 
 from . import approles  # noqa: F401  (registers sp_addapprole / sp_dropapprole, wrapped below)
@@ -224,6 +225,15 @@ def _login(verb: str) -> Callable[[Any], list[Raised]]:
     return describe
 
 
+def _role(verb: str) -> Callable[[Any], list[Raised]]:
+    """CREATE / DROP ROLE: CREATE_ROLE / DROP_ROLE; CREATE / DROP SERVER ROLE:
+    CREATE_SERVER_ROLE / DROP_SERVER_ROLE (server-level events)."""
+    def describe(node: Any) -> list[Raised]:
+        kind = "SERVER ROLE" if node.server else "ROLE"
+        return [Raised(f"{verb}_{kind.replace(' ', '_')}", node.name, kind)]
+    return describe
+
+
 def _alter_role(node: ast.AlterRole) -> list[Raised]:
     """ALTER ROLE … ADD / DROP MEMBER: ADD_ROLE_MEMBER / DROP_ROLE_MEMBER of the member
     (ALTER SERVER ROLE: …_SERVER_ROLE_MEMBER, of a login); WITH NAME: ALTER_ROLE."""
@@ -322,7 +332,7 @@ _MASTER_KEY = "##MS_DatabaseMasterKey##"
 _DESCRIBED: dict[type, Callable[[Any], list[Raised]]] = {
     ast.CreateUser: _user("CREATE"), ast.AlterUser: _user("ALTER"),
     ast.DropUser: _user("DROP"),
-    ast.CreateRole: _named("CREATE_ROLE", "ROLE"), ast.DropRole: _named("DROP_ROLE", "ROLE"),
+    ast.CreateRole: _role("CREATE"), ast.DropRole: _role("DROP"),
     ast.AlterRole: _alter_role,
     ast.ApplicationRole: lambda n: [Raised(f"{n.action}_APPLICATION_ROLE", n.name,
                                            "APPLICATION ROLE")],
@@ -383,18 +393,30 @@ _DESCRIBED: dict[type, Callable[[Any], list[Raised]]] = {
 }
 
 
-def _present(s: Session, node: Any) -> bool:
-    """Whether what a DROP … IF EXISTS names is there (an absent one raises no event)."""
+def _present(s: Session, node: Any, r: Raised) -> bool:
+    """Whether the object of event ``r`` of a DROP … IF EXISTS is there (an absent one
+    raises no event; each of several names is looked at on its own)."""
     if isinstance(node, (ast.DropUser, ast.DropRole)):
         return Security.get(s.instance.store).find_user(s.conn, s.db_id, node.name) \
             is not None
     if isinstance(node, ast.DropSchema):
         return s.instance.catalog.schema_id(s.conn, s.db_id, node.name) is not None
+    if isinstance(node, ast.DropIndex):
+        return _index_present(s, node)
     types = _IF_EXISTS_TYPES.get(type(node))
     if types is None:
-        return True  # DROP INDEX IF EXISTS: the engine has no cheaper look than the drop
-    return all(s.instance.catalog.find_object(s.conn, s.db_id, n.schema, n.name, types)
-               is not None for n in _names(node) if not n.database)
+        return True
+    return s.instance.catalog.find_object(s.conn, s.db_id, r.schema, r.name, types) \
+        is not None
+
+
+def _index_present(s: Session, node: ast.DropIndex) -> bool:
+    """Whether DROP INDEX … IF EXISTS finds its index (on a table of this database)."""
+    on = node.table
+    if on is None or on.database:
+        return True  # no table (an error) or another database's: the drop decides
+    table = s.instance.catalog.find_object(s.conn, s.db_id, on.schema, on.name, {"U"})
+    return table is not None and load_table(s.conn, table).index(node.name) is not None
 
 
 _IF_EXISTS_TYPES: dict[type, set[str]] = {
@@ -430,13 +452,14 @@ def _raising_described(node: Any, fn: StmtFn, text: str) -> StmtFn:
     raised = describe(node)
     if_exists = bool(getattr(node, "if_exists", False))
     return lambda f: _run_raising(f, fn, raised, text,
-                                  lambda s: not if_exists or _present(s, node))
+                                  lambda s, r: not if_exists or _present(s, node, r))
 
 
 def _run_raising(f: Frame, fn: StmtFn, raised: list[Raised], text: str,
-                 present: Callable[[Session], bool], self_reporting: bool = False) -> None:
+                 present: Callable[[Session, Raised], bool],
+                 self_reporting: bool = False) -> None:
     """Run statement ``fn`` and, when it succeeds, send the events ``raised`` that some
-    notification asks for (none when ``present`` says a DROP … IF EXISTS finds nothing).
+    notification asks for (not those ``present`` says a DROP … IF EXISTS does not find).
     A ``self_reporting`` ``fn`` reports its own error (@@ERROR) rather than raising it."""
     s = f.session
     broker = Broker.get(s.instance.store)
@@ -447,10 +470,11 @@ def _run_raising(f: Frame, fn: StmtFn, raised: list[Raised], text: str,
         on_server = broker.server_notified(s.conn, r.event_type)
         if on_db or on_server:
             wanted.append((r, on_db, on_server))
-    if not wanted or not present(s):
-        fn(f)
-        return
+    # What is there before the statement runs decides (it is gone after a DROP).
+    wanted = [w for w in wanted if present(s, w[0])]
     fn(f)
+    if not wanted:
+        return
     if self_reporting and s.error:
         return
     who = current(s, f)
@@ -489,7 +513,7 @@ def _procedure_events(inner: SystemProcedure, params: tuple[str, ...],
 
         def run(f: Frame) -> None:
             raised = raises(proc, [a(f) or "" for a in arg_fns])
-            _run_raising(f, fn, raised, text, lambda _s: True, self_reporting=True)
+            _run_raising(f, fn, raised, text, lambda _s, _r: True, self_reporting=True)
         return run
     return compile_procedure
 

@@ -484,10 +484,9 @@ def _fn_is_srvrolemember(c: Compiler, node: ast.FunctionCall) -> CExpr:
         s = f.session
         role_name = rolef(f)
         name = loginf(f) if loginf is not None else current(s, f).login
-        role = roles.SERVER_ROLES.get((role_name or "").lower())
-        if role_name is not None and role_name.lower() == "public":
-            role = 2
         sec = _sec(f)
+        found = sec.find_login(s.conn, role_name) if role_name is not None else None
+        role = found.principal_id if found is not None and found.type == "R" else None
         lg = sec.find_login(s.conn, name) if name is not None else None
         if role is None or lg is None:
             return None

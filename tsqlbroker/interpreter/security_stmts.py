@@ -17,8 +17,8 @@ from tsqlbroker.engine import permissions as P
 from tsqlbroker.engine.broker import Broker
 from tsqlbroker.engine.owners import owned_by
 from tsqlbroker.engine.securables import COLUMN_LEVEL
-from tsqlbroker.engine.security import FIRST_USER_PRINCIPAL_ID, Security
-from tsqlbroker.errors import BindError, tsql_error
+from tsqlbroker.engine.security import FIRST_LOGIN_ID, FIRST_USER_PRINCIPAL_ID, Security
+from tsqlbroker.errors import BindError, cannot, tsql_error
 from tsqlbroker.grammar import ast
 
 from ..values import types as T
@@ -43,9 +43,14 @@ _OPEN_KEYS = "security_open_master_keys"  # session.extensions: database id -> o
 # WITH options each statement accepts (lower-case).
 _USER_OPTIONS = {"default_schema"}
 _ALTER_USER_OPTIONS = {"default_schema", "name", "login"}
-_LOGIN_OPTIONS = {"password", "check_policy", "check_expiration", "default_database",
-                  "default_language"}
-_ALTER_LOGIN_OPTIONS = _LOGIN_OPTIONS | {"name"}
+_LOGIN_OPTIONS = {"password", "must_change", "check_policy", "check_expiration",
+                  "default_database", "default_language"}
+_ALTER_LOGIN_OPTIONS = _LOGIN_OPTIONS | {"name", "old_password", "unlock"}
+# What may follow PASSWORD = '…' (without a comma), and nothing else.
+_PASSWORD_TAIL = {"must_change", "old_password", "unlock"}
+# What a login may change of its own without ALTER ANY LOGIN (its password only with
+# OLD_PASSWORD).
+_OWN_LOGIN_OPTIONS = {"password", "old_password", "default_database", "default_language"}
 
 
 # --------------------------------------------------------------------------------------------
@@ -247,9 +252,21 @@ def _refuse_owner(f: Frame, sec: Security, conn: StoreConnection, principal_id: 
         raise tsql_error(15138, owned)
 
 
+def _login_options(c: Compiler, node: ast.CreateLogin | ast.AlterLogin, allowed: set[str]
+                   ) -> dict[str, Any]:
+    """A login statement's WITH options; OLD_PASSWORD, MUST_CHANGE and UNLOCK only right
+    after PASSWORD = '…' (Msg 102 near them elsewhere)."""
+    before = None
+    for key, _value in node.options:
+        if key in _PASSWORD_TAIL and before not in _PASSWORD_TAIL | {"password"}:
+            raise c.bind_error(102, node, key.upper())
+        before = key
+    return _options(node, node.options, allowed)
+
+
 @handler(ast.CreateLogin)
 def compile_create_login(c: Compiler, node: ast.CreateLogin) -> StmtFn:
-    opts = _options(node, node.options, _LOGIN_OPTIONS)
+    opts = _login_options(c, node, _LOGIN_OPTIONS)
     if node.kind == "PASSWORD" and "password" not in opts:
         raise c.bind_error(102, node, node.options[0][0].upper() if node.options else "WITH")
 
@@ -262,14 +279,16 @@ def compile_create_login(c: Compiler, node: ast.CreateLogin) -> StmtFn:
 
 @handler(ast.AlterLogin)
 def compile_alter_login(c: Compiler, node: ast.AlterLogin) -> StmtFn:
-    opts = _options(node, node.options, _ALTER_LOGIN_OPTIONS)
+    opts = _login_options(c, node, _ALTER_LOGIN_OPTIONS)
+    # A login may change its own password (giving the old one), default database and
+    # language; anything else needs ALTER ANY LOGIN.
+    own_change = node.enable is None and set(opts) <= _OWN_LOGIN_OPTIONS and (
+        "password" not in opts or "old_password" in opts)
 
     def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
-        # A login may change its own password; anything else needs ALTER ANY LOGIN.
-        own = node.name.lower() == current(f.session, f).login.lower() and \
-            node.enable is None and set(opts) <= {"password"}
+        own = own_change and node.name.lower() == current(f.session, f).login.lower()
         if not own and not holds_server(f, "ALTER ANY LOGIN"):
-            raise tsql_error(15151, "login", node.name, cls=BindError)
+            raise cannot("alter", "login", node.name)
         sec.alter_login(conn, node.name, node.enable, opts)
     return _ddl(run)
 
@@ -278,11 +297,15 @@ def compile_alter_login(c: Compiler, node: ast.AlterLogin) -> StmtFn:
 def compile_drop_login(c: Compiler, node: ast.DropLogin) -> StmtFn:
     def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
         if not holds_server(f, "ALTER ANY LOGIN"):
-            raise tsql_error(15151, "login", node.name, cls=BindError)
+            raise cannot("drop", "login", node.name)
         login = sec.find_login(conn, node.name)
         if login is not None and Broker.get(f.session.instance.store).endpoints_owned_by(
                 conn, login.principal_id):
             raise tsql_error(15141, "endpoints")  # DROP LOGIN: it owns a securable
+        if login is not None and any(r.owning_principal_id == login.principal_id
+                                     for r in sec.logins(conn)
+                                     if r.principal_id >= FIRST_LOGIN_ID):
+            raise tsql_error(15141, "server roles")
         sec.drop_login(conn, node.name)
     return _ddl(run)
 
@@ -292,6 +315,9 @@ def compile_drop_login(c: Compiler, node: ast.DropLogin) -> StmtFn:
 # --------------------------------------------------------------------------------------------
 @handler(ast.CreateRole)
 def compile_create_role(c: Compiler, node: ast.CreateRole) -> StmtFn:
+    if node.server:
+        return _ddl(lambda f, sec, conn: _create_server_role(f, sec, conn, node))
+
     def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
         if not holds_here(f, "CREATE ROLE"):
             raise tsql_error(15247)
@@ -307,7 +333,7 @@ def compile_alter_role(c: Compiler, node: ast.AlterRole) -> StmtFn:
     def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
         db_id = f.session.db_id
         if node.server:
-            _alter_server_role(f, sec, conn, node)
+            _alter_server_role(f, sec, conn, node, opts)
             return
         _require_on_role(f, sec, conn, node.name, "ALTER")
         if node.add_member is not None or node.drop_member is not None:
@@ -319,17 +345,62 @@ def compile_alter_role(c: Compiler, node: ast.AlterRole) -> StmtFn:
     return _ddl(run)
 
 
-def _alter_server_role(f: Frame, sec: Security, conn: StoreConnection, node: ast.AlterRole
-                       ) -> None:
-    """ALTER SERVER ROLE fixed_role ADD / DROP MEMBER login: by sysadmin, or by a member of
-    that role (not of sysadmin); Msg 15151 otherwise."""
-    role = roles.server_role_id(node.name)
-    if node.add_member is None and node.drop_member is None:
+def _create_server_role(f: Frame, sec: Security, conn: StoreConnection,
+                        node: ast.CreateRole) -> None:
+    """CREATE SERVER ROLE [AUTHORIZATION owner]: CREATE SERVER ROLE (securityadmin) or
+    CONTROL SERVER (Msg 15247); the owner is a login or a server role (Msg 15151), another
+    one than the caller's login needing IMPERSONATE on it (ALTER on a role); by default the
+    caller's login."""
+    if not holds_server(f, "CREATE SERVER ROLE"):
+        raise tsql_error(15247)
+    me = sec.find_login(conn, current(f.session, f).login)
+    owner = me if node.owner is None else sec.find_login(conn, node.owner)
+    if owner is None or owner.is_fixed_role or owner.principal_id == 2:
+        raise tsql_error(15151, "login", node.owner, cls=BindError)
+    if owner is not me and not unchecked(f, None) and not access.server_holds(
+            sec, conn, server_principals(f), "ALTER" if owner.type == "R" else "IMPERSONATE",
+            (101, owner.principal_id)):
+        raise tsql_error(15247)
+    roles.create_server_role(sec, conn, node.name, owner.principal_id)
+
+
+def _alter_server_role(f: Frame, sec: Security, conn: StoreConnection, node: ast.AlterRole,
+                       opts: dict[str, Any]) -> None:
+    """ALTER SERVER ROLE: a fixed role's members by sysadmin, or by a member of that role
+    (not of sysadmin); a created role's members by ALTER ANY SERVER ROLE, its owner or ALTER
+    on it, its name by ALTER ANY SERVER ROLE (CONTROL SERVER and sysadmin hold both); Msg
+    15151 otherwise, and for a fixed role's name."""
+    role = roles.server_role(sec, conn, node.name)
+    member = node.add_member or node.drop_member
+    if member is None and role.is_fixed_role:
         raise tsql_error(15151, "server role", node.name, cls=BindError)
-    if not unchecked(f, None) and (role == roles.SYSADMIN or role not in server_principals(f)):
-        raise tsql_error(15151, "server role", node.name, cls=BindError)
-    roles.change_server_member(sec, conn, node.name, node.add_member or node.drop_member or "",
-                               node.add_member is not None)
+    if not unchecked(f, None):
+        mine = server_principals(f)
+        if role.is_fixed_role:
+            allowed = role.principal_id != roles.SYSADMIN and role.principal_id in mine
+        else:
+            allowed = holds_server(f, "ALTER ANY SERVER ROLE") or member is not None and (
+                role.owning_principal_id in mine or access.server_holds(
+                    sec, conn, mine, "ALTER", (101, role.principal_id)))
+        if not allowed:
+            raise tsql_error(15151, "server role", node.name, cls=BindError)
+    if member is not None:
+        roles.change_server_member(sec, conn, node.name, member, node.add_member is not None)
+    elif "name" in opts:
+        roles.rename_server_role(sec, conn, node.name, str(opts["name"]))
+
+
+def _drop_server_role(f: Frame, sec: Security, conn: StoreConnection, node: ast.DropRole
+                      ) -> None:
+    """DROP SERVER ROLE: ALTER ANY SERVER ROLE, its owner or CONTROL on it (Msg 15151, as
+    for a role that is not there)."""
+    role = sec.find_login(conn, node.name)
+    if role is not None and role.type == "R" and not unchecked(f, None):
+        mine = server_principals(f)
+        if not (holds_server(f, "ALTER ANY SERVER ROLE") or role.owning_principal_id in mine
+                or access.server_holds(sec, conn, mine, "CONTROL", (101, role.principal_id))):
+            raise cannot("drop", "server role", node.name)
+    roles.drop_server_role(sec, conn, node.name)
 
 
 def _require_on_role(f: Frame, sec: Security, conn: StoreConnection, name: str,
@@ -369,6 +440,9 @@ def _require_on_user(f: Frame, sec: Security, conn: StoreConnection, name: str,
 
 @handler(ast.DropRole)
 def compile_drop_role(c: Compiler, node: ast.DropRole) -> StmtFn:
+    if node.server:
+        return _ddl(lambda f, sec, conn: _drop_server_role(f, sec, conn, node))
+
     def run(f: Frame, sec: Security, conn: StoreConnection) -> None:
         _require_on_role(f, sec, conn, node.name, "CONTROL")
         roles.drop_role(sec, conn, f.session.db_id, node.name, node.if_exists)

@@ -18,12 +18,15 @@ _FOUR = Decimal("0.0001")
 
 
 def float_text(v: float, style: int | None = 0) -> str:
-    """A float as CAST/CONVERT writes it: 6 significant digits (style 0), 8 (1), 16 (2),
-    17 (3), with SQL Server's three-digit exponent (``1e+010``)."""
+    """A float as CAST/CONVERT writes it: 6 significant digits (style 0), 8 (1), 16 (2 and
+    the legacy 126, as for money), 17 (3), the shortest digits that read back as the same
+    float (the legacy 128 and 129), with SQL Server's three-digit exponent (``1e+010``)."""
     st = style or 0
+    if st in (128, 129):
+        return _shortest_float_text(v)
     if st == 1:
         text = f"{v:.7e}"
-    elif st == 2:
+    elif st in (2, 126):
         text = f"{v:.15e}"
     elif st == 3:
         text = f"{v:.17g}"
@@ -35,6 +38,22 @@ def float_text(v: float, style: int | None = 0) -> str:
         digits = exp.lstrip("+-")
         text = f"{mant}e{sign}{int(digits):03d}"
     return text
+
+
+def _shortest_float_text(v: float) -> str:
+    """The legacy styles 128 and 129: the fewest significant digits that read back as ``v``
+    (``124.323125453``, where style 0 writes ``124.323``), in fixed notation for a decimal
+    exponent from -6 to 5 and in exponent notation (``1.5e+020``) outside it."""
+    sign, digits, exp = Decimal(repr(v)).normalize().as_tuple()
+    assert isinstance(exp, int)  # a float is finite here (SQL Server stores no inf / NaN)
+    text = "".join(map(str, digits))
+    x = len(text) - 1 + exp  # the exponent of the first digit
+    if -6 <= x <= 5:
+        body = f"{Decimal(repr(abs(v))).normalize():f}"
+    else:
+        body = text[0] + ("." + text[1:] if len(text) > 1 else "") + \
+            f"e{'-' if x < 0 else '+'}{abs(x):03d}"
+    return ("-" if sign else "") + body
 
 
 def money_text(v: Decimal, style: int | None = 0) -> str:

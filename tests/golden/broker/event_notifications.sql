@@ -65,8 +65,12 @@ GO
 ALTER QUEUE ExpenseQueue WITH ACTIVATION (STATUS = ON,
     PROCEDURE_NAME = dbo.ExpenseProcedure, MAX_QUEUE_READERS = 1, EXECUTE AS OWNER);
 GO
--- Only queue events on a queue; the notification's name is unique on its queue.
+-- Only queue events on a queue (Msg 1098; a name that is no event type: Msg 1084); the
+-- notification's name is unique on its queue.
 CREATE EVENT NOTIFICATION Notify_Tables ON QUEUE ExpenseQueue FOR CREATE_TABLE
+TO SERVICE 'NotifyService', 'current database';
+GO
+CREATE EVENT NOTIFICATION Notify_Tables ON QUEUE ExpenseQueue FOR NOT_AN_EVENT
 TO SERVICE 'NotifyService', 'current database';
 GO
 CREATE EVENT NOTIFICATION Notify_ExpenseQueue ON QUEUE ExpenseQueue FOR QUEUE_ACTIVATION

@@ -2,8 +2,9 @@
 -- server-level DDL events (CREATE_DATABASE …) and every database's DDL events go to the
 -- service of the database the notification was made in ('current database'); it is listed
 -- in sys.server_event_notifications, not sys.event_notifications. Any DDL event type or
--- group is accepted; trace events (another name) are not supported here (Msg 40000);
--- DROP … ON SERVER removes it.
+-- group is accepted; trace events (DEADLOCK_GRAPH …) are not supported here (Msg 40000), a
+-- queue's event is Msg 1098, a name that is no event type Msg 1084; DROP … ON SERVER removes
+-- it.
 CREATE DATABASE Watch;
 GO
 USE Watch;
@@ -17,6 +18,12 @@ CREATE EVENT NOTIFICATION log_logins ON SERVER FOR DDL_LOGIN_EVENTS, DDL_SERVER_
 TO SERVICE 'NotifyService', 'current database';
 GO
 CREATE EVENT NOTIFICATION bad ON SERVER FOR NOT_AN_EVENT
+TO SERVICE 'NotifyService', 'current database';
+GO
+CREATE EVENT NOTIFICATION bad ON SERVER FOR CREATE_DATABASE, DEADLOCK_GRAPH
+TO SERVICE 'NotifyService', 'current database';
+GO
+CREATE EVENT NOTIFICATION bad ON SERVER FOR QUEUE_ACTIVATION
 TO SERVICE 'NotifyService', 'current database';
 GO
 SELECT name, parent_class, parent_class_desc, parent_id, service_name, broker_instance

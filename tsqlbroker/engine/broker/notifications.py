@@ -28,7 +28,15 @@ from ...errors import tsql_error
 from ...storage.txn import Txn
 from .conversations import Conversations
 from .delivery import Delivery
-from .event_types import DATABASE_LEVEL, SERVER_LEVEL, event_groups, is_database_level
+from .event_types import (
+    DATABASE_LEVEL,
+    QUEUE_EVENTS,
+    SERVER_LEVEL,
+    TRACE_EVENTS,
+    event_groups,
+    invalid_event,
+    is_database_level,
+)
 from .model import (
     EVENT_NOTIFICATION,
     EVENT_NOTIFICATION_SERVICE,
@@ -39,9 +47,8 @@ from .model import (
 from .objects import Objects
 from .state import BrokerState
 
-# Event types a queue takes (CREATE EVENT NOTIFICATION: "the only events that can be
-# specified on a queue are QUEUE_ACTIVATION and BROKER_QUEUE_DISABLED").
-QUEUE_EVENTS = ("QUEUE_ACTIVATION", "BROKER_QUEUE_DISABLED")
+# What a notification ON SERVER may name: any DDL event type or group, and the trace events.
+_ON_SERVER = DATABASE_LEVEL | SERVER_LEVEL | TRACE_EVENTS
 # The parent_id of a notification ON SERVER (0: ON DATABASE; a queue's object_id: ON QUEUE).
 SERVER_PARENT = -1
 # The system queue the database's EventNotificationService is on (SQL Server's name).
@@ -64,14 +71,14 @@ class Notifications:
     def create_event_notification(self, txn: Txn, db_id: int, name: str, schema: str | None,
                                   queue: str, events: list[str], service: str,
                                   broker_instance: str) -> int:
-        """``CREATE EVENT NOTIFICATION name ON QUEUE q FOR events TO SERVICE 's', 'b'``."""
+        """``CREATE EVENT NOTIFICATION name ON QUEUE q FOR events TO SERVICE 's', 'b'``:
+        QUEUE_ACTIVATION, BROKER_QUEUE_DISABLED (Msg 1098 for another event type, Msg 1084
+        for a name that is none)."""
         meta = self.objects.ddl(txn, db_id)
         conn = txn.conn
         q = self.state.queue(conn, db_id, schema, queue)
         upper = [e.upper() for e in events]
-        bad = [e for e in upper if e not in QUEUE_EVENTS]
-        if bad:
-            raise tsql_error(1098)
+        _check_events(upper, QUEUE_EVENTS)
         n = self.state.t.notifications
         taken = conn.execute(select(n.c.object_id).where(
             n.c.database_id == db_id, n.c.parent_id == q.object_id, n.c.name == name)).first()
@@ -109,9 +116,7 @@ class Notifications:
         meta = self.objects.ddl(txn, db_id)
         conn = txn.conn
         upper = [e.upper() for e in events]
-        for event in upper:
-            if event not in DATABASE_LEVEL:
-                raise tsql_error(1098 if event in SERVER_LEVEL else 1084, event)
+        _check_events(upper, DATABASE_LEVEL)
         n = self.state.t.notifications
         taken = conn.execute(select(n.c.object_id).where(
             n.c.database_id == db_id, n.c.parent_id == 0, n.c.name == name)).first()
@@ -142,18 +147,19 @@ class Notifications:
                                          events: list[str], service: str,
                                          broker_instance: str) -> int:
         """``CREATE EVENT NOTIFICATION name ON SERVER FOR events TO SERVICE 's', 'b'``: any
-        DDL event type or group (server or database level, ``event_types.py``); another
-        name is Msg 40000 (trace events, which the server level also takes, are not
-        raised here, and the engine has no list to tell them from names SQL Server does
-        not know); kept in the current database (whose service 'current database' names)
-        with ``parent_id`` -1; Msg 2714 for a name a server notification has."""
+        DDL event type or group (server or database level, ``event_types.py``); a trace
+        event (``TRACE_EVENTS``) is Msg 40000 (the engine raises none), a queue's event Msg
+        1098, another name Msg 1084; kept in the current database (whose service 'current
+        database' names) with ``parent_id`` -1; Msg 2714 for a name a server notification
+        has."""
         meta = self.objects.ddl(txn, db_id)
         conn = txn.conn
         upper = [e.upper() for e in events]
-        for event in upper:
-            if event not in DATABASE_LEVEL and event not in SERVER_LEVEL:
-                raise tsql_error(40000, f"CREATE EVENT NOTIFICATION ON SERVER for the "
-                                        f"trace event '{event}'")
+        _check_events(upper, _ON_SERVER)
+        trace = next((e for e in upper if e in TRACE_EVENTS), None)
+        if trace is not None:
+            raise tsql_error(40000, f"CREATE EVENT NOTIFICATION ON SERVER for the "
+                                    f"trace event '{trace}'")
         n = self.state.t.notifications
         taken = conn.execute(select(n.c.object_id).where(
             n.c.parent_id == SERVER_PARENT, n.c.name == name)).first()
@@ -325,6 +331,15 @@ _PASSWORD = re.compile(r"(\b(?:OLD_)?PASSWORD\s*=\s*N?')(?:''|[^'])*(')", re.IGN
 _POSITIONAL = re.compile(
     r"(\b(?:sp_addapprole|sp_approlepassword)\s+(?:N?'(?:''|[^'])*'|[^\s,']+)\s*,\s*N?')"
     r"(?:''|[^'])*(')", re.IGNORECASE)
+
+
+def _check_events(events: list[str], valid: frozenset[str] | tuple[str, ...]) -> None:
+    """Msg 1084 for a name that is no event type (or group), Msg 1098 for one the
+    notification's target does not take (``event_types.invalid_event``)."""
+    for event in events:
+        number = invalid_event(event, valid)
+        if number is not None:
+            raise tsql_error(1084, event) if number == 1084 else tsql_error(1098)
 
 
 def hide_passwords(command: str) -> str:

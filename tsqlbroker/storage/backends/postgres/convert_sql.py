@@ -408,13 +408,15 @@ _DATE_TEXT = """
     END $$"""
 
 # A float as CAST / CONVERT writes it (values/text.float_text): C's %.6g (style 0), %.7e (1),
-# %.15e (2), %.17g (3), with a three-digit exponent. to_char's EEEE is C's %e, so the
-# digits are the same; %g's choice between fixed and exponent form is made here.
+# %.15e (2 and 126), %.17g (3), with a three-digit exponent. to_char's EEEE is C's %e, so
+# the digits are the same; %g's choice between fixed and exponent form is made here. Styles
+# 128 and 129 take the shortest digits that read back as v: float8's own text (PostgreSQL
+# 12 and later write the shortest round-trip digits, as Python's repr does).
 _FLOAT_TEXT = """
     CREATE OR REPLACE FUNCTION tsqlb_float_text(v double precision, style integer)
     RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
     DECLARE
-      st integer := coalesce(style, 0);
+      st integer := CASE coalesce(style, 0) WHEN 126 THEN 2 ELSE coalesce(style, 0) END;
       p integer := CASE st WHEN 1 THEN 8 WHEN 2 THEN 16 WHEN 3 THEN 17 ELSE 6 END;
       e text := btrim(to_char(v, '9.' || repeat('9', p - 1) || 'EEEE'));
       m text := split_part(e, 'e', 1);
@@ -423,6 +425,7 @@ _FLOAT_TEXT = """
       r text;
     BEGIN
       IF v IS NULL THEN RETURN NULL; END IF;
+      IF st IN (128, 129) THEN RETURN tsqlb_float_shortest(v); END IF;
       IF st NOT IN (1, 2) THEN
         IF x >= -4 AND x < p THEN  -- %g's fixed form, trailing zeros dropped
           r := CASE WHEN x >= 0 THEN left(digits, x + 1) || '.' || substr(digits, x + 2)
@@ -432,6 +435,42 @@ _FLOAT_TEXT = """
         m := rtrim(rtrim(m, '0'), '.');
       END IF;
       RETURN m || 'e' || CASE WHEN x < 0 THEN '-' ELSE '+' END || lpad(abs(x)::text, 3, '0');
+    END $$"""
+
+# Styles 128 and 129 (values/text._shortest_float_text): float8's shortest round-trip
+# digits, in fixed notation for a decimal exponent from -6 to 5, else as d.ddde+NNN.
+_FLOAT_SHORTEST = """
+    CREATE OR REPLACE FUNCTION tsqlb_float_shortest(v double precision)
+    RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT AS $$
+    DECLARE
+      s text := v::text;
+      neg boolean := left(s, 1) = '-';
+      m text;
+      ip text;
+      all_digits text;
+      digits text;
+      x integer;
+    BEGIN
+      IF neg THEN s := substr(s, 2); END IF;
+      m := split_part(s, 'e', 1);
+      ip := split_part(m, '.', 1);
+      all_digits := ip || split_part(m, '.', 2);
+      digits := rtrim(ltrim(all_digits, '0'), '0');
+      IF digits = '' THEN RETURN CASE WHEN neg THEN '-0' ELSE '0' END; END IF;
+      x := length(ip) - 1 + coalesce(nullif(split_part(s, 'e', 2), ''), '0')::integer
+           - (length(all_digits) - length(ltrim(all_digits, '0')));
+      IF x BETWEEN -6 AND 5 THEN
+        m := CASE WHEN x >= 0
+                  THEN rpad(left(digits, x + 1), x + 1, '0')
+                       || CASE WHEN length(digits) > x + 1
+                               THEN '.' || substr(digits, x + 2) ELSE '' END
+                  ELSE '0.' || repeat('0', -x - 1) || digits END;
+      ELSE
+        m := left(digits, 1) || CASE WHEN length(digits) > 1
+                                     THEN '.' || substr(digits, 2) ELSE '' END
+             || 'e' || CASE WHEN x < 0 THEN '-' ELSE '+' END || lpad(abs(x)::text, 3, '0');
+      END IF;
+      RETURN CASE WHEN neg THEN '-' ELSE '' END || m;
     END $$"""
 
 # A datetime as a float: days since 1900-01-01 and the fraction of the day from its 1/300 s
@@ -629,8 +668,8 @@ _NARROW = [
 
 FUNCTIONS: list[str] = [
     _FAIL, _VARCHAR_DECODE, _VARCHAR_ENCODE, _UTF16_DECODE, _UTF16_ENCODE, _FIT_TEXT,
-    _FIT_BYTES, _FIT_NUMBER, _XML_TEXT, _DATE_TEXT, _FLOAT_TEXT, _DATETIME_DAYS, _DATE_ORDER,
-    _DATE_VALUE, _GUID_BYTES, _FROM_TEXT, _FROM_BYTES, _FROM_NUMERIC, _FROM_INT,
+    _FIT_BYTES, _FIT_NUMBER, _XML_TEXT, _DATE_TEXT, _FLOAT_SHORTEST, _FLOAT_TEXT,
+    _DATETIME_DAYS, _DATE_ORDER, _DATE_VALUE, _GUID_BYTES, _FROM_TEXT, _FROM_BYTES, _FROM_NUMERIC, _FROM_INT,
     _FROM_FLOAT,
     *_NARROW,
 ]
