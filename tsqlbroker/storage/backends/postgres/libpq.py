@@ -281,6 +281,23 @@ def execute_text(dbapi_conn: psycopg.Connection[Any], sql: str) -> None:
     _check(dbapi_conn, dbapi_conn.pgconn.exec_(sql.encode()))
 
 
+def execute_text_rows(dbapi_conn: psycopg.Connection[Any], sql: str, index: int
+                      ) -> list[tuple[Any, ...]]:
+    """Run parameterless SQL of several statements in one round trip (the simple query
+    protocol, as :func:`execute_text`) and return the rows of the statement at ``index``
+    (0 = the first), loaded as :func:`execute` loads them. The first error stops the text
+    (the server skips the rest) and is raised."""
+    cursor = psycopg.RawCursor(dbapi_conn)
+    try:
+        cursor.execute(sql)      # no parameters: psycopg sends it as one simple query
+        for _ in range(index):
+            if not cursor.nextset():
+                raise ValueError(f"no statement {index} in the text")
+        return cursor.fetchall() if cursor.description is not None else []
+    finally:
+        cursor.close()
+
+
 def prepared_names(dbapi_conn: psycopg.Connection[Any]) -> dict[str, bytes]:
     """The statements this module holds prepared on ``dbapi_conn``: text → name (a copy)."""
     state = _per_connection.get(dbapi_conn)
