@@ -200,7 +200,9 @@ class Txn:
         once committed (:attr:`stored`: the COMMIT statement then only finishes, see
         :meth:`commit`); None when its check failed: nothing of it stays and the
         transaction is still open. A failure of the text rolls the transaction back."""
-        if (not self.active or self.ops or self.commit_guard is not None
+        # Not after SAVE TRANSACTION: a savepoint set before the first write waits for the
+        # BEGIN, which this text would send without it.
+        if (not self.active or self.ops or self.commit_guard is not None or self.marks
                 or not self.conn.sends_with_commit):
             return None
         self.conn.write()
