@@ -316,3 +316,39 @@ def test_after_save_transaction_the_usual_way(
         SELECT @@TRANCOUNT, COUNT(*) FROM TargQ;""")
     assert sets[0].rows == [(b"\x01",)] and sets[1].rows == [(0, 0)]
     assert outcomes == []
+
+
+def test_what_may_fail_after_its_rows_goes_the_usual_way(
+        backend: str, hot: tuple[Session, CollectingSink, str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """INTO a table variable, an expression, a narrower integer variable (queuing_order is
+    bigint), a compound assignment, a WHERE: each may fail (or wait) once the rows are
+    there, so none goes with its COMMIT; each still receives what it should. Variables of
+    the column's type or a wider integer type (priority, tinyint, into an int) do."""
+    s, sink, handle = hot
+    outcomes = taken(monkeypatch)
+    shapes = [
+        "DECLARE @t TABLE (b varbinary(max)); BEGIN TRAN; "
+        "RECEIVE TOP (1) message_body FROM TargQ INTO @t; COMMIT; SELECT b FROM @t;",
+        "DECLARE @b varbinary(10); BEGIN TRAN; "
+        "RECEIVE TOP (1) @b = SUBSTRING(message_body, 1, 1) FROM TargQ; COMMIT; SELECT @b;",
+        "DECLARE @q int; BEGIN TRAN; RECEIVE TOP (1) @q = queuing_order FROM TargQ; "
+        "COMMIT; SELECT @q;",
+        "DECLARE @b varbinary(max) = 0x; BEGIN TRAN; "
+        "RECEIVE TOP (1) @b += message_body FROM TargQ; COMMIT; SELECT @b;",
+        "BEGIN TRAN; RECEIVE TOP (1) message_body FROM TargQ "
+        "WHERE conversation_group_id = (SELECT conversation_group_id FROM "
+        "sys.conversation_endpoints WHERE is_initiator = 0); COMMIT;",
+    ]
+    for shape in shapes:
+        run(s, sink, SEND.format(handle=handle, body="0x0102"))
+        sets = run(s, sink, shape)
+        assert sets[-1].rows and sets[-1].rows[0][0] is not None, shape
+    assert outcomes == []
+    run(s, sink, SEND.format(handle=handle, body="0x03"))
+    sets = run(s, sink, "DECLARE @n bigint, @p int; BEGIN TRAN; RECEIVE TOP (1) "
+                        "@n = message_sequence_number, @p = priority FROM TargQ; COMMIT; "
+                        "SELECT @p, @@TRANCOUNT, (SELECT COUNT(*) FROM TargQ);")
+    assert sets[-1].rows == [(5, 0, 0)]
+    if backend == "postgresql":
+        assert outcomes == [True]

@@ -966,10 +966,6 @@ def _compile_projection(c: Compiler, node: ast.Receive) -> _Projection:
     return _Projection(names, types, values, assigns)
 
 
-# Integer types by width: a variable of one holds any value of those before it.
-_WIDENING = ("tinyint", "smallint", "int", "bigint")
-
-
 def _cannot_fail_with_rows(c: Compiler, node: ast.Receive) -> bool:
     """Whether nothing of RECEIVE ``node`` can fail once it has its rows, so that they may
     be deleted and committed with them (``Receiving.receive``'s ``with_commit``): RECEIVE
@@ -991,11 +987,16 @@ def _cannot_fail_with_rows(c: Compiler, node: ast.Receive) -> bool:
         dst = c.var(it.assign_to, it).type
         if src is None or (it.assign_op or "=") != "=":
             return False
-        if src.name != dst.name and not (
-                src.name in _WIDENING and dst.name in _WIDENING
-                and _WIDENING.index(src.name) <= _WIDENING.index(dst.name)):
+        if src.name != dst.name and not _holds_every_integer_of(dst.name, src.name):
             return False
     return True
+
+
+def _holds_every_integer_of(dst: str, src: str) -> bool:
+    """Whether integer type ``dst`` holds every value of integer type ``src``."""
+    wide, narrow = T.INT_RANGES.get(dst), T.INT_RANGES.get(src)
+    return (wide is not None and narrow is not None
+            and wide[0] <= narrow[0] and narrow[1] <= wide[1])
 
 
 def _timeout_ms(c: Compiler, node: ast.Expr | None) -> EvalFn | None:
