@@ -328,17 +328,17 @@ def test_what_may_fail_after_its_rows_goes_the_usual_way(
     s, sink, handle = hot
     outcomes = taken(monkeypatch)
     shapes = [
-        "DECLARE @t TABLE (b varbinary(max)); BEGIN TRAN; "
-        "RECEIVE TOP (1) message_body FROM TargQ INTO @t; COMMIT; SELECT b FROM @t;",
-        "DECLARE @b varbinary(10); BEGIN TRAN; "
-        "RECEIVE TOP (1) @b = SUBSTRING(message_body, 1, 1) FROM TargQ; COMMIT; SELECT @b;",
-        "DECLARE @q int; BEGIN TRAN; RECEIVE TOP (1) @q = queuing_order FROM TargQ; "
-        "COMMIT; SELECT @q;",
-        "DECLARE @b varbinary(max) = 0x; BEGIN TRAN; "
-        "RECEIVE TOP (1) @b += message_body FROM TargQ; COMMIT; SELECT @b;",
-        "BEGIN TRAN; RECEIVE TOP (1) message_body FROM TargQ "
-        "WHERE conversation_group_id = (SELECT conversation_group_id FROM "
-        "sys.conversation_endpoints WHERE is_initiator = 0); COMMIT;",
+        ("DECLARE @t TABLE (b varbinary(max)); BEGIN TRAN; "
+         "RECEIVE TOP (1) message_body FROM TargQ INTO @t; COMMIT; SELECT b FROM @t;"),
+        ("DECLARE @b varbinary(10); BEGIN TRAN; "
+         "RECEIVE TOP (1) @b = SUBSTRING(message_body, 1, 1) FROM TargQ; COMMIT; SELECT @b;"),
+        ("DECLARE @q int; BEGIN TRAN; RECEIVE TOP (1) @q = queuing_order FROM TargQ; "
+         "COMMIT; SELECT @q;"),
+        ("DECLARE @b varbinary(max) = 0x; BEGIN TRAN; "
+         "RECEIVE TOP (1) @b += message_body FROM TargQ; COMMIT; SELECT @b;"),
+        ("BEGIN TRAN; RECEIVE TOP (1) message_body FROM TargQ "
+         "WHERE conversation_group_id = (SELECT conversation_group_id FROM "
+         "sys.conversation_endpoints WHERE is_initiator = 0); COMMIT;"),
     ]
     for shape in shapes:
         run(s, sink, SEND.format(handle=handle, body="0x0102"))
