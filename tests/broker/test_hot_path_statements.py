@@ -52,7 +52,8 @@ SELECT @n;
 # PostgreSQL: round trips to the server, counted on the wire (libpq's protocol trace): BEGIN
 # travels with the first statement of each transaction, a SEND directly followed by COMMIT
 # whole with that COMMIT, the removal of a RECEIVEd message with its COMMIT: SEND's
-# transaction 1, RECEIVE's 2 (issue 18: the table queue takes 4).
+# transaction 1, RECEIVE's 2 (issue 18: the table queue takes 4). A RECEIVE directly
+# followed by its COMMIT takes 1 (test_receive_with_commit.py).
 MAX_PER_ROUND = {"sqlite": 12, "sqlite file": 11, "postgresql": 3}
 
 
@@ -118,14 +119,14 @@ def session(backend_url: str) -> Iterator[tuple[Session, CollectingSink, str]]:
 
 
 def per_round(s: Session, sink: CollectingSink, handle: str,
-              texts: list[str] | None = None) -> float:
-    """Statements (round trips) per SEND + RECEIVE round of ``ROUNDS``, checking that every
+              texts: list[str] | None = None, *, rounds: str = ROUNDS) -> float:
+    """Statements (round trips) per SEND + RECEIVE round of ``rounds``, checking that every
     message came back, in order, exactly once; ``texts`` gets the statements of 10 rounds."""
-    assert s.execute(ROUNDS.format(handle=handle, n=3)), sink.errors()   # caches warm
+    assert s.execute(rounds.format(handle=handle, n=3)), sink.errors()   # caches warm
     counts = []
     for n in (10, 30):
         with counting(s, texts if n == 10 else None) as count:
-            assert s.execute(ROUNDS.format(handle=handle, n=n)), sink.errors()
+            assert s.execute(rounds.format(handle=handle, n=n)), sink.errors()
         assert sink.resultsets()[-1].rows[0][0] == n
         counts.append(count())
     return (counts[1] - counts[0]) / 20      # the batch's own statements cancel out

@@ -973,6 +973,39 @@ def _compile_projection(c: Compiler, node: ast.Receive) -> _Projection:
     return _Projection(names, types, values, assigns)
 
 
+def _cannot_fail_with_rows(c: Compiler, node: ast.Receive) -> bool:
+    """Whether nothing of RECEIVE ``node`` can fail once it has its rows, so that they may
+    be deleted and committed with them (``Receiving.receive``'s ``with_commit``): RECEIVE
+    TOP (n) without WHERE or INTO whose items are ``*`` and queue columns, each shown or
+    assigned (``=``) to a variable of its own type (a string or binary variable shorter than
+    the column truncates, without error) or a wider integer type. Expressions (a CAST, a
+    subquery …) and INTO run after the rows come and may fail there."""
+    if node.top is None or node.into is not None or node.where_column is not None:
+        return False
+    for it in node.items:
+        if isinstance(it.expr, ast.Star):
+            continue
+        if not isinstance(it.expr, ast.Column):
+            return False
+        if not it.assign_to:
+            continue
+        col = it.expr.parts[-1].lower()
+        src = _COLUMN_TYPES.get(_ALIASES.get(col, col))
+        dst = c.var(it.assign_to, it).type
+        if src is None or (it.assign_op or "=") != "=":
+            return False
+        if src.name != dst.name and not _holds_every_integer_of(dst.name, src.name):
+            return False
+    return True
+
+
+def _holds_every_integer_of(dst: str, src: str) -> bool:
+    """Whether integer type ``dst`` holds every value of integer type ``src``."""
+    wide, narrow = T.INT_RANGES.get(dst), T.INT_RANGES.get(src)
+    return (wide is not None and narrow is not None
+            and wide[0] <= narrow[0] and narrow[1] <= wide[1])
+
+
 def _timeout_ms(c: Compiler, node: ast.Expr | None) -> EvalFn | None:
     return _int(c, node)
 
@@ -1012,6 +1045,7 @@ class _Waiter:
 def _receive_runner(c: Compiler, node: ast.Receive, waitfor: bool,
                     timeout: EvalFn | None) -> StmtFn:
     proj = _compile_projection(c, node)
+    commit_safe = _cannot_fail_with_rows(c, node)
     db, schema, name = _name_parts(node.queue)
     top = _int(c, node.top)
     where_col = node.where_column
@@ -1042,7 +1076,10 @@ def _receive_runner(c: Compiler, node: ast.Receive, waitfor: bool,
             lock_timeout = waiter.remaining() if waiter is not None else None
             if scope is not None:
                 lock_timeout = 0.0      # the drain's task holds the group or nobody may wait
-            kwargs = {} if lock_timeout is None else {"lock_timeout": max(lock_timeout, 0.0)}
+            kwargs: dict[str, Any] = (
+                {} if lock_timeout is None else {"lock_timeout": max(lock_timeout, 0.0)})
+            if commit_safe and txn.commit_follows and scope is None:
+                kwargs["with_commit"] = True      # see receive_then_commit
             rs = broker.receive(txn, db_id, schema, name, n, column, wv,
                                 cancelled=s.cancelled, **kwargs)
             if task is not None:

@@ -198,6 +198,43 @@ def send_then_commit(send: StmtFn, commit_: StmtFn) -> StmtFn:
 PAIRS[(ast.Send, ast.CommitTran)] = send_then_commit
 
 
+def receive_then_commit(receive: StmtFn, commit_: StmtFn) -> StmtFn:
+    """RECEIVE (or WAITFOR (RECEIVE …)) directly followed by a COMMIT that ends the
+    transaction: the RECEIVE may take its rows and commit in one round trip
+    (``Txn.commit_returning``; it decides, see ``Receiving.receive``'s ``with_commit``) —
+    then the COMMIT only finishes the transaction, as the COMMIT statement would have: a
+    cancel arriving in between finds the work committed, as after a COMMIT. Otherwise the
+    two run the ordinary way."""
+    def run(f: Frame) -> None:
+        s = f.session
+        txn = s.txn
+        if (s.trancount != 1 or s.doomed or txn is None or txn.ops
+                or s.statistics is not None):
+            receive(f)
+            commit_(f)
+            return
+        txn.commit_follows = True
+        try:
+            receive(f)
+        finally:
+            txn.commit_follows = False
+            stored = txn.stored and s.txn is txn
+            if stored:
+                # Nothing of the transaction can be undone any more: it ends committed.
+                s.trancount, s.txn, s.doomed, s.tran_name = 0, None, False, None
+                txn.commit()
+        if stored:
+            s.rowcount = 0
+            s.error = 0
+        else:
+            commit_(f)
+    return run
+
+
+PAIRS[(ast.Receive, ast.CommitTran)] = receive_then_commit
+PAIRS[(ast.Waitfor, ast.CommitTran)] = receive_then_commit
+
+
 @handler(ast.RollbackTran)
 def compile_rollback(c: Compiler, node: ast.RollbackTran) -> StmtFn:
     name = _name_fn(c, node.name)

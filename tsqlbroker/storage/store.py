@@ -433,14 +433,31 @@ class StoreConnection:
         ``before``, then the COMMIT: one round trip. True: committed. False: the check failed
         (the server skipped the rest of the text): the savepoint is rolled back, nothing of
         ``guarded`` stays and the transaction is still open for the caller to finish."""
+        return self._commit_with_guard(guarded, before, rows=False) is not None
+
+    def commit_guarded_rows(self, guarded: str, before: str | None = None
+                            ) -> list[tuple[Any, ...]] | None:
+        """:meth:`commit_guarded` for a ``guarded`` statement whose rows are wanted (one
+        round trip still): its rows once committed; None when its check failed (nothing of
+        it stays, the transaction is still open)."""
+        return self._commit_with_guard(guarded, before, rows=True)
+
+    def _commit_with_guard(self, guarded: str, before: str | None, *, rows: bool
+                           ) -> list[tuple[Any, ...]] | None:
         if not self.in_write_txn:
             raise RuntimeError("commit_guarded outside a write transaction")
         pending, self._begin_pending = self._begin_pending, False
         tail = f"{before}; COMMIT" if before else "COMMIT"
         text = (f"SAVEPOINT {_GUARD_SAVEPOINT}; {guarded}; RELEASE SAVEPOINT "
                 f"{_GUARD_SAVEPOINT}; {tail}")
+        got: list[tuple[Any, ...]] = []
         try:
-            self._control(f"BEGIN; {text}" if pending else text)
+            if rows:
+                # The guarded statement's rows: it follows the savepoint (and the BEGIN).
+                got = self.backend.control_rows(self, f"BEGIN; {text}" if pending else text,
+                                                2 if pending else 1)
+            else:
+                self._control(f"BEGIN; {text}" if pending else text)
         except DBAPIError as e:
             orig = e.orig
             if (not e.connection_invalidated
@@ -448,7 +465,7 @@ class StoreConnection:
                     and GUARD_FAILED in str(orig)):
                 self._control(f"ROLLBACK TO SAVEPOINT {_GUARD_SAVEPOINT}; "
                               f"RELEASE SAVEPOINT {_GUARD_SAVEPOINT}")
-                return False
+                return None
             self._after_failed_commit(True)
             self.in_write_txn = False
             self._savepoints.clear()
@@ -461,7 +478,7 @@ class StoreConnection:
         self.in_write_txn = False
         self._savepoints.clear()
         self._early_savepoints.clear()
-        return True
+        return got
 
     def rollback(self) -> None:
         """Roll the storage transaction back, if one is open (and the backend has not

@@ -96,6 +96,9 @@ class Txn:
     # the statement may leave all its work to the COMMIT's round trip, checked there (see
     # :class:`CommitRetreat`).
     commit_follows: bool = False
+    # The storage transaction committed with the transaction's last statement, whose rows
+    # it returned (:meth:`commit_returning`): the COMMIT that follows only finishes.
+    stored: bool = False
     # Free-form per-transaction state for engine modules (e.g. received queues for the
     # poison-message counter), keyed by module.
     state: dict[str, Any] = field(default_factory=dict)
@@ -189,9 +192,38 @@ class Txn:
         del self.after_commit_hooks[mark.after_commit:]
 
     # -- ending -------------------------------------------------------------------------------
+    def commit_returning(self, sql: str) -> list[tuple[Any, ...]] | None:
+        """PostgreSQL, a statement the COMMIT follows directly (:attr:`commit_follows`), with
+        nothing deferred: run ``sql`` (parameterless, a check that may fail as
+        :meth:`~.store.StoreConnection.commit_guarded` describes) and commit the storage
+        transaction in the same round trip, the before-commit hooks' SQL between. Its rows
+        once committed (:attr:`stored`: the COMMIT statement then only finishes, see
+        :meth:`commit`); None when its check failed: nothing of it stays and the
+        transaction is still open. A failure of the text rolls the transaction back."""
+        # Not after SAVE TRANSACTION: a savepoint set before the first write waits for the
+        # BEGIN, which this text would send without it.
+        if (not self.active or self.ops or self.commit_guard is not None or self.marks
+                or not self.conn.sends_with_commit):
+            return None
+        self.conn.write()
+        try:
+            along = [text for hook in self.before_commit_hooks if (text := hook())]
+            rows = self.conn.commit_guarded_rows(sql, "; ".join(along) if along else None)
+        except BaseException as e:
+            if is_transient(e):
+                self.forced_rollback = True
+            self.rollback()
+            raise
+        if rows is not None:
+            self.stored = True
+        return rows
+
     def commit(self) -> None:
         """Flush deferred work, commit storage, then run hooks and free locks."""
         if not self.active:
+            return
+        if self.stored:
+            self._finish_stored()
             return
         try:
             if self.ops:
@@ -233,9 +265,22 @@ class Txn:
         finally:
             self.flushing_last = False
 
+    def _finish_stored(self) -> None:
+        """End a transaction whose storage committed already (:attr:`stored`): its commit
+        hooks, then its locks freed."""
+        self.active = False
+        for fn in self.after_commit_hooks:
+            fn()
+        self._end(True)
+
     def rollback(self) -> None:
-        """Undo everything: storage, deferred work and in-memory state; free locks."""
+        """Undo everything: storage, deferred work and in-memory state; free locks. A
+        transaction whose storage committed already (:attr:`stored`) cannot be undone: it
+        ends as committed."""
         if not self.active:
+            return
+        if self.stored:
+            self._finish_stored()
             return
         self.active = False
         try:

@@ -50,7 +50,8 @@ class GroupLocks:
         (``row_locked``: the caller already holds it); on a shared SQLite file see
         ``claims.lock`` (``picked``: the group was picked under the write lock, passing over
         other processes' claims)."""
-        st = self.state.txn_state(txn)
+        # The transaction's broker state first: its end hook runs before the locks' release.
+        self.state.txn_state(txn)
         # (try_acquire and acquire take a lock the transaction holds already at once.)
         if row_locked:
             ok = self.state.locks.try_acquire((db_id, group), txn)
@@ -65,16 +66,22 @@ class GroupLocks:
         else:
             ok = self.state.locks.acquire((db_id, group), txn, timeout, cancelled)
         if ok:
-            st.locked_queues.add((db_id, queue_id))
-            if txn.conn.backend.commit_notices:
-                # Other processes' waiters hear of the release with the commit's NOTIFY.
-                notices.commit_notices(txn).locked.add((db_id, queue_id))
-            if not st.wake_registered:
-                # Registered after the lock manager's release hook (added by the first
-                # acquire), so waiters wake when the groups are really free.
-                st.wake_registered = True
-                txn.after_end(lambda c, s=st, t=txn: self._wake_locked(s, t, c))
+            self.locking_on(txn, db_id, queue_id)
         return ok
+
+    def locking_on(self, txn: Txn, db_id: int, queue_id: int) -> None:
+        """``txn`` locks (or is about to lock) a group of queue ``queue_id``: the queue's
+        waiters wake when the transaction ends, other processes' with its commit."""
+        st = self.state.txn_state(txn)
+        st.locked_queues.add((db_id, queue_id))
+        if txn.conn.backend.commit_notices:
+            # Other processes' waiters hear of the release with the commit's NOTIFY.
+            notices.commit_notices(txn).locked.add((db_id, queue_id))
+        if not st.wake_registered:
+            # Registered after the lock manager's release hook (added by the first
+            # acquire), so waiters wake when the groups are really free.
+            st.wake_registered = True
+            txn.after_end(lambda c, s=st, t=txn: self._wake_locked(s, t, c))
 
     def _lock_rows(self, txn: Txn, db_id: int, group: str, timeout: float | None,
                  cancelled: Callable[[], bool] | None) -> bool:

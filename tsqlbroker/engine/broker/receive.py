@@ -163,7 +163,8 @@ class Receiving:
                 top: int | None = None, where_column: str | None = None, where_value: Any = None,
                 *, lock_timeout: float | None = LOCK_TIMEOUT_S,
                 cancelled: Callable[[], bool] | None = None,
-                queuing_orders: Collection[int] | None = None) -> ResultSet:
+                queuing_orders: Collection[int] | None = None,
+                with_commit: bool = False) -> ResultSet:
         """``RECEIVE [TOP (n)] * FROM queue [WHERE conversation_handle|conversation_group_id
         = v]``: every queue column (reference §2 order) of one group's messages, status shown
         as 0. Empty result (with the columns) when nothing is available. Msg 9617 for a
@@ -171,7 +172,13 @@ class Receiving:
 
         ``queuing_orders`` (with a WHERE only): receive just those of the group's ready
         messages — what a consumer that read them earlier (a Spark micro-batch) takes, with
-        the group's lock, leaving the group's later messages ready."""
+        the group's lock, leaving the group's later messages ready.
+
+        ``with_commit``: the COMMIT that ends the transaction follows directly and nothing
+        of this RECEIVE's can fail once it has its rows (the caller's to say): on PostgreSQL
+        a RECEIVE TOP (n) whose pick finds a group of one conversation takes, deletes and
+        commits in one round trip (:meth:`_taken_with_commit`); anything else goes the
+        usual way."""
         if queuing_orders is not None and where_column is None:
             raise ValueError("queuing_orders needs a WHERE on the group or conversation")
         conn = txn.conn
@@ -184,6 +191,7 @@ class Receiving:
         st = self.state.txn_state(txn)
         key = (db_id, q.object_id)
         rows: list[Any] = []
+        taken = False
         if group is not None:
             wait = lock_timeout or 0.0
             if self._would_deadlock(txn):
@@ -195,6 +203,10 @@ class Receiving:
                     wanted = set(queuing_orders)
                     rows = [r for r in self._group_rows(conn, q, group, handle, st.received)
                             if r["queuing_order"] in wanted]
+        elif (with_commit and top is not None and not st.received
+              and not q.is_retention_enabled and conn.backend.row_locks
+              and (got := self._taken_with_commit(txn, q, top)) is not None):
+            rows, taken = got, True
         elif conn.backend.row_locks:
             tried: set[str] = set()
             while True:
@@ -232,12 +244,35 @@ class Receiving:
             rows = rows[:top]
         ids = [r["queuing_order"] for r in rows]
         st.received.update(ids)
-        txn.on_undo(lambda: st.received.difference_update(ids))
         st.received_queues.add(key)
-        txn.defer(ReceiveOp(ids, q.is_retention_enabled, self, txn))
+        if not taken:           # else deleted and committed already
+            txn.on_undo(lambda: st.received.difference_update(ids))
+            txn.defer(ReceiveOp(ids, q.is_retention_enabled, self, txn))
         self.state.notify("received", db_id, q.object_id)
         return ResultSet([c for c, _t in QUEUE_COLUMNS], [t for _c, t in QUEUE_COLUMNS],
                          [_result_row(r) for r in rows])
+
+    def _taken_with_commit(self, txn: Txn, q: QueueRow, top: int
+                           ) -> list[dict[str, Any]] | None:
+        """PostgreSQL, RECEIVE TOP (``top``) directly followed by the COMMIT that ends the
+        transaction, nothing received or deferred in it yet: the pick, its row lock, the
+        group's first rows, their DELETE and the COMMIT in one round trip
+        (``row_locks.received_with_commit``, ``Txn.commit_returning``). The rows, received
+        and committed; None when the statement's check failed (an empty queue, a group of
+        several conversations …): nothing of it stays, the transaction is still open and the
+        caller receives the usual way. Groups other transactions of this process hold are
+        passed over (their row locks may not be taken yet); the in-process lock is not
+        taken — the group is free again once the statement's commit is done."""
+        conn = txn.conn
+        passed_over = {g for (d, g) in self.state.locks.locked_by_others(txn)
+                       if d == q.database_id}
+        sql, params = row_locks.received_with_commit(q.object_id, passed_over, top)
+        # Before the commit's NOTIFY is written: it tells of the group's lock going.
+        self.group_locks.locking_on(txn, q.database_id, q.object_id)
+        got = txn.commit_returning(conn.backend.merged_text(conn, sql, params))
+        if got is None:
+            return None
+        return [dict(zip(MESSAGE_COLUMNS, r[1:], strict=True)) for r in got]
 
     def _where(self, conn: StoreConnection, db_id: int, q: QueueRow, column: str | None,
                value: Any) -> tuple[str | None, str | None]:

@@ -18,7 +18,7 @@ from typing import Any
 
 from ...errors import broker_error
 from ...storage.backends.postgres.notices import schema
-from ...storage.store import StoreConnection
+from ...storage.store import GUARD_FAILED, StoreConnection
 from .fastsql import MESSAGE_COLUMNS, run
 from .schema import PREFIX
 
@@ -158,27 +158,62 @@ def next_group_rows(conn: StoreConnection, queue_id: int, tried: set[str], limit
     the group again in a statement of its own. (A conversation moved *into* the group in
     that moment is not counted yet: its rows come with the next RECEIVE.)"""
     conn.write()
-    pick, params = _pick(queue_id, set(), tried)
-    endpoints = f"{PREFIX}conversation_endpoints"
-    rows = run(conn, (
-        f"WITH p AS ({pick}) "
-        f"SELECT p.conversation_group_id, (SELECT COUNT(*) FROM (SELECT 1 FROM {endpoints} e "
-        "WHERE e.conversation_group_id = p.conversation_group_id LIMIT 2) AS c), "
-        f"{', '.join('r.' + c for c in MESSAGE_COLUMNS)} FROM p LEFT JOIN LATERAL (SELECT "
-        f"{', '.join('m.' + c for c in MESSAGE_COLUMNS)} FROM {PREFIX}messages m "
-        f"WHERE m.conversation_handle = (SELECT conversation_handle FROM {endpoints} "
-        "WHERE conversation_group_id = p.conversation_group_id LIMIT 1) "
-        "AND m.status = 1 AND m.queue_id = ? AND m.conversation_group_id = "
-        "p.conversation_group_id ORDER BY m.rank, m.message_sequence_number "
-        "FETCH FIRST ? ROWS WITH TIES FOR UPDATE OF m) r ON true "
-        # The index's order inside (see receive.PG_FORMS), ties by queuing order here.
-        "ORDER BY r.rank, r.message_sequence_number, r.queuing_order"),
-        (*params, queue_id, limit)).fetchall()
+    sql, params = _group_rows_sql(queue_id, tried, limit)
+    rows = run(conn, sql, params).fetchall()
     if not rows:
         return None
     if rows[0][1] != 1 or rows[0][2] is None:
         return str(rows[0][0]), None
     return str(rows[0][0]), [r[2:] for r in rows]
+
+
+def _group_rows_sql(queue_id: int, tried: set[str], limit: int
+                    ) -> tuple[str, tuple[Any, ...]]:
+    """:func:`next_group_rows`'s statement and parameters: a row per message read (the
+    group, its conversations counted up to 2, then ``MESSAGE_COLUMNS``; one row of NULL
+    columns when the group's first conversation had no ready row left)."""
+    pick, params = _pick(queue_id, set(), tried)
+    endpoints = f"{PREFIX}conversation_endpoints"
+    return ((
+        f"WITH p AS ({pick}) "
+        f"SELECT p.conversation_group_id AS g, (SELECT COUNT(*) FROM (SELECT 1 FROM "
+        f"{endpoints} e WHERE e.conversation_group_id = p.conversation_group_id LIMIT 2) "
+        f"AS c) AS n, {', '.join('r.' + c for c in MESSAGE_COLUMNS)} FROM p LEFT JOIN "
+        f"LATERAL (SELECT {', '.join('m.' + c for c in MESSAGE_COLUMNS)} FROM "
+        f"{PREFIX}messages m WHERE m.conversation_handle = (SELECT conversation_handle FROM "
+        f"{endpoints} WHERE conversation_group_id = p.conversation_group_id LIMIT 1) "
+        "AND m.status = 1 AND m.queue_id = ? AND m.conversation_group_id = "
+        "p.conversation_group_id ORDER BY m.rank, m.message_sequence_number "
+        "FETCH FIRST ? ROWS WITH TIES FOR UPDATE OF m) r ON true "
+        # The index's order inside (see receive.PG_FORMS), ties by queuing order here.
+        "ORDER BY r.rank, r.message_sequence_number, r.queuing_order"),
+        (*params, queue_id, limit))
+
+
+def received_with_commit(queue_id: int, passed_over: set[str], limit: int
+                         ) -> tuple[str, tuple[Any, ...]]:
+    """RECEIVE TOP (``limit``) whole, to travel with the COMMIT that follows it (see
+    ``Txn.commit_returning``): :func:`next_group_rows`'s pick, row lock and read, trimmed to
+    the first ``limit`` rows, and their DELETE, in one statement returning the rows (0,
+    then ``MESSAGE_COLUMNS``, in RECEIVE order). ``passed_over``: groups other transactions of
+    this process hold. Its check fails — nothing of it stays, the caller takes the long way
+    — unless it picked a group of one conversation and deleted every row it read: so an
+    empty queue, a group of several conversations, or a group whose rows its last holder
+    took meanwhile go the long way, as their reads differ there."""
+    rows, params = _group_rows_sql(queue_id, passed_over, limit)
+    cols = ", ".join("r." + c for c in MESSAGE_COLUMNS)
+    return ((
+        f"WITH r AS MATERIALIZED ({rows} LIMIT ?), "
+        f"d AS (DELETE FROM {PREFIX}messages m USING r WHERE m.queuing_order = "
+        "r.queuing_order AND r.n = 1 RETURNING 1), "
+        "k AS (SELECT (SELECT count(*) FROM d) AS deleted, (SELECT count(*) FROM r) AS read) "
+        # The check is an output column of the one row of c, so it is evaluated whatever r
+        # holds (OFFSET 0 keeps the subquery from being pulled up into the join).
+        f"SELECT c.ok, {cols} FROM (SELECT CASE WHEN k.deleted > 0 AND k.deleted = k.read "
+        f"THEN 0 ELSE ('{GUARD_FAILED}:' || k.deleted || '/' || k.read)::integer END AS ok "
+        "FROM k OFFSET 0) AS c LEFT JOIN r ON c.ok = 0 "
+        "ORDER BY r.rank, r.message_sequence_number, r.queuing_order"),
+        (*params, limit))
 
 
 def _ready_where(queue_id: int, received: set[int], tried: set[str]

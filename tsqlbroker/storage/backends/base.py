@@ -222,6 +222,12 @@ class Backend:
         SQLAlchemy's per-statement bookkeeping costs several times the statement."""
         raise NotImplementedError
 
+    def control_rows(self, conn: BackendConnection, sql: str, index: int
+                     ) -> list[tuple[Any, ...]]:
+        """Run parameterless SQL of several statements in one round trip (where
+        ``conn.sends_with_commit``) and return the rows of the statement at ``index``."""
+        raise NotImplementedError
+
     def note_statement_error(self, conn: BackendConnection, err: Any) -> None:
         """A statement failed on a live connection: note on ``err`` (a ``DBAPIError``)
         what the error mapping reports with it."""

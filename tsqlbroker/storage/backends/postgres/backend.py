@@ -77,6 +77,10 @@ class PostgresBackend(Backend):
     def control(self, conn: BackendConnection, sql: str) -> None:
         conn.driver_call(libpq.execute_text, sql)       # libpq directly: see that module
 
+    def control_rows(self, conn: BackendConnection, sql: str, index: int
+                     ) -> list[tuple[Any, ...]]:
+        return conn.driver_call(libpq.execute_text_rows, sql, index)
+
     def note_statement_error(self, conn: BackendConnection, err: Any) -> None:
         # SQL Server names the deadlock victim's process: the server's, here.
         info = getattr(conn.conn.connection.dbapi_connection, "info", None)

@@ -30,6 +30,7 @@ prepares afresh.
 from __future__ import annotations
 
 import re
+import select
 import uuid
 import weakref
 from collections.abc import Iterator, Sequence
@@ -279,6 +280,38 @@ def _literal(value: Any) -> str:
 def execute_text(dbapi_conn: psycopg.Connection[Any], sql: str) -> None:
     """Run parameterless SQL (one or several statements: BEGIN, ``…; COMMIT``)."""
     _check(dbapi_conn, dbapi_conn.pgconn.exec_(sql.encode()))
+
+
+def execute_text_rows(dbapi_conn: psycopg.Connection[Any], sql: str, index: int
+                      ) -> list[tuple[Any, ...]]:
+    """Run parameterless SQL of several statements in one round trip (the simple query
+    protocol, as :func:`execute_text`) and return the rows of the statement at ``index``
+    (0 = the first), loaded as :func:`execute` loads them. The first error stops the text
+    (the server skips the rest) and is raised. The GIL is released while the answer is
+    awaited (``select`` on the socket; libpq's own wait would keep it)."""
+    pgconn = dbapi_conn.pgconn
+    pgconn.send_query(sql.encode())
+    results: list[pq.abc.PGresult] = []
+    while True:
+        while pgconn.is_busy():
+            _wait_readable(pgconn.socket)
+            pgconn.consume_input()
+        res = pgconn.get_result()
+        if res is None:
+            break
+        results.append(res)
+    for res in results:
+        _check(dbapi_conn, res)
+    if index >= len(results):
+        raise ValueError(f"no statement {index} in the text")
+    return _rows(dbapi_conn, _state(dbapi_conn), results[index]).fetchall()
+
+
+def _wait_readable(fd: int) -> None:
+    """Until the socket ``fd`` has something to read (``poll``: any descriptor number)."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLERR | select.POLLHUP)
+    poller.poll()
 
 
 def prepared_names(dbapi_conn: psycopg.Connection[Any]) -> dict[str, bytes]:
