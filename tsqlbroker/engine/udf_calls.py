@@ -43,7 +43,7 @@ from ..values.types import parse_type_spec
 from .execsql import read_rows
 from .parsing import not_supported
 from .transpiler.interface import BindContext
-from .transpiler.scope import param_name, projection_name
+from .transpiler.scope import param_name, projection_name, source_alias
 from .udf_bridge import SPEC_SEP, UdfInfo, UdfName, bridge_of
 
 _XML_METHODS = frozenset({"value", "query", "exist", "nodes", "modify"})
@@ -337,35 +337,35 @@ def _python_free(binder: BindContext, node: exp.Expression) -> bool:
 def _probe(binder: BindContext, call: exp.Expression, args: list[exp.Expression],
            unsupported: Callable[[], Exception]) -> exp.Select:
     """The DISTINCT argument tuples of the rows the call can see: the FROM / joins of the
-    call's SELECT — and of the enclosing ones when the arguments use their columns (a
-    correlated subquery, APPLY), cross-joined — with the WHERE conjuncts that call no UDF
-    and use only those tables: a superset of the rows the call sees."""
+    call's SELECT — and of the enclosing ones when the arguments, or a derived table among
+    those sources, use their columns (a correlated subquery, APPLY), cross-joined outermost
+    first, an inner derived table applied so that it sees them — with the WHERE conjuncts
+    that call no UDF and use only those tables: a superset of the rows the call sees."""
     chain: list[exp.Select] = []
     select = call.find_ancestor(exp.Select)
     while select is not None:
         chain.append(select)
-        if _local(binder, chain, args):
+        if _local(binder, chain, args) and _closed(chain):
             break
         select = select.find_ancestor(exp.Select)
     else:
         raise unsupported()
-    aliases = [t.alias_or_name.lower() for s in chain for t in _tables(s)]
+    aliases = [source_alias(t) for s in chain for t in _tables(s)]
     if not aliases or len(aliases) != len(set(aliases)):
         raise unsupported()  # no rows to range over, or one alias naming two tables
     probe = exp.Select(expressions=[exp.alias_(a.copy(), f"tsqlb_a{j}")
                                     for j, a in enumerate(args)])
     probe.set("distinct", exp.Distinct())
     joins: list[exp.Expression] = []
-    for i, level in enumerate(chain):
+    for i in reversed(range(len(chain))):
+        level = chain[i]
         from_ = level.args.get("from_")
         if from_ is not None:
             if probe.args.get("from_") is None:
                 probe.set("from_", from_.copy())
             else:
-                joins.append(exp.Join(this=from_.this.copy(), kind="CROSS"))
-        # Not the APPLY holding the call itself: the probe would contain the call again.
-        joins.extend(j.copy() for j in level.args.get("joins") or []
-                     if i == 0 or not _contains(j, chain[i - 1]))
+                joins.append(_cross_join(from_.this.copy()))
+        joins.extend(j.copy() for j in _probe_joins(chain, i))
     if joins:
         probe.set("joins", joins)
     kept = [c.copy() for level in chain for c in _conjuncts(level)
@@ -379,6 +379,44 @@ def _probe(binder: BindContext, call: exp.Expression, args: list[exp.Expression]
             break
         scope = scope.parent
     return probe
+
+
+def _probe_joins(chain: list[exp.Select], i: int) -> list[exp.Join]:
+    """The joins of ``chain[i]`` the probe keeps: not the APPLY holding the inner level (the
+    probe would contain the call again)."""
+    return [j for j in chain[i].args.get("joins") or []
+            if i == 0 or not _contains(j, chain[i - 1])]
+
+
+def _cross_join(source: exp.Expression) -> exp.Join:
+    """An inner level's FROM source joined after the outer levels' ones: a derived table
+    as CROSS APPLY, so that its correlated columns see them (LATERAL)."""
+    if isinstance(source, exp.Subquery) and isinstance(source.args.get("alias"), exp.TableAlias):
+        alias = source.args["alias"]
+        source.set("alias", None)
+        return exp.Join(this=exp.Lateral(this=source, alias=alias, cross_apply=True))
+    return exp.Join(this=source, kind="CROSS")
+
+
+def _closed(chain: list[exp.Select]) -> bool:
+    """Whether the derived tables and applied queries the probe takes from ``chain`` name
+    no table (by a qualified column) but theirs and the chain's: one correlated with a
+    further outer query needs that query's tables in the probe too."""
+    aliases = {source_alias(t) for s in chain for t in _tables(s)}
+    for i, level in enumerate(chain):
+        from_ = level.args.get("from_")
+        sources = ([from_.this] if from_ is not None else []) + [
+            j.this for j in _probe_joins(chain, i)]
+        for source in sources:
+            if isinstance(source, exp.Table):
+                continue
+            inner = {source_alias(t) for t in source.find_all(exp.Table)} | {
+                n.alias.lower() for n in source.find_all(exp.Subquery, exp.Lateral)
+                if n.alias}
+            if any(c.table and c.table.lower() not in aliases | inner
+                   for c in source.find_all(exp.Column)):
+                return False
+    return True
 
 
 def _contains(node: exp.Expression, inner: exp.Expression) -> bool:
@@ -436,10 +474,10 @@ def _local(binder: BindContext, chain: list[exp.Select], exprs: list[exp.Express
     compute them. A failing probe would abort the PostgreSQL transaction, so this is
     checked first."""
     tables = [t for s in chain for t in _tables(s)]
-    aliases = {t.alias_or_name.lower() for t in tables}
+    aliases = {source_alias(t) for t in tables}
     # A CTE read by the chain has no source of its own: its select list names its columns.
-    ctes = {t.alias_or_name.lower(): _cte_columns(chain[-1], t.name) for t in tables
-            if isinstance(t, exp.Table) and binder.sources.get(t.alias_or_name.lower()) is None}
+    ctes = {source_alias(t): _cte_columns(chain[-1], t.name) for t in tables
+            if isinstance(t, exp.Table) and binder.sources.get(source_alias(t)) is None}
     for e in exprs:
         for col in e.find_all(exp.Column):
             if col.table:
