@@ -27,6 +27,7 @@ from .security import (
     LOGIN_TYPE_DESC,
     SQL_EPOCH,
     USER_TYPE_DESC,
+    Principal,
     Security,
 )
 
@@ -42,6 +43,14 @@ def _rows(ctx: ExecContext, columns: Columns, rows: Sequence[Sequence[Any]]) -> 
                         refuse_error=tsql_error(259))
 
 
+def shown_sid(principal: Principal) -> bytes | None:
+    """A principal's ``sid`` as sys.database_principals / sys.server_principals show it: an
+    application role's column holds its password hash, of which the salt is shown."""
+    if principal.type == "A" and principal.sid:
+        return principal.sid[:SID_BYTES]
+    return principal.sid
+
+
 def _database_principals(ctx: ExecContext, db_id: int) -> VirtualTable:
     cols: Columns = [
         ("name", "sysname"), ("principal_id", "int"), ("type", "char(1)"),
@@ -55,8 +64,7 @@ def _database_principals(ctx: ExecContext, db_id: int) -> VirtualTable:
     sight = visibility.principal_sight(sec, ctx.conn, db_id, visibility.viewer(ctx, db_id))
     rows = [(u.name, u.principal_id, u.type, USER_TYPE_DESC.get(u.type, u.type),
              u.default_schema_name, u.create_date or SQL_EPOCH, u.modify_date or SQL_EPOCH,
-             # an application role's sid column holds its password hash: the salt is shown
-             u.owning_principal_id, u.sid[:SID_BYTES] if u.type == "A" and u.sid else u.sid,
+             u.owning_principal_id, shown_sid(u),
              u.is_fixed_role,
              u.authentication_type if u.type != "R" else 0,
              AUTH_DESC[u.authentication_type if u.type != "R" else 0], None, None, False)
@@ -79,7 +87,7 @@ def _login_rows(ctx: ExecContext, types: set[str] | None = None) -> list[tuple[A
         if types is not None and lg.type not in types:
             continue
         role = lg.type == "R"
-        out.append((lg.name, lg.principal_id, lg.sid, lg.type, LOGIN_TYPE_DESC[lg.type],
+        out.append((lg.name, lg.principal_id, shown_sid(lg), lg.type, LOGIN_TYPE_DESC[lg.type],
                     lg.is_disabled, lg.create_date or SQL_EPOCH, lg.modify_date or SQL_EPOCH,
                     None if role else lg.default_database_name or "master",
                     None if role else "us_english", None, lg.owning_principal_id,

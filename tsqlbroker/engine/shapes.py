@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from ..errors import tsql_error
+from ..errors import BindError, tsql_error
 from ..values.precedence import aggregate_spec, common_spec
 from ..values.types import literal_spec, parse_spec
 from .parsing import not_supported
@@ -205,6 +205,33 @@ def order_key(ordered: exp.Ordered, items: list[exp.Expression]) -> exp.Ordered:
         ordered = ordered.copy()
         ordered.set("this", (target.this if isinstance(target, exp.Alias) else target).copy())
     return ordered
+
+
+def refuse_aliases_in_order_expressions(binder: BindContext, tree: exp.Expression) -> None:
+    """Msg 207 for a select-list alias named inside an ORDER BY expression (``ORDER BY s +
+    1``, ``ORDER BY TRY_PARSE(s AS int)``): SQL Server takes an alias there only as a whole
+    item (SQLite would read it). Only where every source of the SELECT is known and none of
+    the statement's has a column of that name."""
+    for select in tree.find_all(exp.Select):
+        order = select.args.get("order")
+        names = {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
+        if order is None or not names:
+            continue
+        aliases = source_aliases(select)
+        if not aliases or any(binder.sources.get(a) is None for a in aliases):
+            continue
+        for ordered in order.expressions:
+            item = ordered.this
+            while isinstance(item, exp.Paren):
+                item = item.this
+            if isinstance(item, exp.Column):
+                continue
+            for col in item.find_all(exp.Column):
+                if col.table or col.name.lower() not in names \
+                        or col.find_ancestor(exp.Select) is not select \
+                        or any(s.has_column(col.name) for s in binder.sources.values()):
+                    continue
+                raise tsql_error(207, col.name, cls=BindError)
 
 
 def is_star(node: exp.Expression) -> bool:

@@ -23,6 +23,11 @@ PARSE / TRY_PARSE, whose reading of .NET culture formats lives only in the value
 the same way on PostgreSQL (SQLite calls ``tsqlb_parse`` per row): variables are read while
 the statement is bound, columns per distinct (text, culture) of the probe, looked up with
 ``tsqlb_python_lookup``, which raises a recorded PARSE error only for a row that needs it.
+
+So does a value made xml and turned back into another type in one query
+(``CAST(CAST(s AS xml) AS nvarchar(max))``): SQL Server writes the parsed xml out anew
+(``<a></a>`` is ``<a />``), which only the values layer's xml reader does; PostgreSQL's
+conversion would keep the written text. Where no probe can be built it keeps doing so.
 """
 
 from __future__ import annotations
@@ -38,12 +43,13 @@ from sqlglot import exp
 from ..errors import BindError, TSqlError, tsql_error
 from ..storage.backends.postgres.casts import from_storage_text, jsonb
 from ..storage.stored_values import backend_value, from_storage, spec_of_value, to_storage
+from ..values.convert import converter
 from ..values.parse_builtins import check_parse_arguments, parse_value
-from ..values.types import parse_type_spec
+from ..values.types import XML, parse_type_spec
 from .execsql import read_rows
 from .parsing import not_supported
 from .transpiler.interface import BindContext
-from .transpiler.scope import param_name, projection_name
+from .transpiler.scope import datatype_spec, param_name, projection_name, source_alias
 from .udf_bridge import SPEC_SEP, UdfInfo, UdfName, bridge_of
 
 _XML_METHODS = frozenset({"value", "query", "exist", "nodes", "modify"})
@@ -143,6 +149,7 @@ class UdfCalls:
         self._binder = weakref.ref(binder)
         self.by_node: dict[int, exp.Expression] = {}  # id(Dot) → replacement (pre-rewrite)
         self.lookups: dict[int, tuple[str, str | None]] = {}  # id(Dot) → (map bind, spec)
+        self.operands: dict[int, list[exp.Expression]] = {}  # id(call) → looked-up operands
 
     @property
     def binder(self) -> BindContext:
@@ -159,6 +166,10 @@ class UdfCalls:
             for call in tree.find_all(exp.Anonymous):
                 if parse_operands(call) is not None:
                     self._prepare_parse(call)
+            for conversion in list(tree.find_all(exp.Cast, exp.Convert)):
+                inner = reparsed_xml(conversion)
+                if inner is not None:
+                    self._prepare_xml(inner)
         calls = [d for d in tree.find_all(exp.Dot) if udf_name(binder, d) is not None]
         if not calls:
             return
@@ -210,9 +221,49 @@ class UdfCalls:
                 return None  # a NULL culture: NULL, as for constants (rewrite.py)
             return parse_value(values[0][0], target_spec,
                                None if len(values) < 2 else str(values[1][0]), try_=try_)
+        self._prepare_python(call, operands, read, target, ("parse", try_), lambda: not_supported(
+            "PARSE or TRY_PARSE of a select-list alias, or with one alias for two tables of "
+            "the query, on PostgreSQL"))
+
+    def _prepare_xml(self, conversion: exp.Expression) -> None:
+        """A conversion to xml whose value a conversion to another type reads back, where
+        queries cannot call Python: the values layer parses and writes it out (``<a />``)
+        as SQL Server does — constants now, columns per distinct value of the rows it can
+        see; an xml parsing error is raised only for a row that needs it. Where no probe
+        can be built, the backend's conversion keeps the written text."""
+        binder = self.binder
+        value, style = conversion_operands(conversion)
+        source = binder.spec_of(value) or "nvarchar(max)"
+        if parse_type_spec(source).is_xml or not (
+                style is None or isinstance(style, exp.Literal) and not style.is_string):
+            return
+        try_ = isinstance(conversion, exp.TryCast) or bool(conversion.args.get("safe"))
+        binder.depends_on(("parse",))  # never a reusable plan: values are bound per run
+        readers: dict[str, Callable[[Any], Any]] = {}
+
+        def read(values: list[tuple[Any, str | None]]) -> Any:
+            spec = values[0][1] or source
+            if spec not in readers:
+                readers[spec] = converter(parse_type_spec(spec), XML, try_=try_, style=None
+                                          if style is None else int(style.name))
+            out = readers[spec](values[0][0])
+            return None if out is None else out.to_string()
+        try:
+            self._prepare_python(conversion, [value], read, "xml", ("xml", try_, source),
+                                 _NoProbe)
+        except _NoProbe:
+            return
+
+    def _prepare_python(self, call: exp.Expression, operands: list[exp.Expression],
+                        read: Callable[[list[tuple[Any, str | None]]], Any], target: str,
+                        kind: tuple[Any, ...], unsupported: Callable[[], Exception]) -> None:
+        """A call the values layer reads (PARSE, a conversion to xml): constants now, bound;
+        otherwise per distinct operand tuple of the rows it can see (:func:`_probe`), an
+        error kept for ``tsqlb_python_lookup`` to raise for a row that looks it up."""
+        binder = self.binder
         const = constant_args(binder, operands)
         if const is not None:
-            key = bind_key("tsqlb_parsev", call.sql("tsql"))
+            key = bind_key("tsqlb_parsev", kind, call.sql("tsql"))
             value = read(const)
             if value is None:  # written NULL: PostgreSQL cannot type a NULL parameter
                 binder.depends_on(("parse-null", key))
@@ -220,23 +271,22 @@ class UdfCalls:
             else:
                 self.by_node[id(call)] = self._bound(key, value, target)
             return
-        probe = _probe(binder, call, operands, lambda: not_supported(
-            "PARSE or TRY_PARSE of a select-list alias, or with one alias for two tables of "
-            "the query, on PostgreSQL"))
-        key = bind_key("tsqlb_parse", target, try_, probe.sql("tsql"))
+        probe = _probe(binder, call, operands, unsupported)
+        key = bind_key("tsqlb_parse", target, kind, probe.sql("tsql"))
         if key not in binder.binds:
             binder.binds[key] = json.dumps(_prefetch(binder, probe, len(operands), read,
                                                      target, deferred_errors=True))
         self.lookups[id(call)] = (key, target)
+        self.operands[id(call)] = operands
 
-    def parse_replacement(self, call: exp.Anonymous) -> exp.Expression | None:
-        """The prepared form of a PARSE / TRY_PARSE call (None: the backend reads it per
-        row itself, or its operands are constants the rewriter reads)."""
+    def python_replacement(self, call: exp.Expression) -> exp.Expression | None:
+        """The prepared form of a PARSE / TRY_PARSE call or of a conversion to xml read
+        back (None: the backend reads it per row itself, or its operands are constants
+        the rewriter reads, or no probe could be built)."""
         if id(call) in self.lookups:
             key, spec = self.lookups[id(call)]
-            operands = parse_operands(call)
-            assert operands is not None
-            return self._lookup_of(key, spec, operands, "tsqlb_python_lookup")
+            assert spec is not None
+            return self._lookup_of(key, spec, self.operands[id(call)], "tsqlb_python_lookup")
         return self.by_node.get(id(call))
 
     def _bound(self, key: str, value: Any, spec: str | None) -> exp.Expression:
@@ -322,6 +372,36 @@ def parse_operands(call: exp.Expression) -> list[exp.Expression] | None:
     return operands
 
 
+def conversion_operands(node: exp.Expression) -> tuple[exp.Expression, exp.Expression | None]:
+    """(value, style) of a CAST / TRY_CAST / CONVERT node."""
+    if isinstance(node, exp.Convert):
+        return node.expression, node.args.get("style")
+    return node.this, None
+
+
+def _converts_to_xml(node: exp.Expression) -> bool:
+    target = node.this if isinstance(node, exp.Convert) else node.args.get("to")
+    if not isinstance(node, (exp.Cast, exp.Convert)) or not isinstance(target, exp.DataType):
+        return False
+    spec = datatype_spec(target)
+    return spec is not None and parse_type_spec(spec).is_xml
+
+
+def reparsed_xml(conversion: exp.Expression) -> exp.Expression | None:
+    """The inner conversion of ``CAST(CAST(x AS xml) AS t)`` (CONVERT alike) with ``t`` not
+    xml: xml made in the query and read back as another type; None for any other node."""
+    if not isinstance(conversion, (exp.Cast, exp.Convert)) or _converts_to_xml(conversion):
+        return None
+    inner = conversion_operands(conversion)[0]
+    while isinstance(inner, exp.Paren):
+        inner = inner.this
+    return inner if _converts_to_xml(inner) else None
+
+
+class _NoProbe(Exception):
+    """No probe can range over the rows of this call: leave it to the backend."""
+
+
 def bind_key(prefix: str, *parts: Any) -> str:
     """A parameter name derived from what the value depends on: the same within a statement
     and in the views it reads, so their binds merge without clashes."""
@@ -329,43 +409,45 @@ def bind_key(prefix: str, *parts: Any) -> str:
 
 
 def _python_free(binder: BindContext, node: exp.Expression) -> bool:
-    """Whether ``node`` calls nothing evaluated in Python (a UDF, PARSE of a column)."""
+    """Whether ``node`` calls nothing evaluated in Python (a UDF, PARSE of a column, xml
+    read back)."""
     return not any(udf_name(binder, d) is not None for d in node.find_all(exp.Dot)) \
-        and not any(parse_operands(a) is not None for a in node.find_all(exp.Anonymous))
+        and not any(parse_operands(a) is not None for a in node.find_all(exp.Anonymous)) \
+        and not any(reparsed_xml(c) is not None for c in node.find_all(exp.Cast, exp.Convert))
 
 
 def _probe(binder: BindContext, call: exp.Expression, args: list[exp.Expression],
            unsupported: Callable[[], Exception]) -> exp.Select:
     """The DISTINCT argument tuples of the rows the call can see: the FROM / joins of the
-    call's SELECT — and of the enclosing ones when the arguments use their columns (a
-    correlated subquery, APPLY), cross-joined — with the WHERE conjuncts that call no UDF
-    and use only those tables: a superset of the rows the call sees."""
+    call's SELECT — and of the enclosing ones when the arguments, or a derived table among
+    those sources, use their columns (a correlated subquery, APPLY), cross-joined outermost
+    first, an inner derived table applied so that it sees them — with the WHERE conjuncts
+    that call no UDF and use only those tables: a superset of the rows the call sees."""
     chain: list[exp.Select] = []
     select = call.find_ancestor(exp.Select)
     while select is not None:
         chain.append(select)
-        if _local(binder, chain, args):
+        if _local(binder, chain, args) and _closed(chain):
             break
         select = select.find_ancestor(exp.Select)
     else:
         raise unsupported()
-    aliases = [t.alias_or_name.lower() for s in chain for t in _tables(s)]
+    aliases = [source_alias(t) for s in chain for t in _tables(s)]
     if not aliases or len(aliases) != len(set(aliases)):
         raise unsupported()  # no rows to range over, or one alias naming two tables
     probe = exp.Select(expressions=[exp.alias_(a.copy(), f"tsqlb_a{j}")
                                     for j, a in enumerate(args)])
     probe.set("distinct", exp.Distinct())
     joins: list[exp.Expression] = []
-    for i, level in enumerate(chain):
+    for i in reversed(range(len(chain))):
+        level = chain[i]
         from_ = level.args.get("from_")
         if from_ is not None:
             if probe.args.get("from_") is None:
                 probe.set("from_", from_.copy())
             else:
-                joins.append(exp.Join(this=from_.this.copy(), kind="CROSS"))
-        # Not the APPLY holding the call itself: the probe would contain the call again.
-        joins.extend(j.copy() for j in level.args.get("joins") or []
-                     if i == 0 or not _contains(j, chain[i - 1]))
+                joins.append(_cross_join(from_.this.copy()))
+        joins.extend(j.copy() for j in _probe_joins(chain, i))
     if joins:
         probe.set("joins", joins)
     kept = [c.copy() for level in chain for c in _conjuncts(level)
@@ -379,6 +461,44 @@ def _probe(binder: BindContext, call: exp.Expression, args: list[exp.Expression]
             break
         scope = scope.parent
     return probe
+
+
+def _probe_joins(chain: list[exp.Select], i: int) -> list[exp.Join]:
+    """The joins of ``chain[i]`` the probe keeps: not the APPLY holding the inner level (the
+    probe would contain the call again)."""
+    return [j for j in chain[i].args.get("joins") or []
+            if i == 0 or not _contains(j, chain[i - 1])]
+
+
+def _cross_join(source: exp.Expression) -> exp.Join:
+    """An inner level's FROM source joined after the outer levels' ones: a derived table
+    as CROSS APPLY, so that its correlated columns see them (LATERAL)."""
+    if isinstance(source, exp.Subquery) and isinstance(source.args.get("alias"), exp.TableAlias):
+        alias = source.args["alias"]
+        source.set("alias", None)
+        return exp.Join(this=exp.Lateral(this=source, alias=alias, cross_apply=True))
+    return exp.Join(this=source, kind="CROSS")
+
+
+def _closed(chain: list[exp.Select]) -> bool:
+    """Whether the derived tables and applied queries the probe takes from ``chain`` name
+    no table (by a qualified column) but theirs and the chain's: one correlated with a
+    further outer query needs that query's tables in the probe too."""
+    aliases = {source_alias(t) for s in chain for t in _tables(s)}
+    for i, level in enumerate(chain):
+        from_ = level.args.get("from_")
+        sources = ([from_.this] if from_ is not None else []) + [
+            j.this for j in _probe_joins(chain, i)]
+        for source in sources:
+            if isinstance(source, exp.Table):
+                continue
+            inner = {source_alias(t) for t in source.find_all(exp.Table)} | {
+                n.alias.lower() for n in source.find_all(exp.Subquery, exp.Lateral)
+                if n.alias}
+            if any(c.table and c.table.lower() not in aliases | inner
+                   for c in source.find_all(exp.Column)):
+                return False
+    return True
 
 
 def _contains(node: exp.Expression, inner: exp.Expression) -> bool:
@@ -436,10 +556,10 @@ def _local(binder: BindContext, chain: list[exp.Select], exprs: list[exp.Express
     compute them. A failing probe would abort the PostgreSQL transaction, so this is
     checked first."""
     tables = [t for s in chain for t in _tables(s)]
-    aliases = {t.alias_or_name.lower() for t in tables}
+    aliases = {source_alias(t) for t in tables}
     # A CTE read by the chain has no source of its own: its select list names its columns.
-    ctes = {t.alias_or_name.lower(): _cte_columns(chain[-1], t.name) for t in tables
-            if isinstance(t, exp.Table) and binder.sources.get(t.alias_or_name.lower()) is None}
+    ctes = {source_alias(t): _cte_columns(chain[-1], t.name) for t in tables
+            if isinstance(t, exp.Table) and binder.sources.get(source_alias(t)) is None}
     for e in exprs:
         for col in e.find_all(exp.Column):
             if col.table:

@@ -21,6 +21,7 @@ one to the server's only.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,7 @@ from tsqlbroker.engine.broker import Broker
 from tsqlbroker.engine.broker.event_types import is_database_level
 from tsqlbroker.engine.broker.notifications import DdlEvent
 from tsqlbroker.engine.security import Security
+from tsqlbroker.engine.security_views import shown_sid
 from tsqlbroker.engine.tableinfo import load_table
 from tsqlbroker.grammar import ast
 
@@ -165,6 +167,20 @@ def _after_commit(s: Session, post: Callable[[], Any]) -> None:
 
 
 @dataclass(frozen=True)
+class SidOf:
+    """An element whose value is a principal's SID as the catalog views show it (a
+    ``login``: sys.server_principals; a ``user`` or role of the database:
+    sys.database_principals), base64 as EVENTDATA writes binary; left out when the
+    principal has none there."""
+
+    kind: str  # "login" or "user"
+    name: str
+
+
+Field = tuple[str, "str | tuple[str, ...] | SidOf"]
+
+
+@dataclass(frozen=True)
 class Raised:
     """One event a statement raises, as its AST says it (``describe``): EVENT_INSTANCE's
     ObjectName / ObjectType ("" for none), SchemaName (None: not schema-scoped) and the
@@ -174,7 +190,7 @@ class Raised:
     name: str
     object_type: str
     schema: str | None = None
-    fields: tuple[tuple[str, str | tuple[str, ...]], ...] = ()
+    fields: tuple[Field, ...] = ()
 
 
 def _schema_scoped(event: str, object_type: str) -> Callable[[Any], list[Raised]]:
@@ -204,15 +220,17 @@ def _user(verb: str) -> Callable[[Any], list[Raised]]:
     def describe(node: Any) -> list[Raised]:
         options = dict(getattr(node, "options", ()))
         schema = options.get("default_schema")
-        fields = (("DefaultSchema", str(schema)),) if schema is not None else ()
-        return [Raised(f"{verb}_USER", node.name, "SQL USER", fields=fields)]
+        fields: tuple[Field, ...] = (("DefaultSchema", str(schema)),) \
+            if schema is not None else ()
+        return [Raised(f"{verb}_USER", node.name, "SQL USER",
+                       fields=(*fields, ("SID", SidOf("user", node.name))))]
     return describe
 
 
 def _login(verb: str) -> Callable[[Any], list[Raised]]:
     def describe(node: Any) -> list[Raised]:
         options = dict(getattr(node, "options", ()))
-        fields: list[tuple[str, str]] = [
+        fields: list[Field] = [
             (k, str(options[o])) for k, o in (("DefaultLanguage", "default_language"),
                                                 ("DefaultDatabase", "default_database"))
             if o in options]
@@ -221,6 +239,7 @@ def _login(verb: str) -> Callable[[Any], list[Raised]]:
             fields.append(("LoginType", {"WINDOWS": "Windows (NT) Login",
                                          "CERTIFICATE": "Certificate Mapped Login"}.get(
                 kind, "SQL Login")))
+        fields.append(("SID", SidOf("login", node.name)))
         return [Raised(f"{verb}_LOGIN", node.name, "LOGIN", fields=tuple(fields))]
     return describe
 
@@ -242,8 +261,14 @@ def _alter_role(node: ast.AlterRole) -> list[Raised]:
     for verb, member in (("ADD", node.add_member), ("DROP", node.drop_member)):
         if member is not None:
             return [Raised(f"{verb}_{server}ROLE_MEMBER", member, member_type,
-                           fields=(("RoleName", node.name),))]
+                           fields=_member_fields(node.name, member, bool(node.server)))]
     return [Raised(f"ALTER_{server}ROLE", node.name, f"{server.replace('_', ' ')}ROLE")]
+
+
+def _member_fields(role: str, member: str, server: bool) -> tuple[Field, ...]:
+    """A role member event's SID (the member's), RoleName and RoleSID."""
+    kind = "login" if server else "user"
+    return (("SID", SidOf(kind, member)), ("RoleName", role), ("RoleSID", SidOf(kind, role)))
 
 
 # Securable classes of the server (GRANT / ALTER AUTHORIZATION on them are server events).
@@ -472,11 +497,15 @@ def _run_raising(f: Frame, fn: StmtFn, raised: list[Raised], text: str,
             wanted.append((r, on_db, on_server))
     # What is there before the statement runs decides (it is gone after a DROP).
     wanted = [w for w in wanted if present(s, w[0])]
-    fn(f)
     if not wanted:
+        fn(f)
         return
+    # A SID is the catalog's after the statement, or before it (what a DROP removed).
+    before = _sids(s, raised)
+    fn(f)
     if self_reporting and s.error:
         return
+    sids = {**before, **{k: v for k, v in _sids(s, raised).items() if v is not None}}
     who = current(s, f)
     db_name = _database_name(s)
     # GRANT / DENY / REVOKE: the Grantor is who ran it (its login for server ones).
@@ -486,10 +515,27 @@ def _run_raising(f: Frame, fn: StmtFn, raised: list[Raised], text: str,
                         _object_type(s, r), text, s.id,
                         who.login, who.user,
                         tuple(grantor[not is_database_level(r.event_type)]
-                              if k == "Grantor" else (k, v) for k, v in r.fields)),
+                              if k == "Grantor" else (k, sids[v] if isinstance(v, SidOf)
+                                                      else v)
+                              for k, v in r.fields
+                              if not isinstance(v, SidOf) or sids[v] is not None)),
                on_db, on_server)
               for r, on_db, on_server in wanted]
     _post_after_commit(s, broker, db_name, events)
+
+
+def _sids(s: Session, raised: list[Raised]) -> dict[SidOf, str | None]:
+    """The base64 SIDs the catalog views show now for the SidOf elements of ``raised``."""
+    security = Security.get(s.instance.store)
+    out: dict[SidOf, str | None] = {}
+    for r in raised:
+        for _k, v in r.fields:
+            if isinstance(v, SidOf) and v not in out:
+                principal = security.find_login(s.conn, v.name) if v.kind == "login" \
+                    else security.find_user(s.conn, s.db_id, v.name)
+                sid = shown_sid(principal) if principal is not None else None
+                out[v] = base64.b64encode(sid).decode("ascii") if sid else None
+    return out
 
 
 _DATABASE_STATEMENTS: dict[type, str] = {
@@ -522,7 +568,8 @@ def _role_member(proc: str, args: list[str]) -> list[Raised]:
     """``sp_addrolemember`` / ``sp_droprolemember`` @rolename, @membername: ADD_ROLE_MEMBER
     / DROP_ROLE_MEMBER as ALTER ROLE … ADD / DROP MEMBER."""
     verb = "ADD" if proc == "sp_addrolemember" else "DROP"
-    return [Raised(f"{verb}_ROLE_MEMBER", args[1], "SQL USER", fields=(("RoleName", args[0]),))]
+    return [Raised(f"{verb}_ROLE_MEMBER", args[1], "SQL USER",
+                   fields=_member_fields(args[0], args[1], False))]
 
 
 def _application_role(proc: str, args: list[str]) -> list[Raised]:

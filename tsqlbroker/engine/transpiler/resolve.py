@@ -195,6 +195,7 @@ class Resolver:
             derived = shapes.values_source(self.b, values)
             if derived is not None:
                 self.b.sources.setdefault(derived.name.lower(), derived)
+        shapes.refuse_aliases_in_order_expressions(self.b, tree)
 
     def table_columns(self, node: exp.Table) -> list[tuple[str, str | None]]:
         """The columns (name, type spec) of the table, view or synonym ``node`` names."""

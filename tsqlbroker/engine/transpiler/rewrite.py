@@ -286,7 +286,7 @@ class Rewriter:
             return self.bind(key, backend_value(to_storage(
                 value, target, self.conn.backend.native_decimal)),
                              target)
-        prepared = self.b.udf_calls.parse_replacement(node)
+        prepared = self.b.udf_calls.python_replacement(node)
         if prepared is not None:  # read before the statement runs (udf_calls.py)
             return prepared
         rewritten = [self.rewrite(a) for a in (args[0], culture) if a is not None]
@@ -471,6 +471,9 @@ class Rewriter:
             this=exp.Identifier(this=alias, quoted=True)))
 
     def _rewrite_cast(self, node: exp.Expression) -> exp.Expression:
+        prepared = self.b.udf_calls.python_replacement(node)
+        if prepared is not None:  # xml read back, parsed before the statement runs
+            return prepared
         if isinstance(node, exp.Convert):
             target, value, style = node.this, node.expression, node.args.get("style")
         else:
