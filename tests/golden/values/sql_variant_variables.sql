@@ -62,3 +62,19 @@ GO
 DECLARE @v sql_variant
 SET @v = CAST(N'<a/>' AS xml)
 GO
+-- Parameters: an argument keeps its base type, a default its own, OUTPUT gives it back.
+CREATE PROCEDURE dbo.variant_params @x sql_variant, @y sql_variant = 2.50 OUTPUT AS
+SELECT SQL_VARIANT_PROPERTY(@x, 'BaseType') AS x_base, SQL_VARIANT_PROPERTY(@y, 'BaseType') AS y_base,
+       SQL_VARIANT_PROPERTY(@y, 'Scale') AS y_scale
+SET @y = CAST(4 AS smallint)
+GO
+DECLARE @o sql_variant = CAST(1 AS bigint)
+EXEC dbo.variant_params CAST(1 AS tinyint)
+EXEC dbo.variant_params N'x', @o OUTPUT
+SELECT SQL_VARIANT_PROPERTY(@o, 'BaseType') AS output_base
+DECLARE @q sql_variant
+EXEC sp_executesql N'SELECT SQL_VARIANT_PROPERTY(@a, ''BaseType'') AS a_base; SET @b = CAST(1 AS bit)',
+     N'@a sql_variant, @b sql_variant OUTPUT', @a = CAST(1 AS smallmoney), @b = @q OUTPUT
+SELECT SQL_VARIANT_PROPERTY(@q, 'BaseType') AS executesql_output
+DROP PROCEDURE dbo.variant_params
+GO
