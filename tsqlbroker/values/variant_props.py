@@ -17,8 +17,9 @@ from tsqlbroker.errors import tsql_error
 
 from .types import MAX, SqlType, parse_type_spec, type_of_value
 
-__all__ = ["COLLATION", "PROPERTIES", "TypedVariant", "base_type_of", "column_variant", "typed_variant",
-           "variant_base_type", "variant_property"]
+__all__ = ["COLLATION", "NUMERIC_RANKS", "PROPERTIES", "TEXT_RANKS", "TypedVariant", "base_type_of",
+           "column_variant", "family_rank", "typed_variant", "variant_base_type",
+           "variant_property"]
 
 COLLATION = "SQL_Latin1_General_CP1_CI_AS"
 # Precision and scale per base type, as the SQL_VARIANT_PROPERTY page lists them.
@@ -166,3 +167,24 @@ def column_variant(spec: str | None, value: Any) -> TypedVariant | None:
     if t is None or t.name in _NOT_IN_VARIANT or t.length == MAX or t.name == "sql_variant":
         return TypedVariant(value, type_of_value(value))
     return TypedVariant(value, t)
+
+
+# The sql_variant page's type families, from the lowest to the highest: a value of a higher
+# family is the greater one, values of one family compare as values.
+_FAMILIES = (("uniqueidentifier",), ("binary", "varbinary"),
+             ("char", "varchar", "nchar", "nvarchar"),
+             ("bit", "tinyint", "smallint", "int", "bigint", "smallmoney", "money", "decimal",
+              "numeric"),
+             ("real", "float"),
+             ("time", "date", "smalldatetime", "datetime", "datetimeoffset", "datetime2"))
+_RANK = {name: rank for rank, names in enumerate(_FAMILIES, start=1) for name in names}
+# The ranks of the numeric families (their values compare as numbers), of the strings and
+# of date and time (their values compare as text).
+NUMERIC_RANKS = frozenset({_RANK["int"], _RANK["float"]})
+TEXT_RANKS = frozenset({_RANK["varchar"], _RANK["date"]})
+
+
+def family_rank(t: SqlType) -> int:
+    """The rank of ``t``'s family in sql_variant comparisons (1 uniqueidentifier … 6 date and
+    time); 0 for a type no family holds."""
+    return _RANK.get(t.name, 0)
