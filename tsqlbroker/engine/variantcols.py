@@ -23,7 +23,7 @@ from ..values.types import parse_type_spec
 from ..values.variant_props import NUMERIC_RANKS, TEXT_RANKS, family_rank
 from .parsing import not_supported
 
-__all__ = ["comparison", "conversion", "is_variant_spec", "keeps_stored_form", "order_keys",
+__all__ = ["as_comparisons", "comparison", "conversion", "is_variant_spec", "keeps_stored_form", "order_keys",
            "property_call", "property_spec", "value_of"]
 
 _VALUE = "tsqlb_variant_value"
@@ -139,6 +139,24 @@ def comparison(node: exp.Expression, specs: list[str | None],
                true=exp.Null()),
         exp.If(this=exp.EQ(this=l_rank.copy(), expression=r_rank.copy()), true=by_value)],
         default=op(this=l_rank, expression=r_rank)))
+
+
+def as_comparisons(node: exp.Expression, spec: str | None, compare: Callable[
+        [exp.Expression], exp.Expression]) -> exp.Expression | None:
+    """``v IN (a, b)`` / ``v BETWEEN a AND b`` of a sql_variant column ``v`` (``spec``: its
+    spec) as the comparisons they stand for (``v = a OR v = b``, ``v >= a AND v <= b``),
+    each rewritten by ``compare``; None for another node."""
+    column = node.this
+    if not isinstance(column, exp.Column) or not is_variant_spec(spec):
+        return None
+    if isinstance(node, exp.In) and node.expressions and not node.args.get("query"):
+        return exp.Paren(this=exp.or_(*[compare(exp.EQ(this=column.copy(), expression=e))
+                                        for e in node.expressions]))
+    if isinstance(node, exp.Between):
+        return exp.Paren(this=exp.and_(
+            compare(exp.GTE(this=column.copy(), expression=node.args["low"])),
+            compare(exp.LTE(this=column, expression=node.args["high"]))))
+    return None
 
 
 def conversion(value: exp.Expression, convert: Callable[[exp.Expression, str], exp.Expression]

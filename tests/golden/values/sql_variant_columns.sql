@@ -29,6 +29,9 @@ SELECT id FROM dbo.variants WHERE v = 1 ORDER BY id
 SELECT id FROM dbo.variants WHERE v = N'ABC'
 SELECT id FROM dbo.variants WHERE v > 5 ORDER BY id
 SELECT id FROM dbo.variants WHERE v <> 10 ORDER BY id
+SELECT id FROM dbo.variants WHERE v IN (9, N'xyz', 2.5E0) ORDER BY id
+SELECT id FROM dbo.variants WHERE v NOT IN (1, 10) ORDER BY id
+SELECT id FROM dbo.variants WHERE v BETWEEN 2 AND 10 ORDER BY id
 SELECT id, CAST(v AS int) AS as_int FROM dbo.variants WHERE id IN (1, 5, 8, 10) ORDER BY id
 SELECT id FROM dbo.variants WHERE SQL_VARIANT_PROPERTY(v, 'BaseType') = 'int' ORDER BY id
 -- UPDATE keeps the new value's type.

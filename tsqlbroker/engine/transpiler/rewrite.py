@@ -223,11 +223,17 @@ class Rewriter:
             return variantcols.value_of(node)  # a sql_variant column's value
         if isinstance(node, (exp.Cast, exp.TryCast, exp.Convert)):
             return self._rewrite_cast(node)
+        if isinstance(node, (exp.In, exp.Between)):
+            spec = self.types.spec_of(node.this)
+            expanded = variantcols.as_comparisons(node, spec, lambda c: self._variant_compared(
+                c, [spec, self.types.spec_of(c.expression)]) or self.rewrite(c))
+            if expanded is not None:
+                return expanded
         if isinstance(node, _COMPARISONS):
-            compared = variantcols.comparison(
-                node, [self.types.spec_of(node.this), self.types.spec_of(node.expression)],
-                self.rewrite, self._ci_text) if isinstance(node.this, exp.Column) or isinstance(
-                    node.args.get("expression"), exp.Column) else None
+            compared = self._variant_compared(
+                node, [self.types.spec_of(node.this), self.types.spec_of(node.expression)]
+            ) if isinstance(node.this, exp.Column) or isinstance(
+                node.args.get("expression"), exp.Column) else None
             return compared if compared is not None else self._rewrite_comparison(node)
         if isinstance(node, exp.GroupConcat):
             return self._backend_rule(self.rewrites.BEFORE, node)
@@ -591,6 +597,14 @@ class Rewriter:
             else:
                 items.append(ordered)
         order.set("expressions", items)
+
+    def _variant_compared(self, node: exp.Expression, specs: list[str | None]
+                          ) -> exp.Expression | None:
+        """A comparison with a sql_variant column (``specs``: its operands', a constant's
+        own where the annotator has none), or None."""
+        specs = [spec or shapes.constant_spec(operand)
+                 for spec, operand in zip(specs, (node.this, node.expression), strict=True)]
+        return variantcols.comparison(node, specs, self.rewrite, self._ci_text)
 
     def _ci_text(self, node: exp.Expression) -> exp.Expression:
         """``node`` (text) as the store compares strings without case: in its collation
