@@ -302,4 +302,3 @@ def _item(node: exp.Expression) -> Item | None:
     if isinstance(node, exp.Parameter) and not isinstance(node.this, exp.Parameter):
         return (True, "@" + node.name.lower())
     return None
-
