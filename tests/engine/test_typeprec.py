@@ -8,9 +8,9 @@ from tsqlbroker.values.types import literal_spec
 
 def test_literal_types() -> None:
     assert literal_spec("1", False) == "int"
-    assert literal_spec("2.50", False) == "decimal(3,2)"
-    assert literal_spec("0.5", False) == "decimal(1,1)"
-    assert literal_spec("3000000000", False) == "decimal(10,0)"
+    assert literal_spec("2.50", False) == "numeric(3,2)"
+    assert literal_spec("0.5", False) == "numeric(1,1)"
+    assert literal_spec("3000000000", False) == "numeric(10,0)"
     assert literal_spec("1e3", False) == "float"
     assert literal_spec("ab", True) == "varchar(2)"
     assert literal_spec("ab", True, national=True) == "nvarchar(2)"

@@ -50,6 +50,8 @@ ADDED_FUNCTIONS = [
     "tsqlb_timefromparts",
     "tsqlb_tinyint",        # tinyint arithmetic's range (Msg 8115)
     "tsqlb_python_lookup",  # PARSE / TRY_PARSE read in Python (engine/udf_calls.py)
+    # a sql_variant column's value and stored properties (engine/variantcols.py)
+    "tsqlb_variant_value", "tsqlb_variant_field",
 ]
 
 

@@ -32,6 +32,7 @@ from .security import Security
 from .transpiler.interface import BindContext
 from .transpiler.scope import param_name
 from .udf_calls import bind_key, bridge_of, constant_args
+from .variantcols import property_call, property_spec
 
 # Handled by the transpiler itself (SQL of their own, or frame state the bridge lacks).
 _ENGINE_OWN = frozenset({"scope_identity", "ident_current", "choose", "datepart",
@@ -186,6 +187,8 @@ def spec_of(binder: BindContext, node: exp.Expression) -> str | None:
         return binder.params[key][1]
     if isinstance(node, exp.CurrentSchema):
         return "nvarchar(128)"
+    if isinstance(node, exp.Anonymous) and node.name.lower() == "sql_variant_property":
+        return property_spec(list(node.expressions))
     if isinstance(node, exp.Anonymous) and node.name.lower() in PER_ROW:
         return "int" if node.name.lower() in _INT_RESULTS else "nvarchar(128)"
     return None
@@ -369,6 +372,8 @@ PER_ROW: dict[str, Callable[[BindContext, list[exp.Expression]], exp.Expression]
     "type_name": _view_lookup("types", "name", "user_type_id", False),
     "type_id": _type_id,
     "cert_id": _view_lookup("certificates", "certificate_id", "name", True),
+    # of a sql_variant column: its stored header (variantcols.py)
+    "sql_variant_property": lambda _binder, args: property_call(args),
 }
 _INT_RESULTS = frozenset({"schema_id", "type_id", "user_id", "database_principal_id",
                           "suser_id", "cert_id"})

@@ -22,6 +22,7 @@ from .plans import ModifyPlan, PlanCache, query_binds
 from .query import run_query
 from .results import ResultSet
 from .running_update import RID_ALIAS, SetStep, row_values, run_rows
+from .shapes import constant_spec
 from .tableinfo import TableInfo
 from .transpiler.binder import Binder
 from .transpiler.scope import Compiled, Source, table_key
@@ -113,7 +114,7 @@ def _values_row(ctx: ExecContext, tup: exp.Expression, params: Params
     items = tup.expressions if isinstance(tup, exp.Tuple) else [tup]
     simple = [(True, DEFAULT) if _is_default(i) else _simple_value(i, params) for i in items]
     if all(ok for ok, _v in simple):
-        return tuple(v for _ok, v in simple), tuple(_variable_spec(i, params) for i in items)
+        return tuple(v for _ok, v in simple), tuple(_simple_spec(i, params) for i in items)
     computed = [i for i in items if not _is_default(i)]
     binder = Binder(ctx, params)
     select = exp.select(*[i.copy() for i in computed])
@@ -121,17 +122,24 @@ def _values_row(ctx: ExecContext, tup: exp.Expression, params: Params
     row = run_sql(binder.conn, compiled.sql, binder.binds).fetchone()
     assert row is not None
     values, specs = iter(row), iter(compiled.types)
-    out = [(DEFAULT, None) if _is_default(i) else (next(values), next(specs, None))
+    out = [(DEFAULT, None) if _is_default(i) else (next(values), _spec(i, next(specs, None)))
            for i in items]
     return tuple(v for v, _s in out), tuple(s for _v, s in out)
 
 
-def _variable_spec(node: exp.Expression, params: Params) -> str | None:
-    """The declared type spec of a variable VALUES item (None for anything else)."""
+def _spec(node: exp.Expression, computed: str | None) -> str | None:
+    """A computed VALUES item's type spec: a constant's own (``1.5`` numeric(2,1)), else
+    the query's."""
+    return constant_spec(node) or computed
+
+
+def _simple_spec(node: exp.Expression, params: Params) -> str | None:
+    """The type spec of a simple VALUES item: a variable's declared type, a constant's (a
+    sql_variant column keeps it: ``N'abc'`` nvarchar(3)); None for NULL and DEFAULT."""
     if isinstance(node, exp.Parameter) and not isinstance(node.this, exp.Parameter):
         entry = {k.lower(): v for k, v in params.items()}.get("@" + node.name.lower())
         return None if entry is None else entry[1]
-    return None
+    return constant_spec(node)
 
 
 # -- OUTPUT -----------------------------------------------------------------------------------

@@ -40,12 +40,13 @@ from .catalog import Catalog
 from .context import ExecContext, Params
 from .execsql import BackendSql
 from .parsing import Parsed
+from .shapes import constant_spec
 from .tableinfo import TableInfo
 from .transpiler.scope import Source, table_key
 
 _MAX_SHAPES = 2048
 _MAX_PLANS = 4096
-# One VALUES item: (False, constant) or (True, '@name' lower-case).
+# One VALUES item: (False, (constant, its type spec)) or (True, '@name' lower-case).
 Item = tuple[bool, Any]
 
 
@@ -76,7 +77,7 @@ class InsertShape:
     def typed_values(self, params: Params
                      ) -> tuple[list[tuple[Any, ...]], list[tuple[str | None, ...]]]:
         """The rows as :meth:`values` gives them, and each value's type spec (a variable's
-        declared type; None for a constant)."""
+        declared type, a constant's: :func:`constant_spec`)."""
         typed = self._typed(params)
         return ([tuple(v for v, _s in row) for row in typed],
                 [tuple(s for _v, s in row) for row in typed])
@@ -88,7 +89,7 @@ class InsertShape:
             out: list[tuple[Any, str | None]] = []
             for is_var, item in row:
                 if not is_var:
-                    out.append((item, None))
+                    out.append(item)
                     continue
                 entry = params.get(item)
                 if entry is None:
@@ -291,13 +292,13 @@ def insert_shape(parsed: Parsed) -> InsertShape | None:
 def _item(node: exp.Expression) -> Item | None:
     """A constant or variable VALUES item, as ``modify._simple_value`` reads it."""
     if isinstance(node, exp.Null):
-        return (False, None)
+        return (False, (None, None))
     if isinstance(node, exp.National):
-        return (False, node.name)
+        return (False, (node.name, constant_spec(node)))
     if isinstance(node, exp.Literal):
         if node.is_string:
-            return (False, node.name)
-        return (False, int(node.name)) if node.name.isdigit() else None
+            return (False, (node.name, constant_spec(node)))
+        return (False, (int(node.name), constant_spec(node))) if node.name.isdigit() else None
     if isinstance(node, exp.Parameter) and not isinstance(node.this, exp.Parameter):
         return (True, "@" + node.name.lower())
     return None

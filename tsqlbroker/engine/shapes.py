@@ -31,13 +31,21 @@ def value_spec(binder: BindContext, node: exp.Expression) -> str | None:
     """The type of one constructor item: constants typed as SQL Server types them."""
     if isinstance(node, exp.Neg):
         return value_spec(binder, node.this)
+    if isinstance(node, (exp.National, exp.Literal)):
+        return constant_spec(node)
+    if isinstance(node, exp.Null):
+        return None
+    return binder.spec_of(node)
+
+
+def constant_spec(node: exp.Expression) -> str | None:
+    """The type SQL Server gives a constant (``N'abc'`` nvarchar(3), ``12`` int, ``1.5``
+    numeric(2,1)); None for another expression."""
     if isinstance(node, exp.National):
         return literal_spec(node.name, True, national=True)
     if isinstance(node, exp.Literal):
         return literal_spec(node.name, node.is_string)
-    if isinstance(node, exp.Null):
-        return None
-    return binder.spec_of(node)
+    return None
 
 
 def _kind(spec: str | None) -> str | None:

@@ -18,7 +18,14 @@ from sqlalchemy import select, update
 from sqlglot import exp
 
 from ..errors import BindError, TSqlError, tsql_error
-from ..storage.stored_values import backend_value, check_length, from_storage, pad_fixed, to_storage
+from ..storage.stored_values import (
+    backend_value,
+    check_length,
+    from_storage,
+    pad_fixed,
+    to_storage,
+    variant_to_storage,
+)
 from ..values.convert import assignment_converter
 from ..values.types import parse_spec, parse_type_spec
 from .catalog import Catalog
@@ -88,11 +95,14 @@ class RowWriter:
     def convert(self, col: ColumnInfo, value: Any, source: str | None = None) -> Any:
         """Convert to the column's type; 8152 on truncation, 515 on NULL into NOT NULL.
         ``source``: the value's type spec when known (it converts as CAST does)."""
-        if source is not None and value is not None and col.spec is not None:
-            conv = _assignment(source, col.spec)
-            if conv is not None:
-                value = conv(value)
-        stored = to_storage(value, col.spec, self.native_decimal)
+        if col.spec is not None and _is_variant(col.spec):
+            stored = variant_to_storage(value, source)  # the value with its base type
+        else:
+            if source is not None and value is not None and col.spec is not None:
+                conv = _assignment(source, col.spec)
+                if conv is not None:
+                    value = conv(value)
+            stored = to_storage(value, col.spec, self.native_decimal)
         if stored is None:
             if not col.nullable:
                 raise tsql_error(515, col.name, _table_text(self.info), self.statement)
@@ -566,6 +576,14 @@ class RowWriter:
         conds = " AND ".join(f"{self.backend.quote_column(c)} = {mark(f'k{i}')}"
                              for i, c in enumerate(columns))
         return mark, conds, {f"k{i}": v for i, v in enumerate(keyvals)}
+
+
+@lru_cache(maxsize=256)
+def _is_variant(spec: str) -> bool:
+    try:
+        return parse_spec(spec).name == "sql_variant"
+    except TSqlError:  # an alias type's name
+        return False
 
 
 @lru_cache(maxsize=256)

@@ -28,12 +28,15 @@ from tsqlbroker.storage.failures import storage_error
 
 from ..values import types as T
 from ..values.convert import conversion_for_assignment
+from ..values.variant_props import TypedVariant, base_type_of, typed_variant, variant_base_type
 
 if TYPE_CHECKING:
     from .frames import Frame
 
 StmtFn = Callable[["Frame"], None]
 EvalFn = Callable[["Frame"], Any]
+# The base type of a sql_variant expression's value, given the frame and the value (not NULL).
+BaseFn = Callable[["Frame", Any], T.SqlType]
 
 
 # --------------------------------------------------------------------------------------------
@@ -90,6 +93,8 @@ class CExpr:
     value: Any = None
     # A predicate yields True / False / None (UNKNOWN) rather than a T-SQL value.
     predicate: bool = False
+    # A sql_variant that knows its value's base type (a variable, CAST(… AS sql_variant)).
+    base: BaseFn | None = None
 
 
 def const_expr(t: T.SqlType, value: Any) -> CExpr:
@@ -106,6 +111,18 @@ class VarInfo:
     type: T.SqlType
     output: bool = False
     readonly: bool = False
+    # A sql_variant's typed slot: the value with its base type (values/variant_props.py).
+    type_slot: int | None = None
+
+    def base_fn(self) -> BaseFn | None:
+        """The base type of this sql_variant variable's value, None for another type."""
+        tslot = self.type_slot
+        if tslot is None:
+            return None
+
+        def base(f: Frame, value: Any) -> T.SqlType:
+            return base_type_of(f.v[tslot], value)
+        return base
 
 
 @dataclass
@@ -129,6 +146,9 @@ class Scope:
         info = VarInfo(name, self.nslots, t, **kw)
         self.vars[name.lower()] = info
         self.nslots += 1
+        if t == T.SQL_VARIANT:
+            info.type_slot = self.nslots
+            self.nslots += 1
         return info
 
 
@@ -321,8 +341,13 @@ class Compiler:
 
     def assigner(self, info: VarInfo, src: T.SqlType) -> Callable[[Frame, Any], None]:
         """``store(frame, value)`` converting a ``src``-typed value to the variable's type."""
-        slot = info.slot
+        slot, tslot = info.slot, info.type_slot
         conv = conversion_for_assignment(src, info.type)
+        if tslot is not None:
+            def store_typed(f: Frame, value: Any) -> None:
+                f.v[tslot] = typed_variant(src, value)
+                f.v[slot] = value
+            return store_typed
         if conv is None:
             def store(f: Frame, value: Any) -> None:
                 f.v[slot] = value
@@ -330,6 +355,28 @@ class Compiler:
             def store(f: Frame, value: Any) -> None:
                 f.v[slot] = None if value is None else conv(value)
         return store
+
+    @staticmethod
+    def typed(info: VarInfo, e: CExpr, fn: EvalFn) -> EvalFn:
+        """``fn`` (``e`` converted for ``info``) also writing the base type of the value into
+        a sql_variant variable's typed slot; ``fn`` itself for another type."""
+        tslot = info.type_slot
+        if tslot is None:
+            return fn
+        base, src = e.base, e.type
+        if base is None and src.name != "null":
+            variant_base_type(src, None)  # Msg 206 for a type a sql_variant cannot hold
+
+        def typed_value(f: Frame) -> Any:
+            v = fn(f)
+            if v is None:
+                f.v[tslot] = None
+            elif base is not None:
+                f.v[tslot] = TypedVariant(v, base(f, v))
+            else:
+                f.v[tslot] = typed_variant(src, v)
+            return v
+        return typed_value
 
     # -- statements ---------------------------------------------------------------------------
     def stmt(self, node: ast.Stmt) -> StmtFn:

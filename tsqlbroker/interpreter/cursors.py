@@ -17,6 +17,7 @@ from tsqlbroker.errors import ExecutionError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
 from ..values import types as T
+from ..values.variant_props import column_variant
 from . import dml_stmts
 from .compiler import CExpr, Compiler, StmtFn, handler
 from .expressions import DYNAMIC, coerce, convert_fn
@@ -201,7 +202,9 @@ def compile_fetch(c: Compiler, node: ast.FetchCursor) -> StmtFn:
                     raise tsql_error(16924)
                 for i, info in enumerate(targets):
                     spec = cur.types[i] if i < len(cur.types) else None
-                    f.v[info.slot] = converter(i, spec)(row[i])
+                    value = f.v[info.slot] = converter(i, spec)(row[i])
+                    if info.type_slot is not None:
+                        f.v[info.type_slot] = column_variant(spec, value)
             else:
                 s.sink.resultset(ResultSet(list(cur.columns), list(cur.types), [row]))
             s.fetch_status = 0

@@ -20,6 +20,7 @@ from tsqlbroker.errors import TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
 from ..values import types as T
+from ..values.variant_props import column_variant
 from .authorize import PERMISSION_ERRORS, require_statement
 from .compiler import (
     CExpr,
@@ -216,6 +217,7 @@ def _compile_select_assign(c: Compiler, node: ast.SelectStmt, q: ast.Select) -> 
         result = run_sql(f, sql, params(f))
         sets = list(getattr(result, "resultsets", []) or [])
         rows = sets[0].rows if sets else []
+        specs = sets[0].types if sets else []
         v = f.v
         for row in rows:
             for i, (info, _op) in enumerate(targets):
@@ -223,7 +225,10 @@ def _compile_select_assign(c: Compiler, node: ast.SelectStmt, q: ast.Select) -> 
                 fn = compound[i]
                 if fn is not None:
                     value = fn(v[info.slot], value)
-                v[info.slot] = convs[i](value)
+                value = v[info.slot] = convs[i](value)
+                if info.type_slot is not None:  # a sql_variant keeps the column's type
+                    v[info.type_slot] = column_variant(
+                        specs[i] if i < len(specs) and fn is None else None, value)
         f.session.rowcount = len(rows)
     return run
 

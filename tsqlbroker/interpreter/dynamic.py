@@ -29,7 +29,9 @@ from .procedures import (
     ParamInfo,
     bind_plan,
     compile_exec_args,
+    copy_outputs,
     site_id,
+    typed_parameter,
 )
 from .runtime_errors import aborts_scope
 from .security_stmts import compile_sp_rolemember
@@ -65,7 +67,8 @@ def compile_dynamic(s: Session, text: str, params: str = "") -> Compiled:
             for p in _parse_params(params):
                 t = ast_types.type_from_ast(p.type, "declare")
                 info = c.declare(p.name, t, p, output=p.output)
-                formal.append(ParamInfo(p.name, info.slot, t, p.output, False))
+                formal.append(ParamInfo(p.name, info.slot, t, p.output, False,
+                                        type_slot=info.type_slot))
         collect_labels(c, batch.statements)
         run = c.block(batch.statements)
     except TSqlError as e:
@@ -176,9 +179,11 @@ def compile_sp_executesql(c: Compiler, node: ast.ExecProc) -> StmtFn:
                 missing = e.message.split("'")[3] if e.message.count("'") >= 4 else ""
                 raise tsql_error(8178, f"({params_text}){text}", missing) from None
         values = {slot: fn(f) for slot, fn in plan.binds}
+        for p in compiled.params:
+            if p.type_slot is not None and p.slot in values:
+                values[p.slot], values[p.type_slot] = typed_parameter(p, values)
         frame = run_dynamic(f, compiled, values, depth=2)
-        for slot, store in plan.outputs:
-            store(f, frame.v[slot])
+        copy_outputs(f, frame, plan)
         if ret_store is not None:
             ret_store(f, 0)
     return run

@@ -22,8 +22,9 @@ from ..values import operators as O
 from ..values import precedence
 from ..values import types as T
 from ..values.parse_builtins import check_parse_arguments, parse_value
+from ..values.variant_props import variant_base_type
 from . import ast_types
-from .compiler import CExpr, Compiler, EvalFn, const_expr, expr_handler
+from .compiler import BaseFn, CExpr, Compiler, EvalFn, const_expr, expr_handler
 
 if TYPE_CHECKING:
     from .frames import Frame
@@ -65,7 +66,7 @@ def compile_variable(c: Compiler, node: ast.Variable) -> CExpr:
 
     def read(f: Frame) -> Any:
         return f.v[slot]
-    return CExpr(info.type, read)
+    return CExpr(info.type, read, base=info.base_fn())
 
 
 @expr_handler(ast.Collate)
@@ -585,11 +586,43 @@ def compile_parse(c: Compiler, node: ast.Parse) -> CExpr:
 
 
 def _conversion(e: CExpr, t: T.SqlType, style: int | None, try_: bool) -> CExpr:
-    conv = C.converter(e.type, t, style=style, try_=try_)
     ef = e.fn
+    if t == DYNAMIC:  # CAST(x AS sql_variant): the value keeps x's type as its base type
+        src, known = e.type, e.base
+        if known is None and src != DYNAMIC:
+            variant_base_type(src, None)  # Msg 206 for a type a sql_variant cannot hold
+
+        def base(f: Frame, v: Any) -> T.SqlType:
+            return known(f, v) if known is not None else variant_base_type(src, v)
+        return CExpr(t, ef, e.const, e.value, base=base)
+    conv = C.converter(e.type, t, style=style, try_=try_)
+    if e.base is not None:  # a sql_variant converts as a value of its base type
+        conv = _from_typed_variant(e.base, t, style, try_)
+
+        def cast_typed(f: Frame) -> Any:
+            return conv(f, ef(f))
+        return CExpr(t, cast_typed)
 
     def cast(f: Frame) -> Any:
         return conv(ef(f))
     if e.const:
         return _try_const(t, cast)
     return CExpr(t, cast)
+
+
+def _from_typed_variant(base: BaseFn, t: T.SqlType, style: int | None, try_: bool
+                        ) -> Callable[[Frame, Any], Any]:
+    """``conv(frame, value)``: a sql_variant converted to ``t`` as a value of its base type
+    (money as money, not as the decimal its Python value looks like), one converter per
+    base type."""
+    cache: dict[T.SqlType, Callable[[Any], Any]] = {}
+
+    def conv(f: Frame, v: Any) -> Any:
+        if v is None:
+            return None
+        bt = base(f, v)
+        c = cache.get(bt)
+        if c is None:
+            c = cache[bt] = C.converter(bt, t, style=style, try_=try_)
+        return c(v)
+    return conv

@@ -543,17 +543,19 @@ SPECIAL["sessionproperty"] = _of_name(DYNAMIC, lambda f, name: session_property(
 
 @special("sql_variant_property")
 def _sql_variant_property(c: Compiler, node: ast.FunctionCall) -> CExpr:
-    """``SQL_VARIANT_PROPERTY(v, 'BaseType')`` …: of the argument's declared type, or of the
-    type a sql_variant's value has."""
+    """``SQL_VARIANT_PROPERTY(v, 'BaseType')`` …: of the argument's declared type, of the
+    base type a sql_variant keeps (a variable, a CAST), else of the type its value has."""
     args = arity_args(c, node, 2, 2)
     value, namef = args[0], str_arg(args[1])
     static = value.type if value.type != DYNAMIC else None
+    base = value.base
 
     def read(f: Frame) -> Any:
         v, name = value.fn(f), namef(f)
         if v is None or name is None:
             return None
-        return variant_property(static or variant_type(v), name, v)
+        t = base(f, v) if base is not None else static or variant_type(v)
+        return variant_property(t, name, v)
     return CExpr(DYNAMIC, read)
 
 

@@ -31,6 +31,7 @@ from tsqlbroker.grammar import ast, parser
 
 from ..values import types as T
 from ..values.convert import CONVERSION_ERRORS, conversion_for_assignment
+from ..values.variant_props import TypedVariant, typed_variant, variant_base_type
 from . import ast_types, dml_stmts, transactions
 from .authorize import require_database, require_execute
 from .compiler import (
@@ -73,6 +74,9 @@ class ParamInfo:
     default: Any = None
     # A table-valued parameter: its table type's name (the slot holds the physical table).
     table_type: str | None = None
+    # A sql_variant parameter's typed slot, and its default with its base type.
+    type_slot: int | None = None
+    typed_default: TypedVariant | None = None
 
 
 @dataclass
@@ -136,12 +140,16 @@ def compile_module_node(text: str, node: ast.CreateProcedure | ast.CreateFunctio
             continue
         t = ast_types.type_from_ast(p.type, "declare")
         default: Any = None
+        typed_default = None
         has_default = p.default is not None
         if p.default is not None:
             d = c.expr(p.default)
             default = coerce(d, t)(None) if d.const else None  # type: ignore[arg-type]
+            if t == T.SQL_VARIANT:
+                typed_default = typed_variant(d.type, default)
         info = c.declare(p.name, t, p, output=p.output, readonly=p.readonly)
-        params.append(ParamInfo(p.name, info.slot, t, p.output, has_default, default))
+        params.append(ParamInfo(p.name, info.slot, t, p.output, has_default, default,
+                                type_slot=info.type_slot, typed_default=typed_default))
     return_type = None
     body = node.body
     if isinstance(node, ast.CreateFunction) and node.table_var is not None:
@@ -243,6 +251,8 @@ def invoke(s: Session, compiled: Compiled, values: dict[int, Any]) -> tuple[int,
     lent: list[str] = []
     for p in compiled.params:
         v[p.slot] = values.get(p.slot, p.default)
+        if p.type_slot is not None:  # a sql_variant argument comes with its base type
+            v[p.slot], v[p.type_slot] = typed_parameter(p, values)
         if p.table_type is not None:
             # The caller's table variable itself (READONLY), or an empty one of the type.
             key = p.name.lower()
@@ -308,7 +318,8 @@ class _Plan:
     """How one EXEC call site binds its arguments to one procedure's parameters."""
 
     binds: list[tuple[int, Callable[[Frame], Any]]]
-    outputs: list[tuple[int, Callable[[Frame, Any], None]]]
+    # (slot, typed slot of a sql_variant parameter, store(frame, value, typed value))
+    outputs: list[tuple[int, int | None, Callable[..., None]]]
 
 
 def bind_plan(c_args: list[tuple[ast.ExecArg, Any]], compiled: Compiled, proc_name: str,
@@ -338,6 +349,32 @@ def _param_converter(ef: Callable[[Frame], Any], conv: Callable[[Any], Any], src
     return run
 
 
+def typed_parameter(p: ParamInfo, values: dict[int, Any]) -> tuple[Any, TypedVariant | None]:
+    """(value, typed slot) of the sql_variant parameter ``p`` given the bound ``values``:
+    the argument (bound with its base type) or the default."""
+    if p.slot not in values:
+        return p.default, p.typed_default
+    value = values[p.slot]
+    if isinstance(value, TypedVariant):
+        return value.value, value
+    return value, None
+
+
+def _typed_argument(ce: CExpr) -> Callable[[Frame], Any]:
+    """A sql_variant parameter's argument: the value with the base type it keeps."""
+    ef, base, src = ce.fn, ce.base, ce.type
+    if base is None and src.name != "null":
+        variant_base_type(src, None)  # Msg 206 for a type a sql_variant cannot hold
+
+    def run(f: Frame) -> Any:
+        value = ef(f)
+        if value is None:
+            return None
+        return TypedVariant(value, base(f, value) if base is not None else
+                            variant_base_type(src, value))
+    return run
+
+
 def _type_word(t: T.SqlType) -> str:
     """A type's name as Msg 8114 writes it (decimal is 'numeric')."""
     return "numeric" if t.name == "decimal" else t.name
@@ -348,7 +385,7 @@ def _bind(c_args: list[tuple[ast.ExecArg, Any]], compiled: Compiled, proc_name: 
     params = compiled.params
     by_name = {p.name.lower(): p for p in params}
     binds: list[tuple[int, Callable[[Frame], Any]]] = []
-    outputs: list[tuple[int, Callable[[Frame, Any], None]]] = []
+    outputs: list[tuple[int, int | None, Callable[..., None]]] = []
     given: set[str] = set()
     named_seen = False
     if c_args and not params:
@@ -385,13 +422,15 @@ def _bind(c_args: list[tuple[ast.ExecArg, Any]], compiled: Compiled, proc_name: 
             continue
         conv = conversion_for_assignment(ce.type, p.type)
         ef = ce.fn
-        if conv is None:
+        if p.type_slot is not None:
+            binds.append((p.slot, _typed_argument(ce)))
+        elif conv is None:
             binds.append((p.slot, ef))
         else:
             binds.append((p.slot, _param_converter(ef, conv, ce.type, p.type, proc_name)))
         if arg.output and p.output and i in stores:
             store_maker = stores[i]
-            outputs.append((p.slot, store_maker(p.type)))
+            outputs.append((p.slot, p.type_slot, store_maker(p.type, p.type_slot)))
     for p in params:
         if p.name.lower() not in given and not p.has_default:
             raise tsql_error(201, proc_name, p.name)
@@ -415,10 +454,22 @@ def compile_exec_args(c: Compiler, args: tuple[ast.ExecArg, ...]
     return out, stores
 
 
-def _store_factory(c: Compiler, info: VarInfo) -> Callable[[T.SqlType], Callable[[Frame, Any],
-                                                                               None]]:
-    def make(src: T.SqlType) -> Callable[[Frame, Any], None]:
-        return c.assigner(info, src)
+def _store_factory(c: Compiler, info: VarInfo
+                   ) -> Callable[[T.SqlType, int | None], Callable[[Frame, Any], None]]:
+    """``make(src, type_slot)``: the store of an OUTPUT argument's value (``type_slot``: the
+    callee's typed slot of a sql_variant parameter, whose base type a sql_variant variable
+    takes over)."""
+    def make(src: T.SqlType, type_slot: int | None = None) -> Callable[[Frame, Any], None]:
+        store = c.assigner(info, src)
+        own = info.type_slot
+        if type_slot is None:
+            return store
+
+        def store_typed(f: Frame, value: Any, typed: Any) -> None:
+            store(f, value)
+            if own is not None and isinstance(typed, TypedVariant) and typed.value is value:
+                f.v[own] = typed
+        return store_typed
     return make
 
 
@@ -432,11 +483,20 @@ def run_exec(f: Frame, compiled: Compiled, proc_name: str, site: int,
     values = {slot: fn(f) for slot, fn in plan.binds}
     before = s.trancount
     status, frame = invoke(s, compiled, values)
-    for slot, store in plan.outputs:
-        store(f, frame.v[slot])
+    copy_outputs(f, frame, plan)
     if s.trancount != before:
         raise _at_procedure(tsql_error(266, before, s.trancount), proc_name, 2)
     return status
+
+
+def copy_outputs(f: Frame, frame: Frame, plan: _Plan) -> None:
+    """The OUTPUT parameters' values (sql_variant ones with their base type) back into the
+    caller's variables."""
+    for slot, tslot, store in plan.outputs:
+        if tslot is None:
+            store(f, frame.v[slot])
+        else:
+            store(f, frame.v[slot], frame.v[tslot])
 
 
 def site_id() -> int:

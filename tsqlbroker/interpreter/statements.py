@@ -74,7 +74,7 @@ def compile_declare(c: Compiler, node: ast.Declare) -> StmtFn:
         init = c.expr(item.default) if item.default is not None else None
         info = c.declare(item.name, t, item)
         if init is not None:
-            inits.append((info.slot, coerce(init, t)))
+            inits.append((info.slot, c.typed(info, init, coerce(init, t))))
     if tables:
         def run_tables(f: Frame) -> None:
             for declare in tables:
@@ -108,7 +108,7 @@ def compile_assignment_value(c: Compiler, name: str, op: str, expr: ast.Expr,
     e = c.expr(expr)
     if e.predicate:
         raise c.bind_error(4145, node, "=")
-    return info.slot, coerce(e, info.type)
+    return info.slot, c.typed(info, e, coerce(e, info.type))
 
 
 @handler(ast.SetVariable)

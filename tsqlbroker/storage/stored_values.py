@@ -10,6 +10,14 @@ comparison and arithmetic work in SQL; read back as a Decimal quantized to the s
 as REAL; strings as TEXT; binary as BLOB; uniqueidentifier as upper-case TEXT; date and time
 types as ISO-8601 TEXT (which sorts correctly). PostgreSQL keeps decimals exact
 (``Backend.native_decimal``).
+
+A sql_variant column keeps each value with its base type, as text (docs/decisions.md): a
+header — ``\x01``, the base type's family rank (one digit, so that the first two characters
+sort the families), then ``|``-separated BaseType, Precision, Scale, MaxLength, Collation,
+TotalBytes (SQL_VARIANT_PROPERTY's answers, computed by the values layer when the value is
+written) and the base type's spec — ``\x02`` and the value's text in its base type's storage
+form (binary as hex). :func:`variant_to_storage` writes it, :func:`variant_from_storage` reads
+it back; a value without the header (written by a path that keeps no type) reads as itself.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from ..errors import tsql_error
 from ..values import dates
 from ..values.convert import convert_value
 from ..values.types import MAX, SqlType, TypeSpec, parse_spec, parse_type_spec, type_of_value
+from ..values.variant_props import column_variant, family_rank, variant_property
 from ..values.xml_value import stored_xml_text
 
 INT_TYPES = {"bigint", "int", "smallint", "tinyint", "bit"}
@@ -233,6 +242,8 @@ def from_storage(value: Any, spec: str | None) -> Any:
         return value
     t = parse_spec(spec)
     name = t.name
+    if name == "sql_variant":
+        return variant_from_storage(value)
     try:
         if name in INT_TYPES:
             return int(value)
@@ -340,3 +351,74 @@ def backend_value(value: Any) -> Any:
     if isinstance(value, (bytearray, memoryview)):
         return bytes(value)
     return str(value)
+
+
+# ------------------------------------------------------------------------ sql_variant columns
+VARIANT_MARK = "\x01"
+VARIANT_SEP = "\x02"
+# The header fields SQL_VARIANT_PROPERTY reads, by property: 1-based, after the rank.
+VARIANT_FIELDS = {"basetype": 2, "precision": 3, "scale": 4, "maxlength": 5,
+                  "collation": 6, "totalbytes": 7}
+_VARIANT_SPEC_FIELD = 8
+
+
+def variant_to_storage(value: Any, source: str | None) -> str | None:
+    """A value for a sql_variant column: with the base type it keeps (its type ``source``
+    where known, else the type the value stands for), in the column's text form."""
+    if value is None:
+        return None
+    if isinstance(value, str) and value.startswith(VARIANT_MARK):
+        return value  # a sql_variant column's value as stored
+    typed = column_variant(source, value)
+    assert typed is not None
+    base = typed.base
+    spec = base.spec()
+    stored = to_storage(value, spec, True)
+    if isinstance(stored, (bytes, bytearray)):
+        text = bytes(stored).hex()
+    elif isinstance(stored, float):
+        text = repr(stored)
+    else:
+        text = str(stored)
+    props = [variant_property(base, name, value) for name in VARIANT_FIELDS]
+    header = "|".join([VARIANT_MARK + str(family_rank(base)),
+                       *("" if p is None else str(p) for p in props), spec])
+    return header + VARIANT_SEP + text
+
+
+def _variant_parts(stored: str) -> tuple[str, str] | None:
+    """(base type spec, value text) of a sql_variant column's value; None without header."""
+    if not stored.startswith(VARIANT_MARK):
+        return None
+    header, _sep, text = stored.partition(VARIANT_SEP)
+    fields = header.split("|")
+    return fields[_VARIANT_SPEC_FIELD - 1], text
+
+
+def variant_from_storage(stored: Any) -> Any:
+    """The Python value of a sql_variant column's stored text (of its base type)."""
+    parts = _variant_parts(stored) if isinstance(stored, str) else None
+    if parts is None:
+        return stored
+    spec, text = parts
+    if parse_spec(spec).name in BINARY_TYPES:
+        return bytes.fromhex(text)
+    return from_storage(text, spec)
+
+
+def variant_backend_value(stored: Any) -> Any:
+    """A sql_variant column's value as the store holds a column of its base type (SQLite:
+    a number as a number), for the queries that compare and sort it."""
+    parts = _variant_parts(stored) if isinstance(stored, str) else None
+    if parts is None:
+        return stored
+    return backend_value(to_storage(variant_from_storage(stored), parts[0], False))
+
+
+def variant_field(stored: Any, field: int) -> str | None:
+    """Header field ``field`` (:data:`VARIANT_FIELDS`) of a sql_variant column's value; None
+    for NULL, a value without header or an empty field."""
+    if not isinstance(stored, str) or not stored.startswith(VARIANT_MARK):
+        return None
+    fields = stored.partition(VARIANT_SEP)[0].split("|")
+    return fields[field - 1] or None if 0 < field <= len(fields) else None

@@ -403,7 +403,7 @@ def constant_type(kind: str, value: Any, text: str | None) -> tuple[SqlType, Any
 
 
 def literal_spec(text: str, is_string: bool, national: bool = False) -> str | None:
-    """The spec text of the type SQL Server gives a constant written ``text``: ``1`` int, ``2.50`` decimal(3,2), ``1e3`` float,
+    """The spec text of the type SQL Server gives a constant written ``text``: ``1`` int, ``2.50`` numeric(3,2), ``1e3`` float,
     ``'ab'`` varchar(2), ``N'ab'`` nvarchar(2)."""
     if is_string:
         return f"{'n' if national else ''}varchar({max(len(text), 1)})"
@@ -411,12 +411,12 @@ def literal_spec(text: str, is_string: bool, national: bool = False) -> str | No
         value = int(text)
         if value < 2**31:
             return "int"
-        return f"decimal({len(text)},0)" if len(text) <= 38 else "float"
+        return f"numeric({len(text)},0)" if len(text) <= 38 else "float"
     m = re.fullmatch(r"(\d*)\.(\d*)", text)
     if m:
         whole, frac = m.group(1).lstrip("0"), m.group(2)
         scale = len(frac)
-        return f"decimal({max(len(whole) + scale, 1)},{scale})"
+        return f"numeric({max(len(whole) + scale, 1)},{scale})"
     if re.fullmatch(r"[\d.]+[eE][-+]?\d+", text):
         return "float"
     return None

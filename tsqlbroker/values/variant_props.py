@@ -11,11 +11,15 @@ collation, 6; time, datetime2, datetimeoffset: scale, 1) and the value's bytes.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
-from .types import MAX, SqlType
+from tsqlbroker.errors import tsql_error
 
-__all__ = ["COLLATION", "PROPERTIES", "variant_property"]
+from .types import MAX, SqlType, parse_type_spec, type_of_value
+
+__all__ = ["COLLATION", "NUMERIC_RANKS", "PROPERTIES", "TEXT_RANKS", "TypedVariant", "base_type_of",
+           "column_variant", "family_rank", "typed_variant", "variant_base_type",
+           "variant_property"]
 
 COLLATION = "SQL_Latin1_General_CP1_CI_AS"
 # Precision and scale per base type, as the SQL_VARIANT_PROPERTY page lists them.
@@ -109,3 +113,78 @@ def variant_property(t: SqlType, name: str, value: Any = None) -> Any:
     if prop == "totalbytes":
         return _HEADER_BYTES + _PROPERTY_BYTES.get(t.name, 0) + _data_bytes(t, value)
     return COLLATION if t.is_string else None
+
+
+# ------------------------------------------------------------ a sql_variant with its base type
+class TypedVariant(NamedTuple):
+    """A sql_variant value with the base type it keeps (what a sql_variant variable's typed
+    slot holds beside its plain value)."""
+
+    value: Any
+    base: SqlType
+
+
+# Types a sql_variant cannot hold (the sql_variant page's list; sql_variant itself is
+# unwrapped, not nested).
+_NOT_IN_VARIANT = frozenset({"text", "ntext", "image", "xml", "timestamp"})
+
+
+def variant_base_type(src: SqlType, value: Any) -> SqlType:
+    """The base type a value of static type ``src`` keeps when stored in a sql_variant:
+    ``src`` itself (``1.5`` numeric(2,1), ``'abc'`` varchar(3)); a value typed only at run
+    time (``src`` sql_variant) or a bare NULL: the type its Python value stands for. A type
+    a sql_variant cannot hold (the (max) types, text, ntext, image, xml, timestamp) raises
+    Msg 206."""
+    if src.name in ("sql_variant", "null"):
+        return type_of_value(value)
+    if src.name in _NOT_IN_VARIANT or src.length == MAX:
+        raise tsql_error(206, src.spec(), "sql_variant", state=2)
+    return src
+
+
+def typed_variant(src: SqlType, value: Any) -> TypedVariant | None:
+    """``value`` (of static type ``src``) with its base type; None for NULL."""
+    return None if value is None else TypedVariant(value, variant_base_type(src, value))
+
+
+def base_type_of(typed: Any, value: Any) -> SqlType:
+    """The base type of ``value``, a sql_variant whose typed slot holds ``typed``: its kept
+    base type while the slot holds this very value, else (the value was written by a path
+    that keeps no type) the type the Python value stands for."""
+    if isinstance(typed, TypedVariant) and typed.value is value:
+        return typed.base
+    return type_of_value(value)
+
+
+def column_variant(spec: str | None, value: Any) -> TypedVariant | None:
+    """``value``, read from a result column of type ``spec`` (None: the backend computed
+    it), with the base type it keeps in a sql_variant: the column's type where a sql_variant
+    holds that type, else the type the value stands for (a column typed wider here than on
+    SQL Server must not fail at run time); None for NULL."""
+    if value is None:
+        return None
+    t = parse_type_spec(spec) if spec else None
+    if t is None or t.name in _NOT_IN_VARIANT or t.length == MAX or t.name == "sql_variant":
+        return TypedVariant(value, type_of_value(value))
+    return TypedVariant(value, t)
+
+
+# The sql_variant page's type families, from the lowest to the highest: a value of a higher
+# family is the greater one, values of one family compare as values.
+_FAMILIES = (("uniqueidentifier",), ("binary", "varbinary"),
+             ("char", "varchar", "nchar", "nvarchar"),
+             ("bit", "tinyint", "smallint", "int", "bigint", "smallmoney", "money", "decimal",
+              "numeric"),
+             ("real", "float"),
+             ("time", "date", "smalldatetime", "datetime", "datetimeoffset", "datetime2"))
+_RANK = {name: rank for rank, names in enumerate(_FAMILIES, start=1) for name in names}
+# The ranks of the numeric families (their values compare as numbers), of the strings and
+# of date and time (their values compare as text).
+NUMERIC_RANKS = frozenset({_RANK["int"], _RANK["float"]})
+TEXT_RANKS = frozenset({_RANK["varchar"], _RANK["date"]})
+
+
+def family_rank(t: SqlType) -> int:
+    """The rank of ``t``'s family in sql_variant comparisons (1 uniqueidentifier … 6 date and
+    time); 0 for a type no family holds."""
+    return _RANK.get(t.name, 0)

@@ -23,7 +23,7 @@ from ...values.parse_builtins import check_parse_arguments, parse_value
 from ...values.precedence import common_spec
 from ...values.string_builtins import HASHED_AS, hashed_input
 from ...values.types import literal_spec, parse_spec, parse_type_spec
-from .. import apply, forxml, jsonbuild, shapes
+from .. import apply, forxml, jsonbuild, shapes, variantcols
 from ..datecalls import (
     PART_FUNCTIONS,
     check_call,
@@ -217,10 +217,24 @@ class Rewriter:
         if isinstance(node, exp.Column) and (node.args.get("db") or node.args.get("catalog")):
             node.set("db", None)
             node.set("catalog", None)
+        if isinstance(node, exp.Column) and not isinstance(node.this, exp.Star) \
+                and not variantcols.keeps_stored_form(node) \
+                and variantcols.is_variant_spec(self.types.column_spec(node)):
+            return variantcols.value_of(node)  # a sql_variant column's value
         if isinstance(node, (exp.Cast, exp.TryCast, exp.Convert)):
             return self._rewrite_cast(node)
+        if isinstance(node, (exp.In, exp.Between)):
+            spec = self.types.spec_of(node.this)
+            expanded = variantcols.as_comparisons(node, spec, lambda c: self._variant_compared(
+                c, [spec, self.types.spec_of(c.expression)]) or self.rewrite(c))
+            if expanded is not None:
+                return expanded
         if isinstance(node, _COMPARISONS):
-            return self._rewrite_comparison(node)
+            compared = self._variant_compared(
+                node, [self.types.spec_of(node.this), self.types.spec_of(node.expression)]
+            ) if isinstance(node.this, exp.Column) or isinstance(
+                node.args.get("expression"), exp.Column) else None
+            return compared if compared is not None else self._rewrite_comparison(node)
         if isinstance(node, exp.GroupConcat):
             return self._backend_rule(self.rewrites.BEFORE, node)
         if isinstance(node, _BITWISE):
@@ -486,8 +500,13 @@ class Rewriter:
             # no conversion, so the value keeps its column's case-insensitive collation.
             return self.rewrite(value)
         try_ = isinstance(node, exp.TryCast) or bool(node.args.get("safe"))
-        return self.converted(self.rewrite(value), spec, self.types.spec_of(value),
-                              self.rewrite(style) if style is not None else None, try_)
+        rewritten = self.rewrite(value)
+        styled = self.rewrite(style) if style is not None else None
+        variant = variantcols.conversion(rewritten, lambda v, source: self.converted(
+            v, spec, source, styled.copy() if styled is not None else None, try_))
+        if variant is not None:
+            return variant
+        return self.converted(rewritten, spec, self.types.spec_of(value), styled, try_)
 
     def converted(self, value: exp.Expression, spec: str, source: str | None,
                   style: exp.Expression | None = None, try_: bool = False) -> exp.Expression:
@@ -542,6 +561,8 @@ class Rewriter:
         return target
 
     def _after(self, node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Order):
+            self._variant_order(node)
         if isinstance(node, (exp.Div, exp.Mod)):  # the divisor checked, where the backend must
             node = self._backend_rule(self.rewrites.AFTER, node) or node
         if isinstance(node, exp.BitwiseXor):  # where the backend has no XOR operator
@@ -563,6 +584,37 @@ class Rewriter:
         if isinstance(node, exp.SessionParameter):
             return self.variable("@@" + node.name.lower())
         return self._function(node)
+
+    def _variant_order(self, order: exp.Order) -> None:
+        """ORDER BY a sql_variant column: by family, then by value (variantcols.py); left
+        alone where ORDER BY may only name select-list items (DISTINCT, UNION)."""
+        select = order.parent
+        if not isinstance(select, exp.Select) or select.args.get("distinct") is not None:
+            return
+        items: list[exp.Expression] = []
+        for ordered in order.expressions:
+            column = ordered.this if isinstance(ordered, exp.Ordered) else None
+            if isinstance(column, exp.Column) and not isinstance(column.this, exp.Star) \
+                    and variantcols.is_variant_spec(self.types.column_spec(column)):
+                items.extend(variantcols.order_keys(ordered, self._ci_text))
+            else:
+                items.append(ordered)
+        order.set("expressions", items)
+
+    def _variant_compared(self, node: exp.Expression, specs: list[str | None]
+                          ) -> exp.Expression | None:
+        """A comparison with a sql_variant column (``specs``: its operands', a constant's
+        own where the annotator has none), or None."""
+        specs = [spec or shapes.constant_spec(operand)
+                 for spec, operand in zip(specs, (node.this, node.expression), strict=True)]
+        return variantcols.comparison(node, specs, self.rewrite, self._ci_text)
+
+    def _ci_text(self, node: exp.Expression) -> exp.Expression:
+        """``node`` (text) as the store compares strings without case: in its collation
+        where expressions may name one, else folded."""
+        if self.backend.ci_collation_everywhere:
+            return exp.Collate(this=node, expression=exp.Var(this=self.backend.ci_collation))
+        return _folded(node)
 
     def _check_row_count(self, count: exp.Expression | None) -> None:
         """TOP (n) with a constant or variable n: an integer, not negative (Msg 1060 /

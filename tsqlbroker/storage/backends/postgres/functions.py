@@ -43,6 +43,15 @@ _NEXTVAL = """CREATE OR REPLACE FUNCTION tsqlb_nextval(oid_ integer) RETURNS big
 
 FUNCTIONS: list[str] = [
     _NEXTVAL,
+    # A sql_variant column's value (its text after the header, stored_values.py) and a
+    # header field (SQL_VARIANT_PROPERTY's answers, written with the value).
+    """CREATE OR REPLACE FUNCTION tsqlb_variant_value(v text) RETURNS text
+        LANGUAGE sql IMMUTABLE AS $$
+        SELECT CASE WHEN left(v, 1) = chr(1) THEN substr(v, strpos(v, chr(2)) + 1) ELSE v END $$""",
+    """CREATE OR REPLACE FUNCTION tsqlb_variant_field(v text, k integer) RETURNS text
+        LANGUAGE sql IMMUTABLE AS $$
+        SELECT CASE WHEN left(v, 1) = chr(1) AND k > 0
+                    THEN nullif(split_part(split_part(v, chr(2), 1), '|', k), '') END $$""",
     f"""CREATE OR REPLACE FUNCTION tsqlb_getdate() RETURNS text LANGUAGE sql VOLATILE
         AS $$ SELECT to_char(clock_timestamp()::timestamp, {_TS}) $$""",
     f"""CREATE OR REPLACE FUNCTION tsqlb_getutcdate() RETURNS text LANGUAGE sql VOLATILE

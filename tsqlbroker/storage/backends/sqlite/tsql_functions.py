@@ -33,7 +33,13 @@ from ....values.string_builtins import hashbytes, patindex, quotename, replicate
 from ....values.text import cp1252_decode, cp1252_encode, float_text
 from ....values.types import parse_type_spec
 from ....values.xquery import namespace_pairs
-from ...stored_values import column_spec_for, from_storage, to_storage
+from ...stored_values import (
+    column_spec_for,
+    from_storage,
+    to_storage,
+    variant_backend_value,
+    variant_field,
+)
 
 
 # ------------------------------------------------------------------------------ storage I/O
@@ -496,6 +502,9 @@ def _engine_functions() -> dict[str, tuple[int, Callable[..., Any]]]:
         "tsqlb_openjson": (3, _guarded("openjson", _openjson)),
         "tsqlb_getdate": (0, _guarded("sysdatetime", _sysdatetime)),
         "tsqlb_getutcdate": (0, _guarded("sysutcdatetime", _sysutcdatetime)),
+        # A sql_variant column's value as a column of its base type, a property of it.
+        "tsqlb_variant_value": (1, variant_backend_value),
+        "tsqlb_variant_field": (2, variant_field),
     }
 
 

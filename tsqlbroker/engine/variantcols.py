@@ -1,0 +1,199 @@
+"""sql_variant columns in queries (the transpiler's feature module).
+
+A sql_variant column stores each value with its base type (``storage/stored_values.py``: a
+header — family rank, SQL_VARIANT_PROPERTY's answers, the base type — then the value's text).
+A query reads it in three ways: a select-list, GROUP BY or ORDER BY item keeps the stored form
+(the engine reads a result column back with its base type; ORDER BY sorts it by
+:func:`order_keys`); anywhere else the column is its value (``tsqlb_variant_value``, which
+each store defines: SQLite gives a number as a number); a comparison with it follows SQL
+Server's sql_variant rules (:func:`comparison`: a value of a higher family is the greater,
+values of one family compare as values); ``SQL_VARIANT_PROPERTY(column, 'BaseType')`` reads
+the header (:func:`property_call`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from sqlglot import exp
+
+from ..storage.stored_values import VARIANT_FIELDS
+from ..values.types import parse_type_spec
+from ..values.variant_props import NUMERIC_RANKS, TEXT_RANKS, family_rank
+from .parsing import not_supported
+
+__all__ = ["as_comparisons", "comparison", "conversion", "is_variant_spec", "keeps_stored_form", "order_keys",
+           "property_call", "property_spec", "value_of"]
+
+_VALUE = "tsqlb_variant_value"
+_FIELD = "tsqlb_variant_field"
+_NUMERIC = [exp.Literal.string(str(r)) for r in sorted(NUMERIC_RANKS)]
+_TEXT_PROPERTIES = frozenset({"basetype", "collation"})
+_OPERATORS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+# The families whose values a sql_variant column compares with in a query: numbers, strings,
+# date and time (stored as numbers or text on both stores).
+_COMPARABLE = NUMERIC_RANKS | TEXT_RANKS
+
+
+def is_variant_spec(spec: str | None) -> bool:
+    """Whether ``spec`` names sql_variant."""
+    return spec is not None and spec.split("(")[0].strip().lower() == "sql_variant"
+
+
+def keeps_stored_form(node: exp.Column) -> bool:
+    """Whether a sql_variant column reference stays in its stored form: a select-list item
+    (aliased or not), a GROUP BY or ORDER BY item."""
+    item: exp.Expression = node
+    parent = node.parent
+    if isinstance(parent, exp.Alias):
+        item, parent = parent, parent.parent
+    if isinstance(parent, exp.Select):
+        return item.arg_key == "expressions"
+    return isinstance(parent, (exp.Group, exp.Ordered))
+
+
+def value_of(stored: exp.Expression) -> exp.Expression:
+    """The value of a sql_variant column's stored form."""
+    return exp.Anonymous(this=_VALUE, expressions=[stored])
+
+
+def _stored_form(node: exp.Expression) -> exp.Expression | None:
+    if isinstance(node, exp.Anonymous) and node.name.lower() == _VALUE:
+        return node.expressions[0]
+    return None
+
+
+def _rank(stored: exp.Expression) -> exp.Expression:
+    """The family rank digit of a stored sql_variant (the header's second character)."""
+    return exp.Anonymous(this="substr", expressions=[
+        stored, exp.Literal.number(2), exp.Literal.number(1)])
+
+
+def _number(value: exp.Expression) -> exp.Expression:
+    return exp.Cast(this=value, to=exp.DataType.build("decimal"))
+
+
+Fold = Callable[[exp.Expression], exp.Expression]
+
+
+def order_keys(ordered: exp.Ordered, fold: Fold) -> list[exp.Ordered]:
+    """ORDER BY a sql_variant column: by family, then numbers by value, then the value as
+    the store compares text without case (``fold``)."""
+    column = ordered.this
+    numeric = exp.Case(ifs=[exp.If(this=exp.In(this=_rank(column.copy()), expressions=[
+        n.copy() for n in _NUMERIC]), true=_number(value_of(column.copy())))])
+    value = fold(value_of(column.copy()))
+    flags = {k: ordered.args.get(k) for k in ("desc", "nulls_first")}
+    return [exp.Ordered(this=key, **flags) for key in (_rank(column), numeric, value)]
+
+
+def comparison(node: exp.Expression, specs: list[str | None],
+               rewrite: Callable[[exp.Expression], exp.Expression], fold: Fold
+               ) -> exp.Expression | None:
+    """``a op b`` where a side is a sql_variant column (``specs``: both operands' specs;
+    ``rewrite`` rewrites an operand for the store; ``fold`` makes text compare as the store
+    compares it without case). Different families compare by family; one family by value
+    (numbers as numbers). None where this does not apply: no sql_variant column, or a side
+    whose family is unknown or compares otherwise (binary, uniqueidentifier)."""
+    if not isinstance(node, _OPERATORS):
+        return None
+    operands = [node.this, node.expression]
+    variant = [isinstance(o, exp.Column) and is_variant_spec(s)
+               for o, s in zip(operands, specs, strict=True)]
+    if not any(variant):
+        return None
+    statics: list[int | None] = []
+    for is_variant, spec in zip(variant, specs, strict=True):
+        rank = None if is_variant or spec is None else family_rank(parse_type_spec(spec))
+        if not is_variant and rank not in _COMPARABLE:
+            return None
+        statics.append(rank)
+    op = type(node)
+    parts: list[tuple[exp.Expression, exp.Expression, exp.Expression]] = []
+    for operand, rank in zip(operands, statics, strict=True):
+        side = rewrite(operand)
+        stored = _stored_form(side)
+        if rank is None and stored is not None:  # (null test, rank, value)
+            parts.append((stored, _rank(stored.copy()), side))
+        elif rank is None:
+            return None
+        else:
+            parts.append((side, exp.Literal.string(str(rank)), side))
+    (l_null, l_rank, l_value), (r_null, r_rank, r_value) = parts
+    static = next((r for r in statics if r is not None), None)
+    by_value: exp.Expression
+    if static is not None:  # one family known: its values' comparison
+        numeric = static in NUMERIC_RANKS
+        by_value = op(this=_number(l_value.copy()) if numeric else fold(l_value.copy()),
+                      expression=_number(r_value.copy()) if numeric else fold(
+                          r_value.copy()))
+    else:
+        by_value = exp.Case(ifs=[exp.If(
+            this=exp.In(this=l_rank.copy(), expressions=[n.copy() for n in _NUMERIC]),
+            true=op(this=_number(l_value.copy()), expression=_number(r_value.copy())))],
+            default=op(this=fold(l_value.copy()), expression=fold(r_value.copy())))
+    return exp.Paren(this=exp.Case(ifs=[
+        exp.If(this=exp.or_(exp.Is(this=l_null.copy(), expression=exp.Null()),
+                            exp.Is(this=r_null.copy(), expression=exp.Null())),
+               true=exp.Null()),
+        exp.If(this=exp.EQ(this=l_rank.copy(), expression=r_rank.copy()), true=by_value)],
+        default=op(this=l_rank, expression=r_rank)))
+
+
+def as_comparisons(node: exp.Expression, spec: str | None, compare: Callable[
+        [exp.Expression], exp.Expression]) -> exp.Expression | None:
+    """``v IN (a, b)`` / ``v BETWEEN a AND b`` of a sql_variant column ``v`` (``spec``: its
+    spec) as the comparisons they stand for (``v = a OR v = b``, ``v >= a AND v <= b``),
+    each rewritten by ``compare``; None for another node."""
+    column = node.this
+    if not isinstance(column, exp.Column) or not is_variant_spec(spec):
+        return None
+    if isinstance(node, exp.In) and node.expressions and not node.args.get("query"):
+        return exp.Paren(this=exp.or_(*[compare(exp.EQ(this=column.copy(), expression=e))
+                                        for e in node.expressions]))
+    if isinstance(node, exp.Between):
+        return exp.Paren(this=exp.and_(
+            compare(exp.GTE(this=column.copy(), expression=node.args["low"])),
+            compare(exp.LTE(this=column, expression=node.args["high"]))))
+    return None
+
+
+def conversion(value: exp.Expression, convert: Callable[[exp.Expression, str], exp.Expression]
+               ) -> exp.Expression | None:
+    """CAST / CONVERT of a sql_variant column's value (``value``, rewritten): a number
+    converts as a number (``CAST(v AS int)`` of 46279.10 is 46279), anything else as its
+    value; ``convert(value, source spec)`` is the store's conversion. None for another
+    value."""
+    stored = _stored_form(value)
+    if stored is None:
+        return None
+    return exp.Case(ifs=[exp.If(
+        this=exp.In(this=_rank(stored.copy()), expressions=[n.copy() for n in _NUMERIC]),
+        true=convert(_number(value.copy()), "decimal(38,10)"))],
+        default=convert(value, "sql_variant"))
+
+
+def property_call(args: list[exp.Expression]) -> exp.Expression:
+    """``SQL_VARIANT_PROPERTY(column, 'property')`` of a sql_variant column (its arguments
+    rewritten): the header field; NULL for another property name."""
+    stored = _stored_form(args[0]) if len(args) == 2 else None
+    if stored is None:
+        raise not_supported("SQL_VARIANT_PROPERTY() with a column argument inside a query")
+    prop = args[1]
+    if not isinstance(prop, exp.Literal) or not prop.is_string:
+        raise not_supported("SQL_VARIANT_PROPERTY() with a property that is no constant")
+    name = prop.name.strip().lower()
+    field = VARIANT_FIELDS.get(name)
+    if field is None:
+        return exp.Null()
+    call = exp.Anonymous(this=_FIELD, expressions=[stored, exp.Literal.number(field)])
+    return call if name in _TEXT_PROPERTIES else exp.Cast(
+        this=call, to=exp.DataType.build("int"))
+
+
+def property_spec(args: list[Any]) -> str:
+    """The type spec of a per-row SQL_VARIANT_PROPERTY call."""
+    prop = args[1] if len(args) == 2 else None
+    name = prop.name.strip().lower() if isinstance(prop, exp.Literal) else ""
+    return "nvarchar(128)" if name in _TEXT_PROPERTIES else "int"
