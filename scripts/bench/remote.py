@@ -11,9 +11,11 @@ Every figure is printed with its goal and whether it is met:
     endpoints authenticate with TLS and then send frames in clear (ENCRYPTION = DISABLED:
     a dropped TLS record would end the connection, not lose one frame):
     goal >= 0.5. A lost frame is found by the gap answer to the next message of its
-    conversation, or by the sender's answer wait (0.2 s on these two pairs,
-    ``TSQLBROKER_SB_ACK_WAIT``; 90 s on the clean pair of (a) and (c)), and retried with the
-    back-off (0.05 → 0.5 s here).
+    conversation, a lost frame or answer by the answer to a later message, and a loss with
+    nothing after it by the sender's answer wait (0.2 s on these two pairs,
+    ``TSQLBROKER_SB_ACK_WAIT``; 90 s on the plain pair of (a) and (c)); sent again at
+    once on the same connection, or, when the connection carried no answer, on a new one
+    after the back-off (0.05 → 0.5 s here).
 (c) the delay of a 1 KB message sent (its own transaction) right after a 50 MB one on
     another dialog: from its SEND's commit until it is in B's queue: goal <= 100 ms.
 

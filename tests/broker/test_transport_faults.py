@@ -260,10 +260,10 @@ class FrameProxy:
 LAST = 49                           # the last of the 50 messages sent in one transaction
 
 
-def lose_once(what: str) -> Drop:
-    """A ``drop`` for :class:`FrameProxy` that loses, the first time only (resends pass),
-    ``"message"``: the last message's frame; ``"answer"``: the answer to it; ``"answers"``:
-    every answer until the last message's (all of the first connection's)."""
+def lose_once(what: str, seq: int) -> Drop:
+    """A ``drop`` for :class:`FrameProxy` that loses, the first time only (copies sent again
+    pass), ``"message"``: the frame of message ``seq``; ``"answer"``: the answer to it;
+    ``"answers"``: every answer until that one (all of the first connection's)."""
     seqs: dict[int, int] = {}           # message frame id → its sequence number
     lost = threading.Event()
 
@@ -273,28 +273,36 @@ def lose_once(what: str) -> Drop:
         if lost.is_set():
             return False
         if from_a:
-            last = hit = what == "message" and header.get("seq") == LAST
+            mine = hit = what == "message" and header.get("seq") == seq
         else:
-            last = seqs.get(header.get("id")) == LAST        # type: ignore[arg-type]
-            hit = last if what == "answer" else what == "answers"
-        if hit and last:
+            mine = seqs.get(header.get("id")) == seq           # type: ignore[arg-type]
+            hit = mine if what == "answer" else what == "answers"
+        if hit and mine:
             lost.set()
         return hit
     return drop
 
 
-@pytest.mark.parametrize("what", ["message", "answer", "answers"])
-def test_a_lost_last_frame_or_answer_costs_an_answer_wait_not_a_stall(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, what: str) -> None:
-    """Issue 20's shape: one dialog, 50 messages in one transaction; the frame of the last
-    one, or its answer, or all the answers of the first connection are lost. Nothing comes
-    after them to reveal the loss by a gap: the sender's answer wait runs out, and the
-    resend (acknowledged as a duplicate where B had committed) completes the dialog within
-    seconds, each message once and in order."""
+@pytest.mark.parametrize(("what", "seq", "ack_wait", "connections"), [
+    # Something comes after the loss: found at once, long before the answer wait.
+    ("message", 10, 30.0, 1),           # the next message's gap answer names it
+    ("answer", 10, 30.0, 1),            # the next answer shows it was lost
+    # Nothing after it: one answer wait, then sent again on the same connection.
+    ("message", LAST, 0.5, 1),
+    ("answer", LAST, 0.5, 1),
+    # Not one answer on the connection: given up, the messages sent on a new one.
+    ("answers", LAST, 0.5, 2),
+])
+def test_a_lost_frame_or_answer_is_sent_again_without_a_stall(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, what: str, seq: int,
+        ack_wait: float, connections: int) -> None:
+    """Issue 20's shape: one dialog, 50 messages in one transaction, one frame or answer
+    lost (the proxy drops it whole, once). The dialog completes within seconds, each
+    message once and in order (a copy B had committed is answered "duplicate")."""
     monkeypatch.setenv("TSQLBROKER_SB_RETRY", "0.05,0.5")
-    monkeypatch.setenv("TSQLBROKER_SB_ACK_WAIT", "0.5")
+    monkeypatch.setenv("TSQLBROKER_SB_ACK_WAIT", str(ack_wait))
     pa, pb = free_port(), free_port()
-    proxy = FrameProxy(pb, lose_once(what))
+    proxy = FrameProxy(pb, lose_once(what, seq))
     ua, ub = f"sqlite:///{tmp_path}/a.db", f"sqlite:///{tmp_path}/b.db"
     setup_side(ua, db="da", svc="//A/Init", far="//B/Targ", port=pa, far_port=proxy.port,
                encryption="DISABLED")
@@ -309,16 +317,17 @@ def test_a_lost_last_frame_or_answer_costs_an_answer_wait_not_a_stall(
         h = ca.scalar(BEGIN)
         ca.run("BEGIN TRANSACTION;\n" + "\n".join(SEND.format(h=h, n=n)
                                                    for n in range(LAST + 1)) + "\nCOMMIT;")
-        # Bounded: one answer wait (0.5 s) and a back-off (0.05 s) per loss, seconds in all.
+        # Bounded below the 30 s answer wait where the loss is found without it; else one
+        # or two answer waits (0.5 s) and a back-off (0.05 s): seconds in all.
         wait_for(lambda: count(ca, "SELECT COUNT(*) FROM sys.transmission_queue") == 0,
                  "A's transmission queue to drain", timeout=20, describe=lambda: held(ca)[:3])
         rows = cb.rows("SELECT message_sequence_number FROM Q ORDER BY queuing_order")
         assert rows == [(n,) for n in range(LAST + 1)]          # each once, in order
-        assert proxy.dropped, "nothing was lost"
         if what == "message":
-            assert [(d, h["seq"]) for d, h in proxy.dropped] == [(True, LAST)]
+            assert [(d, h["seq"]) for d, h in proxy.dropped] == [(True, seq)]
         else:
-            assert all(not from_a for from_a, _h in proxy.dropped)
+            assert proxy.dropped and all(not from_a for from_a, _h in proxy.dropped)
+        assert len(proxy.socks) == 2 * connections
     finally:
         a.close()
         b.close()
