@@ -7,7 +7,9 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import socket
 import sqlite3
+import struct
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -61,6 +63,35 @@ def test_remote_quick_run_prints_every_goal() -> None:
     assert [line.split()[0] for line in figures] == ["(a)", "(b)", "(c)"]
     assert lines[-1].endswith("of 3 goals met")
 
+
+
+def test_remote_proxy_keeps_accepting_after_its_target_refused() -> None:
+    """The bench's frame-dropping proxy refuses a connection its target refuses (a far
+    broker not listening yet) and passes the next one, once the target listens: its accept
+    loop used to end at the first refusal, and every later connection then hung in its
+    handshake (issue 20: part (b) stalled for minutes)."""
+    remote = _load("remote")
+    target = socket.socket()
+    target.bind(("127.0.0.1", 0))            # bound, not listening: connections refused
+    proxy = remote.FrameDropper(int(target.getsockname()[1]), 0.0)
+    try:
+        with socket.create_connection(("127.0.0.1", proxy.port), timeout=10) as first:
+            assert first.recv(1) == b""      # refused: closed by the proxy
+        target.listen(1)
+        target.settimeout(10)
+        with socket.create_connection(("127.0.0.1", proxy.port), timeout=10) as second:
+            far, _ = target.accept()
+            with far:
+                frame = struct.pack(">I", 5) + b"hello"
+                second.sendall(frame)
+                far.settimeout(10)
+                got = b""
+                while len(got) < len(frame):
+                    got += far.recv(64)
+                assert got == frame
+    finally:
+        proxy.close()
+        target.close()
 
 def test_postgres_quick_run_prints_every_goal(fresh_postgres: FreshPostgres) -> None:
     """The PostgreSQL benchmark on the tests' server: every section's figures, PGMQ's rows

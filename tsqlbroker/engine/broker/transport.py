@@ -152,6 +152,7 @@ class _Flight:
     row: dict[str, Any]
     frame_id: int
     pieces: deque[Piece]
+    written: int = 0                # its last fragment was the pass's n-th message written
 
 
 class _Flow:
@@ -168,6 +169,7 @@ class _Flow:
         self.acked: list[tuple[dict[str, Any], Endpoint, dict[str, Any]]] = []  # to apply
         self.due = time.monotonic() + ACK_FLUSH_S      # when they are applied
         self.more = False               # a conversation sent a whole batch
+        self.written = 0                # messages whose fragments are all written
 
     def add(self, conv: _Conversation) -> None:
         """Make ``conv`` ready when it may send its next message now."""
@@ -201,18 +203,23 @@ class _Flow:
         self.link.write_fragment(flight.pieces.popleft())
         if flight.pieces:
             return
+        self.written += 1
+        flight.written = self.written
         del self.writing[at]
         flight.conv.writing = False
         self.add(flight.conv)
 
     def answered(self, replies: list[dict[str, Any]]) -> None:
-        """Act on answers: acknowledged rows deleted (together), a gap rewound."""
+        """Act on answers: acknowledged rows deleted (together), a gap rewound, a message
+        that an answer shows lost sent again."""
         mine: list[tuple[_Flight, dict[str, Any]]] = []
+        latest = 0
         for reply in replies:
             flight = self.flying.pop(reply.get("id"), None)    # type: ignore[arg-type]
             if flight is None:
                 continue                # answer to a message given up (rewound)
             self.answers += 1
+            latest = max(latest, flight.written)
             flight.conv.flying -= 1
             expect = reply.get("expect")
             if reply.get("op") == "nack" and isinstance(expect, int) \
@@ -232,8 +239,28 @@ class _Flow:
             conv.sent += 1
             self.more = self.more or conv.sent == BATCH
             self.add(conv)
+        self._lost_before(latest)
         if time.monotonic() >= self.due:
             self.flush()
+
+    def resend(self) -> None:
+        """Send again every message written and not answered (see :meth:`_lost_before`)."""
+        self._lost_before(self.written + 1)
+
+    def _lost_before(self, latest: int) -> None:
+        """The far broker reads a connection's frames in order and answers the messages in
+        the order they complete: a message written before one that got its answer
+        (``latest``) and still unanswered was lost on the way — its frame, or its answer.
+        It is sent again now rather than after the answer wait (a copy the far side had
+        committed is answered "duplicate"), with its conversation's messages after it, as
+        a gap answer would have it."""
+        lost = sorted((f for f in self.flying.values() if 0 < f.written < latest),
+                      key=lambda f: f.written)
+        for flight in lost:
+            if self.flying.pop(flight.frame_id, None) is None:
+                continue                # sent again with an earlier one of its conversation
+            flight.conv.flying -= 1
+            self._rewind(flight, flight.row["message_sequence_number"])
 
     def flush(self) -> None:
         """Apply the answers gathered (acknowledged rows deleted) in one transaction: one
@@ -549,8 +576,10 @@ class Transport:
         fragments are written), the fragments of different conversations' messages
         interleaved so that a small message passes a large one. The answers that arrive
         together are applied in one transaction. A gap answer (a message lost on the way)
-        rewinds its conversation to the lost message. True when a message was answered or
-        a conversation's whole batch went (the next pass should follow at once)."""
+        rewinds its conversation to the lost message, and so does an answer to a message
+        written after one still unanswered (lost, or its answer lost). True when a message
+        was answered or a conversation's whole batch went (the next pass should follow at
+        once)."""
         reused = key in self._conns
         try:
             link = self._connection(key)
@@ -565,6 +594,7 @@ class Transport:
         handles = {ep.conversation_handle for ep, _rows in convs}
         progress = time.monotonic()
         next_look = progress + JOIN_LOOK_S
+        answered = 0                    # flow.answers when its messages were last resent
         try:
             while not self._stop.is_set():
                 flow.take_off()
@@ -581,8 +611,16 @@ class Transport:
                     timeout = 0.0
                 elif flow.flying:
                     if time.monotonic() - progress > self.ack_wait_s:
-                        # No answer for that long: the frame was dropped as corrupted, or
-                        # the far broker is stuck. The messages wait for their retry.
+                        if flow.answers > answered:
+                            # No answer for that long, but this connection did carry
+                            # answers since: the last frames, or their answers, were lost
+                            # (nothing after them told). Sent again on it, at once.
+                            answered = flow.answers
+                            flow.resend()
+                            progress = time.monotonic()
+                            continue
+                        # Not one answer since: the far broker is stuck, or the line is
+                        # dead. The messages wait for their retry.
                         raise Unreachable(_receive_failed(TimeoutError(
                             110, f"no answer within {self.ack_wait_s:g} seconds")))
                     timeout = JOIN_LOOK_S
