@@ -371,7 +371,8 @@ def _verb(tree: exp.Expression) -> str:
 def update_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
     """UPDATE of a table, or through a view of its base table."""
     target = parsed.tree.this
-    view = view_target(ctx, target) if isinstance(target, exp.Table) \
+    view = view_target(ctx, _aliased(parsed.tree.args.get("from_"), target)) \
+        if isinstance(target, exp.Table) \
         and _target_cte(parsed.tree.args.get("with_"), table_key(target)) is None else None
     if view is None:
         return _update(ctx, parsed, params)[0]
@@ -379,6 +380,15 @@ def update_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
     result, rowids = _update(ctx, rewritten, params)
     check_option(ctx, view, alias, rowids)
     return result
+
+
+def _aliased(from_node: exp.Expression | None, target: exp.Table) -> exp.Table:
+    """The FROM item an UPDATE / DELETE target names by its alias (else the target)."""
+    first = from_node.this if isinstance(from_node, exp.From) else from_node
+    if isinstance(first, exp.Table) and first.alias and not target.db \
+            and first.alias.lower() == target.name.lower():
+        return first
+    return target
 
 
 def _update(ctx: ExecContext, parsed: Parsed, params: Params
@@ -529,7 +539,7 @@ def delete_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
         from_node = None
     assert isinstance(target, exp.Table)
     if _target_cte(tree.args.get("with_"), table_key(target)) is None:
-        view = view_target(ctx, target)
+        view = view_target(ctx, _aliased(from_node, target))
         if view is not None:
             parsed, _alias = rewrite_delete(parsed, view, target, from_node)
             return delete_statement(ctx, parsed, params)

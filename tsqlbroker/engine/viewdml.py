@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from ..errors import BindError, tsql_error
+from ..errors import BindError, TSqlError, tsql_error
 from .catalog import Catalog
 from .context import ExecContext
 from .parsing import Parsed, has_check_option, not_supported, parse_statement
@@ -31,6 +31,14 @@ from .transpiler.resolve import view_select_text
 from .transpiler.scope import table_key
 
 _ALIAS = "tsqlb_vw{}"
+
+
+def _compile_error(number: int, view: str) -> TSqlError:
+    """Msg 4403 / 4405 / 4406: SQL Server finds them when it compiles the batch, so nothing
+    more of the batch runs (as Msg 271)."""
+    err = tsql_error(number, view, cls=BindError)
+    err.batch_abort = True  # type: ignore[attr-defined]
+    return err
 
 
 @dataclass
@@ -103,7 +111,7 @@ def _flatten(ctx: ExecContext, obj: Any, db_id: int, name: str, counter: Iterato
         raise not_supported(f"Modifying the view '{name}' (TOP)")
     from_ = query.args.get("from_")
     if from_ is None:
-        raise tsql_error(4406, name)
+        raise _compile_error(4406, name)
     vctx = replace(ctx, db_id=db_id, view_depth=ctx.view_depth + 1)
     joins = list(query.args.get("joins") or [])
     items = [from_.this, *(j.this for j in joins)]
@@ -237,16 +245,16 @@ def _base_column(view: FlatView, column: str) -> tuple[str, str]:
     if expr is None:
         raise tsql_error(207, column, cls=BindError)
     if not isinstance(expr, exp.Column) or expr.table.lower() not in view.tables:
-        raise tsql_error(4406, view.name)
+        raise _compile_error(4406, view.name)
     return expr.table.lower(), expr.name
 
 
 def _one_table(view: FlatView, aliases: set[str]) -> str:
     """The one base table a modification touches (4405 for several, or none of a join)."""
     if view.aggregates:
-        raise tsql_error(4403, view.name)
+        raise _compile_error(4403, view.name)
     if len(aliases) > 1 or (not aliases and len(view.tables) > 1):
-        raise tsql_error(4405, view.name)
+        raise _compile_error(4405, view.name)
     return next(iter(aliases)) if aliases else next(iter(view.tables))
 
 
@@ -339,7 +347,7 @@ def rewrite_update(parsed: Parsed, view: FlatView) -> tuple[Parsed, str]:
         if not (isinstance(first, exp.Table) and (first.alias or first.name).lower() in names):
             raise not_supported(f"UPDATE of the view '{view.name}' not first in its FROM")
         names |= _target_names(first)
-        stmt_joins = list(first.args.get("joins") or []) + list(tree.args.get("joins") or [])
+        stmt_joins = list(first.args.get("joins") or [])
     sub = _substitute(view, names, True)
     aliases: set[str] = set()
     sets: list[exp.Expression] = []
@@ -363,9 +371,8 @@ def rewrite_update(parsed: Parsed, view: FlatView) -> tuple[Parsed, str]:
     tree.set("this", exp.Table(this=exp.to_identifier(alias)))
     first_item = view.first.copy()
     joins = [j.copy() for j in view.joins] + [sub(j) for j in stmt_joins]
-    first_item.set("joins", None)
+    first_item.set("joins", joins or None)  # the engine reads a FROM's joins off its first item
     tree.set("from_", exp.From(this=first_item))
-    tree.set("joins", joins or None)
     where = tree.args.get("where")
     tree.set("where", _where(view, sub(where.this) if where is not None else None))
     return _rewritten(parsed, tree, view, alias), alias
@@ -383,9 +390,9 @@ def rewrite_delete(parsed: Parsed, view: FlatView, target: exp.Table,
     tree = parsed.tree.copy()
     assert isinstance(tree, exp.Delete)
     if view.aggregates:
-        raise tsql_error(4403, view.name)
+        raise _compile_error(4403, view.name)
     if len(view.tables) > 1:
-        raise tsql_error(4405, view.name)
+        raise _compile_error(4405, view.name)
     alias = next(iter(view.tables))
     names = _target_names(target)
     stmt_joins: list[exp.Expression] = []
