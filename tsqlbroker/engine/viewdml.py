@@ -318,6 +318,9 @@ def rewrite_insert(parsed: Parsed, view: FlatView) -> tuple[Parsed, str]:
     names = written if written is not None else (
         [] if tree.args.get("default") else list(view.order))
     mapped = [_base_column(view, n) for n in names]
+    if written is None:
+        # As for a table, a list-less INSERT leaves out identity and computed columns.
+        mapped = [(a, c) for a, c in mapped if not _generated(view.tables[a], c)]
     alias = _one_table(view, {a for a, _c in mapped})
     base = view.nodes[alias].copy()
     if tree.args.get("default"):
@@ -326,6 +329,11 @@ def rewrite_insert(parsed: Parsed, view: FlatView) -> tuple[Parsed, str]:
         tree.set("this", exp.Schema(this=base, expressions=[
             exp.to_identifier(c, quoted=True) for _a, c in mapped]))
     return _rewritten(parsed, tree, view, alias), alias
+
+
+def _generated(info: TableInfo, column: str) -> bool:
+    col = info.column(column)
+    return col is not None and (col.identity is not None or bool(col.computed))
 
 
 def _target_names(target: exp.Table) -> set[str]:

@@ -54,3 +54,6 @@ DELETE s FROM dbo.staff AS s JOIN dbo.dept AS d ON s.dept = d.did WHERE d.dname 
 DELETE dbo.staff OUTPUT deleted.who WHERE pay < 100
 SELECT id, name, dept, pay FROM dbo.emp ORDER BY id
 SELECT what, SUM(n) AS n FROM dbo.audit GROUP BY what ORDER BY what
+PRINT '-- INSERT without a column list: the identity column is left out'
+INSERT INTO dbo.staff VALUES ('gil', 2, 70)
+SELECT id, name, dept, pay FROM dbo.emp WHERE name = 'gil'
