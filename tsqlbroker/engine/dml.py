@@ -52,7 +52,7 @@ from .tables import create_table, drop_table, truncate_table
 from .transpiler.resolve import temp_table_object_id
 from .transpiler.scope import table_key
 from .triggers import TriggerEvent
-from .viewdml import view_target
+from .viewdml import rewrite_merge, view_target
 from .writer import RowWriter
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
@@ -396,6 +396,10 @@ def _truncate(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
 
 
 def _merge(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
+    target = parsed.tree.this
+    view = view_target(ctx, target) if isinstance(target, exp.Table) else None
+    if view is not None:
+        parsed = rewrite_merge(parsed, view)
     count, identity, out = merge(ctx, parsed, params)
     result = SqlResult([], count, identity=identity)
     if out is not None:

@@ -422,6 +422,61 @@ def rewrite_delete(parsed: Parsed, view: FlatView, target: exp.Table,
     return _rewritten(parsed, tree, view, alias), alias
 
 
+def rewrite_merge(parsed: Parsed, view: FlatView) -> Parsed:
+    """``MERGE v [AS t] USING … ON …`` of a view over one base table: the base table under the
+    statement's alias, the view's WHERE added to ON (its rows are the only ones to match) and
+    to each WHEN NOT MATCHED BY SOURCE, the view's columns mapped to the table's."""
+    tree = parsed.tree.copy()
+    assert isinstance(tree, exp.Merge)
+    target = tree.this
+    assert isinstance(target, exp.Table)
+    if view.aggregates:
+        raise _compile_error(4403, view.name)
+    if len(view.tables) > 1:
+        raise not_supported(f"MERGE into the view '{view.name}' over several tables")
+    if view.check is not None:
+        raise not_supported(f"MERGE into the view '{view.name}' WITH CHECK OPTION")
+    inner = next(iter(view.tables))
+    talias = target.alias or target.name
+
+    def requalify(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Column) and node.table.lower() == inner:
+            return exp.column(node.name, table=talias, quoted=True)
+        return node
+    flat = replace(view, columns={k: v.copy().transform(requalify)
+                                  for k, v in view.columns.items()},
+                   where=view.where.copy().transform(requalify) if view.where else None)
+    sub = _substitute(flat, _target_names(target), False)
+    base = view.nodes[inner].copy()
+    base.set("alias", exp.TableAlias(this=exp.to_identifier(talias)))
+    tree.set("this", base)
+    tree.set("on", _and(flat.where.copy() if flat.where else None, sub(tree.args["on"])))
+    for when in tree.args["whens"].expressions:
+        if when.args.get("condition") is not None:
+            when.set("condition", sub(when.args["condition"]))
+        if not when.args.get("matched") and when.args.get("source") and flat.where:
+            when.set("condition", _and(flat.where.copy(), when.args.get("condition")))
+        then = when.args.get("then")
+        if isinstance(then, exp.Update):
+            sets = []
+            for item in then.expressions:
+                if isinstance(item, exp.EQ) and isinstance(item.this, exp.Column):
+                    _a, column = _base_column(view, item.this.name)
+                    item = exp.EQ(this=exp.column(column, quoted=True),
+                                  expression=sub(item.expression))
+                sets.append(item)
+            then.set("expressions", sets)
+        elif isinstance(then, exp.Insert):
+            cols = then.this
+            names = [c.name for c in cols.expressions] if isinstance(cols, exp.Tuple) else None
+            mapped = [_base_column(view, n) for n in (names or view.order)]
+            if names is None:
+                mapped = [(a, c) for a, c in mapped if not _generated(view.tables[a], c)]
+            then.set("this", exp.Tuple(expressions=[exp.column(c, quoted=True)
+                                                    for _a, c in mapped]))
+    return _rewritten(parsed, tree, flat, talias.lower())
+
+
 def check_option(ctx: ExecContext, view: FlatView, alias: str, rowids: list[Any]) -> None:
     """WITH CHECK OPTION: every written row must be seen through the view (Msg 550)."""
     if view.check is None or not rowids or any(r is None for r in rowids):
