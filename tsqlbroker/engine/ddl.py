@@ -384,6 +384,8 @@ def create_view(ctx: ExecContext, tree: exp.Expression, text: str, *, replace: b
     """``CREATE [OR ALTER] VIEW`` / ``ALTER VIEW``: the query is bound now (Msg 208 / 207
     for unknown names) and kept as T-SQL text."""
     node = tree.this
+    if isinstance(node, exp.Schema):  # CREATE VIEW v (a, b) AS …: names of its columns
+        node = node.this
     assert isinstance(node, exp.Table)
     query = tree.expression if isinstance(tree, exp.Create) else (
         (tree.args.get("actions") or [None])[0])

@@ -26,6 +26,7 @@ from .shapes import constant_spec
 from .tableinfo import TableInfo
 from .transpiler.binder import Binder
 from .transpiler.scope import Compiled, Source, table_key
+from .viewdml import check_option, rewrite_delete, rewrite_insert, rewrite_update, view_target
 from .writer import DEFAULT, RowWriter, physical_table_ref
 
 
@@ -64,6 +65,20 @@ def _simple_value(node: exp.Expression, params: Params) -> tuple[bool, Any]:
 
 
 def insert_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
+    """INSERT into a table, or through a view into its base table."""
+    target = parsed.tree.this
+    node = target.this if isinstance(target, exp.Schema) else target
+    view = view_target(ctx, node) if isinstance(node, exp.Table) else None
+    if view is None:
+        return _insert(ctx, parsed, params)[0]
+    rewritten, alias = rewrite_insert(parsed, view)
+    result, rowids = _insert(ctx, rewritten, params)
+    check_option(ctx, view, alias, rowids)
+    return result
+
+
+def _insert(ctx: ExecContext, parsed: Parsed, params: Params
+            ) -> tuple[SqlResult, list[Any]]:
     tree = parsed.tree
     assert isinstance(tree, exp.Insert)
     target = tree.this
@@ -100,7 +115,7 @@ def insert_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
     if parsed.output is not None:
         out = _output(ctx, info, parsed, params, rowids, {})
         deliver_output(ctx, parsed, out, result)
-    return result
+    return result, rowids
 
 
 def _is_default(node: exp.Expression) -> bool:
@@ -362,6 +377,30 @@ def _verb(tree: exp.Expression) -> str:
 
 
 def update_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
+    """UPDATE of a table, or through a view of its base table."""
+    target = parsed.tree.this
+    view = view_target(ctx, _aliased(parsed.tree.args.get("from_"), target)) \
+        if isinstance(target, exp.Table) \
+        and _target_cte(parsed.tree.args.get("with_"), table_key(target)) is None else None
+    if view is None:
+        return _update(ctx, parsed, params)[0]
+    rewritten, alias = rewrite_update(parsed, view)
+    result, rowids = _update(ctx, rewritten, params)
+    check_option(ctx, view, alias, rowids)
+    return result
+
+
+def _aliased(from_node: exp.Expression | None, target: exp.Table) -> exp.Table:
+    """The FROM item an UPDATE / DELETE target names by its alias (else the target)."""
+    first = from_node.this if isinstance(from_node, exp.From) else from_node
+    if isinstance(first, exp.Table) and first.alias and not target.db \
+            and first.alias.lower() == target.name.lower():
+        return first
+    return target
+
+
+def _update(ctx: ExecContext, parsed: Parsed, params: Params
+            ) -> tuple[SqlResult, list[Any]]:
     tree = parsed.tree
     assert isinstance(tree, exp.Update)
     target = tree.this
@@ -451,7 +490,7 @@ def update_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
                 strict=True))] if assigned else []))
     if parsed.output is not None:
         deliver_output(ctx, parsed, _output(ctx, info, parsed, params, rowids, old), result)
-    return result
+    return result, rowids
 
 
 def _clustered_key(info: TableInfo, rid: exp.Expression) -> tuple[str, ...]:
@@ -507,6 +546,11 @@ def delete_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
         target = tree.this
         from_node = None
     assert isinstance(target, exp.Table)
+    if _target_cte(tree.args.get("with_"), table_key(target)) is None:
+        view = view_target(ctx, _aliased(from_node, target))
+        if view is not None:
+            parsed, _alias = rewrite_delete(parsed, view, target, from_node)
+            return delete_statement(ctx, parsed, params)
     select, _alias, info = _target_select(ctx, tree, target, from_node, parsed, [])
     binder = Binder(ctx, params)
     compiled = binder.compile(select, (parsed.text, "delete"))

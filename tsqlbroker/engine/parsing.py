@@ -371,6 +371,23 @@ def _money_literals(sql: str, tokens: list[Any], edits: list[tuple[int, int, str
         i += 1
 
 
+def _cut_check_option(words: list[str], tokens: list[Any],
+                      cut: list[tuple[int, int]]) -> None:
+    """``CREATE | ALTER VIEW … WITH CHECK OPTION``: sqlglot does not know the clause; it is
+    cut here and read from the stored definition by :func:`has_check_option`."""
+    if "VIEW" not in words[:4] or words[0] not in ("CREATE", "ALTER"):
+        return
+    end = len(words) - (1 if words and words[-1] == ";" else 0)
+    if end >= 3 and words[end - 3:end] == ["WITH", "CHECK", "OPTION"]:
+        cut.append((tokens[end - 3].start, tokens[end - 1].end))
+
+
+def has_check_option(definition: str) -> bool:
+    """Whether a view's stored definition ends with ``WITH CHECK OPTION``."""
+    return re.search(r"\bWITH\s+CHECK\s+OPTION\s*;?\s*$", definition, re.IGNORECASE) \
+        is not None
+
+
 def _parse_uncached(sql: str) -> Parsed:
     try:
         tokens = TSQL_DIALECT.tokenize(sql)
@@ -386,6 +403,7 @@ def _parse_uncached(sql: str) -> Parsed:
         if w in ("CLUSTERED", "NONCLUSTERED"):
             cut.append((tokens[i].start, tokens[i].end))
     first = words[0] if words else ""
+    _cut_check_option(words, tokens, cut)
     top_text = out_text = into_text = None
     if first in ("UPDATE", "DELETE") and len(words) > 1 and words[1] == "TOP":
         j = 2

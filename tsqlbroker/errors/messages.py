@@ -167,6 +167,12 @@ MESSAGES: dict[int, tuple[int, str]] = {
                 "or a DISTINCT or GROUP BY clause, or PIVOT or UNPIVOT operator.")),
     4405: (16, ("View or function '%.*ls' is not updatable because the modification affects "
                 "multiple base tables.")),
+    4406: (16, ("Update or insert of view or function '%.*ls' failed because it contains a "
+                "derived or constant field.")),
+    550: (16, ("The attempted insert or update failed because the target view either specifies "
+               "WITH CHECK OPTION or spans a view that specifies WITH CHECK OPTION and one or "
+               "more rows resulting from the operation did not qualify under the CHECK OPTION "
+               "constraint.")),
     4701: (16, ("Cannot find the object \"%.*ls\" because it does not exist or you do not have "
                 "permissions.")),
     4712: (16, ("Cannot truncate table '%.*ls' because it is being referenced by a FOREIGN KEY "

@@ -1,7 +1,7 @@
 -- INSERT / UPDATE / DELETE through a view follow the ownership chain as SELECT does: the
 -- base table is not checked when it has the view's owner, and is checked (Msg 229 for the
--- statement's permission) where the chain breaks. The engine does not yet write through a
--- view (Msg 40000, after the permission checks): the refusals are what this shows.
+-- statement's permission) where the chain breaks; what the checks let through is written
+-- to the base table.
 SET NOCOUNT ON
 CREATE TABLE dbo.items (id int, name varchar(20))
 INSERT INTO dbo.items VALUES (1, 'one')

@@ -32,7 +32,7 @@ from .scope import (
     written_name,
 )
 
-__all__ = ["Resolver", "object_id_of", "temp_table_object_id"]
+__all__ = ["Resolver", "object_id_of", "temp_table_object_id", "view_select_text"]
 
 _SYSTEM_SCHEMAS = {"sys", "information_schema"}
 
@@ -145,7 +145,7 @@ class Resolver:
         inner_ctx = ExecContext(self.b.ctx.conn, self.b.ctx.txn, db_id, self.b.ctx.session_id,
                                 self.b.ctx.temp_tables, self.b.ctx.table_variables,
                                 self.b.ctx.view_depth + 1, max_recursion=self.b.ctx.max_recursion)
-        select_text = _view_select_text(obj.definition or "")
+        select_text = view_select_text(obj.definition or "")
         inner = self.b.binder_for(inner_ctx, {})
         compiled = inner.compile_text(select_text, tag="view", keep_tree=True)
         # Values the view's function calls bound (UDFs, USER_NAME() …) travel with its SQL.
@@ -242,12 +242,21 @@ def _literal_dialect(dialect: Any) -> Any:
     return found
 
 
-def _view_select_text(definition: str) -> str:
+def view_select_text(definition: str) -> str:
+    """The T-SQL query of a view's stored definition, its column list (``CREATE VIEW v (a,
+    b) AS …``) applied as the select list's names."""
     m = re.search(r"\bAS\b", definition, re.IGNORECASE)
     parsed = parse_statement(definition)
     tree = parsed.tree
     if isinstance(tree, exp.Create) and tree.expression is not None:
-        return tree.expression.sql("tsql")
+        query = tree.expression
+        if isinstance(tree.this, exp.Schema):
+            names = [c.name for c in tree.this.expressions]
+            query = exp.select(*[exp.column(n, quoted=True) for n in names]).from_(
+                exp.Subquery(this=query, alias=exp.TableAlias(
+                    this=exp.to_identifier("tsqlb_view"),
+                    columns=[exp.to_identifier(n, quoted=True) for n in names])))
+        return query.sql("tsql")
     return definition[m.end():] if m else definition
 
 

@@ -1,0 +1,496 @@
+"""INSERT, UPDATE and DELETE through a view (SQL Server's updatable views).
+
+The view (and the views it is built on, down to base tables) is flattened into its FROM
+items (each base table under an alias of its own), its WHERE and an expression per view
+column over those aliases. The statement is then rewritten against the one base table it
+modifies — ``INSERT base (mapped columns)``, ``UPDATE alias SET … FROM <view's FROM> WHERE
+<view's WHERE> AND <statement's WHERE>``, ``DELETE alias FROM …`` — and runs as any DML on a
+table does (row writer, constraints, identity, OUTPUT, the base table's triggers). SQL
+Server's refusals: Msg 4405 (the modification affects several base tables), 4406 (a derived
+or constant column), 4403 (aggregates, DISTINCT, GROUP BY); WITH CHECK OPTION is checked
+on the written rows (Msg 550).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from sqlglot import exp
+
+from ..errors import BindError, TSqlError, tsql_error
+from .catalog import Catalog
+from .context import ExecContext
+from .parsing import Parsed, has_check_option, not_supported, parse_statement
+from .query import run_query
+from .tableinfo import TableInfo
+from .transpiler.binder import Binder
+from .transpiler.resolve import view_select_text
+from .transpiler.scope import table_key
+
+_ALIAS = "tsqlb_vw{}"
+
+
+def _compile_error(number: int, view: str) -> TSqlError:
+    """Msg 4403 / 4405 / 4406: SQL Server finds them when it compiles the batch, so nothing
+    more of the batch runs (as Msg 271)."""
+    err = tsql_error(number, view, cls=BindError)
+    err.batch_abort = True  # type: ignore[attr-defined]
+    return err
+
+
+@dataclass
+class FlatView:
+    """A view flattened down to its base tables."""
+
+    name: str  # as the statement wrote it (messages)
+    first: exp.Expression  # the first FROM item (a base table under its new alias)
+    joins: list[exp.Expression]
+    tables: dict[str, TableInfo]  # new alias (lower) → base table
+    nodes: dict[str, exp.Table]  # new alias (lower) → its table node
+    columns: dict[str, exp.Expression]  # view column (lower) → expression over the aliases
+    order: list[str]  # the view's column names in order
+    where: exp.Expression | None = None
+    check: exp.Expression | None = None  # what WITH CHECK OPTION asks of a written row
+    has_check: bool = False
+    aggregates: bool = False  # 4403 when modified
+    problems: list[str] = field(default_factory=list)
+
+
+def _view_object(ctx: ExecContext, key: tuple[str, str, str, str]) -> tuple[Any, int] | None:
+    """The catalog row of the view ``key`` names and its database id (None: no view)."""
+    if key[3]:
+        return None
+    catalog = Catalog.get(ctx.conn.store)
+    db_id: int | None = ctx.db_id
+    if key[0]:
+        db_id = catalog.database_id(ctx.conn, key[0])
+        if db_id is None:
+            return None
+    obj = catalog.find_object(ctx.conn, db_id, key[1] or None, key[2])
+    if obj is None or obj.type != "V":
+        return None
+    return obj, db_id
+
+
+def view_target(ctx: ExecContext, node: exp.Table) -> FlatView | None:
+    """The flattened view a DML target names, None when it names no view."""
+    found = _view_object(ctx, table_key(node))
+    if found is None:
+        return None
+    obj, db_id = found
+    return _flatten(ctx, obj, db_id, node.name, itertools.count(), 0)
+
+
+def _view_query(definition: str) -> tuple[exp.Expression, list[str] | None]:
+    """The view's query (T-SQL) and its column list when ``CREATE VIEW v (a, b)`` gives one."""
+    tree = parse_statement(definition).tree
+    if isinstance(tree, exp.Create) and isinstance(tree.this, exp.Schema) \
+            and tree.expression is not None:
+        return tree.expression, [c.name for c in tree.this.expressions]
+    return parse_statement(view_select_text(definition)).tree, None
+
+
+def _has_aggregate(select: exp.Select) -> bool:
+    return select.args.get("group") is not None or select.args.get("distinct") is not None \
+        or select.args.get("having") is not None or any(
+            not isinstance(a.parent, exp.Window) for e in select.expressions
+            for a in e.find_all(exp.AggFunc))
+
+
+def _flatten(ctx: ExecContext, obj: Any, db_id: int, name: str, counter: Iterator[int],
+             depth: int) -> FlatView:
+    if depth >= 32:
+        raise tsql_error(217)
+    query, names = _view_query(obj.definition or "")
+    if not isinstance(query, exp.Select) or query.args.get("with_") is not None:
+        raise not_supported(f"Modifying the view '{name}' (not one SELECT)")
+    if query.args.get("limit") is not None:
+        raise not_supported(f"Modifying the view '{name}' (TOP)")
+    from_ = query.args.get("from_")
+    if from_ is None:
+        raise _compile_error(4406, name)
+    vctx = replace(ctx, db_id=db_id, view_depth=ctx.view_depth + 1)
+    joins = list(query.args.get("joins") or [])
+    items = [from_.this, *(j.this for j in joins)]
+    binder = Binder(vctx, {})
+    # old alias (lower) → (new alias, its column names, the nested view or None)
+    scope: dict[str, tuple[str, list[str], FlatView | None]] = {}
+    tables: dict[str, TableInfo] = {}
+    nodes: dict[str, exp.Table] = {}
+    nested: FlatView | None = None
+    new_items: list[exp.Expression] = []
+    db_name = None
+    if db_id != ctx.db_id:
+        row = Catalog.get(ctx.conn.store).database(ctx.conn, db_id)
+        db_name = row.name if row is not None else None
+    for item in items:
+        if not isinstance(item, exp.Table) or not item.name \
+                or isinstance(item.this, (exp.Anonymous, exp.Parameter)):
+            raise not_supported(f"Modifying the view '{name}' (a derived source)")
+        key = table_key(item)
+        old = (item.alias or item.name).lower()
+        source = binder.resolve(key)
+        if source.kind == "view":
+            found = _view_object(vctx, key)
+            if found is None or len(items) > 1:
+                raise not_supported(f"Modifying the view '{name}' (a view joined to others)")
+            nested = _flatten(vctx, found[0], found[1], item.name, counter, depth + 1)
+            scope[old] = ("", list(nested.order), nested)
+            tables.update(nested.tables)
+            nodes.update(nested.nodes)
+            continue
+        if source.table is None:
+            raise not_supported(f"Modifying the view '{name}' (over '{item.name}')")
+        alias = _ALIAS.format(next(counter))
+        node = item.copy()
+        node.set("alias", exp.TableAlias(this=exp.to_identifier(alias)))
+        if db_name is not None and not node.args.get("catalog"):
+            node.set("catalog", exp.to_identifier(db_name))
+            if not node.args.get("db"):
+                node.set("db", exp.to_identifier("dbo"))
+        scope[old] = (alias, [c.name for c in source.table.columns], None)
+        tables[alias] = source.table
+        plain = node.copy()
+        plain.set("alias", None)
+        nodes[alias] = plain
+        new_items.append(node)
+    rewrite = _rewriter(scope, query)
+    columns: dict[str, exp.Expression] = {}
+    order: list[str] = []
+    for e in query.expressions:
+        star = e.this if isinstance(e, exp.Column) and isinstance(e.this, exp.Star) else e
+        if isinstance(star, exp.Star):
+            owner = e.table.lower() if isinstance(e, exp.Column) and e.table else None
+            for old, (alias, cols, inner) in scope.items():
+                if owner is not None and owner != old:
+                    continue
+                for c in cols:
+                    order.append(c)
+                    columns[c.lower()] = inner.columns[c.lower()].copy() if inner \
+                        else exp.column(c, table=alias, quoted=True)
+            continue
+        inner_e = e.this if isinstance(e, exp.Alias) else e
+        order.append(e.alias_or_name)
+        columns[e.alias_or_name.lower()] = rewrite(inner_e.copy())
+    if names is not None:
+        columns = {n.lower(): columns[o.lower()] for n, o in zip(names, order, strict=False)}
+        order = list(names)
+    where = query.args.get("where")
+    own_where = rewrite(where.this.copy()) if where is not None else None
+    if nested is not None:
+        first, new_joins = nested.first, list(nested.joins)
+        combined = _and(nested.where, own_where)
+    else:
+        first = new_items[0]
+        new_joins = []
+        for join, node in zip(joins, new_items[1:], strict=True):
+            j = join.copy()
+            j.set("this", node)
+            if j.args.get("on") is not None:
+                j.set("on", rewrite(j.args["on"].copy()))
+            new_joins.append(j)
+        combined = own_where
+    has_check = has_check_option(obj.definition or "")
+    check = combined if has_check else (nested.check if nested is not None else None)
+    return FlatView(name, first, new_joins, tables, nodes, columns, order, combined, check,
+                    has_check or (nested is not None and nested.has_check),
+                    _has_aggregate(query) or (nested is not None and nested.aggregates))
+
+
+def _and(a: exp.Expression | None, b: exp.Expression | None) -> exp.Expression | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return exp.and_(exp.paren(a), exp.paren(b))
+
+
+def _rewriter(scope: dict[str, tuple[str, list[str], FlatView | None]], query: exp.Select
+              ) -> Callable[[exp.Expression], exp.Expression]:
+    """A function putting the view's column references on the new aliases (or the nested
+    view's expressions)."""
+    owners: dict[str, str] = {}
+    for old, (_alias, cols, _inner) in scope.items():
+        for c in cols:
+            owners[c.lower()] = old if c.lower() not in owners else ""
+
+    def one(node: exp.Expression) -> exp.Expression:
+        if not isinstance(node, exp.Column) or isinstance(node.this, exp.Star):
+            return node
+        qualifier = node.table.lower() if node.table else None
+        if qualifier is None:
+            if node.find_ancestor(exp.Select) not in (None, query):
+                return node  # a subquery's own column
+            qualifier = owners.get(node.name.lower()) or None
+        if qualifier is None or qualifier not in scope:
+            return node
+        alias, _cols, inner = scope[qualifier]
+        if inner is not None:
+            mapped = inner.columns.get(node.name.lower())
+            return mapped.copy() if mapped is not None else node
+        return exp.column(node.name, table=alias, quoted=True)
+
+    def rewrite(expr: exp.Expression) -> exp.Expression:
+        return expr.transform(one, copy=False)
+    return rewrite
+
+
+# -- the statements -----------------------------------------------------------------------------
+def _base_column(view: FlatView, column: str) -> tuple[str, str]:
+    """(alias, base column) a view column is; 207 unknown, 4406 derived or constant."""
+    expr = view.columns.get(column.lower())
+    if expr is None:
+        raise tsql_error(207, column, cls=BindError)
+    if not isinstance(expr, exp.Column) or expr.table.lower() not in view.tables:
+        raise _compile_error(4406, view.name)
+    return expr.table.lower(), expr.name
+
+
+def _one_table(view: FlatView, aliases: set[str]) -> str:
+    """The one base table a modification touches (4405 for several, or none of a join)."""
+    if view.aggregates:
+        raise _compile_error(4403, view.name)
+    if len(aliases) > 1 or (not aliases and len(view.tables) > 1):
+        raise _compile_error(4405, view.name)
+    return next(iter(aliases)) if aliases else next(iter(view.tables))
+
+
+def _substitute(view: FlatView, names: set[str], unqualified: bool
+                ) -> Callable[[exp.Expression], exp.Expression]:
+    """Replace references to the view's columns (qualified by one of ``names``, or bare when
+    ``unqualified``) by their expressions."""
+    def one(node: exp.Expression) -> exp.Expression:
+        if not isinstance(node, exp.Column) or isinstance(node.this, exp.Star):
+            return node
+        qualifier = node.table.lower() if node.table else None
+        if qualifier is None and not unqualified:
+            return node
+        if qualifier is not None and qualifier not in names:
+            return node
+        mapped = view.columns.get(node.name.lower())
+        return mapped.copy() if mapped is not None else node
+    return lambda e: e.transform(one)
+
+
+def _output_mapper(view: FlatView, alias: str
+                   ) -> Callable[[exp.Expression], exp.Expression]:
+    """OUTPUT's ``inserted.c`` / ``deleted.c`` of a view column: the base table's column."""
+    def one(node: exp.Expression) -> exp.Expression:
+        if not isinstance(node, exp.Column) or isinstance(node.this, exp.Star) \
+                or node.table.lower() not in ("inserted", "deleted"):
+            return node
+        mapped = view.columns.get(node.name.lower())
+        if mapped is None:
+            return node
+        pseudo = node.table
+
+        def requalify(n: exp.Expression) -> exp.Expression:
+            if isinstance(n, exp.Column) and n.table.lower() == alias:
+                return exp.column(n.name, table=pseudo, quoted=True)
+            return n
+        return mapped.copy().transform(requalify)
+    def mapped(e: exp.Expression) -> exp.Expression:
+        out = e.transform(one)
+        if isinstance(e, exp.Column) and out is not e and not isinstance(e.this, exp.Star):
+            return exp.alias_(out, e.name, quoted=True)  # the column keeps the view's name
+        return out
+    return mapped
+
+
+def _rewritten(parsed: Parsed, tree: exp.Expression, view: FlatView, alias: str) -> Parsed:
+    output = None if parsed.output is None else tuple(
+        _output_mapper(view, alias)(e.copy()) for e in parsed.output)
+    return replace(parsed, tree=tree, output=output,
+                   text=f"{parsed.text}\x00view:{tree.sql('tsql')}")
+
+
+def rewrite_insert(parsed: Parsed, view: FlatView) -> tuple[Parsed, str]:
+    """``INSERT v [(cols)] …`` as an INSERT into the base table; returns it and the alias
+    of the modified table."""
+    tree = parsed.tree.copy()
+    assert isinstance(tree, exp.Insert)
+    target = tree.this
+    written = [c.name for c in target.expressions] if isinstance(target, exp.Schema) \
+        else None
+    names = written if written is not None else (
+        [] if tree.args.get("default") else list(view.order))
+    mapped = [_base_column(view, n) for n in names]
+    if written is None:
+        # As for a table, a list-less INSERT leaves out identity and computed columns.
+        mapped = [(a, c) for a, c in mapped if not _generated(view.tables[a], c)]
+    alias = _one_table(view, {a for a, _c in mapped})
+    base = view.nodes[alias].copy()
+    if tree.args.get("default"):
+        tree.set("this", base)
+    else:
+        tree.set("this", exp.Schema(this=base, expressions=[
+            exp.to_identifier(c, quoted=True) for _a, c in mapped]))
+    return _rewritten(parsed, tree, view, alias), alias
+
+
+def _generated(info: TableInfo, column: str) -> bool:
+    col = info.column(column)
+    return col is not None and (col.identity is not None or bool(col.computed))
+
+
+def _target_names(target: exp.Table) -> set[str]:
+    return {n.lower() for n in (target.alias, target.name) if n}
+
+
+def rewrite_update(parsed: Parsed, view: FlatView) -> tuple[Parsed, str]:
+    """``UPDATE v SET … [FROM …] WHERE …`` as an UPDATE of the base table's alias over the
+    view's FROM and WHERE."""
+    tree = parsed.tree.copy()
+    assert isinstance(tree, exp.Update)
+    target = tree.this
+    assert isinstance(target, exp.Table)
+    names = _target_names(target)
+    from_ = tree.args.get("from_")
+    stmt_joins: list[exp.Expression] = []
+    if from_ is not None:
+        first = from_.this
+        if not (isinstance(first, exp.Table) and (first.alias or first.name).lower() in names):
+            raise not_supported(f"UPDATE of the view '{view.name}' not first in its FROM")
+        names |= _target_names(first)
+        stmt_joins = list(first.args.get("joins") or [])
+    sub = _substitute(view, names, True)
+    aliases: set[str] = set()
+    sets: list[exp.Expression] = []
+    for item in tree.expressions:
+        if isinstance(item, exp.EQ) and isinstance(item.this, exp.Column):
+            alias, column = _base_column(view, item.this.name)
+            aliases.add(alias)
+            sets.append(exp.EQ(this=exp.column(column, quoted=True),
+                               expression=sub(item.expression)))
+        elif isinstance(item, exp.EQ) and isinstance(item.expression, exp.EQ) \
+                and isinstance(item.expression.this, exp.Column):
+            alias, column = _base_column(view, item.expression.this.name)
+            aliases.add(alias)
+            sets.append(exp.EQ(this=item.this, expression=exp.EQ(
+                this=exp.column(column, quoted=True),
+                expression=sub(item.expression.expression))))
+        else:
+            sets.append(sub(item))
+    alias = _one_table(view, aliases)
+    tree.set("expressions", sets)
+    tree.set("this", exp.Table(this=exp.to_identifier(alias)))
+    first_item = view.first.copy()
+    joins = [j.copy() for j in view.joins] + [sub(j) for j in stmt_joins]
+    first_item.set("joins", joins or None)  # the engine reads a FROM's joins off its first item
+    tree.set("from_", exp.From(this=first_item))
+    where = tree.args.get("where")
+    tree.set("where", _where(view, sub(where.this) if where is not None else None))
+    return _rewritten(parsed, tree, view, alias), alias
+
+
+def _where(view: FlatView, own: exp.Expression | None) -> exp.Where | None:
+    combined = _and(view.where.copy() if view.where is not None else None, own)
+    return exp.Where(this=combined) if combined is not None else None
+
+
+def rewrite_delete(parsed: Parsed, view: FlatView, target: exp.Table,
+                   from_node: exp.Expression | None) -> tuple[Parsed, str]:
+    """``DELETE [FROM] v WHERE …`` as a DELETE of the view's one base table (4405 for a
+    view over several)."""
+    tree = parsed.tree.copy()
+    assert isinstance(tree, exp.Delete)
+    if view.aggregates:
+        raise _compile_error(4403, view.name)
+    if len(view.tables) > 1:
+        raise _compile_error(4405, view.name)
+    alias = next(iter(view.tables))
+    names = _target_names(target)
+    stmt_joins: list[exp.Expression] = []
+    if from_node is not None:
+        if not (isinstance(from_node, exp.Table)
+                and (from_node.alias or from_node.name).lower() in names | {
+                    n.lower() for n in (target.name,)}):
+            raise not_supported(f"DELETE of the view '{view.name}' not first in its FROM")
+        names |= _target_names(from_node)
+        stmt_joins = list(from_node.args.get("joins") or [])
+    sub = _substitute(view, names, True)
+    first_item = view.first.copy()
+    first_item.set("joins", [j.copy() for j in view.joins] + [sub(j) for j in stmt_joins]
+                   or None)
+    tree.set("tables", [exp.Table(this=exp.to_identifier(alias))])
+    tree.set("this", first_item)
+    where = tree.args.get("where")
+    tree.set("where", _where(view, sub(where.this) if where is not None else None))
+    return _rewritten(parsed, tree, view, alias), alias
+
+
+def rewrite_merge(parsed: Parsed, view: FlatView) -> Parsed:
+    """``MERGE v [AS t] USING … ON …`` of a view over one base table: the base table under the
+    statement's alias, the view's WHERE added to ON (its rows are the only ones to match) and
+    to each WHEN NOT MATCHED BY SOURCE, the view's columns mapped to the table's."""
+    tree = parsed.tree.copy()
+    assert isinstance(tree, exp.Merge)
+    target = tree.this
+    assert isinstance(target, exp.Table)
+    if view.aggregates:
+        raise _compile_error(4403, view.name)
+    if len(view.tables) > 1:
+        raise not_supported(f"MERGE into the view '{view.name}' over several tables")
+    if view.check is not None:
+        raise not_supported(f"MERGE into the view '{view.name}' WITH CHECK OPTION")
+    inner = next(iter(view.tables))
+    talias = target.alias or target.name
+
+    def requalify(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Column) and node.table.lower() == inner:
+            return exp.column(node.name, table=talias, quoted=True)
+        return node
+    flat = replace(view, columns={k: v.copy().transform(requalify)
+                                  for k, v in view.columns.items()},
+                   where=view.where.copy().transform(requalify) if view.where else None)
+    sub = _substitute(flat, _target_names(target), False)
+    base = view.nodes[inner].copy()
+    base.set("alias", exp.TableAlias(this=exp.to_identifier(talias)))
+    tree.set("this", base)
+    tree.set("on", _and(flat.where.copy() if flat.where else None, sub(tree.args["on"])))
+    for when in tree.args["whens"].expressions:
+        if when.args.get("condition") is not None:
+            when.set("condition", sub(when.args["condition"]))
+        if not when.args.get("matched") and when.args.get("source") and flat.where:
+            when.set("condition", _and(flat.where.copy(), when.args.get("condition")))
+        then = when.args.get("then")
+        if isinstance(then, exp.Update):
+            sets = []
+            for item in then.expressions:
+                if isinstance(item, exp.EQ) and isinstance(item.this, exp.Column):
+                    _a, column = _base_column(view, item.this.name)
+                    item = exp.EQ(this=exp.column(column, quoted=True),
+                                  expression=sub(item.expression))
+                sets.append(item)
+            then.set("expressions", sets)
+        elif isinstance(then, exp.Insert):
+            cols = then.this
+            names = [c.name for c in cols.expressions] if isinstance(cols, exp.Tuple) else None
+            mapped = [_base_column(view, n) for n in (names or view.order)]
+            if names is None:
+                mapped = [(a, c) for a, c in mapped if not _generated(view.tables[a], c)]
+            then.set("this", exp.Tuple(expressions=[exp.column(c, quoted=True)
+                                                    for _a, c in mapped]))
+    return _rewritten(parsed, tree, flat, talias.lower())
+
+
+def check_option(ctx: ExecContext, view: FlatView, alias: str, rowids: list[Any]) -> None:
+    """WITH CHECK OPTION: every written row must be seen through the view (Msg 550)."""
+    if view.check is None or not rowids or any(r is None for r in rowids):
+        return
+    rid = exp.column(ctx.conn.backend.rowid_column, table=alias, quoted=True)
+    first = view.first.copy()
+    first.set("joins", None)
+    select = exp.Select(expressions=[exp.Literal.number(1)]).from_(first)
+    if view.joins:
+        select.set("joins", [j.copy() for j in view.joins])
+    select = select.where(exp.and_(exp.paren(view.check.copy()), exp.EQ(
+        this=rid, expression=exp.Placeholder(this="__rid"))))
+    binder = Binder(ctx, {})
+    compiled = binder.compile(select, (select.sql("tsql"), "check option"))
+    for r in rowids:
+        if not run_query(binder, compiled, {"__rid": r}).rows:
+            raise tsql_error(550)
