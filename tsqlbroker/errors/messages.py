@@ -389,8 +389,8 @@ MESSAGES: dict[int, tuple[int, str]] = {
     8197: (16, "The object '%.*ls' does not exist or is invalid for this operation."),
     2111: (16, ("Cannot %ls trigger '%.*ls' on %ls '%.*ls' because an INSTEAD OF %ls trigger "
                 "already exists on this object.")),
-    2112: (16, "Cannot create trigger '%.*ls' on view '%.*ls' because the view is defined with "
-               "CHECK OPTION."),
+    2112: (16, ("Cannot create trigger '%.*ls' on view '%.*ls' because the view is defined "
+                "with CHECK OPTION.")),
     3609: (16, "The transaction ended in the trigger. The batch has been aborted."),
     3616: (16, ("An error was raised during trigger execution. The batch has been aborted and "
                 "the user transaction, if any, has been rolled back.")),
