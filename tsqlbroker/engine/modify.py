@@ -443,7 +443,12 @@ def _instead_of(ctx: ExecContext, parsed: Parsed, params: Params, view: TableInf
                 raise tsql_error(207, item.this.name, cls=BindError)
             positions.append(column.column_id - 1)
             items.append(item.expression.copy())
-    select = exp.Select(expressions=items).from_(first.copy())
+    source = first.copy()
+    joins = source.args.get("joins")
+    source.set("joins", None)  # a statement's FROM keeps them on its first item
+    select = exp.Select(expressions=items).from_(source)
+    if joins:
+        select.set("joins", joins)
     where = tree.args.get("where")
     if where is not None:
         select.set("where", where.copy())

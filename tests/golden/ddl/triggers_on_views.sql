@@ -160,6 +160,29 @@ DELETE dbo.NamedUpper WHERE PersonID = 22
 DELETE dbo.Named WHERE PersonID IN (2, 21)
 SELECT PersonID, Name FROM dbo.Person ORDER BY PersonID
 GO
+-- UPDATE … FROM the view joined to a table; a derived column takes the given value in
+-- inserted; an unknown column is Msg 207.
+CREATE TABLE dbo.NewName (PersonID int, Name varchar(20))
+INSERT dbo.NewName VALUES (3, 'Cyd')
+GO
+CREATE VIEW dbo.Doubled AS SELECT PersonID, Name, PersonID * 2 AS Twice FROM dbo.Person
+GO
+CREATE TRIGGER dbo.Doubled_upd ON dbo.Doubled INSTEAD OF UPDATE
+AS
+BEGIN
+  SELECT i.PersonID, d.Name AS old_name, i.Name AS new_name, d.Twice AS old_twice,
+         i.Twice AS new_twice
+  FROM inserted AS i JOIN deleted AS d ON d.PersonID = i.PersonID
+  IF UPDATE(Twice) PRINT 'Twice updated'
+  UPDATE p SET Name = i.Name FROM dbo.Person AS p JOIN inserted AS i ON i.PersonID = p.PersonID
+END
+GO
+UPDATE d SET Name = n.Name, Twice = 0 FROM dbo.Doubled AS d JOIN dbo.NewName AS n
+ON n.PersonID = d.PersonID
+SELECT * FROM dbo.Doubled WHERE PersonID = 3
+GO
+UPDATE dbo.Doubled SET Nickname = 'x'
+GO
 -- DROP TRIGGER, and DROP VIEW drops the view's triggers.
 DROP TRIGGER dbo.PersonPhone_del
 SELECT name FROM sys.triggers WHERE parent_id = OBJECT_ID('dbo.PersonPhone') ORDER BY name
