@@ -52,7 +52,7 @@ from .tables import create_table, drop_table, truncate_table
 from .transpiler.resolve import temp_table_object_id
 from .transpiler.scope import table_key
 from .triggers import TriggerEvent
-from .viewdml import rewrite_merge, view_target
+from .viewdml import instead_view, names_view, rewrite_merge, view_target
 from .writer import RowWriter
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
@@ -112,7 +112,7 @@ def _planned_insert(ctx: ExecContext, cache: PlanCache, sql: str, shape: InsertS
                        savepoint_needed=not plan.single_write)
 
     def build_and_run() -> SqlResult:
-        if view_target(ctx, shape.target) is not None:
+        if names_view(ctx, shape.target):
             # Through a view: rewritten per run (the view may change), never planned.
             return insert_statement(ctx, parse_statement(sql), params)
         new = new_plan(ctx, shape, target_table(ctx, shape.target, "INSERT"))
@@ -397,6 +397,9 @@ def _truncate(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
 
 def _merge(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
     target = parsed.tree.this
+    if isinstance(target, exp.Table) and any(
+            instead_view(ctx, target, a) for a in ("INSERT", "UPDATE", "DELETE")):
+        raise not_supported(f"MERGE into the view '{target.name}' with an INSTEAD OF trigger")
     view = view_target(ctx, target) if isinstance(target, exp.Table) else None
     if view is not None:
         parsed = rewrite_merge(parsed, view)

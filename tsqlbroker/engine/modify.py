@@ -26,7 +26,15 @@ from .shapes import constant_spec
 from .tableinfo import TableInfo
 from .transpiler.binder import Binder
 from .transpiler.scope import Compiled, Source, table_key
-from .viewdml import check_option, rewrite_delete, rewrite_insert, rewrite_update, view_target
+from .triggers import TriggerEvent
+from .viewdml import (
+    check_option,
+    instead_view,
+    rewrite_delete,
+    rewrite_insert,
+    rewrite_update,
+    view_target,
+)
 from .writer import DEFAULT, RowWriter, physical_table_ref
 
 
@@ -68,6 +76,11 @@ def insert_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
     """INSERT into a table, or through a view into its base table."""
     target = parsed.tree.this
     node = target.this if isinstance(target, exp.Schema) else target
+    instead = instead_view(ctx, node, "INSERT") if isinstance(node, exp.Table) else None
+    if instead is not None:
+        # The rows go to the view's INSTEAD OF trigger (the row writer records them).
+        _no_output(parsed, instead)
+        return _insert(ctx, parsed, params, instead)[0]
     view = view_target(ctx, node) if isinstance(node, exp.Table) else None
     if view is None:
         return _insert(ctx, parsed, params)[0]
@@ -77,7 +90,13 @@ def insert_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
     return result
 
 
-def _insert(ctx: ExecContext, parsed: Parsed, params: Params
+def _no_output(parsed: Parsed, view: TableInfo) -> None:
+    if parsed.output is not None:
+        raise not_supported(f"OUTPUT of DML on the view '{view.name}' with an INSTEAD OF "
+                            "trigger")
+
+
+def _insert(ctx: ExecContext, parsed: Parsed, params: Params, info: TableInfo | None = None
             ) -> tuple[SqlResult, list[Any]]:
     tree = parsed.tree
     assert isinstance(tree, exp.Insert)
@@ -87,7 +106,8 @@ def _insert(ctx: ExecContext, parsed: Parsed, params: Params
         columns = [c.name for c in target.expressions]
         target = target.this
     assert isinstance(target, exp.Table)
-    info = target_table(ctx, target, "INSERT")
+    if info is None:
+        info = target_table(ctx, target, "INSERT")
     source = tree.expression
     rows: list[Sequence[Any]]
     sources: list[Sequence[str | None]] | None = None
@@ -379,15 +399,77 @@ def _verb(tree: exp.Expression) -> str:
 def update_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
     """UPDATE of a table, or through a view of its base table."""
     target = parsed.tree.this
-    view = view_target(ctx, _aliased(parsed.tree.args.get("from_"), target)) \
-        if isinstance(target, exp.Table) \
+    named = _aliased(parsed.tree.args.get("from_"), target) if isinstance(target, exp.Table) \
         and _target_cte(parsed.tree.args.get("with_"), table_key(target)) is None else None
+    instead = instead_view(ctx, named, "UPDATE") if named is not None else None
+    if instead is not None:
+        return _instead_of(ctx, parsed, params, instead, target, parsed.tree.args.get("from_"))
+    view = view_target(ctx, named) if named is not None else None
     if view is None:
         return _update(ctx, parsed, params)[0]
     rewritten, alias = rewrite_update(parsed, view)
     result, rowids = _update(ctx, rewritten, params)
     check_option(ctx, view, alias, rowids)
     return result
+
+
+def _instead_of(ctx: ExecContext, parsed: Parsed, params: Params, view: TableInfo,
+               target: exp.Table, from_node: exp.Expression | None) -> SqlResult:
+    """UPDATE / DELETE of a view with an INSTEAD OF trigger: the view's rows the statement
+    selects (``deleted``) and, for UPDATE, those rows with the SET values (``inserted``) go
+    to the trigger; nothing is written."""
+    tree = parsed.tree
+    _no_output(parsed, view)
+    if tree.args.get("limit") is not None or tree.args.get("top") is not None:
+        raise not_supported(f"TOP in DML on the view '{view.name}' with an INSTEAD OF trigger")
+    first = from_node.this if isinstance(from_node, exp.From) else from_node
+    if first is None:
+        first = target.copy()
+    elif not isinstance(first, exp.Table) or {
+            n.lower() for n in (first.alias, first.name) if n}.isdisjoint(
+                {n.lower() for n in (target.alias, target.name) if n}):
+        raise not_supported(f"DML on the view '{view.name}' not first in its FROM")
+    qualifier = first.alias_or_name
+    items: list[exp.Expression] = [exp.Column(this=exp.Star(), table=exp.to_identifier(
+        qualifier, quoted=True))]
+    positions: list[int] = []
+    if isinstance(tree, exp.Update):
+        for item in tree.expressions:
+            if not (isinstance(item, exp.EQ) and isinstance(item.this, exp.Column)):
+                raise not_supported(f"This SET item on the view '{view.name}' with an "
+                                    "INSTEAD OF trigger")
+            column = view.column(item.this.name)
+            if column is None:
+                raise tsql_error(207, item.this.name, cls=BindError)
+            positions.append(column.column_id - 1)
+            items.append(item.expression.copy())
+    source = first.copy()
+    joins = source.args.get("joins")
+    source.set("joins", None)  # a statement's FROM keeps them on its first item
+    select = exp.Select(expressions=items).from_(source)
+    if joins:
+        select.set("joins", joins)
+    where = tree.args.get("where")
+    if where is not None:
+        select.set("where", where.copy())
+    binder = Binder(ctx, params)
+    compiled = binder.compile(select, (parsed.text, "instead-of"))
+    width = len(view.columns)
+    deleted: list[tuple[Any, ...]] = []
+    inserted: list[tuple[Any, ...]] = []
+    for row in run_query(binder, compiled).rows:
+        before = tuple(row[:width])
+        deleted.append(before)
+        if positions:
+            after = list(before)
+            for pos, value in zip(positions, row[width:], strict=True):
+                after[pos] = value
+            inserted.append(tuple(after))
+    action = "UPDATE" if isinstance(tree, exp.Update) else "DELETE"
+    ctx.txn.write()
+    ctx.fired.append(TriggerEvent(view, action, inserted, deleted, frozenset(
+        view.columns[p].name.lower() for p in positions), instead_of=True))
+    return SqlResult([], len(deleted))
 
 
 def _aliased(from_node: exp.Expression | None, target: exp.Table) -> exp.Table:
@@ -547,6 +629,9 @@ def delete_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
         from_node = None
     assert isinstance(target, exp.Table)
     if _target_cte(tree.args.get("with_"), table_key(target)) is None:
+        instead = instead_view(ctx, _aliased(from_node, target), "DELETE")
+        if instead is not None:
+            return _instead_of(ctx, parsed, params, instead, target, from_node)
         view = view_target(ctx, _aliased(from_node, target))
         if view is not None:
             parsed, _alias = rewrite_delete(parsed, view, target, from_node)

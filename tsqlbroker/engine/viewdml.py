@@ -25,10 +25,11 @@ from .catalog import Catalog
 from .context import ExecContext
 from .parsing import Parsed, has_check_option, not_supported, parse_statement
 from .query import run_query
-from .tableinfo import TableInfo
+from .tableinfo import ColumnInfo, TableInfo
 from .transpiler.binder import Binder
 from .transpiler.resolve import view_select_text
 from .transpiler.scope import table_key
+from .triggers import trigger_from_row, wants
 
 _ALIAS = "tsqlb_vw{}"
 
@@ -56,6 +57,9 @@ class FlatView:
     check: exp.Expression | None = None  # what WITH CHECK OPTION asks of a written row
     has_check: bool = False
     aggregates: bool = False  # 4403 when modified
+    # The actions an INSTEAD OF trigger of a view nested inside takes (refused: the
+    # statement would have to become one on that view).
+    instead: frozenset[str] = frozenset()
     problems: list[str] = field(default_factory=list)
 
 
@@ -82,6 +86,35 @@ def view_target(ctx: ExecContext, node: exp.Table) -> FlatView | None:
         return None
     obj, db_id = found
     return _flatten(ctx, obj, db_id, node.name, itertools.count(), 0)
+
+
+def instead_view(ctx: ExecContext, node: exp.Table, action: str) -> TableInfo | None:
+    """The view ``node`` names, as a table for its INSTEAD OF ``action`` trigger (its
+    columns as the view's, its triggers), when it has such a trigger enabled and not running
+    (inside it the view's DML is the plain one); None otherwise."""
+    found = _view_object(ctx, table_key(node))
+    if found is None:
+        return None
+    obj, db_id = found
+    if obj.object_id in ctx.instead_active:
+        return None
+    catalog = Catalog.get(ctx.conn.store)
+    triggers = [trigger_from_row(r) for r in catalog.objects(
+        ctx.conn, db_id, {"TR"}, parent_id=obj.object_id)]
+    if not any(t.instead_of and not t.disabled and action in t.events for t in triggers):
+        return None
+    source = Binder(ctx, {}).resolve(table_key(node))
+    columns = [ColumnInfo(i, name, spec or "sql_variant", True)
+               for i, (name, spec) in enumerate(source.columns, 1)]
+    db = catalog.database(ctx.conn, db_id)
+    info = TableInfo(obj.object_id, db_id, db.name if db else "?", obj.schema_name, obj.name,
+                     "", columns, [], obj.modify_date, triggers=triggers)
+    return info if wants(info, action, instead_of=True) else None
+
+
+def names_view(ctx: ExecContext, node: exp.Table) -> bool:
+    """Whether ``node`` names a view."""
+    return _view_object(ctx, table_key(node)) is not None
 
 
 def _view_query(definition: str) -> tuple[exp.Expression, list[str] | None]:
@@ -138,6 +171,7 @@ def _flatten(ctx: ExecContext, obj: Any, db_id: int, name: str, counter: Iterato
             if found is None or len(items) > 1:
                 raise not_supported(f"Modifying the view '{name}' (a view joined to others)")
             nested = _flatten(vctx, found[0], found[1], item.name, counter, depth + 1)
+            nested.instead |= _instead_actions(vctx, found[0], found[1])
             scope[old] = ("", list(nested.order), nested)
             tables.update(nested.tables)
             nodes.update(nested.nodes)
@@ -197,7 +231,28 @@ def _flatten(ctx: ExecContext, obj: Any, db_id: int, name: str, counter: Iterato
     check = combined if has_check else (nested.check if nested is not None else None)
     return FlatView(name, first, new_joins, tables, nodes, columns, order, combined, check,
                     has_check or (nested is not None and nested.has_check),
-                    _has_aggregate(query) or (nested is not None and nested.aggregates))
+                    _has_aggregate(query) or (nested is not None and nested.aggregates),
+                    nested.instead if nested is not None else frozenset())
+
+
+def _instead_actions(ctx: ExecContext, obj: Any, db_id: int) -> frozenset[str]:
+    """The actions an enabled INSTEAD OF trigger of view ``obj`` takes (none while it runs)."""
+    if obj.object_id in ctx.instead_active:
+        return frozenset()
+    rows = Catalog.get(ctx.conn.store).objects(ctx.conn, db_id, {"TR"},
+                                               parent_id=obj.object_id)
+    return frozenset(e for t in map(trigger_from_row, rows) if t.instead_of and not t.disabled
+                     for e in t.events)
+
+
+def _modifiable(view: FlatView, action: str) -> None:
+    """4403 for a view with aggregates (before any column is looked at, as SQL Server);
+    a nested view's INSTEAD OF trigger for ``action`` is not taken through an outer view."""
+    if view.aggregates:
+        raise _compile_error(4403, view.name)
+    if action in view.instead:
+        raise not_supported(f"{action} through the view '{view.name}' over a view with an "
+                            f"INSTEAD OF {action} trigger")
 
 
 def _and(a: exp.Expression | None, b: exp.Expression | None) -> exp.Expression | None:
@@ -266,8 +321,8 @@ def _substitute(view: FlatView, names: set[str], unqualified: bool
         if not isinstance(node, exp.Column) or isinstance(node.this, exp.Star):
             return node
         qualifier = node.table.lower() if node.table else None
-        if qualifier is None and not unqualified:
-            return node
+        if qualifier is None and (not unqualified or node.find_ancestor(exp.Select) is not None):
+            return node  # a subquery's bare column is its own table's first
         if qualifier is not None and qualifier not in names:
             return node
         mapped = view.columns.get(node.name.lower())
@@ -310,6 +365,7 @@ def _rewritten(parsed: Parsed, tree: exp.Expression, view: FlatView, alias: str)
 def rewrite_insert(parsed: Parsed, view: FlatView) -> tuple[Parsed, str]:
     """``INSERT v [(cols)] …`` as an INSERT into the base table; returns it and the alias
     of the modified table."""
+    _modifiable(view, "INSERT")
     tree = parsed.tree.copy()
     assert isinstance(tree, exp.Insert)
     target = tree.this
@@ -343,6 +399,7 @@ def _target_names(target: exp.Table) -> set[str]:
 def rewrite_update(parsed: Parsed, view: FlatView) -> tuple[Parsed, str]:
     """``UPDATE v SET … [FROM …] WHERE …`` as an UPDATE of the base table's alias over the
     view's FROM and WHERE."""
+    _modifiable(view, "UPDATE")
     tree = parsed.tree.copy()
     assert isinstance(tree, exp.Update)
     target = tree.this
@@ -395,10 +452,9 @@ def rewrite_delete(parsed: Parsed, view: FlatView, target: exp.Table,
                    from_node: exp.Expression | None) -> tuple[Parsed, str]:
     """``DELETE [FROM] v WHERE …`` as a DELETE of the view's one base table (4405 for a
     view over several)."""
+    _modifiable(view, "DELETE")
     tree = parsed.tree.copy()
     assert isinstance(tree, exp.Delete)
-    if view.aggregates:
-        raise _compile_error(4403, view.name)
     if len(view.tables) > 1:
         raise _compile_error(4405, view.name)
     alias = next(iter(view.tables))
@@ -430,8 +486,8 @@ def rewrite_merge(parsed: Parsed, view: FlatView) -> Parsed:
     assert isinstance(tree, exp.Merge)
     target = tree.this
     assert isinstance(target, exp.Table)
-    if view.aggregates:
-        raise _compile_error(4403, view.name)
+    for action in ("INSERT", "UPDATE", "DELETE"):
+        _modifiable(view, action)
     if len(view.tables) > 1:
         raise not_supported(f"MERGE into the view '{view.name}' over several tables")
     if view.check is not None:

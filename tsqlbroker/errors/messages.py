@@ -387,8 +387,10 @@ MESSAGES: dict[int, tuple[int, str]] = {
     1759: (16, ("Computed column '%.*ls' in table '%.*ls' is not allowed to be used in another "
                 "computed-column definition.")),
     8197: (16, "The object '%.*ls' does not exist or is invalid for this operation."),
-    2111: (16, ("Cannot %ls trigger '%.*ls' on table '%.*ls' because an INSTEAD OF %ls trigger "
+    2111: (16, ("Cannot %ls trigger '%.*ls' on %ls '%.*ls' because an INSTEAD OF %ls trigger "
                 "already exists on this object.")),
+    2112: (16, ("Cannot create trigger '%.*ls' on view '%.*ls' because the view is defined "
+                "with CHECK OPTION.")),
     3609: (16, "The transaction ended in the trigger. The batch has been aborted."),
     3616: (16, ("An error was raised during trigger execution. The batch has been aborted and "
                 "the user transaction, if any, has been rolled back.")),

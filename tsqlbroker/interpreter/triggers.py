@@ -18,6 +18,7 @@ import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from tsqlbroker.engine.parsing import has_check_option
 from tsqlbroker.engine.triggers import TriggerEvent, TriggerInfo, trigger_detail, trigger_from_row
 from tsqlbroker.errors import BindError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
@@ -69,11 +70,13 @@ def instead_active(s: Session) -> frozenset[int]:
 
 
 # -- CREATE / ALTER / DROP / ENABLE / DISABLE ----------------------------------------------------
-def _table_of(s: Session, name: ast.ObjectName) -> Any:
-    """The catalog row of the trigger's table (Msg 8197 when it is none)."""
+def _table_of(s: Session, name: ast.ObjectName, *, view: bool = True) -> Any:
+    """The catalog row of the trigger's table, or view when ``view`` (Msg 8197 when it is
+    none)."""
     db_id = database_of(s, name)
     row = s.instance.catalog.find_object(s.conn, db_id, name.schema, name.name)
-    if row is None or row.type != "U" or row.session_id is not None:
+    if row is None or row.type not in (("U", "V") if view else ("U",)) \
+            or row.session_id is not None:
         raise tsql_error(8197, shown_name(name), cls=BindError)
     return row
 
@@ -89,7 +92,10 @@ def compile_create_trigger(c: Compiler, node: ast.CreateTrigger) -> StmtFn:
         s = f.session
         s.check_writable()
         catalog = s.instance.catalog
-        parent = _table_of(s, table)
+        # Only INSTEAD OF triggers go on views (AFTER on a view is Msg 8197).
+        parent = _table_of(s, table, view=node.instead_of)
+        if parent.type == "V" and has_check_option(parent.definition or ""):
+            raise tsql_error(2112, name.name, parent.name)
         s.txn_for_statement().write()
         existing = catalog.find_object(s.conn, parent.database_id, name.schema or
                                        parent.schema_name, name.name)
@@ -103,7 +109,8 @@ def compile_create_trigger(c: Compiler, node: ast.CreateTrigger) -> StmtFn:
                 info = _info(other)
                 if info.instead_of and info.events & set(node.events):
                     raise tsql_error(2111, "ALTER" if node.alter else "CREATE", name.name,
-                                 parent.name, min(info.events & set(node.events)))
+                                     "view" if parent.type == "V" else "table", parent.name,
+                                     min(info.events & set(node.events)))
         if existing is not None and existing.type == "TR" and (node.alter or node.or_alter):
             catalog.update_object(s.conn, existing.object_id, definition=definition,
                                   detail=detail)
