@@ -217,9 +217,9 @@ def _compile_select_assign(c: Compiler, node: ast.SelectStmt, q: ast.Select) -> 
         result = run_sql(f, sql, params(f))
         sets = list(getattr(result, "resultsets", []) or [])
         rows = sets[0].rows if sets else []
-        specs = sets[0].types if sets else []
+        row_specs = sets[0].value_types() if sets else []
         v = f.v
-        for row in rows:
+        for row, specs in zip(rows, row_specs, strict=True):
             for i, (info, _op) in enumerate(targets):
                 value = row[i] if i < len(row) else None
                 fn = compound[i]
