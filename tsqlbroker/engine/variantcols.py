@@ -23,8 +23,9 @@ from ..values.types import parse_type_spec
 from ..values.variant_props import NUMERIC_RANKS, TEXT_RANKS, family_rank
 from .parsing import not_supported
 
-__all__ = ["as_comparisons", "comparison", "conversion", "is_variant_spec", "keeps_stored_form", "order_keys",
-           "property_call", "property_spec", "value_of"]
+__all__ = ["as_comparisons", "comparison", "conversion", "distinct_as_group", "group_keys", "grouped",
+           "is_variant_spec", "keeps_stored_form", "order_keys", "property_call",
+           "property_spec", "value_of"]
 
 _VALUE = "tsqlb_variant_value"
 _FIELD = "tsqlb_variant_field"
@@ -77,15 +78,64 @@ def _number(value: exp.Expression) -> exp.Expression:
 Fold = Callable[[exp.Expression], exp.Expression]
 
 
+def group_keys(column: exp.Expression, fold: Fold) -> list[exp.Expression]:
+    """What a sql_variant column's values compare by, as GROUP BY and ORDER BY items: the
+    family, then a number's value (tinyint 1, int 1 and 1.00 are one), then another value
+    as the store compares text without case (``fold``: 'a' and 'A' are one)."""
+    def numeric() -> exp.Expression:
+        return exp.In(this=_rank(column.copy()), expressions=[n.copy() for n in _NUMERIC])
+    number = exp.Case(ifs=[exp.If(this=numeric(), true=_number(value_of(column.copy())))])
+    other = exp.Case(ifs=[exp.If(this=exp.Not(this=numeric()),
+                                 true=fold(value_of(column.copy())))])
+    return [_rank(column.copy()), number, other]
+
+
 def order_keys(ordered: exp.Ordered, fold: Fold) -> list[exp.Ordered]:
-    """ORDER BY a sql_variant column: by family, then numbers by value, then the value as
-    the store compares text without case (``fold``)."""
-    column = ordered.this
-    numeric = exp.Case(ifs=[exp.If(this=exp.In(this=_rank(column.copy()), expressions=[
-        n.copy() for n in _NUMERIC]), true=_number(value_of(column.copy())))])
-    value = fold(value_of(column.copy()))
+    """ORDER BY a sql_variant column: by :func:`group_keys` (the same expressions, so that
+    a grouped query may sort by them)."""
     flags = {k: ordered.args.get(k) for k in ("desc", "nulls_first")}
-    return [exp.Ordered(this=key, **flags) for key in (_rank(column), numeric, value)]
+    return [exp.Ordered(this=key, **flags) for key in group_keys(ordered.this, fold)]
+
+
+def grouped(select: exp.Select, is_variant: Callable[[exp.Expression], bool], fold: Fold
+            ) -> None:
+    """GROUP BY over sql_variant columns (``is_variant`` tells them): grouped on
+    :func:`group_keys`, and the select list's other uses of such a column (outside
+    aggregates) read one of the group's stored forms (MIN), as SQL Server returns one of
+    the group's values."""
+    group = select.args.get("group")
+    if group is None:
+        return
+    variant = [e for e in group.expressions if is_variant(e)]
+    if not variant:
+        return
+    keys: list[exp.Expression] = []
+    for e in group.expressions:
+        keys.extend(group_keys(e, fold) if any(e is v for v in variant) else [e])
+    group.set("expressions", keys)
+    names = {v.sql() for v in variant}
+    for item in list(select.expressions):
+        for col in list(item.find_all(exp.Column)):
+            if col.sql() in names and col.find_ancestor(exp.AggFunc) is None:
+                col.replace(exp.Min(this=col.copy()))
+
+
+def distinct_as_group(select: exp.Select, is_variant: Callable[[exp.Expression], bool]
+                      ) -> None:
+    """SELECT DISTINCT with a sql_variant column in its select list: as GROUP BY its items
+    (which :func:`grouped` compares as SQL Server does), where that means the same."""
+    distinct = select.args.get("distinct")
+    if distinct is None or distinct.args.get("on") is not None \
+            or select.args.get("group") is not None:
+        return
+    items = [i.this if isinstance(i, exp.Alias) else i for i in select.expressions]
+    if not any(is_variant(i) for i in items) or any(
+            i.find(exp.AggFunc, exp.Window, exp.Subquery, exp.Star) is not None
+            for i in items):
+        return
+    select.set("distinct", None)
+    select.set("group", exp.Group(expressions=[
+        i.copy() for i in items if not isinstance(i, (exp.Literal, exp.Null))]))
 
 
 def comparison(node: exp.Expression, specs: list[str | None],
