@@ -24,6 +24,7 @@ from ..values.variant_props import NUMERIC_RANKS, TEXT_RANKS, family_rank
 from .parsing import not_supported
 
 __all__ = ["as_comparisons", "comparison", "conversion", "distinct_as_group", "group_keys", "grouped",
+           "set_operation_order",
            "is_variant_spec", "keeps_stored_form", "order_keys", "property_call",
            "property_spec", "value_of"]
 
@@ -95,6 +96,33 @@ def order_keys(ordered: exp.Ordered, fold: Fold) -> list[exp.Ordered]:
     a grouped query may sort by them)."""
     flags = {k: ordered.args.get(k) for k in ("desc", "nulls_first")}
     return [exp.Ordered(this=key, **flags) for key in group_keys(ordered.this, fold)]
+
+
+def set_operation_order(query: exp.SetOperation, is_variant: Callable[[exp.Expression], bool],
+                        fold: Fold) -> exp.Expression | None:
+    """UNION / INTERSECT / EXCEPT ordered by a sql_variant column: the set operation as a
+    derived table, sorted by :func:`order_keys` of its output column (a compound query's
+    ORDER BY may only name its columns); None where no ORDER BY item is such a column."""
+    order = query.args.get("order")
+    if order is None or not any(isinstance(o, exp.Ordered) and is_variant(o.this)
+                                for o in order.expressions):
+        return None
+    items: list[exp.Expression] = []
+    for ordered in order.expressions:
+        if isinstance(ordered, exp.Ordered) and is_variant(ordered.this):
+            column = exp.Column(this=ordered.this.this.copy())
+            items.extend(order_keys(exp.Ordered(this=column, **{
+                k: ordered.args.get(k) for k in ("desc", "nulls_first")}), fold))
+        else:
+            items.append(ordered)
+    outer = exp.select(exp.Star()).from_(exp.alias_(
+        exp.Subquery(this=query), "tsqlb_set", table=True))
+    for key in ("limit", "offset"):
+        outer.set(key, query.args.get(key))
+        query.set(key, None)
+    query.set("order", None)
+    outer.set("order", exp.Order(expressions=items))
+    return outer
 
 
 def grouped(select: exp.Select, is_variant: Callable[[exp.Expression], bool], fold: Fold

@@ -567,6 +567,11 @@ class Rewriter:
             variantcols.grouped(node.parent, self._is_variant_column, self._ci_text)
         if isinstance(node, exp.Order):
             self._variant_order(node)
+        if isinstance(node, exp.SetOperation):
+            ordered = variantcols.set_operation_order(node, self._is_variant_column,
+                                                      self._ci_text)
+            if ordered is not None:
+                return ordered
         if isinstance(node, (exp.Div, exp.Mod)):  # the divisor checked, where the backend must
             node = self._backend_rule(self.rewrites.AFTER, node) or node
         if isinstance(node, exp.BitwiseXor):  # where the backend has no XOR operator
