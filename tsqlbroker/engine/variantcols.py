@@ -23,10 +23,21 @@ from ..values.types import parse_type_spec
 from ..values.variant_props import NUMERIC_RANKS, TEXT_RANKS, family_rank
 from .parsing import not_supported
 
-__all__ = ["as_comparisons", "comparison", "conversion", "distinct_as_group", "group_keys", "grouped",
-           "set_operation_order",
-           "is_variant_spec", "keeps_stored_form", "order_keys", "property_call",
-           "property_spec", "value_of"]
+__all__ = [
+    "as_comparisons",
+    "comparison",
+    "conversion",
+    "distinct_as_group",
+    "group_keys",
+    "grouped",
+    "is_variant_spec",
+    "keeps_stored_form",
+    "order_keys",
+    "property_call",
+    "property_spec",
+    "set_operation_order",
+    "value_of",
+]
 
 _VALUE = "tsqlb_variant_value"
 _FIELD = "tsqlb_variant_field"

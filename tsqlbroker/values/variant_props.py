@@ -11,7 +11,7 @@ collation, 6; time, datetime2, datetimeoffset: scale, 1) and the value's bytes.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Self
 
 from tsqlbroker.errors import tsql_error
 
@@ -132,7 +132,7 @@ class VariantSpec(str):
 
     typed: TypedVariant
 
-    def __new__(cls, typed: TypedVariant) -> VariantSpec:
+    def __new__(cls, typed: TypedVariant) -> Self:
         spec = super().__new__(cls, "sql_variant")
         spec.typed = typed
         return spec

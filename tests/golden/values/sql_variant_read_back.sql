@@ -28,6 +28,15 @@ WHERE c.object_id = OBJECT_ID('dbo.copied') ORDER BY c.column_id
 CREATE TABLE dbo.ints (id int, n int)
 INSERT dbo.ints SELECT id, v FROM dbo.src WHERE id IN (1, 3, 4)
 SELECT id, n FROM dbo.ints ORDER BY id
+-- FETCH INTO a sql_variant variable: each row's own base type.
+DECLARE c CURSOR FOR SELECT v FROM dbo.src WHERE id IN (1, 4) ORDER BY id
+OPEN c
+FETCH NEXT FROM c INTO @v
+SELECT SQL_VARIANT_PROPERTY(@v, 'BaseType') AS fetched_base
+FETCH NEXT FROM c INTO @v
+SELECT SQL_VARIANT_PROPERTY(@v, 'BaseType') AS fetched_base
+CLOSE c
+DEALLOCATE c
 DROP TABLE dbo.ints
 DROP TABLE dbo.copied
 DROP TABLE dbo.copy
