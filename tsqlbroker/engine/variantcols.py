@@ -8,7 +8,9 @@ A query reads it in three ways: a select-list, GROUP BY or ORDER BY item keeps t
 each store defines: SQLite gives a number as a number); a comparison with it follows SQL
 Server's sql_variant rules (:func:`comparison`: a value of a higher family is the greater,
 values of one family compare as values); ``SQL_VARIANT_PROPERTY(column, 'BaseType')`` reads
-the header (:func:`property_call`).
+the header (:func:`property_call`). GROUP BY, DISTINCT and UNION group such a column on
+:func:`group_keys` (values equal as SQL Server compares them are one group), which ORDER BY
+sorts by too.
 """
 
 from __future__ import annotations
@@ -133,6 +135,60 @@ def set_operation_order(query: exp.SetOperation, is_variant: Callable[[exp.Expre
         query.set(key, None)
     query.set("order", None)
     outer.set("order", exp.Order(expressions=items))
+    return outer
+
+
+def union_distinct(query: exp.SetOperation, is_variant: Callable[[exp.Expression], bool],
+                   fold: Fold) -> exp.Select | None:
+    """UNION (without ALL) with a sql_variant column among its first query's items: its
+    duplicates are the rows whose values compare equal (tinyint 1 and int 1), as GROUP BY
+    of the UNION ALL on :func:`group_keys`, which also order it; None where this does not
+    apply (another set operation, an item without a name)."""
+    if not isinstance(query, exp.Union) or not query.args.get("distinct") \
+            or not isinstance(query.this, exp.Select):
+        return None
+    names: list[str] = []
+    variant: list[bool] = []
+    for item in query.this.expressions:
+        if isinstance(item, exp.Alias):
+            names.append(item.alias)
+            variant.append(is_variant(item.this))
+        elif isinstance(item, exp.Column) and not isinstance(item.this, exp.Star):
+            names.append(item.name)
+            variant.append(is_variant(item))
+        else:
+            return None
+    if not any(variant) or len({n.lower() for n in names}) != len(names):
+        return None
+    moved = {k: query.args.get(k) for k in ("order", "limit", "offset")}
+    for key in moved:
+        query.set(key, None)
+    query.set("distinct", False)
+
+    def column(name: str) -> exp.Column:
+        return exp.Column(this=exp.to_identifier(name))
+    keys: list[exp.Expression] = []
+    items: list[exp.Expression] = []
+    for name, is_var in zip(names, variant, strict=True):
+        keys.extend(group_keys(column(name), fold) if is_var else [column(name)])
+        items.append(exp.alias_(exp.Min(this=column(name)), name) if is_var else column(name))
+    outer = exp.select(*items).from_(exp.alias_(
+        exp.Subquery(this=query), "tsqlb_set", table=True))
+    outer.set("group", exp.Group(expressions=keys))
+    order = moved.pop("order")
+    if order is not None:
+        by_name = {n.lower() for n, v in zip(names, variant, strict=True) if v}
+        ordered_items: list[exp.Expression] = []
+        for ordered in order.expressions:
+            target = ordered.this if isinstance(ordered, exp.Ordered) else None
+            if isinstance(target, exp.Column) and target.name.lower() in by_name:
+                ordered_items.extend(order_keys(exp.Ordered(this=column(target.name), **{
+                    k: ordered.args.get(k) for k in ("desc", "nulls_first")}), fold))
+            else:
+                ordered_items.append(ordered)
+        outer.set("order", exp.Order(expressions=ordered_items))
+    for key, value in moved.items():
+        outer.set(key, value)
     return outer
 
 

@@ -568,6 +568,10 @@ class Rewriter:
         if isinstance(node, exp.Order):
             self._variant_order(node)
         if isinstance(node, exp.SetOperation):
+            deduplicated = variantcols.union_distinct(node, self._is_variant_column,
+                                                      self._ci_text)
+            if deduplicated is not None:
+                return deduplicated
             ordered = variantcols.set_operation_order(node, self._is_variant_column,
                                                       self._ci_text)
             if ordered is not None:
