@@ -124,8 +124,9 @@ def _insert(ctx: ExecContext, parsed: Parsed, params: Params, info: TableInfo | 
             source.set("with_", with_)
         binder = Binder(ctx, params)
         compiled = binder.compile(source, (parsed.text, "insert-source"))
-        rows = run_query(binder, compiled).rows
-        sources = [compiled.types] * len(rows) if all(
+        read = run_query(binder, compiled)
+        rows = read.rows
+        sources = read.value_types() if all(
             len(r) == len(compiled.types) for r in rows) else None
     else:
         raise not_supported("This INSERT form")

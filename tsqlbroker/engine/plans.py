@@ -36,6 +36,7 @@ from ..errors import BindError, tsql_error
 from ..storage.function_registry import functions_version
 from ..storage.store import Store
 from ..storage.stored_values import backend_value, to_storage
+from ..values.variant_props import variant_spec_key
 from .catalog import Catalog
 from .context import ExecContext, Params
 from .execsql import BackendSql
@@ -192,7 +193,7 @@ class PlanCache:
                    params: Params) -> tuple[Any, ...]:
         bindings = tuple((ctx.temp_tables if kind == "#" else ctx.table_variables).get(name)
                          for kind, name in deps)
-        specs = tuple(sorted((k.lower(), v[1]) for k, v in params.items()))
+        specs = tuple(sorted((k.lower(), variant_spec_key(v[1])) for k, v in params.items()))
         store = ctx.conn.store
         return ("query", sql, ctx.db_id, bindings, specs, functions_version(store),
                 Catalog.get(store).version(ctx.conn))

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
 from sqlglot import exp
 
 from ..errors import tsql_error
-from ..storage.stored_values import from_storage, spec_of_value
+from ..storage.stored_values import from_storage, spec_of_value, variant_spec
 from . import forxml
 from .context import ExecContext, Params, SqlResult
 from .execsql import read_rows
@@ -19,6 +20,7 @@ from .shapes import aliased
 from .tables import create_table
 from .transpiler.binder import Binder
 from .transpiler.scope import Compiled, table_key
+from .variantcols import is_variant_spec
 from .writer import RowWriter
 
 
@@ -33,8 +35,25 @@ def run_query(binder: Binder, compiled: Compiled, extra: dict[str, Any] | None =
         keys) else keys
     types = compiled.types if len(compiled.types) == len(keys) else [
         _spec_by_name(binder, k) for k in keys]
+    return result_set(names, types, raw)
+
+
+def result_set(names: Sequence[str], types: Sequence[str | None],
+               raw: Sequence[Sequence[Any]]) -> ResultSet:
+    """A query's rows read back from storage per their column specs; a sql_variant
+    column's values with the base type each keeps (``ResultSet.row_types``), so that a
+    value read back and written again keeps it."""
     rows = [tuple(from_storage(v, t) for v, t in zip(row, types, strict=True)) for row in raw]
-    return ResultSet(list(names), list(types), rows)
+    variants = [i for i, t in enumerate(types) if is_variant_spec(t)]
+    row_types = None
+    if variants:
+        row_types = []
+        for row in raw:
+            specs = list(types)
+            for i in variants:
+                specs[i] = variant_spec(row[i]) or specs[i]
+            row_types.append(tuple(specs))
+    return ResultSet(list(names), list(types), rows, row_types)
 
 
 def _spec_by_name(binder: Binder, name: str) -> str | None:
@@ -95,10 +114,7 @@ def run_query_plan(ctx: ExecContext, plan: QueryPlan, params: Params) -> SqlResu
     """Run a query through its compiled plan (no parsing, binding or catalog lookup)."""
     _keys, raw = read_rows(ctx.conn, plan.sql, query_binds(plan, params,
                                                        ctx.conn.backend.native_decimal))
-    types = plan.types
-    rows = [tuple(from_storage(v, t) for v, t in zip(row, types, strict=True))
-            for row in raw]
-    rs = ResultSet(list(plan.names), list(types), rows)
+    rs = result_set(plan.names, plan.types, raw)
     if plan.formatted:
         _drop_null_document(rs)
     lowered = {k.lower(): v for k, v in params.items()} if plan.folds else {}
@@ -213,5 +229,5 @@ def _select_into(ctx: ExecContext, into: exp.Expression, rs: ResultSet) -> SqlRe
     create = parse_statement(f"CREATE TABLE {name} ({', '.join(columns)})").tree
     assert isinstance(create, exp.Create)
     info = create_table(ctx, create)
-    RowWriter(ctx, info, "INSERT").insert(list(rs.columns), rs.rows)
+    RowWriter(ctx, info, "INSERT").insert(list(rs.columns), rs.rows, sources=rs.row_types)
     return SqlResult([], len(rs.rows))

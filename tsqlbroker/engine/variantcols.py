@@ -8,7 +8,9 @@ A query reads it in three ways: a select-list, GROUP BY or ORDER BY item keeps t
 each store defines: SQLite gives a number as a number); a comparison with it follows SQL
 Server's sql_variant rules (:func:`comparison`: a value of a higher family is the greater,
 values of one family compare as values); ``SQL_VARIANT_PROPERTY(column, 'BaseType')`` reads
-the header (:func:`property_call`).
+the header (:func:`property_call`). GROUP BY, DISTINCT and UNION group such a column on
+:func:`group_keys` (values equal as SQL Server compares them are one group), which ORDER BY
+sorts by too.
 """
 
 from __future__ import annotations
@@ -23,8 +25,21 @@ from ..values.types import parse_type_spec
 from ..values.variant_props import NUMERIC_RANKS, TEXT_RANKS, family_rank
 from .parsing import not_supported
 
-__all__ = ["as_comparisons", "comparison", "conversion", "is_variant_spec", "keeps_stored_form", "order_keys",
-           "property_call", "property_spec", "value_of"]
+__all__ = [
+    "as_comparisons",
+    "comparison",
+    "conversion",
+    "distinct_as_group",
+    "group_keys",
+    "grouped",
+    "is_variant_spec",
+    "keeps_stored_form",
+    "order_keys",
+    "property_call",
+    "property_spec",
+    "set_operation_order",
+    "value_of",
+]
 
 _VALUE = "tsqlb_variant_value"
 _FIELD = "tsqlb_variant_field"
@@ -77,15 +92,145 @@ def _number(value: exp.Expression) -> exp.Expression:
 Fold = Callable[[exp.Expression], exp.Expression]
 
 
+def group_keys(column: exp.Expression, fold: Fold) -> list[exp.Expression]:
+    """What a sql_variant column's values compare by, as GROUP BY and ORDER BY items: the
+    family, then a number's value (tinyint 1, int 1 and 1.00 are one), then another value
+    as the store compares text without case (``fold``: 'a' and 'A' are one)."""
+    def numeric() -> exp.Expression:
+        return exp.In(this=_rank(column.copy()), expressions=[n.copy() for n in _NUMERIC])
+    number = exp.Case(ifs=[exp.If(this=numeric(), true=_number(value_of(column.copy())))])
+    other = exp.Case(ifs=[exp.If(this=exp.Not(this=numeric()),
+                                 true=fold(value_of(column.copy())))])
+    return [_rank(column.copy()), number, other]
+
+
 def order_keys(ordered: exp.Ordered, fold: Fold) -> list[exp.Ordered]:
-    """ORDER BY a sql_variant column: by family, then numbers by value, then the value as
-    the store compares text without case (``fold``)."""
-    column = ordered.this
-    numeric = exp.Case(ifs=[exp.If(this=exp.In(this=_rank(column.copy()), expressions=[
-        n.copy() for n in _NUMERIC]), true=_number(value_of(column.copy())))])
-    value = fold(value_of(column.copy()))
+    """ORDER BY a sql_variant column: by :func:`group_keys` (the same expressions, so that
+    a grouped query may sort by them)."""
     flags = {k: ordered.args.get(k) for k in ("desc", "nulls_first")}
-    return [exp.Ordered(this=key, **flags) for key in (_rank(column), numeric, value)]
+    return [exp.Ordered(this=key, **flags) for key in group_keys(ordered.this, fold)]
+
+
+def set_operation_order(query: exp.SetOperation, is_variant: Callable[[exp.Expression], bool],
+                        fold: Fold) -> exp.Expression | None:
+    """UNION / INTERSECT / EXCEPT ordered by a sql_variant column: the set operation as a
+    derived table, sorted by :func:`order_keys` of its output column (a compound query's
+    ORDER BY may only name its columns); None where no ORDER BY item is such a column."""
+    order = query.args.get("order")
+    if order is None or not any(isinstance(o, exp.Ordered) and is_variant(o.this)
+                                for o in order.expressions):
+        return None
+    items: list[exp.Expression] = []
+    for ordered in order.expressions:
+        if isinstance(ordered, exp.Ordered) and is_variant(ordered.this):
+            column = exp.Column(this=ordered.this.this.copy())
+            items.extend(order_keys(exp.Ordered(this=column, **{
+                k: ordered.args.get(k) for k in ("desc", "nulls_first")}), fold))
+        else:
+            items.append(ordered)
+    outer = exp.select(exp.Star()).from_(exp.alias_(
+        exp.Subquery(this=query), "tsqlb_set", table=True))
+    for key in ("limit", "offset"):
+        outer.set(key, query.args.get(key))
+        query.set(key, None)
+    query.set("order", None)
+    outer.set("order", exp.Order(expressions=items))
+    return outer
+
+
+def union_distinct(query: exp.SetOperation, is_variant: Callable[[exp.Expression], bool],
+                   fold: Fold) -> exp.Select | None:
+    """UNION (without ALL) with a sql_variant column among its first query's items: its
+    duplicates are the rows whose values compare equal (tinyint 1 and int 1), as GROUP BY
+    of the UNION ALL on :func:`group_keys`, which also order it; None where this does not
+    apply (another set operation, an item without a name)."""
+    if not isinstance(query, exp.Union) or not query.args.get("distinct") \
+            or not isinstance(query.this, exp.Select):
+        return None
+    names: list[str] = []
+    variant: list[bool] = []
+    for item in query.this.expressions:
+        if isinstance(item, exp.Alias):
+            names.append(item.alias)
+            variant.append(is_variant(item.this))
+        elif isinstance(item, exp.Column) and not isinstance(item.this, exp.Star):
+            names.append(item.name)
+            variant.append(is_variant(item))
+        else:
+            return None
+    if not any(variant) or len({n.lower() for n in names}) != len(names):
+        return None
+    moved = {k: query.args.get(k) for k in ("order", "limit", "offset")}
+    for key in moved:
+        query.set(key, None)
+    query.set("distinct", False)
+
+    def column(name: str) -> exp.Column:
+        return exp.Column(this=exp.to_identifier(name))
+    keys: list[exp.Expression] = []
+    items: list[exp.Expression] = []
+    for name, is_var in zip(names, variant, strict=True):
+        keys.extend(group_keys(column(name), fold) if is_var else [column(name)])
+        items.append(exp.alias_(exp.Min(this=column(name)), name) if is_var else column(name))
+    outer = exp.select(*items).from_(exp.alias_(
+        exp.Subquery(this=query), "tsqlb_set", table=True))
+    outer.set("group", exp.Group(expressions=keys))
+    order = moved.pop("order")
+    if order is not None:
+        by_name = {n.lower() for n, v in zip(names, variant, strict=True) if v}
+        ordered_items: list[exp.Expression] = []
+        for ordered in order.expressions:
+            target = ordered.this if isinstance(ordered, exp.Ordered) else None
+            if isinstance(target, exp.Column) and target.name.lower() in by_name:
+                ordered_items.extend(order_keys(exp.Ordered(this=column(target.name), **{
+                    k: ordered.args.get(k) for k in ("desc", "nulls_first")}), fold))
+            else:
+                ordered_items.append(ordered)
+        outer.set("order", exp.Order(expressions=ordered_items))
+    for key, value in moved.items():
+        outer.set(key, value)
+    return outer
+
+
+def grouped(select: exp.Select, is_variant: Callable[[exp.Expression], bool], fold: Fold
+            ) -> None:
+    """GROUP BY over sql_variant columns (``is_variant`` tells them): grouped on
+    :func:`group_keys`, and the select list's other uses of such a column (outside
+    aggregates) read one of the group's stored forms (MIN), as SQL Server returns one of
+    the group's values."""
+    group = select.args.get("group")
+    if group is None:
+        return
+    variant = [e for e in group.expressions if is_variant(e)]
+    if not variant:
+        return
+    keys: list[exp.Expression] = []
+    for e in group.expressions:
+        keys.extend(group_keys(e, fold) if any(e is v for v in variant) else [e])
+    group.set("expressions", keys)
+    names = {v.sql() for v in variant}
+    for item in list(select.expressions):
+        for col in list(item.find_all(exp.Column)):
+            if col.sql() in names and col.find_ancestor(exp.AggFunc) is None:
+                col.replace(exp.Min(this=col.copy()))
+
+
+def distinct_as_group(select: exp.Select, is_variant: Callable[[exp.Expression], bool]
+                      ) -> None:
+    """SELECT DISTINCT with a sql_variant column in its select list: as GROUP BY its items
+    (which :func:`grouped` compares as SQL Server does), where that means the same."""
+    distinct = select.args.get("distinct")
+    if distinct is None or distinct.args.get("on") is not None \
+            or select.args.get("group") is not None:
+        return
+    items = [i.this if isinstance(i, exp.Alias) else i for i in select.expressions]
+    if not any(is_variant(i) for i in items) or any(
+            i.find(exp.AggFunc, exp.Window, exp.Subquery, exp.Star) is not None
+            for i in items):
+        return
+    select.set("distinct", None)
+    select.set("group", exp.Group(expressions=[
+        i.copy() for i in items if not isinstance(i, (exp.Literal, exp.Null))]))
 
 
 def comparison(node: exp.Expression, specs: list[str | None],

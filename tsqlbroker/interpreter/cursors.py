@@ -41,6 +41,8 @@ class Cursor:
     scroll: bool
     rows: list[tuple[Any, ...]] | None = None
     types: list[str | None] = field(default_factory=list)
+    # Each row's value types (a sql_variant column's values: their base types).
+    row_types: list[tuple[str | None, ...]] = field(default_factory=list)
     columns: list[str] = field(default_factory=list)
     pos: int = -1  # index of the current row; -1 before the first, len(rows) after the last
     # STATIC / INSENSITIVE / KEYSET: CURSOR_STATUS can tell an empty result set (0); for the
@@ -141,6 +143,7 @@ def compile_open(c: Compiler, node: ast.OpenCursor) -> StmtFn:
         rs = cur.source(f)
         cur.rows = list(rs.rows)
         cur.types = list(rs.types)
+        cur.row_types = rs.value_types()
         cur.columns = list(rs.columns)
         cur.pos = -1
         s = f.session
@@ -203,8 +206,10 @@ def compile_fetch(c: Compiler, node: ast.FetchCursor) -> StmtFn:
                 for i, info in enumerate(targets):
                     spec = cur.types[i] if i < len(cur.types) else None
                     value = f.v[info.slot] = converter(i, spec)(row[i])
-                    if info.type_slot is not None:
-                        f.v[info.type_slot] = column_variant(spec, value)
+                    if info.type_slot is not None:  # the value's own base type
+                        specs = cur.row_types[pos] if pos < len(cur.row_types) else ()
+                        f.v[info.type_slot] = column_variant(
+                            specs[i] if i < len(specs) else spec, value)
             else:
                 s.sink.resultset(ResultSet(list(cur.columns), list(cur.types), [row]))
             s.fetch_status = 0

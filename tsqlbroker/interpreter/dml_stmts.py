@@ -20,7 +20,7 @@ from tsqlbroker.errors import TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
 from ..values import types as T
-from ..values.variant_props import column_variant
+from ..values.variant_props import TypedVariant, VariantSpec, column_variant
 from .authorize import PERMISSION_ERRORS, require_statement
 from .compiler import (
     CExpr,
@@ -59,7 +59,7 @@ def _xml_text(v: Any) -> Any:
 
 def compile_params(c: Compiler, node: Any) -> Params:
     """``fn(frame) -> {'@v': (value, type_spec)}`` for the scalar variables ``node`` uses."""
-    entries: list[tuple[str, int, str, bool]] = []
+    entries: list[tuple[str, int, str, bool, int | None]] = []
     for name in variables_in(node):
         key = name.lower()
         if key in c.scope.table_vars:
@@ -67,15 +67,25 @@ def compile_params(c: Compiler, node: Any) -> Params:
         info = c.scope.vars.get(key)
         if info is None:
             raise c.bind_error(137, node, name)
-        entries.append((info.name, info.slot, info.type.spec(), info.type.is_xml))
+        entries.append((info.name, info.slot, info.type.spec(), info.type.is_xml,
+                        info.type_slot))
     if not entries:
         return lambda _f: {}
 
     def params(f: Frame) -> dict[str, tuple[Any, str]]:
         v = f.v
-        return {name: ((_xml_text(v[slot]) if xml else v[slot]), spec)
-                for name, slot, spec, xml in entries}
+        return {name: ((_xml_text(v[slot]) if xml else v[slot]),
+                       spec if tslot is None else _variant_spec(v[tslot], v[slot], spec))
+                for name, slot, spec, xml, tslot in entries}
     return params
+
+
+def _variant_spec(typed: Any, value: Any, spec: str) -> str:
+    """A sql_variant variable's spec as a statement binds it: with its base type while its
+    typed slot holds its value."""
+    if isinstance(typed, TypedVariant) and typed.value is value:
+        return VariantSpec(typed)
+    return spec
 
 
 def check_table_variables(c: Compiler, node: Any) -> None:
@@ -217,9 +227,9 @@ def _compile_select_assign(c: Compiler, node: ast.SelectStmt, q: ast.Select) -> 
         result = run_sql(f, sql, params(f))
         sets = list(getattr(result, "resultsets", []) or [])
         rows = sets[0].rows if sets else []
-        specs = sets[0].types if sets else []
+        row_specs = sets[0].value_types() if sets else []
         v = f.v
-        for row in rows:
+        for row, specs in zip(rows, row_specs, strict=True):
             for i, (info, _op) in enumerate(targets):
                 value = row[i] if i < len(row) else None
                 fn = compound[i]

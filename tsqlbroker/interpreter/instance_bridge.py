@@ -20,6 +20,7 @@ from tsqlbroker.errors import ExecutionError
 from tsqlbroker.grammar import ast
 
 from ..values import types as T
+from ..values.variant_props import VariantSpec
 from .authorize import catalog_viewer, endpoint_viewer, holds_server
 from .compiler import Compiler, load_handlers
 from .dml_stmts import drop_table_variables
@@ -102,7 +103,7 @@ class InstanceBridge:
             node = ast.GlobalVariable(name)
         else:
             node = ast.FunctionCall(ast.ObjectName(name),
-                                    tuple(_literal(v) for v, _spec in args))
+                                    tuple(_argument(v, spec) for v, spec in args))
         compiled = Compiler().expr(node)
         # One level inside the running module (as a function it calls would be): an EXECUTE
         # AS made in that module is still in effect there.
@@ -180,6 +181,25 @@ def _deferred_drops(s: Session, txn: Any) -> Callable[[Frame], None]:
 def _object_name(name: UdfName) -> ast.ObjectName:
     database, schema, fn = name
     return ast.ObjectName(fn, schema, database)
+
+
+def _argument(value: Any, spec: str | None) -> ast.Expr:
+    """A constant argument: a sql_variant variable's value as a value of its base type
+    (SQL_VARIANT_PROPERTY(@v, …) inside a query answers for it), else a literal."""
+    if isinstance(spec, VariantSpec) and value is not None:
+        return ast.Cast(_literal(value), _data_type(spec.typed.base))
+    return _literal(value)
+
+
+def _data_type(t: T.SqlType) -> ast.DataType:
+    """``t`` as written in a CAST."""
+    if t.length is not None:
+        return ast.DataType(t.name, (t.length,))
+    if t.name in ("decimal", "numeric"):
+        return ast.DataType(t.name, (t.precision or 18, t.scale or 0))
+    if t.name in ("time", "datetime2", "datetimeoffset") and t.scale is not None:
+        return ast.DataType(t.name, (t.scale,))
+    return ast.DataType(t.name)
 
 
 def _literal(value: Any) -> ast.Literal:

@@ -395,6 +395,13 @@ def _variant_parts(stored: str) -> tuple[str, str] | None:
     return fields[_VARIANT_SPEC_FIELD - 1], text
 
 
+def variant_spec(stored: Any) -> str | None:
+    """The base type spec a sql_variant column's stored value keeps; None for NULL or a
+    value without header."""
+    parts = _variant_parts(stored) if isinstance(stored, str) else None
+    return None if parts is None else parts[0]
+
+
 def variant_from_storage(stored: Any) -> Any:
     """The Python value of a sql_variant column's stored text (of its base type)."""
     parts = _variant_parts(stored) if isinstance(stored, str) else None

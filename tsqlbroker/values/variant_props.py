@@ -11,15 +11,15 @@ collation, 6; time, datetime2, datetimeoffset: scale, 1) and the value's bytes.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Self
 
 from tsqlbroker.errors import tsql_error
 
 from .types import MAX, SqlType, parse_type_spec, type_of_value
 
-__all__ = ["COLLATION", "NUMERIC_RANKS", "PROPERTIES", "TEXT_RANKS", "TypedVariant", "base_type_of",
-           "column_variant", "family_rank", "typed_variant", "variant_base_type",
-           "variant_property"]
+__all__ = ["COLLATION", "NUMERIC_RANKS", "PROPERTIES", "TEXT_RANKS", "TypedVariant", "VariantSpec",
+           "base_type_of", "column_variant", "family_rank", "typed_variant",
+           "variant_base_type", "variant_property", "variant_spec_key"]
 
 COLLATION = "SQL_Latin1_General_CP1_CI_AS"
 # Precision and scale per base type, as the SQL_VARIANT_PROPERTY page lists them.
@@ -124,6 +124,26 @@ class TypedVariant(NamedTuple):
     base: SqlType
 
 
+class VariantSpec(str):
+    """The type spec ``sql_variant`` of a sql_variant variable a statement binds, carrying
+    its typed slot: it is the spec ``sql_variant`` everywhere a spec is read, and a value
+    written from it into a sql_variant column (or read by a session function such as
+    SQL_VARIANT_PROPERTY) keeps the variable's base type."""
+
+    typed: TypedVariant
+
+    def __new__(cls, typed: TypedVariant) -> Self:
+        spec = super().__new__(cls, "sql_variant")
+        spec.typed = typed
+        return spec
+
+
+def variant_spec_key(spec: str | None) -> Any:
+    """What a statement compiled with a variable of type ``spec`` depends on: the spec,
+    and a sql_variant variable's base type."""
+    return (spec, spec.typed.base.spec()) if isinstance(spec, VariantSpec) else spec
+
+
 # Types a sql_variant cannot hold (the sql_variant page's list; sql_variant itself is
 # unwrapped, not nested).
 _NOT_IN_VARIANT = frozenset({"text", "ntext", "image", "xml", "timestamp"})
@@ -163,6 +183,8 @@ def column_variant(spec: str | None, value: Any) -> TypedVariant | None:
     SQL Server must not fail at run time); None for NULL."""
     if value is None:
         return None
+    if isinstance(spec, VariantSpec):  # a sql_variant variable's value: its own base type
+        return TypedVariant(value, spec.typed.base)
     t = parse_type_spec(spec) if spec else None
     if t is None or t.name in _NOT_IN_VARIANT or t.length == MAX or t.name == "sql_variant":
         return TypedVariant(value, type_of_value(value))

@@ -14,6 +14,7 @@ from sqlglot import exp
 
 from ...storage.function_registry import functions_version
 from ...storage.stored_values import backend_value, to_storage
+from ...values.variant_props import variant_spec_key
 from .. import recursion
 from ..datecalls import restore_datename_parts
 from ..execsql import generate
@@ -70,7 +71,7 @@ def compile_tree(binder: BoundStatement, tree: exp.Expression, cache_key: Any,
 
 def signature(binder: BoundStatement) -> tuple[Any, ...]:
     """What the generated SQL depends on besides the text."""
-    spec_sig = tuple(sorted((k, v[1]) for k, v in binder.params.items()))
+    spec_sig = tuple(sorted((k, variant_spec_key(v[1])) for k, v in binder.params.items()))
     tables = tuple(sorted((repr(k), s.signature) for k, s in binder.resolved.items()))
     return (binder.conn.store.url, binder.ctx.db_id, tables, spec_sig,
             functions_version(binder.conn.store), binder.ctx.max_recursion,

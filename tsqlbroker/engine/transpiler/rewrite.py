@@ -141,6 +141,8 @@ class Rewriter:
             return self.rewrite(_quantified(node))
         if isinstance(node, exp.With) and self.backend.recursive_keyword:
             _mark_recursive(node)
+        if isinstance(node, exp.Select):
+            variantcols.distinct_as_group(node, self._is_variant_column)
         if isinstance(node, exp.Select) and node.args.get("for_") is not None:
             formatted = forxml.rewrite_for(self.b, node)
             if formatted is not None:
@@ -561,8 +563,19 @@ class Rewriter:
         return target
 
     def _after(self, node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Group) and isinstance(node.parent, exp.Select):
+            variantcols.grouped(node.parent, self._is_variant_column, self._ci_text)
         if isinstance(node, exp.Order):
             self._variant_order(node)
+        if isinstance(node, exp.SetOperation):
+            deduplicated = variantcols.union_distinct(node, self._is_variant_column,
+                                                      self._ci_text)
+            if deduplicated is not None:
+                return deduplicated
+            ordered = variantcols.set_operation_order(node, self._is_variant_column,
+                                                      self._ci_text)
+            if ordered is not None:
+                return ordered
         if isinstance(node, (exp.Div, exp.Mod)):  # the divisor checked, where the backend must
             node = self._backend_rule(self.rewrites.AFTER, node) or node
         if isinstance(node, exp.BitwiseXor):  # where the backend has no XOR operator
@@ -584,6 +597,11 @@ class Rewriter:
         if isinstance(node, exp.SessionParameter):
             return self.variable("@@" + node.name.lower())
         return self._function(node)
+
+    def _is_variant_column(self, node: exp.Expression) -> bool:
+        """Whether ``node`` is a reference to a sql_variant column."""
+        return isinstance(node, exp.Column) and not isinstance(node.this, exp.Star) \
+            and variantcols.is_variant_spec(self.types.column_spec(node))
 
     def _variant_order(self, order: exp.Order) -> None:
         """ORDER BY a sql_variant column: by family, then by value (variantcols.py); left
