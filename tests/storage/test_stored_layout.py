@@ -42,6 +42,7 @@ ADDED_FUNCTIONS = [
     # CONVERT's float and money styles, dates by style, rounding (postgres/convert_sql.py)
     "tsqlb_date_order", "tsqlb_date_value", "tsqlb_datetime_days", "tsqlb_float_text",
     "tsqlb_fit_number",
+    "tsqlb_float_shortest",  # float styles 128 / 129: the shortest digits that read back
     # date functions as the values layer has them (postgres/dates_sql.py)
     "tsqlb_datepart_name", "tsqlb_ts", "tsqlb_offset", "tsqlb_offset_minutes",
     "tsqlb_date_units", "tsqlb_datediff_of", "tsqlb_datediff_big", "tsqlb_eomonth",
