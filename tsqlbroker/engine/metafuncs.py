@@ -27,11 +27,11 @@ from sqlglot import exp
 from ..errors import BindError, tsql_error
 from . import objprops, visibility
 from .datecalls import uses_datefirst
+from .literal_rows import literal_rows
 from .parsing import not_supported
 from .security import Security
 from .transpiler.interface import BindContext
 from .transpiler.scope import param_name
-from .literal_rows import literal_rows
 from .udf_calls import bind_key, bridge_of, constant_args
 from .variantcols import property_call, property_spec
 

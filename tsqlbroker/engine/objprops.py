@@ -44,6 +44,7 @@ _TRIGGER_EVENT = {"execisinserttrigger": "INSERT", "execisupdatetrigger": "UPDAT
                   "execisdeletetrigger": "DELETE"}
 _TABLE_TRIGGER = {"hasinserttrigger": "INSERT", "hasupdatetrigger": "UPDATE",
                   "hasdeletetrigger": "DELETE"}
+_HAS_TRIGGER = frozenset({*_TABLE_TRIGGER, "hasaftertrigger", "hasinsteadoftrigger"})
 _TABLE_HAS = {"tablehasprimarykey": "PK", "tablehasforeignkey": "F",
               "tablehascheckcnst": "C", "tablehasdefaultcnst": "D",
               "tablehasuniquecnst": "UQ"}
@@ -85,14 +86,13 @@ def _value(o: _Object, prop: str) -> Any:
         return {"execisinsteadoftrigger": int(trigger.instead_of),
                 "execisaftertrigger": int(not trigger.instead_of),
                 "execistriggerdisabled": int(trigger.disabled)}.get(prop)
-    if o.type in _TABLES or o.type == "V":
-        if prop in _TABLE_TRIGGER or prop in ("hasaftertrigger", "hasinsteadoftrigger"):
-            triggers = [trigger_from_row(t) for t in o.children({"TR"})]
-            if prop == "hasinsteadoftrigger":
-                return int(any(t.instead_of for t in triggers))
-            if prop == "hasaftertrigger":
-                return int(any(not t.instead_of for t in triggers))
-            return int(any(_TABLE_TRIGGER[prop] in t.events for t in triggers))
+    if (o.type in _TABLES or o.type == "V") and prop in _HAS_TRIGGER:
+        triggers = [trigger_from_row(t) for t in o.children({"TR"})]
+        if prop == "hasinsteadoftrigger":
+            return int(any(t.instead_of for t in triggers))
+        if prop == "hasaftertrigger":
+            return int(any(not t.instead_of for t in triggers))
+        return int(any(_TABLE_TRIGGER[prop] in t.events for t in triggers))
     if o.type in _TABLES:
         if prop == "tablehasidentity":
             return int(o.has_identity())
