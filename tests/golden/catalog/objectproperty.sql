@@ -92,3 +92,6 @@ SELECT COUNT(*) AS hidden FROM (SELECT OBJECT_ID('dbo.t') AS id) AS x
 WHERE OBJECTPROPERTY(x.id, 'IsTable') IS NULL
 REVERT
 GO
+-- per row, the property name must be known before the query runs
+SELECT name, OBJECTPROPERTY(object_id, name) AS by_column FROM sys.objects
+GO
