@@ -25,8 +25,9 @@ import sqlglot
 from sqlglot import exp
 
 from ..errors import BindError, tsql_error
-from . import visibility
+from . import objprops, visibility
 from .datecalls import uses_datefirst
+from .literal_rows import literal_rows
 from .parsing import not_supported
 from .security import Security
 from .transpiler.interface import BindContext
@@ -113,6 +114,9 @@ def prepare(binder: BindContext, tree: exp.Expression, text: str) -> None:
         if name is None or name not in names or name in _ENGINE_OWN:
             continue
         args = constant_args(binder, _arguments(node))
+        if args is None and name in _LITERAL_PER_ROW:
+            binder.depends_on(object())  # rows of the catalog's current state: no plan reuse
+            _fix_constant(binder, node, _LITERAL_PER_ROW[name])
         if args is None:
             if not isinstance(node, exp.Anonymous):
                 calls[id(node)] = "row:" + name  # per row, under the name sqlglot lost
@@ -359,6 +363,101 @@ def _type_id(binder: BindContext, args: list[exp.Expression]) -> exp.Expression:
     return exp.Subquery(this=query)
 
 
+def _fix_constant(binder: BindContext, node: exp.Expression, at: int) -> None:
+    """Write argument ``at`` of a literal-rows call (its property or table name), when known
+    before the query runs (a variable), as a literal into the statement's private tree."""
+    args = _arguments(node)
+    if len(args) <= at:
+        return
+    values = constant_args(binder, [args[at]])
+    if values is not None:
+        value = values[0][0]
+        args[at].replace(exp.Null() if value is None else exp.Literal.string(str(value)))
+
+
+def _constant_text(binder: BindContext, arg: exp.Expression, what: str) -> str | None:
+    """The value of a property-name argument, which a per-row call needs constant."""
+    values = constant_args(binder, [arg])
+    if values is None:
+        raise not_supported(f"{what}() with a property name that is not a constant")
+    value = values[0][0]
+    return None if value is None else str(value)
+
+
+def _as_int(key: exp.Expression) -> exp.Expression:
+    # PostgreSQL takes an untyped NULL (a derived table's NULL column) as text
+    return exp.Cast(this=key, to=exp.DataType.build("int"))
+
+
+def _keyed_rows(binder: BindContext, rows: list[tuple[Any, Any]], key: exp.Expression,
+                spec: str) -> exp.Expression:
+    """``(SELECT v FROM (<rows>) WHERE k = key)``: a value per row computed in Python."""
+    if not rows:
+        return exp.Null()
+    text = literal_rows([("k", "int"), ("v", spec)], rows, binder.conn.backend)
+    source = sqlglot.parse_one(text, read=binder.dialect)
+    query = sqlglot.select(exp.column("v", table="tsqlb_m")).from_(
+        exp.Subquery(this=source, alias=exp.TableAlias(this=exp.Identifier(this="tsqlb_m")))
+    ).where(exp.EQ(this=exp.column("k", table="tsqlb_m"), expression=_as_int(key)))
+    return exp.Subquery(this=query)
+
+
+def _object_property(ex: bool) -> Callable[[BindContext, list[exp.Expression]], exp.Expression]:
+    """OBJECTPROPERTY(EX)(object_id column, 'property'): the property of every object the
+    session sees, computed by the interpreter's own rule (engine/objprops.py)."""
+    name = "OBJECTPROPERTYEX" if ex else "OBJECTPROPERTY"
+
+    def build(binder: BindContext, args: list[exp.Expression]) -> exp.Expression:
+        _arity(name, args, 2, 2)
+        prop = _constant_text(binder, args[1], name)
+        rows = objprops.object_properties(binder.conn, binder.ctx.session_id, binder.ctx.db_id,
+                                          prop, ex=ex)
+        spec = "nvarchar(128)" if ex and (prop or "").strip().lower() == "basetype" else "int"
+        return _keyed_rows(binder, rows, args[0], spec)
+    return build
+
+
+def _column_property(binder: BindContext, args: list[exp.Expression]) -> exp.Expression:
+    """COLUMNPROPERTY(id, column, 'property') per row: a CASE over the visible columns."""
+    _arity("COLUMNPROPERTY", args, 3, 3)
+    prop = _constant_text(binder, args[2], "COLUMNPROPERTY")
+    rows = objprops.column_properties(binder.conn, binder.ctx.session_id, binder.ctx.db_id,
+                                      prop)
+    return _keyed_pairs(binder, rows, args[0], args[1])
+
+
+def _keyed_pairs(binder: BindContext, rows: list[tuple[int, str, Any]], key: exp.Expression,
+                 column: exp.Expression) -> exp.Expression:
+    """``(SELECT v FROM (<rows>) WHERE k = key AND n = LOWER(column))``."""
+    if not rows:
+        return exp.Null()
+    text = literal_rows([("k", "int"), ("n", "nvarchar(128)"), ("v", "int")], rows,
+                        binder.conn.backend)
+    source = sqlglot.parse_one(text, read=binder.dialect)
+    query = sqlglot.select(exp.column("v", table="tsqlb_m")).from_(
+        exp.Subquery(this=source, alias=exp.TableAlias(this=exp.Identifier(this="tsqlb_m")))
+    ).where(exp.and_(exp.EQ(this=exp.column("k", table="tsqlb_m"), expression=_as_int(key)),
+                     exp.EQ(this=exp.column("n", table="tsqlb_m"),
+                            expression=exp.Lower(this=column))))
+    return exp.Subquery(this=query)
+
+
+def _col_length(binder: BindContext, args: list[exp.Expression]) -> exp.Expression:
+    """COL_LENGTH('table', column) per row: the table named by a constant, its columns'
+    lengths as literal rows."""
+    _arity("COL_LENGTH", args, 2, 2)
+    table = _constant_text(binder, args[0], "COL_LENGTH")
+    bridge = bridge_of(binder.conn.store)
+    if table is None or bridge is None:
+        return exp.Null()
+    object_id, _spec = bridge.session_value(binder.ctx.session_id, "object_id",
+                                            [(table, "nvarchar(776)")])
+    rows = [r for r in objprops.column_properties(binder.conn, binder.ctx.session_id,
+                                                  binder.ctx.db_id, None)
+            if r[0] == object_id]
+    return _keyed_pairs(binder, rows, exp.Literal.number(object_id or 0), args[1])
+
+
 PER_ROW: dict[str, Callable[[BindContext, list[exp.Expression]], exp.Expression]] = {
     "object_name": _object_name, "object_schema_name": _object_schema_name,
     "schema_name": _schema_name, "schema_id": _schema_id, "col_name": _col_name,
@@ -374,6 +473,13 @@ PER_ROW: dict[str, Callable[[BindContext, list[exp.Expression]], exp.Expression]
     "cert_id": _view_lookup("certificates", "certificate_id", "name", True),
     # of a sql_variant column: its stored header (variantcols.py)
     "sql_variant_property": lambda _binder, args: property_call(args),
+    "objectproperty": _object_property(False), "objectpropertyex": _object_property(True),
+    "columnproperty": _column_property, "col_length": _col_length,
 }
-_INT_RESULTS = frozenset({"schema_id", "type_id", "user_id", "database_principal_id",
+# Per-row functions whose SQL carries the catalog's rows as literals.
+# Per-row functions whose SQL carries the catalog's rows as literals, and which argument
+# (the property or table name) must be known before the query runs.
+_LITERAL_PER_ROW = {"objectproperty": 1, "objectpropertyex": 1, "columnproperty": 2,
+                    "col_length": 0}
+_INT_RESULTS = frozenset({"objectproperty", "columnproperty", "col_length", "schema_id", "type_id", "user_id", "database_principal_id",
                           "suser_id", "cert_id"})

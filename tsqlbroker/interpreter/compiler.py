@@ -648,6 +648,8 @@ def touches_storage(node: Any) -> bool:
 
 _STORAGE_FUNCTIONS = frozenset({"db_id", "db_name", "object_id", "object_name",
                                 "object_schema_name", "schema_name", "schema_id", "type_id",
+                                "objectproperty", "objectpropertyex", "col_length",
+                                "columnproperty",
                                 "type_name"})
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine import permissions as P
@@ -500,6 +500,8 @@ def _run_raising(f: Frame, fn: StmtFn, raised: list[Raised], text: str,
     if not wanted:
         fn(f)
         return
+    # The target of a trigger as the catalog has it before the statement (DROP removes it).
+    wanted = [(_trigger_target(s, r), d, sv) for r, d, sv in wanted]
     # A SID is the catalog's after the statement, or before it (what a DROP removed).
     before = _sids(s, raised)
     fn(f)
@@ -522,6 +524,28 @@ def _run_raising(f: Frame, fn: StmtFn, raised: list[Raised], text: str,
                on_db, on_server)
               for r, on_db, on_server in wanted]
     _post_after_commit(s, broker, db_name, events)
+
+
+def _trigger_target(s: Session, r: Raised) -> Raised:
+    """A DML trigger's TargetObjectName / TargetObjectType as the catalog says them: VIEW for
+    a trigger on a view (the AST says TABLE), and the target of a DROP TRIGGER, which does
+    not name it."""
+    fields = dict(r.fields)
+    if r.object_type != "TRIGGER" or fields.get("TargetObjectType", "TABLE") != "TABLE":
+        return r
+    catalog = s.instance.catalog
+    target = fields.get("TargetObjectName")
+    if isinstance(target, str):
+        row = catalog.find_object(s.conn, s.db_id, r.schema, target)
+    else:
+        trigger = catalog.find_object(s.conn, s.db_id, r.schema, r.name, {"TR"})
+        row = None if trigger is None or not trigger.parent_object_id else \
+            catalog.object_by_id(s.conn, s.db_id, trigger.parent_object_id)
+    if row is None:
+        return r
+    kind = "VIEW" if row.type.strip() == "V" else "TABLE"
+    return replace(r, fields=(*[(k, v) for k, v in r.fields if not k.startswith("Target")],
+                              ("TargetObjectName", row.name), ("TargetObjectType", kind)))
 
 
 def _sids(s: Session, raised: list[Raised]) -> dict[SidOf, str | None]:

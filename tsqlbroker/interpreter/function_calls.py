@@ -16,7 +16,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from tsqlbroker.engine import typeids
+from tsqlbroker.engine import objprops, typeids
 from tsqlbroker.engine.visibility import object_visible
 from tsqlbroker.errors import BindError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
@@ -323,6 +323,49 @@ def _object_id(c: Compiler, node: ast.FunctionCall) -> CExpr:
             return None  # metadata visibility: an object the caller cannot see
         return oid
     return CExpr(T.INT, object_id)
+
+
+def _object_property(c: Compiler, node: ast.FunctionCall, ex: bool) -> CExpr:
+    """OBJECTPROPERTY / OBJECTPROPERTYEX (id, property) in the current database."""
+    args = arity_args(c, node, 2, 2)
+    idf, pf = int_arg(args[0]), str_arg(args[1])
+
+    def object_property(f: Frame) -> Any:
+        s = f.session
+        return objprops.object_property(s.conn, s.id, s.db_id, idf(f), pf(f), ex=ex)
+    return CExpr(DYNAMIC if ex else T.INT, object_property)
+
+
+special("objectproperty")(lambda c, node: _object_property(c, node, False))
+special("objectpropertyex")(lambda c, node: _object_property(c, node, True))
+
+
+@special("col_length")
+def _col_length(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    """COL_LENGTH('table', 'column'): the column's defined length in bytes."""
+    args = arity_args(c, node, 2, 2)
+    tf, cf = str_arg(args[0]), str_arg(args[1])
+
+    def col_length(f: Frame) -> Any:
+        name = tf(f)
+        if name is None:
+            return None
+        s = f.session
+        oid = engine_resolve.object_id_of(exec_context(f), name)
+        return objprops.col_length(s.conn, s.id, s.db_id, oid, cf(f))
+    return CExpr(T.SMALLINT, col_length)
+
+
+@special("columnproperty")
+def _columnproperty(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    """COLUMNPROPERTY(id, 'column', 'property')."""
+    args = arity_args(c, node, 3, 3)
+    idf, cf, pf = int_arg(args[0]), str_arg(args[1]), str_arg(args[2])
+
+    def columnproperty(f: Frame) -> Any:
+        s = f.session
+        return objprops.column_property(s.conn, s.id, s.db_id, idf(f), cf(f), pf(f))
+    return CExpr(T.INT, columnproperty)
 
 
 # sys.sql_modules holds the text of these kinds of object (OBJECT_DEFINITION, sp_helptext).

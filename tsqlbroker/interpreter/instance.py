@@ -24,6 +24,7 @@ from .compiler import load_handlers
 from .instance_bridge import install as install_bridge
 from .session import Session
 from .sink import Sink
+from .sysparams import install as install_parameters
 
 
 class Instance:
@@ -69,6 +70,7 @@ class Instance:
         install_bridge(self)
         # sys.dm_exec_sessions / requests and sys.dm_tran_locks read this instance's sessions.
         install_activity(self)
+        install_parameters(self.store)  # sys.parameters parses the modules' definitions
 
     def next_spid(self) -> int:
         """The next session id (``@@SPID``)."""
