@@ -132,6 +132,8 @@ CASES: list[tuple[type, str, list[str]]] = [
     (ast.AlterRole, "ALTER SERVER ROLE sysadmin ADD MEMBER lg", ["ADD_SERVER_ROLE_MEMBER"]),
     (ast.AlterRole, "ALTER SERVER ROLE sysadmin DROP MEMBER lg", ["DROP_SERVER_ROLE_MEMBER"]),
     (ast.CreateRole, "CREATE SERVER ROLE sr1", ["CREATE_SERVER_ROLE"]),
+    (ast.AlterAuthorization, "ALTER AUTHORIZATION ON SERVER ROLE::sr1 TO lg",
+     ["ALTER_AUTHORIZATION_SERVER"]),
     (ast.AlterRole, "ALTER SERVER ROLE sr1 ADD MEMBER lg", ["ADD_SERVER_ROLE_MEMBER"]),
     (ast.AlterRole, "ALTER SERVER ROLE sr1 DROP MEMBER lg", ["DROP_SERVER_ROLE_MEMBER"]),
     (ast.AlterRole, "ALTER SERVER ROLE sr1 WITH NAME = sr2", ["ALTER_SERVER_ROLE"]),

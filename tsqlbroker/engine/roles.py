@@ -20,6 +20,7 @@ from .security import FIRST_USER_PRINCIPAL_ID, Principal, Security
 DB_OWNER = 16384
 SERVER = 0          # role memberships of the fixed server roles are kept under database 0
 SYSADMIN = 3
+SERVER_PRINCIPAL = 101  # the securable class of logins and server roles
 
 
 def _role(sec: Security, conn: StoreConnection, db_id: int, name: str) -> Principal:
@@ -188,6 +189,24 @@ def rename_server_role(sec: Security, conn: StoreConnection, name: str, new_name
     conn.write()
     conn.execute(update(lg).where(lg.c.principal_id == role.principal_id)
                  .values(name=new_name, name_key=new_name.lower(), modify_date=datetime.now()))
+
+
+def set_server_role_owner(sec: Security, conn: StoreConnection, role: Principal,
+                          owner_id: int) -> None:
+    """ALTER AUTHORIZATION ON SERVER ROLE::role: ``owner_id`` owns the created role
+    ``role`` (sys.server_principals.owning_principal_id); the permissions on the role go
+    when the owner really changes, as for every securable but a database."""
+    if role.owning_principal_id == owner_id:
+        return
+    ro = sec.t.roles
+    conn.write()
+    conn.execute(update(ro).where(ro.c.database_id == SERVER,
+                                  ro.c.principal_id == role.principal_id)
+                 .values(owning_principal_id=owner_id))
+    lg = sec.t.logins
+    conn.execute(update(lg).where(lg.c.principal_id == role.principal_id)
+                 .values(modify_date=datetime.now()))
+    sec.forget_securable(conn, SERVER, SERVER_PRINCIPAL, role.principal_id)
 
 
 def drop_server_role(sec: Security, conn: StoreConnection, name: str) -> None:

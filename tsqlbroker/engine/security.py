@@ -265,6 +265,16 @@ class Security(KeysMixin):
         conn.execute(update(p).where(p.c.database_id == db_id,
                                      p.c.principal_id == user.principal_id).values(**values))
 
+    def forget_securable(self, conn: StoreConnection, db_id: int, class_: int,
+                         major_id: int) -> None:
+        """Delete the permissions on securable (``class_``, ``major_id``) of ``db_id`` (0: a
+        server securable) and the owner ALTER AUTHORIZATION gave it (``tsqlb_sec_owners``):
+        it was dropped (a securable made later may get its id) or its owner changed."""
+        self.ensure(conn)
+        for t in (self.t.permissions, self.t.owners):
+            conn.execute(delete(t).where(t.c.database_id == db_id, t.c["class"] == class_,
+                                         t.c.major_id == major_id))
+
     def forget_permissions_on(self, conn: StoreConnection, db_id: int,
                               principal_id: int) -> None:
         """Delete the permissions on the dropped database principal ``principal_id``

@@ -286,7 +286,7 @@ def _permission(node: ast.PermissionStatement) -> list[Raised]:
 def _authorization(node: ast.AlterAuthorization) -> list[Raised]:
     """ALTER AUTHORIZATION: ALTER_AUTHORIZATION_SERVER on a database or a server securable
     (as the DDL Events page has it), else ALTER_AUTHORIZATION_DATABASE; OwnerName."""
-    cls = (node.object_class or "OBJECT").upper()
+    cls = (node.object_class or "OBJECT").upper().replace("_", " ")  # SERVER_ROLE as read
     parts = node.name.split(".") if cls == "OBJECT" else [node.name]
     name = ast.ObjectName(parts[-1], parts[-2] if len(parts) > 1 else None)
     schema, obj, object_type = _securable(ast.Securable(cls, name))

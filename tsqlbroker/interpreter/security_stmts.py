@@ -17,7 +17,12 @@ from tsqlbroker.engine import permissions as P
 from tsqlbroker.engine.broker import Broker
 from tsqlbroker.engine.owners import owned_by
 from tsqlbroker.engine.securables import COLUMN_LEVEL
-from tsqlbroker.engine.security import FIRST_LOGIN_ID, FIRST_USER_PRINCIPAL_ID, Security
+from tsqlbroker.engine.security import (
+    FIRST_LOGIN_ID,
+    FIRST_USER_PRINCIPAL_ID,
+    Principal,
+    Security,
+)
 from tsqlbroker.errors import BindError, cannot, tsql_error
 from tsqlbroker.grammar import ast
 
@@ -353,15 +358,26 @@ def _create_server_role(f: Frame, sec: Security, conn: StoreConnection,
     caller's login."""
     if not holds_server(f, "CREATE SERVER ROLE"):
         raise tsql_error(15247)
+    roles.create_server_role(sec, conn, node.name,
+                             server_role_owner(f, sec, conn, node.owner).principal_id)
+
+
+def server_role_owner(f: Frame, sec: Security, conn: StoreConnection, name: str | None
+                      ) -> Principal:
+    """The owner CREATE SERVER ROLE … AUTHORIZATION / ALTER AUTHORIZATION ON SERVER ROLE::
+    name: a login or a created server role (Msg 15151 *login* otherwise), the caller's login
+    by default; another one than the caller's login needs IMPERSONATE on it (ALTER on a
+    role), else Msg 15247."""
     me = sec.find_login(conn, current(f.session, f).login)
-    owner = me if node.owner is None else sec.find_login(conn, node.owner)
+    owner = me if name is None else sec.find_login(conn, name)
     if owner is None or owner.is_fixed_role or owner.principal_id == 2:
-        raise tsql_error(15151, "login", node.owner, cls=BindError)
-    if owner is not me and not unchecked(f, None) and not access.server_holds(
+        raise tsql_error(15151, "login", name, cls=BindError)
+    if (me is None or owner.principal_id != me.principal_id) and not unchecked(f, None) \
+            and not access.server_holds(
             sec, conn, server_principals(f), "ALTER" if owner.type == "R" else "IMPERSONATE",
             (101, owner.principal_id)):
         raise tsql_error(15247)
-    roles.create_server_role(sec, conn, node.name, owner.principal_id)
+    return owner
 
 
 def _alter_server_role(f: Frame, sec: Security, conn: StoreConnection, node: ast.AlterRole,
