@@ -131,6 +131,10 @@ CASES: list[tuple[type, str, list[str]]] = [
     (ast.PermissionStatement, "REVOKE VIEW SERVER STATE FROM lg", ["REVOKE_SERVER"]),
     (ast.AlterRole, "ALTER SERVER ROLE sysadmin ADD MEMBER lg", ["ADD_SERVER_ROLE_MEMBER"]),
     (ast.AlterRole, "ALTER SERVER ROLE sysadmin DROP MEMBER lg", ["DROP_SERVER_ROLE_MEMBER"]),
+    (ast.ExecProc, "EXEC sp_addsrvrolemember 'lg', 'dbcreator'", ["ADD_SERVER_ROLE_MEMBER"]),
+    (ast.ExecProc, "EXEC sp_dropsrvrolemember @loginame = 'lg', @rolename = 'dbcreator'",
+     ["DROP_SERVER_ROLE_MEMBER"]),
+    (ast.ExecProc, "EXEC sp_addsrvrolemember 'nobody', 'dbcreator'", []),
     (ast.CreateRole, "CREATE SERVER ROLE sr1", ["CREATE_SERVER_ROLE"]),
     (ast.AlterAuthorization, "ALTER AUTHORIZATION ON SERVER ROLE::sr1 TO lg",
      ["ALTER_AUTHORIZATION_SERVER"]),
@@ -154,9 +158,11 @@ CASES: list[tuple[type, str, list[str]]] = [
     (ast.DropDatabase, "DROP DATABASE other", ["DROP_DATABASE"]),
 ]
 
-# Statements that fail (Msg 15410: no such member; Msg 15151: no such application role): a
+# Statements that fail (Msg 15410: no such member; Msg 15151: no such application role; Msg
+# 15007: no such login): a
 # failed statement raises nothing.
-FAILING = {"EXEC sp_droprolemember 'r1', 'nobody'", "EXEC sp_dropapprole 'no_such_app'"}
+FAILING = {"EXEC sp_droprolemember 'r1', 'nobody'", "EXEC sp_dropapprole 'no_such_app'",
+           "EXEC sp_addsrvrolemember 'nobody', 'dbcreator'"}
 
 # CREATE / ALTER / DROP statement classes SQL Server raises no DDL event for.
 NO_EVENT_CLASSES = {

@@ -525,6 +525,15 @@ def _role_member(proc: str, args: list[str]) -> list[Raised]:
     return [Raised(f"{verb}_ROLE_MEMBER", args[1], "SQL USER", fields=(("RoleName", args[0]),))]
 
 
+def _server_role_member(proc: str, args: list[str]) -> list[Raised]:
+    """``sp_addsrvrolemember`` / ``sp_dropsrvrolemember`` @loginame, @rolename:
+    ADD_SERVER_ROLE_MEMBER / DROP_SERVER_ROLE_MEMBER as ALTER SERVER ROLE … ADD / DROP
+    MEMBER."""
+    verb = "ADD" if proc == "sp_addsrvrolemember" else "DROP"
+    return [Raised(f"{verb}_SERVER_ROLE_MEMBER", args[0], "LOGIN",
+                   fields=(("RoleName", args[1]),))]
+
+
 def _application_role(proc: str, args: list[str]) -> list[Raised]:
     """``sp_addapprole`` / ``sp_dropapprole`` @rolename: CREATE_APPLICATION_ROLE /
     DROP_APPLICATION_ROLE as CREATE / DROP APPLICATION ROLE."""
@@ -543,6 +552,8 @@ def _register() -> None:
     for name, params, raises in (
             ("sp_addrolemember", ("@rolename", "@membername"), _role_member),
             ("sp_droprolemember", ("@rolename", "@membername"), _role_member),
+            ("sp_addsrvrolemember", ("@loginame", "@rolename"), _server_role_member),
+            ("sp_dropsrvrolemember", ("@loginame", "@rolename"), _server_role_member),
             ("sp_addapprole", ("@rolename",), _application_role),
             ("sp_dropapprole", ("@rolename",), _application_role)):
         SYSTEM_PROCEDURES[name] = _procedure_events(SYSTEM_PROCEDURES[name], params, raises)

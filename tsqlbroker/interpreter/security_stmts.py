@@ -386,24 +386,75 @@ def _alter_server_role(f: Frame, sec: Security, conn: StoreConnection, node: ast
     (not of sysadmin); a created role's members by ALTER ANY SERVER ROLE, its owner or ALTER
     on it, its name by ALTER ANY SERVER ROLE (CONTROL SERVER and sysadmin hold both); Msg
     15151 otherwise, and for a fixed role's name."""
-    role = roles.server_role(sec, conn, node.name)
     member = node.add_member or node.drop_member
-    if member is None and role.is_fixed_role:
+    if member is not None:
+        change_server_member(f, sec, conn, node.name, member, node.add_member is not None)
+        return
+    role = roles.server_role(sec, conn, node.name)
+    if role.is_fixed_role or not (unchecked(f, None)
+                                  or holds_server(f, "ALTER ANY SERVER ROLE")):
         raise tsql_error(15151, "server role", node.name, cls=BindError)
+    if "name" in opts:
+        roles.rename_server_role(sec, conn, node.name, str(opts["name"]))
+
+
+def change_server_member(f: Frame, sec: Security, conn: StoreConnection, role_name: str,
+                         member: str, add: bool) -> None:
+    """ALTER SERVER ROLE … ADD / DROP MEMBER and sp_addsrvrolemember / sp_dropsrvrolemember:
+    a fixed role's members change by sysadmin or a member of that role (not of sysadmin), a
+    created role's by ALTER ANY SERVER ROLE, its owner or ALTER on it; Msg 15151 *server
+    role* otherwise."""
+    role = roles.server_role(sec, conn, role_name)
     if not unchecked(f, None):
         mine = server_principals(f)
         if role.is_fixed_role:
             allowed = role.principal_id != roles.SYSADMIN and role.principal_id in mine
         else:
-            allowed = holds_server(f, "ALTER ANY SERVER ROLE") or member is not None and (
+            allowed = holds_server(f, "ALTER ANY SERVER ROLE") or \
                 role.owning_principal_id in mine or access.server_holds(
-                    sec, conn, mine, "ALTER", (101, role.principal_id)))
+                    sec, conn, mine, "ALTER", (roles.SERVER_PRINCIPAL, role.principal_id))
         if not allowed:
-            raise tsql_error(15151, "server role", node.name, cls=BindError)
-    if member is not None:
-        roles.change_server_member(sec, conn, node.name, member, node.add_member is not None)
-    elif "name" in opts:
-        roles.rename_server_role(sec, conn, node.name, str(opts["name"]))
+            raise tsql_error(15151, "server role", role_name, cls=BindError)
+    roles.change_server_member(sec, conn, role_name, member, add)
+
+
+def compile_sp_srvrolemember(c: Compiler, node: ast.ExecProc) -> StmtFn:
+    """``sp_addsrvrolemember`` / ``sp_dropsrvrolemember`` @loginame, @rolename (the older
+    form of ALTER SERVER ROLE … ADD / DROP MEMBER, with its own messages: 15412 for a name
+    that is no server role, 15007 for one that is no login, 15002 inside a transaction; sa
+    and public keep their memberships, Msg 15405); the same checks and change otherwise."""
+    proc = node.proc.name.lower().removeprefix("sys.")
+    add = proc == "sp_addsrvrolemember"
+    given: dict[str, ast.Expr | None] = {}
+    for i, arg in enumerate(node.args):
+        key = (arg.name or ("@loginame", "@rolename")[min(i, 1)]).lower()
+        given[key] = arg.value
+    if "@loginame" not in given:
+        raise c.bind_error(201, node, node.proc.name, "@loginame")
+    null = ast.Literal("null", None, "NULL")
+    login_f = str_arg(c.expr(given["@loginame"] or null))
+    role_f = str_arg(c.expr(given.get("@rolename") or null))
+    ret = c.assigner(c.var(node.return_var, node), T.INT) if node.return_var else None
+
+    def run(f: Frame) -> None:
+        if f.session.trancount > 0:
+            raise tsql_error(15002, f"sys.{proc}")
+        sec, conn = _sec(f), _write_conn(f)
+        login, role = login_f(f), role_f(f)
+        found = sec.find_login(conn, role) if role is not None else None
+        if found is None or found.type != "R" or found.principal_id == 2:
+            raise tsql_error(15412, "(null)" if role is None else role)
+        member = sec.find_login(conn, login) if login is not None else None
+        if member is None or member.type == "R" and (member.is_fixed_role
+                                                     or member.principal_id == 2):
+            raise tsql_error(15007, "(null)" if login is None else login)
+        if member.principal_id == 1:
+            raise tsql_error(15405, member.name)
+        change_server_member(f, sec, conn, found.name, member.name, add)
+        if ret is not None:
+            ret(f, 0)
+    # As sp_addrolemember: a simple statement, committed as it succeeds.
+    return wrap_statement(run, node.span.line if node.span else c.current_line, False)
 
 
 def _drop_server_role(f: Frame, sec: Security, conn: StoreConnection, node: ast.DropRole
