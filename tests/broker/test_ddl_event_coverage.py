@@ -216,6 +216,10 @@ def test_each_statement_raises_its_events(c: Client) -> None:
     assert not wrong, "\n".join(f"{sql}: expected {e}, got {g}" for sql, e, g in wrong)
 
 
+# PWDENCRYPT('P@ssw0rd') of SQL Server 2008 (ALTER LOGIN … HASHED takes it).
+SQL_SERVER_HASH = "0x01003BA91A73BB0B9C06A647FC81F3B221EDA8E74AF33C20252F"
+
+
 @pytest.mark.parametrize(("statement", "shown"), [
     ("CREATE LOGIN pw_lg WITH PASSWORD = N'Se''cret1!', CHECK_POLICY = OFF",
      "CREATE LOGIN pw_lg WITH PASSWORD = N'******', CHECK_POLICY = OFF"),
@@ -223,6 +227,8 @@ def test_each_statement_raises_its_events(c: Client) -> None:
      "ALTER LOGIN pw_lg WITH PASSWORD = '******', CHECK_POLICY = OFF"),
     ("ALTER LOGIN pw_lg WITH PASSWORD = 'Other2!' OLD_PASSWORD = N'Se''cret1!'",
      "ALTER LOGIN pw_lg WITH PASSWORD = '******' OLD_PASSWORD = N'******'"),
+    (f"ALTER LOGIN pw_lg WITH PASSWORD = {SQL_SERVER_HASH} HASHED",
+     "ALTER LOGIN pw_lg WITH PASSWORD = ****** HASHED"),
     ("EXEC sp_addapprole 'pw_app', 'Secret3!'", "EXEC sp_addapprole 'pw_app', '******'"),
     ("CREATE APPLICATION ROLE pw_app2 WITH PASSWORD = 'Secret4!'",
      "CREATE APPLICATION ROLE pw_app2 WITH PASSWORD = '******'"),

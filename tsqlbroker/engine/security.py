@@ -74,6 +74,18 @@ LOGIN_TYPE_DESC = {"S": "SQL_LOGIN", "U": "WINDOWS_LOGIN", "R": "SERVER_ROLE",
 AUTH_DESC = {0: "NONE", 1: "INSTANCE", 2: "DATABASE", 3: "WINDOWS"}
 
 
+def _password_hash(options: dict[str, Any]) -> str:
+    """What a login keeps of its PASSWORD option: the PBKDF2 hash of a password in clear,
+    the hash itself for ``… HASHED`` (Msg 15021 when it is in no form known here)."""
+    password = options["password"]
+    if not options.get("hashed"):
+        return certs.password_hash(str(password))
+    stored = certs.stored_password_hash(password) if isinstance(password, bytes) else None
+    if stored is None:
+        raise tsql_error(15021, "PASSWORD", state=2)  # the state SQL Server gives
+    return stored
+
+
 def _now() -> datetime:
     return datetime.now()
 
@@ -336,6 +348,14 @@ class Security(KeysMixin):
             return None
         return next((lg for lg in self.logins(conn) if lg.sid == user.sid), None)
 
+    def stored_password(self, conn: StoreConnection, login_id: int) -> str | None:
+        """The hash SQL login ``login_id`` keeps of its password (None: none, or no such
+        login): :func:`.certs.password_hash`'s form, or ``0x…`` as given HASHED."""
+        self.ensure(conn)
+        lg = self.t.logins
+        return conn.execute(select(lg.c.password_hash).where(
+            lg.c.principal_id == login_id, lg.c.type == "S")).scalar()
+
     def authenticate(self, conn: StoreConnection, name: str, password: str) -> Principal:
         """The SQL login ``name`` if ``password`` is its password (checked against the
         PBKDF2 hash CREATE / ALTER LOGIN stored) and it is enabled; Msg 18456 otherwise,
@@ -373,6 +393,10 @@ class Security(KeysMixin):
             sid, ltype = uuid.uuid4().bytes, "R"
         else:
             sid = options.get("sid") or uuid.uuid4().bytes
+            if len(sid) != 16:  # a SQL login's SID is a GUID's 16 bytes
+                raise tsql_error(15419)
+            if any(lg.sid == sid for lg in self.logins(conn)):
+                raise tsql_error(15433)
             ltype = "S"
         lg = self.t.logins
         conn.write()
@@ -382,7 +406,7 @@ class Security(KeysMixin):
             principal_id=pid, name=name, name_key=name.lower(), type=ltype,
             sid=_hex(sid if isinstance(sid, bytes) else bytes(sid)), is_disabled=False,
             default_database_name=options.get("default_database") or "master",
-            password_hash=certs.password_hash(str(password)) if password is not None else None,
+            password_hash=_password_hash(options) if password is not None else None,
             is_policy_checked=bool(options.get("check_policy", ltype == "S")),
             is_expiration_checked=bool(options.get("check_expiration", False)),
             create_date=now, modify_date=now))
@@ -419,7 +443,7 @@ class Security(KeysMixin):
             values.update(name=new_name, name_key=new_name.lower())
         password = options.get("password")
         if password is not None:
-            values["password_hash"] = certs.password_hash(str(password))
+            values["password_hash"] = _password_hash(options)
         if "default_database" in options:
             values["default_database_name"] = options["default_database"]
         if "check_policy" in options:

@@ -49,6 +49,8 @@ def compile_application_role(c: Compiler, node: ast.ApplicationRole) -> StmtFn:
     for key, value in node.options:
         if key not in _OPTIONS[node.action]:
             raise tsql_error(102, key.upper(), cls=BindError, span=node.span)
+        if isinstance(value, bytes):  # binary is a login's SID or hashed password only
+            raise tsql_error(102, "0x" + value.hex(), cls=BindError, span=node.span)
         opts[key] = value[0] if isinstance(value, tuple) else value
     if node.action == "CREATE" and "password" not in opts:
         raise tsql_error(102, node.name, cls=BindError, span=node.span)

@@ -48,11 +48,11 @@ _OPEN_KEYS = "security_open_master_keys"  # session.extensions: database id -> o
 # WITH options each statement accepts (lower-case).
 _USER_OPTIONS = {"default_schema"}
 _ALTER_USER_OPTIONS = {"default_schema", "name", "login"}
-_LOGIN_OPTIONS = {"password", "must_change", "check_policy", "check_expiration",
-                  "default_database", "default_language"}
-_ALTER_LOGIN_OPTIONS = _LOGIN_OPTIONS | {"name", "old_password", "unlock"}
+_LOGIN_OPTIONS = {"password", "hashed", "must_change", "check_policy", "check_expiration",
+                  "default_database", "default_language", "sid"}
+_ALTER_LOGIN_OPTIONS = (_LOGIN_OPTIONS - {"sid"}) | {"name", "old_password", "unlock"}
 # What may follow PASSWORD = '…' (without a comma), and nothing else.
-_PASSWORD_TAIL = {"must_change", "old_password", "unlock"}
+_PASSWORD_TAIL = {"hashed", "must_change", "old_password", "unlock"}
 # What a login may change of its own without ALTER ANY LOGIN (its password only with
 # OLD_PASSWORD).
 _OWN_LOGIN_OPTIONS = {"password", "old_password", "default_database", "default_language"}
@@ -80,6 +80,10 @@ def _options(node: ast.Node, options: tuple[tuple[str, Any], ...], allowed: set[
     for key, value in options:
         if key not in allowed:
             raise tsql_error(102, key.upper(), cls=BindError, span=node.span)
+        # Binary is a login's SID or hashed password only (the grammar reads it anywhere).
+        if isinstance(value, bytes) and key != "sid" and (
+                key != "password" or "hashed" not in allowed):
+            raise tsql_error(102, "0x" + value.hex(), cls=BindError, span=node.span)
         out[key] = value
     return out
 
@@ -266,7 +270,16 @@ def _login_options(c: Compiler, node: ast.CreateLogin | ast.AlterLogin, allowed:
         if key in _PASSWORD_TAIL and before not in _PASSWORD_TAIL | {"password"}:
             raise c.bind_error(102, node, key.upper())
         before = key
-    return _options(node, node.options, allowed)
+    opts = _options(node, node.options, allowed)
+    # A hash is written as binary and marked HASHED, a password as a string; SID binary.
+    password = opts.get("password")
+    if isinstance(password, bytes) and not opts.get("hashed"):
+        raise c.bind_error(102, node, "0x" + password.hex())
+    if opts.get("hashed") and not isinstance(password, bytes):
+        raise c.bind_error(102, node, "HASHED")
+    if "sid" in opts and not isinstance(opts["sid"], bytes):
+        raise c.bind_error(102, node, str(opts["sid"]))
+    return opts
 
 
 @handler(ast.CreateLogin)
