@@ -21,6 +21,7 @@ from ..storage.store import Store, StoreConnection
 from . import certs
 from .catalog import MASTER, Catalog
 from .keys import KeysMixin
+from .securables import CLASSES
 from .security_tables import SecurityTables, security_tables
 
 PUBLIC, DBO, GUEST = 0, 1, 2
@@ -286,6 +287,17 @@ class Security(KeysMixin):
         for t in (self.t.permissions, self.t.owners):
             conn.execute(delete(t).where(t.c.database_id == db_id, t.c["class"] == class_,
                                          t.c.major_id == major_id))
+
+    def drop_schema(self, conn: StoreConnection, db_id: int, name: str) -> bool:
+        """DROP SCHEMA's change (:meth:`.Catalog.drop_schema`: False when there is none,
+        Msg 3708 / 3729), and its owner and the permissions on it go: the next schema may get
+        its id. sp_dropapprole drops its role's schema this way too."""
+        schema_id = self.catalog.schema_id(conn, db_id, name)
+        if not self.catalog.drop_schema(conn, db_id, name):
+            return False
+        assert schema_id is not None
+        self.forget_securable(conn, db_id, CLASSES["SCHEMA"][0], schema_id)
+        return True
 
     def forget_permissions_on(self, conn: StoreConnection, db_id: int,
                               principal_id: int) -> None:

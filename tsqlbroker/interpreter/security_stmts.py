@@ -244,14 +244,14 @@ def compile_drop_user(c: Compiler, node: ast.DropUser) -> StmtFn:
         _require_on_user(f, sec, conn, node.name, "CONTROL")
         user = sec.find_user(conn, f.session.db_id, node.name)
         if user is not None and user.principal_id >= FIRST_USER_PRINCIPAL_ID:
-            _refuse_owner(f, sec, conn, user.principal_id)
+            refuse_owner(f, sec, conn, user.principal_id)
         sec.drop_user(conn, f.session.db_id, node.name, node.if_exists)
     return _ddl(run)
 
 
-def _refuse_owner(f: Frame, sec: Security, conn: StoreConnection, principal_id: int) -> None:
-    """DROP USER of an owner: Msg 15183 while it owns objects, Msg 15138 a schema or a
-    broker securable (in that order, as SQL Server reports them)."""
+def refuse_owner(f: Frame, sec: Security, conn: StoreConnection, principal_id: int) -> None:
+    """DROP USER (DROP APPLICATION ROLE) of an owner: Msg 15183 while it owns objects, Msg
+    15138 a schema or a broker securable (in that order, as SQL Server reports them)."""
     db_id = f.session.db_id
     owned = owned_by(sec, conn, db_id, principal_id)
     if owned == "object":
