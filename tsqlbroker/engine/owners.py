@@ -146,7 +146,7 @@ def owned_by(sec: Security, conn: StoreConnection, db_id: int, principal_id: int
             ro.c.principal_id != principal_id)).first() is not None:
         return "role"
     # Types and XML schema collections: their rows go when they are dropped
-    # (permissions.forget_securable).
+    # (Security.forget_securable).
     return next((_CLASS_WORDS[c] for c in (TYPE, XML_SCHEMA_COLLECTION) if c in classes), None)
 
 

@@ -15,12 +15,17 @@ from sqlalchemy import delete, insert, select, update
 
 from ..errors import BindError, cannot, tsql_error
 from ..storage.store import StoreConnection
-from .security import FIRST_USER_PRINCIPAL_ID, Principal, Security
+from .security import (
+    DATABASE_PRINCIPAL,
+    FIRST_USER_PRINCIPAL_ID,
+    SERVER_PRINCIPAL,
+    Principal,
+    Security,
+)
 
 DB_OWNER = 16384
 SERVER = 0          # role memberships of the fixed server roles are kept under database 0
 SYSADMIN = 3
-SERVER_PRINCIPAL = 101  # the securable class of logins and server roles
 
 
 def _role(sec: Security, conn: StoreConnection, db_id: int, name: str) -> Principal:
@@ -127,7 +132,7 @@ def drop_role(sec: Security, conn: StoreConnection, db_id: int, name: str,
                        (sec.t.role_members, sec.t.role_members.c.member_principal_id)):
         conn.execute(delete(table).where(table.c.database_id == db_id,
                                          col == role.principal_id))
-    sec.forget_permissions_on(conn, db_id, role.principal_id)
+    sec.forget_securable(conn, db_id, DATABASE_PRINCIPAL, role.principal_id)
 
 
 def server_roles(sec: Security, conn: StoreConnection, login_id: int) -> frozenset[int]:
@@ -226,8 +231,7 @@ def drop_server_role(sec: Security, conn: StoreConnection, name: str) -> None:
     conn.execute(delete(rm).where(rm.c.database_id == SERVER, rm.c.member_principal_id == pid))
     conn.execute(delete(perm).where(perm.c.database_id == SERVER,
                                     perm.c.grantee_principal_id == pid))
-    conn.execute(delete(perm).where(perm.c.database_id == SERVER, perm.c["class"] == 101,
-                                    perm.c.major_id == pid))
+    sec.forget_securable(conn, SERVER, SERVER_PRINCIPAL, pid)
     conn.execute(delete(ro).where(ro.c.database_id == SERVER, ro.c.principal_id == pid))
     lg = sec.t.logins
     conn.execute(delete(lg).where(lg.c.principal_id == pid))

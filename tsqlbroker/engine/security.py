@@ -24,6 +24,9 @@ from .keys import KeysMixin
 from .securables import CLASSES
 from .security_tables import SecurityTables, security_tables
 
+# securable classes of principals: USER:: / ROLE:: / APPLICATION ROLE::, LOGIN:: / SERVER ROLE::
+DATABASE_PRINCIPAL = CLASSES["USER"][0]
+SERVER_PRINCIPAL = CLASSES["LOGIN"][0]
 PUBLIC, DBO, GUEST = 0, 1, 2
 SA_ID = 1  # the sa login's principal_id
 FIRST_USER_PRINCIPAL_ID = 5
@@ -299,14 +302,6 @@ class Security(KeysMixin):
         self.forget_securable(conn, db_id, CLASSES["SCHEMA"][0], schema_id)
         return True
 
-    def forget_permissions_on(self, conn: StoreConnection, db_id: int,
-                              principal_id: int) -> None:
-        """Delete the permissions on the dropped database principal ``principal_id``
-        (USER:: / ROLE:: / APPLICATION ROLE::): a principal made later may get its id."""
-        p = self.t.permissions
-        conn.execute(delete(p).where(p.c.database_id == db_id, p.c["class"] == 4,
-                                     p.c.major_id == principal_id))
-
     def drop_user(self, conn: StoreConnection, db_id: int, name: str,
                   if_exists: bool = False) -> None:
         """DROP USER: refused while the user owns a certificate or granted permissions (what
@@ -327,7 +322,7 @@ class Security(KeysMixin):
         conn.write()
         conn.execute(delete(perm).where(perm.c.database_id == db_id,
                                         perm.c.grantee_principal_id == user.principal_id))
-        self.forget_permissions_on(conn, db_id, user.principal_id)
+        self.forget_securable(conn, db_id, DATABASE_PRINCIPAL, user.principal_id)
         rm = self.t.role_members
         conn.execute(delete(rm).where(rm.c.database_id == db_id,
                                       rm.c.member_principal_id == user.principal_id))
@@ -478,9 +473,8 @@ class Security(KeysMixin):
         conn.write()
         conn.execute(delete(perm).where(perm.c.database_id == 0,
                                         perm.c.grantee_principal_id == login.principal_id))
-        # … and those on it (LOGIN::, class 101): a login made later may get its id.
-        conn.execute(delete(perm).where(perm.c.database_id == 0, perm.c["class"] == 101,
-                                        perm.c.major_id == login.principal_id))
+        # … and those on it (LOGIN::): a login made later may get its id.
+        self.forget_securable(conn, 0, SERVER_PRINCIPAL, login.principal_id)
         rm = self.t.role_members  # its server role memberships (kept under database 0)
         conn.execute(delete(rm).where(rm.c.database_id == 0,
                                       rm.c.member_principal_id == login.principal_id))

@@ -108,7 +108,7 @@ def _alter_object(f: Frame, node: ast.AlterAuthorization) -> None:
                                                             int(obj.schema_id))
     s.txn_for_statement().write()
     if before != after:
-        P.forget_securable(sec, s.conn, s.db_id, owners.OBJECT, int(obj.object_id))
+        sec.forget_securable(s.conn, s.db_id, owners.OBJECT, int(obj.object_id))
     owners.set_owner(sec, s.conn, s.db_id, owners.OBJECT, int(obj.object_id), new)
 
 
@@ -128,7 +128,7 @@ def _alter_schema(f: Frame, name: str, owner: str) -> None:
     new = _new_owner(f, owner)
     s.txn_for_statement().write()
     if owners.schema_owner(sec, s.conn, s.db_id, schema_id) != new:
-        P.forget_securable(sec, s.conn, s.db_id, owners.SCHEMA, schema_id)
+        sec.forget_securable(s.conn, s.db_id, owners.SCHEMA, schema_id)
     owners.set_owner(sec, s.conn, s.db_id, owners.SCHEMA, schema_id,
                      None if new == owners.DBO else new)
 
@@ -147,7 +147,7 @@ def _alter_broker(f: Frame, kind: str, name: str, owner: str) -> None:
     txn = s.txn_for_statement()
     if path_owners(f, s.db_id, [(class_, major)]) != {new}:
         txn.write()
-        P.forget_securable(sec, s.conn, s.db_id, class_, major)
+        sec.forget_securable(s.conn, s.db_id, class_, major)
     broker.alter_owner(txn, s.db_id, class_, major, new)
 
 
@@ -180,7 +180,7 @@ def _alter_owned(f: Frame, kind: str, node: ast.AlterAuthorization) -> None:
     s.txn_for_statement().write()
     before = path_owners(f, s.db_id, [(class_, major)])
     if new is None or before != {new}:
-        P.forget_securable(sec, s.conn, s.db_id, class_, major)
+        sec.forget_securable(s.conn, s.db_id, class_, major)
     if class_ in owners.NAMED_OWNER_CLASSES:
         owners.set_owner(sec, s.conn, s.db_id, class_, major, new)
     else:
