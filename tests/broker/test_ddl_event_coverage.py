@@ -131,7 +131,13 @@ CASES: list[tuple[type, str, list[str]]] = [
     (ast.PermissionStatement, "REVOKE VIEW SERVER STATE FROM lg", ["REVOKE_SERVER"]),
     (ast.AlterRole, "ALTER SERVER ROLE sysadmin ADD MEMBER lg", ["ADD_SERVER_ROLE_MEMBER"]),
     (ast.AlterRole, "ALTER SERVER ROLE sysadmin DROP MEMBER lg", ["DROP_SERVER_ROLE_MEMBER"]),
+    (ast.ExecProc, "EXEC sp_addsrvrolemember 'lg', 'dbcreator'", ["ADD_SERVER_ROLE_MEMBER"]),
+    (ast.ExecProc, "EXEC sp_dropsrvrolemember @loginame = 'lg', @rolename = 'dbcreator'",
+     ["DROP_SERVER_ROLE_MEMBER"]),
+    (ast.ExecProc, "EXEC sp_addsrvrolemember 'nobody', 'dbcreator'", []),
     (ast.CreateRole, "CREATE SERVER ROLE sr1", ["CREATE_SERVER_ROLE"]),
+    (ast.AlterAuthorization, "ALTER AUTHORIZATION ON SERVER ROLE::sr1 TO lg",
+     ["ALTER_AUTHORIZATION_SERVER"]),
     (ast.AlterRole, "ALTER SERVER ROLE sr1 ADD MEMBER lg", ["ADD_SERVER_ROLE_MEMBER"]),
     (ast.AlterRole, "ALTER SERVER ROLE sr1 DROP MEMBER lg", ["DROP_SERVER_ROLE_MEMBER"]),
     (ast.AlterRole, "ALTER SERVER ROLE sr1 WITH NAME = sr2", ["ALTER_SERVER_ROLE"]),
@@ -152,9 +158,11 @@ CASES: list[tuple[type, str, list[str]]] = [
     (ast.DropDatabase, "DROP DATABASE other", ["DROP_DATABASE"]),
 ]
 
-# Statements that fail (Msg 15410: no such member; Msg 15151: no such application role): a
+# Statements that fail (Msg 15410: no such member; Msg 15151: no such application role; Msg
+# 15007: no such login): a
 # failed statement raises nothing.
-FAILING = {"EXEC sp_droprolemember 'r1', 'nobody'", "EXEC sp_dropapprole 'no_such_app'"}
+FAILING = {"EXEC sp_droprolemember 'r1', 'nobody'", "EXEC sp_dropapprole 'no_such_app'",
+           "EXEC sp_addsrvrolemember 'nobody', 'dbcreator'"}
 
 # CREATE / ALTER / DROP statement classes SQL Server raises no DDL event for.
 NO_EVENT_CLASSES = {
@@ -208,6 +216,10 @@ def test_each_statement_raises_its_events(c: Client) -> None:
     assert not wrong, "\n".join(f"{sql}: expected {e}, got {g}" for sql, e, g in wrong)
 
 
+# PWDENCRYPT('P@ssw0rd') of SQL Server 2008 (ALTER LOGIN … HASHED takes it).
+SQL_SERVER_HASH = "0x01003BA91A73BB0B9C06A647FC81F3B221EDA8E74AF33C20252F"
+
+
 @pytest.mark.parametrize(("statement", "shown"), [
     ("CREATE LOGIN pw_lg WITH PASSWORD = N'Se''cret1!', CHECK_POLICY = OFF",
      "CREATE LOGIN pw_lg WITH PASSWORD = N'******', CHECK_POLICY = OFF"),
@@ -215,6 +227,8 @@ def test_each_statement_raises_its_events(c: Client) -> None:
      "ALTER LOGIN pw_lg WITH PASSWORD = '******', CHECK_POLICY = OFF"),
     ("ALTER LOGIN pw_lg WITH PASSWORD = 'Other2!' OLD_PASSWORD = N'Se''cret1!'",
      "ALTER LOGIN pw_lg WITH PASSWORD = '******' OLD_PASSWORD = N'******'"),
+    (f"ALTER LOGIN pw_lg WITH PASSWORD = {SQL_SERVER_HASH} HASHED",
+     "ALTER LOGIN pw_lg WITH PASSWORD = ****** HASHED"),
     ("EXEC sp_addapprole 'pw_app', 'Secret3!'", "EXEC sp_addapprole 'pw_app', '******'"),
     ("CREATE APPLICATION ROLE pw_app2 WITH PASSWORD = 'Secret4!'",
      "CREATE APPLICATION ROLE pw_app2 WITH PASSWORD = '******'"),

@@ -17,7 +17,7 @@ from ..errors import cannot, tsql_error
 from ..storage.store import StoreConnection
 from . import certs
 from .roles import insert_principal
-from .security import Principal, Security
+from .security import DATABASE_PRINCIPAL, Principal, Security
 
 APPLICATION_ROLE = "A"
 SID_BYTES = 16          # the salt: what sys.database_principals shows as the SID
@@ -80,7 +80,7 @@ def drop(sec: Security, conn: StoreConnection, db_id: int, name: str) -> None:
                        (p, p.c.grantee_principal_id)):
         conn.execute(delete(table).where(table.c.database_id == db_id,
                                          col == role.principal_id))
-    sec.forget_permissions_on(conn, db_id, role.principal_id)
+    sec.forget_securable(conn, db_id, DATABASE_PRINCIPAL, role.principal_id)
 
 
 def matching(sec: Security, conn: StoreConnection, db_id: int, name: str, password: str

@@ -216,6 +216,53 @@ def password_hash(password: str, salt: bytes | None = None) -> str:
 
 
 def password_matches(password: str, stored: str) -> bool:
-    """Whether ``password`` is the one ``stored`` was made from."""
+    """Whether ``password`` is the one ``stored`` was made from (:func:`password_hash`'s
+    form, or a SQL Server hash CREATE / ALTER LOGIN … HASHED kept as ``0x…``)."""
+    if stored.startswith("0x"):
+        raw = bytes.fromhex(stored[2:])
+        algorithm = _SQL_SERVER_HASHES[raw[:2]][1]
+        salt, digest = raw[2:6], raw[6:6 + algorithm().digest_size]
+        made = algorithm(password.encode("utf-16-le") + salt).digest()
+        return secrets.compare_digest(made, digest)
     salt, _sep, _digest = stored.partition("$")
     return secrets.compare_digest(password_hash(password, bytes.fromhex(salt)), stored)
+
+
+# SQL Server's password hash forms: version header -> (lengths, hash of the UTF-16LE password
+# and the 4-byte salt after the header): 0x0100 SHA-1 (SQL Server 2005 / 2008; 2000's
+# adds the hash of the upper-cased password, 46 bytes), 0x0200 SHA-512 (2012 and later).
+_SQL_SERVER_HASHES: dict[bytes, tuple[frozenset[int], Any]] = {
+    b"\x01\x00": (frozenset({26, 46}), hashlib.sha1),
+    b"\x02\x00": (frozenset({70}), hashlib.sha512),
+}
+# The header of tsqlbroker's own form (PBKDF2-SHA256: 16-byte salt, 32-byte digest) as
+# LOGINPROPERTY(…, 'PasswordHash') shows it; "TB", no SQL Server version.
+_OWN_HASH = b"TB"
+_OWN_HASH_LENGTH = 2 + 16 + 32
+
+
+def stored_password_hash(given: bytes) -> str | None:
+    """What a login keeps for ``PASSWORD = given HASHED``: a SQL Server hash (0x0100 /
+    0x0200 form) as ``0x…``, tsqlbroker's own form (:func:`shown_password_hash`) as
+    :func:`password_hash` writes it; None for anything else (the caller's Msg 15021)."""
+    known = _SQL_SERVER_HASHES.get(given[:2])
+    if known is not None and len(given) in known[0]:
+        return "0x" + given.hex().upper()
+    if given[:2] == _OWN_HASH and len(given) == _OWN_HASH_LENGTH:
+        return f"{given[2:18].hex()}${given[18:].hex()}"
+    return None
+
+
+def shown_password_hash(stored: str) -> bytes:
+    """LOGINPROPERTY(…, 'PasswordHash') of a login keeping ``stored``: the SQL Server hash
+    it was given, or tsqlbroker's PBKDF2 form under its own header (which CREATE LOGIN …
+    HASHED takes back)."""
+    if stored.startswith("0x"):
+        return bytes.fromhex(stored[2:])
+    salt, _sep, digest = stored.partition("$")
+    return _OWN_HASH + bytes.fromhex(salt) + bytes.fromhex(digest)
+
+
+def password_hash_algorithm(stored: str) -> int:
+    """LOGINPROPERTY(…, 'PasswordHashAlgorithm'): 1 SHA-1, 2 SHA-2 (PBKDF2-SHA256 too)."""
+    return 1 if stored.startswith("0x01") else 2

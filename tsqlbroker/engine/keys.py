@@ -22,6 +22,9 @@ from sqlalchemy import delete, insert, select, update
 from ..errors import BindError, tsql_error
 from . import certs, servicekey
 from .catalog import MASTER
+from .securables import CLASSES
+
+CERTIFICATE = CLASSES["CERTIFICATE"][0]  # the securable class of certificates
 
 if TYPE_CHECKING:
     from ..storage.store import StoreConnection
@@ -59,6 +62,8 @@ class KeysMixin:
         def ensure(self, conn: StoreConnection) -> None: ...
         def users(self, conn: StoreConnection, db_id: int) -> list[Any]: ...
         def logins(self, conn: StoreConnection) -> list[Any]: ...
+        def forget_securable(self, conn: StoreConnection, db_id: int, class_: int,
+                             major_id: int) -> None: ...
         def _next_id(self, conn: StoreConnection, column: Any, first: int, *conds: Any
                      ) -> int: ...
 
@@ -294,10 +299,9 @@ class KeysMixin:
         if db_id == MASTER and any(lg.type == "C" and lg.sid == sid
                                    for lg in self.logins(conn)):
             raise tsql_error(3716, "certificate", row["name"], "server principal")
-        c, perm = self.t.certificates, self.t.permissions
+        c = self.t.certificates
         conn.write()
-        conn.execute(delete(perm).where(perm.c.database_id == db_id, perm.c["class"] == 25,
-                                        perm.c.major_id == row["certificate_id"]))
+        self.forget_securable(conn, db_id, CERTIFICATE, row["certificate_id"])
         conn.execute(delete(c).where(c.c.database_id == db_id,
                                      c.c.certificate_id == row["certificate_id"]))
 

@@ -34,10 +34,36 @@ CERTIFICATE = CLASSES["CERTIFICATE"][0]
 NAMED_OWNER_CLASSES = frozenset({OBJECT, TYPE, XML_SCHEMA_COLLECTION})
 
 
+class OwnerCache:
+    """The owner rows (``tsqlb_sec_owners``) of each database asked about, read in one
+    query the first time: for one permission check, which asks for the owners of a module,
+    of each object it reaches and of their schemas several times over. Made for the check
+    and dropped after it (``interpreter/authorize.py``), so it never outlives a change of
+    owner."""
+
+    def __init__(self, sec: Security, conn: StoreConnection) -> None:
+        self._sec, self._conn = sec, conn
+        self._rows: dict[int, dict[tuple[int, int], int]] = {}
+
+    def named(self, db_id: int, class_: int, major_id: int) -> int | None:
+        """:func:`named_owner`, from the rows of ``db_id`` read once."""
+        rows = self._rows.get(db_id)
+        if rows is None:
+            self._sec.ensure(self._conn)
+            o = self._sec.t.owners
+            rows = self._rows[db_id] = {
+                (int(c), int(m)): int(p) for c, m, p in self._conn.execute(
+                    select(o.c["class"], o.c.major_id, o.c.principal_id)
+                    .where(o.c.database_id == db_id))}
+        return rows.get((class_, major_id))
+
+
 def named_owner(sec: Security, conn: StoreConnection, db_id: int, class_: int,
-                major_id: int) -> int | None:
+                major_id: int, cache: OwnerCache | None = None) -> int | None:
     """The owner ALTER AUTHORIZATION / CREATE SCHEMA … AUTHORIZATION recorded for the
-    schema or object, or None (the default owner)."""
+    schema or object, or None (the default owner); from ``cache`` when one is given."""
+    if cache is not None:
+        return cache.named(db_id, class_, major_id)
     sec.ensure(conn)
     o = sec.t.owners
     value = conn.execute(select(o.c.principal_id).where(
@@ -45,32 +71,34 @@ def named_owner(sec: Security, conn: StoreConnection, db_id: int, class_: int,
     return None if value is None else int(value)
 
 
-def schema_owner(sec: Security, conn: StoreConnection, db_id: int, schema_id: int) -> int:
+def schema_owner(sec: Security, conn: StoreConnection, db_id: int, schema_id: int,
+                 cache: OwnerCache | None = None) -> int:
     """The principal owning schema ``schema_id``."""
-    named = named_owner(sec, conn, db_id, SCHEMA, schema_id)
+    named = named_owner(sec, conn, db_id, SCHEMA, schema_id, cache)
     if named is not None:
         return named
     return schema_id if schema_id < FIRST_USER_SCHEMA_ID else DBO
 
 
 def object_owner(sec: Security, conn: StoreConnection, db_id: int, object_id: int,
-                 schema_id: int) -> int:
+                 schema_id: int, cache: OwnerCache | None = None) -> int:
     """The principal owning object ``object_id`` (its own, else its schema's owner)."""
-    named = named_owner(sec, conn, db_id, OBJECT, object_id)
-    return named if named is not None else schema_owner(sec, conn, db_id, schema_id)
+    named = named_owner(sec, conn, db_id, OBJECT, object_id, cache)
+    return named if named is not None else schema_owner(sec, conn, db_id, schema_id, cache)
 
 
 def path_owners(sec: Security, conn: StoreConnection, db_id: int,
-                path: list[tuple[int, int]]) -> frozenset[int]:
+                path: list[tuple[int, int]], cache: OwnerCache | None = None
+                ) -> frozenset[int]:
     """The owners of the schemas and objects on a permission path ((class, major_id), the
     securable first, its containers after): each holds CONTROL on the securable. The
     database's owner (dbo) is never checked and is left out."""
     out: set[int] = set()
     for class_, major in path:
         if class_ == SCHEMA:
-            out.add(schema_owner(sec, conn, db_id, major))
+            out.add(schema_owner(sec, conn, db_id, major, cache))
         elif class_ in NAMED_OWNER_CLASSES:
-            named = named_owner(sec, conn, db_id, class_, major)
+            named = named_owner(sec, conn, db_id, class_, major, cache)
             if named is not None:
                 out.add(named)
         elif class_ in (ROLE, CERTIFICATE):
@@ -146,7 +174,7 @@ def owned_by(sec: Security, conn: StoreConnection, db_id: int, principal_id: int
             ro.c.principal_id != principal_id)).first() is not None:
         return "role"
     # Types and XML schema collections: their rows go when they are dropped
-    # (permissions.forget_securable).
+    # (Security.forget_securable).
     return next((_CLASS_WORDS[c] for c in (TYPE, XML_SCHEMA_COLLECTION) if c in classes), None)
 
 

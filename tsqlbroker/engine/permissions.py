@@ -265,13 +265,3 @@ def column_ids(sec: Security, conn: StoreConnection, target: Target,
             raise tsql_error(207, col, cls=BindError)
         out.append(ids[col.lower()])
     return out
-
-
-def forget_securable(sec: Security, conn: StoreConnection, db_id: int, class_: int,
-                     major_id: int) -> None:
-    """Delete the permissions on a dropped securable (its id may be given out again), and
-    the owner ALTER AUTHORIZATION gave it (``tsqlb_sec_owners``)."""
-    sec.ensure(conn)
-    for t in (sec.t.permissions, sec.t.owners):
-        conn.execute(delete(t).where(t.c.database_id == db_id, t.c["class"] == class_,
-                                     t.c.major_id == major_id))

@@ -15,7 +15,13 @@ from sqlalchemy import delete, insert, select, update
 
 from ..errors import BindError, cannot, tsql_error
 from ..storage.store import StoreConnection
-from .security import FIRST_USER_PRINCIPAL_ID, Principal, Security
+from .security import (
+    DATABASE_PRINCIPAL,
+    FIRST_USER_PRINCIPAL_ID,
+    SERVER_PRINCIPAL,
+    Principal,
+    Security,
+)
 
 DB_OWNER = 16384
 SERVER = 0          # role memberships of the fixed server roles are kept under database 0
@@ -126,7 +132,7 @@ def drop_role(sec: Security, conn: StoreConnection, db_id: int, name: str,
                        (sec.t.role_members, sec.t.role_members.c.member_principal_id)):
         conn.execute(delete(table).where(table.c.database_id == db_id,
                                          col == role.principal_id))
-    sec.forget_permissions_on(conn, db_id, role.principal_id)
+    sec.forget_securable(conn, db_id, DATABASE_PRINCIPAL, role.principal_id)
 
 
 def server_roles(sec: Security, conn: StoreConnection, login_id: int) -> frozenset[int]:
@@ -190,6 +196,24 @@ def rename_server_role(sec: Security, conn: StoreConnection, name: str, new_name
                  .values(name=new_name, name_key=new_name.lower(), modify_date=datetime.now()))
 
 
+def set_server_role_owner(sec: Security, conn: StoreConnection, role: Principal,
+                          owner_id: int) -> None:
+    """ALTER AUTHORIZATION ON SERVER ROLE::role: ``owner_id`` owns the created role
+    ``role`` (sys.server_principals.owning_principal_id); the permissions on the role go
+    when the owner really changes, as for every securable but a database."""
+    if role.owning_principal_id == owner_id:
+        return
+    ro = sec.t.roles
+    conn.write()
+    conn.execute(update(ro).where(ro.c.database_id == SERVER,
+                                  ro.c.principal_id == role.principal_id)
+                 .values(owning_principal_id=owner_id))
+    lg = sec.t.logins
+    conn.execute(update(lg).where(lg.c.principal_id == role.principal_id)
+                 .values(modify_date=datetime.now()))
+    sec.forget_securable(conn, SERVER, SERVER_PRINCIPAL, role.principal_id)
+
+
 def drop_server_role(sec: Security, conn: StoreConnection, name: str) -> None:
     """DROP SERVER ROLE: created roles only (Msg 15151); not while it has members (Msg
     15144) or owns a server role (Msg 15141). Its memberships, the permissions granted to it
@@ -207,8 +231,7 @@ def drop_server_role(sec: Security, conn: StoreConnection, name: str) -> None:
     conn.execute(delete(rm).where(rm.c.database_id == SERVER, rm.c.member_principal_id == pid))
     conn.execute(delete(perm).where(perm.c.database_id == SERVER,
                                     perm.c.grantee_principal_id == pid))
-    conn.execute(delete(perm).where(perm.c.database_id == SERVER, perm.c["class"] == 101,
-                                    perm.c.major_id == pid))
+    sec.forget_securable(conn, SERVER, SERVER_PRINCIPAL, pid)
     conn.execute(delete(ro).where(ro.c.database_id == SERVER, ro.c.principal_id == pid))
     lg = sec.t.logins
     conn.execute(delete(lg).where(lg.c.principal_id == pid))

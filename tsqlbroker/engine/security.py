@@ -21,8 +21,12 @@ from ..storage.store import Store, StoreConnection
 from . import certs
 from .catalog import MASTER, Catalog
 from .keys import KeysMixin
+from .securables import CLASSES
 from .security_tables import SecurityTables, security_tables
 
+# securable classes of principals: USER:: / ROLE:: / APPLICATION ROLE::, LOGIN:: / SERVER ROLE::
+DATABASE_PRINCIPAL = CLASSES["USER"][0]
+SERVER_PRINCIPAL = CLASSES["LOGIN"][0]
 PUBLIC, DBO, GUEST = 0, 1, 2
 SA_ID = 1  # the sa login's principal_id
 FIRST_USER_PRINCIPAL_ID = 5
@@ -72,6 +76,18 @@ USER_TYPE_DESC = {"S": "SQL_USER", "U": "WINDOWS_USER", "R": "DATABASE_ROLE",
 LOGIN_TYPE_DESC = {"S": "SQL_LOGIN", "U": "WINDOWS_LOGIN", "R": "SERVER_ROLE",
                    "C": "CERTIFICATE_MAPPED_LOGIN"}
 AUTH_DESC = {0: "NONE", 1: "INSTANCE", 2: "DATABASE", 3: "WINDOWS"}
+
+
+def _password_hash(options: dict[str, Any]) -> str:
+    """What a login keeps of its PASSWORD option: the PBKDF2 hash of a password in clear,
+    the hash itself for ``… HASHED`` (Msg 15021 when it is in no form known here)."""
+    password = options["password"]
+    if not options.get("hashed"):
+        return certs.password_hash(str(password))
+    stored = certs.stored_password_hash(password) if isinstance(password, bytes) else None
+    if stored is None:
+        raise tsql_error(15021, "PASSWORD", state=2)  # the state SQL Server gives
+    return stored
 
 
 def _now() -> datetime:
@@ -265,13 +281,26 @@ class Security(KeysMixin):
         conn.execute(update(p).where(p.c.database_id == db_id,
                                      p.c.principal_id == user.principal_id).values(**values))
 
-    def forget_permissions_on(self, conn: StoreConnection, db_id: int,
-                              principal_id: int) -> None:
-        """Delete the permissions on the dropped database principal ``principal_id``
-        (USER:: / ROLE:: / APPLICATION ROLE::): a principal made later may get its id."""
-        p = self.t.permissions
-        conn.execute(delete(p).where(p.c.database_id == db_id, p.c["class"] == 4,
-                                     p.c.major_id == principal_id))
+    def forget_securable(self, conn: StoreConnection, db_id: int, class_: int,
+                         major_id: int) -> None:
+        """Delete the permissions on securable (``class_``, ``major_id``) of ``db_id`` (0: a
+        server securable) and the owner ALTER AUTHORIZATION gave it (``tsqlb_sec_owners``):
+        it was dropped (a securable made later may get its id) or its owner changed."""
+        self.ensure(conn)
+        for t in (self.t.permissions, self.t.owners):
+            conn.execute(delete(t).where(t.c.database_id == db_id, t.c["class"] == class_,
+                                         t.c.major_id == major_id))
+
+    def drop_schema(self, conn: StoreConnection, db_id: int, name: str) -> bool:
+        """DROP SCHEMA's change (:meth:`.Catalog.drop_schema`: False when there is none,
+        Msg 3708 / 3729), and its owner and the permissions on it go: the next schema may get
+        its id. sp_dropapprole drops its role's schema this way too."""
+        schema_id = self.catalog.schema_id(conn, db_id, name)
+        if not self.catalog.drop_schema(conn, db_id, name):
+            return False
+        assert schema_id is not None
+        self.forget_securable(conn, db_id, CLASSES["SCHEMA"][0], schema_id)
+        return True
 
     def drop_user(self, conn: StoreConnection, db_id: int, name: str,
                   if_exists: bool = False) -> None:
@@ -293,7 +322,7 @@ class Security(KeysMixin):
         conn.write()
         conn.execute(delete(perm).where(perm.c.database_id == db_id,
                                         perm.c.grantee_principal_id == user.principal_id))
-        self.forget_permissions_on(conn, db_id, user.principal_id)
+        self.forget_securable(conn, db_id, DATABASE_PRINCIPAL, user.principal_id)
         rm = self.t.role_members
         conn.execute(delete(rm).where(rm.c.database_id == db_id,
                                       rm.c.member_principal_id == user.principal_id))
@@ -325,6 +354,14 @@ class Security(KeysMixin):
         if not user.sid:
             return None
         return next((lg for lg in self.logins(conn) if lg.sid == user.sid), None)
+
+    def stored_password(self, conn: StoreConnection, login_id: int) -> str | None:
+        """The hash SQL login ``login_id`` keeps of its password (None: none, or no such
+        login): :func:`.certs.password_hash`'s form, or ``0x…`` as given HASHED."""
+        self.ensure(conn)
+        lg = self.t.logins
+        return conn.execute(select(lg.c.password_hash).where(
+            lg.c.principal_id == login_id, lg.c.type == "S")).scalar()
 
     def authenticate(self, conn: StoreConnection, name: str, password: str) -> Principal:
         """The SQL login ``name`` if ``password`` is its password (checked against the
@@ -363,6 +400,10 @@ class Security(KeysMixin):
             sid, ltype = uuid.uuid4().bytes, "R"
         else:
             sid = options.get("sid") or uuid.uuid4().bytes
+            if len(sid) != 16:  # a SQL login's SID is a GUID's 16 bytes
+                raise tsql_error(15419)
+            if any(lg.sid == sid for lg in self.logins(conn)):
+                raise tsql_error(15433)
             ltype = "S"
         lg = self.t.logins
         conn.write()
@@ -372,7 +413,7 @@ class Security(KeysMixin):
             principal_id=pid, name=name, name_key=name.lower(), type=ltype,
             sid=_hex(sid if isinstance(sid, bytes) else bytes(sid)), is_disabled=False,
             default_database_name=options.get("default_database") or "master",
-            password_hash=certs.password_hash(str(password)) if password is not None else None,
+            password_hash=_password_hash(options) if password is not None else None,
             is_policy_checked=bool(options.get("check_policy", ltype == "S")),
             is_expiration_checked=bool(options.get("check_expiration", False)),
             create_date=now, modify_date=now))
@@ -409,7 +450,7 @@ class Security(KeysMixin):
             values.update(name=new_name, name_key=new_name.lower())
         password = options.get("password")
         if password is not None:
-            values["password_hash"] = certs.password_hash(str(password))
+            values["password_hash"] = _password_hash(options)
         if "default_database" in options:
             values["default_database_name"] = options["default_database"]
         if "check_policy" in options:
@@ -432,9 +473,8 @@ class Security(KeysMixin):
         conn.write()
         conn.execute(delete(perm).where(perm.c.database_id == 0,
                                         perm.c.grantee_principal_id == login.principal_id))
-        # … and those on it (LOGIN::, class 101): a login made later may get its id.
-        conn.execute(delete(perm).where(perm.c.database_id == 0, perm.c["class"] == 101,
-                                        perm.c.major_id == login.principal_id))
+        # … and those on it (LOGIN::): a login made later may get its id.
+        self.forget_securable(conn, 0, SERVER_PRINCIPAL, login.principal_id)
         rm = self.t.role_members  # its server role memberships (kept under database 0)
         conn.execute(delete(rm).where(rm.c.database_id == 0,
                                       rm.c.member_principal_id == login.principal_id))

@@ -577,6 +577,10 @@ MESSAGES: dict[int, tuple[int, str]] = {
     15144: (16, "The role has members. It must be empty before it can be dropped."),
     15405: (16, "Cannot use the special principal '%s'."),
     15410: (16, "User or role '%s' does not exist in this database."),
+    15412: (16, "'%s' is not a known fixed role."),
+    15021: (16, "Invalid value given for parameter %.*ls. Specify a valid parameter value."),
+    15419: (16, "Supplied parameter sid should be binary(16)."),
+    15433: (16, "Supplied parameter sid is in use."),
     15009: (16, ("The object '%.*ls' does not exist in database '%.*ls' or is invalid for this "
                  "operation.")),
     15197: (16, "There is no text for object '%.*ls'."),

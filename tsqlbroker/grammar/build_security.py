@@ -29,6 +29,11 @@ class SecurityBuilder:
         body = text[2:-1] if text[0] in "nN" else text[1:-1]
         return body.replace("''", "'")
 
+    def sec_binary(self, tok: Token) -> bytes:
+        """``PASSWORD = 0x… HASHED``, ``SID = 0x…``."""
+        digits = str(tok)[2:]
+        return bytes.fromhex(digits if len(digits) % 2 == 0 else "0" + digits)
+
     # ---- permissions -------------------------------------------------------------------
     def perm_word(self, tok: Token) -> str:
         return str(tok).upper()

@@ -14,7 +14,7 @@ from __future__ import annotations
 import secrets
 from typing import TYPE_CHECKING, Any
 
-from tsqlbroker.engine import approles
+from tsqlbroker.engine import approles, owners
 from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import BindError, TSqlError, cannot, not_supported, tsql_error
 from tsqlbroker.grammar import ast
@@ -25,6 +25,7 @@ from .compiler import Compiler, StmtFn, handler, wrap_statement
 from .function_calls import exec_arg_text
 from .impersonation import CONTEXT_STACK, Context, context, current, privileged
 from .procedures import SYSTEM_PROCEDURES
+from .security_stmts import refuse_owner
 
 if TYPE_CHECKING:
     from .frames import Frame
@@ -49,6 +50,8 @@ def compile_application_role(c: Compiler, node: ast.ApplicationRole) -> StmtFn:
     for key, value in node.options:
         if key not in _OPTIONS[node.action]:
             raise tsql_error(102, key.upper(), cls=BindError, span=node.span)
+        if isinstance(value, bytes):  # binary is a login's SID or hashed password only
+            raise tsql_error(102, "0x" + value.hex(), cls=BindError, span=node.span)
         opts[key] = value[0] if isinstance(value, tuple) else value
     if node.action == "CREATE" and "password" not in opts:
         raise tsql_error(102, node.name, cls=BindError, span=node.span)
@@ -69,6 +72,9 @@ def compile_application_role(c: Compiler, node: ast.ApplicationRole) -> StmtFn:
         if not _manages(f, approles.find(sec, conn, db_id, node.name)):
             raise cannot(verb, "application role", node.name)
         if node.action == "DROP":
+            role = approles.find(sec, conn, db_id, node.name)
+            if role is not None:  # sp_addapprole's role owns its schema
+                refuse_owner(f, sec, conn, role.principal_id)
             approles.drop(sec, conn, db_id, node.name)
         else:
             approles.alter(sec, conn, db_id, node.name, new_name=opts.get("name"),
@@ -198,8 +204,10 @@ def _addapprole(f: Frame, sec: Security, conn: Any, args: list[Any]) -> None:
     db_id = f.session.db_id
     if sec.find_user(conn, db_id, name) is not None:
         raise tsql_error(15023, name)
-    sec.catalog.create_schema(conn, db_id, name)
-    approles.create(sec, conn, db_id, name, str(password), name)
+    schema_id = sec.catalog.create_schema(conn, db_id, name)
+    role_id = approles.create(sec, conn, db_id, name, str(password), name)
+    # CREATE SCHEMA name AUTHORIZATION name, as the procedure does in SQL Server
+    owners.set_owner(sec, conn, db_id, owners.SCHEMA, schema_id, role_id)
 
 
 def _dropapprole(f: Frame, sec: Security, conn: Any, args: list[Any]) -> None:
@@ -210,7 +218,7 @@ def _dropapprole(f: Frame, sec: Security, conn: Any, args: list[Any]) -> None:
     if role is None or not _manages(f, role):
         raise cannot("drop", "application role", name)
     try:
-        sec.catalog.drop_schema(conn, db_id, name)
+        sec.drop_schema(conn, db_id, name)  # as DROP SCHEMA: its owner and permissions go
     except TSqlError as e:
         if e.number != 3729:
             raise

@@ -21,7 +21,8 @@ you do not have permission").
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NoReturn
+from functools import wraps
+from typing import TYPE_CHECKING, Any, Concatenate, NoReturn, ParamSpec, TypeVar
 
 from tsqlbroker.engine import access, owners, roles
 from tsqlbroker.engine.broker import Broker
@@ -55,6 +56,34 @@ def _sec(f: Frame) -> Security:
     return Security.get(f.session.instance.store)
 
 
+# session.extensions: the owners.OwnerCache of the permission check running, if any
+_OWNER_CACHE = "authorize_owner_cache"
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _one_check(fn: Callable[Concatenate[Frame, _P], _R]) -> Callable[Concatenate[Frame, _P], _R]:
+    """A check that reads each database's owner rows once (:class:`owners.OwnerCache`),
+    for itself and the checks it makes (a module's owner, each object it reaches and their
+    schemas are asked for several times); the cache goes when the outermost check returns,
+    so no statement after it (an ALTER AUTHORIZATION, a DROP) sees an owner it kept."""
+    @wraps(fn)
+    def check(f: Frame, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        ext = f.session.extensions
+        if _OWNER_CACHE in ext:
+            return fn(f, *args, **kwargs)
+        ext[_OWNER_CACHE] = owners.OwnerCache(_sec(f), f.session.conn)
+        try:
+            return fn(f, *args, **kwargs)
+        finally:
+            del ext[_OWNER_CACHE]
+    return check
+
+
+def _owner_cache(f: Frame) -> owners.OwnerCache | None:
+    return f.session.extensions.get(_OWNER_CACHE)
+
+
 def _owner_of(f: Frame, db_id: int, obj: Any) -> int:
     """The principal owning the catalog object ``obj`` of database ``db_id`` (a trigger's
     or constraint's is its table's)."""
@@ -64,7 +93,7 @@ def _owner_of(f: Frame, db_id: int, obj: Any) -> int:
         if parent is not None:
             obj = parent
     return owners.object_owner(_sec(f), f.session.conn, db_id, int(obj.object_id),
-                               int(obj.schema_id))
+                               int(obj.schema_id), _owner_cache(f))
 
 
 def _chained(f: Frame, db_id: int, obj: Any) -> bool:
@@ -98,12 +127,13 @@ def _same_owner(f: Frame, db_a: int, a: Any, db_b: int, b: Any) -> bool:
     return True
 
 
+@_one_check
 def path_owners(f: Frame, db_id: int, path: list[tuple[int, int]]) -> frozenset[int]:
     """The owners of the securables on ``path`` (the securable, then its containers): each
     holds CONTROL on the securable without a GRANT. Schemas and objects
     (:mod:`engine.owners`), and the broker's securables (their principal_id)."""
     s = f.session
-    found = owners.path_owners(_sec(f), s.conn, db_id, path)
+    found = owners.path_owners(_sec(f), s.conn, db_id, path, _owner_cache(f))
     class_, major = path[0]
     if class_ in OWNED_CLASSES:
         broker_owner = Broker.get(s.instance.store).securable_owner(s.conn, db_id, class_,
@@ -162,6 +192,7 @@ def _database_name(f: Frame, db_id: int) -> str:
     return row.name if row is not None else str(db_id)
 
 
+@_one_check
 def holds_here(f: Frame, permission: str, securable: tuple[int, int] | None = None) -> bool:
     """Whether frame ``f``'s context holds ``permission`` on the current database, or on the
     database-level ``securable`` (class, major_id) of it."""
@@ -171,6 +202,7 @@ def holds_here(f: Frame, permission: str, securable: tuple[int, int] | None = No
     return _holds(f, f.session.db_id, permission, path)
 
 
+@_one_check
 def holds_path(f: Frame, permission: str, path: list[tuple[int, int]]) -> bool:
     """Whether frame ``f``'s context holds ``permission`` on the securable of the current
     database whose (class, major_id) and containers' are ``path``."""
@@ -186,6 +218,7 @@ def require_database(f: Frame, permission: str) -> None:
         raise tsql_error(262, permission, _database_name(f, db_id))
 
 
+@_one_check
 def require_object(f: Frame, permission: str, db_id: int, obj: Any, *, error: int = 229,
                    kind: str = "table", chain: bool = True,
                    columns: Callable[[], set[str]] | None = None) -> None:
@@ -235,6 +268,7 @@ def _refused_column(f: Frame, db_id: int, permission: str, path: list[tuple[int,
     return dict(table).get(refused, str(refused))
 
 
+@_one_check
 def require_securable(f: Frame, permission: str, class_: int, major_id: int, name: str
                       ) -> None:
     """``permission`` on a database securable outside schemas (Msg 300)."""
@@ -245,6 +279,7 @@ def require_securable(f: Frame, permission: str, class_: int, major_id: int, nam
         raise tsql_error(300, permission, name, _database_name(f, db_id))
 
 
+@_one_check
 def require_statement(f: Frame, sql: str) -> None:
     """What the engine statement ``sql`` needs (:func:`needs.statement_needs`)."""
     if unchecked(f, None):
@@ -334,6 +369,7 @@ def _binder(need: Any, columns_of: Callable[[_Key], frozenset[str]]
     return lambda: needs.columns_used(need, columns_of)
 
 
+@_one_check
 def require_execute(f: Frame, db_id: int, object_id: int) -> None:
     """EXECUTE on the procedure ``object_id`` (not when chained from a module of its
     database with the same owner)."""

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine.broker import QUEUE_COLUMNS, ActivationSettings, Broker
-from tsqlbroker.engine.permissions import broker_securable_id, forget_securable
+from tsqlbroker.engine.permissions import broker_securable_id
 from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.engine.securables import CLASSES
 from tsqlbroker.engine.security import Security
@@ -210,7 +210,7 @@ def _dropping(kind: str, names: Iterable[str], fn: _BrokerDdl) -> _BrokerDdl:
         fn(f, b, txn)
         for major in ids:
             if major is not None:
-                forget_securable(sec, txn.conn, db_id, class_, major)
+                sec.forget_securable(txn.conn, db_id, class_, major)
     return run
 
 
@@ -291,8 +291,8 @@ def compile_drop_xml_schema_collection(c: Compiler,
         db_id = _db_id(f, db)
         cid = b.drop_xml_schema_collection(txn, db_id, schema, name)
         # Its permissions go with it (a collection made later may get its id again).
-        forget_securable(Security.get(f.session.instance.store), txn.conn, db_id,
-                         CLASSES["XML SCHEMA COLLECTION"][0], cid)
+        Security.get(f.session.instance.store).forget_securable(
+            txn.conn, db_id, CLASSES["XML SCHEMA COLLECTION"][0], cid)
     return _ddl(run)
 
 
@@ -550,8 +550,8 @@ def compile_drop_endpoint(c: Compiler, node: ast.DropEndpoint) -> StmtFn:
         endpoint_id = b.drop_endpoint(txn, node.name)
         # Its permissions (CONNECT …, kept at server level) go with it: an endpoint made
         # later may get its id again.
-        forget_securable(Security.get(f.session.instance.store), txn.conn, 0,
-                         CLASSES["ENDPOINT"][0], endpoint_id)
+        Security.get(f.session.instance.store).forget_securable(
+            txn.conn, 0, CLASSES["ENDPOINT"][0], endpoint_id)
     return _ddl(run)
 
 

@@ -311,7 +311,7 @@ def _permission(node: ast.PermissionStatement) -> list[Raised]:
 def _authorization(node: ast.AlterAuthorization) -> list[Raised]:
     """ALTER AUTHORIZATION: ALTER_AUTHORIZATION_SERVER on a database or a server securable
     (as the DDL Events page has it), else ALTER_AUTHORIZATION_DATABASE; OwnerName."""
-    cls = (node.object_class or "OBJECT").upper()
+    cls = (node.object_class or "OBJECT").upper().replace("_", " ")  # SERVER_ROLE as read
     parts = node.name.split(".") if cls == "OBJECT" else [node.name]
     name = ast.ObjectName(parts[-1], parts[-2] if len(parts) > 1 else None)
     schema, obj, object_type = _securable(ast.Securable(cls, name))
@@ -596,6 +596,15 @@ def _role_member(proc: str, args: list[str]) -> list[Raised]:
                    fields=_member_fields(args[0], args[1], False))]
 
 
+def _server_role_member(proc: str, args: list[str]) -> list[Raised]:
+    """``sp_addsrvrolemember`` / ``sp_dropsrvrolemember`` @loginame, @rolename:
+    ADD_SERVER_ROLE_MEMBER / DROP_SERVER_ROLE_MEMBER as ALTER SERVER ROLE … ADD / DROP
+    MEMBER."""
+    verb = "ADD" if proc == "sp_addsrvrolemember" else "DROP"
+    return [Raised(f"{verb}_SERVER_ROLE_MEMBER", args[0], "LOGIN",
+                   fields=(("RoleName", args[1]),))]
+
+
 def _application_role(proc: str, args: list[str]) -> list[Raised]:
     """``sp_addapprole`` / ``sp_dropapprole`` @rolename: CREATE_APPLICATION_ROLE /
     DROP_APPLICATION_ROLE as CREATE / DROP APPLICATION ROLE."""
@@ -614,6 +623,8 @@ def _register() -> None:
     for name, params, raises in (
             ("sp_addrolemember", ("@rolename", "@membername"), _role_member),
             ("sp_droprolemember", ("@rolename", "@membername"), _role_member),
+            ("sp_addsrvrolemember", ("@loginame", "@rolename"), _server_role_member),
+            ("sp_dropsrvrolemember", ("@loginame", "@rolename"), _server_role_member),
             ("sp_addapprole", ("@rolename",), _application_role),
             ("sp_dropapprole", ("@rolename",), _application_role)):
         SYSTEM_PROCEDURES[name] = _procedure_events(SYSTEM_PROCEDURES[name], params, raises)

@@ -34,7 +34,7 @@ from .procedures import (
     typed_parameter,
 )
 from .runtime_errors import aborts_scope
-from .security_stmts import compile_sp_rolemember
+from .security_stmts import compile_sp_rolemember, compile_sp_srvrolemember
 from .sysprocs import CATALOG_PROCEDURES
 
 if TYPE_CHECKING:
@@ -196,8 +196,14 @@ def _role_procedure(c: Compiler, node: ast.ExecProc) -> StmtFn:
     return compile_sp_rolemember(c, node)
 
 
+def _server_role_procedure(c: Compiler, node: ast.ExecProc) -> StmtFn:
+    return compile_sp_srvrolemember(c, node)
+
+
 SYSTEM_PROCEDURES.update({"sp_addrolemember": _role_procedure,
-                          "sp_droprolemember": _role_procedure})
+                          "sp_droprolemember": _role_procedure,
+                          "sp_addsrvrolemember": _server_role_procedure,
+                          "sp_dropsrvrolemember": _server_role_procedure})
 
 
 def _catalog_procedure(c: Compiler, node: ast.ExecProc) -> StmtFn:

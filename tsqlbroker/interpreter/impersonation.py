@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tsqlbroker.engine import access, owners, roles
+from tsqlbroker.engine import access, certs, owners, roles
 from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import BindError, tsql_error
 from tsqlbroker.grammar import ast
@@ -494,3 +494,37 @@ def _fn_is_srvrolemember(c: Compiler, node: ast.FunctionCall) -> CExpr:
             return int(login_is_sysadmin(s, lg.name))
         return int(role in roles.server_roles(sec, s.conn, lg.principal_id))
     return CExpr(T.INT, is_member)
+
+
+@special("loginproperty")
+def _fn_loginproperty(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    """LOGINPROPERTY('login', 'property') of a SQL login (sql_variant): PasswordHash (its
+    hash, to CONTROL SERVER only, as SQL Server: a hash admits an offline guess),
+    PasswordHashAlgorithm, DefaultDatabase, DefaultLanguage; NULL for another login type,
+    an unknown login or property, and for the properties of password policy, which is not
+    modelled (docs/decisions.md)."""
+    args = arity_args(c, node, 2, 2)
+    loginf, propf = str_arg(args[0]), str_arg(args[1])
+
+    def value(f: Frame) -> Any:
+        s = f.session
+        name, prop = loginf(f), (propf(f) or "").lower()
+        sec = _sec(f)
+        lg = sec.find_login(s.conn, name) if name is not None else None
+        if lg is None or lg.type != "S":
+            return None
+        if prop == "defaultdatabase":
+            return lg.default_database_name
+        if prop == "defaultlanguage":
+            return "us_english"
+        stored = sec.stored_password(s.conn, lg.principal_id)
+        if stored is None:
+            return None
+        if prop == "passwordhashalgorithm":
+            return certs.password_hash_algorithm(stored)
+        ctx = current(s, f)
+        if prop == "passwordhash" and (unchecked(f, None) or (
+                ctx.db_id is None and login_is_sysadmin(s, ctx.login))):
+            return certs.shown_password_hash(stored)
+        return None
+    return CExpr(T.SQL_VARIANT, value)

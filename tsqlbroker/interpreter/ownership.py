@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tsqlbroker.engine import owners
+from tsqlbroker.engine import access, owners, roles
 from tsqlbroker.engine import permissions as P
 from tsqlbroker.engine.broker import Broker
 from tsqlbroker.engine.catalog import MASTER, MODEL, TEMPDB
@@ -26,9 +26,17 @@ from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import BindError, tsql_error
 from tsqlbroker.grammar import ast
 
-from .authorize import holds_here, holds_path, owner_named, path_owners
+from .authorize import (
+    holds_here,
+    holds_path,
+    holds_server,
+    owner_named,
+    path_owners,
+    server_principals,
+)
 from .compiler import Compiler, StmtFn, handler
 from .impersonation import privileged, unchecked
+from .security_stmts import server_role_owner
 
 if TYPE_CHECKING:
     from .frames import Frame
@@ -57,6 +65,8 @@ def compile_alter_authorization(c: Compiler, node: ast.AlterAuthorization) -> St
             _alter_owned(f, kind, node)
         elif kind == "DATABASE":
             _alter_database(f, node.name, node.owner)
+        elif kind == "SERVER ROLE":
+            _alter_server_role(f, node.name, node.owner)
         else:
             _exists(f, kind, node)
         f.session.rowcount = 0
@@ -98,7 +108,7 @@ def _alter_object(f: Frame, node: ast.AlterAuthorization) -> None:
                                                             int(obj.schema_id))
     s.txn_for_statement().write()
     if before != after:
-        P.forget_securable(sec, s.conn, s.db_id, owners.OBJECT, int(obj.object_id))
+        sec.forget_securable(s.conn, s.db_id, owners.OBJECT, int(obj.object_id))
     owners.set_owner(sec, s.conn, s.db_id, owners.OBJECT, int(obj.object_id), new)
 
 
@@ -118,7 +128,7 @@ def _alter_schema(f: Frame, name: str, owner: str) -> None:
     new = _new_owner(f, owner)
     s.txn_for_statement().write()
     if owners.schema_owner(sec, s.conn, s.db_id, schema_id) != new:
-        P.forget_securable(sec, s.conn, s.db_id, owners.SCHEMA, schema_id)
+        sec.forget_securable(s.conn, s.db_id, owners.SCHEMA, schema_id)
     owners.set_owner(sec, s.conn, s.db_id, owners.SCHEMA, schema_id,
                      None if new == owners.DBO else new)
 
@@ -137,7 +147,7 @@ def _alter_broker(f: Frame, kind: str, name: str, owner: str) -> None:
     txn = s.txn_for_statement()
     if path_owners(f, s.db_id, [(class_, major)]) != {new}:
         txn.write()
-        P.forget_securable(sec, s.conn, s.db_id, class_, major)
+        sec.forget_securable(s.conn, s.db_id, class_, major)
     broker.alter_owner(txn, s.db_id, class_, major, new)
 
 
@@ -170,7 +180,7 @@ def _alter_owned(f: Frame, kind: str, node: ast.AlterAuthorization) -> None:
     s.txn_for_statement().write()
     before = path_owners(f, s.db_id, [(class_, major)])
     if new is None or before != {new}:
-        P.forget_securable(sec, s.conn, s.db_id, class_, major)
+        sec.forget_securable(s.conn, s.db_id, class_, major)
     if class_ in owners.NAMED_OWNER_CLASSES:
         owners.set_owner(sec, s.conn, s.db_id, class_, major, new)
     else:
@@ -203,6 +213,30 @@ def _alter_database(f: Frame, name: str, owner: str) -> None:
         raise tsql_error(15110)
     s.txn_for_statement().write()
     sec.set_database(s.conn, db_id, owner=login.principal_id)
+
+
+def _alter_server_role(f: Frame, name: str, owner: str) -> None:
+    """ALTER AUTHORIZATION ON SERVER ROLE::r TO login: a created role (a fixed one, or one
+    that is not there, Msg 15151 *server role*), by ALTER ANY SERVER ROLE, its owner or
+    TAKE OWNERSHIP (CONTROL) on it, else Msg 15151 as for a role that is not there; the new
+    owner is a login or another created server role the caller may name
+    (:func:`.security_stmts.server_role_owner`)."""
+    s = f.session
+    sec = Security.get(s.instance.store)
+    role = roles.server_role(sec, s.conn, name)
+    missing = tsql_error(15151, "server role", name, cls=BindError)
+    if role.is_fixed_role:
+        raise missing
+    if not holds_server(f, "ALTER ANY SERVER ROLE"):
+        mine = server_principals(f)
+        if role.owning_principal_id not in mine and not access.server_holds(
+                sec, s.conn, mine, "TAKE OWNERSHIP", (roles.SERVER_PRINCIPAL, role.principal_id)):
+            raise missing
+    new = server_role_owner(f, sec, s.conn, owner)
+    if new.principal_id == role.principal_id:  # a role does not own itself
+        raise missing
+    s.txn_for_statement().write()
+    roles.set_server_role_owner(sec, s.conn, role, new.principal_id)
 
 
 def _exists(f: Frame, kind: str, node: ast.AlterAuthorization) -> None:

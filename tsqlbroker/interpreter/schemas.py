@@ -16,7 +16,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tsqlbroker.engine import owners
-from tsqlbroker.engine.permissions import forget_securable
 from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import BindError, cannot, tsql_error
 from tsqlbroker.grammar import ast
@@ -171,14 +170,9 @@ def compile_drop_schema(c: Compiler, node: ast.DropSchema) -> StmtFn:
                 or holds_here(f, "ALTER ANY SCHEMA")):
             raise cannot("drop", "schema", name)
         s.txn_for_statement().write()
-        if not s.instance.catalog.drop_schema(s.conn, s.db_id, name):
+        if not Security.get(s.conn.store).drop_schema(s.conn, s.db_id, name):
             if not if_exists:
                 raise tsql_error(3701, "schema", name, cls=BindError)
             return
-        # its id may be given to the next schema: its owner and permissions go with it
-        assert schema_id is not None
-        sec = Security.get(s.conn.store)
-        owners.set_owner(sec, s.conn, s.db_id, owners.SCHEMA, schema_id, None)
-        forget_securable(sec, s.conn, s.db_id, owners.SCHEMA, schema_id)
         s.rowcount = 0
     return run

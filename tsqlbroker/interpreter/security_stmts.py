@@ -17,7 +17,12 @@ from tsqlbroker.engine import permissions as P
 from tsqlbroker.engine.broker import Broker
 from tsqlbroker.engine.owners import owned_by
 from tsqlbroker.engine.securables import COLUMN_LEVEL
-from tsqlbroker.engine.security import FIRST_LOGIN_ID, FIRST_USER_PRINCIPAL_ID, Security
+from tsqlbroker.engine.security import (
+    FIRST_LOGIN_ID,
+    FIRST_USER_PRINCIPAL_ID,
+    Principal,
+    Security,
+)
 from tsqlbroker.errors import BindError, cannot, tsql_error
 from tsqlbroker.grammar import ast
 
@@ -43,11 +48,11 @@ _OPEN_KEYS = "security_open_master_keys"  # session.extensions: database id -> o
 # WITH options each statement accepts (lower-case).
 _USER_OPTIONS = {"default_schema"}
 _ALTER_USER_OPTIONS = {"default_schema", "name", "login"}
-_LOGIN_OPTIONS = {"password", "must_change", "check_policy", "check_expiration",
-                  "default_database", "default_language"}
-_ALTER_LOGIN_OPTIONS = _LOGIN_OPTIONS | {"name", "old_password", "unlock"}
+_LOGIN_OPTIONS = {"password", "hashed", "must_change", "check_policy", "check_expiration",
+                  "default_database", "default_language", "sid"}
+_ALTER_LOGIN_OPTIONS = (_LOGIN_OPTIONS - {"sid"}) | {"name", "old_password", "unlock"}
 # What may follow PASSWORD = '…' (without a comma), and nothing else.
-_PASSWORD_TAIL = {"must_change", "old_password", "unlock"}
+_PASSWORD_TAIL = {"hashed", "must_change", "old_password", "unlock"}
 # What a login may change of its own without ALTER ANY LOGIN (its password only with
 # OLD_PASSWORD).
 _OWN_LOGIN_OPTIONS = {"password", "old_password", "default_database", "default_language"}
@@ -75,6 +80,10 @@ def _options(node: ast.Node, options: tuple[tuple[str, Any], ...], allowed: set[
     for key, value in options:
         if key not in allowed:
             raise tsql_error(102, key.upper(), cls=BindError, span=node.span)
+        # Binary is a login's SID or hashed password only (the grammar reads it anywhere).
+        if isinstance(value, bytes) and key != "sid" and (
+                key != "password" or "hashed" not in allowed):
+            raise tsql_error(102, "0x" + value.hex(), cls=BindError, span=node.span)
         out[key] = value
     return out
 
@@ -235,14 +244,14 @@ def compile_drop_user(c: Compiler, node: ast.DropUser) -> StmtFn:
         _require_on_user(f, sec, conn, node.name, "CONTROL")
         user = sec.find_user(conn, f.session.db_id, node.name)
         if user is not None and user.principal_id >= FIRST_USER_PRINCIPAL_ID:
-            _refuse_owner(f, sec, conn, user.principal_id)
+            refuse_owner(f, sec, conn, user.principal_id)
         sec.drop_user(conn, f.session.db_id, node.name, node.if_exists)
     return _ddl(run)
 
 
-def _refuse_owner(f: Frame, sec: Security, conn: StoreConnection, principal_id: int) -> None:
-    """DROP USER of an owner: Msg 15183 while it owns objects, Msg 15138 a schema or a
-    broker securable (in that order, as SQL Server reports them)."""
+def refuse_owner(f: Frame, sec: Security, conn: StoreConnection, principal_id: int) -> None:
+    """DROP USER (DROP APPLICATION ROLE) of an owner: Msg 15183 while it owns objects, Msg
+    15138 a schema or a broker securable (in that order, as SQL Server reports them)."""
     db_id = f.session.db_id
     owned = owned_by(sec, conn, db_id, principal_id)
     if owned == "object":
@@ -261,7 +270,16 @@ def _login_options(c: Compiler, node: ast.CreateLogin | ast.AlterLogin, allowed:
         if key in _PASSWORD_TAIL and before not in _PASSWORD_TAIL | {"password"}:
             raise c.bind_error(102, node, key.upper())
         before = key
-    return _options(node, node.options, allowed)
+    opts = _options(node, node.options, allowed)
+    # A hash is written as binary and marked HASHED, a password as a string; SID binary.
+    password = opts.get("password")
+    if isinstance(password, bytes) and not opts.get("hashed"):
+        raise c.bind_error(102, node, "0x" + password.hex())
+    if opts.get("hashed") and not isinstance(password, bytes):
+        raise c.bind_error(102, node, "HASHED")
+    if "sid" in opts and not isinstance(opts["sid"], bytes):
+        raise c.bind_error(102, node, str(opts["sid"]))
+    return opts
 
 
 @handler(ast.CreateLogin)
@@ -353,15 +371,26 @@ def _create_server_role(f: Frame, sec: Security, conn: StoreConnection,
     caller's login."""
     if not holds_server(f, "CREATE SERVER ROLE"):
         raise tsql_error(15247)
+    roles.create_server_role(sec, conn, node.name,
+                             server_role_owner(f, sec, conn, node.owner).principal_id)
+
+
+def server_role_owner(f: Frame, sec: Security, conn: StoreConnection, name: str | None
+                      ) -> Principal:
+    """The owner CREATE SERVER ROLE … AUTHORIZATION / ALTER AUTHORIZATION ON SERVER ROLE::
+    name: a login or a created server role (Msg 15151 *login* otherwise), the caller's login
+    by default; another one than the caller's login needs IMPERSONATE on it (ALTER on a
+    role), else Msg 15247."""
     me = sec.find_login(conn, current(f.session, f).login)
-    owner = me if node.owner is None else sec.find_login(conn, node.owner)
+    owner = me if name is None else sec.find_login(conn, name)
     if owner is None or owner.is_fixed_role or owner.principal_id == 2:
-        raise tsql_error(15151, "login", node.owner, cls=BindError)
-    if owner is not me and not unchecked(f, None) and not access.server_holds(
+        raise tsql_error(15151, "login", name, cls=BindError)
+    if (me is None or owner.principal_id != me.principal_id) and not unchecked(f, None) \
+            and not access.server_holds(
             sec, conn, server_principals(f), "ALTER" if owner.type == "R" else "IMPERSONATE",
             (101, owner.principal_id)):
         raise tsql_error(15247)
-    roles.create_server_role(sec, conn, node.name, owner.principal_id)
+    return owner
 
 
 def _alter_server_role(f: Frame, sec: Security, conn: StoreConnection, node: ast.AlterRole,
@@ -370,24 +399,75 @@ def _alter_server_role(f: Frame, sec: Security, conn: StoreConnection, node: ast
     (not of sysadmin); a created role's members by ALTER ANY SERVER ROLE, its owner or ALTER
     on it, its name by ALTER ANY SERVER ROLE (CONTROL SERVER and sysadmin hold both); Msg
     15151 otherwise, and for a fixed role's name."""
-    role = roles.server_role(sec, conn, node.name)
     member = node.add_member or node.drop_member
-    if member is None and role.is_fixed_role:
+    if member is not None:
+        change_server_member(f, sec, conn, node.name, member, node.add_member is not None)
+        return
+    role = roles.server_role(sec, conn, node.name)
+    if role.is_fixed_role or not (unchecked(f, None)
+                                  or holds_server(f, "ALTER ANY SERVER ROLE")):
         raise tsql_error(15151, "server role", node.name, cls=BindError)
+    if "name" in opts:
+        roles.rename_server_role(sec, conn, node.name, str(opts["name"]))
+
+
+def change_server_member(f: Frame, sec: Security, conn: StoreConnection, role_name: str,
+                         member: str, add: bool) -> None:
+    """ALTER SERVER ROLE … ADD / DROP MEMBER and sp_addsrvrolemember / sp_dropsrvrolemember:
+    a fixed role's members change by sysadmin or a member of that role (not of sysadmin), a
+    created role's by ALTER ANY SERVER ROLE, its owner or ALTER on it; Msg 15151 *server
+    role* otherwise."""
+    role = roles.server_role(sec, conn, role_name)
     if not unchecked(f, None):
         mine = server_principals(f)
         if role.is_fixed_role:
             allowed = role.principal_id != roles.SYSADMIN and role.principal_id in mine
         else:
-            allowed = holds_server(f, "ALTER ANY SERVER ROLE") or member is not None and (
+            allowed = holds_server(f, "ALTER ANY SERVER ROLE") or \
                 role.owning_principal_id in mine or access.server_holds(
-                    sec, conn, mine, "ALTER", (101, role.principal_id)))
+                    sec, conn, mine, "ALTER", (roles.SERVER_PRINCIPAL, role.principal_id))
         if not allowed:
-            raise tsql_error(15151, "server role", node.name, cls=BindError)
-    if member is not None:
-        roles.change_server_member(sec, conn, node.name, member, node.add_member is not None)
-    elif "name" in opts:
-        roles.rename_server_role(sec, conn, node.name, str(opts["name"]))
+            raise tsql_error(15151, "server role", role_name, cls=BindError)
+    roles.change_server_member(sec, conn, role_name, member, add)
+
+
+def compile_sp_srvrolemember(c: Compiler, node: ast.ExecProc) -> StmtFn:
+    """``sp_addsrvrolemember`` / ``sp_dropsrvrolemember`` @loginame, @rolename (the older
+    form of ALTER SERVER ROLE … ADD / DROP MEMBER, with its own messages: 15412 for a name
+    that is no server role, 15007 for one that is no login, 15002 inside a transaction; sa
+    and public keep their memberships, Msg 15405); the same checks and change otherwise."""
+    proc = node.proc.name.lower().removeprefix("sys.")
+    add = proc == "sp_addsrvrolemember"
+    given: dict[str, ast.Expr | None] = {}
+    for i, arg in enumerate(node.args):
+        key = (arg.name or ("@loginame", "@rolename")[min(i, 1)]).lower()
+        given[key] = arg.value
+    if "@loginame" not in given:
+        raise c.bind_error(201, node, node.proc.name, "@loginame")
+    null = ast.Literal("null", None, "NULL")
+    login_f = str_arg(c.expr(given["@loginame"] or null))
+    role_f = str_arg(c.expr(given.get("@rolename") or null))
+    ret = c.assigner(c.var(node.return_var, node), T.INT) if node.return_var else None
+
+    def run(f: Frame) -> None:
+        if f.session.trancount > 0:
+            raise tsql_error(15002, f"sys.{proc}")
+        sec, conn = _sec(f), _write_conn(f)
+        login, role = login_f(f), role_f(f)
+        found = sec.find_login(conn, role) if role is not None else None
+        if found is None or found.type != "R" or found.principal_id == 2:
+            raise tsql_error(15412, "(null)" if role is None else role)
+        member = sec.find_login(conn, login) if login is not None else None
+        if member is None or member.type == "R" and (member.is_fixed_role
+                                                     or member.principal_id == 2):
+            raise tsql_error(15007, "(null)" if login is None else login)
+        if member.principal_id == 1:
+            raise tsql_error(15405, member.name)
+        change_server_member(f, sec, conn, found.name, member.name, add)
+        if ret is not None:
+            ret(f, 0)
+    # As sp_addrolemember: a simple statement, committed as it succeeds.
+    return wrap_statement(run, node.span.line if node.span else c.current_line, False)
 
 
 def _drop_server_role(f: Frame, sec: Security, conn: StoreConnection, node: ast.DropRole

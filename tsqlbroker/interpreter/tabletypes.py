@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tsqlbroker.engine.permissions import forget_securable
 from tsqlbroker.engine.securables import CLASSES
 from tsqlbroker.engine.security import Security
 from tsqlbroker.engine.usertypes import ALIAS, referencing_table, user_type_ids
@@ -128,8 +127,8 @@ def compile_drop_type(c: Compiler, node: ast.DropType) -> StmtFn:
             raise tsql_error(3732, shown, user.name)
         s.txn_for_statement().write()
         if row.type == ALIAS:
-            forget_securable(Security.get(s.conn.store), s.conn, s.db_id, TYPE_CLASS,
-                             user_type_ids(s.conn, s.db_id)[row.object_id])
+            Security.get(s.conn.store).forget_securable(
+                s.conn, s.db_id, TYPE_CLASS, user_type_ids(s.conn, s.db_id)[row.object_id])
         catalog.drop_object(s.conn, row.object_id)
         s.rowcount = 0
     return run

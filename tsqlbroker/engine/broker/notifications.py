@@ -328,6 +328,9 @@ class Notifications:
 # keys, certificates; OLD_PASSWORD; ``@password = …`` of sp_addapprole / sp_approlepassword),
 # and the second argument of those procedures written by position.
 _PASSWORD = re.compile(r"(\b(?:OLD_)?PASSWORD\s*=\s*N?')(?:''|[^'])*(')", re.IGNORECASE)
+# … and a hashed one (``PASSWORD = 0x… HASHED`` of CREATE / ALTER LOGIN): a hash admits
+# an offline guess at the password.
+_HASHED = re.compile(r"(\bPASSWORD\s*=\s*)0x[0-9a-f]*", re.IGNORECASE)
 _POSITIONAL = re.compile(
     r"(\b(?:sp_addapprole|sp_approlepassword)\s+(?:N?'(?:''|[^'])*'|[^\s,']+)\s*,\s*N?')"
     r"(?:''|[^'])*(')", re.IGNORECASE)
@@ -347,7 +350,8 @@ def hide_passwords(command: str) -> str:
     Server does not show passwords in EVENTDATA's CommandText ("To protect the security of
     logins, when CREATE LOGIN or ALTER LOGIN statements are executed, passwords are not
     displayed"), and an event notification's message is readable by whoever may RECEIVE."""
-    return _POSITIONAL.sub(r"\1******\2", _PASSWORD.sub(r"\1******\2", command))
+    command = _HASHED.sub(r"\1******", _PASSWORD.sub(r"\1******\2", command))
+    return _POSITIONAL.sub(r"\1******\2", command)
 
 
 def event_instance(event_type: str, server: str, database: str, schema: str | None,
