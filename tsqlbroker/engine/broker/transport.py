@@ -24,6 +24,7 @@ import socket
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -70,6 +71,7 @@ ACK_FLUSH_S = 0.25              # answers gathered this long are applied in one 
 SOCKET_BUFFER = 128 * 1024      # kernel send / receive buffer of a broker connection
 HELD_CHECK_S = 0.1              # a conversation's rows looked up again after this
 JOIN_LOOK_S = 0.02              # while a large message goes, new conversations looked for
+LOAD_POLL_S = 0.005             # while a large body is read and nothing else is to write
 
 
 def _retry_from_env() -> tuple[float, float]:
@@ -153,6 +155,28 @@ class _Flight:
     frame_id: int
     pieces: deque[Piece]
     written: int = 0                # its last fragment was the pass's n-th message written
+    loading: _Load | None = None    # a large body being read (then pieces are empty)
+
+
+class _Load:
+    """A large message's body read from the transmission queue, sealed and cut into
+    fragments on a thread of its own: meanwhile the pass goes on writing (and taking in)
+    small messages, which would otherwise wait the whole read."""
+
+    def __init__(self, work: Callable[[], list[Piece] | None]) -> None:
+        self._work = work
+        self.pieces: list[Piece] | None = None
+        self.error: BaseException | None = None
+        self.done = threading.Event()
+        threading.Thread(target=self._run, name="broker-transport-load", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            self.pieces = self._work()
+        except BaseException as exc:  # noqa: BLE001 - raised again in the pass's thread
+            self.error = exc
+        finally:
+            self.done.set()
 
 
 class _Flow:
@@ -191,23 +215,43 @@ class _Flow:
             self.writing.append(flight)
             self.flying[flight.frame_id] = flight
 
-    def write_one(self) -> None:
+    def write_one(self) -> bool:
         """Write the next fragment: a message of one fragment (small) before any other, the
         fragmented (large) ones one after another, the oldest first. So a small message
         passes a large one, and a large one needs the connection to last only as long as
         its own fragments take: were they all interleaved, a connection cut (or a frame
         lost) would cost every large message its fragments so far, and on a lossy line
-        none might ever get through."""
+        none might ever get through. False when nothing could be written: the oldest
+        large message's body is still being read (see :class:`_Load`)."""
         at = next((i for i, f in enumerate(self.writing) if len(f.pieces) == 1), 0)
         flight = self.writing[at]
+        load = flight.loading
+        if load is not None:
+            if not load.done.is_set():
+                return False
+            flight.loading = None
+            if load.error is not None:
+                raise load.error
+            if load.pieces is None:
+                # Gone since it was read (END … WITH ERROR): the conversation stops here.
+                del self.writing[at]
+                self.flying.pop(flight.frame_id, None)
+                conv = flight.conv
+                conv.flying -= 1
+                conv.writing = False
+                conv.rows.clear()
+                conv.halted = True
+                return True
+            flight.pieces.extend(load.pieces)
         self.link.write_fragment(flight.pieces.popleft())
         if flight.pieces:
-            return
+            return True
         self.written += 1
         flight.written = self.written
         del self.writing[at]
         flight.conv.writing = False
         self.add(flight.conv)
+        return True
 
     def answered(self, replies: list[dict[str, Any]]) -> None:
         """Act on answers: acknowledged rows deleted (together), a gap rewound, a message
@@ -607,8 +651,8 @@ class Transport:
                         flow.add(conv)
                     continue
                 if flow.writing:
-                    flow.write_one()
-                    timeout = 0.0
+                    # (Nothing written: a large body is being read; answers meanwhile.)
+                    timeout = 0.0 if flow.write_one() else LOAD_POLL_S
                 elif flow.flying:
                     if time.monotonic() - progress > self.ack_wait_s:
                         if flow.answers > answered:
@@ -711,18 +755,24 @@ class Transport:
             conv.rows.clear()
             conv.halted = True
             return None
-        if r["message_body"] is None and r["body_size"] is not None:
-            r["message_body"] = self._body(r)
-            if r["message_body"] is None:
-                conv.rows.clear()       # gone since it was read (END … WITH ERROR)
-                conv.halted = True
-                return None
         self._frames += 1
-        frame = {**self._frame(r, conv.ep, guids.get(conv.ep.database_id)),
-                 "id": self._frames}
-        if session is not None:
-            frame = DialogKeys.seal(frame, session)
-        return _Flight(conv, r, self._frames, deque(link.fragments(frame)))
+        frame_id, guid = self._frames, guids.get(conv.ep.database_id)
+
+        def pieces() -> list[Piece] | None:
+            if r["message_body"] is None and r["body_size"] is not None:
+                r["message_body"] = self._body(r)
+                if r["message_body"] is None:
+                    return None         # gone since it was read (END … WITH ERROR)
+            frame = {**self._frame(r, conv.ep, guid), "id": frame_id}
+            if session is not None:
+                frame = DialogKeys.seal(frame, session)
+            return link.fragments(frame)
+
+        if r["message_body"] is None and r["body_size"] is not None:
+            return _Flight(conv, r, frame_id, deque(), loading=_Load(pieces))
+        made = pieces()
+        assert made is not None         # (a body read with its row is there)
+        return _Flight(conv, r, frame_id, deque(made))
 
     def _session(self, ep: Endpoint) -> Session | str | None:
         """Dialog security's session for ``ep``'s next message (made now for an

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from .endpoint_tls import Refused
 from .transport_conns import CONNECTED, WAIT_LOGIN_NEGOTIATE, ConnectionRegistry, ConnStats
-from .transport_link import Link, handshake
+from .transport_link import FRAGMENT, Link, handshake
 from .transport_recv import Receiver
 from .transport_wire import Deadline, WireError
 
@@ -142,20 +142,31 @@ class Listener:
             stats.logged_in(greeting)
             stage = REFUSED_FRAME
             deadline = Deadline(limits.idle_s, limits.frame_s)
+            held: dict[str, Any] | None = None     # a large message read, not applied
             while not self.stopping.is_set():
-                frame = link.receive(deadline)
+                frame, held = held or link.receive(deadline), None
                 if frame is None:
                     return
                 # The frames already here are applied with it, in one transaction, and
-                # answered together (the sender keeps several messages in flight).
+                # answered together (the sender keeps several messages in flight) — up to
+                # a fragment that completes nothing: a large message's are streaming in,
+                # and the messages read so far (a small one that passed it) must not wait
+                # for the rest of it, nor be committed with it.
+                # A large message is applied alone: the small ones before it are not
+                # committed with it (they go first), those after it not gathered into its
+                # transaction.
                 frames, closed = [frame], False
-                while len(frames) < APPLY_BATCH and link.readable(0):
+                while len(frames) < APPLY_BATCH and not _large(frame) and link.readable(0):
                     more = link.receive_ready(deadline)
                     if more is None:
                         closed = True
                         break
-                    if more:
-                        frames.append(more)
+                    if not more:
+                        break
+                    if _large(more):
+                        held = more
+                        break
+                    frames.append(more)
                 link.send_controls(self._answers(frames, peer))
                 if closed:
                     return
@@ -208,3 +219,9 @@ class Listener:
             self.log.write("Transport", f"message from {peer} not taken: {exc}", "error")
             return {"op": "nack", "status": "The far broker could not store the "
                     f"message: {exc.__class__.__name__}."}
+
+
+def _large(frame: dict[str, Any]) -> bool:
+    """Whether ``frame`` is a message of more than one fragment."""
+    body = frame.get("body")
+    return isinstance(body, bytes) and len(body) > FRAGMENT
