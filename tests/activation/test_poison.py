@@ -139,6 +139,49 @@ def test_a_transaction_that_received_nothing_does_not_count(instance: Instance,
     assert receive_enabled(c) == 1 and disabled_events(rt) == []
 
 
+# A RECEIVE whose column list fails (the body is no number): rolled back as a statement.
+FAILED_RECEIVE = "RECEIVE TOP (1) CAST(CAST(message_body AS nvarchar(10)) AS int) FROM q;"
+
+
+@pytest.mark.parametrize("xact_abort", ["OFF", "ON"])
+def test_a_receive_rolled_back_as_a_statement_does_not_count(
+        instance: Instance, rt: BrokerRuntime, xact_abort: str) -> None:
+    """The failed RECEIVE received nothing: the transaction's rollback (in the CATCH block,
+    or XACT_ABORT's) is not one of a transaction that received (docs/decisions.md)."""
+    c = Client(instance)
+    setup_queue(c)
+    send(c)
+    for _ in range(POISON_THRESHOLD + 1):
+        c.run(f"""SET XACT_ABORT {xact_abort};
+BEGIN TRANSACTION;
+BEGIN TRY {FAILED_RECEIVE} END TRY
+BEGIN CATCH ROLLBACK TRANSACTION; END CATCH;
+SET XACT_ABORT OFF;""")
+        assert c.scalar("SELECT @@TRANCOUNT") == 0
+    assert receive_enabled(c) == 1 and disabled_events(rt) == []
+    assert c.scalar("SELECT COUNT(*) FROM q WHERE status = 1") == 1
+
+
+def test_a_receive_after_a_failed_one_counts(instance: Instance, rt: BrokerRuntime) -> None:
+    """Only the failed statement's receiving is forgotten: a RECEIVE that worked in the same
+    transaction (before or after it) makes its rollback count."""
+    c = Client(instance)
+    setup_queue(c)
+    send(c, 2)
+    for i in range(POISON_THRESHOLD):
+        assert receive_enabled(c) == 1
+        failed = (f"BEGIN TRY {FAILED_RECEIVE} END TRY "
+                  "BEGIN CATCH SET @failed = ERROR_NUMBER(); END CATCH;")
+        received = "RECEIVE TOP (1) @body = message_body FROM q;"
+        steps = (failed, received) if i % 2 else (received, failed)
+        assert c.rows(f"""DECLARE @failed int, @body varbinary(max);
+BEGIN TRANSACTION; {steps[0]} {steps[1]}
+ROLLBACK TRANSACTION;
+SELECT @failed, CAST(@body AS nvarchar(10));""") == [(245, "poison")]
+    assert receive_enabled(c) == 0 and len(disabled_events(rt)) == 1
+    assert c.scalar("SELECT COUNT(*) FROM q") == 2
+
+
 def test_poison_message_handling_off_keeps_the_queue_enabled(instance: Instance,
                                                              rt: BrokerRuntime) -> None:
     c = Client(instance)

@@ -252,6 +252,27 @@ class Receiving:
         return ResultSet([c for c, _t in QUEUE_COLUMNS], [t for _c, t in QUEUE_COLUMNS],
                          [_result_row(r) for r in rows])
 
+    @contextmanager
+    def statement(self, txn: Txn) -> Iterator[None]:
+        """One RECEIVE statement, from its pick to the last use of its rows (result set,
+        variables, INTO table), with SQL Server's statement-level atomicity: when anything
+        in it fails (a CAST of ``message_body``, a truncating INSERT …) the rows it received
+        are given back — receivable again, this transaction's later RECEIVEs included, in
+        their order, and no delete (or RETENTION update) is kept at commit — and the
+        transaction does not count as one that received from the queue (no poison-message
+        rollback). The conversation-group locks it took stay with the transaction, as a
+        failed statement's locks do in SQL Server. Only the engine-level work is undone: a
+        RECEIVE writes nothing to storage before commit."""
+        mark = txn.position()
+        st = self.state.txn_state(txn)
+        queues = set(st.received_queues)
+        try:
+            yield
+        except BaseException:
+            txn.retreat(mark)
+            st.received_queues.intersection_update(queues)
+            raise
+
     def _taken_with_commit(self, txn: Txn, q: QueueRow, top: int
                            ) -> list[dict[str, Any]] | None:
         """PostgreSQL, RECEIVE TOP (``top``) directly followed by the COMMIT that ends the
