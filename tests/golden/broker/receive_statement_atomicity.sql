@@ -89,5 +89,28 @@ FROM dbo.NumberQueue;
 SELECT @@ROWCOUNT AS row_count;
 SELECT COUNT(*) AS queued FROM dbo.NumberQueue;
 GO
+-- RETENTION: the failed RECEIVE leaves status 1 (only the one that worked sets 0); an item
+-- holding a subquery (run by the store) fails the same way.
+CREATE QUEUE dbo.RetainedQueue WITH RETENTION = ON;
+CREATE SERVICE [//R/Retained] ON QUEUE dbo.RetainedQueue ([DEFAULT]);
+GO
+DECLARE @h uniqueidentifier;
+BEGIN DIALOG @h FROM SERVICE [//R/Sender] TO SERVICE '//R/Retained' WITH ENCRYPTION = OFF;
+SEND ON CONVERSATION @h (N'abc');
+SEND ON CONVERSATION @h (N'42');
+GO
+BEGIN TRAN;
+BEGIN TRY
+    RECEIVE TOP (1) (SELECT CAST(CAST(message_body AS nvarchar(10)) AS int)) AS n
+    FROM dbo.RetainedQueue;
+END TRY
+BEGIN CATCH
+    SELECT ERROR_NUMBER() AS err, XACT_STATE() AS xact_state;
+END CATCH;
+RECEIVE TOP (1) CAST(message_body AS nvarchar(10)) AS body FROM dbo.RetainedQueue;
+COMMIT;
+SELECT status, CAST(message_body AS nvarchar(10)) AS body
+FROM dbo.RetainedQueue ORDER BY queuing_order;
+GO
 USE master;
 DROP DATABASE RAtom;
