@@ -258,19 +258,17 @@ class Receiving:
         variables, INTO table), with SQL Server's statement-level atomicity: when anything
         in it fails (a CAST of ``message_body``, a truncating INSERT …) the rows it received
         are given back — receivable again, this transaction's later RECEIVEs included, in
-        their order, and no delete (or RETENTION update) is kept at commit — and the
-        transaction does not count as one that received from the queue (no poison-message
-        rollback). The conversation-group locks it took stay with the transaction, as a
-        failed statement's locks do in SQL Server. Only the engine-level work is undone: a
-        RECEIVE writes nothing to storage before commit."""
+        their order, and no delete (or RETENTION update) is kept at commit. The
+        conversation-group locks it took stay with the transaction, as a failed statement's
+        locks do in SQL Server, and so does the queue among those the transaction received
+        from: the statement's rollback is no transaction rollback, but the transaction's own
+        counts for the poison-message counter (docs/decisions.md). Only the engine-level work
+        is undone: a RECEIVE writes nothing to storage before commit."""
         mark = txn.position()
-        st = self.state.txn_state(txn)
-        queues = set(st.received_queues)
         try:
             yield
         except BaseException:
             txn.retreat(mark)
-            st.received_queues.intersection_update(queues)
             raise
 
     def _taken_with_commit(self, txn: Txn, q: QueueRow, top: int
