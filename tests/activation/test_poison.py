@@ -139,6 +139,51 @@ def test_a_transaction_that_received_nothing_does_not_count(instance: Instance,
     assert receive_enabled(c) == 1 and disabled_events(rt) == []
 
 
+# A RECEIVE whose column list fails (the body is no number): rolled back as a statement.
+FAILED_RECEIVE = "RECEIVE TOP (1) CAST(CAST(message_body AS nvarchar(10)) AS int) FROM q;"
+
+
+@pytest.mark.parametrize("xact_abort", ["OFF", "ON"])
+def test_a_transaction_whose_receive_failed_counts_when_it_rolls_back(
+        instance: Instance, rt: BrokerRuntime, xact_abort: str) -> None:
+    """The failed RECEIVE's group stays locked by the transaction, which received from the
+    queue: its rollback (in the CATCH block, or XACT_ABORT's) counts (docs/decisions.md)."""
+    c = Client(instance)
+    setup_queue(c)
+    send(c)
+    for _ in range(POISON_THRESHOLD):
+        assert receive_enabled(c) == 1
+        assert c.rows(f"""DECLARE @failed int;
+SET XACT_ABORT {xact_abort};
+BEGIN TRANSACTION;
+BEGIN TRY {FAILED_RECEIVE} END TRY
+BEGIN CATCH SET @failed = ERROR_NUMBER(); ROLLBACK TRANSACTION; END CATCH;
+SET XACT_ABORT OFF;
+SELECT @failed, @@TRANCOUNT;""") == [(245, 0)]
+    assert receive_enabled(c) == 0 and len(disabled_events(rt)) == 1
+    assert c.scalar("SELECT COUNT(*) FROM q WHERE status = 1") == 1
+
+
+def test_the_failed_receives_statement_rollback_is_no_rollback(instance: Instance,
+                                                               rt: BrokerRuntime) -> None:
+    """The statement's own rollback does not count; its transaction's COMMIT resets the
+    count, as any committed RECEIVE does."""
+    c = Client(instance)
+    setup_queue(c)
+    send(c)
+    for _ in range(2):
+        for _ in range(POISON_THRESHOLD - 1):
+            c.run(ROLLED_BACK_RECEIVE)
+        assert c.rows(f"""DECLARE @failed int;
+BEGIN TRANSACTION;
+BEGIN TRY {FAILED_RECEIVE} END TRY
+BEGIN CATCH SET @failed = ERROR_NUMBER(); END CATCH;
+COMMIT TRANSACTION;
+SELECT @failed;""") == [(245,)]
+    assert receive_enabled(c) == 1 and disabled_events(rt) == []
+    assert c.scalar("SELECT COUNT(*) FROM q WHERE status = 1") == 1
+
+
 def test_poison_message_handling_off_keeps_the_queue_enabled(instance: Instance,
                                                              rt: BrokerRuntime) -> None:
     c = Client(instance)
@@ -156,8 +201,15 @@ def test_poison_message_handling_off_keeps_the_queue_enabled(instance: Instance,
     assert receive_enabled(c) == 0 and len(disabled_events(rt)) == 1
 
 
+@pytest.mark.parametrize("receive", [
+    "WAITFOR (RECEIVE TOP (1) @body = message_body FROM q), TIMEOUT 1000;",
+    # The RECEIVE itself fails (rolled back as a statement), the CATCH block rolls back.
+    ("BEGIN TRY WAITFOR (RECEIVE TOP (1) @body = CAST(CAST(CAST(message_body AS nvarchar(10)) "
+     "AS int) AS varbinary(max)) FROM q), TIMEOUT 1000; END TRY BEGIN CATCH END CATCH;"),
+], ids=["received", "failed_receive"])
 def test_activated_procedure_that_rolls_back_ends_disabled(instance: Instance,
-                                                          rt: BrokerRuntime) -> None:
+                                                          rt: BrokerRuntime,
+                                                          receive: str) -> None:
     """The classic poison loop: the procedure fails on the message and rolls back, broker
     activates it again, … until the fifth rollback disables the queue; then nothing more is
     launched and the message stays for a person to look at."""
@@ -169,7 +221,7 @@ BEGIN
   DECLARE @body varbinary(max);
   PRINT 'attempt';
   BEGIN TRANSACTION;
-  WAITFOR (RECEIVE TOP (1) @body = message_body FROM q), TIMEOUT 1000;
+  """ + receive + """
   ROLLBACK TRANSACTION;
 END""")
     setup_queue_activated = ("CREATE QUEUE q WITH ACTIVATION (STATUS = ON, "

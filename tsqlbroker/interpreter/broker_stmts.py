@@ -1062,50 +1062,74 @@ def _receive_runner(c: Compiler, node: ast.Receive, waitfor: bool,
         if not privileged(f):
             _queue_permission(f, db_id, schema, name, "RECEIVE")
         txn = s.txn_for_statement()
+        s.rowcount = 0          # what a RECEIVE that fails leaves
         n = top(f) if top is not None else None
         column, wv = where_col, where_val(f) if where_val is not None else None
         scope = None if column else _scope(f, db_id, schema, name)
         if scope is not None:
             column, wv = "conversation_group_id", scope.group
-        where = (column, wv) if column else None
         waiter = (_Waiter(f, timeout(f) if timeout is not None else None)
                   if waitfor and scope is None else None)
-        task = _task(f)
-        while True:
-            # A WAITFOR … WHERE waits for the group lock no longer than its TIMEOUT.
-            lock_timeout = waiter.remaining() if waiter is not None else None
-            if scope is not None:
-                lock_timeout = 0.0      # the drain's task holds the group or nobody may wait
-            kwargs: dict[str, Any] = (
-                {} if lock_timeout is None else {"lock_timeout": max(lock_timeout, 0.0)})
-            if commit_safe and txn.commit_follows and scope is None:
-                kwargs["with_commit"] = True      # see receive_then_commit
-            rs = broker.receive(txn, db_id, schema, name, n, column, wv,
-                                cancelled=s.cancelled, **kwargs)
-            if task is not None:
-                task.received = True
-            if rs.rows or waiter is None:
-                break
-            if not waiter.wait(broker, db_id, schema, name, txn, where):
-                break
-        rows = rs.rows
+        # Failing anywhere up to the last use of its rows, the statement gives them back.
+        with broker.receive_statement(txn):
+            rows = _received_rows(f, broker, txn, db_id, schema, name, n, (column, wv),
+                                  waiter, scope is not None, commit_safe)
+            _deliver(f, proj, into_name, rows)
+    return run
+
+
+def _received_rows(f: Frame, broker: Broker, txn: Any, db_id: int, schema: str | None,
+                   name: str, n: int | None, where: tuple[str | None, Any],
+                   waiter: _Waiter | None, scoped: bool, commit_safe: bool
+                   ) -> list[tuple[Any, ...]]:
+    """A RECEIVE's rows, waiting (``waiter``: WAITFOR) until some come or its time is up."""
+    s = f.session
+    column, wv = where
+    task = _task(f)
+    while True:
+        # A WAITFOR … WHERE waits for the group lock no longer than its TIMEOUT.
+        lock_timeout = waiter.remaining() if waiter is not None else None
+        if scoped:
+            lock_timeout = 0.0      # the drain's task holds the group or nobody may wait
+        kwargs: dict[str, Any] = (
+            {} if lock_timeout is None else {"lock_timeout": max(lock_timeout, 0.0)})
+        if commit_safe and txn.commit_follows and not scoped:
+            kwargs["with_commit"] = True      # see receive_then_commit
+        rs = broker.receive(txn, db_id, schema, name, n, column, wv,
+                            cancelled=s.cancelled, **kwargs)
+        if task is not None:
+            task.received = True
+        if rs.rows or waiter is None:
+            return rs.rows
+        if not waiter.wait(broker, db_id, schema, name, txn,
+                           (column, wv) if column else None):
+            return rs.rows
+
+
+def _deliver(f: Frame, proj: _Projection, into_name: str | None,
+             rows: list[tuple[Any, ...]]) -> None:
+    """Turn a RECEIVE's rows into its variables, INTO rows or result set (@@ROWCOUNT set
+    only once that worked: a failing RECEIVE returned nothing)."""
+    s = f.session
+    if proj.assigns:
+        # Row by row, as SELECT @v = … does: any row's failing item fails the statement.
+        for row in rows:
+            for fn in proj.assigns:
+                fn(f, row)
         s.rowcount = len(rows)
-        if proj.assigns:
-            if rows:
-                for fn in proj.assigns:
-                    fn(f, rows[-1])
-            return
-        out = [proj.values(f, row) for row in rows]
-        if into_name is not None:
-            if out:
-                engine_dml.insert_rows(exec_context(f), into_name, None, out)
-            if not s.nocount:
-                s.sink.rows_affected(len(out))
-            return
-        s.sink.resultset(ResultSet(list(proj.names), list(proj.types), out))
+        return
+    out = [proj.values(f, row) for row in rows]
+    if into_name is not None:
+        if out:
+            engine_dml.insert_rows(exec_context(f), into_name, None, out)
+        s.rowcount = len(out)
         if not s.nocount:
             s.sink.rows_affected(len(out))
-    return run
+        return
+    s.sink.resultset(ResultSet(list(proj.names), list(proj.types), out))
+    s.rowcount = len(out)
+    if not s.nocount:
+        s.sink.rows_affected(len(out))
 
 
 def _queue_permission(f: Frame, db_id: int, schema: str | None, name: str,

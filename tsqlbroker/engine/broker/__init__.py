@@ -121,6 +121,7 @@ class Broker:
         self.set_database_broker_option = routing.set_database_broker_option
         # -- receiving
         self.receive = receiving.receive
+        self.receive_statement = receiving.statement
         self.get_conversation_group = receiving.get_conversation_group
         self.queue_has_ready_messages = receiving.queue_has_ready_messages
         self.wait_for_message = receiving.wait_for_message

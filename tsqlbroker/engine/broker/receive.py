@@ -252,6 +252,25 @@ class Receiving:
         return ResultSet([c for c, _t in QUEUE_COLUMNS], [t for _c, t in QUEUE_COLUMNS],
                          [_result_row(r) for r in rows])
 
+    @contextmanager
+    def statement(self, txn: Txn) -> Iterator[None]:
+        """One RECEIVE statement, from its pick to the last use of its rows (result set,
+        variables, INTO table), with SQL Server's statement-level atomicity: when anything
+        in it fails (a CAST of ``message_body``, a truncating INSERT …) the rows it received
+        are given back — receivable again, this transaction's later RECEIVEs included, in
+        their order, and no delete (or RETENTION update) is kept at commit. The
+        conversation-group locks it took stay with the transaction, as a failed statement's
+        locks do in SQL Server, and so does the queue among those the transaction received
+        from: the statement's rollback is no transaction rollback, but the transaction's own
+        counts for the poison-message counter (docs/decisions.md). Only the engine-level work
+        is undone: a RECEIVE writes nothing to storage before commit."""
+        mark = txn.position()
+        try:
+            yield
+        except BaseException:
+            txn.retreat(mark)
+            raise
+
     def _taken_with_commit(self, txn: Txn, q: QueueRow, top: int
                            ) -> list[dict[str, Any]] | None:
         """PostgreSQL, RECEIVE TOP (``top``) directly followed by the COMMIT that ends the
