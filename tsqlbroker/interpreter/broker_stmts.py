@@ -771,6 +771,8 @@ class _Projection:
     types: list[str | None]
     values: Callable[[Frame, tuple[Any, ...]], tuple[Any, ...]]
     assigns: list[Callable[[Frame, tuple[Any, ...]], None]]
+    # The queue columns the projection reads (None: every one, as ``*`` does).
+    columns: frozenset[str] | None = None
 
 
 def _hidden_columns(c: Compiler, expr: ast.Expr, slots: dict[str, int],
@@ -970,7 +972,8 @@ def _compile_projection(c: Compiler, node: ast.Receive) -> _Projection:
 
     if assigns:
         assigns.insert(0, load)
-    return _Projection(names, types, values, assigns)
+    star = any(isinstance(it.expr, ast.Star) for it in node.items)
+    return _Projection(names, types, values, assigns, None if star else frozenset(slots))
 
 
 def _cannot_fail_with_rows(c: Compiler, node: ast.Receive) -> bool:
@@ -1078,6 +1081,8 @@ def _receive_runner(c: Compiler, node: ast.Receive, waitfor: bool,
                 lock_timeout = 0.0      # the drain's task holds the group or nobody may wait
             kwargs: dict[str, Any] = (
                 {} if lock_timeout is None else {"lock_timeout": max(lock_timeout, 0.0)})
+            if proj.columns is not None:
+                kwargs["columns"] = proj.columns
             if commit_safe and txn.commit_follows and scope is None:
                 kwargs["with_commit"] = True      # see receive_then_commit
             rs = broker.receive(txn, db_id, schema, name, n, column, wv,
