@@ -1,7 +1,8 @@
 """A RECEIVE builds only the costlier queue columns (message_id, message_enqueue_time,
 message_body) that its items read (engine/broker/receive.py, ``_result_row``): whichever
 items it has — columns, expressions, assignments, a subquery, ``*`` — it returns what a
-SELECT on the queue showed for the same message."""
+SELECT on the queue showed for the same message. A datepart keyword in an item
+(``DATEADD(day, …)``) is no queue column."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ CREATE SERVICE T ON QUEUE TQ (c);
 GO
 DECLARE @h uniqueidentifier, @i int = 1;
 BEGIN DIALOG @h FROM SERVICE I TO SERVICE 'T' ON CONTRACT c WITH ENCRYPTION = OFF;
-WHILE @i <= 6
+WHILE @i <= 7
 BEGIN
     SEND ON CONVERSATION @h MESSAGE TYPE m (CAST(@i AS varbinary(4)));
     SET @i += 1;
@@ -65,7 +66,7 @@ def test_receive_returns_the_columns_it_names_as_select_shows_them(
         for batch in SETUP.split("GO\n"):
             assert s.execute(batch), sink.errors()
         shown = {r[0]: r for r in _run(s, sink, SHOWN)}
-        assert sorted(shown) == [0, 1, 2, 3, 4, 5]
+        assert sorted(shown) == [0, 1, 2, 3, 4, 5, 6]
         assert all(r[1] is not None and r[2] is not None for r in shown.values())
         for text in RECEIVES:
             [(n, mid, when, body)] = _run(s, sink, f"BEGIN TRAN; {text} COMMIT;")
@@ -83,5 +84,8 @@ def test_receive_returns_the_columns_it_names_as_select_shows_them(
         want = shown[got["message_sequence_number"]]
         assert got["message_enqueue_time"] is not None
         assert bytes(got["message_body"]) == bytes(want[3])
+        # A datepart keyword is no queue column.
+        assert _run(s, sink, "BEGIN TRAN; RECEIVE TOP (1) DATEDIFF(second, message_enqueue_time, "
+                    "DATEADD(minute, 1, message_enqueue_time)) FROM TQ; COMMIT;") == [(60,)]
     finally:
         s.close()

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine.broker import QUEUE_COLUMNS, ActivationSettings, Broker
+from tsqlbroker.engine.funcmap import DATEPART_FIRST
 from tsqlbroker.engine.permissions import broker_securable_id, forget_securable
 from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.engine.securables import CLASSES
@@ -780,6 +781,14 @@ def _hidden_columns(c: Compiler, expr: ast.Expr, slots: dict[str, int],
     """``expr`` with every queue column reference replaced by a hidden variable."""
 
     def rewrite(node: Any) -> Any:
+        if (isinstance(node, ast.FunctionCall) and node.name.schema is None
+                and node.name.name.lower() in DATEPART_FIRST and node.args
+                and isinstance(node.args[0], ast.Column) and len(node.args[0].parts) == 1):
+            # DATEADD(day, …): the datepart keyword parses as a column name; it stays one.
+            tail = node.args[1:]
+            rest = rewrite(tail)
+            return node if rest is tail else dataclasses.replace(
+                node, args=(node.args[0], *rest))
         if isinstance(node, ast.Column):
             col = node.parts[-1].lower()
             col = _ALIASES.get(col, col)
