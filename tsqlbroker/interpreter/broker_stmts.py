@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine.broker import QUEUE_COLUMNS, ActivationSettings, Broker
+from tsqlbroker.engine.funcmap import DATEPART_FIRST
 from tsqlbroker.engine.permissions import broker_securable_id
 from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.engine.securables import CLASSES
@@ -771,6 +772,8 @@ class _Projection:
     types: list[str | None]
     values: Callable[[Frame, tuple[Any, ...]], tuple[Any, ...]]
     assigns: list[Callable[[Frame, tuple[Any, ...]], None]]
+    # The queue columns the projection reads (None: every one, as ``*`` does).
+    columns: frozenset[str] | None = None
 
 
 def _hidden_columns(c: Compiler, expr: ast.Expr, slots: dict[str, int],
@@ -778,6 +781,14 @@ def _hidden_columns(c: Compiler, expr: ast.Expr, slots: dict[str, int],
     """``expr`` with every queue column reference replaced by a hidden variable."""
 
     def rewrite(node: Any) -> Any:
+        if (isinstance(node, ast.FunctionCall) and node.name.schema is None
+                and node.name.name.lower() in DATEPART_FIRST and node.args
+                and isinstance(node.args[0], ast.Column) and len(node.args[0].parts) == 1):
+            # DATEADD(day, …): the datepart keyword parses as a column name; it stays one.
+            tail = node.args[1:]
+            rest = rewrite(tail)
+            return node if rest is tail else dataclasses.replace(
+                node, args=(node.args[0], *rest))
         if isinstance(node, ast.Column):
             col = node.parts[-1].lower()
             col = _ALIASES.get(col, col)
@@ -970,7 +981,8 @@ def _compile_projection(c: Compiler, node: ast.Receive) -> _Projection:
 
     if assigns:
         assigns.insert(0, load)
-    return _Projection(names, types, values, assigns)
+    star = any(isinstance(it.expr, ast.Star) for it in node.items)
+    return _Projection(names, types, values, assigns, None if star else frozenset(slots))
 
 
 def _cannot_fail_with_rows(c: Compiler, node: ast.Receive) -> bool:
@@ -1073,16 +1085,17 @@ def _receive_runner(c: Compiler, node: ast.Receive, waitfor: bool,
         # Failing anywhere up to the last use of its rows, the statement gives them back.
         with broker.receive_statement(txn):
             rows = _received_rows(f, broker, txn, db_id, schema, name, n, (column, wv),
-                                  waiter, scope is not None, commit_safe)
+                                  waiter, scope is not None, commit_safe, proj.columns)
             _deliver(f, proj, into_name, rows)
     return run
 
 
 def _received_rows(f: Frame, broker: Broker, txn: Any, db_id: int, schema: str | None,
                    name: str, n: int | None, where: tuple[str | None, Any],
-                   waiter: _Waiter | None, scoped: bool, commit_safe: bool
-                   ) -> list[tuple[Any, ...]]:
-    """A RECEIVE's rows, waiting (``waiter``: WAITFOR) until some come or its time is up."""
+                   waiter: _Waiter | None, scoped: bool, commit_safe: bool,
+                   columns: frozenset[str] | None = None) -> list[tuple[Any, ...]]:
+    """A RECEIVE's rows, waiting (``waiter``: WAITFOR) until some come or its time is up
+    (``columns``: the costly queue columns its items read; None: all of them)."""
     s = f.session
     column, wv = where
     task = _task(f)
@@ -1093,6 +1106,8 @@ def _received_rows(f: Frame, broker: Broker, txn: Any, db_id: int, schema: str |
             lock_timeout = 0.0      # the drain's task holds the group or nobody may wait
         kwargs: dict[str, Any] = (
             {} if lock_timeout is None else {"lock_timeout": max(lock_timeout, 0.0)})
+        if columns is not None:
+            kwargs["columns"] = columns
         if commit_safe and txn.commit_follows and not scoped:
             kwargs["with_commit"] = True      # see receive_then_commit
         rs = broker.receive(txn, db_id, schema, name, n, column, wv,

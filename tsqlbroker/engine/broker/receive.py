@@ -164,7 +164,8 @@ class Receiving:
                 *, lock_timeout: float | None = LOCK_TIMEOUT_S,
                 cancelled: Callable[[], bool] | None = None,
                 queuing_orders: Collection[int] | None = None,
-                with_commit: bool = False) -> ResultSet:
+                with_commit: bool = False,
+                columns: Collection[str] | None = None) -> ResultSet:
         """``RECEIVE [TOP (n)] * FROM queue [WHERE conversation_handle|conversation_group_id
         = v]``: every queue column (reference §2 order) of one group's messages, status shown
         as 0. Empty result (with the columns) when nothing is available. Msg 9617 for a
@@ -178,7 +179,11 @@ class Receiving:
         of this RECEIVE's can fail once it has its rows (the caller's to say): on PostgreSQL
         a RECEIVE TOP (n) whose pick finds a group of one conversation takes, deletes and
         commits in one round trip (:meth:`_taken_with_commit`); anything else goes the
-        usual way."""
+        usual way.
+
+        ``columns``: the queue columns the caller reads; the costlier values of the others
+        (``message_id``, ``message_enqueue_time``, ``message_body``) are left NULL in the
+        rows. None: every column."""
         if queuing_orders is not None and where_column is None:
             raise ValueError("queuing_orders needs a WHERE on the group or conversation")
         conn = txn.conn
@@ -250,7 +255,7 @@ class Receiving:
             txn.defer(ReceiveOp(ids, q.is_retention_enabled, self, txn))
         self.state.notify("received", db_id, q.object_id)
         return ResultSet([c for c, _t in QUEUE_COLUMNS], [t for _c, t in QUEUE_COLUMNS],
-                         [_result_row(r) for r in rows])
+                         [_result_row(r, columns) for r in rows])
 
     @contextmanager
     def statement(self, txn: Txn) -> Iterator[None]:
@@ -625,11 +630,18 @@ def _conversation_uuid(text: str) -> uuid.UUID:
     return uuid.UUID(text)
 
 
-def _result_row(r: Any) -> tuple[Any, ...]:
+def _result_row(r: Any, columns: Collection[str] | None = None) -> tuple[Any, ...]:
+    """A RECEIVE result row (:data:`QUEUE_COLUMNS`) of stored row ``r``; with ``columns``,
+    the message id, enqueue time and body only when named there: parsing every message's
+    id was most of a wide RECEIVE's per-row cost, for a column few RECEIVEs select."""
     validation = (r["validation"] or "").ljust(2)
+    body = r["message_body"]
+    every = columns is None
     return (0, r["priority"], r["queuing_order"], _conversation_uuid(r["conversation_group_id"]),
             _conversation_uuid(r["conversation_handle"]), r["message_sequence_number"],
             r["service_name"], r["service_id"], r["service_contract_name"],
             r["service_contract_id"], r["message_type_name"], r["message_type_id"], validation,
-            None if r["message_body"] is None else bytes(r["message_body"]),
-            py_time(r["message_enqueue_time"]), uuid.UUID(r["message_id"]))
+            None if body is None or not (every or "message_body" in columns) else bytes(body),
+            py_time(r["message_enqueue_time"])
+            if every or "message_enqueue_time" in columns else None,
+            uuid.UUID(r["message_id"]) if every or "message_id" in columns else None)
