@@ -35,7 +35,8 @@ def test_round_trip(value: object, source: str | None, base: str, native: object
     assert from_storage(stored, "sql_variant") == value
     assert variant_field(stored, VARIANT_FIELDS["basetype"]) == base
     assert variant_backend_value(stored) == native
-    assert variant_to_storage(stored, "sql_variant") == stored  # already a stored value
+    # A string that is a stored form is a value like any other: wrapped, not taken as one.
+    assert from_storage(variant_to_storage(stored, "sql_variant"), "sql_variant") == stored
 
 
 def test_properties_are_stored() -> None:
@@ -61,3 +62,19 @@ def test_values_without_header_read_as_themselves() -> None:
     assert variant_field("plain", VARIANT_FIELDS["basetype"]) is None
     assert from_storage(None, "sql_variant") is None
     assert variant_to_storage(None, "int") is None
+
+
+def test_a_string_like_a_stored_form_is_wrapped() -> None:
+    fake = "\x01" + "9|int|10|0|4||6|int" + "\x02" + "5"
+    for value in ("\x01", fake):
+        stored = variant_to_storage(value, "varchar(20)")
+        assert from_storage(stored, "sql_variant") == value
+        assert variant_field(stored, VARIANT_FIELDS["basetype"]) == "varchar"
+
+
+@pytest.mark.parametrize("malformed", ["\x01", "\x01abc", "\x01" + "1|int" + "\x02" + "5",
+                                       "\x01" + "x|a|b|c|d|e|f|int" + "\x02" + "5"])
+def test_a_malformed_stored_value_reads_as_plain_text(malformed: str) -> None:
+    assert from_storage(malformed, "sql_variant") == malformed
+    assert variant_backend_value(malformed) == malformed
+    assert variant_field(malformed, VARIANT_FIELDS["basetype"]) is None

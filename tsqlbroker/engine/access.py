@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import select, tuple_
 
-from .roles import members
+from .roles import members, with_roles
 from .securables import CODES
 from .security import SA_ID
 
@@ -80,16 +80,7 @@ def server_holds(sec: Security, conn: StoreConnection, principals: frozenset[int
 def principal_set(sec: Security, conn: StoreConnection, db_id: int, user_id: int
                   ) -> frozenset[int]:
     """``user_id``, ``public`` and every role ``user_id`` is a member of, transitively."""
-    edges = members(sec, conn, db_id)
-    found = {user_id, PUBLIC}
-    grew = True
-    while grew:
-        grew = False
-        for role, member in edges:
-            if member in found and role not in found:
-                found.add(role)
-                grew = True
-    return frozenset(found)
+    return with_roles({user_id, PUBLIC}, members(sec, conn, db_id))
 
 
 def _rows(sec: Security, conn: StoreConnection, db_id: int, principals: frozenset[int],

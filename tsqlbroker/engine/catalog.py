@@ -108,6 +108,8 @@ class ObjectRow:
 
 
 DropHook = Callable[[StoreConnection, int], None]
+# (conn, database_id, object_id) of an object being dropped.
+ObjectDropHook = Callable[[StoreConnection, int, int], None]
 
 
 class Catalog:
@@ -119,6 +121,7 @@ class Catalog:
         self.t: SystemTables = system_tables(store.metadata)
         self._ready = False
         self._drop_hooks: list[DropHook] = []
+        self._object_drop_hooks: list[ObjectDropHook] = []
         # Lookups cached per catalog *version token*: every catalog write stores a fresh
         # random token in the same transaction, so a reader sees the token of the state it
         # reads (its own uncommitted one included) and a rolled-back token never returns.
@@ -307,6 +310,11 @@ class Catalog:
     def on_drop_database(self, hook: DropHook) -> None:
         """Call ``hook(conn, database_id)`` inside ``DROP DATABASE``, before its rows go."""
         self._drop_hooks.append(hook)
+
+    def on_drop_object(self, hook: ObjectDropHook) -> None:
+        """Call ``hook(conn, database_id, object_id)`` inside :meth:`drop_object` (for each
+        child object too), before the object's rows go."""
+        self._object_drop_hooks.append(hook)
 
     def database_id(self, conn: StoreConnection, name: str) -> int | None:
         """The id of database ``name`` (case-insensitive), or None."""
@@ -598,6 +606,9 @@ class Catalog:
                 self.drop_object(conn, int(child))
         found = conn.execute(select(o.c.physical_name, o.c.database_id, o.c.session_id)
                              .where(o.c.object_id == object_id)).first()
+        if found is not None:
+            for hook in list(self._object_drop_hooks):
+                hook(conn, int(found.database_id), object_id)
         if found is not None and found.physical_name:
             schema = None if found.session_id is not None else \
                 self.database_schema(conn, int(found.database_id))

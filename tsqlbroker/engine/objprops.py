@@ -72,7 +72,7 @@ def _value(o: _Object, prop: str) -> Any:
     kinds = _KIND.get(prop)
     if kinds is not None:
         return int(o.type in kinds)
-    if prop == "ismsshipped" or prop == "isencrypted" and o.type in _MODULES:
+    if prop == "ismsshipped" or (prop == "isencrypted" and o.type in _MODULES):
         return 0
     if prop == "ownerid":
         return owners.object_owner(Security.get(o.conn.store), o.conn, o.row.database_id,

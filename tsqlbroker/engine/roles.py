@@ -140,8 +140,15 @@ def server_roles(sec: Security, conn: StoreConnection, login_id: int) -> frozens
     sa, and those ALTER SERVER ROLE … ADD MEMBER gave it or a created server role it is in
     (transitively)."""
     sec.ensure(conn)
-    edges = server_members(sec, conn)
-    found = {login_id, 2, *((SYSADMIN,) if login_id == 1 else ())}
+    found = with_roles({login_id, 2, *((SYSADMIN,) if login_id == 1 else ())},
+                       server_members(sec, conn))
+    return found - {login_id}
+
+
+def with_roles(principals: set[int], edges: list[tuple[int, int]]) -> frozenset[int]:
+    """``principals`` and every role one of them is a member of, transitively (``edges``:
+    (role_principal_id, member_principal_id))."""
+    found = set(principals)
     grew = True
     while grew:
         grew = False
@@ -149,7 +156,7 @@ def server_roles(sec: Security, conn: StoreConnection, login_id: int) -> frozens
             if member in found and role not in found:
                 found.add(role)
                 grew = True
-    return frozenset(found - {login_id})
+    return frozenset(found)
 
 
 def server_members(sec: Security, conn: StoreConnection) -> list[tuple[int, int]]:

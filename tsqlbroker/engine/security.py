@@ -111,6 +111,7 @@ class Security(KeysMixin):
         self.t: SecurityTables = security_tables(store.metadata)
         self._ready = False
         self.catalog.on_drop_database(self._on_drop_database)
+        self.catalog.on_drop_object(self._on_drop_object)
 
     @classmethod
     def get(cls, store: Store) -> Security:
@@ -135,6 +136,13 @@ class Security(KeysMixin):
                       self.t.permissions, self.t.roles, self.t.role_members, self.t.owners,
                       self.t.module_principals, self.t.databases):
             conn.execute(delete(table).where(table.c.database_id == db_id))
+
+    def _on_drop_object(self, conn: StoreConnection, db_id: int, object_id: int) -> None:
+        # A dropped module's EXECUTE AS principal must not outlive it (DROP PROCEDURE /
+        # FUNCTION / TRIGGER, a table's triggers with DROP TABLE).
+        self.ensure(conn)
+        m = self.t.module_principals
+        conn.execute(delete(m).where(m.c.database_id == db_id, m.c.object_id == object_id))
 
     def _next_id(self, conn: StoreConnection, column: Any, first: int, *conds: Any) -> int:
         top = conn.execute(select(func.max(column)).where(*conds)).scalar()

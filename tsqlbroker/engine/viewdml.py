@@ -23,11 +23,11 @@ from sqlglot import exp
 from ..errors import BindError, TSqlError, tsql_error
 from .catalog import Catalog
 from .context import ExecContext
-from .parsing import Parsed, has_check_option, not_supported, parse_statement
+from .parsing import Parsed, has_check_option, not_supported
 from .query import run_query
 from .tableinfo import ColumnInfo, TableInfo
 from .transpiler.binder import Binder
-from .transpiler.resolve import view_select_text
+from .transpiler.resolve import view_query
 from .transpiler.scope import table_key
 from .triggers import trigger_from_row, wants
 
@@ -117,15 +117,6 @@ def names_view(ctx: ExecContext, node: exp.Table) -> bool:
     return _view_object(ctx, table_key(node)) is not None
 
 
-def _view_query(definition: str) -> tuple[exp.Expression, list[str] | None]:
-    """The view's query (T-SQL) and its column list when ``CREATE VIEW v (a, b)`` gives one."""
-    tree = parse_statement(definition).tree
-    if isinstance(tree, exp.Create) and isinstance(tree.this, exp.Schema) \
-            and tree.expression is not None:
-        return tree.expression, [c.name for c in tree.this.expressions]
-    return parse_statement(view_select_text(definition)).tree, None
-
-
 def _has_aggregate(select: exp.Select) -> bool:
     return select.args.get("group") is not None or select.args.get("distinct") is not None \
         or select.args.get("having") is not None or any(
@@ -137,7 +128,7 @@ def _flatten(ctx: ExecContext, obj: Any, db_id: int, name: str, counter: Iterato
              depth: int) -> FlatView:
     if depth >= 32:
         raise tsql_error(217)
-    query, names = _view_query(obj.definition or "")
+    query, names = view_query(obj.definition or "")
     if not isinstance(query, exp.Select) or query.args.get("with_") is not None:
         raise not_supported(f"Modifying the view '{name}' (not one SELECT)")
     if query.args.get("limit") is not None:
@@ -192,8 +183,9 @@ def _flatten(ctx: ExecContext, obj: Any, db_id: int, name: str, counter: Iterato
         nodes[alias] = plain
         new_items.append(node)
     rewrite = _rewriter(scope, query)
-    columns: dict[str, exp.Expression] = {}
-    order: list[str] = []
+    # (name, expression) in select-list order: a column list names them by position, so
+    # two same-named source columns (a.id, b.id) stay two view columns.
+    pairs: list[tuple[str, exp.Expression]] = []
     for e in query.expressions:
         star = e.this if isinstance(e, exp.Column) and isinstance(e.this, exp.Star) else e
         if isinstance(star, exp.Star):
@@ -201,17 +193,15 @@ def _flatten(ctx: ExecContext, obj: Any, db_id: int, name: str, counter: Iterato
             for old, (alias, cols, inner) in scope.items():
                 if owner is not None and owner != old:
                     continue
-                for c in cols:
-                    order.append(c)
-                    columns[c.lower()] = inner.columns[c.lower()].copy() if inner \
-                        else exp.column(c, table=alias, quoted=True)
+                pairs.extend((c, inner.columns[c.lower()].copy() if inner
+                              else exp.column(c, table=alias, quoted=True)) for c in cols)
             continue
         inner_e = e.this if isinstance(e, exp.Alias) else e
-        order.append(e.alias_or_name)
-        columns[e.alias_or_name.lower()] = rewrite(inner_e.copy())
+        pairs.append((e.alias_or_name, rewrite(inner_e.copy())))
     if names is not None:
-        columns = {n.lower(): columns[o.lower()] for n, o in zip(names, order, strict=False)}
-        order = list(names)
+        pairs = [(n, expr) for n, (_o, expr) in zip(names, pairs, strict=False)]
+    order = [n for n, _e in pairs]
+    columns = {n.lower(): expr for n, expr in pairs}
     where = query.args.get("where")
     own_where = rewrite(where.this.copy()) if where is not None else None
     if nested is not None:

@@ -367,10 +367,12 @@ def variant_to_storage(value: Any, source: str | None) -> str | None:
     where known, else the type the value stands for), in the column's text form."""
     if value is None:
         return None
-    if isinstance(value, str) and value.startswith(VARIANT_MARK):
-        return value  # a sql_variant column's value as stored
+    # Every value is wrapped, a string that looks like a stored form too (CHAR(1) + ...):
+    # a value read from a sql_variant column arrives as its Python value with its base type
+    # as ``source`` (ResultSet.row_types), never in its stored form.
     typed = column_variant(source, value)
-    assert typed is not None
+    if typed is None:
+        return None
     base = typed.base
     spec = base.spec()
     stored = to_storage(value, spec, True)
@@ -390,8 +392,10 @@ def _variant_parts(stored: str) -> tuple[str, str] | None:
     """(base type spec, value text) of a sql_variant column's value; None without header."""
     if not stored.startswith(VARIANT_MARK):
         return None
-    header, _sep, text = stored.partition(VARIANT_SEP)
+    header, sep, text = stored.partition(VARIANT_SEP)
     fields = header.split("|")
+    if not sep or len(fields) != _VARIANT_SPEC_FIELD or not fields[0][1:].isdigit():
+        return None  # not a header variant_to_storage wrote: the value reads as plain text
     return fields[_VARIANT_SPEC_FIELD - 1], text
 
 
@@ -425,7 +429,7 @@ def variant_backend_value(stored: Any) -> Any:
 def variant_field(stored: Any, field: int) -> str | None:
     """Header field ``field`` (:data:`VARIANT_FIELDS`) of a sql_variant column's value; None
     for NULL, a value without header or an empty field."""
-    if not isinstance(stored, str) or not stored.startswith(VARIANT_MARK):
+    if not isinstance(stored, str) or _variant_parts(stored) is None:
         return None
     fields = stored.partition(VARIANT_SEP)[0].split("|")
     return fields[field - 1] or None if 0 < field <= len(fields) else None

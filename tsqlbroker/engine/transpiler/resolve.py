@@ -32,7 +32,8 @@ from .scope import (
     written_name,
 )
 
-__all__ = ["Resolver", "object_id_of", "temp_table_object_id", "view_select_text"]
+__all__ = ["Resolver", "object_id_of", "temp_table_object_id", "view_query",
+           "view_select_text"]
 
 _SYSTEM_SCHEMAS = {"sys", "information_schema"}
 
@@ -242,22 +243,28 @@ def _literal_dialect(dialect: Any) -> Any:
     return found
 
 
+def view_query(definition: str) -> tuple[exp.Expression, list[str] | None]:
+    """A view's stored definition read once: its query (T-SQL tree) and its column list when
+    ``CREATE VIEW v (a, b) AS …`` gives one (the names of the select list, by position)."""
+    tree = parse_statement(definition).tree
+    if isinstance(tree, exp.Create) and tree.expression is not None:
+        names = [c.name for c in tree.this.expressions] \
+            if isinstance(tree.this, exp.Schema) else None
+        return tree.expression, names
+    m = re.search(r"\bAS\b", definition, re.IGNORECASE)
+    return parse_statement(definition[m.end():] if m else definition).tree, None
+
+
 def view_select_text(definition: str) -> str:
     """The T-SQL query of a view's stored definition, its column list (``CREATE VIEW v (a,
     b) AS …``) applied as the select list's names."""
-    m = re.search(r"\bAS\b", definition, re.IGNORECASE)
-    parsed = parse_statement(definition)
-    tree = parsed.tree
-    if isinstance(tree, exp.Create) and tree.expression is not None:
-        query = tree.expression
-        if isinstance(tree.this, exp.Schema):
-            names = [c.name for c in tree.this.expressions]
-            query = exp.select(*[exp.column(n, quoted=True) for n in names]).from_(
-                exp.Subquery(this=query, alias=exp.TableAlias(
-                    this=exp.to_identifier("tsqlb_view"),
-                    columns=[exp.to_identifier(n, quoted=True) for n in names])))
-        return query.sql("tsql")
-    return definition[m.end():] if m else definition
+    query, names = view_query(definition)
+    if names is not None:
+        query = exp.select(*[exp.column(n, quoted=True) for n in names]).from_(
+            exp.Subquery(this=query, alias=exp.TableAlias(
+                this=exp.to_identifier("tsqlb_view"),
+                columns=[exp.to_identifier(n, quoted=True) for n in names])))
+    return query.sql("tsql")
 
 
 def object_id_of(ctx: ExecContext, name: str) -> int | None:
