@@ -13,9 +13,6 @@ from sqlglot import exp
 
 from .datecalls import WRITTEN_PART
 
-# Functions whose first argument is a datepart keyword (parsed as a column name).
-DATEPART_FIRST = {"datename", "datediff_big", "datepart", "dateadd", "datediff",
-                   "datetrunc"}
 # Engine implementations used when the interpreter registered none.
 BUILTIN_FALLBACK = {
     "len": "tsqlb_len", "left": "tsqlb_left", "right": "tsqlb_right",

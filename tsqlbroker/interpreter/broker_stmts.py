@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine.broker import QUEUE_COLUMNS, ActivationSettings, Broker
-from tsqlbroker.engine.funcmap import DATEPART_FIRST
 from tsqlbroker.engine.permissions import broker_securable_id
 from tsqlbroker.engine.results import ResultSet
 from tsqlbroker.engine.securables import CLASSES
@@ -27,6 +26,7 @@ from tsqlbroker.engine.security import Security
 from tsqlbroker.errors import BindError, tsql_error
 from tsqlbroker.grammar import ast
 from tsqlbroker.lazy import LazyModule
+from tsqlbroker.values.dates import DATEPART_FIRST
 
 from ..values import types as T
 from ..values.convert import converter

@@ -18,11 +18,11 @@ import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tsqlbroker.engine.parsing import has_check_option
 from tsqlbroker.engine.triggers import TriggerEvent, TriggerInfo, trigger_detail, trigger_from_row
 from tsqlbroker.errors import BindError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 from tsqlbroker.grammar.parser import parse_batch
+from tsqlbroker.lazy import LazyModule
 
 from ..values import types as T
 from . import dml_stmts
@@ -35,6 +35,9 @@ from .schemas import ddl_statement, drop_objects
 from .sequences import database_of, shown_name
 from .statement_context import TRIGGERS
 from .tabletypes import TABLE
+
+# A view's definition is read with sqlglot: loaded by the first trigger made on a view.
+engine_parsing = LazyModule("tsqlbroker.engine.parsing", globals(), "engine_parsing")
 
 if TYPE_CHECKING:
     from .frames import Frame
@@ -94,7 +97,7 @@ def compile_create_trigger(c: Compiler, node: ast.CreateTrigger) -> StmtFn:
         catalog = s.instance.catalog
         # Only INSTEAD OF triggers go on views (AFTER on a view is Msg 8197).
         parent = _table_of(s, table, view=node.instead_of)
-        if parent.type == "V" and has_check_option(parent.definition or ""):
+        if parent.type == "V" and engine_parsing.has_check_option(parent.definition or ""):
             raise tsql_error(2112, name.name, parent.name)
         s.txn_for_statement().write()
         existing = catalog.find_object(s.conn, parent.database_id, name.schema or

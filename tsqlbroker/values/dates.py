@@ -37,6 +37,9 @@ for _canon, _names in {
 }.items():
     for _n in _names:
         DATEPARTS[_n] = _canon
+# Functions whose first argument is a datepart keyword (a parser reads it as a column name).
+DATEPART_FIRST = frozenset({"datename", "datediff_big", "datepart", "dateadd", "datediff",
+                            "datetrunc"})
 
 _TIME_PARTS = frozenset({"hour", "minute", "second", "millisecond", "microsecond",
                          "nanosecond"})

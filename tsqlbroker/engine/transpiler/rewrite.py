@@ -18,6 +18,7 @@ from sqlglot import exp
 
 from ...errors import BindError, tsql_error
 from ...storage.stored_values import STRING_TYPES, backend_value, to_storage
+from ...values.dates import DATEPART_FIRST
 from ...values.operators import binary_bitwise_error
 from ...values.parse_builtins import check_parse_arguments, parse_value
 from ...values.precedence import common_spec
@@ -34,7 +35,6 @@ from ..datecalls import (
 )
 from ..funcmap import (
     BUILTIN_FALLBACK,
-    DATEPART_FIRST,
     IMPLICIT_WRAPPERS,
     typed_call,
 )
