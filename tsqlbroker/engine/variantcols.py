@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from ..storage.stored_values import VARIANT_FIELDS
+from ..storage.stored_values import VARIANT_FIELDS, VARIANT_SPEC_FIELD
 from ..values.types import parse_type_spec
 from ..values.variant_props import NUMERIC_RANKS, TEXT_RANKS, family_rank
 from .parsing import not_supported
@@ -304,19 +304,26 @@ def as_comparisons(node: exp.Expression, spec: str | None, compare: Callable[
     return None
 
 
-def conversion(value: exp.Expression, convert: Callable[[exp.Expression, str], exp.Expression]
+def conversion(value: exp.Expression, convert: Callable[[exp.Expression, exp.Expression],
+                                                         exp.Expression]
                ) -> exp.Expression | None:
-    """CAST / CONVERT of a sql_variant column's value (``value``, rewritten): a number
-    converts as a number (``CAST(v AS int)`` of 46279.10 is 46279), anything else as its
-    value; ``convert(value, source spec)`` is the store's conversion. None for another
-    value."""
+    """CAST / CONVERT of a sql_variant column's value (``value``, rewritten): from its
+    stored base type, as SQL Server converts (int 5 to varchar is '5', money 1.5 is '1.50',
+    a date its date's text); a number is passed as a number (PostgreSQL reads the value as
+    text). ``convert(value, source spec)`` is the store's conversion, the source spec an
+    expression (the header's base type, known per row), so the extracted value is never read
+    as a stored form again. None for another value."""
     stored = _stored_form(value)
     if stored is None:
         return None
+
+    def base() -> exp.Expression:
+        return exp.Anonymous(this=_FIELD, expressions=[
+            stored.copy(), exp.Literal.number(VARIANT_SPEC_FIELD)])
     return exp.Case(ifs=[exp.If(
         this=exp.In(this=_rank(stored.copy()), expressions=[n.copy() for n in _NUMERIC]),
-        true=convert(_number(value.copy()), "decimal(38,10)"))],
-        default=convert(value, "sql_variant"))
+        true=convert(_number(value.copy()), base()))],
+        default=convert(value, base()))
 
 
 def property_call(args: list[exp.Expression]) -> exp.Expression:

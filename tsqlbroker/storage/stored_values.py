@@ -359,7 +359,8 @@ VARIANT_SEP = "\x02"
 # The header fields SQL_VARIANT_PROPERTY reads, by property: 1-based, after the rank.
 VARIANT_FIELDS = {"basetype": 2, "precision": 3, "scale": 4, "maxlength": 5,
                   "collation": 6, "totalbytes": 7}
-_VARIANT_SPEC_FIELD = 8
+# The header field holding the base type's spec (what CAST converts from).
+VARIANT_SPEC_FIELD = 8
 
 
 def variant_to_storage(value: Any, source: str | None) -> str | None:
@@ -394,9 +395,9 @@ def _variant_parts(stored: str) -> tuple[str, str] | None:
         return None
     header, sep, text = stored.partition(VARIANT_SEP)
     fields = header.split("|")
-    if not sep or len(fields) != _VARIANT_SPEC_FIELD or not fields[0][1:].isdigit():
+    if not sep or len(fields) != VARIANT_SPEC_FIELD or not fields[0][1:].isdigit():
         return None  # not a header variant_to_storage wrote: the value reads as plain text
-    return fields[_VARIANT_SPEC_FIELD - 1], text
+    return fields[VARIANT_SPEC_FIELD - 1], text
 
 
 def variant_spec(stored: Any) -> str | None:

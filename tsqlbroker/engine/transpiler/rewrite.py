@@ -510,10 +510,12 @@ class Rewriter:
             return variant
         return self.converted(rewritten, spec, self.types.spec_of(value), styled, try_)
 
-    def converted(self, value: exp.Expression, spec: str, source: str | None,
-                  style: exp.Expression | None = None, try_: bool = False) -> exp.Expression:
+    def converted(self, value: exp.Expression, spec: str,
+                  source: str | exp.Expression | None, style: exp.Expression | None = None,
+                  try_: bool = False) -> exp.Expression:
         """The backend form of ``CAST(value AS spec)`` for an already rewritten ``value``
-        of type ``source`` (T-SQL's conversion rules and errors)."""
+        of type ``source`` (T-SQL's conversion rules and errors; an expression where the
+        type is known per row only, e.g. a sql_variant's base type)."""
         fn = "try_convert" if try_ else "convert"
         if fn in self.functions:
             # The interpreter's conversion rules (styles, string forms of dates and
@@ -521,7 +523,8 @@ class Rewriter:
             return exp.Anonymous(this=f"tsql_{fn}", expressions=[
                 value, exp.Literal.string(spec),
                 style if style is not None else exp.Null(),
-                exp.Literal.string(source) if source else exp.Null()])
+                source if isinstance(source, exp.Expression)
+                else exp.Literal.string(source) if source else exp.Null()])
         return self.rewrites.convert(value, spec, source, style, try_)
 
     def rewrite_children(self, node: exp.Expression) -> exp.Expression:

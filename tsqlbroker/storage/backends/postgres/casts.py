@@ -14,7 +14,7 @@ from ...stored_values import STRING_TYPES
 from .strings_sql import CI_COLLATION
 
 
-def cast_to(value: exp.Expression, spec: str, source: str | None = None,
+def cast_to(value: exp.Expression, spec: str, source: str | exp.Expression | None = None,
             style: exp.Expression | None = None, try_: bool = False) -> exp.Expression:
     """``CAST(value AS spec)`` for PostgreSQL, producing the engine's storage form (dates
     and uniqueidentifiers as canonical text, strings cut to their length, binary as bytea).
@@ -23,9 +23,12 @@ def cast_to(value: exp.Expression, spec: str, source: str | None = None,
     backend type, so it follows SQL Server's rules whatever the value's static type;
     ``source`` (the value's type spec when the binder knows it) says how text and numbers
     read (varchar or nvarchar bytes, an int's size), ``try_`` gives NULL instead of an error
-    (TRY_CAST / TRY_CONVERT)."""
+    (TRY_CAST / TRY_CONVERT); an expression ``source`` gives the type per row (a
+    sql_variant's base type), NULL read as unknown."""
+    src = exp.Coalesce(this=source, expressions=[exp.Literal.string("")]) \
+        if isinstance(source, exp.Expression) else exp.Literal.string(source or "")
     call = exp.Anonymous(this="tsqlb_cvt", expressions=[
-        value, exp.Literal.string(spec), exp.Literal.string(source or ""),
+        value, exp.Literal.string(spec), src,
         style if style is not None else exp.Cast(this=exp.Null(),
                                                  to=exp.DataType.build("int")),
         exp.Boolean(this=try_)])

@@ -114,7 +114,7 @@ def integer_average(arg: exp.Expression) -> exp.Expression:
                     to=exp.DataType.build("bigint"))
 
 
-def convert(value: exp.Expression, spec: str, source: str | None = None,
+def convert(value: exp.Expression, spec: str, source: str | exp.Expression | None = None,
             style: exp.Expression | None = None, try_: bool = False) -> exp.Expression:
     """``CAST(value AS spec)`` / ``CONVERT`` of an already rewritten ``value`` of type
     ``source``: the server's ``tsqlb_cvt`` (see :func:`.casts.cast_to`)."""

@@ -166,7 +166,7 @@ def integer_average(arg: exp.Expression) -> exp.Expression:
     return exp.Div(this=exp.Sum(this=arg), expression=exp.Count(this=arg.copy()), typed=True)
 
 
-def convert(value: exp.Expression, spec: str, source: str | None = None,
+def convert(value: exp.Expression, spec: str, source: str | exp.Expression | None = None,
             style: exp.Expression | None = None, try_: bool = False) -> exp.Expression:
     """``CAST(value AS spec)`` / ``CONVERT`` of an already rewritten ``value``: the Python
     function ``tsqlb_cast`` (``tsqlb_try_cast`` for TRY_CAST / TRY_CONVERT, which take no
