@@ -353,3 +353,51 @@ def test_what_may_fail_after_its_rows_goes_the_usual_way(
     assert sets[-1].rows == [(5, 0, 0)]
     if backend == "postgresql":
         assert outcomes == [True]
+
+
+# A server-side failure of the statement sent with its COMMIT that is no failed check: a
+# trigger on the queue's table refuses the DELETE.
+REFUSE_DELETE = """
+CREATE FUNCTION refuse_delete() RETURNS trigger LANGUAGE plpgsql AS
+$$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$;
+CREATE TRIGGER refuse_delete BEFORE DELETE ON tsqlb_sb_messages
+FOR EACH ROW EXECUTE FUNCTION refuse_delete();"""
+
+
+def test_a_failure_that_ends_the_storage_transaction_ends_the_session_s(
+        fresh_postgres: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The RECEIVE sent with its COMMIT fails on the server (no failed check): the storage
+    transaction is gone with the transaction's earlier writes, so the session's transaction
+    ends too — outside TRY the COMMIT then finds none (Msg 3902) instead of reporting a
+    commit of lost work; inside TRY the CATCH sees it doomed (XACT_STATE() = -1) and rolls
+    it back. The message stays on the queue."""
+    outcomes = taken(monkeypatch)
+    with hot_session(fresh_postgres.url()) as (s, sink, handle):
+        run(s, sink, SEND.format(handle=handle, body="0x05"))
+        run(s, sink, "CREATE TABLE logged (n int)")
+        schema = s.conn.conn.exec_driver_sql("SELECT current_schema()").scalar()
+        with s.instance.store.engine.begin() as other:
+            other.exec_driver_sql(f'SET LOCAL search_path TO "{schema}"')
+            other.exec_driver_sql(REFUSE_DELETE)
+        sink.events.clear()
+        assert not s.execute("BEGIN TRAN;\nINSERT INTO logged VALUES (1);\n"
+                             "RECEIVE TOP (1) message_body FROM TargQ;\nCOMMIT;")
+        errors = [(e.number, e.line) for e in sink.errors()]
+        assert errors[0][1] == 3 and errors[1:] == [(3902, 4)], errors
+        assert "refused by the test" in sink.errors()[0].message
+        sets = run(s, sink, "SELECT @@TRANCOUNT, (SELECT COUNT(*) FROM logged), "
+                            "(SELECT COUNT(*) FROM TargQ)")
+        assert sets[-1].rows == [(0, 0, 1)]
+        sets = run(s, sink, """BEGIN TRY
+    BEGIN TRAN;
+    INSERT INTO logged VALUES (2);
+    RECEIVE TOP (1) message_body FROM TargQ;
+    COMMIT;
+END TRY
+BEGIN CATCH
+    SELECT ERROR_LINE(), XACT_STATE(), @@TRANCOUNT;
+    ROLLBACK;
+END CATCH;
+SELECT @@TRANCOUNT, (SELECT COUNT(*) FROM logged), (SELECT COUNT(*) FROM TargQ);""")
+        assert [r.rows for r in sets[-2:]] == [[(4, -1, 1)], [(0, 0, 1)]]
+    assert outcomes == []       # neither came back from the server
