@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from test_hot_path_statements import counting, hot_session, per_round
 
+from tsqlbroker.engine.broker.receive import Receiving
 from tsqlbroker.interpreter.session import Session
 from tsqlbroker.interpreter.sink import CollectingSink
 from tsqlbroker.storage.store import StoreConnection
@@ -401,3 +402,42 @@ END CATCH;
 SELECT @@TRANCOUNT, (SELECT COUNT(*) FROM logged), (SELECT COUNT(*) FROM TargQ);""")
         assert [r.rows for r in sets[-2:]] == [[(4, -1, 1)], [(0, 0, 1)]]
     assert outcomes == []       # neither came back from the server
+
+
+
+def test_a_waitfor_woken_for_nothing_tries_its_commit_round_trip_at_most_twice(
+        backend: str, backend_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """WAITFOR (RECEIVE …) woken again and again for a message another receiver takes
+    first (the wait reports one ready, the RECEIVE finds none): the one-round-trip try
+    (a failed check costs three round trips) is made on the first pass and after the first
+    wake only; later polls read the usual way. A message that then arrives is received."""
+    outcomes = taken(monkeypatch)
+    wakes = {"false": 4}
+    waited = Receiving.wait_for_message
+
+    def woken_for_nothing(self: Receiving, *args: Any, **kwargs: Any) -> bool:
+        if wakes["false"]:
+            wakes["false"] -= 1
+            return True
+        return waited(self, *args, **kwargs)
+    monkeypatch.setattr(Receiving, "wait_for_message", woken_for_nothing)
+    with hot_session(backend_url) as (s, sink, handle):
+        other_sink = CollectingSink()
+        other = s.instance.session(other_sink, "hot")
+        try:
+            timer = threading.Timer(0.5, lambda: other.execute(
+                SEND.format(handle=handle, body="0x06")))
+            timer.start()
+            sets = run(s, sink, """DECLARE @b varbinary(max);
+                BEGIN TRAN;
+                WAITFOR (RECEIVE TOP (1) @b = message_body FROM TargQ), TIMEOUT 10000;
+                COMMIT;
+                SELECT @b, @@TRANCOUNT, (SELECT COUNT(*) FROM TargQ);""")
+            timer.join()
+            assert not other_sink.errors()
+        finally:
+            other.close()
+        assert sets[-1].rows == [(b"\x06", 0, 0)]
+        assert wakes["false"] == 0
+    if backend == "postgresql":
+        assert outcomes == [False, False]
