@@ -12,11 +12,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from sqlalchemy.exc import DBAPIError
 from test_hot_path_statements import counting, hot_session, per_round
 
 from tsqlbroker.engine.broker.receive import Receiving
 from tsqlbroker.interpreter.session import Session
 from tsqlbroker.interpreter.sink import CollectingSink
+from tsqlbroker.storage.backends.postgres import libpq
 from tsqlbroker.storage.store import StoreConnection
 
 # ROUNDS of test_hot_path_statements with the RECEIVE directly followed by its COMMIT (the
@@ -441,3 +443,44 @@ def test_a_waitfor_woken_for_nothing_tries_its_commit_round_trip_at_most_twice(
         assert wakes["false"] == 0
     if backend == "postgresql":
         assert outcomes == [False, False]
+
+
+def test_a_cancel_stops_a_receive_sent_with_its_commit_that_waits_on_the_server(
+        fresh_postgres: Any) -> None:
+    """The RECEIVE sent with its COMMIT waits on the server for a message row another
+    connection holds: a cancel stops it (the server is asked to cancel the text), the
+    storage transaction is gone with the transaction's earlier write, and the session's
+    transaction ends with it; the message stays."""
+    with hot_session(fresh_postgres.url()) as (s, sink, handle):
+        run(s, sink, SEND.format(handle=handle, body="0x05"))
+        run(s, sink, "CREATE TABLE logged (n int)")
+        schema = s.conn.conn.exec_driver_sql("SELECT current_schema()").scalar()
+        other = s.instance.store.engine.connect()
+        try:
+            other.exec_driver_sql(f'BEGIN; SET LOCAL search_path TO "{schema}"')
+            other.exec_driver_sql("SELECT 1 FROM tsqlb_sb_messages FOR UPDATE")
+            done = threading.Event()
+            worker = threading.Thread(target=lambda: (s.execute(
+                "BEGIN TRAN;\nINSERT INTO logged VALUES (1);\n"
+                "RECEIVE TOP (1) message_body FROM TargQ;\nCOMMIT;"), done.set()))
+            worker.start()
+            assert not done.wait(0.5), "the RECEIVE waits for the held row"
+            s.cancel()
+            worker.join(10)
+            assert not worker.is_alive(), "the cancel stops the wait"
+        finally:
+            other.exec_driver_sql("ROLLBACK")
+            other.close()
+        sets = run(s, sink, "SELECT @@TRANCOUNT, (SELECT COUNT(*) FROM logged), "
+                            "(SELECT COUNT(*) FROM TargQ)")
+        assert sets[-1].rows == [(0, 0, 1)]
+
+
+def test_a_text_without_the_statement_asked_for_fails_as_a_driver_error(
+        fresh_postgres: Any) -> None:
+    """``libpq.execute_text_rows`` asked for a statement the text has not: a driver error,
+    which the connection hands on as SQLAlchemy's (and the session maps)."""
+    with hot_session(fresh_postgres.url()) as (s, _sink, _handle):
+        with pytest.raises(DBAPIError, match="no statement 3 in the text"):
+            s.conn.driver_call(libpq.execute_text_rows, "SELECT 1; SELECT 2", 3)
+        assert s.conn.driver_call(libpq.execute_text_rows, "SELECT 1; SELECT 2", 1) == [(2,)]
