@@ -12,10 +12,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from sqlalchemy.exc import DBAPIError
 from test_hot_path_statements import counting, hot_session, per_round
 
+from tsqlbroker.engine.broker.receive import Receiving
 from tsqlbroker.interpreter.session import Session
 from tsqlbroker.interpreter.sink import CollectingSink
+from tsqlbroker.storage.backends.postgres import libpq
 from tsqlbroker.storage.store import StoreConnection
 
 # ROUNDS of test_hot_path_statements with the RECEIVE directly followed by its COMMIT (the
@@ -353,3 +356,131 @@ def test_what_may_fail_after_its_rows_goes_the_usual_way(
     assert sets[-1].rows == [(5, 0, 0)]
     if backend == "postgresql":
         assert outcomes == [True]
+
+
+# A server-side failure of the statement sent with its COMMIT that is no failed check: a
+# trigger on the queue's table refuses the DELETE.
+REFUSE_DELETE = """
+CREATE FUNCTION refuse_delete() RETURNS trigger LANGUAGE plpgsql AS
+$$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$;
+CREATE TRIGGER refuse_delete BEFORE DELETE ON tsqlb_sb_messages
+FOR EACH ROW EXECUTE FUNCTION refuse_delete();"""
+
+
+def test_a_failure_that_ends_the_storage_transaction_ends_the_session_s(
+        fresh_postgres: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The RECEIVE sent with its COMMIT fails on the server (no failed check): the storage
+    transaction is gone with the transaction's earlier writes, so the session's transaction
+    ends too — outside TRY the COMMIT then finds none (Msg 3902) instead of reporting a
+    commit of lost work; inside TRY the CATCH sees it doomed (XACT_STATE() = -1) and rolls
+    it back. The message stays on the queue."""
+    outcomes = taken(monkeypatch)
+    with hot_session(fresh_postgres.url()) as (s, sink, handle):
+        run(s, sink, SEND.format(handle=handle, body="0x05"))
+        run(s, sink, "CREATE TABLE logged (n int)")
+        schema = s.conn.conn.exec_driver_sql("SELECT current_schema()").scalar()
+        with s.instance.store.engine.begin() as other:
+            other.exec_driver_sql(f'SET LOCAL search_path TO "{schema}"')
+            other.exec_driver_sql(REFUSE_DELETE)
+        sink.events.clear()
+        assert not s.execute("BEGIN TRAN;\nINSERT INTO logged VALUES (1);\n"
+                             "RECEIVE TOP (1) message_body FROM TargQ;\nCOMMIT;")
+        errors = [(e.number, e.line) for e in sink.errors()]
+        assert errors[0][1] == 3 and errors[1:] == [(3902, 4)], errors
+        assert "refused by the test" in sink.errors()[0].message
+        sets = run(s, sink, "SELECT @@TRANCOUNT, (SELECT COUNT(*) FROM logged), "
+                            "(SELECT COUNT(*) FROM TargQ)")
+        assert sets[-1].rows == [(0, 0, 1)]
+        sets = run(s, sink, """BEGIN TRY
+    BEGIN TRAN;
+    INSERT INTO logged VALUES (2);
+    RECEIVE TOP (1) message_body FROM TargQ;
+    COMMIT;
+END TRY
+BEGIN CATCH
+    SELECT ERROR_LINE(), XACT_STATE(), @@TRANCOUNT;
+    ROLLBACK;
+END CATCH;
+SELECT @@TRANCOUNT, (SELECT COUNT(*) FROM logged), (SELECT COUNT(*) FROM TargQ);""")
+        assert [r.rows for r in sets[-2:]] == [[(4, -1, 1)], [(0, 0, 1)]]
+    assert outcomes == []       # neither came back from the server
+
+
+
+def test_a_waitfor_woken_for_nothing_tries_its_commit_round_trip_at_most_twice(
+        backend: str, backend_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """WAITFOR (RECEIVE …) woken again and again for a message another receiver takes
+    first (the wait reports one ready, the RECEIVE finds none): the one-round-trip try
+    (a failed check costs three round trips) is made on the first pass and after the first
+    wake only; later polls read the usual way. A message that then arrives is received."""
+    outcomes = taken(monkeypatch)
+    wakes = {"false": 4}
+    waited = Receiving.wait_for_message
+
+    def woken_for_nothing(self: Receiving, *args: Any, **kwargs: Any) -> bool:
+        if wakes["false"]:
+            wakes["false"] -= 1
+            return True
+        return waited(self, *args, **kwargs)
+    monkeypatch.setattr(Receiving, "wait_for_message", woken_for_nothing)
+    with hot_session(backend_url) as (s, sink, handle):
+        other_sink = CollectingSink()
+        other = s.instance.session(other_sink, "hot")
+        try:
+            timer = threading.Timer(0.5, lambda: other.execute(
+                SEND.format(handle=handle, body="0x06")))
+            timer.start()
+            sets = run(s, sink, """DECLARE @b varbinary(max);
+                BEGIN TRAN;
+                WAITFOR (RECEIVE TOP (1) @b = message_body FROM TargQ), TIMEOUT 10000;
+                COMMIT;
+                SELECT @b, @@TRANCOUNT, (SELECT COUNT(*) FROM TargQ);""")
+            timer.join()
+            assert not other_sink.errors()
+        finally:
+            other.close()
+        assert sets[-1].rows == [(b"\x06", 0, 0)]
+        assert wakes["false"] == 0
+    if backend == "postgresql":
+        assert outcomes == [False, False]
+
+
+def test_a_cancel_stops_a_receive_sent_with_its_commit_that_waits_on_the_server(
+        fresh_postgres: Any) -> None:
+    """The RECEIVE sent with its COMMIT waits on the server for a message row another
+    connection holds: a cancel stops it (the server is asked to cancel the text), the
+    storage transaction is gone with the transaction's earlier write, and the session's
+    transaction ends with it; the message stays."""
+    with hot_session(fresh_postgres.url()) as (s, sink, handle):
+        run(s, sink, SEND.format(handle=handle, body="0x05"))
+        run(s, sink, "CREATE TABLE logged (n int)")
+        schema = s.conn.conn.exec_driver_sql("SELECT current_schema()").scalar()
+        other = s.instance.store.engine.connect()
+        try:
+            other.exec_driver_sql(f'BEGIN; SET LOCAL search_path TO "{schema}"')
+            other.exec_driver_sql("SELECT 1 FROM tsqlb_sb_messages FOR UPDATE")
+            done = threading.Event()
+            worker = threading.Thread(target=lambda: (s.execute(
+                "BEGIN TRAN;\nINSERT INTO logged VALUES (1);\n"
+                "RECEIVE TOP (1) message_body FROM TargQ;\nCOMMIT;"), done.set()))
+            worker.start()
+            assert not done.wait(0.5), "the RECEIVE waits for the held row"
+            s.cancel()
+            worker.join(10)
+            assert not worker.is_alive(), "the cancel stops the wait"
+        finally:
+            other.exec_driver_sql("ROLLBACK")
+            other.close()
+        sets = run(s, sink, "SELECT @@TRANCOUNT, (SELECT COUNT(*) FROM logged), "
+                            "(SELECT COUNT(*) FROM TargQ)")
+        assert sets[-1].rows == [(0, 0, 1)]
+
+
+def test_a_text_without_the_statement_asked_for_fails_as_a_driver_error(
+        fresh_postgres: Any) -> None:
+    """``libpq.execute_text_rows`` asked for a statement the text has not: a driver error,
+    which the connection hands on as SQLAlchemy's (and the session maps)."""
+    with hot_session(fresh_postgres.url()) as (s, _sink, _handle):
+        with pytest.raises(DBAPIError, match="no statement 3 in the text"):
+            s.conn.driver_call(libpq.execute_text_rows, "SELECT 1; SELECT 2", 3)
+        assert s.conn.driver_call(libpq.execute_text_rows, "SELECT 1; SELECT 2", 1) == [(2,)]

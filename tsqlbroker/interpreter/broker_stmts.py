@@ -1099,6 +1099,10 @@ def _received_rows(f: Frame, broker: Broker, txn: Any, db_id: int, schema: str |
     s = f.session
     column, wv = where
     task = _task(f)
+    # The one-round-trip try costs three round trips when it finds nothing (its check,
+    # the savepoint's rollback, then the usual read): made on the first pass and after the
+    # first wake; a wake whose message another receiver took first polls the usual way.
+    commit_tries = 2 if commit_safe and txn.commit_follows and not scoped else 0
     while True:
         # A WAITFOR … WHERE waits for the group lock no longer than its TIMEOUT.
         lock_timeout = waiter.remaining() if waiter is not None else None
@@ -1108,7 +1112,8 @@ def _received_rows(f: Frame, broker: Broker, txn: Any, db_id: int, schema: str |
             {} if lock_timeout is None else {"lock_timeout": max(lock_timeout, 0.0)})
         if columns is not None:
             kwargs["columns"] = columns
-        if commit_safe and txn.commit_follows and not scoped:
+        if commit_tries > 0:
+            commit_tries -= 1
             kwargs["with_commit"] = True      # see receive_then_commit
         rs = broker.receive(txn, db_id, schema, name, n, column, wv,
                             cancelled=s.cancelled, **kwargs)

@@ -417,9 +417,14 @@ class Session:
                     txn.forced_rollback = True
         self.rollback_statement()
         self.error = e.number
+        # A failure the storage transaction did not survive (a statement sent with its
+        # COMMIT, Txn.commit_returning) ends the session's too, whatever its number.
+        ended = self.txn is not None and not self.txn.active
         if isinstance(e, CancelledError):
+            if ended and self.trancount > 0:
+                tx.rollback_all(self)
             raise e
-        if ends_transaction(e) and self.trancount > 0:
+        if (ends_transaction(e) or ended) and self.trancount > 0:
             if self.try_depth > 0:
                 tx.doom_rolled_back(self)
             else:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from tsqlbroker.errors import TSqlError, tsql_error
 from tsqlbroker.grammar import ast
-from tsqlbroker.storage.txn import CommitRetreat
+from tsqlbroker.storage.txn import CommitRetreat, Txn
 
 from .compiler import PAIRS, Compiler, StmtFn, handler
 
@@ -169,6 +169,13 @@ def compile_commit(c: Compiler, node: ast.CommitTran) -> StmtFn:
     return run
 
 
+def _may_travel_with_commit(s: Any, txn: Txn) -> bool:
+    """Whether the statement before a COMMIT may leave its work to that COMMIT's round trip:
+    the COMMIT ends a committable transaction with nothing deferred yet, and no SET
+    STATISTICS report waits for the statement's own end."""
+    return s.trancount == 1 and not s.doomed and not txn.ops and s.statistics is None
+
+
 def send_then_commit(send: StmtFn, commit_: StmtFn) -> StmtFn:
     """SEND directly followed by a COMMIT that ends the transaction: the SEND may leave its
     work to the COMMIT's round trip (``Txn.commit_follows``, PostgreSQL: one round trip for
@@ -178,7 +185,7 @@ def send_then_commit(send: StmtFn, commit_: StmtFn) -> StmtFn:
     def run(f: Frame) -> None:
         s = f.session
         txn = s.txn
-        if s.trancount != 1 or s.doomed or txn is None or txn.ops:
+        if txn is None or not _may_travel_with_commit(s, txn):
             send(f)
             commit_(f)
             return
@@ -208,8 +215,7 @@ def receive_then_commit(receive: StmtFn, commit_: StmtFn) -> StmtFn:
     def run(f: Frame) -> None:
         s = f.session
         txn = s.txn
-        if (s.trancount != 1 or s.doomed or txn is None or txn.ops
-                or s.statistics is not None):
+        if txn is None or not _may_travel_with_commit(s, txn):
             receive(f)
             commit_(f)
             return
@@ -225,7 +231,7 @@ def receive_then_commit(receive: StmtFn, commit_: StmtFn) -> StmtFn:
                 txn.commit()
         if stored:
             s.rowcount = 0
-            s.error = 0
+            s.error = 0         # the COMMIT's, which succeeded (a RECEIVE error before it too)
         else:
             commit_(f)
     return run

@@ -31,6 +31,7 @@ class BackendConnection(Protocol):
     store: Any
     conn: Any                       # the SQLAlchemy Connection
     sends_with_commit: bool
+    cancel_requested: Callable[[], bool] | None     # the owner's pending-cancel flag
 
     def execute(self, statement: Any, params: Any = None) -> Any: ...
 

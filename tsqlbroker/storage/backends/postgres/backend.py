@@ -79,7 +79,7 @@ class PostgresBackend(Backend):
 
     def control_rows(self, conn: BackendConnection, sql: str, index: int
                      ) -> list[tuple[Any, ...]]:
-        return conn.driver_call(libpq.execute_text_rows, sql, index)
+        return conn.driver_call(libpq.execute_text_rows, sql, index, conn.cancel_requested)
 
     def note_statement_error(self, conn: BackendConnection, err: Any) -> None:
         # SQL Server names the deadlock victim's process: the server's, here.

@@ -666,10 +666,20 @@ _NARROW = [
     for t in ("integer", "smallint")
 ]
 
+# The engine's own tables keep their dates as timestamp (a queue's message_enqueue_time,
+# sys.objects' create_date), user tables as storage text: that text, read as the column's
+# type (datetime2 when the binder does not say).
+_FROM_TIMESTAMP = """
+    CREATE OR REPLACE FUNCTION tsqlb_cvt(v timestamp, dst text, src text, style integer,
+                                         try_ boolean) RETURNS text
+    LANGUAGE sql IMMUTABLE AS $$
+      SELECT tsqlb_cvt(to_char(v, 'YYYY-MM-DD HH24:MI:SS.US'), dst,
+                       coalesce(nullif(src, ''), 'datetime2'), style, try_) $$"""
+
 FUNCTIONS: list[str] = [
     _FAIL, _VARCHAR_DECODE, _VARCHAR_ENCODE, _UTF16_DECODE, _UTF16_ENCODE, _FIT_TEXT,
     _FIT_BYTES, _FIT_NUMBER, _XML_TEXT, _DATE_TEXT, _FLOAT_SHORTEST, _FLOAT_TEXT,
     _DATETIME_DAYS, _DATE_ORDER, _DATE_VALUE, _GUID_BYTES, _FROM_TEXT, _FROM_BYTES, _FROM_NUMERIC, _FROM_INT,
-    _FROM_FLOAT,
+    _FROM_FLOAT, _FROM_TIMESTAMP,
     *_NARROW,
 ]

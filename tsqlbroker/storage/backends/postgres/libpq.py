@@ -33,7 +33,7 @@ import re
 import select
 import uuid
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import date, datetime, time
 from decimal import Decimal
 from functools import lru_cache
@@ -282,19 +282,27 @@ def execute_text(dbapi_conn: psycopg.Connection[Any], sql: str) -> None:
     _check(dbapi_conn, dbapi_conn.pgconn.exec_(sql.encode()))
 
 
-def execute_text_rows(dbapi_conn: psycopg.Connection[Any], sql: str, index: int
+def execute_text_rows(dbapi_conn: psycopg.Connection[Any], sql: str, index: int,
+                      cancelled: Callable[[], bool] | None = None
                       ) -> list[tuple[Any, ...]]:
     """Run parameterless SQL of several statements in one round trip (the simple query
     protocol, as :func:`execute_text`) and return the rows of the statement at ``index``
     (0 = the first), loaded as :func:`execute` loads them. The first error stops the text
     (the server skips the rest) and is raised. The GIL is released while the answer is
-    awaited (``select`` on the socket; libpq's own wait would keep it)."""
+    awaited (``select`` on the socket; libpq's own wait would keep it); ``cancelled()``
+    true meanwhile (a KILL, an attention) asks the server to stop the text — the answer is
+    still awaited: a text that committed before the cancel came stays committed."""
     pgconn = dbapi_conn.pgconn
     pgconn.send_query(sql.encode())
     results: list[pq.abc.PGresult] = []
+    cancel_sent = False
     while True:
         while pgconn.is_busy():
-            _wait_readable(pgconn.socket)
+            if not _wait_readable(pgconn.socket, _CANCEL_CHECK_S):
+                if not cancel_sent and cancelled is not None and cancelled():
+                    cancel_sent = True
+                    dbapi_conn.cancel_safe(timeout=5.0)
+                continue
             pgconn.consume_input()
         res = pgconn.get_result()
         if res is None:
@@ -303,15 +311,20 @@ def execute_text_rows(dbapi_conn: psycopg.Connection[Any], sql: str, index: int
     for res in results:
         _check(dbapi_conn, res)
     if index >= len(results):
-        raise ValueError(f"no statement {index} in the text")
+        raise psycopg.ProgrammingError(f"no statement {index} in the text")
     return _rows(dbapi_conn, _state(dbapi_conn), results[index]).fetchall()
 
 
-def _wait_readable(fd: int) -> None:
-    """Until the socket ``fd`` has something to read (``poll``: any descriptor number)."""
+# How often a wait for the server's answer looks for a cancel (seconds).
+_CANCEL_CHECK_S = 0.1
+
+
+def _wait_readable(fd: int, timeout_s: float) -> bool:
+    """Whether the socket ``fd`` has something to read within ``timeout_s`` (``poll``: any
+    descriptor number)."""
     poller = select.poll()
     poller.register(fd, select.POLLIN | select.POLLERR | select.POLLHUP)
-    poller.poll()
+    return bool(poller.poll(timeout_s * 1000))
 
 
 def prepared_names(dbapi_conn: psycopg.Connection[Any]) -> dict[str, bytes]:
