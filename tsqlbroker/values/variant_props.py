@@ -15,7 +15,7 @@ from typing import Any, NamedTuple, Self
 
 from tsqlbroker.errors import tsql_error
 
-from .types import MAX, SqlType, parse_type_spec, type_of_value
+from .types import MAX, SqlType, parse_type_spec, type_of_value, varchar
 
 __all__ = ["COLLATION", "NUMERIC_RANKS", "PROPERTIES", "TEXT_RANKS", "TypedVariant", "VariantSpec",
            "base_type_of", "column_variant", "family_rank", "typed_variant",
@@ -186,6 +186,10 @@ def column_variant(spec: str | None, value: Any) -> TypedVariant | None:
     if isinstance(spec, VariantSpec):  # a sql_variant variable's value: its own base type
         return TypedVariant(value, spec.typed.base)
     t = parse_type_spec(spec) if spec else None
+    if t is not None and t.name == "varchar" and t.length == MAX and isinstance(value, str) \
+            and len(value) <= 8000:
+        # a concatenation typed varchar(max) here (CHAR(1) + 'abc') is varchar(n) there
+        return TypedVariant(value, varchar(max(len(value), 1)))
     if t is None or t.name in _NOT_IN_VARIANT or t.length == MAX or t.name == "sql_variant":
         return TypedVariant(value, type_of_value(value))
     return TypedVariant(value, t)

@@ -151,8 +151,10 @@ class TypeAnnotator:
             return "int"
         if isinstance(node, exp.DateAdd):  # the value's date/time type; datetime otherwise
             return value_spec(self.spec_of(node.this), "dateadd") or "datetime"
-        if isinstance(node, (exp.Length, exp.StrPosition)):
+        if isinstance(node, (exp.Length, exp.StrPosition, exp.Ascii, exp.Unicode)):
             return "int"
+        if isinstance(node, exp.Chr):  # CHAR(n) is char(1): CHAR(1) + 'abc' stays varchar
+            return "char(1)"
         if isinstance(node, exp.Anonymous):
             low = node.name.lower()
             if low in ("getutcdate", "sysdatetime", "sysutcdatetime"):
@@ -163,6 +165,8 @@ class TypeAnnotator:
                 return _with_precision(low[:-9], node.expressions[-1])
             if low in ("datalength", "db_id"):
                 return "int"
+            if low == "nchar":
+                return "nchar(1)"
             if low == "db_name":
                 return "nvarchar(128)"
             if low in ("parse", "try_parse") and len(node.expressions) > 1:

@@ -104,11 +104,13 @@ _LIKE = """
                                      COLLATE "default") $$"""
 
 # CHARINDEX / REPLACE compare case-insensitively (the default collation), as SQL Server does;
+# the empty-string test is in "C": the ICU collation of a tsqlb_ci column ignores control
+# characters, so CHAR(1) = '' there and CHAR(1) was never found.
 # CHARINDEX of bytes in bytes compares them exactly (varbinary has no collation).
 _CHARINDEX = """
     CREATE OR REPLACE FUNCTION tsqlb_charindex(f text, v text, start integer DEFAULT 1)
     RETURNS integer LANGUAGE sql IMMUTABLE AS $$
-    SELECT CASE WHEN f = '' THEN 0
+    SELECT CASE WHEN f COLLATE "C" = '' THEN 0
                 WHEN strpos(substr(lower(v COLLATE "default"), greatest(start, 1)),
                             lower(f COLLATE "default")) = 0 THEN 0
                 ELSE strpos(substr(lower(v COLLATE "default"), greatest(start, 1)),
@@ -125,7 +127,7 @@ _CHARINDEX_BYTES = """
 _REPLACE = r"""
     CREATE OR REPLACE FUNCTION tsqlb_replace(v text, f text, r text) RETURNS text
     LANGUAGE sql IMMUTABLE AS $$
-    SELECT CASE WHEN f = '' THEN v ELSE regexp_replace(
+    SELECT CASE WHEN f COLLATE "C" = '' THEN v ELSE regexp_replace(
         v COLLATE "default",
         regexp_replace(f COLLATE "C", '([^[:alnum:]])', '\\\1', 'g') COLLATE "default",
         replace(r COLLATE "C", '\', '\\') COLLATE "default", 'gi') END $$"""

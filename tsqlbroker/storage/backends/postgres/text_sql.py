@@ -48,7 +48,8 @@ _QUOTENAME = """
                 WHEN q IN ('{', '}') THEN '{' || v || '}'
                 ELSE NULL END $$"""
 
-# CHAR / ASCII work in code page 1252 (varchar); NCHAR in Unicode.
+# CHAR / ASCII work in code page 1252 (varchar); NCHAR in Unicode. ASCII's empty-string test
+# is in "C": a tsqlb_ci column's ICU collation ignores control characters (CHAR(1) = '').
 _CHAR = """
     CREATE OR REPLACE FUNCTION tsqlb_char(n integer) RETURNS text
     LANGUAGE sql IMMUTABLE AS $$
@@ -59,7 +60,7 @@ _CHAR = """
 _ASCII = """
     CREATE OR REPLACE FUNCTION tsqlb_ascii(v text) RETURNS integer
     LANGUAGE sql IMMUTABLE AS $$
-    SELECT CASE WHEN v = '' THEN NULL
+    SELECT CASE WHEN v COLLATE "C" = '' THEN NULL
                 ELSE get_byte(tsqlb_cp1252_encode(left(v, 1)), 0) END $$"""
 
 _NCHAR = """
