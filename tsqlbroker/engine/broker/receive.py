@@ -24,6 +24,7 @@ from sqlalchemy import and_, select
 from ...errors import BindError, broker_error, tsql_error
 from ...storage.store import StoreConnection
 from ...storage.txn import Txn
+from ...values.dates import round_datetime
 from ..results import ResultSet
 from . import row_locks
 from .claims import PASSED_OVER
@@ -642,6 +643,7 @@ def _result_row(r: Any, columns: Collection[str] | None = None) -> tuple[Any, ..
             r["service_name"], r["service_id"], r["service_contract_name"],
             r["service_contract_id"], r["message_type_name"], r["message_type_id"], validation,
             None if body is None or not (every or "message_body" in columns) else bytes(body),
-            py_time(r["message_enqueue_time"])
+            # a datetime column: SQL Server's 1/300 s steps (stored with microseconds)
+            round_datetime(py_time(r["message_enqueue_time"]))
             if every or "message_enqueue_time" in columns else None,
             uuid.UUID(r["message_id"]) if every or "message_id" in columns else None)

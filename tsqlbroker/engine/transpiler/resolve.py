@@ -158,10 +158,11 @@ class Resolver:
 
     def _virtual_sql(self, vt: VirtualTable) -> str:
         if isinstance(vt.sql, str):
-            return vt.sql
-        compiled = vt.sql.compile(dialect=_literal_dialect(self.b.conn.conn.dialect),
-                                  compile_kwargs={"literal_binds": True})
-        return str(compiled)
+            sql = vt.sql
+        else:
+            sql = str(vt.sql.compile(dialect=_literal_dialect(self.b.conn.conn.dialect),
+                                     compile_kwargs={"literal_binds": True}))
+        return self.b.backend.virtual_sql(sql, vt.columns)
 
     def collect(self, tree: exp.Expression) -> None:
         """Resolve every table reference in ``tree`` (CTE names excepted)."""

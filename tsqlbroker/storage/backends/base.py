@@ -9,7 +9,7 @@ hooks are typed with the protocols below.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from types import ModuleType
@@ -19,6 +19,7 @@ from sqlalchemy import URL, Engine
 from sqlalchemy.types import TypeEngine
 
 from ...errors import TSqlError
+from ...values.types import parse_type
 from ..naming import quote_ident
 from .leases import HostLease, LocalLease, NoSlot, ReaderSlotLike
 
@@ -182,6 +183,26 @@ class Backend:
     def time_param(self, value: datetime | None) -> Any:
         """A naive UTC time as the backend stores it (hot-path parameters)."""
         raise NotImplementedError
+
+    def virtual_sql(self, sql: str, columns: Sequence[tuple[str, str | None]]) -> str:
+        """The SELECT text a virtual table (a queue, a catalog view over the engine's own
+        tables) is read through in a query, given its columns and their type specs: its
+        date/time columns read as :meth:`read_date` says, so every function and comparison
+        over them sees the T-SQL type's value (``message_enqueue_time`` is a datetime)."""
+        items, changed = [], False
+        for name, spec in columns:
+            column = self.quote_column(name)
+            read = self.read_date(column, spec) \
+                if spec and parse_type(spec).is_datetime else None
+            changed = changed or read is not None
+            items.append(column if read is None else f"{read} AS {column}")
+        return f"SELECT {', '.join(items)} FROM ({sql}) AS tsqlb_virtual" if changed else sql
+
+    def read_date(self, column: str, spec: str) -> str | None:
+        """SQL reading an engine table's date/time ``column`` (SQLAlchemy ``DateTime``) as
+        the storage form of T-SQL type ``spec``, rounded as that type stores it; None: as
+        it is."""
+        return None
 
     def prepare_connection(self, conn: BackendConnection) -> None:
         """Make the connection's backend session ready for the engine's SQL (functions,

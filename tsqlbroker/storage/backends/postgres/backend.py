@@ -121,6 +121,12 @@ class PostgresBackend(Backend):
     def time_param(self, value: datetime | None) -> Any:
         return value
 
+    def read_date(self, column: str, spec: str) -> str | None:
+        # The engine's tables keep dates as timestamp, user tables (and so every date
+        # function: tsqlb_datediff …) as storage text.
+        spec_text = spec.replace("'", "''")
+        return f"tsqlb_read_date({column}, '{spec_text}')"
+
     def run_sql(self, conn: BackendConnection, sql: SqlText,
                 params: Mapping[str, Any] | None) -> Any:
         values = [params[n] for n in sql.names or ()] if params else []

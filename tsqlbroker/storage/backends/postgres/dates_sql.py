@@ -284,7 +284,16 @@ _FROM_PARTS = [
                                tsqlb_fraction_micro(frac, prec) IS NOT NULL) $$""",
 ]
 
+# A date column of the engine's own tables (timestamp) as the storage text of its T-SQL
+# type ``spec``, rounded as that type stores it (backend.virtual_sql); text is already so.
+_READ_DATE = [
+    """CREATE OR REPLACE FUNCTION tsqlb_read_date(v timestamp, spec text) RETURNS text
+       LANGUAGE sql IMMUTABLE AS $$ SELECT tsqlb_date_value(v, NULL, spec) $$""",
+    """CREATE OR REPLACE FUNCTION tsqlb_read_date(v text, spec text) RETURNS text
+       LANGUAGE sql IMMUTABLE AS $$ SELECT v $$""",
+]
+
 FUNCTIONS: list[str] = [
-    _PART_NAME, _TS, _OFFSET, _OFFSET_MINUTES, _DATEPART, _DATEPART_7, _DATENAME, _DATEADD,
+    *_READ_DATE, _PART_NAME, _TS, _OFFSET, _OFFSET_MINUTES, _DATEPART, _DATEPART_7, _DATENAME, _DATEADD,
     _UNITS, _DATEDIFF_OF, *_DATEDIFFS, _EOMONTH, _EOMONTH_0, _MAKE, _FRACTION, *_FROM_PARTS,
 ]

@@ -163,6 +163,12 @@ class SqliteBackend(Backend):
     def connect_hook(self, store: Any) -> None:
         functions.install_connect_hook(store)
 
+    def read_date(self, column: str, spec: str) -> str | None:
+        # SQLAlchemy keeps microseconds (a datetime's 1/300 s steps are not): the
+        # conversion every CAST in a query runs, from datetime2 text.
+        spec_text = spec.replace("'", "''")
+        return f"tsqlb_cast({column}, '{spec_text}', NULL, 'datetime2')"
+
     def query_functions(self, store: Any) -> Mapping[str, tuple[int, Callable[..., Any]]]:
         return functions.query_functions(store)
 
