@@ -47,6 +47,7 @@ from ..values.convert import converter
 from ..values.parse_builtins import check_parse_arguments, parse_value
 from ..values.types import XML, parse_type_spec
 from .execsql import read_rows
+from .funcmap import FORMAT_RESULT, bound_format, is_format_call
 from .parsing import not_supported
 from .transpiler.interface import BindContext
 from .transpiler.scope import datatype_spec, param_name, projection_name, source_alias
@@ -166,6 +167,8 @@ class UdfCalls:
             for call in tree.find_all(exp.Anonymous):
                 if parse_operands(call) is not None:
                     self._prepare_parse(call)
+                elif is_format_call(call):
+                    self._prepare_format(call)
             for conversion in list(tree.find_all(exp.Cast, exp.Convert)):
                 inner = reparsed_xml(conversion)
                 if inner is not None:
@@ -224,6 +227,39 @@ class UdfCalls:
         self._prepare_python(call, operands, read, target, ("parse", try_), lambda: not_supported(
             "PARSE or TRY_PARSE of a select-list alias, or with one alias for two tables of "
             "the query, on PostgreSQL"))
+
+    def _prepare_format(self, call: exp.Anonymous) -> None:
+        """FORMAT where queries cannot call Python: the interpreter's built-in formats the
+        values now — once for constants and variables, else once per distinct (value,
+        format, culture) of the rows the call can see, looked up per row (as PARSE). The
+        argument rules first (Msg 189, 8116), as the rewriter checks them."""
+        binder = self.binder
+        operands = list(call.expressions)
+        bound_format([binder.spec_of(operands[0]) if not isinstance(operands[0], exp.Literal)
+                      else None, *(binder.spec_of(a) for a in operands[1:])])
+        binder.depends_on(("parse",))  # never a reusable plan: values are bound per run
+        formats: dict[tuple[str | None, ...], Callable[..., Any] | None] = {}
+        # Constants (literals, variables) are known now: only the others are probed (a
+        # parameter inside the look-up's jsonb_build_array would have no type).
+        known = [_constant(binder, a) for a in operands]
+        varying = [a for a, k in zip(operands, known) if not k[0]]
+
+        def read(values: list[tuple[Any, str | None]]) -> Any:
+            probed = iter(values)
+            full = [(k[1], k[2]) if k[0] else next(probed) for k in known]
+            if full[0][0] is None:
+                return None
+            specs = tuple(spec for _value, spec in full)
+            if specs not in formats:
+                formats[specs] = bound_format(list(specs))
+            fmt = formats[specs]
+            assert fmt is not None
+            return fmt(*(value for value, _spec in full))
+        kind = ("format", tuple((k[1], k[2]) if k[0] else None for k in known))
+        self._prepare_python(call, varying or operands, read if varying else (
+            lambda values: read([])), FORMAT_RESULT, kind, lambda: not_supported(
+            "FORMAT of a select-list alias, or with one alias for two tables of the query, "
+            "on PostgreSQL"))
 
     def _prepare_xml(self, conversion: exp.Expression) -> None:
         """A conversion to xml whose value a conversion to another type reads back, where
@@ -409,10 +445,11 @@ def bind_key(prefix: str, *parts: Any) -> str:
 
 
 def _python_free(binder: BindContext, node: exp.Expression) -> bool:
-    """Whether ``node`` calls nothing evaluated in Python (a UDF, PARSE of a column, xml
-    read back)."""
+    """Whether ``node`` calls nothing evaluated in Python (a UDF, PARSE of a column,
+    FORMAT, xml read back)."""
     return not any(udf_name(binder, d) is not None for d in node.find_all(exp.Dot)) \
-        and not any(parse_operands(a) is not None for a in node.find_all(exp.Anonymous)) \
+        and not any(parse_operands(a) is not None or is_format_call(a)
+                    for a in node.find_all(exp.Anonymous)) \
         and not any(reparsed_xml(c) is not None for c in node.find_all(exp.Cast, exp.Convert))
 
 

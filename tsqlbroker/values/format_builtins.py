@@ -77,7 +77,8 @@ class _Invalid(Exception):
 
 def culture(name: str | None) -> tuple[str, Culture]:
     """Look a culture up (Msg 9818 when unsupported)."""
-    key = (name or "en-US").strip().lower()
+    # '' is .NET's invariant culture (CultureInfo("")), not the session's.
+    key = "en-us" if name is None else name.strip().lower()
     c = CULTURES.get(key)
     if c is None:
         raise tsql_error(9818, name)
@@ -178,7 +179,8 @@ def _standard_number(value: Any, kind: str, prec_text: str, cul: Culture) -> str
     if isinstance(value, int):
         return str(value)
     if isinstance(value, Decimal):
-        text = f"{value.normalize():f}" if prec is None else f"{value:.{prec}g}"
+        # .NET's decimal keeps its scale: 'G' of -0.5000 is -0.5000.
+        text = f"{value:f}" if prec is None else f"{value:.{prec}g}"
     else:
         text = repr(float(value)) if prec is None else f"{float(value):.{prec}g}"
         text = text.removesuffix(".0")
@@ -270,6 +272,9 @@ def _custom_number(value: Any, fmt: str, cul: Culture) -> str:
     while len(fp) > required and fp.endswith("0"):
         fp = fp[:-1]
     number = ip + (cul.decimal + fp if fp else "")
+    if _interleaved(tokens):
+        return _placed_digits(tokens, ip, fp, cul, neg_value and not explicit_sign and any(
+            ch not in "0" for ch in ip + fp))
     out: list[str] = []
     placed = False
     for k, t in tokens:
@@ -286,6 +291,46 @@ def _custom_number(value: Any, fmt: str, cul: Culture) -> str:
     if neg_value and not explicit_sign and not is_zero:
         text = "-" + text
     return text
+
+
+def _interleaved(tokens: list[tuple[str, str]]) -> bool:
+    """Whether literal text stands between the digit placeholders ('###-##-####')."""
+    kinds = [k for k, _t in tokens]
+    first = kinds.index("pat")
+    last = len(kinds) - 1 - kinds[::-1].index("pat")
+    return any(k != "pat" for k in kinds[first:last + 1])
+
+
+def _placed_digits(tokens: list[tuple[str, str]], ip: str, fp: str, cul: Culture,
+                   negative: bool) -> str:
+    """A custom pattern whose placeholders literals interleave, as .NET fills it: the
+    integer digits from the right, one per placeholder before the point (the leftmost
+    takes any extra digits), the fraction digits from the left after it."""
+    point = next((i for i, (k, t) in enumerate(tokens) if k == "pat" and t == "."),
+                 len(tokens))
+    int_slots = [i for i, (k, t) in enumerate(tokens[:point]) if k == "pat" and t in "0#"]
+    frac_slots = [i for i, (k, t) in enumerate(tokens) if i > point and k == "pat"
+                  and t in "0#"]
+    ip = "" if ip.strip("0") == "" and not any(tokens[i][1] == "0" for i in int_slots) else ip
+    filled: dict[int, str] = {}
+    digits = ip
+    for n, i in enumerate(reversed(int_slots)):
+        if n == len(int_slots) - 1:
+            filled[i] = digits.rjust(1, "0") if tokens[i][1] == "0" else digits
+        else:
+            filled[i] = digits[-1:] if digits else ("0" if tokens[i][1] == "0" else "")
+            digits = digits[:-1]
+    for n, i in enumerate(frac_slots):
+        filled[i] = fp[n] if n < len(fp) else ""
+    out = []
+    for i, (k, t) in enumerate(tokens):
+        if i in filled:
+            out.append(filled[i])
+        elif k == "pat" and t == ".":
+            out.append(cul.decimal if fp else "")
+        elif k != "pat":
+            out.append(t)
+    return ("-" if negative else "") + "".join(out)
 
 
 # -------------------------------------------------------------------------------------- dates
