@@ -26,7 +26,7 @@ from ..values import builtins as FN
 from ..values import dates, precedence
 from ..values import types as T
 from ..values.convert import variant_type
-from ..values.variant_props import variant_property
+from ..values.variant_props import variant_base_type, variant_property
 from ..values.xml_value import XmlValue
 from .compiler import CExpr, Compiler, EvalFn, const_expr, expr_handler
 from .expressions import DYNAMIC, coerce
@@ -591,6 +591,8 @@ def _sql_variant_property(c: Compiler, node: ast.FunctionCall) -> CExpr:
     args = arity_args(c, node, 2, 2)
     value, namef = args[0], str_arg(args[1])
     static = value.type if value.type != DYNAMIC else None
+    if static is not None:
+        variant_base_type(static, None)  # the argument becomes a sql_variant: Msg 206 for (max)
     base = value.base
 
     def read(f: Frame) -> Any:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from tsqlbroker.errors import tsql_error
+from tsqlbroker.errors import BindError, tsql_error
 from tsqlbroker.values.convert import converter, implicit_converter
 from tsqlbroker.values.operators import like_regex
 from tsqlbroker.values.text import cp1252_decode, cp1252_encode, to_varchar_text
@@ -74,6 +74,8 @@ def _len_type(t: SqlType) -> SqlType:
 
 def _bind_len(types: Types, consts: Consts) -> Bound:
     t = types[0]
+    if t.name == "sql_variant":  # no implicit conversion to a string: Msg 8116
+        raise tsql_error(8116, t.name, 1, "len", cls=BindError)
     if t.is_binary:
         return _len_type(t), lambda v: None if v is None else len(v)
     s = as_string(t)

@@ -225,6 +225,11 @@ class Rewriter:
                 and not variantcols.keeps_stored_form(node) \
                 and variantcols.is_variant_spec(self.types.column_spec(node)):
             return variantcols.value_of(node)  # a sql_variant column's value
+        if isinstance(node, exp.Length) and variantcols.is_variant_spec(self.types.spec_of(
+                node.this.this if isinstance(node.this, exp.Cast) else node.this)):
+            # LEN as the interpreter binds it (values/string_builtins.py): Msg 8116. (sqlglot
+            # wraps LEN's argument in a CAST to text; a user's CAST stays inside it.)
+            raise tsql_error(8116, "sql_variant", 1, "len", cls=BindError)
         if isinstance(node, (exp.Cast, exp.TryCast, exp.Convert)):
             return self._rewrite_cast(node)
         if isinstance(node, (exp.In, exp.Between)):
