@@ -26,7 +26,7 @@ from ..values import builtins as FN
 from ..values import dates, precedence
 from ..values import types as T
 from ..values.convert import variant_type
-from ..values.variant_props import variant_base_type, variant_property
+from ..values.variant_props import variant_base_type, variant_data_length, variant_property
 from ..values.xml_value import XmlValue
 from .compiler import CExpr, Compiler, EvalFn, const_expr, expr_handler
 from .expressions import DYNAMIC, coerce
@@ -582,6 +582,23 @@ SPECIAL["ident_incr"] = _of_name(T.decimal_type(38, 0), lambda f, name: _as_nume
 # SESSIONPROPERTY('ANSI_NULLS'): 1 or 0 as sql_variant, NULL for another name.
 SPECIAL["sessionproperty"] = _of_name(DYNAMIC, lambda f, name: session_property(f.session,
                                                                                  name))
+
+
+@special("datalength")
+def _datalength(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    """DATALENGTH: the built-in's, but of a sql_variant the value's bytes in the base type
+    it keeps (a variable's, a CAST's), else in the type its value stands for."""
+    if len(node.args) != 1 or node.star:
+        return compile_builtin(c, node)
+    value = c.expr(node.args[0])
+    if value.type.name != "sql_variant" or value.base is None:
+        return compile_builtin(c, node)
+    base, fn = value.base, value.fn
+
+    def read(f: Frame) -> Any:
+        v = fn(f)
+        return None if v is None else variant_data_length(base(f, v), v)
+    return CExpr(T.INT, read)
 
 
 @special("sql_variant_property")

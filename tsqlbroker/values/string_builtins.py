@@ -23,7 +23,9 @@ from tsqlbroker.values.types import (
     NVARCHAR_MAX,
     VARCHAR_MAX,
     SqlType,
+    type_of_value,
 )
+from tsqlbroker.values.variant_props import variant_data_length
 
 Bound = tuple[SqlType, Callable[..., Any]]
 Types = list[SqlType]
@@ -99,6 +101,8 @@ def _decimal_size(p: int) -> int:
 def _bind_datalength(types: Types, consts: Consts) -> Bound:
     t = types[0]
     rtype = BIGINT if t.is_max else INT
+    if t.name == "sql_variant":  # the value's bytes in the base type it stands for
+        return INT, lambda v: None if v is None else variant_data_length(type_of_value(v), v)
     if t.is_string:
         if t.is_unicode:
             return rtype, lambda v: None if v is None else len(v.encode("utf-16-le", "surrogatepass"))

@@ -187,6 +187,10 @@ class Rewriter:
                 and len(node.expressions) == 1:
             # The byte count depends on the argument's type (varchar 1, nvarchar 2 per char).
             spec = self.types.spec_of(node.expressions[0])
+            if variantcols.is_variant_spec(spec):  # the value's bytes in its base type
+                length = variantcols.data_length(self.rewrite(node.expressions[0]))
+                if length is not None:
+                    return length
             return exp.Anonymous(this="tsqlb_datalength", expressions=[
                 self.rewrite(node.expressions[0]), exp.Literal.string(spec or "")])
         if isinstance(node, exp.Select) and self.applied:
@@ -609,6 +613,9 @@ class Rewriter:
                                                       self._ci_text)
             if deduplicated is not None:
                 return deduplicated
+            matched = variantcols.intersect_except(node, self._is_variant_column, self._ci_text)
+            if matched is not None:
+                return matched
             ordered = variantcols.set_operation_order(node, self._is_variant_column,
                                                       self._ci_text)
             if ordered is not None:
