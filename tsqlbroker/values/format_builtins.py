@@ -3,6 +3,7 @@
 Numbers: standard ``N C D F E P X G`` with an optional precision, and custom patterns built
 from ``0 # . , % ‰ 'literal' \\x`` with ``;`` sections. Dates: standard ``d D t T f F g G M Y
 s u o`` and custom ``yyyy yy MMMM MMM MM M dddd ddd dd d HH H hh h mm m ss s f… tt zzz``.
+time: .NET's TimeSpan formats (``c g G``, custom ``d h m s f F`` with other text escaped).
 Cultures: en-US (the default), en-GB, de-DE, fr-FR and the invariant culture. An invalid
 format gives NULL, as SQL Server's FORMAT does.
 """
@@ -99,7 +100,9 @@ def format_value(value: Any, fmt: str, culture_name: str | None = None) -> str |
 
 
 def _format_any(value: Any, fmt: str, key: str, cul: Culture) -> str | None:
-    if isinstance(value, (datetime, date, time)):
+    if isinstance(value, time):
+        return _format_timespan(value, fmt, cul)
+    if isinstance(value, (datetime, date)):
         return _format_date(value, fmt, key, cul)
     if isinstance(value, bool):
         return _format_number(int(value), fmt, cul)
@@ -339,12 +342,66 @@ _DATE_TOKEN = re.compile(
     r"zzz|zz|z|K|gg|g|'[^']*'|\"[^\"]*\"|\\.|.", re.DOTALL)
 
 
-def _format_date(value: Any, fmt: str, key: str, cul: Culture) -> str:
-    if isinstance(value, time):
-        d = datetime.combine(date(1900, 1, 1), value)
-        if len(fmt) == 1 and fmt not in "cgGtT":
+# TimeSpan's custom specifiers and the most of each a format may repeat.
+_SPAN_WIDTHS = {"d": 8, "h": 2, "m": 2, "s": 2, "f": 7, "F": 7}
+
+
+def _format_timespan(value: time, fmt: str, cul: Culture) -> str:
+    """A time as .NET formats the TimeSpan SQL Server passes for it: the standard formats
+    c (t, T), g and G; custom ones of d h m s f F only, any other character escaped
+    (``hh\\:mm``) or quoted, else the format is invalid (``hh:mm`` is NULL)."""
+    frac = f"{value.microsecond:06d}0"
+    hms = f"{value.hour:02d}:{value.minute:02d}:{value.second:02d}"
+    if len(fmt) == 1:
+        if fmt in "ctT":
+            return hms + ("." + frac if value.microsecond else "")
+        if fmt == "g":
+            short = frac.rstrip("0")
+            return f"{value.hour}:{value.minute:02d}:{value.second:02d}" + (
+                cul.decimal + short if short else "")
+        if fmt == "G":
+            return f"0:{hms}{cul.decimal}{frac}"
+        raise _Invalid
+    parts = {"d": 0, "h": value.hour, "m": value.minute, "s": value.second}
+    out: list[str] = []
+    i = 0
+    while i < len(fmt):
+        c = fmt[i]
+        if c == "%" and i + 1 < len(fmt) and fmt[i + 1] in _SPAN_WIDTHS:
+            i += 1
+            continue
+        if c == "\\":
+            if i + 1 >= len(fmt):
+                raise _Invalid
+            out.append(fmt[i + 1])
+            i += 2
+            continue
+        if c in "'\"":
+            j = fmt.find(c, i + 1)
+            if j < 0:
+                raise _Invalid
+            out.append(fmt[i + 1:j])
+            i = j + 1
+            continue
+        if c not in _SPAN_WIDTHS:
             raise _Invalid
-    elif isinstance(value, datetime):
+        n = 1
+        while i + n < len(fmt) and fmt[i + n] == c:
+            n += 1
+        if n > _SPAN_WIDTHS[c]:
+            raise _Invalid
+        if c == "f":
+            out.append(frac[:n])
+        elif c == "F":
+            out.append(frac[:n].rstrip("0"))
+        else:
+            out.append(str(parts[c]).rjust(n, "0"))
+        i += n
+    return "".join(out)
+
+
+def _format_date(value: Any, fmt: str, key: str, cul: Culture) -> str:
+    if isinstance(value, datetime):
         d = value
     else:
         d = datetime(value.year, value.month, value.day)

@@ -59,3 +59,12 @@ SELECT FORMAT(n, 'N', 'xx-YY') FROM dbo.fmt WHERE id = 1
 GO
 SELECT FORMAT(n) FROM dbo.fmt
 GO
+-- Example D: a time is formatted as .NET's TimeSpan (hh is the hour of the day; other text
+-- escaped or quoted, so 'hh:mm' and 'hh.mm' are NULL).
+CREATE TABLE dbo.tm (id int, t time)
+INSERT dbo.tm VALUES (1, '07:35'), (2, '14:07:09.1234')
+SELECT id, FORMAT(t, N'hh\.mm') AS dotted, FORMAT(t, N'hh\:mm') AS colon,
+       FORMAT(t, N'hh.mm') AS bad_dot, FORMAT(t, N'hh:mm') AS bad_colon,
+       FORMAT(t, 'c') AS c, FORMAT(t, 'g', 'de-DE') AS g_de, FORMAT(t, 'G') AS g_long
+FROM dbo.tm ORDER BY id
+GO
