@@ -1,5 +1,6 @@
 """Scalar user-defined functions called inside storage queries (``SELECT dbo.f(a) FROM t``),
-and the other calls a query makes of Python where the backend cannot (PARSE on PostgreSQL).
+and the other calls a query makes of Python where the backend cannot (PARSE, FORMAT on
+PostgreSQL).
 
 A UDF body is interpreted T-SQL, which the engine never imports: the interpreter registers a
 :class:`UdfBridge` (``register_bridge``) that resolves a function and runs it for a session.
@@ -23,6 +24,8 @@ PARSE / TRY_PARSE, whose reading of .NET culture formats lives only in the value
 the same way on PostgreSQL (SQLite calls ``tsqlb_parse`` per row): variables are read while
 the statement is bound, columns per distinct (text, culture) of the probe, looked up with
 ``tsqlb_python_lookup``, which raises a recorded PARSE error only for a row that needs it.
+FORMAT, whose .NET formats live in the values layer too, goes the same way (SQLite calls
+``tsql_format`` per row with the value's type).
 
 So does a value made xml and turned back into another type in one query
 (``CAST(CAST(s AS xml) AS nvarchar(max))``): SQL Server writes the parsed xml out anew
