@@ -68,3 +68,16 @@ SELECT id, FORMAT(t, N'hh\.mm') AS dotted, FORMAT(t, N'hh\:mm') AS colon,
        FORMAT(t, 'c') AS c, FORMAT(t, 'g', 'de-DE') AS g_de, FORMAT(t, 'G') AS g_long
 FROM dbo.tm ORDER BY id
 GO
+-- In INSERT … SELECT, UPDATE, a derived table, a correlated subquery and a view.
+CREATE TABLE dbo.a (id int, d date, s nvarchar(40))
+INSERT dbo.a VALUES (1, '2024-03-05', NULL), (2, '2023-01-09', NULL)
+INSERT dbo.a (id, s) SELECT id + 10, FORMAT(d, 'dd MMM yyyy') FROM dbo.a
+UPDATE dbo.a SET s = FORMAT(d, 'yyyy/MM') WHERE id = 1
+SELECT id, s FROM dbo.a ORDER BY id
+SELECT * FROM (SELECT id, FORMAT(d, 'MMMM', 'de-DE') AS m FROM dbo.a) AS x WHERE m IS NOT NULL ORDER BY id
+SELECT id, (SELECT FORMAT(b.d, 'yy') FROM dbo.a AS b WHERE b.id = a.id) AS yy FROM dbo.a ORDER BY id
+GO
+CREATE VIEW dbo.va AS SELECT id, FORMAT(d, 'd', 'en-GB') AS gb FROM dbo.a
+GO
+SELECT * FROM dbo.va ORDER BY id
+GO
