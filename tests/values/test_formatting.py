@@ -64,6 +64,9 @@ D = datetime(2024, 3, 5, 13, 7, 9, 123000)
         # time is a TimeSpan: hh is the hour of the day (no 12-hour clock), any other text
         # must be escaped or quoted (the FORMAT page's examples: 'hh:mm' is NULL).
         (time(13, 7), "hh\\:mm", None, "13:07"),
+        (time(13, 7), "", None, "13:07:00"),
+        (D, "", None, "3/5/2024 1:07:09 PM"),
+        (1234.5, "", None, "1234.5"),
         (time(7, 35), "hh\\.mm", None, "07.35"),
         (time(7, 35), "hh:mm", None, None),
         (time(7, 35), "hh.mm", None, None),

@@ -242,9 +242,12 @@ class UdfCalls:
                       else None, *(binder.spec_of(a) for a in operands[1:])])
         binder.depends_on(("parse",))  # never a reusable plan: values are bound per run
         formats: dict[tuple[str | None, ...], Callable[..., Any] | None] = {}
-        # Constants (literals, variables) are known now: only the others are probed (a
-        # parameter inside the look-up's jsonb_build_array would have no type).
+        # Constants (literals, variables) and what names no column (GETDATE(), read once:
+        # a probe run apart would see another instant than the query, so its keys would
+        # never match) are known now: only the others are probed (a parameter inside the
+        # look-up's jsonb_build_array would have no type).
         known = [_constant(binder, a) for a in operands]
+        known = [k if k[0] else _row_independent(binder, a) for a, k in zip(operands, known)]
         varying = [a for a, k in zip(operands, known) if not k[0]]
 
         def read(values: list[tuple[Any, str | None]]) -> Any:
@@ -259,8 +262,16 @@ class UdfCalls:
             assert fmt is not None
             return fmt(*(value for value, _spec in full))
         kind = ("format", tuple((k[1], k[2]) if k[0] else None for k in known))
-        self._prepare_python(call, varying or operands, read if varying else (
-            lambda values: read([])), FORMAT_RESULT, kind, lambda: not_supported(
+        if not varying:  # formatted once, bound
+            key = bind_key("tsqlb_parsev", kind, call.sql("tsql"))
+            value = read([])
+            if value is None:  # written NULL: PostgreSQL cannot type a NULL parameter
+                binder.depends_on(("parse-null", key))
+                self.by_node[id(call)] = exp.Null()
+            else:
+                self.by_node[id(call)] = self._bound(key, value, FORMAT_RESULT)
+            return
+        self._prepare_python(call, varying, read, FORMAT_RESULT, kind, lambda: not_supported(
             "FORMAT of a select-list alias, or with one alias for two tables of the query, "
             "on PostgreSQL"))
 
@@ -409,6 +420,21 @@ def parse_operands(call: exp.Expression) -> list[exp.Expression] | None:
     if all(isinstance(a, (exp.Literal, exp.National, exp.Null)) for a in operands):
         return None
     return operands
+
+
+def _row_independent(binder: BindContext, node: exp.Expression
+                     ) -> tuple[bool, Any, str | None]:
+    """(True, value, spec) of an expression that names no column nor query (``GETDATE()``,
+    ``@a + 1``), computed once by a SELECT of its own; (False, None, None) otherwise."""
+    if any(True for _ in node.find_all(exp.Column, exp.Select, exp.AggFunc, exp.Window,
+                                       exp.Dot)):
+        return False, None, None
+    query = exp.select(exp.alias_(node.copy(), "tsqlb_a0"))
+    compiled, binds = binder.compile_apart(query, ("row-independent", query.sql("tsql")))
+    rows = read_rows(binder.conn, compiled.sql, {**binder.binds, **binds})[1]
+    spec = compiled.types[0] if compiled.types else None
+    value = from_storage(rows[0][0], spec) if rows else None
+    return True, value, spec or spec_of_value(value)
 
 
 def conversion_operands(node: exp.Expression) -> tuple[exp.Expression, exp.Expression | None]:

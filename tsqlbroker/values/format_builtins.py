@@ -91,6 +91,8 @@ def format_value(value: Any, fmt: str, culture_name: str | None = None) -> str |
     if value is None or fmt is None:
         return None
     key, cul = culture(culture_name)
+    if fmt == "":  # .NET's ToString(""): the general format (a TimeSpan's constant one)
+        fmt = "c" if isinstance(value, time) else "G"
     try:
         with localcontext() as ctx:
             ctx.prec = 400  # exact digits for any float or decimal(38)

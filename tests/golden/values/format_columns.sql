@@ -81,3 +81,7 @@ CREATE VIEW dbo.va AS SELECT id, FORMAT(d, 'd', 'en-GB') AS gb FROM dbo.a
 GO
 SELECT * FROM dbo.va ORDER BY id
 GO
+-- A value that names no column (GETDATE()) is read once for the query.
+SELECT COUNT(*) AS this_year FROM dbo.a
+WHERE FORMAT(GETDATE(), 'yyyy') = CAST(YEAR(GETDATE()) AS varchar(4))
+GO
