@@ -9,9 +9,20 @@ implementation (``tsql_<name>``, storage/backends/sqlite/tsql_functions.py) or e
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from sqlglot import exp
 
+from ..errors import BindError, tsql_error
+from ..values.builtins import lookup
+from ..values.types import parse_type_spec
 from .datecalls import WRITTEN_PART
+
+# FORMAT (engine/parsing.py keeps it an anonymous call with its .NET format string): the
+# interpreter's built-in, bound per argument types, is the one rule queries use too.
+FORMAT_BUILTIN = lookup("format")
+FORMAT_RESULT = "nvarchar(4000)"
 
 # Engine implementations used when the interpreter registered none.
 BUILTIN_FALLBACK = {
@@ -97,8 +108,6 @@ def typed_call(node: exp.Expression) -> tuple[str, list[exp.Expression]] | None:
                                                 "precision")]
     if isinstance(node, exp.LastDay):
         return "eomonth", [uncast(node.this)]
-    if isinstance(node, exp.NumberToStr):
-        return "format", [x for x in (node.this, a.get("format"), a.get("culture")) if x]
     if isinstance(node, (exp.MD5, exp.SHA, exp.SHA2)):  # HASHBYTES('MD5' | 'SHA1' | …, v)
         algorithm = "MD5" if isinstance(node, exp.MD5) else "SHA1" if isinstance(
             node, exp.SHA) else f"SHA2_{a['length'].name if a.get('length') else 256}"
@@ -119,6 +128,25 @@ def typed_call(node: exp.Expression) -> tuple[str, list[exp.Expression]] | None:
         return "object_id", [node.this]
     return None
 
+
+
+def is_format_call(node: exp.Expression) -> bool:
+    """Whether ``node`` is a FORMAT call as engine/parsing.py keeps it."""
+    return isinstance(node, exp.Anonymous) and node.name.lower() == "format"
+
+
+def bound_format(specs: list[str | None]) -> Callable[..., Any] | None:
+    """FORMAT bound to its arguments' types (an unknown format or culture type is
+    nvarchar; None when the value's type is not known): Msg 189 for the wrong number of
+    arguments, Msg 8116 for a value that is neither a number nor a date/time, as the
+    interpreter raises them."""
+    assert FORMAT_BUILTIN is not None
+    if not 2 <= len(specs) <= 3:
+        raise tsql_error(189, "format", 2, 3, cls=BindError)
+    if specs[0] is None:
+        return None
+    types = [parse_type_spec(s or FORMAT_RESULT) for s in specs]
+    return FORMAT_BUILTIN.bind(types, [])[1]
 
 
 # Conversions sqlglot wraps around T-SQL date arguments ('2024-01-01' in DATEDIFF …).

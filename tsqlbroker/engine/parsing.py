@@ -347,6 +347,28 @@ def _parse_calls(sql: str, tokens: list[Any], words: list[str],
             edits.append((tokens[using_at].start, tokens[using_at].end, ","))
 
 
+# What FORMAT( is written as for sqlglot, which would read the call as TimeToStr or
+# NumberToStr with the .NET format string turned into a strftime one (lossy: 'd' and
+# 'MM/dd/yyyy' alike, 'D5' left a date format); named back FORMAT after parsing.
+_FORMAT_MARK = "TSQLB_FORMAT"
+
+
+def _format_calls(tokens: list[Any], words: list[str],
+                  edits: list[tuple[int, int, str]]) -> None:
+    """``FORMAT(value, format[, culture])`` (not a UDF ``x.FORMAT(…)``) as a call sqlglot
+    keeps as written: an anonymous function whose format string is the .NET one."""
+    for i, w in enumerate(words[:-1]):
+        if w == "FORMAT" and words[i + 1] == "(" and (i == 0 or words[i - 1] != ".") \
+                and tokens[i].token_type != TokenType.STRING:
+            edits.append((tokens[i].start, tokens[i].end, _FORMAT_MARK))
+
+
+def _name_format_calls(tree: exp.Expression) -> None:
+    for call in tree.find_all(exp.Anonymous):
+        if call.name.upper() == _FORMAT_MARK:
+            call.set("this", "FORMAT")
+
+
 def _money_literals(sql: str, tokens: list[Any], edits: list[tuple[int, int, str]]) -> None:
     """``$1.56``, ``$-2``: money constants, which sqlglot reads as parameters; written as
     ``CAST(1.56 AS money)`` for it."""
@@ -470,6 +492,7 @@ def _parse_uncached(sql: str) -> Parsed:
     _money_literals(sql, tokens, edits)
     _json_array_nulls(tokens, words, cut, edits)
     _parse_calls(sql, tokens, words, edits)
+    _format_calls(tokens, words, edits)
     for t in tokens:
         # A bare 0x is T-SQL's empty binary literal; sqlglot reads it as a column named 0x
         # ([0x] and "0x" are columns, and are longer in the text).
@@ -500,6 +523,7 @@ def _parse_uncached(sql: str) -> Parsed:
             into = ins.this
     except (GlotParseError, TokenError) as e:
         raise syntax_error(e, sql) from None
+    _name_format_calls(trees[0])
     _plain_set_operands(trees[0])
     trees[0] = _ordered_parenthesised_query(trees[0])
     if isinstance(trees[0], exp.Insert):

@@ -1,5 +1,6 @@
 """Scalar user-defined functions called inside storage queries (``SELECT dbo.f(a) FROM t``),
-and the other calls a query makes of Python where the backend cannot (PARSE on PostgreSQL).
+and the other calls a query makes of Python where the backend cannot (PARSE, FORMAT on
+PostgreSQL).
 
 A UDF body is interpreted T-SQL, which the engine never imports: the interpreter registers a
 :class:`UdfBridge` (``register_bridge``) that resolves a function and runs it for a session.
@@ -23,6 +24,8 @@ PARSE / TRY_PARSE, whose reading of .NET culture formats lives only in the value
 the same way on PostgreSQL (SQLite calls ``tsqlb_parse`` per row): variables are read while
 the statement is bound, columns per distinct (text, culture) of the probe, looked up with
 ``tsqlb_python_lookup``, which raises a recorded PARSE error only for a row that needs it.
+FORMAT, whose .NET formats live in the values layer too, goes the same way (SQLite calls
+``tsql_format`` per row with the value's type).
 
 So does a value made xml and turned back into another type in one query
 (``CAST(CAST(s AS xml) AS nvarchar(max))``): SQL Server writes the parsed xml out anew
@@ -47,6 +50,7 @@ from ..values.convert import converter
 from ..values.parse_builtins import check_parse_arguments, parse_value
 from ..values.types import XML, parse_type_spec
 from .execsql import read_rows
+from .funcmap import FORMAT_RESULT, bound_format, is_format_call
 from .parsing import not_supported
 from .transpiler.interface import BindContext
 from .transpiler.scope import datatype_spec, param_name, projection_name, source_alias
@@ -166,6 +170,8 @@ class UdfCalls:
             for call in tree.find_all(exp.Anonymous):
                 if parse_operands(call) is not None:
                     self._prepare_parse(call)
+                elif is_format_call(call):
+                    self._prepare_format(call)
             for conversion in list(tree.find_all(exp.Cast, exp.Convert)):
                 inner = reparsed_xml(conversion)
                 if inner is not None:
@@ -224,6 +230,50 @@ class UdfCalls:
         self._prepare_python(call, operands, read, target, ("parse", try_), lambda: not_supported(
             "PARSE or TRY_PARSE of a select-list alias, or with one alias for two tables of "
             "the query, on PostgreSQL"))
+
+    def _prepare_format(self, call: exp.Anonymous) -> None:
+        """FORMAT where queries cannot call Python: the interpreter's built-in formats the
+        values now — once for constants and variables, else once per distinct (value,
+        format, culture) of the rows the call can see, looked up per row (as PARSE). The
+        argument rules first (Msg 189, 8116), as the rewriter checks them."""
+        binder = self.binder
+        operands = list(call.expressions)
+        bound_format([binder.spec_of(operands[0]) if not isinstance(operands[0], exp.Literal)
+                      else None, *(binder.spec_of(a) for a in operands[1:])])
+        binder.depends_on(("parse",))  # never a reusable plan: values are bound per run
+        formats: dict[tuple[str | None, ...], Callable[..., Any] | None] = {}
+        # Constants (literals, variables) and what names no column (GETDATE(), read once:
+        # a probe run apart would see another instant than the query, so its keys would
+        # never match) are known now: only the others are probed (a parameter inside the
+        # look-up's jsonb_build_array would have no type).
+        known = [_constant(binder, a) for a in operands]
+        known = [k if k[0] else _row_independent(binder, a) for a, k in zip(operands, known)]
+        varying = [a for a, k in zip(operands, known) if not k[0]]
+
+        def read(values: list[tuple[Any, str | None]]) -> Any:
+            probed = iter(values)
+            full = [(k[1], k[2]) if k[0] else next(probed) for k in known]
+            if full[0][0] is None:
+                return None
+            specs = tuple(spec for _value, spec in full)
+            if specs not in formats:
+                formats[specs] = bound_format(list(specs))
+            fmt = formats[specs]
+            assert fmt is not None
+            return fmt(*(value for value, _spec in full))
+        kind = ("format", tuple((k[1], k[2]) if k[0] else None for k in known))
+        if not varying:  # formatted once, bound
+            key = bind_key("tsqlb_parsev", kind, call.sql("tsql"))
+            value = read([])
+            if value is None:  # written NULL: PostgreSQL cannot type a NULL parameter
+                binder.depends_on(("parse-null", key))
+                self.by_node[id(call)] = exp.Null()
+            else:
+                self.by_node[id(call)] = self._bound(key, value, FORMAT_RESULT)
+            return
+        self._prepare_python(call, varying, read, FORMAT_RESULT, kind, lambda: not_supported(
+            "FORMAT of a select-list alias, or with one alias for two tables of the query, "
+            "on PostgreSQL"))
 
     def _prepare_xml(self, conversion: exp.Expression) -> None:
         """A conversion to xml whose value a conversion to another type reads back, where
@@ -372,6 +422,21 @@ def parse_operands(call: exp.Expression) -> list[exp.Expression] | None:
     return operands
 
 
+def _row_independent(binder: BindContext, node: exp.Expression
+                     ) -> tuple[bool, Any, str | None]:
+    """(True, value, spec) of an expression that names no column nor query (``GETDATE()``,
+    ``@a + 1``), computed once by a SELECT of its own; (False, None, None) otherwise."""
+    if any(True for _ in node.find_all(exp.Column, exp.Select, exp.AggFunc, exp.Window,
+                                       exp.Dot)):
+        return False, None, None
+    query = exp.select(exp.alias_(node.copy(), "tsqlb_a0"))
+    compiled, binds = binder.compile_apart(query, ("row-independent", query.sql("tsql")))
+    rows = read_rows(binder.conn, compiled.sql, {**binder.binds, **binds})[1]
+    spec = compiled.types[0] if compiled.types else None
+    value = from_storage(rows[0][0], spec) if rows else None
+    return True, value, spec or spec_of_value(value)
+
+
 def conversion_operands(node: exp.Expression) -> tuple[exp.Expression, exp.Expression | None]:
     """(value, style) of a CAST / TRY_CAST / CONVERT node."""
     if isinstance(node, exp.Convert):
@@ -409,10 +474,11 @@ def bind_key(prefix: str, *parts: Any) -> str:
 
 
 def _python_free(binder: BindContext, node: exp.Expression) -> bool:
-    """Whether ``node`` calls nothing evaluated in Python (a UDF, PARSE of a column, xml
-    read back)."""
+    """Whether ``node`` calls nothing evaluated in Python (a UDF, PARSE of a column,
+    FORMAT, xml read back)."""
     return not any(udf_name(binder, d) is not None for d in node.find_all(exp.Dot)) \
-        and not any(parse_operands(a) is not None for a in node.find_all(exp.Anonymous)) \
+        and not any(parse_operands(a) is not None or is_format_call(a)
+                    for a in node.find_all(exp.Anonymous)) \
         and not any(reparsed_xml(c) is not None for c in node.find_all(exp.Cast, exp.Convert))
 
 

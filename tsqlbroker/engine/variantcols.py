@@ -22,16 +22,24 @@ from sqlglot import exp
 
 from ..storage.stored_values import VARIANT_FIELDS, VARIANT_SPEC_FIELD
 from ..values.types import parse_type_spec
-from ..values.variant_props import NUMERIC_RANKS, TEXT_RANKS, family_rank
+from ..values.variant_props import (
+    NUMERIC_RANKS,
+    TEXT_RANKS,
+    family_rank,
+    variant_overhead,
+    variant_overheads,
+)
 from .parsing import not_supported
 
 __all__ = [
     "as_comparisons",
     "comparison",
     "conversion",
+    "data_length",
     "distinct_as_group",
     "group_keys",
     "grouped",
+    "intersect_except",
     "is_variant_spec",
     "keeps_stored_form",
     "order_keys",
@@ -175,6 +183,14 @@ def union_distinct(query: exp.SetOperation, is_variant: Callable[[exp.Expression
     outer = exp.select(*items).from_(exp.alias_(
         exp.Subquery(this=query), "tsqlb_set", table=True))
     outer.set("group", exp.Group(expressions=keys))
+    _outer_order(outer, moved, names, variant, fold)
+    return outer
+
+
+def _outer_order(outer: exp.Select, moved: dict[str, Any], names: list[str],
+                 variant: list[bool], fold: Fold) -> None:
+    """A set operation's ORDER BY / OFFSET / FETCH (``moved``) on the query standing for it,
+    a sql_variant column ordered by :func:`order_keys`."""
     order = moved.pop("order")
     if order is not None:
         by_name = {n.lower() for n, v in zip(names, variant, strict=True) if v}
@@ -182,13 +198,81 @@ def union_distinct(query: exp.SetOperation, is_variant: Callable[[exp.Expression
         for ordered in order.expressions:
             target = ordered.this if isinstance(ordered, exp.Ordered) else None
             if isinstance(target, exp.Column) and target.name.lower() in by_name:
-                ordered_items.extend(order_keys(exp.Ordered(this=column(target.name), **{
+                ordered_items.extend(order_keys(exp.Ordered(this=exp.Column(
+                    this=exp.to_identifier(target.name)), **{
                     k: ordered.args.get(k) for k in ("desc", "nulls_first")}), fold))
             else:
                 ordered_items.append(ordered)
         outer.set("order", exp.Order(expressions=ordered_items))
     for key, value in moved.items():
         outer.set(key, value)
+
+
+def _item_names(select: exp.Expression, is_variant: Callable[[exp.Expression], bool]
+                ) -> tuple[list[str], list[bool]] | None:
+    """The output names of a SELECT's items and which are sql_variant columns; None when an
+    item has no name of its own (or two share one)."""
+    if not isinstance(select, exp.Select):
+        return None
+    names: list[str] = []
+    variant: list[bool] = []
+    for item in select.expressions:
+        if isinstance(item, exp.Alias):
+            names.append(item.alias)
+            variant.append(is_variant(item.this))
+        elif isinstance(item, exp.Column) and not isinstance(item.this, exp.Star):
+            names.append(item.name)
+            variant.append(is_variant(item))
+        else:
+            return None
+    if len({n.lower() for n in names}) != len(names):
+        return None
+    return names, variant
+
+
+def intersect_except(query: exp.SetOperation, is_variant: Callable[[exp.Expression], bool],
+                     fold: Fold) -> exp.Select | None:
+    """INTERSECT / EXCEPT with sql_variant columns on both sides: a row of the first query
+    is matched by a row of the second whose values compare equal as SQL Server compares
+    sql_variants (:func:`group_keys`: tinyint 1 and int 1, 'a' and N'A'; NULL matches
+    NULL), and the first query's rows are distinct on those keys, as UNION's. None where
+    this does not apply (no such column, an item without a name, a column sql_variant on
+    one side only)."""
+    if not isinstance(query, (exp.Intersect, exp.Except)):
+        return None
+    left, right = _item_names(query.this, is_variant), _item_names(query.expression,
+                                                                     is_variant)
+    if left is None or right is None or len(left[0]) != len(right[0]) \
+            or not any(left[1]) or left[1] != right[1]:
+        return None
+    names, variant = left
+    moved = {k: query.args.get(k) for k in ("order", "limit", "offset")}
+    for key in moved:
+        query.set(key, None)
+
+    def keys(name: str, table: str, is_var: bool) -> list[exp.Expression]:
+        column = exp.Column(this=exp.to_identifier(name), table=exp.to_identifier(table))
+        return group_keys(column, fold) if is_var else [column]
+    matches: list[exp.Expression] = []
+    left_keys: list[exp.Expression] = []
+    for lname, rname, is_var in zip(names, right[0], variant, strict=True):
+        lk, rk = keys(lname, "tsqlb_l", is_var), keys(rname, "tsqlb_r", is_var)
+        left_keys.extend(lk)
+        for a, b in zip(lk, rk, strict=True):
+            matches.append(exp.Paren(this=exp.or_(exp.EQ(this=a.copy(), expression=b), exp.and_(
+                exp.Is(this=a.copy(), expression=exp.Null()),
+                exp.Is(this=b.copy(), expression=exp.Null())))))
+    found = exp.Exists(this=exp.select(exp.Literal.number(1)).from_(exp.alias_(
+        exp.Subquery(this=query.expression), "tsqlb_r", table=True)).where(exp.and_(*matches)))
+    items = [exp.alias_(exp.Min(this=exp.Column(this=exp.to_identifier(n), table=exp.to_identifier(
+        "tsqlb_l"))), n) if v else exp.Column(this=exp.to_identifier(n), table=exp.to_identifier(
+            "tsqlb_l")) for n, v in zip(names, variant, strict=True)]
+    outer = exp.select(*items).from_(exp.alias_(exp.Subquery(this=query.this), "tsqlb_l",
+                                                table=True))
+    outer.set("where", exp.Where(this=found if isinstance(query, exp.Intersect)
+                                 else exp.Not(this=found)))
+    outer.set("group", exp.Group(expressions=left_keys))
+    _outer_order(outer, moved, names, variant, fold)
     return outer
 
 
@@ -342,6 +426,29 @@ def property_call(args: list[exp.Expression]) -> exp.Expression:
     call = exp.Anonymous(this=_FIELD, expressions=[stored, exp.Literal.number(field)])
     return call if name in _TEXT_PROPERTIES else exp.Cast(
         this=call, to=exp.DataType.build("int"))
+
+
+def data_length(value: exp.Expression) -> exp.Expression | None:
+    """DATALENGTH of a sql_variant column (``value``: its rewritten value): the value's own
+    bytes, the header's TotalBytes less the header and the base type's properties
+    (values/variant_props.py); None for another expression."""
+    stored = _stored_form(value)
+    if stored is None:
+        return None
+
+    def field(name: str) -> exp.Expression:
+        return exp.Anonymous(this=_FIELD, expressions=[
+            stored.copy(), exp.Literal.number(VARIANT_FIELDS[name])])
+    by_size: dict[int, list[str]] = {}
+    for name, size in variant_overheads().items():
+        by_size.setdefault(size, []).append(name)
+    overhead = exp.Case(ifs=[
+        exp.If(this=exp.In(this=field("basetype"), expressions=[
+            exp.Literal.string(n) for n in sorted(names)]), true=exp.Literal.number(size))
+        for size, names in sorted(by_size.items())], default=exp.Literal.number(
+            variant_overhead("")))
+    total = exp.Cast(this=field("totalbytes"), to=exp.DataType.build("int"))
+    return exp.Paren(this=exp.Sub(this=total, expression=overhead))
 
 
 def property_spec(args: list[Any]) -> str:

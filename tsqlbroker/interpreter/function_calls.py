@@ -26,7 +26,7 @@ from ..values import builtins as FN
 from ..values import dates, precedence
 from ..values import types as T
 from ..values.convert import variant_type
-from ..values.variant_props import variant_property
+from ..values.variant_props import variant_base_type, variant_data_length, variant_property
 from ..values.xml_value import XmlValue
 from .compiler import CExpr, Compiler, EvalFn, const_expr, expr_handler
 from .expressions import DYNAMIC, coerce
@@ -584,6 +584,23 @@ SPECIAL["sessionproperty"] = _of_name(DYNAMIC, lambda f, name: session_property(
                                                                                  name))
 
 
+@special("datalength")
+def _datalength(c: Compiler, node: ast.FunctionCall) -> CExpr:
+    """DATALENGTH: the built-in's, but of a sql_variant the value's bytes in the base type
+    it keeps (a variable's, a CAST's), else in the type its value stands for."""
+    if len(node.args) != 1 or node.star:
+        return compile_builtin(c, node)
+    value = c.expr(node.args[0])
+    if value.type.name != "sql_variant" or value.base is None:
+        return compile_builtin(c, node)
+    base, fn = value.base, value.fn
+
+    def read(f: Frame) -> Any:
+        v = fn(f)
+        return None if v is None else variant_data_length(base(f, v), v)
+    return CExpr(T.INT, read)
+
+
 @special("sql_variant_property")
 def _sql_variant_property(c: Compiler, node: ast.FunctionCall) -> CExpr:
     """``SQL_VARIANT_PROPERTY(v, 'BaseType')`` …: of the argument's declared type, of the
@@ -591,6 +608,8 @@ def _sql_variant_property(c: Compiler, node: ast.FunctionCall) -> CExpr:
     args = arity_args(c, node, 2, 2)
     value, namef = args[0], str_arg(args[1])
     static = value.type if value.type != DYNAMIC else None
+    if static is not None:
+        variant_base_type(static, None)  # the argument becomes a sql_variant: Msg 206 for (max)
     base = value.base
 
     def read(f: Frame) -> Any:

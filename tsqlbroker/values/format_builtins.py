@@ -3,6 +3,7 @@
 Numbers: standard ``N C D F E P X G`` with an optional precision, and custom patterns built
 from ``0 # . , % ‰ 'literal' \\x`` with ``;`` sections. Dates: standard ``d D t T f F g G M Y
 s u o`` and custom ``yyyy yy MMMM MMM MM M dddd ddd dd d HH H hh h mm m ss s f… tt zzz``.
+time: .NET's TimeSpan formats (``c g G``, custom ``d h m s f F`` with other text escaped).
 Cultures: en-US (the default), en-GB, de-DE, fr-FR and the invariant culture. An invalid
 format gives NULL, as SQL Server's FORMAT does.
 """
@@ -77,7 +78,8 @@ class _Invalid(Exception):
 
 def culture(name: str | None) -> tuple[str, Culture]:
     """Look a culture up (Msg 9818 when unsupported)."""
-    key = (name or "en-US").strip().lower()
+    # '' is .NET's invariant culture (CultureInfo("")), not the session's.
+    key = "en-us" if name is None else name.strip().lower()
     c = CULTURES.get(key)
     if c is None:
         raise tsql_error(9818, name)
@@ -89,6 +91,8 @@ def format_value(value: Any, fmt: str, culture_name: str | None = None) -> str |
     if value is None or fmt is None:
         return None
     key, cul = culture(culture_name)
+    if fmt == "":  # .NET's ToString(""): the general format (a TimeSpan's constant one)
+        fmt = "c" if isinstance(value, time) else "G"
     try:
         with localcontext() as ctx:
             ctx.prec = 400  # exact digits for any float or decimal(38)
@@ -98,7 +102,9 @@ def format_value(value: Any, fmt: str, culture_name: str | None = None) -> str |
 
 
 def _format_any(value: Any, fmt: str, key: str, cul: Culture) -> str | None:
-    if isinstance(value, (datetime, date, time)):
+    if isinstance(value, time):
+        return _format_timespan(value, fmt, cul)
+    if isinstance(value, (datetime, date)):
         return _format_date(value, fmt, key, cul)
     if isinstance(value, bool):
         return _format_number(int(value), fmt, cul)
@@ -178,7 +184,8 @@ def _standard_number(value: Any, kind: str, prec_text: str, cul: Culture) -> str
     if isinstance(value, int):
         return str(value)
     if isinstance(value, Decimal):
-        text = f"{value.normalize():f}" if prec is None else f"{value:.{prec}g}"
+        # .NET's decimal keeps its scale: 'G' of -0.5000 is -0.5000.
+        text = f"{value:f}" if prec is None else f"{value:.{prec}g}"
     else:
         text = repr(float(value)) if prec is None else f"{float(value):.{prec}g}"
         text = text.removesuffix(".0")
@@ -270,6 +277,9 @@ def _custom_number(value: Any, fmt: str, cul: Culture) -> str:
     while len(fp) > required and fp.endswith("0"):
         fp = fp[:-1]
     number = ip + (cul.decimal + fp if fp else "")
+    if _interleaved(tokens):
+        return _placed_digits(tokens, ip, fp, cul, neg_value and not explicit_sign and any(
+            ch not in "0" for ch in ip + fp))
     out: list[str] = []
     placed = False
     for k, t in tokens:
@@ -288,18 +298,112 @@ def _custom_number(value: Any, fmt: str, cul: Culture) -> str:
     return text
 
 
+def _interleaved(tokens: list[tuple[str, str]]) -> bool:
+    """Whether literal text stands between the digit placeholders ('###-##-####')."""
+    kinds = [k for k, _t in tokens]
+    first = kinds.index("pat")
+    last = len(kinds) - 1 - kinds[::-1].index("pat")
+    return any(k != "pat" for k in kinds[first:last + 1])
+
+
+def _placed_digits(tokens: list[tuple[str, str]], ip: str, fp: str, cul: Culture,
+                   negative: bool) -> str:
+    """A custom pattern whose placeholders literals interleave, as .NET fills it: the
+    integer digits from the right, one per placeholder before the point (the leftmost
+    takes any extra digits), the fraction digits from the left after it."""
+    point = next((i for i, (k, t) in enumerate(tokens) if k == "pat" and t == "."),
+                 len(tokens))
+    int_slots = [i for i, (k, t) in enumerate(tokens[:point]) if k == "pat" and t in "0#"]
+    frac_slots = [i for i, (k, t) in enumerate(tokens) if i > point and k == "pat"
+                  and t in "0#"]
+    ip = "" if ip.strip("0") == "" and not any(tokens[i][1] == "0" for i in int_slots) else ip
+    filled: dict[int, str] = {}
+    digits = ip
+    for n, i in enumerate(reversed(int_slots)):
+        if n == len(int_slots) - 1:
+            filled[i] = digits.rjust(1, "0") if tokens[i][1] == "0" else digits
+        else:
+            filled[i] = digits[-1:] if digits else ("0" if tokens[i][1] == "0" else "")
+            digits = digits[:-1]
+    for n, i in enumerate(frac_slots):
+        filled[i] = fp[n] if n < len(fp) else ""
+    out = []
+    for i, (k, t) in enumerate(tokens):
+        if i in filled:
+            out.append(filled[i])
+        elif k == "pat" and t == ".":
+            out.append(cul.decimal if fp else "")
+        elif k != "pat":
+            out.append(t)
+    return ("-" if negative else "") + "".join(out)
+
+
 # -------------------------------------------------------------------------------------- dates
 _DATE_TOKEN = re.compile(
     r"yyyy+|yy|y|MMMM+|MMM|MM|M|dddd+|ddd|dd|d|HH|H|hh|h|mm|m|ss|s|f{1,7}|F{1,7}|tt|t|"
     r"zzz|zz|z|K|gg|g|'[^']*'|\"[^\"]*\"|\\.|.", re.DOTALL)
 
 
-def _format_date(value: Any, fmt: str, key: str, cul: Culture) -> str:
-    if isinstance(value, time):
-        d = datetime.combine(date(1900, 1, 1), value)
-        if len(fmt) == 1 and fmt not in "cgGtT":
+# TimeSpan's custom specifiers and the most of each a format may repeat.
+_SPAN_WIDTHS = {"d": 8, "h": 2, "m": 2, "s": 2, "f": 7, "F": 7}
+
+
+def _format_timespan(value: time, fmt: str, cul: Culture) -> str:
+    """A time as .NET formats the TimeSpan SQL Server passes for it: the standard formats
+    c (t, T), g and G; custom ones of d h m s f F only, any other character escaped
+    (``hh\\:mm``) or quoted, else the format is invalid (``hh:mm`` is NULL)."""
+    frac = f"{value.microsecond:06d}0"
+    hms = f"{value.hour:02d}:{value.minute:02d}:{value.second:02d}"
+    if len(fmt) == 1:
+        if fmt in "ctT":
+            return hms + ("." + frac if value.microsecond else "")
+        if fmt == "g":
+            short = frac.rstrip("0")
+            return f"{value.hour}:{value.minute:02d}:{value.second:02d}" + (
+                cul.decimal + short if short else "")
+        if fmt == "G":
+            return f"0:{hms}{cul.decimal}{frac}"
+        raise _Invalid
+    parts = {"d": 0, "h": value.hour, "m": value.minute, "s": value.second}
+    out: list[str] = []
+    i = 0
+    while i < len(fmt):
+        c = fmt[i]
+        if c == "%" and i + 1 < len(fmt) and fmt[i + 1] in _SPAN_WIDTHS:
+            i += 1
+            continue
+        if c == "\\":
+            if i + 1 >= len(fmt):
+                raise _Invalid
+            out.append(fmt[i + 1])
+            i += 2
+            continue
+        if c in "'\"":
+            j = fmt.find(c, i + 1)
+            if j < 0:
+                raise _Invalid
+            out.append(fmt[i + 1:j])
+            i = j + 1
+            continue
+        if c not in _SPAN_WIDTHS:
             raise _Invalid
-    elif isinstance(value, datetime):
+        n = 1
+        while i + n < len(fmt) and fmt[i + n] == c:
+            n += 1
+        if n > _SPAN_WIDTHS[c]:
+            raise _Invalid
+        if c == "f":
+            out.append(frac[:n])
+        elif c == "F":
+            out.append(frac[:n].rstrip("0"))
+        else:
+            out.append(str(parts[c]).rjust(n, "0"))
+        i += n
+    return "".join(out)
+
+
+def _format_date(value: Any, fmt: str, key: str, cul: Culture) -> str:
+    if isinstance(value, datetime):
         d = value
     else:
         d = datetime(value.year, value.month, value.day)

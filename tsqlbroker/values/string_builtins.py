@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from tsqlbroker.errors import tsql_error
+from tsqlbroker.errors import BindError, tsql_error
 from tsqlbroker.values.convert import converter, implicit_converter
 from tsqlbroker.values.operators import like_regex
 from tsqlbroker.values.text import cp1252_decode, cp1252_encode, to_varchar_text
@@ -23,7 +23,9 @@ from tsqlbroker.values.types import (
     NVARCHAR_MAX,
     VARCHAR_MAX,
     SqlType,
+    type_of_value,
 )
+from tsqlbroker.values.variant_props import variant_data_length
 
 Bound = tuple[SqlType, Callable[..., Any]]
 Types = list[SqlType]
@@ -74,6 +76,8 @@ def _len_type(t: SqlType) -> SqlType:
 
 def _bind_len(types: Types, consts: Consts) -> Bound:
     t = types[0]
+    if t.name == "sql_variant":  # no implicit conversion to a string: Msg 8116
+        raise tsql_error(8116, t.name, 1, "len", cls=BindError)
     if t.is_binary:
         return _len_type(t), lambda v: None if v is None else len(v)
     s = as_string(t)
@@ -97,6 +101,8 @@ def _decimal_size(p: int) -> int:
 def _bind_datalength(types: Types, consts: Consts) -> Bound:
     t = types[0]
     rtype = BIGINT if t.is_max else INT
+    if t.name == "sql_variant":  # the value's bytes in the base type it stands for
+        return INT, lambda v: None if v is None else variant_data_length(type_of_value(v), v)
     if t.is_string:
         if t.is_unicode:
             return rtype, lambda v: None if v is None else len(v.encode("utf-16-le", "surrogatepass"))

@@ -19,7 +19,9 @@ from .types import MAX, SqlType, parse_type_spec, type_of_value, varchar
 
 __all__ = ["COLLATION", "NUMERIC_RANKS", "PROPERTIES", "TEXT_RANKS", "TypedVariant", "VariantSpec",
            "base_type_of", "column_variant", "family_rank", "typed_variant",
-           "variant_base_type", "variant_property", "variant_spec_key"]
+           "variant_base_type", "variant_data_length", "variant_overhead", "variant_overheads",
+           "variant_property",
+           "variant_spec_key"]
 
 COLLATION = "SQL_Latin1_General_CP1_CI_AS"
 # Precision and scale per base type, as the SQL_VARIANT_PROPERTY page lists them.
@@ -76,6 +78,23 @@ def _data_bytes(t: SqlType, value: Any) -> int:
             return len(value.encode("utf-16-le"))
         return len(value.encode("cp1252", errors="replace"))
     return _max_length(t)
+
+
+def variant_data_length(t: SqlType, value: Any) -> int:
+    """DATALENGTH of a sql_variant holding ``value`` of base type ``t``: the bytes of the
+    value itself (TotalBytes less the header and the base type's properties)."""
+    return _data_bytes(t, value)
+
+
+def variant_overhead(base_name: str) -> int:
+    """The bytes a stored sql_variant of base type ``base_name`` keeps besides its value."""
+    return _HEADER_BYTES + _PROPERTY_BYTES.get(base_name, 0)
+
+
+def variant_overheads() -> dict[str, int]:
+    """:func:`variant_overhead` of each base type that keeps properties (any other:
+    ``variant_overhead('')``)."""
+    return {name: variant_overhead(name) for name in _PROPERTY_BYTES}
 
 
 def _precision(t: SqlType) -> int:

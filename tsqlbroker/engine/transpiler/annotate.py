@@ -19,6 +19,7 @@ from ...values.precedence import arithmetic_spec
 from ...values.types import BINARY_TYPES, literal_spec, parse_spec
 from .. import forxml, shapes
 from ..datecalls import value_spec
+from ..funcmap import FORMAT_RESULT
 from ..metafuncs import spec_of as session_call_spec
 from ..seqcalls import sequence_spec
 from ..udf_calls import spec_of as udf_call_spec
@@ -169,6 +170,8 @@ class TypeAnnotator:
                 return "nchar(1)"
             if low == "db_name":
                 return "nvarchar(128)"
+            if low == "format":  # engine/parsing.py keeps FORMAT as written
+                return FORMAT_RESULT
             if low in ("parse", "try_parse") and len(node.expressions) > 1:
                 return node.expressions[1].name  # engine/parsing.py wrote the type as text
         if isinstance(node, (exp.Upper, exp.Lower, exp.Substring, exp.Left, exp.Right,

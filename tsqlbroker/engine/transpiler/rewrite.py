@@ -36,6 +36,8 @@ from ..datecalls import (
 from ..funcmap import (
     BUILTIN_FALLBACK,
     IMPLICIT_WRAPPERS,
+    bound_format,
+    is_format_call,
     typed_call,
 )
 from ..metafuncs import replacement as session_call
@@ -185,6 +187,10 @@ class Rewriter:
                 and len(node.expressions) == 1:
             # The byte count depends on the argument's type (varchar 1, nvarchar 2 per char).
             spec = self.types.spec_of(node.expressions[0])
+            if variantcols.is_variant_spec(spec):  # the value's bytes in its base type
+                length = variantcols.data_length(self.rewrite(node.expressions[0]))
+                if length is not None:
+                    return length
             return exp.Anonymous(this="tsqlb_datalength", expressions=[
                 self.rewrite(node.expressions[0]), exp.Literal.string(spec or "")])
         if isinstance(node, exp.Select) and self.applied:
@@ -223,6 +229,11 @@ class Rewriter:
                 and not variantcols.keeps_stored_form(node) \
                 and variantcols.is_variant_spec(self.types.column_spec(node)):
             return variantcols.value_of(node)  # a sql_variant column's value
+        if isinstance(node, exp.Length) and variantcols.is_variant_spec(self.types.spec_of(
+                node.this.this if isinstance(node.this, exp.Cast) else node.this)):
+            # LEN as the interpreter binds it (values/string_builtins.py): Msg 8116. (sqlglot
+            # wraps LEN's argument in a CAST to text; a user's CAST stays inside it.)
+            raise tsql_error(8116, "sql_variant", 1, "len", cls=BindError)
         if isinstance(node, (exp.Cast, exp.TryCast, exp.Convert)):
             return self._rewrite_cast(node)
         if isinstance(node, (exp.In, exp.Between)):
@@ -243,6 +254,8 @@ class Rewriter:
             return self._bitwise_with_binary(node)
         if isinstance(node, exp.Anonymous) and node.name.lower() in ("parse", "try_parse"):
             return self._parse_call(node)
+        if is_format_call(node):
+            return self._format_call(node)
         members = jsonbuild.member_values(node)
         if members is not None:
             specs = [self.types.spec_of(v) for v in members]
@@ -308,6 +321,31 @@ class Rewriter:
         rewritten = [self.rewrite(a) for a in (args[0], culture) if a is not None]
         return self.rewrites.parse_call(rewritten[0], target, try_,
                                         rewritten[1] if culture is not None else None)
+
+    def _format_call(self, node: exp.Anonymous) -> exp.Expression:
+        """FORMAT(value, format[, culture]) as engine/parsing.py keeps it: the interpreter's
+        built-in (values/format_builtins.py) checks the arguments' types now and formats
+        the values — per row where queries call Python (``tsql_format`` given the value's
+        type), else read before the statement runs (udf_calls.py)."""
+        args = list(node.expressions)
+        specs = [self._format_operand_spec(a) for a in args]
+        bound_format(specs)
+        prepared = self.b.udf_calls.python_replacement(node)
+        if prepared is not None:  # read before the statement runs (udf_calls.py)
+            return prepared
+        if "format" not in self.functions:
+            raise not_supported("FORMAT of a select-list alias, or with one alias for two "
+                                "tables of the query, on PostgreSQL")
+        return exp.Anonymous(this="tsql_format", expressions=[
+            exp.Literal.string(specs[0] or ""), *(self.rewrite(a) for a in args)])
+
+    def _format_operand_spec(self, node: exp.Expression) -> str | None:
+        """An argument's type, a numeric constant's as SQL Server types it (2.50 is
+        numeric(3,2))."""
+        inner = node.this if isinstance(node, (exp.Neg, exp.Paren)) else node
+        if isinstance(inner, exp.Literal) and not inner.is_string:
+            return literal_spec(inner.name, False)
+        return self.types.spec_of(node)
 
     def _bitwise_with_binary(self, node: exp.Binary) -> exp.Expression | None:
         """``varbinary & int`` (``COLUMNS_UPDATED() & 14``): SQL Server reads the binary
@@ -575,6 +613,9 @@ class Rewriter:
                                                       self._ci_text)
             if deduplicated is not None:
                 return deduplicated
+            matched = variantcols.intersect_except(node, self._is_variant_column, self._ci_text)
+            if matched is not None:
+                return matched
             ordered = variantcols.set_operation_order(node, self._is_variant_column,
                                                       self._ci_text)
             if ordered is not None:

@@ -34,7 +34,7 @@ FUNCTION_NAMES = {"charindex": "tsqlb_charindex", "replace": "tsqlb_replace",
 _NUMERIC_SPECS = ("int", "bigint", "smallint", "tinyint", "decimal", "numeric", "float",
                   "real", "money", "smallmoney")
 # T-SQL functions with no PostgreSQL implementation yet: a clear Msg 40000, not Msg 195.
-UNSUPPORTED_FUNCTIONS = frozenset({"format"})
+UNSUPPORTED_FUNCTIONS: frozenset[str] = frozenset()
 
 
 def _round(rewriter: Any, node: exp.Round) -> exp.Expression | None:

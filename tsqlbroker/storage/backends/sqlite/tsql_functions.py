@@ -18,11 +18,12 @@ import uuid
 from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 from ....errors import TSqlError, tsql_error
 from ....values import dates as dt
-from ....values.builtins import isnumeric, newsequentialid
+from ....values.builtins import isnumeric, lookup, newsequentialid
 from ....values.convert import converter
 from ....values.date_builtins import from_parts
 from ....values.format_builtins import format_value, str_function
@@ -238,14 +239,31 @@ def _like(v: Any, pattern: Any, escape: Any = None) -> Any:
     return None if r is None else int(r)
 
 
-def _format(v: Any, fmt: Any, culture: Any = None) -> Any:
+_FORMAT_TEXT = parse_type_spec("nvarchar(4000)")
+
+
+@lru_cache(maxsize=64)
+def _bound_format(spec: str, nargs: int) -> Callable[..., Any]:
+    builtin = lookup("format")
+    assert builtin is not None
+    return builtin.bind([parse_type_spec(spec), *[_FORMAT_TEXT] * (nargs - 1)], [])[1]
+
+
+def _format(spec: Any, v: Any, fmt: Any, *culture: Any) -> Any:
+    """FORMAT of a stored value of type ``spec`` (the transpiler's) as the interpreter's
+    built-in formats it; '' when the type was not known: read as the stored value looks."""
+    if v is None or fmt is None:
+        return None
+    texts = [_text(fmt), *(None if c is None else _text(c) for c in culture)]
+    if spec:
+        return _bound_format(_text(spec), 1 + len(texts))(from_storage(v, _text(spec)), *texts)
     value: Any = v
     if isinstance(v, str):
         try:
             value = Decimal(v)
         except ArithmeticError:
             value = _when(v)
-    return format_value(value, _text(fmt), None if culture is None else _text(culture))
+    return format_value(value, *texts)
 
 
 def _str(v: Any, length: Any = 10, decimals: Any = 0) -> Any:
@@ -465,7 +483,7 @@ TSQL_FUNCTIONS: dict[str, tuple[int, Callable[..., Any]]] = {
         "concat_ws": (-1, _concat_ws), "isnull": (2, _isnull),
         "char": (1, _nulls(_char)), "nchar": (1, _nulls(_nchar)),
         "unicode": (1, _nulls(_unicode)), "ascii": (1, _nulls(_ascii)),
-        "space": (1, _nulls(_space)), "like": (-1, _like), "format": (-1, _nulls(_format)),
+        "space": (1, _nulls(_space)), "like": (-1, _like), "format": (-1, _format),
         "str": (-1, _nulls(_str)),
         "dateadd": (-1, _nulls(_dateadd)), "datediff": (3, _nulls(_datediff)),
         "datediff_big": (3, _nulls(_datediff_big)), "datepart": (-1, _nulls(_datepart)),
