@@ -77,6 +77,8 @@ D = datetime(2024, 3, 5, 13, 7, 9)
     (Decimal(5), "C", "ja-JP", "¥5"),
     (Decimal(5), "C1", "ja-JP", "¥5.0"),
     (Decimal("0.25"), "P0", "tr-TR", "%25"),
+    (D, "d", "", "03/05/2024"),  # '' is .NET's invariant culture, not the session's
+    (D, "d", None, "3/5/2024"),
 ])
 def test_format_in_culture(value: Any, fmt: str, name: str, expected: str) -> None:
     assert format_value(value, fmt, name) == expected
