@@ -4,108 +4,48 @@ Numbers: standard ``N C D F E P X G`` with an optional precision, and custom pat
 from ``0 # . , % ‰ 'literal' \\x`` with ``;`` sections. Dates: standard ``d D t T f F g G M Y
 s u o`` and custom ``yyyy yy MMMM MMM MM M dddd ddd dd d HH H hh h mm m ss s f… tt zzz``.
 time: .NET's TimeSpan formats (``c g G``, custom ``d h m s f F`` with other text escaped).
-Cultures: en-US (the default), en-GB, de-DE, fr-FR and the invariant culture. An invalid
-format gives NULL, as SQL Server's FORMAT does.
+Cultures: the table of values/cultures.py (en-US, the session's, by default). An invalid format
+gives NULL, as SQL Server's FORMAT does.
 """
 
 from __future__ import annotations
 
 import re
 import struct
-from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 from typing import Any
 
-from tsqlbroker.errors import tsql_error
-from tsqlbroker.values.dates import DAYS, MONTHS, default_text
+from tsqlbroker.values.cultures import Culture, culture
+from tsqlbroker.values.dates import default_text
 from tsqlbroker.values.text import money_text
 from tsqlbroker.values.types import EXACT, SqlType, parse_type_spec
-
-
-@dataclass(frozen=True)
-class Culture:
-    """The parts of a .NET CultureInfo that FORMAT uses."""
-
-    group: str
-    decimal: str
-    currency: str
-    currency_positive: str  # pattern with n for the number, $ for the symbol
-    currency_negative: str
-    percent_positive: str
-    short_date: str
-    long_date: str
-    short_time: str
-    long_time: str
-    month_day: str
-    year_month: str
-    am: str = "AM"
-    pm: str = "PM"
-
-
-CULTURES: dict[str, Culture] = {
-    "en-us": Culture(",", ".", "$", "$n", "($n)", "n %", "M/d/yyyy", "dddd, MMMM d, yyyy",
-                     "h:mm tt", "h:mm:ss tt", "MMMM d", "MMMM yyyy"),
-    "en-gb": Culture(",", ".", "£", "$n", "-$n", "n%", "dd/MM/yyyy", "dd MMMM yyyy", "HH:mm",
-                     "HH:mm:ss", "d MMMM", "MMMM yyyy", "am", "pm"),
-    "de-de": Culture(".", ",", "€", "n $", "-n $", "n %", "dd.MM.yyyy", "dddd, d. MMMM yyyy",
-                     "HH:mm", "HH:mm:ss", "d. MMMM", "MMMM yyyy", "", ""),
-    "fr-fr": Culture("\u202f", ",", "€", "n $", "-n $", "n %", "dd/MM/yyyy",
-                     "dddd d MMMM yyyy", "HH:mm", "HH:mm:ss", "d MMMM", "MMMM yyyy", "", ""),
-    "": Culture(",", ".", "¤", "$n", "($n)", "n %", "MM/dd/yyyy", "dddd, dd MMMM yyyy",
-                "HH:mm", "HH:mm:ss", "MMMM dd", "yyyy MMMM"),
-}
-CULTURES["en"] = CULTURES["en-us"]
-CULTURES["de"] = CULTURES["de-de"]
-CULTURES["fr"] = CULTURES["fr-fr"]
-CULTURES["invariant"] = CULTURES[""]
-
-_LOCAL_MONTHS = {
-    "de-de": ("Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August",
-              "September", "Oktober", "November", "Dezember"),
-    "fr-fr": ("janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août",
-              "septembre", "octobre", "novembre", "décembre"),
-}
-_LOCAL_DAYS = {
-    "de-de": ("Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag"),
-    "fr-fr": ("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche"),
-}
 
 
 class _Invalid(Exception):
     """The format string is not valid for the value: FORMAT returns NULL."""
 
 
-def culture(name: str | None) -> tuple[str, Culture]:
-    """Look a culture up (Msg 9818 when unsupported)."""
-    # '' is .NET's invariant culture (CultureInfo("")), not the session's.
-    key = "en-us" if name is None else name.strip().lower()
-    c = CULTURES.get(key)
-    if c is None:
-        raise tsql_error(9818, name)
-    return key, c
-
-
 def format_value(value: Any, fmt: str, culture_name: str | None = None) -> str | None:
     """FORMAT(value, fmt[, culture]); None for NULL input or an invalid format."""
     if value is None or fmt is None:
         return None
-    key, cul = culture(culture_name)
+    cul = culture(culture_name)
     if fmt == "":  # .NET's ToString(""): the general format (a TimeSpan's constant one)
         fmt = "c" if isinstance(value, time) else "G"
     try:
         with localcontext() as ctx:
             ctx.prec = 400  # exact digits for any float or decimal(38)
-            return _format_any(value, fmt, key, cul)
+            return _format_any(value, fmt, cul)
     except (_Invalid, ArithmeticError, ValueError, OverflowError):
         return None
 
 
-def _format_any(value: Any, fmt: str, key: str, cul: Culture) -> str | None:
+def _format_any(value: Any, fmt: str, cul: Culture) -> str | None:
     if isinstance(value, time):
         return _format_timespan(value, fmt, cul)
     if isinstance(value, (datetime, date)):
-        return _format_date(value, fmt, key, cul)
+        return _format_date(value, fmt, cul)
     if isinstance(value, bool):
         return _format_number(int(value), fmt, cul)
     if isinstance(value, (int, float, Decimal)):
@@ -114,13 +54,17 @@ def _format_any(value: Any, fmt: str, key: str, cul: Culture) -> str | None:
 
 
 # ------------------------------------------------------------------------------------ numbers
-def _group(digits: str, sep: str) -> str:
+def _group(digits: str, cul: Culture) -> str:
+    """Digits in the culture's groups (NumberGroupSizes: en-IN's 3 then 2s, 12,34,567)."""
     out = []
-    while len(digits) > 3:
-        out.append(digits[-3:])
-        digits = digits[:-3]
+    sizes = list(cul.group_sizes)
+    size = sizes.pop(0)
+    while len(digits) > size:
+        out.append(digits[-size:])
+        digits = digits[:-size]
+        size = sizes.pop(0) if sizes else size
     out.append(digits)
-    return sep.join(reversed(out))
+    return cul.group.join(reversed(out))
 
 
 def _fixed(value: Any, places: int) -> tuple[bool, str, str]:
@@ -151,10 +95,10 @@ def _standard_number(value: Any, kind: str, prec_text: str, cul: Culture) -> str
     k = kind.upper()
     prec = int(prec_text) if prec_text else None
     if k in ("N", "F", "C", "P"):
-        places = 2 if prec is None else prec
+        places = (cul.currency_digits if k == "C" else 2) if prec is None else prec
         v = value * 100 if k == "P" else value
         neg, ip, fp = _fixed(v, places)
-        ip = ip if k == "F" else _group(ip, cul.group)
+        ip = ip if k == "F" else _group(ip, cul)
         num = ip + (cul.decimal + fp if places else "")
         if k == "C":
             pat = cul.currency_negative if neg else cul.currency_positive
@@ -271,7 +215,7 @@ def _custom_number(value: Any, fmt: str, cul: Culture) -> str:
         ip = ""
     ip = ip.rjust(min_int, "0")
     if grouping and ip:
-        ip = _group(ip, cul.group)
+        ip = _group(ip, cul)
     # fraction: '0' places are kept, trailing '#' places drop zeros
     required = len(fp_pat.rstrip("#"))
     while len(fp) > required and fp.endswith("0"):
@@ -344,6 +288,18 @@ _DATE_TOKEN = re.compile(
     r"zzz|zz|z|K|gg|g|'[^']*'|\"[^\"]*\"|\\.|.", re.DOTALL)
 
 
+def _genitive(tokens: list[str], at: int) -> bool:
+    """.NET writes MMMM / MMM in the genitive next to a day number: the nearest run of 'd'
+    before or after the month is 'd' or 'dd' ('d MMMM yyyy', not 'dddd MMMM')."""
+    for run in (reversed(tokens[:at]), tokens[at + 1:]):
+        for tok in run:
+            if tok[0] == "d" and not tok.startswith("'"):
+                if len(tok) <= 2:
+                    return True
+                break
+    return False
+
+
 # TimeSpan's custom specifiers and the most of each a format may repeat.
 _SPAN_WIDTHS = {"d": 8, "h": 2, "m": 2, "s": 2, "f": 7, "F": 7}
 
@@ -402,7 +358,7 @@ def _format_timespan(value: time, fmt: str, cul: Culture) -> str:
     return "".join(out)
 
 
-def _format_date(value: Any, fmt: str, key: str, cul: Culture) -> str:
+def _format_date(value: Any, fmt: str, cul: Culture) -> str:
     if isinstance(value, datetime):
         d = value
     else:
@@ -420,10 +376,9 @@ def _format_date(value: Any, fmt: str, key: str, cul: Culture) -> str:
         if std is None:
             raise _Invalid
         fmt = std
-    months = _LOCAL_MONTHS.get(key, MONTHS)
-    days = _LOCAL_DAYS.get(key, DAYS)
     out: list[str] = []
-    for tok in _DATE_TOKEN.findall(fmt):
+    tokens = _DATE_TOKEN.findall(fmt)
+    for at, tok in enumerate(tokens):
         c = tok[0]
         if tok.startswith(("'", '"')):
             out.append(tok[1:-1])
@@ -434,11 +389,18 @@ def _format_date(value: Any, fmt: str, key: str, cul: Culture) -> str:
                        str(d.year % 100) if len(tok) == 1 else f"{d.year:0{len(tok)}d}")
         elif c == "M":
             n = len(tok)
-            out.append(months[d.month - 1] if n >= 4 else months[d.month - 1][:3] if n == 3
-                       else f"{d.month:02d}" if n == 2 else str(d.month))
+            if n >= 3:
+                full = n >= 4
+                names = cul.months if full else cul.month_abbr
+                genitive = cul.months_genitive if full else cul.month_abbr_genitive
+                if genitive and _genitive(tokens, at):
+                    names = genitive
+                out.append(names[d.month - 1])
+            else:
+                out.append(f"{d.month:02d}" if n == 2 else str(d.month))
         elif c == "d":
             n = len(tok)
-            out.append(days[d.weekday()] if n >= 4 else days[d.weekday()][:3] if n == 3
+            out.append(cul.days[d.weekday()] if n >= 4 else cul.day_abbr[d.weekday()] if n == 3
                        else f"{d.day:02d}" if n == 2 else str(d.day))
         elif c == "H":
             out.append(f"{d.hour:02d}" if len(tok) == 2 else str(d.hour))
@@ -471,7 +433,9 @@ def _format_date(value: Any, fmt: str, key: str, cul: Culture) -> str:
         elif c == "g":
             out.append("A.D.")
         elif c == "/":
-            out.append("/" if key not in ("de-de",) else ".")
+            out.append(cul.date_sep)
+        elif c == ":":
+            out.append(cul.time_sep)
         else:
             out.append(tok)
     return "".join(out)
@@ -502,7 +466,7 @@ def str_function(value: Any, length: int = 10, decimals: int = 0) -> str | None:
     return text.rjust(length)
 
 
-__all__ = ["CULTURES", "culture", "display_text", "format_value", "real_text", "str_function"]
+__all__ = ["display_text", "format_value", "real_text", "str_function"]
 
 
 # ------------------------------------------------------------------------- result display

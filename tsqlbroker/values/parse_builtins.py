@@ -7,24 +7,24 @@ fraction must be zeros), ``Float`` for float and real (an exponent, no group sep
 ``Currency`` for money (the currency symbol, parentheses for a negative value). Dates and
 times are read as ``DateTime.Parse`` reads them: day and month names of the culture, the
 culture's order of a numeric date (month-day-year in en-US and the invariant culture,
-day-month-year in en-GB, de-DE and fr-FR, year-month-day in ja-JP or when the year comes
-first with four digits), a time with AM/PM, an offset (``Z``, ``+01:00``). Cultures: en-US
-(the session's, us_english), en-GB, de-DE, fr-FR, ja-JP and the invariant culture; others
-are Msg 9818 (docs/decisions.md).
+day-month-year in en-GB or de-DE, year-month-day in ja-JP or when the year comes first with
+four digits), the words of its long date pattern ('de' in es-ES, 'г.' in ru-RU, 年 月 日), a
+time with AM/PM, an offset (``Z``, ``+01:00``). Cultures: the table of values/cultures.py
+(en-US, the session's us_english, by default); others are Msg 9818 (docs/decisions.md).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, timezone
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from ..errors import BindError, TSqlError, tsql_error
 from .convert import CONVERSION_ERRORS, converter
-from .dates import DAYS, MONTHS, from_datetime
-from .format_builtins import CULTURES, Culture
+from .cultures import NBSP, NNBSP, Culture
+from .cultures import culture as culture_named
+from .dates import from_datetime
 from .types import SqlType, decimal_type
 
 __all__ = ["PARSE_TYPES", "check_parse_arguments", "parse_value"]
@@ -39,47 +39,6 @@ PARSE_TYPES = {**{n: "number" for n in ("bigint", "int", "smallint", "tinyint", 
                                       "datetime2", "datetimeoffset")}}
 _WHITE = " \t\n\v\f\r"
 
-
-@dataclass(frozen=True)
-class _DateNames:
-    """What DateTime.Parse knows of a culture: its names and its numeric date order."""
-
-    order: str  # 'mdy', 'dmy' or 'ymd'
-    months: tuple[str, ...]
-    month_abbr: tuple[str, ...]
-    days: tuple[str, ...]
-    day_abbr: tuple[str, ...]
-    am: tuple[str, ...] = ("am",)
-    pm: tuple[str, ...] = ("pm",)
-
-
-_ENGLISH = _DateNames("mdy", MONTHS, tuple(m[:3] for m in MONTHS), DAYS,
-                      tuple(d[:3] for d in DAYS))
-_DATE_NAMES = {
-    "en-us": _ENGLISH,
-    "": _ENGLISH,
-    "en-gb": _DateNames("dmy", MONTHS, tuple(m[:3] for m in MONTHS), DAYS,
-                        tuple(d[:3] for d in DAYS)),
-    "de-de": _DateNames(
-        "dmy", ("Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August",
-                "September", "Oktober", "November", "Dezember"),
-        ("Jan", "Feb", "Mär", "Apr", "Mai", "Jun", "Jul", "Aug", "Sep", "Okt", "Nov", "Dez"),
-        ("Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag"),
-        ("Mo", "Di", "Mi", "Do", "Fr", "Sa", "So")),
-    "fr-fr": _DateNames(
-        "dmy", ("janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août",
-                "septembre", "octobre", "novembre", "décembre"),
-        ("janv", "févr", "mars", "avr", "mai", "juin", "juil", "août", "sept", "oct", "nov",
-         "déc"),
-        ("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche"),
-        ("lun", "mar", "mer", "jeu", "ven", "sam", "dim")),
-    "ja-jp": _DateNames("ymd", (), (), ("月曜日", "火曜日", "水曜日", "木曜日", "金曜日", "土曜日",
-                                        "日曜日"), (), ("午前", "am"), ("午後", "pm")),
-}
-_ALIASES = {"en": "en-us", "de": "de-de", "fr": "fr-fr", "ja": "ja-jp", "invariant": ""}
-_JA_NUMBERS = Culture(",", ".", "¥", "$n", "-$n", "n%", "yyyy/MM/dd", "yyyy/MM/dd", "H:mm",
-                      "H:mm:ss", "M/d", "yyyy/M")
-_CURRENCY_EXTRA = {"ja-jp": ("￥",), "": ("$",)}
 
 _TIME = re.compile(
     r"(?<![\d.:])(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:[.,](\d{1,7}))?)?(?![\d:])")
@@ -96,10 +55,10 @@ def parse_value(text: Any, target: SqlType, culture: str | None = None, *,
     also for TRY_PARSE; the value read becomes the target type as CAST would make it."""
     if text is None:
         return None
-    key = _culture_key(culture)
+    cul = culture_named(culture)
     kind = PARSE_TYPES[target.name]
     try:
-        return _parse(str(text), target, key, kind)
+        return _parse(str(text), target, cul, kind)
     except TSqlError as e:
         if try_ and e.number in CONVERSION_ERRORS:
             return None
@@ -125,19 +84,11 @@ class _Unreadable(Exception):
     """The text does not read as the type in the culture (Msg 9819 / NULL)."""
 
 
-def _culture_key(name: str | None) -> str:
-    key = "en-us" if name is None else name.strip().lower()
-    key = _ALIASES.get(key, key)
-    if key not in _DATE_NAMES:
-        raise tsql_error(9818, name)
-    return key
-
-
-def _parse(text: str, target: SqlType, key: str, kind: str) -> Any:
+def _parse(text: str, target: SqlType, cul: Culture, kind: str) -> Any:
     if kind == "date":
-        value, tz = _read_datetime(text, key)
+        value, tz = _read_datetime(text, cul)
         return from_datetime(value, tz, target.name, target.scale, "nvarchar")
-    number = _read_number(text, key, kind)
+    number = _read_number(text, cul, kind)
     name = target.name
     if name in _INTEGERS:
         if number != number.to_integral_value():
@@ -157,17 +108,12 @@ def _parse(text: str, target: SqlType, key: str, kind: str) -> Any:
 
 
 # ---- numbers
-def _number_culture(key: str) -> Culture:
-    return _JA_NUMBERS if key == "ja-jp" else CULTURES[key]
-
-
-def _read_number(text: str, key: str, kind: str) -> Decimal:
-    cul = _number_culture(key)
+def _read_number(text: str, cul: Culture, kind: str) -> Decimal:
     s = text.strip(_WHITE)
     negative = False
     if kind == "currency" and s.startswith("(") and s.endswith(")"):
         negative, s = True, s[1:-1].strip(_WHITE)
-    symbols = (cul.currency, *_CURRENCY_EXTRA.get(key, ())) if kind == "currency" else ()
+    symbols = (cul.currency, *cul.currency_extra) if kind == "currency" else ()
     sign_seen = False
     for _round in range(3):  # a sign and a currency symbol on either side, in any order
         for sym in symbols:
@@ -182,7 +128,7 @@ def _read_number(text: str, key: str, kind: str) -> Decimal:
             sign_seen, negative = True, negative != (s[-1] == "-")
             s = s[:-1].rstrip(_WHITE)
     groups = "" if kind == "float" else re.escape(cul.group) + (
-        " \u00a0\u202f" if cul.group in ("\u202f", "\u00a0") else "")
+        " \u00a0\u202f" if cul.group in (NNBSP, NBSP) else "")
     digits = rf"\d[\d{groups}]*" if groups else r"\d+"
     exponent = r"(?:[eE][+-]?\d+)?" if kind == "float" else ""
     pattern = rf"(?:{digits})?(?:{re.escape(cul.decimal)}\d*)?{exponent}"
@@ -200,8 +146,7 @@ def _read_number(text: str, key: str, kind: str) -> Decimal:
 
 
 # ---- dates and times
-def _read_datetime(text: str, key: str) -> tuple[datetime, timezone | None]:
-    names = _DATE_NAMES[key]
+def _read_datetime(text: str, cul: Culture) -> tuple[datetime, timezone | None]:
     s = text.strip(_WHITE)
     if not s:
         raise _Unreadable
@@ -219,18 +164,18 @@ def _read_datetime(text: str, key: str) -> tuple[datetime, timezone | None]:
         s = s[:clock.start()] + " " + after
     elif s.endswith("Z") and s[-2:-1].isdigit():
         s, tz = s[:-1], UTC
-    s, half = _designator(s, names)
+    s, half = _designator(s, cul)
     if half is not None:
         if clock is None or not 1 <= hour <= 12:
             raise _Unreadable
         hour = hour % 12 + (12 if half == "pm" else 0)
     if hour > 23 or minute > 59 or second > 59:
         raise _Unreadable
-    day_of_week, month_word, s = _names_in(s, names)
+    day_of_week, month_word, s = _names_in(s, cul)
     numbers = [m.group() for m in _NUMBER.finditer(s)]
-    if re.sub(r"[\d\s/.,\-年月日]", "", s):
+    if re.sub(r"[\d\s/.,\-]", "", s):
         raise _Unreadable  # a word the culture does not know
-    when = _date_of(numbers, month_word, names.order, bool(clock))
+    when = _date_of(numbers, month_word, cul.order, bool(clock))
     if day_of_week is not None and when.weekday() != day_of_week:
         raise _Unreadable  # .NET checks a day name against the date
     return datetime(when.year, when.month, when.day, hour, minute, second, micro), tz
@@ -250,51 +195,66 @@ def _offset(s: str) -> tuple[str, timezone | None]:
     return s[m.end():], timezone(-delta if m.group(1) == "-" else delta)
 
 
-def _designator(s: str, names: _DateNames) -> tuple[str, str | None]:
+def _designator(s: str, cul: Culture) -> tuple[str, str | None]:
     low = s.lower()
-    for half, words in (("am", names.am), ("pm", names.pm)):
-        for word in words:
-            i = low.find(word)
-            if i >= 0 and (not word.isascii() or _alone(low, i, len(word))):
+    for half, mark in (("am", cul.am), ("pm", cul.pm)):
+        for word in dict.fromkeys((mark.lower(), half)):  # the culture's, and AM / PM
+            i = low.find(word) if word else -1
+            if i >= 0 and (_ideographic(word) or _alone(low, i, len(word))):
                 return s[:i] + " " + s[i + len(word):], half
     return s, None
+
+
+def _ideographic(word: str) -> bool:
+    """A CJK word: found inside the text, with no spaces around it (2010年5月4日 午前)."""
+    return word[:1] >= "\u2e80"
 
 
 def _alone(s: str, i: int, n: int) -> bool:
     return (i == 0 or not s[i - 1].isalpha()) and (i + n == len(s) or not s[i + n].isalpha())
 
 
-def _names_in(s: str, names: _DateNames) -> tuple[int | None, int | None, str]:
+def _date_words(cul: Culture) -> frozenset[str]:
+    """The literal words of the culture's date patterns, which DateTime.Parse skips ('de' of
+    es-ES's 'd' de 'MMMM' de 'yyyy', 'г.' of ru-RU's, 年 月 日)."""
+    patterns = (cul.long_date, cul.short_date, cul.month_day, cul.year_month)
+    return frozenset(w.rstrip(".").lower() for p in patterns
+                     for lit in re.findall(r"'([^']*)'", p) for w in lit.split() if w.strip("."))
+
+
+def _names_in(s: str, cul: Culture) -> tuple[int | None, int | None, str]:
     """The day name (0 = Monday) and month (1-12) written in ``s``, and ``s`` without them."""
     day = month = None
-    for i, word in enumerate(names.days):  # ja-JP's day names hold 月 and 日
-        at = s.find(word)
-        if at >= 0 and not word.isascii():
+    for i, word in enumerate(cul.days):  # ja-JP's day names hold 月 and 日; pt's a hyphen
+        at = s.lower().find(word.lower())
+        if at >= 0 and (_ideographic(word) or ("-" in word and _alone(s, at, len(word)))):
             day, s = i, s[:at] + " " + s[at + len(word):]
+            break
+    skip = _date_words(cul)
     out = []
     last = 0
     for m in _WORD.finditer(s):
         word = m.group().rstrip(".").lower()
-        if word in ("年", "月", "日"):
-            continue
-        found = _lookup(word, names.months, names.month_abbr)
-        if found is not None and month is None:
-            month = found
-        else:
-            found_day = _lookup(word, names.days, names.day_abbr)
-            if found_day is None or day is not None:
-                continue  # left in the text: not a name of this culture
-            day = found_day - 1
+        if word not in skip:
+            found = _lookup(word, cul.months, cul.month_abbr, cul.months_genitive,
+                            cul.month_abbr_genitive)
+            if found is not None and month is None:
+                month = found
+            else:
+                found_day = _lookup(word, cul.days, cul.day_abbr)
+                if found_day is None or day is not None:
+                    continue  # left in the text: not a name of this culture
+                day = found_day - 1
         out.append(s[last:m.start()] + " ")
         last = m.end()
     out.append(s[last:])
     return day, month, "".join(out)
 
 
-def _lookup(word: str, full: tuple[str, ...], abbr: tuple[str, ...]) -> int | None:
-    for names in (full, abbr):
+def _lookup(word: str, *lists: tuple[str, ...]) -> int | None:
+    for names in lists:
         for i, name in enumerate(names):
-            if name.lower() == word:
+            if name.rstrip(".").lower() == word:
                 return i + 1
     return None
 
@@ -326,6 +286,8 @@ def _date_of(numbers: list[str], month: int | None, order: str, has_time: bool) 
             raise _Unreadable
         if len(numbers[0]) > 2:
             order = "ymd"
+        elif order == "ymd" and len(numbers) == 3 and len(numbers[2]) > 2:
+            order = "mdy"  # a year of 3+ digits is the year wherever it stands
         if len(numbers) == 3:
             parts = dict(zip(order, numbers, strict=True))
             return date(_year(parts["y"]), int(parts["m"]), int(parts["d"]))
