@@ -25,7 +25,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlalchemy import Connection, Engine, MetaData, create_engine
+from sqlalchemy import Connection, Engine, MetaData, create_engine, event
 from sqlalchemy.engine import CursorResult, make_url
 from sqlalchemy.exc import DBAPIError, NoSuchModuleError
 
@@ -109,6 +109,18 @@ class Store:
         self.extensions: dict[str, Any] = {}
         self._lock = threading.RLock()
         self._close_hooks: list[Any] = []
+        # The pool entries checked out now: close() ends those still out (a connection whose
+        # owner never closed it would otherwise go back, when its owner is collected, to the
+        # pool dispose() let go of, and keep its file descriptors open for good).
+        self._checked_out: dict[int, Any] = {}
+        event.listen(self.engine, "checkout", self._on_checkout)
+        event.listen(self.engine, "checkin", self._on_checkin)
+
+    def _on_checkout(self, _dbapi_conn: Any, entry: Any, _proxy: Any) -> None:
+        self._checked_out[id(entry)] = entry
+
+    def _on_checkin(self, _dbapi_conn: Any, entry: Any) -> None:
+        self._checked_out.pop(id(entry), None)
 
     def _on_connect(self, dbapi_conn: Any) -> None:
         for hook in list(self.extensions.get("connect_hooks", [])):
@@ -143,6 +155,10 @@ class Store:
         hooks, self._close_hooks = self._close_hooks, []
         for fn in hooks:
             fn()
+        for entry in list(self._checked_out.values()):
+            with suppress(Exception):
+                entry.invalidate()
+        self._checked_out.clear()
         self.engine.dispose()
         if self._private is not None:
             self._private.remove()
