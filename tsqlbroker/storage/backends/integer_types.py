@@ -32,6 +32,11 @@ def integer_type(rewriter: Any, node: exp.Expression) -> str | None:
     result: str | None
     if isinstance(node, exp.Paren):
         result = integer_type(rewriter, node.this)
+    elif isinstance(node, exp.Neg) and signed_constant(node) is not None:
+        # A minus written before a number is part of the constant, as the interpreter
+        # reads it: -2147483648 is an int, -(-2147483648) the numeric 2147483648.
+        result = "int" if literal_spec(signed_constant(node) or "", False) == "int" \
+            else None
     elif isinstance(node, exp.Neg):
         inner = integer_type(rewriter, node.this)
         result = None if inner is None else negation_type(inner)
@@ -49,3 +54,15 @@ def integer_type(rewriter: Any, node: exp.Expression) -> str | None:
         result = spec if spec in INTEGER_TYPES else None
     known[id(node)] = (node, result)  # the node is kept so that its id is not reused
     return result
+
+
+def signed_constant(node: exp.Expression) -> str | None:
+    """The text of a number written with minus signs before it (``-5``, ``-(-5)``), its
+    signs folded; None for anything else."""
+    negative = False
+    while isinstance(node, (exp.Neg, exp.Paren)):
+        negative ^= isinstance(node, exp.Neg)
+        node = node.this
+    if not isinstance(node, exp.Literal) or node.is_string:
+        return None
+    return ("-" if negative else "") + node.name
