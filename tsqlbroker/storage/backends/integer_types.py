@@ -43,6 +43,8 @@ def integer_type(rewriter: Any, node: exp.Expression) -> str | None:
     elif isinstance(node, exp.Literal):
         result = "int" if not node.is_string and literal_spec(node.name, False) == "int" \
             else None
+    elif isinstance(node, (exp.Case, exp.If)):
+        result = _branches_type(rewriter, node)
     elif type(node) in ARITHMETIC_OPERATORS:
         left = integer_type(rewriter, node.this)
         right = integer_type(rewriter, node.expression)
@@ -66,3 +68,18 @@ def signed_constant(node: exp.Expression) -> str | None:
     if not isinstance(node, exp.Literal) or node.is_string:
         return None
     return ("-" if negative else "") + node.name
+
+
+def _branches_type(rewriter: Any, node: exp.Case | exp.If) -> str | None:
+    """A CASE's (or IIF's) type when every result is an integer or NULL: the results'
+    type of highest precedence, as the CASE page says."""
+    if isinstance(node, exp.Case):
+        results = [branch.args.get("true") for branch in node.args.get("ifs") or []]
+        results.append(node.args.get("default"))
+    else:
+        results = [node.args.get("true"), node.args.get("false")]
+    found = [integer_type(rewriter, r) for r in results
+             if r is not None and not isinstance(r, exp.Null)]
+    if not found or None in found:
+        return None
+    return max((f for f in found if f is not None), key=PRECEDENCE.__getitem__)
