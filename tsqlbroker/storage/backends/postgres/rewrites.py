@@ -66,6 +66,7 @@ def _like(rewriter: Any, node: exp.Like | exp.Escape) -> exp.Expression:
 # The server's type for each integer result type: computing in it makes the server fail past
 # the range ('integer out of range' …), which storage/failures.py names as SQL Server does.
 _SERVER_INTEGER_TYPES = {"smallint": "smallint", "int": "integer", "bigint": "bigint"}
+_CHECKED = (exp.Add, exp.Sub, exp.Mul, exp.Div)
 
 
 def _integer_arithmetic(rewriter: Any, node: exp.Add | exp.Sub | exp.Mul | exp.Div
@@ -79,11 +80,18 @@ def _integer_arithmetic(rewriter: Any, node: exp.Add | exp.Sub | exp.Mul | exp.D
     if result is None:
         return None
     target = exp.DataType.build(_SERVER_INTEGER_TYPES.get(result, "integer"))
+
+    def operand(child: exp.Expression) -> exp.Expression:
+        rewritten = rewriter.rewrite(child)
+        inner = child.this if isinstance(child, exp.Paren) else child
+        if result != "tinyint" and isinstance(inner, _CHECKED) \
+                and integer_type(rewriter, inner) == result:
+            return rewritten  # computed in that type already: a long chain stays shallow
+        return exp.Cast(this=rewritten, to=target.copy())
     # The node's other arguments kept: a typed Div stays integer division.
     flags = {k: v for k, v in node.args.items() if k not in ("this", "expression")}
-    computed = type(node)(this=exp.Cast(this=rewriter.rewrite(node.this), to=target),
-                          expression=exp.Cast(this=rewriter.rewrite(node.expression),
-                                              to=target.copy()), **flags)
+    computed = type(node)(this=operand(node.this), expression=operand(node.expression),
+                          **flags)
     if result != "tinyint":
         return computed
     return exp.Anonymous(this="tsqlb_tinyint", expressions=[computed])
