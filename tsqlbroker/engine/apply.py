@@ -41,9 +41,9 @@ def applied_columns(binder: BindContext, lateral: exp.Lateral) -> list[tuple[str
     inner = lateral.this.this if isinstance(lateral.this, exp.Subquery) else lateral.this
     if isinstance(inner, exp.OpenJSON):
         return list(openjson_columns(inner))
+    # Msg 8155 for a column without a name, before anything is refused as not supported
+    require_column_names(inner, alias, alias.name)
     if isinstance(inner, exp.Values):
-        if not named:
-            raise not_supported("CROSS APPLY (VALUES …) without column names")
         fake = inner.copy()
         fake.set("alias", exp.TableAlias(this=exp.to_identifier(alias.name),
                                          columns=[exp.to_identifier(n) for n in named]))
@@ -52,7 +52,6 @@ def applied_columns(binder: BindContext, lateral: exp.Lateral) -> list[tuple[str
         inner.set("expressions", fake.expressions)
         return list(source.columns) if source is not None else [(n, None) for n in named]
     if isinstance(inner, exp.Select):
-        require_column_names(inner, alias, alias.name)
         columns: list[tuple[str, str | None]] = []
         for proj in inner.expressions:
             if isinstance(proj, exp.Star) or (isinstance(proj, exp.Column)

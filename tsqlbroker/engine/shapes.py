@@ -19,7 +19,7 @@ from ..values.precedence import aggregate_spec, common_spec
 from ..values.types import literal_spec, parse_spec
 from .parsing import not_supported
 from .transpiler.interface import BindContext
-from .transpiler.scope import Source, projection_name, source_alias
+from .transpiler.scope import Source, projection_name, require_column_names, source_alias
 
 
 def aliased(node: exp.Expression, name: str) -> exp.Alias:
@@ -60,8 +60,9 @@ def values_source(binder: BindContext, node: exp.Values) -> Source | None:
     Items whose kind differs from the column's type (``'1'`` in an int column) get an
     explicit CAST, so they convert (or fail with Msg 245) as SQL Server converts them."""
     alias = node.args.get("alias")
-    if not isinstance(alias, exp.TableAlias) or not alias.columns:
+    if not isinstance(alias, exp.TableAlias) or not alias.name:
         return None
+    require_column_names(node, alias, alias.name)
     names = [c.name for c in alias.columns]
     rows = [t.expressions if isinstance(t, exp.Tuple) else [t] for t in node.expressions]
     widths = {len(row) for row in rows}

@@ -28,7 +28,8 @@ FORMAT, whose .NET formats live in the values layer too, goes the same way (SQLi
 ``tsql_format`` per row with the value's type).
 
 So does a value made xml and turned back into another type in one query
-(``CAST(CAST(s AS xml) AS nvarchar(max))``): SQL Server writes the parsed xml out anew
+(``CAST(CAST(s AS xml) AS nvarchar(max))``, or xml made in a derived table, CTE or subquery,
+which the enclosing query may convert): SQL Server writes the parsed xml out anew
 (``<a></a>`` is ``<a />``), which only the values layer's xml reader does; PostgreSQL's
 conversion would keep the written text. Where no probe can be built it keeps doing so.
 """
@@ -176,6 +177,8 @@ class UdfCalls:
                 inner = reparsed_xml(conversion)
                 if inner is not None:
                     self._prepare_xml(inner)
+                elif derived_xml(conversion):
+                    self._prepare_xml(conversion)
         calls = [d for d in tree.find_all(exp.Dot) if udf_name(binder, d) is not None]
         if not calls:
             return
@@ -463,6 +466,13 @@ def reparsed_xml(conversion: exp.Expression) -> exp.Expression | None:
     return inner if _converts_to_xml(inner) else None
 
 
+def derived_xml(conversion: exp.Expression) -> bool:
+    """Whether ``conversion`` makes xml inside a derived table, CTE or subquery: the
+    enclosing query may read it back as another type (``CAST(d.x AS nvarchar(max))``)."""
+    return _converts_to_xml(conversion) \
+        and conversion.find_ancestor(exp.Subquery, exp.CTE) is not None
+
+
 class _NoProbe(Exception):
     """No probe can range over the rows of this call: leave it to the backend."""
 
@@ -479,7 +489,8 @@ def _python_free(binder: BindContext, node: exp.Expression) -> bool:
     return not any(udf_name(binder, d) is not None for d in node.find_all(exp.Dot)) \
         and not any(parse_operands(a) is not None or is_format_call(a)
                     for a in node.find_all(exp.Anonymous)) \
-        and not any(reparsed_xml(c) is not None for c in node.find_all(exp.Cast, exp.Convert))
+        and not any(reparsed_xml(c) is not None or derived_xml(c)
+                    for c in node.find_all(exp.Cast, exp.Convert))
 
 
 def _probe(binder: BindContext, call: exp.Expression, args: list[exp.Expression],
@@ -523,10 +534,30 @@ def _probe(binder: BindContext, call: exp.Expression, args: list[exp.Expression]
     scope: exp.Expression | None = chain[-1]
     while scope is not None:  # the CTEs the tables may name
         if scope.args.get("with_") is not None:
-            probe.set("with_", scope.args["with_"].copy())
+            probe.set("with_", _named_ctes(scope.args["with_"], probe))
             break
         scope = scope.parent
     return probe
+
+
+def _named_ctes(with_: exp.With, probe: exp.Select) -> exp.With | None:
+    """A copy of ``with_`` keeping the CTEs ``probe`` names (and those they name): not
+    the one the call itself is in, whose own probe it would need again."""
+    ctes = {cte.alias_or_name.lower(): cte for cte in with_.expressions}
+    wanted: set[str] = set()
+    todo: list[exp.Expression] = [probe]
+    while todo:
+        for table in todo.pop().find_all(exp.Table):
+            name = table.name.lower()
+            if not table.db and name in ctes and name not in wanted:
+                wanted.add(name)
+                todo.append(ctes[name].this)
+    kept = [cte.copy() for name, cte in ctes.items() if name in wanted]
+    if not kept:
+        return None
+    out = with_.copy()
+    out.set("expressions", kept)
+    return out
 
 
 def _probe_joins(chain: list[exp.Select], i: int) -> list[exp.Join]:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from tsqlbroker.engine.context import ExecContext
 from tsqlbroker.engine.results import ResultSet
-from tsqlbroker.errors import TSqlError, tsql_error
+from tsqlbroker.errors import BindError, TSqlError, tsql_error
 from tsqlbroker.grammar import ast
 
 from ..values import types as T
@@ -169,9 +169,11 @@ def compile_storage_statement(c: Compiler, node: Any, *, writes: bool, count_row
         try:
             result = run_sql(f, sql, params(f))
         except TSqlError as e:
-            if writes and count_rows and e.number not in PERMISSION_ERRORS:
+            if writes and count_rows and e.number not in PERMISSION_ERRORS \
+                    and not isinstance(e, BindError):
                 # SQL Server follows a failed DML statement with Msg 3621 (informational),
-                # not one refused before it ran.
+                # not one refused before it ran (a permission, or a name not bound: Msg
+                # 8155 of a derived table's column).
                 e.terminated_note = True  # type: ignore[attr-defined]
             raise
         _note_identity(f, result)

@@ -404,14 +404,15 @@ def constant_type(kind: str, value: Any, text: str | None) -> tuple[SqlType, Any
 
 def literal_spec(text: str, is_string: bool, national: bool = False) -> str | None:
     """The spec text of the type SQL Server gives a constant written ``text``: ``1`` int, ``2.50`` numeric(3,2), ``1e3`` float,
-    ``'ab'`` varchar(2), ``N'ab'`` nvarchar(2)."""
+    ``'ab'`` varchar(2), ``N'ab'`` nvarchar(2). A minus sign written before a number is
+    part of the constant: ``-2147483648`` is an int, as ``constant_type`` types it."""
     if is_string:
         return f"{'n' if national else ''}varchar({max(len(text), 1)})"
-    if re.fullmatch(r"\d+", text):
-        value = int(text)
-        if value < 2**31:
+    if re.fullmatch(r"-?\d+", text):
+        if -(2**31) <= int(text) < 2**31:
             return "int"
-        return f"numeric({len(text)},0)" if len(text) <= 38 else "float"
+        digits = len(text.lstrip("-"))
+        return f"numeric({digits},0)" if digits <= 38 else "float"
     m = re.fullmatch(r"(\d*)\.(\d*)", text)
     if m:
         whole, frac = m.group(1).lstrip("0"), m.group(2)

@@ -215,7 +215,9 @@ class TypeAnnotator:
         decimal(3,2)); an integer constant is ("int", its decimal(digits,0))."""
         inner = node.this if isinstance(node, (exp.Neg, exp.Paren)) else node
         if isinstance(inner, exp.Literal) and not inner.is_string:
-            spec = literal_spec(inner.name, False)
+            # -2147483648 is one int constant, 2147483648 a numeric
+            sign = "-" if isinstance(node, exp.Neg) else ""
+            spec = literal_spec(sign + inner.name, False)
             if spec == "int":
                 return "int", f"decimal({len(inner.name.lstrip('0')) or 1},0)"
             return spec

@@ -133,11 +133,14 @@ def require_column_names(body: exp.Expression, alias: exp.Expression | None,
                          name: str) -> None:
     """Msg 8155 at bind time, as SQL Server: every column of a derived table, CTE or
     applied query ``body`` named ``name`` with no column list in ``alias`` needs a name (a
-    set operation's are its first query's select list's)."""
+    set operation's are its first query's select list's; a table value constructor's
+    columns have no names, so ``(VALUES (1)) AS v`` needs a column list)."""
     if alias is not None and alias.args.get("columns"):
         return
     while isinstance(body, (exp.Union, exp.Except, exp.Intersect, exp.Subquery)):
         body = body.this
+    if isinstance(body, exp.Values):
+        raise tsql_error(8155, 1, name, cls=BindError)
     if not isinstance(body, exp.Select):
         return
     for number, item in enumerate(body.expressions, start=1):

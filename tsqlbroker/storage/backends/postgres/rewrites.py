@@ -12,7 +12,7 @@ from sqlglot import exp
 from sqlglot.dialects.postgres import Postgres
 
 from ....errors import not_supported
-from ..integer_types import integer_type
+from ..integer_types import integer_type, signed_constant
 from .casts import cast_to
 from .xml_methods import xml_method  # noqa: F401 - the transpiler asks it by name
 
@@ -63,24 +63,59 @@ def _like(rewriter: Any, node: exp.Like | exp.Escape) -> exp.Expression:
     return exp.Not(this=call) if like.args.get("negate") else call
 
 
-def _tinyint_arithmetic(rewriter: Any, node: exp.Add | exp.Sub | exp.Mul) -> exp.Expression | None:
-    """``+ - *`` of two tinyints is a tinyint in SQL Server (255 + 1 and 0 - 1 are Msg 8115);
-    a tinyint is a smallint here, so the operands are computed as integers (255 * 255 fits)
-    and ``tsqlb_tinyint`` checks the result's range. PostgreSQL's own int, bigint and smallint
-    arithmetic already fails past the range, named as SQL Server does (storage/failures.py)."""
-    if integer_type(rewriter, node) != "tinyint":
+# The server's type for each integer result type: computing in it makes the server fail past
+# the range ('integer out of range' …), which storage/failures.py names as SQL Server does.
+_SERVER_INTEGER_TYPES = {"smallint": "smallint", "int": "integer", "bigint": "bigint"}
+_CHECKED = (exp.Add, exp.Sub, exp.Mul, exp.Div)
+
+
+def _integer_arithmetic(rewriter: Any, node: exp.Add | exp.Sub | exp.Mul | exp.Div
+                        ) -> exp.Expression | None:
+    """Integer ``+ - * /`` computed in SQL Server's result type (the operands' higher type).
+    Each operand is cast to it: a CAST / CONVERT to an integer type reads back as a bigint
+    here (casts.from_storage_text), and CAST(i AS int) * 2 must overflow as an int. A
+    tinyint is a smallint here, so tinyint arithmetic is computed as integers (255 * 255
+    fits) and ``tsqlb_tinyint`` checks the result's range (255 + 1 and 0 - 1 are Msg 8115)."""
+    result = integer_type(rewriter, node)
+    if result is None:
         return None
-    integer = exp.DataType.build("integer")
-    computed = type(node)(this=exp.Cast(this=rewriter.rewrite(node.this), to=integer),
-                          expression=exp.Cast(this=rewriter.rewrite(node.expression), to=integer))
+    target = exp.DataType.build(_SERVER_INTEGER_TYPES.get(result, "integer"))
+
+    def operand(child: exp.Expression) -> exp.Expression:
+        rewritten = rewriter.rewrite(child)
+        inner = child.this if isinstance(child, exp.Paren) else child
+        if result != "tinyint" and isinstance(inner, _CHECKED) \
+                and integer_type(rewriter, inner) == result:
+            return rewritten  # computed in that type already: a long chain stays shallow
+        return exp.Cast(this=rewritten, to=target.copy())
+    # The node's other arguments kept: a typed Div stays integer division.
+    flags = {k: v for k, v in node.args.items() if k not in ("this", "expression")}
+    computed = type(node)(this=operand(node.this), expression=operand(node.expression),
+                          **flags)
+    if result != "tinyint":
+        return computed
     return exp.Anonymous(this="tsqlb_tinyint", expressions=[computed])
 
 
+def _integer_negation(rewriter: Any, node: exp.Neg) -> exp.Expression | None:
+    """``-x`` of an integer that is not a constant, in its type (-CAST(i AS int) of
+    -2147483648 is Msg 8115); a tinyint's negation is a smallint, which cannot overflow."""
+    result = integer_type(rewriter, node)
+    if result not in _SERVER_INTEGER_TYPES or signed_constant(node) is not None:
+        return None
+    return exp.Neg(this=exp.Cast(this=rewriter.rewrite(node.this),
+                                 to=exp.DataType.build(_SERVER_INTEGER_TYPES[result])))
+
+
 BEFORE: dict[type, Callable[[Any, Any], Any]] = {
-    exp.Add: _tinyint_arithmetic,
-    exp.Sub: _tinyint_arithmetic,
-    exp.Mul: _tinyint_arithmetic,
+    exp.Add: _integer_arithmetic,
+    exp.Sub: _integer_arithmetic,
+    exp.Mul: _integer_arithmetic,
+    exp.Div: _integer_arithmetic,
+    exp.Neg: _integer_negation,
 }
+
+
 def _is_null(rewriter: Any, node: exp.Is) -> exp.Expression:
     """``@v IS NULL``: psycopg sends a string parameter untyped, and PostgreSQL cannot type a
     parameter whose first use is IS NULL ("could not determine data type of parameter");

@@ -109,6 +109,10 @@ def xml_method(method: str, doc: exp.Expression, args: list[exp.Expression],
                                     true=exp.Null()),
                              exp.If(this=true, true=exp.Literal.number(1))],
                         default=exp.Literal.number(0))
-    # query(): the nodes serialized, empty elements written as SQL Server writes them (<a />)
-    return _fn("regexp_replace", joined(xpath), exp.Literal.string("([^ /])/>"),
+    # query(): the nodes serialized, empty elements written as SQL Server writes them
+    # (<a />); the document node ('.', '/') without the declaration and line break libxml2
+    # writes around it (SQL Server's xml text has none).
+    nodes = _fn("regexp_replace", joined(xpath),
+                exp.Literal.string("^<\\?xml[^>]*\\?>\n(.*)\n$"), exp.Literal.string("\\1"))
+    return _fn("regexp_replace", nodes, exp.Literal.string("([^ /])/>"),
                exp.Literal.string("\\1 />"), exp.Literal.string("g"))
