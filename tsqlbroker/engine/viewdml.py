@@ -35,7 +35,7 @@ _ALIAS = "tsqlb_vw{}"
 
 
 def _compile_error(number: int, view: str) -> TSqlError:
-    """Msg 4403 / 4405 / 4406: SQL Server finds them when it compiles the batch, so nothing
+    """Msg 4403 / 4405 / 4406 / 4426 / 4436 / 404: SQL Server finds them when it compiles the batch, so nothing
     more of the batch runs (as Msg 271)."""
     err = tsql_error(number, view, cls=BindError)
     err.batch_abort = True  # type: ignore[attr-defined]
@@ -331,6 +331,12 @@ def _output_mapper(view: FlatView, alias: str
         if mapped is None:
             return node
         pseudo = node.table
+        others = {c.table.lower() for c in mapped.find_all(exp.Column)} - {alias}
+        if others & set(view.tables):
+            if pseudo.lower() == "inserted":
+                raise _compile_error(404, node.name)
+            raise not_supported(f"OUTPUT deleted.{node.name} of a table of the view "
+                                f"'{view.name}' the statement does not write")
 
         def requalify(n: exp.Expression) -> exp.Expression:
             if isinstance(n, exp.Column) and n.table.lower() == alias:
@@ -468,40 +474,50 @@ def rewrite_delete(parsed: Parsed, view: FlatView, target: exp.Table,
     return _rewritten(parsed, tree, view, alias), alias
 
 
-def rewrite_merge(parsed: Parsed, view: FlatView) -> Parsed:
-    """``MERGE v [AS t] USING … ON …`` of a view over one base table: the base table under the
-    statement's alias, the view's WHERE added to ON (its rows are the only ones to match) and
-    to each WHEN NOT MATCHED BY SOURCE, the view's columns mapped to the table's."""
+def rewrite_merge(parsed: Parsed, view: FlatView) -> tuple[Parsed, str]:
+    """``MERGE v [AS t] USING … ON …`` of a view: the target becomes the view's FROM (its
+    base tables under their own aliases, joins included), the view's WHERE is added to ON
+    (its rows are the only ones to match) and to each WHEN NOT MATCHED BY SOURCE, and the
+    view's columns are mapped to the base tables'. The actions must write one base table:
+    the one the SET and INSERT columns name, the first of the view's FROM for a DELETE
+    (Msg 4405 when they name two). Returns the statement and the alias of that table."""
     tree = parsed.tree.copy()
     assert isinstance(tree, exp.Merge)
     target = tree.this
     assert isinstance(target, exp.Table)
     for action in ("INSERT", "UPDATE", "DELETE"):
         _modifiable(view, action)
-    if len(view.tables) > 1:
-        raise not_supported(f"MERGE into the view '{view.name}' over several tables")
-    if view.check is not None:
-        raise not_supported(f"MERGE into the view '{view.name}' WITH CHECK OPTION")
-    inner = next(iter(view.tables))
-    talias = target.alias or target.name
-
-    def requalify(node: exp.Expression) -> exp.Expression:
-        if isinstance(node, exp.Column) and node.table.lower() == inner:
-            return exp.column(node.name, table=talias, quoted=True)
-        return node
-    flat = replace(view, columns={k: v.copy().transform(requalify)
-                                  for k, v in view.columns.items()},
-                   where=view.where.copy().transform(requalify) if view.where else None)
-    sub = _substitute(flat, _target_names(target), False)
-    base = view.nodes[inner].copy()
-    base.set("alias", exp.TableAlias(this=exp.to_identifier(talias)))
+    sub = _substitute(view, _target_names(target), False)
+    whens = list(tree.args["whens"].expressions)
+    aliases: set[str] = set()
+    inserts: list[tuple[exp.Insert, list[tuple[str, str]]]] = []
+    for when in whens:
+        then = when.args.get("then")
+        if isinstance(then, exp.Update):
+            aliases.update(_base_column(view, item.this.name)[0] for item in then.expressions
+                           if isinstance(item, exp.EQ) and isinstance(item.this, exp.Column))
+        elif isinstance(then, exp.Insert):
+            cols = then.this
+            names = [c.name for c in cols.expressions] if isinstance(cols, exp.Tuple) else None
+            mapped = [_base_column(view, n) for n in (names or view.order)]
+            if names is None:
+                mapped = [(a, c) for a, c in mapped if not _generated(view.tables[a], c)]
+            aliases.update(a for a, _c in mapped)
+            inserts.append((then, mapped))
+    if len(aliases) > 1:
+        raise _compile_error(4405, view.name)
+    # As SQL Server's: a DELETE action deletes the row of the table the other actions write,
+    # alone the row of the first table of the view's FROM.
+    alias = next(iter(aliases)) if aliases else view.first.alias_or_name.lower()
+    base = view.first.copy()
+    base.set("joins", [j.copy() for j in view.joins] or None)
     tree.set("this", base)
-    tree.set("on", _and(flat.where.copy() if flat.where else None, sub(tree.args["on"])))
-    for when in tree.args["whens"].expressions:
+    tree.set("on", _and(view.where.copy() if view.where else None, sub(tree.args["on"])))
+    for when in whens:
         if when.args.get("condition") is not None:
             when.set("condition", sub(when.args["condition"]))
-        if not when.args.get("matched") and when.args.get("source") and flat.where:
-            when.set("condition", _and(flat.where.copy(), when.args.get("condition")))
+        if not when.args.get("matched") and when.args.get("source") and view.where:
+            when.set("condition", _and(view.where.copy(), when.args.get("condition")))
         then = when.args.get("then")
         if isinstance(then, exp.Update):
             sets = []
@@ -510,17 +526,14 @@ def rewrite_merge(parsed: Parsed, view: FlatView) -> Parsed:
                     _a, column = _base_column(view, item.this.name)
                     item = exp.EQ(this=exp.column(column, quoted=True),
                                   expression=sub(item.expression))
+                else:
+                    item = sub(item)
                 sets.append(item)
             then.set("expressions", sets)
-        elif isinstance(then, exp.Insert):
-            cols = then.this
-            names = [c.name for c in cols.expressions] if isinstance(cols, exp.Tuple) else None
-            mapped = [_base_column(view, n) for n in (names or view.order)]
-            if names is None:
-                mapped = [(a, c) for a, c in mapped if not _generated(view.tables[a], c)]
-            then.set("this", exp.Tuple(expressions=[exp.column(c, quoted=True)
-                                                    for _a, c in mapped]))
-    return _rewritten(parsed, tree, flat, talias.lower())
+    for then, mapped in inserts:
+        then.set("this", exp.Tuple(expressions=[exp.column(c, quoted=True)
+                                                for _a, c in mapped]))
+    return _rewritten(parsed, tree, view, alias), alias
 
 
 def check_option(ctx: ExecContext, view: FlatView, alias: str, rowids: list[Any]) -> None:
