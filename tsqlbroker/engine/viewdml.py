@@ -42,6 +42,20 @@ def _compile_error(number: int, view: str) -> TSqlError:
     return err
 
 
+@dataclass(frozen=True)
+class SetOp:
+    """A view whose query is a UNION / EXCEPT / INTERSECT (SQL Server's refusals differ by
+    action and by shape, as its messages and probes show)."""
+
+    has_union: bool  # a UNION anywhere in it: writing a column is Msg 4406
+    top: str  # the operator on top: 'union' or 'except' (INTERSECT reads as EXCEPT)
+    first_joins: bool  # its first branch reads several tables (DELETE: Msg 4405)
+    stored: str  # the view whose body it is, as the statement or the outer view names it
+    # (Msg 4406 names it)
+    partition: str | None = None  # 'db.schema.view' when SQL Server tries a partitioned view
+    checks: bool = False  # a member table has CHECK constraints (a partitioned view maybe)
+
+
 @dataclass
 class FlatView:
     """A view flattened down to its base tables."""
@@ -61,6 +75,8 @@ class FlatView:
     # statement would have to become one on that view).
     instead: frozenset[str] = frozenset()
     problems: list[str] = field(default_factory=list)
+    top: bool = False  # TOP / OFFSET in it or a view below (with CHECK OPTION: Msg 4427)
+    setop: SetOp | None = None  # a UNION / EXCEPT view: how it is refused
 
 
 def _view_object(ctx: ExecContext, key: tuple[str, str, str, str]) -> tuple[Any, int] | None:
@@ -85,7 +101,9 @@ def view_target(ctx: ExecContext, node: exp.Table) -> FlatView | None:
     if found is None:
         return None
     obj, db_id = found
-    return _flatten(ctx, obj, db_id, node.name, itertools.count(), 0)
+    # SQL Server's messages name the target as the statement writes it (alias, dbo.v).
+    written = node.alias or ".".join(p.name for p in node.parts)
+    return _flatten(ctx, obj, db_id, written, itertools.count(), 0)
 
 
 def instead_view(ctx: ExecContext, node: exp.Table, action: str) -> TableInfo | None:
@@ -129,17 +147,48 @@ def _flatten(ctx: ExecContext, obj: Any, db_id: int, name: str, counter: Iterato
     if depth >= 32:
         raise tsql_error(217)
     query, names = view_query(obj.definition or "")
-    if not isinstance(query, exp.Select) or query.args.get("with_") is not None:
+    vctx = replace(ctx, db_id=db_id, view_depth=ctx.view_depth + 1)
+    return _flatten_query(vctx, query, names, has_check_option(obj.definition or ""), name,
+                          _View(obj, db_id, name, ctx.db_id), counter, depth, {})
+
+
+@dataclass(frozen=True)
+class _View:
+    """The stored view a query being flattened belongs to."""
+
+    obj: Any
+    db_id: int
+    name: str
+    outer_db: int | None  # the database of the statement (or view) reading it
+    cte: bool = False  # the query is a CTE of the view's
+
+
+_Ctes = dict[str, tuple[exp.Expression, list[str] | None]]
+
+
+def _flatten_query(ctx: ExecContext, query: exp.Expression, names: list[str] | None,
+                   has_check: bool, name: str, stored: _View, counter: Iterator[int],
+                   depth: int, ctes: _Ctes) -> FlatView:
+    """Flatten one view (or CTE) query: ``ctx`` is in the view's database."""
+    if isinstance(query, exp.SetOperation):
+        return _set_operation(ctx, query, name, stored, ctes)
+    if not isinstance(query, exp.Select):
         raise not_supported(f"Modifying the view '{name}' (not one SELECT)")
-    if query.args.get("limit") is not None:
-        raise not_supported(f"Modifying the view '{name}' (TOP)")
+    with_ = query.args.get("with_")
+    if with_ is not None:
+        ctes = dict(ctes)
+        for cte in with_.expressions:
+            cols = [c.name for c in cte.args["alias"].columns] \
+                if cte.args.get("alias") is not None and cte.args["alias"].columns else None
+            ctes[cte.alias_or_name.lower()] = (cte.this, cols)
+        query = query.copy()
+        query.set("with_", None)
     from_ = query.args.get("from_")
     if from_ is None:
         raise _compile_error(4406, name)
-    vctx = replace(ctx, db_id=db_id, view_depth=ctx.view_depth + 1)
     joins = list(query.args.get("joins") or [])
     items = [from_.this, *(j.this for j in joins)]
-    binder = Binder(vctx, {})
+    binder = Binder(ctx, {})
     # old alias (lower) → (new alias, its column names, the nested view or None)
     scope: dict[str, tuple[str, list[str], FlatView | None]] = {}
     tables: dict[str, TableInfo] = {}
@@ -147,8 +196,8 @@ def _flatten(ctx: ExecContext, obj: Any, db_id: int, name: str, counter: Iterato
     nested: FlatView | None = None
     new_items: list[exp.Expression] = []
     db_name = None
-    if db_id != ctx.db_id:
-        row = Catalog.get(ctx.conn.store).database(ctx.conn, db_id)
+    if stored.db_id != stored.outer_db:
+        row = Catalog.get(ctx.conn.store).database(ctx.conn, stored.db_id)
         db_name = row.name if row is not None else None
     for item in items:
         if not isinstance(item, exp.Table) or not item.name \
@@ -156,13 +205,24 @@ def _flatten(ctx: ExecContext, obj: Any, db_id: int, name: str, counter: Iterato
             raise not_supported(f"Modifying the view '{name}' (a derived source)")
         key = table_key(item)
         old = (item.alias or item.name).lower()
+        cte = ctes.get(item.name.lower()) if not key[0] and not key[1] else None
+        if cte is not None:
+            if len(items) > 1:
+                raise not_supported(f"Modifying the view '{name}' (a CTE joined to others)")
+            inner_ctes = {k: v for k, v in ctes.items() if k != item.name.lower()}
+            nested = _flatten_query(ctx, cte[0], cte[1], False, name,
+                                    replace(stored, cte=True), counter, depth + 1, inner_ctes)
+            scope[old] = ("", list(nested.order), nested)
+            tables.update(nested.tables)
+            nodes.update(nested.nodes)
+            continue
         source = binder.resolve(key)
         if source.kind == "view":
-            found = _view_object(vctx, key)
+            found = _view_object(ctx, key)
             if found is None or len(items) > 1:
                 raise not_supported(f"Modifying the view '{name}' (a view joined to others)")
-            nested = _flatten(vctx, found[0], found[1], item.name, counter, depth + 1)
-            nested.instead |= _instead_actions(vctx, found[0], found[1])
+            nested = _flatten(ctx, found[0], found[1], item.name, counter, depth + 1)
+            nested.instead |= _instead_actions(ctx, found[0], found[1])
             scope[old] = ("", list(nested.order), nested)
             tables.update(nested.tables)
             nodes.update(nested.nodes)
@@ -182,6 +242,9 @@ def _flatten(ctx: ExecContext, obj: Any, db_id: int, name: str, counter: Iterato
         plain.set("alias", None)
         nodes[alias] = plain
         new_items.append(node)
+    if nested is not None and nested.setop is not None:
+        # Over a UNION view: refused as it is (the outer view's name for DELETE).
+        return replace(nested, name=name)
     rewrite = _rewriter(scope, query)
     # (name, expression) in select-list order: a column list names them by position, so
     # two same-named source columns (a.id, b.id) stay two view columns.
@@ -217,12 +280,110 @@ def _flatten(ctx: ExecContext, obj: Any, db_id: int, name: str, counter: Iterato
                 j.set("on", rewrite(j.args["on"].copy()))
             new_joins.append(j)
         combined = own_where
-    has_check = has_check_option(obj.definition or "")
+    limited = query.args.get("limit") is not None or query.args.get("offset") is not None
+    if limited:
+        # TOP / OFFSET … FETCH: only the rows the view yields are written.
+        combined = _and(combined, _limit_filter(ctx, query, names, name, stored, counter,
+                                                depth, ctes, list(tables), columns))
     check = combined if has_check else (nested.check if nested is not None else None)
     return FlatView(name, first, new_joins, tables, nodes, columns, order, combined, check,
                     has_check or (nested is not None and nested.has_check),
                     _has_aggregate(query) or (nested is not None and nested.aggregates),
-                    nested.instead if nested is not None else frozenset())
+                    nested.instead if nested is not None else frozenset(),
+                    top=limited or (nested is not None and nested.top))
+
+
+def _limit_filter(ctx: ExecContext, query: exp.Select, names: list[str] | None, name: str,
+                  stored: _View, counter: Iterator[int], depth: int, ctes: _Ctes,
+                  aliases: list[str], columns: dict[str, exp.Expression]) -> exp.Expression:
+    """``EXISTS (SELECT … FROM (SELECT TOP … <row ids> FROM <the view's FROM, fresh
+    aliases> … ORDER BY …) WHERE <its row ids> = <the written row's>)``: the rows a TOP or
+    OFFSET view yields, chosen as its query chooses them."""
+    inner = query.copy()
+    for arg in ("limit", "offset", "order"):
+        inner.set(arg, None)
+    ordered = list(query.args["order"].expressions) if query.args.get("order") else []
+    extra = [exp.alias_(o.this.copy(), f"tsqlb_o{i}", quoted=True)
+             for i, o in enumerate(ordered)]
+    inner.set("expressions", [*inner.expressions, *extra])
+    fresh = _flatten_query(ctx, inner, None if names is None else [
+        *names, *(f"tsqlb_o{i}" for i in range(len(extra)))], False, name, stored, counter,
+        depth + 1, ctes)
+    order_by: list[exp.Expression] = []
+    view_names = [n.lower() for n in (names or [])] or [
+        e.alias_or_name.lower() for e in query.expressions]
+    for i, o in enumerate(ordered):
+        target = o.this
+        expr = fresh.columns[f"tsqlb_o{i}"]
+        if isinstance(target, exp.Column) and not target.table \
+                and target.name.lower() in view_names and target.name.lower() in fresh.columns:
+            expr = fresh.columns[target.name.lower()]  # a select-list alias
+        elif isinstance(target, exp.Literal) and not target.is_string \
+                and 0 < int(target.name) <= len(fresh.order):
+            expr = fresh.columns[fresh.order[int(target.name) - 1].lower()]
+        order_by.append(exp.Ordered(this=expr.copy(), desc=o.args.get("desc")))
+    rid = ctx.conn.backend.rowid_column
+    pairs = list(zip(aliases, fresh.tables, strict=True))
+    first = fresh.first.copy()
+    picks = exp.Select(expressions=[
+        exp.alias_(exp.column(rid, table=f, quoted=True), f"r{i}", quoted=True)
+        for i, (_a, f) in enumerate(pairs)]).from_(first)
+    if fresh.joins:
+        picks.set("joins", [j.copy() for j in fresh.joins])
+    if fresh.where is not None:
+        picks = picks.where(fresh.where.copy())
+    if order_by:
+        picks.set("order", exp.Order(expressions=order_by))
+    for arg in ("limit", "offset"):
+        if query.args.get(arg) is not None:
+            picks.set(arg, query.args[arg].copy())
+    label = f"tsqlb_top{next(counter)}"
+    probe = exp.select(exp.Literal.number(1)).from_(picks.subquery(label)).where(
+        exp.and_(*[exp.EQ(this=exp.column(f"r{i}", table=label, quoted=True),
+                          expression=exp.column(rid, table=a, quoted=True))
+                   for i, (a, _f) in enumerate(pairs)]))
+    return exp.Exists(this=probe)
+
+
+def _set_operation(ctx: ExecContext, query: exp.SetOperation, name: str, stored: _View,
+                   ctes: _Ctes) -> FlatView:
+    """A UNION / EXCEPT / INTERSECT view: a FlatView that only says how it is refused."""
+    def branches(q: exp.Expression) -> list[exp.Expression]:
+        if isinstance(q, exp.Union) and not q.args.get("distinct"):
+            return [*branches(q.this), *branches(q.expression)]
+        return [q]
+    has_union = any(isinstance(n, exp.Union) for n in query.walk())
+    top = "union" if isinstance(query, exp.Union) else "except"
+    first = query
+    while isinstance(first, exp.SetOperation):
+        first = first.this
+    first_joins = isinstance(first, exp.Select) and bool(first.args.get("joins"))
+    partition = None
+    checks = False
+    members = branches(query) if isinstance(query, exp.Union) \
+        and not query.args.get("distinct") and not stored.cte else []
+    if members and all(_plain_member(m) for m in members):
+        binder = Binder(ctx, {})
+        infos = [binder.resolve(table_key(m.args["from_"].this)).table for m in members]
+        if all(i is not None for i in infos):
+            db = Catalog.get(ctx.conn.store).database(ctx.conn, stored.db_id)
+            partition = f"{db.name if db else '?'}.{stored.obj.schema_name}.{stored.obj.name}"
+            checks = any(k.kind == "C" for i in infos if i is not None for k in i.constraints)
+    op = SetOp(has_union, top, first_joins, name, partition, checks)
+    return FlatView(name, exp.Table(), [], {}, {}, {}, [], setop=op)
+
+
+def _plain_member(q: exp.Expression) -> bool:
+    """A UNION ALL branch SQL Server may take as a partitioned view's member: one table, no
+    WHERE, plain columns."""
+    if not isinstance(q, exp.Select) or q.args.get("joins") or q.args.get("where") \
+            or q.args.get("group") or q.args.get("distinct") or q.args.get("limit"):
+        return False
+    from_ = q.args.get("from_")
+    if from_ is None or not isinstance(from_.this, exp.Table):
+        return False
+    return all(isinstance(e.this if isinstance(e, exp.Alias) else e, (exp.Column, exp.Star))
+               for e in q.expressions)
 
 
 def _instead_actions(ctx: ExecContext, obj: Any, db_id: int) -> frozenset[str]:
@@ -237,9 +398,24 @@ def _instead_actions(ctx: ExecContext, obj: Any, db_id: int) -> frozenset[str]:
 
 def _modifiable(view: FlatView, action: str) -> None:
     """4403 for a view with aggregates (before any column is looked at, as SQL Server);
+    a UNION / EXCEPT view's refusal for ``action``; 4427 for TOP under WITH CHECK OPTION;
     a nested view's INSTEAD OF trigger for ``action`` is not taken through an outer view."""
+    op = view.setop
+    if op is not None:
+        if op.partition is not None:
+            if op.checks:
+                raise not_supported(f"Modifying the partitioned view '{view.name}'")
+            raise _compile_error(4436, op.partition)
+        if action != "DELETE":
+            raise _compile_error(4406 if op.has_union else 4403,
+                                 op.stored if op.has_union else view.name)
+        if op.top == "except":
+            raise _compile_error(4403, view.name)
+        raise _compile_error(4405 if op.first_joins else 4426, view.name)
     if view.aggregates:
         raise _compile_error(4403, view.name)
+    if view.top and view.has_check:
+        raise _compile_error(4427, view.name)
     if action in view.instead:
         raise not_supported(f"{action} through the view '{view.name}' over a view with an "
                             f"INSTEAD OF {action} trigger")
@@ -485,10 +661,12 @@ def rewrite_merge(parsed: Parsed, view: FlatView) -> tuple[Parsed, str]:
     assert isinstance(tree, exp.Merge)
     target = tree.this
     assert isinstance(target, exp.Table)
-    for action in ("INSERT", "UPDATE", "DELETE"):
-        _modifiable(view, action)
-    sub = _substitute(view, _target_names(target), False)
     whens = list(tree.args["whens"].expressions)
+    kinds = {type(w.args.get("then")) for w in whens}
+    for action, kind in (("UPDATE", exp.Update), ("INSERT", exp.Insert), ("DELETE", exp.Var)):
+        if kind in kinds:
+            _modifiable(view, action)
+    sub = _substitute(view, _target_names(target), False)
     aliases: set[str] = set()
     inserts: list[tuple[exp.Insert, list[tuple[str, str]]]] = []
     for when in whens:
