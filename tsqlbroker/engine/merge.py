@@ -81,9 +81,9 @@ def _check_output(parsed: Parsed) -> None:
                 raise not_supported("MERGE … OUTPUT of a source column")
 
 
-def _output(ctx: ExecContext, info: TableInfo, parsed: Parsed, params: Params,
-            entries: list[tuple[str, dict[str, Any] | None, dict[str, Any] | None]]
-            ) -> ResultSet:
+def output_rows(ctx: ExecContext, info: TableInfo, parsed: Parsed, params: Params,
+                    entries: list[tuple[str, dict[str, Any] | None, dict[str, Any] | None]]
+                ) -> ResultSet:
     """The OUTPUT rows: per (action, inserted row, deleted row), the OUTPUT list over
     one-row ``inserted`` / ``deleted`` tables bound as parameters (NULLs where absent)."""
     assert parsed.output is not None
@@ -230,7 +230,7 @@ def merge(ctx: ExecContext, parsed: Parsed, params: Params, written: str | None 
     entries += [("UPDATE", new.get(n), old.get(r))
                 for (r, _c), n in zip(updates, new_ids, strict=True)]
     entries += [("DELETE", None, old.get(r)) for r in deletes]
-    return count, writer.last_identity, _output(ctx, info, parsed, params, entries), \
+    return count, writer.last_identity, output_rows(ctx, info, parsed, params, entries), \
         written_ids
 
 

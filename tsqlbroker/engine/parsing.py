@@ -405,7 +405,7 @@ def _parse_uncached(sql: str) -> Parsed:
     first = words[0] if words else ""
     _cut_check_option(words, tokens, cut)
     top_text = out_text = into_text = None
-    if first in ("UPDATE", "DELETE") and len(words) > 1 and words[1] == "TOP":
+    if first in ("UPDATE", "DELETE", "INSERT") and len(words) > 1 and words[1] == "TOP":
         j = 2
         if j < len(words) and words[j] == "(":
             depth, k = 0, j

@@ -34,8 +34,8 @@ from .triggers import trigger_from_row, wants
 _ALIAS = "tsqlb_vw{}"
 
 
-def _compile_error(number: int, view: str) -> TSqlError:
-    """Msg 4403 / 4405 / 4406 / 4426 / 4436 / 404: SQL Server finds them when it compiles the batch, so nothing
+def compile_error(number: int, view: str) -> TSqlError:
+    """Msg 4403 / 4405 / 4406 / 4426 / 4436 / 404 / 334: SQL Server finds them when it compiles the batch, so nothing
     more of the batch runs (as Msg 271)."""
     err = tsql_error(number, view, cls=BindError)
     err.batch_abort = True  # type: ignore[attr-defined]
@@ -101,9 +101,7 @@ def view_target(ctx: ExecContext, node: exp.Table) -> FlatView | None:
     if found is None:
         return None
     obj, db_id = found
-    # SQL Server's messages name the target as the statement writes it (alias, dbo.v).
-    written = node.alias or ".".join(p.name for p in node.parts)
-    return _flatten(ctx, obj, db_id, written, itertools.count(), 0)
+    return _flatten(ctx, obj, db_id, written_name(node), itertools.count(), 0)
 
 
 def instead_view(ctx: ExecContext, node: exp.Table, action: str) -> TableInfo | None:
@@ -128,6 +126,12 @@ def instead_view(ctx: ExecContext, node: exp.Table, action: str) -> TableInfo | 
     info = TableInfo(obj.object_id, db_id, db.name if db else "?", obj.schema_name, obj.name,
                      "", columns, [], obj.modify_date, triggers=triggers)
     return info if wants(info, action, instead_of=True) else None
+
+
+def written_name(node: exp.Table) -> str:
+    """The target as the statement writes it (its alias, ``dbo.v``): SQL Server's messages
+    name it so."""
+    return node.alias or ".".join(p.name for p in node.parts)
 
 
 def names_view(ctx: ExecContext, node: exp.Table) -> bool:
@@ -185,7 +189,7 @@ def _flatten_query(ctx: ExecContext, query: exp.Expression, names: list[str] | N
         query.set("with_", None)
     from_ = query.args.get("from_")
     if from_ is None:
-        raise _compile_error(4406, name)
+        raise compile_error(4406, name)
     joins = list(query.args.get("joins") or [])
     items = [from_.this, *(j.this for j in joins)]
     binder = Binder(ctx, {})
@@ -405,17 +409,17 @@ def _modifiable(view: FlatView, action: str) -> None:
         if op.partition is not None:
             if op.checks:
                 raise not_supported(f"Modifying the partitioned view '{view.name}'")
-            raise _compile_error(4436, op.partition)
+            raise compile_error(4436, op.partition)
         if action != "DELETE":
-            raise _compile_error(4406 if op.has_union else 4403,
+            raise compile_error(4406 if op.has_union else 4403,
                                  op.stored if op.has_union else view.name)
         if op.top == "except":
-            raise _compile_error(4403, view.name)
-        raise _compile_error(4405 if op.first_joins else 4426, view.name)
+            raise compile_error(4403, view.name)
+        raise compile_error(4405 if op.first_joins else 4426, view.name)
     if view.aggregates:
-        raise _compile_error(4403, view.name)
+        raise compile_error(4403, view.name)
     if view.top and view.has_check:
-        raise _compile_error(4427, view.name)
+        raise compile_error(4427, view.name)
     if action in view.instead:
         raise not_supported(f"{action} through the view '{view.name}' over a view with an "
                             f"INSTEAD OF {action} trigger")
@@ -466,16 +470,16 @@ def _base_column(view: FlatView, column: str) -> tuple[str, str]:
     if expr is None:
         raise tsql_error(207, column, cls=BindError)
     if not isinstance(expr, exp.Column) or expr.table.lower() not in view.tables:
-        raise _compile_error(4406, view.name)
+        raise compile_error(4406, view.name)
     return expr.table.lower(), expr.name
 
 
 def _one_table(view: FlatView, aliases: set[str]) -> str:
     """The one base table a modification touches (4405 for several, or none of a join)."""
     if view.aggregates:
-        raise _compile_error(4403, view.name)
+        raise compile_error(4403, view.name)
     if len(aliases) > 1 or (not aliases and len(view.tables) > 1):
-        raise _compile_error(4405, view.name)
+        raise compile_error(4405, view.name)
     return next(iter(aliases)) if aliases else next(iter(view.tables))
 
 
@@ -510,7 +514,7 @@ def _output_mapper(view: FlatView, alias: str
         others = {c.table.lower() for c in mapped.find_all(exp.Column)} - {alias}
         if others & set(view.tables):
             if pseudo.lower() == "inserted":
-                raise _compile_error(404, node.name)
+                raise compile_error(404, node.name)
             raise not_supported(f"OUTPUT deleted.{node.name} of a table of the view "
                                 f"'{view.name}' the statement does not write")
 
@@ -528,8 +532,16 @@ def _output_mapper(view: FlatView, alias: str
 
 
 def _rewritten(parsed: Parsed, tree: exp.Expression, view: FlatView, alias: str) -> Parsed:
+    items: list[exp.Expression] = []
+    for e in parsed.output or ():
+        if isinstance(e, exp.Column) and isinstance(e.this, exp.Star) \
+                and e.table.lower() in ("inserted", "deleted"):
+            # inserted.* / deleted.* are the view's columns.
+            items.extend(exp.column(c, table=e.table, quoted=True) for c in view.order)
+        else:
+            items.append(e)
     output = None if parsed.output is None else tuple(
-        _output_mapper(view, alias)(e.copy()) for e in parsed.output)
+        _output_mapper(view, alias)(e.copy()) for e in items)
     return replace(parsed, tree=tree, output=output,
                    text=f"{parsed.text}\x00view:{tree.sql('tsql')}")
 
@@ -628,7 +640,7 @@ def rewrite_delete(parsed: Parsed, view: FlatView, target: exp.Table,
     tree = parsed.tree.copy()
     assert isinstance(tree, exp.Delete)
     if len(view.tables) > 1:
-        raise _compile_error(4405, view.name)
+        raise compile_error(4405, view.name)
     alias = next(iter(view.tables))
     names = _target_names(target)
     stmt_joins: list[exp.Expression] = []
@@ -683,7 +695,7 @@ def rewrite_merge(parsed: Parsed, view: FlatView) -> tuple[Parsed, str]:
             aliases.update(a for a, _c in mapped)
             inserts.append((then, mapped))
     if len(aliases) > 1:
-        raise _compile_error(4405, view.name)
+        raise compile_error(4405, view.name)
     # As SQL Server's: a DELETE action deletes the row of the table the other actions write,
     # alone the row of the first table of the view's FROM.
     alias = next(iter(aliases)) if aliases else view.first.alias_or_name.lower()

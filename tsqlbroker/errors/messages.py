@@ -174,6 +174,8 @@ MESSAGES: dict[int, tuple[int, str]] = {
                 "with WITH CHECK OPTION and its definition contains the TOP clause.")),
     4436: (16, ("UNION ALL view '%.*ls' is not updatable because a partitioning column was not "
                 "found.")),
+    334: (16, ("The target table '%.*ls' of the DML statement cannot have any enabled triggers "
+               "if the statement contains an OUTPUT clause without INTO clause.")),
     404: (16, ('The column reference "inserted.%.*ls" is not allowed because it refers to a base '
                "table that is not being modified in this statement.")),
     550: (16, ("The attempted insert or update failed because the target view either specifies "
