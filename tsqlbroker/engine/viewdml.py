@@ -22,14 +22,14 @@ from sqlglot import exp
 
 from ..errors import BindError, TSqlError, tsql_error
 from .catalog import Catalog
-from .context import ExecContext
-from .parsing import Parsed, has_check_option, not_supported
+from .context import ExecContext, register_view_describer
+from .parsing import Parsed, has_check_option, not_supported, view_query
 from .query import run_query
 from .tableinfo import ColumnInfo, TableInfo
 from .transpiler.binder import Binder
-from .transpiler.resolve import view_query
 from .transpiler.scope import table_key
 from .triggers import trigger_from_row, wants
+from .viewcols import view_columns
 
 _ALIAS = "tsqlb_vw{}"
 
@@ -743,3 +743,12 @@ def check_option(ctx: ExecContext, view: FlatView, alias: str, rowids: list[Any]
     for r in rowids:
         if not run_query(binder, compiled, {"__rid": r}).rows:
             raise tsql_error(550)
+
+
+def _describe(ctx: ExecContext, row: Any) -> list[dict[str, Any]]:
+    """A view's columns for the catalog views (sys.columns …), bound in its database."""
+    vctx = replace(ctx, db_id=row.database_id)
+    return view_columns(Binder(vctx, {}).resolve, ctx.conn, row.database_id, row, 0)
+
+
+register_view_describer(_describe)
