@@ -466,10 +466,16 @@ def _instead_of(ctx: ExecContext, parsed: Parsed, params: Params, view: TableInf
     first = from_node.this if isinstance(from_node, exp.From) else from_node
     if first is None:
         first = target.copy()
-    elif not isinstance(first, exp.Table) or {
+    elif not isinstance(first, exp.Table) or first.args.get("joins") or {
             n.lower() for n in (first.alias, first.name) if n}.isdisjoint(
                 {n.lower() for n in (target.alias, target.name) if n}):
-        raise not_supported(f"DML on the view '{view.name}' not first in its FROM")
+        # Msg 414 / 415: a view with an INSTEAD OF trigger takes no joined UPDATE / DELETE
+        # (its FROM naming another source), named as the FROM clause writes it.
+        named = first if isinstance(first, exp.Table) and not {
+            n.lower() for n in (first.alias, first.name) if n}.isdisjoint(
+                {n.lower() for n in (target.alias, target.name) if n}) else target
+        shown = ".".join(p.name for p in named.parts)
+        raise compile_error(414 if isinstance(tree, exp.Update) else 415, shown)
     qualifier = first.alias_or_name
     items: list[exp.Expression] = [exp.Column(this=exp.Star(), table=exp.to_identifier(
         qualifier, quoted=True))]

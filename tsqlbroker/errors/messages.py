@@ -174,6 +174,10 @@ MESSAGES: dict[int, tuple[int, str]] = {
                 "with WITH CHECK OPTION and its definition contains the TOP clause.")),
     4436: (16, ("UNION ALL view '%.*ls' is not updatable because a partitioning column was not "
                 "found.")),
+    414: (16, ('UPDATE is not allowed because the statement updates view "%.*ls" which '
+               "participates in a join and has an INSTEAD OF UPDATE trigger.")),
+    415: (16, ('DELETE is not allowed because the statement updates view "%.*ls" which '
+               "participates in a join and has an INSTEAD OF DELETE trigger.")),
     334: (16, ("The target table '%.*ls' of the DML statement cannot have any enabled triggers "
                "if the statement contains an OUTPUT clause without INTO clause.")),
     404: (16, ('The column reference "inserted.%.*ls" is not allowed because it refers to a base '
