@@ -94,3 +94,20 @@ def virtual_resolvers(store: Store) -> list[Resolver]:
     """The registered resolvers, in registration order."""
     resolvers: list[Resolver] = store.extension("virtual_table_resolvers", lambda _s: [])
     return list(resolvers)
+
+
+# describer(ctx, view's catalog row) -> its column rows (engine/viewcols.py): how catalog
+# views list a view's columns. It needs the binder, which the catalog views' module cannot
+# import (the binder imports it), so the engine registers it once loaded.
+ViewDescriber = Callable[[ExecContext, Any], "list[dict[str, Any]]"]
+_VIEW_DESCRIBERS: list[ViewDescriber] = []
+
+
+def register_view_describer(describer: ViewDescriber) -> None:
+    """Set how a view's columns are described (the engine does, on import)."""
+    _VIEW_DESCRIBERS[:] = [describer]
+
+
+def describe_view(ctx: ExecContext, row: Any) -> list[dict[str, Any]]:
+    """The column rows of view ``row`` (none before the engine registered its describer)."""
+    return _VIEW_DESCRIBERS[0](ctx, row) if _VIEW_DESCRIBERS else []

@@ -52,7 +52,7 @@ from .tables import create_table, drop_table, truncate_table
 from .transpiler.resolve import temp_table_object_id
 from .transpiler.scope import table_key
 from .triggers import TriggerEvent
-from .viewdml import instead_view, names_view, rewrite_merge, view_target
+from .viewdml import check_option, instead_view, names_view, rewrite_merge, view_target
 from .writer import RowWriter
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
@@ -401,9 +401,12 @@ def _merge(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlResult:
             instead_view(ctx, target, a) for a in ("INSERT", "UPDATE", "DELETE")):
         raise not_supported(f"MERGE into the view '{target.name}' with an INSTEAD OF trigger")
     view = view_target(ctx, target) if isinstance(target, exp.Table) else None
+    alias = None
     if view is not None:
-        parsed = rewrite_merge(parsed, view)
-    count, identity, out = merge(ctx, parsed, params)
+        parsed, alias = rewrite_merge(parsed, view)
+    count, identity, out, written = merge(ctx, parsed, params, alias)
+    if view is not None and alias is not None:
+        check_option(ctx, view, alias, written)
     result = SqlResult([], count, identity=identity)
     if out is not None:
         deliver_output(ctx, parsed, out, result)

@@ -81,9 +81,9 @@ def _check_output(parsed: Parsed) -> None:
                 raise not_supported("MERGE … OUTPUT of a source column")
 
 
-def _output(ctx: ExecContext, info: TableInfo, parsed: Parsed, params: Params,
-            entries: list[tuple[str, dict[str, Any] | None, dict[str, Any] | None]]
-            ) -> ResultSet:
+def output_rows(ctx: ExecContext, info: TableInfo, parsed: Parsed, params: Params,
+                    entries: list[tuple[str, dict[str, Any] | None, dict[str, Any] | None]]
+                ) -> ResultSet:
     """The OUTPUT rows: per (action, inserted row, deleted row), the OUTPUT list over
     one-row ``inserted`` / ``deleted`` tables bound as parameters (NULLs where absent)."""
     assert parsed.output is not None
@@ -133,9 +133,11 @@ def _output(ctx: ExecContext, info: TableInfo, parsed: Parsed, params: Params,
     return ResultSet(columns, types, rows)
 
 
-def merge(ctx: ExecContext, parsed: Parsed, params: Params
-          ) -> tuple[int, int | None, ResultSet | None]:
-    """Run a MERGE; returns (rows affected, last identity inserted, OUTPUT rows)."""
+def merge(ctx: ExecContext, parsed: Parsed, params: Params, written: str | None = None
+          ) -> tuple[int, int | None, ResultSet | None, list[Any]]:
+    """Run a MERGE; returns (rows affected, last identity inserted, OUTPUT rows, the ids of
+    the rows updated or inserted). The target may carry joins (a view's FROM, its first
+    item holding them): ``written`` is then the alias of the one table the actions write."""
     tree = parsed.tree
     assert isinstance(tree, exp.Merge)
     _check_output(parsed)
@@ -145,11 +147,17 @@ def merge(ctx: ExecContext, parsed: Parsed, params: Params
     whens_node = tree.args.get("whens")
     if not isinstance(target, exp.Table) or using is None or on is None or whens_node is None:
         raise not_supported("This MERGE form")
-    source = Binder(ctx, {}).resolve(table_key(target))
+    target_joins = [j.copy() for j in target.args.get("joins") or []]
+    target = target.copy()
+    target.set("joins", None)
+    talias = written or target.alias or target.name
+    node = next((t for t in (target, *(j.this for j in target_joins))
+                 if isinstance(t, exp.Table) and t.alias_or_name.lower() == talias.lower()),
+                target)
+    source = Binder(ctx, {}).resolve(table_key(node))
     if source.table is None:
         raise not_supported(f"MERGE into '{source.name}'")
     info = source.table
-    talias = target.alias or target.name
     whens: list[exp.When] = list(whens_node.expressions)
     matched = [w for w in whens if w.args.get("matched")]
     by_target = [w for w in whens if not w.args.get("matched") and not w.args.get("source")]
@@ -168,15 +176,18 @@ def merge(ctx: ExecContext, parsed: Parsed, params: Params
         compiled = binder.compile(select, (parsed.text, tag))
         return read_rows(ctx.conn, compiled.sql, binder.binds)[1]
 
-    def exists(inner_from: exp.Expression) -> exp.Expression:
+    def exists(inner_from: exp.Expression, joins: list[exp.Expression]) -> exp.Expression:
         probe = exp.select("1").from_(inner_from.copy()).where(on.copy())
+        if joins:
+            probe.set("joins", [j.copy() for j in joins])
         return exp.Not(this=exp.Exists(this=probe))
 
     plans: list[tuple[exp.When, str, Any, list[Any]]] = []
     if matched:
         select = exp.Select(expressions=[rid, *clause_columns(matched)])
         select.set("from_", exp.From(this=target.copy()))
-        select.set("joins", [exp.Join(this=using.copy(), on=on.copy())])
+        select.set("joins", [*(j.copy() for j in target_joins),
+                             exp.Join(this=using.copy(), on=on.copy())])
         seen: set[Any] = set()
         for row in run(select, "merge-matched"):
             if row[0] in seen:
@@ -186,13 +197,15 @@ def merge(ctx: ExecContext, parsed: Parsed, params: Params
     if by_target:
         select = exp.Select(expressions=clause_columns(by_target))
         select.set("from_", exp.From(this=using.copy()))
-        select.set("where", exp.Where(this=exists(target)))
+        select.set("where", exp.Where(this=exists(target, target_joins)))
         for row in run(select, "merge-not-matched"):
             plans.extend(_choose(by_target, info, None, list(row)))
     if by_source:
         select = exp.Select(expressions=[rid, *clause_columns(by_source)])
         select.set("from_", exp.From(this=target.copy()))
-        select.set("where", exp.Where(this=exists(using)))
+        if target_joins:
+            select.set("joins", [j.copy() for j in target_joins])
+        select.set("where", exp.Where(this=exists(using, [])))
         for row in run(select, "merge-not-matched-by-source"):
             plans.extend(_choose(by_source, info, row[0], list(row[1:])))
     writer = RowWriter(ctx, info, "MERGE")
@@ -208,15 +221,17 @@ def merge(ctx: ExecContext, parsed: Parsed, params: Params
         if kind == "INSERT":
             inserted.extend(writer.insert(_action_values(w, info)[0], [tuple(values)]))
     count = len(updates) + len(deletes) + len(inserted)
+    written_ids = list(new_ids) + inserted
     if not want:
-        return count, writer.last_identity, None
-    new = writer.fetch(list(new_ids) + inserted)
+        return count, writer.last_identity, None, written_ids
+    new = writer.fetch(written_ids)
     entries: list[tuple[str, dict[str, Any] | None, dict[str, Any] | None]] = []
     entries += [("INSERT", new.get(r), None) for r in inserted]
     entries += [("UPDATE", new.get(n), old.get(r))
                 for (r, _c), n in zip(updates, new_ids, strict=True)]
     entries += [("DELETE", None, old.get(r)) for r in deletes]
-    return count, writer.last_identity, _output(ctx, info, parsed, params, entries)
+    return count, writer.last_identity, output_rows(ctx, info, parsed, params, entries), \
+        written_ids
 
 
 def _choose(clauses: list[exp.When], info: TableInfo, rowid: Any, row: list[Any]

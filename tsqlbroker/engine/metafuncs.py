@@ -34,6 +34,7 @@ from .transpiler.interface import BindContext
 from .transpiler.scope import param_name
 from .udf_calls import bind_key, bridge_of, constant_args
 from .variantcols import property_call, property_spec
+from .viewcols import describer
 
 # Handled by the transpiler itself (SQL of their own, or frame state the bridge lacks).
 _ENGINE_OWN = frozenset({"scope_identity", "ident_current", "choose", "datepart",
@@ -422,7 +423,8 @@ def _column_property(binder: BindContext, args: list[exp.Expression]) -> exp.Exp
     _arity("COLUMNPROPERTY", args, 3, 3)
     prop = _constant_text(binder, args[2], "COLUMNPROPERTY")
     rows = objprops.column_properties(binder.conn, binder.ctx.session_id, binder.ctx.db_id,
-                                      prop)
+                                      prop, describer(binder.resolve, binder.conn,
+                                                              binder.ctx.db_id))
     return _keyed_pairs(binder, rows, args[0], args[1])
 
 
@@ -453,7 +455,9 @@ def _col_length(binder: BindContext, args: list[exp.Expression]) -> exp.Expressi
     object_id, _spec = bridge.session_value(binder.ctx.session_id, "object_id",
                                             [(table, "nvarchar(776)")])
     rows = [r for r in objprops.column_properties(binder.conn, binder.ctx.session_id,
-                                                  binder.ctx.db_id, None)
+                                                  binder.ctx.db_id, None,
+                                                  describer(binder.resolve, binder.conn,
+                                                            binder.ctx.db_id))
             if r[0] == object_id]
     return _keyed_pairs(binder, rows, exp.Literal.number(object_id or 0), args[1])
 

@@ -17,6 +17,7 @@ from ..errors import BindError, tsql_error
 from ..storage.stored_values import from_storage
 from .context import ExecContext, Params, SqlResult
 from .execsql import read_rows, run_sql
+from .merge import output_rows
 from .parsing import Parsed, not_supported, parse_statement
 from .plans import ModifyPlan, PlanCache, query_binds
 from .query import run_query
@@ -29,11 +30,13 @@ from .transpiler.scope import Compiled, Source, table_key
 from .triggers import TriggerEvent
 from .viewdml import (
     check_option,
+    compile_error,
     instead_view,
     rewrite_delete,
     rewrite_insert,
     rewrite_update,
     view_target,
+    written_name,
 )
 from .writer import DEFAULT, RowWriter, physical_table_ref
 
@@ -79,8 +82,12 @@ def insert_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
     instead = instead_view(ctx, node, "INSERT") if isinstance(node, exp.Table) else None
     if instead is not None:
         # The rows go to the view's INSTEAD OF trigger (the row writer records them).
-        _no_output(parsed, instead)
-        return _insert(ctx, parsed, params, instead)[0]
+        _instead_output(parsed, node)
+        result = _insert(ctx, parsed, params, instead, instead=True)[0]
+        event = ctx.fired[-1] if ctx.fired else None
+        if parsed.output is not None and event is not None and event.table is instead:
+            _deliver_instead(ctx, parsed, params, instead, event)
+        return result
     view = view_target(ctx, node) if isinstance(node, exp.Table) else None
     if view is None:
         return _insert(ctx, parsed, params)[0]
@@ -90,14 +97,35 @@ def insert_statement(ctx: ExecContext, parsed: Parsed, params: Params) -> SqlRes
     return result
 
 
-def _no_output(parsed: Parsed, view: TableInfo) -> None:
-    if parsed.output is not None:
-        raise not_supported(f"OUTPUT of DML on the view '{view.name}' with an INSTEAD OF "
-                            "trigger")
+def _instead_output(parsed: Parsed, target: exp.Table) -> None:
+    """OUTPUT without INTO on a view with an INSTEAD OF trigger: Msg 334 (the OUTPUT
+    clause's page: the target of such a statement may have no enabled trigger)."""
+    if parsed.output is not None and parsed.output_into is None:
+        raise compile_error(334, written_name(target))
 
 
-def _insert(ctx: ExecContext, parsed: Parsed, params: Params, info: TableInfo | None = None
-            ) -> tuple[SqlResult, list[Any]]:
+def _deliver_instead(ctx: ExecContext, parsed: Parsed, params: Params, view: TableInfo,
+                     event: TriggerEvent) -> None:
+    """OUTPUT … INTO of a statement an INSTEAD OF trigger takes: the rows as if the
+    statement had run (the OUTPUT clause's page), ``inserted`` / ``deleted`` in the view's
+    columns."""
+    names = [c.name.lower() for c in view.columns]
+    count = max(len(event.inserted), len(event.deleted))
+    entries: list[tuple[str, dict[str, Any] | None, dict[str, Any] | None]] = []
+    for i in range(count):
+        ins = dict(zip(names, event.inserted[i], strict=True)) \
+            if i < len(event.inserted) else None
+        dele = dict(zip(names, event.deleted[i], strict=True)) \
+            if i < len(event.deleted) else None
+        entries.append((event.action, ins, dele))
+    out = output_rows(ctx, view, parsed, params, entries)
+    deliver_output(ctx, parsed, out, SqlResult())
+
+
+def _insert(ctx: ExecContext, parsed: Parsed, params: Params, info: TableInfo | None = None,
+            instead: bool = False) -> tuple[SqlResult, list[Any]]:
+    """INSERT into ``info`` (else the statement's target); ``instead``: a view's INSTEAD OF
+    trigger takes the rows (its OUTPUT is the caller's)."""
     tree = parsed.tree
     assert isinstance(tree, exp.Insert)
     target = tree.this
@@ -130,13 +158,27 @@ def _insert(ctx: ExecContext, parsed: Parsed, params: Params, info: TableInfo | 
             len(r) == len(compiled.types) for r in rows) else None
     else:
         raise not_supported("This INSERT form")
+    if parsed.top is not None:
+        # INSERT TOP (n): the first n rows of the source (SQL Server takes any n).
+        limit = _top_count(ctx, parsed.top, params)
+        rows = list(rows)[:limit]
+        sources = None if sources is None else list(sources)[:limit]
     writer = RowWriter(ctx, info, "INSERT")
     rowids = writer.insert(columns, rows, from_values=from_values, sources=sources)
     result = SqlResult([], len(rowids), identity=writer.last_identity)
-    if parsed.output is not None:
+    if parsed.output is not None and not instead:
         out = _output(ctx, info, parsed, params, rowids, {})
         deliver_output(ctx, parsed, out, result)
     return result, rowids
+
+
+def _top_count(ctx: ExecContext, top: exp.Expression, params: Params) -> int:
+    """The row count of a DML statement's TOP (n) (a constant, variable or expression)."""
+    binder = Binder(ctx, params)
+    compiled = binder.compile(exp.select(top.copy()), (top.sql("tsql"), "top"))
+    row = run_sql(binder.conn, compiled.sql, binder.binds).fetchone()
+    value = row[0] if row is not None else None
+    return max(int(value), 0) if value is not None else 0
 
 
 def _is_default(node: exp.Expression) -> bool:
@@ -420,16 +462,20 @@ def _instead_of(ctx: ExecContext, parsed: Parsed, params: Params, view: TableInf
     selects (``deleted``) and, for UPDATE, those rows with the SET values (``inserted``) go
     to the trigger; nothing is written."""
     tree = parsed.tree
-    _no_output(parsed, view)
-    if tree.args.get("limit") is not None or tree.args.get("top") is not None:
-        raise not_supported(f"TOP in DML on the view '{view.name}' with an INSTEAD OF trigger")
+    _instead_output(parsed, target)
     first = from_node.this if isinstance(from_node, exp.From) else from_node
     if first is None:
         first = target.copy()
-    elif not isinstance(first, exp.Table) or {
+    elif not isinstance(first, exp.Table) or first.args.get("joins") or {
             n.lower() for n in (first.alias, first.name) if n}.isdisjoint(
                 {n.lower() for n in (target.alias, target.name) if n}):
-        raise not_supported(f"DML on the view '{view.name}' not first in its FROM")
+        # Msg 414 / 415: a view with an INSTEAD OF trigger takes no joined UPDATE / DELETE
+        # (its FROM naming another source), named as the FROM clause writes it.
+        named = first if isinstance(first, exp.Table) and not {
+            n.lower() for n in (first.alias, first.name) if n}.isdisjoint(
+                {n.lower() for n in (target.alias, target.name) if n}) else target
+        shown = ".".join(p.name for p in named.parts)
+        raise compile_error(414 if isinstance(tree, exp.Update) else 415, shown)
     qualifier = first.alias_or_name
     items: list[exp.Expression] = [exp.Column(this=exp.Star(), table=exp.to_identifier(
         qualifier, quoted=True))]
@@ -453,6 +499,8 @@ def _instead_of(ctx: ExecContext, parsed: Parsed, params: Params, view: TableInf
     where = tree.args.get("where")
     if where is not None:
         select.set("where", where.copy())
+    if parsed.top is not None:
+        select.set("limit", exp.Limit(expression=parsed.top.copy()))
     binder = Binder(ctx, params)
     compiled = binder.compile(select, (parsed.text, "instead-of"))
     width = len(view.columns)
@@ -468,8 +516,11 @@ def _instead_of(ctx: ExecContext, parsed: Parsed, params: Params, view: TableInf
             inserted.append(tuple(after))
     action = "UPDATE" if isinstance(tree, exp.Update) else "DELETE"
     ctx.txn.write()
-    ctx.fired.append(TriggerEvent(view, action, inserted, deleted, frozenset(
-        view.columns[p].name.lower() for p in positions), instead_of=True))
+    event = TriggerEvent(view, action, inserted, deleted, frozenset(
+        view.columns[p].name.lower() for p in positions), instead_of=True)
+    ctx.fired.append(event)
+    if parsed.output is not None:
+        _deliver_instead(ctx, parsed, params, view, event)
     return SqlResult([], len(deleted))
 
 

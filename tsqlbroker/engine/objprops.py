@@ -23,6 +23,11 @@ from .sysviews import type_facts
 from .triggers import trigger_from_row
 from .visibility import object_visible
 
+# A view's columns as the catalog's column rows read them (engine/viewcols.py describes
+# them; the catalog keeps no columns for views, and describing needs sqlglot, which this
+# module, loaded at start-up, does not import).
+ViewColumns = Callable[[ObjectRow], list[dict[str, Any]]]
+
 _TABLES = frozenset({"U", "S", "IT"})
 _FUNCTIONS = frozenset({"FN", "IF", "TF", "FS", "FT", "AF"})
 _CONSTRAINTS = frozenset({"C", "D", "F", "PK", "UQ"})
@@ -146,22 +151,29 @@ def object_properties(conn: StoreConnection, session_id: int, db_id: int, prop: 
 
 
 # -- columns ----------------------------------------------------------------------------------
-def _column(conn: StoreConnection, object_id: int, column: str) -> Any:
+def _columns(conn: StoreConnection, row: ObjectRow, resolve: ViewColumns | None
+             ) -> list[Any]:
+    """The column rows of table or view ``row`` (a view's only with ``resolve``)."""
+    if row.type.strip().upper() == "V":
+        return resolve(row) if resolve is not None else []
     c = Catalog.get(conn.store).t.columns
-    for r in conn.execute(select(c).where(c.c.object_id == object_id)).mappings():
-        if r["name"].lower() == column.lower():
-            return r
-    return None
+    return list(conn.execute(select(c).where(c.c.object_id == row.object_id)).mappings())
+
+
+def _column(conn: StoreConnection, row: ObjectRow, column: str,
+            resolve: ViewColumns | None) -> Any:
+    return next((r for r in _columns(conn, row, resolve)
+                 if r["name"].lower() == column.lower()), None)
 
 
 def col_length(conn: StoreConnection, session_id: int, db_id: int, object_id: Any,
-               column: str | None) -> int | None:
+               column: str | None, resolve: ViewColumns | None = None) -> int | None:
     """COL_LENGTH: the column's defined length in bytes (-1 for a (max) type), NULL for no
-    such (visible) table or column."""
+    such (visible) table or column (a view's columns with ``resolve``)."""
     row = _visible_row(conn, session_id, db_id, object_id)
     if row is None or column is None:
         return None
-    col = _column(conn, row.object_id, column)
+    col = _column(conn, row, column, resolve)
     return None if col is None else type_facts(col["type_spec"])[2]
 
 
@@ -195,29 +207,38 @@ _COLUMN_PROPS: dict[str, Callable[[Any], Any]] = {
 
 
 def column_property(conn: StoreConnection, session_id: int, db_id: int, object_id: Any,
-                    column: str | None, prop: str | None) -> Any:
-    """COLUMNPROPERTY of column ``column`` of (visible) table or view ``object_id``."""
+                    column: str | None, prop: str | None, resolve: ViewColumns | None = None
+                    ) -> Any:
+    """COLUMNPROPERTY of column ``column`` of (visible) table or view ``object_id`` (a
+    view's columns with ``resolve``)."""
     row = _visible_row(conn, session_id, db_id, object_id)
     if row is None or column is None or prop is None:
         return None
-    col = _column(conn, row.object_id, column)
+    col = _column(conn, row, column, resolve)
     rule = _COLUMN_PROPS.get(prop.strip().lower())
     return None if col is None or rule is None else rule(col)
 
 
-def column_properties(conn: StoreConnection, session_id: int, db_id: int, prop: str | None
-                      ) -> list[tuple[int, str, Any]]:
+def column_properties(conn: StoreConnection, session_id: int, db_id: int, prop: str | None,
+                      resolve: ViewColumns | None = None) -> list[tuple[int, str, Any]]:
     """(object_id, lower-case column name, value) of COLUMNPROPERTY ``prop`` (None:
-    COL_LENGTH) for every column of the objects of ``db_id`` the session sees."""
+    COL_LENGTH) for every column of the objects of ``db_id`` the session sees (views' with
+    ``resolve``)."""
     rule = None if prop is None else _COLUMN_PROPS.get(prop.strip().lower())
     if prop is not None and rule is None:
         return []
     catalog = Catalog.get(conn.store)
     c = catalog.t.columns
-    seen = {row.object_id for row in catalog.objects(conn, db_id)
-            if object_visible(conn, session_id, row)}
+    rows = [row for row in catalog.objects(conn, db_id) if object_visible(conn, session_id, row)]
+    seen = {row.object_id for row in rows}
+    cols: list[tuple[int, Any]] = [
+        (int(col["object_id"]), col)
+        for col in conn.execute(select(c).where(c.c.object_id.in_(sorted(seen)))).mappings()]
+    if resolve is not None:
+        cols += [(row.object_id, col) for row in rows if row.type.strip().upper() == "V"
+                 for col in resolve(row)]
     out = []
-    for col in conn.execute(select(c).where(c.c.object_id.in_(sorted(seen)))).mappings():
+    for object_id, col in cols:
         value = type_facts(col["type_spec"])[2] if rule is None else rule(col)
-        out.append((int(col["object_id"]), str(col["name"]).lower(), value))
+        out.append((object_id, str(col["name"]).lower(), value))
     return out

@@ -427,7 +427,7 @@ def _parse_uncached(sql: str) -> Parsed:
     first = words[0] if words else ""
     _cut_check_option(words, tokens, cut)
     top_text = out_text = into_text = None
-    if first in ("UPDATE", "DELETE") and len(words) > 1 and words[1] == "TOP":
+    if first in ("UPDATE", "DELETE", "INSERT") and len(words) > 1 and words[1] == "TOP":
         j = 2
         if j < len(words) and words[j] == "(":
             depth, k = 0, j
@@ -676,3 +676,15 @@ def clear_parse_cache() -> None:
         _parse_cache.clear()
         for k in stats:
             stats[k] = 0
+
+
+def view_query(definition: str) -> tuple[exp.Expression, list[str] | None]:
+    """A view's stored definition read once: its query (T-SQL tree) and its column list when
+    ``CREATE VIEW v (a, b) AS …`` gives one (the names of the select list, by position)."""
+    tree = parse_statement(definition).tree
+    if isinstance(tree, exp.Create) and tree.expression is not None:
+        names = [c.name for c in tree.this.expressions] \
+            if isinstance(tree.this, exp.Schema) else None
+        return tree.expression, names
+    m = re.search(r"\bAS\b", definition, re.IGNORECASE)
+    return parse_statement(definition[m.end():] if m else definition).tree, None

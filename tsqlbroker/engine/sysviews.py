@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import (
     Select,
@@ -34,7 +34,7 @@ from ..errors import MESSAGES, tsql_error
 from ..values.types import TypeSpec, parse_spec
 from . import owners, visibility
 from .catalog import OBJECT_COLUMNS, TYPE_DESC, Catalog
-from .context import ExecContext, VirtualTable, register_virtual_table
+from .context import ExecContext, VirtualTable, describe_view, register_virtual_table
 from .literal_rows import literal_rows
 from .security import BUILTIN_LOGINS, Security
 from .security_views import VIEWS as SECURITY_VIEWS
@@ -247,15 +247,44 @@ def type_facts(spec: str) -> tuple[str, int, int, int, int, int | None]:
     return name, base[1], max_length, precision, scale, chars
 
 
-def _columns_rows(ctx: ExecContext, db_id: int) -> list[tuple[Any, ...]]:
+class _ColumnRow(NamedTuple):
+    """One column as sys.columns and INFORMATION_SCHEMA.COLUMNS read it."""
+
+    object_id: int
+    schema_name: str
+    table_name: str
+    column_id: int
+    name: str
+    type_spec: str
+    is_nullable: bool
+    is_identity: bool
+    default_sql: str | None
+    is_computed: bool
+    table_detail: str | None
+
+
+def _columns_rows(ctx: ExecContext, db_id: int) -> list[Any]:
+    """The columns of the tables and views of ``db_id`` the session sees (a view's as its
+    query describes them now: the catalog keeps none)."""
     catalog = Catalog.get(ctx.conn.store)
     o, c = catalog.t.objects, catalog.t.columns
     query = select(o.c.object_id, o.c.schema_name, o.c.name.label("table_name"), c.c.column_id,
                    c.c.name, c.c.type_spec, c.c.is_nullable, c.c.is_identity,
                    c.c.default_sql, c.c.is_computed, o.c.detail.label("table_detail")
                    ).join(c, c.c.object_id == o.c.object_id).where(
-        o.c.database_id == db_id, _seen(ctx, db_id, o)).order_by(o.c.object_id, c.c.column_id)
-    return list(ctx.conn.execute(query))
+        o.c.database_id == db_id, _seen(ctx, db_id, o))
+    rows: list[Any] = list(ctx.conn.execute(query))
+    views = select(o.c.object_id).where(o.c.database_id == db_id, o.c.type == "V",
+                                        _seen(ctx, db_id, o))
+    for (object_id,) in ctx.conn.execute(views):
+        view = catalog.object_by_id(ctx.conn, db_id, int(object_id))
+        if view is None:
+            continue
+        rows.extend(_ColumnRow(view.object_id, view.schema_name, view.name, col["column_id"],
+                               col["name"], col["type_spec"], col["is_nullable"],
+                               col["is_identity"], None, False, None)
+                    for col in describe_view(ctx, view))
+    return sorted(rows, key=lambda r: (int(r.object_id), int(r.column_id)))
 
 
 def _columns(ctx: ExecContext, db_id: int) -> VirtualTable:

@@ -22,24 +22,38 @@ from sqlglot import exp
 
 from ..errors import BindError, TSqlError, tsql_error
 from .catalog import Catalog
-from .context import ExecContext
-from .parsing import Parsed, has_check_option, not_supported
+from .context import ExecContext, register_view_describer
+from .parsing import Parsed, has_check_option, not_supported, view_query
 from .query import run_query
 from .tableinfo import ColumnInfo, TableInfo
 from .transpiler.binder import Binder
-from .transpiler.resolve import view_query
 from .transpiler.scope import table_key
 from .triggers import trigger_from_row, wants
+from .viewcols import view_columns
 
 _ALIAS = "tsqlb_vw{}"
 
 
-def _compile_error(number: int, view: str) -> TSqlError:
-    """Msg 4403 / 4405 / 4406: SQL Server finds them when it compiles the batch, so nothing
+def compile_error(number: int, view: str) -> TSqlError:
+    """Msg 4403 / 4405 / 4406 / 4426 / 4436 / 404 / 334: SQL Server finds them when it compiles the batch, so nothing
     more of the batch runs (as Msg 271)."""
     err = tsql_error(number, view, cls=BindError)
     err.batch_abort = True  # type: ignore[attr-defined]
     return err
+
+
+@dataclass(frozen=True)
+class SetOp:
+    """A view whose query is a UNION / EXCEPT / INTERSECT (SQL Server's refusals differ by
+    action and by shape, as its messages and probes show)."""
+
+    has_union: bool  # a UNION anywhere in it: writing a column is Msg 4406
+    top: str  # the operator on top: 'union' or 'except' (INTERSECT reads as EXCEPT)
+    first_joins: bool  # its first branch reads several tables (DELETE: Msg 4405)
+    stored: str  # the view whose body it is, as the statement or the outer view names it
+    # (Msg 4406 names it)
+    partition: str | None = None  # 'db.schema.view' when SQL Server tries a partitioned view
+    checks: bool = False  # a member table has CHECK constraints (a partitioned view maybe)
 
 
 @dataclass
@@ -61,6 +75,8 @@ class FlatView:
     # statement would have to become one on that view).
     instead: frozenset[str] = frozenset()
     problems: list[str] = field(default_factory=list)
+    top: bool = False  # TOP / OFFSET in it or a view below (with CHECK OPTION: Msg 4427)
+    setop: SetOp | None = None  # a UNION / EXCEPT view: how it is refused
 
 
 def _view_object(ctx: ExecContext, key: tuple[str, str, str, str]) -> tuple[Any, int] | None:
@@ -85,7 +101,7 @@ def view_target(ctx: ExecContext, node: exp.Table) -> FlatView | None:
     if found is None:
         return None
     obj, db_id = found
-    return _flatten(ctx, obj, db_id, node.name, itertools.count(), 0)
+    return _flatten(ctx, obj, db_id, written_name(node), itertools.count(), 0)
 
 
 def instead_view(ctx: ExecContext, node: exp.Table, action: str) -> TableInfo | None:
@@ -112,6 +128,12 @@ def instead_view(ctx: ExecContext, node: exp.Table, action: str) -> TableInfo | 
     return info if wants(info, action, instead_of=True) else None
 
 
+def written_name(node: exp.Table) -> str:
+    """The target as the statement writes it (its alias, ``dbo.v``): SQL Server's messages
+    name it so."""
+    return node.alias or ".".join(p.name for p in node.parts)
+
+
 def names_view(ctx: ExecContext, node: exp.Table) -> bool:
     """Whether ``node`` names a view."""
     return _view_object(ctx, table_key(node)) is not None
@@ -129,17 +151,48 @@ def _flatten(ctx: ExecContext, obj: Any, db_id: int, name: str, counter: Iterato
     if depth >= 32:
         raise tsql_error(217)
     query, names = view_query(obj.definition or "")
-    if not isinstance(query, exp.Select) or query.args.get("with_") is not None:
+    vctx = replace(ctx, db_id=db_id, view_depth=ctx.view_depth + 1)
+    return _flatten_query(vctx, query, names, has_check_option(obj.definition or ""), name,
+                          _View(obj, db_id, name, ctx.db_id), counter, depth, {})
+
+
+@dataclass(frozen=True)
+class _View:
+    """The stored view a query being flattened belongs to."""
+
+    obj: Any
+    db_id: int
+    name: str
+    outer_db: int | None  # the database of the statement (or view) reading it
+    cte: bool = False  # the query is a CTE of the view's
+
+
+_Ctes = dict[str, tuple[exp.Expression, list[str] | None]]
+
+
+def _flatten_query(ctx: ExecContext, query: exp.Expression, names: list[str] | None,
+                   has_check: bool, name: str, stored: _View, counter: Iterator[int],
+                   depth: int, ctes: _Ctes) -> FlatView:
+    """Flatten one view (or CTE) query: ``ctx`` is in the view's database."""
+    if isinstance(query, exp.SetOperation):
+        return _set_operation(ctx, query, name, stored, ctes)
+    if not isinstance(query, exp.Select):
         raise not_supported(f"Modifying the view '{name}' (not one SELECT)")
-    if query.args.get("limit") is not None:
-        raise not_supported(f"Modifying the view '{name}' (TOP)")
+    with_ = query.args.get("with_")
+    if with_ is not None:
+        ctes = dict(ctes)
+        for cte in with_.expressions:
+            cols = [c.name for c in cte.args["alias"].columns] \
+                if cte.args.get("alias") is not None and cte.args["alias"].columns else None
+            ctes[cte.alias_or_name.lower()] = (cte.this, cols)
+        query = query.copy()
+        query.set("with_", None)
     from_ = query.args.get("from_")
     if from_ is None:
-        raise _compile_error(4406, name)
-    vctx = replace(ctx, db_id=db_id, view_depth=ctx.view_depth + 1)
+        raise compile_error(4406, name)
     joins = list(query.args.get("joins") or [])
     items = [from_.this, *(j.this for j in joins)]
-    binder = Binder(vctx, {})
+    binder = Binder(ctx, {})
     # old alias (lower) → (new alias, its column names, the nested view or None)
     scope: dict[str, tuple[str, list[str], FlatView | None]] = {}
     tables: dict[str, TableInfo] = {}
@@ -147,8 +200,8 @@ def _flatten(ctx: ExecContext, obj: Any, db_id: int, name: str, counter: Iterato
     nested: FlatView | None = None
     new_items: list[exp.Expression] = []
     db_name = None
-    if db_id != ctx.db_id:
-        row = Catalog.get(ctx.conn.store).database(ctx.conn, db_id)
+    if stored.db_id != stored.outer_db:
+        row = Catalog.get(ctx.conn.store).database(ctx.conn, stored.db_id)
         db_name = row.name if row is not None else None
     for item in items:
         if not isinstance(item, exp.Table) or not item.name \
@@ -156,13 +209,24 @@ def _flatten(ctx: ExecContext, obj: Any, db_id: int, name: str, counter: Iterato
             raise not_supported(f"Modifying the view '{name}' (a derived source)")
         key = table_key(item)
         old = (item.alias or item.name).lower()
+        cte = ctes.get(item.name.lower()) if not key[0] and not key[1] else None
+        if cte is not None:
+            if len(items) > 1:
+                raise not_supported(f"Modifying the view '{name}' (a CTE joined to others)")
+            inner_ctes = {k: v for k, v in ctes.items() if k != item.name.lower()}
+            nested = _flatten_query(ctx, cte[0], cte[1], False, name,
+                                    replace(stored, cte=True), counter, depth + 1, inner_ctes)
+            scope[old] = ("", list(nested.order), nested)
+            tables.update(nested.tables)
+            nodes.update(nested.nodes)
+            continue
         source = binder.resolve(key)
         if source.kind == "view":
-            found = _view_object(vctx, key)
+            found = _view_object(ctx, key)
             if found is None or len(items) > 1:
                 raise not_supported(f"Modifying the view '{name}' (a view joined to others)")
-            nested = _flatten(vctx, found[0], found[1], item.name, counter, depth + 1)
-            nested.instead |= _instead_actions(vctx, found[0], found[1])
+            nested = _flatten(ctx, found[0], found[1], item.name, counter, depth + 1)
+            nested.instead |= _instead_actions(ctx, found[0], found[1])
             scope[old] = ("", list(nested.order), nested)
             tables.update(nested.tables)
             nodes.update(nested.nodes)
@@ -182,6 +246,9 @@ def _flatten(ctx: ExecContext, obj: Any, db_id: int, name: str, counter: Iterato
         plain.set("alias", None)
         nodes[alias] = plain
         new_items.append(node)
+    if nested is not None and nested.setop is not None:
+        # Over a UNION view: refused as it is (the outer view's name for DELETE).
+        return replace(nested, name=name)
     rewrite = _rewriter(scope, query)
     # (name, expression) in select-list order: a column list names them by position, so
     # two same-named source columns (a.id, b.id) stay two view columns.
@@ -217,12 +284,110 @@ def _flatten(ctx: ExecContext, obj: Any, db_id: int, name: str, counter: Iterato
                 j.set("on", rewrite(j.args["on"].copy()))
             new_joins.append(j)
         combined = own_where
-    has_check = has_check_option(obj.definition or "")
+    limited = query.args.get("limit") is not None or query.args.get("offset") is not None
+    if limited:
+        # TOP / OFFSET … FETCH: only the rows the view yields are written.
+        combined = _and(combined, _limit_filter(ctx, query, names, name, stored, counter,
+                                                depth, ctes, list(tables), columns))
     check = combined if has_check else (nested.check if nested is not None else None)
     return FlatView(name, first, new_joins, tables, nodes, columns, order, combined, check,
                     has_check or (nested is not None and nested.has_check),
                     _has_aggregate(query) or (nested is not None and nested.aggregates),
-                    nested.instead if nested is not None else frozenset())
+                    nested.instead if nested is not None else frozenset(),
+                    top=limited or (nested is not None and nested.top))
+
+
+def _limit_filter(ctx: ExecContext, query: exp.Select, names: list[str] | None, name: str,
+                  stored: _View, counter: Iterator[int], depth: int, ctes: _Ctes,
+                  aliases: list[str], columns: dict[str, exp.Expression]) -> exp.Expression:
+    """``EXISTS (SELECT … FROM (SELECT TOP … <row ids> FROM <the view's FROM, fresh
+    aliases> … ORDER BY …) WHERE <its row ids> = <the written row's>)``: the rows a TOP or
+    OFFSET view yields, chosen as its query chooses them."""
+    inner = query.copy()
+    for arg in ("limit", "offset", "order"):
+        inner.set(arg, None)
+    ordered = list(query.args["order"].expressions) if query.args.get("order") else []
+    extra = [exp.alias_(o.this.copy(), f"tsqlb_o{i}", quoted=True)
+             for i, o in enumerate(ordered)]
+    inner.set("expressions", [*inner.expressions, *extra])
+    fresh = _flatten_query(ctx, inner, None if names is None else [
+        *names, *(f"tsqlb_o{i}" for i in range(len(extra)))], False, name, stored, counter,
+        depth + 1, ctes)
+    order_by: list[exp.Expression] = []
+    view_names = [n.lower() for n in (names or [])] or [
+        e.alias_or_name.lower() for e in query.expressions]
+    for i, o in enumerate(ordered):
+        target = o.this
+        expr = fresh.columns[f"tsqlb_o{i}"]
+        if isinstance(target, exp.Column) and not target.table \
+                and target.name.lower() in view_names and target.name.lower() in fresh.columns:
+            expr = fresh.columns[target.name.lower()]  # a select-list alias
+        elif isinstance(target, exp.Literal) and not target.is_string \
+                and 0 < int(target.name) <= len(fresh.order):
+            expr = fresh.columns[fresh.order[int(target.name) - 1].lower()]
+        order_by.append(exp.Ordered(this=expr.copy(), desc=o.args.get("desc")))
+    rid = ctx.conn.backend.rowid_column
+    pairs = list(zip(aliases, fresh.tables, strict=True))
+    first = fresh.first.copy()
+    picks = exp.Select(expressions=[
+        exp.alias_(exp.column(rid, table=f, quoted=True), f"r{i}", quoted=True)
+        for i, (_a, f) in enumerate(pairs)]).from_(first)
+    if fresh.joins:
+        picks.set("joins", [j.copy() for j in fresh.joins])
+    if fresh.where is not None:
+        picks = picks.where(fresh.where.copy())
+    if order_by:
+        picks.set("order", exp.Order(expressions=order_by))
+    for arg in ("limit", "offset"):
+        if query.args.get(arg) is not None:
+            picks.set(arg, query.args[arg].copy())
+    label = f"tsqlb_top{next(counter)}"
+    probe = exp.select(exp.Literal.number(1)).from_(picks.subquery(label)).where(
+        exp.and_(*[exp.EQ(this=exp.column(f"r{i}", table=label, quoted=True),
+                          expression=exp.column(rid, table=a, quoted=True))
+                   for i, (a, _f) in enumerate(pairs)]))
+    return exp.Exists(this=probe)
+
+
+def _set_operation(ctx: ExecContext, query: exp.SetOperation, name: str, stored: _View,
+                   ctes: _Ctes) -> FlatView:
+    """A UNION / EXCEPT / INTERSECT view: a FlatView that only says how it is refused."""
+    def branches(q: exp.Expression) -> list[exp.Expression]:
+        if isinstance(q, exp.Union) and not q.args.get("distinct"):
+            return [*branches(q.this), *branches(q.expression)]
+        return [q]
+    has_union = any(isinstance(n, exp.Union) for n in query.walk())
+    top = "union" if isinstance(query, exp.Union) else "except"
+    first = query
+    while isinstance(first, exp.SetOperation):
+        first = first.this
+    first_joins = isinstance(first, exp.Select) and bool(first.args.get("joins"))
+    partition = None
+    checks = False
+    members = branches(query) if isinstance(query, exp.Union) \
+        and not query.args.get("distinct") and not stored.cte else []
+    if members and all(_plain_member(m) for m in members):
+        binder = Binder(ctx, {})
+        infos = [binder.resolve(table_key(m.args["from_"].this)).table for m in members]
+        if all(i is not None for i in infos):
+            db = Catalog.get(ctx.conn.store).database(ctx.conn, stored.db_id)
+            partition = f"{db.name if db else '?'}.{stored.obj.schema_name}.{stored.obj.name}"
+            checks = any(k.kind == "C" for i in infos if i is not None for k in i.constraints)
+    op = SetOp(has_union, top, first_joins, name, partition, checks)
+    return FlatView(name, exp.Table(), [], {}, {}, {}, [], setop=op)
+
+
+def _plain_member(q: exp.Expression) -> bool:
+    """A UNION ALL branch SQL Server may take as a partitioned view's member: one table, no
+    WHERE, plain columns."""
+    if not isinstance(q, exp.Select) or q.args.get("joins") or q.args.get("where") \
+            or q.args.get("group") or q.args.get("distinct") or q.args.get("limit"):
+        return False
+    from_ = q.args.get("from_")
+    if from_ is None or not isinstance(from_.this, exp.Table):
+        return False
+    return all(isinstance(e.this if isinstance(e, exp.Alias) else e, (exp.Column, exp.Star))
+               for e in q.expressions)
 
 
 def _instead_actions(ctx: ExecContext, obj: Any, db_id: int) -> frozenset[str]:
@@ -237,9 +402,24 @@ def _instead_actions(ctx: ExecContext, obj: Any, db_id: int) -> frozenset[str]:
 
 def _modifiable(view: FlatView, action: str) -> None:
     """4403 for a view with aggregates (before any column is looked at, as SQL Server);
+    a UNION / EXCEPT view's refusal for ``action``; 4427 for TOP under WITH CHECK OPTION;
     a nested view's INSTEAD OF trigger for ``action`` is not taken through an outer view."""
+    op = view.setop
+    if op is not None:
+        if op.partition is not None:
+            if op.checks:
+                raise not_supported(f"Modifying the partitioned view '{view.name}'")
+            raise compile_error(4436, op.partition)
+        if action != "DELETE":
+            raise compile_error(4406 if op.has_union else 4403,
+                                 op.stored if op.has_union else view.name)
+        if op.top == "except":
+            raise compile_error(4403, view.name)
+        raise compile_error(4405 if op.first_joins else 4426, view.name)
     if view.aggregates:
-        raise _compile_error(4403, view.name)
+        raise compile_error(4403, view.name)
+    if view.top and view.has_check:
+        raise compile_error(4427, view.name)
     if action in view.instead:
         raise not_supported(f"{action} through the view '{view.name}' over a view with an "
                             f"INSTEAD OF {action} trigger")
@@ -290,16 +470,16 @@ def _base_column(view: FlatView, column: str) -> tuple[str, str]:
     if expr is None:
         raise tsql_error(207, column, cls=BindError)
     if not isinstance(expr, exp.Column) or expr.table.lower() not in view.tables:
-        raise _compile_error(4406, view.name)
+        raise compile_error(4406, view.name)
     return expr.table.lower(), expr.name
 
 
 def _one_table(view: FlatView, aliases: set[str]) -> str:
     """The one base table a modification touches (4405 for several, or none of a join)."""
     if view.aggregates:
-        raise _compile_error(4403, view.name)
+        raise compile_error(4403, view.name)
     if len(aliases) > 1 or (not aliases and len(view.tables) > 1):
-        raise _compile_error(4405, view.name)
+        raise compile_error(4405, view.name)
     return next(iter(aliases)) if aliases else next(iter(view.tables))
 
 
@@ -331,6 +511,12 @@ def _output_mapper(view: FlatView, alias: str
         if mapped is None:
             return node
         pseudo = node.table
+        others = {c.table.lower() for c in mapped.find_all(exp.Column)} - {alias}
+        if others & set(view.tables):
+            if pseudo.lower() == "inserted":
+                raise compile_error(404, node.name)
+            raise not_supported(f"OUTPUT deleted.{node.name} of a table of the view "
+                                f"'{view.name}' the statement does not write")
 
         def requalify(n: exp.Expression) -> exp.Expression:
             if isinstance(n, exp.Column) and n.table.lower() == alias:
@@ -346,8 +532,16 @@ def _output_mapper(view: FlatView, alias: str
 
 
 def _rewritten(parsed: Parsed, tree: exp.Expression, view: FlatView, alias: str) -> Parsed:
+    items: list[exp.Expression] = []
+    for e in parsed.output or ():
+        if isinstance(e, exp.Column) and isinstance(e.this, exp.Star) \
+                and e.table.lower() in ("inserted", "deleted"):
+            # inserted.* / deleted.* are the view's columns.
+            items.extend(exp.column(c, table=e.table, quoted=True) for c in view.order)
+        else:
+            items.append(e)
     output = None if parsed.output is None else tuple(
-        _output_mapper(view, alias)(e.copy()) for e in parsed.output)
+        _output_mapper(view, alias)(e.copy()) for e in items)
     return replace(parsed, tree=tree, output=output,
                    text=f"{parsed.text}\x00view:{tree.sql('tsql')}")
 
@@ -446,7 +640,7 @@ def rewrite_delete(parsed: Parsed, view: FlatView, target: exp.Table,
     tree = parsed.tree.copy()
     assert isinstance(tree, exp.Delete)
     if len(view.tables) > 1:
-        raise _compile_error(4405, view.name)
+        raise compile_error(4405, view.name)
     alias = next(iter(view.tables))
     names = _target_names(target)
     stmt_joins: list[exp.Expression] = []
@@ -468,40 +662,52 @@ def rewrite_delete(parsed: Parsed, view: FlatView, target: exp.Table,
     return _rewritten(parsed, tree, view, alias), alias
 
 
-def rewrite_merge(parsed: Parsed, view: FlatView) -> Parsed:
-    """``MERGE v [AS t] USING … ON …`` of a view over one base table: the base table under the
-    statement's alias, the view's WHERE added to ON (its rows are the only ones to match) and
-    to each WHEN NOT MATCHED BY SOURCE, the view's columns mapped to the table's."""
+def rewrite_merge(parsed: Parsed, view: FlatView) -> tuple[Parsed, str]:
+    """``MERGE v [AS t] USING … ON …`` of a view: the target becomes the view's FROM (its
+    base tables under their own aliases, joins included), the view's WHERE is added to ON
+    (its rows are the only ones to match) and to each WHEN NOT MATCHED BY SOURCE, and the
+    view's columns are mapped to the base tables'. The actions must write one base table:
+    the one the SET and INSERT columns name, the first of the view's FROM for a DELETE
+    (Msg 4405 when they name two). Returns the statement and the alias of that table."""
     tree = parsed.tree.copy()
     assert isinstance(tree, exp.Merge)
     target = tree.this
     assert isinstance(target, exp.Table)
-    for action in ("INSERT", "UPDATE", "DELETE"):
-        _modifiable(view, action)
-    if len(view.tables) > 1:
-        raise not_supported(f"MERGE into the view '{view.name}' over several tables")
-    if view.check is not None:
-        raise not_supported(f"MERGE into the view '{view.name}' WITH CHECK OPTION")
-    inner = next(iter(view.tables))
-    talias = target.alias or target.name
-
-    def requalify(node: exp.Expression) -> exp.Expression:
-        if isinstance(node, exp.Column) and node.table.lower() == inner:
-            return exp.column(node.name, table=talias, quoted=True)
-        return node
-    flat = replace(view, columns={k: v.copy().transform(requalify)
-                                  for k, v in view.columns.items()},
-                   where=view.where.copy().transform(requalify) if view.where else None)
-    sub = _substitute(flat, _target_names(target), False)
-    base = view.nodes[inner].copy()
-    base.set("alias", exp.TableAlias(this=exp.to_identifier(talias)))
+    whens = list(tree.args["whens"].expressions)
+    kinds = {type(w.args.get("then")) for w in whens}
+    for action, kind in (("UPDATE", exp.Update), ("INSERT", exp.Insert), ("DELETE", exp.Var)):
+        if kind in kinds:
+            _modifiable(view, action)
+    sub = _substitute(view, _target_names(target), False)
+    aliases: set[str] = set()
+    inserts: list[tuple[exp.Insert, list[tuple[str, str]]]] = []
+    for when in whens:
+        then = when.args.get("then")
+        if isinstance(then, exp.Update):
+            aliases.update(_base_column(view, item.this.name)[0] for item in then.expressions
+                           if isinstance(item, exp.EQ) and isinstance(item.this, exp.Column))
+        elif isinstance(then, exp.Insert):
+            cols = then.this
+            names = [c.name for c in cols.expressions] if isinstance(cols, exp.Tuple) else None
+            mapped = [_base_column(view, n) for n in (names or view.order)]
+            if names is None:
+                mapped = [(a, c) for a, c in mapped if not _generated(view.tables[a], c)]
+            aliases.update(a for a, _c in mapped)
+            inserts.append((then, mapped))
+    if len(aliases) > 1:
+        raise compile_error(4405, view.name)
+    # As SQL Server's: a DELETE action deletes the row of the table the other actions write,
+    # alone the row of the first table of the view's FROM.
+    alias = next(iter(aliases)) if aliases else view.first.alias_or_name.lower()
+    base = view.first.copy()
+    base.set("joins", [j.copy() for j in view.joins] or None)
     tree.set("this", base)
-    tree.set("on", _and(flat.where.copy() if flat.where else None, sub(tree.args["on"])))
-    for when in tree.args["whens"].expressions:
+    tree.set("on", _and(view.where.copy() if view.where else None, sub(tree.args["on"])))
+    for when in whens:
         if when.args.get("condition") is not None:
             when.set("condition", sub(when.args["condition"]))
-        if not when.args.get("matched") and when.args.get("source") and flat.where:
-            when.set("condition", _and(flat.where.copy(), when.args.get("condition")))
+        if not when.args.get("matched") and when.args.get("source") and view.where:
+            when.set("condition", _and(view.where.copy(), when.args.get("condition")))
         then = when.args.get("then")
         if isinstance(then, exp.Update):
             sets = []
@@ -510,17 +716,14 @@ def rewrite_merge(parsed: Parsed, view: FlatView) -> Parsed:
                     _a, column = _base_column(view, item.this.name)
                     item = exp.EQ(this=exp.column(column, quoted=True),
                                   expression=sub(item.expression))
+                else:
+                    item = sub(item)
                 sets.append(item)
             then.set("expressions", sets)
-        elif isinstance(then, exp.Insert):
-            cols = then.this
-            names = [c.name for c in cols.expressions] if isinstance(cols, exp.Tuple) else None
-            mapped = [_base_column(view, n) for n in (names or view.order)]
-            if names is None:
-                mapped = [(a, c) for a, c in mapped if not _generated(view.tables[a], c)]
-            then.set("this", exp.Tuple(expressions=[exp.column(c, quoted=True)
-                                                    for _a, c in mapped]))
-    return _rewritten(parsed, tree, flat, talias.lower())
+    for then, mapped in inserts:
+        then.set("this", exp.Tuple(expressions=[exp.column(c, quoted=True)
+                                                for _a, c in mapped]))
+    return _rewritten(parsed, tree, view, alias), alias
 
 
 def check_option(ctx: ExecContext, view: FlatView, alias: str, rowids: list[Any]) -> None:
@@ -540,3 +743,12 @@ def check_option(ctx: ExecContext, view: FlatView, alias: str, rowids: list[Any]
     for r in rowids:
         if not run_query(binder, compiled, {"__rid": r}).rows:
             raise tsql_error(550)
+
+
+def _describe(ctx: ExecContext, row: Any) -> list[dict[str, Any]]:
+    """A view's columns for the catalog views (sys.columns …), bound in its database."""
+    vctx = replace(ctx, db_id=row.database_id)
+    return view_columns(Binder(vctx, {}).resolve, ctx.conn, row.database_id, row, 0)
+
+
+register_view_describer(_describe)

@@ -169,6 +169,19 @@ MESSAGES: dict[int, tuple[int, str]] = {
                 "multiple base tables.")),
     4406: (16, ("Update or insert of view or function '%.*ls' failed because it contains a "
                 "derived or constant field.")),
+    4426: (16, "View '%.*ls' is not updatable because the definition contains a UNION operator."),
+    4427: (16, ('Cannot update the view "%.*ls" because it or a view it references was created '
+                "with WITH CHECK OPTION and its definition contains the TOP clause.")),
+    4436: (16, ("UNION ALL view '%.*ls' is not updatable because a partitioning column was not "
+                "found.")),
+    414: (16, ('UPDATE is not allowed because the statement updates view "%.*ls" which '
+               "participates in a join and has an INSTEAD OF UPDATE trigger.")),
+    415: (16, ('DELETE is not allowed because the statement updates view "%.*ls" which '
+               "participates in a join and has an INSTEAD OF DELETE trigger.")),
+    334: (16, ("The target table '%.*ls' of the DML statement cannot have any enabled triggers "
+               "if the statement contains an OUTPUT clause without INTO clause.")),
+    404: (16, ('The column reference "inserted.%.*ls" is not allowed because it refers to a base '
+               "table that is not being modified in this statement.")),
     550: (16, ("The attempted insert or update failed because the target view either specifies "
                "WITH CHECK OPTION or spans a view that specifies WITH CHECK OPTION and one or "
                "more rows resulting from the operation did not qualify under the CHECK OPTION "

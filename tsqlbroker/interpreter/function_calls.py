@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 # OBJECT_ID …), not at start-up.
 engine_dml = LazyModule("tsqlbroker.engine.dml", globals(), "engine_dml")
 engine_resolve = LazyModule("tsqlbroker.engine.transpiler.resolve", globals(), "engine_resolve")
+engine_binder = LazyModule("tsqlbroker.engine.transpiler.binder", globals(), "engine_binder")
+engine_viewcols = LazyModule("tsqlbroker.engine.viewcols", globals(), "engine_viewcols")
 
 LOGIN_NAME = "sa"
 USER_NAME = "dbo"
@@ -351,8 +353,11 @@ def _col_length(c: Compiler, node: ast.FunctionCall) -> CExpr:
         if name is None:
             return None
         s = f.session
-        oid = engine_resolve.object_id_of(exec_context(f), name)
-        return objprops.col_length(s.conn, s.id, s.db_id, oid, cf(f))
+        ctx = exec_context(f)
+        oid = engine_resolve.object_id_of(ctx, name)
+        views = engine_viewcols.describer(engine_binder.Binder(ctx, {}).resolve, s.conn,
+                                          s.db_id)
+        return objprops.col_length(s.conn, s.id, s.db_id, oid, cf(f), views)
     return CExpr(T.SMALLINT, col_length)
 
 
@@ -364,7 +369,9 @@ def _columnproperty(c: Compiler, node: ast.FunctionCall) -> CExpr:
 
     def columnproperty(f: Frame) -> Any:
         s = f.session
-        return objprops.column_property(s.conn, s.id, s.db_id, idf(f), cf(f), pf(f))
+        views = engine_viewcols.describer(engine_binder.Binder(exec_context(f), {}).resolve,
+                                          s.conn, s.db_id)
+        return objprops.column_property(s.conn, s.id, s.db_id, idf(f), cf(f), pf(f), views)
     return CExpr(T.INT, columnproperty)
 
 

@@ -160,8 +160,9 @@ DELETE dbo.NamedUpper WHERE PersonID = 22
 DELETE dbo.Named WHERE PersonID IN (2, 21)
 SELECT PersonID, Name FROM dbo.Person ORDER BY PersonID
 GO
--- UPDATE … FROM the view joined to a table; a derived column takes the given value in
--- inserted; an unknown column is Msg 207.
+-- UPDATE … FROM the view joined to a table is Msg 414 (DELETE: 415) when the view has an
+-- INSTEAD OF trigger for it; a derived column takes the given value in inserted; an
+-- unknown column is Msg 207.
 CREATE TABLE dbo.NewName (PersonID int, Name varchar(20))
 INSERT dbo.NewName VALUES (3, 'Cyd')
 GO
@@ -179,6 +180,13 @@ END
 GO
 UPDATE d SET Name = n.Name, Twice = 0 FROM dbo.Doubled AS d JOIN dbo.NewName AS n
 ON n.PersonID = d.PersonID
+GO
+UPDATE dbo.Doubled SET Name = 'x' FROM dbo.NewName AS n WHERE n.PersonID = Doubled.PersonID
+GO
+DELETE v FROM dbo.PersonPhone AS v JOIN dbo.NewName AS n ON n.PersonID = v.PersonID
+GO
+UPDATE d SET Name = (SELECT n.Name FROM dbo.NewName AS n WHERE n.PersonID = d.PersonID),
+    Twice = 0 FROM dbo.Doubled AS d WHERE d.PersonID = 3
 SELECT * FROM dbo.Doubled WHERE PersonID = 3
 GO
 UPDATE dbo.Doubled SET Nickname = 'x'

@@ -6,7 +6,6 @@ the features add (table-valued functions, PIVOT, APPLY, derived tables, VALUES).
 
 from __future__ import annotations
 
-import re
 import weakref
 from typing import Any
 
@@ -16,7 +15,7 @@ from ...errors import BindError, TSqlError, tsql_error
 from .. import apply, forxml, pivot, shapes, tvf
 from ..catalog import TEMPDB, Catalog
 from ..context import ExecContext, VirtualTable, virtual_resolvers
-from ..parsing import PARENTHESISED_QUERY, not_supported, parse_statement
+from ..parsing import PARENTHESISED_QUERY, not_supported, view_query
 from ..seqcalls import resolve_sequences
 from ..synonyms import SYNONYM, synonym_target
 from ..tableinfo import TableInfo, load_table, table_by_physical
@@ -242,18 +241,6 @@ def _literal_dialect(dialect: Any) -> Any:
     if found is None:
         found = _literal_dialects[cls] = cls(paramstyle="named")
     return found
-
-
-def view_query(definition: str) -> tuple[exp.Expression, list[str] | None]:
-    """A view's stored definition read once: its query (T-SQL tree) and its column list when
-    ``CREATE VIEW v (a, b) AS …`` gives one (the names of the select list, by position)."""
-    tree = parse_statement(definition).tree
-    if isinstance(tree, exp.Create) and tree.expression is not None:
-        names = [c.name for c in tree.this.expressions] \
-            if isinstance(tree.this, exp.Schema) else None
-        return tree.expression, names
-    m = re.search(r"\bAS\b", definition, re.IGNORECASE)
-    return parse_statement(definition[m.end():] if m else definition).tree, None
 
 
 def view_select_text(definition: str) -> str:
