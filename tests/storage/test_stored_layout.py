@@ -53,6 +53,7 @@ ADDED_FUNCTIONS = [
     "tsqlb_python_lookup",  # PARSE / TRY_PARSE read in Python (engine/udf_calls.py)
     # a sql_variant column's value and stored properties (engine/variantcols.py)
     "tsqlb_variant_value", "tsqlb_variant_field",
+    "tsqlb_read_date",      # the engine's own date columns read as their T-SQL type
 ]
 
 
