@@ -29,10 +29,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Table, and_, delete, func, insert, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from ..errors import BindError, tsql_error
 from ..storage.naming import database_schema_name, qualified_name, quote_ident
+from ..storage.schema_stamp import STAMP_PREFIX, fingerprint
 from ..storage.store import Store, StoreConnection
 from .systables import SystemTables, system_tables
 
@@ -72,6 +73,8 @@ _TOKEN_SQL = "SELECT value FROM tsqlb_counters WHERE name = 'catalog_version'"
 # Counter row marking a PostgreSQL store whose T-SQL databases have backend schemas of their
 # own. Stores made before it keep their user tables in the home schema and are not moved.
 _LAYOUT_MARK = "pg_database_schemas"
+# The stamp of what ensure_schema sets up: the tables then defined and the backend's objects.
+_CATALOG_STAMP = STAMP_PREFIX + "catalog"
 
 
 @dataclass(frozen=True)
@@ -130,6 +133,9 @@ class Catalog:
         # PostgreSQL: the store's home schema and whether each database has its own schema.
         self.home_schema: str | None = None
         self.database_schemas = False
+        # Stamps of the store's parts as read at start or written since (schema_stamp.py):
+        # a stamp that matches stays true (the engine never drops its tables).
+        self._stamps: dict[str, int] = {}
         # User tables declare text columns COLLATE TSQL_CI: every connection needs it.
         store.backend.connect_hook(store)
 
@@ -142,13 +148,18 @@ class Catalog:
     # -- setup --------------------------------------------------------------------------------
     def ensure_schema(self, conn: StoreConnection) -> None:
         """Create the system tables and the system databases (master, tempdb, model, msdb)
-        unless they exist. Cheap after the first call."""
+        unless they exist. Cheap after the first call; on a store stamped by this code
+        (``storage/schema_stamp.py``) the first call is one query."""
         conn.backend.prepare_connection(conn)
         if self._ready:
             return
+        if self._stamped(conn):
+            self._ready = True
+            return
+        tables = list(self.store.metadata.sorted_tables)
         with write_transaction(conn) as opened:
             lock_schema(conn)
-            self.store.metadata.create_all(conn.conn, checkfirst=True)
+            self.store.metadata.create_all(conn.conn, tables=tables, checkfirst=True)
             conn.backend.install_schema_objects(conn)
             present = {r[0] for r in conn.execute(select(self.t.databases.c.database_id))}
             for db_id, name, broker in _SYSTEM_DATABASES:
@@ -156,17 +167,69 @@ class Catalog:
                     self._insert_database(conn, db_id, name, broker)
             if conn.backend.schemas_per_database:
                 self._init_layout(conn)
+            stamp = fingerprint(tables, conn.backend.schema_objects_source())
+            self._write_stamp(conn, _CATALOG_STAMP, stamp)
         # Only a committed setup is known to stay; a caller's transaction may roll back.
         self._ready = opened
+        if opened:
+            self._stamps[_CATALOG_STAMP] = stamp
+
+    def _stamped(self, conn: StoreConnection) -> bool:
+        """Whether the store was set up by this code (its catalog stamp is this code's
+        fingerprint of the tables ``ensure_schema`` would create and of the backend's
+        objects): then nothing needs checking. One query, which also reads the other parts'
+        stamps (:meth:`create_tables`) and, on PostgreSQL, the layout and home schema."""
+        if conn.in_write_txn:
+            return False        # a failed read would doom the caller's PostgreSQL transaction
+        c = self.t.counters
+        columns: list[Any] = [c.c.name, c.c.value]
+        if conn.backend.schemas_per_database:
+            columns.append(func.current_schema())
+        query = select(*columns).where(
+            c.c.name.startswith(STAMP_PREFIX, autoescape=True) | (c.c.name == _LAYOUT_MARK))
+        try:
+            rows = conn.execute(query).all()
+        except DBAPIError:
+            return False        # no catalog yet: a new store
+        values = {str(r[0]): int(r[1]) for r in rows}
+        self._stamps.update((k, v) for k, v in values.items() if k.startswith(STAMP_PREFIX))
+        tables = self.store.metadata.sorted_tables
+        if values.get(_CATALOG_STAMP) != fingerprint(
+                tables, conn.backend.schema_objects_source()):
+            return False
+        if conn.backend.schemas_per_database:
+            if _LAYOUT_MARK not in values:
+                return False    # a store made before schemas per database: _init_layout
+            self.home_schema = str(rows[0][2] or "public")
+            self.database_schemas = True
+        return True
+
+    def _write_stamp(self, conn: StoreConnection, name: str, value: int) -> None:
+        """Record that part ``name`` of the store is set up as ``value`` says (in the
+        setting-up transaction, under the schema lock)."""
+        c = self.t.counters
+        done = conn.execute(update(c).where(c.c.name == name).values(value=value))
+        if done.rowcount == 0:
+            conn.execute(insert(c).values(name=name, value=value))
 
     def create_tables(self, conn: StoreConnection, tables: list[Table]) -> bool:
         """Create ``tables`` (after the catalog's own) unless they exist: in the caller's
         write transaction, or outside one in a transaction committed here. True when they
-        are known to stay (committed here; a caller's transaction may still roll back)."""
+        are known to stay (committed here or stamped before; a caller's transaction may
+        still roll back). ``tables`` are one part of the store, stamped under the name of
+        the first (``storage/schema_stamp.py``): when the stamp read at start matches,
+        nothing is checked."""
         self.ensure_schema(conn)
+        name = STAMP_PREFIX + tables[0].name
+        stamp = fingerprint(tables)
+        if self._stamps.get(name) == stamp:
+            return True
         with write_transaction(conn) as opened:
             lock_schema(conn)
             self.store.metadata.create_all(conn.conn, tables=tables, checkfirst=True)
+            self._write_stamp(conn, name, stamp)
+        if opened:
+            self._stamps[name] = stamp
         return opened
 
     def _init_layout(self, conn: StoreConnection) -> None:

@@ -15,23 +15,29 @@ as encrypted PKCS#8 DER (SQL Server writes PVK; tsqlbroker reads back its own fi
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import tsql_error
+from ..lazy import LazyModule
 
-try:  # optional: real certificates only when the package is already installed
+# Optional: real certificates only when the package is already installed. Start-up
+# laziness: cryptography (~50 ms to import) loads with the first certificate made or read.
+HAVE_CRYPTOGRAPHY = importlib.util.find_spec("cryptography") is not None
+if TYPE_CHECKING:
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import rsa
-    from cryptography.x509.oid import NameOID
-
-    HAVE_CRYPTOGRAPHY = True
-except ImportError:  # pragma: no cover - exercised only where the package is missing
-    HAVE_CRYPTOGRAPHY = False
+else:
+    x509 = LazyModule("cryptography.x509", globals(), "x509")
+    hashes = LazyModule("cryptography.hazmat.primitives.hashes", globals(), "hashes")
+    serialization = LazyModule("cryptography.hazmat.primitives.serialization", globals(),
+                               "serialization")
+    rsa = LazyModule("cryptography.hazmat.primitives.asymmetric.rsa", globals(), "rsa")
 
 KEY_BITS = 2048
 
@@ -86,7 +92,7 @@ def generate(subject: str, start: datetime, expiry: datetime, key_secret: str) -
         return CertMaterial(subject, subject, serial, secrets.token_bytes(20), start, expiry,
                             KEY_BITS, None, None)
     key = rsa.generate_private_key(public_exponent=65537, key_size=KEY_BITS)
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject or " ")])
+    name = x509.Name([x509.NameAttribute(x509.NameOID.COMMON_NAME, subject or " ")])
     cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
             .public_key(key.public_key())
             .serial_number(int.from_bytes(serial, "big"))
@@ -97,8 +103,8 @@ def generate(subject: str, start: datetime, expiry: datetime, key_secret: str) -
 
 def _material(cert: Any, key_pem: bytes | None) -> CertMaterial:
     der = cert.public_bytes(serialization.Encoding.DER)
-    attrs = cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)
-    issuer = cert.issuer.get_attributes_for_oid(NameOID.COMMON_NAME)
+    attrs = cert.subject.get_attributes_for_oid(x509.NameOID.COMMON_NAME)
+    issuer = cert.issuer.get_attributes_for_oid(x509.NameOID.COMMON_NAME)
     subject = str(attrs[0].value) if attrs else cert.subject.rfc4514_string()
     serial_int = cert.serial_number
     serial = serial_int.to_bytes(max(1, (serial_int.bit_length() + 7) // 8), "big")

@@ -24,12 +24,19 @@ import secrets
 import stat
 import threading
 from pathlib import Path
-from typing import Any
-
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from typing import TYPE_CHECKING, Any
 
 from ..errors import tsql_error
+from ..lazy import LazyModule
+
+if TYPE_CHECKING:
+    from cryptography import exceptions as crypto_errors
+    from cryptography.hazmat.primitives.ciphers import aead
+else:
+    # Start-up laziness: cryptography (~50 ms to import) loads with the first key sealed
+    # or opened.
+    crypto_errors = LazyModule("cryptography.exceptions", globals(), "crypto_errors")
+    aead = LazyModule("cryptography.hazmat.primitives.ciphers.aead", globals(), "aead")
 
 SERVICE_KEY_ENV = "TSQLBROKER_SERVICE_KEY_FILE"
 SMK_PREFIX = "smk1:"
@@ -98,15 +105,15 @@ def _key_id(key: bytes) -> str:
 
 def _seal(key: bytes, secret: str) -> str:
     nonce = secrets.token_bytes(12)
-    sealed = AESGCM(key).encrypt(nonce, bytes.fromhex(secret), None)
+    sealed = aead.AESGCM(key).encrypt(nonce, bytes.fromhex(secret), None)
     return base64.b64encode(nonce + sealed).decode("ascii")
 
 
 def _open(key: bytes, text: str) -> str | None:
     raw = base64.b64decode(text)
     try:
-        return AESGCM(key).decrypt(raw[:12], raw[12:], None).hex()
-    except InvalidTag:
+        return aead.AESGCM(key).decrypt(raw[:12], raw[12:], None).hex()
+    except crypto_errors.InvalidTag:
         return None
 
 

@@ -27,7 +27,6 @@ from ..values import dates, precedence
 from ..values import types as T
 from ..values.convert import variant_type
 from ..values.variant_props import variant_base_type, variant_data_length, variant_property
-from ..values.xml_value import XmlValue
 from .compiler import CExpr, Compiler, EvalFn, const_expr, expr_handler
 from .expressions import DYNAMIC, coerce
 from .server_info import SERVER_NAME, VERSION, server_property
@@ -35,7 +34,11 @@ from .setoptions import options_bitmap, session_property
 from .statement_context import exec_context
 
 if TYPE_CHECKING:
+    from ..values import xml_value
     from .frames import Frame
+else:
+    # Start-up laziness: lxml (behind the xml type) loads with the first xml value.
+    xml_value = LazyModule("tsqlbroker.values.xml_value", globals(), "xml_value")
 
 # The DML engine and the transpiler's name resolution load sqlglot: on first use (IDENT_CURRENT,
 # OBJECT_ID …), not at start-up.
@@ -676,7 +679,7 @@ def _xml_at_run_time(fn: EvalFn) -> EvalFn:
     (unless the value is xml after all: a target typed only when it runs)."""
     def xml(f: Frame) -> Any:
         x = fn(f)
-        if x is None or isinstance(x, XmlValue):
+        if x is None or isinstance(x, xml_value.XmlValue):
             return x
         raise tsql_error(258, "sql_variant")
     return xml

@@ -17,7 +17,6 @@ from tsqlbroker.grammar import ast
 
 from ..values import types as T
 from ..values.message_format import format_raiserror
-from ..values.xml_modify import modify
 from . import ast_types
 from .authorize import (
     login_id,
@@ -36,6 +35,7 @@ if TYPE_CHECKING:
     from tsqlbroker.engine import dml as engine_dml
     from tsqlbroker.engine import parsing as engine_parsing
 
+    from ..values import xml_modify
     from .frames import Frame
 else:
     # sqlglot (behind the engine's parser) loads when a SELECT with OPTION compiles.
@@ -44,6 +44,8 @@ else:
     engine_parsing = LazyModule("tsqlbroker.engine.parsing", globals(), "engine_parsing")
     # The DML engine too, with the first SET IDENTITY_INSERT run.
     engine_dml = LazyModule("tsqlbroker.engine.dml", globals(), "engine_dml")
+    # Start-up laziness: lxml (behind the xml type) loads with the first xml modify() run.
+    xml_modify = LazyModule("tsqlbroker.values.xml_modify", globals(), "xml_modify")
 
 
 # --------------------------------------------------------------------------------------------
@@ -162,7 +164,7 @@ def _compile_xml_modify(c: Compiler, node: ast.SetVariable) -> StmtFn:
         if x is None:
             raise ExecutionError(5302, f"Mutator 'modify()' on '{name}' cannot be called on a "
                                        "null value.", severity=16)
-        f.v[slot] = modify(x, dml, namespaces, resolver(f))
+        f.v[slot] = xml_modify.modify(x, dml, namespaces, resolver(f))
         f.session.rowcount = 1
     return run
 

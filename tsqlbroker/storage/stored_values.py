@@ -25,14 +25,20 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import tsql_error
+from ..lazy import LazyModule
 from ..values import dates
 from ..values.convert import convert_value
 from ..values.types import MAX, SqlType, TypeSpec, parse_spec, parse_type_spec, type_of_value
 from ..values.variant_props import column_variant, family_rank, variant_property
-from ..values.xml_value import stored_xml_text
+
+if TYPE_CHECKING:
+    from ..values import xml_value
+else:
+    # Start-up laziness: lxml (behind the xml type) loads with the first xml value stored.
+    xml_value = LazyModule("tsqlbroker.values.xml_value", globals(), "xml_value")
 
 INT_TYPES = {"bigint", "int", "smallint", "tinyint", "bit"}
 DECIMAL_TYPES = {"decimal", "numeric", "money", "smallmoney"}
@@ -124,7 +130,7 @@ def to_storage(value: Any, spec: str | None, native_decimal: bool) -> Any:
         if name in DATE_TYPES:
             return _date_to_storage(value, name)
         if name == "xml":  # SQL Server's own text (<a />), not the one written
-            return stored_xml_text(value) if isinstance(value, str) else _string_value(value)
+            return xml_value.stored_xml_text(value) if isinstance(value, str) else _string_value(value)
         if name in STRING_TYPES:
             return _string_value(value)
     except (InvalidOperation, ValueError, TypeError, OverflowError):
@@ -267,7 +273,7 @@ def from_storage(value: Any, spec: str | None) -> Any:
             parsed = dt.datetime.fromisoformat(str(value))
             return parsed
         if name == "xml":  # text a query made (a PostgreSQL CAST keeps the input's form)
-            return stored_xml_text(value) if isinstance(value, str) else _string_value(value)
+            return xml_value.stored_xml_text(value) if isinstance(value, str) else _string_value(value)
         if name in STRING_TYPES:
             return value if isinstance(value, str) else _string_value(value)
     except (ValueError, InvalidOperation, TypeError):

@@ -37,14 +37,9 @@ import os
 import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
 
-from cryptography import x509
-from cryptography.exceptions import InvalidSignature, InvalidTag
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import padding
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from sqlalchemy import (
     Column,
     Integer,
@@ -59,14 +54,34 @@ from sqlalchemy import (
 )
 
 from ...errors import message_text
+from ...lazy import LazyModule
 from ...storage.store import StoreConnection
 from .. import access, servicekey
 from ..security import Security
 from .model import Endpoint
 
 if TYPE_CHECKING:
+    from cryptography import exceptions as crypto_errors
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import padding
+    from cryptography.hazmat.primitives.ciphers import aead
+    from cryptography.hazmat.primitives.kdf import hkdf
+
     from ...storage.txn import Txn
     from .state import BrokerState
+else:
+    # Start-up laziness: cryptography (~50 ms to import) loads with the first secured
+    # dialog.
+    crypto_errors = LazyModule("cryptography.exceptions", globals(), "crypto_errors")
+    x509 = LazyModule("cryptography.x509", globals(), "x509")
+    hashes = LazyModule("cryptography.hazmat.primitives.hashes", globals(), "hashes")
+    serialization = LazyModule("cryptography.hazmat.primitives.serialization", globals(),
+                               "serialization")
+    padding = LazyModule("cryptography.hazmat.primitives.asymmetric.padding", globals(),
+                         "padding")
+    aead = LazyModule("cryptography.hazmat.primitives.ciphers.aead", globals(), "aead")
+    hkdf = LazyModule("cryptography.hazmat.primitives.kdf.hkdf", globals(), "hkdf")
 
 TABLE = "tsqlb_sb_dialog_keys"
 _SERVICE_CLASS = 17
@@ -150,23 +165,24 @@ def _unb64(text: Any) -> bytes:
         raise Undeliverable(UNDELIVERABLE.format("The key exchange is not base64.")) from None
 
 
-def _wrapping_key(secret: str, conversation_id: str, is_initiator: int) -> tuple[AESGCM, bytes]:
-    key = HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
-               info=b"tsqlbroker dialog session key").derive(secret.encode("utf-8"))
-    return AESGCM(key), f"{conversation_id.upper()}|{is_initiator}".encode("ascii")
+def _wrapping_key(secret: str, conversation_id: str, is_initiator: int
+                  ) -> tuple[aead.AESGCM, bytes]:
+    key = hkdf.HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
+                    info=b"tsqlbroker dialog session key").derive(secret.encode("utf-8"))
+    return aead.AESGCM(key), f"{conversation_id.upper()}|{is_initiator}".encode("ascii")
 
 
 def wrap(secret: str, conversation_id: str, is_initiator: int, session_key: bytes) -> bytes:
     """``session_key`` encrypted with a key derived from the master key's ``secret``."""
-    aead, aad = _wrapping_key(secret, conversation_id, is_initiator)
+    cipher, aad = _wrapping_key(secret, conversation_id, is_initiator)
     nonce = os.urandom(_NONCE)
-    return nonce + aead.encrypt(nonce, session_key, aad)
+    return nonce + cipher.encrypt(nonce, session_key, aad)
 
 
 def unwrap(secret: str, conversation_id: str, is_initiator: int, data: bytes) -> bytes:
     """The session key :func:`wrap` made; InvalidTag with another secret."""
-    aead, aad = _wrapping_key(secret, conversation_id, is_initiator)
-    return aead.decrypt(data[:_NONCE], data[_NONCE:], aad)
+    cipher, aad = _wrapping_key(secret, conversation_id, is_initiator)
+    return cipher.decrypt(data[:_NONCE], data[_NONCE:], aad)
 
 
 def _body_aad(conversation_id: str, sender_is_initiator: int, seq: int, message_type: str
@@ -180,7 +196,7 @@ def seal_body(key: bytes, conversation_id: str, sender_is_initiator: int, seq: i
     if body is None:
         return None
     nonce = os.urandom(_NONCE)
-    return nonce + AESGCM(key).encrypt(
+    return nonce + aead.AESGCM(key).encrypt(
         nonce, bytes(body), _body_aad(conversation_id, sender_is_initiator, seq, message_type))
 
 
@@ -190,9 +206,9 @@ def open_body(key: bytes, conversation_id: str, sender_is_initiator: int, seq: i
     if body is None:
         return None
     try:
-        return AESGCM(key).decrypt(body[:_NONCE], body[_NONCE:], _body_aad(
+        return aead.AESGCM(key).decrypt(body[:_NONCE], body[_NONCE:], _body_aad(
             conversation_id, sender_is_initiator, seq, message_type))
-    except (InvalidTag, ValueError):
+    except (crypto_errors.InvalidTag, ValueError):
         raise Undeliverable(TAMPERED) from None
 
 
@@ -200,8 +216,17 @@ def _signed(conversation_id: str, *parts: bytes) -> bytes:
     return b"|".join([b"tsqlbroker-dialog", conversation_id.upper().encode("ascii"), *parts])
 
 
-_PSS = padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=padding.PSS.MAX_LENGTH)
-_OAEP = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
+@cache
+def _pss() -> padding.PSS:
+    """The signatures' padding (made on first use: cryptography loads lazily)."""
+    return padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=padding.PSS.MAX_LENGTH)
+
+
+@cache
+def _oaep() -> padding.OAEP:
+    """The session key's encryption padding."""
+    return padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(),
+                        label=None)
 
 
 def _public(cert: Any) -> Any:
@@ -285,14 +310,14 @@ def status(state: BrokerState, conn: StoreConnection, ep: Endpoint) -> str:
 def _begin(ep: Endpoint, found: Plan) -> tuple[bytes, dict[str, str]]:
     """A new session key and the key-exchange members of the dialog's first message."""
     key = os.urandom(_KEY_BYTES)
-    sealed = _public(found.target).encrypt(key, _OAEP)
+    sealed = _public(found.target).encrypt(key, _oaep())
     exchange = {"sk": _b64(sealed), "sk_to": str(found.target["thumbprint"])}
     if found.own is not None:
         signer = _private(found.own, found.secret)
         exchange["sk_from"] = str(found.own["thumbprint"])
         exchange["sk_sig"] = _b64(signer.sign(
             _signed(ep.conversation_id, exchange["sk_to"].encode("ascii"), sealed),
-            _PSS, hashes.SHA256()))
+            _pss(), hashes.SHA256()))
     return key, exchange
 
 
@@ -343,7 +368,7 @@ class DialogKeys:
             raise Undeliverable(message_text(28050))
         try:
             key = unwrap(secret, cid, init, bytes(row["session_key"]))
-        except (InvalidTag, ValueError):
+        except (crypto_errors.InvalidTag, ValueError):
             raise Undeliverable(message_text(28050)) from None
         return self._remember(cid, init, Session(key, json.loads(row["exchange"]),
                                                  row["far_cert"]))
@@ -475,7 +500,7 @@ class DialogKeys:
                 "encrypted by its master key."))
         sealed = _unb64(frame["sk"])
         try:
-            key = _private(mine, secret).decrypt(sealed, _OAEP)
+            key = _private(mine, secret).decrypt(sealed, _oaep())
         except ValueError:
             raise Undeliverable(UNDELIVERABLE.format(
                 "The session key cannot be decrypted with the target's certificate.")) from None
@@ -492,8 +517,8 @@ class DialogKeys:
                 _public(theirs).verify(
                     _unb64(frame.get("sk_sig")),
                     _signed(str(frame["cid"]), str(frame["sk_to"]).encode("ascii"), sealed),
-                    _PSS, hashes.SHA256())
-            except InvalidSignature:
+                    _pss(), hashes.SHA256())
+            except crypto_errors.InvalidSignature:
                 raise Undeliverable(UNDELIVERABLE.format(
                     "The initiator's signature does not verify with its certificate "
                     f"'{theirs['name']}'.")) from None
@@ -501,7 +526,7 @@ class DialogKeys:
         self._check_send(conn, sec, db_id, user_id, str(frame["to_service"]), meta)
         proof = _private(mine, secret).sign(
             _signed(str(frame["cid"]), b"target", hashlib.sha256(key).digest()),
-            _PSS, hashes.SHA256())
+            _pss(), hashes.SHA256())
         session = Session(key, {"sk_proof": _b64(proof)}, frame.get("sk_from"))
         return session, (db_id, str(frame["cid"]).upper(), secret, session)
 
@@ -547,8 +572,8 @@ class DialogKeys:
                 "The target did not prove that it holds its certificate's private key."))
         try:
             _public(cert).verify(_unb64(frame["sk_proof"]), _signed(
-                cid, b"target", hashlib.sha256(session.key).digest()), _PSS, hashes.SHA256())
-        except InvalidSignature:
+                cid, b"target", hashlib.sha256(session.key).digest()), _pss(), hashes.SHA256())
+        except crypto_errors.InvalidSignature:
             raise Undeliverable(UNDELIVERABLE.format(
                 "The target's signature does not verify with the certificate "
                 f"'{cert['name']}'.")) from None

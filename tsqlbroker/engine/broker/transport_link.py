@@ -35,10 +35,7 @@ import time
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-
+from ...lazy import LazyModule
 from .endpoint_tls import (
     NO_CERTIFICATE,
     NO_PEER_CERTIFICATE,
@@ -62,7 +59,18 @@ from .transport_wire import (
 )
 
 if TYPE_CHECKING:
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import x25519
+    from cryptography.hazmat.primitives.kdf import hkdf
+
     from .transport_conns import ConnStats
+else:
+    # Start-up laziness: cryptography (~50 ms to import) loads with the first connection
+    # between brokers.
+    hashes = LazyModule("cryptography.hazmat.primitives.hashes", globals(), "hashes")
+    x25519 = LazyModule("cryptography.hazmat.primitives.asymmetric.x25519", globals(),
+                        "x25519")
+    hkdf = LazyModule("cryptography.hazmat.primitives.kdf.hkdf", globals(), "hkdf")
 
 CONTROL, FRAGMENT_KIND = 1, 2      # frame kinds: an answer / notice, a message fragment
 FRAGMENT = 64 * 1024               # payload bytes per fragment
@@ -82,7 +90,8 @@ Piece = tuple[dict[str, Any], bytes]   # a fragment not yet framed: its header, 
 class KeyShare:
     """This side's part of the handshake: an ephemeral X25519 key and a nonce."""
 
-    private: X25519PrivateKey = field(default_factory=X25519PrivateKey.generate)
+    private: x25519.X25519PrivateKey = field(
+        default_factory=lambda: x25519.X25519PrivateKey.generate())
     nonce: bytes = field(default_factory=lambda: os.urandom(16))
 
     def hello_fields(self) -> dict[str, str]:
@@ -96,14 +105,14 @@ class KeyShare:
         try:
             peer_key = base64.b64decode(str(peer_hello["key"]), validate=True)
             peer_nonce = base64.b64decode(str(peer_hello["nonce"]), validate=True)
-            shared = self.private.exchange(X25519PublicKey.from_public_bytes(peer_key))
+            shared = self.private.exchange(x25519.X25519PublicKey.from_public_bytes(peer_key))
         except (KeyError, ValueError) as exc:
             raise WireError(f"hello's key share is not usable: {exc}") from None
         if len(peer_nonce) != 16:
             raise WireError("hello's nonce is not 16 bytes")
         salt = self.nonce + peer_nonce if initiating else peer_nonce + self.nonce
-        material = HKDF(algorithm=hashes.SHA256(), length=64, salt=salt,
-                        info=b"tsqlbroker-sb frames").derive(shared)
+        material = hkdf.HKDF(algorithm=hashes.SHA256(), length=64, salt=salt,
+                             info=b"tsqlbroker-sb frames").derive(shared)
         to_listener, to_initiator = material[:32], material[32:]
         return (to_listener, to_initiator) if initiating else (to_initiator, to_listener)
 

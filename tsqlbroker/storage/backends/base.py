@@ -268,6 +268,11 @@ class Backend:
         """Create (or replace) what the engine's SQL needs besides tables (functions,
         collations) in the store, in the caller's write transaction."""
 
+    def schema_objects_source(self) -> str:
+        """The text of what :meth:`install_schema_objects` creates: part of the store's
+        schema stamp (``storage/schema_stamp.py``), so a change to it is installed."""
+        return ""
+
     def shared_file(self, store: Any) -> Path | None:
         """The database file of ``store`` that other processes can open (they then share
         it through sidecar files beside it), or None."""

@@ -69,9 +69,11 @@ class PostgresBackend(Backend):
         # (a statement savepoint rolled back, a table variable dropped …) it sends
         # DEALLOCATE ALL, which took libpq.py's statements with it on a live connection.
         # libpq.py prepares the hot statements itself; see that module.
+        # No hstore: the engine stores none, and looking its type up costs the first
+        # connection of every process three round trips (BEGIN, the lookup, COMMIT).
         return create_engine(url, isolation_level="AUTOCOMMIT", poolclass=NullPool
                              if os.environ.get("TSQLBROKER_NULLPOOL") else QueuePool,
-                             pool_size=8, max_overflow=64,
+                             pool_size=8, max_overflow=64, use_native_hstore=False,
                              connect_args={"prepare_threshold": None})
 
     def control(self, conn: BackendConnection, sql: str) -> None:
@@ -93,6 +95,9 @@ class PostgresBackend(Backend):
 
     def install_schema_objects(self, conn: BackendConnection) -> None:
         functions.install(conn)
+
+    def schema_objects_source(self) -> str:
+        return "\n".join(functions.ALL)
 
     def host_lease(self, store: BackendStore, lockdir: Any) -> HostLease:
         return PgLease(store)

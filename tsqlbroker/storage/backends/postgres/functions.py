@@ -120,13 +120,17 @@ FUNCTIONS: list[str] = [
 ]
 
 
+# Everything :func:`install` creates, in order (the collation first: functions use it).
+ALL: list[str] = STRINGS + FUNCTIONS + CONVERSIONS + DATES + TEXT_FUNCTIONS + OPENJSON
+
+
 def install(conn: BackendConnection) -> None:
     """Create (or replace) the functions in the store's PostgreSQL schema."""
     # Straight to the DBAPI cursor: with no parameters psycopg leaves '%' alone.
     conn.flush_begin()
     cursor = conn.conn.connection.dbapi_connection.cursor()
     try:
-        for ddl in STRINGS + FUNCTIONS + CONVERSIONS + DATES + TEXT_FUNCTIONS + OPENJSON:
+        for ddl in ALL:
             cursor.execute(ddl)
     finally:
         cursor.close()
