@@ -177,7 +177,7 @@ def is_local_select(node: ast.SelectStmt) -> bool:
             and not q.group_by and q.having is None
             and getattr(q, "for_clause", None) is None  # FOR XML / JSON: the engine's
             # SELECT COUNT(*) / MAX(@x) without FROM aggregates over one row: the engine's.
-            and not any(_has_aggregate(it.expr) for it in q.items)
+            and not any(has_aggregate(it.expr) for it in q.items)
             # NEXT VALUE FOR: the engine hands out the values.
             and not any(isinstance(n, ast.NextValueFor) for n in walk(q.items)))
 
@@ -186,7 +186,7 @@ _AGGREGATES = frozenset({"count", "count_big", "sum", "avg", "min", "max", "stde
                          "var", "varp", "string_agg", "checksum_agg", "grouping"})
 
 
-def _has_aggregate(node: object) -> bool:
+def has_aggregate(node: object) -> bool:
     """Whether an aggregate function call (not a window function, not inside a subquery)
     occurs in the expression ``node``. A loop, not recursion: expressions nest deeply."""
     stack = [node]
