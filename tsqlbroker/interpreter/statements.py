@@ -120,6 +120,11 @@ def compile_set_variable(c: Compiler, node: ast.SetVariable) -> StmtFn:
         if not info.type.is_xml:
             raise c.bind_error(258, node, info.type.name)
         raise c.bind_error(8113, node, node.op)
+    target = c.scope.vars.get(node.name.lower())
+    if target is not None and target.type.name == "cursor" and node.op == "=":
+        ref = _cursor_reference(c, node.expr)
+        if ref is not None:
+            return _compile_cursor_assignment(target.slot, ref)
     slot, fn = compile_assignment_value(c, node.name, node.op, node.expr, node)
     if touches_storage(node.expr):
         def run(f: Frame) -> None:
@@ -139,6 +144,42 @@ def compile_set_variable(c: Compiler, node: ast.SetVariable) -> StmtFn:
         s.rowcount = 1
         s.error = 0
     return self_wrapped(run_set)
+
+
+def _cursor_reference(c: Compiler, expr: ast.Expr) -> Callable[[Frame], Any] | None:
+    """``fn(frame) -> cursor`` for ``SET @cv = cursor_name`` / ``= @other_cursor_variable``
+    (Msg 16916 / 16950 when there is none); None for any other expression."""
+    if isinstance(expr, ast.Variable):
+        info = c.var(expr.name, expr)
+        if info.type.name != "cursor":
+            return None
+        slot, name = info.slot, expr.name
+
+        def by_var(f: Frame) -> Any:
+            cur = f.v[slot]
+            if cur is None:
+                raise tsql_error(16950, name)
+            return cur
+        return by_var
+    if not isinstance(expr, ast.Column) or len(expr.parts) != 1:
+        return None
+    written = expr.parts[0]
+    key = written.lower()
+
+    def by_name(f: Frame) -> Any:
+        cur = f.cursors.get(key) or f.session.cursors.get(key)
+        if cur is None:
+            raise tsql_error(16916, written)
+        return cur
+    return by_name
+
+
+def _compile_cursor_assignment(slot: int, ref: Callable[[Frame], Any]) -> StmtFn:
+    """The variable refers to the same cursor: DEALLOCATE of one name leaves the other."""
+    def run(f: Frame) -> None:
+        f.v[slot] = ref(f)
+        f.session.rowcount = 0
+    return run
 
 
 def _compile_xml_modify(c: Compiler, node: ast.SetVariable) -> StmtFn:
