@@ -136,6 +136,19 @@ _OUTPUT_GOES_ON = frozenset({"VALUES", "SELECT", "DEFAULT", "EXEC", "EXECUTE", "
                              ",", "+", "-", "*", "/", "%", "&", "|", "^", "."})
 
 
+def _aliased_subqueries(tree: exp.Expression) -> None:
+    """``SELECT name = (SELECT …)``: sqlglot keeps the name on the subquery itself; made the
+    select-list alias it is (the column's name, and no derived-table alias in the SQL)."""
+    for select in list(tree.find_all(exp.Select)):
+        for proj in list(select.expressions):
+            alias = proj.args.get("alias") if isinstance(proj, exp.Subquery) else None
+            if alias is None:
+                continue
+            proj.set("alias", None)
+            proj.replace(exp.Alias(this=proj.copy(), alias=alias.this if isinstance(
+                alias, exp.TableAlias) else alias))
+
+
 def _query_paren(first: str, words: list[str], k: int) -> bool:
     """Whether ``words[k]`` opens INSERT's query in parentheses (``INSERT t OUTPUT
     inserted.a (SELECT …)``), which ends the OUTPUT clause, as the grammar reads it: not
@@ -525,6 +538,7 @@ def _parse_uncached(sql: str) -> Parsed:
         raise syntax_error(e, sql) from None
     _name_format_calls(trees[0])
     _plain_set_operands(trees[0])
+    _aliased_subqueries(trees[0])
     trees[0] = _ordered_parenthesised_query(trees[0])
     if isinstance(trees[0], exp.Insert):
         _insert_query_in_parentheses(trees[0])

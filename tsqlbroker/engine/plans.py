@@ -118,6 +118,11 @@ class InsertPlan:
     checks: dict[int, BackendSql] = field(default_factory=dict)
 
 
+# SELECT @s = @s + expr …: item index -> whether it concatenates, or for
+# ``ISNULL(@s + sep, start) + expr`` the (separator, start) strings (engine/query.py).
+Folds = dict[int, "bool | tuple[str, str]"]
+
+
 @dataclass(frozen=True)
 class QueryPlan:
     """A compiled query: backend SQL, its binders and the readers of its result."""
@@ -127,7 +132,7 @@ class QueryPlan:
     names: list[str]
     types: list[str | None]
     targets: list[tuple[str, str]]  # SELECT @v = …: (variable, operator)
-    folds: dict[int, bool]
+    folds: Folds
     formatted: bool = False  # FOR XML / FOR JSON: no row when the document is NULL
 
 

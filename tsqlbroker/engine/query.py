@@ -14,7 +14,7 @@ from . import forxml
 from .context import ExecContext, Params, SqlResult
 from .execsql import read_rows
 from .parsing import Parsed, parse_statement
-from .plans import PlanCache, QueryPlan, query_binds
+from .plans import Folds, PlanCache, QueryPlan, query_binds
 from .results import ResultSet
 from .shapes import aliased
 from .tables import create_table
@@ -135,7 +135,7 @@ def _drop_null_document(rs: ResultSet) -> None:
     rs.rows = [row for row in rs.rows if row[0] is not None]
 
 
-def _query_result(rs: ResultSet, targets: list[tuple[str, str]], folds: dict[int, bool],
+def _query_result(rs: ResultSet, targets: list[tuple[str, str]], folds: Folds,
                   params: dict[str, tuple[Any, str | None]], into: exp.Expression | None,
                   ctx: ExecContext) -> SqlResult:
     if targets:
@@ -156,21 +156,29 @@ def _add_operands(node: exp.Expression) -> list[exp.Expression]:
 
 
 def _accumulations(binder: Binder, select: exp.Expression, targets: list[tuple[str, str]]
-                   ) -> dict[int, bool]:
+                   ) -> Folds:
     """``SELECT @s = @s + expr FROM …`` assigns once per row, each row seeing the previous
     assignment. Such items are rewritten to compute ``expr`` per row and folded afterwards;
-    returns ``{item index: concatenates}``."""
+    returns ``{item index: concatenates}`` (for ``ISNULL(@s + sep, start) + expr``: the
+    separator and start)."""
     binder.collect(select)
-    folds: dict[int, bool] = {}
+    folds: Folds = {}
     for i, ((name, op), item) in enumerate(zip(targets, select.expressions, strict=True)):
         if op != "=":
             continue  # the caller applies compound operators itself
         value = item.this if isinstance(item, exp.Alias) else item
         operands = _add_operands(value)
         first = operands[0]
-        if len(operands) < 2 or not isinstance(first, exp.Parameter) \
-                or isinstance(first.this, exp.Parameter) \
-                or "@" + first.name.lower() != name.lower():
+        guard = _guarded_start(first, name)
+        if guard is not None and len(operands) >= 2 and isinstance(item, exp.Alias):
+            rest = operands[1]
+            for operand in operands[2:]:
+                rest = exp.Add(this=rest, expression=operand)
+            if binder.is_string(rest):
+                item.set("this", rest)
+                folds[i] = guard
+            continue
+        if len(operands) < 2 or not _is_variable(first, name):
             continue
         concat = isinstance(value, exp.Add) and binder.is_concatenation(value)
         rest = operands[1]
@@ -184,7 +192,33 @@ def _accumulations(binder: Binder, select: exp.Expression, targets: list[tuple[s
     return folds
 
 
-def _fold(rs: ResultSet, folds: dict[int, bool], params: dict[str, tuple[Any, str | None]]
+def _is_variable(node: exp.Expression, name: str) -> bool:
+    """Whether ``node`` is the variable ``name`` ('@s')."""
+    return isinstance(node, exp.Parameter) and not isinstance(node.this, exp.Parameter) \
+        and "@" + node.name.lower() == name.lower()
+
+
+def _string_constant(node: exp.Expression) -> str | None:
+    if isinstance(node, exp.National) or isinstance(node, exp.Literal) and node.is_string:
+        return node.name
+    return None
+
+
+def _guarded_start(node: exp.Expression, name: str) -> tuple[str, str] | None:
+    """(separator, start) of ``ISNULL(@s + 'sep', 'start')`` / ``COALESCE(…)`` over the
+    assigned variable ``name``: the list idiom ``@s = ISNULL(@s + ',', '') + col``."""
+    if not isinstance(node, exp.Coalesce) or len(node.expressions) != 1:
+        return None
+    inner, start = node.this, _string_constant(node.expressions[0])
+    while isinstance(inner, exp.Paren):
+        inner = inner.this
+    if start is None or not isinstance(inner, exp.Add) or not _is_variable(inner.this, name):
+        return None
+    sep = _string_constant(inner.expression)
+    return None if sep is None else (sep, start)
+
+
+def _fold(rs: ResultSet, folds: Folds, params: dict[str, tuple[Any, str | None]]
           ) -> None:
     """Replace the per-row increments of accumulating assignments by running values."""
     if not folds:
@@ -199,7 +233,11 @@ def _fold(rs: ResultSet, folds: dict[int, bool], params: dict[str, tuple[Any, st
         values = list(row)
         for i, concat in folds.items():
             prev, step = acc[i], values[i]
-            if prev is None or step is None:
+            if isinstance(concat, tuple):  # ISNULL(@s + sep, start) + step
+                sep, start = concat
+                acc[i] = None if step is None else \
+                    f"{start if prev is None else f'{prev}{sep}'}{step}"
+            elif prev is None or step is None:
                 acc[i] = None
             elif concat:
                 acc[i] = f"{prev}{step}"

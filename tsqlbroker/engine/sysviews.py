@@ -466,6 +466,40 @@ def _synonyms(ctx: ExecContext, db_id: int) -> VirtualTable:
                         SYNONYM_COLUMNS, refuse_error=_refuse())
 
 
+# sys.sysobjects (the SQL Server 2000 compatibility view): its columns as its page lists
+# them; those SQL Server keeps for internal use only are 0.
+_SYSOBJECTS_COLUMNS: list[tuple[str, str | None]] = [
+    ("name", "sysname"), ("id", "int"), ("xtype", "char(2)"), ("uid", "smallint"),
+    ("info", "smallint"), ("status", "int"), ("base_schema_ver", "int"), ("replinfo", "int"),
+    ("parent_obj", "int"), ("crdate", "datetime"), ("ftcatid", "smallint"),
+    ("schema_ver", "int"), ("stats_schema_ver", "int"), ("type", "char(2)"),
+    ("userstat", "smallint"), ("sysstat", "smallint"), ("indexdel", "smallint"),
+    ("refdate", "datetime"), ("version", "int"), ("deltrig", "int"), ("instrig", "int"),
+    ("updtrig", "int"), ("seltrig", "int"), ("category", "int"), ("cache", "smallint"),
+]
+
+
+def _sysobjects(ctx: ExecContext, db_id: int) -> VirtualTable:
+    """``sysobjects``: one row per object of sys.objects, in the old column names."""
+    catalog = Catalog.get(ctx.conn.store)
+    sec = Security.get(ctx.conn.store)
+    sec.ensure(ctx.conn)
+    objects = _objects_select(catalog, db_id, None, sec).where(
+        _seen(ctx, db_id, catalog.t.objects)).subquery()
+    o = objects.c
+    zero = {"info", "status", "base_schema_ver", "replinfo", "ftcatid", "schema_ver",
+            "stats_schema_ver", "sysstat", "indexdel", "version", "deltrig", "instrig",
+            "updtrig", "seltrig", "category", "cache"}
+    named = {"name": o.name, "id": o.object_id, "xtype": o.type, "uid": o.schema_id,
+             "parent_obj": o.parent_object_id, "crdate": o.create_date, "type": o.type,
+             # 1 for a user table (the page: "Used for user tables"), else 0
+             "userstat": case((o.type == "U", literal(1)), else_=literal(0)),
+             "refdate": o.create_date}
+    columns = [(literal(0) if name in zero else named[name]).label(name)
+               for name, _spec in _SYSOBJECTS_COLUMNS]
+    return VirtualTable(select(*columns), list(_SYSOBJECTS_COLUMNS), refuse_error=_refuse())
+
+
 _SYS_VIEWS: dict[str, Callable[[ExecContext, int], VirtualTable]] = {
     "key_constraints": _key_constraints, "foreign_keys": _foreign_keys,
     "check_constraints": _definition_constraints("C"),
@@ -479,11 +513,15 @@ _SYS_VIEWS: dict[str, Callable[[ExecContext, int], VirtualTable]] = {
     "columns": _columns, "types": _types, "sql_modules": _sql_modules,
     "messages": _messages, "sequences": _sequences, "synonyms": _synonyms,
     "computed_columns": _computed_columns, "triggers": _triggers,
+    "sysobjects": _sysobjects,
 }
 
 
 # The security catalog views (principals, certificates, permissions, keys).
 _SYS_VIEWS.update(SECURITY_VIEWS)
+
+# The SQL Server 2000 compatibility views kept (``sysobjects`` alone, ``dbo.sysobjects``).
+_COMPATIBILITY_VIEWS = frozenset({"sysobjects"})
 
 _INFO_VIEWS: dict[str, Callable[[ExecContext, int], VirtualTable]] = {
     "tables": _info_tables, "columns": _info_columns,
@@ -493,6 +531,8 @@ _INFO_VIEWS: dict[str, Callable[[ExecContext, int], VirtualTable]] = {
 def resolve(ctx: ExecContext, database: str | None, schema: str | None, name: str
             ) -> VirtualTable | None:
     """The engine's virtual-table resolver for catalog views."""
+    if name.lower() in _COMPATIBILITY_VIEWS and (schema is None or schema.lower() == "dbo"):
+        schema = "sys"  # the compatibility views are found under any schema, as in SQL Server
     if schema is None:
         return None
     views = {"sys": _SYS_VIEWS, "information_schema": _INFO_VIEWS}.get(schema.lower())

@@ -682,6 +682,9 @@ class StmtBuilder:
     def cursor_for_update(self, cols: Any) -> tuple[str, ...]:
         return cols or ()
 
+    def cursor_update_cols(self, *names: ast.ObjectName) -> tuple[str, ...]:
+        return tuple(n.name for n in names)
+
     def set_var(self, var: Token, op: Token, e: ast.Expr) -> ast.SetVariable:
         return ast.SetVariable(str(var), e, str(op))
 

@@ -37,6 +37,7 @@ from .frames import Frame
 from .session import SESSION_PARTS
 from .statement_context import TRIGGERS, exec_context
 from .statements import compile_local_select, is_local_select
+from .xml_nodes import compile_nodes_select, nodes_source
 
 if TYPE_CHECKING:
     from tsqlbroker.engine import dml as engine_dml
@@ -69,14 +70,20 @@ def compile_params(c: Compiler, node: Any) -> Params:
             raise c.bind_error(137, node, name)
         entries.append((info.name, info.slot, info.type.spec(), info.type.is_xml,
                         info.type_slot))
-    if not entries:
+    # @@PROCID is the running module's id, which only the frame knows (the engine's session
+    # values are read in a frame of their own): bound here like a variable.
+    procid = any(isinstance(n, ast.GlobalVariable) and n.name == "@@procid" for n in walk(node))
+    if not entries and not procid:
         return lambda _f: {}
 
     def params(f: Frame) -> dict[str, tuple[Any, str]]:
         v = f.v
-        return {name: ((_xml_text(v[slot]) if xml else v[slot]),
-                       spec if tslot is None else _variant_spec(v[tslot], v[slot], spec))
-                for name, slot, spec, xml, tslot in entries}
+        out = {name: ((_xml_text(v[slot]) if xml else v[slot]),
+                      spec if tslot is None else _variant_spec(v[tslot], v[slot], spec))
+               for name, slot, spec, xml, tslot in entries}
+        if procid:
+            out["@@procid"] = (f.proc_id or 0, "int")
+        return out
     return params
 
 
@@ -190,6 +197,9 @@ def compile_storage_statement(c: Compiler, node: Any, *, writes: bool, count_row
 def compile_select(c: Compiler, node: ast.SelectStmt) -> StmtFn:
     if is_local_select(node):
         return compile_local_select(c, node)
+    nodes = nodes_source(node)
+    if nodes is not None:  # FROM @x.nodes(…) AS T(c) alone: shredded in Python
+        return compile_nodes_select(c, node, nodes)
     q = node.query
     if isinstance(q, ast.SetOperation) and _assigns_in(q):
         raise c.bind_error(141, node)  # SELECT @a = 1 UNION ALL SELECT 1

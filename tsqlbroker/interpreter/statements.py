@@ -122,6 +122,11 @@ def compile_set_variable(c: Compiler, node: ast.SetVariable) -> StmtFn:
         if not info.type.is_xml:
             raise c.bind_error(258, node, info.type.name)
         raise c.bind_error(8113, node, node.op)
+    target = c.scope.vars.get(node.name.lower())
+    if target is not None and target.type.name == "cursor" and node.op == "=":
+        ref = _cursor_reference(c, node.expr)
+        if ref is not None:
+            return _compile_cursor_assignment(target.slot, ref)
     slot, fn = compile_assignment_value(c, node.name, node.op, node.expr, node)
     if touches_storage(node.expr):
         def run(f: Frame) -> None:
@@ -141,6 +146,42 @@ def compile_set_variable(c: Compiler, node: ast.SetVariable) -> StmtFn:
         s.rowcount = 1
         s.error = 0
     return self_wrapped(run_set)
+
+
+def _cursor_reference(c: Compiler, expr: ast.Expr) -> Callable[[Frame], Any] | None:
+    """``fn(frame) -> cursor`` for ``SET @cv = cursor_name`` / ``= @other_cursor_variable``
+    (Msg 16916 / 16950 when there is none); None for any other expression."""
+    if isinstance(expr, ast.Variable):
+        info = c.var(expr.name, expr)
+        if info.type.name != "cursor":
+            return None
+        slot, name = info.slot, expr.name
+
+        def by_var(f: Frame) -> Any:
+            cur = f.v[slot]
+            if cur is None:
+                raise tsql_error(16950, name)
+            return cur
+        return by_var
+    if not isinstance(expr, ast.Column) or len(expr.parts) != 1:
+        return None
+    written = expr.parts[0]
+    key = written.lower()
+
+    def by_name(f: Frame) -> Any:
+        cur = f.cursors.get(key) or f.session.cursors.get(key)
+        if cur is None:
+            raise tsql_error(16916, written)
+        return cur
+    return by_name
+
+
+def _compile_cursor_assignment(slot: int, ref: Callable[[Frame], Any]) -> StmtFn:
+    """The variable refers to the same cursor: DEALLOCATE of one name leaves the other."""
+    def run(f: Frame) -> None:
+        f.v[slot] = ref(f)
+        f.session.rowcount = 0
+    return run
 
 
 def _compile_xml_modify(c: Compiler, node: ast.SetVariable) -> StmtFn:
@@ -179,7 +220,7 @@ def is_local_select(node: ast.SelectStmt) -> bool:
             and not q.group_by and q.having is None
             and getattr(q, "for_clause", None) is None  # FOR XML / JSON: the engine's
             # SELECT COUNT(*) / MAX(@x) without FROM aggregates over one row: the engine's.
-            and not any(_has_aggregate(it.expr) for it in q.items)
+            and not any(has_aggregate(it.expr) for it in q.items)
             # NEXT VALUE FOR: the engine hands out the values.
             and not any(isinstance(n, ast.NextValueFor) for n in walk(q.items)))
 
@@ -188,7 +229,7 @@ _AGGREGATES = frozenset({"count", "count_big", "sum", "avg", "min", "max", "stde
                          "var", "varp", "string_agg", "checksum_agg", "grouping"})
 
 
-def _has_aggregate(node: object) -> bool:
+def has_aggregate(node: object) -> bool:
     """Whether an aggregate function call (not a window function, not inside a subquery)
     occurs in the expression ``node``. A loop, not recursion: expressions nest deeply."""
     stack = [node]

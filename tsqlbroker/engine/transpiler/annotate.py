@@ -26,7 +26,7 @@ from ..udf_calls import spec_of as udf_call_spec
 from .interface import BoundStatement
 from .scope import (
     Source,
-    datatype_spec,
+    cast_spec,
     param_name,
     projection_name,
     source_alias,
@@ -132,9 +132,9 @@ class TypeAnnotator:
             return self.placeholder_specs.get(node.name)
         if isinstance(node, (exp.Cast, exp.TryCast)):
             to = node.args.get("to")
-            return datatype_spec(to) if isinstance(to, exp.DataType) else None
+            return cast_spec(to) if isinstance(to, exp.DataType) else None
         if isinstance(node, exp.Convert):
-            return datatype_spec(node.this) if isinstance(node.this, exp.DataType) else None
+            return cast_spec(node.this) if isinstance(node.this, exp.DataType) else None
         if isinstance(node, exp.CurrentTimestamp):
             return "datetime"
         if isinstance(node, (exp.LastDay, exp.DateFromParts)):

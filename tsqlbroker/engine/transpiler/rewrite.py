@@ -47,7 +47,7 @@ from .annotate import CHAIN_MIN, TypeAnnotator, left_chain
 from .interface import BoundStatement
 from .resolve import object_id_of
 from .scope import (
-    datatype_spec,
+    cast_spec,
     default_alias,
     param_name,
     table_key,
@@ -532,7 +532,7 @@ class Rewriter:
             target, value, style = node.this, node.expression, node.args.get("style")
         else:
             target, value, style = node.args.get("to"), node.this, None
-        spec = datatype_spec(target) if isinstance(target, exp.DataType) else None
+        spec = cast_spec(target) if isinstance(target, exp.DataType) else None
         if spec is None:
             return self.rewrite_children(node)
         if _implicit_text_cast(node) and self.types.is_string(value):

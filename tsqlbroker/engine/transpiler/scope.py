@@ -12,12 +12,12 @@ import sqlglot
 from sqlglot import exp
 
 from ...errors import BindError, TSqlError, tsql_error
-from ...values.types import normalize_spec
+from ...values.types import normalize_spec, parse_type
 from ..context import VirtualTable
 from ..execsql import BackendSql
 from ..tableinfo import TableInfo
 
-__all__ = ["PHYSICAL_MARK", "Applied", "Compiled", "Source", "TableKey", "datatype_spec",
+__all__ = ["PHYSICAL_MARK", "Applied", "Compiled", "Source", "TableKey", "cast_spec", "datatype_spec",
            "default_alias", "param_name", "projection_name", "require_column_names", "source_alias", "table_key",
            "written_name"]
 
@@ -160,6 +160,18 @@ def projection_name(proj: exp.Expression) -> str:
 
 
 _DTYPE_NAMES = {"integer": "int", "numeric": "decimal", "rowversion": "timestamp"}
+
+
+def cast_spec(dt_node: exp.DataType) -> str | None:
+    """The T-SQL type spec of a CAST / CONVERT target: a character or binary type written
+    without a length is 30 long there (the CAST and CONVERT page), not 1 as in a DECLARE."""
+    spec = datatype_spec(dt_node)
+    if spec is None or dt_node.expressions:
+        return spec
+    try:
+        return parse_type(spec.split("(")[0], "cast").spec()
+    except TSqlError:
+        return spec
 
 
 def datatype_spec(dt_node: exp.DataType) -> str | None:
