@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from io import StringIO
 from typing import Any
@@ -9,6 +10,8 @@ from typing import Any
 import pytest
 
 from tsqlbroker import codecache
+
+FD_SETSIZE = 1024   # select()'s limit on Linux
 
 
 @pytest.fixture(autouse=True)
@@ -40,4 +43,11 @@ def pipe() -> Iterator[Any]:
     from prompt_toolkit.input import create_pipe_input
 
     with create_pipe_input() as inp:
+        # prompt-toolkit waits on this descriptor with select(), which cannot take one past
+        # FD_SETSIZE: it then loops on its own error, growing until the process is killed.
+        # Fail at once instead, naming the cause (earlier tests left descriptors open).
+        if inp.fileno() >= FD_SETSIZE:
+            open_fds = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else -1
+            pytest.fail(f"the REPL's pipe got descriptor {inp.fileno()} (>= {FD_SETSIZE}; "
+                        f"{open_fds} open): earlier tests leak file descriptors")
         yield inp
