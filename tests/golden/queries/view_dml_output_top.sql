@@ -56,4 +56,8 @@ INSERT TOP (-1) INTO dbo.t SELECT 9, 90
 GO
 INSERT TOP (1.5) INTO dbo.t SELECT 9, 90
 GO
+PRINT '-- TOP … PERCENT on DML is not implemented: refused, nothing written'
+INSERT TOP (50) PERCENT INTO dbo.t SELECT 9, 90
+DELETE TOP (50) PERCENT FROM dbo.t
+GO
 SELECT COUNT(*) AS nines FROM dbo.t WHERE id = 9
