@@ -263,3 +263,24 @@ def test_names_are_case_insensitive(ctx: ExecContext) -> None:
     with pytest.raises(TSqlError) as ei:
         run(ctx, "UPDATE orders SET [total due] = -1")
     assert ei.value.number == 547
+
+
+def test_update_through_a_top_view_ordered_by_position_or_constant(ctx: ExecContext) -> None:
+    """A TOP view's ORDER BY n names its n-th column; a constant that is no column position
+    (1.5) orders nothing, as the view's own SELECT reads it (it was int('1.5'): Msg 50000)."""
+    run(ctx, "CREATE TABLE x (id int, v int)")
+    run(ctx, "INSERT INTO x VALUES (1, 30), (2, 10), (3, 20)")
+    run(ctx, "CREATE VIEW by_pos AS SELECT TOP 2 id, v FROM x ORDER BY 2 DESC")
+    assert run(ctx, "UPDATE by_pos SET v = v + 1").rowcount == 2
+    assert rows(ctx, "SELECT id, v FROM x ORDER BY id") == [(1, 31), (2, 10), (3, 21)]
+    # The UPDATE fares as the view's SELECT does (PostgreSQL refuses the constant there).
+    run(ctx, "CREATE VIEW by_const AS SELECT TOP 2 id, v FROM x ORDER BY 1.5")
+    try:
+        shown = {r[0] for r in rows(ctx, "SELECT id FROM by_const")}
+    except TSqlError as e:
+        with pytest.raises(TSqlError) as ei:
+            run(ctx, "UPDATE by_const SET v = 0")
+        assert ei.value.number == e.number
+        return
+    assert run(ctx, "UPDATE by_const SET v = 0").rowcount == 2
+    assert {r[0] for r in rows(ctx, "SELECT id FROM x WHERE v = 0")} == shown

@@ -173,12 +173,20 @@ def _insert(ctx: ExecContext, parsed: Parsed, params: Params, info: TableInfo | 
 
 
 def _top_count(ctx: ExecContext, top: exp.Expression, params: Params) -> int:
-    """The row count of a DML statement's TOP (n) (a constant, variable or expression)."""
+    """The row count of a DML statement's TOP (n) (a constant, variable or expression):
+    an integer (Msg 1060), not negative (Msg 127), as SQL Server checks UPDATE's and
+    DELETE's (transpiler/rewrite.py)."""
     binder = Binder(ctx, params)
     compiled = binder.compile(exp.select(top.copy()), (top.sql("tsql"), "top"))
     row = run_sql(binder.conn, compiled.sql, binder.binds).fetchone()
     value = row[0] if row is not None else None
-    return max(int(value), 0) if value is not None else 0
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise tsql_error(1060, cls=BindError)
+    if value < 0:
+        raise tsql_error(127, cls=BindError)
+    return value
 
 
 def _is_default(node: exp.Expression) -> bool:

@@ -453,8 +453,12 @@ def _parse_uncached(sql: str) -> Parsed:
             top_text = sql[tokens[j].end + 1:tokens[k].start]
             cut.append((tokens[1].start, tokens[k].end))
         else:
+            k = j
             top_text = tokens[j].text
             cut.append((tokens[1].start, tokens[j].end))
+        if k + 1 < len(words) and words[k + 1] == "PERCENT":
+            # Kept aside, PERCENT would be read as the target's name (Msg 208 'PERCENT').
+            raise not_supported(f"{first} TOP … PERCENT")
     if first in ("INSERT", "UPDATE", "DELETE", "MERGE"):
         depth = 0
         for i, w in enumerate(words):

@@ -266,13 +266,7 @@ class UdfCalls:
             return fmt(*(value for value, _spec in full))
         kind = ("format", tuple((k[1], k[2]) if k[0] else None for k in known))
         if not varying:  # formatted once, bound
-            key = bind_key("tsqlb_parsev", kind, call.sql("tsql"))
-            value = read([])
-            if value is None:  # written NULL: PostgreSQL cannot type a NULL parameter
-                binder.depends_on(("parse-null", key))
-                self.by_node[id(call)] = exp.Null()
-            else:
-                self.by_node[id(call)] = self._bound(key, value, FORMAT_RESULT)
+            self._bind_known(call, kind, read([]), FORMAT_RESULT)
             return
         self._prepare_python(call, varying, read, FORMAT_RESULT, kind, lambda: not_supported(
             "FORMAT of a select-list alias, or with one alias for two tables of the query, "
@@ -316,13 +310,7 @@ class UdfCalls:
         binder = self.binder
         const = constant_args(binder, operands)
         if const is not None:
-            key = bind_key("tsqlb_parsev", kind, call.sql("tsql"))
-            value = read(const)
-            if value is None:  # written NULL: PostgreSQL cannot type a NULL parameter
-                binder.depends_on(("parse-null", key))
-                self.by_node[id(call)] = exp.Null()
-            else:
-                self.by_node[id(call)] = self._bound(key, value, target)
+            self._bind_known(call, kind, read(const), target)
             return
         probe = _probe(binder, call, operands, unsupported)
         key = bind_key("tsqlb_parse", target, kind, probe.sql("tsql"))
@@ -341,6 +329,17 @@ class UdfCalls:
             assert spec is not None
             return self._lookup_of(key, spec, self.operands[id(call)], "tsqlb_python_lookup")
         return self.by_node.get(id(call))
+
+    def _bind_known(self, call: exp.Expression, kind: tuple[Any, ...], value: Any,
+                    target: str) -> None:
+        """``call`` stands for ``value``, read now from its constant operands: bound, or
+        written NULL (PostgreSQL cannot type a NULL parameter)."""
+        key = bind_key("tsqlb_parsev", kind, call.sql("tsql"))
+        if value is None:
+            self.binder.depends_on(("parse-null", key))
+            self.by_node[id(call)] = exp.Null()
+        else:
+            self.by_node[id(call)] = self._bound(key, value, target)
 
     def _bound(self, key: str, value: Any, spec: str | None) -> exp.Expression:
         binder = self.binder

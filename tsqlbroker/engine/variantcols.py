@@ -152,22 +152,12 @@ def union_distinct(query: exp.SetOperation, is_variant: Callable[[exp.Expression
     duplicates are the rows whose values compare equal (tinyint 1 and int 1), as GROUP BY
     of the UNION ALL on :func:`group_keys`, which also order it; None where this does not
     apply (another set operation, an item without a name)."""
-    if not isinstance(query, exp.Union) or not query.args.get("distinct") \
-            or not isinstance(query.this, exp.Select):
+    if not isinstance(query, exp.Union) or not query.args.get("distinct"):
         return None
-    names: list[str] = []
-    variant: list[bool] = []
-    for item in query.this.expressions:
-        if isinstance(item, exp.Alias):
-            names.append(item.alias)
-            variant.append(is_variant(item.this))
-        elif isinstance(item, exp.Column) and not isinstance(item.this, exp.Star):
-            names.append(item.name)
-            variant.append(is_variant(item))
-        else:
-            return None
-    if not any(variant) or len({n.lower() for n in names}) != len(names):
+    found = _item_names(query.this, is_variant)
+    if found is None or not any(found[1]):
         return None
+    names, variant = found
     moved = {k: query.args.get(k) for k in ("order", "limit", "offset")}
     for key in moved:
         query.set(key, None)

@@ -76,14 +76,27 @@ def _base_columns(resolve: Resolve, conn: StoreConnection, db_id: int,
     or view column it names, None for any other item."""
     if not isinstance(query, exp.Select) or query.args.get("from_") is None:
         return []
-    items = [query.args["from_"].this, *(j.this for j in query.args.get("joins") or [])]
+    joins = query.args.get("joins") or []
+    items = [query.args["from_"].this, *(j.this for j in joins)]
+    # The side of an outer join that may have no row: its columns are nullable in the view
+    # whatever the table says (SQL Server's sys.columns: a LEFT JOIN's right table's).
+    outer: set[int] = set()
+    for i, join in enumerate(joins, 1):
+        side = str(join.args.get("side") or "").upper()
+        if side in ("LEFT", "FULL"):
+            outer.add(i)
+        if side in ("RIGHT", "FULL"):
+            outer.update(range(i))
     tables: dict[str, dict[str, tuple[bool, bool]] | None] = {}
     order: dict[str, list[str]] = {}
-    for item in items:
+    for i, item in enumerate(items):
         if isinstance(item, exp.Table) and item.name:
             alias = (item.alias or item.name).lower()
-            tables[alias] = _source_columns(resolve, conn, db_id, item, depth)
-            order[alias] = list(tables[alias] or {})
+            cols = _source_columns(resolve, conn, db_id, item, depth)
+            if cols is not None and i in outer:
+                cols = {name: (True, identity) for name, (_null, identity) in cols.items()}
+            tables[alias] = cols
+            order[alias] = list(cols or {})
     out: list[tuple[bool, bool] | None] = []
     for e in query.expressions:
         inner = e.this if isinstance(e, exp.Alias) else e

@@ -322,7 +322,7 @@ def _limit_filter(ctx: ExecContext, query: exp.Select, names: list[str] | None, 
         if isinstance(target, exp.Column) and not target.table \
                 and target.name.lower() in view_names and target.name.lower() in fresh.columns:
             expr = fresh.columns[target.name.lower()]  # a select-list alias
-        elif isinstance(target, exp.Literal) and not target.is_string \
+        elif isinstance(target, exp.Literal) and not target.is_string and target.name.isdigit() \
                 and 0 < int(target.name) <= len(fresh.order):
             expr = fresh.columns[fresh.order[int(target.name) - 1].lower()]
         order_by.append(exp.Ordered(this=expr.copy(), desc=o.args.get("desc")))

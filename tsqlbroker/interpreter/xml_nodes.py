@@ -13,6 +13,8 @@ subqueries, INTO) is left to the engine.
 from __future__ import annotations
 
 import dataclasses
+import math
+from decimal import Decimal
 from typing import Any
 
 from tsqlbroker.engine.results import ResultSet
@@ -105,7 +107,10 @@ def compile_nodes_select(c: Compiler, node: ast.SelectStmt, src: ast.FunctionTab
                  for it in q.items]
         where_node = _substitute(q.where, src, var) if q.where is not None else None
         where = c.predicate(where_node) if where_node is not None else None
+        if q.top is not None and q.top.with_ties:
+            raise c.bind_error(1062, q.top)  # ORDER BY sends the SELECT to the engine
         top = c.expr(q.top.expr) if q.top is not None else None
+        percent = q.top is not None and q.top.percent
         assigning = [it for it in items if it.assign_to]
         if assigning and len(assigning) != len(items):
             raise c.bind_error(141, node)
@@ -123,19 +128,21 @@ def compile_nodes_select(c: Compiler, node: ast.SelectStmt, src: ast.FunctionTab
         """The rows: the context nodes, filtered by WHERE, at most TOP of them."""
         x = tf(f)
         found = [] if x is None else x.nodes(query, ns, resolver(f))
-        limit = None
+        limit: Decimal | None = None
         if top is not None:
             n = top.fn(f)
-            limit = None if n is None else int(n)
+            limit = None if n is None else Decimal(str(n)) if percent else Decimal(int(n))
             if limit is not None and limit < 0:
                 raise tsql_error(127)
         out = []
         for n in found:
-            if limit is not None and len(out) >= limit:
+            if limit is not None and not percent and len(out) >= limit:
                 break
             f.v[slot] = n
             if where is None or where(f):
                 out.append(n)
+        if percent and limit is not None:  # of the rows WHERE keeps, rounded up (shapes.py)
+            out = out[:math.ceil(limit * len(out) / 100)]
         return out
 
     if assigning:

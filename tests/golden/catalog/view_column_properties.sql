@@ -40,3 +40,18 @@ ORDER BY object_name, column_id
 SELECT TABLE_NAME, COLUMN_NAME, ORDINAL_POSITION, IS_NULLABLE, DATA_TYPE,
     CHARACTER_MAXIMUM_LENGTH
 FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_NAME LIKE 'v%' ORDER BY TABLE_NAME, ORDINAL_POSITION
+PRINT '-- the side of an outer join that may have no row: its columns are nullable in the view'
+CREATE TABLE dbo.u (id int NOT NULL, y int NOT NULL)
+GO
+CREATE VIEW dbo.oj_left AS SELECT t.name, u.y FROM dbo.t AS t LEFT OUTER JOIN dbo.u AS u ON u.id = t.id
+GO
+CREATE VIEW dbo.oj_right AS SELECT t.name, u.y FROM dbo.t AS t RIGHT JOIN dbo.u AS u ON u.id = t.id
+GO
+CREATE VIEW dbo.oj_full AS SELECT t.name, u.y FROM dbo.t AS t FULL JOIN dbo.u AS u ON u.id = t.id
+GO
+CREATE VIEW dbo.oj_inner AS SELECT t.name, u.y FROM dbo.t AS t JOIN dbo.u AS u ON u.id = t.id
+GO
+SELECT OBJECT_NAME(object_id) AS object_name, name, is_nullable
+FROM sys.columns WHERE OBJECT_NAME(object_id) LIKE 'oj[_]%' ORDER BY object_name, column_id
+SELECT COLUMNPROPERTY(OBJECT_ID('dbo.oj_left'), 'y', 'AllowsNull') AS left_y_null,
+    COLUMNPROPERTY(OBJECT_ID('dbo.oj_left'), 'name', 'AllowsNull') AS left_name_null

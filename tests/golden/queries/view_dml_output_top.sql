@@ -47,3 +47,17 @@ GO
 INSERT INTO dbo.vi OUTPUT inserted.id VALUES (6, 60)
 GO
 SELECT COUNT(*) AS log_rows FROM dbo.log1
+GO
+PRINT '-- INSERT TOP (n): n an integer, not negative (as UPDATE / DELETE TOP)'
+DECLARE @neg int = -1
+INSERT TOP (@neg) INTO dbo.t SELECT 9, 90
+GO
+INSERT TOP (-1) INTO dbo.t SELECT 9, 90
+GO
+INSERT TOP (1.5) INTO dbo.t SELECT 9, 90
+GO
+PRINT '-- TOP … PERCENT on DML is not implemented: refused, nothing written'
+INSERT TOP (50) PERCENT INTO dbo.t SELECT 9, 90
+DELETE TOP (50) PERCENT FROM dbo.t
+GO
+SELECT COUNT(*) AS nines FROM dbo.t WHERE id = 9

@@ -85,3 +85,9 @@ GO
 SELECT COUNT(*) AS this_year FROM dbo.a
 WHERE FORMAT(GETDATE(), 'yyyy') = CAST(YEAR(GETDATE()) AS varchar(4))
 GO
+GO
+-- A minus written before a number is part of the constant: -2147483648 is an int ('X' is
+-- for integer types only), in a query as in the interpreter.
+SELECT id, FORMAT(-2147483648, 'X') AS int_min_hex, FORMAT(-5, 'D3') AS d3
+FROM dbo.fmt WHERE id = 1
+SELECT FORMAT(-2147483648, 'X') AS int_min_hex

@@ -201,7 +201,7 @@ class TypeAnnotator:
             if read is not None:
                 return read
             op = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/"}.get(type(node), "%")
-            left, right = self._operand_spec(node.this), self._operand_spec(node.expression)
+            left, right = self.operand_spec(node.this), self.operand_spec(node.expression)
             # An integer constant next to a decimal is decimal(digits,0), not decimal(10,0).
             if isinstance(left, tuple):
                 left = left[1] if is_decimal(right) else "int"
@@ -210,7 +210,7 @@ class TypeAnnotator:
             return arithmetic_spec(op, left, right)
         return None
 
-    def _operand_spec(self, node: exp.Expression) -> str | tuple[str, str] | None:
+    def operand_spec(self, node: exp.Expression) -> str | tuple[str, str] | None:
         """spec_of, with numeric constants typed as SQL Server types them (2.50 is
         decimal(3,2)); an integer constant is ("int", its decimal(digits,0))."""
         inner = node.this if isinstance(node, (exp.Neg, exp.Paren)) else node

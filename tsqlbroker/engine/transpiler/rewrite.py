@@ -341,11 +341,9 @@ class Rewriter:
 
     def _format_operand_spec(self, node: exp.Expression) -> str | None:
         """An argument's type, a numeric constant's as SQL Server types it (2.50 is
-        numeric(3,2))."""
-        inner = node.this if isinstance(node, (exp.Neg, exp.Paren)) else node
-        if isinstance(inner, exp.Literal) and not inner.is_string:
-            return literal_spec(inner.name, False)
-        return self.types.spec_of(node)
+        numeric(3,2), -2147483648 an int)."""
+        spec = self.types.operand_spec(node)
+        return spec[0] if isinstance(spec, tuple) else spec
 
     def _bitwise_with_binary(self, node: exp.Binary) -> exp.Expression | None:
         """``varbinary & int`` (``COLUMNS_UPDATED() & 14``): SQL Server reads the binary
