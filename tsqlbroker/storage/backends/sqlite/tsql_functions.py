@@ -364,12 +364,13 @@ def _xml_nodes(x: Any, query: Any, ns: Any = None) -> str:
     a NULL value has no nodes."""
     if x is None:
         return "[]"
+    value = _xml(x)
     text = None if isinstance(x, bytes) else _text(x)
     if text is not None and text.startswith(_CONTEXT_MARK):
         doc, steps = json.loads(text[len(_CONTEXT_MARK):])
-    else:
-        doc, steps = _xml(x).to_string(), []
-    found = _xml(x).nodes(_text(query), _namespaces(ns))
+    else:  # the document as SQL Server keeps it, which parses back to the same nodes
+        doc, steps = value.to_string(), []
+    found = value.nodes(_text(query), _namespaces(ns))
     return json.dumps([[_CONTEXT_MARK + json.dumps([doc, [*steps, [_text(query), ns, i]]])]
                        for i in range(len(found))])
 
