@@ -16,6 +16,11 @@ and each reference ``x.v`` reads ``json_extract(x.value, '$[0]')``. The inner qu
 order (TOP … ORDER BY), the array keeps the row order, and OUTER APPLY is ``LEFT JOIN`` (an
 empty array yields the one row of NULLs). Binary values cannot pass through JSON: an applied
 query returning varbinary columns is refused on SQLite.
+
+``CROSS APPLY t.x.nodes('path') AS n(c)`` on SQLite is ``json_each(tsqlb_xml_nodes(t.x,
+'path'))``: each row carries its context node as a token the xml methods read back in Python
+(storage/backends/sqlite/tsql_functions.py). PostgreSQL, whose xml methods are xpath() in
+SQL, refuses it (Msg 40000, docs/decisions.md).
 """
 
 from __future__ import annotations
@@ -24,11 +29,19 @@ import json
 
 from sqlglot import exp
 
+from ..errors import tsql_error
 from ..storage.stored_values import BINARY_TYPES
 from ..values.json_builtins import openjson_column_path, parse_path
 from ..values.types import parse_spec
 from .parsing import not_supported
-from .shapes import is_star, order_key, replace_stars, source_aliases, values_source
+from .shapes import (
+    is_star,
+    order_key,
+    replace_stars,
+    source_aliases,
+    values_source,
+    xml_method_target,
+)
 from .transpiler.interface import BindContext
 from .transpiler.scope import Applied, Source, projection_name, require_column_names
 from .tvf import openjson_columns, openjson_schema
@@ -62,8 +75,17 @@ def applied_columns(binder: BindContext, lateral: exp.Lateral) -> list[tuple[str
             columns = [(n, s) for n, (_, s) in zip(named, columns, strict=False)]
         return columns
     if isinstance(inner, exp.Dot):
-        raise not_supported("CROSS APPLY / OUTER APPLY of an XML nodes() method in a query")
+        if binder.backend.xpath_in_sql or not is_nodes_call(inner):
+            # PostgreSQL's xpath() has no context node to carry (docs/decisions.md)
+            raise not_supported("CROSS APPLY / OUTER APPLY of an XML nodes() method in a query")
+        return [(n, "xml") for n in named[:1]]
     raise not_supported("This CROSS APPLY / OUTER APPLY table expression")
+
+
+def is_nodes_call(node: exp.Expression) -> bool:
+    """Whether ``node`` is ``target.nodes(…)``, the xml method as a table expression."""
+    return isinstance(node, exp.Dot) and isinstance(node.expression, exp.Anonymous) \
+        and node.expression.name.lower() == "nodes"
 
 
 def register(binder: BindContext, tree: exp.Expression) -> None:
@@ -81,7 +103,8 @@ def register(binder: BindContext, tree: exp.Expression) -> None:
             converts = [s for _n, s in columns] if isinstance(lateral.this, exp.OpenJSON) \
                 and lateral.this.expressions else None
             binder.applied[alias.name.lower()] = Applied(
-                alias.name.lower(), [n.lower() for n, _s in columns], converts)
+                alias.name.lower(), [n.lower() for n, _s in columns], converts,
+                xml_context=is_nodes_call(lateral.this))
 
 
 def sqlite_join(binder: BindContext, lateral: exp.Lateral) -> exp.Expression:
@@ -92,6 +115,15 @@ def sqlite_join(binder: BindContext, lateral: exp.Lateral) -> exp.Expression:
         return exp.Table(this=exp.Anonymous(this="json_each", expressions=[
             _openjson_call(binder, inner)]),
             alias=exp.TableAlias(this=exp.to_identifier(alias, quoted=True)))
+    if is_nodes_call(inner):
+        # tsqlb_xml_nodes: a JSON array of one-item rows, each a context node (a token
+        # naming the document and the nodes() steps to it; the xml methods read it back)
+        assert isinstance(inner, exp.Dot) and isinstance(inner.expression, exp.Anonymous)
+        array = exp.Anonymous(this="tsqlb_xml_nodes", expressions=[
+            binder.rewrite(xml_method_target(inner)),
+            *[binder.rewrite(a) for a in inner.expression.expressions]])
+        return exp.Table(this=exp.Anonymous(this="json_each", expressions=[array]),
+                         alias=exp.TableAlias(this=exp.to_identifier(alias, quoted=True)))
     if isinstance(inner, exp.Values):
         rows = [exp.Anonymous(this="json_array", expressions=[
             binder.rewrite(e) for e in (t.expressions if isinstance(t, exp.Tuple) else [t])])
@@ -143,6 +175,9 @@ def column_reference(binder: BindContext, node: exp.Column) -> exp.Expression | 
         applied = owners[0] if len(owners) == 1 and not others else None
     if applied is None or name not in applied.columns:
         return None
+    if applied.xml_context and node.parent is not None and not isinstance(node.parent, exp.Is):
+        # only an xml method's target (a column made afresh, no parent) or IS [NOT] NULL
+        raise tsql_error(493, node.name)
     index = applied.columns.index(name)
     value = exp.Anonymous(this="json_extract", expressions=[
         exp.column("value", applied.alias, quoted=True), exp.Literal.string(f"$[{index}]")])

@@ -22,6 +22,18 @@ from .transpiler.interface import BindContext
 from .transpiler.scope import Source, projection_name, require_column_names, source_alias
 
 
+def xml_method_target(node: exp.Dot) -> exp.Expression:
+    """The xml value an xml method is called on (``col.value``, ``t.col.value`` …):
+    sqlglot reads ``t.col.method(…)`` as dotted identifiers, made a column here; a method
+    of a method's result (``c.query(…).nodes(…)``) is left a method call."""
+    target = node.this
+    if isinstance(target, exp.Dot) and not isinstance(target.expression, exp.Anonymous):
+        return exp.Column(this=target.expression, table=target.this)
+    if isinstance(target, exp.Identifier):
+        return exp.Column(this=target)
+    return target
+
+
 def aliased(node: exp.Expression, name: str) -> exp.Alias:
     """``node AS "name"`` (``exp.alias_`` would name a subquery instead of aliasing it)."""
     return exp.Alias(this=node, alias=exp.to_identifier(name, quoted=True))

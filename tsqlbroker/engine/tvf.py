@@ -112,8 +112,8 @@ def _inline_query(binder: BindContext, schema: str | None, call: exp.Anonymous
     name = call.name
     obj = binder.catalog.find_object(binder.conn, binder.ctx.db_id, schema or None, name)
     if obj is None and schema:
-        if name.lower() == "nodes":  # col.nodes('…') / t.col.nodes('…'): the xml method
-            raise not_supported("CROSS APPLY / OUTER APPLY of an XML nodes() method in a query")
+        if name.lower() == "nodes":  # col.nodes('…') / t.col.nodes('…'): the xml method,
+            return None              # an applied table expression (engine/apply.py)
         raise tsql_error(208, f"{schema}.{name}", cls=BindError)
     if obj is not None and obj.type == "TF":
         return _table_function_rows(binder, schema, call)

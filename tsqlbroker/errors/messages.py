@@ -313,6 +313,9 @@ MESSAGES: dict[int, tuple[int, str]] = {
                "of %d.")),
     535: (16, ("The %ls function resulted in an overflow. The number of dateparts separating two "
                "date/time instances is too large. Try to use %ls with a less precise datepart.")),
+    493: (16, ("The column '%.*ls' that was returned from the nodes() method cannot be used "
+               "directly. It can only be used with one of the four XML data type methods, "
+               "exist(), nodes(), query(), and value(), or in IS NULL and IS NOT NULL checks.")),
     536: (16, "Invalid length parameter passed to the %ls function."),
     2209: (16, "XQuery [%ls]: Syntax error near '%ls'"),
     2226: (16, "XQuery [%ls]: The target of '%ls' must be a single node, found '%ls'"),

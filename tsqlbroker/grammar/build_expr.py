@@ -500,6 +500,20 @@ class ExprBuilder:
         call = ast.MethodCall(ast.Variable(str(var)), name_of(method).lower(), args or ())
         return ast.FunctionTable(call, alias, cols or ())
 
+    def cast_method_table(self, e: ast.Expr, t: ast.DataType, method: Token, args: Any,
+                          alias: Any, cols: Any) -> ast.FunctionTable:
+        """``CAST(x AS xml).nodes(…) AS T(c)`` under APPLY."""
+        call = ast.MethodCall(ast.Cast(e, t), name_of(method).lower(), args or ())
+        return ast.FunctionTable(call, alias, cols or ())
+
+    def call_method_table(self, name: ast.ObjectName, inner: Any, method: Token, args: Any,
+                          alias: Any, cols: Any) -> ast.FunctionTable:
+        """``n.c.query(…).nodes(…) AS T(c)`` under APPLY: a method of a call's result."""
+        parts = tuple(p for p in name.parts() if p is not None)
+        call = ast.MethodCall(_call_or_method(parts, inner or ()), name_of(method).lower(),
+                              args or ())
+        return ast.FunctionTable(call, alias, cols or ())
+
     def derived_table(self, q: Any, alias: Any, cols: Any) -> ast.DerivedTable:
         return ast.DerivedTable(q, alias, cols or ())
 

@@ -25,12 +25,6 @@ GO
 DECLARE @s varchar(20) = '<a/>'
 SELECT T.c.value('.', 'int') FROM @s.nodes('/a') T(c)
 GO
--- nodes() of a table's xml column (CROSS APPLY) is not run by the engine: refused plainly
-CREATE TABLE #docs (id int, doc xml)
-INSERT INTO #docs VALUES (1, '<r><i>1</i></r>')
-SELECT d.id, n.c.value('.', 'int') AS v FROM #docs AS d CROSS APPLY d.doc.nodes('/r/i') AS n(c)
-SELECT d.id FROM #docs AS d CROSS APPLY doc.nodes('/r/i') AS n(c)
-GO
 -- TOP … PERCENT: of the nodes WHERE keeps, rounded up (30 % of 3 rows is 1)
 DECLARE @p xml = '<r><a>1</a><a>2</a><a>3</a><a>4</a></r>'
 SELECT TOP 50 PERCENT T.c.value('.', 'int') AS v FROM @p.nodes('/r/a') AS T(c)

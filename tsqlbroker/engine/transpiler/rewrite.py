@@ -593,13 +593,7 @@ class Rewriter:
 
     @staticmethod
     def _xml_target(node: exp.Dot) -> exp.Expression:
-        """The xml value an xml method is called on (``col.value``, ``t.col.value`` …)."""
-        target = node.this
-        if isinstance(target, exp.Dot):
-            return exp.Column(this=target.expression, table=target.this)
-        if isinstance(target, exp.Identifier):
-            return exp.Column(this=target)
-        return target
+        return shapes.xml_method_target(node)
 
     def _after(self, node: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.Group) and isinstance(node.parent, exp.Select):

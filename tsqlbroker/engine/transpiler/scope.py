@@ -67,6 +67,7 @@ class Applied:
     alias: str
     columns: list[str]
     converts: list[str] | None = None
+    xml_context: bool = False  # nodes(): the one column is a context node (engine/apply.py)
 
 
 @dataclass(frozen=True)

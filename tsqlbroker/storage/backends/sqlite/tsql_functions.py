@@ -329,10 +329,50 @@ def _isnumeric(v: Any) -> int:
 
 
 # ------------------------------------------------------------------------------------ xml
+# A context node of ``CROSS APPLY t.x.nodes(…) AS n(c)`` as the query carries it: this
+# mark (a character xml text cannot hold) and the JSON of [document text, [[nodes() query,
+# namespaces, 0-based position], …]], the steps from the document to the node (a nested
+# nodes() over a context node adds one). Each xml method reads it back here.
+_CONTEXT_MARK = "\x01"
+
+
 def _xml(v: Any) -> Any:
     from ....values.xml_value import XmlValue  # start-up laziness: lxml
 
-    return XmlValue.from_bytes(v) if isinstance(v, bytes) else XmlValue.parse(_text(v))
+    if isinstance(v, bytes):
+        return XmlValue.from_bytes(v)
+    text = _text(v)
+    if text.startswith(_CONTEXT_MARK):
+        return _context_node(text)
+    return XmlValue.parse(text)
+
+
+@lru_cache(maxsize=64)
+def _context_node(token: str) -> Any:
+    """The context node a ``tsqlb_xml_nodes`` token names (its document parsed once per
+    token: each xml method on the row reads the same token)."""
+    doc, steps = json.loads(token[len(_CONTEXT_MARK):])
+    node = _xml(doc)
+    for query, ns, position in steps:
+        node = node.nodes(query, _namespaces(ns))[position]
+    return node
+
+
+def _xml_nodes(x: Any, query: Any, ns: Any = None) -> str:
+    """``tsqlb_xml_nodes``: ``x.nodes(query)`` of an outer row's value as a JSON array of
+    one-item rows, each a context-node token (see ``_CONTEXT_MARK``), in document order;
+    a NULL value has no nodes."""
+    if x is None:
+        return "[]"
+    value = _xml(x)
+    text = None if isinstance(x, bytes) else _text(x)
+    if text is not None and text.startswith(_CONTEXT_MARK):
+        doc, steps = json.loads(text[len(_CONTEXT_MARK):])
+    else:  # the document as SQL Server keeps it, which parses back to the same nodes
+        doc, steps = value.to_string(), []
+    found = value.nodes(_text(query), _namespaces(ns))
+    return json.dumps([[_CONTEXT_MARK + json.dumps([doc, [*steps, [_text(query), ns, i]]])]
+                       for i in range(len(found))])
 
 
 def _namespaces(spec: Any) -> dict[str, str]:
@@ -518,6 +558,7 @@ def _engine_functions() -> dict[str, tuple[int, Callable[..., Any]]]:
         "tsqlb_dateadd": f["dateadd"], "tsqlb_datediff": f["datediff"],
         "tsqlb_datepart": f["datepart"], "tsqlb_newid": f["newid"],
         "tsqlb_openjson": (3, _guarded("openjson", _openjson)),
+        "tsqlb_xml_nodes": (-1, _guarded("nodes", _xml_nodes)),
         "tsqlb_getdate": (0, _guarded("sysdatetime", _sysdatetime)),
         "tsqlb_getutcdate": (0, _guarded("sysutcdatetime", _sysutcdatetime)),
         # A sql_variant column's value as a column of its base type, a property of it.
