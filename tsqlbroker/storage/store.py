@@ -109,18 +109,16 @@ class Store:
         self.extensions: dict[str, Any] = {}
         self._lock = threading.RLock()
         self._close_hooks: list[Any] = []
-        # The pool entries checked out now: close() ends those still out (a connection whose
-        # owner never closed it would otherwise go back, when its owner is collected, to the
-        # pool dispose() let go of, and keep its file descriptors open for good).
-        self._checked_out: dict[int, Any] = {}
-        event.listen(self.engine, "checkout", self._on_checkout)
+        self.closed = False
+        # A connection still out when the store closes (its owner may still be finishing, or
+        # never closed it and is collected later) comes back to the pool dispose() let go of,
+        # which would keep it and its file descriptors open for good: close it on its return.
         event.listen(self.engine, "checkin", self._on_checkin)
 
-    def _on_checkout(self, _dbapi_conn: Any, entry: Any, _proxy: Any) -> None:
-        self._checked_out[id(entry)] = entry
-
     def _on_checkin(self, _dbapi_conn: Any, entry: Any) -> None:
-        self._checked_out.pop(id(entry), None)
+        if self.closed:
+            with suppress(Exception):
+                entry.invalidate()
 
     def _on_connect(self, dbapi_conn: Any) -> None:
         for hook in list(self.extensions.get("connect_hooks", [])):
@@ -155,10 +153,7 @@ class Store:
         hooks, self._close_hooks = self._close_hooks, []
         for fn in hooks:
             fn()
-        for entry in list(self._checked_out.values()):
-            with suppress(Exception):
-                entry.invalidate()
-        self._checked_out.clear()
+        self.closed = True
         self.engine.dispose()
         if self._private is not None:
             self._private.remove()
